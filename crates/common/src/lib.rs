@@ -1,0 +1,25 @@
+//! Basalt's shared vocabulary: cells and their order, table and family descriptors, table
+//! names, the operations clients send (Put, Delete, Get, Scan) and the results they receive,
+//! errors, and the clock.
+//!
+//! It holds no storage and no networking; every other crate builds on it.
+
+pub mod bytes_display;
+pub mod cell;
+pub mod clock;
+pub mod error;
+pub mod family_descriptor;
+pub mod ops;
+pub mod schema;
+pub mod table_descriptor;
+pub mod table_name;
+
+pub use bytes::Bytes;
+pub use cell::{Cell, CellType, LATEST_TIMESTAMP};
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use error::{Error, ErrorKind, Result};
+pub use family_descriptor::ColumnFamilyDescriptor;
+pub use ops::{Delete, Get, Put, RowResult, Scan, TimeRange};
+pub use schema::{BloomType, Compression, DataBlockEncoding, Durability, KeepDeletedCells};
+pub use table_descriptor::TableDescriptor;
+pub use table_name::TableName;
