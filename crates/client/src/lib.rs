@@ -1,1 +1,34 @@
+//! Basalt's client API: [`Connection`], [`Admin`] and [`Table`], with the operation types of
+//! `basalt-common` ([`Put`], [`Delete`], [`Get`], [`Scan`], [`RowResult`]).
+//!
+//! Today a connection is embedded: the engine runs inside the calling process, in memory.
+//! Remote connections (to a `basalt standalone` server) will offer the same types.
+//!
+//! ```
+//! use basalt_client::{Connection, ColumnFamilyDescriptor, TableDescriptor, Put, Get};
+//!
+//! let conn = Connection::in_memory();
+//! let desc = TableDescriptor::named("t")?.with_family(ColumnFamilyDescriptor::new("cf"));
+//! conn.admin().create_table(desc)?;
+//! let table = conn.table("t")?;
+//! table.put(&Put::new("row1").add_column("cf", "q", "value1"))?;
+//! let row = table.get(&Get::new("row1"))?;
+//! assert_eq!(row.value(b"cf", b"q").map(|v| &v[..]), Some(&b"value1"[..]));
+//! # Ok::<(), basalt_client::Error>(())
+//! ```
 
+mod admin;
+mod connection;
+mod table;
+
+pub use admin::Admin;
+pub use connection::{Connection, ConnectionBuilder};
+pub use table::{ResultScanner, Table};
+
+pub use basalt_common::ops::{DeleteEntry, PutCell};
+pub use basalt_common::{
+    BloomType, Bytes, Cell, CellType, Clock, ColumnFamilyDescriptor, Compression,
+    DataBlockEncoding, Delete, Durability, Error, ErrorKind, Get, KeepDeletedCells, ManualClock,
+    Put, Result, RowResult, Scan, SystemClock, TableDescriptor, TableName, TimeRange,
+    LATEST_TIMESTAMP,
+};

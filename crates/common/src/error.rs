@@ -38,6 +38,8 @@ pub enum Error {
     InvalidArgument(String),
     #[error("Column family {family} does not exist in table {table}")]
     NoSuchColumnFamily { table: TableName, family: BinaryDisplay },
+    #[error("Namespace {0} does not exist")]
+    NamespaceNotFound(String),
     #[error("Table {0} does not exist")]
     TableNotFound(TableName),
     #[error("Table {0} already exists")]
@@ -60,7 +62,9 @@ impl Error {
             | Error::InvalidTableName { .. }
             | Error::InvalidDescriptor { .. }
             | Error::InvalidArgument(_) => ErrorKind::InvalidArgument,
-            Error::NoSuchColumnFamily { .. } | Error::TableNotFound(_) => ErrorKind::NotFound,
+            Error::NoSuchColumnFamily { .. }
+            | Error::TableNotFound(_)
+            | Error::NamespaceNotFound(_) => ErrorKind::NotFound,
             Error::TableExists(_) => ErrorKind::AlreadyExists,
             Error::TableNotEnabled(_) | Error::TableNotDisabled(_) => ErrorKind::WrongState,
         }
@@ -71,6 +75,7 @@ impl Error {
         match self {
             Error::NoSuchColumnFamily { .. } => "NoSuchColumnFamilyException",
             Error::TableNotFound(_) => "TableNotFoundException",
+            Error::NamespaceNotFound(_) => "NamespaceNotFoundException",
             Error::TableExists(_) => "TableExistsException",
             Error::TableNotEnabled(_) => "TableNotEnabledException",
             Error::TableNotDisabled(_) => "TableNotDisabledException",

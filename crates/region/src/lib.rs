@@ -1,1 +1,26 @@
+//! A Basalt region: the rows of a key range of one table, with one store per column family,
+//! each a memstore (and, later, store files). It owns the engine's semantics: MVCC and row
+//! locks for atomic, isolated row mutations, and the read path that applies HBase's version,
+//! delete, TTL and time-range rules.
+//!
+//! It does no networking and knows no protocol; the client API and every gateway sit above it.
 
+mod cursor;
+mod key;
+mod matcher;
+mod memstore;
+mod mvcc;
+mod region;
+mod row_lock;
+mod scanner;
+mod store;
+
+pub use region::{Region, RegionConfig};
+pub use scanner::RegionScanner;
+
+/// Internals exposed for benchmarks comparing the engine with its bare data structure.
+#[doc(hidden)]
+pub mod bench_support {
+    pub use crate::key::{StoreKey, StoreValue};
+    pub use crate::memstore::MemStore;
+}

@@ -1,0 +1,94 @@
+//! Admin: create, describe, list, disable, enable and delete tables.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use basalt_common::table_name::DEFAULT_NAMESPACE;
+use basalt_common::{Error, Result, TableDescriptor, TableName};
+use basalt_region::Region;
+
+use crate::connection::{Engine, HostedTable};
+
+/// Table administration (HBase's `Admin`).
+#[derive(Debug, Clone)]
+pub struct Admin {
+    engine: Arc<Engine>,
+}
+
+impl Admin {
+    pub(crate) fn new(engine: Arc<Engine>) -> Self {
+        Admin { engine }
+    }
+
+    /// Creates a table, enabled. Fails if the descriptor is invalid or the table exists.
+    pub fn create_table(&self, descriptor: TableDescriptor) -> Result<()> {
+        if descriptor.name.namespace() != DEFAULT_NAMESPACE {
+            return Err(Error::NamespaceNotFound(descriptor.name.namespace().to_owned()));
+        }
+        let name = descriptor.name.clone();
+        let region = Region::new(
+            descriptor,
+            Arc::clone(&self.engine.clock),
+            self.engine.region_config.clone(),
+        )?;
+        let mut tables = self.engine.tables_mut();
+        if tables.contains_key(&name) {
+            return Err(Error::TableExists(name));
+        }
+        tables.insert(name, HostedTable::new(region));
+        Ok(())
+    }
+
+    /// Whether the table exists.
+    pub fn table_exists(&self, name: &TableName) -> bool {
+        self.engine.tables().contains_key(name)
+    }
+
+    /// Every table's name, sorted.
+    pub fn list_table_names(&self) -> Vec<TableName> {
+        self.engine.tables().keys().cloned().collect()
+    }
+
+    /// The table's schema.
+    pub fn describe_table(&self, name: &TableName) -> Result<TableDescriptor> {
+        Ok(self.engine.table(name)?.region.descriptor().clone())
+    }
+
+    pub fn is_table_enabled(&self, name: &TableName) -> Result<bool> {
+        Ok(self.engine.table(name)?.is_enabled())
+    }
+
+    pub fn is_table_disabled(&self, name: &TableName) -> Result<bool> {
+        Ok(!self.is_table_enabled(name)?)
+    }
+
+    /// Disables a table: it keeps its data and refuses reads and writes until enabled.
+    pub fn disable_table(&self, name: &TableName) -> Result<()> {
+        let table = self.engine.table(name)?;
+        if table.enabled.swap(false, Ordering::AcqRel) {
+            Ok(())
+        } else {
+            Err(Error::TableNotEnabled(name.clone()))
+        }
+    }
+
+    pub fn enable_table(&self, name: &TableName) -> Result<()> {
+        let table = self.engine.table(name)?;
+        if table.enabled.swap(true, Ordering::AcqRel) {
+            Err(Error::TableNotDisabled(name.clone()))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Deletes a table and its data. As in HBase, it must be disabled first.
+    pub fn delete_table(&self, name: &TableName) -> Result<()> {
+        let mut tables = self.engine.tables_mut();
+        let table = tables.get(name).ok_or_else(|| Error::TableNotFound(name.clone()))?;
+        if table.is_enabled() {
+            return Err(Error::TableNotDisabled(name.clone()));
+        }
+        tables.remove(name);
+        Ok(())
+    }
+}

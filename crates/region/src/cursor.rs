@@ -1,0 +1,49 @@
+//! The seam between the read path and the places cells live: anything that can be walked in
+//! [`StoreKey`] order. The memstore implements it now; store files and the merge of several
+//! sources implement it when persistence arrives.
+
+use std::ops::Bound;
+
+use basalt_common::Bytes;
+
+use crate::key::{StoreKey, StoreValue};
+
+/// A forward cursor over one store's visible cells, with seeks.
+pub trait CellCursor {
+    /// Positions at the first visible cell with key >= `key`.
+    fn seek(&mut self, key: &StoreKey);
+
+    /// The cell at the current position, or `None` past the end.
+    fn peek(&self) -> Option<(&StoreKey, &StoreValue)>;
+
+    /// Moves to the next visible cell.
+    fn advance(&mut self);
+
+    /// The greatest row holding a visible cell that is within `bound` from above (at most the
+    /// row for `Included`, below it for `Excluded`): the step of a reversed scan.
+    fn last_row_before(&self, bound: Bound<&Bytes>) -> Option<Bytes>;
+
+    /// Moves past every remaining cell of column `(row, qualifier)`. Stepping is cheaper than
+    /// a seek when few versions remain, so it steps a little before it seeks.
+    fn skip_column(&mut self, row: &Bytes, qualifier: &Bytes) {
+        for _ in 0..4 {
+            self.advance();
+            match self.peek() {
+                Some((k, _)) if k.row == *row && k.qualifier == *qualifier => {}
+                _ => return,
+            }
+        }
+        self.seek(&StoreKey::after_column(row, qualifier));
+    }
+
+    /// Moves past every remaining cell of `row`.
+    fn skip_row(&mut self, row: &Bytes) {
+        for _ in 0..4 {
+            match self.peek() {
+                Some((k, _)) if k.row == *row => self.advance(),
+                _ => return,
+            }
+        }
+        self.seek(&StoreKey::last_on_row(row));
+    }
+}

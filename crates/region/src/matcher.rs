@@ -1,0 +1,280 @@
+//! The query matcher: which of a row's stored cells a read returns.
+//!
+//! One pass over one row of one store, in [`StoreKey`] order, applies HBase's rules in HBase's
+//! order (`NormalUserScanQueryMatcher`, `RawScanQueryMatcher`, `ScanDeleteTracker`,
+//! `ScanWildcardColumnTracker` / `ExplicitColumnTracker`):
+//!
+//! 1. expiry: a cell older than the family TTL ends its column (unless MIN_VERSIONS keeps it);
+//!    a cell past its own TTL is skipped;
+//! 2. delete markers are remembered, never returned (except by raw scans); with
+//!    KEEP_DELETED_CELLS only markers inside the time range count, otherwise every marker at
+//!    or after its start does;
+//! 3. a put masked by a remembered marker is skipped;
+//! 4. the time range, then the column selection;
+//! 5. versions: a repeat of the timestamp just returned is a shadowed duplicate; deleted cells
+//!    do not count; the column ends after `max_versions` cells, and expired cells past
+//!    MIN_VERSIONS end it too.
+//!
+//! The cell order makes one pass enough: every marker that can mask a put sorts before it
+//! (family markers live in the empty qualifier, the row's first column).
+
+use std::collections::BTreeSet;
+
+use basalt_common::ops::TimeRange;
+use basalt_common::schema::KeepDeletedCells;
+use basalt_common::{Bytes, Cell, CellType, ColumnFamilyDescriptor};
+
+use crate::cursor::CellCursor;
+use crate::key::{StoreKey, StoreValue};
+
+/// What a read asks of one store, resolved against the family's schema.
+#[derive(Debug, Clone)]
+pub struct StoreQuery {
+    pub family: Bytes,
+    /// Sorted explicit qualifiers, or `None` for every column.
+    pub columns: Option<Vec<Bytes>>,
+    pub time_range: TimeRange,
+    pub max_versions: u32,
+    pub min_versions: u32,
+    /// Cells with a smaller timestamp have outlived the family TTL.
+    pub oldest_unexpired: i64,
+    pub now: i64,
+    pub raw: bool,
+    /// KEEP_DELETED_CELLS is on: markers only count inside the time range.
+    pub see_past_deletes: bool,
+}
+
+impl StoreQuery {
+    pub fn new(
+        family: &ColumnFamilyDescriptor,
+        columns: Option<&BTreeSet<Bytes>>,
+        time_range: TimeRange,
+        requested_versions: u32,
+        raw: bool,
+        now: i64,
+    ) -> StoreQuery {
+        // Raw scans ignore the family TTL, as HBase's StoreScanner does.
+        let oldest_unexpired = match family.ttl_millis() {
+            Some(ttl) if !raw => now.saturating_sub(ttl),
+            _ => i64::MIN,
+        };
+        StoreQuery {
+            family: family.name.clone(),
+            columns: columns.map(|c| c.iter().cloned().collect()),
+            time_range,
+            max_versions: if raw {
+                requested_versions
+            } else {
+                requested_versions.min(family.max_versions)
+            },
+            min_versions: family.min_versions,
+            oldest_unexpired,
+            now,
+            raw,
+            see_past_deletes: family.keep_deleted_cells != KeepDeletedCells::False,
+        }
+    }
+}
+
+/// Delete markers seen so far in the current row (family-wide) and column.
+#[derive(Debug, Default)]
+struct DeleteTracker {
+    family_ts: Option<i64>,
+    family_versions: Vec<i64>,
+    column_ts: Option<i64>,
+    column_versions: Vec<i64>,
+}
+
+/// Why a put is masked.
+enum Masked {
+    /// By a DeleteFamily or DeleteColumn: every older version of the column is masked too.
+    AllOlder,
+    /// By a Delete or DeleteFamilyVersion: this version only.
+    ThisVersion,
+}
+
+impl DeleteTracker {
+    fn add(&mut self, kind: CellType, ts: i64) {
+        match kind {
+            CellType::DeleteFamily => self.family_ts = self.family_ts.max(Some(ts)),
+            CellType::DeleteFamilyVersion => self.family_versions.push(ts),
+            CellType::DeleteColumn => self.column_ts = self.column_ts.max(Some(ts)),
+            CellType::Delete => self.column_versions.push(ts),
+            _ => {}
+        }
+    }
+
+    fn start_column(&mut self) {
+        self.column_ts = None;
+        self.column_versions.clear();
+    }
+
+    fn check(&self, ts: i64) -> Option<Masked> {
+        if self.family_ts.is_some_and(|d| ts <= d) || self.column_ts.is_some_and(|d| ts <= d) {
+            Some(Masked::AllOlder)
+        } else if self.family_versions.contains(&ts) || self.column_versions.contains(&ts) {
+            Some(Masked::ThisVersion)
+        } else {
+            None
+        }
+    }
+}
+
+/// The column being walked.
+#[derive(Debug, Default)]
+struct ColumnState {
+    qualifier: Option<Bytes>,
+    /// Requested by the read (always, without explicit columns).
+    selected: bool,
+    /// Versions counted so far (puts only).
+    count: u32,
+    /// Timestamp and type of the last cell returned, to drop shadowed duplicates.
+    last: Option<(i64, CellType)>,
+}
+
+enum Step {
+    Next,
+    NextColumn,
+    NextRow,
+    SeekColumn(usize),
+}
+
+/// Appends to `out` the cells of `row` that `query` returns from the store under `cursor`.
+///
+/// The cursor must be at the first cell at or after the start of `row` (it may already be in a
+/// later row); it is left after the end of `row`.
+pub fn read_row<C: CellCursor>(cursor: &mut C, row: &Bytes, query: &StoreQuery, out: &mut Vec<Cell>) {
+    let mut deletes = DeleteTracker::default();
+    let mut col = ColumnState::default();
+    let mut next_wanted = 0usize;
+    loop {
+        let step = {
+            let Some((key, value)) = cursor.peek() else {
+                return;
+            };
+            if key.row != *row {
+                return;
+            }
+            if col.qualifier.as_ref() != Some(&key.qualifier) {
+                col = ColumnState {
+                    qualifier: Some(key.qualifier.clone()),
+                    selected: true,
+                    ..ColumnState::default()
+                };
+                deletes.start_column();
+                if let Some(wanted) = &query.columns {
+                    while next_wanted < wanted.len() && wanted[next_wanted] < key.qualifier {
+                        next_wanted += 1;
+                    }
+                    col.selected =
+                        next_wanted < wanted.len() && wanted[next_wanted] == key.qualifier;
+                }
+            }
+            if !col.selected && !(key.qualifier.is_empty() && !query.raw) {
+                // Not asked for; the empty qualifier is still read for its family markers.
+                if next_wanted < query.columns.as_ref().map_or(0, Vec::len) {
+                    Step::SeekColumn(next_wanted)
+                } else {
+                    Step::NextRow
+                }
+            } else {
+                match_cell(key, value, query, &mut deletes, &mut col, row, out)
+            }
+        };
+        match step {
+            Step::Next => cursor.advance(),
+            Step::NextColumn => {
+                if let Some(q) = &col.qualifier {
+                    cursor.skip_column(row, q);
+                }
+            }
+            Step::NextRow => {
+                cursor.skip_row(row);
+                return;
+            }
+            Step::SeekColumn(i) => {
+                if let Some(wanted) = &query.columns {
+                    cursor.seek(&StoreKey::first_on_column(row, &wanted[i]));
+                }
+            }
+        }
+    }
+}
+
+fn match_cell(
+    key: &StoreKey,
+    value: &StoreValue,
+    query: &StoreQuery,
+    deletes: &mut DeleteTracker,
+    col: &mut ColumnState,
+    row: &Bytes,
+    out: &mut Vec<Cell>,
+) -> Step {
+    let ts = key.timestamp;
+    let kind = key.cell_type;
+    // 1. Expiry.
+    let expired = ts < query.oldest_unexpired;
+    if expired && query.min_versions == 0 {
+        return Step::NextColumn;
+    }
+    if let Some(ttl) = value.ttl_ms {
+        let ttl = i64::try_from(ttl).unwrap_or(i64::MAX);
+        if ts.saturating_add(ttl) < query.now {
+            return Step::Next;
+        }
+    }
+    if !query.raw {
+        // 2. Markers are remembered, not returned.
+        if kind.is_delete() {
+            let counts = if query.see_past_deletes {
+                query.time_range.contains(ts)
+            } else {
+                query.time_range.contains_or_after(ts)
+            };
+            if counts {
+                deletes.add(kind, ts);
+            }
+            return Step::Next;
+        }
+        if !col.selected {
+            return Step::Next;
+        }
+        // 3. Masked puts.
+        match deletes.check(ts) {
+            Some(Masked::AllOlder) if !query.see_past_deletes => return Step::NextColumn,
+            Some(_) => return Step::Next,
+            None => {}
+        }
+    }
+    // 4. Time range.
+    match query.time_range.compare(ts) {
+        1 => return Step::Next,
+        -1 => return Step::NextColumn,
+        _ => {}
+    }
+    // 5. Versions.
+    if col.last == Some((ts, kind)) {
+        return Step::Next;
+    }
+    if !kind.is_delete() {
+        col.count += 1;
+    }
+    if col.count > query.max_versions {
+        return Step::NextColumn;
+    }
+    if col.count <= query.min_versions || !expired {
+        col.last = Some((ts, kind));
+        out.push(Cell {
+            row: row.clone(),
+            family: query.family.clone(),
+            qualifier: key.qualifier.clone(),
+            timestamp: ts,
+            cell_type: kind,
+            seq_id: key.seq_id,
+            value: value.value.clone(),
+            ttl_ms: value.ttl_ms,
+        });
+        return Step::Next;
+    }
+    Step::NextColumn
+}

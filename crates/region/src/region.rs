@@ -1,0 +1,267 @@
+//! A region: a table's rows (today, all of them) with one store per family, an MVCC, row
+//! locks and the clock. It applies mutations atomically per row and answers Gets and Scans.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use basalt_common::cell::{validate_row, validate_timestamp, DEFAULT_MAX_CELL_SIZE};
+use basalt_common::error::{Error, Result};
+use basalt_common::ops::{Delete, FamilyMap, Get, Put, RowResult, Scan, TimeRange};
+use basalt_common::bytes_display::BinaryDisplay;
+use basalt_common::{Bytes, Cell, CellType, Clock, TableDescriptor, LATEST_TIMESTAMP};
+
+use crate::cursor::CellCursor;
+use crate::key::{StoreKey, StoreValue};
+use crate::matcher::{read_row, StoreQuery};
+use crate::mvcc::Mvcc;
+use crate::row_lock::RowLocks;
+use crate::scanner::RegionScanner;
+use crate::store::Store;
+
+/// Settings of a region that do not come from the table descriptor.
+#[derive(Debug, Clone)]
+pub struct RegionConfig {
+    /// Largest cell accepted, in serialized bytes (`hbase.server.keyvalue.maxsize`).
+    pub max_cell_size: usize,
+}
+
+impl Default for RegionConfig {
+    fn default() -> Self {
+        RegionConfig { max_cell_size: DEFAULT_MAX_CELL_SIZE }
+    }
+}
+
+/// A region of a table.
+#[derive(Debug)]
+pub struct Region {
+    descriptor: TableDescriptor,
+    /// One per family, sorted by family name.
+    stores: Vec<Store>,
+    mvcc: Mvcc,
+    row_locks: RowLocks,
+    clock: Arc<dyn Clock>,
+    config: RegionConfig,
+}
+
+impl Region {
+    /// An empty region for `descriptor`, which is validated first.
+    pub fn new(descriptor: TableDescriptor, clock: Arc<dyn Clock>, config: RegionConfig) -> Result<Self> {
+        descriptor.validate()?;
+        let stores = descriptor.families().iter().cloned().map(Store::new).collect();
+        Ok(Region {
+            descriptor,
+            stores,
+            mvcc: Mvcc::new(0),
+            row_locks: RowLocks::default(),
+            clock,
+            config,
+        })
+    }
+
+    pub fn descriptor(&self) -> &TableDescriptor {
+        &self.descriptor
+    }
+
+    pub(crate) fn stores(&self) -> &[Store] {
+        &self.stores
+    }
+
+    pub(crate) fn read_point(&self) -> u64 {
+        self.mvcc.read_point()
+    }
+
+    pub(crate) fn now(&self) -> i64 {
+        self.clock.now_millis()
+    }
+
+    /// Estimated bytes held in memstores.
+    pub fn memstore_size(&self) -> usize {
+        self.stores.iter().map(|s| s.memstore().heap_size()).sum()
+    }
+
+    fn store_index(&self, family: &[u8]) -> Result<usize> {
+        self.stores
+            .iter()
+            .position(|s| s.family().name == family)
+            .ok_or_else(|| Error::NoSuchColumnFamily {
+                table: self.descriptor.name.clone(),
+                family: BinaryDisplay::new(family),
+            })
+    }
+
+    /// Writes every cell of `put` atomically.
+    pub fn put(&self, put: &Put) -> Result<()> {
+        validate_row(&put.row)?;
+        if put.cells.is_empty() {
+            return Err(Error::InvalidArgument("No columns to insert".into()));
+        }
+        validate_timestamp(put.timestamp)?;
+        let mut targets = Vec::with_capacity(put.cells.len());
+        for c in &put.cells {
+            targets.push(self.store_index(&c.family)?);
+            if let Some(ts) = c.timestamp {
+                validate_timestamp(ts)?;
+            }
+            // keylen, vallen, rowlen, row, famlen, family, qualifier, ts, type, value
+            let size = 4 + 4 + 2 + put.row.len() + 1 + c.family.len() + c.qualifier.len() + 9
+                + c.value.len();
+            if size > self.config.max_cell_size {
+                return Err(Error::CellTooLarge {
+                    row: BinaryDisplay::new(&put.row),
+                    size,
+                    limit: self.config.max_cell_size,
+                });
+            }
+        }
+        let _lock = self.row_locks.shared(&put.row);
+        let now = self.now();
+        let seq_id = self.mvcc.begin();
+        for (c, &store) in put.cells.iter().zip(&targets) {
+            let ts = match c.timestamp.unwrap_or(put.timestamp) {
+                LATEST_TIMESTAMP => now,
+                ts => ts,
+            };
+            let key = StoreKey {
+                row: put.row.clone(),
+                qualifier: c.qualifier.clone(),
+                timestamp: ts,
+                cell_type: CellType::Put,
+                seq_id,
+            };
+            self.stores[store]
+                .memstore()
+                .insert(key, StoreValue { value: c.value.clone(), ttl_ms: put.ttl_ms });
+        }
+        self.mvcc.complete(seq_id);
+        Ok(())
+    }
+
+    /// Writes the delete markers of `delete` atomically. A whole-row delete writes one
+    /// DeleteFamily marker per family; a single-version delete without a timestamp masks the
+    /// newest version there is (or "now" when there is none), as HBase's
+    /// `prepareDeleteTimestamps` does.
+    pub fn delete(&self, delete: &Delete) -> Result<()> {
+        validate_row(&delete.row)?;
+        validate_timestamp(delete.timestamp)?;
+        let mut targets = Vec::with_capacity(delete.entries.len());
+        for e in &delete.entries {
+            targets.push(self.store_index(&e.family)?);
+            if let Some(ts) = e.timestamp {
+                validate_timestamp(ts)?;
+            }
+            if !e.kind.is_delete() {
+                return Err(Error::InvalidArgument(format!(
+                    "{} is not a delete type",
+                    e.kind
+                )));
+            }
+        }
+        let reads_first = delete.entries.iter().any(|e| {
+            e.kind == CellType::Delete && e.timestamp.unwrap_or(delete.timestamp) == LATEST_TIMESTAMP
+        });
+        let _shared;
+        let _exclusive;
+        if reads_first {
+            _exclusive = self.row_locks.exclusive(&delete.row);
+        } else {
+            _shared = self.row_locks.shared(&delete.row);
+        }
+        let now = self.now();
+        let resolve = |ts: i64| if ts == LATEST_TIMESTAMP { now } else { ts };
+        let mut markers: Vec<(usize, Bytes, i64, CellType)> = Vec::new();
+        if delete.entries.is_empty() {
+            for store in 0..self.stores.len() {
+                markers.push((store, Bytes::new(), resolve(delete.timestamp), CellType::DeleteFamily));
+            }
+        }
+        for (i, (e, &store)) in delete.entries.iter().zip(&targets).enumerate() {
+            let ts = e.timestamp.unwrap_or(delete.timestamp);
+            let ts = if e.kind == CellType::Delete && ts == LATEST_TIMESTAMP {
+                // The k-th such marker on one column masks its k-th newest version.
+                let k = 1 + delete.entries[..i]
+                    .iter()
+                    .filter(|p| {
+                        p.kind == CellType::Delete
+                            && p.timestamp.unwrap_or(delete.timestamp) == LATEST_TIMESTAMP
+                            && p.family == e.family
+                            && p.qualifier == e.qualifier
+                    })
+                    .count();
+                self.nth_newest_version(&delete.row, store, &e.qualifier, k, now).unwrap_or(now)
+            } else {
+                resolve(ts)
+            };
+            markers.push((store, e.qualifier.clone(), ts, e.kind));
+        }
+        let seq_id = self.mvcc.begin();
+        for (store, qualifier, timestamp, cell_type) in markers {
+            let key = StoreKey { row: delete.row.clone(), qualifier, timestamp, cell_type, seq_id };
+            self.stores[store].memstore().insert(key, StoreValue { value: Bytes::new(), ttl_ms: None });
+        }
+        self.mvcc.complete(seq_id);
+        Ok(())
+    }
+
+    /// Timestamp of the `k`-th newest visible version of a column, if it has that many.
+    fn nth_newest_version(&self, row: &Bytes, store: usize, qualifier: &Bytes, k: usize, now: i64) -> Option<i64> {
+        let columns = BTreeSet::from([qualifier.clone()]);
+        let family = self.stores[store].family();
+        let versions = u32::try_from(k).unwrap_or(u32::MAX);
+        let query = StoreQuery::new(family, Some(&columns), TimeRange::ALL, versions, false, now);
+        let mut cells = Vec::new();
+        self.read_store_row(store, row, &query, self.read_point(), &mut cells);
+        cells.get(k - 1).map(|c| c.timestamp)
+    }
+
+    fn read_store_row(&self, store: usize, row: &Bytes, query: &StoreQuery, read_point: u64, out: &mut Vec<Cell>) {
+        let mut cursor = self.stores[store].memstore().cursor(read_point);
+        cursor.seek(&StoreKey::first_on_row(row));
+        read_row(&mut cursor, row, query, out);
+    }
+
+    /// The queries a read makes of each store it touches, in family order.
+    pub(crate) fn store_queries(
+        &self,
+        families: &FamilyMap,
+        time_range: TimeRange,
+        max_versions: u32,
+        raw: bool,
+        now: i64,
+    ) -> Result<Vec<(usize, StoreQuery)>> {
+        time_range.validate()?;
+        if max_versions == 0 {
+            return Err(Error::InvalidArgument("max versions must be at least 1".into()));
+        }
+        let make = |i: usize, columns| {
+            StoreQuery::new(self.stores[i].family(), columns, time_range, max_versions, raw, now)
+        };
+        if families.is_empty() {
+            return Ok((0..self.stores.len()).map(|i| (i, make(i, None))).collect());
+        }
+        families
+            .iter()
+            .map(|(family, columns)| {
+                let i = self.store_index(family)?;
+                Ok((i, make(i, columns.as_ref())))
+            })
+            .collect()
+    }
+
+    /// Reads one row.
+    pub fn get(&self, get: &Get) -> Result<RowResult> {
+        validate_row(&get.row)?;
+        let now = self.now();
+        let queries = self.store_queries(&get.families, get.time_range, get.max_versions, false, now)?;
+        let read_point = self.read_point();
+        let mut cells = Vec::new();
+        for (store, query) in &queries {
+            self.read_store_row(*store, &get.row, query, read_point, &mut cells);
+        }
+        Ok(RowResult { row: get.row.clone(), cells, partial: false })
+    }
+
+    /// Opens a scanner over the rows `scan` selects, at the current read point.
+    pub fn scan(self: &Arc<Self>, scan: &Scan) -> Result<RegionScanner> {
+        RegionScanner::new(Arc::clone(self), scan)
+    }
+}

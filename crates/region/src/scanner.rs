@@ -1,0 +1,179 @@
+//! The region scanner: rows in key order (or reversed), each merged across the stores a scan
+//! touches, at the read point taken when the scanner opened (a consistent view).
+//!
+//! It reads ahead a bounded number of rows per refill, so it holds no borrow of the stores
+//! between calls and pays one seek per store per refill rather than per row.
+
+use std::collections::VecDeque;
+use std::ops::Bound;
+use std::sync::Arc;
+
+use basalt_common::error::Result;
+use basalt_common::ops::{RowResult, Scan};
+use basalt_common::{Bytes, Cell};
+
+use crate::cursor::CellCursor;
+use crate::key::StoreKey;
+use crate::matcher::{read_row, StoreQuery};
+use crate::memstore::MemStoreCursor;
+use crate::region::Region;
+
+/// Rows read per refill unless the scan sets its caching.
+const DEFAULT_ROWS_PER_REFILL: usize = 128;
+/// A refill also stops after this many cells, so wide rows do not balloon the buffer.
+const MAX_CELLS_PER_REFILL: usize = 16 * 1024;
+
+/// Iterates over the rows of a scan.
+#[derive(Debug)]
+pub struct RegionScanner {
+    region: Arc<Region>,
+    queries: Vec<(usize, StoreQuery)>,
+    read_point: u64,
+    reversed: bool,
+    /// Where the next refill starts.
+    position: Bound<Bytes>,
+    stop_row: Bytes,
+    include_stop_row: bool,
+    rows_left: Option<usize>,
+    batch: Option<usize>,
+    rows_per_refill: usize,
+    buffer: VecDeque<RowResult>,
+    exhausted: bool,
+}
+
+impl RegionScanner {
+    pub(crate) fn new(region: Arc<Region>, scan: &Scan) -> Result<Self> {
+        scan.validate()?;
+        let now = region.now();
+        let queries =
+            region.store_queries(&scan.families, scan.time_range, scan.max_versions, scan.raw, now)?;
+        let read_point = region.read_point();
+        let position = if scan.start_row.is_empty() {
+            Bound::Unbounded
+        } else if scan.include_start_row {
+            Bound::Included(scan.start_row.clone())
+        } else {
+            Bound::Excluded(scan.start_row.clone())
+        };
+        Ok(RegionScanner {
+            region,
+            queries,
+            read_point,
+            reversed: scan.reversed,
+            position,
+            stop_row: scan.stop_row.clone(),
+            include_stop_row: scan.include_stop_row,
+            rows_left: scan.limit,
+            batch: scan.batch,
+            rows_per_refill: scan.caching.unwrap_or(DEFAULT_ROWS_PER_REFILL).max(1),
+            buffer: VecDeque::new(),
+            exhausted: scan.limit == Some(0),
+        })
+    }
+
+    /// Whether `row` lies beyond the stop row in the scan's direction.
+    fn past_stop(&self, row: &[u8]) -> bool {
+        if self.stop_row.is_empty() {
+            return false;
+        }
+        let ord = row.cmp(&self.stop_row);
+        let beyond = if self.reversed { ord.is_lt() } else { ord.is_gt() };
+        beyond || (ord.is_eq() && !self.include_stop_row)
+    }
+
+    fn refill(&mut self) {
+        let region = Arc::clone(&self.region);
+        let mut cursors: Vec<MemStoreCursor<'_>> = self
+            .queries
+            .iter()
+            .map(|(store, _)| region.stores()[*store].memstore().cursor(self.read_point))
+            .collect();
+        if !self.reversed {
+            let start = match &self.position {
+                Bound::Unbounded => StoreKey::first_on_row(&Bytes::new()),
+                Bound::Included(row) => StoreKey::first_on_row(row),
+                Bound::Excluded(row) => StoreKey::last_on_row(row),
+            };
+            for c in &mut cursors {
+                c.seek(&start);
+            }
+        }
+        let mut rows = 0;
+        let mut cells_read = 0;
+        while rows < self.rows_per_refill && cells_read < MAX_CELLS_PER_REFILL {
+            let Some(row) = self.next_row(&mut cursors) else {
+                self.exhausted = true;
+                return;
+            };
+            if self.past_stop(&row) {
+                self.exhausted = true;
+                return;
+            }
+            let mut cells = Vec::new();
+            for (cursor, (_, query)) in cursors.iter_mut().zip(&self.queries) {
+                if cursor.peek().is_some_and(|(k, _)| k.row == row) {
+                    read_row(cursor, &row, query, &mut cells);
+                }
+            }
+            self.position = Bound::Excluded(row.clone());
+            if cells.is_empty() {
+                continue;
+            }
+            rows += 1;
+            cells_read += cells.len();
+            self.emit(row, cells);
+            if let Some(left) = &mut self.rows_left {
+                *left -= 1;
+                if *left == 0 {
+                    self.exhausted = true;
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The next row holding a cell in any store, with every cursor that holds it positioned
+    /// at its start.
+    fn next_row(&self, cursors: &mut [MemStoreCursor<'_>]) -> Option<Bytes> {
+        if !self.reversed {
+            return cursors.iter().filter_map(|c| c.peek().map(|(k, _)| &k.row)).min().cloned();
+        }
+        let row = cursors
+            .iter()
+            .filter_map(|c| c.last_row_before(self.position.as_ref()))
+            .max()?;
+        let start = StoreKey::first_on_row(&row);
+        for c in cursors.iter_mut() {
+            c.seek(&start);
+        }
+        Some(row)
+    }
+
+    /// Queues a row's cells, cut into batches if the scan asked for them.
+    fn emit(&mut self, row: Bytes, cells: Vec<Cell>) {
+        match self.batch {
+            Some(batch) if cells.len() > batch => {
+                let mut chunks = cells.chunks(batch).peekable();
+                while let Some(chunk) = chunks.next() {
+                    self.buffer.push_back(RowResult {
+                        row: row.clone(),
+                        cells: chunk.to_vec(),
+                        partial: chunks.peek().is_some(),
+                    });
+                }
+            }
+            _ => self.buffer.push_back(RowResult { row, cells, partial: false }),
+        }
+    }
+}
+
+impl Iterator for RegionScanner {
+    type Item = Result<RowResult>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while self.buffer.is_empty() && !self.exhausted {
+            self.refill();
+        }
+        self.buffer.pop_front().map(Ok)
+    }
+}
