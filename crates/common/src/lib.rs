@@ -9,6 +9,7 @@ pub mod cell;
 pub mod clock;
 pub mod error;
 pub mod family_descriptor;
+pub mod md5;
 pub mod ops;
 pub mod schema;
 pub mod table_descriptor;

@@ -183,11 +183,13 @@ pub fn read_row<C: CellCursor>(cursor: &mut C, row: &Bytes, query: &StoreQuery, 
         };
         match step {
             Step::Next => cursor.advance(),
-            Step::NextColumn => {
-                if let Some(q) = &col.qualifier {
-                    cursor.skip_column(row, q);
-                }
-            }
+            Step::NextColumn => match &col.qualifier {
+                // The empty qualifier also holds the row's family delete markers, which may
+                // sort after the versions being skipped: step through it (HBASE-18471).
+                Some(q) if q.is_empty() => cursor.advance(),
+                Some(q) => cursor.skip_column(row, q),
+                None => cursor.advance(),
+            },
             Step::NextRow => {
                 cursor.skip_row(row);
                 return;

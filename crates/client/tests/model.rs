@@ -1,0 +1,199 @@
+//! The model test: random operations against the engine and against a brute-force oracle
+//! (`support/model.rs`); they must agree. `PROPTEST_CASES` sets the number of cases (default
+//! 2000). Disagreements it finds are kept as named tests in `model_regressions.rs`.
+
+mod support;
+
+use basalt_client::{CellType, KeepDeletedCells};
+use proptest::prelude::*;
+use proptest::test_runner::Config;
+
+use support::model::{run, ColSpec, FamilySpec, Op, Row, ScanSpec};
+
+fn row() -> impl Strategy<Value = Row> {
+    prop::sample::select(vec![
+        b"a".to_vec(),
+        b"ab".to_vec(),
+        b"b".to_vec(),
+        b"c".to_vec(),
+        b"\x00".to_vec(),
+        b"\xff".to_vec(),
+    ])
+}
+
+fn scan_bound() -> impl Strategy<Value = Row> {
+    prop_oneof![2 => Just(Vec::new()), 3 => row()]
+}
+
+fn qualifier() -> impl Strategy<Value = Row> {
+    prop::sample::select(vec![b"".to_vec(), b"a".to_vec(), b"b".to_vec(), b"\x00".to_vec()])
+}
+
+/// Explicit timestamps straddle the clock's start (20), so LATEST and explicit versions mix.
+fn ts() -> impl Strategy<Value = i64> {
+    0i64..40
+}
+
+fn family() -> impl Strategy<Value = usize> {
+    0usize..2
+}
+
+fn family_spec() -> impl Strategy<Value = FamilySpec> {
+    (
+        1u32..=4,
+        0u32..=2,
+        prop_oneof![3 => Just(None), 1 => (1u32..=3).prop_map(Some)],
+        prop::sample::select(vec![
+            KeepDeletedCells::False,
+            KeepDeletedCells::True,
+            KeepDeletedCells::Ttl,
+        ]),
+    )
+        .prop_map(|(max_versions, min, ttl_seconds, kdc)| FamilySpec {
+            max_versions,
+            min_versions: min.min(max_versions),
+            ttl_seconds,
+            kdc,
+        })
+}
+
+fn col_spec() -> impl Strategy<Value = ColSpec> {
+    prop_oneof![
+        2 => Just(Vec::new()),
+        1 => prop::collection::btree_map(
+            family(),
+            prop_oneof![Just(None), prop::collection::vec(qualifier(), 1..3).prop_map(Some)],
+            1..=2,
+        )
+        .prop_map(|m| m.into_iter().collect()),
+    ]
+}
+
+fn time_range() -> impl Strategy<Value = Option<(i64, i64)>> {
+    prop_oneof![
+        3 => Just(None),
+        1 => (ts(), 0i64..30).prop_map(|(a, len)| Some((a, a + len))),
+        1 => ts().prop_map(|t| Some((t, t + 1))),
+    ]
+}
+
+fn versions() -> impl Strategy<Value = u32> {
+    prop_oneof![1u32..=4, Just(u32::MAX)]
+}
+
+fn put() -> impl Strategy<Value = Op> {
+    (
+        row(),
+        prop::option::of(ts()),
+        prop_oneof![4 => Just(None), 1 => (1u64..2_000).prop_map(Some)],
+        prop::collection::vec(
+            (family(), qualifier(), prop::option::weighted(0.5, ts()), 0u8..100),
+            1..4,
+        ),
+    )
+        .prop_map(|(row, ts, ttl_ms, cells)| Op::Put {
+            row,
+            ts,
+            ttl_ms,
+            cells: cells
+                .into_iter()
+                .map(|(f, q, t, v)| (f, q, t, format!("v{v}").into_bytes()))
+                .collect(),
+        })
+}
+
+fn delete() -> impl Strategy<Value = Op> {
+    let kind = prop::sample::select(vec![
+        CellType::Delete,
+        CellType::DeleteColumn,
+        CellType::DeleteFamily,
+        CellType::DeleteFamilyVersion,
+    ]);
+    (
+        row(),
+        prop::option::weighted(0.3, ts()),
+        prop_oneof![
+            1 => Just(Vec::new()),
+            4 => prop::collection::vec(
+                (family(), qualifier(), prop::option::of(ts()), kind),
+                1..3,
+            ),
+        ],
+    )
+        .prop_map(|(row, ts, entries)| {
+            let entries = entries
+                .into_iter()
+                .map(|(f, q, t, k)| match k {
+                    // Family markers have no qualifier; a family-version marker needs a time.
+                    CellType::DeleteFamily => (f, Vec::new(), t, k),
+                    CellType::DeleteFamilyVersion => (f, Vec::new(), t.or(ts).or(Some(0)), k),
+                    _ => (f, q, t, k),
+                })
+                .collect();
+            Op::Delete { row, ts, entries }
+        })
+}
+
+fn get() -> impl Strategy<Value = Op> {
+    (row(), col_spec(), time_range(), versions()).prop_map(|(row, cols, time_range, versions)| {
+        Op::Get { row, cols, time_range, versions }
+    })
+}
+
+fn scan() -> impl Strategy<Value = Op> {
+    (
+        (scan_bound(), any::<bool>(), scan_bound(), any::<bool>(), any::<bool>()),
+        (col_spec(), time_range(), versions()),
+        (prop::option::of(1usize..4), prop::option::of(1usize..4), prop::bool::weighted(0.25), 1usize..4),
+    )
+        .prop_map(
+            |(
+                (start, include_start, stop, include_stop, reversed),
+                (cols, time_range, versions),
+                (limit, batch, raw, caching),
+            )| {
+                Op::Scan(ScanSpec {
+                    start,
+                    include_start,
+                    stop,
+                    include_stop,
+                    reversed,
+                    cols,
+                    time_range,
+                    versions,
+                    limit,
+                    batch,
+                    raw,
+                    caching,
+                })
+            },
+        )
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        5 => put(),
+        3 => delete(),
+        3 => get(),
+        3 => scan(),
+        1 => prop::sample::select(vec![1i64, 2, 7, 600, 1_500]).prop_map(Op::Advance),
+    ]
+}
+
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(2000)
+}
+
+proptest! {
+    #![proptest_config(Config { cases: cases(), failure_persistence: None, ..Config::default() })]
+
+    #[test]
+    fn engine_agrees_with_oracle(
+        families in prop::collection::vec(family_spec(), 2),
+        ops in prop::collection::vec(op(), 1..40),
+    ) {
+        if let Err(disagreement) = run(&families, &ops) {
+            return Err(TestCaseError::fail(format!("families {families:?}\n{disagreement}")));
+        }
+    }
+}

@@ -1,0 +1,70 @@
+//! Disagreements the model test found, kept as named tests. Each replays the shrunk case.
+
+mod support;
+
+use basalt_client::{CellType, KeepDeletedCells};
+use support::model::{run, FamilySpec, Op, ScanSpec};
+
+fn plain(max_versions: u32) -> FamilySpec {
+    FamilySpec { max_versions, min_versions: 0, ttl_seconds: None, kdc: KeepDeletedCells::False }
+}
+
+fn scan_all() -> ScanSpec {
+    ScanSpec {
+        start: Vec::new(),
+        include_start: true,
+        stop: Vec::new(),
+        include_stop: false,
+        reversed: false,
+        cols: Vec::new(),
+        time_range: None,
+        versions: 1,
+        limit: None,
+        batch: None,
+        raw: false,
+        caching: 1,
+    }
+}
+
+/// A whole-row delete's DeleteFamily marker lives in the empty qualifier, after that column's
+/// newer puts. Skipping the column's surplus versions (more than VERSIONS) skipped the marker
+/// too, and a masked put in another column reappeared.
+#[test]
+fn delete_family_marker_behind_surplus_empty_qualifier_versions() {
+    let ops = [
+        Op::Put {
+            row: b"\xff".to_vec(),
+            ts: None,
+            ttl_ms: None,
+            cells: vec![(1, b"".to_vec(), None, b"v0".to_vec()), (1, b"a".to_vec(), Some(0), b"v0".to_vec())],
+        },
+        Op::Put {
+            row: b"\xff".to_vec(),
+            ts: Some(14),
+            ttl_ms: None,
+            cells: vec![(1, b"".to_vec(), None, b"v0".to_vec())],
+        },
+        Op::Delete { row: b"\xff".to_vec(), ts: Some(0), entries: vec![] },
+        Op::Scan(scan_all()),
+        Op::Get { row: b"\xff".to_vec(), cols: vec![], time_range: None, versions: 1 },
+    ];
+    run(&[plain(1), plain(1)], &ops).unwrap();
+}
+
+/// The same marker must still be found when the empty qualifier is not among the requested
+/// columns and its puts exceed the requested versions.
+#[test]
+fn delete_family_marker_found_for_explicit_columns() {
+    let ops = [
+        Op::Put {
+            row: b"r".to_vec(),
+            ts: Some(9),
+            ttl_ms: None,
+            cells: vec![(0, b"".to_vec(), None, b"x".to_vec()), (0, b"a".to_vec(), Some(3), b"y".to_vec())],
+        },
+        Op::Delete { row: b"r".to_vec(), ts: None, entries: vec![(0, vec![], Some(5), CellType::DeleteFamily)] },
+        Op::Get { row: b"r".to_vec(), cols: vec![(0, Some(vec![b"a".to_vec()]))], time_range: None, versions: 1 },
+        Op::Scan(ScanSpec { cols: vec![(0, Some(vec![b"a".to_vec()]))], ..scan_all() }),
+    ];
+    run(&[plain(1), plain(1)], &ops).unwrap();
+}

@@ -1,0 +1,524 @@
+//! The model test's oracle and operation language.
+//!
+//! The oracle stores everything ever written, as HBase's memstore does (nothing is flushed or
+//! compacted yet, so nothing is physically dropped), in
+//! `BTreeMap<row, BTreeMap<family, BTreeMap<qualifier, BTreeMap<ts, versions>>>>` plus the
+//! delete markers of each row and family, and answers reads declaratively: filter the versions
+//! of a column by each rule, then take. The engine answers the same reads in one streaming
+//! pass; the two must agree cell for cell, sequence ids included.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use basalt_client::{
+    Bytes, Cell, CellType, ColumnFamilyDescriptor, Connection, Delete, Get, KeepDeletedCells,
+    ManualClock, Put, RowResult, Scan, Table, TableDescriptor, TimeRange,
+};
+use std::sync::Arc;
+
+pub type Row = Vec<u8>;
+
+/// A family's retention settings.
+#[derive(Debug, Clone)]
+pub struct FamilySpec {
+    pub max_versions: u32,
+    pub min_versions: u32,
+    pub ttl_seconds: Option<u32>,
+    pub kdc: KeepDeletedCells,
+}
+
+/// Family names by index; sorted, so index order is the engine's family order.
+pub const FAMILIES: [&str; 2] = ["f1", "f2"];
+
+/// Which families and columns a read asks for: empty = everything; `None` = whole family.
+pub type ColSpec = Vec<(usize, Option<Vec<Row>>)>;
+
+#[derive(Debug, Clone)]
+pub struct ScanSpec {
+    pub start: Row,
+    pub include_start: bool,
+    pub stop: Row,
+    pub include_stop: bool,
+    pub reversed: bool,
+    pub cols: ColSpec,
+    pub time_range: Option<(i64, i64)>,
+    pub versions: u32,
+    pub limit: Option<usize>,
+    pub batch: Option<usize>,
+    pub raw: bool,
+    pub caching: usize,
+}
+
+#[derive(Debug, Clone)]
+pub enum Op {
+    Put {
+        row: Row,
+        ts: Option<i64>,
+        ttl_ms: Option<u64>,
+        cells: Vec<(usize, Row, Option<i64>, Row)>,
+    },
+    /// No entries: the whole row.
+    Delete { row: Row, ts: Option<i64>, entries: Vec<(usize, Row, Option<i64>, CellType)> },
+    Get { row: Row, cols: ColSpec, time_range: Option<(i64, i64)>, versions: u32 },
+    Scan(ScanSpec),
+    Advance(i64),
+}
+
+#[derive(Debug, Clone)]
+struct Version {
+    seq: u64,
+    value: Row,
+    ttl_ms: Option<u64>,
+}
+
+#[derive(Debug, Clone)]
+struct Marker {
+    qualifier: Row,
+    ts: i64,
+    kind: CellType,
+    seq: u64,
+}
+
+type Columns = BTreeMap<Row, BTreeMap<i64, Vec<Version>>>;
+
+/// The brute-force reference.
+#[derive(Debug)]
+pub struct Oracle {
+    families: Vec<FamilySpec>,
+    data: BTreeMap<Row, BTreeMap<usize, Columns>>,
+    markers: BTreeMap<Row, BTreeMap<usize, Vec<Marker>>>,
+    seq: u64,
+    pub now: i64,
+}
+
+/// One cell to return, before it becomes a [`Cell`].
+#[derive(Debug, Clone)]
+struct Candidate {
+    ts: i64,
+    kind: CellType,
+    seq: u64,
+    qualifier: Row,
+    value: Row,
+    ttl_ms: Option<u64>,
+}
+
+impl Oracle {
+    pub fn new(families: Vec<FamilySpec>, now: i64) -> Self {
+        Oracle { families, data: BTreeMap::new(), markers: BTreeMap::new(), seq: 0, now }
+    }
+
+    fn resolve(&self, ts: Option<i64>) -> i64 {
+        ts.unwrap_or(self.now)
+    }
+
+    pub fn put(&mut self, row: &Row, ts: Option<i64>, ttl_ms: Option<u64>, cells: &[(usize, Row, Option<i64>, Row)]) {
+        self.seq += 1;
+        for (f, q, cell_ts, value) in cells {
+            let ts = self.resolve(cell_ts.or(ts));
+            let versions = self
+                .data
+                .entry(row.clone())
+                .or_default()
+                .entry(*f)
+                .or_default()
+                .entry(q.clone())
+                .or_default()
+                .entry(ts)
+                .or_default();
+            // Identical coordinates within one mutation: the later cell replaces the earlier.
+            versions.retain(|v| v.seq != self.seq);
+            versions.push(Version { seq: self.seq, value: value.clone(), ttl_ms });
+        }
+    }
+
+    pub fn delete(&mut self, row: &Row, ts: Option<i64>, entries: &[(usize, Row, Option<i64>, CellType)]) {
+        let mut new = Vec::new();
+        if entries.is_empty() {
+            for f in 0..self.families.len() {
+                new.push((f, Vec::new(), self.resolve(ts), CellType::DeleteFamily));
+            }
+        }
+        for (i, (f, q, e_ts, kind)) in entries.iter().enumerate() {
+            let ts = match (e_ts.or(ts), kind) {
+                (None, CellType::Delete) => {
+                    let k = 1 + entries[..i]
+                        .iter()
+                        .filter(|p| p.3 == CellType::Delete && p.2.or(ts).is_none() && p.0 == *f && p.1 == *q)
+                        .count();
+                    let newest = self.read_column(row, *f, q, TimeRange::ALL, k as u32);
+                    newest.get(k - 1).map_or(self.now, |c| c.ts)
+                }
+                (t, _) => self.resolve(t),
+            };
+            new.push((*f, q.clone(), ts, *kind));
+        }
+        self.seq += 1;
+        for (f, qualifier, ts, kind) in new {
+            let markers = self.markers.entry(row.clone()).or_default().entry(f).or_default();
+            // Identical markers within one mutation collapse, as identical keys do.
+            markers.retain(|m| !(m.seq == self.seq && m.qualifier == qualifier && m.ts == ts && m.kind == kind));
+            markers.push(Marker { qualifier, ts, kind, seq: self.seq });
+        }
+    }
+
+    fn markers_of(&self, row: &Row, f: usize) -> &[Marker] {
+        self.markers.get(row).and_then(|m| m.get(&f)).map_or(&[], Vec::as_slice)
+    }
+
+    fn columns_of(&self, row: &Row, f: usize) -> Option<&Columns> {
+        self.data.get(row).and_then(|d| d.get(&f))
+    }
+
+    fn oldest_unexpired(&self, f: usize) -> i64 {
+        match self.families[f].ttl_seconds {
+            Some(s) => self.now - i64::from(s) * 1000,
+            None => i64::MIN,
+        }
+    }
+
+    /// The versions of one column a normal (non-raw) read returns.
+    fn read_column(&self, row: &Row, f: usize, q: &Row, tr: TimeRange, versions: u32) -> Vec<Candidate> {
+        let spec = &self.families[f];
+        let max = versions.min(spec.max_versions);
+        let oldest = self.oldest_unexpired(f);
+        let see_past = spec.kdc != KeepDeletedCells::False;
+        let markers: Vec<&Marker> = self
+            .markers_of(row, f)
+            .iter()
+            .filter(|m| m.kind.is_family_delete() || m.qualifier == *q)
+            .filter(|m| if see_past { tr.contains(m.ts) } else { tr.contains_or_after(m.ts) })
+            .collect();
+        let masked = |ts: i64| {
+            markers.iter().any(|m| match m.kind {
+                CellType::DeleteFamily | CellType::DeleteColumn => ts <= m.ts,
+                _ => ts == m.ts,
+            })
+        };
+        let Some(column) = self.columns_of(row, f).and_then(|c| c.get(q)) else {
+            return Vec::new();
+        };
+        let mut seen_ts = BTreeSet::new();
+        let survivors = column
+            .iter()
+            .rev()
+            .flat_map(|(ts, vs)| vs.iter().rev().map(move |v| (*ts, v)))
+            .filter(|(ts, v)| !v.ttl_ms.is_some_and(|t| ts + t as i64 - self.now < 0))
+            .filter(|(ts, _)| !masked(*ts))
+            .filter(|(ts, _)| tr.contains(*ts))
+            .filter(|(ts, _)| spec.min_versions > 0 || *ts >= oldest)
+            .filter(|(ts, _)| seen_ts.insert(*ts));
+        let mut out = Vec::new();
+        for (rank, (ts, v)) in (1..).zip(survivors) {
+            if rank > max || !(rank <= spec.min_versions || ts >= oldest) {
+                break;
+            }
+            out.push(Candidate {
+                ts,
+                kind: CellType::Put,
+                seq: v.seq,
+                qualifier: q.clone(),
+                value: v.value.clone(),
+                ttl_ms: v.ttl_ms,
+            });
+        }
+        out
+    }
+
+    /// The cells of one column a raw read returns: puts and markers, HBase-ordered.
+    fn read_column_raw(&self, row: &Row, f: usize, q: &Row, tr: TimeRange, versions: u32) -> Vec<Candidate> {
+        let mut all: Vec<Candidate> = self
+            .markers_of(row, f)
+            .iter()
+            .filter(|m| m.qualifier == *q)
+            .map(|m| Candidate {
+                ts: m.ts,
+                kind: m.kind,
+                seq: m.seq,
+                qualifier: q.clone(),
+                value: Vec::new(),
+                ttl_ms: None,
+            })
+            .collect();
+        if let Some(column) = self.columns_of(row, f).and_then(|c| c.get(q)) {
+            for (ts, vs) in column {
+                for v in vs {
+                    all.push(Candidate {
+                        ts: *ts,
+                        kind: CellType::Put,
+                        seq: v.seq,
+                        qualifier: q.clone(),
+                        value: v.value.clone(),
+                        ttl_ms: v.ttl_ms,
+                    });
+                }
+            }
+        }
+        all.sort_by(|a, b| b.ts.cmp(&a.ts).then(b.kind.cmp(&a.kind)).then(b.seq.cmp(&a.seq)));
+        let mut out: Vec<Candidate> = Vec::new();
+        let mut puts = 0;
+        for c in all {
+            if c.ttl_ms.is_some_and(|t| c.ts + t as i64 - self.now < 0) || !tr.contains(c.ts) {
+                continue;
+            }
+            if out.last().is_some_and(|l| l.ts == c.ts && l.kind == c.kind) {
+                continue;
+            }
+            if c.kind == CellType::Put {
+                puts += 1;
+            }
+            if puts > versions {
+                break;
+            }
+            out.push(c);
+        }
+        out
+    }
+
+    /// Every cell of `row` a read returns, in cell order.
+    fn read_row(&self, row: &Row, cols: &ColSpec, tr: TimeRange, versions: u32, raw: bool) -> Vec<Cell> {
+        let selection: Vec<(usize, Option<BTreeSet<Row>>)> = if cols.is_empty() {
+            (0..self.families.len()).map(|f| (f, None)).collect()
+        } else {
+            let mut s: Vec<_> =
+                cols.iter().map(|(f, qs)| (*f, qs.as_ref().map(|q| q.iter().cloned().collect()))).collect();
+            s.sort_by_key(|(f, _)| *f);
+            s
+        };
+        let mut out = Vec::new();
+        for (f, wanted) in selection {
+            let mut qualifiers: BTreeSet<Row> =
+                self.columns_of(row, f).map(|c| c.keys().cloned().collect()).unwrap_or_default();
+            if raw {
+                qualifiers.extend(self.markers_of(row, f).iter().map(|m| m.qualifier.clone()));
+            }
+            for q in qualifiers {
+                if wanted.as_ref().is_some_and(|w| !w.contains(&q)) {
+                    continue;
+                }
+                let cands = if raw {
+                    self.read_column_raw(row, f, &q, tr, versions)
+                } else {
+                    self.read_column(row, f, &q, tr, versions)
+                };
+                out.extend(cands.into_iter().map(|c| Cell {
+                    row: Bytes::from(row.clone()),
+                    family: Bytes::from_static(FAMILIES[f].as_bytes()),
+                    qualifier: Bytes::from(c.qualifier),
+                    timestamp: c.ts,
+                    cell_type: c.kind,
+                    seq_id: c.seq,
+                    value: Bytes::from(c.value),
+                    ttl_ms: c.ttl_ms,
+                }));
+            }
+        }
+        out
+    }
+
+    pub fn get(&self, row: &Row, cols: &ColSpec, tr: TimeRange, versions: u32) -> Vec<Cell> {
+        self.read_row(row, cols, tr, versions, false)
+    }
+
+    pub fn scan(&self, s: &ScanSpec) -> Vec<RowResult> {
+        let tr = to_range(s.time_range);
+        let mut rows: BTreeSet<&Row> = self.data.keys().collect();
+        rows.extend(self.markers.keys());
+        let mut ordered: Vec<&Row> = rows.into_iter().collect();
+        if s.reversed {
+            ordered.reverse();
+        }
+        let after_start = |r: &Row| {
+            if s.start.is_empty() {
+                return true;
+            }
+            let ord = r.cmp(&s.start);
+            let inside = if s.reversed { ord.is_lt() } else { ord.is_gt() };
+            inside || (ord.is_eq() && s.include_start)
+        };
+        let before_stop = |r: &Row| {
+            if s.stop.is_empty() {
+                return true;
+            }
+            let ord = r.cmp(&s.stop);
+            let inside = if s.reversed { ord.is_gt() } else { ord.is_lt() };
+            inside || (ord.is_eq() && s.include_stop)
+        };
+        let mut out = Vec::new();
+        let mut rows_left = s.limit.unwrap_or(usize::MAX);
+        for r in ordered.into_iter().filter(|r| after_start(r) && before_stop(r)) {
+            if rows_left == 0 {
+                break;
+            }
+            let cells = self.read_row(r, &s.cols, tr, s.versions, s.raw);
+            if cells.is_empty() {
+                continue;
+            }
+            rows_left -= 1;
+            let batch = s.batch.unwrap_or(usize::MAX);
+            let n = cells.len().div_ceil(batch);
+            for (i, chunk) in cells.chunks(batch.min(cells.len())).enumerate() {
+                out.push(RowResult {
+                    row: Bytes::from(r.clone()),
+                    cells: chunk.to_vec(),
+                    partial: i + 1 < n,
+                });
+            }
+        }
+        out
+    }
+}
+
+pub fn to_range(tr: Option<(i64, i64)>) -> TimeRange {
+    tr.map_or(TimeRange::ALL, |(a, b)| TimeRange::new(a, b))
+}
+
+/// The engine under test, driven by the same operations.
+pub struct Engine {
+    pub table: Table,
+    pub clock: Arc<ManualClock>,
+}
+
+impl Engine {
+    pub fn new(families: &[FamilySpec], now: i64) -> Self {
+        let clock = Arc::new(ManualClock::new(now));
+        let conn = Connection::builder().clock(clock.clone()).build();
+        let mut desc = TableDescriptor::named("model").expect("name");
+        for (name, f) in FAMILIES.iter().zip(families) {
+            let mut cf = ColumnFamilyDescriptor::new(*name)
+                .with_max_versions(f.max_versions)
+                .with_min_versions(f.min_versions)
+                .with_keep_deleted_cells(f.kdc);
+            if let Some(s) = f.ttl_seconds {
+                cf = cf.with_ttl_seconds(s);
+            }
+            desc.add_family(cf);
+        }
+        conn.admin().create_table(desc).expect("create model table");
+        Engine { table: conn.table("model").expect("table"), clock }
+    }
+}
+
+fn family(f: usize) -> &'static str {
+    FAMILIES[f]
+}
+
+fn apply_cols_get(mut g: Get, cols: &ColSpec) -> Get {
+    for (f, qs) in cols {
+        match qs {
+            None => g = g.add_family(family(*f)),
+            Some(qs) => {
+                for q in qs {
+                    g = g.add_column(family(*f), q.clone());
+                }
+            }
+        }
+    }
+    g
+}
+
+fn apply_cols_scan(mut s: Scan, cols: &ColSpec) -> Scan {
+    for (f, qs) in cols {
+        match qs {
+            None => s = s.add_family(family(*f)),
+            Some(qs) => {
+                for q in qs {
+                    s = s.add_column(family(*f), q.clone());
+                }
+            }
+        }
+    }
+    s
+}
+
+/// Runs `ops` against both; returns a description of the first disagreement.
+pub fn run(families: &[FamilySpec], ops: &[Op]) -> Result<(), String> {
+    let start = 20;
+    let engine = Engine::new(families, start);
+    let mut oracle = Oracle::new(families.to_vec(), start);
+    for (i, op) in ops.iter().enumerate() {
+        match op {
+            Op::Put { row, ts, ttl_ms, cells } => {
+                let mut p = Put::new(row.clone());
+                if let Some(ts) = ts {
+                    p = p.with_timestamp(*ts);
+                }
+                if let Some(t) = ttl_ms {
+                    p = p.with_ttl_ms(*t);
+                }
+                for (f, q, cts, v) in cells {
+                    p = match cts {
+                        Some(t) => p.add_column_at(family(*f), q.clone(), *t, v.clone()),
+                        None => p.add_column(family(*f), q.clone(), v.clone()),
+                    };
+                }
+                engine.table.put(&p).map_err(|e| format!("op {i}: put failed: {e}"))?;
+                oracle.put(row, *ts, *ttl_ms, cells);
+            }
+            Op::Delete { row, ts, entries } => {
+                let mut d = Delete::new(row.clone());
+                if let Some(ts) = ts {
+                    d = d.with_timestamp(*ts);
+                }
+                for (f, q, ets, kind) in entries {
+                    let fam = family(*f);
+                    d = match (kind, ets) {
+                        (CellType::DeleteFamily, None) => d.add_family(fam),
+                        (CellType::DeleteFamily, Some(t)) => d.add_family_at(fam, *t),
+                        (CellType::DeleteFamilyVersion, t) => {
+                            d.add_family_version(fam, t.or(*ts).unwrap_or(0))
+                        }
+                        (CellType::DeleteColumn, None) => d.add_columns(fam, q.clone()),
+                        (CellType::DeleteColumn, Some(t)) => d.add_columns_at(fam, q.clone(), *t),
+                        (_, None) => d.add_column(fam, q.clone()),
+                        (_, Some(t)) => d.add_column_at(fam, q.clone(), *t),
+                    };
+                }
+                engine.table.delete(&d).map_err(|e| format!("op {i}: delete failed: {e}"))?;
+                oracle.delete(row, *ts, entries);
+            }
+            Op::Get { row, cols, time_range, versions } => {
+                let mut g = apply_cols_get(Get::new(row.clone()), cols).read_versions(*versions);
+                if let Some((a, b)) = time_range {
+                    g = g.with_time_range(*a, *b);
+                }
+                let got = engine.table.get(&g).map_err(|e| format!("op {i}: get failed: {e}"))?;
+                let want = oracle.get(row, cols, to_range(*time_range), *versions);
+                if got.cells != want {
+                    return Err(format!("op {i}: {op:?}\n engine: {:?}\n oracle: {want:?}", got.cells));
+                }
+            }
+            Op::Scan(s) => {
+                let mut scan = apply_cols_scan(Scan::new(), &s.cols)
+                    .with_start_row_inclusive(s.start.clone(), s.include_start)
+                    .with_stop_row_inclusive(s.stop.clone(), s.include_stop)
+                    .reversed(s.reversed)
+                    .read_versions(s.versions)
+                    .raw(s.raw)
+                    .with_caching(s.caching);
+                if let Some((a, b)) = s.time_range {
+                    scan = scan.with_time_range(a, b);
+                }
+                if let Some(l) = s.limit {
+                    scan = scan.with_limit(l);
+                }
+                if let Some(b) = s.batch {
+                    scan = scan.with_batch(b);
+                }
+                let got: Vec<RowResult> = engine
+                    .table
+                    .scan(&scan)
+                    .map_err(|e| format!("op {i}: scan failed: {e}"))?
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| format!("op {i}: scan row failed: {e}"))?;
+                let want = oracle.scan(s);
+                if got != want {
+                    return Err(format!("op {i}: {op:?}\n engine: {got:?}\n oracle: {want:?}"));
+                }
+            }
+            Op::Advance(ms) => {
+                engine.clock.advance(*ms);
+                oracle.now += ms;
+            }
+        }
+    }
+    Ok(())
+}
