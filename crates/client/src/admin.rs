@@ -23,7 +23,9 @@ impl Admin {
     /// Creates a table, enabled. Fails if the descriptor is invalid or the table exists.
     pub fn create_table(&self, descriptor: TableDescriptor) -> Result<()> {
         if descriptor.name.namespace() != DEFAULT_NAMESPACE {
-            return Err(Error::NamespaceNotFound(descriptor.name.namespace().to_owned()));
+            return Err(Error::NamespaceNotFound(
+                descriptor.name.namespace().to_owned(),
+            ));
         }
         let name = descriptor.name.clone();
         let region = Region::new(
@@ -84,7 +86,9 @@ impl Admin {
     /// Deletes a table and its data. As in HBase, it must be disabled first.
     pub fn delete_table(&self, name: &TableName) -> Result<()> {
         let mut tables = self.engine.tables_mut();
-        let table = tables.get(name).ok_or_else(|| Error::TableNotFound(name.clone()))?;
+        let table = tables
+            .get(name)
+            .ok_or_else(|| Error::TableNotFound(name.clone()))?;
         if table.is_enabled() {
             return Err(Error::TableNotDisabled(name.clone()));
         }

@@ -20,7 +20,10 @@ pub(crate) struct HostedTable {
 impl HostedTable {
     /// A newly created table, enabled.
     pub(crate) fn new(region: Region) -> Arc<Self> {
-        Arc::new(HostedTable { region: Arc::new(region), enabled: AtomicBool::new(true) })
+        Arc::new(HostedTable {
+            region: Arc::new(region),
+            enabled: AtomicBool::new(true),
+        })
     }
 
     pub(crate) fn is_enabled(&self) -> bool {
@@ -48,7 +51,10 @@ impl Engine {
     }
 
     pub(crate) fn table(&self, name: &TableName) -> Result<Arc<HostedTable>> {
-        self.tables().get(name).cloned().ok_or_else(|| Error::TableNotFound(name.clone()))
+        self.tables()
+            .get(name)
+            .cloned()
+            .ok_or_else(|| Error::TableNotFound(name.clone()))
     }
 }
 
@@ -66,7 +72,10 @@ impl Connection {
     }
 
     pub fn builder() -> ConnectionBuilder {
-        ConnectionBuilder { clock: Arc::new(SystemClock), region_config: RegionConfig::default() }
+        ConnectionBuilder {
+            clock: Arc::new(SystemClock),
+            region_config: RegionConfig::default(),
+        }
     }
 
     /// The administrative interface: tables and their schemas.
@@ -78,7 +87,10 @@ impl Connection {
     /// does not check that the table exists; operations on a missing table fail with
     /// [`Error::TableNotFound`].
     pub fn table(&self, name: &str) -> Result<Table> {
-        Ok(Table::new(Arc::clone(&self.engine), TableName::parse(name)?))
+        Ok(Table::new(
+            Arc::clone(&self.engine),
+            TableName::parse(name)?,
+        ))
     }
 }
 

@@ -28,7 +28,7 @@ pub use table::{ResultScanner, Table};
 pub use basalt_common::ops::{DeleteEntry, PutCell};
 pub use basalt_common::{
     BloomType, Bytes, Cell, CellType, Clock, ColumnFamilyDescriptor, Compression,
-    DataBlockEncoding, Delete, Durability, Error, ErrorKind, Get, KeepDeletedCells, ManualClock,
-    Put, Result, RowResult, Scan, SystemClock, TableDescriptor, TableName, TimeRange,
-    LATEST_TIMESTAMP,
+    DataBlockEncoding, Delete, Durability, Error, ErrorKind, Get, KeepDeletedCells,
+    LATEST_TIMESTAMP, ManualClock, Put, Result, RowResult, Scan, SystemClock, TableDescriptor,
+    TableName, TimeRange,
 };

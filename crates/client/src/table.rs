@@ -69,7 +69,9 @@ impl Table {
 
     /// Rows of the table, as `scan` selects them.
     pub fn scan(&self, scan: &Scan) -> Result<ResultScanner> {
-        Ok(ResultScanner { inner: self.hosted()?.region.scan(scan)? })
+        Ok(ResultScanner {
+            inner: self.hosted()?.region.scan(scan)?,
+        })
     }
 }
 

@@ -10,11 +10,18 @@ use support::{cells, connection_at, create_table, create_with};
 fn marker_masks_puts_written_after_it() {
     let (conn, _) = connection_at(100);
     let t = create_table(&conn, "t", &["cf"]);
-    t.delete(&Delete::new("r").add_columns_at("cf", "q", 10)).unwrap();
-    t.put(&Put::new("r").add_column_at("cf", "q", 5, "old")).unwrap();
-    t.put(&Put::new("r").add_column_at("cf", "q", 10, "same")).unwrap();
-    assert!(t.get(&Get::new("r")).unwrap().is_empty(), "puts at ts <= 10 stay masked");
-    t.put(&Put::new("r").add_column_at("cf", "q", 11, "new")).unwrap();
+    t.delete(&Delete::new("r").add_columns_at("cf", "q", 10))
+        .unwrap();
+    t.put(&Put::new("r").add_column_at("cf", "q", 5, "old"))
+        .unwrap();
+    t.put(&Put::new("r").add_column_at("cf", "q", 10, "same"))
+        .unwrap();
+    assert!(
+        t.get(&Get::new("r")).unwrap().is_empty(),
+        "puts at ts <= 10 stay masked"
+    );
+    t.put(&Put::new("r").add_column_at("cf", "q", 11, "new"))
+        .unwrap();
     assert_eq!(cells(&t.get(&Get::new("r")).unwrap()), ["cf:q@11=new"]);
 }
 
@@ -26,7 +33,8 @@ fn delete_without_timestamp_removes_newest_version_and_an_older_one_reappears() 
         .with_family(ColumnFamilyDescriptor::new("cf").with_max_versions(2));
     let t = create_with(&conn, desc);
     for ts in [1, 2, 3] {
-        t.put(&Put::new("r").add_column_at("cf", "q", ts, format!("v{ts}"))).unwrap();
+        t.put(&Put::new("r").add_column_at("cf", "q", ts, format!("v{ts}")))
+            .unwrap();
     }
     let two = Get::new("r").read_versions(2);
     assert_eq!(cells(&t.get(&two).unwrap()), ["cf:q@3=v3", "cf:q@2=v2"]);
@@ -41,12 +49,17 @@ fn delete_of_newest_version_with_nothing_there_uses_now() {
     let t = create_table(&conn, "t", &["cf"]);
     t.delete(&Delete::new("r").add_column("cf", "q")).unwrap();
     // The marker sits at "now" (1000) and masks only that exact version.
-    t.put(&Put::new("r").add_column_at("cf", "q", 999, "before")).unwrap();
-    t.put(&Put::new("r").add_column_at("cf", "q", 1_000, "at")).unwrap();
+    t.put(&Put::new("r").add_column_at("cf", "q", 999, "before"))
+        .unwrap();
+    t.put(&Put::new("r").add_column_at("cf", "q", 1_000, "at"))
+        .unwrap();
     clock.advance(1);
     let all = t.get(&Get::new("r").read_all_versions()).unwrap();
     assert_eq!(cells(&all), ["cf:q@999=before"]);
-    let raw: Vec<_> = t.scan(&Scan::new().raw(true).read_all_versions()).unwrap().collect();
+    let raw: Vec<_> = t
+        .scan(&Scan::new().raw(true).read_all_versions())
+        .unwrap()
+        .collect();
     let raw = raw.into_iter().next().unwrap().unwrap();
     assert_eq!(raw.cells[0].cell_type, basalt_client::CellType::Delete);
     assert_eq!(raw.cells[0].timestamp, 1_000);
@@ -57,9 +70,11 @@ fn exact_version_delete_leaves_other_versions() {
     let (conn, _) = connection_at(100);
     let t = create_table(&conn, "t", &["cf"]);
     for ts in [1, 2, 3] {
-        t.put(&Put::new("r").add_column_at("cf", "q", ts, format!("v{ts}"))).unwrap();
+        t.put(&Put::new("r").add_column_at("cf", "q", ts, format!("v{ts}")))
+            .unwrap();
     }
-    t.delete(&Delete::new("r").add_column_at("cf", "q", 2)).unwrap();
+    t.delete(&Delete::new("r").add_column_at("cf", "q", 2))
+        .unwrap();
     let all = t.get(&Get::new("r").read_all_versions()).unwrap();
     assert_eq!(cells(&all), ["cf:q@3=v3", "cf:q@1=v1"]);
 }
@@ -74,7 +89,8 @@ fn delete_family_and_family_version() {
         .add_column_at("a", "y", 5, "ay5")
         .add_column_at("b", "x", 5, "bx5");
     t.put(&row).unwrap();
-    t.delete(&Delete::new("r").add_family_version("a", 5)).unwrap();
+    t.delete(&Delete::new("r").add_family_version("a", 5))
+        .unwrap();
     let all = Get::new("r").read_all_versions();
     assert_eq!(cells(&t.get(&all).unwrap()), ["a:y@7=ay7", "b:x@5=bx5"]);
     t.delete(&Delete::new("r").add_family_at("a", 7)).unwrap();
@@ -85,8 +101,12 @@ fn delete_family_and_family_version() {
 fn whole_row_delete_spares_future_timestamps() {
     let (conn, _) = connection_at(1_000);
     let t = create_table(&conn, "t", &["a", "b"]);
-    t.put(&Put::new("r").add_column("a", "q", "now").add_column_at("b", "q", 5_000, "future"))
-        .unwrap();
+    t.put(
+        &Put::new("r")
+            .add_column("a", "q", "now")
+            .add_column_at("b", "q", 5_000, "future"),
+    )
+    .unwrap();
     t.delete(&Delete::new("r")).unwrap();
     // deleteall marks every family at "now"; the put from the future survives.
     assert_eq!(cells(&t.get(&Get::new("r")).unwrap()), ["b:q@5000=future"]);
@@ -99,10 +119,21 @@ fn whole_row_delete_spares_future_timestamps() {
 fn raw_scan_shows_markers_and_masked_cells() {
     let (conn, _) = connection_at(100);
     let t = create_table(&conn, "t", &["cf"]);
-    t.put(&Put::new("r").add_column_at("cf", "q", 1, "v1")).unwrap();
-    t.delete(&Delete::new("r").add_columns_at("cf", "q", 2)).unwrap();
+    t.put(&Put::new("r").add_column_at("cf", "q", 1, "v1"))
+        .unwrap();
+    t.delete(&Delete::new("r").add_columns_at("cf", "q", 2))
+        .unwrap();
     assert!(t.scan(&Scan::new()).unwrap().next().is_none());
-    let raw = t.scan(&Scan::new().raw(true)).unwrap().next().unwrap().unwrap();
-    let kinds: Vec<_> = raw.cells.iter().map(|c| (c.timestamp, c.cell_type.name())).collect();
+    let raw = t
+        .scan(&Scan::new().raw(true))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    let kinds: Vec<_> = raw
+        .cells
+        .iter()
+        .map(|c| (c.timestamp, c.cell_type.name()))
+        .collect();
     assert_eq!(kinds, [(2, "DeleteColumn"), (1, "Put")]);
 }

@@ -3,19 +3,19 @@
 
 mod support;
 
-use basalt_client::{
-    ColumnFamilyDescriptor, Delete, Get, KeepDeletedCells, Put, TableDescriptor,
-};
+use basalt_client::{ColumnFamilyDescriptor, Delete, Get, KeepDeletedCells, Put, TableDescriptor};
 use support::{cells, connection_at, create_with};
 
 fn table(kdc: KeepDeletedCells) -> basalt_client::Table {
     let (conn, _) = connection_at(1_000);
     let desc = TableDescriptor::named("t")
-        .unwrap()
+        .expect("name")
         .with_family(ColumnFamilyDescriptor::new("cf").with_keep_deleted_cells(kdc));
     let t = create_with(&conn, desc);
-    t.put(&Put::new("r").add_column_at("cf", "q", 5, "v5")).unwrap();
-    t.delete(&Delete::new("r").add_columns_at("cf", "q", 10)).unwrap();
+    t.put(&Put::new("r").add_column_at("cf", "q", 5, "v5"))
+        .expect("put");
+    t.delete(&Delete::new("r").add_columns_at("cf", "q", 10))
+        .expect("delete");
     t
 }
 
@@ -23,14 +23,25 @@ fn table(kdc: KeepDeletedCells) -> basalt_client::Table {
 fn point_in_time_read_before_the_delete() {
     for kdc in [KeepDeletedCells::True, KeepDeletedCells::Ttl] {
         let t = table(kdc);
-        assert!(t.get(&Get::new("r")).unwrap().is_empty(), "{kdc}: deleted now");
+        assert!(
+            t.get(&Get::new("r")).unwrap().is_empty(),
+            "{kdc}: deleted now"
+        );
         let before = t.get(&Get::new("r").with_time_range(0, 10)).unwrap();
-        assert_eq!(cells(&before), ["cf:q@5=v5"], "{kdc}: visible before the marker");
+        assert_eq!(
+            cells(&before),
+            ["cf:q@5=v5"],
+            "{kdc}: visible before the marker"
+        );
     }
 }
 
 #[test]
 fn without_keep_deleted_cells_a_delete_reaches_back_in_time() {
     let t = table(KeepDeletedCells::False);
-    assert!(t.get(&Get::new("r").with_time_range(0, 10)).unwrap().is_empty());
+    assert!(
+        t.get(&Get::new("r").with_time_range(0, 10))
+            .unwrap()
+            .is_empty()
+    );
 }

@@ -8,7 +8,7 @@ use basalt_client::{CellType, KeepDeletedCells};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 
-use support::model::{run, ColSpec, FamilySpec, Op, Row, ScanSpec};
+use support::model::{ColSpec, FamilySpec, Op, Row, ScanSpec, run};
 
 fn row() -> impl Strategy<Value = Row> {
     prop::sample::select(vec![
@@ -26,7 +26,12 @@ fn scan_bound() -> impl Strategy<Value = Row> {
 }
 
 fn qualifier() -> impl Strategy<Value = Row> {
-    prop::sample::select(vec![b"".to_vec(), b"a".to_vec(), b"b".to_vec(), b"\x00".to_vec()])
+    prop::sample::select(vec![
+        b"".to_vec(),
+        b"a".to_vec(),
+        b"b".to_vec(),
+        b"\x00".to_vec(),
+    ])
 }
 
 /// Explicit timestamps straddle the clock's start (20), so LATEST and explicit versions mix.
@@ -87,7 +92,12 @@ fn put() -> impl Strategy<Value = Op> {
         prop::option::of(ts()),
         prop_oneof![4 => Just(None), 1 => (1u64..2_000).prop_map(Some)],
         prop::collection::vec(
-            (family(), qualifier(), prop::option::weighted(0.5, ts()), 0u8..100),
+            (
+                family(),
+                qualifier(),
+                prop::option::weighted(0.5, ts()),
+                0u8..100,
+            ),
             1..4,
         ),
     )
@@ -136,15 +146,31 @@ fn delete() -> impl Strategy<Value = Op> {
 
 fn get() -> impl Strategy<Value = Op> {
     (row(), col_spec(), time_range(), versions()).prop_map(|(row, cols, time_range, versions)| {
-        Op::Get { row, cols, time_range, versions }
+        Op::Get {
+            row,
+            cols,
+            time_range,
+            versions,
+        }
     })
 }
 
 fn scan() -> impl Strategy<Value = Op> {
     (
-        (scan_bound(), any::<bool>(), scan_bound(), any::<bool>(), any::<bool>()),
+        (
+            scan_bound(),
+            any::<bool>(),
+            scan_bound(),
+            any::<bool>(),
+            any::<bool>(),
+        ),
         (col_spec(), time_range(), versions()),
-        (prop::option::of(1usize..4), prop::option::of(1usize..4), prop::bool::weighted(0.25), 1usize..4),
+        (
+            prop::option::of(1usize..4),
+            prop::option::of(1usize..4),
+            prop::bool::weighted(0.25),
+            1usize..4,
+        ),
     )
         .prop_map(
             |(
@@ -181,7 +207,10 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(2000)
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2000)
 }
 
 proptest! {

@@ -3,10 +3,15 @@
 mod support;
 
 use basalt_client::{CellType, KeepDeletedCells};
-use support::model::{run, FamilySpec, Op, ScanSpec};
+use support::model::{FamilySpec, Op, ScanSpec, run};
 
 fn plain(max_versions: u32) -> FamilySpec {
-    FamilySpec { max_versions, min_versions: 0, ttl_seconds: None, kdc: KeepDeletedCells::False }
+    FamilySpec {
+        max_versions,
+        min_versions: 0,
+        ttl_seconds: None,
+        kdc: KeepDeletedCells::False,
+    }
 }
 
 fn scan_all() -> ScanSpec {
@@ -36,7 +41,10 @@ fn delete_family_marker_behind_surplus_empty_qualifier_versions() {
             row: b"\xff".to_vec(),
             ts: None,
             ttl_ms: None,
-            cells: vec![(1, b"".to_vec(), None, b"v0".to_vec()), (1, b"a".to_vec(), Some(0), b"v0".to_vec())],
+            cells: vec![
+                (1, b"".to_vec(), None, b"v0".to_vec()),
+                (1, b"a".to_vec(), Some(0), b"v0".to_vec()),
+            ],
         },
         Op::Put {
             row: b"\xff".to_vec(),
@@ -44,9 +52,18 @@ fn delete_family_marker_behind_surplus_empty_qualifier_versions() {
             ttl_ms: None,
             cells: vec![(1, b"".to_vec(), None, b"v0".to_vec())],
         },
-        Op::Delete { row: b"\xff".to_vec(), ts: Some(0), entries: vec![] },
+        Op::Delete {
+            row: b"\xff".to_vec(),
+            ts: Some(0),
+            entries: vec![],
+        },
         Op::Scan(scan_all()),
-        Op::Get { row: b"\xff".to_vec(), cols: vec![], time_range: None, versions: 1 },
+        Op::Get {
+            row: b"\xff".to_vec(),
+            cols: vec![],
+            time_range: None,
+            versions: 1,
+        },
     ];
     run(&[plain(1), plain(1)], &ops).unwrap();
 }
@@ -60,11 +77,26 @@ fn delete_family_marker_found_for_explicit_columns() {
             row: b"r".to_vec(),
             ts: Some(9),
             ttl_ms: None,
-            cells: vec![(0, b"".to_vec(), None, b"x".to_vec()), (0, b"a".to_vec(), Some(3), b"y".to_vec())],
+            cells: vec![
+                (0, b"".to_vec(), None, b"x".to_vec()),
+                (0, b"a".to_vec(), Some(3), b"y".to_vec()),
+            ],
         },
-        Op::Delete { row: b"r".to_vec(), ts: None, entries: vec![(0, vec![], Some(5), CellType::DeleteFamily)] },
-        Op::Get { row: b"r".to_vec(), cols: vec![(0, Some(vec![b"a".to_vec()]))], time_range: None, versions: 1 },
-        Op::Scan(ScanSpec { cols: vec![(0, Some(vec![b"a".to_vec()]))], ..scan_all() }),
+        Op::Delete {
+            row: b"r".to_vec(),
+            ts: None,
+            entries: vec![(0, vec![], Some(5), CellType::DeleteFamily)],
+        },
+        Op::Get {
+            row: b"r".to_vec(),
+            cols: vec![(0, Some(vec![b"a".to_vec()]))],
+            time_range: None,
+            versions: 1,
+        },
+        Op::Scan(ScanSpec {
+            cols: vec![(0, Some(vec![b"a".to_vec()]))],
+            ..scan_all()
+        }),
     ];
     run(&[plain(1), plain(1)], &ops).unwrap();
 }

@@ -23,7 +23,11 @@ fn readers_see_whole_mutations() {
                     let value = format!("{w}-{i}");
                     let mut put = Put::new(format!("row{}", i % 3));
                     for c in COLUMNS {
-                        put = put.add_column("cf", c, value.clone()).add_column("cg", c, value.clone());
+                        put = put.add_column("cf", c, value.clone()).add_column(
+                            "cg",
+                            c,
+                            value.clone(),
+                        );
                     }
                     t.put(&put).unwrap();
                 }
@@ -42,14 +46,20 @@ fn readers_see_whole_mutations() {
                         if !row.is_empty() {
                             assert_eq!(row.len(), 8);
                             let first = &row.cells[0].value;
-                            assert!(row.cells.iter().all(|c| c.value == first), "torn row {row:?}");
+                            assert!(
+                                row.cells.iter().all(|c| c.value == first),
+                                "torn row {row:?}"
+                            );
                             checked += 1;
                         }
                     }
                     for row in t.scan(&Scan::new()).unwrap() {
                         let row = row.unwrap();
                         let first = &row.cells[0].value;
-                        assert!(row.cells.iter().all(|c| c.value == first), "torn row in scan");
+                        assert!(
+                            row.cells.iter().all(|c| c.value == first),
+                            "torn row in scan"
+                        );
                     }
                 }
                 checked

@@ -16,7 +16,7 @@ fn rows_table() -> Table {
                 .add_column("a", "y", format!("{r}ay"))
                 .add_column("b", "z", format!("{r}bz")),
         )
-        .unwrap();
+        .expect("put");
     }
     t
 }
@@ -24,10 +24,18 @@ fn rows_table() -> Table {
 #[test]
 fn bounds_with_inclusive_flags() {
     let t = rows_table();
-    assert_eq!(scan_rows(&t, &Scan::new().with_start_row("r2").with_stop_row("r4")), ["r2", "r3"]);
-    let s = Scan::new().with_start_row_inclusive("r2", false).with_stop_row_inclusive("r4", true);
+    assert_eq!(
+        scan_rows(&t, &Scan::new().with_start_row("r2").with_stop_row("r4")),
+        ["r2", "r3"]
+    );
+    let s = Scan::new()
+        .with_start_row_inclusive("r2", false)
+        .with_stop_row_inclusive("r4", true);
     assert_eq!(scan_rows(&t, &s), ["r3", "r4"]);
-    assert_eq!(scan_rows(&t, &Scan::new().with_start_row("r4")), ["r4", "r5"]);
+    assert_eq!(
+        scan_rows(&t, &Scan::new().with_start_row("r4")),
+        ["r4", "r5"]
+    );
     assert_eq!(scan_rows(&t, &Scan::new().with_stop_row("r2")), ["r1"]);
     assert!(scan_rows(&t, &Scan::new().with_start_row("r3").with_stop_row("r3")).is_empty());
 }
@@ -35,8 +43,14 @@ fn bounds_with_inclusive_flags() {
 #[test]
 fn reversed_scans_go_from_start_down_to_stop() {
     let t = rows_table();
-    assert_eq!(scan_rows(&t, &Scan::new().reversed(true)), ["r5", "r4", "r3", "r2", "r1"]);
-    let s = Scan::new().with_start_row("r4").with_stop_row("r1").reversed(true);
+    assert_eq!(
+        scan_rows(&t, &Scan::new().reversed(true)),
+        ["r5", "r4", "r3", "r2", "r1"]
+    );
+    let s = Scan::new()
+        .with_start_row("r4")
+        .with_stop_row("r1")
+        .reversed(true);
     assert_eq!(scan_rows(&t, &s), ["r4", "r3", "r2"]);
     let s = Scan::new()
         .with_start_row_inclusive("r4", false)
@@ -44,17 +58,30 @@ fn reversed_scans_go_from_start_down_to_stop() {
         .reversed(true);
     assert_eq!(scan_rows(&t, &s), ["r3", "r2", "r1"]);
     // A start row that does not exist starts at the next lower row.
-    let s = Scan::new().with_start_row("r35").reversed(true).with_limit(2);
+    let s = Scan::new()
+        .with_start_row("r35")
+        .reversed(true)
+        .with_limit(2);
     assert_eq!(scan_rows(&t, &s), ["r3", "r2"]);
 }
 
 #[test]
 fn families_and_columns() {
     let t = rows_table();
-    let r = t.scan(&Scan::new().add_family("b")).unwrap().next().unwrap().unwrap();
+    let r = t
+        .scan(&Scan::new().add_family("b"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
     assert_eq!(r.cells.len(), 1);
     assert_eq!(r.value(b"b", b"z").unwrap(), "r1bz");
-    let r = t.scan(&Scan::new().add_column("a", "y")).unwrap().next().unwrap().unwrap();
+    let r = t
+        .scan(&Scan::new().add_column("a", "y"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
     assert_eq!(r.cells.len(), 1);
     assert_eq!(r.value(b"a", b"y").unwrap(), "r1ay");
     assert!(t.scan(&Scan::new().add_family("nope")).is_err());
@@ -65,14 +92,20 @@ fn limit_counts_rows() {
     let t = rows_table();
     assert_eq!(scan_rows(&t, &Scan::new().with_limit(2)), ["r1", "r2"]);
     assert!(scan_rows(&t, &Scan::new().with_limit(0)).is_empty());
-    assert_eq!(scan_rows(&t, &Scan::new().with_limit(2).with_batch(2)), ["r1", "r1", "r2", "r2"]);
+    assert_eq!(
+        scan_rows(&t, &Scan::new().with_limit(2).with_batch(2)),
+        ["r1", "r1", "r2", "r2"]
+    );
 }
 
 #[test]
 fn batch_splits_wide_rows() {
     let t = rows_table();
-    let results: Vec<_> =
-        t.scan(&Scan::new().with_batch(2).with_limit(1)).unwrap().map(|r| r.unwrap()).collect();
+    let results: Vec<_> = t
+        .scan(&Scan::new().with_batch(2).with_limit(1))
+        .unwrap()
+        .map(|r| r.unwrap())
+        .collect();
     let shape: Vec<_> = results.iter().map(|r| (r.cells.len(), r.partial)).collect();
     assert_eq!(shape, [(2, true), (1, false)]);
 }
@@ -92,8 +125,13 @@ fn scanner_sees_a_consistent_point() {
     let mut scanner = t.scan(&Scan::new().with_caching(1)).unwrap();
     assert_eq!(scanner.next().unwrap().unwrap().row, "r1");
     t.put(&Put::new("r6").add_column("a", "x", "late")).unwrap();
-    t.put(&Put::new("r2").add_column("a", "x", "changed")).unwrap();
+    t.put(&Put::new("r2").add_column("a", "x", "changed"))
+        .unwrap();
     let rest: Vec<_> = scanner.map(|r| r.unwrap()).collect();
-    assert_eq!(rest.len(), 4, "rows written after the scanner opened are not seen");
+    assert_eq!(
+        rest.len(),
+        4,
+        "rows written after the scanner opened are not seen"
+    );
     assert_eq!(rest[0].value(b"a", b"x").unwrap(), "r2ax");
 }

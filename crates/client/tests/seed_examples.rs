@@ -21,7 +21,8 @@ fn webtable() {
         .unwrap();
     t.put(&Put::new("com.cnn.www").add_column_at("anchor", "my.look.ca", t8, "CNN.com"))
         .unwrap();
-    t.put(&Put::new("com.cnn.www").add_column_at("anchor", "cnnsi.com", t9, "CNN")).unwrap();
+    t.put(&Put::new("com.cnn.www").add_column_at("anchor", "cnnsi.com", t9, "CNN"))
+        .unwrap();
     t.put(
         &Put::new("com.example.www")
             .add_column_at("contents", "html", t5, "<html>ex")
@@ -30,11 +31,18 @@ fn webtable() {
     .unwrap();
 
     // "a request for the value of contents:html at time t8 would return no value"
-    let at_t8 = t.get(&Get::new("com.cnn.www").add_column("contents", "html").with_timestamp(t8));
+    let at_t8 = t.get(
+        &Get::new("com.cnn.www")
+            .add_column("contents", "html")
+            .with_timestamp(t8),
+    );
     assert!(at_t8.unwrap().is_empty());
     // "a request for an anchor:my.look.ca value at time stamp t9 would return no value"
-    let at_t9 =
-        t.get(&Get::new("com.cnn.www").add_column("anchor", "my.look.ca").with_timestamp(t9));
+    let at_t9 = t.get(
+        &Get::new("com.cnn.www")
+            .add_column("anchor", "my.look.ca")
+            .with_timestamp(t9),
+    );
     assert!(at_t9.unwrap().is_empty());
     // Without a timestamp: contents:html from t6, anchor:cnnsi.com from t9, my.look.ca from t8.
     let row = t.get(&Get::new("com.cnn.www")).unwrap();
@@ -47,14 +55,28 @@ fn webtable() {
         ]
     );
     // Every stored version of contents:html, newest first.
-    let all = t.get(&Get::new("com.cnn.www").add_column("contents", "html").read_all_versions());
+    let all = t.get(
+        &Get::new("com.cnn.www")
+            .add_column("contents", "html")
+            .read_all_versions(),
+    );
     assert_eq!(
         cells(&all.unwrap()),
-        ["contents:html@6=<html>v6", "contents:html@5=<html>v5", "contents:html@3=<html>v3"]
+        [
+            "contents:html@6=<html>v6",
+            "contents:html@5=<html>v5",
+            "contents:html@3=<html>v3"
+        ]
     );
     // The empty people family of com.cnn.www holds nothing; com.example.www's does.
-    assert!(t.get(&Get::new("com.cnn.www").add_family("people")).unwrap().is_empty());
-    let ex = t.get(&Get::new("com.example.www").add_family("people")).unwrap();
+    assert!(
+        t.get(&Get::new("com.cnn.www").add_family("people"))
+            .unwrap()
+            .is_empty()
+    );
+    let ex = t
+        .get(&Get::new("com.example.www").add_family("people"))
+        .unwrap();
     assert_eq!(cells(&ex), ["people:author@5=John Doe"]);
 }
 
@@ -72,15 +94,23 @@ fn personal_and_office_contact() {
     )
     .unwrap();
     clock.advance(1_000);
-    t.put(&Put::new("00001").add_column("Personal", "Residence Phone", "415-111-1234")).unwrap();
+    t.put(&Put::new("00001").add_column("Personal", "Residence Phone", "415-111-1234"))
+        .unwrap();
 
     let row = t.get(&Get::new("00001")).unwrap();
-    assert_eq!(row.value(b"Personal", b"Residence Phone").unwrap(), "415-111-1234");
+    assert_eq!(
+        row.value(b"Personal", b"Residence Phone").unwrap(),
+        "415-111-1234"
+    );
     assert_eq!(row.value(b"Office", b"Address").unwrap(), "1021 Market St");
     assert_eq!(row.len(), 4, "one version per column by default");
 
     let phones = t
-        .get(&Get::new("00001").add_column("Personal", "Residence Phone").read_versions(2))
+        .get(
+            &Get::new("00001")
+                .add_column("Personal", "Residence Phone")
+                .read_versions(2),
+        )
         .unwrap();
     assert_eq!(
         cells(&phones),
@@ -136,13 +166,27 @@ fn follows_wide_row_with_counter() {
 fn follows_user_ids_as_qualifiers() {
     let (conn, _) = connection_at(1);
     let t = create_table(&conn, "follows", &["f"]);
-    t.put(&Put::new("TheFakeMT").add_column("f", "TheRealMT", "1").add_column("f", "Olivia", "1"))
-        .unwrap();
-    assert!(t.exists(&Get::new("TheFakeMT").add_column("f", "TheRealMT")).unwrap());
-    assert!(!t.exists(&Get::new("TheFakeMT").add_column("f", "MTFanBoy")).unwrap());
+    t.put(
+        &Put::new("TheFakeMT")
+            .add_column("f", "TheRealMT", "1")
+            .add_column("f", "Olivia", "1"),
+    )
+    .unwrap();
+    assert!(
+        t.exists(&Get::new("TheFakeMT").add_column("f", "TheRealMT"))
+            .unwrap()
+    );
+    assert!(
+        !t.exists(&Get::new("TheFakeMT").add_column("f", "MTFanBoy"))
+            .unwrap()
+    );
     let row = t.get(&Get::new("TheFakeMT")).unwrap();
     let names: Vec<_> = row.cells.iter().map(|c| c.qualifier.clone()).collect();
-    assert_eq!(names, ["Olivia", "TheRealMT"], "qualifiers come back sorted");
+    assert_eq!(
+        names,
+        ["Olivia", "TheRealMT"],
+        "qualifiers come back sorted"
+    );
 }
 
 /// Design 3: a tall table keyed `follower+followed`; who a user follows is a prefix scan.
@@ -157,7 +201,8 @@ fn follows_tall_table_prefix_scan() {
         ("Olivia", "TheFakeMT"),
         ("TheFakeM", "Nobody"),
     ] {
-        t.put(&Put::new(format!("{a}+{b}")).add_column("f", "followed", b)).unwrap();
+        t.put(&Put::new(format!("{a}+{b}")).add_column("f", "followed", b))
+            .unwrap();
     }
     let rows = scan_rows(&t, &Scan::new().with_row_prefix("TheFakeMT+"));
     assert_eq!(rows, ["TheFakeMT+Olivia", "TheFakeMT+TheRealMT"]);
@@ -178,11 +223,19 @@ fn follows_hashed_fixed_length_keys() {
     let (conn, _) = connection_at(1);
     let t = create_table(&conn, "follows", &["f"]);
     let key = |a: &str, b: &str| [md5(a.as_bytes()), md5(b.as_bytes())].concat();
-    for (a, b) in [("TheFakeMT", "TheRealMT"), ("TheFakeMT", "Olivia"), ("Olivia", "TheFakeMT")] {
+    for (a, b) in [
+        ("TheFakeMT", "TheRealMT"),
+        ("TheFakeMT", "Olivia"),
+        ("Olivia", "TheFakeMT"),
+    ] {
         let row = key(a, b);
         assert_eq!(row.len(), 32);
-        t.put(&Put::new(row).add_column("f", "follower", a).add_column("f", "followed", b))
-            .unwrap();
+        t.put(
+            &Put::new(row)
+                .add_column("f", "follower", a)
+                .add_column("f", "followed", b),
+        )
+        .unwrap();
     }
     let prefix = md5(b"TheFakeMT").to_vec();
     let mut followed: Vec<String> = t
@@ -204,7 +257,8 @@ fn numeric_row_keys_sort_lexicographically() {
     let (conn, _) = connection_at(1);
     let t = create_table(&conn, "nums", &["cf"]);
     for i in 1..=100 {
-        t.put(&Put::new(i.to_string()).add_column("cf", "v", i.to_string())).unwrap();
+        t.put(&Put::new(i.to_string()).add_column("cf", "v", i.to_string()))
+            .unwrap();
     }
     let rows = scan_rows(&t, &Scan::new());
     assert_eq!(rows.len(), 100);
@@ -220,10 +274,16 @@ fn numeric_row_keys_sort_lexicographically() {
 fn july_2008_scan() {
     let (conn, _) = connection_at(1);
     let t = create_table(&conn, "events", &["cf"]);
-    for day in ["20080630", "20080700", "20080701", "20080715", "20080731", "20080800", "20080801"]
-    {
+    for day in [
+        "20080630", "20080700", "20080701", "20080715", "20080731", "20080800", "20080801",
+    ] {
         t.put(&Put::new(day).add_column("cf", "e", day)).unwrap();
     }
-    let rows = scan_rows(&t, &Scan::new().with_start_row("20080700").with_stop_row("20080800"));
+    let rows = scan_rows(
+        &t,
+        &Scan::new()
+            .with_start_row("20080700")
+            .with_stop_row("20080800"),
+    );
     assert_eq!(rows, ["20080700", "20080701", "20080715", "20080731"]);
 }

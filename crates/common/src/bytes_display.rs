@@ -7,8 +7,7 @@ use std::fmt;
 pub fn write_binary(out: &mut impl fmt::Write, bytes: &[u8]) -> fmt::Result {
     for &b in bytes {
         // HBase keeps alphanumerics and a fixed set of punctuation; the rest is escaped.
-        let keep = b.is_ascii_alphanumeric()
-            || b" `~!@#$%^&*()-_=+[]{}|;:'\",.<>/?".contains(&b);
+        let keep = b.is_ascii_alphanumeric() || b" `~!@#$%^&*()-_=+[]{}|;:'\",.<>/?".contains(&b);
         if keep {
             out.write_char(b as char)?;
         } else {

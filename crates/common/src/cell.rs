@@ -136,7 +136,14 @@ impl Cell {
     /// Bytes this cell occupies, counted as HBase's KeyValue serialisation would.
     pub fn serialized_size(&self) -> usize {
         // keylen + vallen + rowlen + row + famlen + family + qualifier + ts + type + value
-        4 + 4 + 2 + self.row.len() + 1 + self.family.len() + self.qualifier.len() + 8 + 1
+        4 + 4
+            + 2
+            + self.row.len()
+            + 1
+            + self.family.len()
+            + self.qualifier.len()
+            + 8
+            + 1
             + self.value.len()
     }
 }
@@ -159,7 +166,16 @@ pub fn compare_cells(a: &Cell, b: &Cell) -> Ordering {
         .cmp(&b.row)
         .then_with(|| a.family.cmp(&b.family))
         .then_with(|| a.qualifier.cmp(&b.qualifier))
-        .then_with(|| compare_versions(a.timestamp, a.cell_type, a.seq_id, b.timestamp, b.cell_type, b.seq_id))
+        .then_with(|| {
+            compare_versions(
+                a.timestamp,
+                a.cell_type,
+                a.seq_id,
+                b.timestamp,
+                b.cell_type,
+                b.seq_id,
+            )
+        })
 }
 
 /// The order of two versions of the same column: timestamp, type and sequence id, all descending.
@@ -208,7 +224,10 @@ pub fn validate_row(row: &[u8]) -> Result<()> {
         return Err(Error::EmptyRow);
     }
     if row.len() > MAX_ROW_LENGTH {
-        return Err(Error::RowTooLong { len: row.len(), max: MAX_ROW_LENGTH });
+        return Err(Error::RowTooLong {
+            len: row.len(),
+            max: MAX_ROW_LENGTH,
+        });
     }
     Ok(())
 }
@@ -240,7 +259,7 @@ mod tests {
 
     #[test]
     fn order_is_hbase_order() {
-        let mut cells = vec![
+        let mut cells = [
             cell("r", "a", 5, CellType::Put, 1),
             cell("r", "a", 5, CellType::Put, 2),
             cell("r", "a", 5, CellType::DeleteColumn, 1),

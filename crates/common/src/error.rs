@@ -27,9 +27,16 @@ pub enum Error {
     #[error("Timestamp cannot be negative, got {0}")]
     NegativeTimestamp(i64),
     #[error("Cell with size {size} exceeds limit of {limit} bytes (row {row})")]
-    CellTooLarge { row: BinaryDisplay, size: usize, limit: usize },
+    CellTooLarge {
+        row: BinaryDisplay,
+        size: usize,
+        limit: usize,
+    },
     #[error("Illegal column family name {name}: {reason}")]
-    InvalidFamilyName { name: BinaryDisplay, reason: &'static str },
+    InvalidFamilyName {
+        name: BinaryDisplay,
+        reason: &'static str,
+    },
     #[error("Illegal table name {name}: {reason}")]
     InvalidTableName { name: String, reason: String },
     #[error("Invalid descriptor for {what}: {reason}")]
@@ -37,7 +44,10 @@ pub enum Error {
     #[error("Invalid argument: {0}")]
     InvalidArgument(String),
     #[error("Column family {family} does not exist in table {table}")]
-    NoSuchColumnFamily { table: TableName, family: BinaryDisplay },
+    NoSuchColumnFamily {
+        table: TableName,
+        family: BinaryDisplay,
+    },
     #[error("Namespace {0} does not exist")]
     NamespaceNotFound(String),
     #[error("Table {0} does not exist")]

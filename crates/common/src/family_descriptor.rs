@@ -5,7 +5,7 @@ use std::fmt;
 
 use bytes::Bytes;
 
-use crate::bytes_display::{to_string_binary, BinaryDisplay};
+use crate::bytes_display::{BinaryDisplay, to_string_binary};
 use crate::error::{Error, Result};
 use crate::schema::{
     BloomType, Compression, DataBlockEncoding, KeepDeletedCells, MemoryCompaction,
@@ -171,7 +171,9 @@ impl ColumnFamilyDescriptor {
             )));
         }
         if self.ttl_seconds == 0 || self.ttl_seconds > TTL_FOREVER {
-            return Err(bad(format!("TTL must be positive and at most {TTL_FOREVER} seconds")));
+            return Err(bad(format!(
+                "TTL must be positive and at most {TTL_FOREVER} seconds"
+            )));
         }
         if !(1024..=16 * 1024 * 1024).contains(&self.block_size) {
             return Err(bad(format!(
@@ -252,7 +254,11 @@ impl ColumnFamilyDescriptor {
             }
         };
         let opt = |c: Option<Compression>| c.map(|c| c.to_string()).unwrap_or_default();
-        extra("COMPRESSION_COMPACT", self.compression_compact.is_some(), opt(self.compression_compact));
+        extra(
+            "COMPRESSION_COMPACT",
+            self.compression_compact.is_some(),
+            opt(self.compression_compact),
+        );
         extra(
             "COMPRESSION_COMPACT_MAJOR",
             self.compression_compact_major.is_some(),
@@ -264,13 +270,37 @@ impl ColumnFamilyDescriptor {
             opt(self.compression_compact_minor),
         );
         let flags = [
-            ("CACHE_DATA_ON_WRITE", self.cache_data_on_write, d.cache_data_on_write),
-            ("CACHE_INDEX_ON_WRITE", self.cache_index_on_write, d.cache_index_on_write),
-            ("CACHE_BLOOMS_ON_WRITE", self.cache_blooms_on_write, d.cache_blooms_on_write),
-            ("EVICT_BLOCKS_ON_CLOSE", self.evict_blocks_on_close, d.evict_blocks_on_close),
-            ("PREFETCH_BLOCKS_ON_OPEN", self.prefetch_blocks_on_open, d.prefetch_blocks_on_open),
+            (
+                "CACHE_DATA_ON_WRITE",
+                self.cache_data_on_write,
+                d.cache_data_on_write,
+            ),
+            (
+                "CACHE_INDEX_ON_WRITE",
+                self.cache_index_on_write,
+                d.cache_index_on_write,
+            ),
+            (
+                "CACHE_BLOOMS_ON_WRITE",
+                self.cache_blooms_on_write,
+                d.cache_blooms_on_write,
+            ),
+            (
+                "EVICT_BLOCKS_ON_CLOSE",
+                self.evict_blocks_on_close,
+                d.evict_blocks_on_close,
+            ),
+            (
+                "PREFETCH_BLOCKS_ON_OPEN",
+                self.prefetch_blocks_on_open,
+                d.prefetch_blocks_on_open,
+            ),
             ("COMPRESS_TAGS", self.compress_tags, d.compress_tags),
-            ("NEW_VERSION_BEHAVIOR", self.new_version_behavior, d.new_version_behavior),
+            (
+                "NEW_VERSION_BEHAVIOR",
+                self.new_version_behavior,
+                d.new_version_behavior,
+            ),
             ("IS_MOB", self.is_mob, d.is_mob),
         ];
         for (name, value, default) in flags {
@@ -279,21 +309,35 @@ impl ColumnFamilyDescriptor {
         extra(
             "IN_MEMORY_COMPACTION",
             self.in_memory_compaction.is_some(),
-            self.in_memory_compaction.map(|m| m.to_string()).unwrap_or_default(),
+            self.in_memory_compaction
+                .map(|m| m.to_string())
+                .unwrap_or_default(),
         );
-        extra("MOB_THRESHOLD", self.mob_threshold != d.mob_threshold, self.mob_threshold.to_string());
+        extra(
+            "MOB_THRESHOLD",
+            self.mob_threshold != d.mob_threshold,
+            self.mob_threshold.to_string(),
+        );
         extra(
             "MOB_COMPACT_PARTITION_POLICY",
             self.mob_compact_partition_policy != d.mob_compact_partition_policy,
             self.mob_compact_partition_policy.to_string(),
         );
-        extra("DFS_REPLICATION", self.dfs_replication != 0, self.dfs_replication.to_string());
+        extra(
+            "DFS_REPLICATION",
+            self.dfs_replication != 0,
+            self.dfs_replication.to_string(),
+        );
         extra(
             "STORAGE_POLICY",
             self.storage_policy.is_some(),
             self.storage_policy.clone().unwrap_or_default(),
         );
-        extra("ENCRYPTION", self.encryption.is_some(), self.encryption.clone().unwrap_or_default());
+        extra(
+            "ENCRYPTION",
+            self.encryption.is_some(),
+            self.encryption.clone().unwrap_or_default(),
+        );
         out
     }
 }
@@ -329,7 +373,10 @@ pub(crate) fn write_map(
 
 /// HBase's `isLegalColumnFamilyName`.
 pub fn validate_family_name(name: &[u8]) -> Result<()> {
-    let bad = |reason| Error::InvalidFamilyName { name: BinaryDisplay::new(name), reason };
+    let bad = |reason| Error::InvalidFamilyName {
+        name: BinaryDisplay::new(name),
+        reason,
+    };
     if name.is_empty() {
         return Err(bad("family name must not be empty"));
     }
@@ -342,8 +389,13 @@ pub fn validate_family_name(name: &[u8]) -> Result<()> {
     if name == b"recovered.edits" {
         return Err(bad("'recovered.edits' is reserved"));
     }
-    if name.iter().any(|&b| b.is_ascii_control() || b == b':' || b == b'\\' || b == b'/') {
-        return Err(bad("family name must be printable and contain no ':', '\\' or '/'"));
+    if name
+        .iter()
+        .any(|&b| b.is_ascii_control() || b == b':' || b == b'\\' || b == b'/')
+    {
+        return Err(bad(
+            "family name must be printable and contain no ':', '\\' or '/'",
+        ));
     }
     Ok(())
 }
@@ -352,7 +404,9 @@ pub(crate) fn parse_bool(key: &str, value: &str) -> Result<bool> {
     match value.to_ascii_lowercase().as_str() {
         "true" => Ok(true),
         "false" => Ok(false),
-        _ => Err(Error::InvalidArgument(format!("{key} must be true or false, got {value:?}"))),
+        _ => Err(Error::InvalidArgument(format!(
+            "{key} must be true or false, got {value:?}"
+        ))),
     }
 }
 
@@ -374,7 +428,7 @@ pub fn parse_ttl(value: &str) -> Result<u32> {
     }
     let bad = || Error::InvalidArgument(format!("TTL {value:?} is not seconds or an interval"));
     let words: Vec<&str> = v.split_whitespace().collect();
-    if words.len() % 2 != 0 {
+    if !words.len().is_multiple_of(2) {
         return Err(bad());
     }
     let mut total: u64 = 0;
@@ -390,7 +444,10 @@ pub fn parse_ttl(value: &str) -> Result<u32> {
         };
         total = total.saturating_add(n.saturating_mul(secs));
     }
-    u32::try_from(total).ok().filter(|&t| t <= TTL_FOREVER).ok_or_else(bad)
+    u32::try_from(total)
+        .ok()
+        .filter(|&t| t <= TTL_FOREVER)
+        .ok_or_else(bad)
 }
 
 /// `FOREVER`, or HBase's `86400 SECONDS (1 DAY)` form.
@@ -400,7 +457,12 @@ pub fn format_ttl(ttl: u32) -> String {
     }
     let mut parts = Vec::new();
     let mut rest = ttl;
-    for (unit, secs) in [("DAY", 86_400), ("HOUR", 3600), ("MINUTE", 60), ("SECOND", 1)] {
+    for (unit, secs) in [
+        ("DAY", 86_400),
+        ("HOUR", 3600),
+        ("MINUTE", 60),
+        ("SECOND", 1),
+    ] {
         let n = rest / secs;
         rest %= secs;
         if n > 0 {
@@ -415,9 +477,9 @@ pub fn format_ttl(ttl: u32) -> String {
 
 /// HBase's `65536 B (64KB)` form.
 pub fn format_block_size(size: u32) -> String {
-    if size >= 1024 * 1024 && size % (1024 * 1024) == 0 {
+    if size >= 1024 * 1024 && size.is_multiple_of(1024 * 1024) {
         format!("{size} B ({}MB)", size / (1024 * 1024))
-    } else if size >= 1024 && size % 1024 == 0 {
+    } else if size >= 1024 && size.is_multiple_of(1024) {
         format!("{size} B ({}KB)", size / 1024)
     } else {
         format!("{size} B")
@@ -462,12 +524,38 @@ mod tests {
 
     #[test]
     fn validation_names_the_problem() {
-        let e = ColumnFamilyDescriptor::new("cf").with_min_versions(4).validate().unwrap_err();
+        let e = ColumnFamilyDescriptor::new("cf")
+            .with_min_versions(4)
+            .validate()
+            .unwrap_err();
         assert!(e.to_string().contains("MIN_VERSIONS (4)"), "{e}");
-        assert!(ColumnFamilyDescriptor::new("cf").with_ttl_seconds(0).validate().is_err());
-        assert!(ColumnFamilyDescriptor::new("cf").with_max_versions(0).validate().is_err());
-        assert!(ColumnFamilyDescriptor::new("cf").with_block_size(100).validate().is_err());
-        for bad in [&b""[..], b".x", b"a:b", b"a/b", b"a\\b", b"a\nb", b"recovered.edits"] {
+        assert!(
+            ColumnFamilyDescriptor::new("cf")
+                .with_ttl_seconds(0)
+                .validate()
+                .is_err()
+        );
+        assert!(
+            ColumnFamilyDescriptor::new("cf")
+                .with_max_versions(0)
+                .validate()
+                .is_err()
+        );
+        assert!(
+            ColumnFamilyDescriptor::new("cf")
+                .with_block_size(100)
+                .validate()
+                .is_err()
+        );
+        for bad in [
+            &b""[..],
+            b".x",
+            b"a:b",
+            b"a/b",
+            b"a\\b",
+            b"a\nb",
+            b"recovered.edits",
+        ] {
             assert!(validate_family_name(bad).is_err(), "{bad:?}");
         }
         assert!(validate_family_name(&[b'f'; 128]).is_err());
@@ -480,7 +568,10 @@ mod tests {
         assert_eq!(parse_ttl("90").unwrap(), 90);
         assert_eq!(parse_ttl("2 HOURS 30 MINUTES").unwrap(), 9000);
         assert!(parse_ttl("soon").is_err());
-        assert_eq!(format_ttl(90061), "90061 SECONDS (1 DAY 1 HOUR 1 MINUTE 1 SECOND)");
+        assert_eq!(
+            format_ttl(90061),
+            "90061 SECONDS (1 DAY 1 HOUR 1 MINUTE 1 SECOND)"
+        );
         assert_eq!(format_ttl(30), "30 SECONDS");
     }
 }

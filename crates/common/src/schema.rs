@@ -100,7 +100,10 @@ mod tests {
 
     #[test]
     fn parse_is_case_insensitive_and_errors_name_choices() {
-        assert_eq!("snappy".parse::<Compression>().unwrap(), Compression::Snappy);
+        assert_eq!(
+            "snappy".parse::<Compression>().unwrap(),
+            Compression::Snappy
+        );
         assert_eq!("ROWCOL".parse::<BloomType>().unwrap(), BloomType::RowCol);
         let err = "LZ5".parse::<Compression>().unwrap_err().to_string();
         assert!(err.contains("LZ5") && err.contains("ZSTD"), "{err}");

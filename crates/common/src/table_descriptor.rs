@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::error::{Error, Result};
-use crate::family_descriptor::{parse_bool, parse_num, write_map, ColumnFamilyDescriptor};
+use crate::family_descriptor::{ColumnFamilyDescriptor, parse_bool, parse_num, write_map};
 use crate::schema::Durability;
 use crate::table_name::TableName;
 
@@ -193,30 +193,62 @@ impl TableDescriptor {
                 out.push((k.to_owned(), v));
             }
         };
-        push(self.max_filesize != d.max_filesize, "MAX_FILESIZE", self.max_filesize.to_string());
+        push(
+            self.max_filesize != d.max_filesize,
+            "MAX_FILESIZE",
+            self.max_filesize.to_string(),
+        );
         push(
             self.memstore_flushsize != d.memstore_flushsize,
             "MEMSTORE_FLUSHSIZE",
             self.memstore_flushsize.to_string(),
         );
         push(self.read_only, "READONLY", "true".into());
-        push(self.durability != d.durability, "DURABILITY", self.durability.to_string());
+        push(
+            self.durability != d.durability,
+            "DURABILITY",
+            self.durability.to_string(),
+        );
         let opt = |o: &Option<String>| o.clone().unwrap_or_default();
-        push(self.split_policy.is_some(), "SPLIT_POLICY", opt(&self.split_policy));
-        push(!self.compaction_enabled, "COMPACTION_ENABLED", "false".into());
+        push(
+            self.split_policy.is_some(),
+            "SPLIT_POLICY",
+            opt(&self.split_policy),
+        );
+        push(
+            !self.compaction_enabled,
+            "COMPACTION_ENABLED",
+            "false".into(),
+        );
         push(!self.split_enabled, "SPLIT_ENABLED", "false".into());
         push(!self.merge_enabled, "MERGE_ENABLED", "false".into());
-        push(self.normalization_enabled, "NORMALIZATION_ENABLED", "true".into());
+        push(
+            self.normalization_enabled,
+            "NORMALIZATION_ENABLED",
+            "true".into(),
+        );
         if let Some(n) = self.normalizer_target_region_count {
             push(true, "NORMALIZER_TARGET_REGION_COUNT", n.to_string());
         }
         if let Some(n) = self.normalizer_target_region_size_mb {
             push(true, "NORMALIZER_TARGET_REGION_SIZE_MB", n.to_string());
         }
-        push(self.region_replication != 1, "REGION_REPLICATION", self.region_replication.to_string());
-        push(!self.region_memstore_replication, "REGION_MEMSTORE_REPLICATION", "false".into());
+        push(
+            self.region_replication != 1,
+            "REGION_REPLICATION",
+            self.region_replication.to_string(),
+        );
+        push(
+            !self.region_memstore_replication,
+            "REGION_MEMSTORE_REPLICATION",
+            "false".into(),
+        );
         push(self.priority != 0, "PRIORITY", self.priority.to_string());
-        push(self.flush_policy.is_some(), "FLUSH_POLICY", opt(&self.flush_policy));
+        push(
+            self.flush_policy.is_some(),
+            "FLUSH_POLICY",
+            opt(&self.flush_policy),
+        );
         push(self.owner.is_some(), "OWNER", opt(&self.owner));
         push(
             self.erasure_coding_policy.is_some(),
@@ -267,16 +299,31 @@ mod tests {
         assert_eq!(names, ["a", "b"]);
         assert!(t.validate().is_ok());
         let dup = t.clone().with_family(ColumnFamilyDescriptor::new("a"));
-        assert!(dup.validate().unwrap_err().to_string().contains("more than once"));
+        assert!(
+            dup.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("more than once")
+        );
     }
 
     #[test]
     fn validation() {
         let t = TableDescriptor::named("t").unwrap();
-        assert!(t.validate().unwrap_err().to_string().contains("at least one column family"));
+        assert!(
+            t.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("at least one column family")
+        );
         let mut t = t.with_family(ColumnFamilyDescriptor::new("cf"));
         t.set_attribute("MAX_FILESIZE", "1000").unwrap();
-        assert!(t.validate().unwrap_err().to_string().contains("MAX_FILESIZE"));
+        assert!(
+            t.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("MAX_FILESIZE")
+        );
         t.set_attribute("MAX_FILESIZE", "1073741824").unwrap();
         t.set_attribute("DURABILITY", "ASYNC_WAL").unwrap();
         assert!(t.validate().is_ok());

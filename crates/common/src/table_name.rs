@@ -34,7 +34,10 @@ impl TableName {
         })?;
         validate_qualifier(qualifier)
             .map_err(|reason| Error::InvalidTableName { name: full, reason })?;
-        Ok(TableName { namespace: namespace.to_owned(), qualifier: qualifier.to_owned() })
+        Ok(TableName {
+            namespace: namespace.to_owned(),
+            qualifier: qualifier.to_owned(),
+        })
     }
 
     pub fn namespace(&self) -> &str {
@@ -118,14 +121,20 @@ mod tests {
         let m = TableName::parse("hbase:meta").unwrap();
         assert!(m.is_system());
         assert_eq!(m.to_string(), "hbase:meta");
-        assert_eq!(TableName::parse("default:t").unwrap(), TableName::parse("t").unwrap());
+        assert_eq!(
+            TableName::parse("default:t").unwrap(),
+            TableName::parse("t").unwrap()
+        );
     }
 
     #[test]
     fn rejects_bad_names() {
         for bad in ["", ":t", "ns:", "-t", ".t", "a b", "ns-x:t", "t/x", "a:b:c"] {
             let err = TableName::parse(bad).unwrap_err();
-            assert!(matches!(err, Error::InvalidTableName { .. }), "{bad}: {err}");
+            assert!(
+                matches!(err, Error::InvalidTableName { .. }),
+                "{bad}: {err}"
+            );
         }
         assert!(TableName::parse("my_table-1.v2").is_ok());
     }

@@ -102,16 +102,19 @@ impl Ord for StoreKey {
         if a_last || b_last {
             return a_last.cmp(&b_last);
         }
-        self.qualifier.as_ref().cmp(other.qualifier.as_ref()).then_with(|| {
-            compare_versions(
-                self.timestamp,
-                self.cell_type,
-                self.seq_id,
-                other.timestamp,
-                other.cell_type,
-                other.seq_id,
-            )
-        })
+        self.qualifier
+            .as_ref()
+            .cmp(other.qualifier.as_ref())
+            .then_with(|| {
+                compare_versions(
+                    self.timestamp,
+                    self.cell_type,
+                    self.seq_id,
+                    other.timestamp,
+                    other.cell_type,
+                    other.seq_id,
+                )
+            })
     }
 }
 

@@ -143,7 +143,12 @@ enum Step {
 ///
 /// The cursor must be at the first cell at or after the start of `row` (it may already be in a
 /// later row); it is left after the end of `row`.
-pub fn read_row<C: CellCursor>(cursor: &mut C, row: &Bytes, query: &StoreQuery, out: &mut Vec<Cell>) {
+pub fn read_row<C: CellCursor>(
+    cursor: &mut C,
+    row: &Bytes,
+    query: &StoreQuery,
+    out: &mut Vec<Cell>,
+) {
     let mut deletes = DeleteTracker::default();
     let mut col = ColumnState::default();
     let mut next_wanted = 0usize;
@@ -170,8 +175,9 @@ pub fn read_row<C: CellCursor>(cursor: &mut C, row: &Bytes, query: &StoreQuery, 
                         next_wanted < wanted.len() && wanted[next_wanted] == key.qualifier;
                 }
             }
-            if !col.selected && !(key.qualifier.is_empty() && !query.raw) {
-                // Not asked for; the empty qualifier is still read for its family markers.
+            // An unrequested empty qualifier is still read, for the family markers it holds.
+            let read_for_markers = key.qualifier.is_empty() && !query.raw;
+            if !col.selected && !read_for_markers {
                 if next_wanted < query.columns.as_ref().map_or(0, Vec::len) {
                     Step::SeekColumn(next_wanted)
                 } else {

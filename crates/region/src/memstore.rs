@@ -56,7 +56,11 @@ impl MemStore {
     /// A cursor that sees only cells with sequence id <= `read_point`. It starts unpositioned;
     /// call [`CellCursor::seek`] first.
     pub fn cursor(&self, read_point: u64) -> MemStoreCursor<'_> {
-        MemStoreCursor { memstore: self, read_point, current: None }
+        MemStoreCursor {
+            memstore: self,
+            read_point,
+            current: None,
+        }
     }
 }
 
@@ -109,12 +113,14 @@ impl CellCursor for MemStoreCursor<'_> {
     fn last_row_before(&self, bound: Bound<&Bytes>) -> Option<Bytes> {
         let mut entry = match bound {
             Bound::Unbounded => self.memstore.cells.back(),
-            Bound::Included(row) => {
-                self.memstore.cells.upper_bound(Bound::Excluded(&StoreKey::last_on_row(row)))
-            }
-            Bound::Excluded(row) => {
-                self.memstore.cells.upper_bound(Bound::Excluded(&StoreKey::first_on_row(row)))
-            }
+            Bound::Included(row) => self
+                .memstore
+                .cells
+                .upper_bound(Bound::Excluded(&StoreKey::last_on_row(row))),
+            Bound::Excluded(row) => self
+                .memstore
+                .cells
+                .upper_bound(Bound::Excluded(&StoreKey::first_on_row(row))),
         };
         while let Some(e) = entry {
             if e.key().seq_id <= self.read_point {

@@ -27,7 +27,10 @@ impl Mvcc {
     /// Starts with every id up to `last_seq_id` visible; the next write gets `last_seq_id + 1`.
     pub fn new(last_seq_id: u64) -> Self {
         Mvcc {
-            pending: Mutex::new(Pending { next: last_seq_id + 1, in_flight: VecDeque::new() }),
+            pending: Mutex::new(Pending {
+                next: last_seq_id + 1,
+                in_flight: VecDeque::new(),
+            }),
             read_point: AtomicU64::new(last_seq_id),
             advanced: Condvar::new(),
         }
@@ -77,7 +80,10 @@ impl Mvcc {
             self.advanced.notify_all();
         }
         while self.read_point() < id {
-            p = self.advanced.wait(p).unwrap_or_else(PoisonError::into_inner);
+            p = self
+                .advanced
+                .wait(p)
+                .unwrap_or_else(PoisonError::into_inner);
         }
     }
 }

@@ -4,15 +4,15 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use basalt_common::cell::{validate_row, validate_timestamp, DEFAULT_MAX_CELL_SIZE};
+use basalt_common::bytes_display::BinaryDisplay;
+use basalt_common::cell::{DEFAULT_MAX_CELL_SIZE, validate_row, validate_timestamp};
 use basalt_common::error::{Error, Result};
 use basalt_common::ops::{Delete, FamilyMap, Get, Put, RowResult, Scan, TimeRange};
-use basalt_common::bytes_display::BinaryDisplay;
-use basalt_common::{Bytes, Cell, CellType, Clock, TableDescriptor, LATEST_TIMESTAMP};
+use basalt_common::{Bytes, Cell, CellType, Clock, LATEST_TIMESTAMP, TableDescriptor};
 
 use crate::cursor::CellCursor;
 use crate::key::{StoreKey, StoreValue};
-use crate::matcher::{read_row, StoreQuery};
+use crate::matcher::{StoreQuery, read_row};
 use crate::mvcc::Mvcc;
 use crate::row_lock::RowLocks;
 use crate::scanner::RegionScanner;
@@ -27,7 +27,9 @@ pub struct RegionConfig {
 
 impl Default for RegionConfig {
     fn default() -> Self {
-        RegionConfig { max_cell_size: DEFAULT_MAX_CELL_SIZE }
+        RegionConfig {
+            max_cell_size: DEFAULT_MAX_CELL_SIZE,
+        }
     }
 }
 
@@ -45,9 +47,18 @@ pub struct Region {
 
 impl Region {
     /// An empty region for `descriptor`, which is validated first.
-    pub fn new(descriptor: TableDescriptor, clock: Arc<dyn Clock>, config: RegionConfig) -> Result<Self> {
+    pub fn new(
+        descriptor: TableDescriptor,
+        clock: Arc<dyn Clock>,
+        config: RegionConfig,
+    ) -> Result<Self> {
         descriptor.validate()?;
-        let stores = descriptor.families().iter().cloned().map(Store::new).collect();
+        let stores = descriptor
+            .families()
+            .iter()
+            .cloned()
+            .map(Store::new)
+            .collect();
         Ok(Region {
             descriptor,
             stores,
@@ -103,7 +114,14 @@ impl Region {
                 validate_timestamp(ts)?;
             }
             // keylen, vallen, rowlen, row, famlen, family, qualifier, ts, type, value
-            let size = 4 + 4 + 2 + put.row.len() + 1 + c.family.len() + c.qualifier.len() + 9
+            let size = 4
+                + 4
+                + 2
+                + put.row.len()
+                + 1
+                + c.family.len()
+                + c.qualifier.len()
+                + 9
                 + c.value.len();
             if size > self.config.max_cell_size {
                 return Err(Error::CellTooLarge {
@@ -128,9 +146,13 @@ impl Region {
                 cell_type: CellType::Put,
                 seq_id,
             };
-            self.stores[store]
-                .memstore()
-                .insert(key, StoreValue { value: c.value.clone(), ttl_ms: put.ttl_ms });
+            self.stores[store].memstore().insert(
+                key,
+                StoreValue {
+                    value: c.value.clone(),
+                    ttl_ms: put.ttl_ms,
+                },
+            );
         }
         self.mvcc.complete(seq_id);
         Ok(())
@@ -157,7 +179,8 @@ impl Region {
             }
         }
         let reads_first = delete.entries.iter().any(|e| {
-            e.kind == CellType::Delete && e.timestamp.unwrap_or(delete.timestamp) == LATEST_TIMESTAMP
+            e.kind == CellType::Delete
+                && e.timestamp.unwrap_or(delete.timestamp) == LATEST_TIMESTAMP
         });
         let _shared;
         let _exclusive;
@@ -171,7 +194,12 @@ impl Region {
         let mut markers: Vec<(usize, Bytes, i64, CellType)> = Vec::new();
         if delete.entries.is_empty() {
             for store in 0..self.stores.len() {
-                markers.push((store, Bytes::new(), resolve(delete.timestamp), CellType::DeleteFamily));
+                markers.push((
+                    store,
+                    Bytes::new(),
+                    resolve(delete.timestamp),
+                    CellType::DeleteFamily,
+                ));
             }
         }
         for (i, (e, &store)) in delete.entries.iter().zip(&targets).enumerate() {
@@ -187,7 +215,8 @@ impl Region {
                             && p.qualifier == e.qualifier
                     })
                     .count();
-                self.nth_newest_version(&delete.row, store, &e.qualifier, k, now).unwrap_or(now)
+                self.nth_newest_version(&delete.row, store, &e.qualifier, k, now)
+                    .unwrap_or(now)
             } else {
                 resolve(ts)
             };
@@ -195,15 +224,34 @@ impl Region {
         }
         let seq_id = self.mvcc.begin();
         for (store, qualifier, timestamp, cell_type) in markers {
-            let key = StoreKey { row: delete.row.clone(), qualifier, timestamp, cell_type, seq_id };
-            self.stores[store].memstore().insert(key, StoreValue { value: Bytes::new(), ttl_ms: None });
+            let key = StoreKey {
+                row: delete.row.clone(),
+                qualifier,
+                timestamp,
+                cell_type,
+                seq_id,
+            };
+            self.stores[store].memstore().insert(
+                key,
+                StoreValue {
+                    value: Bytes::new(),
+                    ttl_ms: None,
+                },
+            );
         }
         self.mvcc.complete(seq_id);
         Ok(())
     }
 
     /// Timestamp of the `k`-th newest visible version of a column, if it has that many.
-    fn nth_newest_version(&self, row: &Bytes, store: usize, qualifier: &Bytes, k: usize, now: i64) -> Option<i64> {
+    fn nth_newest_version(
+        &self,
+        row: &Bytes,
+        store: usize,
+        qualifier: &Bytes,
+        k: usize,
+        now: i64,
+    ) -> Option<i64> {
         let columns = BTreeSet::from([qualifier.clone()]);
         let family = self.stores[store].family();
         let versions = u32::try_from(k).unwrap_or(u32::MAX);
@@ -213,7 +261,14 @@ impl Region {
         cells.get(k - 1).map(|c| c.timestamp)
     }
 
-    fn read_store_row(&self, store: usize, row: &Bytes, query: &StoreQuery, read_point: u64, out: &mut Vec<Cell>) {
+    fn read_store_row(
+        &self,
+        store: usize,
+        row: &Bytes,
+        query: &StoreQuery,
+        read_point: u64,
+        out: &mut Vec<Cell>,
+    ) {
         let mut cursor = self.stores[store].memstore().cursor(read_point);
         cursor.seek(&StoreKey::first_on_row(row));
         read_row(&mut cursor, row, query, out);
@@ -230,10 +285,19 @@ impl Region {
     ) -> Result<Vec<(usize, StoreQuery)>> {
         time_range.validate()?;
         if max_versions == 0 {
-            return Err(Error::InvalidArgument("max versions must be at least 1".into()));
+            return Err(Error::InvalidArgument(
+                "max versions must be at least 1".into(),
+            ));
         }
         let make = |i: usize, columns| {
-            StoreQuery::new(self.stores[i].family(), columns, time_range, max_versions, raw, now)
+            StoreQuery::new(
+                self.stores[i].family(),
+                columns,
+                time_range,
+                max_versions,
+                raw,
+                now,
+            )
         };
         if families.is_empty() {
             return Ok((0..self.stores.len()).map(|i| (i, make(i, None))).collect());
@@ -251,13 +315,18 @@ impl Region {
     pub fn get(&self, get: &Get) -> Result<RowResult> {
         validate_row(&get.row)?;
         let now = self.now();
-        let queries = self.store_queries(&get.families, get.time_range, get.max_versions, false, now)?;
+        let queries =
+            self.store_queries(&get.families, get.time_range, get.max_versions, false, now)?;
         let read_point = self.read_point();
         let mut cells = Vec::new();
         for (store, query) in &queries {
             self.read_store_row(*store, &get.row, query, read_point, &mut cells);
         }
-        Ok(RowResult { row: get.row.clone(), cells, partial: false })
+        Ok(RowResult {
+            row: get.row.clone(),
+            cells,
+            partial: false,
+        })
     }
 
     /// Opens a scanner over the rows `scan` selects, at the current read point.

@@ -16,7 +16,9 @@ pub struct RowLocks {
 
 impl Default for RowLocks {
     fn default() -> Self {
-        RowLocks { stripes: (0..STRIPES).map(|_| RwLock::new(())).collect() }
+        RowLocks {
+            stripes: (0..STRIPES).map(|_| RwLock::new(())).collect(),
+        }
     }
 }
 
@@ -34,11 +36,15 @@ impl RowLocks {
     /// Shared lock on `row`.
     pub fn shared(&self, row: &[u8]) -> RwLockReadGuard<'_, ()> {
         // The lock guards no data, so poisoning carries no meaning here.
-        self.stripe(row).read().unwrap_or_else(PoisonError::into_inner)
+        self.stripe(row)
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Exclusive lock on `row`.
     pub fn exclusive(&self, row: &[u8]) -> RwLockWriteGuard<'_, ()> {
-        self.stripe(row).write().unwrap_or_else(PoisonError::into_inner)
+        self.stripe(row)
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 }

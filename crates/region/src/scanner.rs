@@ -14,7 +14,7 @@ use basalt_common::{Bytes, Cell};
 
 use crate::cursor::CellCursor;
 use crate::key::StoreKey;
-use crate::matcher::{read_row, StoreQuery};
+use crate::matcher::{StoreQuery, read_row};
 use crate::memstore::MemStoreCursor;
 use crate::region::Region;
 
@@ -45,8 +45,13 @@ impl RegionScanner {
     pub(crate) fn new(region: Arc<Region>, scan: &Scan) -> Result<Self> {
         scan.validate()?;
         let now = region.now();
-        let queries =
-            region.store_queries(&scan.families, scan.time_range, scan.max_versions, scan.raw, now)?;
+        let queries = region.store_queries(
+            &scan.families,
+            scan.time_range,
+            scan.max_versions,
+            scan.raw,
+            now,
+        )?;
         let read_point = region.read_point();
         let position = if scan.start_row.is_empty() {
             Bound::Unbounded
@@ -77,7 +82,11 @@ impl RegionScanner {
             return false;
         }
         let ord = row.cmp(&self.stop_row);
-        let beyond = if self.reversed { ord.is_lt() } else { ord.is_gt() };
+        let beyond = if self.reversed {
+            ord.is_lt()
+        } else {
+            ord.is_gt()
+        };
         beyond || (ord.is_eq() && !self.include_stop_row)
     }
 
@@ -136,7 +145,11 @@ impl RegionScanner {
     /// at its start.
     fn next_row(&self, cursors: &mut [MemStoreCursor<'_>]) -> Option<Bytes> {
         if !self.reversed {
-            return cursors.iter().filter_map(|c| c.peek().map(|(k, _)| &k.row)).min().cloned();
+            return cursors
+                .iter()
+                .filter_map(|c| c.peek().map(|(k, _)| &k.row))
+                .min()
+                .cloned();
         }
         let row = cursors
             .iter()
@@ -162,7 +175,11 @@ impl RegionScanner {
                     });
                 }
             }
-            _ => self.buffer.push_back(RowResult { row, cells, partial: false }),
+            _ => self.buffer.push_back(RowResult {
+                row,
+                cells,
+                partial: false,
+            }),
         }
     }
 }

@@ -14,7 +14,10 @@ pub struct Store {
 
 impl Store {
     pub fn new(family: ColumnFamilyDescriptor) -> Self {
-        Store { family, memstore: MemStore::new() }
+        Store {
+            family,
+            memstore: MemStore::new(),
+        }
     }
 
     pub fn family(&self) -> &ColumnFamilyDescriptor {

@@ -57,8 +57,17 @@ pub enum Op {
         cells: Vec<(usize, Row, Option<i64>, Row)>,
     },
     /// No entries: the whole row.
-    Delete { row: Row, ts: Option<i64>, entries: Vec<(usize, Row, Option<i64>, CellType)> },
-    Get { row: Row, cols: ColSpec, time_range: Option<(i64, i64)>, versions: u32 },
+    Delete {
+        row: Row,
+        ts: Option<i64>,
+        entries: Vec<(usize, Row, Option<i64>, CellType)>,
+    },
+    Get {
+        row: Row,
+        cols: ColSpec,
+        time_range: Option<(i64, i64)>,
+        versions: u32,
+    },
     Scan(ScanSpec),
     Advance(i64),
 }
@@ -103,14 +112,26 @@ struct Candidate {
 
 impl Oracle {
     pub fn new(families: Vec<FamilySpec>, now: i64) -> Self {
-        Oracle { families, data: BTreeMap::new(), markers: BTreeMap::new(), seq: 0, now }
+        Oracle {
+            families,
+            data: BTreeMap::new(),
+            markers: BTreeMap::new(),
+            seq: 0,
+            now,
+        }
     }
 
     fn resolve(&self, ts: Option<i64>) -> i64 {
         ts.unwrap_or(self.now)
     }
 
-    pub fn put(&mut self, row: &Row, ts: Option<i64>, ttl_ms: Option<u64>, cells: &[(usize, Row, Option<i64>, Row)]) {
+    pub fn put(
+        &mut self,
+        row: &Row,
+        ts: Option<i64>,
+        ttl_ms: Option<u64>,
+        cells: &[(usize, Row, Option<i64>, Row)],
+    ) {
         self.seq += 1;
         for (f, q, cell_ts, value) in cells {
             let ts = self.resolve(cell_ts.or(ts));
@@ -126,11 +147,20 @@ impl Oracle {
                 .or_default();
             // Identical coordinates within one mutation: the later cell replaces the earlier.
             versions.retain(|v| v.seq != self.seq);
-            versions.push(Version { seq: self.seq, value: value.clone(), ttl_ms });
+            versions.push(Version {
+                seq: self.seq,
+                value: value.clone(),
+                ttl_ms,
+            });
         }
     }
 
-    pub fn delete(&mut self, row: &Row, ts: Option<i64>, entries: &[(usize, Row, Option<i64>, CellType)]) {
+    pub fn delete(
+        &mut self,
+        row: &Row,
+        ts: Option<i64>,
+        entries: &[(usize, Row, Option<i64>, CellType)],
+    ) {
         let mut new = Vec::new();
         if entries.is_empty() {
             for f in 0..self.families.len() {
@@ -142,7 +172,12 @@ impl Oracle {
                 (None, CellType::Delete) => {
                     let k = 1 + entries[..i]
                         .iter()
-                        .filter(|p| p.3 == CellType::Delete && p.2.or(ts).is_none() && p.0 == *f && p.1 == *q)
+                        .filter(|p| {
+                            p.3 == CellType::Delete
+                                && p.2.or(ts).is_none()
+                                && p.0 == *f
+                                && p.1 == *q
+                        })
                         .count();
                     let newest = self.read_column(row, *f, q, TimeRange::ALL, k as u32);
                     newest.get(k - 1).map_or(self.now, |c| c.ts)
@@ -153,15 +188,30 @@ impl Oracle {
         }
         self.seq += 1;
         for (f, qualifier, ts, kind) in new {
-            let markers = self.markers.entry(row.clone()).or_default().entry(f).or_default();
+            let markers = self
+                .markers
+                .entry(row.clone())
+                .or_default()
+                .entry(f)
+                .or_default();
             // Identical markers within one mutation collapse, as identical keys do.
-            markers.retain(|m| !(m.seq == self.seq && m.qualifier == qualifier && m.ts == ts && m.kind == kind));
-            markers.push(Marker { qualifier, ts, kind, seq: self.seq });
+            markers.retain(|m| {
+                !(m.seq == self.seq && m.qualifier == qualifier && m.ts == ts && m.kind == kind)
+            });
+            markers.push(Marker {
+                qualifier,
+                ts,
+                kind,
+                seq: self.seq,
+            });
         }
     }
 
     fn markers_of(&self, row: &Row, f: usize) -> &[Marker] {
-        self.markers.get(row).and_then(|m| m.get(&f)).map_or(&[], Vec::as_slice)
+        self.markers
+            .get(row)
+            .and_then(|m| m.get(&f))
+            .map_or(&[], Vec::as_slice)
     }
 
     fn columns_of(&self, row: &Row, f: usize) -> Option<&Columns> {
@@ -176,7 +226,14 @@ impl Oracle {
     }
 
     /// The versions of one column a normal (non-raw) read returns.
-    fn read_column(&self, row: &Row, f: usize, q: &Row, tr: TimeRange, versions: u32) -> Vec<Candidate> {
+    fn read_column(
+        &self,
+        row: &Row,
+        f: usize,
+        q: &Row,
+        tr: TimeRange,
+        versions: u32,
+    ) -> Vec<Candidate> {
         let spec = &self.families[f];
         let max = versions.min(spec.max_versions);
         let oldest = self.oldest_unexpired(f);
@@ -185,7 +242,13 @@ impl Oracle {
             .markers_of(row, f)
             .iter()
             .filter(|m| m.kind.is_family_delete() || m.qualifier == *q)
-            .filter(|m| if see_past { tr.contains(m.ts) } else { tr.contains_or_after(m.ts) })
+            .filter(|m| {
+                if see_past {
+                    tr.contains(m.ts)
+                } else {
+                    tr.contains_or_after(m.ts)
+                }
+            })
             .collect();
         let masked = |ts: i64| {
             markers.iter().any(|m| match m.kind {
@@ -201,7 +264,7 @@ impl Oracle {
             .iter()
             .rev()
             .flat_map(|(ts, vs)| vs.iter().rev().map(move |v| (*ts, v)))
-            .filter(|(ts, v)| !v.ttl_ms.is_some_and(|t| ts + t as i64 - self.now < 0))
+            .filter(|(ts, v)| v.ttl_ms.is_none_or(|t| ts + t as i64 >= self.now))
             .filter(|(ts, _)| !masked(*ts))
             .filter(|(ts, _)| tr.contains(*ts))
             .filter(|(ts, _)| spec.min_versions > 0 || *ts >= oldest)
@@ -224,7 +287,14 @@ impl Oracle {
     }
 
     /// The cells of one column a raw read returns: puts and markers, HBase-ordered.
-    fn read_column_raw(&self, row: &Row, f: usize, q: &Row, tr: TimeRange, versions: u32) -> Vec<Candidate> {
+    fn read_column_raw(
+        &self,
+        row: &Row,
+        f: usize,
+        q: &Row,
+        tr: TimeRange,
+        versions: u32,
+    ) -> Vec<Candidate> {
         let mut all: Vec<Candidate> = self
             .markers_of(row, f)
             .iter()
@@ -252,7 +322,11 @@ impl Oracle {
                 }
             }
         }
-        all.sort_by(|a, b| b.ts.cmp(&a.ts).then(b.kind.cmp(&a.kind)).then(b.seq.cmp(&a.seq)));
+        all.sort_by(|a, b| {
+            b.ts.cmp(&a.ts)
+                .then(b.kind.cmp(&a.kind))
+                .then(b.seq.cmp(&a.seq))
+        });
         let mut out: Vec<Candidate> = Vec::new();
         let mut puts = 0;
         for c in all {
@@ -274,19 +348,30 @@ impl Oracle {
     }
 
     /// Every cell of `row` a read returns, in cell order.
-    fn read_row(&self, row: &Row, cols: &ColSpec, tr: TimeRange, versions: u32, raw: bool) -> Vec<Cell> {
+    fn read_row(
+        &self,
+        row: &Row,
+        cols: &ColSpec,
+        tr: TimeRange,
+        versions: u32,
+        raw: bool,
+    ) -> Vec<Cell> {
         let selection: Vec<(usize, Option<BTreeSet<Row>>)> = if cols.is_empty() {
             (0..self.families.len()).map(|f| (f, None)).collect()
         } else {
-            let mut s: Vec<_> =
-                cols.iter().map(|(f, qs)| (*f, qs.as_ref().map(|q| q.iter().cloned().collect()))).collect();
+            let mut s: Vec<_> = cols
+                .iter()
+                .map(|(f, qs)| (*f, qs.as_ref().map(|q| q.iter().cloned().collect())))
+                .collect();
             s.sort_by_key(|(f, _)| *f);
             s
         };
         let mut out = Vec::new();
         for (f, wanted) in selection {
-            let mut qualifiers: BTreeSet<Row> =
-                self.columns_of(row, f).map(|c| c.keys().cloned().collect()).unwrap_or_default();
+            let mut qualifiers: BTreeSet<Row> = self
+                .columns_of(row, f)
+                .map(|c| c.keys().cloned().collect())
+                .unwrap_or_default();
             if raw {
                 qualifiers.extend(self.markers_of(row, f).iter().map(|m| m.qualifier.clone()));
             }
@@ -344,7 +429,10 @@ impl Oracle {
         };
         let mut out = Vec::new();
         let mut rows_left = s.limit.unwrap_or(usize::MAX);
-        for r in ordered.into_iter().filter(|r| after_start(r) && before_stop(r)) {
+        for r in ordered
+            .into_iter()
+            .filter(|r| after_start(r) && before_stop(r))
+        {
             if rows_left == 0 {
                 break;
             }
@@ -393,7 +481,10 @@ impl Engine {
             desc.add_family(cf);
         }
         conn.admin().create_table(desc).expect("create model table");
-        Engine { table: conn.table("model").expect("table"), clock }
+        Engine {
+            table: conn.table("model").expect("table"),
+            clock,
+        }
     }
 }
 
@@ -436,7 +527,12 @@ pub fn run(families: &[FamilySpec], ops: &[Op]) -> Result<(), String> {
     let mut oracle = Oracle::new(families.to_vec(), start);
     for (i, op) in ops.iter().enumerate() {
         match op {
-            Op::Put { row, ts, ttl_ms, cells } => {
+            Op::Put {
+                row,
+                ts,
+                ttl_ms,
+                cells,
+            } => {
                 let mut p = Put::new(row.clone());
                 if let Some(ts) = ts {
                     p = p.with_timestamp(*ts);
@@ -450,7 +546,10 @@ pub fn run(families: &[FamilySpec], ops: &[Op]) -> Result<(), String> {
                         None => p.add_column(family(*f), q.clone(), v.clone()),
                     };
                 }
-                engine.table.put(&p).map_err(|e| format!("op {i}: put failed: {e}"))?;
+                engine
+                    .table
+                    .put(&p)
+                    .map_err(|e| format!("op {i}: put failed: {e}"))?;
                 oracle.put(row, *ts, *ttl_ms, cells);
             }
             Op::Delete { row, ts, entries } => {
@@ -472,18 +571,32 @@ pub fn run(families: &[FamilySpec], ops: &[Op]) -> Result<(), String> {
                         (_, Some(t)) => d.add_column_at(fam, q.clone(), *t),
                     };
                 }
-                engine.table.delete(&d).map_err(|e| format!("op {i}: delete failed: {e}"))?;
+                engine
+                    .table
+                    .delete(&d)
+                    .map_err(|e| format!("op {i}: delete failed: {e}"))?;
                 oracle.delete(row, *ts, entries);
             }
-            Op::Get { row, cols, time_range, versions } => {
+            Op::Get {
+                row,
+                cols,
+                time_range,
+                versions,
+            } => {
                 let mut g = apply_cols_get(Get::new(row.clone()), cols).read_versions(*versions);
                 if let Some((a, b)) = time_range {
                     g = g.with_time_range(*a, *b);
                 }
-                let got = engine.table.get(&g).map_err(|e| format!("op {i}: get failed: {e}"))?;
+                let got = engine
+                    .table
+                    .get(&g)
+                    .map_err(|e| format!("op {i}: get failed: {e}"))?;
                 let want = oracle.get(row, cols, to_range(*time_range), *versions);
                 if got.cells != want {
-                    return Err(format!("op {i}: {op:?}\n engine: {:?}\n oracle: {want:?}", got.cells));
+                    return Err(format!(
+                        "op {i}: {op:?}\n engine: {:?}\n oracle: {want:?}",
+                        got.cells
+                    ));
                 }
             }
             Op::Scan(s) => {
@@ -511,7 +624,9 @@ pub fn run(families: &[FamilySpec], ops: &[Op]) -> Result<(), String> {
                     .map_err(|e| format!("op {i}: scan row failed: {e}"))?;
                 let want = oracle.scan(s);
                 if got != want {
-                    return Err(format!("op {i}: {op:?}\n engine: {got:?}\n oracle: {want:?}"));
+                    return Err(format!(
+                        "op {i}: {op:?}\n engine: {got:?}\n oracle: {want:?}"
+                    ));
                 }
             }
             Op::Advance(ms) => {

@@ -128,8 +128,19 @@ impl Delete {
         self
     }
 
-    fn push(mut self, family: Bytes, qualifier: Bytes, timestamp: Option<i64>, kind: CellType) -> Self {
-        self.entries.push(DeleteEntry { family, qualifier, timestamp, kind });
+    fn push(
+        mut self,
+        family: Bytes,
+        qualifier: Bytes,
+        timestamp: Option<i64>,
+        kind: CellType,
+    ) -> Self {
+        self.entries.push(DeleteEntry {
+            family,
+            qualifier,
+            timestamp,
+            kind,
+        });
         self
     }
 
@@ -140,17 +151,32 @@ impl Delete {
 
     /// Every column of `family` with timestamp <= `ts`.
     pub fn add_family_at(self, family: impl Into<Bytes>, ts: i64) -> Self {
-        self.push(family.into(), Bytes::new(), Some(ts), CellType::DeleteFamily)
+        self.push(
+            family.into(),
+            Bytes::new(),
+            Some(ts),
+            CellType::DeleteFamily,
+        )
     }
 
     /// Every column of `family` at exactly `ts` (DeleteFamilyVersion).
     pub fn add_family_version(self, family: impl Into<Bytes>, ts: i64) -> Self {
-        self.push(family.into(), Bytes::new(), Some(ts), CellType::DeleteFamilyVersion)
+        self.push(
+            family.into(),
+            Bytes::new(),
+            Some(ts),
+            CellType::DeleteFamilyVersion,
+        )
     }
 
     /// Every version of one column (DeleteColumn at the Delete's timestamp).
     pub fn add_columns(self, family: impl Into<Bytes>, qualifier: impl Into<Bytes>) -> Self {
-        self.push(family.into(), qualifier.into(), None, CellType::DeleteColumn)
+        self.push(
+            family.into(),
+            qualifier.into(),
+            None,
+            CellType::DeleteColumn,
+        )
     }
 
     /// Every version of one column with timestamp <= `ts`.
@@ -160,7 +186,12 @@ impl Delete {
         qualifier: impl Into<Bytes>,
         ts: i64,
     ) -> Self {
-        self.push(family.into(), qualifier.into(), Some(ts), CellType::DeleteColumn)
+        self.push(
+            family.into(),
+            qualifier.into(),
+            Some(ts),
+            CellType::DeleteColumn,
+        )
     }
 
     /// One version of one column: the Delete's timestamp, or the newest version if that is

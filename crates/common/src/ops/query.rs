@@ -20,7 +20,10 @@ impl Default for TimeRange {
 }
 
 impl TimeRange {
-    pub const ALL: TimeRange = TimeRange { min: 0, max: i64::MAX };
+    pub const ALL: TimeRange = TimeRange {
+        min: 0,
+        max: i64::MAX,
+    };
 
     /// `[min, max)`.
     pub fn new(min: i64, max: i64) -> TimeRange {
@@ -29,7 +32,10 @@ impl TimeRange {
 
     /// Exactly `ts`: `[ts, ts + 1)`.
     pub fn at(ts: i64) -> TimeRange {
-        TimeRange { min: ts, max: ts.saturating_add(1) }
+        TimeRange {
+            min: ts,
+            max: ts.saturating_add(1),
+        }
     }
 
     pub fn is_all_time(&self) -> bool {
@@ -89,7 +95,10 @@ fn add_family(map: &mut FamilyMap, family: Bytes) {
 
 /// As HBase: a column added after its whole family narrows the family to the listed columns.
 fn add_column(map: &mut FamilyMap, family: Bytes, qualifier: Bytes) {
-    map.entry(family).or_insert(None).get_or_insert_with(BTreeSet::new).insert(qualifier);
+    map.entry(family)
+        .or_insert(None)
+        .get_or_insert_with(BTreeSet::new)
+        .insert(qualifier);
 }
 
 /// Reads one row.
@@ -287,10 +296,14 @@ impl Scan {
     pub fn validate(&self) -> Result<()> {
         self.time_range.validate()?;
         if self.max_versions == 0 {
-            return Err(Error::InvalidArgument("max versions must be at least 1".into()));
+            return Err(Error::InvalidArgument(
+                "max versions must be at least 1".into(),
+            ));
         }
         if self.batch == Some(0) {
-            return Err(Error::InvalidArgument("batch must be at least 1 cell".into()));
+            return Err(Error::InvalidArgument(
+                "batch must be at least 1 cell".into(),
+            ));
         }
         Ok(())
     }
@@ -322,7 +335,12 @@ mod tests {
     #[test]
     fn column_after_family_narrows() {
         let g = Get::new("r").add_family("cf").add_column("cf", "a");
-        let cols = g.families.get(&Bytes::from_static(b"cf")).unwrap().as_ref().unwrap();
+        let cols = g
+            .families
+            .get(&Bytes::from_static(b"cf"))
+            .unwrap()
+            .as_ref()
+            .unwrap();
         assert_eq!(cols.len(), 1);
         let g = Get::new("r").add_column("cf", "a").add_family("cf");
         assert_eq!(g.families.get(&Bytes::from_static(b"cf")), Some(&None));
@@ -331,7 +349,10 @@ mod tests {
     #[test]
     fn time_ranges() {
         let tr = TimeRange::new(5, 10);
-        assert_eq!((tr.compare(4), tr.compare(5), tr.compare(9), tr.compare(10)), (-1, 0, 0, 1));
+        assert_eq!(
+            (tr.compare(4), tr.compare(5), tr.compare(9), tr.compare(10)),
+            (-1, 0, 0, 1)
+        );
         assert!(TimeRange::new(10, 5).validate().is_err());
         assert!(TimeRange::new(-1, 5).validate().is_err());
         assert!(TimeRange::at(7).contains(7) && !TimeRange::at(7).contains(8));

@@ -25,7 +25,9 @@ impl RowResult {
 
     /// The newest returned cell of `family:qualifier`.
     pub fn latest_cell(&self, family: &[u8], qualifier: &[u8]) -> Option<&Cell> {
-        self.cells.iter().find(|c| c.family == family && c.qualifier == qualifier)
+        self.cells
+            .iter()
+            .find(|c| c.family == family && c.qualifier == qualifier)
     }
 
     /// The value of the newest returned cell of `family:qualifier`.
