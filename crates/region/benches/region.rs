@@ -1,1 +1,185 @@
-fn main() {}
+//! Engine micro-benchmarks (issue 3): one-cell put into a region's memstore beside a bare
+//! crossbeam `SkipMap` insert of the same keys, point get of an in-memory row, and a forward
+//! scan. Run with `cargo bench -p basalt-region --bench region`; BENCHMARKS.md records results.
+
+use std::sync::Arc;
+
+use basalt_common::{ColumnFamilyDescriptor, Get, Put, Scan, SystemClock, TableDescriptor};
+use basalt_region::bench_support::{MemStore, StoreKey, StoreValue};
+use basalt_region::{Region, RegionConfig};
+use bytes::Bytes;
+use crossbeam_skiplist::SkipMap;
+
+fn main() {
+    divan::main();
+}
+
+/// Rows already in the structure before a put benchmark starts timing.
+const PRELOADED: usize = 200_000;
+/// Puts timed per benchmark: every sample inserts new keys, so both structures end equally big.
+const SAMPLES: u32 = 100;
+const SAMPLE_SIZE: u32 = 1_000;
+const VALUE: &[u8] = &[b'v'; 100];
+
+/// YCSB-style row keys in a scrambled order, so inserts land all over the structure.
+fn keys(n: usize) -> Vec<Bytes> {
+    (0..n as u64)
+        .map(|i| {
+            let h = i.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(31);
+            Bytes::from(format!("user{h:020}"))
+        })
+        .collect()
+}
+
+fn region(families: &[&str]) -> Arc<Region> {
+    let mut desc = TableDescriptor::named("bench").expect("name");
+    for f in families {
+        desc.add_family(ColumnFamilyDescriptor::new(f.as_bytes().to_vec()));
+    }
+    let region = Region::new(desc, Arc::new(SystemClock), RegionConfig::default()).expect("region");
+    Arc::new(region)
+}
+
+fn put_one(region: &Region, row: Bytes) {
+    let put = Put::new(row).add_column("cf", "q", Bytes::from_static(VALUE));
+    region.put(&put).expect("put");
+}
+
+#[divan::bench(sample_count = SAMPLES, sample_size = SAMPLE_SIZE)]
+fn region_put_one_cell(bencher: divan::Bencher<'_, '_>) {
+    let region = region(&["cf"]);
+    let all = keys(PRELOADED + (SAMPLES * SAMPLE_SIZE) as usize + 10_000);
+    for k in &all[..PRELOADED] {
+        put_one(&region, k.clone());
+    }
+    let mut next = PRELOADED;
+    bencher.bench_local(|| {
+        put_one(&region, all[next].clone());
+        next += 1;
+    });
+}
+
+#[divan::bench(sample_count = SAMPLES, sample_size = SAMPLE_SIZE)]
+fn memstore_insert_one_cell(bencher: divan::Bencher<'_, '_>) {
+    let memstore = MemStore::new();
+    let all = keys(PRELOADED + (SAMPLES * SAMPLE_SIZE) as usize + 10_000);
+    let insert = |row: &Bytes, seq: u64| {
+        let key = StoreKey::new(
+            row.clone(),
+            Bytes::from_static(b"q"),
+            1,
+            basalt_common::CellType::Put,
+            seq,
+        );
+        memstore.insert(
+            key,
+            StoreValue {
+                value: Bytes::from_static(VALUE),
+                ttl_ms: None,
+            },
+        );
+    };
+    for (i, k) in all[..PRELOADED].iter().enumerate() {
+        insert(k, i as u64);
+    }
+    let mut next = PRELOADED;
+    bencher.bench_local(|| {
+        insert(&all[next], next as u64);
+        next += 1;
+    });
+}
+
+#[divan::bench(sample_count = SAMPLES, sample_size = SAMPLE_SIZE)]
+fn bare_skipmap_insert(bencher: divan::Bencher<'_, '_>) {
+    let map: SkipMap<Bytes, Bytes> = SkipMap::new();
+    let all = keys(PRELOADED + (SAMPLES * SAMPLE_SIZE) as usize + 10_000);
+    for k in &all[..PRELOADED] {
+        map.insert(k.clone(), Bytes::from_static(VALUE));
+    }
+    let mut next = PRELOADED;
+    bencher.bench_local(|| {
+        map.insert(all[next].clone(), Bytes::from_static(VALUE));
+        next += 1;
+    });
+}
+
+const GET_ROWS: usize = 100_000;
+
+#[divan::bench(sample_count = SAMPLES, sample_size = SAMPLE_SIZE)]
+fn region_get_row(bencher: divan::Bencher<'_, '_>) {
+    let region = region(&["cf"]);
+    let all = keys(GET_ROWS);
+    for k in &all {
+        put_one(&region, k.clone());
+    }
+    let mut i = 0usize;
+    bencher.bench_local(|| {
+        i = (i + 7_919) % GET_ROWS;
+        let row = region.get(&Get::new(all[i].clone())).expect("get");
+        assert_eq!(row.cells.len(), 1);
+        row
+    });
+}
+
+#[divan::bench(sample_count = SAMPLES, sample_size = SAMPLE_SIZE)]
+fn bare_skipmap_get(bencher: divan::Bencher<'_, '_>) {
+    let map: SkipMap<Bytes, Bytes> = SkipMap::new();
+    let all = keys(GET_ROWS);
+    for k in &all {
+        map.insert(k.clone(), Bytes::from_static(VALUE));
+    }
+    let mut i = 0usize;
+    bencher.bench_local(|| {
+        i = (i + 7_919) % GET_ROWS;
+        map.get(&all[i]).map(|e| e.value().clone())
+    });
+}
+
+const SCAN_ROWS: usize = 100_000;
+const SCAN_COLUMNS: usize = 10;
+
+/// A full forward scan of 100,000 rows x 10 columns; throughput is in cells.
+#[divan::bench(sample_count = 10, sample_size = 1)]
+fn region_scan(bencher: divan::Bencher<'_, '_>) {
+    let region = region(&["cf"]);
+    for k in keys(SCAN_ROWS) {
+        let mut put = Put::new(k);
+        for c in 0..SCAN_COLUMNS {
+            put = put.add_column("cf", format!("field{c}"), Bytes::from_static(VALUE));
+        }
+        region.put(&put).expect("put");
+    }
+    bencher
+        .counter(divan::counter::ItemsCount::new(SCAN_ROWS * SCAN_COLUMNS))
+        .bench_local(|| {
+            let mut cells = 0;
+            for row in region.scan(&Scan::new()).expect("scan") {
+                cells += row.expect("row").cells.len();
+            }
+            assert_eq!(cells, SCAN_ROWS * SCAN_COLUMNS);
+            cells
+        });
+}
+
+/// The same cells walked in a bare SkipMap, for the overhead ratio.
+#[divan::bench(sample_count = 10, sample_size = 1)]
+fn bare_skipmap_iterate(bencher: divan::Bencher<'_, '_>) {
+    let map: SkipMap<(Bytes, Bytes), Bytes> = SkipMap::new();
+    for k in keys(SCAN_ROWS) {
+        for c in 0..SCAN_COLUMNS {
+            map.insert(
+                (k.clone(), Bytes::from(format!("field{c}"))),
+                Bytes::from_static(VALUE),
+            );
+        }
+    }
+    bencher
+        .counter(divan::counter::ItemsCount::new(SCAN_ROWS * SCAN_COLUMNS))
+        .bench_local(|| {
+            let mut n = 0;
+            for e in map.iter() {
+                n += e.value().len() / VALUE.len();
+            }
+            n
+        });
+}

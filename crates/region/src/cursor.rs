@@ -8,13 +8,15 @@ use basalt_common::Bytes;
 
 use crate::key::{StoreKey, StoreValue};
 
-/// A forward cursor over one store's visible cells, with seeks.
-pub trait CellCursor {
+/// A forward cursor over one store's visible cells, with seeks. The cells it hands out live
+/// for `'g` (the epoch guard or block pins the cursor holds), so readers can keep references to
+/// earlier cells instead of cloning them.
+pub trait CellCursor<'g> {
     /// Positions at the first visible cell with key >= `key`.
     fn seek(&mut self, key: &StoreKey);
 
     /// The cell at the current position, or `None` past the end.
-    fn peek(&self) -> Option<(&StoreKey, &StoreValue)>;
+    fn peek(&self) -> Option<(&'g StoreKey, &'g StoreValue)>;
 
     /// Moves to the next visible cell.
     fn advance(&mut self);
@@ -25,11 +27,11 @@ pub trait CellCursor {
 
     /// Moves past every remaining cell of column `(row, qualifier)`. Stepping is cheaper than
     /// a seek when few versions remain, so it steps a little before it seeks.
-    fn skip_column(&mut self, row: &Bytes, qualifier: &Bytes) {
+    fn skip_column(&mut self, row: &Bytes, qualifier: &[u8]) {
         for _ in 0..4 {
             self.advance();
             match self.peek() {
-                Some((k, _)) if k.row == *row && k.qualifier == *qualifier => {}
+                Some((k, _)) if k.in_row(row) && k.qualifier == qualifier => {}
                 _ => return,
             }
         }
@@ -40,7 +42,7 @@ pub trait CellCursor {
     fn skip_row(&mut self, row: &Bytes) {
         for _ in 0..4 {
             match self.peek() {
-                Some((k, _)) if k.row == *row => self.advance(),
+                Some((k, _)) if k.in_row(row) => self.advance(),
                 _ => return,
             }
         }

@@ -120,10 +120,10 @@ impl DeleteTracker {
     }
 }
 
-/// The column being walked.
+/// The column being walked; its qualifier is borrowed from the cursor's cells.
 #[derive(Debug, Default)]
-struct ColumnState {
-    qualifier: Option<Bytes>,
+struct ColumnState<'g> {
+    qualifier: Option<&'g Bytes>,
     /// Requested by the read (always, without explicit columns).
     selected: bool,
     /// Versions counted so far (puts only).
@@ -143,7 +143,7 @@ enum Step {
 ///
 /// The cursor must be at the first cell at or after the start of `row` (it may already be in a
 /// later row); it is left after the end of `row`.
-pub fn read_row<C: CellCursor>(
+pub fn read_row<'g, C: CellCursor<'g>>(
     cursor: &mut C,
     row: &Bytes,
     query: &StoreQuery,
@@ -157,12 +157,12 @@ pub fn read_row<C: CellCursor>(
             let Some((key, value)) = cursor.peek() else {
                 return;
             };
-            if key.row != *row {
+            if !key.in_row(row) {
                 return;
             }
-            if col.qualifier.as_ref() != Some(&key.qualifier) {
+            if col.qualifier != Some(&key.qualifier) {
                 col = ColumnState {
-                    qualifier: Some(key.qualifier.clone()),
+                    qualifier: Some(&key.qualifier),
                     selected: true,
                     ..ColumnState::default()
                 };
@@ -189,7 +189,7 @@ pub fn read_row<C: CellCursor>(
         };
         match step {
             Step::Next => cursor.advance(),
-            Step::NextColumn => match &col.qualifier {
+            Step::NextColumn => match col.qualifier {
                 // The empty qualifier also holds the row's family delete markers, which may
                 // sort after the versions being skipped: step through it (HBASE-18471).
                 Some(q) if q.is_empty() => cursor.advance(),
@@ -214,7 +214,7 @@ fn match_cell(
     value: &StoreValue,
     query: &StoreQuery,
     deletes: &mut DeleteTracker,
-    col: &mut ColumnState,
+    col: &mut ColumnState<'_>,
     row: &Bytes,
     out: &mut Vec<Cell>,
 ) -> Step {

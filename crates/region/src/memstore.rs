@@ -1,14 +1,15 @@
 //! The memstore: a store's recent writes, in a concurrent skip list sorted by [`StoreKey`].
 //!
-//! Writers insert without locking the whole structure; readers walk it through a [`MemStoreCursor`]
-//! that hides cells newer than the reader's MVCC read point, so a multi-cell mutation becomes
-//! visible all at once.
+//! Writers insert without locking the whole structure; readers walk it through a
+//! [`MemStoreCursor`] that hides cells newer than the reader's MVCC read point, so a multi-cell
+//! mutation becomes visible all at once. Cursors borrow an epoch guard: they step through the
+//! list without reference counting, and the cells they hand out stay valid while it is held.
 
 use std::ops::Bound;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crossbeam_skiplist::SkipMap;
-use crossbeam_skiplist::map::Entry;
+use crossbeam_epoch::Guard;
+use crossbeam_skiplist::base::{Entry, SkipList};
 
 use basalt_common::Bytes;
 
@@ -21,22 +22,40 @@ use crate::key::{StoreKey, StoreValue};
 const CELL_OVERHEAD: usize = 128;
 
 /// A store's in-memory cells.
-#[derive(Debug, Default)]
 pub struct MemStore {
-    cells: SkipMap<StoreKey, StoreValue>,
+    cells: SkipList<StoreKey, StoreValue>,
     heap_size: AtomicUsize,
+}
+
+impl std::fmt::Debug for MemStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MemStore")
+            .field("cells", &self.cells.len())
+            .field("heap_size", &self.heap_size())
+            .finish()
+    }
+}
+
+impl Default for MemStore {
+    fn default() -> Self {
+        MemStore::new()
+    }
 }
 
 impl MemStore {
     pub fn new() -> Self {
-        MemStore::default()
+        MemStore {
+            cells: SkipList::new(crossbeam_epoch::default_collector().clone()),
+            heap_size: AtomicUsize::new(0),
+        }
     }
 
     /// Adds one cell. A cell with an identical key (same coordinates and sequence id) replaces
     /// the earlier one, as within one HBase mutation.
     pub fn insert(&self, key: StoreKey, value: StoreValue) {
         let size = key.row.len() + key.qualifier.len() + value.value.len() + CELL_OVERHEAD;
-        self.cells.insert(key, value);
+        let guard = crossbeam_epoch::pin();
+        self.cells.insert(key, value, &guard).release(&guard);
         self.heap_size.fetch_add(size, Ordering::Relaxed);
     }
 
@@ -53,11 +72,12 @@ impl MemStore {
         self.cells.is_empty()
     }
 
-    /// A cursor that sees only cells with sequence id <= `read_point`. It starts unpositioned;
-    /// call [`CellCursor::seek`] first.
-    pub fn cursor(&self, read_point: u64) -> MemStoreCursor<'_> {
+    /// A cursor that sees only cells with sequence id <= `read_point`, valid while `guard` is
+    /// held. It starts unpositioned; call [`CellCursor::seek`] first.
+    pub fn cursor<'g>(&'g self, read_point: u64, guard: &'g Guard) -> MemStoreCursor<'g> {
         MemStoreCursor {
-            memstore: self,
+            cells: &self.cells,
+            guard,
             read_point,
             current: None,
         }
@@ -65,10 +85,11 @@ impl MemStore {
 }
 
 /// Walks a [`MemStore`] in key order at a fixed read point.
-pub struct MemStoreCursor<'a> {
-    memstore: &'a MemStore,
+pub struct MemStoreCursor<'g> {
+    cells: &'g SkipList<StoreKey, StoreValue>,
+    guard: &'g Guard,
     read_point: u64,
-    current: Option<Entry<'a, StoreKey, StoreValue>>,
+    current: Option<Entry<'g, 'g, StoreKey, StoreValue>>,
 }
 
 impl std::fmt::Debug for MemStoreCursor<'_> {
@@ -80,47 +101,50 @@ impl std::fmt::Debug for MemStoreCursor<'_> {
     }
 }
 
-impl<'a> MemStoreCursor<'a> {
+impl MemStoreCursor<'_> {
     fn skip_invisible_forward(&mut self) {
-        while let Some(e) = &self.current {
+        while let Some(e) = &mut self.current {
             if e.key().seq_id <= self.read_point {
                 return;
             }
-            self.current = e.next();
+            if !e.move_next() {
+                self.current = None;
+            }
         }
     }
 }
 
-impl CellCursor for MemStoreCursor<'_> {
+impl<'g> CellCursor<'g> for MemStoreCursor<'g> {
     fn seek(&mut self, key: &StoreKey) {
-        self.current = self.memstore.cells.lower_bound(Bound::Included(key));
+        self.current = self.cells.lower_bound(Bound::Included(key), self.guard);
         self.skip_invisible_forward();
     }
 
     #[inline]
-    fn peek(&self) -> Option<(&StoreKey, &StoreValue)> {
+    fn peek(&self) -> Option<(&'g StoreKey, &'g StoreValue)> {
         self.current.as_ref().map(|e| (e.key(), e.value()))
     }
 
     #[inline]
     fn advance(&mut self) {
-        if let Some(e) = &self.current {
-            self.current = e.next();
-            self.skip_invisible_forward();
+        if let Some(e) = &mut self.current {
+            if e.move_next() {
+                self.skip_invisible_forward();
+            } else {
+                self.current = None;
+            }
         }
     }
 
     fn last_row_before(&self, bound: Bound<&Bytes>) -> Option<Bytes> {
         let mut entry = match bound {
-            Bound::Unbounded => self.memstore.cells.back(),
+            Bound::Unbounded => self.cells.back(self.guard),
             Bound::Included(row) => self
-                .memstore
                 .cells
-                .upper_bound(Bound::Excluded(&StoreKey::last_on_row(row))),
+                .upper_bound(Bound::Excluded(&StoreKey::last_on_row(row)), self.guard),
             Bound::Excluded(row) => self
-                .memstore
                 .cells
-                .upper_bound(Bound::Excluded(&StoreKey::first_on_row(row))),
+                .upper_bound(Bound::Excluded(&StoreKey::first_on_row(row)), self.guard),
         };
         while let Some(e) = entry {
             if e.key().seq_id <= self.read_point {

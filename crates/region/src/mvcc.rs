@@ -13,6 +13,9 @@ struct Pending {
     next: u64,
     /// Ids handed out and not yet passed by the read point, oldest first, with "completed".
     in_flight: VecDeque<(u64, bool)>,
+    /// Writers blocked in `complete` until the read point reaches them. Waking costs a system
+    /// call even with nobody waiting, so it is skipped when this is zero.
+    waiters: usize,
 }
 
 /// A region's sequence ids and read point (HBase's `MultiVersionConcurrencyControl`).
@@ -30,6 +33,7 @@ impl Mvcc {
             pending: Mutex::new(Pending {
                 next: last_seq_id + 1,
                 in_flight: VecDeque::new(),
+                waiters: 0,
             }),
             read_point: AtomicU64::new(last_seq_id),
             advanced: Condvar::new(),
@@ -77,13 +81,17 @@ impl Mvcc {
         }
         if let Some(rp) = advanced_to {
             self.read_point.store(rp, Ordering::Release);
-            self.advanced.notify_all();
+            if p.waiters > 0 {
+                self.advanced.notify_all();
+            }
         }
         while self.read_point() < id {
+            p.waiters += 1;
             p = self
                 .advanced
                 .wait(p)
                 .unwrap_or_else(PoisonError::into_inner);
+            p.waiters -= 1;
         }
     }
 }

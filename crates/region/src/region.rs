@@ -139,13 +139,13 @@ impl Region {
                 LATEST_TIMESTAMP => now,
                 ts => ts,
             };
-            let key = StoreKey {
-                row: put.row.clone(),
-                qualifier: c.qualifier.clone(),
-                timestamp: ts,
-                cell_type: CellType::Put,
+            let key = StoreKey::new(
+                put.row.clone(),
+                c.qualifier.clone(),
+                ts,
+                CellType::Put,
                 seq_id,
-            };
+            );
             self.stores[store].memstore().insert(
                 key,
                 StoreValue {
@@ -224,13 +224,7 @@ impl Region {
         }
         let seq_id = self.mvcc.begin();
         for (store, qualifier, timestamp, cell_type) in markers {
-            let key = StoreKey {
-                row: delete.row.clone(),
-                qualifier,
-                timestamp,
-                cell_type,
-                seq_id,
-            };
+            let key = StoreKey::new(delete.row.clone(), qualifier, timestamp, cell_type, seq_id);
             self.stores[store].memstore().insert(
                 key,
                 StoreValue {
@@ -269,7 +263,8 @@ impl Region {
         read_point: u64,
         out: &mut Vec<Cell>,
     ) {
-        let mut cursor = self.stores[store].memstore().cursor(read_point);
+        let guard = crossbeam_epoch::pin();
+        let mut cursor = self.stores[store].memstore().cursor(read_point, &guard);
         cursor.seek(&StoreKey::first_on_row(row));
         read_row(&mut cursor, row, query, out);
     }

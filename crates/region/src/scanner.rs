@@ -92,10 +92,17 @@ impl RegionScanner {
 
     fn refill(&mut self) {
         let region = Arc::clone(&self.region);
+        // One epoch guard per refill: cursors walk the memstores without per-step reference
+        // counting, and the guard is released before the refill returns.
+        let guard = crossbeam_epoch::pin();
         let mut cursors: Vec<MemStoreCursor<'_>> = self
             .queries
             .iter()
-            .map(|(store, _)| region.stores()[*store].memstore().cursor(self.read_point))
+            .map(|(store, _)| {
+                region.stores()[*store]
+                    .memstore()
+                    .cursor(self.read_point, &guard)
+            })
             .collect();
         if !self.reversed {
             let start = match &self.position {
@@ -120,7 +127,7 @@ impl RegionScanner {
             }
             let mut cells = Vec::new();
             for (cursor, (_, query)) in cursors.iter_mut().zip(&self.queries) {
-                if cursor.peek().is_some_and(|(k, _)| k.row == row) {
+                if cursor.peek().is_some_and(|(k, _)| k.in_row(&row)) {
                     read_row(cursor, &row, query, &mut cells);
                 }
             }
