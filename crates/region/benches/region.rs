@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use basalt_common::{ColumnFamilyDescriptor, Get, Put, Scan, SystemClock, TableDescriptor};
-use basalt_region::bench_support::{MemStore, StoreKey, StoreValue};
+use basalt_region::bench_support::MemStore;
 use basalt_region::{Region, RegionConfig};
 use bytes::Bytes;
 use crossbeam_skiplist::SkipMap;
@@ -14,11 +14,13 @@ fn main() {
     divan::main();
 }
 
-/// Rows already in the structure before a put benchmark starts timing.
-const PRELOADED: usize = 200_000;
-/// Puts timed per benchmark: every sample inserts new keys, so both structures end equally big.
+/// Rows already in the structure before a put or get benchmark starts timing: a memstore that
+/// fits in the CPU caches, and one that does not.
+const SIZES: [usize; 2] = [10_000, 200_000];
+/// Puts timed per benchmark: every sample inserts new keys, so both structures end equally big,
+/// and the 10,000 timed inserts at most double the smaller structure.
 const SAMPLES: u32 = 100;
-const SAMPLE_SIZE: u32 = 1_000;
+const SAMPLE_SIZE: u32 = 100;
 const VALUE: &[u8] = &[b'v'; 100];
 
 /// YCSB-style row keys in a scrambled order, so inserts land all over the structure.
@@ -45,92 +47,77 @@ fn put_one(region: &Region, row: Bytes) {
     region.put(&put).expect("put");
 }
 
-#[divan::bench(sample_count = SAMPLES, sample_size = SAMPLE_SIZE)]
-fn region_put_one_cell(bencher: divan::Bencher<'_, '_>) {
+#[divan::bench(args = SIZES, sample_count = SAMPLES, sample_size = SAMPLE_SIZE)]
+fn region_put_one_cell(bencher: divan::Bencher<'_, '_>, preloaded: usize) {
     let region = region(&["cf"]);
-    let all = keys(PRELOADED + (SAMPLES * SAMPLE_SIZE) as usize + 10_000);
-    for k in &all[..PRELOADED] {
+    let all = keys(preloaded + (SAMPLES * SAMPLE_SIZE) as usize + 10_000);
+    for k in &all[..preloaded] {
         put_one(&region, k.clone());
     }
-    let mut next = PRELOADED;
+    let mut next = preloaded;
     bencher.bench_local(|| {
         put_one(&region, all[next].clone());
         next += 1;
     });
 }
 
-#[divan::bench(sample_count = SAMPLES, sample_size = SAMPLE_SIZE)]
-fn memstore_insert_one_cell(bencher: divan::Bencher<'_, '_>) {
+#[divan::bench(args = SIZES, sample_count = SAMPLES, sample_size = SAMPLE_SIZE)]
+fn memstore_insert_one_cell(bencher: divan::Bencher<'_, '_>, preloaded: usize) {
     let memstore = MemStore::new();
-    let all = keys(PRELOADED + (SAMPLES * SAMPLE_SIZE) as usize + 10_000);
+    let all = keys(preloaded + (SAMPLES * SAMPLE_SIZE) as usize + 10_000);
     let insert = |row: &Bytes, seq: u64| {
-        let key = StoreKey::new(
-            row.clone(),
-            Bytes::from_static(b"q"),
-            1,
-            basalt_common::CellType::Put,
-            seq,
-        );
-        memstore.insert(
-            key,
-            StoreValue {
-                value: Bytes::from_static(VALUE),
-                ttl_ms: None,
-            },
-        );
+        memstore.insert(row, b"q", 1, basalt_common::CellType::Put, seq, VALUE, None);
     };
-    for (i, k) in all[..PRELOADED].iter().enumerate() {
+    for (i, k) in all[..preloaded].iter().enumerate() {
         insert(k, i as u64);
     }
-    let mut next = PRELOADED;
+    let mut next = preloaded;
     bencher.bench_local(|| {
         insert(&all[next], next as u64);
         next += 1;
     });
 }
 
-#[divan::bench(sample_count = SAMPLES, sample_size = SAMPLE_SIZE)]
-fn bare_skipmap_insert(bencher: divan::Bencher<'_, '_>) {
+#[divan::bench(args = SIZES, sample_count = SAMPLES, sample_size = SAMPLE_SIZE)]
+fn bare_skipmap_insert(bencher: divan::Bencher<'_, '_>, preloaded: usize) {
     let map: SkipMap<Bytes, Bytes> = SkipMap::new();
-    let all = keys(PRELOADED + (SAMPLES * SAMPLE_SIZE) as usize + 10_000);
-    for k in &all[..PRELOADED] {
+    let all = keys(preloaded + (SAMPLES * SAMPLE_SIZE) as usize + 10_000);
+    for k in &all[..preloaded] {
         map.insert(k.clone(), Bytes::from_static(VALUE));
     }
-    let mut next = PRELOADED;
+    let mut next = preloaded;
     bencher.bench_local(|| {
         map.insert(all[next].clone(), Bytes::from_static(VALUE));
         next += 1;
     });
 }
 
-const GET_ROWS: usize = 100_000;
-
-#[divan::bench(sample_count = SAMPLES, sample_size = SAMPLE_SIZE)]
-fn region_get_row(bencher: divan::Bencher<'_, '_>) {
+#[divan::bench(args = SIZES, sample_count = SAMPLES, sample_size = SAMPLE_SIZE)]
+fn region_get_row(bencher: divan::Bencher<'_, '_>, rows: usize) {
     let region = region(&["cf"]);
-    let all = keys(GET_ROWS);
+    let all = keys(rows);
     for k in &all {
         put_one(&region, k.clone());
     }
     let mut i = 0usize;
     bencher.bench_local(|| {
-        i = (i + 7_919) % GET_ROWS;
+        i = (i + 7_919) % rows;
         let row = region.get(&Get::new(all[i].clone())).expect("get");
         assert_eq!(row.cells.len(), 1);
         row
     });
 }
 
-#[divan::bench(sample_count = SAMPLES, sample_size = SAMPLE_SIZE)]
-fn bare_skipmap_get(bencher: divan::Bencher<'_, '_>) {
+#[divan::bench(args = SIZES, sample_count = SAMPLES, sample_size = SAMPLE_SIZE)]
+fn bare_skipmap_get(bencher: divan::Bencher<'_, '_>, rows: usize) {
     let map: SkipMap<Bytes, Bytes> = SkipMap::new();
-    let all = keys(GET_ROWS);
+    let all = keys(rows);
     for k in &all {
         map.insert(k.clone(), Bytes::from_static(VALUE));
     }
     let mut i = 0usize;
     bencher.bench_local(|| {
-        i = (i + 7_919) % GET_ROWS;
+        i = (i + 7_919) % rows;
         map.get(&all[i]).map(|e| e.value().clone())
     });
 }

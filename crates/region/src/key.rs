@@ -8,14 +8,15 @@
 use std::cmp::Ordering;
 
 use basalt_common::cell::compare_versions;
-use basalt_common::{Bytes, Cell, CellType};
+use basalt_common::{Bytes, CellType};
 
 /// The key of one cell in a store.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoreKey {
-    /// The row's first 8 bytes, big-endian and zero-padded: most comparisons end here,
-    /// without following the row's pointer to its bytes (one cache miss fewer per step).
-    row_prefix: u64,
+    /// The row's first 16 bytes, big-endian and zero-padded: most comparisons end here,
+    /// without following the row's pointer to its bytes (a cache miss saved per step). 16
+    /// rather than 8 because row keys often share a short prefix (`user…`, `com.…`).
+    row_prefix: [u64; 2],
     pub row: Bytes,
     pub qualifier: Bytes,
     pub timestamp: i64,
@@ -31,14 +32,67 @@ pub struct StoreValue {
     pub ttl_ms: Option<u64>,
 }
 
-/// The first 8 bytes of `row` as a big-endian number, zero-padded. Two rows whose prefixes
+/// The first 16 bytes of `row` as a big-endian number, zero-padded. Two rows whose prefixes
 /// differ compare as their prefixes do; equal prefixes need the full comparison.
 #[inline]
-fn prefix_of(row: &[u8]) -> u64 {
-    let mut buf = [0u8; 8];
-    let n = row.len().min(8);
+fn prefix_of(row: &[u8]) -> [u64; 2] {
+    // Two words rather than a u128, which would force 16-byte alignment and pad every key.
+    let mut buf = [0u8; 16];
+    let n = row.len().min(16);
     buf[..n].copy_from_slice(&row[..n]);
-    u64::from_be_bytes(buf)
+    let [
+        a0,
+        a1,
+        a2,
+        a3,
+        a4,
+        a5,
+        a6,
+        a7,
+        b0,
+        b1,
+        b2,
+        b3,
+        b4,
+        b5,
+        b6,
+        b7,
+    ] = buf;
+    [
+        u64::from_be_bytes([a0, a1, a2, a3, a4, a5, a6, a7]),
+        u64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]),
+    ]
+}
+
+/// Byte-string order without a library call for the short strings keys are made of (rows and
+/// qualifiers are usually well under 64 bytes): eight bytes at a time, as big-endian words.
+#[inline]
+pub fn bytes_cmp(a: &[u8], b: &[u8]) -> Ordering {
+    let common = a.len().min(b.len());
+    if common > 64 {
+        return a.cmp(b);
+    }
+    let word = |c: &[u8]| u64::from_be_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+    let whole = common / 8 * 8;
+    for (x, y) in a[..whole].chunks_exact(8).zip(b[..whole].chunks_exact(8)) {
+        match word(x).cmp(&word(y)) {
+            Ordering::Equal => {}
+            ord => return ord,
+        }
+    }
+    for (x, y) in a[whole..common].iter().zip(&b[whole..common]) {
+        match x.cmp(y) {
+            Ordering::Equal => {}
+            ord => return ord,
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
+/// Byte-string equality, as [`bytes_cmp`].
+#[inline]
+pub fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && bytes_cmp(a, b) == Ordering::Equal
 }
 
 impl StoreKey {
@@ -63,7 +117,7 @@ impl StoreKey {
     #[inline]
     pub fn in_row(&self, row: &[u8]) -> bool {
         let mine: &[u8] = &self.row;
-        (mine.as_ptr() == row.as_ptr() && mine.len() == row.len()) || mine == row
+        (mine.as_ptr() == row.as_ptr() && mine.len() == row.len()) || bytes_eq(mine, row)
     }
 
     /// Sorts before every cell of `row`.
@@ -109,20 +163,6 @@ impl StoreKey {
     fn is_last_on_row(&self) -> bool {
         self.cell_type == CellType::Minimum && self.qualifier.is_empty()
     }
-
-    /// The full cell this key and value describe, in `family`.
-    pub fn to_cell(&self, family: &Bytes, value: &StoreValue) -> Cell {
-        Cell {
-            row: self.row.clone(),
-            family: family.clone(),
-            qualifier: self.qualifier.clone(),
-            timestamp: self.timestamp,
-            cell_type: self.cell_type,
-            seq_id: self.seq_id,
-            value: value.value.clone(),
-            ttl_ms: value.ttl_ms,
-        }
-    }
 }
 
 impl Ord for StoreKey {
@@ -130,8 +170,10 @@ impl Ord for StoreKey {
         if self.row_prefix != other.row_prefix {
             return self.row_prefix.cmp(&other.row_prefix);
         }
-        if !self.in_row(&other.row) {
-            match self.row.as_ref().cmp(other.row.as_ref()) {
+        let (mine, theirs): (&[u8], &[u8]) = (&self.row, &other.row);
+        let same_buffer = mine.as_ptr() == theirs.as_ptr() && mine.len() == theirs.len();
+        if !same_buffer {
+            match bytes_cmp(mine, theirs) {
                 Ordering::Equal => {}
                 ord => return ord,
             }
@@ -140,19 +182,16 @@ impl Ord for StoreKey {
         if a_last || b_last {
             return a_last.cmp(&b_last);
         }
-        self.qualifier
-            .as_ref()
-            .cmp(other.qualifier.as_ref())
-            .then_with(|| {
-                compare_versions(
-                    self.timestamp,
-                    self.cell_type,
-                    self.seq_id,
-                    other.timestamp,
-                    other.cell_type,
-                    other.seq_id,
-                )
-            })
+        bytes_cmp(&self.qualifier, &other.qualifier).then_with(|| {
+            compare_versions(
+                self.timestamp,
+                self.cell_type,
+                self.seq_id,
+                other.timestamp,
+                other.cell_type,
+                other.seq_id,
+            )
+        })
     }
 }
 
@@ -168,6 +207,26 @@ mod tests {
 
     fn key(row: &'static [u8], q: &'static [u8], ts: i64, t: CellType) -> StoreKey {
         StoreKey::new(Bytes::from_static(row), Bytes::from_static(q), ts, t, 1)
+    }
+
+    #[test]
+    fn bytes_cmp_and_eq_agree_with_slices() {
+        let samples: Vec<Vec<u8>> = (0..80)
+            .flat_map(|n| {
+                let base: Vec<u8> = (0..n).map(|i| i as u8).collect();
+                let mut flipped = base.clone();
+                if let Some(last) = flipped.last_mut() {
+                    *last ^= 1;
+                }
+                [base, flipped]
+            })
+            .collect();
+        for a in &samples {
+            for b in &samples {
+                assert_eq!(bytes_eq(a, b), a == b, "{a:?} vs {b:?}");
+                assert_eq!(bytes_cmp(a, b), a.cmp(b), "{a:?} vs {b:?}");
+            }
+        }
     }
 
     #[test]

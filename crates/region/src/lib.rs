@@ -9,6 +9,7 @@ mod cursor;
 mod key;
 mod matcher;
 mod memstore;
+mod mslab;
 mod mvcc;
 mod region;
 mod row_lock;
@@ -21,6 +22,5 @@ pub use scanner::RegionScanner;
 /// Internals exposed for benchmarks comparing the engine with its bare data structure.
 #[doc(hidden)]
 pub mod bench_support {
-    pub use crate::key::{StoreKey, StoreValue};
     pub use crate::memstore::MemStore;
 }

@@ -25,7 +25,7 @@ use basalt_common::schema::KeepDeletedCells;
 use basalt_common::{Bytes, Cell, CellType, ColumnFamilyDescriptor};
 
 use crate::cursor::CellCursor;
-use crate::key::{StoreKey, StoreValue};
+use crate::key::{StoreKey, StoreValue, bytes_eq};
 
 /// What a read asks of one store, resolved against the family's schema.
 #[derive(Debug, Clone)]
@@ -160,7 +160,7 @@ pub fn read_row<'g, C: CellCursor<'g>>(
             if !key.in_row(row) {
                 return;
             }
-            if col.qualifier != Some(&key.qualifier) {
+            if !col.qualifier.is_some_and(|q| bytes_eq(q, &key.qualifier)) {
                 col = ColumnState {
                     qualifier: Some(&key.qualifier),
                     selected: true,

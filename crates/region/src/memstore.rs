@@ -13,8 +13,11 @@ use crossbeam_skiplist::base::{Entry, SkipList};
 
 use basalt_common::Bytes;
 
+use basalt_common::CellType;
+
 use crate::cursor::CellCursor;
 use crate::key::{StoreKey, StoreValue};
+use crate::mslab::Mslab;
 
 /// Per-cell bookkeeping bytes counted on top of the key and value bytes: the skip-list node,
 /// the key and value structs and the reference-counted buffers' headers (an estimate, as
@@ -24,6 +27,7 @@ const CELL_OVERHEAD: usize = 128;
 /// A store's in-memory cells.
 pub struct MemStore {
     cells: SkipList<StoreKey, StoreValue>,
+    mslab: Mslab,
     heap_size: AtomicUsize,
 }
 
@@ -46,14 +50,35 @@ impl MemStore {
     pub fn new() -> Self {
         MemStore {
             cells: SkipList::new(crossbeam_epoch::default_collector().clone()),
+            mslab: Mslab::default(),
             heap_size: AtomicUsize::new(0),
         }
     }
 
-    /// Adds one cell. A cell with an identical key (same coordinates and sequence id) replaces
-    /// the earlier one, as within one HBase mutation.
-    pub fn insert(&self, key: StoreKey, value: StoreValue) {
-        let size = key.row.len() + key.qualifier.len() + value.value.len() + CELL_OVERHEAD;
+    /// Adds one cell, copying its bytes into the memstore's chunks. A cell with an identical
+    /// key (same coordinates and sequence id) replaces the earlier one, as within one HBase
+    /// mutation.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one cell's coordinates, as HBase's KeyValue"
+    )]
+    pub fn insert(
+        &self,
+        row: &[u8],
+        qualifier: &[u8],
+        timestamp: i64,
+        cell_type: CellType,
+        seq_id: u64,
+        value: &[u8],
+        ttl_ms: Option<u64>,
+    ) {
+        let size = row.len() + qualifier.len() + value.len() + CELL_OVERHEAD;
+        let copied = self.mslab.copy(row, qualifier, value);
+        let key = StoreKey::new(copied.row, copied.qualifier, timestamp, cell_type, seq_id);
+        let value = StoreValue {
+            value: copied.value,
+            ttl_ms,
+        };
         let guard = crossbeam_epoch::pin();
         self.cells.insert(key, value, &guard).release(&guard);
         self.heap_size.fetch_add(size, Ordering::Relaxed);

@@ -11,7 +11,7 @@ use basalt_common::ops::{Delete, FamilyMap, Get, Put, RowResult, Scan, TimeRange
 use basalt_common::{Bytes, Cell, CellType, Clock, LATEST_TIMESTAMP, TableDescriptor};
 
 use crate::cursor::CellCursor;
-use crate::key::{StoreKey, StoreValue};
+use crate::key::StoreKey;
 use crate::matcher::{StoreQuery, read_row};
 use crate::mvcc::Mvcc;
 use crate::row_lock::RowLocks;
@@ -139,19 +139,14 @@ impl Region {
                 LATEST_TIMESTAMP => now,
                 ts => ts,
             };
-            let key = StoreKey::new(
-                put.row.clone(),
-                c.qualifier.clone(),
+            self.stores[store].memstore().insert(
+                &put.row,
+                &c.qualifier,
                 ts,
                 CellType::Put,
                 seq_id,
-            );
-            self.stores[store].memstore().insert(
-                key,
-                StoreValue {
-                    value: c.value.clone(),
-                    ttl_ms: put.ttl_ms,
-                },
+                &c.value,
+                put.ttl_ms,
             );
         }
         self.mvcc.complete(seq_id);
@@ -224,13 +219,14 @@ impl Region {
         }
         let seq_id = self.mvcc.begin();
         for (store, qualifier, timestamp, cell_type) in markers {
-            let key = StoreKey::new(delete.row.clone(), qualifier, timestamp, cell_type, seq_id);
             self.stores[store].memstore().insert(
-                key,
-                StoreValue {
-                    value: Bytes::new(),
-                    ttl_ms: None,
-                },
+                &delete.row,
+                &qualifier,
+                timestamp,
+                cell_type,
+                seq_id,
+                &[],
+                None,
             );
         }
         self.mvcc.complete(seq_id);

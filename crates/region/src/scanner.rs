@@ -116,6 +116,7 @@ impl RegionScanner {
         }
         let mut rows = 0;
         let mut cells_read = 0;
+        let mut last_row_cells = 0;
         while rows < self.rows_per_refill && cells_read < MAX_CELLS_PER_REFILL {
             let Some(row) = self.next_row(&mut cursors) else {
                 self.exhausted = true;
@@ -125,7 +126,8 @@ impl RegionScanner {
                 self.exhausted = true;
                 return;
             }
-            let mut cells = Vec::new();
+            // Rows of a table tend to be alike: size for the last one to avoid regrowing.
+            let mut cells = Vec::with_capacity(last_row_cells);
             for (cursor, (_, query)) in cursors.iter_mut().zip(&self.queries) {
                 if cursor.peek().is_some_and(|(k, _)| k.in_row(&row)) {
                     read_row(cursor, &row, query, &mut cells);
@@ -137,6 +139,7 @@ impl RegionScanner {
             }
             rows += 1;
             cells_read += cells.len();
+            last_row_cells = cells.len();
             self.emit(row, cells);
             if let Some(left) = &mut self.rows_left {
                 *left -= 1;

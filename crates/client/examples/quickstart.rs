@@ -1,0 +1,75 @@
+//! A tour of Basalt's embedded API: create a table, put, get, scan, delete.
+//!
+//! `cargo run --release -p basalt-client --example quickstart`
+
+use basalt_client::{
+    ColumnFamilyDescriptor, Connection, Delete, Get, Put, Result, RowResult, Scan, TableDescriptor,
+};
+
+fn show(r: &RowResult) {
+    for c in &r.cells {
+        println!(
+            "  {:<14} column={}:{}, timestamp={}, value={}",
+            String::from_utf8_lossy(&r.row),
+            String::from_utf8_lossy(&c.family),
+            String::from_utf8_lossy(&c.qualifier),
+            c.timestamp,
+            String::from_utf8_lossy(&c.value)
+        );
+    }
+}
+
+fn main() -> Result<()> {
+    let conn = Connection::in_memory();
+
+    // create 'webtable', {NAME => 'contents', VERSIONS => 3}, 'anchor'
+    let desc = TableDescriptor::named("webtable")?
+        .with_family(ColumnFamilyDescriptor::new("contents").with_max_versions(3))
+        .with_family(ColumnFamilyDescriptor::new("anchor"));
+    conn.admin().create_table(desc)?;
+    println!(
+        "Created table webtable:\n{}\n",
+        conn.admin().describe_table(&"webtable".parse()?)?
+    );
+
+    let table = conn.table("webtable")?;
+    for (ts, html) in [(3, "<html>v1"), (5, "<html>v2"), (6, "<html>v3")] {
+        table.put(&Put::new("com.cnn.www").add_column_at("contents", "html", ts, html))?;
+    }
+    table.put(
+        &Put::new("com.cnn.www")
+            .add_column_at("anchor", "cnnsi.com", 9, "CNN")
+            .add_column_at("anchor", "my.look.ca", 8, "CNN.com"),
+    )?;
+    table.put(&Put::new("com.example.www").add_column("contents", "html", "<html>ex"))?;
+
+    println!("get 'webtable', 'com.cnn.www'");
+    show(&table.get(&Get::new("com.cnn.www"))?);
+
+    println!("\nget 'webtable', 'com.cnn.www', {{COLUMN => 'contents:html', VERSIONS => 3}}");
+    show(
+        &table.get(
+            &Get::new("com.cnn.www")
+                .add_column("contents", "html")
+                .read_versions(3),
+        )?,
+    );
+
+    println!("\nget at exactly t8 (nothing: contents:html has no version at t8)");
+    let at_t8 = table.get(
+        &Get::new("com.cnn.www")
+            .add_column("contents", "html")
+            .with_timestamp(8),
+    )?;
+    println!("  {} cell(s)", at_t8.len());
+
+    println!("\nscan 'webtable'");
+    for row in table.scan(&Scan::new())? {
+        show(&row?);
+    }
+
+    println!("\ndelete 'webtable', 'com.cnn.www', 'contents:html'  (the newest version)");
+    table.delete(&Delete::new("com.cnn.www").add_column("contents", "html"))?;
+    show(&table.get(&Get::new("com.cnn.www").add_family("contents"))?);
+    Ok(())
+}
