@@ -89,10 +89,24 @@ pub fn bytes_cmp(a: &[u8], b: &[u8]) -> Ordering {
     a.len().cmp(&b.len())
 }
 
-/// Byte-string equality, as [`bytes_cmp`].
+/// Byte-string equality, eight bytes at a time; cheaper than [`bytes_cmp`] for the row and
+/// column boundary checks of every scanned cell.
 #[inline]
 pub fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && bytes_cmp(a, b) == Ordering::Equal
+    if a.len() != b.len() {
+        return false;
+    }
+    if a.len() > 64 {
+        return a == b;
+    }
+    let (a_words, a_rest) = a.split_at(a.len() / 8 * 8);
+    let (b_words, b_rest) = b.split_at(a_words.len());
+    let word = |c: &[u8]| u64::from_ne_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+    a_words
+        .chunks_exact(8)
+        .zip(b_words.chunks_exact(8))
+        .all(|(x, y)| word(x) == word(y))
+        && a_rest == b_rest
 }
 
 impl StoreKey {
