@@ -55,16 +55,24 @@ impl MemStore {
         }
     }
 
-    /// Adds one cell, copying its bytes into the memstore's chunks. A cell with an identical
-    /// key (same coordinates and sequence id) replaces the earlier one, as within one HBase
-    /// mutation.
+    /// Copies a mutation's row into the memstore's chunks, once for all the cells it writes
+    /// here: they then share one buffer, which saves memory and lets scans recognise a row's
+    /// cells by pointer.
+    pub fn copy_row(&self, row: &[u8]) -> Bytes {
+        let [copy] = self.mslab.copy([row]);
+        copy
+    }
+
+    /// Adds one cell of `row` (a copy from [`MemStore::copy_row`]), copying its qualifier and
+    /// value into the memstore's chunks. A cell with an identical key (same coordinates and
+    /// sequence id) replaces the earlier one, as within one HBase mutation.
     #[expect(
         clippy::too_many_arguments,
         reason = "one cell's coordinates, as HBase's KeyValue"
     )]
     pub fn insert(
         &self,
-        row: &[u8],
+        row: &Bytes,
         qualifier: &[u8],
         timestamp: i64,
         cell_type: CellType,
@@ -73,12 +81,9 @@ impl MemStore {
         ttl_ms: Option<u64>,
     ) {
         let size = row.len() + qualifier.len() + value.len() + CELL_OVERHEAD;
-        let copied = self.mslab.copy(row, qualifier, value);
-        let key = StoreKey::new(copied.row, copied.qualifier, timestamp, cell_type, seq_id);
-        let value = StoreValue {
-            value: copied.value,
-            ttl_ms,
-        };
+        let [qualifier, value] = self.mslab.copy([qualifier, value]);
+        let key = StoreKey::new(row.clone(), qualifier, timestamp, cell_type, seq_id);
+        let value = StoreValue { value, ttl_ms };
         let guard = crossbeam_epoch::pin();
         self.cells.insert(key, value, &guard).release(&guard);
         self.heap_size.fetch_add(size, Ordering::Relaxed);

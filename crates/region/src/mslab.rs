@@ -15,14 +15,6 @@ const CHUNK_SIZE: usize = 2 * 1024 * 1024;
 /// Larger cells get their own allocation (`hbase.hregion.memstore.mslab.max.allocation`).
 const MAX_ALLOC: usize = 256 * 1024;
 
-/// A cell's fields copied next to each other.
-#[derive(Debug)]
-pub struct CopiedCell {
-    pub row: Bytes,
-    pub qualifier: Bytes,
-    pub value: Bytes,
-}
-
 /// Chunks for one memstore.
 #[derive(Debug, Default)]
 pub struct Mslab {
@@ -30,11 +22,13 @@ pub struct Mslab {
 }
 
 impl Mslab {
-    /// Copies `row`, `qualifier` and `value` into one contiguous region.
-    pub fn copy(&self, row: &[u8], qualifier: &[u8], value: &[u8]) -> CopiedCell {
-        let len = row.len() + qualifier.len() + value.len();
-        let mut buf = if len > MAX_ALLOC {
-            BytesMut::with_capacity(len)
+    /// Copies `parts` into one contiguous region and returns each part's copy.
+    pub fn copy<const N: usize>(&self, parts: [&[u8]; N]) -> [Bytes; N] {
+        let len: usize = parts.iter().map(|p| p.len()).sum();
+        let all = if len > MAX_ALLOC {
+            let mut own = BytesMut::with_capacity(len);
+            parts.iter().for_each(|p| own.extend_from_slice(p));
+            own.freeze()
         } else {
             // A chunk is only appended to and split under this lock; a panic cannot leave it
             // inconsistent, so a poisoned lock is still usable.
@@ -42,24 +36,15 @@ impl Mslab {
             if chunk.capacity() - chunk.len() < len {
                 *chunk = BytesMut::with_capacity(CHUNK_SIZE);
             }
-            chunk.extend_from_slice(row);
-            chunk.extend_from_slice(qualifier);
-            chunk.extend_from_slice(value);
-            chunk.split()
+            parts.iter().for_each(|p| chunk.extend_from_slice(p));
+            chunk.split().freeze()
         };
-        if len > MAX_ALLOC {
-            buf.extend_from_slice(row);
-            buf.extend_from_slice(qualifier);
-            buf.extend_from_slice(value);
-        }
-        let all = buf.freeze();
-        let q_start = row.len();
-        let v_start = q_start + qualifier.len();
-        CopiedCell {
-            row: all.slice(..q_start),
-            qualifier: all.slice(q_start..v_start),
-            value: all.slice(v_start..),
-        }
+        let mut start = 0;
+        parts.map(|p| {
+            let part = all.slice(start..start + p.len());
+            start += p.len();
+            part
+        })
     }
 }
 
@@ -70,26 +55,23 @@ mod tests {
     #[test]
     fn copies_fields_and_spills_large_cells() {
         let slab = Mslab::default();
-        let a = slab.copy(b"row", b"q", b"value");
-        let b = slab.copy(b"row2", b"", b"");
+        let [row, q, v] = slab.copy([b"row", b"q", b"value"]);
+        let [row2, q2] = slab.copy([b"row2", b""]);
         assert_eq!(
-            (&a.row[..], &a.qualifier[..], &a.value[..]),
+            (&row[..], &q[..], &v[..]),
             (&b"row"[..], &b"q"[..], &b"value"[..])
         );
-        assert_eq!(
-            (&b.row[..], b.qualifier.len(), b.value.len()),
-            (&b"row2"[..], 0, 0)
-        );
-        // Two small cells share a chunk: the second starts right after the first.
-        assert_eq!(a.value.as_ptr().wrapping_add(5), b.row.as_ptr());
+        assert_eq!((&row2[..], q2.len()), (&b"row2"[..], 0));
+        // Two small copies share a chunk: the second starts right after the first.
+        assert_eq!(v.as_ptr().wrapping_add(5), row2.as_ptr());
         let big = vec![7u8; MAX_ALLOC + 1];
-        let c = slab.copy(b"r", b"q", &big);
-        assert_eq!(c.value.len(), MAX_ALLOC + 1);
-        let d = slab.copy(b"r", b"q", b"small");
+        let [big_copy] = slab.copy([&big[..]]);
+        assert_eq!(big_copy.len(), MAX_ALLOC + 1);
+        let [small] = slab.copy([b"small"]);
         assert_eq!(
-            &d.value[..],
+            &small[..],
             b"small",
-            "a large cell does not disturb the chunk"
+            "a large copy does not disturb the chunk"
         );
     }
 
@@ -97,7 +79,9 @@ mod tests {
     fn full_chunk_is_replaced() {
         let slab = Mslab::default();
         let value = vec![1u8; 200 * 1024];
-        let cells: Vec<_> = (0..20).map(|_| slab.copy(b"r", b"q", &value)).collect();
-        assert!(cells.iter().all(|c| c.value[..] == value[..]));
+        let cells: Vec<_> = (0..20)
+            .map(|_| slab.copy([b"r", b"q", &value[..]]))
+            .collect();
+        assert!(cells.iter().all(|[_, _, v]| v[..] == value[..]));
     }
 }

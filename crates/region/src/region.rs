@@ -13,10 +13,30 @@ use basalt_common::{Bytes, Cell, CellType, Clock, LATEST_TIMESTAMP, TableDescrip
 use crate::cursor::CellCursor;
 use crate::key::StoreKey;
 use crate::matcher::{StoreQuery, read_row};
+use crate::memstore::MemStore;
 use crate::mvcc::Mvcc;
 use crate::row_lock::RowLocks;
 use crate::scanner::RegionScanner;
 use crate::store::Store;
+
+/// A mutation's row as copied into the store its cells are going to. Consecutive cells of one
+/// store share one copy; a mutation's cells are usually grouped by family.
+#[derive(Default)]
+struct RowCopy {
+    last: Option<(usize, Bytes)>,
+}
+
+impl RowCopy {
+    fn in_store(&mut self, store: usize, memstore: &MemStore, row: &[u8]) -> &Bytes {
+        if self.last.as_ref().is_some_and(|(s, _)| *s != store) {
+            self.last = None;
+        }
+        let (_, copy) = self
+            .last
+            .get_or_insert_with(|| (store, memstore.copy_row(row)));
+        copy
+    }
+}
 
 /// Settings of a region that do not come from the table descriptor.
 #[derive(Debug, Clone)]
@@ -134,13 +154,16 @@ impl Region {
         let _lock = self.row_locks.shared(&put.row);
         let now = self.now();
         let seq_id = self.mvcc.begin();
+        let mut row = RowCopy::default();
         for (c, &store) in put.cells.iter().zip(&targets) {
             let ts = match c.timestamp.unwrap_or(put.timestamp) {
                 LATEST_TIMESTAMP => now,
                 ts => ts,
             };
-            self.stores[store].memstore().insert(
-                &put.row,
+            let memstore = self.stores[store].memstore();
+            let row = row.in_store(store, memstore, &put.row);
+            memstore.insert(
+                row,
                 &c.qualifier,
                 ts,
                 CellType::Put,
@@ -218,16 +241,11 @@ impl Region {
             markers.push((store, e.qualifier.clone(), ts, e.kind));
         }
         let seq_id = self.mvcc.begin();
+        let mut row = RowCopy::default();
         for (store, qualifier, timestamp, cell_type) in markers {
-            self.stores[store].memstore().insert(
-                &delete.row,
-                &qualifier,
-                timestamp,
-                cell_type,
-                seq_id,
-                &[],
-                None,
-            );
+            let memstore = self.stores[store].memstore();
+            let row = row.in_store(store, memstore, &delete.row);
+            memstore.insert(row, &qualifier, timestamp, cell_type, seq_id, &[], None);
         }
         self.mvcc.complete(seq_id);
         Ok(())
