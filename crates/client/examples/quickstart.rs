@@ -11,10 +11,10 @@ fn show(r: &RowResult) {
         println!(
             "  {:<14} column={}:{}, timestamp={}, value={}",
             String::from_utf8_lossy(&r.row),
-            String::from_utf8_lossy(&c.family),
-            String::from_utf8_lossy(&c.qualifier),
+            String::from_utf8_lossy(c.family()),
+            String::from_utf8_lossy(c.qualifier()),
             c.timestamp,
-            String::from_utf8_lossy(&c.value)
+            String::from_utf8_lossy(c.value())
         );
     }
 }

@@ -95,7 +95,7 @@ fn disabled_tables_refuse_io_and_keep_data() {
     admin.enable_table(&name).unwrap();
     assert_eq!(
         t.get(&Get::new("r")).unwrap().value(b"cf", b"q").unwrap(),
-        "v"
+        b"v"
     );
     admin.disable_table(&name).unwrap();
     admin.delete_table(&name).unwrap();

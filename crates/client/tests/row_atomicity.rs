@@ -45,9 +45,9 @@ fn readers_see_whole_mutations() {
                         let row = t.get(&Get::new(r)).unwrap();
                         if !row.is_empty() {
                             assert_eq!(row.len(), 8);
-                            let first = &row.cells[0].value;
+                            let first = row.cells[0].value();
                             assert!(
-                                row.cells.iter().all(|c| c.value == first),
+                                row.cells.iter().all(|c| c.value() == first),
                                 "torn row {row:?}"
                             );
                             checked += 1;
@@ -55,9 +55,9 @@ fn readers_see_whole_mutations() {
                     }
                     for row in t.scan(&Scan::new()).unwrap() {
                         let row = row.unwrap();
-                        let first = &row.cells[0].value;
+                        let first = row.cells[0].value();
                         assert!(
-                            row.cells.iter().all(|c| c.value == first),
+                            row.cells.iter().all(|c| c.value() == first),
                             "torn row in scan"
                         );
                     }

@@ -75,7 +75,7 @@ fn families_and_columns() {
         .unwrap()
         .unwrap();
     assert_eq!(r.cells.len(), 1);
-    assert_eq!(r.value(b"b", b"z").unwrap(), "r1bz");
+    assert_eq!(r.value(b"b", b"z").unwrap(), b"r1bz");
     let r = t
         .scan(&Scan::new().add_column("a", "y"))
         .unwrap()
@@ -83,7 +83,7 @@ fn families_and_columns() {
         .unwrap()
         .unwrap();
     assert_eq!(r.cells.len(), 1);
-    assert_eq!(r.value(b"a", b"y").unwrap(), "r1ay");
+    assert_eq!(r.value(b"a", b"y").unwrap(), b"r1ay");
     assert!(t.scan(&Scan::new().add_family("nope")).is_err());
 }
 
@@ -133,5 +133,5 @@ fn scanner_sees_a_consistent_point() {
         4,
         "rows written after the scanner opened are not seen"
     );
-    assert_eq!(rest[0].value(b"a", b"x").unwrap(), "r2ax");
+    assert_eq!(rest[0].value(b"a", b"x").unwrap(), b"r2ax");
 }

@@ -97,54 +97,147 @@ impl fmt::Display for CellType {
     }
 }
 
-/// One cell. Cheap to clone: the byte fields are reference counted.
+/// One cell, laid out as HBase's KeyValue is: row, family, qualifier and value side by side in
+/// one reference-counted buffer, so a cell is small (72 bytes) and cloning it touches one
+/// reference count.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Cell {
-    pub row: Bytes,
-    pub family: Bytes,
-    pub qualifier: Bytes,
+    /// `row | family | qualifier | value`.
+    buf: Bytes,
+    row_len: u16,
+    family_len: u8,
+    qualifier_len: u32,
     pub timestamp: i64,
     pub cell_type: CellType,
     /// The region sequence id (MVCC write number) that wrote the cell; 0 if not yet assigned.
     pub seq_id: u64,
-    pub value: Bytes,
     /// The cell's own time to live in milliseconds (HBase's TTL tag), if the mutation set one.
     pub ttl_ms: Option<u64>,
 }
 
 impl Cell {
-    /// A put cell with no sequence id and no TTL.
-    pub fn put(
-        row: impl Into<Bytes>,
-        family: impl Into<Bytes>,
-        qualifier: impl Into<Bytes>,
+    /// A cell with the given coordinates and value, copied into one new buffer. Panics only
+    /// past the format's limits (row 65535, family 255, qualifier 4 GiB bytes), which
+    /// validation keeps every stored cell well inside.
+    pub fn new(
+        row: &[u8],
+        family: &[u8],
+        qualifier: &[u8],
         timestamp: i64,
-        value: impl Into<Bytes>,
+        cell_type: CellType,
+        value: &[u8],
     ) -> Cell {
-        Cell {
-            row: row.into(),
-            family: family.into(),
-            qualifier: qualifier.into(),
+        let mut buf = Vec::with_capacity(row.len() + family.len() + qualifier.len() + value.len());
+        buf.extend_from_slice(row);
+        buf.extend_from_slice(family);
+        buf.extend_from_slice(qualifier);
+        buf.extend_from_slice(value);
+        Cell::from_buffer(
+            Bytes::from(buf),
+            row.len(),
+            family.len(),
+            qualifier.len(),
             timestamp,
-            cell_type: CellType::Put,
-            seq_id: 0,
-            value: value.into(),
-            ttl_ms: None,
+            cell_type,
+        )
+        .unwrap_or_else(|| {
+            panic!(
+                "cell parts too long: row {}, family {}",
+                row.len(),
+                family.len()
+            )
+        })
+    }
+
+    /// A cell over an existing `row | family | qualifier | value` buffer, or `None` if the
+    /// lengths do not fit the buffer or the format.
+    pub fn from_buffer(
+        buf: Bytes,
+        row_len: usize,
+        family_len: usize,
+        qualifier_len: usize,
+        timestamp: i64,
+        cell_type: CellType,
+    ) -> Option<Cell> {
+        if row_len + family_len + qualifier_len > buf.len() {
+            return None;
         }
+        Some(Cell {
+            buf,
+            row_len: u16::try_from(row_len).ok()?,
+            family_len: u8::try_from(family_len).ok()?,
+            qualifier_len: u32::try_from(qualifier_len).ok()?,
+            timestamp,
+            cell_type,
+            seq_id: 0,
+            ttl_ms: None,
+        })
+    }
+
+    /// A put cell with no sequence id and no TTL.
+    pub fn put(row: &[u8], family: &[u8], qualifier: &[u8], timestamp: i64, value: &[u8]) -> Cell {
+        Cell::new(row, family, qualifier, timestamp, CellType::Put, value)
+    }
+
+    pub fn with_seq_id(mut self, seq_id: u64) -> Cell {
+        self.seq_id = seq_id;
+        self
+    }
+
+    pub fn with_ttl_ms(mut self, ttl_ms: Option<u64>) -> Cell {
+        self.ttl_ms = ttl_ms;
+        self
+    }
+
+    #[inline]
+    fn family_start(&self) -> usize {
+        usize::from(self.row_len)
+    }
+
+    #[inline]
+    fn qualifier_start(&self) -> usize {
+        self.family_start() + usize::from(self.family_len)
+    }
+
+    #[inline]
+    fn value_start(&self) -> usize {
+        self.qualifier_start() + self.qualifier_len as usize
+    }
+
+    #[inline]
+    pub fn row(&self) -> &[u8] {
+        &self.buf[..self.family_start()]
+    }
+
+    #[inline]
+    pub fn family(&self) -> &[u8] {
+        &self.buf[self.family_start()..self.qualifier_start()]
+    }
+
+    #[inline]
+    pub fn qualifier(&self) -> &[u8] {
+        &self.buf[self.qualifier_start()..self.value_start()]
+    }
+
+    #[inline]
+    pub fn value(&self) -> &[u8] {
+        &self.buf[self.value_start()..]
+    }
+
+    /// The row as shared bytes (no copy).
+    pub fn row_bytes(&self) -> Bytes {
+        self.buf.slice(..self.family_start())
+    }
+
+    /// The value as shared bytes (no copy).
+    pub fn value_bytes(&self) -> Bytes {
+        self.buf.slice(self.value_start()..)
     }
 
     /// Bytes this cell occupies, counted as HBase's KeyValue serialisation would.
     pub fn serialized_size(&self) -> usize {
-        // keylen + vallen + rowlen + row + famlen + family + qualifier + ts + type + value
-        4 + 4
-            + 2
-            + self.row.len()
-            + 1
-            + self.family.len()
-            + self.qualifier.len()
-            + 8
-            + 1
-            + self.value.len()
+        // keylen + vallen + rowlen + famlen + timestamp + type, then the four parts
+        4 + 4 + 2 + 1 + 8 + 1 + self.buf.len()
     }
 }
 
@@ -162,10 +255,10 @@ impl PartialOrd for Cell {
 
 /// HBase's `CellComparatorImpl` order.
 pub fn compare_cells(a: &Cell, b: &Cell) -> Ordering {
-    a.row
-        .cmp(&b.row)
-        .then_with(|| a.family.cmp(&b.family))
-        .then_with(|| a.qualifier.cmp(&b.qualifier))
+    a.row()
+        .cmp(b.row())
+        .then_with(|| a.family().cmp(b.family()))
+        .then_with(|| a.qualifier().cmp(b.qualifier()))
         .then_with(|| {
             compare_versions(
                 a.timestamp,
@@ -202,17 +295,17 @@ impl fmt::Debug for Cell {
 /// `row/family:qualifier/timestamp/Type/vlen=N/seqid=S`, HBase's `KeyValue.toString` form.
 impl fmt::Display for Cell {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_binary(f, &self.row)?;
+        write_binary(f, self.row())?;
         f.write_str("/")?;
-        write_binary(f, &self.family)?;
+        write_binary(f, self.family())?;
         f.write_str(":")?;
-        write_binary(f, &self.qualifier)?;
+        write_binary(f, self.qualifier())?;
         write!(
             f,
             "/{}/{}/vlen={}/seqid={}",
             self.timestamp,
             self.cell_type,
-            self.value.len(),
+            self.value().len(),
             self.seq_id
         )
     }
@@ -245,16 +338,28 @@ mod tests {
     use super::*;
 
     fn cell(row: &'static str, q: &'static str, ts: i64, t: CellType, seq: u64) -> Cell {
-        Cell {
-            row: Bytes::from_static(row.as_bytes()),
-            family: Bytes::from_static(b"cf"),
-            qualifier: Bytes::from_static(q.as_bytes()),
-            timestamp: ts,
-            cell_type: t,
-            seq_id: seq,
-            value: Bytes::new(),
-            ttl_ms: None,
-        }
+        Cell::new(row.as_bytes(), b"cf", q.as_bytes(), ts, t, b"").with_seq_id(seq)
+    }
+
+    #[test]
+    fn parts_round_trip_and_cells_are_small() {
+        let c = Cell::new(b"row", b"fam", b"", 7, CellType::Put, b"value");
+        assert_eq!(
+            (c.row(), c.family(), c.qualifier(), c.value()),
+            (&b"row"[..], &b"fam"[..], &b""[..], &b"value"[..])
+        );
+        assert_eq!(c.row_bytes(), Bytes::from_static(b"row"));
+        assert_eq!(c.value_bytes(), Bytes::from_static(b"value"));
+        assert_ne!(
+            c,
+            Cell::new(b"ro", b"wfam", b"", 7, CellType::Put, b"value")
+        );
+        assert!(
+            std::mem::size_of::<Cell>() <= 72,
+            "{}",
+            std::mem::size_of::<Cell>()
+        );
+        assert!(Cell::from_buffer(Bytes::from_static(b"ab"), 2, 1, 0, 0, CellType::Put).is_none());
     }
 
     #[test]

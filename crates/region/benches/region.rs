@@ -63,19 +63,11 @@ fn region_put_one_cell(bencher: divan::Bencher<'_, '_>, preloaded: usize) {
 
 #[divan::bench(args = SIZES, sample_count = SAMPLES, sample_size = SAMPLE_SIZE)]
 fn memstore_insert_one_cell(bencher: divan::Bencher<'_, '_>, preloaded: usize) {
-    let memstore = MemStore::new();
+    let memstore = MemStore::new(Bytes::from_static(b"cf"));
     let all = keys(preloaded + (SAMPLES * SAMPLE_SIZE) as usize + 10_000);
     let insert = |row: &Bytes, seq: u64| {
-        let row = memstore.copy_row(row);
-        memstore.insert(
-            &row,
-            b"q",
-            1,
-            basalt_common::CellType::Put,
-            seq,
-            VALUE,
-            None,
-        );
+        let cell = memstore.build_cell(row, b"q", 1, basalt_common::CellType::Put, VALUE);
+        memstore.insert(cell.expect("cell").with_seq_id(seq));
     };
     for (i, k) in all[..preloaded].iter().enumerate() {
         insert(k, i as u64);

@@ -6,7 +6,7 @@ use std::ops::Bound;
 
 use basalt_common::Bytes;
 
-use crate::key::{StoreKey, StoreValue};
+use crate::key::{StoreKey, bytes_eq};
 
 /// A forward cursor over one store's visible cells, with seeks. The cells it hands out live
 /// for `'g` (the epoch guard or block pins the cursor holds), so readers can keep references to
@@ -16,22 +16,22 @@ pub trait CellCursor<'g> {
     fn seek(&mut self, key: &StoreKey);
 
     /// The cell at the current position, or `None` past the end.
-    fn peek(&self) -> Option<(&'g StoreKey, &'g StoreValue)>;
+    fn peek(&self) -> Option<&'g StoreKey>;
 
     /// Moves to the next visible cell.
     fn advance(&mut self);
 
     /// The greatest row holding a visible cell that is within `bound` from above (at most the
     /// row for `Included`, below it for `Excluded`): the step of a reversed scan.
-    fn last_row_before(&self, bound: Bound<&Bytes>) -> Option<Bytes>;
+    fn last_row_before(&self, bound: Bound<&[u8]>) -> Option<Bytes>;
 
     /// Moves past every remaining cell of column `(row, qualifier)`. Stepping is cheaper than
     /// a seek when few versions remain, so it steps a little before it seeks.
-    fn skip_column(&mut self, row: &Bytes, qualifier: &[u8]) {
+    fn skip_column(&mut self, row: &[u8], qualifier: &[u8]) {
         for _ in 0..4 {
             self.advance();
             match self.peek() {
-                Some((k, _)) if k.in_row(row) && k.qualifier == qualifier => {}
+                Some(k) if k.in_row(row) && bytes_eq(k.qualifier(), qualifier) => {}
                 _ => return,
             }
         }
@@ -39,10 +39,10 @@ pub trait CellCursor<'g> {
     }
 
     /// Moves past every remaining cell of `row`.
-    fn skip_row(&mut self, row: &Bytes) {
+    fn skip_row(&mut self, row: &[u8]) {
         for _ in 0..4 {
             match self.peek() {
-                Some((k, _)) if k.in_row(row) => self.advance(),
+                Some(k) if k.in_row(row) => self.advance(),
                 _ => return,
             }
         }

@@ -1,35 +1,25 @@
-//! Keys of cells within one store (one family of one region), where the family is implied.
+//! Keys of cells within one store (one family of one region).
 //!
-//! Order: row ascending, then qualifier ascending, then timestamp, type and sequence id all
-//! descending, exactly HBase's cell order with the family left out. One sentinel breaks the
-//! pattern, as in HBase: an empty qualifier with type `Minimum` is "last on row" and sorts after
-//! every cell of its row, so a scanner can seek past a row without building the next row key.
+//! A key is the stored cell itself (HBase's KeyValue layout, see [`Cell`]) plus an inline copy
+//! of its row's first 16 bytes. Order: row ascending, then qualifier ascending, then timestamp,
+//! type and sequence id all descending: HBase's cell order with the family left out, since a
+//! store holds one family. One sentinel breaks the pattern, as in HBase: an empty qualifier with
+//! type `Minimum` is "last on row" and sorts after every cell of its row, so a scanner can seek
+//! past a row without building the next row key.
 
 use std::cmp::Ordering;
 
 use basalt_common::cell::compare_versions;
-use basalt_common::{Bytes, CellType};
+use basalt_common::{Cell, CellType};
 
-/// The key of one cell in a store.
+/// The key of one cell in a store: the cell, and its row prefix for fast comparisons.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoreKey {
     /// The row's first 16 bytes, big-endian and zero-padded: most comparisons end here,
-    /// without following the row's pointer to its bytes (a cache miss saved per step). 16
+    /// without following the cell's pointer to its bytes (a cache miss saved per step). 16
     /// rather than 8 because row keys often share a short prefix (`user…`, `com.…`).
     row_prefix: [u64; 2],
-    pub row: Bytes,
-    pub qualifier: Bytes,
-    pub timestamp: i64,
-    pub cell_type: CellType,
-    pub seq_id: u64,
-}
-
-/// What a store holds for a key besides the key itself.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoreValue {
-    pub value: Bytes,
-    /// The cell's own TTL in milliseconds (HBase's TTL tag).
-    pub ttl_ms: Option<u64>,
+    pub cell: Cell,
 }
 
 /// The first 16 bytes of `row` as a big-endian number, zero-padded. Two rows whose prefixes
@@ -110,72 +100,68 @@ pub fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
 }
 
 impl StoreKey {
-    pub fn new(
-        row: Bytes,
-        qualifier: Bytes,
+    pub fn new(cell: Cell) -> Self {
+        StoreKey {
+            row_prefix: prefix_of(cell.row()),
+            cell,
+        }
+    }
+
+    fn sentinel(
+        row: &[u8],
+        qualifier: &[u8],
         timestamp: i64,
         cell_type: CellType,
         seq_id: u64,
     ) -> Self {
-        StoreKey {
-            row_prefix: prefix_of(&row),
-            row,
-            qualifier,
-            timestamp,
-            cell_type,
-            seq_id,
-        }
+        StoreKey::new(Cell::new(row, b"", qualifier, timestamp, cell_type, b"").with_seq_id(seq_id))
     }
 
-    /// Whether this key is in `row`; cheap when both share one buffer, as a mutation's do.
+    #[inline]
+    pub fn row(&self) -> &[u8] {
+        self.cell.row()
+    }
+
+    #[inline]
+    pub fn qualifier(&self) -> &[u8] {
+        self.cell.qualifier()
+    }
+
+    /// Whether this key is in `row`.
     #[inline]
     pub fn in_row(&self, row: &[u8]) -> bool {
-        let mine: &[u8] = &self.row;
+        let mine = self.cell.row();
         (mine.as_ptr() == row.as_ptr() && mine.len() == row.len()) || bytes_eq(mine, row)
     }
 
     /// Sorts before every cell of `row`.
-    pub fn first_on_row(row: &Bytes) -> StoreKey {
-        StoreKey::new(
-            row.clone(),
-            Bytes::new(),
-            i64::MAX,
-            CellType::Maximum,
-            u64::MAX,
-        )
+    pub fn first_on_row(row: &[u8]) -> StoreKey {
+        StoreKey::sentinel(row, b"", i64::MAX, CellType::Maximum, u64::MAX)
     }
 
     /// Sorts after every cell of `row` and before every cell of the next row.
-    pub fn last_on_row(row: &Bytes) -> StoreKey {
-        StoreKey::new(row.clone(), Bytes::new(), i64::MIN, CellType::Minimum, 0)
+    pub fn last_on_row(row: &[u8]) -> StoreKey {
+        StoreKey::sentinel(row, b"", i64::MIN, CellType::Minimum, 0)
     }
 
     /// Sorts before every cell of `row, qualifier`.
-    pub fn first_on_column(row: &Bytes, qualifier: &[u8]) -> StoreKey {
-        let qualifier = Bytes::copy_from_slice(qualifier);
-        StoreKey::new(
-            row.clone(),
-            qualifier,
-            i64::MAX,
-            CellType::Maximum,
-            u64::MAX,
-        )
+    pub fn first_on_column(row: &[u8], qualifier: &[u8]) -> StoreKey {
+        StoreKey::sentinel(row, qualifier, i64::MAX, CellType::Maximum, u64::MAX)
     }
 
     /// Sorts after every cell of `row, qualifier` and before the row's next column.
-    pub fn after_column(row: &Bytes, qualifier: &[u8]) -> StoreKey {
+    pub fn after_column(row: &[u8], qualifier: &[u8]) -> StoreKey {
         if qualifier.is_empty() {
             // (row, "", MIN, Minimum) is the last-on-row sentinel; the next column after the
             // empty one starts at qualifier "\0".
             return StoreKey::first_on_column(row, b"\0");
         }
-        let qualifier = Bytes::copy_from_slice(qualifier);
-        StoreKey::new(row.clone(), qualifier, i64::MIN, CellType::Minimum, 0)
+        StoreKey::sentinel(row, qualifier, i64::MIN, CellType::Minimum, 0)
     }
 
     #[inline]
     fn is_last_on_row(&self) -> bool {
-        self.cell_type == CellType::Minimum && self.qualifier.is_empty()
+        self.cell.cell_type == CellType::Minimum && self.cell.qualifier().is_empty()
     }
 }
 
@@ -184,7 +170,7 @@ impl Ord for StoreKey {
         if self.row_prefix != other.row_prefix {
             return self.row_prefix.cmp(&other.row_prefix);
         }
-        let (mine, theirs): (&[u8], &[u8]) = (&self.row, &other.row);
+        let (mine, theirs) = (self.cell.row(), other.cell.row());
         let same_buffer = mine.as_ptr() == theirs.as_ptr() && mine.len() == theirs.len();
         if !same_buffer {
             match bytes_cmp(mine, theirs) {
@@ -196,14 +182,15 @@ impl Ord for StoreKey {
         if a_last || b_last {
             return a_last.cmp(&b_last);
         }
-        bytes_cmp(&self.qualifier, &other.qualifier).then_with(|| {
+        let (a, b) = (&self.cell, &other.cell);
+        bytes_cmp(a.qualifier(), b.qualifier()).then_with(|| {
             compare_versions(
-                self.timestamp,
-                self.cell_type,
-                self.seq_id,
-                other.timestamp,
-                other.cell_type,
-                other.seq_id,
+                a.timestamp,
+                a.cell_type,
+                a.seq_id,
+                b.timestamp,
+                b.cell_type,
+                b.seq_id,
             )
         })
     }
@@ -220,7 +207,7 @@ mod tests {
     use super::*;
 
     fn key(row: &'static [u8], q: &'static [u8], ts: i64, t: CellType) -> StoreKey {
-        StoreKey::new(Bytes::from_static(row), Bytes::from_static(q), ts, t, 1)
+        StoreKey::new(Cell::new(row, b"cf", q, ts, t, b"").with_seq_id(1))
     }
 
     #[test]
@@ -251,9 +238,9 @@ mod tests {
             b"a",
             b"ab",
             b"ab\0",
-            b"abcdefgh",
-            b"abcdefgh\0",
-            b"abcdefgi",
+            b"abcdefghijklmnop",
+            b"abcdefghijklmnop\0",
+            b"abcdefghijklmnoq",
             b"\xff",
         ];
         for a in rows {
@@ -266,18 +253,12 @@ mod tests {
     }
 
     fn key_row(row: &[u8]) -> StoreKey {
-        StoreKey::new(
-            Bytes::copy_from_slice(row),
-            Bytes::from_static(b"q"),
-            1,
-            CellType::Put,
-            1,
-        )
+        StoreKey::new(Cell::new(row, b"cf", b"q", 1, CellType::Put, b"").with_seq_id(1))
     }
 
     #[test]
     fn sentinels_bracket_rows_and_columns() {
-        let r = Bytes::from_static(b"r");
+        let r = b"r";
         let cells = [
             key(b"r", b"", 5, CellType::DeleteFamily),
             key(b"r", b"", 5, CellType::Put),
@@ -287,15 +268,15 @@ mod tests {
             key(b"r", b"b", 0, CellType::Put),
         ];
         for c in &cells {
-            assert!(StoreKey::first_on_row(&r) < *c);
-            assert!(StoreKey::last_on_row(&r) > *c);
+            assert!(StoreKey::first_on_row(r) < *c);
+            assert!(StoreKey::last_on_row(r) > *c);
         }
-        assert!(StoreKey::last_on_row(&r) < key(b"r\0", b"", 1, CellType::Put));
+        assert!(StoreKey::last_on_row(r) < key(b"r\0", b"", 1, CellType::Put));
         let a = b"a";
-        assert!(StoreKey::after_column(&r, a) > cells[4]);
-        assert!(StoreKey::after_column(&r, a) < cells[5]);
-        assert!(StoreKey::after_column(&r, b"") > cells[1]);
-        assert!(StoreKey::after_column(&r, b"") <= cells[2]);
-        assert!(StoreKey::first_on_column(&r, a) < cells[3]);
+        assert!(StoreKey::after_column(r, a) > cells[4]);
+        assert!(StoreKey::after_column(r, a) < cells[5]);
+        assert!(StoreKey::after_column(r, b"") > cells[1]);
+        assert!(StoreKey::after_column(r, b"") <= cells[2]);
+        assert!(StoreKey::first_on_column(r, a) < cells[3]);
     }
 }

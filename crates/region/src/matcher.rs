@@ -25,12 +25,11 @@ use basalt_common::schema::KeepDeletedCells;
 use basalt_common::{Bytes, Cell, CellType, ColumnFamilyDescriptor};
 
 use crate::cursor::CellCursor;
-use crate::key::{StoreKey, StoreValue, bytes_eq};
+use crate::key::{StoreKey, bytes_eq};
 
 /// What a read asks of one store, resolved against the family's schema.
 #[derive(Debug, Clone)]
 pub struct StoreQuery {
-    pub family: Bytes,
     /// Sorted explicit qualifiers, or `None` for every column.
     pub columns: Option<Vec<Bytes>>,
     pub time_range: TimeRange,
@@ -59,7 +58,6 @@ impl StoreQuery {
             _ => i64::MIN,
         };
         StoreQuery {
-            family: family.name.clone(),
             columns: columns.map(|c| c.iter().cloned().collect()),
             time_range,
             max_versions: if raw {
@@ -123,7 +121,7 @@ impl DeleteTracker {
 /// The column being walked; its qualifier is borrowed from the cursor's cells.
 #[derive(Debug, Default)]
 struct ColumnState<'g> {
-    qualifier: Option<&'g Bytes>,
+    qualifier: Option<&'g [u8]>,
     /// Requested by the read (always, without explicit columns).
     selected: bool,
     /// Versions counted so far (puts only).
@@ -145,7 +143,7 @@ enum Step {
 /// later row); it is left after the end of `row`.
 pub fn read_row<'g, C: CellCursor<'g>>(
     cursor: &mut C,
-    row: &Bytes,
+    row: &[u8],
     query: &StoreQuery,
     out: &mut Vec<Cell>,
 ) {
@@ -154,29 +152,30 @@ pub fn read_row<'g, C: CellCursor<'g>>(
     let mut next_wanted = 0usize;
     loop {
         let step = {
-            let Some((key, value)) = cursor.peek() else {
+            let Some(key) = cursor.peek() else {
                 return;
             };
+            let qualifier = key.qualifier();
             if !key.in_row(row) {
                 return;
             }
-            if !col.qualifier.is_some_and(|q| bytes_eq(q, &key.qualifier)) {
+            if !col.qualifier.is_some_and(|q| bytes_eq(q, qualifier)) {
                 col = ColumnState {
-                    qualifier: Some(&key.qualifier),
+                    qualifier: Some(qualifier),
                     selected: true,
                     ..ColumnState::default()
                 };
                 deletes.start_column();
                 if let Some(wanted) = &query.columns {
-                    while next_wanted < wanted.len() && wanted[next_wanted] < key.qualifier {
+                    while next_wanted < wanted.len() && wanted[next_wanted][..] < *qualifier {
                         next_wanted += 1;
                     }
                     col.selected =
-                        next_wanted < wanted.len() && wanted[next_wanted] == key.qualifier;
+                        next_wanted < wanted.len() && wanted[next_wanted][..] == *qualifier;
                 }
             }
             // An unrequested empty qualifier is still read, for the family markers it holds.
-            let read_for_markers = key.qualifier.is_empty() && !query.raw;
+            let read_for_markers = qualifier.is_empty() && !query.raw;
             if !col.selected && !read_for_markers {
                 if next_wanted < query.columns.as_ref().map_or(0, Vec::len) {
                     Step::SeekColumn(next_wanted)
@@ -184,7 +183,7 @@ pub fn read_row<'g, C: CellCursor<'g>>(
                     Step::NextRow
                 }
             } else {
-                match_cell(key, value, query, &mut deletes, &mut col, row, out)
+                match_cell(&key.cell, query, &mut deletes, &mut col, out)
             }
         };
         match step {
@@ -192,7 +191,7 @@ pub fn read_row<'g, C: CellCursor<'g>>(
             Step::NextColumn => match col.qualifier {
                 // The empty qualifier also holds the row's family delete markers, which may
                 // sort after the versions being skipped: step through it (HBASE-18471).
-                Some(q) if q.is_empty() => cursor.advance(),
+                Some([]) => cursor.advance(),
                 Some(q) => cursor.skip_column(row, q),
                 None => cursor.advance(),
             },
@@ -210,22 +209,20 @@ pub fn read_row<'g, C: CellCursor<'g>>(
 }
 
 fn match_cell(
-    key: &StoreKey,
-    value: &StoreValue,
+    cell: &Cell,
     query: &StoreQuery,
     deletes: &mut DeleteTracker,
     col: &mut ColumnState<'_>,
-    row: &Bytes,
     out: &mut Vec<Cell>,
 ) -> Step {
-    let ts = key.timestamp;
-    let kind = key.cell_type;
+    let ts = cell.timestamp;
+    let kind = cell.cell_type;
     // 1. Expiry.
     let expired = ts < query.oldest_unexpired;
     if expired && query.min_versions == 0 {
         return Step::NextColumn;
     }
-    if let Some(ttl) = value.ttl_ms {
+    if let Some(ttl) = cell.ttl_ms {
         let ttl = i64::try_from(ttl).unwrap_or(i64::MAX);
         if ts.saturating_add(ttl) < query.now {
             return Step::Next;
@@ -272,16 +269,7 @@ fn match_cell(
     }
     if col.count <= query.min_versions || !expired {
         col.last = Some((ts, kind));
-        out.push(Cell {
-            row: row.clone(),
-            family: query.family.clone(),
-            qualifier: key.qualifier.clone(),
-            timestamp: ts,
-            cell_type: kind,
-            seq_id: key.seq_id,
-            value: value.value.clone(),
-            ttl_ms: value.ttl_ms,
-        });
+        out.push(cell.clone());
         return Step::Next;
     }
     Step::NextColumn

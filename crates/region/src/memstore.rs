@@ -11,22 +11,21 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use crossbeam_epoch::Guard;
 use crossbeam_skiplist::base::{Entry, SkipList};
 
-use basalt_common::Bytes;
-
-use basalt_common::CellType;
+use basalt_common::bytes_display::BinaryDisplay;
+use basalt_common::{Bytes, Cell, CellType, Error, Result};
 
 use crate::cursor::CellCursor;
-use crate::key::{StoreKey, StoreValue};
+use crate::key::StoreKey;
 use crate::mslab::Mslab;
 
-/// Per-cell bookkeeping bytes counted on top of the key and value bytes: the skip-list node,
-/// the key and value structs and the reference-counted buffers' headers (an estimate, as
-/// HBase's heap-size accounting is).
+/// Per-cell bookkeeping bytes counted on top of the cell's bytes: the skip-list node and the
+/// key struct (an estimate, as HBase's heap-size accounting is).
 const CELL_OVERHEAD: usize = 128;
 
 /// A store's in-memory cells.
 pub struct MemStore {
-    cells: SkipList<StoreKey, StoreValue>,
+    family: Bytes,
+    cells: SkipList<StoreKey, ()>,
     mslab: Mslab,
     heap_size: AtomicUsize,
 }
@@ -34,58 +33,62 @@ pub struct MemStore {
 impl std::fmt::Debug for MemStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MemStore")
+            .field("family", &BinaryDisplay::new(&self.family))
             .field("cells", &self.cells.len())
             .field("heap_size", &self.heap_size())
             .finish()
     }
 }
 
-impl Default for MemStore {
-    fn default() -> Self {
-        MemStore::new()
-    }
-}
-
 impl MemStore {
-    pub fn new() -> Self {
+    /// An empty memstore for `family`.
+    pub fn new(family: Bytes) -> Self {
         MemStore {
+            family,
             cells: SkipList::new(crossbeam_epoch::default_collector().clone()),
             mslab: Mslab::default(),
             heap_size: AtomicUsize::new(0),
         }
     }
 
-    /// Copies a mutation's row into the memstore's chunks, once for all the cells it writes
-    /// here: they then share one buffer, which saves memory and lets scans recognise a row's
-    /// cells by pointer.
-    pub fn copy_row(&self, row: &[u8]) -> Bytes {
-        let [copy] = self.mslab.copy([row]);
-        copy
-    }
-
-    /// Adds one cell of `row` (a copy from [`MemStore::copy_row`]), copying its qualifier and
-    /// value into the memstore's chunks. A cell with an identical key (same coordinates and
-    /// sequence id) replaces the earlier one, as within one HBase mutation.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "one cell's coordinates, as HBase's KeyValue"
-    )]
-    pub fn insert(
+    /// Builds a cell of this memstore's family, its bytes copied into the memstore's chunks in
+    /// HBase's KeyValue order. Fails only if a part exceeds the format (row 65535 bytes,
+    /// qualifier 4 GiB), which validation rules out before any cell of a mutation is built.
+    pub fn build_cell(
         &self,
-        row: &Bytes,
+        row: &[u8],
         qualifier: &[u8],
         timestamp: i64,
         cell_type: CellType,
-        seq_id: u64,
         value: &[u8],
-        ttl_ms: Option<u64>,
-    ) {
-        let size = row.len() + qualifier.len() + value.len() + CELL_OVERHEAD;
-        let [qualifier, value] = self.mslab.copy([qualifier, value]);
-        let key = StoreKey::new(row.clone(), qualifier, timestamp, cell_type, seq_id);
-        let value = StoreValue { value, ttl_ms };
+    ) -> Result<Cell> {
+        let buf = self
+            .mslab
+            .copy_joined(&[row, &self.family, qualifier, value]);
+        Cell::from_buffer(
+            buf,
+            row.len(),
+            self.family.len(),
+            qualifier.len(),
+            timestamp,
+            cell_type,
+        )
+        .ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "cell of row {} does not fit the KeyValue format",
+                BinaryDisplay::new(row)
+            ))
+        })
+    }
+
+    /// Adds a cell built by [`MemStore::build_cell`]. A cell with an identical key (same
+    /// coordinates and sequence id) replaces the earlier one, as within one HBase mutation.
+    pub fn insert(&self, cell: Cell) {
+        let size = cell.serialized_size() + CELL_OVERHEAD;
         let guard = crossbeam_epoch::pin();
-        self.cells.insert(key, value, &guard).release(&guard);
+        self.cells
+            .insert(StoreKey::new(cell), (), &guard)
+            .release(&guard);
         self.heap_size.fetch_add(size, Ordering::Relaxed);
     }
 
@@ -116,17 +119,17 @@ impl MemStore {
 
 /// Walks a [`MemStore`] in key order at a fixed read point.
 pub struct MemStoreCursor<'g> {
-    cells: &'g SkipList<StoreKey, StoreValue>,
+    cells: &'g SkipList<StoreKey, ()>,
     guard: &'g Guard,
     read_point: u64,
-    current: Option<Entry<'g, 'g, StoreKey, StoreValue>>,
+    current: Option<Entry<'g, 'g, StoreKey, ()>>,
 }
 
 impl std::fmt::Debug for MemStoreCursor<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MemStoreCursor")
             .field("read_point", &self.read_point)
-            .field("current", &self.current.as_ref().map(|e| e.key()))
+            .field("current", &self.current.as_ref().map(|e| &e.key().cell))
             .finish()
     }
 }
@@ -134,7 +137,7 @@ impl std::fmt::Debug for MemStoreCursor<'_> {
 impl MemStoreCursor<'_> {
     fn skip_invisible_forward(&mut self) {
         while let Some(e) = &mut self.current {
-            if e.key().seq_id <= self.read_point {
+            if e.key().cell.seq_id <= self.read_point {
                 return;
             }
             if !e.move_next() {
@@ -151,8 +154,8 @@ impl<'g> CellCursor<'g> for MemStoreCursor<'g> {
     }
 
     #[inline]
-    fn peek(&self) -> Option<(&'g StoreKey, &'g StoreValue)> {
-        self.current.as_ref().map(|e| (e.key(), e.value()))
+    fn peek(&self) -> Option<&'g StoreKey> {
+        self.current.as_ref().map(|e| e.key())
     }
 
     #[inline]
@@ -166,7 +169,7 @@ impl<'g> CellCursor<'g> for MemStoreCursor<'g> {
         }
     }
 
-    fn last_row_before(&self, bound: Bound<&Bytes>) -> Option<Bytes> {
+    fn last_row_before(&self, bound: Bound<&[u8]>) -> Option<Bytes> {
         let mut entry = match bound {
             Bound::Unbounded => self.cells.back(self.guard),
             Bound::Included(row) => self
@@ -177,8 +180,8 @@ impl<'g> CellCursor<'g> for MemStoreCursor<'g> {
                 .upper_bound(Bound::Excluded(&StoreKey::first_on_row(row)), self.guard),
         };
         while let Some(e) = entry {
-            if e.key().seq_id <= self.read_point {
-                return Some(e.key().row.clone());
+            if e.key().cell.seq_id <= self.read_point {
+                return Some(e.key().cell.row_bytes());
             }
             entry = e.prev();
         }

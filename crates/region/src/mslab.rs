@@ -22,29 +22,22 @@ pub struct Mslab {
 }
 
 impl Mslab {
-    /// Copies `parts` into one contiguous region and returns each part's copy.
-    pub fn copy<const N: usize>(&self, parts: [&[u8]; N]) -> [Bytes; N] {
+    /// Copies `parts` one after the other into one contiguous region.
+    pub fn copy_joined(&self, parts: &[&[u8]]) -> Bytes {
         let len: usize = parts.iter().map(|p| p.len()).sum();
-        let all = if len > MAX_ALLOC {
+        if len > MAX_ALLOC {
             let mut own = BytesMut::with_capacity(len);
             parts.iter().for_each(|p| own.extend_from_slice(p));
-            own.freeze()
-        } else {
-            // A chunk is only appended to and split under this lock; a panic cannot leave it
-            // inconsistent, so a poisoned lock is still usable.
-            let mut chunk = self.current.lock().unwrap_or_else(PoisonError::into_inner);
-            if chunk.capacity() - chunk.len() < len {
-                *chunk = BytesMut::with_capacity(CHUNK_SIZE);
-            }
-            parts.iter().for_each(|p| chunk.extend_from_slice(p));
-            chunk.split().freeze()
-        };
-        let mut start = 0;
-        parts.map(|p| {
-            let part = all.slice(start..start + p.len());
-            start += p.len();
-            part
-        })
+            return own.freeze();
+        }
+        // A chunk is only appended to and split under this lock; a panic cannot leave it
+        // inconsistent, so a poisoned lock is still usable.
+        let mut chunk = self.current.lock().unwrap_or_else(PoisonError::into_inner);
+        if chunk.capacity() - chunk.len() < len {
+            *chunk = BytesMut::with_capacity(CHUNK_SIZE);
+        }
+        parts.iter().for_each(|p| chunk.extend_from_slice(p));
+        chunk.split().freeze()
     }
 }
 
@@ -53,21 +46,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn copies_fields_and_spills_large_cells() {
+    fn copies_parts_and_spills_large_ones() {
         let slab = Mslab::default();
-        let [row, q, v] = slab.copy([b"row", b"q", b"value"]);
-        let [row2, q2] = slab.copy([b"row2", b""]);
-        assert_eq!(
-            (&row[..], &q[..], &v[..]),
-            (&b"row"[..], &b"q"[..], &b"value"[..])
-        );
-        assert_eq!((&row2[..], q2.len()), (&b"row2"[..], 0));
+        let a = slab.copy_joined(&[b"row", b"q", b"value"]);
+        let b = slab.copy_joined(&[b"row2", b""]);
+        assert_eq!(&a[..], b"rowqvalue");
+        assert_eq!(&b[..], b"row2");
         // Two small copies share a chunk: the second starts right after the first.
-        assert_eq!(v.as_ptr().wrapping_add(5), row2.as_ptr());
+        assert_eq!(a.as_ptr().wrapping_add(a.len()), b.as_ptr());
         let big = vec![7u8; MAX_ALLOC + 1];
-        let [big_copy] = slab.copy([&big[..]]);
-        assert_eq!(big_copy.len(), MAX_ALLOC + 1);
-        let [small] = slab.copy([b"small"]);
+        assert_eq!(slab.copy_joined(&[&big]).len(), MAX_ALLOC + 1);
+        let small = slab.copy_joined(&[b"small"]);
         assert_eq!(
             &small[..],
             b"small",
@@ -79,9 +68,7 @@ mod tests {
     fn full_chunk_is_replaced() {
         let slab = Mslab::default();
         let value = vec![1u8; 200 * 1024];
-        let cells: Vec<_> = (0..20)
-            .map(|_| slab.copy([b"r", b"q", &value[..]]))
-            .collect();
-        assert!(cells.iter().all(|[_, _, v]| v[..] == value[..]));
+        let copies: Vec<_> = (0..20).map(|_| slab.copy_joined(&[b"r", &value])).collect();
+        assert!(copies.iter().all(|c| c[1..] == value[..]));
     }
 }

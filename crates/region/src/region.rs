@@ -13,30 +13,10 @@ use basalt_common::{Bytes, Cell, CellType, Clock, LATEST_TIMESTAMP, TableDescrip
 use crate::cursor::CellCursor;
 use crate::key::StoreKey;
 use crate::matcher::{StoreQuery, read_row};
-use crate::memstore::MemStore;
 use crate::mvcc::Mvcc;
 use crate::row_lock::RowLocks;
 use crate::scanner::RegionScanner;
 use crate::store::Store;
-
-/// A mutation's row as copied into the store its cells are going to. Consecutive cells of one
-/// store share one copy; a mutation's cells are usually grouped by family.
-#[derive(Default)]
-struct RowCopy {
-    last: Option<(usize, Bytes)>,
-}
-
-impl RowCopy {
-    fn in_store(&mut self, store: usize, memstore: &MemStore, row: &[u8]) -> &Bytes {
-        if self.last.as_ref().is_some_and(|(s, _)| *s != store) {
-            self.last = None;
-        }
-        let (_, copy) = self
-            .last
-            .get_or_insert_with(|| (store, memstore.copy_row(row)));
-        copy
-    }
-}
 
 /// Settings of a region that do not come from the table descriptor.
 #[derive(Debug, Clone)]
@@ -153,27 +133,31 @@ impl Region {
         }
         let _lock = self.row_locks.shared(&put.row);
         let now = self.now();
-        let seq_id = self.mvcc.begin();
-        let mut row = RowCopy::default();
+        let mut cells = Vec::with_capacity(put.cells.len());
         for (c, &store) in put.cells.iter().zip(&targets) {
             let ts = match c.timestamp.unwrap_or(put.timestamp) {
                 LATEST_TIMESTAMP => now,
                 ts => ts,
             };
             let memstore = self.stores[store].memstore();
-            let row = row.in_store(store, memstore, &put.row);
-            memstore.insert(
-                row,
-                &c.qualifier,
-                ts,
-                CellType::Put,
-                seq_id,
-                &c.value,
-                put.ttl_ms,
-            );
+            let cell = memstore.build_cell(&put.row, &c.qualifier, ts, CellType::Put, &c.value)?;
+            cells.push((store, cell.with_ttl_ms(put.ttl_ms)));
+        }
+        self.apply(cells);
+        Ok(())
+    }
+
+    /// Makes a mutation's cells visible together: one sequence id, all memstore inserts, then
+    /// the read point moves past them. Building the cells (the only step that can fail) is
+    /// done before, so a mutation is never applied in part.
+    fn apply(&self, cells: Vec<(usize, Cell)>) {
+        let seq_id = self.mvcc.begin();
+        for (store, cell) in cells {
+            self.stores[store]
+                .memstore()
+                .insert(cell.with_seq_id(seq_id));
         }
         self.mvcc.complete(seq_id);
-        Ok(())
     }
 
     /// Writes the delete markers of `delete` atomically. A whole-row delete writes one
@@ -240,21 +224,22 @@ impl Region {
             };
             markers.push((store, e.qualifier.clone(), ts, e.kind));
         }
-        let seq_id = self.mvcc.begin();
-        let mut row = RowCopy::default();
+        let mut cells = Vec::with_capacity(markers.len());
         for (store, qualifier, timestamp, cell_type) in markers {
             let memstore = self.stores[store].memstore();
-            let row = row.in_store(store, memstore, &delete.row);
-            memstore.insert(row, &qualifier, timestamp, cell_type, seq_id, &[], None);
+            cells.push((
+                store,
+                memstore.build_cell(&delete.row, &qualifier, timestamp, cell_type, &[])?,
+            ));
         }
-        self.mvcc.complete(seq_id);
+        self.apply(cells);
         Ok(())
     }
 
     /// Timestamp of the `k`-th newest visible version of a column, if it has that many.
     fn nth_newest_version(
         &self,
-        row: &Bytes,
+        row: &[u8],
         store: usize,
         qualifier: &Bytes,
         k: usize,
@@ -272,7 +257,7 @@ impl Region {
     fn read_store_row(
         &self,
         store: usize,
-        row: &Bytes,
+        row: &[u8],
         query: &StoreQuery,
         read_point: u64,
         out: &mut Vec<Cell>,

@@ -106,7 +106,7 @@ impl RegionScanner {
             .collect();
         if !self.reversed {
             let start = match &self.position {
-                Bound::Unbounded => StoreKey::first_on_row(&Bytes::new()),
+                Bound::Unbounded => StoreKey::first_on_row(b""),
                 Bound::Included(row) => StoreKey::first_on_row(row),
                 Bound::Excluded(row) => StoreKey::last_on_row(row),
             };
@@ -129,7 +129,7 @@ impl RegionScanner {
             // Rows of a table tend to be alike: size for the last one to avoid regrowing.
             let mut cells = Vec::with_capacity(last_row_cells);
             for (cursor, (_, query)) in cursors.iter_mut().zip(&self.queries) {
-                if cursor.peek().is_some_and(|(k, _)| k.in_row(&row)) {
+                if cursor.peek().is_some_and(|k| k.in_row(&row)) {
                     read_row(cursor, &row, query, &mut cells);
                 }
             }
@@ -157,13 +157,13 @@ impl RegionScanner {
         if !self.reversed {
             return cursors
                 .iter()
-                .filter_map(|c| c.peek().map(|(k, _)| &k.row))
-                .min()
-                .cloned();
+                .filter_map(|c| c.peek())
+                .min_by(|a, b| a.row().cmp(b.row()))
+                .map(|k| k.cell.row_bytes());
         }
         let row = cursors
             .iter()
-            .filter_map(|c| c.last_row_before(self.position.as_ref()))
+            .filter_map(|c| c.last_row_before(self.position.as_ref().map(|r| &r[..])))
             .max()?;
         let start = StoreKey::first_on_row(&row);
         for c in cursors.iter_mut() {

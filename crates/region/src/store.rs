@@ -15,8 +15,8 @@ pub struct Store {
 impl Store {
     pub fn new(family: ColumnFamilyDescriptor) -> Self {
         Store {
+            memstore: MemStore::new(family.name.clone()),
             family,
-            memstore: MemStore::new(),
         }
     }
 

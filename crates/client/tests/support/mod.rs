@@ -38,10 +38,10 @@ pub fn cells(r: &RowResult) -> Vec<String> {
         .map(|c| {
             format!(
                 "{}:{}@{}={}",
-                String::from_utf8_lossy(&c.family),
-                String::from_utf8_lossy(&c.qualifier),
+                String::from_utf8_lossy(c.family()),
+                String::from_utf8_lossy(c.qualifier()),
                 c.timestamp,
-                String::from_utf8_lossy(&c.value)
+                String::from_utf8_lossy(c.value())
             )
         })
         .collect()

@@ -384,15 +384,17 @@ impl Oracle {
                 } else {
                     self.read_column(row, f, &q, tr, versions)
                 };
-                out.extend(cands.into_iter().map(|c| Cell {
-                    row: Bytes::from(row.clone()),
-                    family: Bytes::from_static(FAMILIES[f].as_bytes()),
-                    qualifier: Bytes::from(c.qualifier),
-                    timestamp: c.ts,
-                    cell_type: c.kind,
-                    seq_id: c.seq,
-                    value: Bytes::from(c.value),
-                    ttl_ms: c.ttl_ms,
+                out.extend(cands.into_iter().map(|c| {
+                    Cell::new(
+                        row,
+                        FAMILIES[f].as_bytes(),
+                        &c.qualifier,
+                        c.ts,
+                        c.kind,
+                        &c.value,
+                    )
+                    .with_seq_id(c.seq)
+                    .with_ttl_ms(c.ttl_ms)
                 }));
             }
         }

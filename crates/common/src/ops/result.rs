@@ -27,12 +27,12 @@ impl RowResult {
     pub fn latest_cell(&self, family: &[u8], qualifier: &[u8]) -> Option<&Cell> {
         self.cells
             .iter()
-            .find(|c| c.family == family && c.qualifier == qualifier)
+            .find(|c| c.family() == family && c.qualifier() == qualifier)
     }
 
     /// The value of the newest returned cell of `family:qualifier`.
-    pub fn value(&self, family: &[u8], qualifier: &[u8]) -> Option<&Bytes> {
-        self.latest_cell(family, qualifier).map(|c| &c.value)
+    pub fn value(&self, family: &[u8], qualifier: &[u8]) -> Option<&[u8]> {
+        self.latest_cell(family, qualifier).map(Cell::value)
     }
 
     /// Every returned version of `family:qualifier`, newest first.
@@ -43,11 +43,11 @@ impl RowResult {
     ) -> impl Iterator<Item = &'a Cell> + 'a {
         self.cells
             .iter()
-            .filter(move |c| c.family == family && c.qualifier == qualifier)
+            .filter(move |c| c.family() == family && c.qualifier() == qualifier)
     }
 
     /// The cells of one family.
     pub fn family_cells<'a>(&'a self, family: &'a [u8]) -> impl Iterator<Item = &'a Cell> + 'a {
-        self.cells.iter().filter(move |c| c.family == family)
+        self.cells.iter().filter(move |c| c.family() == family)
     }
 }
