@@ -259,31 +259,16 @@ pub fn compare_cells(a: &Cell, b: &Cell) -> Ordering {
         .cmp(b.row())
         .then_with(|| a.family().cmp(b.family()))
         .then_with(|| a.qualifier().cmp(b.qualifier()))
-        .then_with(|| {
-            compare_versions(
-                a.timestamp,
-                a.cell_type,
-                a.seq_id,
-                b.timestamp,
-                b.cell_type,
-                b.seq_id,
-            )
-        })
+        .then_with(|| compare_versions(a, b))
 }
 
 /// The order of two versions of the same column: timestamp, type and sequence id, all descending.
 #[inline]
-pub fn compare_versions(
-    a_ts: i64,
-    a_type: CellType,
-    a_seq: u64,
-    b_ts: i64,
-    b_type: CellType,
-    b_seq: u64,
-) -> Ordering {
-    b_ts.cmp(&a_ts)
-        .then_with(|| b_type.code().cmp(&a_type.code()))
-        .then_with(|| b_seq.cmp(&a_seq))
+pub fn compare_versions(a: &Cell, b: &Cell) -> Ordering {
+    b.timestamp
+        .cmp(&a.timestamp)
+        .then_with(|| b.cell_type.code().cmp(&a.cell_type.code()))
+        .then_with(|| b.seq_id.cmp(&a.seq_id))
 }
 
 impl fmt::Debug for Cell {

@@ -89,14 +89,10 @@ impl Error {
             Error::TableExists(_) => "TableExistsException",
             Error::TableNotEnabled(_) => "TableNotEnabledException",
             Error::TableNotDisabled(_) => "TableNotDisabledException",
-            Error::EmptyRow
-            | Error::RowTooLong { .. }
-            | Error::NegativeTimestamp(_)
-            | Error::CellTooLarge { .. }
-            | Error::InvalidFamilyName { .. }
-            | Error::InvalidTableName { .. }
-            | Error::InvalidDescriptor { .. }
-            | Error::InvalidArgument(_) => "IllegalArgumentException",
+            _ => match self.kind() {
+                ErrorKind::InvalidArgument => "IllegalArgumentException",
+                _ => "IOException",
+            },
         }
     }
 }

@@ -183,16 +183,7 @@ impl Ord for StoreKey {
             return a_last.cmp(&b_last);
         }
         let (a, b) = (&self.cell, &other.cell);
-        bytes_cmp(a.qualifier(), b.qualifier()).then_with(|| {
-            compare_versions(
-                a.timestamp,
-                a.cell_type,
-                a.seq_id,
-                b.timestamp,
-                b.cell_type,
-                b.seq_id,
-            )
-        })
+        bytes_cmp(a.qualifier(), b.qualifier()).then_with(|| compare_versions(a, b))
     }
 }
 

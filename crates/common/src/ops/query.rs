@@ -89,16 +89,48 @@ impl TimeRange {
 /// family; a family mapped to `None` means all its columns (HBase's `familyMap`).
 pub type FamilyMap = BTreeMap<Bytes, Option<BTreeSet<Bytes>>>;
 
-fn add_family(map: &mut FamilyMap, family: Bytes) {
-    map.insert(family, None);
-}
+/// The selection methods Get and Scan share (HBase's `Query` base class): families, columns,
+/// time range and versions.
+macro_rules! query_selection_methods {
+    () => {
+        /// Every column of `family` (replacing any columns listed for it before).
+        pub fn add_family(mut self, family: impl Into<Bytes>) -> Self {
+            self.families.insert(family.into(), None);
+            self
+        }
 
-/// As HBase: a column added after its whole family narrows the family to the listed columns.
-fn add_column(map: &mut FamilyMap, family: Bytes, qualifier: Bytes) {
-    map.entry(family)
-        .or_insert(None)
-        .get_or_insert_with(BTreeSet::new)
-        .insert(qualifier);
+        /// One column. As in HBase, a column added after its whole family narrows the family
+        /// to the listed columns.
+        pub fn add_column(mut self, family: impl Into<Bytes>, qualifier: impl Into<Bytes>) -> Self {
+            let columns = self.families.entry(family.into()).or_insert(None);
+            columns
+                .get_or_insert_with(BTreeSet::new)
+                .insert(qualifier.into());
+            self
+        }
+
+        /// Only versions with `min <= ts < max`.
+        pub fn with_time_range(mut self, min: i64, max: i64) -> Self {
+            self.time_range = TimeRange::new(min, max);
+            self
+        }
+
+        /// Only the version at exactly `ts`.
+        pub fn with_timestamp(mut self, ts: i64) -> Self {
+            self.time_range = TimeRange::at(ts);
+            self
+        }
+
+        /// Up to `n` versions per column (default 1), capped by the family's VERSIONS.
+        pub fn read_versions(mut self, n: u32) -> Self {
+            self.max_versions = n;
+            self
+        }
+
+        pub fn read_all_versions(self) -> Self {
+            self.read_versions(u32::MAX)
+        }
+    };
 }
 
 /// Reads one row.
@@ -124,36 +156,7 @@ impl Get {
         }
     }
 
-    pub fn add_family(mut self, family: impl Into<Bytes>) -> Self {
-        add_family(&mut self.families, family.into());
-        self
-    }
-
-    pub fn add_column(mut self, family: impl Into<Bytes>, qualifier: impl Into<Bytes>) -> Self {
-        add_column(&mut self.families, family.into(), qualifier.into());
-        self
-    }
-
-    /// Only versions with `min <= ts < max`.
-    pub fn with_time_range(mut self, min: i64, max: i64) -> Self {
-        self.time_range = TimeRange::new(min, max);
-        self
-    }
-
-    /// Only the version at exactly `ts`.
-    pub fn with_timestamp(mut self, ts: i64) -> Self {
-        self.time_range = TimeRange::at(ts);
-        self
-    }
-
-    pub fn read_versions(mut self, n: u32) -> Self {
-        self.max_versions = n;
-        self
-    }
-
-    pub fn read_all_versions(self) -> Self {
-        self.read_versions(u32::MAX)
-    }
+    query_selection_methods!();
 }
 
 /// Reads a range of rows.
@@ -187,6 +190,8 @@ impl Default for Scan {
 }
 
 impl Scan {
+    query_selection_methods!();
+
     /// A scan of the whole table.
     pub fn new() -> Self {
         Scan {
@@ -241,35 +246,6 @@ impl Scan {
     pub fn reversed(mut self, reversed: bool) -> Self {
         self.reversed = reversed;
         self
-    }
-
-    pub fn add_family(mut self, family: impl Into<Bytes>) -> Self {
-        add_family(&mut self.families, family.into());
-        self
-    }
-
-    pub fn add_column(mut self, family: impl Into<Bytes>, qualifier: impl Into<Bytes>) -> Self {
-        add_column(&mut self.families, family.into(), qualifier.into());
-        self
-    }
-
-    pub fn with_time_range(mut self, min: i64, max: i64) -> Self {
-        self.time_range = TimeRange::new(min, max);
-        self
-    }
-
-    pub fn with_timestamp(mut self, ts: i64) -> Self {
-        self.time_range = TimeRange::at(ts);
-        self
-    }
-
-    pub fn read_versions(mut self, n: u32) -> Self {
-        self.max_versions = n;
-        self
-    }
-
-    pub fn read_all_versions(self) -> Self {
-        self.read_versions(u32::MAX)
     }
 
     pub fn with_limit(mut self, rows: usize) -> Self {
