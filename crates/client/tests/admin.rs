@@ -102,3 +102,24 @@ fn disabled_tables_refuse_io_and_keep_data() {
     assert!(!admin.table_exists(&name));
     assert_eq!(t.get(&Get::new("r")), Err(Error::TableNotFound(name)));
 }
+
+#[test]
+fn read_only_tables_refuse_writes() {
+    let (conn, _) = connection_at(1);
+    let mut desc = TableDescriptor::named("ro")
+        .unwrap()
+        .with_family(ColumnFamilyDescriptor::new("cf"));
+    desc.set_attribute("READONLY", "true").unwrap();
+    conn.admin().create_table(desc).unwrap();
+    let t = conn.table("ro").unwrap();
+    let err = t
+        .put(&Put::new("r").add_column("cf", "q", "v"))
+        .unwrap_err();
+    assert_eq!(err, Error::TableReadOnly(t.name().clone()));
+    assert_eq!(err.exception_name(), "DoNotRetryIOException");
+    assert!(t.delete(&basalt_client::Delete::new("r")).is_err());
+    assert!(
+        t.get(&Get::new("r")).unwrap().is_empty(),
+        "reads still work"
+    );
+}

@@ -236,8 +236,12 @@ impl Cell {
 
     /// Bytes this cell occupies, counted as HBase's KeyValue serialisation would.
     pub fn serialized_size(&self) -> usize {
-        // keylen + vallen + rowlen + famlen + timestamp + type, then the four parts
-        4 + 4 + 2 + 1 + 8 + 1 + self.buf.len()
+        key_value_size(
+            self.row().len(),
+            self.family().len(),
+            self.qualifier().len(),
+            self.value().len(),
+        )
     }
 }
 
@@ -294,6 +298,12 @@ impl fmt::Display for Cell {
             self.seq_id
         )
     }
+}
+
+/// Bytes of a cell in HBase's KeyValue serialisation: key length, value length, row length,
+/// row, family length, family, qualifier, timestamp, type, value.
+pub fn key_value_size(row: usize, family: usize, qualifier: usize, value: usize) -> usize {
+    4 + 4 + 2 + row + 1 + family + qualifier + 8 + 1 + value
 }
 
 /// Checks a row key of a mutation or Get: 1..=32767 bytes.

@@ -58,6 +58,8 @@ pub enum Error {
     TableNotEnabled(TableName),
     #[error("Table {0} is not disabled")]
     TableNotDisabled(TableName),
+    #[error("Table {0} is read only")]
+    TableReadOnly(TableName),
 }
 
 impl Error {
@@ -76,7 +78,9 @@ impl Error {
             | Error::TableNotFound(_)
             | Error::NamespaceNotFound(_) => ErrorKind::NotFound,
             Error::TableExists(_) => ErrorKind::AlreadyExists,
-            Error::TableNotEnabled(_) | Error::TableNotDisabled(_) => ErrorKind::WrongState,
+            Error::TableNotEnabled(_) | Error::TableNotDisabled(_) | Error::TableReadOnly(_) => {
+                ErrorKind::WrongState
+            }
         }
     }
 
@@ -89,6 +93,8 @@ impl Error {
             Error::TableExists(_) => "TableExistsException",
             Error::TableNotEnabled(_) => "TableNotEnabledException",
             Error::TableNotDisabled(_) => "TableNotDisabledException",
+            // HBase's HRegion.checkReadOnly throws DoNotRetryIOException.
+            Error::TableReadOnly(_) => "DoNotRetryIOException",
             _ => match self.kind() {
                 ErrorKind::InvalidArgument => "IllegalArgumentException",
                 _ => "IOException",

@@ -8,9 +8,12 @@ use bytes::Bytes;
 use crate::bytes_display::{BinaryDisplay, to_string_binary};
 use crate::error::{Error, Result};
 use crate::schema::{
-    BloomType, Compression, DataBlockEncoding, KeepDeletedCells, MemoryCompaction,
-    MobCompactPartitionPolicy,
+    BloomType, Compression, DataBlockEncoding, IndexBlockEncoding, KeepDeletedCells,
+    MemoryCompaction, MobCompactPartitionPolicy,
 };
+
+/// The CONFIGURATION key giving the prefix length of a ROWPREFIX_FIXED_LENGTH bloom filter.
+pub const ROW_PREFIX_BLOOM_LENGTH_KEY: &str = "RowPrefixBloomFilter.prefix_length";
 
 /// `HConstants.FOREVER`: a TTL of this many seconds means "never expires".
 pub const TTL_FOREVER: u32 = i32::MAX as u32;
@@ -39,6 +42,7 @@ pub struct ColumnFamilyDescriptor {
     pub compression_compact_major: Option<Compression>,
     pub compression_compact_minor: Option<Compression>,
     pub data_block_encoding: DataBlockEncoding,
+    pub index_block_encoding: IndexBlockEncoding,
     pub bloom_filter: BloomType,
     pub replication_scope: u32,
     pub cache_data_on_write: bool,
@@ -55,6 +59,8 @@ pub struct ColumnFamilyDescriptor {
     pub dfs_replication: u16,
     pub storage_policy: Option<String>,
     pub encryption: Option<String>,
+    /// `ENCRYPTION_KEY`: the wrapped data key, as HBase stores it; kept, not yet used.
+    pub encryption_key: Option<Vec<u8>>,
     /// `METADATA {k => v}`: free-form key/values.
     pub metadata: BTreeMap<String, String>,
     /// `CONFIGURATION {k => v}`: per-family configuration overrides.
@@ -78,6 +84,7 @@ impl ColumnFamilyDescriptor {
             compression_compact_major: None,
             compression_compact_minor: None,
             data_block_encoding: DataBlockEncoding::None,
+            index_block_encoding: IndexBlockEncoding::None,
             bloom_filter: BloomType::Row,
             replication_scope: 0,
             cache_data_on_write: false,
@@ -94,6 +101,7 @@ impl ColumnFamilyDescriptor {
             dfs_replication: 0,
             storage_policy: None,
             encryption: None,
+            encryption_key: None,
             metadata: BTreeMap::new(),
             configuration: BTreeMap::new(),
         }
@@ -181,6 +189,19 @@ impl ColumnFamilyDescriptor {
                 self.block_size
             )));
         }
+        if self.bloom_filter == BloomType::RowPrefixFixedLength {
+            let length = self.configuration.get(ROW_PREFIX_BLOOM_LENGTH_KEY);
+            if length
+                .and_then(|l| l.parse::<u32>().ok())
+                .is_none_or(|l| l == 0)
+            {
+                return Err(bad(format!(
+                    "BLOOMFILTER ROWPREFIX_FIXED_LENGTH needs CONFIGURATION {{'{}' => N}} \
+                     with N a positive number of bytes",
+                    ROW_PREFIX_BLOOM_LENGTH_KEY
+                )));
+            }
+        }
         if self.replication_scope > 1 {
             return Err(bad(format!(
                 "REPLICATION_SCOPE must be 0 (local) or 1 (global), got {}",
@@ -208,6 +229,7 @@ impl ColumnFamilyDescriptor {
             "COMPRESSION_COMPACT_MAJOR" => self.compression_compact_major = Some(value.parse()?),
             "COMPRESSION_COMPACT_MINOR" => self.compression_compact_minor = Some(value.parse()?),
             "DATA_BLOCK_ENCODING" => self.data_block_encoding = value.parse()?,
+            "INDEX_BLOCK_ENCODING" => self.index_block_encoding = value.parse()?,
             "BLOOMFILTER" => self.bloom_filter = value.parse()?,
             "REPLICATION_SCOPE" => self.replication_scope = parse_num(key, value)?,
             "CACHE_DATA_ON_WRITE" => self.cache_data_on_write = parse_bool(key, value)?,
@@ -224,6 +246,7 @@ impl ColumnFamilyDescriptor {
             "DFS_REPLICATION" => self.dfs_replication = parse_num(key, value)?,
             "STORAGE_POLICY" => self.storage_policy = Some(value.to_owned()),
             "ENCRYPTION" => self.encryption = Some(value.to_owned()),
+            "ENCRYPTION_KEY" => self.encryption_key = Some(value.as_bytes().to_vec()),
             _ => {
                 self.metadata.insert(key.to_owned(), value.to_owned());
             }
@@ -337,6 +360,11 @@ impl ColumnFamilyDescriptor {
             "ENCRYPTION",
             self.encryption.is_some(),
             self.encryption.clone().unwrap_or_default(),
+        );
+        extra(
+            "INDEX_BLOCK_ENCODING",
+            self.index_block_encoding != d.index_block_encoding,
+            self.index_block_encoding.to_string(),
         );
         out
     }

@@ -77,6 +77,11 @@ attribute_enum!(
 );
 
 attribute_enum!(
+    /// `INDEX_BLOCK_ENCODING`.
+    IndexBlockEncoding { None => "NONE", PrefixTree => "PREFIX_TREE" }
+);
+
+attribute_enum!(
     /// `IN_MEMORY_COMPACTION`.
     MemoryCompaction { None => "NONE", Basic => "BASIC", Eager => "EAGER", Adaptive => "ADAPTIVE" }
 );

@@ -5,7 +5,9 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use basalt_common::bytes_display::BinaryDisplay;
-use basalt_common::cell::{DEFAULT_MAX_CELL_SIZE, validate_row, validate_timestamp};
+use basalt_common::cell::{
+    DEFAULT_MAX_CELL_SIZE, key_value_size, validate_row, validate_timestamp,
+};
 use basalt_common::error::{Error, Result};
 use basalt_common::ops::{Delete, FamilyMap, Get, Put, RowResult, Scan, TimeRange};
 use basalt_common::{Bytes, Cell, CellType, Clock, LATEST_TIMESTAMP, TableDescriptor};
@@ -100,8 +102,17 @@ impl Region {
             })
     }
 
+    /// Refuses writes to a READONLY table, as HBase's `checkReadOnly`.
+    fn check_writable(&self) -> Result<()> {
+        if self.descriptor.read_only {
+            return Err(Error::TableReadOnly(self.descriptor.name.clone()));
+        }
+        Ok(())
+    }
+
     /// Writes every cell of `put` atomically.
     pub fn put(&self, put: &Put) -> Result<()> {
+        self.check_writable()?;
         validate_row(&put.row)?;
         if put.cells.is_empty() {
             return Err(Error::InvalidArgument("No columns to insert".into()));
@@ -113,16 +124,12 @@ impl Region {
             if let Some(ts) = c.timestamp {
                 validate_timestamp(ts)?;
             }
-            // keylen, vallen, rowlen, row, famlen, family, qualifier, ts, type, value
-            let size = 4
-                + 4
-                + 2
-                + put.row.len()
-                + 1
-                + c.family.len()
-                + c.qualifier.len()
-                + 9
-                + c.value.len();
+            let size = key_value_size(
+                put.row.len(),
+                c.family.len(),
+                c.qualifier.len(),
+                c.value.len(),
+            );
             if size > self.config.max_cell_size {
                 return Err(Error::CellTooLarge {
                     row: BinaryDisplay::new(&put.row),
@@ -165,6 +172,7 @@ impl Region {
     /// newest version there is (or "now" when there is none), as HBase's
     /// `prepareDeleteTimestamps` does.
     pub fn delete(&self, delete: &Delete) -> Result<()> {
+        self.check_writable()?;
         validate_row(&delete.row)?;
         validate_timestamp(delete.timestamp)?;
         let mut targets = Vec::with_capacity(delete.entries.len());
