@@ -1,0 +1,102 @@
+//! Basalt's file-system seam. Every byte the engine stores goes through [`FileSystem`], so
+//! tests can run on an in-memory file system that simulates crashes ([`MemFs`]), and shared
+//! storage can come later without touching the engine.
+//!
+//! It is not a general-purpose VFS: it offers exactly what an LSM store needs (write-once files
+//! built by appends, positional reads, atomic renames, listings, deletes, an exclusive lock on a
+//! data directory) and nothing else.
+//!
+//! # Contract
+//!
+//! - [`FileSystem::create`] makes a new, empty file and fails if the path exists; parent
+//!   directories must exist ([`FileSystem::create_dir_all`]).
+//! - [`WritableFile::append`] adds bytes at the end. Appended bytes may sit in a buffer until
+//!   [`WritableFile::flush`] (after which they survive the process being killed) or
+//!   [`WritableFile::sync`] (after which they survive the machine losing power). Dropping a
+//!   writable file flushes it, but only an explicit `sync` is a durability point.
+//! - [`FileSystem::open`] fixes a readable file's length: bytes appended later are not seen.
+//!   [`ReadableFile::read_at`] returns exactly the bytes asked for, or an error naming the file
+//!   and offset when the file is shorter; it never returns fewer bytes silently.
+//! - [`FileSystem::rename`] atomically replaces the target; [`FileSystem::sync_dir`] makes
+//!   renames, creations and deletions in a directory durable.
+//! - [`FileSystem::list`] returns the names (not paths) of a directory's entries, sorted.
+//! - [`FileSystem::lock`] takes an exclusive lock on a path, failing at once with
+//!   [`FsError::Locked`] if another holder has it (in this or another process, for [`LocalFs`]);
+//!   dropping the returned guard releases it.
+
+mod error;
+mod local;
+mod memory;
+
+use std::fmt::Debug;
+use std::path::Path;
+use std::sync::Arc;
+
+use bytes::Bytes;
+
+pub use error::{FsError, Result};
+pub use local::LocalFs;
+pub use memory::MemFs;
+
+/// Where files live. See the crate documentation for the contract.
+pub trait FileSystem: Send + Sync + Debug {
+    fn create_dir_all(&self, dir: &Path) -> Result<()>;
+
+    /// A new, empty file open for appending; fails if `path` exists.
+    fn create(&self, path: &Path) -> Result<Box<dyn WritableFile>>;
+
+    /// An existing file, for positional reads.
+    fn open(&self, path: &Path) -> Result<Arc<dyn ReadableFile>>;
+
+    /// Atomically renames `from` to `to`, replacing `to` if it exists.
+    fn rename(&self, from: &Path, to: &Path) -> Result<()>;
+
+    fn delete(&self, path: &Path) -> Result<()>;
+
+    /// Deletes a directory and everything below it.
+    fn delete_dir_all(&self, dir: &Path) -> Result<()>;
+
+    /// The names of a directory's entries, sorted.
+    fn list(&self, dir: &Path) -> Result<Vec<String>>;
+
+    fn exists(&self, path: &Path) -> Result<bool>;
+
+    /// Makes the directory's entries (creations, renames, deletions) durable.
+    fn sync_dir(&self, dir: &Path) -> Result<()>;
+
+    /// An exclusive lock on `path` (created if missing), held until the guard is dropped.
+    fn lock(&self, path: &Path) -> Result<Box<dyn FileLock>>;
+}
+
+/// A file being written, by appends.
+pub trait WritableFile: Send + Debug {
+    fn append(&mut self, data: &[u8]) -> Result<()>;
+
+    /// Hands buffered bytes to the operating system: they survive the process being killed.
+    fn flush(&mut self) -> Result<()>;
+
+    /// Flushes, then forces the bytes to stable storage: they survive power loss.
+    fn sync(&mut self) -> Result<()>;
+
+    /// Bytes appended so far.
+    fn len(&self) -> u64;
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A file read at arbitrary offsets, shareable between threads.
+pub trait ReadableFile: Send + Sync + Debug {
+    fn len(&self) -> u64;
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Exactly `len` bytes from `offset`, or [`FsError::ShortRead`].
+    fn read_at(&self, offset: u64, len: usize) -> Result<Bytes>;
+}
+
+/// Proof of an exclusive lock; dropping it releases the lock.
+pub trait FileLock: Send + Debug {}

@@ -1,0 +1,177 @@
+//! The local disk, through `std::fs`.
+
+use std::fs::{self, File, OpenOptions, TryLockError};
+use std::io::{BufWriter, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use bytes::Bytes;
+
+use crate::error::{FsError, Result};
+use crate::{FileLock, FileSystem, ReadableFile, WritableFile};
+
+/// Buffer size of writable files: appends smaller than this reach the OS in batches.
+const WRITE_BUFFER: usize = 64 * 1024;
+
+/// Files on the local disk; paths are used as given.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct LocalFs;
+
+impl FileSystem for LocalFs {
+    fn create_dir_all(&self, dir: &Path) -> Result<()> {
+        fs::create_dir_all(dir).map_err(|e| FsError::io("create directory", dir, e))
+    }
+
+    fn create(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(|e| FsError::io("create", path, e))?;
+        Ok(Box::new(LocalWritable {
+            path: path.to_owned(),
+            out: BufWriter::with_capacity(WRITE_BUFFER, file),
+            len: 0,
+        }))
+    }
+
+    fn open(&self, path: &Path) -> Result<Arc<dyn ReadableFile>> {
+        let file = File::open(path).map_err(|e| FsError::io("open", path, e))?;
+        let len = file
+            .metadata()
+            .map_err(|e| FsError::io("stat", path, e))?
+            .len();
+        Ok(Arc::new(LocalReadable {
+            path: path.to_owned(),
+            file,
+            len,
+        }))
+    }
+
+    fn rename(&self, from: &Path, to: &Path) -> Result<()> {
+        fs::rename(from, to).map_err(|e| FsError::io("rename", from, e))
+    }
+
+    fn delete(&self, path: &Path) -> Result<()> {
+        fs::remove_file(path).map_err(|e| FsError::io("delete", path, e))
+    }
+
+    fn delete_dir_all(&self, dir: &Path) -> Result<()> {
+        fs::remove_dir_all(dir).map_err(|e| FsError::io("delete directory", dir, e))
+    }
+
+    fn list(&self, dir: &Path) -> Result<Vec<String>> {
+        let mut names = Vec::new();
+        for entry in fs::read_dir(dir).map_err(|e| FsError::io("list", dir, e))? {
+            let entry = entry.map_err(|e| FsError::io("list", dir, e))?;
+            names.push(entry.file_name().to_string_lossy().into_owned());
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    fn exists(&self, path: &Path) -> Result<bool> {
+        path.try_exists().map_err(|e| FsError::io("stat", path, e))
+    }
+
+    fn sync_dir(&self, dir: &Path) -> Result<()> {
+        File::open(dir)
+            .and_then(|d| d.sync_all())
+            .map_err(|e| FsError::io("sync directory", dir, e))
+    }
+
+    fn lock(&self, path: &Path) -> Result<Box<dyn FileLock>> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(|e| FsError::io("open lock file", path, e))?;
+        match file.try_lock() {
+            Ok(()) => Ok(Box::new(LocalLock { _file: file })),
+            Err(TryLockError::WouldBlock) => Err(FsError::Locked(path.to_owned())),
+            Err(TryLockError::Error(e)) => Err(FsError::io("lock", path, e)),
+        }
+    }
+}
+
+#[derive(Debug)]
+struct LocalWritable {
+    path: PathBuf,
+    out: BufWriter<File>,
+    len: u64,
+}
+
+impl WritableFile for LocalWritable {
+    fn append(&mut self, data: &[u8]) -> Result<()> {
+        self.out
+            .write_all(data)
+            .map_err(|e| FsError::io("append", &self.path, e))?;
+        self.len += data.len() as u64;
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        self.out
+            .flush()
+            .map_err(|e| FsError::io("flush", &self.path, e))
+    }
+
+    fn sync(&mut self) -> Result<()> {
+        self.flush()?;
+        self.out
+            .get_ref()
+            .sync_data()
+            .map_err(|e| FsError::io("sync", &self.path, e))
+    }
+
+    fn len(&self) -> u64 {
+        self.len
+    }
+}
+
+#[derive(Debug)]
+struct LocalReadable {
+    path: PathBuf,
+    file: File,
+    len: u64,
+}
+
+impl ReadableFile for LocalReadable {
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn read_at(&self, offset: u64, len: usize) -> Result<Bytes> {
+        let short = || FsError::ShortRead {
+            path: self.path.clone(),
+            offset,
+            wanted: len,
+            file_len: self.len,
+        };
+        if offset
+            .checked_add(len as u64)
+            .is_none_or(|end| end > self.len)
+        {
+            return Err(short());
+        }
+        let mut buf = vec![0u8; len];
+        self.file
+            .read_exact_at(&mut buf, offset)
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::UnexpectedEof => short(),
+                _ => FsError::io("read", &self.path, e),
+            })?;
+        Ok(Bytes::from(buf))
+    }
+}
+
+#[derive(Debug)]
+struct LocalLock {
+    /// The lock lives as long as the open file.
+    _file: File,
+}
+
+impl FileLock for LocalLock {}

@@ -1,0 +1,178 @@
+//! The FileSystem contract, checked against every implementation.
+
+use std::path::{Path, PathBuf};
+
+use basalt_fs::{FileSystem, FsError, LocalFs, MemFs};
+
+/// Runs `check` against a local directory and an in-memory file system, each rooted at a
+/// fresh, existing directory.
+fn on_every_fs(check: impl Fn(&dyn FileSystem, &Path)) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    check(&LocalFs, dir.path());
+    let mem = MemFs::new();
+    let root = PathBuf::from("/data");
+    mem.create_dir_all(&root).expect("mkdir");
+    check(&mem, &root);
+}
+
+#[test]
+fn write_then_read_at_offsets() {
+    on_every_fs(|fs, root| {
+        let path = root.join("f");
+        let mut w = fs.create(&path).unwrap();
+        w.append(b"hello ").unwrap();
+        w.append(b"world").unwrap();
+        assert_eq!(w.len(), 11);
+        w.sync().unwrap();
+        drop(w);
+        let r = fs.open(&path).unwrap();
+        assert_eq!(r.len(), 11);
+        assert_eq!(&r.read_at(0, 5).unwrap()[..], b"hello");
+        assert_eq!(&r.read_at(6, 5).unwrap()[..], b"world");
+        assert_eq!(r.read_at(11, 0).unwrap().len(), 0);
+    });
+}
+
+#[test]
+fn short_reads_name_file_and_offset() {
+    on_every_fs(|fs, root| {
+        let path = root.join("short");
+        let mut w = fs.create(&path).unwrap();
+        w.append(b"0123456789").unwrap();
+        w.flush().unwrap();
+        drop(w);
+        let r = fs.open(&path).unwrap();
+        let err = r.read_at(8, 4).unwrap_err();
+        assert!(matches!(
+            err,
+            FsError::ShortRead {
+                offset: 8,
+                wanted: 4,
+                file_len: 10,
+                ..
+            }
+        ));
+        let text = err.to_string();
+        assert!(
+            text.contains("short") && text.contains("offset 8"),
+            "{text}"
+        );
+        assert!(r.read_at(u64::MAX, 1).is_err());
+    });
+}
+
+#[test]
+fn create_refuses_existing_and_open_missing() {
+    on_every_fs(|fs, root| {
+        let path = root.join("once");
+        drop(fs.create(&path).unwrap());
+        assert!(matches!(fs.create(&path), Err(FsError::AlreadyExists(_))));
+        assert!(matches!(
+            fs.open(&root.join("nope")),
+            Err(FsError::NotFound(_))
+        ));
+        assert!(matches!(
+            fs.create(&root.join("no/dir/f")),
+            Err(FsError::NotFound(_))
+        ));
+    });
+}
+
+#[test]
+fn rename_replaces_and_list_is_sorted() {
+    on_every_fs(|fs, root| {
+        let dir = root.join("d");
+        fs.create_dir_all(&dir).unwrap();
+        for name in ["b", "a", "c.tmp"] {
+            let mut w = fs.create(&dir.join(name)).unwrap();
+            w.append(name.as_bytes()).unwrap();
+            w.flush().unwrap();
+        }
+        fs.rename(&dir.join("c.tmp"), &dir.join("a")).unwrap();
+        assert_eq!(fs.list(&dir).unwrap(), ["a", "b"]);
+        assert_eq!(
+            &fs.open(&dir.join("a")).unwrap().read_at(0, 5).unwrap()[..],
+            b"c.tmp"
+        );
+        fs.delete(&dir.join("b")).unwrap();
+        assert!(!fs.exists(&dir.join("b")).unwrap());
+        assert!(matches!(
+            fs.delete(&dir.join("b")),
+            Err(FsError::NotFound(_))
+        ));
+        fs.sync_dir(&dir).unwrap();
+        fs.delete_dir_all(&dir).unwrap();
+        assert!(!fs.exists(&dir).unwrap());
+    });
+}
+
+#[test]
+fn lock_is_exclusive_until_dropped() {
+    on_every_fs(|fs, root| {
+        let path = root.join("LOCK");
+        let held = fs.lock(&path).unwrap();
+        assert!(matches!(fs.lock(&path), Err(FsError::Locked(_))));
+        drop(held);
+        assert!(fs.lock(&path).is_ok());
+    });
+}
+
+#[test]
+fn crash_keeps_synced_bytes_and_synced_entries() {
+    let fs = MemFs::new();
+    let dir = PathBuf::from("/root/wal");
+    fs.create_dir_all(&dir).unwrap();
+    let mut w = fs.create(&dir.join("seg1")).unwrap();
+    w.append(b"acked").unwrap();
+    w.sync().unwrap();
+    w.append(b"-lost").unwrap();
+    w.flush().unwrap();
+    fs.sync_dir(&dir).unwrap();
+    drop(fs.create(&dir.join("never-synced")).unwrap());
+    fs.crash();
+    assert_eq!(fs.list(&dir).unwrap(), ["seg1"]);
+    let r = fs.open(&dir.join("seg1")).unwrap();
+    assert_eq!(&r.read_at(0, r.len() as usize).unwrap()[..], b"acked");
+}
+
+#[test]
+fn crash_undoes_an_unsynced_rename_but_not_a_synced_one() {
+    let fs = MemFs::new();
+    let dir = PathBuf::from("/store");
+    fs.create_dir_all(&dir).unwrap();
+    let mut w = fs.create(&dir.join("f.tmp")).unwrap();
+    w.append(b"cells").unwrap();
+    w.sync().unwrap();
+    fs.sync_dir(&dir).unwrap();
+    fs.rename(&dir.join("f.tmp"), &dir.join("f")).unwrap();
+    fs.crash();
+    assert_eq!(
+        fs.list(&dir).unwrap(),
+        ["f.tmp"],
+        "the rename was not made durable"
+    );
+    fs.rename(&dir.join("f.tmp"), &dir.join("f")).unwrap();
+    fs.sync_dir(&dir).unwrap();
+    fs.crash();
+    assert_eq!(fs.list(&dir).unwrap(), ["f"]);
+    assert_eq!(
+        &fs.open(&dir.join("f")).unwrap().read_at(0, 5).unwrap()[..],
+        b"cells"
+    );
+}
+
+#[test]
+fn readers_see_the_length_at_open() {
+    on_every_fs(|fs, root| {
+        let path = root.join("growing");
+        let mut w = fs.create(&path).unwrap();
+        w.append(b"abc").unwrap();
+        w.flush().unwrap();
+        let r = fs.open(&path).unwrap();
+        w.append(b"def").unwrap();
+        w.flush().unwrap();
+        assert_eq!(r.len(), 3);
+        assert!(r.read_at(3, 3).is_err());
+        assert_eq!(fs.open(&path).unwrap().len(), 6);
+    });
+}
