@@ -234,6 +234,38 @@ impl Cell {
         self.buf.slice(self.value_start()..)
     }
 
+    /// Seek key that sorts before every cell of `row` in store order.
+    pub fn first_on_row(row: &[u8]) -> Cell {
+        Cell::new(row, b"", b"", i64::MAX, CellType::Maximum, b"").with_seq_id(u64::MAX)
+    }
+
+    /// Seek key that sorts after every cell of `row` and before the next row (HBase's
+    /// "last on row": empty qualifier, type `Minimum`).
+    pub fn last_on_row(row: &[u8]) -> Cell {
+        Cell::new(row, b"", b"", i64::MIN, CellType::Minimum, b"")
+    }
+
+    /// Seek key that sorts before every cell of column `row, qualifier`.
+    pub fn first_on_column(row: &[u8], qualifier: &[u8]) -> Cell {
+        Cell::new(row, b"", qualifier, i64::MAX, CellType::Maximum, b"").with_seq_id(u64::MAX)
+    }
+
+    /// Seek key that sorts after every cell of column `row, qualifier` and before the row's
+    /// next column. After the empty qualifier that is the first cell of qualifier `"\0"`,
+    /// because `(row, "", MIN, Minimum)` is the last-on-row sentinel.
+    pub fn after_column(row: &[u8], qualifier: &[u8]) -> Cell {
+        if qualifier.is_empty() {
+            return Cell::first_on_column(row, b"\0");
+        }
+        Cell::new(row, b"", qualifier, i64::MIN, CellType::Minimum, b"")
+    }
+
+    /// Whether this is the last-on-row seek sentinel.
+    #[inline]
+    pub fn is_last_on_row(&self) -> bool {
+        self.cell_type == CellType::Minimum && self.qualifier_len == 0
+    }
+
     /// Bytes this cell occupies, counted as HBase's KeyValue serialisation would.
     pub fn serialized_size(&self) -> usize {
         key_value_size(
@@ -263,6 +295,23 @@ pub fn compare_cells(a: &Cell, b: &Cell) -> Ordering {
         .cmp(b.row())
         .then_with(|| a.family().cmp(b.family()))
         .then_with(|| a.qualifier().cmp(b.qualifier()))
+        .then_with(|| compare_versions(a, b))
+}
+
+/// The order of cells within one store (one family): HBase's order without the family, where
+/// an empty qualifier with type `Minimum` is HBase's "last on row" sentinel and sorts after every
+/// cell of its row.
+pub fn compare_in_store(a: &Cell, b: &Cell) -> Ordering {
+    match a.row().cmp(b.row()) {
+        Ordering::Equal => {}
+        ord => return ord,
+    }
+    let (a_last, b_last) = (a.is_last_on_row(), b.is_last_on_row());
+    if a_last || b_last {
+        return a_last.cmp(&b_last);
+    }
+    a.qualifier()
+        .cmp(b.qualifier())
         .then_with(|| compare_versions(a, b))
 }
 

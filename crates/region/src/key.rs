@@ -10,7 +10,7 @@
 use std::cmp::Ordering;
 
 use basalt_common::cell::compare_versions;
-use basalt_common::{Cell, CellType};
+use basalt_common::Cell;
 
 /// The key of one cell in a store: the cell, and its row prefix for fast comparisons.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,16 +107,6 @@ impl StoreKey {
         }
     }
 
-    fn sentinel(
-        row: &[u8],
-        qualifier: &[u8],
-        timestamp: i64,
-        cell_type: CellType,
-        seq_id: u64,
-    ) -> Self {
-        StoreKey::new(Cell::new(row, b"", qualifier, timestamp, cell_type, b"").with_seq_id(seq_id))
-    }
-
     #[inline]
     pub fn row(&self) -> &[u8] {
         self.cell.row()
@@ -136,32 +126,22 @@ impl StoreKey {
 
     /// Sorts before every cell of `row`.
     pub fn first_on_row(row: &[u8]) -> StoreKey {
-        StoreKey::sentinel(row, b"", i64::MAX, CellType::Maximum, u64::MAX)
+        StoreKey::new(Cell::first_on_row(row))
     }
 
     /// Sorts after every cell of `row` and before every cell of the next row.
     pub fn last_on_row(row: &[u8]) -> StoreKey {
-        StoreKey::sentinel(row, b"", i64::MIN, CellType::Minimum, 0)
+        StoreKey::new(Cell::last_on_row(row))
     }
 
     /// Sorts before every cell of `row, qualifier`.
     pub fn first_on_column(row: &[u8], qualifier: &[u8]) -> StoreKey {
-        StoreKey::sentinel(row, qualifier, i64::MAX, CellType::Maximum, u64::MAX)
+        StoreKey::new(Cell::first_on_column(row, qualifier))
     }
 
     /// Sorts after every cell of `row, qualifier` and before the row's next column.
     pub fn after_column(row: &[u8], qualifier: &[u8]) -> StoreKey {
-        if qualifier.is_empty() {
-            // (row, "", MIN, Minimum) is the last-on-row sentinel; the next column after the
-            // empty one starts at qualifier "\0".
-            return StoreKey::first_on_column(row, b"\0");
-        }
-        StoreKey::sentinel(row, qualifier, i64::MIN, CellType::Minimum, 0)
-    }
-
-    #[inline]
-    fn is_last_on_row(&self) -> bool {
-        self.cell.cell_type == CellType::Minimum && self.cell.qualifier().is_empty()
+        StoreKey::new(Cell::after_column(row, qualifier))
     }
 }
 
@@ -178,7 +158,7 @@ impl Ord for StoreKey {
                 ord => return ord,
             }
         }
-        let (a_last, b_last) = (self.is_last_on_row(), other.is_last_on_row());
+        let (a_last, b_last) = (self.cell.is_last_on_row(), other.cell.is_last_on_row());
         if a_last || b_last {
             return a_last.cmp(&b_last);
         }
@@ -196,6 +176,7 @@ impl PartialOrd for StoreKey {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use basalt_common::CellType;
 
     fn key(row: &'static [u8], q: &'static [u8], ts: i64, t: CellType) -> StoreKey {
         StoreKey::new(Cell::new(row, b"cf", q, ts, t, b"").with_seq_id(1))
@@ -245,6 +226,26 @@ mod tests {
 
     fn key_row(row: &[u8]) -> StoreKey {
         StoreKey::new(Cell::new(row, b"cf", b"q", 1, CellType::Put, b"").with_seq_id(1))
+    }
+
+    #[test]
+    fn agrees_with_the_shared_store_order() {
+        let keys = [
+            StoreKey::first_on_row(b"r"),
+            key(b"r", b"", 5, CellType::DeleteFamily),
+            key(b"r", b"", 5, CellType::Put),
+            StoreKey::after_column(b"r", b""),
+            key(b"r", b"a", 9, CellType::Put),
+            StoreKey::after_column(b"r", b"a"),
+            StoreKey::last_on_row(b"r"),
+            key(b"r\0", b"", 1, CellType::Put),
+        ];
+        for a in &keys {
+            for b in &keys {
+                let shared = basalt_common::cell::compare_in_store(&a.cell, &b.cell);
+                assert_eq!(a.cmp(b), shared, "{:?} vs {:?}", a.cell, b.cell);
+            }
+        }
     }
 
     #[test]
