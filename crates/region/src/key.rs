@@ -9,8 +9,8 @@
 
 use std::cmp::Ordering;
 
-use basalt_common::cell::compare_versions;
 use basalt_common::Cell;
+use basalt_common::cell::compare_versions;
 
 /// The key of one cell in a store: the cell, and its row prefix for fast comparisons.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,1 +1,26 @@
-//! placeholder
+//! Basalt's store files (its HFile): immutable, sorted files of one family's cells, with
+//! checksummed and optionally compressed blocks, a multi-level block index, a bloom filter and
+//! a fixed trailer. The format is specified byte by byte in `docs/design/storefile.md`.
+//!
+//! This crate writes and reads single files. It knows nothing of regions, memstores or
+//! compaction policy; all I/O goes through `basalt-fs`.
+
+mod block;
+mod bloom;
+mod data_block;
+mod error;
+mod index;
+mod info;
+mod key;
+mod reader;
+mod trailer;
+mod varint;
+mod writer;
+
+pub use block::Codec;
+pub use bloom::BloomFilter;
+pub use error::{Result, StoreFileError};
+pub use info::FileInfo;
+pub use reader::{BlockRef, StoreFileReader, StoreFileScanner};
+pub use trailer::Trailer;
+pub use writer::{StoreFileWriter, WriterOptions, temporary_path};

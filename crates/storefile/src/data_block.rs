@@ -1,0 +1,236 @@
+//! Data block payloads: prefix-encoded cell records with restart points
+//! (docs/design/storefile.md, "Data blocks").
+
+use basalt_common::{Bytes, Cell};
+
+use crate::key::{decode_key, encode_key};
+use crate::varint;
+
+/// Every this many cells, a key is stored whole.
+pub const RESTART_INTERVAL: usize = 16;
+
+const FLAG_TTL: u8 = 1;
+
+/// Accumulates the cells of one data block.
+#[derive(Debug, Default)]
+pub struct DataBlockBuilder {
+    buf: Vec<u8>,
+    restarts: Vec<u32>,
+    last_key: Vec<u8>,
+    key: Vec<u8>,
+    count: usize,
+}
+
+impl DataBlockBuilder {
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Payload bytes so far, restart array included.
+    pub fn size(&self) -> usize {
+        self.buf.len() + 4 * (self.restarts.len() + 1)
+    }
+
+    pub fn add(&mut self, cell: &Cell) {
+        self.key.clear();
+        encode_key(cell, &mut self.key);
+        let shared = if self.count % RESTART_INTERVAL == 0 {
+            self.restarts.push(self.buf.len() as u32);
+            0
+        } else {
+            self.last_key
+                .iter()
+                .zip(&self.key)
+                .take_while(|(a, b)| a == b)
+                .count()
+        };
+        let value = cell.value();
+        varint::put(&mut self.buf, shared as u64);
+        varint::put(&mut self.buf, (self.key.len() - shared) as u64);
+        varint::put(&mut self.buf, value.len() as u64);
+        self.buf
+            .push(if cell.ttl_ms.is_some() { FLAG_TTL } else { 0 });
+        self.buf.extend_from_slice(&self.key[shared..]);
+        self.buf.extend_from_slice(value);
+        varint::put(&mut self.buf, cell.seq_id);
+        if let Some(ttl) = cell.ttl_ms {
+            varint::put(&mut self.buf, ttl);
+        }
+        std::mem::swap(&mut self.last_key, &mut self.key);
+        self.count += 1;
+    }
+
+    /// The finished payload; the builder is empty again afterwards.
+    pub fn finish(&mut self) -> Vec<u8> {
+        let mut out = std::mem::take(&mut self.buf);
+        for r in &self.restarts {
+            out.extend_from_slice(&r.to_be_bytes());
+        }
+        out.extend_from_slice(&(self.restarts.len() as u32).to_be_bytes());
+        self.restarts.clear();
+        self.last_key.clear();
+        self.count = 0;
+        out
+    }
+}
+
+/// The cells of a data block payload, in order. Their bytes share one buffer.
+pub fn decode(payload: &[u8]) -> Result<Vec<Cell>, String> {
+    let be32 = |at: usize| {
+        u32::from_be_bytes([
+            payload[at],
+            payload[at + 1],
+            payload[at + 2],
+            payload[at + 3],
+        ]) as usize
+    };
+    if payload.len() < 4 {
+        return Err("data block shorter than its restart count".into());
+    }
+    let restarts = be32(payload.len() - 4);
+    let records_end = restarts
+        .checked_mul(4)
+        .and_then(|n| payload.len().checked_sub(4 + n))
+        .filter(|_| restarts >= 1)
+        .ok_or_else(|| format!("restart count {restarts} does not fit the block"))?;
+    let restart_offsets: Vec<usize> = (0..restarts).map(|i| be32(records_end + 4 * i)).collect();
+    if restart_offsets[0] != 0 || restart_offsets.windows(2).any(|w| w[0] >= w[1]) {
+        return Err("restart offsets are not ascending from 0".into());
+    }
+
+    struct Parsed {
+        start: usize,
+        row: usize,
+        family: usize,
+        qualifier: usize,
+        timestamp: i64,
+        cell_type: basalt_common::CellType,
+        seq: u64,
+        ttl: Option<u64>,
+    }
+    let mut bytes = Vec::with_capacity(records_end);
+    let mut parsed = Vec::new();
+    let mut key: Vec<u8> = Vec::new();
+    let mut pos = 0;
+    let truncated =
+        |what: &str, at: usize| format!("record at payload offset {at}: truncated {what}");
+    while pos < records_end {
+        let at = pos;
+        let is_restart = restart_offsets.binary_search(&at).is_ok();
+        let shared = varint::get(&payload[..records_end], &mut pos)
+            .ok_or_else(|| truncated("shared length", at))? as usize;
+        let unshared = varint::get(&payload[..records_end], &mut pos)
+            .ok_or_else(|| truncated("key length", at))? as usize;
+        let value_len = varint::get(&payload[..records_end], &mut pos)
+            .ok_or_else(|| truncated("value length", at))? as usize;
+        if shared > key.len() || (is_restart && shared != 0) {
+            return Err(format!(
+                "record at payload offset {at} shares {shared} bytes of a {}-byte key",
+                key.len()
+            ));
+        }
+        let flags = *payload[..records_end]
+            .get(pos)
+            .ok_or_else(|| truncated("flags", at))?;
+        pos += 1;
+        let suffix_end = pos
+            .checked_add(unshared)
+            .filter(|&e| e <= records_end)
+            .ok_or_else(|| truncated("key", at))?;
+        key.truncate(shared);
+        key.extend_from_slice(&payload[pos..suffix_end]);
+        let value_end = suffix_end
+            .checked_add(value_len)
+            .filter(|&e| e <= records_end)
+            .ok_or_else(|| truncated("value", at))?;
+        pos = value_end;
+        let seq = varint::get(&payload[..records_end], &mut pos)
+            .ok_or_else(|| truncated("sequence id", at))?;
+        let ttl = if flags & FLAG_TTL != 0 {
+            Some(
+                varint::get(&payload[..records_end], &mut pos)
+                    .ok_or_else(|| truncated("TTL", at))?,
+            )
+        } else {
+            None
+        };
+        let parts = decode_key(&key).map_err(|e| format!("record at payload offset {at}: {e}"))?;
+        let start = bytes.len();
+        bytes.extend_from_slice(parts.row);
+        bytes.extend_from_slice(parts.family);
+        bytes.extend_from_slice(parts.qualifier);
+        bytes.extend_from_slice(&payload[suffix_end..value_end]);
+        parsed.push(Parsed {
+            start,
+            row: parts.row.len(),
+            family: parts.family.len(),
+            qualifier: parts.qualifier.len(),
+            timestamp: parts.timestamp,
+            cell_type: parts.cell_type,
+            seq,
+            ttl,
+        });
+    }
+    let bytes = Bytes::from(bytes);
+    let mut cells = Vec::with_capacity(parsed.len());
+    for (i, p) in parsed.iter().enumerate() {
+        let end = parsed.get(i + 1).map_or(bytes.len(), |n| n.start);
+        let cell = Cell::from_buffer(
+            bytes.slice(p.start..end),
+            p.row,
+            p.family,
+            p.qualifier,
+            p.timestamp,
+            p.cell_type,
+        )
+        .ok_or("decoded cell does not fit its buffer")?;
+        cells.push(cell.with_seq_id(p.seq).with_ttl_ms(p.ttl));
+    }
+    Ok(cells)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use basalt_common::CellType;
+
+    #[test]
+    fn round_trips_with_prefixes_and_restarts() {
+        let mut b = DataBlockBuilder::default();
+        let cells: Vec<Cell> = (0..40)
+            .map(|i| {
+                Cell::new(
+                    format!("row{:03}", i / 3).as_bytes(),
+                    b"cf",
+                    format!("q{i}").as_bytes(),
+                    100 - i,
+                    CellType::Put,
+                    format!("value{i}").as_bytes(),
+                )
+                .with_seq_id(i as u64)
+                .with_ttl_ms((i % 5 == 0).then_some(1_000))
+            })
+            .collect();
+        for c in &cells {
+            b.add(c);
+        }
+        let payload = b.finish();
+        assert!(b.is_empty());
+        assert_eq!(decode(&payload).unwrap(), cells);
+    }
+
+    #[test]
+    fn truncation_is_an_error_not_a_panic() {
+        let mut b = DataBlockBuilder::default();
+        for i in 0..20 {
+            b.add(&Cell::put(b"r", b"cf", format!("{i}").as_bytes(), 1, b"v"));
+        }
+        let payload = b.finish();
+        for len in 0..payload.len() {
+            let _ = decode(&payload[..len]);
+        }
+        let mut bad = payload.clone();
+        bad[0] = 5; // the first record claims to share bytes of a key before it
+        assert!(decode(&bad).is_err());
+    }
+}

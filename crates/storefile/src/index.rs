@@ -1,0 +1,119 @@
+//! Index block payloads (docs/design/storefile.md, "Index").
+
+use crate::varint;
+
+/// Largest index block the writer makes before adding a level.
+pub const MAX_INDEX_BLOCK: usize = 64 * 1024;
+
+/// One entry: the first key below it, and where that block is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexEntry {
+    /// Index-key encoding: cell key + sequence id.
+    pub key: Vec<u8>,
+    pub offset: u64,
+    pub size: u64,
+}
+
+impl IndexEntry {
+    fn encoded_len(&self) -> usize {
+        self.key.len() + 30
+    }
+}
+
+/// The payload of an index block holding `entries`.
+pub fn encode(entries: &[IndexEntry]) -> Vec<u8> {
+    let mut body = Vec::new();
+    let mut offsets = Vec::with_capacity(entries.len());
+    for e in entries {
+        offsets.push(body.len() as u32);
+        varint::put(&mut body, e.key.len() as u64);
+        body.extend_from_slice(&e.key);
+        varint::put(&mut body, e.offset);
+        varint::put(&mut body, e.size);
+    }
+    let mut out = Vec::with_capacity(4 + 4 * entries.len() + body.len());
+    out.extend_from_slice(&(entries.len() as u32).to_be_bytes());
+    for o in offsets {
+        out.extend_from_slice(&o.to_be_bytes());
+    }
+    out.extend_from_slice(&body);
+    out
+}
+
+/// The entries of an index block payload.
+pub fn decode(payload: &[u8]) -> Result<Vec<IndexEntry>, String> {
+    let be32 = |at: usize| -> Option<usize> {
+        Some(u32::from_be_bytes(payload.get(at..at + 4)?.try_into().ok()?) as usize)
+    };
+    let count = be32(0).ok_or("index block shorter than its entry count")?;
+    let body_at = count
+        .checked_mul(4)
+        .and_then(|n| n.checked_add(4))
+        .filter(|&b| b <= payload.len())
+        .ok_or_else(|| format!("{count} index entries do not fit the block"))?;
+    let body = &payload[body_at..];
+    let mut entries = Vec::with_capacity(count);
+    for i in 0..count {
+        let at = be32(4 + 4 * i).ok_or("index offsets truncated")?;
+        let mut pos = at;
+        let bad = || format!("index entry {i} at payload offset {at} is truncated");
+        let key_len = varint::get(body, &mut pos).ok_or_else(bad)? as usize;
+        let key_end = pos
+            .checked_add(key_len)
+            .filter(|&e| e <= body.len())
+            .ok_or_else(bad)?;
+        let key = body[pos..key_end].to_vec();
+        pos = key_end;
+        let offset = varint::get(body, &mut pos).ok_or_else(bad)?;
+        let size = varint::get(body, &mut pos).ok_or_else(bad)?;
+        entries.push(IndexEntry { key, offset, size });
+    }
+    Ok(entries)
+}
+
+/// Cuts a level's entries into runs that each encode to at most `max_block` bytes (at least
+/// one entry per run).
+pub fn split_level(entries: &[IndexEntry], max_block: usize) -> Vec<&[IndexEntry]> {
+    let mut runs = Vec::new();
+    let (mut start, mut size) = (0, 4);
+    for (i, e) in entries.iter().enumerate() {
+        let len = e.encoded_len() + 4;
+        if i > start && size + len > max_block {
+            runs.push(&entries[start..i]);
+            start = i;
+            size = 4;
+        }
+        size += len;
+    }
+    if start < entries.len() {
+        runs.push(&entries[start..]);
+    }
+    runs
+}
+
+/// Whether one index block can hold the whole level.
+pub fn fits(entries: &[IndexEntry], max_block: usize) -> bool {
+    4 + entries.iter().map(|e| e.encoded_len() + 4).sum::<usize>() <= max_block
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_and_splits() {
+        let entries: Vec<IndexEntry> = (0..100u64)
+            .map(|i| IndexEntry {
+                key: format!("key{i:04}").into_bytes(),
+                offset: i * 1000,
+                size: 999,
+            })
+            .collect();
+        assert_eq!(decode(&encode(&entries)).unwrap(), entries);
+        let runs = split_level(&entries, 200);
+        assert!(runs.len() > 1);
+        assert_eq!(runs.iter().map(|r| r.len()).sum::<usize>(), 100);
+        assert!(runs.iter().all(|r| encode(r).len() <= 200 || r.len() == 1));
+        assert!(decode(&[0, 0, 0, 9]).is_err());
+    }
+}

@@ -1,0 +1,345 @@
+//! Reading a store file: the load-on-open blocks (trailer, file info, the whole index, the
+//! bloom filter) are read when it opens; data blocks are read as scanners reach them.
+
+use std::cmp::Ordering;
+use std::ops::Bound;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use basalt_common::cell::compare_in_store;
+use basalt_common::{Bytes, Cell};
+use basalt_fs::{FileSystem, ReadableFile};
+
+use crate::block::{self, BlockKind};
+use crate::bloom::BloomFilter;
+use crate::data_block;
+use crate::error::{Result, StoreFileError};
+use crate::index;
+use crate::info::FileInfo;
+use crate::key::decode_index_key;
+use crate::trailer::{TRAILER_LEN, Trailer};
+
+/// Where a data block is, and its first cell (key only).
+#[derive(Debug, Clone)]
+pub struct BlockRef {
+    pub first: Cell,
+    pub offset: u64,
+    pub size: u64,
+}
+
+/// An open store file.
+#[derive(Debug)]
+pub struct StoreFileReader {
+    path: PathBuf,
+    file: Arc<dyn ReadableFile>,
+    trailer: Trailer,
+    info: FileInfo,
+    blocks: Vec<BlockRef>,
+    bloom: Option<BloomFilter>,
+}
+
+impl StoreFileReader {
+    /// Opens `path` and reads its load-on-open blocks, checking every one.
+    pub fn open(fs: &dyn FileSystem, path: &Path) -> Result<Self> {
+        let file = fs.open(path)?;
+        let corrupt = |offset: u64, reason: String| StoreFileError::Corrupt {
+            path: path.to_owned(),
+            offset,
+            reason,
+        };
+        let len = file.len();
+        let trailer_at = len.checked_sub(TRAILER_LEN as u64).ok_or_else(|| {
+            corrupt(
+                0,
+                format!("file of {len} bytes is shorter than the {TRAILER_LEN}-byte trailer"),
+            )
+        })?;
+        let trailer = Trailer::decode(&file.read_at(trailer_at, TRAILER_LEN)?)
+            .map_err(|r| corrupt(trailer_at, r))?;
+        let mut reader = StoreFileReader {
+            path: path.to_owned(),
+            file,
+            trailer,
+            info: FileInfo {
+                first_key: Cell::first_on_row(b""),
+                last_key: Cell::first_on_row(b""),
+                min_timestamp: 0,
+                max_timestamp: 0,
+                max_seq_id: 0,
+                cell_count: 0,
+                delete_count: 0,
+                delete_family_count: 0,
+                family: Vec::new(),
+                bloom_type: basalt_common::BloomType::None,
+                compression: String::new(),
+                data_block_count: 0,
+            },
+            blocks: Vec::new(),
+            bloom: None,
+        };
+        let info_payload = reader.read_block(
+            BlockKind::Info,
+            trailer.file_info_offset,
+            u64::from(trailer.file_info_size),
+            trailer_at,
+        )?;
+        reader.info =
+            FileInfo::decode(&info_payload).map_err(|r| corrupt(trailer.file_info_offset, r))?;
+        if trailer.bloom_size > 0 {
+            let payload = reader.read_block(
+                BlockKind::Bloom,
+                trailer.bloom_offset,
+                u64::from(trailer.bloom_size),
+                trailer_at,
+            )?;
+            reader.bloom =
+                Some(BloomFilter::decode(&payload).map_err(|r| corrupt(trailer.bloom_offset, r))?);
+        }
+        let mut entries = reader.index_level(
+            BlockKind::RootIndex,
+            trailer.root_index_offset,
+            u64::from(trailer.root_index_size),
+            trailer_at,
+        )?;
+        for _ in 1..trailer.index_levels {
+            let mut lower = Vec::new();
+            for e in &entries {
+                lower.extend(reader.index_level(
+                    BlockKind::LeafIndex,
+                    e.offset,
+                    e.size,
+                    trailer_at,
+                )?);
+            }
+            entries = lower;
+        }
+        let mut previous_end = 0;
+        for e in entries {
+            if e.offset < previous_end {
+                return Err(corrupt(
+                    e.offset,
+                    "index entries overlap or go backwards".into(),
+                ));
+            }
+            previous_end = e.offset + e.size;
+            let first = decode_index_key(&e.key)
+                .map_err(|r| corrupt(trailer.root_index_offset, format!("index key: {r}")))?;
+            reader.blocks.push(BlockRef {
+                first,
+                offset: e.offset,
+                size: e.size,
+            });
+        }
+        if reader.blocks.is_empty() || reader.blocks.len() as u64 != reader.info.data_block_count {
+            return Err(corrupt(
+                trailer.root_index_offset,
+                format!(
+                    "index lists {} data blocks, the file info {}",
+                    reader.blocks.len(),
+                    reader.info.data_block_count
+                ),
+            ));
+        }
+        Ok(reader)
+    }
+
+    fn index_level(
+        &self,
+        kind: BlockKind,
+        offset: u64,
+        size: u64,
+        limit: u64,
+    ) -> Result<Vec<index::IndexEntry>> {
+        let payload = self.read_block(kind, offset, size, limit)?;
+        index::decode(&payload).map_err(|reason| self.corrupt(offset, reason))
+    }
+
+    fn corrupt(&self, offset: u64, reason: String) -> StoreFileError {
+        StoreFileError::Corrupt {
+            path: self.path.clone(),
+            offset,
+            reason,
+        }
+    }
+
+    /// Reads and checks the block at `offset`, which must end before `limit`.
+    fn read_block(&self, kind: BlockKind, offset: u64, size: u64, limit: u64) -> Result<Bytes> {
+        if offset.checked_add(size).is_none_or(|end| end > limit)
+            || size > block::MAX_PAYLOAD as u64
+        {
+            return Err(self.corrupt(
+                offset,
+                format!("block of {size} bytes at {offset} runs past {limit}"),
+            ));
+        }
+        let bytes = self.file.read_at(offset, size as usize)?;
+        block::decode(kind, &bytes).map_err(|reason| self.corrupt(offset, reason))
+    }
+
+    /// The cells of data block `i`.
+    pub fn data_block(&self, i: usize) -> Result<Arc<Vec<Cell>>> {
+        let b = self
+            .blocks
+            .get(i)
+            .ok_or_else(|| self.corrupt(0, format!("no data block {i}")))?;
+        let payload = self.read_block(BlockKind::Data, b.offset, b.size, self.trailer_offset())?;
+        let cells = data_block::decode(&payload).map_err(|r| self.corrupt(b.offset, r))?;
+        if cells
+            .first()
+            .is_none_or(|c| compare_in_store(c, &b.first) != Ordering::Equal)
+        {
+            return Err(self.corrupt(
+                b.offset,
+                "data block does not start with its index key".into(),
+            ));
+        }
+        Ok(Arc::new(cells))
+    }
+
+    fn trailer_offset(&self) -> u64 {
+        self.file.len() - TRAILER_LEN as u64
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn info(&self) -> &FileInfo {
+        &self.info
+    }
+
+    pub fn trailer(&self) -> &Trailer {
+        &self.trailer
+    }
+
+    pub fn blocks(&self) -> &[BlockRef] {
+        &self.blocks
+    }
+
+    pub fn bloom(&self) -> Option<&BloomFilter> {
+        self.bloom.as_ref()
+    }
+
+    /// False only if the file surely holds no cell of `row`.
+    pub fn may_contain_row(&self, row: &[u8]) -> bool {
+        row >= self.info.first_key.row()
+            && row <= self.info.last_key.row()
+            && self.bloom.as_ref().is_none_or(|b| b.may_contain_row(row))
+    }
+
+    /// False only if the file surely holds no cell of column `row, qualifier`.
+    pub fn may_contain_column(&self, row: &[u8], qualifier: &[u8]) -> bool {
+        self.may_contain_row(row)
+            && self
+                .bloom
+                .as_ref()
+                .is_none_or(|b| b.may_contain_column(row, qualifier))
+    }
+
+    /// A cursor over the file's cells; unpositioned until it seeks.
+    pub fn scanner(&self) -> StoreFileScanner<'_> {
+        StoreFileScanner {
+            reader: self,
+            block: 0,
+            cells: None,
+            pos: 0,
+        }
+    }
+}
+
+/// Walks one store file in store order.
+#[derive(Debug)]
+pub struct StoreFileScanner<'r> {
+    reader: &'r StoreFileReader,
+    block: usize,
+    cells: Option<Arc<Vec<Cell>>>,
+    pos: usize,
+}
+
+impl StoreFileScanner<'_> {
+    fn load(&mut self, block: usize) -> Result<()> {
+        self.cells = Some(self.reader.data_block(block)?);
+        self.block = block;
+        self.pos = 0;
+        Ok(())
+    }
+
+    /// Blocks whose first cell sorts before `target` (`strict`) or at or before it.
+    fn blocks_before(&self, target: &Cell, strict: bool) -> usize {
+        self.reader
+            .blocks
+            .partition_point(|b| match compare_in_store(&b.first, target) {
+                Ordering::Less => true,
+                Ordering::Equal => !strict,
+                Ordering::Greater => false,
+            })
+    }
+
+    /// Positions at the first cell >= `target` in store order (or past the end).
+    pub fn seek(&mut self, target: &Cell) -> Result<()> {
+        let block = self.blocks_before(target, false).saturating_sub(1);
+        self.load(block)?;
+        let cells = self.cells.as_deref().map_or(&[][..], Vec::as_slice);
+        self.pos = cells.partition_point(|c| compare_in_store(c, target) == Ordering::Less);
+        if self.pos == cells.len() {
+            self.next_block()?;
+        }
+        Ok(())
+    }
+
+    fn next_block(&mut self) -> Result<()> {
+        if self.block + 1 < self.reader.blocks.len() {
+            self.load(self.block + 1)
+        } else {
+            self.cells = None;
+            Ok(())
+        }
+    }
+
+    /// The cell at the current position.
+    pub fn current(&self) -> Option<&Cell> {
+        self.cells.as_ref().and_then(|c| c.get(self.pos))
+    }
+
+    /// Moves to the next cell.
+    pub fn advance(&mut self) -> Result<()> {
+        let Some(cells) = &self.cells else {
+            return Ok(());
+        };
+        self.pos += 1;
+        if self.pos >= cells.len() {
+            self.next_block()?;
+        }
+        Ok(())
+    }
+
+    /// The greatest row of a cell within `bound` from above (at most the row for `Included`,
+    /// below it for `Excluded`): the step of a reversed scan. Leaves the scanner's position
+    /// undefined; seek before reading on.
+    pub fn last_row_before(&mut self, bound: Bound<&[u8]>) -> Result<Option<Bytes>> {
+        let target = match bound {
+            Bound::Unbounded => {
+                let last = self.reader.blocks.len() - 1;
+                self.load(last)?;
+                return Ok(self
+                    .cells
+                    .as_ref()
+                    .and_then(|c| c.last())
+                    .map(Cell::row_bytes));
+            }
+            Bound::Included(row) => Cell::last_on_row(row),
+            Bound::Excluded(row) => Cell::first_on_row(row),
+        };
+        let before = self.blocks_before(&target, true);
+        if before == 0 {
+            return Ok(None);
+        }
+        self.load(before - 1)?;
+        let cells = self.cells.as_deref().map_or(&[][..], Vec::as_slice);
+        let pos = cells.partition_point(|c| compare_in_store(c, &target) == Ordering::Less);
+        Ok(pos
+            .checked_sub(1)
+            .and_then(|p| cells.get(p))
+            .map(Cell::row_bytes))
+    }
+}

@@ -1,0 +1,280 @@
+//! Writing a store file: cells in store order in, a finished, renamed, synced file out.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use basalt_common::cell::compare_in_store;
+use basalt_common::{BloomType, Bytes, Cell, ColumnFamilyDescriptor, Compression};
+use basalt_fs::{FileSystem, WritableFile};
+
+use crate::block::{self, BlockKind, Codec};
+use crate::bloom::BloomBuilder;
+use crate::data_block::DataBlockBuilder;
+use crate::error::{Result, StoreFileError};
+use crate::index::{self, IndexEntry, MAX_INDEX_BLOCK};
+use crate::info::FileInfo;
+use crate::key::encode_index_key;
+use crate::trailer::{MAJOR_VERSION, MINOR_VERSION, Trailer};
+
+/// How to write a store file; usually [`WriterOptions::for_family`].
+#[derive(Debug, Clone)]
+pub struct WriterOptions {
+    pub family: Bytes,
+    /// A data block is closed once its cells reach this many bytes.
+    pub block_size: usize,
+    pub compression: Compression,
+    pub bloom: BloomType,
+    /// Largest index block before the index gains a level.
+    pub max_index_block: usize,
+}
+
+impl WriterOptions {
+    /// The family's BLOCKSIZE, COMPRESSION and BLOOMFILTER.
+    pub fn for_family(family: &ColumnFamilyDescriptor) -> Self {
+        WriterOptions {
+            family: family.name.clone(),
+            block_size: family.block_size as usize,
+            compression: family.compression,
+            bloom: family.bloom_filter,
+            max_index_block: MAX_INDEX_BLOCK,
+        }
+    }
+}
+
+/// The temporary name a store file is written under before it is renamed into place.
+pub fn temporary_path(path: &Path) -> PathBuf {
+    let mut name = path
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
+    name.push(".tmp");
+    path.with_file_name(name)
+}
+
+/// Writes one store file. Cells must come in strictly increasing store order, all of the
+/// options' family. Nothing is visible under the final path until [`StoreFileWriter::finish`].
+pub struct StoreFileWriter {
+    fs: Arc<dyn FileSystem>,
+    path: PathBuf,
+    tmp_path: PathBuf,
+    out: Box<dyn WritableFile>,
+    offset: u64,
+    opts: WriterOptions,
+    codec: Codec,
+    block: DataBlockBuilder,
+    block_first_key: Vec<u8>,
+    index: Vec<IndexEntry>,
+    bloom: Option<BloomBuilder>,
+    first: Option<Cell>,
+    last: Option<Cell>,
+    min_timestamp: i64,
+    max_timestamp: i64,
+    max_seq_id: u64,
+    cell_count: u64,
+    delete_count: u64,
+    delete_family_count: u64,
+}
+
+impl std::fmt::Debug for StoreFileWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoreFileWriter")
+            .field("path", &self.path)
+            .field("cells", &self.cell_count)
+            .finish()
+    }
+}
+
+impl StoreFileWriter {
+    /// Starts `path`, writing under its temporary name.
+    pub fn create(fs: Arc<dyn FileSystem>, path: &Path, opts: WriterOptions) -> Result<Self> {
+        let invalid = |reason: String| StoreFileError::InvalidWrite {
+            path: path.to_owned(),
+            reason,
+        };
+        let codec = Codec::for_compression(opts.compression).ok_or_else(|| {
+            invalid(format!(
+                "compression {} is not supported; use NONE, GZ, SNAPPY, LZ4 or ZSTD",
+                opts.compression
+            ))
+        })?;
+        if opts.block_size == 0 {
+            return Err(invalid("block size must be positive".into()));
+        }
+        let tmp_path = temporary_path(path);
+        let out = fs.create(&tmp_path)?;
+        Ok(StoreFileWriter {
+            fs,
+            path: path.to_owned(),
+            tmp_path,
+            out,
+            offset: 0,
+            bloom: BloomBuilder::new(opts.bloom),
+            opts,
+            codec,
+            block: DataBlockBuilder::default(),
+            block_first_key: Vec::new(),
+            index: Vec::new(),
+            first: None,
+            last: None,
+            min_timestamp: i64::MAX,
+            max_timestamp: i64::MIN,
+            max_seq_id: 0,
+            cell_count: 0,
+            delete_count: 0,
+            delete_family_count: 0,
+        })
+    }
+
+    fn invalid(&self, reason: String) -> StoreFileError {
+        StoreFileError::InvalidWrite {
+            path: self.path.clone(),
+            reason,
+        }
+    }
+
+    /// Adds the next cell.
+    pub fn append(&mut self, cell: &Cell) -> Result<()> {
+        if cell.family() != &self.opts.family[..] {
+            return Err(self.invalid(format!(
+                "cell {cell} is not of family {:?}",
+                String::from_utf8_lossy(&self.opts.family)
+            )));
+        }
+        if cell.is_last_on_row()
+            || !(cell.cell_type == basalt_common::CellType::Put || cell.cell_type.is_delete())
+        {
+            return Err(self.invalid(format!("cell {cell} is a seek key, not a stored cell")));
+        }
+        if let Some(last) = &self.last
+            && compare_in_store(last, cell) != std::cmp::Ordering::Less
+        {
+            return Err(self.invalid(format!("cells out of order: {cell} after {last}")));
+        }
+        if self.block.is_empty() {
+            self.block_first_key = encode_index_key(cell);
+        }
+        self.block.add(cell);
+        if let Some(bloom) = &mut self.bloom {
+            bloom.add(cell);
+        }
+        self.min_timestamp = self.min_timestamp.min(cell.timestamp);
+        self.max_timestamp = self.max_timestamp.max(cell.timestamp);
+        self.max_seq_id = self.max_seq_id.max(cell.seq_id);
+        self.cell_count += 1;
+        if cell.cell_type.is_delete() {
+            self.delete_count += 1;
+        }
+        if cell.cell_type.is_family_delete() {
+            self.delete_family_count += 1;
+        }
+        if self.first.is_none() {
+            self.first = Some(cell.clone());
+        }
+        self.last = Some(cell.clone());
+        if self.block.size() >= self.opts.block_size {
+            self.flush_block()?;
+        }
+        Ok(())
+    }
+
+    fn write_block(&mut self, kind: BlockKind, codec: Codec, payload: &[u8]) -> Result<(u64, u64)> {
+        let framed = block::encode(kind, codec, payload)
+            .map_err(|e| self.invalid(format!("encoding a block: {e}")))?;
+        let at = self.offset;
+        self.out.append(&framed)?;
+        self.offset += framed.len() as u64;
+        Ok((at, framed.len() as u64))
+    }
+
+    fn flush_block(&mut self) -> Result<()> {
+        if self.block.is_empty() {
+            return Ok(());
+        }
+        let payload = self.block.finish();
+        let (offset, size) = self.write_block(BlockKind::Data, self.codec, &payload)?;
+        let key = std::mem::take(&mut self.block_first_key);
+        self.index.push(IndexEntry { key, offset, size });
+        Ok(())
+    }
+
+    /// Writes the index, bloom, file info and trailer, syncs, renames the file into place and
+    /// syncs its directory. Returns what the file says about itself.
+    pub fn finish(mut self) -> Result<FileInfo> {
+        self.flush_block()?;
+        let (Some(first), Some(last)) = (self.first.clone(), self.last.clone()) else {
+            return Err(self.invalid("a store file needs at least one cell".into()));
+        };
+        let (bloom_offset, bloom_size) = match self.bloom.as_ref().map(BloomBuilder::finish) {
+            Some(payload) => self.write_block(BlockKind::Bloom, Codec::None, &payload)?,
+            None => (0, 0),
+        };
+        let mut level = std::mem::take(&mut self.index);
+        let data_block_count = level.len() as u64;
+        let mut levels: u8 = 1;
+        while !index::fits(&level, self.opts.max_index_block) {
+            let mut upper = Vec::new();
+            for run in index::split_level(&level, self.opts.max_index_block) {
+                let (offset, size) =
+                    self.write_block(BlockKind::LeafIndex, Codec::None, &index::encode(run))?;
+                upper.push(IndexEntry {
+                    key: run[0].key.clone(),
+                    offset,
+                    size,
+                });
+            }
+            level = upper;
+            levels += 1;
+        }
+        let (root_offset, root_size) =
+            self.write_block(BlockKind::RootIndex, Codec::None, &index::encode(&level))?;
+        let info = FileInfo {
+            first_key: first,
+            last_key: last,
+            min_timestamp: self.min_timestamp,
+            max_timestamp: self.max_timestamp,
+            max_seq_id: self.max_seq_id,
+            cell_count: self.cell_count,
+            delete_count: self.delete_count,
+            delete_family_count: self.delete_family_count,
+            family: self.opts.family.to_vec(),
+            bloom_type: if self.bloom.is_some() {
+                self.opts.bloom
+            } else {
+                BloomType::None
+            },
+            compression: self.codec.name().to_owned(),
+            data_block_count,
+        };
+        let (info_offset, info_size) =
+            self.write_block(BlockKind::Info, Codec::None, &info.encode())?;
+        let size32 = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
+        let trailer = Trailer {
+            major_version: MAJOR_VERSION,
+            minor_version: MINOR_VERSION,
+            root_index_offset: root_offset,
+            root_index_size: size32(root_size),
+            index_levels: levels,
+            bloom_offset,
+            bloom_size: size32(bloom_size),
+            file_info_offset: info_offset,
+            file_info_size: size32(info_size),
+            cell_count: self.cell_count,
+        };
+        self.out.append(&trailer.encode())?;
+        self.out.sync()?;
+        self.fs.rename(&self.tmp_path, &self.path)?;
+        if let Some(dir) = self.path.parent() {
+            self.fs.sync_dir(dir)?;
+        }
+        Ok(info)
+    }
+
+    /// Gives up: deletes the temporary file.
+    pub fn abort(self) -> Result<()> {
+        let StoreFileWriter {
+            fs, tmp_path, out, ..
+        } = self;
+        drop(out);
+        Ok(fs.delete(&tmp_path)?)
+    }
+}
