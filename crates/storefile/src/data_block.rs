@@ -34,7 +34,7 @@ impl DataBlockBuilder {
     pub fn add(&mut self, cell: &Cell) {
         self.key.clear();
         encode_key(cell, &mut self.key);
-        let shared = if self.count % RESTART_INTERVAL == 0 {
+        let shared = if self.count.is_multiple_of(RESTART_INTERVAL) {
             self.restarts.push(self.buf.len() as u32);
             0
         } else {

@@ -71,14 +71,15 @@ pub fn decode(payload: &[u8]) -> Result<Vec<IndexEntry>, String> {
     Ok(entries)
 }
 
-/// Cuts a level's entries into runs that each encode to at most `max_block` bytes (at least
-/// one entry per run).
+/// Cuts a level's entries into runs that each encode to at most `max_block` bytes, except
+/// that a run always takes at least two entries: every level is then at most half the one
+/// below, so building levels ends even when single entries exceed `max_block`.
 pub fn split_level(entries: &[IndexEntry], max_block: usize) -> Vec<&[IndexEntry]> {
     let mut runs = Vec::new();
     let (mut start, mut size) = (0, 4);
     for (i, e) in entries.iter().enumerate() {
         let len = e.encoded_len() + 4;
-        if i > start && size + len > max_block {
+        if i >= start + 2 && size + len > max_block {
             runs.push(&entries[start..i]);
             start = i;
             size = 4;
@@ -113,7 +114,9 @@ mod tests {
         let runs = split_level(&entries, 200);
         assert!(runs.len() > 1);
         assert_eq!(runs.iter().map(|r| r.len()).sum::<usize>(), 100);
-        assert!(runs.iter().all(|r| encode(r).len() <= 200 || r.len() == 1));
+        assert!(runs.iter().all(|r| encode(r).len() <= 200 || r.len() == 2));
+        assert!(runs.iter().all(|r| r.len() >= 2), "every level halves");
+        assert_eq!(split_level(&entries, 1).len(), 50);
         assert!(decode(&[0, 0, 0, 9]).is_err());
     }
 }

@@ -223,7 +223,9 @@ impl StoreFileWriter {
                 });
             }
             level = upper;
-            levels += 1;
+            levels = levels
+                .checked_add(1)
+                .ok_or_else(|| self.invalid("index too deep".into()))?;
         }
         let (root_offset, root_size) =
             self.write_block(BlockKind::RootIndex, Codec::None, &index::encode(&level))?;
