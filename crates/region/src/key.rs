@@ -107,23 +107,6 @@ impl StoreKey {
         }
     }
 
-    #[inline]
-    pub fn row(&self) -> &[u8] {
-        self.cell.row()
-    }
-
-    #[inline]
-    pub fn qualifier(&self) -> &[u8] {
-        self.cell.qualifier()
-    }
-
-    /// Whether this key is in `row`.
-    #[inline]
-    pub fn in_row(&self, row: &[u8]) -> bool {
-        let mine = self.cell.row();
-        (mine.as_ptr() == row.as_ptr() && mine.len() == row.len()) || bytes_eq(mine, row)
-    }
-
     /// Sorts before every cell of `row`.
     pub fn first_on_row(row: &[u8]) -> StoreKey {
         StoreKey::new(Cell::first_on_row(row))
@@ -132,16 +115,6 @@ impl StoreKey {
     /// Sorts after every cell of `row` and before every cell of the next row.
     pub fn last_on_row(row: &[u8]) -> StoreKey {
         StoreKey::new(Cell::last_on_row(row))
-    }
-
-    /// Sorts before every cell of `row, qualifier`.
-    pub fn first_on_column(row: &[u8], qualifier: &[u8]) -> StoreKey {
-        StoreKey::new(Cell::first_on_column(row, qualifier))
-    }
-
-    /// Sorts after every cell of `row, qualifier` and before the row's next column.
-    pub fn after_column(row: &[u8], qualifier: &[u8]) -> StoreKey {
-        StoreKey::new(Cell::after_column(row, qualifier))
     }
 }
 
@@ -177,6 +150,14 @@ impl PartialOrd for StoreKey {
 mod tests {
     use super::*;
     use basalt_common::CellType;
+
+    fn sk_after_column(row: &[u8], q: &[u8]) -> StoreKey {
+        StoreKey::new(Cell::after_column(row, q))
+    }
+
+    fn sk_first_on_column(row: &[u8], q: &[u8]) -> StoreKey {
+        StoreKey::new(Cell::first_on_column(row, q))
+    }
 
     fn key(row: &'static [u8], q: &'static [u8], ts: i64, t: CellType) -> StoreKey {
         StoreKey::new(Cell::new(row, b"cf", q, ts, t, b"").with_seq_id(1))
@@ -234,9 +215,9 @@ mod tests {
             StoreKey::first_on_row(b"r"),
             key(b"r", b"", 5, CellType::DeleteFamily),
             key(b"r", b"", 5, CellType::Put),
-            StoreKey::after_column(b"r", b""),
+            sk_after_column(b"r", b""),
             key(b"r", b"a", 9, CellType::Put),
-            StoreKey::after_column(b"r", b"a"),
+            sk_after_column(b"r", b"a"),
             StoreKey::last_on_row(b"r"),
             key(b"r\0", b"", 1, CellType::Put),
         ];
@@ -265,10 +246,10 @@ mod tests {
         }
         assert!(StoreKey::last_on_row(r) < key(b"r\0", b"", 1, CellType::Put));
         let a = b"a";
-        assert!(StoreKey::after_column(r, a) > cells[4]);
-        assert!(StoreKey::after_column(r, a) < cells[5]);
-        assert!(StoreKey::after_column(r, b"") > cells[1]);
-        assert!(StoreKey::after_column(r, b"") <= cells[2]);
-        assert!(StoreKey::first_on_column(r, a) < cells[3]);
+        assert!(sk_after_column(r, a) > cells[4]);
+        assert!(sk_after_column(r, a) < cells[5]);
+        assert!(sk_after_column(r, b"") > cells[1]);
+        assert!(sk_after_column(r, b"") <= cells[2]);
+        assert!(sk_first_on_column(r, a) < cells[3]);
     }
 }

@@ -22,10 +22,10 @@ use std::collections::BTreeSet;
 
 use basalt_common::ops::TimeRange;
 use basalt_common::schema::KeepDeletedCells;
-use basalt_common::{Bytes, Cell, CellType, ColumnFamilyDescriptor};
+use basalt_common::{Bytes, Cell, CellType, ColumnFamilyDescriptor, Result};
 
-use crate::cursor::CellCursor;
-use crate::key::{StoreKey, bytes_eq};
+use crate::cursor::{CellCursor, same_bytes};
+use crate::key::bytes_eq;
 
 /// What a read asks of one store, resolved against the family's schema.
 #[derive(Debug, Clone)]
@@ -118,10 +118,9 @@ impl DeleteTracker {
     }
 }
 
-/// The column being walked; its qualifier is borrowed from the cursor's cells.
+/// The column being walked.
 #[derive(Debug, Default)]
-struct ColumnState<'g> {
-    qualifier: Option<&'g [u8]>,
+struct ColumnState {
     /// Requested by the read (always, without explicit columns).
     selected: bool,
     /// Versions counted so far (puts only).
@@ -141,41 +140,47 @@ enum Step {
 ///
 /// The cursor must be at the first cell at or after the start of `row` (it may already be in a
 /// later row); it is left after the end of `row`.
-pub fn read_row<'g, C: CellCursor<'g>>(
+pub fn read_row<C: CellCursor + ?Sized>(
     cursor: &mut C,
     row: &[u8],
     query: &StoreQuery,
     out: &mut Vec<Cell>,
-) {
+) -> Result<()> {
     let mut deletes = DeleteTracker::default();
     let mut col = ColumnState::default();
+    // The current column's qualifier, copied: cursors over files may drop a block's cells
+    // once they move past them.
+    let mut qualifier: Vec<u8> = Vec::new();
+    let mut in_column = false;
     let mut next_wanted = 0usize;
     loop {
         let step = {
-            let Some(key) = cursor.peek() else {
-                return;
+            let Some(cell) = cursor.peek() else {
+                return Ok(());
             };
-            let qualifier = key.qualifier();
-            if !key.in_row(row) {
-                return;
+            if !same_bytes(cell.row(), row) {
+                return Ok(());
             }
-            if !col.qualifier.is_some_and(|q| bytes_eq(q, qualifier)) {
+            let cell_qualifier = cell.qualifier();
+            if !in_column || !bytes_eq(&qualifier, cell_qualifier) {
+                in_column = true;
+                qualifier.clear();
+                qualifier.extend_from_slice(cell_qualifier);
                 col = ColumnState {
-                    qualifier: Some(qualifier),
                     selected: true,
                     ..ColumnState::default()
                 };
                 deletes.start_column();
                 if let Some(wanted) = &query.columns {
-                    while next_wanted < wanted.len() && wanted[next_wanted][..] < *qualifier {
+                    while next_wanted < wanted.len() && wanted[next_wanted][..] < *cell_qualifier {
                         next_wanted += 1;
                     }
                     col.selected =
-                        next_wanted < wanted.len() && wanted[next_wanted][..] == *qualifier;
+                        next_wanted < wanted.len() && wanted[next_wanted][..] == *cell_qualifier;
                 }
             }
             // An unrequested empty qualifier is still read, for the family markers it holds.
-            let read_for_markers = qualifier.is_empty() && !query.raw;
+            let read_for_markers = cell_qualifier.is_empty() && !query.raw;
             if !col.selected && !read_for_markers {
                 if next_wanted < query.columns.as_ref().map_or(0, Vec::len) {
                     Step::SeekColumn(next_wanted)
@@ -183,25 +188,22 @@ pub fn read_row<'g, C: CellCursor<'g>>(
                     Step::NextRow
                 }
             } else {
-                match_cell(&key.cell, query, &mut deletes, &mut col, out)
+                match_cell(cell, query, &mut deletes, &mut col, out)
             }
         };
         match step {
-            Step::Next => cursor.advance(),
-            Step::NextColumn => match col.qualifier {
-                // The empty qualifier also holds the row's family delete markers, which may
-                // sort after the versions being skipped: step through it (HBASE-18471).
-                Some([]) => cursor.advance(),
-                Some(q) => cursor.skip_column(row, q),
-                None => cursor.advance(),
-            },
+            Step::Next => cursor.advance()?,
+            // The empty qualifier also holds the row's family delete markers, which may sort
+            // after the versions being skipped: step through it (HBASE-18471).
+            Step::NextColumn if qualifier.is_empty() => cursor.advance()?,
+            Step::NextColumn => cursor.skip_column(row, &qualifier)?,
             Step::NextRow => {
-                cursor.skip_row(row);
-                return;
+                cursor.skip_row(row)?;
+                return Ok(());
             }
             Step::SeekColumn(i) => {
                 if let Some(wanted) = &query.columns {
-                    cursor.seek(&StoreKey::first_on_column(row, &wanted[i]));
+                    cursor.seek(&Cell::first_on_column(row, &wanted[i]))?;
                 }
             }
         }
@@ -212,7 +214,7 @@ fn match_cell(
     cell: &Cell,
     query: &StoreQuery,
     deletes: &mut DeleteTracker,
-    col: &mut ColumnState<'_>,
+    col: &mut ColumnState,
     out: &mut Vec<Cell>,
 ) -> Step {
     let ts = cell.timestamp;

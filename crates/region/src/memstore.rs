@@ -147,19 +147,21 @@ impl MemStoreCursor<'_> {
     }
 }
 
-impl<'g> CellCursor<'g> for MemStoreCursor<'g> {
-    fn seek(&mut self, key: &StoreKey) {
-        self.current = self.cells.lower_bound(Bound::Included(key), self.guard);
+impl CellCursor for MemStoreCursor<'_> {
+    fn seek(&mut self, key: &Cell) -> Result<()> {
+        let key = StoreKey::new(key.clone());
+        self.current = self.cells.lower_bound(Bound::Included(&key), self.guard);
         self.skip_invisible_forward();
+        Ok(())
     }
 
     #[inline]
-    fn peek(&self) -> Option<&'g StoreKey> {
-        self.current.as_ref().map(|e| e.key())
+    fn peek(&self) -> Option<&Cell> {
+        self.current.as_ref().map(|e| &e.key().cell)
     }
 
     #[inline]
-    fn advance(&mut self) {
+    fn advance(&mut self) -> Result<()> {
         if let Some(e) = &mut self.current {
             if e.move_next() {
                 self.skip_invisible_forward();
@@ -167,9 +169,10 @@ impl<'g> CellCursor<'g> for MemStoreCursor<'g> {
                 self.current = None;
             }
         }
+        Ok(())
     }
 
-    fn last_row_before(&self, bound: Bound<&[u8]>) -> Option<Bytes> {
+    fn last_row_before(&mut self, bound: Bound<&[u8]>) -> Result<Option<Bytes>> {
         let mut entry = match bound {
             Bound::Unbounded => self.cells.back(self.guard),
             Bound::Included(row) => self
@@ -181,10 +184,10 @@ impl<'g> CellCursor<'g> for MemStoreCursor<'g> {
         };
         while let Some(e) = entry {
             if e.key().cell.seq_id <= self.read_point {
-                return Some(e.key().cell.row_bytes());
+                return Ok(Some(e.key().cell.row_bytes()));
             }
             entry = e.prev();
         }
-        None
+        Ok(None)
     }
 }

@@ -13,7 +13,6 @@ use basalt_common::ops::{Delete, FamilyMap, Get, Put, RowResult, Scan, TimeRange
 use basalt_common::{Bytes, Cell, CellType, Clock, LATEST_TIMESTAMP, TableDescriptor};
 
 use crate::cursor::CellCursor;
-use crate::key::StoreKey;
 use crate::matcher::{StoreQuery, read_row};
 use crate::mvcc::Mvcc;
 use crate::row_lock::RowLocks;
@@ -225,7 +224,7 @@ impl Region {
                             && p.qualifier == e.qualifier
                     })
                     .count();
-                self.nth_newest_version(&delete.row, store, &e.qualifier, k, now)
+                self.nth_newest_version(&delete.row, store, &e.qualifier, k, now)?
                     .unwrap_or(now)
             } else {
                 resolve(ts)
@@ -252,14 +251,14 @@ impl Region {
         qualifier: &Bytes,
         k: usize,
         now: i64,
-    ) -> Option<i64> {
+    ) -> Result<Option<i64>> {
         let columns = BTreeSet::from([qualifier.clone()]);
         let family = self.stores[store].family();
         let versions = u32::try_from(k).unwrap_or(u32::MAX);
         let query = StoreQuery::new(family, Some(&columns), TimeRange::ALL, versions, false, now);
         let mut cells = Vec::new();
-        self.read_store_row(store, row, &query, self.read_point(), &mut cells);
-        cells.get(k - 1).map(|c| c.timestamp)
+        self.read_store_row(store, row, &query, self.read_point(), &mut cells)?;
+        Ok(cells.get(k - 1).map(|c| c.timestamp))
     }
 
     fn read_store_row(
@@ -269,11 +268,11 @@ impl Region {
         query: &StoreQuery,
         read_point: u64,
         out: &mut Vec<Cell>,
-    ) {
+    ) -> Result<()> {
         let guard = crossbeam_epoch::pin();
         let mut cursor = self.stores[store].memstore().cursor(read_point, &guard);
-        cursor.seek(&StoreKey::first_on_row(row));
-        read_row(&mut cursor, row, query, out);
+        cursor.seek(&Cell::first_on_row(row))?;
+        read_row(&mut cursor, row, query, out)
     }
 
     /// The queries a read makes of each store it touches, in family order.
@@ -322,7 +321,7 @@ impl Region {
         let read_point = self.read_point();
         let mut cells = Vec::new();
         for (store, query) in &queries {
-            self.read_store_row(*store, &get.row, query, read_point, &mut cells);
+            self.read_store_row(*store, &get.row, query, read_point, &mut cells)?;
         }
         Ok(RowResult {
             row: get.row.clone(),

@@ -12,8 +12,7 @@ use basalt_common::error::Result;
 use basalt_common::ops::{RowResult, Scan};
 use basalt_common::{Bytes, Cell};
 
-use crate::cursor::CellCursor;
-use crate::key::StoreKey;
+use crate::cursor::{CellCursor, same_bytes};
 use crate::matcher::{StoreQuery, read_row};
 use crate::memstore::MemStoreCursor;
 use crate::region::Region;
@@ -90,7 +89,7 @@ impl RegionScanner {
         beyond || (ord.is_eq() && !self.include_stop_row)
     }
 
-    fn refill(&mut self) {
+    fn refill(&mut self) -> Result<()> {
         let region = Arc::clone(&self.region);
         // One epoch guard per refill: cursors walk the memstores without per-step reference
         // counting, and the guard is released before the refill returns.
@@ -106,31 +105,31 @@ impl RegionScanner {
             .collect();
         if !self.reversed {
             let start = match &self.position {
-                Bound::Unbounded => StoreKey::first_on_row(b""),
-                Bound::Included(row) => StoreKey::first_on_row(row),
-                Bound::Excluded(row) => StoreKey::last_on_row(row),
+                Bound::Unbounded => Cell::first_on_row(b""),
+                Bound::Included(row) => Cell::first_on_row(row),
+                Bound::Excluded(row) => Cell::last_on_row(row),
             };
             for c in &mut cursors {
-                c.seek(&start);
+                c.seek(&start)?;
             }
         }
         let mut rows = 0;
         let mut cells_read = 0;
         let mut last_row_cells = 0;
         while rows < self.rows_per_refill && cells_read < MAX_CELLS_PER_REFILL {
-            let Some(row) = self.next_row(&mut cursors) else {
+            let Some(row) = self.next_row(&mut cursors)? else {
                 self.exhausted = true;
-                return;
+                return Ok(());
             };
             if self.past_stop(&row) {
                 self.exhausted = true;
-                return;
+                return Ok(());
             }
             // Rows of a table tend to be alike: size for the last one to avoid regrowing.
             let mut cells = Vec::with_capacity(last_row_cells);
             for (cursor, (_, query)) in cursors.iter_mut().zip(&self.queries) {
-                if cursor.peek().is_some_and(|k| k.in_row(&row)) {
-                    read_row(cursor, &row, query, &mut cells);
+                if cursor.peek().is_some_and(|c| same_bytes(c.row(), &row)) {
+                    read_row(cursor, &row, query, &mut cells)?;
                 }
             }
             self.position = Bound::Excluded(row.clone());
@@ -145,31 +144,38 @@ impl RegionScanner {
                 *left -= 1;
                 if *left == 0 {
                     self.exhausted = true;
-                    return;
+                    return Ok(());
                 }
             }
         }
+        Ok(())
     }
 
     /// The next row holding a cell in any store, with every cursor that holds it positioned
     /// at its start.
-    fn next_row(&self, cursors: &mut [MemStoreCursor<'_>]) -> Option<Bytes> {
+    fn next_row(&self, cursors: &mut [MemStoreCursor<'_>]) -> Result<Option<Bytes>> {
         if !self.reversed {
-            return cursors
+            return Ok(cursors
                 .iter()
                 .filter_map(|c| c.peek())
                 .min_by(|a, b| a.row().cmp(b.row()))
-                .map(|k| k.cell.row_bytes());
+                .map(Cell::row_bytes));
         }
-        let row = cursors
-            .iter()
-            .filter_map(|c| c.last_row_before(self.position.as_ref().map(|r| &r[..])))
-            .max()?;
-        let start = StoreKey::first_on_row(&row);
+        let bound = self.position.as_ref().map(|r| &r[..]);
+        let mut row: Option<Bytes> = None;
         for c in cursors.iter_mut() {
-            c.seek(&start);
+            if let Some(r) = c.last_row_before(bound)? {
+                row = row.max(Some(r));
+            }
         }
-        Some(row)
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let start = Cell::first_on_row(&row);
+        for c in cursors.iter_mut() {
+            c.seek(&start)?;
+        }
+        Ok(Some(row))
     }
 
     /// Queues a row's cells, cut into batches if the scan asked for them.
@@ -199,7 +205,11 @@ impl Iterator for RegionScanner {
 
     fn next(&mut self) -> Option<Self::Item> {
         while self.buffer.is_empty() && !self.exhausted {
-            self.refill();
+            if let Err(e) = self.refill() {
+                // A storage error ends the scan; the rows before it were returned.
+                self.exhausted = true;
+                return Some(Err(e));
+            }
         }
         self.buffer.pop_front().map(Ok)
     }
