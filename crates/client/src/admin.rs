@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
+use basalt_common::md5::md5_hex;
 use basalt_common::table_name::DEFAULT_NAMESPACE;
 use basalt_common::{Error, Result, TableDescriptor, TableName};
 use basalt_region::Region;
@@ -28,15 +29,22 @@ impl Admin {
             ));
         }
         let name = descriptor.name.clone();
-        let region = Region::new(
-            descriptor,
-            Arc::clone(&self.engine.clock),
-            self.engine.region_config.clone(),
-        )?;
         let mut tables = self.engine.tables_mut();
         if tables.contains_key(&name) {
             return Err(Error::TableExists(name));
         }
+        // One region per table for now, named as HBase names regions:
+        // `<table>,<start key>,<region id>.` and its MD5 for the directory.
+        let region_id = self.engine.clock.now_millis();
+        let encoded = md5_hex(format!("{name},,{region_id}.").as_bytes());
+        let dir = self.engine.table_dir(&name).join(encoded);
+        let region = Region::create(
+            descriptor,
+            Arc::clone(&self.engine.clock),
+            self.engine.region_config.clone(),
+            Arc::clone(&self.engine.fs),
+            &dir,
+        )?;
         tables.insert(name, HostedTable::new(region));
         Ok(())
     }
@@ -93,6 +101,19 @@ impl Admin {
             return Err(Error::TableNotDisabled(name.clone()));
         }
         tables.remove(name);
-        Ok(())
+        match self.engine.fs.delete_dir_all(&self.engine.table_dir(name)) {
+            Ok(()) | Err(basalt_fs::FsError::NotFound(_)) => Ok(()),
+            Err(e) => Err(Error::Storage(e.to_string())),
+        }
+    }
+
+    /// Writes the table's memstores to store files (HBase's `flush`).
+    pub fn flush(&self, name: &TableName) -> Result<()> {
+        self.engine.table(name)?.region.flush()
+    }
+
+    /// Store files per family of the table's region, in family order.
+    pub fn store_file_counts(&self, name: &TableName) -> Result<Vec<usize>> {
+        Ok(self.engine.table(name)?.region.store_file_counts())
     }
 }

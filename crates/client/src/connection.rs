@@ -4,7 +4,10 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+use std::path::PathBuf;
+
 use basalt_common::{Clock, Error, Result, SystemClock, TableName};
+use basalt_fs::{FileSystem, MemFs};
 use basalt_region::{Region, RegionConfig};
 
 use crate::admin::Admin;
@@ -37,6 +40,9 @@ pub(crate) struct Engine {
     tables: RwLock<BTreeMap<TableName, Arc<HostedTable>>>,
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) region_config: RegionConfig,
+    /// Where store files go, and the root directory on it (layout: DESIGN.md section 5).
+    pub(crate) fs: Arc<dyn FileSystem>,
+    pub(crate) root: PathBuf,
 }
 
 impl Engine {
@@ -48,6 +54,14 @@ impl Engine {
 
     pub(crate) fn tables_mut(&self) -> RwLockWriteGuard<'_, BTreeMap<TableName, Arc<HostedTable>>> {
         self.tables.write().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// `<root>/data/<namespace>/<table>`.
+    pub(crate) fn table_dir(&self, name: &TableName) -> PathBuf {
+        self.root
+            .join("data")
+            .join(name.namespace())
+            .join(name.qualifier())
     }
 
     pub(crate) fn table(&self, name: &TableName) -> Result<Arc<HostedTable>> {
@@ -66,7 +80,8 @@ pub struct Connection {
 }
 
 impl Connection {
-    /// An embedded engine in this process, holding its data in memory.
+    /// An embedded engine in this process, holding its data in memory (store files too, on
+    /// an in-memory file system).
     pub fn in_memory() -> Connection {
         Connection::builder().build()
     }
@@ -75,6 +90,7 @@ impl Connection {
         ConnectionBuilder {
             clock: Arc::new(SystemClock),
             region_config: RegionConfig::default(),
+            fs: Arc::new(MemFs::new()),
         }
     }
 
@@ -99,6 +115,7 @@ impl Connection {
 pub struct ConnectionBuilder {
     clock: Arc<dyn Clock>,
     region_config: RegionConfig,
+    fs: Arc<dyn FileSystem>,
 }
 
 impl ConnectionBuilder {
@@ -114,12 +131,20 @@ impl ConnectionBuilder {
         self
     }
 
+    /// The file system store files are written to (default: in memory).
+    pub fn file_system(mut self, fs: Arc<dyn FileSystem>) -> Self {
+        self.fs = fs;
+        self
+    }
+
     pub fn build(self) -> Connection {
         Connection {
             engine: Arc::new(Engine {
                 tables: RwLock::new(BTreeMap::new()),
                 clock: self.clock,
                 region_config: self.region_config,
+                fs: self.fs,
+                root: PathBuf::from("/basalt"),
             }),
         }
     }

@@ -15,6 +15,10 @@ pub enum ErrorKind {
     AlreadyExists,
     /// The table is in the wrong state for the operation (enabled / disabled).
     WrongState,
+    /// Stored data failed a check (checksum, format): it is damaged.
+    Corruption,
+    /// The storage failed (I/O error).
+    Io,
 }
 
 /// Every error the engine and the client API return.
@@ -60,6 +64,10 @@ pub enum Error {
     TableNotDisabled(TableName),
     #[error("Table {0} is read only")]
     TableReadOnly(TableName),
+    #[error("Storage error: {0}")]
+    Storage(String),
+    #[error("Corrupt data: {0}")]
+    Corrupt(String),
 }
 
 impl Error {
@@ -81,6 +89,8 @@ impl Error {
             Error::TableNotEnabled(_) | Error::TableNotDisabled(_) | Error::TableReadOnly(_) => {
                 ErrorKind::WrongState
             }
+            Error::Storage(_) => ErrorKind::Io,
+            Error::Corrupt(_) => ErrorKind::Corruption,
         }
     }
 
@@ -95,6 +105,7 @@ impl Error {
             Error::TableNotDisabled(_) => "TableNotDisabledException",
             // HBase's HRegion.checkReadOnly throws DoNotRetryIOException.
             Error::TableReadOnly(_) => "DoNotRetryIOException",
+            Error::Corrupt(_) => "CorruptHFileException",
             _ => match self.kind() {
                 ErrorKind::InvalidArgument => "IllegalArgumentException",
                 _ => "IOException",

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use basalt_common::{ColumnFamilyDescriptor, Get, Put, Scan, SystemClock, TableDescriptor};
+use basalt_fs::{FileSystem, MemFs};
 use basalt_region::bench_support::MemStore;
 use basalt_region::{Region, RegionConfig};
 use bytes::Bytes;
@@ -38,7 +39,10 @@ fn region(families: &[&str]) -> Arc<Region> {
     for f in families {
         desc.add_family(ColumnFamilyDescriptor::new(f.as_bytes().to_vec()));
     }
-    let region = Region::new(desc, Arc::new(SystemClock), RegionConfig::default()).expect("region");
+    let fs: Arc<dyn FileSystem> = Arc::new(MemFs::new());
+    let config = RegionConfig::default();
+    let dir = std::path::Path::new("/bench");
+    let region = Region::create(desc, Arc::new(SystemClock), config, fs, dir).expect("region");
     Arc::new(region)
 }
 

@@ -6,6 +6,7 @@
 //! It does no networking and knows no protocol; the client API and every gateway sit above it.
 
 mod cursor;
+mod file_cursor;
 mod key;
 mod matcher;
 mod memstore;

@@ -2,7 +2,8 @@
 //! locks and the clock. It applies mutations atomically per row and answers Gets and Scans.
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
+use std::path::Path;
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use basalt_common::bytes_display::BinaryDisplay;
 use basalt_common::cell::{
@@ -12,12 +13,12 @@ use basalt_common::error::{Error, Result};
 use basalt_common::ops::{Delete, FamilyMap, Get, Put, RowResult, Scan, TimeRange};
 use basalt_common::{Bytes, Cell, CellType, Clock, LATEST_TIMESTAMP, TableDescriptor};
 
-use crate::cursor::CellCursor;
 use crate::matcher::{StoreQuery, read_row};
 use crate::mvcc::Mvcc;
 use crate::row_lock::RowLocks;
 use crate::scanner::RegionScanner;
 use crate::store::Store;
+use basalt_fs::FileSystem;
 
 /// Settings of a region that do not come from the table descriptor.
 #[derive(Debug, Clone)]
@@ -41,6 +42,11 @@ pub struct Region {
     /// One per family, sorted by family name.
     stores: Vec<Store>,
     mvcc: Mvcc,
+    /// Writes hold it shared while they apply; a flush holds it exclusively while it takes
+    /// memstore snapshots, so no snapshot misses half of a mutation (HBase's updatesLock).
+    updates: RwLock<()>,
+    /// One flush at a time.
+    flushing: Mutex<()>,
     row_locks: RowLocks,
     clock: Arc<dyn Clock>,
     config: RegionConfig,
@@ -48,22 +54,27 @@ pub struct Region {
 
 impl Region {
     /// An empty region for `descriptor`, which is validated first.
-    pub fn new(
+    /// An empty region for `descriptor` (validated first), keeping its store files under
+    /// `dir` on `fs`, one directory per family.
+    pub fn create(
         descriptor: TableDescriptor,
         clock: Arc<dyn Clock>,
         config: RegionConfig,
+        fs: Arc<dyn FileSystem>,
+        dir: &Path,
     ) -> Result<Self> {
         descriptor.validate()?;
         let stores = descriptor
             .families()
             .iter()
-            .cloned()
-            .map(Store::new)
-            .collect();
+            .map(|f| Store::create(f.clone(), Arc::clone(&fs), dir.join(f.name_str())))
+            .collect::<Result<Vec<_>>>()?;
         Ok(Region {
             descriptor,
             stores,
             mvcc: Mvcc::new(0),
+            updates: RwLock::new(()),
+            flushing: Mutex::new(()),
             row_locks: RowLocks::default(),
             clock,
             config,
@@ -88,7 +99,7 @@ impl Region {
 
     /// Estimated bytes held in memstores.
     pub fn memstore_size(&self) -> usize {
-        self.stores.iter().map(|s| s.memstore().heap_size()).sum()
+        self.stores.iter().map(Store::memstore_size).sum()
     }
 
     fn store_index(&self, family: &[u8]) -> Result<usize> {
@@ -145,8 +156,13 @@ impl Region {
                 LATEST_TIMESTAMP => now,
                 ts => ts,
             };
-            let memstore = self.stores[store].memstore();
-            let cell = memstore.build_cell(&put.row, &c.qualifier, ts, CellType::Put, &c.value)?;
+            let cell = self.stores[store].build_cell(
+                &put.row,
+                &c.qualifier,
+                ts,
+                CellType::Put,
+                &c.value,
+            )?;
             cells.push((store, cell.with_ttl_ms(put.ttl_ms)));
         }
         self.apply(cells);
@@ -157,13 +173,54 @@ impl Region {
     /// the read point moves past them. Building the cells (the only step that can fail) is
     /// done before, so a mutation is never applied in part.
     fn apply(&self, cells: Vec<(usize, Cell)>) {
-        let seq_id = self.mvcc.begin();
-        for (store, cell) in cells {
-            self.stores[store]
-                .memstore()
-                .insert(cell.with_seq_id(seq_id));
+        {
+            let _updating = self.updates.read().unwrap_or_else(PoisonError::into_inner);
+            let seq_id = self.mvcc.begin();
+            for (store, cell) in cells {
+                self.stores[store].insert(cell.with_seq_id(seq_id));
+            }
+            self.mvcc.complete(seq_id);
         }
-        self.mvcc.complete(seq_id);
+        self.flush_if_full();
+    }
+
+    /// Flushes when the memstores have reached MEMSTORE_FLUSHSIZE and no flush is running.
+    /// A failed automatic flush leaves its snapshot readable, and the next flush retries it;
+    /// [`Region::flush`] reports errors.
+    fn flush_if_full(&self) {
+        if self.memstore_size()
+            < usize::try_from(self.descriptor.memstore_flushsize).unwrap_or(usize::MAX)
+        {
+            return;
+        }
+        if let Ok(_flushing) = self.flushing.try_lock() {
+            let _ = self.flush_locked();
+        }
+    }
+
+    /// Writes every store's memstore to a new store file, while reads and writes go on.
+    pub fn flush(&self) -> Result<()> {
+        let _flushing = self.flushing.lock().unwrap_or_else(PoisonError::into_inner);
+        self.flush_locked()
+    }
+
+    fn flush_locked(&self) -> Result<()> {
+        {
+            let _no_updates = self.updates.write().unwrap_or_else(PoisonError::into_inner);
+            for store in &self.stores {
+                store.snapshot();
+            }
+        }
+        let now = self.now();
+        for store in &self.stores {
+            store.flush_snapshot(now)?;
+        }
+        Ok(())
+    }
+
+    /// Store files per family, in family order.
+    pub fn store_file_counts(&self) -> Vec<usize> {
+        self.stores.iter().map(Store::file_count).collect()
     }
 
     /// Writes the delete markers of `delete` atomically. A whole-row delete writes one
@@ -233,11 +290,14 @@ impl Region {
         }
         let mut cells = Vec::with_capacity(markers.len());
         for (store, qualifier, timestamp, cell_type) in markers {
-            let memstore = self.stores[store].memstore();
-            cells.push((
-                store,
-                memstore.build_cell(&delete.row, &qualifier, timestamp, cell_type, &[])?,
-            ));
+            let cell = self.stores[store].build_cell(
+                &delete.row,
+                &qualifier,
+                timestamp,
+                cell_type,
+                &[],
+            )?;
+            cells.push((store, cell));
         }
         self.apply(cells);
         Ok(())
@@ -269,10 +329,11 @@ impl Region {
         read_point: u64,
         out: &mut Vec<Cell>,
     ) -> Result<()> {
+        let view = self.stores[store].view();
         let guard = crossbeam_epoch::pin();
-        let mut cursor = self.stores[store].memstore().cursor(read_point, &guard);
+        let mut cursor = view.cursor(read_point, &guard);
         cursor.seek(&Cell::first_on_row(row))?;
-        read_row(&mut cursor, row, query, out)
+        read_row(cursor.as_mut(), row, query, out)
     }
 
     /// The queries a read makes of each store it touches, in family order.

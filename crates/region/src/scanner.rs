@@ -14,7 +14,6 @@ use basalt_common::{Bytes, Cell};
 
 use crate::cursor::{CellCursor, same_bytes};
 use crate::matcher::{StoreQuery, read_row};
-use crate::memstore::MemStoreCursor;
 use crate::region::Region;
 
 /// Rows read per refill unless the scan sets its caching.
@@ -91,17 +90,17 @@ impl RegionScanner {
 
     fn refill(&mut self) -> Result<()> {
         let region = Arc::clone(&self.region);
-        // One epoch guard per refill: cursors walk the memstores without per-step reference
-        // counting, and the guard is released before the refill returns.
-        let guard = crossbeam_epoch::pin();
-        let mut cursors: Vec<MemStoreCursor<'_>> = self
+        // One view per store and one epoch guard per refill: the cursors walk memstores without
+        // per-step reference counting, and flushes during the refill do not disturb it.
+        let views: Vec<_> = self
             .queries
             .iter()
-            .map(|(store, _)| {
-                region.stores()[*store]
-                    .memstore()
-                    .cursor(self.read_point, &guard)
-            })
+            .map(|(store, _)| region.stores()[*store].view())
+            .collect();
+        let guard = crossbeam_epoch::pin();
+        let mut cursors: Vec<Box<dyn CellCursor + '_>> = views
+            .iter()
+            .map(|v| v.cursor(self.read_point, &guard))
             .collect();
         if !self.reversed {
             let start = match &self.position {
@@ -129,7 +128,7 @@ impl RegionScanner {
             let mut cells = Vec::with_capacity(last_row_cells);
             for (cursor, (_, query)) in cursors.iter_mut().zip(&self.queries) {
                 if cursor.peek().is_some_and(|c| same_bytes(c.row(), &row)) {
-                    read_row(cursor, &row, query, &mut cells)?;
+                    read_row(cursor.as_mut(), &row, query, &mut cells)?;
                 }
             }
             self.position = Bound::Excluded(row.clone());
@@ -153,7 +152,7 @@ impl RegionScanner {
 
     /// The next row holding a cell in any store, with every cursor that holds it positioned
     /// at its start.
-    fn next_row(&self, cursors: &mut [MemStoreCursor<'_>]) -> Result<Option<Bytes>> {
+    fn next_row(&self, cursors: &mut [Box<dyn CellCursor + '_>]) -> Result<Option<Bytes>> {
         if !self.reversed {
             return Ok(cursors
                 .iter()

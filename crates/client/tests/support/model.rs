@@ -70,6 +70,8 @@ pub enum Op {
     },
     Scan(ScanSpec),
     Advance(i64),
+    /// Writes the memstores to a new store file (nothing is dropped, so the oracle ignores it).
+    Flush,
 }
 
 #[derive(Debug, Clone)]
@@ -463,6 +465,7 @@ pub fn to_range(tr: Option<(i64, i64)>) -> TimeRange {
 
 /// The engine under test, driven by the same operations.
 pub struct Engine {
+    pub conn: Connection,
     pub table: Table,
     pub clock: Arc<ManualClock>,
 }
@@ -485,6 +488,7 @@ impl Engine {
         conn.admin().create_table(desc).expect("create model table");
         Engine {
             table: conn.table("model").expect("table"),
+            conn,
             clock,
         }
     }
@@ -634,6 +638,12 @@ pub fn run(families: &[FamilySpec], ops: &[Op]) -> Result<(), String> {
             Op::Advance(ms) => {
                 engine.clock.advance(*ms);
                 oracle.now += ms;
+            }
+            Op::Flush => {
+                let admin = engine.conn.admin();
+                admin
+                    .flush(engine.table.name())
+                    .map_err(|e| format!("op {i}: flush failed: {e}"))?;
             }
         }
     }
