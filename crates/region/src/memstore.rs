@@ -11,12 +11,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use crossbeam_epoch::Guard;
 use crossbeam_skiplist::base::{Entry, SkipList};
 
-use basalt_common::bytes_display::BinaryDisplay;
-use basalt_common::{Bytes, Cell, CellType, Error, Result};
+use basalt_common::{Bytes, Cell, Result};
 
 use crate::cursor::CellCursor;
 use crate::key::StoreKey;
-use crate::mslab::Mslab;
 
 /// Per-cell bookkeeping bytes counted on top of the cell's bytes: the skip-list node and the
 /// key struct (an estimate, as HBase's heap-size accounting is).
@@ -24,72 +22,47 @@ const CELL_OVERHEAD: usize = 128;
 
 /// A store's in-memory cells.
 pub struct MemStore {
-    family: Bytes,
     cells: SkipList<StoreKey, ()>,
-    mslab: Mslab,
     heap_size: AtomicUsize,
 }
 
 impl std::fmt::Debug for MemStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MemStore")
-            .field("family", &BinaryDisplay::new(&self.family))
             .field("cells", &self.cells.len())
             .field("heap_size", &self.heap_size())
             .finish()
     }
 }
 
+impl Default for MemStore {
+    fn default() -> Self {
+        MemStore::new()
+    }
+}
+
 impl MemStore {
-    /// An empty memstore for `family`.
-    pub fn new(family: Bytes) -> Self {
+    pub fn new() -> Self {
         MemStore {
-            family,
             cells: SkipList::new(crossbeam_epoch::default_collector().clone()),
-            mslab: Mslab::default(),
             heap_size: AtomicUsize::new(0),
         }
     }
 
-    /// Builds a cell of this memstore's family, its bytes copied into the memstore's chunks in
-    /// HBase's KeyValue order. Fails only if a part exceeds the format (row 65535 bytes,
-    /// qualifier 4 GiB), which validation rules out before any cell of a mutation is built.
-    pub fn build_cell(
-        &self,
-        row: &[u8],
-        qualifier: &[u8],
-        timestamp: i64,
-        cell_type: CellType,
-        value: &[u8],
-    ) -> Result<Cell> {
-        let buf = self
-            .mslab
-            .copy_joined(&[row, &self.family, qualifier, value]);
-        Cell::from_buffer(
-            buf,
-            row.len(),
-            self.family.len(),
-            qualifier.len(),
-            timestamp,
-            cell_type,
-        )
-        .ok_or_else(|| {
-            Error::InvalidArgument(format!(
-                "cell of row {} does not fit the KeyValue format",
-                BinaryDisplay::new(row)
-            ))
-        })
-    }
-
-    /// Adds a cell built by [`MemStore::build_cell`]. A cell with an identical key (same
-    /// coordinates and sequence id) replaces the earlier one, as within one HBase mutation.
+    /// Adds a cell. A cell with an identical key (same coordinates and sequence id) replaces
+    /// the earlier one, as within one HBase mutation.
     pub fn insert(&self, cell: Cell) {
-        let size = cell.serialized_size() + CELL_OVERHEAD;
+        let size = MemStore::accounted_size(&cell);
         let guard = crossbeam_epoch::pin();
         self.cells
             .insert(StoreKey::new(cell), (), &guard)
             .release(&guard);
         self.heap_size.fetch_add(size, Ordering::Relaxed);
+    }
+
+    /// The bytes a cell counts for in memstore accounting.
+    pub fn accounted_size(cell: &Cell) -> usize {
+        cell.serialized_size() + CELL_OVERHEAD
     }
 
     /// Estimated bytes held.

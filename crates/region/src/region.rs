@@ -3,6 +3,7 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use basalt_common::bytes_display::BinaryDisplay;
@@ -19,6 +20,8 @@ use crate::row_lock::RowLocks;
 use crate::scanner::RegionScanner;
 use crate::store::Store;
 use basalt_fs::FileSystem;
+
+use crate::memstore::MemStore;
 
 /// Settings of a region that do not come from the table descriptor.
 #[derive(Debug, Clone)]
@@ -47,6 +50,9 @@ pub struct Region {
     updates: RwLock<()>,
     /// One flush at a time.
     flushing: Mutex<()>,
+    /// Bytes written to active memstores since the last snapshot: the flush trigger, kept
+    /// apart from the stores so a write does not have to visit them.
+    unflushed: AtomicUsize,
     row_locks: RowLocks,
     clock: Arc<dyn Clock>,
     config: RegionConfig,
@@ -75,6 +81,7 @@ impl Region {
             mvcc: Mvcc::new(0),
             updates: RwLock::new(()),
             flushing: Mutex::new(()),
+            unflushed: AtomicUsize::new(0),
             row_locks: RowLocks::default(),
             clock,
             config,
@@ -176,9 +183,11 @@ impl Region {
         {
             let _updating = self.updates.read().unwrap_or_else(PoisonError::into_inner);
             let seq_id = self.mvcc.begin();
+            let size: usize = cells.iter().map(|(_, c)| MemStore::accounted_size(c)).sum();
             for (store, cell) in cells {
                 self.stores[store].insert(cell.with_seq_id(seq_id));
             }
+            self.unflushed.fetch_add(size, Ordering::Relaxed);
             self.mvcc.complete(seq_id);
         }
         self.flush_if_full();
@@ -188,9 +197,8 @@ impl Region {
     /// A failed automatic flush leaves its snapshot readable, and the next flush retries it;
     /// [`Region::flush`] reports errors.
     fn flush_if_full(&self) {
-        if self.memstore_size()
-            < usize::try_from(self.descriptor.memstore_flushsize).unwrap_or(usize::MAX)
-        {
+        let limit = usize::try_from(self.descriptor.memstore_flushsize).unwrap_or(usize::MAX);
+        if self.unflushed.load(Ordering::Relaxed) < limit {
             return;
         }
         if let Ok(_flushing) = self.flushing.try_lock() {
@@ -210,6 +218,7 @@ impl Region {
             for store in &self.stores {
                 store.snapshot();
             }
+            self.unflushed.store(0, Ordering::Relaxed);
         }
         let now = self.now();
         for store in &self.stores {

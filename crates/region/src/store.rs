@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 
-use basalt_common::{Cell, ColumnFamilyDescriptor, Result};
+use basalt_common::bytes_display::BinaryDisplay;
+use basalt_common::{Cell, CellType, ColumnFamilyDescriptor, Error, Result};
 use basalt_fs::FileSystem;
 use basalt_storefile::{StoreFileReader, StoreFileWriter, WriterOptions};
 use crossbeam_epoch::Guard;
@@ -14,6 +15,7 @@ use crossbeam_epoch::Guard;
 use crate::cursor::CellCursor;
 use crate::file_cursor::{MergeCursor, StoreFileCursor};
 use crate::memstore::MemStore;
+use crate::mslab::Mslab;
 
 /// What a store holds at one moment.
 #[derive(Debug)]
@@ -46,6 +48,9 @@ impl StoreView {
 #[derive(Debug)]
 pub struct Store {
     family: ColumnFamilyDescriptor,
+    /// Chunks that cells are copied into on write (HBase's MSLAB). They are reference
+    /// counted, so they outlive memstores and flushes for as long as any cell needs them.
+    mslab: Mslab,
     fs: Arc<dyn FileSystem>,
     dir: PathBuf,
     view: RwLock<Arc<StoreView>>,
@@ -62,12 +67,13 @@ impl Store {
         fs.create_dir_all(&dir)
             .map_err(|e| basalt_common::Error::Storage(e.to_string()))?;
         let view = StoreView {
-            active: Arc::new(MemStore::new(family.name.clone())),
+            active: Arc::new(MemStore::new()),
             snapshot: None,
             files: Vec::new(),
         };
         Ok(Store {
             family,
+            mslab: Mslab::default(),
             fs,
             dir,
             view: RwLock::new(Arc::new(view)),
@@ -90,18 +96,33 @@ impl Store {
         *view = Arc::new(change(&view));
     }
 
-    /// Builds a cell of this store's family in the active memstore's chunks.
+    /// Builds a cell of this store's family, its bytes copied into the store's chunks in
+    /// HBase's KeyValue order. Fails only if a part exceeds the format (row 65535 bytes,
+    /// qualifier 4 GiB), which validation rules out before any cell of a mutation is built.
     pub fn build_cell(
         &self,
         row: &[u8],
         qualifier: &[u8],
         timestamp: i64,
-        cell_type: basalt_common::CellType,
+        cell_type: CellType,
         value: &[u8],
     ) -> Result<Cell> {
-        self.view()
-            .active
-            .build_cell(row, qualifier, timestamp, cell_type, value)
+        let family = &self.family.name;
+        let buf = self.mslab.copy_joined(&[row, family, qualifier, value]);
+        Cell::from_buffer(
+            buf,
+            row.len(),
+            family.len(),
+            qualifier.len(),
+            timestamp,
+            cell_type,
+        )
+        .ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "cell of row {} does not fit the KeyValue format",
+                BinaryDisplay::new(row)
+            ))
+        })
     }
 
     /// Adds a cell to the active memstore. The caller holds the region's updates lock shared,
@@ -133,7 +154,7 @@ impl Store {
             return view.snapshot.is_some();
         }
         self.publish(|v| StoreView {
-            active: Arc::new(MemStore::new(self.family.name.clone())),
+            active: Arc::new(MemStore::new()),
             snapshot: Some(Arc::clone(&v.active)),
             files: v.files.clone(),
         });
