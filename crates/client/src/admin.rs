@@ -8,6 +8,7 @@ use basalt_common::table_name::DEFAULT_NAMESPACE;
 use basalt_common::{Error, Result, TableDescriptor, TableName};
 use basalt_region::Region;
 
+use crate::catalog;
 use crate::connection::{Engine, HostedTable};
 
 /// Table administration (HBase's `Admin`).
@@ -28,6 +29,7 @@ impl Admin {
                 descriptor.name.namespace().to_owned(),
             ));
         }
+        self.engine.check_open()?;
         let name = descriptor.name.clone();
         let mut tables = self.engine.tables_mut();
         if tables.contains_key(&name) {
@@ -37,15 +39,23 @@ impl Admin {
         // `<table>,<start key>,<region id>.` and its MD5 for the directory.
         let region_id = self.engine.clock.now_millis();
         let encoded = md5_hex(format!("{name},,{region_id}.").as_bytes());
-        let dir = self.engine.table_dir(&name).join(encoded);
-        let region = Region::create(
-            descriptor,
+        let table_dir = self.engine.table_dir(&name);
+        let dir = table_dir.join(encoded);
+        let region = Region::open(
+            descriptor.clone(),
             Arc::clone(&self.engine.clock),
             self.engine.region_config.clone(),
             Arc::clone(&self.engine.fs),
             &dir,
         )?;
-        tables.insert(name, HostedTable::new(region));
+        catalog::write_new_table(
+            self.engine.fs.as_ref(),
+            &table_dir,
+            &dir,
+            &descriptor,
+            region_id,
+        )?;
+        tables.insert(name, HostedTable::new(region, true));
         Ok(())
     }
 
@@ -74,21 +84,31 @@ impl Admin {
 
     /// Disables a table: it keeps its data and refuses reads and writes until enabled.
     pub fn disable_table(&self, name: &TableName) -> Result<()> {
-        let table = self.engine.table(name)?;
-        if table.enabled.swap(false, Ordering::AcqRel) {
-            Ok(())
-        } else {
-            Err(Error::TableNotEnabled(name.clone()))
-        }
+        self.set_enabled(name, false)
     }
 
     pub fn enable_table(&self, name: &TableName) -> Result<()> {
+        self.set_enabled(name, true)
+    }
+
+    fn set_enabled(&self, name: &TableName, enabled: bool) -> Result<()> {
         let table = self.engine.table(name)?;
-        if table.enabled.swap(true, Ordering::AcqRel) {
-            Err(Error::TableNotDisabled(name.clone()))
-        } else {
-            Ok(())
+        if table.enabled.swap(enabled, Ordering::AcqRel) == enabled {
+            return Err(if enabled {
+                Error::TableNotDisabled(name.clone())
+            } else {
+                Error::TableNotEnabled(name.clone())
+            });
         }
+        let written = catalog::write_state(
+            self.engine.fs.as_ref(),
+            &self.engine.table_dir(name),
+            enabled,
+        );
+        if written.is_err() {
+            table.enabled.store(!enabled, Ordering::Release);
+        }
+        written
     }
 
     /// Deletes a table and its data. As in HBase, it must be disabled first.

@@ -1,16 +1,16 @@
 //! Connections and the embedded catalog of tables they share.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
-
-use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use basalt_common::{Clock, Error, Result, SystemClock, TableName};
-use basalt_fs::{FileSystem, MemFs};
+use basalt_fs::{FileLock, FileSystem, FsError, LocalFs, MemFs};
 use basalt_region::{Region, RegionConfig};
 
 use crate::admin::Admin;
+use crate::catalog::{self, LOCK_FILE, storage};
 use crate::table::Table;
 
 /// A table hosted by an embedded connection.
@@ -21,11 +21,10 @@ pub(crate) struct HostedTable {
 }
 
 impl HostedTable {
-    /// A newly created table, enabled.
-    pub(crate) fn new(region: Region) -> Arc<Self> {
+    pub(crate) fn new(region: Region, enabled: bool) -> Arc<Self> {
         Arc::new(HostedTable {
             region: Arc::new(region),
-            enabled: AtomicBool::new(true),
+            enabled: AtomicBool::new(enabled),
         })
     }
 
@@ -40,9 +39,12 @@ pub(crate) struct Engine {
     tables: RwLock<BTreeMap<TableName, Arc<HostedTable>>>,
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) region_config: RegionConfig,
-    /// Where store files go, and the root directory on it (layout: DESIGN.md section 5).
+    /// Where everything is stored, and the root directory on it (layout: DESIGN.md section 5).
     pub(crate) fs: Arc<dyn FileSystem>,
     pub(crate) root: PathBuf,
+    /// Held while the engine owns the data directory.
+    lock: Mutex<Option<Box<dyn FileLock>>>,
+    closed: AtomicBool,
 }
 
 impl Engine {
@@ -64,7 +66,15 @@ impl Engine {
             .join(name.qualifier())
     }
 
+    pub(crate) fn check_open(&self) -> Result<()> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(Error::Storage("the connection is closed".into()));
+        }
+        Ok(())
+    }
+
     pub(crate) fn table(&self, name: &TableName) -> Result<Arc<HostedTable>> {
+        self.check_open()?;
         self.tables()
             .get(name)
             .cloned()
@@ -81,9 +91,22 @@ pub struct Connection {
 
 impl Connection {
     /// An embedded engine in this process, holding its data in memory (store files too, on
-    /// an in-memory file system).
+    /// an in-memory file system). Nothing outlives the process.
     pub fn in_memory() -> Connection {
         Connection::builder().build()
+    }
+
+    /// An embedded engine on the data directory `dir` (created if missing): every table
+    /// stored there is opened. Only one engine may hold a directory at a time.
+    ///
+    /// Until the write-ahead log arrives, writes reach the directory when memstores flush:
+    /// at MEMSTORE_FLUSHSIZE, on [`Admin::flush`], and on [`Connection::close`]. Writes not
+    /// flushed when the process dies are lost.
+    pub fn open(dir: impl AsRef<Path>) -> Result<Connection> {
+        Connection::builder()
+            .file_system(Arc::new(LocalFs))
+            .root(dir)
+            .open()
     }
 
     pub fn builder() -> ConnectionBuilder {
@@ -91,6 +114,7 @@ impl Connection {
             clock: Arc::new(SystemClock),
             region_config: RegionConfig::default(),
             fs: Arc::new(MemFs::new()),
+            root: PathBuf::from("/basalt"),
         }
     }
 
@@ -108,6 +132,23 @@ impl Connection {
             TableName::parse(name)?,
         ))
     }
+
+    /// Flushes every table, then releases the data directory. Every handle of this connection
+    /// fails afterwards.
+    pub fn close(&self) -> Result<()> {
+        if self.engine.closed.swap(true, Ordering::AcqRel) {
+            return Ok(());
+        }
+        for table in self.engine.tables().values() {
+            table.region.flush()?;
+        }
+        self.engine
+            .lock
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        Ok(())
+    }
 }
 
 /// Settings of an embedded connection.
@@ -116,6 +157,7 @@ pub struct ConnectionBuilder {
     clock: Arc<dyn Clock>,
     region_config: RegionConfig,
     fs: Arc<dyn FileSystem>,
+    root: PathBuf,
 }
 
 impl ConnectionBuilder {
@@ -131,21 +173,68 @@ impl ConnectionBuilder {
         self
     }
 
-    /// The file system store files are written to (default: in memory).
+    /// The file system everything is stored on (default: a new in-memory one).
     pub fn file_system(mut self, fs: Arc<dyn FileSystem>) -> Self {
         self.fs = fs;
         self
     }
 
+    /// The data directory on that file system.
+    pub fn root(mut self, root: impl AsRef<Path>) -> Self {
+        self.root = root.as_ref().to_owned();
+        self
+    }
+
+    fn engine(self, lock: Option<Box<dyn FileLock>>) -> Engine {
+        Engine {
+            tables: RwLock::new(BTreeMap::new()),
+            clock: self.clock,
+            region_config: self.region_config,
+            fs: self.fs,
+            root: self.root,
+            lock: Mutex::new(lock),
+            closed: AtomicBool::new(false),
+        }
+    }
+
+    /// A connection that starts with no tables, without looking at the data directory: for
+    /// the in-memory default.
     pub fn build(self) -> Connection {
         Connection {
-            engine: Arc::new(Engine {
-                tables: RwLock::new(BTreeMap::new()),
-                clock: self.clock,
-                region_config: self.region_config,
-                fs: self.fs,
-                root: PathBuf::from("/basalt"),
-            }),
+            engine: Arc::new(self.engine(None)),
         }
+    }
+
+    /// Opens the data directory: takes its lock (failing at once if another engine holds it),
+    /// checks or writes its version file, and opens every table stored there.
+    pub fn open(self) -> Result<Connection> {
+        let (fs, root) = (Arc::clone(&self.fs), self.root.clone());
+        fs.create_dir_all(&root).map_err(storage)?;
+        let lock = fs.lock(&root.join(LOCK_FILE)).map_err(|e| match e {
+            FsError::Locked(_) => Error::Storage(format!(
+                "data directory {} is in use by another Basalt process",
+                root.display()
+            )),
+            other => storage(other),
+        })?;
+        catalog::init_root(fs.as_ref(), &root)?;
+        let engine = self.engine(Some(lock));
+        {
+            let mut tables = engine.tables_mut();
+            for stored in catalog::load_tables(fs.as_ref(), &root)? {
+                let name = stored.descriptor.name.clone();
+                let region = Region::open(
+                    stored.descriptor,
+                    Arc::clone(&engine.clock),
+                    engine.region_config.clone(),
+                    Arc::clone(&fs),
+                    &stored.region_dir,
+                )?;
+                tables.insert(name, HostedTable::new(region, stored.enabled));
+            }
+        }
+        Ok(Connection {
+            engine: Arc::new(engine),
+        })
     }
 }

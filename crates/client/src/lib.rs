@@ -18,6 +18,7 @@
 //! ```
 
 mod admin;
+mod catalog;
 mod connection;
 mod table;
 

@@ -221,7 +221,11 @@ impl ColumnFamilyDescriptor {
             "MIN_VERSIONS" => self.min_versions = parse_num(key, value)?,
             "TTL" => self.ttl_seconds = parse_ttl(value)?,
             "KEEP_DELETED_CELLS" => self.keep_deleted_cells = value.parse()?,
-            "BLOCKSIZE" => self.block_size = parse_num(key, value)?,
+            // `describe` prints `65536 B (64KB)`.
+            "BLOCKSIZE" => {
+                let number = value.split_whitespace().next().unwrap_or(value);
+                self.block_size = parse_num(key, number)?;
+            }
             "BLOCKCACHE" => self.block_cache = parse_bool(key, value)?,
             "IN_MEMORY" => self.in_memory = parse_bool(key, value)?,
             "COMPRESSION" => self.compression = value.parse()?,
@@ -447,7 +451,8 @@ pub(crate) fn parse_num<T: std::str::FromStr>(key: &str, value: &str) -> Result<
 
 /// A TTL in seconds, `FOREVER`, or an interval like `1 DAY` / `2 HOURS 30 MINUTES`.
 pub fn parse_ttl(value: &str) -> Result<u32> {
-    let v = value.trim();
+    // `describe` prints `86400 SECONDS (1 DAY)`; the part in parentheses only repeats it.
+    let v = value.split('(').next().unwrap_or(value).trim();
     if v.eq_ignore_ascii_case("FOREVER") {
         return Ok(TTL_FOREVER);
     }
@@ -601,5 +606,13 @@ mod tests {
             "90061 SECONDS (1 DAY 1 HOUR 1 MINUTE 1 SECOND)"
         );
         assert_eq!(format_ttl(30), "30 SECONDS");
+        assert_eq!(
+            parse_ttl("86400 SECONDS (1 DAY)").unwrap(),
+            86_400,
+            "describe's own form"
+        );
+        let mut cf = ColumnFamilyDescriptor::new("cf");
+        cf.set_attribute("BLOCKSIZE", "65536 B (64KB)").unwrap();
+        assert_eq!(cf.block_size, 65_536);
     }
 }

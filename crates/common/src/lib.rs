@@ -7,6 +7,7 @@
 pub mod bytes_display;
 pub mod cell;
 pub mod clock;
+pub mod descriptor_file;
 pub mod error;
 pub mod family_descriptor;
 pub mod md5;

@@ -72,7 +72,11 @@ impl FileSystem for LocalFs {
     }
 
     fn exists(&self, path: &Path) -> Result<bool> {
-        path.try_exists().map_err(|e| FsError::io("stat", path, e))
+        match path.try_exists() {
+            // A path through a file ("file/child") does not exist, as in MemFs.
+            Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => Ok(false),
+            other => other.map_err(|e| FsError::io("stat", path, e)),
+        }
     }
 
     fn sync_dir(&self, dir: &Path) -> Result<()> {

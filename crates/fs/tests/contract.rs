@@ -75,6 +75,10 @@ fn create_refuses_existing_and_open_missing() {
             fs.create(&root.join("no/dir/f")),
             Err(FsError::NotFound(_))
         ));
+        assert!(
+            !fs.exists(&path.join("child")).unwrap(),
+            "nothing exists below a file"
+        );
     });
 }
 

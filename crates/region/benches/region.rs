@@ -44,7 +44,7 @@ fn region(families: &[&str]) -> Arc<Region> {
     let fs: Arc<dyn FileSystem> = Arc::new(MemFs::new());
     let config = RegionConfig::default();
     let dir = std::path::Path::new("/bench");
-    let region = Region::create(desc, Arc::new(SystemClock), config, fs, dir).expect("region");
+    let region = Region::open(desc, Arc::new(SystemClock), config, fs, dir).expect("region");
     Arc::new(region)
 }
 

@@ -60,9 +60,10 @@ pub struct Region {
 
 impl Region {
     /// An empty region for `descriptor`, which is validated first.
-    /// An empty region for `descriptor` (validated first), keeping its store files under
-    /// `dir` on `fs`, one directory per family.
-    pub fn create(
+    /// Opens the region kept under `dir` on `fs` (one directory per family, created if
+    /// missing, so a new region is opened on empty directories): every family's store files.
+    /// The descriptor is validated first. Sequence ids continue after the highest one found.
+    pub fn open(
         descriptor: TableDescriptor,
         clock: Arc<dyn Clock>,
         config: RegionConfig,
@@ -70,15 +71,17 @@ impl Region {
         dir: &Path,
     ) -> Result<Self> {
         descriptor.validate()?;
-        let stores = descriptor
-            .families()
-            .iter()
-            .map(|f| Store::create(f.clone(), Arc::clone(&fs), dir.join(f.name_str())))
-            .collect::<Result<Vec<_>>>()?;
+        let mut stores = Vec::new();
+        let mut last_seq_id = 0;
+        for f in descriptor.families() {
+            let (store, max_seq) = Store::open(f.clone(), Arc::clone(&fs), dir.join(f.name_str()))?;
+            last_seq_id = last_seq_id.max(max_seq);
+            stores.push(store);
+        }
         Ok(Region {
             descriptor,
             stores,
-            mvcc: Mvcc::new(0),
+            mvcc: Mvcc::new(last_seq_id),
             updates: RwLock::new(()),
             flushing: Mutex::new(()),
             unflushed: AtomicUsize::new(0),

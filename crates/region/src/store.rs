@@ -58,27 +58,46 @@ pub struct Store {
 }
 
 impl Store {
-    /// An empty store keeping its files in `dir` (created if missing).
-    pub fn create(
+    /// Opens the store kept in `dir` (created if missing): its finished files, ordered by the newest sequence id
+    /// they hold. Leftovers of an interrupted flush (`*.tmp`) are deleted. Returns the store
+    /// and the highest sequence id in its files.
+    pub fn open(
         family: ColumnFamilyDescriptor,
         fs: Arc<dyn FileSystem>,
         dir: PathBuf,
-    ) -> Result<Self> {
-        fs.create_dir_all(&dir)
-            .map_err(|e| basalt_common::Error::Storage(e.to_string()))?;
+    ) -> Result<(Self, u64)> {
+        let storage = |e: basalt_fs::FsError| Error::Storage(e.to_string());
+        fs.create_dir_all(&dir).map_err(storage)?;
+        let mut files = Vec::new();
+        let mut next_number = 0;
+        for name in fs.list(&dir).map_err(storage)? {
+            let path = dir.join(&name);
+            if name.ends_with(".tmp") {
+                fs.delete(&path).map_err(storage)?;
+                continue;
+            }
+            // Names are 16 hex digits of time, then 16 of a per-store counter.
+            if let Some(n) = name.get(16..).and_then(|n| u64::from_str_radix(n, 16).ok()) {
+                next_number = next_number.max(n + 1);
+            }
+            files.push(Arc::new(StoreFileReader::open(fs.as_ref(), &path)?));
+        }
+        files.sort_by_key(|f| f.info().max_seq_id);
+        let max_seq_id = files.iter().map(|f| f.info().max_seq_id).max().unwrap_or(0);
         let view = StoreView {
             active: Arc::new(MemStore::new()),
             snapshot: None,
-            files: Vec::new(),
+            files,
         };
-        Ok(Store {
+        let store = Store {
             family,
             mslab: Mslab::default(),
             fs,
             dir,
             view: RwLock::new(Arc::new(view)),
-            files_written: AtomicU64::new(0),
-        })
+            files_written: AtomicU64::new(next_number),
+        };
+        Ok((store, max_seq_id))
     }
 
     pub fn family(&self) -> &ColumnFamilyDescriptor {
