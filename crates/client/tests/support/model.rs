@@ -15,6 +15,8 @@ use basalt_client::{
 };
 use std::sync::Arc;
 
+use basalt_fs::MemFs;
+
 pub type Row = Vec<u8>;
 
 /// A family's retention settings.
@@ -72,6 +74,8 @@ pub enum Op {
     Advance(i64),
     /// Writes the memstores to a new store file (nothing is dropped, so the oracle ignores it).
     Flush,
+    /// Closes the connection and opens its data directory again (close flushes everything).
+    Reopen,
 }
 
 #[derive(Debug, Clone)]
@@ -468,12 +472,15 @@ pub struct Engine {
     pub conn: Connection,
     pub table: Table,
     pub clock: Arc<ManualClock>,
+    /// The in-memory file system the data directory lives on, kept across reopens.
+    pub fs: Arc<MemFs>,
 }
 
 impl Engine {
     pub fn new(families: &[FamilySpec], now: i64) -> Self {
         let clock = Arc::new(ManualClock::new(now));
-        let conn = Connection::builder().clock(clock.clone()).build();
+        let fs = Arc::new(MemFs::new());
+        let conn = Engine::connect(&fs, &clock);
         let mut desc = TableDescriptor::named("model").expect("name");
         for (name, f) in FAMILIES.iter().zip(families) {
             let mut cf = ColumnFamilyDescriptor::new(*name)
@@ -490,7 +497,28 @@ impl Engine {
             table: conn.table("model").expect("table"),
             conn,
             clock,
+            fs,
         }
+    }
+
+    fn connect(fs: &Arc<MemFs>, clock: &Arc<ManualClock>) -> Connection {
+        let fs: Arc<dyn basalt_fs::FileSystem> = fs.clone();
+        Connection::builder()
+            .clock(clock.clone())
+            .file_system(fs)
+            .root("/basalt")
+            .open()
+            .expect("open")
+    }
+
+    /// Closes the connection (which flushes everything) and opens the data directory again.
+    pub fn reopen(&mut self) -> Result<(), String> {
+        self.conn
+            .close()
+            .map_err(|e| format!("close failed: {e}"))?;
+        self.conn = Engine::connect(&self.fs, &self.clock);
+        self.table = self.conn.table("model").map_err(|e| e.to_string())?;
+        Ok(())
     }
 }
 
@@ -529,7 +557,7 @@ fn apply_cols_scan(mut s: Scan, cols: &ColSpec) -> Scan {
 /// Runs `ops` against both; returns a description of the first disagreement.
 pub fn run(families: &[FamilySpec], ops: &[Op]) -> Result<(), String> {
     let start = 20;
-    let engine = Engine::new(families, start);
+    let mut engine = Engine::new(families, start);
     let mut oracle = Oracle::new(families.to_vec(), start);
     for (i, op) in ops.iter().enumerate() {
         match op {
@@ -639,6 +667,7 @@ pub fn run(families: &[FamilySpec], ops: &[Op]) -> Result<(), String> {
                 engine.clock.advance(*ms);
                 oracle.now += ms;
             }
+            Op::Reopen => engine.reopen().map_err(|e| format!("op {i}: {e}"))?,
             Op::Flush => {
                 let admin = engine.conn.admin();
                 admin
