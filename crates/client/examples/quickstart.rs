@@ -1,6 +1,8 @@
-//! A tour of Basalt's embedded API: create a table, put, get, scan, delete.
+//! A tour of Basalt's embedded API on a data directory: create a table, put, get, scan,
+//! delete, close. Run it twice: the second run finds the table and its rows from the first.
 //!
-//! `cargo run --release -p basalt-client --example quickstart`
+//! `cargo run --release -p basalt-client --example quickstart [DATA_DIR]` (default
+//! `./basalt-data`)
 
 use basalt_client::{
     ColumnFamilyDescriptor, Connection, Delete, Get, Put, Result, RowResult, Scan, TableDescriptor,
@@ -20,17 +22,25 @@ fn show(r: &RowResult) {
 }
 
 fn main() -> Result<()> {
-    let conn = Connection::in_memory();
-
-    // create 'webtable', {NAME => 'contents', VERSIONS => 3}, 'anchor'
-    let desc = TableDescriptor::named("webtable")?
-        .with_family(ColumnFamilyDescriptor::new("contents").with_max_versions(3))
-        .with_family(ColumnFamilyDescriptor::new("anchor"));
-    conn.admin().create_table(desc)?;
-    println!(
-        "Created table webtable:\n{}\n",
-        conn.admin().describe_table(&"webtable".parse()?)?
-    );
+    let dir = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "./basalt-data".into());
+    let conn = Connection::open(&dir)?;
+    let name = "webtable".parse()?;
+    if conn.admin().table_exists(&name) {
+        let rows = conn.table("webtable")?.scan(&Scan::new())?.count();
+        println!("Opened {dir}: webtable is there from an earlier run, with {rows} row(s).\n");
+    } else {
+        // create 'webtable', {NAME => 'contents', VERSIONS => 3}, 'anchor'
+        let desc = TableDescriptor::named("webtable")?
+            .with_family(ColumnFamilyDescriptor::new("contents").with_max_versions(3))
+            .with_family(ColumnFamilyDescriptor::new("anchor"));
+        conn.admin().create_table(desc)?;
+        println!(
+            "Created table webtable in {dir}:\n{}\n",
+            conn.admin().describe_table(&name)?
+        );
+    }
 
     let table = conn.table("webtable")?;
     for (ts, html) in [(3, "<html>v1"), (5, "<html>v2"), (6, "<html>v3")] {
@@ -71,5 +81,9 @@ fn main() -> Result<()> {
     println!("\ndelete 'webtable', 'com.cnn.www', 'contents:html'  (the newest version)");
     table.delete(&Delete::new("com.cnn.www").add_column("contents", "html"))?;
     show(&table.get(&Get::new("com.cnn.www").add_family("contents"))?);
+
+    // Writes reach the data directory when memstores flush; close flushes everything.
+    conn.close()?;
+    println!("\nClosed {dir}; run again to read it back.");
     Ok(())
 }
