@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGua
 use basalt_common::{Clock, Error, Result, SystemClock, TableName};
 use basalt_fs::{FileLock, FileSystem, FsError, LocalFs, MemFs};
 use basalt_region::{Region, RegionConfig};
+use basalt_storefile::{BlockCache, BlockCacheStats};
 
 use crate::admin::Admin;
 use crate::catalog::{self, LOCK_FILE, storage};
@@ -113,6 +114,7 @@ impl Connection {
         ConnectionBuilder {
             clock: Arc::new(SystemClock),
             region_config: RegionConfig::default(),
+            block_cache_bytes: BlockCache::default_capacity(),
             fs: Arc::new(MemFs::new()),
             root: PathBuf::from("/basalt"),
         }
@@ -131,6 +133,16 @@ impl Connection {
             Arc::clone(&self.engine),
             TableName::parse(name)?,
         ))
+    }
+
+    /// The block cache's counters (all zero when it is off).
+    pub fn block_cache_stats(&self) -> BlockCacheStats {
+        self.engine
+            .region_config
+            .block_cache
+            .as_ref()
+            .map(|c| c.stats())
+            .unwrap_or_default()
     }
 
     /// Flushes every table, then releases the data directory. Every handle of this connection
@@ -156,6 +168,7 @@ impl Connection {
 pub struct ConnectionBuilder {
     clock: Arc<dyn Clock>,
     region_config: RegionConfig,
+    block_cache_bytes: u64,
     fs: Arc<dyn FileSystem>,
     root: PathBuf,
 }
@@ -173,6 +186,13 @@ impl ConnectionBuilder {
         self
     }
 
+    /// Bytes of decoded store file blocks kept in memory (default: a quarter of the machine's
+    /// memory); 0 turns the block cache off.
+    pub fn block_cache_size(mut self, bytes: u64) -> Self {
+        self.block_cache_bytes = bytes;
+        self
+    }
+
     /// The file system everything is stored on (default: a new in-memory one).
     pub fn file_system(mut self, fs: Arc<dyn FileSystem>) -> Self {
         self.fs = fs;
@@ -185,7 +205,11 @@ impl ConnectionBuilder {
         self
     }
 
-    fn engine(self, lock: Option<Box<dyn FileLock>>) -> Engine {
+    fn engine(mut self, lock: Option<Box<dyn FileLock>>) -> Engine {
+        if self.block_cache_bytes > 0 {
+            self.region_config.block_cache =
+                Some(Arc::new(BlockCache::new(self.block_cache_bytes)));
+        }
         Engine {
             tables: RwLock::new(BTreeMap::new()),
             clock: self.clock,

@@ -26,6 +26,8 @@ pub use admin::Admin;
 pub use connection::{Connection, ConnectionBuilder};
 pub use table::{ResultScanner, Table};
 
+pub use basalt_storefile::BlockCacheStats;
+
 pub use basalt_common::ops::{DeleteEntry, PutCell};
 pub use basalt_common::{
     BloomType, Bytes, Cell, CellType, Clock, ColumnFamilyDescriptor, Compression,

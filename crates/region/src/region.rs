@@ -20,6 +20,7 @@ use crate::row_lock::RowLocks;
 use crate::scanner::RegionScanner;
 use crate::store::Store;
 use basalt_fs::FileSystem;
+use basalt_storefile::BlockCache;
 
 use crate::memstore::MemStore;
 
@@ -28,12 +29,15 @@ use crate::memstore::MemStore;
 pub struct RegionConfig {
     /// Largest cell accepted, in serialized bytes (`hbase.server.keyvalue.maxsize`).
     pub max_cell_size: usize,
+    /// The process's block cache, if store files should read through one.
+    pub block_cache: Option<Arc<BlockCache>>,
 }
 
 impl Default for RegionConfig {
     fn default() -> Self {
         RegionConfig {
             max_cell_size: DEFAULT_MAX_CELL_SIZE,
+            block_cache: None,
         }
     }
 }
@@ -74,7 +78,12 @@ impl Region {
         let mut stores = Vec::new();
         let mut last_seq_id = 0;
         for f in descriptor.families() {
-            let (store, max_seq) = Store::open(f.clone(), Arc::clone(&fs), dir.join(f.name_str()))?;
+            let (store, max_seq) = Store::open(
+                f.clone(),
+                Arc::clone(&fs),
+                dir.join(f.name_str()),
+                config.block_cache.clone(),
+            )?;
             last_seq_id = last_seq_id.max(max_seq);
             stores.push(store);
         }

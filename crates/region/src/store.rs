@@ -9,7 +9,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 use basalt_common::bytes_display::BinaryDisplay;
 use basalt_common::{Cell, CellType, ColumnFamilyDescriptor, Error, Result};
 use basalt_fs::FileSystem;
-use basalt_storefile::{StoreFileReader, StoreFileWriter, WriterOptions};
+use basalt_storefile::{BlockCache, CacheUse, StoreFileReader, StoreFileWriter, WriterOptions};
 use crossbeam_epoch::Guard;
 
 use crate::cursor::CellCursor;
@@ -55,6 +55,16 @@ pub struct Store {
     dir: PathBuf,
     view: RwLock<Arc<StoreView>>,
     files_written: AtomicU64,
+    cache: Option<Arc<BlockCache>>,
+}
+
+/// How a family's files use the block cache: its BLOCKCACHE and IN_MEMORY attributes.
+fn cache_use(family: &ColumnFamilyDescriptor, cache: &Option<Arc<BlockCache>>) -> Option<CacheUse> {
+    cache.as_ref().map(|c| CacheUse {
+        cache: Arc::clone(c),
+        cache_blocks: family.block_cache,
+        in_memory: family.in_memory,
+    })
 }
 
 impl Store {
@@ -65,6 +75,7 @@ impl Store {
         family: ColumnFamilyDescriptor,
         fs: Arc<dyn FileSystem>,
         dir: PathBuf,
+        cache: Option<Arc<BlockCache>>,
     ) -> Result<(Self, u64)> {
         let storage = |e: basalt_fs::FsError| Error::Storage(e.to_string());
         fs.create_dir_all(&dir).map_err(storage)?;
@@ -80,7 +91,11 @@ impl Store {
             if let Some(n) = name.get(16..).and_then(|n| u64::from_str_radix(n, 16).ok()) {
                 next_number = next_number.max(n + 1);
             }
-            files.push(Arc::new(StoreFileReader::open(fs.as_ref(), &path)?));
+            files.push(Arc::new(StoreFileReader::open_with_cache(
+                fs.as_ref(),
+                &path,
+                cache_use(&family, &cache),
+            )?));
         }
         files.sort_by_key(|f| f.info().max_seq_id);
         let max_seq_id = files.iter().map(|f| f.info().max_seq_id).max().unwrap_or(0);
@@ -96,6 +111,7 @@ impl Store {
             dir,
             view: RwLock::new(Arc::new(view)),
             files_written: AtomicU64::new(next_number),
+            cache,
         };
         Ok((store, max_seq_id))
     }
@@ -204,7 +220,11 @@ impl Store {
             cursor.advance()?;
         }
         writer.finish()?;
-        let reader = Arc::new(StoreFileReader::open(self.fs.as_ref(), &path)?);
+        let reader = Arc::new(StoreFileReader::open_with_cache(
+            self.fs.as_ref(),
+            &path,
+            cache_use(&self.family, &self.cache),
+        )?);
         self.publish(|v| {
             let mut files = v.files.clone();
             files.push(reader);

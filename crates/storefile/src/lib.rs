@@ -6,6 +6,7 @@
 //! compaction policy; all I/O goes through `basalt-fs`.
 
 mod block;
+mod block_cache;
 mod bloom;
 mod data_block;
 mod error;
@@ -18,9 +19,10 @@ mod varint;
 mod writer;
 
 pub use block::Codec;
+pub use block_cache::{BlockCache, BlockCacheStats};
 pub use bloom::BloomFilter;
 pub use error::{Result, StoreFileError};
 pub use info::FileInfo;
-pub use reader::{BlockRef, StoreFileReader, StoreFileScanner};
+pub use reader::{BlockRef, CacheUse, StoreFileReader, StoreFileScanner};
 pub use trailer::Trailer;
 pub use writer::{StoreFileWriter, WriterOptions, temporary_path};

@@ -11,6 +11,7 @@ use basalt_common::{Bytes, Cell};
 use basalt_fs::{FileSystem, ReadableFile};
 
 use crate::block::{self, BlockKind};
+use crate::block_cache::BlockCache;
 use crate::bloom::BloomFilter;
 use crate::data_block;
 use crate::error::{Result, StoreFileError};
@@ -27,9 +28,23 @@ pub struct BlockRef {
     pub size: u64,
 }
 
+/// How a reader uses the block cache: its family's BLOCKCACHE and IN_MEMORY.
+#[derive(Debug, Clone)]
+pub struct CacheUse {
+    pub cache: Arc<BlockCache>,
+    /// Whether blocks read from disk enter the cache (BLOCKCACHE); cached blocks are used
+    /// either way.
+    pub cache_blocks: bool,
+    /// The IN_MEMORY partition.
+    pub in_memory: bool,
+}
+
 /// An open store file.
 #[derive(Debug)]
 pub struct StoreFileReader {
+    /// Process-unique: the key of its blocks in the block cache.
+    id: u64,
+    cache: Option<CacheUse>,
     path: PathBuf,
     file: Arc<dyn ReadableFile>,
     trailer: Trailer,
@@ -41,6 +56,15 @@ pub struct StoreFileReader {
 impl StoreFileReader {
     /// Opens `path` and reads its load-on-open blocks, checking every one.
     pub fn open(fs: &dyn FileSystem, path: &Path) -> Result<Self> {
+        StoreFileReader::open_with_cache(fs, path, None)
+    }
+
+    /// As [`StoreFileReader::open`], reading data blocks through `cache`.
+    pub fn open_with_cache(
+        fs: &dyn FileSystem,
+        path: &Path,
+        cache: Option<CacheUse>,
+    ) -> Result<Self> {
         let file = fs.open(path)?;
         let corrupt = |offset: u64, reason: String| StoreFileError::Corrupt {
             path: path.to_owned(),
@@ -57,6 +81,8 @@ impl StoreFileReader {
         let trailer = Trailer::decode(&file.read_at(trailer_at, TRAILER_LEN)?)
             .map_err(|r| corrupt(trailer_at, r))?;
         let mut reader = StoreFileReader {
+            id: cache.as_ref().map_or(0, |c| c.cache.new_reader_id()),
+            cache,
             path: path.to_owned(),
             file,
             trailer,
@@ -176,12 +202,17 @@ impl StoreFileReader {
         block::decode(kind, &bytes).map_err(|reason| self.corrupt(offset, reason))
     }
 
-    /// The cells of data block `i`.
+    /// The cells of data block `i`, from the block cache or from the file.
     pub fn data_block(&self, i: usize) -> Result<Arc<Vec<Cell>>> {
         let b = self
             .blocks
             .get(i)
             .ok_or_else(|| self.corrupt(0, format!("no data block {i}")))?;
+        if let Some(c) = &self.cache
+            && let Some(cells) = c.cache.get((self.id, b.offset), c.in_memory)
+        {
+            return Ok(cells);
+        }
         let payload = self.read_block(BlockKind::Data, b.offset, b.size, self.trailer_offset())?;
         let cells = data_block::decode(&payload).map_err(|r| self.corrupt(b.offset, r))?;
         if cells
@@ -193,7 +224,14 @@ impl StoreFileReader {
                 "data block does not start with its index key".into(),
             ));
         }
-        Ok(Arc::new(cells))
+        let cells = Arc::new(cells);
+        if let Some(c) = self.cache.as_ref().filter(|c| c.cache_blocks) {
+            // The decoded bytes plus each cell's own struct.
+            let weight = payload.len() as u64 + 72 * cells.len() as u64;
+            c.cache
+                .insert((self.id, b.offset), Arc::clone(&cells), weight, c.in_memory);
+        }
+        Ok(cells)
     }
 
     fn trailer_offset(&self) -> u64 {

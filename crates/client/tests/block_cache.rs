@@ -1,0 +1,56 @@
+//! Store file blocks are read through the process's block cache.
+
+mod support;
+
+use basalt_client::{ColumnFamilyDescriptor, Connection, Get, Put, Scan, TableDescriptor};
+
+fn table_with(conn: &Connection, block_cache: bool) -> basalt_client::Table {
+    let cf = ColumnFamilyDescriptor::new("cf")
+        .with_block_cache(block_cache)
+        .with_block_size(1024);
+    let t = support::create_with(conn, TableDescriptor::named("t").unwrap().with_family(cf));
+    for i in 0..500 {
+        t.put(&Put::new(format!("row{i:04}")).add_column("cf", "q", vec![b'v'; 100]))
+            .unwrap();
+    }
+    conn.admin().flush(t.name()).unwrap();
+    t
+}
+
+#[test]
+fn repeated_reads_hit_the_cache() {
+    let conn = Connection::builder().block_cache_size(64 << 20).build();
+    let t = table_with(&conn, true);
+    let start = conn.block_cache_stats();
+    t.get(&Get::new("row0100")).unwrap();
+    let after_first = conn.block_cache_stats();
+    assert_eq!(after_first.misses, start.misses + 1);
+    assert_eq!(after_first.blocks, start.blocks + 1);
+    for _ in 0..10 {
+        assert_eq!(t.get(&Get::new("row0100")).unwrap().len(), 1);
+    }
+    let after = conn.block_cache_stats();
+    assert_eq!(after.hits, after_first.hits + 10);
+    assert_eq!(after.misses, after_first.misses);
+}
+
+#[test]
+fn families_without_blockcache_do_not_fill_it() {
+    let conn = Connection::builder().block_cache_size(64 << 20).build();
+    let t = table_with(&conn, false);
+    assert_eq!(t.scan(&Scan::new()).unwrap().count(), 500);
+    let stats = conn.block_cache_stats();
+    assert_eq!(stats.blocks, 0);
+    assert!(stats.misses > 0);
+}
+
+#[test]
+fn the_cache_is_bounded_in_bytes() {
+    let conn = Connection::builder().block_cache_size(16 * 1024).build();
+    let t = table_with(&conn, true);
+    assert_eq!(t.scan(&Scan::new()).unwrap().count(), 500);
+    let stats = conn.block_cache_stats();
+    assert!(stats.bytes <= 16 * 1024, "{stats:?}");
+    assert!(stats.evictions > 0, "{stats:?}");
+    assert_eq!(stats.capacity, 16 * 1024);
+}
