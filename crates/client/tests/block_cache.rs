@@ -8,12 +8,17 @@ fn table_with(conn: &Connection, block_cache: bool) -> basalt_client::Table {
     let cf = ColumnFamilyDescriptor::new("cf")
         .with_block_cache(block_cache)
         .with_block_size(1024);
-    let t = support::create_with(conn, TableDescriptor::named("t").unwrap().with_family(cf));
+    let t = support::create_with(
+        conn,
+        TableDescriptor::named("t")
+            .expect("test setup")
+            .with_family(cf),
+    );
     for i in 0..500 {
         t.put(&Put::new(format!("row{i:04}")).add_column("cf", "q", vec![b'v'; 100]))
-            .unwrap();
+            .expect("test setup");
     }
-    conn.admin().flush(t.name()).unwrap();
+    conn.admin().flush(t.name()).expect("test setup");
     t
 }
 
