@@ -1,0 +1,150 @@
+//! `basalt hfile`: HBase's `hbase hfile` for Basalt store files.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use basalt_common::Cell;
+use basalt_common::bytes_display::to_string_binary;
+use basalt_fs::LocalFs;
+use basalt_storefile::StoreFileReader;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Print the trailer and the file info (HBase: -m).
+    #[arg(short = 'm', long = "printmeta")]
+    pub meta: bool,
+    /// Print statistics: cells, rows, sizes (HBase: -s).
+    #[arg(short = 's', long = "stats")]
+    pub stats: bool,
+    /// Print the block index (HBase: -b).
+    #[arg(short = 'b', long = "printblocks")]
+    pub blocks: bool,
+    /// Print every cell (HBase: -p).
+    #[arg(short = 'p', long = "printkv")]
+    pub cells: bool,
+    /// The store file.
+    pub path: PathBuf,
+}
+
+fn key(cell: &Cell) -> String {
+    format!(
+        "{}/{}:{}/{}/{}/seqid={}",
+        to_string_binary(cell.row()),
+        to_string_binary(cell.family()),
+        to_string_binary(cell.qualifier()),
+        cell.timestamp,
+        cell.cell_type,
+        cell.seq_id
+    )
+}
+
+/// Prints what `args` asks for about one store file. With no option it prints the summary
+/// (`-m`), as a bare `hbase hfile FILE` prints at least that much.
+pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
+    let reader = StoreFileReader::open(&LocalFs, &args.path)
+        .with_context(|| format!("cannot read store file {}", args.path.display()))?;
+    let meta = args.meta || !(args.stats || args.blocks || args.cells);
+    if meta {
+        let t = reader.trailer();
+        let info = reader.info();
+        writeln!(out, "Trailer:")?;
+        writeln!(out, "    version={}.{}", t.major_version, t.minor_version)?;
+        writeln!(
+            out,
+            "    rootIndexOffset={}, rootIndexSize={}, indexLevels={}",
+            t.root_index_offset, t.root_index_size, t.index_levels
+        )?;
+        writeln!(
+            out,
+            "    bloomOffset={}, bloomSize={}",
+            t.bloom_offset, t.bloom_size
+        )?;
+        writeln!(
+            out,
+            "    fileInfoOffset={}, fileInfoSize={}",
+            t.file_info_offset, t.file_info_size
+        )?;
+        writeln!(out, "    entryCount={}", t.cell_count)?;
+        writeln!(out, "Fileinfo:")?;
+        writeln!(out, "    FAMILY = {}", to_string_binary(&info.family))?;
+        writeln!(out, "    FIRST_KEY = {}", key(&info.first_key))?;
+        writeln!(out, "    LAST_KEY = {}", key(&info.last_key))?;
+        writeln!(out, "    MIN_TIMESTAMP = {}", info.min_timestamp)?;
+        writeln!(out, "    MAX_TIMESTAMP = {}", info.max_timestamp)?;
+        writeln!(out, "    MAX_SEQ_ID = {}", info.max_seq_id)?;
+        writeln!(out, "    CELL_COUNT = {}", info.cell_count)?;
+        writeln!(out, "    DELETE_COUNT = {}", info.delete_count)?;
+        writeln!(
+            out,
+            "    DELETE_FAMILY_COUNT = {}",
+            info.delete_family_count
+        )?;
+        writeln!(out, "    COMPRESSION = {}", info.compression)?;
+        writeln!(out, "    BLOOM_TYPE = {}", info.bloom_type)?;
+        writeln!(out, "    DATA_BLOCK_COUNT = {}", info.data_block_count)?;
+        match reader.bloom() {
+            Some(b) => writeln!(
+                out,
+                "Bloom filter:\n    type={}, bits={}, hashes={}",
+                b.kind(),
+                b.bit_count(),
+                b.hash_count()
+            )?,
+            None => writeln!(out, "Bloom filter:\n    none")?,
+        }
+    }
+    if args.blocks {
+        writeln!(out, "Block index ({} data blocks):", reader.blocks().len())?;
+        for (i, b) in reader.blocks().iter().enumerate() {
+            writeln!(
+                out,
+                "    block {i}: offset={}, size={}, firstKey={}",
+                b.offset,
+                b.size,
+                key(&b.first)
+            )?;
+        }
+    }
+    if args.cells || args.stats {
+        let mut scanner = reader.scanner();
+        scanner.seek(&Cell::first_on_row(b""))?;
+        let (mut cells, mut rows, mut key_bytes, mut value_bytes, mut max_row) =
+            (0u64, 0u64, 0u64, 0u64, 0usize);
+        let mut last_row: Option<Vec<u8>> = None;
+        while let Some(c) = scanner.current() {
+            if args.cells {
+                writeln!(out, "K: {} V: {}", key(c), to_string_binary(c.value()))?;
+            }
+            cells += 1;
+            key_bytes += (c.row().len() + c.family().len() + c.qualifier().len() + 12) as u64;
+            value_bytes += c.value().len() as u64;
+            if last_row.as_deref() != Some(c.row()) {
+                rows += 1;
+                max_row = max_row.max(c.row().len());
+                last_row = Some(c.row().to_vec());
+            }
+            scanner.advance()?;
+        }
+        if args.stats {
+            let file_len = std::fs::metadata(&args.path)?.len();
+            writeln!(out, "Stats:")?;
+            writeln!(
+                out,
+                "    cells={cells}, rows={rows}, longest row={max_row} bytes"
+            )?;
+            writeln!(
+                out,
+                "    key bytes={key_bytes}, value bytes={value_bytes}, file bytes={file_len}"
+            )?;
+            if key_bytes + value_bytes > 0 {
+                writeln!(
+                    out,
+                    "    file size / raw key-value bytes = {:.3}",
+                    file_len as f64 / (key_bytes + value_bytes) as f64
+                )?;
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,37 @@
+//! `basalt`: the one Basalt binary. Today it inspects store files (`basalt hfile`); the
+//! server (`standalone`), the shell and the benchmarks join it as they are built.
+
+mod hfile;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "basalt",
+    version,
+    about = "Basalt: HBase's wide-column store, rebuilt in Rust"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print a store file's trailer, file info, index, bloom filter and cells (like `hbase hfile`).
+    Hfile(hfile::Args),
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Hfile(args) => hfile::run(&args, &mut std::io::stdout().lock()),
+    };
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("ERROR: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
