@@ -234,6 +234,12 @@ impl Store {
                 files,
             }
         });
+        // Freeing a large memstore takes about as long as writing it: a short-lived thread
+        // drops this last reference, so the flush is over once its file is in place. If no
+        // thread can be started, `spawn` drops the closure, and the snapshot with it, here.
+        let _ = std::thread::Builder::new()
+            .name("memstore-free".into())
+            .spawn(move || drop(snapshot));
         Ok(())
     }
 }

@@ -1,0 +1,127 @@
+//! Store file benchmarks (issue 4): flush throughput beside the disk's own sequential write
+//! bandwidth, and point gets and scans served from store files through a warm block cache.
+//! Run with `cargo bench -p basalt-region --bench storefile_io`; BENCHMARKS.md records results.
+
+use std::io::Write;
+use std::sync::Arc;
+
+use basalt_common::{ColumnFamilyDescriptor, Get, Put, Scan, SystemClock, TableDescriptor};
+use basalt_fs::{FileSystem, LocalFs};
+use basalt_region::{Region, RegionConfig};
+use basalt_storefile::BlockCache;
+use bytes::Bytes;
+
+fn main() {
+    divan::main();
+}
+
+const VALUE: &[u8] = &[b'v'; 100];
+/// Bytes written per flush and per disk-bandwidth sample.
+const FLUSH_BYTES: usize = 64 * 1024 * 1024;
+
+fn row(i: u64) -> Bytes {
+    let h = i.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(31);
+    Bytes::from(format!("user{h:020}"))
+}
+
+fn region(dir: &std::path::Path, cache_bytes: u64) -> Region {
+    let mut desc = TableDescriptor::named("bench")
+        .expect("name")
+        .with_family(ColumnFamilyDescriptor::new("cf"));
+    desc.memstore_flushsize = 4 * 1024 * 1024 * 1024;
+    let config = RegionConfig {
+        block_cache: Some(Arc::new(BlockCache::new(cache_bytes))),
+        ..RegionConfig::default()
+    };
+    let fs: Arc<dyn FileSystem> = Arc::new(LocalFs);
+    Region::open(desc, Arc::new(SystemClock), config, fs, dir).expect("region")
+}
+
+/// The disk's sequential write bandwidth: 64 MiB through a buffered file, then fsync.
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn disk_sequential_write(bencher: divan::Bencher<'_, '_>) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let chunk = vec![7u8; 1 << 20];
+    let mut n = 0;
+    bencher
+        .counter(divan::counter::BytesCount::new(FLUSH_BYTES))
+        .bench_local(|| {
+            n += 1;
+            let file = std::fs::File::create(dir.path().join(format!("f{n}"))).expect("create");
+            let mut out = std::io::BufWriter::with_capacity(64 * 1024, file);
+            for _ in 0..FLUSH_BYTES / chunk.len() {
+                out.write_all(&chunk).expect("write");
+            }
+            out.into_inner().expect("flush").sync_data().expect("sync");
+        });
+}
+
+/// A flush of a memstore holding about 64 MiB of cells (key and value bytes), to local disk.
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn flush_64mib(bencher: divan::Bencher<'_, '_>) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let region = region(dir.path(), 64 << 20);
+    let cell_bytes = 24 + 2 + 1 + 9 + 12 + VALUE.len();
+    let cells = (FLUSH_BYTES / cell_bytes) as u64;
+    let mut next = 0u64;
+    bencher
+        .counter(divan::counter::BytesCount::new(FLUSH_BYTES))
+        .with_inputs(|| {
+            for _ in 0..cells {
+                region
+                    .put(&Put::new(row(next)).add_column("cf", "q", Bytes::from_static(VALUE)))
+                    .expect("put");
+                next += 1;
+            }
+        })
+        .bench_local_values(|()| region.flush().expect("flush"));
+}
+
+const FILE_ROWS: u64 = 200_000;
+
+fn flushed_region(dir: &std::path::Path, columns: usize) -> Region {
+    let region = region(dir, 1 << 30);
+    for i in 0..FILE_ROWS {
+        let mut put = Put::new(row(i));
+        for c in 0..columns {
+            put = put.add_column("cf", format!("field{c}"), Bytes::from_static(VALUE));
+        }
+        region.put(&put).expect("put");
+    }
+    region.flush().expect("flush");
+    // Warm the block cache.
+    let region = Arc::new(region);
+    let n = region.scan(&Scan::new()).expect("scan").count();
+    assert_eq!(n as u64, FILE_ROWS);
+    Arc::try_unwrap(region).expect("sole owner")
+}
+
+/// A random point get of a one-cell row, served from a store file through a warm block cache.
+#[divan::bench(sample_count = 50, sample_size = 1000)]
+fn get_from_store_file(bencher: divan::Bencher<'_, '_>) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let region = flushed_region(dir.path(), 1);
+    let mut i = 0u64;
+    bencher.bench_local(|| {
+        i = (i + 7_919) % FILE_ROWS;
+        let r = region.get(&Get::new(row(i))).expect("get");
+        assert_eq!(r.cells.len(), 1);
+        r
+    });
+}
+
+/// A full scan of 200,000 rows x 5 columns from a store file through a warm block cache.
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn scan_from_store_file(bencher: divan::Bencher<'_, '_>) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let region = Arc::new(flushed_region(dir.path(), 5));
+    bencher
+        .counter(divan::counter::ItemsCount::new(FILE_ROWS as usize * 5))
+        .bench_local(|| {
+            let mut cells = 0;
+            for r in region.scan(&Scan::new()).expect("scan") {
+                cells += r.expect("row").cells.len();
+            }
+            cells
+        });
+}
