@@ -132,6 +132,19 @@ impl Admin {
         self.engine.table(name)?.region.flush()
     }
 
+    /// A minor compaction of the table's stores (HBase's `compact`): the exploring policy's
+    /// pick of files merged, every cell kept.
+    pub fn compact(&self, name: &TableName) -> Result<()> {
+        self.engine.table(name)?.region.compact(false).map(|_| ())
+    }
+
+    /// A major compaction (HBase's `major_compact`): every store's files rewritten as one,
+    /// without delete markers, masked, surplus or expired cells (KEEP_DELETED_CELLS and
+    /// MIN_VERSIONS honoured).
+    pub fn major_compact(&self, name: &TableName) -> Result<()> {
+        self.engine.table(name)?.region.compact(true).map(|_| ())
+    }
+
     /// Store files per family of the table's region, in family order.
     pub fn store_file_counts(&self, name: &TableName) -> Result<Vec<usize>> {
         Ok(self.engine.table(name)?.region.store_file_counts())

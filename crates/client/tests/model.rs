@@ -1,5 +1,5 @@
 //! The model test: random operations (puts, deletes, gets, scans, clock moves, flushes to
-//! store files, close and reopen) against the engine and against a brute-force oracle (`support/model.rs`);
+//! store files, minor compactions, close and reopen) against the engine and against a brute-force oracle (`support/model.rs`);
 //! they must agree. `PROPTEST_CASES` sets the number of cases (default
 //! 2000). Disagreements it finds are kept as named tests in `model_regressions.rs`.
 
@@ -206,6 +206,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => prop::sample::select(vec![1i64, 2, 7, 600, 1_500]).prop_map(Op::Advance),
         1 => Just(Op::Flush),
         1 => Just(Op::Reopen),
+        1 => Just(Op::Compact),
     ]
 }
 

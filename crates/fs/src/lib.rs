@@ -20,6 +20,8 @@
 //! - [`FileSystem::rename`] atomically replaces the target; [`FileSystem::sync_dir`] makes
 //!   renames, creations and deletions in a directory durable.
 //! - [`FileSystem::list`] returns the names (not paths) of a directory's entries, sorted.
+//! - Deleting a file removes its name; handles already opened keep reading it (POSIX
+//!   semantics), so a compaction can delete files that running scans still read.
 //! - [`FileSystem::lock`] takes an exclusive lock on a path, failing at once with
 //!   [`FsError::Locked`] if another holder has it (in this or another process, for [`LocalFs`]);
 //!   dropping the returned guard releases it.

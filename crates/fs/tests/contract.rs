@@ -180,3 +180,18 @@ fn readers_see_the_length_at_open() {
         assert_eq!(fs.open(&path).unwrap().len(), 6);
     });
 }
+
+#[test]
+fn open_files_stay_readable_after_delete() {
+    on_every_fs(|fs, root| {
+        let path = root.join("compacted-away");
+        let mut w = fs.create(&path).unwrap();
+        w.append(b"still here").unwrap();
+        w.sync().unwrap();
+        drop(w);
+        let r = fs.open(&path).unwrap();
+        fs.delete(&path).unwrap();
+        assert!(!fs.exists(&path).unwrap());
+        assert_eq!(&r.read_at(0, 10).unwrap()[..], b"still here");
+    });
+}

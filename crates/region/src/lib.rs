@@ -5,6 +5,7 @@
 //!
 //! It does no networking and knows no protocol; the client API and every gateway sit above it.
 
+mod compaction;
 mod cursor;
 mod file_cursor;
 mod key;
@@ -17,6 +18,7 @@ mod row_lock;
 mod scanner;
 mod store;
 
+pub use compaction::{CompactionConfig, select_minor};
 pub use region::{Region, RegionConfig};
 pub use scanner::RegionScanner;
 

@@ -22,6 +22,7 @@ use crate::store::Store;
 use basalt_fs::FileSystem;
 use basalt_storefile::BlockCache;
 
+use crate::compaction::CompactionConfig;
 use crate::memstore::MemStore;
 
 /// Settings of a region that do not come from the table descriptor.
@@ -237,6 +238,24 @@ impl Region {
             store.flush_snapshot(now)?;
         }
         Ok(())
+    }
+
+    /// Compacts every store: minor (the exploring policy's pick, every cell kept) or major
+    /// (all files rewritten without deleted, surplus and expired cells). Returns how many
+    /// stores compacted.
+    pub fn compact(&self, major: bool) -> Result<usize> {
+        let config = CompactionConfig {
+            min_size: self.descriptor.memstore_flushsize,
+            ..CompactionConfig::default()
+        };
+        let now = self.now();
+        let mut compacted = 0;
+        for store in &self.stores {
+            if store.compact(major, &config, now)? {
+                compacted += 1;
+            }
+        }
+        Ok(compacted)
     }
 
     /// Store files per family, in family order.

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use basalt_common::bytes_display::BinaryDisplay;
 use basalt_common::{Cell, CellType, ColumnFamilyDescriptor, Error, Result};
@@ -12,6 +12,7 @@ use basalt_fs::FileSystem;
 use basalt_storefile::{BlockCache, CacheUse, StoreFileReader, StoreFileWriter, WriterOptions};
 use crossbeam_epoch::Guard;
 
+use crate::compaction::{CompactionConfig, retain_for_major, select_minor};
 use crate::cursor::CellCursor;
 use crate::file_cursor::{MergeCursor, StoreFileCursor};
 use crate::memstore::MemStore;
@@ -56,6 +57,8 @@ pub struct Store {
     view: RwLock<Arc<StoreView>>,
     files_written: AtomicU64,
     cache: Option<Arc<BlockCache>>,
+    /// One compaction at a time per store: two could pick the same files.
+    compacting: Mutex<()>,
 }
 
 /// How a family's files use the block cache: its BLOCKCACHE and IN_MEMORY attributes.
@@ -112,6 +115,7 @@ impl Store {
             view: RwLock::new(Arc::new(view)),
             files_written: AtomicU64::new(next_number),
             cache,
+            compacting: Mutex::new(()),
         };
         Ok((store, max_seq_id))
     }
@@ -202,8 +206,7 @@ impl Store {
         let Some(snapshot) = self.view().snapshot.clone() else {
             return Ok(());
         };
-        let n = self.files_written.fetch_add(1, Ordering::Relaxed);
-        let path = self.dir.join(format!("{:016x}{n:016x}", now_ms.max(0)));
+        let path = self.new_file_path(now_ms);
         let mut writer = StoreFileWriter::create(
             Arc::clone(&self.fs),
             &path,
@@ -241,5 +244,132 @@ impl Store {
             .name("memstore-free".into())
             .spawn(move || drop(snapshot));
         Ok(())
+    }
+
+    fn new_file_path(&self, now_ms: i64) -> PathBuf {
+        let n = self.files_written.fetch_add(1, Ordering::Relaxed);
+        self.dir.join(format!("{:016x}{n:016x}", now_ms.max(0)))
+    }
+
+    /// Compacts this store's files: a minor compaction merges the files the exploring policy
+    /// picks and keeps every cell; a major one rewrites all files, keeping what
+    /// [`retain_for_major`] keeps. Reads go on meanwhile; the merged files are replaced in
+    /// one step and deleted (open readers keep reading them). Returns whether it compacted.
+    pub fn compact(&self, major: bool, config: &CompactionConfig, now_ms: i64) -> Result<bool> {
+        let _compacting = self
+            .compacting
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let view = self.view();
+        let selected: Vec<Arc<StoreFileReader>> = if major {
+            view.files.clone()
+        } else {
+            let sizes: Vec<u64> = view.files.iter().map(|f| f.file_size()).collect();
+            match select_minor(&sizes, config) {
+                Some(range) => view.files[range].to_vec(),
+                None => return Ok(false),
+            }
+        };
+        if selected.is_empty() {
+            return Ok(false);
+        }
+        let path = self.new_file_path(now_ms);
+        let mut writer = StoreFileWriter::create(
+            Arc::clone(&self.fs),
+            &path,
+            WriterOptions::for_family(&self.family),
+        )?;
+        match self.merge_into(&selected, &mut writer, major, now_ms) {
+            Ok(0) => writer.abort()?,
+            Ok(_) => {
+                writer.finish()?;
+            }
+            Err(e) => {
+                let _ = writer.abort();
+                return Err(e);
+            }
+        }
+        let merged = if self
+            .fs
+            .exists(&path)
+            .map_err(|e| Error::Storage(e.to_string()))?
+        {
+            Some(Arc::new(StoreFileReader::open_with_cache(
+                self.fs.as_ref(),
+                &path,
+                cache_use(&self.family, &self.cache),
+            )?))
+        } else {
+            None
+        };
+        self.publish(|v| {
+            let mut files: Vec<_> = v
+                .files
+                .iter()
+                .filter(|f| !selected.iter().any(|s| Arc::ptr_eq(s, f)))
+                .cloned()
+                .collect();
+            files.extend(merged);
+            files.sort_by_key(|f| f.info().max_seq_id);
+            StoreView {
+                active: Arc::clone(&v.active),
+                snapshot: v.snapshot.clone(),
+                files,
+            }
+        });
+        for f in &selected {
+            self.fs
+                .delete(f.path())
+                .map_err(|e| Error::Storage(e.to_string()))?;
+        }
+        if let Some(dir) = path.parent() {
+            self.fs
+                .sync_dir(dir)
+                .map_err(|e| Error::Storage(e.to_string()))?;
+        }
+        Ok(true)
+    }
+
+    /// Writes the cells of `files`, merged, to `writer`; returns how many it wrote.
+    fn merge_into(
+        &self,
+        files: &[Arc<StoreFileReader>],
+        writer: &mut StoreFileWriter,
+        major: bool,
+        now_ms: i64,
+    ) -> Result<u64> {
+        let sources: Vec<Box<dyn CellCursor + '_>> = files
+            .iter()
+            .map(|f| Box::new(StoreFileCursor::new(f, u64::MAX)) as Box<dyn CellCursor + '_>)
+            .collect();
+        let mut cursor = MergeCursor::new(sources);
+        cursor.seek(&Cell::first_on_row(b""))?;
+        let mut written = 0u64;
+        let mut row: Vec<Cell> = Vec::new();
+        loop {
+            let next = cursor.peek().cloned();
+            let row_ends = match (&next, row.first()) {
+                (Some(c), Some(first)) => c.row() != first.row(),
+                (None, _) => true,
+                (Some(_), None) => false,
+            };
+            if row_ends && !row.is_empty() {
+                let kept = if major {
+                    retain_for_major(&row, &self.family, now_ms)
+                } else {
+                    std::mem::take(&mut row)
+                };
+                for c in &kept {
+                    writer.append(c)?;
+                    written += 1;
+                }
+                row.clear();
+            }
+            let Some(cell) = next else {
+                return Ok(written);
+            };
+            row.push(cell);
+            cursor.advance()?;
+        }
     }
 }

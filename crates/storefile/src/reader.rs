@@ -238,6 +238,11 @@ impl StoreFileReader {
         self.file.len() - TRAILER_LEN as u64
     }
 
+    /// The file's size in bytes.
+    pub fn file_size(&self) -> u64 {
+        self.file.len()
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }

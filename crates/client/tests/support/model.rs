@@ -76,6 +76,8 @@ pub enum Op {
     Flush,
     /// Closes the connection and opens its data directory again (close flushes everything).
     Reopen,
+    /// A minor compaction: files merged, every cell kept (so the oracle ignores it).
+    Compact,
 }
 
 #[derive(Debug, Clone)]
@@ -668,6 +670,12 @@ pub fn run(families: &[FamilySpec], ops: &[Op]) -> Result<(), String> {
                 oracle.now += ms;
             }
             Op::Reopen => engine.reopen().map_err(|e| format!("op {i}: {e}"))?,
+            Op::Compact => {
+                let admin = engine.conn.admin();
+                admin
+                    .compact(engine.table.name())
+                    .map_err(|e| format!("op {i}: compact failed: {e}"))?;
+            }
             Op::Flush => {
                 let admin = engine.conn.admin();
                 admin

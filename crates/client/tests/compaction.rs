@@ -1,0 +1,155 @@
+//! Compactions: minor merges files and keeps every cell; major drops delete markers, masked,
+//! surplus and expired cells, as HBase's do.
+
+mod support;
+
+use basalt_client::{
+    ColumnFamilyDescriptor, Delete, Get, KeepDeletedCells, Put, Scan, TableDescriptor,
+};
+use support::{cells, connection_at, create_table, create_with, scan_rows};
+
+#[test]
+fn minor_compaction_merges_files_and_keeps_every_cell() {
+    let (conn, _) = connection_at(100);
+    let t = create_table(&conn, "t", &["cf"]);
+    let admin = conn.admin();
+    for i in 0..4 {
+        t.put(&Put::new(format!("r{i}")).add_column_at("cf", "q", 1, "v"))
+            .unwrap();
+        t.delete(&Delete::new(format!("r{i}")).add_column_at("cf", "q", 1))
+            .unwrap();
+        admin.flush(t.name()).unwrap();
+    }
+    assert_eq!(admin.store_file_counts(t.name()).unwrap(), [4]);
+    let raw_before: Vec<_> = t
+        .scan(&Scan::new().raw(true))
+        .unwrap()
+        .map(|r| r.unwrap())
+        .collect();
+    admin.compact(t.name()).unwrap();
+    assert_eq!(admin.store_file_counts(t.name()).unwrap(), [1]);
+    let raw_after: Vec<_> = t
+        .scan(&Scan::new().raw(true))
+        .unwrap()
+        .map(|r| r.unwrap())
+        .collect();
+    assert_eq!(
+        raw_after, raw_before,
+        "a minor compaction keeps markers and masked cells"
+    );
+}
+
+#[test]
+fn major_compaction_removes_deletes_and_what_they_masked() {
+    let (conn, _) = connection_at(100);
+    let t = create_table(&conn, "t", &["cf"]);
+    let admin = conn.admin();
+    t.put(
+        &Put::new("r")
+            .add_column_at("cf", "q", 5, "old")
+            .add_column("cf", "keep", "k"),
+    )
+    .unwrap();
+    admin.flush(t.name()).unwrap();
+    t.delete(&Delete::new("r").add_columns_at("cf", "q", 10))
+        .unwrap();
+    admin.flush(t.name()).unwrap();
+    t.put(&Put::new("r").add_column_at("cf", "q", 7, "written after the delete"))
+        .unwrap();
+    assert_eq!(
+        cells(&t.get(&Get::new("r")).unwrap()),
+        ["cf:keep@100=k"],
+        "masked until compaction"
+    );
+
+    admin.major_compact(t.name()).unwrap();
+    assert_eq!(admin.store_file_counts(t.name()).unwrap(), [1]);
+    let raw = t
+        .scan(&Scan::new().raw(true).read_all_versions())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    assert!(
+        raw.cells.iter().all(|c| !c.cell_type.is_delete()),
+        "markers are gone: {raw:?}"
+    );
+    assert!(
+        raw.cells.iter().all(|c| c.timestamp != 5),
+        "the masked put is gone"
+    );
+    // HBase's documented consequence: once the marker is gone, the later put shows.
+    assert_eq!(
+        cells(&t.get(&Get::new("r")).unwrap()),
+        ["cf:keep@100=k", "cf:q@7=written after the delete"]
+    );
+}
+
+#[test]
+fn major_compaction_enforces_versions_and_ttl() {
+    let (conn, clock) = connection_at(1_000_000);
+    let desc = TableDescriptor::named("t").unwrap().with_family(
+        ColumnFamilyDescriptor::new("cf")
+            .with_max_versions(2)
+            .with_ttl_seconds(10)
+            .with_min_versions(1),
+    );
+    let t = create_with(&conn, desc);
+    let admin = conn.admin();
+    for ts in 1..=4 {
+        t.put(&Put::new("r").add_column_at("cf", "q", 1_000_000 + ts, format!("v{ts}")))
+            .unwrap();
+        t.put(&Put::new("s").add_column_at("cf", "q", 1_000_000 + ts, format!("s{ts}")))
+            .unwrap();
+        admin.flush(t.name()).unwrap();
+    }
+    admin.major_compact(t.name()).unwrap();
+    let raw = t
+        .scan(&Scan::new().raw(true).read_all_versions())
+        .unwrap()
+        .map(|r| r.unwrap().cells.len())
+        .sum::<usize>();
+    assert_eq!(raw, 4, "two versions of each row survive");
+    clock.advance(60_000);
+    admin.major_compact(t.name()).unwrap();
+    let all = t.get(&Get::new("r").read_all_versions()).unwrap();
+    assert_eq!(
+        cells(&all),
+        ["cf:q@1000004=v4"],
+        "expired, but MIN_VERSIONS keeps the newest"
+    );
+    assert_eq!(scan_rows(&t, &Scan::new()), ["r", "s"]);
+}
+
+#[test]
+fn keep_deleted_cells_survive_major_compaction() {
+    let (conn, _) = connection_at(1_000);
+    let desc = TableDescriptor::named("t").unwrap().with_family(
+        ColumnFamilyDescriptor::new("cf").with_keep_deleted_cells(KeepDeletedCells::True),
+    );
+    let t = create_with(&conn, desc);
+    t.put(&Put::new("r").add_column_at("cf", "q", 5, "v5"))
+        .unwrap();
+    t.delete(&Delete::new("r").add_columns_at("cf", "q", 10))
+        .unwrap();
+    conn.admin().flush(t.name()).unwrap();
+    conn.admin().major_compact(t.name()).unwrap();
+    assert!(t.get(&Get::new("r")).unwrap().is_empty());
+    assert_eq!(
+        cells(&t.get(&Get::new("r").with_time_range(0, 10)).unwrap()),
+        ["cf:q@5=v5"]
+    );
+}
+
+#[test]
+fn a_store_emptied_by_major_compaction_has_no_files() {
+    let (conn, _) = connection_at(100);
+    let t = create_table(&conn, "t", &["cf"]);
+    t.put(&Put::new("r").add_column_at("cf", "q", 1, "v"))
+        .unwrap();
+    t.delete(&Delete::new("r")).unwrap();
+    conn.admin().flush(t.name()).unwrap();
+    conn.admin().major_compact(t.name()).unwrap();
+    assert_eq!(conn.admin().store_file_counts(t.name()).unwrap(), [0]);
+    assert!(scan_rows(&t, &Scan::new().raw(true)).is_empty());
+}
