@@ -48,6 +48,7 @@ impl Admin {
             Arc::clone(&self.engine.fs),
             &dir,
         )?;
+        self.engine.adopt(&region);
         catalog::write_new_table(
             self.engine.fs.as_ref(),
             &table_dir,

@@ -3,7 +3,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::thread::JoinHandle;
+use std::time::Duration;
 
 use basalt_common::{Clock, Error, Result, SystemClock, TableName};
 use basalt_fs::{FileLock, FileSystem, FsError, LocalFs, MemFs};
@@ -12,6 +15,7 @@ use basalt_storefile::{BlockCache, BlockCacheStats};
 
 use crate::admin::Admin;
 use crate::catalog::{self, LOCK_FILE, storage};
+use crate::compactor;
 use crate::table::Table;
 
 /// A table hosted by an embedded connection.
@@ -46,6 +50,10 @@ pub(crate) struct Engine {
     /// Held while the engine owns the data directory.
     lock: Mutex<Option<Box<dyn FileLock>>>,
     closed: AtomicBool,
+    /// Regions tell the compaction worker here when a flush leaves work for it.
+    compactions: Sender<()>,
+    /// The compaction worker, joined when the connection closes.
+    worker: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl Engine {
@@ -72,6 +80,11 @@ impl Engine {
             return Err(Error::Storage("the connection is closed".into()));
         }
         Ok(())
+    }
+
+    /// Hooks a newly opened region up to the compaction worker.
+    pub(crate) fn adopt(&self, region: &Region) {
+        region.set_compaction_listener(self.compactions.clone());
     }
 
     pub(crate) fn table(&self, name: &TableName) -> Result<Arc<HostedTable>> {
@@ -115,6 +128,7 @@ impl Connection {
             clock: Arc::new(SystemClock),
             region_config: RegionConfig::default(),
             block_cache_bytes: BlockCache::default_capacity(),
+            major_compaction_interval: Duration::from_secs(7 * 24 * 3600),
             fs: Arc::new(MemFs::new()),
             root: PathBuf::from("/basalt"),
         }
@@ -151,6 +165,18 @@ impl Connection {
         if self.engine.closed.swap(true, Ordering::AcqRel) {
             return Ok(());
         }
+        // Stop the compaction worker first: once the directory is released, another engine
+        // may open it, and no compaction of ours may still be changing its files.
+        let _ = self.engine.compactions.send(());
+        let worker = self
+            .engine
+            .worker
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(worker) = worker {
+            let _ = worker.join();
+        }
         for table in self.engine.tables().values() {
             table.region.flush()?;
         }
@@ -169,6 +195,7 @@ pub struct ConnectionBuilder {
     clock: Arc<dyn Clock>,
     region_config: RegionConfig,
     block_cache_bytes: u64,
+    major_compaction_interval: Duration,
     fs: Arc<dyn FileSystem>,
     root: PathBuf,
 }
@@ -183,6 +210,13 @@ impl ConnectionBuilder {
     /// Largest cell accepted, in bytes (default 10 MiB, HBase's `hbase.server.keyvalue.maxsize`).
     pub fn max_cell_size(mut self, bytes: usize) -> Self {
         self.region_config.max_cell_size = bytes;
+        self
+    }
+
+    /// How often every region is major-compacted in the background (default 7 days, as
+    /// HBase's `hbase.hregion.majorcompaction`); zero turns periodic major compactions off.
+    pub fn major_compaction_interval(mut self, every: Duration) -> Self {
+        self.major_compaction_interval = every;
         self
     }
 
@@ -205,7 +239,16 @@ impl ConnectionBuilder {
         self
     }
 
-    fn engine(mut self, lock: Option<Box<dyn FileLock>>) -> Engine {
+    /// Starts the engine's compaction worker and hands out the connection.
+    fn start(engine: Engine, wake: Receiver<()>, major_every: Duration) -> Connection {
+        let engine = Arc::new(engine);
+        let major_every = (!major_every.is_zero()).then_some(major_every);
+        let worker = compactor::start(Arc::downgrade(&engine), wake, major_every);
+        *engine.worker.lock().unwrap_or_else(PoisonError::into_inner) = worker;
+        Connection { engine }
+    }
+
+    fn engine(mut self, lock: Option<Box<dyn FileLock>>, compactions: Sender<()>) -> Engine {
         if self.block_cache_bytes > 0 {
             self.region_config.block_cache =
                 Some(Arc::new(BlockCache::new(self.block_cache_bytes)));
@@ -218,15 +261,17 @@ impl ConnectionBuilder {
             root: self.root,
             lock: Mutex::new(lock),
             closed: AtomicBool::new(false),
+            compactions,
+            worker: Mutex::new(None),
         }
     }
 
     /// A connection that starts with no tables, without looking at the data directory: for
     /// the in-memory default.
     pub fn build(self) -> Connection {
-        Connection {
-            engine: Arc::new(self.engine(None)),
-        }
+        let (tx, rx) = channel();
+        let every = self.major_compaction_interval;
+        ConnectionBuilder::start(self.engine(None, tx), rx, every)
     }
 
     /// Opens the data directory: takes its lock (failing at once if another engine holds it),
@@ -242,7 +287,9 @@ impl ConnectionBuilder {
             other => storage(other),
         })?;
         catalog::init_root(fs.as_ref(), &root)?;
-        let engine = self.engine(Some(lock));
+        let (tx, rx) = channel();
+        let every = self.major_compaction_interval;
+        let engine = self.engine(Some(lock), tx);
         {
             let mut tables = engine.tables_mut();
             for stored in catalog::load_tables(fs.as_ref(), &root)? {
@@ -254,11 +301,10 @@ impl ConnectionBuilder {
                     Arc::clone(&fs),
                     &stored.region_dir,
                 )?;
+                engine.adopt(&region);
                 tables.insert(name, HostedTable::new(region, stored.enabled));
             }
         }
-        Ok(Connection {
-            engine: Arc::new(engine),
-        })
+        Ok(ConnectionBuilder::start(engine, rx, every))
     }
 }

@@ -19,6 +19,7 @@
 
 mod admin;
 mod catalog;
+mod compactor;
 mod connection;
 mod table;
 

@@ -6,12 +6,21 @@ mod support;
 use basalt_client::{
     ColumnFamilyDescriptor, Delete, Get, KeepDeletedCells, Put, Scan, TableDescriptor,
 };
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use basalt_client::{Connection, ManualClock};
 use support::{cells, connection_at, create_table, create_with, scan_rows};
 
 #[test]
 fn minor_compaction_merges_files_and_keeps_every_cell() {
     let (conn, _) = connection_at(100);
-    let t = create_table(&conn, "t", &["cf"]);
+    // No automatic compactions: this test counts the files it makes.
+    let mut desc = TableDescriptor::named("t")
+        .unwrap()
+        .with_family(ColumnFamilyDescriptor::new("cf"));
+    desc.set_attribute("COMPACTION_ENABLED", "false").unwrap();
+    let t = create_with(&conn, desc);
     let admin = conn.admin();
     for i in 0..4 {
         t.put(&Put::new(format!("r{i}")).add_column_at("cf", "q", 1, "v"))
@@ -152,4 +161,56 @@ fn a_store_emptied_by_major_compaction_has_no_files() {
     conn.admin().major_compact(t.name()).unwrap();
     assert_eq!(conn.admin().store_file_counts(t.name()).unwrap(), [0]);
     assert!(scan_rows(&t, &Scan::new().raw(true)).is_empty());
+}
+
+/// Polls `done` for up to ten seconds.
+fn eventually(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn flushes_start_minor_compactions_in_the_background() {
+    let (conn, _) = connection_at(100);
+    let t = create_table(&conn, "t", &["cf"]);
+    let admin = conn.admin();
+    for i in 0..3 {
+        t.put(&Put::new(format!("r{i}")).add_column("cf", "q", "v"))
+            .unwrap();
+        admin.flush(t.name()).unwrap();
+    }
+    eventually("a background compaction of three files", || {
+        admin.store_file_counts(t.name()).unwrap() == [1]
+    });
+    assert_eq!(scan_rows(&t, &Scan::new()), ["r0", "r1", "r2"]);
+}
+
+#[test]
+fn major_compactions_run_on_their_period() {
+    let clock = Arc::new(ManualClock::new(1_000_000));
+    let conn = Connection::builder()
+        .clock(clock.clone())
+        .major_compaction_interval(Duration::from_secs(3600))
+        .build();
+    let t = create_table(&conn, "t", &["cf"]);
+    t.put(&Put::new("r").add_column("cf", "q", "v")).unwrap();
+    t.delete(&Delete::new("r")).unwrap();
+    conn.admin().flush(t.name()).unwrap();
+    let raw_cells = || {
+        t.scan(&Scan::new().raw(true))
+            .unwrap()
+            .map(|r| r.unwrap().len())
+            .sum::<usize>()
+    };
+    assert_eq!(
+        raw_cells(),
+        2,
+        "marker and put are kept until a major compaction"
+    );
+    clock.advance(3_600_000);
+    eventually("the periodic major compaction", || raw_cells() == 0);
+    conn.close().unwrap();
 }

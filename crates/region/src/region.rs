@@ -3,7 +3,8 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
+use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use basalt_common::bytes_display::BinaryDisplay;
@@ -22,7 +23,7 @@ use crate::store::Store;
 use basalt_fs::FileSystem;
 use basalt_storefile::BlockCache;
 
-use crate::compaction::CompactionConfig;
+use crate::compaction::{CompactionConfig, select_minor};
 use crate::memstore::MemStore;
 
 /// Settings of a region that do not come from the table descriptor.
@@ -58,6 +59,11 @@ pub struct Region {
     /// Bytes written to active memstores since the last snapshot: the flush trigger, kept
     /// apart from the stores so a write does not have to visit them.
     unflushed: AtomicUsize,
+    /// Told after a flush that leaves a store with enough files for a minor compaction:
+    /// whoever runs compactions in the background (the connection's worker) listens.
+    compaction_listener: Mutex<Option<Sender<()>>>,
+    /// When the last major compaction ran (clock milliseconds; the open time at first).
+    last_major_compaction: AtomicI64,
     row_locks: RowLocks,
     clock: Arc<dyn Clock>,
     config: RegionConfig,
@@ -95,6 +101,8 @@ impl Region {
             updates: RwLock::new(()),
             flushing: Mutex::new(()),
             unflushed: AtomicUsize::new(0),
+            compaction_listener: Mutex::new(None),
+            last_major_compaction: AtomicI64::new(clock.now_millis()),
             row_locks: RowLocks::default(),
             clock,
             config,
@@ -237,23 +245,63 @@ impl Region {
         for store in &self.stores {
             store.flush_snapshot(now)?;
         }
+        if self.wants_compaction() {
+            let listener = self
+                .compaction_listener
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if let Some(tx) = listener.as_ref() {
+                // A gone listener only means nobody compacts in the background any more.
+                let _ = tx.send(());
+            }
+        }
         Ok(())
+    }
+
+    /// Sends a message on `tx` whenever a flush leaves a minor compaction to do.
+    pub fn set_compaction_listener(&self, tx: Sender<()>) {
+        *self
+            .compaction_listener
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(tx);
+    }
+
+    fn compaction_config(&self) -> CompactionConfig {
+        CompactionConfig {
+            min_size: self.descriptor.memstore_flushsize,
+            ..CompactionConfig::default()
+        }
+    }
+
+    /// Milliseconds since the last major compaction (or since the region opened).
+    pub fn millis_since_major_compaction(&self) -> i64 {
+        self.now() - self.last_major_compaction.load(Ordering::Relaxed)
+    }
+
+    /// Whether some store has files the exploring policy would merge.
+    pub fn wants_compaction(&self) -> bool {
+        let config = self.compaction_config();
+        self.descriptor.compaction_enabled
+            && self
+                .stores
+                .iter()
+                .any(|s| select_minor(&s.file_sizes(), &config).is_some())
     }
 
     /// Compacts every store: minor (the exploring policy's pick, every cell kept) or major
     /// (all files rewritten without deleted, surplus and expired cells). Returns how many
     /// stores compacted.
     pub fn compact(&self, major: bool) -> Result<usize> {
-        let config = CompactionConfig {
-            min_size: self.descriptor.memstore_flushsize,
-            ..CompactionConfig::default()
-        };
+        let config = self.compaction_config();
         let now = self.now();
         let mut compacted = 0;
         for store in &self.stores {
             if store.compact(major, &config, now)? {
                 compacted += 1;
             }
+        }
+        if major {
+            self.last_major_compaction.store(now, Ordering::Relaxed);
         }
         Ok(compacted)
     }

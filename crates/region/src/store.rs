@@ -184,6 +184,11 @@ impl Store {
         self.view().files.len()
     }
 
+    /// The sizes of the store's files, oldest first: what the compaction policy looks at.
+    pub fn file_sizes(&self) -> Vec<u64> {
+        self.view().files.iter().map(|f| f.file_size()).collect()
+    }
+
     /// Turns the active memstore into the snapshot to flush. The caller holds the region's
     /// updates lock exclusively (no write is half-applied) and its flush lock (no other
     /// snapshot exists). Returns whether there was anything to snapshot.
@@ -264,6 +269,7 @@ impl Store {
         let selected: Vec<Arc<StoreFileReader>> = if major {
             view.files.clone()
         } else {
+            // Sizes from this same view: the selection indexes its file list.
             let sizes: Vec<u64> = view.files.iter().map(|f| f.file_size()).collect();
             match select_minor(&sizes, config) {
                 Some(range) => view.files[range].to_vec(),
