@@ -1,5 +1,5 @@
 //! The model test: random operations (puts, deletes, gets, scans, clock moves, flushes to
-//! store files, minor compactions, close and reopen) against the engine and against a brute-force oracle (`support/model.rs`);
+//! store files, minor and major compactions, close and reopen) against the engine and against a brute-force oracle (`support/model.rs`);
 //! they must agree. `PROPTEST_CASES` sets the number of cases (default
 //! 2000). Disagreements it finds are kept as named tests in `model_regressions.rs`.
 
@@ -207,6 +207,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => Just(Op::Flush),
         1 => Just(Op::Reopen),
         1 => Just(Op::Compact),
+        1 => Just(Op::MajorCompact),
     ]
 }
 

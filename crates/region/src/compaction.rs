@@ -145,7 +145,7 @@ fn retain_column(
             || column_delete.is_some_and(|d| ts <= d)
             || family_versions.contains(&ts)
             || column_versions.contains(&ts);
-        if masked && !marker_kept(ts) && keep_deleted == KeepDeletedCells::False {
+        if masked && keep_deleted == KeepDeletedCells::False {
             continue;
         }
         versions += 1;

@@ -78,6 +78,9 @@ pub enum Op {
     Reopen,
     /// A minor compaction: files merged, every cell kept (so the oracle ignores it).
     Compact,
+    /// A major compaction: the oracle drops from what was flushed what HBase's major
+    /// compaction drops.
+    MajorCompact,
 }
 
 #[derive(Debug, Clone)]
@@ -104,6 +107,9 @@ pub struct Oracle {
     data: BTreeMap<Row, BTreeMap<usize, Columns>>,
     markers: BTreeMap<Row, BTreeMap<usize, Vec<Marker>>>,
     seq: u64,
+    /// Every write with a sequence id up to this one is in store files (a flush moves the
+    /// whole memstore); major compactions touch only those.
+    flushed_seq: u64,
     pub now: i64,
 }
 
@@ -125,6 +131,7 @@ impl Oracle {
             data: BTreeMap::new(),
             markers: BTreeMap::new(),
             seq: 0,
+            flushed_seq: 0,
             now,
         }
     }
@@ -211,6 +218,117 @@ impl Oracle {
                 ts,
                 kind,
                 seq: self.seq,
+            });
+        }
+    }
+
+    /// Everything written so far is now in store files.
+    pub fn flushed(&mut self) {
+        self.flushed_seq = self.seq;
+    }
+
+    /// HBase's major compaction of the flushed cells: delete markers go (they stay with
+    /// KEEP_DELETED_CELLS TRUE, and with TTL until they expire), masked puts go (unless
+    /// KEEP_DELETED_CELLS), a repeat of a kept (timestamp, type) goes, and of each column's
+    /// remaining puts only the newest VERSIONS stay, and expired ones beyond MIN_VERSIONS go.
+    pub fn major_compact(&mut self) {
+        let rows: Vec<Row> = self
+            .data
+            .keys()
+            .chain(self.markers.keys())
+            .cloned()
+            .collect();
+        for row in rows {
+            for f in 0..self.families.len() {
+                self.major_compact_family(&row, f);
+            }
+        }
+    }
+
+    fn major_compact_family(&mut self, row: &Row, f: usize) {
+        let spec = self.families[f].clone();
+        let oldest = self.oldest_unexpired(f);
+        let flushed = self.flushed_seq;
+        let markers: Vec<Marker> = self
+            .markers_of(row, f)
+            .iter()
+            .filter(|m| m.seq <= flushed)
+            .cloned()
+            .collect();
+        let masked = |q: &Row, ts: i64| {
+            markers.iter().any(|m| match m.kind {
+                CellType::DeleteFamily => ts <= m.ts,
+                CellType::DeleteFamilyVersion => ts == m.ts,
+                CellType::DeleteColumn => m.qualifier == *q && ts <= m.ts,
+                _ => m.qualifier == *q && ts == m.ts,
+            })
+        };
+        let marker_kept = |ts: i64| match spec.kdc {
+            KeepDeletedCells::True => true,
+            KeepDeletedCells::Ttl => ts >= oldest,
+            KeepDeletedCells::False => false,
+        };
+        // (qualifier, ts, type, seq) of every flushed cell kept.
+        let mut kept: BTreeSet<(Row, i64, u8, u64)> = BTreeSet::new();
+        let mut qualifiers: BTreeSet<Row> = markers.iter().map(|m| m.qualifier.clone()).collect();
+        if let Some(cols) = self.columns_of(row, f) {
+            qualifiers.extend(cols.keys().cloned());
+        }
+        for q in qualifiers {
+            // The column's flushed cells in store order: timestamp, type, sequence id, all
+            // descending.
+            let mut cells: Vec<(i64, CellType, u64, Option<u64>)> = markers
+                .iter()
+                .filter(|m| m.qualifier == q)
+                .map(|m| (m.ts, m.kind, m.seq, None))
+                .collect();
+            if let Some(column) = self.columns_of(row, f).and_then(|c| c.get(&q)) {
+                for (ts, vs) in column {
+                    cells.extend(
+                        vs.iter()
+                            .filter(|v| v.seq <= flushed)
+                            .map(|v| (*ts, CellType::Put, v.seq, v.ttl_ms)),
+                    );
+                }
+            }
+            cells.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(b.2.cmp(&a.2)));
+            let mut last: Option<(i64, CellType)> = None;
+            let mut versions = 0;
+            for (ts, kind, seq, ttl) in cells {
+                if last == Some((ts, kind)) {
+                    continue;
+                }
+                let keep = if kind.is_delete() {
+                    marker_kept(ts)
+                } else if ttl.is_some_and(|t| ts + t as i64 - self.now < 0)
+                    || (masked(&q, ts) && spec.kdc == KeepDeletedCells::False)
+                {
+                    false
+                } else {
+                    versions += 1;
+                    versions <= spec.max_versions && (ts >= oldest || versions <= spec.min_versions)
+                };
+                if keep {
+                    kept.insert((q.clone(), ts, kind.code(), seq));
+                    last = Some((ts, kind));
+                }
+            }
+        }
+        if let Some(columns) = self.data.get_mut(row).and_then(|d| d.get_mut(&f)) {
+            for (q, by_ts) in columns.iter_mut() {
+                for (ts, versions) in by_ts.iter_mut() {
+                    versions.retain(|v| {
+                        v.seq > flushed
+                            || kept.contains(&(q.clone(), *ts, CellType::Put.code(), v.seq))
+                    });
+                }
+                by_ts.retain(|_, v| !v.is_empty());
+            }
+            columns.retain(|_, c| !c.is_empty());
+        }
+        if let Some(ms) = self.markers.get_mut(row).and_then(|m| m.get_mut(&f)) {
+            ms.retain(|m| {
+                m.seq > flushed || kept.contains(&(m.qualifier.clone(), m.ts, m.kind.code(), m.seq))
             });
         }
     }
@@ -669,7 +787,17 @@ pub fn run(families: &[FamilySpec], ops: &[Op]) -> Result<(), String> {
                 engine.clock.advance(*ms);
                 oracle.now += ms;
             }
-            Op::Reopen => engine.reopen().map_err(|e| format!("op {i}: {e}"))?,
+            Op::Reopen => {
+                engine.reopen().map_err(|e| format!("op {i}: {e}"))?;
+                oracle.flushed();
+            }
+            Op::MajorCompact => {
+                let admin = engine.conn.admin();
+                admin
+                    .major_compact(engine.table.name())
+                    .map_err(|e| format!("op {i}: major compact failed: {e}"))?;
+                oracle.major_compact();
+            }
             Op::Compact => {
                 let admin = engine.conn.admin();
                 admin
@@ -681,6 +809,7 @@ pub fn run(families: &[FamilySpec], ops: &[Op]) -> Result<(), String> {
                 admin
                     .flush(engine.table.name())
                     .map_err(|e| format!("op {i}: flush failed: {e}"))?;
+                oracle.flushed();
             }
         }
     }
