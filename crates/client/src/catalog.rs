@@ -19,26 +19,12 @@ pub(crate) fn storage(e: FsError) -> Error {
     Error::Storage(e.to_string())
 }
 
-/// Replaces `path` with `bytes`, atomically and durably.
 fn write_file(fs: &dyn FileSystem, path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = basalt_storefile::temporary_path(path);
-    if fs.exists(&tmp).map_err(storage)? {
-        fs.delete(&tmp).map_err(storage)?;
-    }
-    let mut w = fs.create(&tmp).map_err(storage)?;
-    w.append(bytes).map_err(storage)?;
-    w.sync().map_err(storage)?;
-    drop(w);
-    fs.rename(&tmp, path).map_err(storage)?;
-    if let Some(dir) = path.parent() {
-        fs.sync_dir(dir).map_err(storage)?;
-    }
-    Ok(())
+    basalt_fs::write_atomically(fs, path, bytes).map_err(storage)
 }
 
 fn read_text(fs: &dyn FileSystem, path: &Path) -> Result<String> {
-    let f = fs.open(path).map_err(storage)?;
-    let bytes = f.read_at(0, f.len() as usize).map_err(storage)?;
+    let bytes = basalt_fs::read_all(fs, path).map_err(storage)?;
     String::from_utf8(bytes.to_vec())
         .map_err(|_| Error::Corrupt(format!("{}: not UTF-8 text", path.display())))
 }

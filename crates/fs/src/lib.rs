@@ -102,3 +102,32 @@ pub trait ReadableFile: Send + Sync + Debug {
 
 /// Proof of an exclusive lock; dropping it releases the lock.
 pub trait FileLock: Send + Debug {}
+
+/// Replaces `path` with `bytes`, atomically and durably: written to `<path>.tmp`, synced,
+/// renamed over `path`, then the directory is synced.
+pub fn write_atomically(fs: &dyn FileSystem, path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut tmp_name = path
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
+    tmp_name.push(".tmp");
+    let tmp = path.with_file_name(tmp_name);
+    if fs.exists(&tmp)? {
+        fs.delete(&tmp)?;
+    }
+    let mut w = fs.create(&tmp)?;
+    w.append(bytes)?;
+    w.sync()?;
+    drop(w);
+    fs.rename(&tmp, path)?;
+    match path.parent() {
+        Some(dir) => fs.sync_dir(dir),
+        None => Ok(()),
+    }
+}
+
+/// The whole content of a file.
+pub fn read_all(fs: &dyn FileSystem, path: &Path) -> Result<Bytes> {
+    let f = fs.open(path)?;
+    f.read_at(0, usize::try_from(f.len()).unwrap_or(usize::MAX))
+}

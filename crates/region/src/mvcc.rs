@@ -52,6 +52,11 @@ impl Mvcc {
         self.read_point.load(Ordering::Acquire)
     }
 
+    /// The highest sequence id handed out so far.
+    pub fn last_assigned(&self) -> u64 {
+        self.lock().next - 1
+    }
+
     /// Reserves the next sequence id for a mutation about to be applied.
     pub fn begin(&self) -> u64 {
         let mut p = self.lock();

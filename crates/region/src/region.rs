@@ -2,7 +2,7 @@
 //! locks and the clock. It applies mutations atomically per row and answers Gets and Scans.
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
@@ -25,6 +25,31 @@ use basalt_storefile::BlockCache;
 
 use crate::compaction::{CompactionConfig, select_minor};
 use crate::memstore::MemStore;
+
+/// The region file that records the highest sequence id the region has handed out.
+const SEQID_FILE: &str = ".seqid";
+
+/// The sequence id recorded in the region's `.seqid` file; 0 if there is none yet.
+fn read_seqid(fs: &dyn FileSystem, dir: &Path) -> Result<u64> {
+    let path = dir.join(SEQID_FILE);
+    if !fs
+        .exists(&path)
+        .map_err(|e| Error::Storage(e.to_string()))?
+    {
+        return Ok(0);
+    }
+    let bytes = basalt_fs::read_all(fs, &path).map_err(|e| Error::Storage(e.to_string()))?;
+    let text = String::from_utf8_lossy(&bytes);
+    match text.lines().collect::<Vec<_>>().as_slice() {
+        ["basalt-seqid 1", n] => n
+            .parse()
+            .map_err(|_| Error::Corrupt(format!("{}: bad sequence id {n:?}", path.display()))),
+        _ => Err(Error::Corrupt(format!(
+            "{}: not a Basalt sequence id file",
+            path.display()
+        ))),
+    }
+}
 
 /// Settings of a region that do not come from the table descriptor.
 #[derive(Debug, Clone)]
@@ -64,6 +89,11 @@ pub struct Region {
     compaction_listener: Mutex<Option<Sender<()>>>,
     /// When the last major compaction ran (clock milliseconds; the open time at first).
     last_major_compaction: AtomicI64,
+    /// Where the region's `.seqid` file lives.
+    fs: Arc<dyn FileSystem>,
+    dir: PathBuf,
+    /// Flushes and compactions (foreground and background) both rewrite `.seqid`.
+    recording_seqid: Mutex<()>,
     row_locks: RowLocks,
     clock: Arc<dyn Clock>,
     config: RegionConfig,
@@ -83,7 +113,9 @@ impl Region {
     ) -> Result<Self> {
         descriptor.validate()?;
         let mut stores = Vec::new();
-        let mut last_seq_id = 0;
+        // Sequence ids never go back, even when compactions dropped the cells that held the
+        // highest ones: the region records the last one it handed out (HBase's `.seqid`).
+        let mut last_seq_id = read_seqid(fs.as_ref(), dir)?;
         for f in descriptor.families() {
             let (store, max_seq) = Store::open(
                 f.clone(),
@@ -103,6 +135,9 @@ impl Region {
             unflushed: AtomicUsize::new(0),
             compaction_listener: Mutex::new(None),
             last_major_compaction: AtomicI64::new(clock.now_millis()),
+            fs,
+            dir: dir.to_owned(),
+            recording_seqid: Mutex::new(()),
             row_locks: RowLocks::default(),
             clock,
             config,
@@ -245,6 +280,7 @@ impl Region {
         for store in &self.stores {
             store.flush_snapshot(now)?;
         }
+        self.record_seqid()?;
         if self.wants_compaction() {
             let listener = self
                 .compaction_listener
@@ -256,6 +292,21 @@ impl Region {
             }
         }
         Ok(())
+    }
+
+    /// Writes the highest sequence id handed out to `.seqid`.
+    fn record_seqid(&self) -> Result<()> {
+        let _one_writer = self
+            .recording_seqid
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let text = format!("basalt-seqid 1\n{}\n", self.mvcc.last_assigned());
+        basalt_fs::write_atomically(
+            self.fs.as_ref(),
+            &self.dir.join(SEQID_FILE),
+            text.as_bytes(),
+        )
+        .map_err(|e| Error::Storage(e.to_string()))
     }
 
     /// Sends a message on `tx` whenever a flush leaves a minor compaction to do.
@@ -303,6 +354,7 @@ impl Region {
         if major {
             self.last_major_compaction.store(now, Ordering::Relaxed);
         }
+        self.record_seqid()?;
         Ok(compacted)
     }
 
