@@ -74,7 +74,8 @@ impl MemFs {
     }
 
     fn check_dir(tree: &Tree, dir: &Path) -> Result<()> {
-        if dir.as_os_str().is_empty() || tree.dirs.contains(dir) {
+        // The root always exists, as on a disk.
+        if dir.as_os_str().is_empty() || dir.parent().is_none() || tree.dirs.contains(dir) {
             Ok(())
         } else {
             Err(FsError::NotFound(dir.to_owned()))

@@ -122,6 +122,13 @@ fn lock_is_exclusive_until_dropped() {
 }
 
 #[test]
+fn mem_fs_root_exists() {
+    let fs = MemFs::new();
+    drop(fs.create(std::path::Path::new("/top-level")).unwrap());
+    assert!(fs.exists(std::path::Path::new("/top-level")).unwrap());
+}
+
+#[test]
 fn crash_keeps_synced_bytes_and_synced_entries() {
     let fs = MemFs::new();
     let dir = PathBuf::from("/root/wal");

@@ -10,6 +10,8 @@ mod block_cache;
 mod bloom;
 mod data_block;
 mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 mod index;
 mod info;
 mod key;

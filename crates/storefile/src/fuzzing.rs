@@ -1,0 +1,82 @@
+//! Entry points for the fuzz targets (`fuzz/`) and the stable-toolchain robustness test: each
+//! feeds arbitrary bytes to one decoder, which must return an error or a value, never panic.
+
+use std::path::Path;
+
+use basalt_common::Cell;
+use basalt_fs::{FileSystem, MemFs};
+
+use crate::block::{self, BlockKind};
+use crate::bloom::BloomFilter;
+use crate::info::FileInfo;
+use crate::key::decode_index_key;
+use crate::reader::StoreFileReader;
+use crate::trailer::Trailer;
+use crate::{data_block, index};
+
+/// A framed block of every kind.
+pub fn block(bytes: &[u8]) {
+    for kind in [
+        BlockKind::Data,
+        BlockKind::LeafIndex,
+        BlockKind::RootIndex,
+        BlockKind::Bloom,
+        BlockKind::Info,
+    ] {
+        let _ = block::decode(kind, bytes);
+    }
+}
+
+/// A data block payload.
+pub fn data_block(bytes: &[u8]) {
+    let _ = data_block::decode(bytes);
+}
+
+/// An index block payload, and the keys in it.
+pub fn index(bytes: &[u8]) {
+    if let Ok(entries) = index::decode(bytes) {
+        for e in entries {
+            let _ = decode_index_key(&e.key);
+        }
+    }
+}
+
+/// A trailer.
+pub fn trailer(bytes: &[u8]) {
+    let _ = Trailer::decode(bytes);
+}
+
+/// A file info payload and a bloom payload.
+pub fn meta(bytes: &[u8]) {
+    let _ = FileInfo::decode(bytes);
+    if let Ok(bloom) = BloomFilter::decode(bytes) {
+        let _ = bloom.may_contain_column(b"row", b"q");
+    }
+}
+
+/// A whole file: opened, then every cell read.
+pub fn store_file(bytes: &[u8]) {
+    let fs = MemFs::new();
+    let path = Path::new("/fuzz/f");
+    if fs.create_dir_all(Path::new("/fuzz")).is_err() {
+        return;
+    }
+    let Ok(mut w) = fs.create(path) else { return };
+    if w.append(bytes).is_err() {
+        return;
+    }
+    drop(w);
+    let Ok(reader) = StoreFileReader::open(&fs, path) else {
+        return;
+    };
+    let mut s = reader.scanner();
+    if s.seek(&Cell::first_on_row(b"")).is_err() {
+        return;
+    }
+    // A file holds at most as many cells as it has bytes; bound the walk anyway.
+    for _ in 0..bytes.len() + 1 {
+        if s.current().is_none() || s.advance().is_err() {
+            return;
+        }
+    }
+}
