@@ -59,3 +59,48 @@ fn the_cache_is_bounded_in_bytes() {
     assert!(stats.evictions > 0, "{stats:?}");
     assert_eq!(stats.capacity, 16 * 1024);
 }
+
+#[test]
+fn reads_skip_files_that_cannot_hold_what_they_want() {
+    let conn = Connection::builder().block_cache_size(64 << 20).build();
+    let mut desc = TableDescriptor::named("t")
+        .unwrap()
+        .with_family(ColumnFamilyDescriptor::new("cf"));
+    desc.set_attribute("COMPACTION_ENABLED", "false").unwrap();
+    let t = support::create_with(&conn, desc);
+    // Three files: rows a*, b*, c* (ROW bloom filters, disjoint key ranges), timestamps 10, 20, 30.
+    for (prefix, ts) in [("a", 10), ("b", 20), ("c", 30)] {
+        for i in 0..50 {
+            t.put(&Put::new(format!("{prefix}{i:02}")).add_column_at("cf", "q", ts, "v"))
+                .unwrap();
+        }
+        conn.admin().flush(t.name()).unwrap();
+    }
+    let misses = || conn.block_cache_stats().misses;
+    let before = misses();
+    assert_eq!(t.get(&Get::new("b07")).unwrap().len(), 1);
+    assert_eq!(
+        misses() - before,
+        1,
+        "one block read: the other two files are skipped"
+    );
+    let before = misses();
+    assert!(t.get(&Get::new("b07x")).unwrap().is_empty());
+    assert!(
+        misses() - before <= 1,
+        "a row no file holds reads at most a bloom false positive"
+    );
+    let before = misses();
+    let rows = t
+        .scan(&Scan::new().with_time_range(25, 100))
+        .unwrap()
+        .count();
+    assert_eq!(rows, 50);
+    // Each file is one block; files a and b end before the time range starts.
+    assert_eq!(conn.admin().store_file_counts(t.name()).unwrap(), [3]);
+    assert_eq!(
+        misses() - before,
+        1,
+        "only the file with cells in the time range is read"
+    );
+}

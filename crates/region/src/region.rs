@@ -19,7 +19,7 @@ use crate::matcher::{StoreQuery, read_row};
 use crate::mvcc::Mvcc;
 use crate::row_lock::RowLocks;
 use crate::scanner::RegionScanner;
-use crate::store::Store;
+use crate::store::{FileFilter, Store};
 use basalt_fs::FileSystem;
 use basalt_storefile::BlockCache;
 
@@ -471,7 +471,11 @@ impl Region {
     ) -> Result<()> {
         let view = self.stores[store].view();
         let guard = crossbeam_epoch::pin();
-        let mut cursor = view.cursor(read_point, &guard);
+        let filter = FileFilter {
+            row: Some(row),
+            min_timestamp: query.time_range.min,
+        };
+        let mut cursor = view.cursor(read_point, &guard, filter);
         cursor.seek(&Cell::first_on_row(row))?;
         read_row(cursor.as_mut(), row, query, out)
     }

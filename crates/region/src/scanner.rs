@@ -15,6 +15,7 @@ use basalt_common::{Bytes, Cell};
 use crate::cursor::{CellCursor, same_bytes};
 use crate::matcher::{StoreQuery, read_row};
 use crate::region::Region;
+use crate::store::FileFilter;
 
 /// Rows read per refill unless the scan sets its caching.
 const DEFAULT_ROWS_PER_REFILL: usize = 128;
@@ -100,7 +101,14 @@ impl RegionScanner {
         let guard = crossbeam_epoch::pin();
         let mut cursors: Vec<Box<dyn CellCursor + '_>> = views
             .iter()
-            .map(|v| v.cursor(self.read_point, &guard))
+            .zip(&self.queries)
+            .map(|(v, (_, q))| {
+                let filter = FileFilter {
+                    row: None,
+                    min_timestamp: q.time_range.min,
+                };
+                v.cursor(self.read_point, &guard, filter)
+            })
             .collect();
         if !self.reversed {
             let start = match &self.position {

@@ -27,10 +27,37 @@ pub struct StoreView {
     pub files: Vec<Arc<StoreFileReader>>,
 }
 
+/// Which store files a read can skip before reading any block.
+#[derive(Debug, Clone, Copy)]
+pub struct FileFilter<'a> {
+    /// A Get's row: files whose key range or ROW bloom filter excludes it are skipped.
+    pub row: Option<&'a [u8]>,
+    /// The start of the read's time range: files whose newest cell is older are skipped
+    /// (their puts are out of range, and their markers too old to mask anything in range).
+    /// HBase also skips files lying wholly after the range, but a delete marker there can mask
+    /// puts in range in other files, so Basalt keeps them.
+    pub min_timestamp: i64,
+}
+
+impl FileFilter<'_> {
+    fn keeps(&self, file: &StoreFileReader) -> bool {
+        file.info().max_timestamp >= self.min_timestamp
+            && self.row.is_none_or(|row| file.may_contain_row(row))
+    }
+}
+
 impl StoreView {
-    /// A cursor over every source of the view, seeing cells up to `read_point`.
-    pub fn cursor<'a>(&'a self, read_point: u64, guard: &'a Guard) -> Box<dyn CellCursor + 'a> {
-        if self.snapshot.is_none() && self.files.is_empty() {
+    /// A cursor over every source of the view that `filter` keeps, seeing cells up to
+    /// `read_point`.
+    pub fn cursor<'a>(
+        &'a self,
+        read_point: u64,
+        guard: &'a Guard,
+        filter: FileFilter<'_>,
+    ) -> Box<dyn CellCursor + 'a> {
+        let files: Vec<&'a Arc<StoreFileReader>> =
+            self.files.iter().filter(|f| filter.keeps(f)).collect();
+        if self.snapshot.is_none() && files.is_empty() {
             return Box::new(self.active.cursor(read_point, guard));
         }
         let mut sources: Vec<Box<dyn CellCursor + 'a>> =
@@ -38,7 +65,7 @@ impl StoreView {
         if let Some(snapshot) = &self.snapshot {
             sources.push(Box::new(snapshot.cursor(read_point, guard)));
         }
-        for file in &self.files {
+        for file in files {
             sources.push(Box::new(StoreFileCursor::new(file, read_point)));
         }
         Box::new(MergeCursor::new(sources))
