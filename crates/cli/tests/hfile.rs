@@ -15,6 +15,7 @@ fn write_file(path: &Path) {
         compression: Compression::Lz4,
         bloom: BloomType::Row,
         max_index_block: 65_536,
+        compacted_from: Vec::new(),
     };
     let mut w = StoreFileWriter::create(Arc::new(LocalFs), path, opts).expect("create");
     for i in 0..20 {

@@ -214,3 +214,64 @@ fn major_compactions_run_on_their_period() {
     eventually("the periodic major compaction", || raw_cells() == 0);
     conn.close().unwrap();
 }
+
+#[test]
+fn files_a_compaction_replaced_are_not_read_again_after_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let open = || {
+        Connection::builder()
+            .file_system(Arc::new(basalt_fs::LocalFs))
+            .root(dir.path())
+            .open()
+            .unwrap()
+    };
+    let conn = open();
+    let mut desc = TableDescriptor::named("t")
+        .unwrap()
+        .with_family(ColumnFamilyDescriptor::new("cf"));
+    desc.set_attribute("COMPACTION_ENABLED", "false").unwrap();
+    conn.admin().create_table(desc).unwrap();
+    let t = conn.table("t").unwrap();
+    let family_dir = || {
+        std::fs::read_dir(dir.path().join("data/default/t"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.is_dir())
+            .unwrap()
+            .join("cf")
+    };
+    for i in 0..3 {
+        t.put(&Put::new(format!("r{i}")).add_column_at("cf", "q", 1, "v"))
+            .unwrap();
+        conn.admin().flush(t.name()).unwrap();
+    }
+    // Keep copies of the three files, compact, then put them back: as if a crash had come
+    // between writing the merged file and deleting the ones it replaced.
+    let cf = family_dir();
+    let saved: Vec<(std::path::PathBuf, Vec<u8>)> = std::fs::read_dir(&cf)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| (p.clone(), std::fs::read(&p).unwrap()))
+        .collect();
+    conn.admin().compact(t.name()).unwrap();
+    assert_eq!(conn.admin().store_file_counts(t.name()).unwrap(), [1]);
+    conn.close().unwrap();
+    for (path, bytes) in &saved {
+        std::fs::write(path, bytes).unwrap();
+    }
+    let conn = open();
+    let t = conn.table("t").unwrap();
+    assert_eq!(
+        conn.admin().store_file_counts(t.name()).unwrap(),
+        [1],
+        "the replaced files are deleted"
+    );
+    let raw: usize = t
+        .scan(&Scan::new().raw(true).read_all_versions())
+        .unwrap()
+        .map(|r| r.unwrap().len())
+        .sum();
+    assert_eq!(raw, 3, "every cell once");
+    assert!(saved.iter().all(|(p, _)| !p.exists()));
+    conn.close().unwrap();
+}

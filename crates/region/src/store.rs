@@ -127,6 +127,25 @@ impl Store {
                 cache_use(&family, &cache),
             )?));
         }
+        // Files a compaction replaced but a crash kept from being deleted: delete them now.
+        let replaced: std::collections::BTreeSet<String> = files
+            .iter()
+            .flat_map(|f| f.info().compacted_from.iter().cloned())
+            .collect();
+        let mut kept = Vec::with_capacity(files.len());
+        for f in files {
+            let name = f
+                .path()
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if replaced.contains(&name) {
+                fs.delete(f.path()).map_err(storage)?;
+            } else {
+                kept.push(f);
+            }
+        }
+        let mut files = kept;
         files.sort_by_key(|f| f.info().max_seq_id);
         let max_seq_id = files.iter().map(|f| f.info().max_seq_id).max().unwrap_or(0);
         let view = StoreView {
@@ -307,11 +326,21 @@ impl Store {
             return Ok(false);
         }
         let path = self.new_file_path(now_ms);
-        let mut writer = StoreFileWriter::create(
-            Arc::clone(&self.fs),
-            &path,
-            WriterOptions::for_family(&self.family),
-        )?;
+        // The new file names the files it replaces: if a crash comes before they are
+        // deleted, the next open deletes them instead of reading their cells twice.
+        let compacted_from = selected
+            .iter()
+            .filter_map(|f| {
+                f.path()
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+            })
+            .collect();
+        let opts = WriterOptions {
+            compacted_from,
+            ..WriterOptions::for_family(&self.family)
+        };
+        let mut writer = StoreFileWriter::create(Arc::clone(&self.fs), &path, opts)?;
         match self.merge_into(&selected, &mut writer, major, now_ms) {
             Ok(0) => writer.abort()?,
             Ok(_) => {

@@ -70,6 +70,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             compression,
             bloom: BloomType::Row,
             max_index_block: 64 * 1024,
+            compacted_from: Vec::new(),
         };
         let started = Instant::now();
         let mut w = StoreFileWriter::create(Arc::clone(&fs), &path, opts)?;

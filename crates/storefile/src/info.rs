@@ -22,6 +22,9 @@ pub struct FileInfo {
     pub bloom_type: BloomType,
     pub compression: String,
     pub data_block_count: u64,
+    /// Names of the files this one replaced, for a compacted file (HBase's
+    /// `COMPACTION_EVENT_KEY`): a store that still finds them after a crash deletes them.
+    pub compacted_from: Vec<String>,
 }
 
 impl FileInfo {
@@ -46,6 +49,10 @@ impl FileInfo {
             (
                 "DATA_BLOCK_COUNT",
                 self.data_block_count.to_be_bytes().to_vec(),
+            ),
+            (
+                "COMPACTED_FROM",
+                self.compacted_from.join("\n").into_bytes(),
             ),
         ];
         let mut out = Vec::new();
@@ -111,6 +118,13 @@ impl FileInfo {
                 .map_err(|e| format!("file info BLOOM_TYPE: {e}"))?,
             compression: text("COMPRESSION")?,
             data_block_count: u64_of("DATA_BLOCK_COUNT")?,
+            compacted_from: match map.get("COMPACTED_FROM") {
+                Some(v) if !v.is_empty() => String::from_utf8_lossy(v)
+                    .split('\n')
+                    .map(str::to_owned)
+                    .collect(),
+                _ => Vec::new(),
+            },
         })
     }
 }

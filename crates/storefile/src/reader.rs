@@ -99,6 +99,7 @@ impl StoreFileReader {
                 bloom_type: basalt_common::BloomType::None,
                 compression: String::new(),
                 data_block_count: 0,
+                compacted_from: Vec::new(),
             },
             blocks: Vec::new(),
             bloom: None,

@@ -26,6 +26,8 @@ pub struct WriterOptions {
     pub bloom: BloomType,
     /// Largest index block before the index gains a level.
     pub max_index_block: usize,
+    /// For a compaction's output: the names of the files it replaces.
+    pub compacted_from: Vec<String>,
 }
 
 impl WriterOptions {
@@ -37,6 +39,7 @@ impl WriterOptions {
             compression: family.compression,
             bloom: family.bloom_filter,
             max_index_block: MAX_INDEX_BLOCK,
+            compacted_from: Vec::new(),
         }
     }
 }
@@ -246,6 +249,7 @@ impl StoreFileWriter {
             },
             compression: self.codec.name().to_owned(),
             data_block_count,
+            compacted_from: self.opts.compacted_from.clone(),
         };
         let (info_offset, info_size) =
             self.write_block(BlockKind::Info, Codec::None, &info.encode())?;

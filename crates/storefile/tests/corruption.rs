@@ -19,6 +19,7 @@ fn opts(compression: Compression) -> WriterOptions {
         compression,
         bloom: BloomType::Row,
         max_index_block: 512,
+        compacted_from: Vec::new(),
     }
 }
 

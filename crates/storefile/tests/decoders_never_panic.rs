@@ -19,6 +19,7 @@ fn real_file(compression: Compression) -> Vec<u8> {
         compression,
         bloom: BloomType::RowCol,
         max_index_block: 256,
+        compacted_from: Vec::new(),
     };
     let path = Path::new("/f");
     let dyn_fs: Arc<dyn FileSystem> = fs.clone();

@@ -28,6 +28,7 @@ fn options(
         compression,
         bloom,
         max_index_block,
+        compacted_from: Vec::new(),
     }
 }
 
