@@ -139,7 +139,14 @@ impl Codec {
 
 /// A whole framed block.
 pub fn encode(kind: BlockKind, codec: Codec, payload: &[u8]) -> std::io::Result<Vec<u8>> {
-    let stored = codec.compress(payload)?;
+    // Uncompressed payloads go into the frame without an intermediate copy.
+    let compressed;
+    let stored: &[u8] = if codec == Codec::None {
+        payload
+    } else {
+        compressed = codec.compress(payload)?;
+        &compressed
+    };
     let too_big = || {
         std::io::Error::other(format!(
             "block payload of {} bytes is too large",
@@ -153,7 +160,7 @@ pub fn encode(kind: BlockKind, codec: Codec, payload: &[u8]) -> std::io::Result<
     block.push(codec as u8);
     block.extend_from_slice(&raw_len.to_be_bytes());
     block.extend_from_slice(&stored_len.to_be_bytes());
-    block.extend_from_slice(&stored);
+    block.extend_from_slice(stored);
     let crc = crc32c::crc32c(&block);
     block.extend_from_slice(&crc.to_be_bytes());
     Ok(block)

@@ -62,7 +62,9 @@ impl DataBlockBuilder {
 
     /// The finished payload; the builder is empty again afterwards.
     pub fn finish(&mut self) -> Vec<u8> {
-        let mut out = std::mem::take(&mut self.buf);
+        // The next block starts with room for a whole one: no regrowing from empty.
+        let capacity = self.buf.capacity();
+        let mut out = std::mem::replace(&mut self.buf, Vec::with_capacity(capacity));
         for r in &self.restarts {
             out.extend_from_slice(&r.to_be_bytes());
         }
