@@ -275,3 +275,35 @@ fn files_a_compaction_replaced_are_not_read_again_after_a_crash() {
     assert!(saved.iter().all(|(p, _)| !p.exists()));
     conn.close().unwrap();
 }
+
+#[test]
+fn a_scanner_keeps_the_view_it_opened_with_through_a_compaction() {
+    let (conn, _) = connection_at(100);
+    let t = create_table(&conn, "t", &["cf"]);
+    for i in 0..10 {
+        t.put(&Put::new(format!("r{i}")).add_column_at("cf", "q", 5, "v"))
+            .unwrap();
+    }
+    t.delete(&Delete::new("r5").add_columns_at("cf", "q", 10))
+        .unwrap();
+    conn.admin().flush(t.name()).unwrap();
+    // Written after the delete and masked by it; it stays in the memstore, so a major
+    // compaction (of the files) drops the marker but not this put.
+    t.put(&Put::new("r5").add_column_at("cf", "q", 7, "later"))
+        .unwrap();
+
+    let mut scanner = t.scan(&Scan::new().with_caching(1)).unwrap();
+    let mut rows: Vec<_> = scanner.by_ref().take(3).map(|r| r.unwrap().row).collect();
+    conn.admin().major_compact(t.name()).unwrap();
+    rows.extend(scanner.map(|r| r.unwrap().row));
+    assert_eq!(
+        rows.len(),
+        9,
+        "the scan goes on reading what it opened with: r5 stays masked"
+    );
+    assert_eq!(
+        scan_rows(&t, &Scan::new()).len(),
+        10,
+        "a new scan sees the compacted store"
+    );
+}

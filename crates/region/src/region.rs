@@ -536,7 +536,7 @@ impl Region {
     }
 
     /// Opens a scanner over the rows `scan` selects, at the current read point.
-    pub fn scan(self: &Arc<Self>, scan: &Scan) -> Result<RegionScanner> {
-        RegionScanner::new(Arc::clone(self), scan)
+    pub fn scan(&self, scan: &Scan) -> Result<RegionScanner> {
+        RegionScanner::new(self, scan)
     }
 }

@@ -15,7 +15,7 @@ use basalt_common::{Bytes, Cell};
 use crate::cursor::{CellCursor, same_bytes};
 use crate::matcher::{StoreQuery, read_row};
 use crate::region::Region;
-use crate::store::FileFilter;
+use crate::store::{FileFilter, StoreView};
 
 /// Rows read per refill unless the scan sets its caching.
 const DEFAULT_ROWS_PER_REFILL: usize = 128;
@@ -25,8 +25,10 @@ const MAX_CELLS_PER_REFILL: usize = 16 * 1024;
 /// Iterates over the rows of a scan.
 #[derive(Debug)]
 pub struct RegionScanner {
-    region: Arc<Region>,
     queries: Vec<(usize, StoreQuery)>,
+    /// Each queried store's contents as the scanner opened: later flushes and compactions
+    /// do not change what it reads (writes after the read point are invisible anyway).
+    views: Vec<Arc<StoreView>>,
     read_point: u64,
     reversed: bool,
     /// Where the next refill starts.
@@ -41,7 +43,7 @@ pub struct RegionScanner {
 }
 
 impl RegionScanner {
-    pub(crate) fn new(region: Arc<Region>, scan: &Scan) -> Result<Self> {
+    pub(crate) fn new(region: &Region, scan: &Scan) -> Result<Self> {
         scan.validate()?;
         let now = region.now();
         let queries = region.store_queries(
@@ -52,6 +54,10 @@ impl RegionScanner {
             now,
         )?;
         let read_point = region.read_point();
+        let views = queries
+            .iter()
+            .map(|(store, _)| region.stores()[*store].view())
+            .collect();
         let position = if scan.start_row.is_empty() {
             Bound::Unbounded
         } else if scan.include_start_row {
@@ -60,8 +66,8 @@ impl RegionScanner {
             Bound::Excluded(scan.start_row.clone())
         };
         Ok(RegionScanner {
-            region,
             queries,
+            views,
             read_point,
             reversed: scan.reversed,
             position,
@@ -90,14 +96,9 @@ impl RegionScanner {
     }
 
     fn refill(&mut self) -> Result<()> {
-        let region = Arc::clone(&self.region);
-        // One view per store and one epoch guard per refill: the cursors walk memstores without
-        // per-step reference counting, and flushes during the refill do not disturb it.
-        let views: Vec<_> = self
-            .queries
-            .iter()
-            .map(|(store, _)| region.stores()[*store].view())
-            .collect();
+        // The views pinned at open, and one epoch guard per refill: the cursors walk memstores
+        // without per-step reference counting.
+        let views = self.views.clone();
         let guard = crossbeam_epoch::pin();
         let mut cursors: Vec<Box<dyn CellCursor + '_>> = views
             .iter()
