@@ -189,6 +189,36 @@ fn flushes_start_minor_compactions_in_the_background() {
 }
 
 #[test]
+fn compaction_settings_come_from_the_table_configuration() {
+    let (conn, _) = connection_at(100);
+    let mut desc = TableDescriptor::named("t")
+        .unwrap()
+        .with_family(ColumnFamilyDescriptor::new("cf"));
+    // HBase's default needs three files; this table asks for two.
+    desc.configuration
+        .insert("hbase.hstore.compaction.min".into(), "2".into());
+    let t = create_with(&conn, desc);
+    let admin = conn.admin();
+    for i in 0..2 {
+        t.put(&Put::new(format!("r{i}")).add_column("cf", "q", "v"))
+            .unwrap();
+        admin.flush(t.name()).unwrap();
+    }
+    eventually("a background compaction of two files", || {
+        admin.store_file_counts(t.name()).unwrap() == [1]
+    });
+
+    let mut bad = TableDescriptor::named("bad")
+        .unwrap()
+        .with_family(ColumnFamilyDescriptor::new("cf"));
+    bad.configuration
+        .insert("hbase.hstore.compaction.ratio".into(), "-1".into());
+    let err = admin.create_table(bad).unwrap_err().to_string();
+    assert!(err.contains("hbase.hstore.compaction.ratio"), "{err}");
+    assert!(!admin.table_exists(&"bad".parse().unwrap()));
+}
+
+#[test]
 fn major_compactions_run_on_their_period() {
     let clock = Arc::new(ManualClock::new(1_000_000));
     let conn = Connection::builder()

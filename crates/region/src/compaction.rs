@@ -28,6 +28,53 @@ impl Default for CompactionConfig {
     }
 }
 
+impl CompactionConfig {
+    /// HBase's keys in a table's CONFIGURATION (`hbase.hstore.compaction.min`, `.max`,
+    /// `.ratio`, `.min.size`) over the defaults; `min.size` defaults to the flush size.
+    pub fn from_configuration(
+        configuration: &std::collections::BTreeMap<String, String>,
+        flush_size: u64,
+    ) -> Result<Self, String> {
+        let mut config = CompactionConfig {
+            min_size: flush_size,
+            ..CompactionConfig::default()
+        };
+        let get = |key: &str| configuration.get(key).map(|v| v.trim());
+        let bad = |key: &str, v: &str| format!("{key} = {v:?} is not valid");
+        if let Some(v) = get("hbase.hstore.compaction.min") {
+            config.min_files = v
+                .parse()
+                .ok()
+                .filter(|&n| n >= 2)
+                .ok_or_else(|| bad("hbase.hstore.compaction.min (at least 2)", v))?;
+        }
+        if let Some(v) = get("hbase.hstore.compaction.max") {
+            config.max_files = v
+                .parse()
+                .map_err(|_| bad("hbase.hstore.compaction.max", v))?;
+        }
+        if let Some(v) = get("hbase.hstore.compaction.ratio") {
+            config.ratio = v
+                .parse()
+                .ok()
+                .filter(|r: &f64| *r > 0.0)
+                .ok_or_else(|| bad("hbase.hstore.compaction.ratio (positive)", v))?;
+        }
+        if let Some(v) = get("hbase.hstore.compaction.min.size") {
+            config.min_size = v
+                .parse()
+                .map_err(|_| bad("hbase.hstore.compaction.min.size", v))?;
+        }
+        if config.max_files < config.min_files {
+            return Err(format!(
+                "hbase.hstore.compaction.max ({}) is below hbase.hstore.compaction.min ({})",
+                config.max_files, config.min_files
+            ));
+        }
+        Ok(config)
+    }
+}
+
 /// HBase's exploring policy: among every contiguous window of `min_files..=max_files` files
 /// (oldest first) in which each file is at most `ratio` times the sum of the others (or
 /// smaller than `min_size`), the one with the most files, then the smallest total size.
@@ -163,6 +210,28 @@ fn retain_column(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn settings_come_from_the_table_configuration() {
+        let mut conf = std::collections::BTreeMap::new();
+        let c = CompactionConfig::from_configuration(&conf, 1 << 20).unwrap();
+        assert_eq!(
+            (c.min_files, c.max_files, c.ratio, c.min_size),
+            (3, 10, 1.2, 1 << 20)
+        );
+        conf.insert("hbase.hstore.compaction.min".to_owned(), "5".to_owned());
+        conf.insert("hbase.hstore.compaction.ratio".to_owned(), "2.5".to_owned());
+        let c = CompactionConfig::from_configuration(&conf, 1 << 20).unwrap();
+        assert_eq!((c.min_files, c.ratio), (5, 2.5));
+        conf.insert("hbase.hstore.compaction.max".to_owned(), "4".to_owned());
+        assert!(
+            CompactionConfig::from_configuration(&conf, 0)
+                .unwrap_err()
+                .contains("below")
+        );
+        conf.insert("hbase.hstore.compaction.min".to_owned(), "1".to_owned());
+        assert!(CompactionConfig::from_configuration(&conf, 0).is_err());
+    }
 
     #[test]
     fn exploring_picks_the_most_files_then_the_smallest() {

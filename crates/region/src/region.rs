@@ -94,6 +94,8 @@ pub struct Region {
     dir: PathBuf,
     /// Flushes and compactions (foreground and background) both rewrite `.seqid`.
     recording_seqid: Mutex<()>,
+    /// From the table's CONFIGURATION (`hbase.hstore.compaction.*`), over HBase's defaults.
+    compaction: CompactionConfig,
     row_locks: RowLocks,
     clock: Arc<dyn Clock>,
     config: RegionConfig,
@@ -112,6 +114,14 @@ impl Region {
         dir: &Path,
     ) -> Result<Self> {
         descriptor.validate()?;
+        let compaction = CompactionConfig::from_configuration(
+            &descriptor.configuration,
+            descriptor.memstore_flushsize,
+        )
+        .map_err(|reason| Error::InvalidDescriptor {
+            what: format!("table {}", descriptor.name),
+            reason,
+        })?;
         let mut stores = Vec::new();
         // Sequence ids never go back, even when compactions dropped the cells that held the
         // highest ones: the region records the last one it handed out (HBase's `.seqid`).
@@ -138,6 +148,7 @@ impl Region {
             fs,
             dir: dir.to_owned(),
             recording_seqid: Mutex::new(()),
+            compaction,
             row_locks: RowLocks::default(),
             clock,
             config,
@@ -318,10 +329,7 @@ impl Region {
     }
 
     fn compaction_config(&self) -> CompactionConfig {
-        CompactionConfig {
-            min_size: self.descriptor.memstore_flushsize,
-            ..CompactionConfig::default()
-        }
+        self.compaction.clone()
     }
 
     /// Milliseconds since the last major compaction (or since the region opened).
