@@ -78,6 +78,30 @@ impl MemStore {
         self.cells.is_empty()
     }
 
+    /// Calls `f` on every cell in key order, whatever its sequence id (a flush writes them
+    /// all). Faster than a cursor over a large memstore: the walk runs a few entries ahead of
+    /// `f` and touches each cell's bytes early, so the cache misses of reaching a cell's node
+    /// and its bytes overlap instead of following one another.
+    pub fn for_each_cell(&self, mut f: impl FnMut(&Cell) -> Result<()>) -> Result<()> {
+        const AHEAD: usize = 8;
+        let guard = crossbeam_epoch::pin();
+        let mut ahead = std::collections::VecDeque::with_capacity(AHEAD);
+        let mut next = self.cells.front(&guard);
+        loop {
+            while ahead.len() < AHEAD
+                && let Some(entry) = next
+            {
+                touch(&entry.key().cell);
+                next = entry.next();
+                ahead.push_back(entry);
+            }
+            let Some(entry) = ahead.pop_front() else {
+                return Ok(());
+            };
+            f(&entry.key().cell)?;
+        }
+    }
+
     /// A cursor that sees only cells with sequence id <= `read_point`, valid while `guard` is
     /// held. It starts unpositioned; call [`CellCursor::seek`] first.
     pub fn cursor<'g>(&'g self, read_point: u64, guard: &'g Guard) -> MemStoreCursor<'g> {
@@ -163,4 +187,17 @@ impl CellCursor for MemStoreCursor<'_> {
         }
         Ok(None)
     }
+}
+
+/// Loads a byte from each cache line of the cell's bytes, so they are on their way into the
+/// cache before the cell is encoded.
+#[inline]
+fn touch(cell: &Cell) {
+    let row = cell.row();
+    let value = cell.value();
+    let mut sum = row.first().copied().unwrap_or(0);
+    for i in (0..value.len()).step_by(64) {
+        sum = sum.wrapping_add(value[i]);
+    }
+    std::hint::black_box(sum);
 }

@@ -263,15 +263,9 @@ impl Store {
             &path,
             WriterOptions::for_family(&self.family),
         )?;
-        let guard = crossbeam_epoch::pin();
-        let mut cursor = snapshot.cursor(u64::MAX, &guard);
-        cursor.seek(&Cell::first_on_row(b""))?;
-        while let Some(cell) = cursor.peek() {
-            if let Err(e) = writer.append(cell) {
-                let _ = writer.abort();
-                return Err(e.into());
-            }
-            cursor.advance()?;
+        if let Err(e) = snapshot.for_each_cell(|cell| Ok(writer.append(cell)?)) {
+            let _ = writer.abort();
+            return Err(e);
         }
         writer.finish()?;
         let reader = Arc::new(StoreFileReader::open_with_cache(
