@@ -1,0 +1,185 @@
+//! One WAL record's body: an edit, the cells one mutation wrote to one region under one
+//! sequence id. Layout in `docs/design/wal.md`.
+
+use basalt_common::{Bytes, Cell, CellType};
+
+/// Record kinds. Only edits exist so far; flush and compaction markers (HBase's METAFAMILY
+/// edits) will take further codes.
+const KIND_EDIT: u8 = 1;
+
+/// The cells one mutation wrote to one region, as logged before they reach the memstore.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalEdit {
+    /// The region's encoded name (the MD5 hex that names its directory).
+    pub region: String,
+    /// The table's name, `namespace:qualifier` or just the qualifier in `default`.
+    pub table: String,
+    /// The sequence id the region gave the mutation; every cell carries it on replay.
+    pub seq_id: u64,
+    /// When the edit was logged, in milliseconds since the epoch.
+    pub write_time_ms: i64,
+    pub cells: Vec<Cell>,
+}
+
+/// Appends `edit`'s body (without the record header) to `out`. Fails, naming what, only for
+/// names longer than the format's 16-bit lengths, which valid tables and regions never reach.
+pub fn encode_edit(edit: &WalEdit, out: &mut Vec<u8>) -> Result<(), String> {
+    out.push(KIND_EDIT);
+    put_str16(out, "region name", &edit.region)?;
+    put_str16(out, "table name", &edit.table)?;
+    out.extend_from_slice(&edit.seq_id.to_be_bytes());
+    out.extend_from_slice(&edit.write_time_ms.to_be_bytes());
+    let count = u32::try_from(edit.cells.len())
+        .map_err(|_| format!("{} cells in one edit", edit.cells.len()))?;
+    out.extend_from_slice(&count.to_be_bytes());
+    for cell in &edit.cells {
+        let value_len = u32::try_from(cell.value().len())
+            .map_err(|_| format!("a value of {} bytes", cell.value().len()))?;
+        out.push(cell.cell_type.code());
+        // The cell already fits these widths: `Cell` holds them as u16, u8 and u32.
+        out.extend_from_slice(&(cell.row().len() as u16).to_be_bytes());
+        out.push(cell.family().len() as u8);
+        out.extend_from_slice(&(cell.qualifier().len() as u32).to_be_bytes());
+        out.extend_from_slice(&value_len.to_be_bytes());
+        out.extend_from_slice(&cell.timestamp.to_be_bytes());
+        match cell.ttl_ms {
+            None => out.push(0),
+            Some(ttl) => {
+                out.push(1);
+                out.extend_from_slice(&ttl.to_be_bytes());
+            }
+        }
+        out.extend_from_slice(cell.row());
+        out.extend_from_slice(cell.family());
+        out.extend_from_slice(cell.qualifier());
+        out.extend_from_slice(cell.value());
+    }
+    Ok(())
+}
+
+fn put_str16(out: &mut Vec<u8>, what: &str, s: &str) -> Result<(), String> {
+    let len = u16::try_from(s.len()).map_err(|_| format!("{what} of {} bytes", s.len()))?;
+    out.extend_from_slice(&len.to_be_bytes());
+    out.extend_from_slice(s.as_bytes());
+    Ok(())
+}
+
+/// Decodes a record body written by [`encode_edit`]. `body` is the whole body (its CRC
+/// already checked); the error says what was wrong and at which offset within the body.
+pub fn decode_edit(body: &Bytes) -> Result<WalEdit, String> {
+    let mut r = BodyReader { body, at: 0 };
+    let kind = r.u8("record kind")?;
+    if kind != KIND_EDIT {
+        return Err(format!("unknown record kind {kind}"));
+    }
+    let region = r.str16("region name")?;
+    let table = r.str16("table name")?;
+    let seq_id = r.u64("sequence id")?;
+    let write_time_ms = r.u64("write time")? as i64;
+    let count = r.u32("cell count")?;
+    // Every cell takes at least 20 bytes, so a count the body cannot hold is caught before
+    // anything is allocated for it.
+    if u64::from(count) * 20 > (body.len() - r.at) as u64 {
+        return Err(format!("cell count {count} does not fit the record"));
+    }
+    let mut cells = Vec::with_capacity(count as usize);
+    for _ in 0..count {
+        let at = r.at;
+        let code = r.u8("cell type")?;
+        let cell_type = CellType::from_code(code)
+            .ok_or_else(|| format!("unknown cell type {code} at body offset {at}"))?;
+        let row_len = usize::from(r.u16("row length")?);
+        let family_len = usize::from(r.u8("family length")?);
+        let qualifier_len = r.u32("qualifier length")? as usize;
+        let value_len = r.u32("value length")? as usize;
+        let timestamp = r.u64("timestamp")? as i64;
+        let ttl_ms = match r.u8("TTL flag")? {
+            0 => None,
+            1 => Some(r.u64("TTL")?),
+            other => return Err(format!("TTL flag {other} at body offset {}", r.at - 1)),
+        };
+        let total = row_len + family_len + qualifier_len + value_len;
+        let buf = r.take(total, "cell bytes")?;
+        let cell = Cell::from_buffer(
+            buf,
+            row_len,
+            family_len,
+            qualifier_len,
+            timestamp,
+            cell_type,
+        )
+        .ok_or_else(|| format!("cell lengths out of range at body offset {at}"))?
+        .with_seq_id(seq_id)
+        .with_ttl_ms(ttl_ms);
+        cells.push(cell);
+    }
+    if r.at != body.len() {
+        return Err(format!(
+            "{} bytes left over after the last cell",
+            body.len() - r.at
+        ));
+    }
+    Ok(WalEdit {
+        region,
+        table,
+        seq_id,
+        write_time_ms,
+        cells,
+    })
+}
+
+/// Bounds-checked reads from a record body; every failure names the field and the offset.
+struct BodyReader<'a> {
+    body: &'a Bytes,
+    at: usize,
+}
+
+impl BodyReader<'_> {
+    fn take(&mut self, len: usize, what: &str) -> Result<Bytes, String> {
+        let end = self
+            .at
+            .checked_add(len)
+            .filter(|&end| end <= self.body.len())
+            .ok_or_else(|| {
+                format!(
+                    "{what} ({len} bytes at body offset {}) runs past the record's {} bytes",
+                    self.at,
+                    self.body.len()
+                )
+            })?;
+        let bytes = self.body.slice(self.at..end);
+        self.at = end;
+        Ok(bytes)
+    }
+
+    fn array<const N: usize>(&mut self, what: &str) -> Result<[u8; N], String> {
+        let bytes = self.take(N, what)?;
+        let mut out = [0; N];
+        out.copy_from_slice(&bytes);
+        Ok(out)
+    }
+
+    fn u8(&mut self, what: &str) -> Result<u8, String> {
+        Ok(self.array::<1>(what)?[0])
+    }
+
+    fn u16(&mut self, what: &str) -> Result<u16, String> {
+        Ok(u16::from_be_bytes(self.array(what)?))
+    }
+
+    fn u32(&mut self, what: &str) -> Result<u32, String> {
+        Ok(u32::from_be_bytes(self.array(what)?))
+    }
+
+    fn u64(&mut self, what: &str) -> Result<u64, String> {
+        Ok(u64::from_be_bytes(self.array(what)?))
+    }
+
+    fn str16(&mut self, what: &str) -> Result<String, String> {
+        let len = usize::from(self.u16(what)?);
+        let at = self.at;
+        let bytes = self.take(len, what)?;
+        String::from_utf8(bytes.to_vec())
+            .map_err(|_| format!("{what} at body offset {at} is not UTF-8"))
+    }
+}
