@@ -1,5 +1,9 @@
 //! WAL segments: what is written reads back; a crash's torn tail is told apart from corruption
 //! in the middle; no input makes the reader panic.
+#![expect(
+    clippy::unwrap_used,
+    reason = "test helpers: a failed setup should fail the test loudly"
+)]
 
 use std::path::Path;
 
