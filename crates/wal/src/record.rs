@@ -86,8 +86,10 @@ pub fn decode_edit(body: &Bytes) -> Result<WalEdit, String> {
     for _ in 0..count {
         let at = r.at;
         let code = r.u8("cell type")?;
+        // Seek sentinels (Minimum, Maximum) are never stored, so never logged.
         let cell_type = CellType::from_code(code)
-            .ok_or_else(|| format!("unknown cell type {code} at body offset {at}"))?;
+            .filter(|t| *t == CellType::Put || t.is_delete())
+            .ok_or_else(|| format!("cell type {code} at body offset {at} is not a stored type"))?;
         let row_len = usize::from(r.u16("row length")?);
         let family_len = usize::from(r.u8("family length")?);
         let qualifier_len = r.u32("qualifier length")? as usize;
