@@ -1,7 +1,9 @@
-//! `basalt`: the one Basalt binary. Today it inspects store files (`basalt hfile`); the
-//! server (`standalone`), the shell and the benchmarks join it as they are built.
+//! `basalt`: the one Basalt binary. Today it inspects store files (`basalt hfile`) and WAL
+//! segments (`basalt wal`); the server (`standalone`), the shell and the benchmarks join it
+//! as they are built.
 
 mod hfile;
+mod wal;
 
 use clap::{Parser, Subcommand};
 
@@ -20,12 +22,15 @@ struct Cli {
 enum Command {
     /// Print a store file's trailer, file info, index, bloom filter and cells (like `hbase hfile`).
     Hfile(hfile::Args),
+    /// Print a WAL segment's edits and how it ends (like `hbase wal`).
+    Wal(wal::Args),
 }
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Hfile(args) => hfile::run(&args, &mut std::io::stdout().lock()),
+        Command::Wal(args) => wal::run(&args, &mut std::io::stdout().lock()),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
