@@ -232,6 +232,22 @@ proptest! {
     }
 
     #[test]
+    fn no_record_body_makes_the_decoder_panic(
+        flips in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..6),
+        cut in any::<prop::sample::Index>(),
+    ) {
+        // Bodies whose checksums would pass: a real one, damaged.
+        let mut body = Vec::new();
+        basalt_wal::encode_edit(&edit(7, &["a", "b", "c"]), &mut body).unwrap();
+        for (at, byte) in flips {
+            let i = at.index(body.len());
+            body[i] = byte;
+        }
+        body.truncate(cut.index(body.len() + 1));
+        let _ = basalt_wal::decode_edit(&Bytes::from(body));
+    }
+
+    #[test]
     fn random_bytes_after_a_header_never_panic(tail in proptest::collection::vec(any::<u8>(), 0..512)) {
         let mut bytes = b"BWAL\0\0\0\x01".to_vec();
         bytes.extend_from_slice(&tail);
