@@ -1,5 +1,6 @@
 //! Basalt's file-system seam. Every byte the engine stores goes through [`FileSystem`], so
-//! tests can run on an in-memory file system that simulates crashes ([`MemFs`]), and shared
+//! tests can run on an in-memory file system that simulates crashes ([`MemFs`]) and injects
+//! faults ([`FaultyFs`]), and shared
 //! storage can come later without touching the engine.
 //!
 //! It is not a general-purpose VFS: it offers exactly what an LSM store needs (write-once files
@@ -27,6 +28,7 @@
 //!   dropping the returned guard releases it.
 
 mod error;
+mod faulty;
 mod local;
 mod memory;
 
@@ -37,6 +39,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 pub use error::{FsError, Result};
+pub use faulty::{Fault, FaultyFs};
 pub use local::LocalFs;
 pub use memory::MemFs;
 

@@ -2,10 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use basalt_fs::{FileSystem, FsError, LocalFs, MemFs};
+use basalt_fs::{FaultyFs, FileSystem, FsError, LocalFs, MemFs};
 
-/// Runs `check` against a local directory and an in-memory file system, each rooted at a
-/// fresh, existing directory.
+/// Runs `check` against a local directory, an in-memory file system and a fault-injecting one
+/// with no fault armed, each rooted at a fresh, existing directory.
 fn on_every_fs(check: impl Fn(&dyn FileSystem, &Path)) {
     let dir = tempfile::tempdir().expect("temp dir");
     check(&LocalFs, dir.path());
@@ -13,6 +13,9 @@ fn on_every_fs(check: impl Fn(&dyn FileSystem, &Path)) {
     let root = PathBuf::from("/data");
     mem.create_dir_all(&root).expect("mkdir");
     check(&mem, &root);
+    let faulty = FaultyFs::new();
+    faulty.create_dir_all(&root).expect("mkdir");
+    check(&faulty, &root);
 }
 
 #[test]

@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use basalt_common::{Bytes, Cell, CellType};
-use basalt_fs::{FileSystem, MemFs};
+use basalt_fs::{Fault, FaultyFs, FileSystem, MemFs};
 use basalt_wal::{
     HEADER_LEN, SegmentEnd, SegmentWriter, WalEdit, WalError, read_segment, read_segment_file,
 };
@@ -210,6 +210,30 @@ fn after_a_crash_synced_edits_remain_and_the_rest_is_gone_or_torn() {
     let read = read_segment_file(&fs, path).unwrap();
     let seqs: Vec<u64> = read.edits.iter().map(|(_, e)| e.seq_id).collect();
     assert_eq!(seqs, [1, 2, 3]);
+}
+
+#[test]
+fn a_killed_process_keeps_flushed_edits_and_a_torn_write_reads_as_a_torn_tail() {
+    let fs = FaultyFs::new();
+    fs.create_dir_all(Path::new("/wal")).unwrap();
+    let path = Path::new("/wal/seg");
+    let mut w = SegmentWriter::create(&fs, path).unwrap();
+    w.append(&edit(1, &["r"])).unwrap();
+    w.flush().unwrap();
+    w.append(&edit(2, &["r"])).unwrap();
+    fs.arm(Fault::TearWrite { n: 0, keep: 30 });
+    assert!(w.flush().is_err());
+    w.append(&edit(3, &["r"])).unwrap();
+    fs.kill();
+    drop(w);
+    let read = read_segment_file(&fs, path).unwrap();
+    let seqs: Vec<u64> = read.edits.iter().map(|(_, e)| e.seq_id).collect();
+    assert_eq!(seqs, [1], "edit 2 was torn, edit 3 never left the process");
+    assert!(
+        matches!(read.end, SegmentEnd::Torn { .. }),
+        "{:?}",
+        read.end
+    );
 }
 
 proptest! {
