@@ -64,6 +64,10 @@ struct Faults {
     writes: u64,
     syncs: u64,
     fired: u64,
+    /// Every successful sync, armed or not.
+    total_syncs: u64,
+    /// How long each sync takes, as a disk's would.
+    sync_delay: std::time::Duration,
 }
 
 /// A [`FileSystem`] over a [`MemFs`] with a process buffer, kills, crashes and injected
@@ -108,6 +112,16 @@ impl FaultyFs {
     /// Disarms any armed fault.
     pub fn disarm(&self) {
         lock(&self.faults).armed = None;
+    }
+
+    /// Makes every sync take `delay`, as a real disk's does (for group commit tests).
+    pub fn set_sync_delay(&self, delay: std::time::Duration) {
+        lock(&self.faults).sync_delay = delay;
+    }
+
+    /// How many syncs have succeeded.
+    pub fn sync_count(&self) -> u64 {
+        lock(&self.faults).total_syncs
     }
 
     /// How many faults have fired.
@@ -269,7 +283,13 @@ impl WritableFile for FaultyWritable {
 
     fn sync(&mut self) -> Result<()> {
         self.write_pending(true)?;
-        self.inner.sync()
+        let delay = lock(&self.fs.faults).sync_delay;
+        if !delay.is_zero() {
+            std::thread::sleep(delay);
+        }
+        self.inner.sync()?;
+        lock(&self.fs.faults).total_syncs += 1;
+        Ok(())
     }
 
     fn len(&self) -> u64 {

@@ -12,6 +12,9 @@ pub enum WalError {
         offset: u64,
         reason: String,
     },
+    /// An earlier write or sync failed: the log refuses appends from then on.
+    #[error("the WAL refuses writes after an earlier failure: {0}")]
+    Failed(String),
     /// An edit the format cannot hold (a name or an edit past its length fields).
     #[error("cannot log {0}")]
     Unloggable(String),
@@ -24,7 +27,7 @@ impl From<WalError> for basalt_common::Error {
         match e {
             WalError::Corrupt { .. } => basalt_common::Error::Corrupt(e.to_string()),
             WalError::Unloggable(_) => basalt_common::Error::InvalidArgument(e.to_string()),
-            WalError::Fs(_) => basalt_common::Error::Storage(e.to_string()),
+            WalError::Fs(_) | WalError::Failed(_) => basalt_common::Error::Storage(e.to_string()),
         }
     }
 }

@@ -1,0 +1,375 @@
+//! The server's write-ahead log: one current segment that every region appends to, group
+//! commit, the durability levels, rolling by size, and archiving segments every region has
+//! flushed past.
+//!
+//! Group commit: an append encodes its record, queues it and takes a ticket (a transaction
+//! number). A waiter that finds nobody writing becomes the leader: it takes everything queued,
+//! writes it with one call (and one `sync` if any waiter asked for FSYNC_WAL), then wakes the
+//! others, whose tickets that write covered. So concurrent writers share writes and syncs.
+//!
+//! A failed write or sync fails every append that waited on it, and the log refuses all
+//! later appends: it never acknowledges what it could not log.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, Weak};
+use std::time::{Duration, Instant};
+
+use basalt_common::Durability;
+use basalt_fs::FileSystem;
+
+use crate::error::{Result, WalError};
+use crate::record::WalEdit;
+use crate::segment::{SegmentWriter, encode_record};
+
+/// Segment file names: this prefix and a zero-padded number, so names sort in write order.
+const SEGMENT_PREFIX: &str = "wal.";
+
+#[derive(Debug, Clone)]
+pub struct WalConfig {
+    /// A segment is closed and a new one started once it holds this many bytes (HBase rolls at
+    /// half the WAL block size; 64 MiB here).
+    pub roll_size: u64,
+    /// How often ASYNC_WAL appends are written out when nothing else writes them.
+    pub async_interval: Duration,
+}
+
+impl Default for WalConfig {
+    fn default() -> Self {
+        WalConfig {
+            roll_size: 64 << 20,
+            async_interval: Duration::from_secs(1),
+        }
+    }
+}
+
+/// A segment and, per region, the highest sequence id it holds.
+#[derive(Debug)]
+struct Segment {
+    path: PathBuf,
+    max_seq_ids: HashMap<String, u64>,
+}
+
+#[derive(Debug)]
+struct State {
+    /// `None` while a leader writes with it.
+    writer: Option<SegmentWriter>,
+    current: Segment,
+    next_number: u64,
+    /// Rolled segments not yet archived, oldest first.
+    closed: Vec<Segment>,
+    /// Encoded records not yet handed to the writer.
+    queued: Vec<u8>,
+    /// Tickets: appended, written to the operating system, synced.
+    appended: u64,
+    written: u64,
+    synced: u64,
+    /// The highest ticket whose append asked for FSYNC_WAL.
+    fsync_wanted: u64,
+    leader: bool,
+    failure: Option<String>,
+    /// Per region, the highest sequence id its flushed store files hold.
+    flushed: HashMap<String, u64>,
+    closing: bool,
+}
+
+/// The write-ahead log of one server; see the module documentation.
+#[derive(Debug)]
+pub struct Wal {
+    fs: Arc<dyn FileSystem>,
+    dir: PathBuf,
+    archive_dir: PathBuf,
+    config: WalConfig,
+    state: Mutex<State>,
+    /// Signalled when a leader finishes, and when the log closes.
+    changed: Condvar,
+}
+
+fn segment_path(dir: &Path, number: u64) -> PathBuf {
+    dir.join(format!("{SEGMENT_PREFIX}{number:020}"))
+}
+
+/// The segments in `dir`, oldest first (what recovery replays); none if `dir` does not exist.
+pub fn segments_in(fs: &dyn FileSystem, dir: &Path) -> Result<Vec<PathBuf>> {
+    if !fs.exists(dir)? {
+        return Ok(Vec::new());
+    }
+    Ok(fs
+        .list(dir)?
+        .into_iter()
+        .filter(|name| segment_number(name).is_some())
+        .map(|name| dir.join(name))
+        .collect())
+}
+
+fn segment_number(name: &str) -> Option<u64> {
+    name.strip_prefix(SEGMENT_PREFIX)?.parse().ok()
+}
+
+impl Wal {
+    /// Starts a log in `dir` with a new segment numbered after any already there (those are
+    /// left alone: recovery reads them, then archives them with [`Wal::archive`]). Rolled
+    /// segments go to `archive_dir` once every region has flushed past them.
+    pub fn create(
+        fs: Arc<dyn FileSystem>,
+        dir: &Path,
+        archive_dir: &Path,
+        config: WalConfig,
+    ) -> Result<Arc<Wal>> {
+        fs.create_dir_all(dir)?;
+        fs.create_dir_all(archive_dir)?;
+        let existing = segments_in(fs.as_ref(), dir)?;
+        let number = existing
+            .iter()
+            .filter_map(|p| segment_number(&p.file_name()?.to_string_lossy()))
+            .max()
+            .map_or(1, |n| n + 1);
+        let path = segment_path(dir, number);
+        let writer = SegmentWriter::create(fs.as_ref(), &path)?;
+        let wal = Arc::new(Wal {
+            fs,
+            dir: dir.to_owned(),
+            archive_dir: archive_dir.to_owned(),
+            config,
+            state: Mutex::new(State {
+                writer: Some(writer),
+                current: Segment {
+                    path,
+                    max_seq_ids: HashMap::new(),
+                },
+                next_number: number + 1,
+                closed: Vec::new(),
+                queued: Vec::new(),
+                appended: 0,
+                written: 0,
+                synced: 0,
+                fsync_wanted: 0,
+                leader: false,
+                failure: None,
+                flushed: HashMap::new(),
+                closing: false,
+            }),
+            changed: Condvar::new(),
+        });
+        let weak = Arc::downgrade(&wal);
+        let interval = wal.config.async_interval;
+        std::thread::Builder::new()
+            .name("wal-async".into())
+            .spawn(move || write_async_appends(&weak, interval))
+            .map_err(|e| WalError::Unloggable(format!("cannot start the WAL's thread: {e}")))?;
+        Ok(wal)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Logs `edit` and returns once it is as durable as `durability` asks: SKIP_WAL logs
+    /// nothing; ASYNC_WAL returns at once (a background write follows within the configured
+    /// interval); SYNC_WAL (and USE_DEFAULT) once the record reached the operating system;
+    /// FSYNC_WAL once it is on stable storage.
+    pub fn append(&self, edit: &WalEdit, durability: Durability) -> Result<()> {
+        if durability == Durability::SkipWal {
+            return Ok(());
+        }
+        let mut record = Vec::new();
+        encode_record(edit, &mut record)?;
+        let mut st = self.lock();
+        if let Some(failure) = &st.failure {
+            return Err(WalError::Failed(failure.clone()));
+        }
+        st.queued.extend_from_slice(&record);
+        st.appended += 1;
+        let ticket = st.appended;
+        let max = st
+            .current
+            .max_seq_ids
+            .entry(edit.region.clone())
+            .or_default();
+        *max = (*max).max(edit.seq_id);
+        match durability {
+            Durability::AsyncWal => Ok(()),
+            Durability::FsyncWal => self.wait(st, ticket, true),
+            _ => self.wait(st, ticket, false),
+        }
+    }
+
+    /// Writes (and, with `fsync`, syncs) everything appended so far.
+    pub fn sync(&self, fsync: bool) -> Result<()> {
+        let st = self.lock();
+        let ticket = st.appended;
+        self.wait(st, ticket, fsync)
+    }
+
+    /// Waits until `ticket` is written (synced, with `fsync`), leading a write when nobody is.
+    fn wait<'a>(&'a self, mut st: MutexGuard<'a, State>, ticket: u64, fsync: bool) -> Result<()> {
+        if fsync {
+            st.fsync_wanted = st.fsync_wanted.max(ticket);
+        }
+        loop {
+            let done = if fsync { st.synced } else { st.written };
+            if done >= ticket {
+                return Ok(());
+            }
+            if let Some(failure) = &st.failure {
+                return Err(WalError::Failed(failure.clone()));
+            }
+            if st.leader {
+                st = self
+                    .changed
+                    .wait(st)
+                    .unwrap_or_else(PoisonError::into_inner);
+            } else {
+                st = self.lead(st);
+            }
+        }
+    }
+
+    /// One group write: everything queued, one write, one sync if anyone wants it.
+    fn lead<'a>(&'a self, mut st: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
+        let Some(mut writer) = st.writer.take() else {
+            // Only a leader takes the writer, and it puts it back before stepping down.
+            st.failure = Some("the WAL writer is missing".into());
+            return st;
+        };
+        st.leader = true;
+        let batch = std::mem::take(&mut st.queued);
+        let upto = st.appended;
+        let fsync = st.fsync_wanted > st.synced;
+        drop(st);
+
+        let mut result = writer
+            .append_encoded(&batch)
+            .and_then(|_| if fsync { writer.sync() } else { writer.flush() });
+        let mut rolled = None;
+        if result.is_ok() && writer.len() >= self.config.roll_size {
+            match self.roll(&mut writer) {
+                Ok(segment) => rolled = Some(segment),
+                Err(e) => result = Err(e),
+            }
+        }
+
+        let mut st = self.lock();
+        match result {
+            Ok(()) => {
+                st.written = upto;
+                if fsync {
+                    st.synced = upto;
+                }
+            }
+            Err(e) => {
+                st.failure = Some(format!("writing {} failed: {e}", st.current.path.display()));
+            }
+        }
+        if let Some(path) = rolled {
+            let old = std::mem::replace(
+                &mut st.current,
+                Segment {
+                    path,
+                    max_seq_ids: HashMap::new(),
+                },
+            );
+            st.closed.push(old);
+            st.next_number += 1;
+        }
+        st.writer = Some(writer);
+        st.leader = false;
+        self.changed.notify_all();
+        st
+    }
+
+    /// Syncs the full segment and starts the next one in `writer`'s place; returns its path.
+    fn roll(&self, writer: &mut SegmentWriter) -> Result<PathBuf> {
+        writer.sync()?;
+        let number = self.lock().next_number;
+        let path = segment_path(&self.dir, number);
+        *writer = SegmentWriter::create(self.fs.as_ref(), &path)?;
+        Ok(path)
+    }
+
+    /// Records that `region`'s store files now hold everything up to `seq_id`, and archives
+    /// the rolled segments no region needs any more.
+    pub fn region_flushed(&self, region: &str, seq_id: u64) -> Result<()> {
+        let archivable: Vec<PathBuf> = {
+            let mut st = self.lock();
+            let flushed = st.flushed.entry(region.to_owned()).or_default();
+            *flushed = (*flushed).max(seq_id);
+            let State {
+                closed, flushed, ..
+            } = &mut *st;
+            let (done, kept): (Vec<Segment>, Vec<Segment>) =
+                std::mem::take(closed).into_iter().partition(|s| {
+                    s.max_seq_ids
+                        .iter()
+                        .all(|(r, max)| flushed.get(r).is_some_and(|f| f >= max))
+                });
+            *closed = kept;
+            done.into_iter().map(|s| s.path).collect()
+        };
+        self.archive(&archivable)
+    }
+
+    /// Moves segments to the archive directory (recovery does this with the segments it
+    /// replayed, once their edits are flushed).
+    pub fn archive(&self, segments: &[PathBuf]) -> Result<()> {
+        for path in segments {
+            if let Some(name) = path.file_name() {
+                self.fs.rename(path, &self.archive_dir.join(name))?;
+            }
+        }
+        if !segments.is_empty() {
+            self.fs.sync_dir(&self.dir)?;
+            self.fs.sync_dir(&self.archive_dir)?;
+        }
+        Ok(())
+    }
+
+    /// The segment being appended to.
+    pub fn current_segment(&self) -> PathBuf {
+        self.lock().current.path.clone()
+    }
+
+    /// Rolled segments not yet archived, oldest first.
+    pub fn rolled_segments(&self) -> Vec<PathBuf> {
+        self.lock().closed.iter().map(|s| s.path.clone()).collect()
+    }
+
+    /// Writes and syncs everything appended, then stops the background thread. Later
+    /// appends still work; closing only makes sure nothing is left in memory.
+    pub fn close(&self) -> Result<()> {
+        let result = self.sync(true);
+        self.lock().closing = true;
+        self.changed.notify_all();
+        result
+    }
+}
+
+/// The background thread: writes ASYNC_WAL appends that nobody else wrote, every `interval`,
+/// until the log is closed or dropped.
+fn write_async_appends(wal: &Weak<Wal>, interval: Duration) {
+    loop {
+        let Some(wal) = wal.upgrade() else { return };
+        let deadline = Instant::now() + interval;
+        let mut st = wal.lock();
+        // Woken by every group write and by `close`: only the deadline or closing counts.
+        loop {
+            if st.closing {
+                return;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                break;
+            }
+            st = wal
+                .changed
+                .wait_timeout(st, deadline - now)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        if st.appended > st.written && st.failure.is_none() {
+            let ticket = st.appended;
+            // A failure is recorded in the log, which refuses further appends.
+            let _ = wal.wait(st, ticket, false);
+        }
+    }
+}

@@ -1,0 +1,223 @@
+//! The server's log: durability levels over kills and crashes, group commit, failures that
+//! refuse further writes, rolling and archiving.
+#![expect(
+    clippy::unwrap_used,
+    reason = "test helpers: a failed setup should fail the test loudly"
+)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use basalt_common::{Cell, Durability};
+use basalt_fs::{Fault, FaultyFs, FileSystem};
+use basalt_wal::{Wal, WalConfig, WalEdit, read_segment_file, segments_in};
+
+fn edit(region: &str, seq_id: u64) -> WalEdit {
+    WalEdit {
+        region: region.into(),
+        table: "t".into(),
+        seq_id,
+        write_time_ms: 0,
+        cells: vec![
+            Cell::put(format!("row{seq_id}").as_bytes(), b"cf", b"q", 1, &[7; 40])
+                .with_seq_id(seq_id),
+        ],
+    }
+}
+
+fn open(fs: &FaultyFs, config: WalConfig) -> Arc<Wal> {
+    Wal::create(
+        Arc::new(fs.clone()),
+        Path::new("/r/WALs/s1"),
+        Path::new("/r/oldWALs"),
+        config,
+    )
+    .unwrap()
+}
+
+/// Sequence ids readable from every segment in the log directory, in order.
+fn logged(fs: &FaultyFs) -> Vec<u64> {
+    let mut seqs = Vec::new();
+    for seg in segments_in(fs, Path::new("/r/WALs/s1")).unwrap() {
+        let read = read_segment_file(fs, &seg).unwrap();
+        seqs.extend(read.edits.iter().map(|(_, e)| e.seq_id));
+    }
+    seqs
+}
+
+#[test]
+fn each_durability_level_survives_what_it_promises() {
+    let fs = FaultyFs::new();
+    // No background write of the ASYNC_WAL append while the test looks.
+    let wal = open(
+        &fs,
+        WalConfig {
+            async_interval: Duration::from_secs(3600),
+            ..WalConfig::default()
+        },
+    );
+    wal.append(&edit("r1", 1), Durability::FsyncWal).unwrap();
+    wal.append(&edit("r1", 2), Durability::SyncWal).unwrap();
+    wal.append(&edit("r1", 3), Durability::SkipWal).unwrap();
+    wal.append(&edit("r1", 4), Durability::AsyncWal).unwrap();
+    assert_eq!(
+        logged(&fs),
+        [1, 2],
+        "SKIP_WAL logs nothing; ASYNC_WAL is not written yet"
+    );
+
+    // The process dies: what reached the operating system stays.
+    let killed = fs.clone();
+    killed.kill();
+    assert_eq!(logged(&killed), [1, 2]);
+    // The machine dies: only what was synced stays.
+    fs.crash();
+    assert_eq!(logged(&fs), [1]);
+}
+
+#[test]
+fn async_appends_are_written_in_the_background() {
+    let fs = FaultyFs::new();
+    let wal = open(
+        &fs,
+        WalConfig {
+            async_interval: Duration::from_millis(20),
+            ..WalConfig::default()
+        },
+    );
+    wal.append(&edit("r1", 1), Durability::AsyncWal).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while logged(&fs).is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "the async append was never written"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(logged(&fs), [1]);
+}
+
+#[test]
+fn concurrent_fsync_appends_share_syncs() {
+    let fs = FaultyFs::new();
+    fs.set_sync_delay(Duration::from_millis(5));
+    let wal = open(&fs, WalConfig::default());
+    let before = fs.sync_count();
+    let threads: Vec<_> = (0..8u64)
+        .map(|t| {
+            let wal = Arc::clone(&wal);
+            std::thread::spawn(move || {
+                for i in 0..10 {
+                    wal.append(&edit("r1", 1 + t * 10 + i), Durability::FsyncWal)
+                        .unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let syncs = fs.sync_count() - before;
+    let mut seqs = logged(&fs);
+    seqs.sort_unstable();
+    assert_eq!(seqs, (1..=80).collect::<Vec<_>>());
+    // Eight writers, each waiting 5 ms per sync: without group commit this is 80 syncs.
+    assert!(syncs <= 40, "{syncs} syncs for 80 appends");
+    fs.crash();
+    assert_eq!(
+        logged(&fs).len(),
+        80,
+        "every acknowledged FSYNC_WAL append survives a crash"
+    );
+}
+
+#[test]
+fn a_failed_sync_fails_its_appends_and_refuses_later_ones() {
+    for fault in [
+        Fault::FailSync { n: 0 },
+        Fault::FailWrite { n: 0 },
+        Fault::TearWrite { n: 0, keep: 10 },
+    ] {
+        let fs = FaultyFs::new();
+        let wal = open(&fs, WalConfig::default());
+        wal.append(&edit("r1", 1), Durability::FsyncWal).unwrap();
+        fs.arm(fault);
+        let err = wal
+            .append(&edit("r1", 2), Durability::FsyncWal)
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("injected fault"),
+            "{fault:?}: {err}"
+        );
+        let err = wal.append(&edit("r1", 3), Durability::SyncWal).unwrap_err();
+        assert!(
+            err.to_string().contains("refuses writes"),
+            "{fault:?}: {err}"
+        );
+        fs.crash();
+        assert_eq!(logged(&fs), [1], "{fault:?}");
+    }
+}
+
+#[test]
+fn segments_roll_and_are_archived_once_every_region_flushed_past_them() {
+    let fs = FaultyFs::new();
+    let wal = open(
+        &fs,
+        WalConfig {
+            roll_size: 400,
+            ..WalConfig::default()
+        },
+    );
+    let first = wal.current_segment();
+    let mut seq = 0;
+    while wal.rolled_segments().len() < 2 {
+        seq += 1;
+        let region = if seq % 2 == 0 { "even" } else { "odd" };
+        wal.append(&edit(region, seq), Durability::SyncWal).unwrap();
+        assert!(seq < 100, "the log never rolled");
+    }
+    let rolled = wal.rolled_segments();
+    assert_eq!(rolled[0], first);
+    assert_ne!(wal.current_segment(), first);
+    let mut all = logged(&fs);
+    all.sort_unstable();
+    assert_eq!(all, (1..=seq).collect::<Vec<_>>(), "rolling loses nothing");
+
+    // One region flushed everything: the other still needs every rolled segment.
+    wal.region_flushed("even", seq).unwrap();
+    assert_eq!(wal.rolled_segments(), rolled);
+    wal.region_flushed("odd", seq).unwrap();
+    assert!(wal.rolled_segments().is_empty());
+    let archived: Vec<PathBuf> = fs
+        .list(Path::new("/r/oldWALs"))
+        .unwrap()
+        .into_iter()
+        .map(PathBuf::from)
+        .collect();
+    assert_eq!(archived.len(), 2);
+    assert_eq!(
+        segments_in(&fs, Path::new("/r/WALs/s1")).unwrap(),
+        [wal.current_segment()]
+    );
+}
+
+#[test]
+fn a_new_log_starts_after_the_segments_already_there() {
+    let fs = FaultyFs::new();
+    let first = open(&fs, WalConfig::default());
+    first.append(&edit("r1", 1), Durability::SyncWal).unwrap();
+    first.close().unwrap();
+    let second = open(&fs, WalConfig::default());
+    let segments = segments_in(&fs, Path::new("/r/WALs/s1")).unwrap();
+    assert_eq!(
+        segments,
+        [first.current_segment(), second.current_segment()]
+    );
+    second.archive(&segments[..1]).unwrap();
+    assert_eq!(
+        segments_in(&fs, Path::new("/r/WALs/s1")).unwrap(),
+        [second.current_segment()]
+    );
+}
