@@ -121,7 +121,12 @@ impl Admin {
         if table.is_enabled() {
             return Err(Error::TableNotDisabled(name.clone()));
         }
-        tables.remove(name);
+        if let Some(table) = tables.remove(name)
+            && let Some(wal) = &self.engine.region_config.wal
+        {
+            // The region's edits are needed by nobody now: its segments may be archived.
+            wal.region_flushed(table.region.encoded_name(), u64::MAX)?;
+        }
         match self.engine.fs.delete_dir_all(&self.engine.table_dir(name)) {
             Ok(()) | Err(basalt_fs::FsError::NotFound(_)) => Ok(()),
             Err(e) => Err(Error::Storage(e.to_string())),

@@ -12,6 +12,7 @@ use basalt_common::{Clock, Error, Result, SystemClock, TableName};
 use basalt_fs::{FileLock, FileSystem, FsError, LocalFs, MemFs};
 use basalt_region::{Region, RegionConfig};
 use basalt_storefile::{BlockCache, BlockCacheStats};
+use basalt_wal::{Wal, WalConfig};
 
 use crate::admin::Admin;
 use crate::catalog::{self, LOCK_FILE, storage};
@@ -180,6 +181,9 @@ impl Connection {
         for table in self.engine.tables().values() {
             table.region.flush()?;
         }
+        if let Some(wal) = &self.engine.region_config.wal {
+            wal.close()?;
+        }
         self.engine
             .lock
             .lock()
@@ -275,8 +279,9 @@ impl ConnectionBuilder {
     }
 
     /// Opens the data directory: takes its lock (failing at once if another engine holds it),
-    /// checks or writes its version file, and opens every table stored there.
-    pub fn open(self) -> Result<Connection> {
+    /// checks or writes its version file, opens every table stored there, and replays the
+    /// write-ahead log into them (see [`recover`]).
+    pub fn open(mut self) -> Result<Connection> {
         let (fs, root) = (Arc::clone(&self.fs), self.root.clone());
         fs.create_dir_all(&root).map_err(storage)?;
         let lock = fs.lock(&root.join(LOCK_FILE)).map_err(|e| match e {
@@ -287,6 +292,15 @@ impl ConnectionBuilder {
             other => storage(other),
         })?;
         catalog::init_root(fs.as_ref(), &root)?;
+        let wal_dir = root.join(catalog::WAL_DIR).join(catalog::SERVER_NAME);
+        let left_by_last_run = basalt_wal::segments_in(fs.as_ref(), &wal_dir)?;
+        let wal = Wal::create(
+            Arc::clone(&fs),
+            &wal_dir,
+            &root.join(catalog::OLD_WAL_DIR),
+            WalConfig::default(),
+        )?;
+        self.region_config.wal = Some(Arc::clone(&wal));
         let (tx, rx) = channel();
         let every = self.major_compaction_interval;
         let engine = self.engine(Some(lock), tx);
@@ -304,7 +318,46 @@ impl ConnectionBuilder {
                 engine.adopt(&region);
                 tables.insert(name, HostedTable::new(region, stored.enabled));
             }
+            let regions: Vec<&Region> = tables.values().map(|t| t.region.as_ref()).collect();
+            recover(fs.as_ref(), &wal, &left_by_last_run, &regions)?;
         }
         Ok(ConnectionBuilder::start(engine, rx, every))
     }
+}
+
+/// Replays the segments an earlier run left (oldest first) into the regions they belong to:
+/// every edit newer than what a region's store files hold goes back into its memstore. The
+/// regions that took edits are flushed, then the segments are archived. A crash at any point
+/// leaves the segments in place, and the next open replays them again: edits the flush already
+/// wrote are skipped by sequence id. A segment damaged in the middle stops the open with an
+/// error naming the segment and the offset; a torn final record (a crash while appending) is
+/// expected and ignored.
+fn recover(
+    fs: &dyn FileSystem,
+    wal: &Wal,
+    segments: &[PathBuf],
+    regions: &[&Region],
+) -> Result<()> {
+    if segments.is_empty() {
+        return Ok(());
+    }
+    let by_name: std::collections::HashMap<&str, &Region> =
+        regions.iter().map(|r| (r.encoded_name(), *r)).collect();
+    let mut replayed = std::collections::BTreeSet::new();
+    for segment in segments {
+        let contents = basalt_wal::read_segment_file(fs, segment)?;
+        for (_, edit) in &contents.edits {
+            // Edits of regions that no longer exist (dropped tables) are skipped.
+            if let Some(region) = by_name.get(edit.region.as_str())
+                && region.replay(edit)?
+            {
+                replayed.insert(region.encoded_name());
+            }
+        }
+    }
+    for name in replayed {
+        by_name[name].flush()?;
+    }
+    wal.archive(segments)?;
+    Ok(())
 }

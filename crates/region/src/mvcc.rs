@@ -57,6 +57,18 @@ impl Mvcc {
         self.lock().next - 1
     }
 
+    /// Makes every id up to `seq_id` assigned and visible, for edits replayed from the WAL
+    /// while the region opens (no mutation is in flight then).
+    pub fn advance_to(&self, seq_id: u64) {
+        let mut p = self.lock();
+        if p.next <= seq_id {
+            p.next = seq_id + 1;
+        }
+        if p.in_flight.is_empty() {
+            self.read_point.fetch_max(seq_id, Ordering::AcqRel);
+        }
+    }
+
     /// Reserves the next sequence id for a mutation about to be applied.
     pub fn begin(&self) -> u64 {
         let mut p = self.lock();

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
@@ -13,7 +13,7 @@ use basalt_common::cell::{
 };
 use basalt_common::error::{Error, Result};
 use basalt_common::ops::{Delete, FamilyMap, Get, Put, RowResult, Scan, TimeRange};
-use basalt_common::{Bytes, Cell, CellType, Clock, LATEST_TIMESTAMP, TableDescriptor};
+use basalt_common::{Bytes, Cell, CellType, Clock, Durability, LATEST_TIMESTAMP, TableDescriptor};
 
 use crate::matcher::{StoreQuery, read_row};
 use crate::mvcc::Mvcc;
@@ -22,6 +22,7 @@ use crate::scanner::RegionScanner;
 use crate::store::{FileFilter, Store};
 use basalt_fs::FileSystem;
 use basalt_storefile::BlockCache;
+use basalt_wal::{Wal, WalEdit};
 
 use crate::compaction::{CompactionConfig, select_minor};
 use crate::memstore::MemStore;
@@ -56,6 +57,8 @@ fn read_seqid(fs: &dyn FileSystem, dir: &Path) -> Result<u64> {
 pub struct RegionConfig {
     /// Largest cell accepted, in serialized bytes (`hbase.server.keyvalue.maxsize`).
     pub max_cell_size: usize,
+    /// The server's write-ahead log; without one, writes live only in memstores until flushed.
+    pub wal: Option<Arc<Wal>>,
     /// The process's block cache, if store files should read through one.
     pub block_cache: Option<Arc<BlockCache>>,
 }
@@ -64,6 +67,7 @@ impl Default for RegionConfig {
     fn default() -> Self {
         RegionConfig {
             max_cell_size: DEFAULT_MAX_CELL_SIZE,
+            wal: None,
             block_cache: None,
         }
     }
@@ -94,6 +98,11 @@ pub struct Region {
     dir: PathBuf,
     /// Flushes and compactions (foreground and background) both rewrite `.seqid`.
     recording_seqid: Mutex<()>,
+    /// Every cell with a sequence id up to this is in the store files (or was dropped by a
+    /// compaction): what `.seqid` records, and where WAL replay starts.
+    flushed_seq_id: AtomicU64,
+    /// The region's encoded name (its directory's name), which WAL edits carry.
+    encoded_name: String,
     /// From the table's CONFIGURATION (`hbase.hstore.compaction.*`), over HBase's defaults.
     compaction: CompactionConfig,
     row_locks: RowLocks,
@@ -124,7 +133,7 @@ impl Region {
         })?;
         let mut stores = Vec::new();
         // Sequence ids never go back, even when compactions dropped the cells that held the
-        // highest ones: the region records the last one it handed out (HBase's `.seqid`).
+        // highest ones: the region records the last one its files account for (`.seqid`).
         let mut last_seq_id = read_seqid(fs.as_ref(), dir)?;
         for f in descriptor.families() {
             let (store, max_seq) = Store::open(
@@ -148,6 +157,11 @@ impl Region {
             fs,
             dir: dir.to_owned(),
             recording_seqid: Mutex::new(()),
+            flushed_seq_id: AtomicU64::new(last_seq_id),
+            encoded_name: dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
             compaction,
             row_locks: RowLocks::default(),
             clock,
@@ -239,17 +253,21 @@ impl Region {
             )?;
             cells.push((store, cell.with_ttl_ms(put.ttl_ms)));
         }
-        self.apply(cells);
-        Ok(())
+        self.apply(cells, put.durability)
     }
 
     /// Makes a mutation's cells visible together: one sequence id, all memstore inserts, then
     /// the read point moves past them. Building the cells (the only step that can fail) is
     /// done before, so a mutation is never applied in part.
-    fn apply(&self, cells: Vec<(usize, Cell)>) {
+    fn apply(&self, cells: Vec<(usize, Cell)>, durability: Durability) -> Result<()> {
         {
             let _updating = self.updates.read().unwrap_or_else(PoisonError::into_inner);
             let seq_id = self.mvcc.begin();
+            if let Err(e) = self.log(&cells, seq_id, durability) {
+                // Nothing was applied: the id completes empty, and the caller sees the error.
+                self.mvcc.complete(seq_id);
+                return Err(e);
+            }
             let size: usize = cells.iter().map(|(_, c)| MemStore::accounted_size(c)).sum();
             for (store, cell) in cells {
                 self.stores[store].insert(cell.with_seq_id(seq_id));
@@ -258,6 +276,60 @@ impl Region {
             self.mvcc.complete(seq_id);
         }
         self.flush_if_full();
+        Ok(())
+    }
+
+    /// Writes a mutation's cells to the WAL, as durably as the mutation (or else the table)
+    /// asks; SYNC_WAL when neither says.
+    fn log(&self, cells: &[(usize, Cell)], seq_id: u64, durability: Durability) -> Result<()> {
+        let Some(wal) = &self.config.wal else {
+            return Ok(());
+        };
+        let durability = match (durability, self.descriptor.durability) {
+            (Durability::UseDefault, Durability::UseDefault) => Durability::SyncWal,
+            (Durability::UseDefault, table) => table,
+            (mutation, _) => mutation,
+        };
+        if durability == Durability::SkipWal {
+            return Ok(());
+        }
+        let edit = WalEdit {
+            region: self.encoded_name.clone(),
+            table: self.descriptor.name.to_string(),
+            seq_id,
+            write_time_ms: self.now(),
+            cells: cells
+                .iter()
+                .map(|(_, c)| c.clone().with_seq_id(seq_id))
+                .collect(),
+        };
+        wal.append(&edit, durability)?;
+        Ok(())
+    }
+
+    /// The region's encoded name, as WAL edits carry it.
+    pub fn encoded_name(&self) -> &str {
+        &self.encoded_name
+    }
+
+    /// Applies an edit read back from the WAL while the region opens, unless the store files
+    /// already hold it. Cells of families the table no longer has are skipped, as HBase
+    /// does. Returns whether anything was applied.
+    pub fn replay(&self, edit: &WalEdit) -> Result<bool> {
+        if edit.seq_id <= self.flushed_seq_id.load(Ordering::Acquire) {
+            return Ok(false);
+        }
+        let mut size = 0;
+        for cell in &edit.cells {
+            let Ok(store) = self.store_index(cell.family()) else {
+                continue;
+            };
+            size += MemStore::accounted_size(cell);
+            self.stores[store].insert(cell.clone().with_seq_id(edit.seq_id));
+        }
+        self.unflushed.fetch_add(size, Ordering::Relaxed);
+        self.mvcc.advance_to(edit.seq_id);
+        Ok(true)
     }
 
     /// Flushes when the memstores have reached MEMSTORE_FLUSHSIZE and no flush is running.
@@ -280,18 +352,24 @@ impl Region {
     }
 
     fn flush_locked(&self) -> Result<()> {
-        {
+        let flushed = {
             let _no_updates = self.updates.write().unwrap_or_else(PoisonError::into_inner);
             for store in &self.stores {
                 store.snapshot();
             }
             self.unflushed.store(0, Ordering::Relaxed);
-        }
+            // No mutation is in flight under this lock: the snapshots hold every id so far.
+            self.mvcc.last_assigned()
+        };
         let now = self.now();
         for store in &self.stores {
             store.flush_snapshot(now)?;
         }
+        self.flushed_seq_id.fetch_max(flushed, Ordering::AcqRel);
         self.record_seqid()?;
+        if let Some(wal) = &self.config.wal {
+            wal.region_flushed(&self.encoded_name, flushed)?;
+        }
         if self.wants_compaction() {
             let listener = self
                 .compaction_listener
@@ -305,13 +383,16 @@ impl Region {
         Ok(())
     }
 
-    /// Writes the highest sequence id handed out to `.seqid`.
+    /// Writes the highest sequence id the store files account for to `.seqid`.
     fn record_seqid(&self) -> Result<()> {
         let _one_writer = self
             .recording_seqid
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        let text = format!("basalt-seqid 1\n{}\n", self.mvcc.last_assigned());
+        let text = format!(
+            "basalt-seqid 1\n{}\n",
+            self.flushed_seq_id.load(Ordering::Acquire)
+        );
         basalt_fs::write_atomically(
             self.fs.as_ref(),
             &self.dir.join(SEQID_FILE),
@@ -447,8 +528,7 @@ impl Region {
             )?;
             cells.push((store, cell));
         }
-        self.apply(cells);
-        Ok(())
+        self.apply(cells, delete.durability)
     }
 
     /// Timestamp of the `k`-th newest visible version of a column, if it has that many.
