@@ -169,8 +169,7 @@ fn a_segment_damaged_in_the_middle_stops_the_open() {
         .file_system(Arc::new(fs.clone()))
         .root("/data")
         .open()
-        .err()
-        .expect("a corrupt segment must stop the open");
+        .expect_err("a corrupt segment must stop the open");
     let message = err.to_string();
     assert!(
         message.contains(&name) && message.contains("corrupt at offset"),
