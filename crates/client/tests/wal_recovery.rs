@@ -176,3 +176,27 @@ fn a_segment_damaged_in_the_middle_stops_the_open() {
         "{message}"
     );
 }
+
+/// Found by the crash test: a flush that retried a failed flush's snapshot told the log (and
+/// `.seqid`) that everything written so far was in store files, though writes made after the
+/// failure were still only in the memstore; after a kill, recovery skipped them.
+#[test]
+fn a_retried_flush_does_not_claim_writes_made_after_the_failed_one() {
+    let fs = FaultyFs::new();
+    let clock = Arc::new(ManualClock::new(1_000));
+    let conn = open(&fs, &clock);
+    create(&conn, Durability::UseDefault);
+    let t = conn.table("t").unwrap();
+    t.put(&Put::new("before").add_column("cf", "q", "1"))
+        .unwrap();
+    fs.arm(basalt_fs::Fault::FailSync { n: 0 });
+    assert!(conn.admin().flush(t.name()).is_err());
+    t.put(&Put::new("after").add_column("cf", "q", "2"))
+        .unwrap();
+    conn.admin().flush(t.name()).unwrap();
+    fs.kill();
+    drop((t, conn));
+    let conn = open(&fs, &clock);
+    assert_eq!(value(&conn, "before").as_deref(), Some("1"));
+    assert_eq!(value(&conn, "after").as_deref(), Some("2"));
+}

@@ -11,8 +11,10 @@
 //!   system fails, or is torn (a prefix of the bytes is written, then the call fails), or a sync
 //!   fails after writing. [`Fault::random`] picks one from a seed.
 //!
-//! Writers opened before a kill or crash belong to the dead process: every later call on them
-//! fails, and dropping them writes nothing.
+//! Handles cloned before a kill or crash belong to the dead process: every change through them
+//! (creating, renaming, deleting, syncing, writing) fails, and dropping their writers writes
+//! nothing, so threads the dead "process" left behind cannot touch its files. The handle that
+//! called [`FaultyFs::kill`] or [`FaultyFs::crash`] lives on, as the next process.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -71,13 +73,26 @@ struct Faults {
 }
 
 /// A [`FileSystem`] over a [`MemFs`] with a process buffer, kills, crashes and injected
-/// faults; see the module documentation. Clones share everything.
-#[derive(Debug, Default, Clone)]
+/// faults; see the module documentation. Clones share everything but their process.
+#[derive(Debug, Default)]
 pub struct FaultyFs {
     mem: MemFs,
     faults: Arc<Mutex<Faults>>,
-    /// Bumped by every kill or crash; writers from an earlier generation are dead.
+    /// Bumped by every kill or crash.
     generation: Arc<AtomicU64>,
+    /// The generation of the process this handle belongs to; dead once it is not current.
+    born: AtomicU64,
+}
+
+impl Clone for FaultyFs {
+    fn clone(&self) -> Self {
+        FaultyFs {
+            mem: self.mem.clone(),
+            faults: Arc::clone(&self.faults),
+            generation: Arc::clone(&self.generation),
+            born: AtomicU64::new(self.born.load(Ordering::SeqCst)),
+        }
+    }
 }
 
 fn lock(m: &Mutex<Faults>) -> MutexGuard<'_, Faults> {
@@ -129,9 +144,19 @@ impl FaultyFs {
         lock(&self.faults).fired
     }
 
-    /// The process dies: bytes not yet flushed are lost; open writers become dead.
+    /// The process dies: bytes not yet flushed are lost; every other handle and every open
+    /// writer become dead. This handle is the next process's.
     pub fn kill(&self) {
-        self.generation.fetch_add(1, Ordering::SeqCst);
+        let next = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
+        self.born.store(next, Ordering::SeqCst);
+    }
+
+    fn check_alive(&self, op: &'static str, path: &Path) -> Result<()> {
+        if self.born.load(Ordering::SeqCst) == self.generation.load(Ordering::SeqCst) {
+            Ok(())
+        } else {
+            Err(killed(op, path))
+        }
     }
 
     /// The machine loses power: as [`FaultyFs::kill`], then only what was synced survives.
@@ -161,6 +186,14 @@ impl FaultyFs {
     }
 }
 
+fn killed(op: &'static str, path: &Path) -> FsError {
+    FsError::Io {
+        op,
+        path: path.to_owned(),
+        source: std::io::Error::other("the process using this file system was killed"),
+    }
+}
+
 fn injected(op: &'static str, path: &Path) -> FsError {
     FsError::Io {
         op,
@@ -171,16 +204,18 @@ fn injected(op: &'static str, path: &Path) -> FsError {
 
 impl FileSystem for FaultyFs {
     fn create_dir_all(&self, dir: &Path) -> Result<()> {
+        self.check_alive("create_dir_all", dir)?;
         self.mem.create_dir_all(dir)
     }
 
     fn create(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
+        self.check_alive("create", path)?;
         Ok(Box::new(FaultyWritable {
             inner: self.mem.create(path)?,
             path: path.to_owned(),
             pending: Vec::new(),
             fs: self.clone(),
-            generation: self.generation.load(Ordering::SeqCst),
+            generation: self.born.load(Ordering::SeqCst),
         }))
     }
 
@@ -189,14 +224,17 @@ impl FileSystem for FaultyFs {
     }
 
     fn rename(&self, from: &Path, to: &Path) -> Result<()> {
+        self.check_alive("rename", from)?;
         self.mem.rename(from, to)
     }
 
     fn delete(&self, path: &Path) -> Result<()> {
+        self.check_alive("delete", path)?;
         self.mem.delete(path)
     }
 
     fn delete_dir_all(&self, dir: &Path) -> Result<()> {
+        self.check_alive("delete_dir_all", dir)?;
         self.mem.delete_dir_all(dir)
     }
 
@@ -209,10 +247,12 @@ impl FileSystem for FaultyFs {
     }
 
     fn sync_dir(&self, dir: &Path) -> Result<()> {
+        self.check_alive("sync_dir", dir)?;
         self.mem.sync_dir(dir)
     }
 
     fn lock(&self, path: &Path) -> Result<Box<dyn FileLock>> {
+        self.check_alive("lock", path)?;
         self.mem.lock(path)
     }
 }

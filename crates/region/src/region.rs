@@ -101,6 +101,9 @@ pub struct Region {
     /// Every cell with a sequence id up to this is in the store files (or was dropped by a
     /// compaction): what `.seqid` records, and where WAL replay starts.
     flushed_seq_id: AtomicU64,
+    /// The highest sequence id when the snapshots being flushed were taken. A failed flush
+    /// leaves its snapshots for the next one to retry, and that flush accounts for no more.
+    snapshot_seq_id: AtomicU64,
     /// The region's encoded name (its directory's name), which WAL edits carry.
     encoded_name: String,
     /// From the table's CONFIGURATION (`hbase.hstore.compaction.*`), over HBase's defaults.
@@ -158,6 +161,7 @@ impl Region {
             dir: dir.to_owned(),
             recording_seqid: Mutex::new(()),
             flushed_seq_id: AtomicU64::new(last_seq_id),
+            snapshot_seq_id: AtomicU64::new(last_seq_id),
             encoded_name: dir
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
@@ -354,12 +358,23 @@ impl Region {
     fn flush_locked(&self) -> Result<()> {
         let flushed = {
             let _no_updates = self.updates.write().unwrap_or_else(PoisonError::into_inner);
+            let retrying = self.stores.iter().any(Store::has_snapshot);
             for store in &self.stores {
                 store.snapshot();
             }
             self.unflushed.store(0, Ordering::Relaxed);
-            // No mutation is in flight under this lock: the snapshots hold every id so far.
-            self.mvcc.last_assigned()
+            if retrying {
+                // A store kept the snapshot of a failed flush and did not take a new one: its
+                // active memstore still holds later ids, so this flush covers only the ids
+                // of that earlier snapshot (other stores flushing more is harmless: replay
+                // skips nothing it should not, and re-applying an edit is idempotent).
+                self.snapshot_seq_id.load(Ordering::Acquire)
+            } else {
+                // No mutation is in flight under this lock: the snapshots hold every id so far.
+                let seq = self.mvcc.last_assigned();
+                self.snapshot_seq_id.store(seq, Ordering::Release);
+                seq
+            }
         };
         let now = self.now();
         for store in &self.stores {

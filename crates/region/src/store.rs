@@ -235,6 +235,11 @@ impl Store {
         self.view().files.iter().map(|f| f.file_size()).collect()
     }
 
+    /// Whether a snapshot waits to be flushed (an earlier flush of it failed).
+    pub fn has_snapshot(&self) -> bool {
+        self.view().snapshot.is_some()
+    }
+
     /// Turns the active memstore into the snapshot to flush. The caller holds the region's
     /// updates lock exclusively (no write is half-applied) and its flush lock (no other
     /// snapshot exists). Returns whether there was anything to snapshot.
