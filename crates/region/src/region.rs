@@ -52,6 +52,15 @@ fn read_seqid(fs: &dyn FileSystem, dir: &Path) -> Result<u64> {
     }
 }
 
+/// The durability a mutation gets: its own, else its table's, else SYNC_WAL.
+fn durability_of(mutation: Durability, table: &TableDescriptor) -> Durability {
+    match (mutation, table.durability) {
+        (Durability::UseDefault, Durability::UseDefault) => Durability::SyncWal,
+        (Durability::UseDefault, table) => table,
+        (mutation, _) => mutation,
+    }
+}
+
 /// Settings of a region that do not come from the table descriptor.
 #[derive(Debug, Clone)]
 pub struct RegionConfig {
@@ -101,6 +110,8 @@ pub struct Region {
     /// Every cell with a sequence id up to this is in the store files (or was dropped by a
     /// compaction): what `.seqid` records, and where WAL replay starts.
     flushed_seq_id: AtomicU64,
+    /// Held while a mutation takes its sequence id and queues its WAL edit.
+    wal_order: Mutex<()>,
     /// The highest sequence id when the snapshots being flushed were taken. A failed flush
     /// leaves its snapshots for the next one to retry, and that flush accounts for no more.
     snapshot_seq_id: AtomicU64,
@@ -161,6 +172,7 @@ impl Region {
             dir: dir.to_owned(),
             recording_seqid: Mutex::new(()),
             flushed_seq_id: AtomicU64::new(last_seq_id),
+            wal_order: Mutex::new(()),
             snapshot_seq_id: AtomicU64::new(last_seq_id),
             encoded_name: dir
                 .file_name()
@@ -266,8 +278,14 @@ impl Region {
     fn apply(&self, cells: Vec<(usize, Cell)>, durability: Durability) -> Result<()> {
         {
             let _updating = self.updates.read().unwrap_or_else(PoisonError::into_inner);
-            let seq_id = self.mvcc.begin();
-            if let Err(e) = self.log(&cells, seq_id, durability) {
+            let (seq_id, logged) = self.begin_logged(&cells, durability);
+            let logged = logged.and_then(|ticket| match (&self.config.wal, ticket) {
+                (Some(wal), Some(ticket)) => {
+                    Ok(wal.wait_for(ticket, durability_of(durability, &self.descriptor))?)
+                }
+                _ => Ok(()),
+            });
+            if let Err(e) = logged {
                 // Nothing was applied: the id completes empty, and the caller sees the error.
                 self.mvcc.complete(seq_id);
                 return Err(e);
@@ -283,20 +301,24 @@ impl Region {
         Ok(())
     }
 
-    /// Writes a mutation's cells to the WAL, as durably as the mutation (or else the table)
-    /// asks; SYNC_WAL when neither says.
-    fn log(&self, cells: &[(usize, Cell)], seq_id: u64, durability: Durability) -> Result<()> {
+    /// Takes the mutation's sequence id and queues its cells in the WAL (unless it skips the
+    /// log), both under one lock, so the log holds this region's edits in sequence-id order.
+    fn begin_logged(
+        &self,
+        cells: &[(usize, Cell)],
+        durability: Durability,
+    ) -> (u64, Result<Option<basalt_wal::Ticket>>) {
         let Some(wal) = &self.config.wal else {
-            return Ok(());
+            return (self.mvcc.begin(), Ok(None));
         };
-        let durability = match (durability, self.descriptor.durability) {
-            (Durability::UseDefault, Durability::UseDefault) => Durability::SyncWal,
-            (Durability::UseDefault, table) => table,
-            (mutation, _) => mutation,
-        };
-        if durability == Durability::SkipWal {
-            return Ok(());
+        if durability_of(durability, &self.descriptor) == Durability::SkipWal {
+            return (self.mvcc.begin(), Ok(None));
         }
+        let _in_order = self
+            .wal_order
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let seq_id = self.mvcc.begin();
         let edit = WalEdit {
             region: self.encoded_name.clone(),
             table: self.descriptor.name.to_string(),
@@ -307,8 +329,7 @@ impl Region {
                 .map(|(_, c)| c.clone().with_seq_id(seq_id))
                 .collect(),
         };
-        wal.append(&edit, durability)?;
-        Ok(())
+        (seq_id, wal.enqueue(&edit).map(Some).map_err(Error::from))
     }
 
     /// The region's encoded name, as WAL edits carry it.

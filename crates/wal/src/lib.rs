@@ -12,7 +12,7 @@ mod record;
 mod segment;
 
 pub use error::{Result, WalError};
-pub use log::{Wal, WalConfig, segments_in};
+pub use log::{Ticket, Wal, WalConfig, segments_in};
 pub use record::{WalEdit, decode_edit, encode_edit};
 pub use segment::{
     FORMAT_VERSION, HEADER_LEN, MAGIC, RECORD_HEADER_LEN, SegmentContents, SegmentEnd,

@@ -43,6 +43,10 @@ impl Default for WalConfig {
     }
 }
 
+/// An enqueued edit's place in the log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ticket(u64);
+
 /// A segment and, per region, the highest sequence id it holds.
 #[derive(Debug)]
 struct Segment {
@@ -172,6 +176,14 @@ impl Wal {
         if durability == Durability::SkipWal {
             return Ok(());
         }
+        let ticket = self.enqueue(edit)?;
+        self.wait_for(ticket, durability)
+    }
+
+    /// Queues `edit` without waiting; [`Wal::wait_for`] then waits for the returned ticket. A
+    /// region enqueues in sequence-id order, so that no edit waits on a later group write
+    /// than an edit with a higher id (whose writer would then wait on it in MVCC).
+    pub fn enqueue(&self, edit: &WalEdit) -> Result<Ticket> {
         let mut record = Vec::new();
         encode_record(edit, &mut record)?;
         let mut st = self.lock();
@@ -187,10 +199,15 @@ impl Wal {
             .entry(edit.region.clone())
             .or_default();
         *max = (*max).max(edit.seq_id);
+        Ok(Ticket(ticket))
+    }
+
+    /// Waits until the enqueued edit is as durable as `durability` asks (see [`Wal::append`]).
+    pub fn wait_for(&self, ticket: Ticket, durability: Durability) -> Result<()> {
         match durability {
-            Durability::AsyncWal => Ok(()),
-            Durability::FsyncWal => self.wait(st, ticket, true),
-            _ => self.wait(st, ticket, false),
+            Durability::SkipWal | Durability::AsyncWal => Ok(()),
+            Durability::FsyncWal => self.wait(self.lock(), ticket.0, true),
+            _ => self.wait(self.lock(), ticket.0, false),
         }
     }
 
