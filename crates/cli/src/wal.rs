@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use basalt_common::bytes_display::to_string_binary;
 use basalt_fs::LocalFs;
-use basalt_wal::{SegmentEnd, WalEdit, read_segment_file};
+use basalt_wal::{SegmentEnd, WalEdit, salvage_segment_file};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -37,9 +37,10 @@ impl Args {
     }
 }
 
-/// Prints every edit of one segment (those the filters select), then how the segment ends.
+/// Prints every edit of one segment (those the filters select), then how the segment ends;
+/// damage in the middle is an error, after the edits before it.
 pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
-    let segment = read_segment_file(&LocalFs, &args.path)
+    let segment = salvage_segment_file(&LocalFs, &args.path)
         .with_context(|| format!("cannot read WAL segment {}", args.path.display()))?;
     writeln!(
         out,
@@ -98,6 +99,10 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
              appending leaves; recovery ignores it",
             segment.edits.len()
         )?,
+        SegmentEnd::Corrupt { offset, reason } => anyhow::bail!(
+            "WAL segment {}: corrupt at offset {offset}: {reason}",
+            args.path.display()
+        ),
     }
     Ok(())
 }

@@ -130,6 +130,7 @@ impl Connection {
             region_config: RegionConfig::default(),
             block_cache_bytes: BlockCache::default_capacity(),
             major_compaction_interval: Duration::from_secs(7 * 24 * 3600),
+            skip_corrupt_wal: false,
             fs: Arc::new(MemFs::new()),
             root: PathBuf::from("/basalt"),
         }
@@ -200,6 +201,7 @@ pub struct ConnectionBuilder {
     region_config: RegionConfig,
     block_cache_bytes: u64,
     major_compaction_interval: Duration,
+    skip_corrupt_wal: bool,
     fs: Arc<dyn FileSystem>,
     root: PathBuf,
 }
@@ -228,6 +230,14 @@ impl ConnectionBuilder {
     /// memory); 0 turns the block cache off.
     pub fn block_cache_size(mut self, bytes: u64) -> Self {
         self.block_cache_bytes = bytes;
+        self
+    }
+
+    /// Whether opening replays a WAL segment damaged in the middle up to the damage and goes
+    /// on, with a warning on stderr (HBase's `hbase.hregion.edits.replay.skip.errors`),
+    /// rather than refusing to open. Off by default: the edits after the damage are lost.
+    pub fn skip_corrupt_wal(mut self, skip: bool) -> Self {
+        self.skip_corrupt_wal = skip;
         self
     }
 
@@ -303,6 +313,7 @@ impl ConnectionBuilder {
         self.region_config.wal = Some(Arc::clone(&wal));
         let (tx, rx) = channel();
         let every = self.major_compaction_interval;
+        let skip_corrupt_wal = self.skip_corrupt_wal;
         let engine = self.engine(Some(lock), tx);
         {
             let mut tables = engine.tables_mut();
@@ -319,7 +330,13 @@ impl ConnectionBuilder {
                 tables.insert(name, HostedTable::new(region, stored.enabled));
             }
             let regions: Vec<&Region> = tables.values().map(|t| t.region.as_ref()).collect();
-            recover(fs.as_ref(), &wal, &left_by_last_run, &regions)?;
+            recover(
+                fs.as_ref(),
+                &wal,
+                &left_by_last_run,
+                &regions,
+                skip_corrupt_wal,
+            )?;
         }
         Ok(ConnectionBuilder::start(engine, rx, every))
     }
@@ -331,12 +348,14 @@ impl ConnectionBuilder {
 /// leaves the segments in place, and the next open replays them again: edits the flush already
 /// wrote are skipped by sequence id. A segment damaged in the middle stops the open with an
 /// error naming the segment and the offset; a torn final record (a crash while appending) is
-/// expected and ignored.
+/// expected and ignored. With `skip_corrupt`, such a segment is replayed up to the damage,
+/// with a warning, and archived with the others.
 fn recover(
     fs: &dyn FileSystem,
     wal: &Wal,
     segments: &[PathBuf],
     regions: &[&Region],
+    skip_corrupt: bool,
 ) -> Result<()> {
     if segments.is_empty() {
         return Ok(());
@@ -345,7 +364,20 @@ fn recover(
         regions.iter().map(|r| (r.encoded_name(), *r)).collect();
     let mut replayed = std::collections::BTreeSet::new();
     for segment in segments {
-        let contents = basalt_wal::read_segment_file(fs, segment)?;
+        let contents = if skip_corrupt {
+            let contents = basalt_wal::salvage_segment_file(fs, segment)?;
+            if let basalt_wal::SegmentEnd::Corrupt { offset, reason } = &contents.end {
+                eprintln!(
+                    "WARNING: WAL segment {} is corrupt at offset {offset} ({reason}); \
+                     replaying the {} edits before it and skipping the rest",
+                    segment.display(),
+                    contents.edits.len()
+                );
+            }
+            contents
+        } else {
+            basalt_wal::read_segment_file(fs, segment)?
+        };
         for (_, edit) in &contents.edits {
             // Edits of regions that no longer exist (dropped tables) are skipped.
             if let Some(region) = by_name.get(edit.region.as_str())

@@ -175,6 +175,19 @@ fn a_segment_damaged_in_the_middle_stops_the_open() {
         message.contains(&name) && message.contains("corrupt at offset"),
         "{message}"
     );
+
+    // Told to skip the damage, the open replays the edits before it and goes on.
+    let conn = Connection::builder()
+        .clock(clock.clone())
+        .file_system(Arc::new(fs.clone()))
+        .root("/data")
+        .skip_corrupt_wal(true)
+        .open()
+        .unwrap();
+    assert_eq!(value(&conn, "r0").as_deref(), Some("v"));
+    assert_eq!(value(&conn, "r4"), None, "edits after the damage are lost");
+    // The damaged segment (and the empty one the refused open started) are archived.
+    assert_eq!(segments(&fs, "/data/WALs/embedded"), 1);
 }
 
 /// Found by the crash test: a flush that retried a failed flush's snapshot told the log (and

@@ -108,6 +108,9 @@ pub enum SegmentEnd {
     /// In a record that never fully reached the disk (a crash while it was appended): the
     /// segment's valid content ends at `offset`, and nothing valid follows.
     Torn { offset: u64, reason: String },
+    /// In a damaged record that valid records follow: corruption, which no crash produces.
+    /// Only [`salvage_segment`] reports it; [`read_segment`] fails instead.
+    Corrupt { offset: u64, reason: String },
 }
 
 /// Everything a segment holds.
@@ -128,6 +131,27 @@ pub fn read_segment_file(fs: &dyn FileSystem, path: &Path) -> Result<SegmentCont
 /// no valid record follows it (a crash can only lose a suffix of what was appended), and
 /// corruption otherwise: then the error names the segment and the damaged record's offset.
 pub fn read_segment(bytes: &Bytes, name: &str) -> Result<SegmentContents> {
+    let contents = salvage_segment(bytes, name)?;
+    match contents.end {
+        SegmentEnd::Corrupt { offset, reason } => Err(WalError::Corrupt {
+            segment: name.to_owned(),
+            offset,
+            reason,
+        }),
+        _ => Ok(contents),
+    }
+}
+
+/// Reads the segment at `path` as [`salvage_segment`] does.
+pub fn salvage_segment_file(fs: &dyn FileSystem, path: &Path) -> Result<SegmentContents> {
+    let bytes = basalt_fs::read_all(fs, path)?;
+    salvage_segment(&bytes, &path.display().to_string())
+}
+
+/// As [`read_segment`], but damage in the middle ends the read with
+/// [`SegmentEnd::Corrupt`] and the edits before it, instead of an error. Only a file that is
+/// not a segment at all is an error.
+pub fn salvage_segment(bytes: &Bytes, name: &str) -> Result<SegmentContents> {
     let corrupt = |offset: usize, reason: String| WalError::Corrupt {
         segment: name.to_owned(),
         offset: offset as u64,
@@ -159,17 +183,32 @@ pub fn read_segment(bytes: &Bytes, name: &str) -> Result<SegmentContents> {
     let mut at = HEADER_LEN;
     while at < bytes.len() {
         match frame_at(bytes, at) {
-            Ok(body) => {
-                let edit = decode_edit(&body).map_err(|what| corrupt(at, what))?;
-                edits.push((at as u64, edit));
-                at += RECORD_HEADER_LEN + body.len();
-            }
+            Ok(body) => match decode_edit(&body) {
+                Ok(edit) => {
+                    edits.push((at as u64, edit));
+                    at += RECORD_HEADER_LEN + body.len();
+                }
+                Err(reason) => {
+                    return Ok(SegmentContents {
+                        edits,
+                        end: SegmentEnd::Corrupt {
+                            offset: at as u64,
+                            reason,
+                        },
+                    });
+                }
+            },
             Err(reason) => {
                 if let Some(next) = (at + 1..bytes.len()).find(|&o| frame_at(bytes, o).is_ok()) {
-                    return Err(corrupt(
-                        at,
-                        format!("{reason}, and a valid record follows at offset {next}"),
-                    ));
+                    return Ok(SegmentContents {
+                        edits,
+                        end: SegmentEnd::Corrupt {
+                            offset: at as u64,
+                            reason: format!(
+                                "{reason}, and a valid record follows at offset {next}"
+                            ),
+                        },
+                    });
                 }
                 return Ok(SegmentContents {
                     edits,

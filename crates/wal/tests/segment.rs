@@ -102,6 +102,7 @@ fn a_segment_cut_anywhere_reads_as_its_whole_records_then_a_torn_tail() {
         let at_boundary = cut == HEADER_LEN || offsets.contains(&(cut as u64));
         match read.end {
             SegmentEnd::Clean => assert!(at_boundary, "cut at {cut} read as clean"),
+            SegmentEnd::Corrupt { .. } => panic!("cut at {cut} read as corrupt"),
             SegmentEnd::Torn { offset, .. } => {
                 assert!(!at_boundary, "cut at {cut} read as torn");
                 let expected = if whole == 0 && cut < HEADER_LEN {
@@ -178,6 +179,17 @@ fn damage_in_the_middle_is_an_error_naming_the_segment_and_offset() {
             "{message}"
         );
     }
+}
+
+#[test]
+fn salvaging_keeps_the_edits_before_the_damage() {
+    let (bytes, offsets, edits) = segment(4);
+    let mut damaged = bytes.to_vec();
+    damaged[offsets[2] as usize + 20] ^= 0x01;
+    let read = basalt_wal::salvage_segment(&Bytes::from(damaged), "seg").unwrap();
+    assert_eq!(read.edits.len(), 2);
+    assert_eq!(read.edits[1].1, edits[1]);
+    assert!(matches!(read.end, SegmentEnd::Corrupt { offset, .. } if offset == offsets[2]));
 }
 
 #[test]
