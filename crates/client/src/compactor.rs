@@ -1,6 +1,8 @@
 //! The connection's background compactions: a worker thread that runs a minor compaction when
 //! a flush says one is due, and a major compaction of every region on a period (HBase's
 //! `hbase.hregion.majorcompaction`, 7 days by default). Reads and writes never wait for it.
+//! It also flushes the regions that keep old WAL segments from being archived once there are
+//! too many of them.
 
 use std::sync::Weak;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -32,6 +34,15 @@ pub(crate) fn start(
             return;
         }
         let tables: Vec<_> = engine.tables().values().cloned().collect();
+        if let Some(wal) = &engine.region_config.wal {
+            // Too many log segments: flush the regions that keep the oldest one, so it can
+            // be archived (a failed flush is retried on the next tick).
+            for name in wal.regions_to_flush() {
+                if let Some(table) = tables.iter().find(|t| t.region.encoded_name() == name) {
+                    let _ = table.region.flush();
+                }
+            }
+        }
         for table in tables {
             let region = &table.region;
             let major_due = major_every.is_some_and(|every| {

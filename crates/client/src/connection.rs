@@ -131,6 +131,7 @@ impl Connection {
             block_cache_bytes: BlockCache::default_capacity(),
             major_compaction_interval: Duration::from_secs(7 * 24 * 3600),
             skip_corrupt_wal: false,
+            wal_config: WalConfig::default(),
             fs: Arc::new(MemFs::new()),
             root: PathBuf::from("/basalt"),
         }
@@ -202,6 +203,7 @@ pub struct ConnectionBuilder {
     block_cache_bytes: u64,
     major_compaction_interval: Duration,
     skip_corrupt_wal: bool,
+    wal_config: WalConfig,
     fs: Arc<dyn FileSystem>,
     root: PathBuf,
 }
@@ -230,6 +232,13 @@ impl ConnectionBuilder {
     /// memory); 0 turns the block cache off.
     pub fn block_cache_size(mut self, bytes: u64) -> Self {
         self.block_cache_bytes = bytes;
+        self
+    }
+
+    /// The write-ahead log's settings: segment size, how many rolled segments before regions
+    /// are flushed to free them, the ASYNC_WAL interval.
+    pub fn wal(mut self, config: WalConfig) -> Self {
+        self.wal_config = config;
         self
     }
 
@@ -308,7 +317,7 @@ impl ConnectionBuilder {
             Arc::clone(&fs),
             &wal_dir,
             &root.join(catalog::OLD_WAL_DIR),
-            WalConfig::default(),
+            self.wal_config.clone(),
         )?;
         self.region_config.wal = Some(Arc::clone(&wal));
         let (tx, rx) = channel();

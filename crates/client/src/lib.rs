@@ -28,6 +28,7 @@ pub use connection::{Connection, ConnectionBuilder};
 pub use table::{ResultScanner, Table};
 
 pub use basalt_storefile::BlockCacheStats;
+pub use basalt_wal::WalConfig;
 
 pub use basalt_common::ops::{DeleteEntry, PutCell};
 pub use basalt_common::{

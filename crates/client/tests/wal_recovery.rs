@@ -213,3 +213,49 @@ fn a_retried_flush_does_not_claim_writes_made_after_the_failed_one() {
     assert_eq!(value(&conn, "before").as_deref(), Some("1"));
     assert_eq!(value(&conn, "after").as_deref(), Some("2"));
 }
+
+#[test]
+fn too_many_segments_make_the_regions_keeping_the_oldest_flush() {
+    let fs = FaultyFs::new();
+    let conn = Connection::builder()
+        .file_system(Arc::new(fs.clone()))
+        .root("/data")
+        .wal(basalt_client::WalConfig {
+            roll_size: 2048,
+            max_segments: 2,
+            ..basalt_client::WalConfig::default()
+        })
+        .open()
+        .unwrap();
+    for name in ["idle", "busy"] {
+        let desc = TableDescriptor::named(name)
+            .unwrap()
+            .with_family(ColumnFamilyDescriptor::new("cf"));
+        conn.admin().create_table(desc).unwrap();
+    }
+    let idle = conn.table("idle").unwrap();
+    idle.put(&Put::new("only").add_column("cf", "q", "v"))
+        .unwrap();
+    let busy = conn.table("busy").unwrap();
+    for i in 0..200 {
+        busy.put(&Put::new(format!("r{i:03}")).add_column("cf", "q", vec![b'v'; 100]))
+            .unwrap();
+    }
+    assert!(
+        segments(&fs, "/data/WALs/embedded") > 3,
+        "the log should have rolled"
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while segments(&fs, "/data/WALs/embedded") > 3 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "old segments were never freed"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(
+        conn.admin().store_file_counts(idle.name()).unwrap(),
+        [1],
+        "the idle region was flushed to free the oldest segment"
+    );
+}

@@ -32,6 +32,9 @@ pub struct WalConfig {
     pub roll_size: u64,
     /// How often ASYNC_WAL appends are written out when nothing else writes them.
     pub async_interval: Duration,
+    /// Rolled segments kept before the regions holding the oldest one back are asked to
+    /// flush (HBase's `hbase.regionserver.maxlogs`, 32).
+    pub max_segments: usize,
 }
 
 impl Default for WalConfig {
@@ -39,6 +42,7 @@ impl Default for WalConfig {
         WalConfig {
             roll_size: 64 << 20,
             async_interval: Duration::from_secs(1),
+            max_segments: 32,
         }
     }
 }
@@ -339,6 +343,23 @@ impl Wal {
             self.fs.sync_dir(&self.archive_dir)?;
         }
         Ok(())
+    }
+
+    /// When more than `max_segments` rolled segments wait to be archived: the regions that
+    /// keep the oldest one, which should flush so it can go. Empty otherwise.
+    pub fn regions_to_flush(&self) -> Vec<String> {
+        let st = self.lock();
+        if st.closed.len() <= self.config.max_segments {
+            return Vec::new();
+        }
+        let mut regions: Vec<String> = st.closed[0]
+            .max_seq_ids
+            .iter()
+            .filter(|(r, max)| st.flushed.get(*r).is_none_or(|f| f < *max))
+            .map(|(r, _)| r.clone())
+            .collect();
+        regions.sort();
+        regions
     }
 
     /// The segment being appended to.
