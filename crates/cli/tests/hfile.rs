@@ -1,8 +1,11 @@
 //! `basalt hfile` on real store files, and on damaged ones.
 
+mod support;
+
 use std::path::Path;
-use std::process::Command;
+
 use std::sync::Arc;
+use support::basalt;
 
 use basalt_common::{BloomType, Cell, CellType, Compression};
 use basalt_fs::LocalFs;
@@ -39,18 +42,6 @@ fn write_file(path: &Path) {
     ))
     .expect("append");
     w.finish().expect("finish");
-}
-
-fn basalt(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_basalt"))
-        .args(args)
-        .output()
-        .expect("run basalt");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]

@@ -1,7 +1,10 @@
 //! `basalt wal` on a real segment, a torn one and a corrupt one.
 
+mod support;
+
 use std::path::Path;
-use std::process::Command;
+
+use support::basalt;
 
 use basalt_common::{Cell, CellType};
 use basalt_fs::LocalFs;
@@ -34,18 +37,6 @@ fn write_segment(path: &Path) -> Vec<u64> {
         .collect();
     w.sync().expect("sync");
     offsets
-}
-
-fn basalt(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_basalt"))
-        .args(args)
-        .output()
-        .expect("run basalt");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]
