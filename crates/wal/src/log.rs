@@ -75,6 +75,9 @@ struct State {
     /// The highest ticket whose append asked for FSYNC_WAL.
     fsync_wanted: u64,
     leader: bool,
+    /// Appends blocked on `changed`; a leader wakes them only if there are any (a wake-up is
+    /// a system call even with nobody waiting).
+    waiting: usize,
     failure: Option<String>,
     /// Per region, the highest sequence id its flushed store files hold.
     flushed: HashMap<String, u64>,
@@ -89,8 +92,10 @@ pub struct Wal {
     archive_dir: PathBuf,
     config: WalConfig,
     state: Mutex<State>,
-    /// Signalled when a leader finishes, and when the log closes.
+    /// Signalled when a leader finishes.
     changed: Condvar,
+    /// Signalled when the log closes, for the background thread.
+    closing: Condvar,
 }
 
 fn segment_path(dir: &Path, number: u64) -> PathBuf {
@@ -153,11 +158,13 @@ impl Wal {
                 synced: 0,
                 fsync_wanted: 0,
                 leader: false,
+                waiting: 0,
                 failure: None,
                 flushed: HashMap::new(),
                 closing: false,
             }),
             changed: Condvar::new(),
+            closing: Condvar::new(),
         });
         let weak = Arc::downgrade(&wal);
         let interval = wal.config.async_interval;
@@ -236,10 +243,12 @@ impl Wal {
                 return Err(WalError::Failed(failure.clone()));
             }
             if st.leader {
+                st.waiting += 1;
                 st = self
                     .changed
                     .wait(st)
                     .unwrap_or_else(PoisonError::into_inner);
+                st.waiting -= 1;
             } else {
                 st = self.lead(st);
             }
@@ -295,7 +304,9 @@ impl Wal {
         }
         st.writer = Some(writer);
         st.leader = false;
-        self.changed.notify_all();
+        if st.waiting > 0 {
+            self.changed.notify_all();
+        }
         st
     }
 
@@ -377,7 +388,7 @@ impl Wal {
     pub fn close(&self) -> Result<()> {
         let result = self.sync(true);
         self.lock().closing = true;
-        self.changed.notify_all();
+        self.closing.notify_all();
         result
     }
 }
@@ -389,7 +400,7 @@ fn write_async_appends(wal: &Weak<Wal>, interval: Duration) {
         let Some(wal) = wal.upgrade() else { return };
         let deadline = Instant::now() + interval;
         let mut st = wal.lock();
-        // Woken by every group write and by `close`: only the deadline or closing counts.
+        // Only `close` signals this condition variable; spurious wake-ups are waited out.
         loop {
             if st.closing {
                 return;
@@ -399,7 +410,7 @@ fn write_async_appends(wal: &Weak<Wal>, interval: Duration) {
                 break;
             }
             st = wal
-                .changed
+                .closing
                 .wait_timeout(st, deadline - now)
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
