@@ -117,6 +117,8 @@ pub struct Region {
     snapshot_seq_id: AtomicU64,
     /// The region's encoded name (its directory's name), which WAL edits carry.
     encoded_name: String,
+    /// The table's name as WAL edits carry it.
+    table_name: String,
     /// From the table's CONFIGURATION (`hbase.hstore.compaction.*`), over HBase's defaults.
     compaction: CompactionConfig,
     row_locks: RowLocks,
@@ -159,6 +161,7 @@ impl Region {
             last_seq_id = last_seq_id.max(max_seq);
             stores.push(store);
         }
+        let table_name = descriptor.name.to_string();
         Ok(Region {
             descriptor,
             stores,
@@ -174,6 +177,7 @@ impl Region {
             flushed_seq_id: AtomicU64::new(last_seq_id),
             wal_order: Mutex::new(()),
             snapshot_seq_id: AtomicU64::new(last_seq_id),
+            table_name,
             encoded_name: dir
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
@@ -321,7 +325,7 @@ impl Region {
         let seq_id = self.mvcc.begin();
         let edit = WalEdit {
             region: self.encoded_name.clone(),
-            table: self.descriptor.name.to_string(),
+            table: self.table_name.clone(),
             seq_id,
             write_time_ms: self.now(),
             cells: cells

@@ -195,13 +195,16 @@ impl Wal {
     /// region enqueues in sequence-id order, so that no edit waits on a later group write
     /// than an edit with a higher id (whose writer would then wait on it in MVCC).
     pub fn enqueue(&self, edit: &WalEdit) -> Result<Ticket> {
-        let mut record = Vec::new();
-        encode_record(edit, &mut record)?;
         let mut st = self.lock();
         if let Some(failure) = &st.failure {
             return Err(WalError::Failed(failure.clone()));
         }
-        st.queued.extend_from_slice(&record);
+        // Encoded straight into the queue: an edit the format cannot hold leaves it as it was.
+        let before = st.queued.len();
+        if let Err(e) = encode_record(edit, &mut st.queued) {
+            st.queued.truncate(before);
+            return Err(e);
+        }
         st.appended += 1;
         let ticket = st.appended;
         let max = st
