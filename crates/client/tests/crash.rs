@@ -15,20 +15,25 @@ use basalt_client::{
     ColumnFamilyDescriptor, Connection, Durability, Get, ManualClock, Put, TableDescriptor,
 };
 use basalt_fs::{Fault, FaultyFs};
+use proptest::prelude::Rng as _;
+use proptest::test_runner::{RngAlgorithm, TestRng};
 
 /// Seeds run in CI; `BASALT_CRASH_SEEDS` asks for more.
 const SEEDS: u64 = 1000;
 const ROWS: u64 = 6;
 
-struct Rng(u64);
+/// The workload's choices, from the seed.
+struct Rng(TestRng);
 
 impl Rng {
+    fn new(seed: u64) -> Rng {
+        let mut bytes = [0u8; 32];
+        bytes[..8].copy_from_slice(&seed.to_le_bytes());
+        Rng(TestRng::from_seed(RngAlgorithm::ChaCha, &bytes))
+    }
+
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     fn below(&mut self, n: u64) -> u64 {
@@ -65,7 +70,7 @@ struct Write {
 }
 
 fn run(seed: u64) -> Result<(), String> {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let fs = FaultyFs::new();
     let clock = Arc::new(ManualClock::new(1_000));
     let conn = open(&fs, &clock).map_err(|e| e.to_string())?;

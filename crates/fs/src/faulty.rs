@@ -299,12 +299,9 @@ impl FaultyWritable {
                 let keep = keep.min(self.pending.len());
                 self.inner.append(&self.pending[..keep])?;
                 self.pending.drain(..keep);
-                if self.pending.is_empty() && syncing {
-                    // A failed sync: everything written, nothing made durable.
-                    Err(injected("sync", &self.path))
-                } else {
-                    Err(injected(op, &self.path))
-                }
+                // With everything written during a sync, this is a failed sync: nothing was
+                // made durable.
+                Err(injected(op, &self.path))
             }
         }
     }

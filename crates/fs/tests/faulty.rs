@@ -33,9 +33,19 @@ fn a_killed_process_loses_only_what_it_had_not_flushed() {
         b"flushed ",
         "unflushed bytes are not in the OS yet"
     );
+    let dead_handle = fs.clone();
     fs.kill();
     assert!(f.append(b"x").is_err(), "the dead process's writer is dead");
     assert!(f.flush().is_err());
+    assert!(
+        dead_handle.create(Path::new("/d/g")).is_err()
+            && dead_handle.delete(Path::new("/d/f")).is_err(),
+        "the dead process's file system handle changes nothing"
+    );
+    assert!(
+        fs.create(Path::new("/d/g")).is_ok(),
+        "the killing handle lives on"
+    );
     drop(f);
     assert_eq!(contents(&fs), b"flushed ");
 }

@@ -283,12 +283,6 @@ impl Region {
         {
             let _updating = self.updates.read().unwrap_or_else(PoisonError::into_inner);
             let (seq_id, logged) = self.begin_logged(&cells, durability);
-            let logged = logged.and_then(|ticket| match (&self.config.wal, ticket) {
-                (Some(wal), Some(ticket)) => {
-                    Ok(wal.wait_for(ticket, durability_of(durability, &self.descriptor))?)
-                }
-                _ => Ok(()),
-            });
             if let Err(e) = logged {
                 // Nothing was applied: the id completes empty, and the caller sees the error.
                 self.mvcc.complete(seq_id);
@@ -305,35 +299,37 @@ impl Region {
         Ok(())
     }
 
-    /// Takes the mutation's sequence id and queues its cells in the WAL (unless it skips the
-    /// log), both under one lock, so the log holds this region's edits in sequence-id order.
-    fn begin_logged(
-        &self,
-        cells: &[(usize, Cell)],
-        durability: Durability,
-    ) -> (u64, Result<Option<basalt_wal::Ticket>>) {
-        let Some(wal) = &self.config.wal else {
-            return (self.mvcc.begin(), Ok(None));
+    /// Takes the mutation's sequence id and logs its cells as durably as the mutation (else
+    /// the table, else SYNC_WAL) asks. The id is taken and the record queued under one lock,
+    /// so the log holds this region's edits in sequence-id order; the wait for the write or
+    /// sync happens outside it. Returns the id even when logging failed.
+    fn begin_logged(&self, cells: &[(usize, Cell)], durability: Durability) -> (u64, Result<()>) {
+        let durability = durability_of(durability, &self.descriptor);
+        let Some(wal) = self
+            .config
+            .wal
+            .as_ref()
+            .filter(|_| durability != Durability::SkipWal)
+        else {
+            return (self.mvcc.begin(), Ok(()));
         };
-        if durability_of(durability, &self.descriptor) == Durability::SkipWal {
-            return (self.mvcc.begin(), Ok(None));
-        }
-        let _in_order = self
-            .wal_order
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let seq_id = self.mvcc.begin();
-        let edit = WalEdit {
-            region: self.encoded_name.clone(),
-            table: self.table_name.clone(),
-            seq_id,
-            write_time_ms: self.now(),
-            cells: cells
-                .iter()
-                .map(|(_, c)| c.clone().with_seq_id(seq_id))
-                .collect(),
+        let (seq_id, ticket) = {
+            let _in_order = self
+                .wal_order
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            let seq_id = self.mvcc.begin();
+            let ticket = wal.enqueue_cells(
+                &self.encoded_name,
+                &self.table_name,
+                seq_id,
+                self.now(),
+                cells.iter().map(|(_, c)| c),
+            );
+            (seq_id, ticket)
         };
-        (seq_id, wal.enqueue(&edit).map(Some).map_err(Error::from))
+        let logged = ticket.and_then(|t| wal.wait_for(t, durability));
+        (seq_id, logged.map_err(Error::from))
     }
 
     /// The region's encoded name, as WAL edits carry it.

@@ -15,12 +15,13 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
-use basalt_common::Durability;
+use basalt_common::{Cell, Durability};
 use basalt_fs::FileSystem;
 
 use crate::error::{Result, WalError};
 use crate::record::WalEdit;
-use crate::segment::{SegmentWriter, encode_record};
+use crate::record::encode_body;
+use crate::segment::{SegmentWriter, frame_record};
 
 /// Segment file names: this prefix and a zero-padded number, so names sort in write order.
 const SEGMENT_PREFIX: &str = "wal.";
@@ -195,24 +196,41 @@ impl Wal {
     /// region enqueues in sequence-id order, so that no edit waits on a later group write
     /// than an edit with a higher id (whose writer would then wait on it in MVCC).
     pub fn enqueue(&self, edit: &WalEdit) -> Result<Ticket> {
+        self.enqueue_cells(
+            &edit.region,
+            &edit.table,
+            edit.seq_id,
+            edit.write_time_ms,
+            edit.cells.iter(),
+        )
+    }
+
+    /// [`Wal::enqueue`] from borrowed parts: the region's encoded name, the table's name, the
+    /// sequence id every cell takes, the write time and the cells.
+    pub fn enqueue_cells<'c>(
+        &self,
+        region: &str,
+        table: &str,
+        seq_id: u64,
+        write_time_ms: i64,
+        cells: impl ExactSizeIterator<Item = &'c Cell>,
+    ) -> Result<Ticket> {
         let mut st = self.lock();
         if let Some(failure) = &st.failure {
             return Err(WalError::Failed(failure.clone()));
         }
-        // Encoded straight into the queue: an edit the format cannot hold leaves it as it was.
-        let before = st.queued.len();
-        if let Err(e) = encode_record(edit, &mut st.queued) {
-            st.queued.truncate(before);
-            return Err(e);
-        }
+        // Encoded straight into the queue.
+        frame_record(&mut st.queued, |body| {
+            encode_body(region, table, seq_id, write_time_ms, cells, body)
+        })?;
         st.appended += 1;
         let ticket = st.appended;
-        let max = st
-            .current
-            .max_seq_ids
-            .entry(edit.region.clone())
-            .or_default();
-        *max = (*max).max(edit.seq_id);
+        match st.current.max_seq_ids.get_mut(region) {
+            Some(max) => *max = (*max).max(seq_id),
+            None => {
+                st.current.max_seq_ids.insert(region.to_owned(), seq_id);
+            }
+        }
         Ok(Ticket(ticket))
     }
 

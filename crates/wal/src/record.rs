@@ -24,15 +24,36 @@ pub struct WalEdit {
 /// Appends `edit`'s body (without the record header) to `out`. Fails, naming what, only for
 /// names longer than the format's 16-bit lengths, which valid tables and regions never reach.
 pub fn encode_edit(edit: &WalEdit, out: &mut Vec<u8>) -> Result<(), String> {
+    encode_body(
+        &edit.region,
+        &edit.table,
+        edit.seq_id,
+        edit.write_time_ms,
+        edit.cells.iter(),
+        out,
+    )
+}
+
+/// [`encode_edit`] from borrowed parts, for writers that hold their cells elsewhere (a
+/// region logging a mutation need not build a [`WalEdit`]). The cells' own sequence ids are
+/// not written: the edit's applies to all of them.
+pub(crate) fn encode_body<'c>(
+    region: &str,
+    table: &str,
+    seq_id: u64,
+    write_time_ms: i64,
+    cells: impl ExactSizeIterator<Item = &'c Cell>,
+    out: &mut Vec<u8>,
+) -> Result<(), String> {
     out.push(KIND_EDIT);
-    put_str16(out, "region name", &edit.region)?;
-    put_str16(out, "table name", &edit.table)?;
-    out.extend_from_slice(&edit.seq_id.to_be_bytes());
-    out.extend_from_slice(&edit.write_time_ms.to_be_bytes());
-    let count = u32::try_from(edit.cells.len())
-        .map_err(|_| format!("{} cells in one edit", edit.cells.len()))?;
+    put_str16(out, "region name", region)?;
+    put_str16(out, "table name", table)?;
+    out.extend_from_slice(&seq_id.to_be_bytes());
+    out.extend_from_slice(&write_time_ms.to_be_bytes());
+    let count =
+        u32::try_from(cells.len()).map_err(|_| format!("{} cells in one edit", cells.len()))?;
     out.extend_from_slice(&count.to_be_bytes());
-    for cell in &edit.cells {
+    for cell in cells {
         let value_len = u32::try_from(cell.value().len())
             .map_err(|_| format!("a value of {} bytes", cell.value().len()))?;
         out.push(cell.cell_type.code());

@@ -19,13 +19,32 @@ pub const RECORD_HEADER_LEN: usize = 12;
 
 /// Appends `edit` as one framed record (header and body) to `out`.
 pub fn encode_record(edit: &WalEdit, out: &mut Vec<u8>) -> Result<()> {
+    frame_record(out, |body| encode_edit(edit, body))
+}
+
+/// Appends one framed record whose body `write_body` appends; on an error `out` is left as
+/// it was.
+pub(crate) fn frame_record(
+    out: &mut Vec<u8>,
+    write_body: impl FnOnce(&mut Vec<u8>) -> std::result::Result<(), String>,
+) -> Result<()> {
     let start = out.len();
     out.extend_from_slice(&[0; RECORD_HEADER_LEN]);
-    encode_edit(edit, out).map_err(WalError::Unloggable)?;
-    let body = &out[start + RECORD_HEADER_LEN..];
-    let len = u32::try_from(body.len())
-        .map_err(|_| WalError::Unloggable(format!("an edit of {} bytes", body.len())))?;
-    let body_crc = crc32c::crc32c(body);
+    let framed = write_body(out)
+        .map_err(WalError::Unloggable)
+        .and_then(|()| {
+            let body = &out[start + RECORD_HEADER_LEN..];
+            u32::try_from(body.len())
+                .map(|len| (len, crc32c::crc32c(body)))
+                .map_err(|_| WalError::Unloggable(format!("an edit of {} bytes", body.len())))
+        });
+    let (len, body_crc) = match framed {
+        Ok(framed) => framed,
+        Err(e) => {
+            out.truncate(start);
+            return Err(e);
+        }
+    };
     let mut head = [0u8; 8];
     head[..4].copy_from_slice(&len.to_be_bytes());
     head[4..].copy_from_slice(&body_crc.to_be_bytes());
