@@ -1,15 +1,93 @@
-//! Admin: create, describe, list, disable, enable and delete tables.
+//! Admin: namespaces, tables and their schemas, regions (HBase's `Admin`).
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
-use basalt_common::md5::md5_hex;
-use basalt_common::table_name::DEFAULT_NAMESPACE;
-use basalt_common::{Error, Result, TableDescriptor, TableName};
+use basalt_common::{
+    Bytes, ColumnFamilyDescriptor, Error, RegionInfo, Result, TableDescriptor, TableName,
+};
 use basalt_region::Region;
 
-use crate::catalog;
 use crate::connection::{Engine, HostedTable};
+use crate::meta::NamespaceDescriptor;
+use crate::procedures;
+
+/// How `NUMREGIONS` split keys are computed (HBase's `RegionSplitter` algorithms).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SplitAlgorithm {
+    /// Row keys are 8 lowercase hex digits, `00000000` to `ffffffff` (HBase's
+    /// `HexStringSplit`).
+    HexString,
+    /// Row keys are arbitrary bytes, split evenly over 8 bytes (HBase's `UniformSplit`).
+    Uniform,
+}
+
+impl SplitAlgorithm {
+    /// Parses HBase's names (`HexStringSplit`, `UniformSplit`).
+    pub fn parse(name: &str) -> Result<Self> {
+        match name {
+            "HexStringSplit" => Ok(SplitAlgorithm::HexString),
+            "UniformSplit" => Ok(SplitAlgorithm::Uniform),
+            other => Err(Error::InvalidArgument(format!(
+                "unknown split algorithm {other:?}: HexStringSplit or UniformSplit"
+            ))),
+        }
+    }
+
+    /// The `regions - 1` split keys that cut the key space into `regions` equal parts.
+    pub fn split_keys(self, regions: usize) -> Result<Vec<Bytes>> {
+        if regions < 2 {
+            return Err(Error::InvalidArgument(format!(
+                "NUMREGIONS must be greater than 1, got {regions}"
+            )));
+        }
+        let n = regions as u128;
+        Ok(match self {
+            SplitAlgorithm::HexString => {
+                let size = (1u128 << 32) / n;
+                (1..n)
+                    .map(|i| Bytes::from(format!("{:08x}", i * size)))
+                    .collect()
+            }
+            SplitAlgorithm::Uniform => {
+                let step = u128::from(u64::MAX) / n;
+                (1..n)
+                    .map(|i| Bytes::copy_from_slice(&((i * step) as u64).to_be_bytes()))
+                    .collect()
+            }
+        })
+    }
+}
+
+/// A region of a table, as [`Admin::regions`] lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegionDescription {
+    /// The region name, also its `hbase:meta` row.
+    pub name: Bytes,
+    pub encoded_name: String,
+    pub start_key: Bytes,
+    pub end_key: Bytes,
+    pub region_id: i64,
+    pub store_files: usize,
+    /// Bytes of store files (a reference counts its whole parent file).
+    pub store_file_size: u64,
+    pub memstore_size: u64,
+}
+
+impl RegionDescription {
+    fn of(region: &Region) -> Self {
+        let info: &RegionInfo = region.info();
+        RegionDescription {
+            name: info.region_name(),
+            encoded_name: info.encoded_name(),
+            start_key: info.start_key.clone(),
+            end_key: info.end_key.clone(),
+            region_id: info.region_id,
+            store_files: region.store_file_counts().iter().sum(),
+            store_file_size: region.store_files_size(),
+            memstore_size: region.memstore_size() as u64,
+        }
+    }
+}
 
 /// Table administration (HBase's `Admin`).
 #[derive(Debug, Clone)]
@@ -22,42 +100,75 @@ impl Admin {
         Admin { engine }
     }
 
-    /// Creates a table, enabled. Fails if the descriptor is invalid or the table exists.
-    pub fn create_table(&self, descriptor: TableDescriptor) -> Result<()> {
-        if descriptor.name.namespace() != DEFAULT_NAMESPACE {
-            return Err(Error::NamespaceNotFound(
-                descriptor.name.namespace().to_owned(),
-            ));
-        }
+    // Namespaces.
+
+    /// Creates a namespace. Names are letters, digits and `_`.
+    pub fn create_namespace(&self, ns: NamespaceDescriptor) -> Result<()> {
+        procedures::create_namespace(&self.engine, &ns)
+    }
+
+    /// Replaces a namespace's properties.
+    pub fn modify_namespace(&self, ns: NamespaceDescriptor) -> Result<()> {
+        procedures::modify_namespace(&self.engine, &ns)
+    }
+
+    /// Drops an empty namespace (never `default` or `hbase`).
+    pub fn delete_namespace(&self, name: &str) -> Result<()> {
+        procedures::delete_namespace(&self.engine, name)
+    }
+
+    pub fn get_namespace_descriptor(&self, name: &str) -> Result<NamespaceDescriptor> {
         self.engine.check_open()?;
-        let name = descriptor.name.clone();
-        let mut tables = self.engine.tables_mut();
-        if tables.contains_key(&name) {
-            return Err(Error::TableExists(name));
-        }
-        // One region per table for now, named as HBase names regions:
-        // `<table>,<start key>,<region id>.` and its MD5 for the directory.
-        let region_id = self.engine.clock.now_millis();
-        let encoded = md5_hex(format!("{name},,{region_id}.").as_bytes());
-        let table_dir = self.engine.table_dir(&name);
-        let dir = table_dir.join(encoded);
-        let region = Region::open(
-            descriptor.clone(),
-            Arc::clone(&self.engine.clock),
-            self.engine.region_config.clone(),
-            Arc::clone(&self.engine.fs),
-            &dir,
-        )?;
-        self.engine.adopt(&region);
-        catalog::write_new_table(
-            self.engine.fs.as_ref(),
-            &table_dir,
-            &dir,
-            &descriptor,
-            region_id,
-        )?;
-        tables.insert(name, HostedTable::new(region, true));
-        Ok(())
+        self.engine
+            .namespaces()
+            .get(name)
+            .cloned()
+            .ok_or_else(|| Error::NamespaceNotFound(name.to_owned()))
+    }
+
+    /// Every namespace, sorted by name.
+    pub fn list_namespace_descriptors(&self) -> Vec<NamespaceDescriptor> {
+        self.engine.namespaces().values().cloned().collect()
+    }
+
+    /// The tables of a namespace.
+    pub fn list_table_names_by_namespace(&self, namespace: &str) -> Result<Vec<TableName>> {
+        self.get_namespace_descriptor(namespace)?;
+        Ok(self
+            .engine
+            .tables()
+            .keys()
+            .filter(|t| t.namespace() == namespace)
+            .cloned()
+            .collect())
+    }
+
+    // Tables.
+
+    /// Creates a table with one region, enabled.
+    pub fn create_table(&self, descriptor: TableDescriptor) -> Result<()> {
+        procedures::create_table(&self.engine, descriptor, &[])
+    }
+
+    /// Creates a table pre-split at `split_keys` (one region more than keys).
+    pub fn create_table_with_splits(
+        &self,
+        descriptor: TableDescriptor,
+        split_keys: &[Bytes],
+    ) -> Result<()> {
+        procedures::create_table(&self.engine, descriptor, split_keys)
+    }
+
+    /// Creates a table of `regions` regions split by `algorithm` (shell `NUMREGIONS`,
+    /// `SPLITALGO`).
+    pub fn create_table_pre_split(
+        &self,
+        descriptor: TableDescriptor,
+        regions: usize,
+        algorithm: SplitAlgorithm,
+    ) -> Result<()> {
+        let keys = algorithm.split_keys(regions)?;
+        procedures::create_table(&self.engine, descriptor, &keys)
     }
 
     /// Whether the table exists.
@@ -65,14 +176,39 @@ impl Admin {
         self.engine.tables().contains_key(name)
     }
 
-    /// Every table's name, sorted.
+    /// Every user table's name, sorted (system tables are left out, as in HBase).
     pub fn list_table_names(&self) -> Vec<TableName> {
-        self.engine.tables().keys().cloned().collect()
+        self.engine
+            .tables()
+            .keys()
+            .filter(|t| !t.is_system())
+            .cloned()
+            .collect()
+    }
+
+    /// The tables whose whole name (`ns:table`, or `table` in `default`) matches `pattern`,
+    /// a regular expression, as HBase's `listTableNames(Pattern, includeSysTables)`.
+    pub fn list_table_names_matching(
+        &self,
+        pattern: &str,
+        include_system: bool,
+    ) -> Result<Vec<TableName>> {
+        let re = regex::Regex::new(&format!("^(?:{pattern})$")).map_err(|e| {
+            Error::InvalidArgument(format!("bad table name pattern {pattern:?}: {e}"))
+        })?;
+        Ok(self
+            .engine
+            .tables()
+            .keys()
+            .filter(|t| include_system || !t.is_system())
+            .filter(|t| re.is_match(&t.to_string()))
+            .cloned()
+            .collect())
     }
 
     /// The table's schema.
     pub fn describe_table(&self, name: &TableName) -> Result<TableDescriptor> {
-        Ok(self.engine.table(name)?.region.descriptor().clone())
+        Ok((*self.engine.table(name)?.descriptor()).clone())
     }
 
     pub fn is_table_enabled(&self, name: &TableName) -> Result<bool> {
@@ -83,76 +219,198 @@ impl Admin {
         Ok(!self.is_table_enabled(name)?)
     }
 
-    /// Disables a table: it keeps its data and refuses reads and writes until enabled.
+    /// Disables a table: its memstores are flushed, it keeps its data and refuses reads and
+    /// writes (TableNotEnabledException) until enabled.
     pub fn disable_table(&self, name: &TableName) -> Result<()> {
-        self.set_enabled(name, false)
+        procedures::set_enabled(&self.engine, name, false)
     }
 
     pub fn enable_table(&self, name: &TableName) -> Result<()> {
-        self.set_enabled(name, true)
-    }
-
-    fn set_enabled(&self, name: &TableName, enabled: bool) -> Result<()> {
-        let table = self.engine.table(name)?;
-        if table.enabled.swap(enabled, Ordering::AcqRel) == enabled {
-            return Err(if enabled {
-                Error::TableNotDisabled(name.clone())
-            } else {
-                Error::TableNotEnabled(name.clone())
-            });
-        }
-        let written = catalog::write_state(
-            self.engine.fs.as_ref(),
-            &self.engine.table_dir(name),
-            enabled,
-        );
-        if written.is_err() {
-            table.enabled.store(!enabled, Ordering::Release);
-        }
-        written
+        procedures::set_enabled(&self.engine, name, true)
     }
 
     /// Deletes a table and its data. As in HBase, it must be disabled first.
     pub fn delete_table(&self, name: &TableName) -> Result<()> {
-        let mut tables = self.engine.tables_mut();
-        let table = tables
-            .get(name)
-            .ok_or_else(|| Error::TableNotFound(name.clone()))?;
-        if table.is_enabled() {
-            return Err(Error::TableNotDisabled(name.clone()));
+        procedures::delete_table(&self.engine, name)
+    }
+
+    /// Empties a disabled table: it is deleted and created again with the same schema (and
+    /// the same region boundaries if `preserve_splits`), enabled.
+    pub fn truncate_table(&self, name: &TableName, preserve_splits: bool) -> Result<()> {
+        procedures::truncate_table(&self.engine, name, preserve_splits)
+    }
+
+    /// Replaces a table's schema, online (HBase 2's alter): each region is reopened with it.
+    pub fn modify_table(&self, descriptor: TableDescriptor) -> Result<()> {
+        procedures::modify_table(&self.engine, descriptor)
+    }
+
+    /// Adds a column family.
+    pub fn add_column_family(
+        &self,
+        name: &TableName,
+        family: ColumnFamilyDescriptor,
+    ) -> Result<()> {
+        let mut d = self.describe_table(name)?;
+        if d.family(&family.name).is_some() {
+            return Err(Error::InvalidArgument(format!(
+                "Column family {} already exists in table {name}",
+                family.name_str()
+            )));
         }
-        if let Some(table) = tables.remove(name)
-            && let Some(wal) = &self.engine.region_config.wal
-        {
-            // The region's edits are needed by nobody now: its segments may be archived.
-            wal.region_flushed(table.region.encoded_name(), u64::MAX)?;
+        d.add_family(family);
+        self.modify_table(d)
+    }
+
+    /// Replaces a column family's settings.
+    pub fn modify_column_family(
+        &self,
+        name: &TableName,
+        family: ColumnFamilyDescriptor,
+    ) -> Result<()> {
+        let mut d = self.describe_table(name)?;
+        if d.remove_family(&family.name).is_none() {
+            return Err(Error::NoSuchColumnFamily {
+                table: name.clone(),
+                family: basalt_common::bytes_display::BinaryDisplay::new(&family.name),
+            });
         }
-        match self.engine.fs.delete_dir_all(&self.engine.table_dir(name)) {
-            Ok(()) | Err(basalt_fs::FsError::NotFound(_)) => Ok(()),
-            Err(e) => Err(Error::Storage(e.to_string())),
+        d.add_family(family);
+        self.modify_table(d)
+    }
+
+    /// Removes a column family and its data (a table keeps at least one).
+    pub fn delete_column_family(&self, name: &TableName, family: &[u8]) -> Result<()> {
+        let mut d = self.describe_table(name)?;
+        if d.remove_family(family).is_none() {
+            return Err(Error::NoSuchColumnFamily {
+                table: name.clone(),
+                family: basalt_common::bytes_display::BinaryDisplay::new(family),
+            });
         }
+        self.modify_table(d)
+    }
+
+    fn regions_of(&self, name: &TableName) -> Result<(Arc<HostedTable>, Vec<Arc<Region>>)> {
+        let table = self.engine.table(name)?;
+        let regions = table.regions();
+        Ok((table, regions))
     }
 
     /// Writes the table's memstores to store files (HBase's `flush`).
     pub fn flush(&self, name: &TableName) -> Result<()> {
-        self.engine.table(name)?.region.flush()
+        for r in self.regions_of(name)?.1 {
+            r.flush()?;
+        }
+        Ok(())
     }
 
     /// A minor compaction of the table's stores (HBase's `compact`): the exploring policy's
     /// pick of files merged, every cell kept.
     pub fn compact(&self, name: &TableName) -> Result<()> {
-        self.engine.table(name)?.region.compact(false).map(|_| ())
+        for r in self.regions_of(name)?.1 {
+            r.compact(false)?;
+        }
+        Ok(())
     }
 
     /// A major compaction (HBase's `major_compact`): every store's files rewritten as one,
     /// without delete markers, masked, surplus or expired cells (KEEP_DELETED_CELLS and
-    /// MIN_VERSIONS honoured).
+    /// MIN_VERSIONS honoured). References to parent regions are rewritten too.
     pub fn major_compact(&self, name: &TableName) -> Result<()> {
-        self.engine.table(name)?.region.compact(true).map(|_| ())
+        for r in self.regions_of(name)?.1 {
+            r.compact(true)?;
+        }
+        procedures::clean_parents(&self.engine).map(|_| ())
     }
 
-    /// Store files per family of the table's region, in family order.
+    /// Flushes one region, named by its full or encoded name.
+    pub fn flush_region(&self, region: &[u8]) -> Result<()> {
+        self.engine.find_region(region)?.1.flush()
+    }
+
+    /// Compacts one region (major or minor), named by its full or encoded name.
+    pub fn compact_region(&self, region: &[u8], major: bool) -> Result<()> {
+        self.engine.find_region(region)?.1.compact(major)?;
+        if major {
+            procedures::clean_parents(&self.engine)?;
+        }
+        Ok(())
+    }
+
+    /// Splits every region of the table at its split point, or, given `at`, the region that
+    /// holds that row there. Regions that cannot split (too little data, references left by
+    /// an earlier split) are skipped when no row is given.
+    pub fn split(&self, name: &TableName, at: Option<&[u8]>) -> Result<()> {
+        let (table, regions) = self.regions_of(name)?;
+        if let Some(row) = at {
+            let region = table.region_for(row)?;
+            return procedures::split_region(
+                &self.engine,
+                &table,
+                &region,
+                Some(Bytes::copy_from_slice(row)),
+            )
+            .map(|_| ());
+        }
+        for r in regions {
+            match procedures::split_region(&self.engine, &table, &r, None) {
+                Ok(_) | Err(Error::Refused(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// Splits one region (named by its full or encoded name) at `at` or its split point;
+    /// returns the daughters' names.
+    pub fn split_region(&self, region: &[u8], at: Option<&[u8]>) -> Result<(Bytes, Bytes)> {
+        let (table, r) = self.engine.find_region(region)?;
+        let (a, b) =
+            procedures::split_region(&self.engine, &table, &r, at.map(Bytes::copy_from_slice))?;
+        Ok((a.region_name(), b.region_name()))
+    }
+
+    /// Merges two adjacent regions of one table (named by full or encoded names); returns the
+    /// merged region's name.
+    pub fn merge_regions(&self, a: &[u8], b: &[u8]) -> Result<Bytes> {
+        let (table, ra) = self.engine.find_region(a)?;
+        let (table_b, rb) = self.engine.find_region(b)?;
+        if table.name != table_b.name {
+            return Err(Error::Refused(format!(
+                "cannot merge regions of different tables ({} and {})",
+                table.name, table_b.name
+            )));
+        }
+        Ok(procedures::merge_regions(&self.engine, &table, &ra, &rb)?.region_name())
+    }
+
+    /// The table's serving regions in key order, with their sizes.
+    pub fn regions(&self, name: &TableName) -> Result<Vec<RegionDescription>> {
+        Ok(self
+            .regions_of(name)?
+            .1
+            .iter()
+            .map(|r| RegionDescription::of(r))
+            .collect())
+    }
+
+    /// Deletes the split and merge parents no region reads any more (HBase's
+    /// `runCatalogJanitor`; the background worker does this too). Returns how many went.
+    pub fn run_catalog_janitor(&self) -> Result<usize> {
+        procedures::clean_parents(&self.engine)
+    }
+
+    /// Store files per family, summed over the table's regions, in family order.
     pub fn store_file_counts(&self, name: &TableName) -> Result<Vec<usize>> {
-        Ok(self.engine.table(name)?.region.store_file_counts())
+        let mut counts: Vec<usize> = Vec::new();
+        for r in self.regions_of(name)?.1 {
+            let c = r.store_file_counts();
+            counts.resize(c.len().max(counts.len()), 0);
+            for (sum, n) in counts.iter_mut().zip(c) {
+                *sum += n;
+            }
+        }
+        Ok(counts)
     }
 }

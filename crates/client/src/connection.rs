@@ -1,14 +1,18 @@
-//! Connections and the embedded catalog of tables they share.
+//! Connections, and the engine they share: the tables it hosts, each a sorted run of regions,
+//! and the `hbase:meta` region that records them.
 
 use std::collections::BTreeMap;
+use std::ops::Bound;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
-use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use basalt_common::{Clock, Error, Result, SystemClock, TableName};
+use basalt_common::{
+    Bytes, Clock, Error, RegionInfo, Result, SystemClock, TableDescriptor, TableName,
+};
 use basalt_fs::{FileLock, FileSystem, FsError, LocalFs, MemFs};
 use basalt_region::{Region, RegionConfig};
 use basalt_storefile::{BlockCache, BlockCacheStats};
@@ -17,25 +21,107 @@ use basalt_wal::{Wal, WalConfig};
 use crate::admin::Admin;
 use crate::catalog::{self, LOCK_FILE, storage};
 use crate::compactor;
+use crate::meta::{self, MetaBatch, NamespaceDescriptor, ServerName};
 use crate::table::Table;
 
-/// A table hosted by an embedded connection.
+/// A table hosted by the engine: its schema, state and regions.
 #[derive(Debug)]
 pub(crate) struct HostedTable {
-    pub(crate) region: Arc<Region>,
-    pub(crate) enabled: AtomicBool,
+    pub(crate) name: TableName,
+    descriptor: RwLock<Arc<TableDescriptor>>,
+    enabled: AtomicBool,
+    /// The serving regions by start key; together they cover every row.
+    regions: RwLock<BTreeMap<Bytes, Arc<Region>>>,
 }
 
 impl HostedTable {
-    pub(crate) fn new(region: Region, enabled: bool) -> Arc<Self> {
+    pub(crate) fn new(
+        descriptor: TableDescriptor,
+        enabled: bool,
+        regions: Vec<Arc<Region>>,
+    ) -> Arc<Self> {
         Arc::new(HostedTable {
-            region: Arc::new(region),
+            name: descriptor.name.clone(),
+            descriptor: RwLock::new(Arc::new(descriptor)),
             enabled: AtomicBool::new(enabled),
+            regions: RwLock::new(
+                regions
+                    .into_iter()
+                    .map(|r| (r.info().start_key.clone(), r))
+                    .collect(),
+            ),
         })
+    }
+
+    pub(crate) fn descriptor(&self) -> Arc<TableDescriptor> {
+        Arc::clone(
+            &self
+                .descriptor
+                .read()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
+    }
+
+    pub(crate) fn set_descriptor(&self, d: TableDescriptor) {
+        *self
+            .descriptor
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Arc::new(d);
     }
 
     pub(crate) fn is_enabled(&self) -> bool {
         self.enabled.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn set_enabled(&self, on: bool) {
+        self.enabled.store(on, Ordering::Release);
+    }
+
+    fn map(&self) -> RwLockReadGuard<'_, BTreeMap<Bytes, Arc<Region>>> {
+        // Changed only by whole-entry inserts and removes: never half-updated.
+        self.regions.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The region holding `row`.
+    pub(crate) fn region_for(&self, row: &[u8]) -> Result<Arc<Region>> {
+        self.map()
+            .range::<[u8], _>((Bound::Unbounded, Bound::Included(row)))
+            .next_back()
+            .map(|(_, r)| Arc::clone(r))
+            .ok_or_else(|| Error::TableNotFound(self.name.clone()))
+    }
+
+    /// The region holding the rows just below `row` (None below the first region).
+    pub(crate) fn region_before(&self, row: &[u8]) -> Option<Arc<Region>> {
+        self.map()
+            .range::<[u8], _>((Bound::Unbounded, Bound::Excluded(row)))
+            .next_back()
+            .map(|(_, r)| Arc::clone(r))
+    }
+
+    pub(crate) fn last_region(&self) -> Option<Arc<Region>> {
+        self.map().values().next_back().cloned()
+    }
+
+    /// The serving regions in key order.
+    pub(crate) fn regions(&self) -> Vec<Arc<Region>> {
+        self.map().values().cloned().collect()
+    }
+
+    /// Swaps regions in one step: readers see the old ones or the new ones.
+    pub(crate) fn replace_regions(&self, old: &[Arc<Region>], new: &[Arc<Region>]) {
+        let mut map = self.regions.write().unwrap_or_else(PoisonError::into_inner);
+        for r in old {
+            if map
+                .get(&r.info().start_key)
+                .is_some_and(|cur| Arc::ptr_eq(cur, r))
+            {
+                map.remove(&r.info().start_key);
+            }
+        }
+        for r in new {
+            map.insert(r.info().start_key.clone(), Arc::clone(r));
+        }
     }
 }
 
@@ -43,6 +129,14 @@ impl HostedTable {
 #[derive(Debug)]
 pub(crate) struct Engine {
     tables: RwLock<BTreeMap<TableName, Arc<HostedTable>>>,
+    namespaces: RwLock<BTreeMap<String, NamespaceDescriptor>>,
+    /// The `hbase:meta` region: the catalog.
+    pub(crate) meta: Arc<Region>,
+    /// One catalog change at a time: DDL, splits, merges, cleanup of split parents.
+    ddl: Mutex<()>,
+    /// The timestamp of the last catalog change (they only grow).
+    last_meta_ts: AtomicI64,
+    pub(crate) server: ServerName,
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) region_config: RegionConfig,
     /// Where everything is stored, and the root directory on it (layout: DESIGN.md section 5).
@@ -51,10 +145,11 @@ pub(crate) struct Engine {
     /// Held while the engine owns the data directory.
     lock: Mutex<Option<Box<dyn FileLock>>>,
     closed: AtomicBool,
-    /// Regions tell the compaction worker here when a flush leaves work for it.
+    /// Regions tell the background worker here when a flush leaves work for it.
     compactions: Sender<()>,
-    /// The compaction worker, joined when the connection closes.
+    /// The background worker, joined when the connection closes.
     worker: Mutex<Option<JoinHandle<()>>>,
+    pub(crate) background: compactor::Settings,
 }
 
 impl Engine {
@@ -68,12 +163,44 @@ impl Engine {
         self.tables.write().unwrap_or_else(PoisonError::into_inner)
     }
 
+    pub(crate) fn namespaces(&self) -> RwLockReadGuard<'_, BTreeMap<String, NamespaceDescriptor>> {
+        self.namespaces
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn namespaces_mut(
+        &self,
+    ) -> RwLockWriteGuard<'_, BTreeMap<String, NamespaceDescriptor>> {
+        self.namespaces
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Serializes catalog changes.
+    pub(crate) fn ddl(&self) -> MutexGuard<'_, ()> {
+        self.ddl.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A batch of catalog mutations at a timestamp later than every earlier one.
+    pub(crate) fn meta_batch(&self) -> MetaBatch {
+        let now = self.clock.now_millis();
+        let prev = self
+            .last_meta_ts
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |last| {
+                Some(now.max(last + 1))
+            })
+            .unwrap_or(now);
+        MetaBatch::new(now.max(prev + 1))
+    }
+
     /// `<root>/data/<namespace>/<table>`.
     pub(crate) fn table_dir(&self, name: &TableName) -> PathBuf {
-        self.root
-            .join("data")
-            .join(name.namespace())
-            .join(name.qualifier())
+        catalog::table_dir(&self.root, name)
+    }
+
+    pub(crate) fn region_dir(&self, info: &RegionInfo) -> PathBuf {
+        self.table_dir(&info.table).join(info.encoded_name())
     }
 
     pub(crate) fn check_open(&self) -> Result<()> {
@@ -83,9 +210,24 @@ impl Engine {
         Ok(())
     }
 
-    /// Hooks a newly opened region up to the compaction worker.
-    pub(crate) fn adopt(&self, region: &Region) {
+    /// Opens (or creates) the region `info` of a table with schema `descriptor`, hooked up to
+    /// the background worker.
+    pub(crate) fn open_region(
+        &self,
+        info: RegionInfo,
+        descriptor: &TableDescriptor,
+    ) -> Result<Arc<Region>> {
+        let dir = self.region_dir(&info);
+        let region = Region::open(
+            info,
+            descriptor.clone(),
+            Arc::clone(&self.clock),
+            self.region_config.clone(),
+            Arc::clone(&self.fs),
+            &dir,
+        )?;
         region.set_compaction_listener(self.compactions.clone());
+        Ok(Arc::new(region))
     }
 
     pub(crate) fn table(&self, name: &TableName) -> Result<Arc<HostedTable>> {
@@ -94,6 +236,38 @@ impl Engine {
             .get(name)
             .cloned()
             .ok_or_else(|| Error::TableNotFound(name.clone()))
+    }
+
+    /// Tells the background worker to look for work now (after a split or merge, whose new
+    /// regions want their references compacted).
+    pub(crate) fn wake_background(&self) {
+        let _ = self.compactions.send(());
+    }
+
+    /// Every serving region, meta's first.
+    pub(crate) fn all_regions(&self) -> Vec<Arc<Region>> {
+        let mut out = vec![Arc::clone(&self.meta)];
+        for t in self.tables().values() {
+            if !t.name.is_system() {
+                out.extend(t.regions());
+            }
+        }
+        out
+    }
+
+    /// A region by its full name or its encoded name, with its table.
+    pub(crate) fn find_region(&self, name: &[u8]) -> Result<(Arc<HostedTable>, Arc<Region>)> {
+        self.check_open()?;
+        for t in self.tables().values() {
+            for r in t.regions() {
+                if r.info().region_name()[..] == name[..] || r.encoded_name().as_bytes() == name {
+                    return Ok((Arc::clone(t), r));
+                }
+            }
+        }
+        Err(Error::UnknownRegion(
+            String::from_utf8_lossy(name).into_owned(),
+        ))
     }
 }
 
@@ -134,6 +308,8 @@ impl Connection {
             wal_config: WalConfig::default(),
             fs: Arc::new(MemFs::new()),
             root: PathBuf::from("/basalt"),
+            server_host_port: "localhost:16020".into(),
+            background: compactor::Settings::default(),
         }
     }
 
@@ -162,7 +338,7 @@ impl Connection {
             .unwrap_or_default()
     }
 
-    /// Flushes every table, then releases the data directory. Every handle of this connection
+    /// Flushes every region, then releases the data directory. Every handle of this connection
     /// fails afterwards.
     pub fn close(&self) -> Result<()> {
         if self.engine.closed.swap(true, Ordering::AcqRel) {
@@ -180,8 +356,8 @@ impl Connection {
         if let Some(worker) = worker {
             let _ = worker.join();
         }
-        for table in self.engine.tables().values() {
-            table.region.flush()?;
+        for region in self.engine.all_regions().iter().rev() {
+            region.flush()?;
         }
         if let Some(wal) = &self.engine.region_config.wal {
             wal.close()?;
@@ -206,9 +382,24 @@ pub struct ConnectionBuilder {
     wal_config: WalConfig,
     fs: Arc<dyn FileSystem>,
     root: PathBuf,
+    server_host_port: String,
+    background: compactor::Settings,
 }
 
 impl ConnectionBuilder {
+    /// Whether regions split by themselves when they grow past their table's split size
+    /// (default true; a table's SPLIT_ENABLED false turns it off for that table).
+    pub fn auto_split(mut self, on: bool) -> Self {
+        self.background.auto_split = on;
+        self
+    }
+
+    /// The `host:port` meta records as the server of every region (default `localhost:16020`).
+    pub fn server_name(mut self, host_port: &str) -> Self {
+        self.server_host_port = host_port.to_owned();
+        self
+    }
+
     /// The clock that assigns server timestamps and decides TTL expiry.
     pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
         self.clock = clock;
@@ -262,7 +453,7 @@ impl ConnectionBuilder {
         self
     }
 
-    /// Starts the engine's compaction worker and hands out the connection.
+    /// Starts the engine's background worker and hands out the connection.
     fn start(engine: Engine, wake: Receiver<()>, major_every: Duration) -> Connection {
         let engine = Arc::new(engine);
         let major_every = (!major_every.is_zero()).then_some(major_every);
@@ -271,13 +462,42 @@ impl ConnectionBuilder {
         Connection { engine }
     }
 
-    fn engine(mut self, lock: Option<Box<dyn FileLock>>, compactions: Sender<()>) -> Engine {
+    /// An engine on the root directory, with its meta region open (and, on a new directory,
+    /// the built-in namespaces written) and no tables yet.
+    fn engine(
+        mut self,
+        lock: Option<Box<dyn FileLock>>,
+        compactions: Sender<()>,
+        wal: Option<Arc<Wal>>,
+    ) -> Result<Engine> {
         if self.block_cache_bytes > 0 {
             self.region_config.block_cache =
                 Some(Arc::new(BlockCache::new(self.block_cache_bytes)));
         }
-        Engine {
+        self.region_config.wal = wal;
+        catalog::init_root(self.fs.as_ref(), &self.root)?;
+        let meta_info = meta::meta_region_info()?;
+        let meta_dir = catalog::table_dir(&self.root, &meta_info.table).join(meta::META_ENCODED);
+        let meta = Region::open(
+            meta_info,
+            meta::meta_descriptor()?,
+            Arc::clone(&self.clock),
+            self.region_config.clone(),
+            Arc::clone(&self.fs),
+            &meta_dir,
+        )?;
+        meta.set_compaction_listener(compactions.clone());
+        let start_code = self.clock.now_millis();
+        Ok(Engine {
             tables: RwLock::new(BTreeMap::new()),
+            namespaces: RwLock::new(BTreeMap::new()),
+            meta: Arc::new(meta),
+            ddl: Mutex::new(()),
+            last_meta_ts: AtomicI64::new(0),
+            server: ServerName {
+                host_port: self.server_host_port,
+                start_code,
+            },
             clock: self.clock,
             region_config: self.region_config,
             fs: self.fs,
@@ -286,21 +506,32 @@ impl ConnectionBuilder {
             closed: AtomicBool::new(false),
             compactions,
             worker: Mutex::new(None),
+            background: self.background,
+        })
+    }
+
+    /// A connection on the builder's file system (by default a new in-memory one) without a
+    /// write-ahead log or a lock: for the in-memory default.
+    pub fn build(self) -> Connection {
+        match self.try_build() {
+            Ok(c) => c,
+            // Only a broken in-memory file system fails here; say so plainly.
+            Err(e) => panic!("cannot start an in-memory engine: {e}"),
         }
     }
 
-    /// A connection that starts with no tables, without looking at the data directory: for
-    /// the in-memory default.
-    pub fn build(self) -> Connection {
+    fn try_build(self) -> Result<Connection> {
         let (tx, rx) = channel();
         let every = self.major_compaction_interval;
-        ConnectionBuilder::start(self.engine(None, tx), rx, every)
+        let engine = self.engine(None, tx, None)?;
+        boot(&engine, &[], false)?;
+        Ok(ConnectionBuilder::start(engine, rx, every))
     }
 
     /// Opens the data directory: takes its lock (failing at once if another engine holds it),
-    /// checks or writes its version file, opens every table stored there, and replays the
-    /// write-ahead log into them (see [`recover`]).
-    pub fn open(mut self) -> Result<Connection> {
+    /// checks or writes its version file, opens `hbase:meta` and every region it lists, and
+    /// replays the write-ahead log into them (see [`recover`]).
+    pub fn open(self) -> Result<Connection> {
         let (fs, root) = (Arc::clone(&self.fs), self.root.clone());
         fs.create_dir_all(&root).map_err(storage)?;
         let lock = fs.lock(&root.join(LOCK_FILE)).map_err(|e| match e {
@@ -319,54 +550,124 @@ impl ConnectionBuilder {
             &root.join(catalog::OLD_WAL_DIR),
             self.wal_config.clone(),
         )?;
-        self.region_config.wal = Some(Arc::clone(&wal));
         let (tx, rx) = channel();
         let every = self.major_compaction_interval;
         let skip_corrupt_wal = self.skip_corrupt_wal;
-        let engine = self.engine(Some(lock), tx);
-        {
-            let mut tables = engine.tables_mut();
-            for stored in catalog::load_tables(fs.as_ref(), &root)? {
-                let name = stored.descriptor.name.clone();
-                let region = Region::open(
-                    stored.descriptor,
-                    Arc::clone(&engine.clock),
-                    engine.region_config.clone(),
-                    Arc::clone(&fs),
-                    &stored.region_dir,
-                )?;
-                engine.adopt(&region);
-                tables.insert(name, HostedTable::new(region, stored.enabled));
-            }
-            let regions: Vec<&Region> = tables.values().map(|t| t.region.as_ref()).collect();
-            recover(
-                fs.as_ref(),
-                &wal,
-                &left_by_last_run,
-                &regions,
-                skip_corrupt_wal,
-            )?;
-        }
+        let engine = self.engine(Some(lock), tx, Some(Arc::clone(&wal)))?;
+        boot(&engine, &left_by_last_run, skip_corrupt_wal)?;
+        wal.archive(&left_by_last_run)?;
         Ok(ConnectionBuilder::start(engine, rx, every))
     }
 }
 
-/// Replays the segments an earlier run left (oldest first) into the regions they belong to:
-/// every edit newer than what a region's store files hold goes back into its memstore. The
-/// regions that took edits are flushed, then the segments are archived. A crash at any point
-/// leaves the segments in place, and the next open replays them again: edits the flush already
-/// wrote are skipped by sequence id. A segment damaged in the middle stops the open with an
-/// error naming the segment and the offset; a torn final record (a crash while appending) is
-/// expected and ignored. With `skip_corrupt`, such a segment is replayed up to the damage,
-/// with a warning, and archived with the others.
+/// Brings the catalog up: replays meta's WAL edits, writes the built-in namespaces into a new
+/// catalog, opens every serving region meta lists, deletes what no catalog entry owns (the
+/// leftovers of a change a crash interrupted before its meta commit), replays the other
+/// regions' edits, and records in meta where the regions are served.
+fn boot(engine: &Engine, segments: &[PathBuf], skip_corrupt: bool) -> Result<()> {
+    let fs = engine.fs.as_ref();
+    let meta = engine.meta.as_ref();
+    recover(fs, segments, &[meta], skip_corrupt)?;
+    let mut namespaces = meta::read_namespaces(meta)?;
+    if namespaces.is_empty() {
+        let mut batch = engine.meta_batch();
+        for ns in meta::builtin_namespaces() {
+            batch.namespace(&ns);
+        }
+        batch.commit(meta)?;
+        namespaces = meta::read_namespaces(meta)?;
+    }
+    *engine.namespaces_mut() = namespaces
+        .into_iter()
+        .map(|n| (n.name.clone(), n))
+        .collect();
+    let states = meta::read_table_states(meta)?;
+    let rows = meta::read_regions(meta)?;
+    let mut tables = BTreeMap::new();
+    let mut opened: Vec<Arc<Region>> = Vec::new();
+    for (name, state) in &states {
+        let dir = engine.table_dir(name);
+        let descriptor = catalog::read_descriptor(fs, &dir)?;
+        let mut regions = Vec::new();
+        for row in rows
+            .iter()
+            .filter(|r| &r.info.table == name && r.is_serving())
+        {
+            let region = engine.open_region(row.info.clone(), &descriptor)?;
+            // Families an alter dropped before a crash let it delete their directories.
+            crate::procedures::remove_dropped_families(engine, &region)?;
+            opened.push(Arc::clone(&region));
+            regions.push(region);
+        }
+        let enabled = *state == meta::TableState::Enabled;
+        tables.insert(name.clone(), HostedTable::new(descriptor, enabled, regions));
+    }
+    // Directories no catalog entry owns.
+    let data = engine.root.join("data");
+    for ns in catalog::list(fs, &data)? {
+        for qualifier in catalog::list(fs, &data.join(&ns))? {
+            let dir = data.join(&ns).join(&qualifier);
+            let Ok(name) = TableName::new(&ns, &qualifier) else {
+                continue;
+            };
+            if name == engine.meta.info().table {
+                continue;
+            }
+            if !states.contains_key(&name) {
+                catalog::delete_dir(fs, &dir)?;
+                continue;
+            }
+            for entry in catalog::list(fs, &dir)? {
+                let owned = entry.starts_with('.')
+                    || rows.iter().any(|r| {
+                        r.info.table == name
+                            && (r.info.encoded_name() == entry
+                                || r.merge_parents.iter().any(|p| p.encoded_name() == entry))
+                    });
+                if !owned {
+                    catalog::delete_dir(fs, &dir.join(&entry))?;
+                }
+            }
+        }
+    }
+    let regions: Vec<&Region> = opened.iter().map(AsRef::as_ref).collect();
+    recover(fs, segments, &regions, skip_corrupt)?;
+    let mut batch = engine.meta_batch();
+    for region in &opened {
+        batch.region(region.info(), "OPEN", &engine.server);
+    }
+    for t in tables.values().filter(|t| !t.is_enabled()) {
+        for region in t.regions() {
+            batch.region_state(region.info(), "CLOSED");
+        }
+    }
+    batch.commit(meta)?;
+    let meta_table = HostedTable::new(
+        meta.descriptor().clone(),
+        true,
+        vec![Arc::clone(&engine.meta)],
+    );
+    tables.insert(meta.info().table.clone(), meta_table);
+    *engine.tables_mut() = tables;
+    Ok(())
+}
+
+/// Replays the segments an earlier run left (oldest first) into `regions`: every edit newer
+/// than what a region's store files hold goes back into its memstore; edits of other regions
+/// are skipped (boot replays meta first, then the regions meta lists). The regions that took
+/// edits are flushed; the caller archives the segments once every region has replayed. A
+/// crash at any point leaves the segments in place, and the next open replays them again:
+/// edits the flush already wrote are skipped by sequence id. A segment damaged in the middle
+/// stops the open with an error naming the segment and the offset; a torn final record (a
+/// crash while appending) is expected and ignored. With `skip_corrupt`, such a segment is
+/// replayed up to the damage, with a warning.
 fn recover(
     fs: &dyn FileSystem,
-    wal: &Wal,
     segments: &[PathBuf],
     regions: &[&Region],
     skip_corrupt: bool,
 ) -> Result<()> {
-    if segments.is_empty() {
+    if segments.is_empty() || regions.is_empty() {
         return Ok(());
     }
     let by_name: std::collections::HashMap<&str, &Region> =
@@ -388,7 +689,7 @@ fn recover(
             basalt_wal::read_segment_file(fs, segment)?
         };
         for (_, edit) in &contents.edits {
-            // Edits of regions that no longer exist (dropped tables) are skipped.
+            // Edits of regions that no longer exist (dropped tables, split parents) are skipped.
             if let Some(region) = by_name.get(edit.region.as_str())
                 && region.replay(edit)?
             {
@@ -399,6 +700,5 @@ fn recover(
     for name in replayed {
         by_name[name].flush()?;
     }
-    wal.archive(segments)?;
     Ok(())
 }

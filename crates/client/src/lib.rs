@@ -21,10 +21,13 @@ mod admin;
 mod catalog;
 mod compactor;
 mod connection;
+mod meta;
+mod procedures;
 mod table;
 
-pub use admin::Admin;
+pub use admin::{Admin, RegionDescription, SplitAlgorithm};
 pub use connection::{Connection, ConnectionBuilder};
+pub use meta::NamespaceDescriptor;
 pub use table::{ResultScanner, Table};
 
 pub use basalt_storefile::BlockCacheStats;
@@ -34,6 +37,6 @@ pub use basalt_common::ops::{DeleteEntry, PutCell};
 pub use basalt_common::{
     BloomType, Bytes, Cell, CellType, Clock, ColumnFamilyDescriptor, Compression,
     DataBlockEncoding, Delete, Durability, Error, ErrorKind, Get, KeepDeletedCells,
-    LATEST_TIMESTAMP, ManualClock, Put, Result, RowResult, Scan, SystemClock, TableDescriptor,
-    TableName, TimeRange,
+    LATEST_TIMESTAMP, ManualClock, Put, RegionInfo, Result, RowResult, Scan, SystemClock,
+    TableDescriptor, TableName, TimeRange,
 };

@@ -157,8 +157,14 @@ fn a_segment_damaged_in_the_middle_stops_the_open() {
     let name = fs.list(dir).unwrap().pop().unwrap();
     let path = dir.join(&name);
     let mut bytes = basalt_fs::read_all(&fs, &path).unwrap().to_vec();
-    let middle = bytes.len() / 2;
-    bytes[middle] ^= 0xff;
+    // Damage the record of the third put (the segment also holds the catalog's edits).
+    let contents = basalt_wal::read_segment_file(&fs, &path).unwrap();
+    let (at, _) = contents
+        .edits
+        .iter()
+        .find(|(_, e)| e.cells.iter().any(|c| c.row() == b"r2"))
+        .unwrap();
+    bytes[*at as usize + 16] ^= 0xff;
     fs.delete(&path).unwrap();
     let mut w = fs.create(&path).unwrap();
     w.append(&bytes).unwrap();

@@ -19,6 +19,9 @@ pub enum ErrorKind {
     Corruption,
     /// The storage failed (I/O error).
     Io,
+    /// The region or server cannot take the request now (moving, splitting, too busy); the
+    /// same request may succeed when retried.
+    Unavailable,
 }
 
 /// Every error the engine and the client API return.
@@ -64,6 +67,18 @@ pub enum Error {
     TableNotDisabled(TableName),
     #[error("Table {0} is read only")]
     TableReadOnly(TableName),
+    #[error("Namespace {0} already exists")]
+    NamespaceExists(String),
+    #[error("Only empty namespaces can be removed. Namespace {namespace} has {tables} tables")]
+    NamespaceNotEmpty { namespace: String, tables: usize },
+    #[error("Region {0} is not online")]
+    NotServingRegion(String),
+    #[error("Region {0} is not known")]
+    UnknownRegion(String),
+    #[error("Region {region} is too busy: {reason}")]
+    RegionTooBusy { region: String, reason: String },
+    #[error("{0}")]
+    Refused(String),
     #[error("Storage error: {0}")]
     Storage(String),
     #[error("Corrupt data: {0}")]
@@ -84,11 +99,15 @@ impl Error {
             | Error::InvalidArgument(_) => ErrorKind::InvalidArgument,
             Error::NoSuchColumnFamily { .. }
             | Error::TableNotFound(_)
-            | Error::NamespaceNotFound(_) => ErrorKind::NotFound,
-            Error::TableExists(_) => ErrorKind::AlreadyExists,
-            Error::TableNotEnabled(_) | Error::TableNotDisabled(_) | Error::TableReadOnly(_) => {
-                ErrorKind::WrongState
-            }
+            | Error::NamespaceNotFound(_)
+            | Error::UnknownRegion(_) => ErrorKind::NotFound,
+            Error::TableExists(_) | Error::NamespaceExists(_) => ErrorKind::AlreadyExists,
+            Error::TableNotEnabled(_)
+            | Error::TableNotDisabled(_)
+            | Error::TableReadOnly(_)
+            | Error::NamespaceNotEmpty { .. }
+            | Error::Refused(_) => ErrorKind::WrongState,
+            Error::NotServingRegion(_) | Error::RegionTooBusy { .. } => ErrorKind::Unavailable,
             Error::Storage(_) => ErrorKind::Io,
             Error::Corrupt(_) => ErrorKind::Corruption,
         }
@@ -106,6 +125,12 @@ impl Error {
             // HBase's HRegion.checkReadOnly throws DoNotRetryIOException.
             Error::TableReadOnly(_) => "DoNotRetryIOException",
             Error::Corrupt(_) => "CorruptHFileException",
+            Error::NamespaceExists(_) => "NamespaceExistException",
+            Error::NamespaceNotEmpty { .. } => "ConstraintException",
+            Error::NotServingRegion(_) => "NotServingRegionException",
+            Error::UnknownRegion(_) => "UnknownRegionException",
+            Error::RegionTooBusy { .. } => "RegionTooBusyException",
+            Error::Refused(_) => "DoNotRetryIOException",
             _ => match self.kind() {
                 ErrorKind::InvalidArgument => "IllegalArgumentException",
                 _ => "IOException",

@@ -44,7 +44,20 @@ fn region(families: &[&str]) -> Arc<Region> {
     let fs: Arc<dyn FileSystem> = Arc::new(MemFs::new());
     let config = RegionConfig::default();
     let dir = std::path::Path::new("/bench");
-    let region = Region::open(desc, Arc::new(SystemClock), config, fs, dir).expect("region");
+    let region = Region::open(
+        basalt_common::RegionInfo::new(
+            desc.name.clone(),
+            Default::default(),
+            Default::default(),
+            1,
+        ),
+        desc,
+        Arc::new(SystemClock),
+        config,
+        fs,
+        dir,
+    )
+    .expect("region");
     Arc::new(region)
 }
 

@@ -34,7 +34,20 @@ fn region(dir: &std::path::Path, cache_bytes: u64) -> Region {
         ..RegionConfig::default()
     };
     let fs: Arc<dyn FileSystem> = Arc::new(LocalFs);
-    Region::open(desc, Arc::new(SystemClock), config, fs, dir).expect("region")
+    Region::open(
+        basalt_common::RegionInfo::new(
+            desc.name.clone(),
+            Default::default(),
+            Default::default(),
+            1,
+        ),
+        desc,
+        Arc::new(SystemClock),
+        config,
+        fs,
+        dir,
+    )
+    .expect("region")
 }
 
 /// The disk's sequential write bandwidth: 64 MiB through a buffered file, then fsync.

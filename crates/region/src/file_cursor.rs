@@ -4,23 +4,36 @@ use std::ops::Bound;
 
 use basalt_common::cell::compare_in_store;
 use basalt_common::{Bytes, Cell, Result};
-use basalt_storefile::{StoreFileReader, StoreFileScanner};
+use basalt_storefile::StoreFileScanner;
 
 use crate::cursor::CellCursor;
+use crate::reference::RowRange;
+use crate::store::StoreFile;
 
 /// Walks one store file, hiding cells above the reader's read point (a file flushed while a
-/// scan runs may hold writes the scan must not see).
+/// scan runs may hold writes the scan must not see), and, for a reference, the rows outside
+/// its range.
 #[derive(Debug)]
 pub struct StoreFileCursor<'r> {
     scanner: StoreFileScanner<'r>,
     read_point: u64,
+    range: Option<&'r RowRange>,
 }
 
 impl<'r> StoreFileCursor<'r> {
-    pub fn new(reader: &'r StoreFileReader, read_point: u64) -> Self {
+    pub fn new(file: &'r StoreFile, read_point: u64) -> Self {
         StoreFileCursor {
-            scanner: reader.scanner(),
+            scanner: file.reader.scanner(),
             read_point,
+            range: file.range(),
+        }
+    }
+
+    /// Whether the current cell lies past the end of a reference's range.
+    fn past_end(&self) -> bool {
+        match (self.range, self.scanner.current()) {
+            (Some(r), Some(c)) => !r.end.is_empty() && c.row() >= &r.end[..],
+            _ => false,
         }
     }
 
@@ -38,15 +51,26 @@ impl<'r> StoreFileCursor<'r> {
 
 impl CellCursor for StoreFileCursor<'_> {
     fn seek(&mut self, key: &Cell) -> Result<()> {
-        self.scanner.seek(key)?;
+        match self.range {
+            Some(r) if key.row() < &r.start[..] => {
+                self.scanner.seek(&Cell::first_on_row(&r.start))?;
+            }
+            _ => self.scanner.seek(key)?,
+        }
         self.skip_invisible()
     }
 
     fn peek(&self) -> Option<&Cell> {
+        if self.past_end() {
+            return None;
+        }
         self.scanner.current()
     }
 
     fn advance(&mut self) -> Result<()> {
+        if self.past_end() {
+            return Ok(());
+        }
         self.scanner.advance()?;
         self.skip_invisible()
     }
@@ -54,7 +78,22 @@ impl CellCursor for StoreFileCursor<'_> {
     fn last_row_before(&mut self, bound: Bound<&[u8]>) -> Result<Option<Bytes>> {
         // A row whose only cells are above the read point may be returned; reading it then
         // yields nothing, and the scan moves on below it.
-        Ok(self.scanner.last_row_before(bound)?)
+        let Some(range) = self.range else {
+            return Ok(self.scanner.last_row_before(bound)?);
+        };
+        // A reference reads below its end row only.
+        let bound = match bound {
+            _ if range.end.is_empty() => bound,
+            Bound::Unbounded => Bound::Excluded(&range.end[..]),
+            Bound::Included(r) | Bound::Excluded(r) if r >= &range.end[..] => {
+                Bound::Excluded(&range.end[..])
+            }
+            b => b,
+        };
+        Ok(self
+            .scanner
+            .last_row_before(bound)?
+            .filter(|row| range.contains(row)))
     }
 }
 

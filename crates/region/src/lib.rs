@@ -13,13 +13,14 @@ mod matcher;
 mod memstore;
 mod mslab;
 mod mvcc;
+mod reference;
 mod region;
 mod row_lock;
 mod scanner;
 mod store;
 
 pub use compaction::{CompactionConfig, select_minor};
-pub use region::{Region, RegionConfig};
+pub use region::{Region, RegionConfig, RowMutation};
 pub use scanner::RegionScanner;
 
 /// Internals exposed for benchmarks comparing the engine with its bare data structure.

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
@@ -13,7 +13,9 @@ use basalt_common::cell::{
 };
 use basalt_common::error::{Error, Result};
 use basalt_common::ops::{Delete, FamilyMap, Get, Put, RowResult, Scan, TimeRange};
-use basalt_common::{Bytes, Cell, CellType, Clock, Durability, LATEST_TIMESTAMP, TableDescriptor};
+use basalt_common::{
+    Bytes, Cell, CellType, Clock, Durability, LATEST_TIMESTAMP, RegionInfo, TableDescriptor,
+};
 
 use crate::matcher::{StoreQuery, read_row};
 use crate::mvcc::Mvcc;
@@ -26,6 +28,14 @@ use basalt_wal::{Wal, WalEdit};
 
 use crate::compaction::{CompactionConfig, select_minor};
 use crate::memstore::MemStore;
+use crate::reference::RowRange;
+
+/// One of the mutations of [`Region::mutate_rows`].
+#[derive(Debug, Clone)]
+pub enum RowMutation {
+    Put(Put),
+    Delete(Delete),
+}
 
 /// The region file that records the highest sequence id the region has handed out.
 const SEQID_FILE: &str = ".seqid";
@@ -85,7 +95,11 @@ impl Default for RegionConfig {
 /// A region of a table.
 #[derive(Debug)]
 pub struct Region {
+    info: RegionInfo,
     descriptor: TableDescriptor,
+    /// Set by [`Region::close`]: every later request fails with NotServingRegion, so callers
+    /// look the row's region up again (it split, merged or reopened).
+    closed: AtomicBool,
     /// One per family, sorted by family name.
     stores: Vec<Store>,
     mvcc: Mvcc,
@@ -132,6 +146,7 @@ impl Region {
     /// missing, so a new region is opened on empty directories): every family's store files.
     /// The descriptor is validated first. Sequence ids continue after the highest one found.
     pub fn open(
+        info: RegionInfo,
         descriptor: TableDescriptor,
         clock: Arc<dyn Clock>,
         config: RegionConfig,
@@ -163,7 +178,9 @@ impl Region {
         }
         let table_name = descriptor.name.to_string();
         Ok(Region {
+            info,
             descriptor,
+            closed: AtomicBool::new(false),
             stores,
             mvcc: Mvcc::new(last_seq_id),
             updates: RwLock::new(()),
@@ -191,6 +208,107 @@ impl Region {
 
     pub fn descriptor(&self) -> &TableDescriptor {
         &self.descriptor
+    }
+
+    /// Which rows the region holds, and its name.
+    pub fn info(&self) -> &RegionInfo {
+        &self.info
+    }
+
+    /// The region's directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn not_serving(&self) -> Error {
+        Error::NotServingRegion(String::from_utf8_lossy(&self.info.region_name()).into_owned())
+    }
+
+    /// Fails if the region is closed or `row` is not one of its rows.
+    fn check_serving(&self, row: &[u8]) -> Result<()> {
+        if self.closed.load(Ordering::Acquire) || !self.info.contains_row(row) {
+            return Err(self.not_serving());
+        }
+        Ok(())
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
+    }
+
+    /// Stops serving: waits for the writes in flight, refuses every later request, and
+    /// flushes the memstores so the region's files hold everything (its WAL edits are then
+    /// needed by nobody). A failed flush reopens the region and returns the error.
+    pub fn close(&self) -> Result<()> {
+        {
+            let _no_updates = self.updates.write().unwrap_or_else(PoisonError::into_inner);
+            if self.closed.swap(true, Ordering::AcqRel) {
+                return Ok(());
+            }
+        }
+        if let Err(e) = self.flush() {
+            self.closed.store(false, Ordering::Release);
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Serves again after a [`Region::close`] that its caller could not go through with.
+    pub fn reopen(&self) {
+        self.closed.store(false, Ordering::Release);
+    }
+
+    /// Bytes of the largest store's files: what the split policy compares with its size.
+    pub fn largest_store_size(&self) -> u64 {
+        self.stores.iter().map(Store::size).max().unwrap_or(0)
+    }
+
+    /// Bytes of all store files.
+    pub fn store_files_size(&self) -> u64 {
+        self.stores.iter().map(Store::size).sum()
+    }
+
+    /// Whether some store still reads a parent region's files through references (such a
+    /// region neither splits nor merges until compaction has rewritten them).
+    pub fn has_references(&self) -> bool {
+        self.stores.iter().any(Store::has_references)
+    }
+
+    /// The encoded names of the parent regions this region's references point into.
+    pub fn referenced_parents(&self) -> BTreeSet<String> {
+        self.stores
+            .iter()
+            .flat_map(Store::referenced_parents)
+            .collect()
+    }
+
+    /// Where HBase would split the region: the middle row of its largest store's largest
+    /// file, if that row is inside the region and not its first row. None when there are no
+    /// files, references remain, or all cells share one row.
+    pub fn split_point(&self) -> Result<Option<Bytes>> {
+        let Some(store) = self.stores.iter().max_by_key(|s| s.size()) else {
+            return Ok(None);
+        };
+        Ok(store
+            .mid_row()?
+            .filter(|row| self.info.contains_row(row) && row[..] != self.info.start_key[..]))
+    }
+
+    /// Writes into `target` (a new region's directory) references to this region's files for
+    /// the rows `[start, end)`: the daughter of a split, or the region a merge creates.
+    pub fn write_references(&self, target: &Path, start: &Bytes, end: &Bytes) -> Result<()> {
+        let range = RowRange {
+            start: start.clone(),
+            end: end.clone(),
+        };
+        for store in &self.stores {
+            store.write_references(
+                &target.join(store.family().name_str()),
+                &range,
+                &self.encoded_name,
+            )?;
+        }
+        Ok(())
     }
 
     pub(crate) fn stores(&self) -> &[Store] {
@@ -232,6 +350,14 @@ impl Region {
     pub fn put(&self, put: &Put) -> Result<()> {
         self.check_writable()?;
         validate_row(&put.row)?;
+        self.check_serving(&put.row)?;
+        let cells = self.put_cells(put)?;
+        let _lock = self.row_locks.shared(&put.row);
+        self.apply(cells, put.durability)
+    }
+
+    /// Validates `put` and builds its cells, with server timestamps resolved.
+    fn put_cells(&self, put: &Put) -> Result<Vec<(usize, Cell)>> {
         if put.cells.is_empty() {
             return Err(Error::InvalidArgument("No columns to insert".into()));
         }
@@ -256,7 +382,6 @@ impl Region {
                 });
             }
         }
-        let _lock = self.row_locks.shared(&put.row);
         let now = self.now();
         let mut cells = Vec::with_capacity(put.cells.len());
         for (c, &store) in put.cells.iter().zip(&targets) {
@@ -273,7 +398,41 @@ impl Region {
             )?;
             cells.push((store, cell.with_ttl_ms(put.ttl_ms)));
         }
-        self.apply(cells, put.durability)
+        Ok(cells)
+    }
+
+    /// Applies puts and deletes of several rows as one atomic mutation: one sequence id, one
+    /// WAL record, all visible at once (HBase's `mutateRowsWithLocks`, which `hbase:meta`
+    /// changes use). Deletes must name their timestamps or delete whole columns or families:
+    /// a "newest version" delete would have to read first.
+    pub fn mutate_rows(&self, mutations: &[RowMutation], durability: Durability) -> Result<()> {
+        self.check_writable()?;
+        let mut cells = Vec::new();
+        for m in mutations {
+            match m {
+                RowMutation::Put(put) => {
+                    validate_row(&put.row)?;
+                    self.check_serving(&put.row)?;
+                    cells.extend(self.put_cells(put)?);
+                }
+                RowMutation::Delete(delete) => {
+                    self.validate_delete(delete)?;
+                    self.check_serving(&delete.row)?;
+                    if Self::reads_first(delete) {
+                        return Err(Error::InvalidArgument(
+                            "a multi-row mutation cannot delete the newest version of a column"
+                                .into(),
+                        ));
+                    }
+                    let markers = self.delete_markers(delete, self.now())?;
+                    cells.extend(self.marker_cells(&delete.row, markers)?);
+                }
+            }
+        }
+        if cells.is_empty() {
+            return Ok(());
+        }
+        self.apply(cells, durability)
     }
 
     /// Makes a mutation's cells visible together: one sequence id, all memstore inserts, then
@@ -282,6 +441,9 @@ impl Region {
     fn apply(&self, cells: Vec<(usize, Cell)>, durability: Durability) -> Result<()> {
         {
             let _updating = self.updates.read().unwrap_or_else(PoisonError::into_inner);
+            if self.closed.load(Ordering::Acquire) {
+                return Err(self.not_serving());
+            }
             let (seq_id, logged) = self.begin_logged(&cells, durability);
             if let Err(e) = logged {
                 // Nothing was applied: the id completes empty, and the caller sees the error.
@@ -461,7 +623,7 @@ impl Region {
             && self
                 .stores
                 .iter()
-                .any(|s| select_minor(&s.file_sizes(), &config).is_some())
+                .any(|s| s.has_references() || select_minor(&s.file_sizes(), &config).is_some())
     }
 
     /// Compacts every store: minor (the exploring policy's pick, every cell kept) or major
@@ -494,11 +656,25 @@ impl Region {
     /// `prepareDeleteTimestamps` does.
     pub fn delete(&self, delete: &Delete) -> Result<()> {
         self.check_writable()?;
+        self.validate_delete(delete)?;
+        self.check_serving(&delete.row)?;
+        let _shared;
+        let _exclusive;
+        if Self::reads_first(delete) {
+            _exclusive = self.row_locks.exclusive(&delete.row);
+        } else {
+            _shared = self.row_locks.shared(&delete.row);
+        }
+        let markers = self.delete_markers(delete, self.now())?;
+        let cells = self.marker_cells(&delete.row, markers)?;
+        self.apply(cells, delete.durability)
+    }
+
+    fn validate_delete(&self, delete: &Delete) -> Result<()> {
         validate_row(&delete.row)?;
         validate_timestamp(delete.timestamp)?;
-        let mut targets = Vec::with_capacity(delete.entries.len());
         for e in &delete.entries {
-            targets.push(self.store_index(&e.family)?);
+            self.store_index(&e.family)?;
             if let Some(ts) = e.timestamp {
                 validate_timestamp(ts)?;
             }
@@ -509,18 +685,23 @@ impl Region {
                 )));
             }
         }
-        let reads_first = delete.entries.iter().any(|e| {
+        Ok(())
+    }
+
+    /// Whether the delete masks "the newest version" of some column, which it must read.
+    fn reads_first(delete: &Delete) -> bool {
+        delete.entries.iter().any(|e| {
             e.kind == CellType::Delete
                 && e.timestamp.unwrap_or(delete.timestamp) == LATEST_TIMESTAMP
-        });
-        let _shared;
-        let _exclusive;
-        if reads_first {
-            _exclusive = self.row_locks.exclusive(&delete.row);
-        } else {
-            _shared = self.row_locks.shared(&delete.row);
-        }
-        let now = self.now();
+        })
+    }
+
+    /// The markers of a validated delete: (store, qualifier, timestamp, type).
+    fn delete_markers(
+        &self,
+        delete: &Delete,
+        now: i64,
+    ) -> Result<Vec<(usize, Bytes, i64, CellType)>> {
         let resolve = |ts: i64| if ts == LATEST_TIMESTAMP { now } else { ts };
         let mut markers: Vec<(usize, Bytes, i64, CellType)> = Vec::new();
         if delete.entries.is_empty() {
@@ -533,7 +714,8 @@ impl Region {
                 ));
             }
         }
-        for (i, (e, &store)) in delete.entries.iter().zip(&targets).enumerate() {
+        for (i, e) in delete.entries.iter().enumerate() {
+            let store = self.store_index(&e.family)?;
             let ts = e.timestamp.unwrap_or(delete.timestamp);
             let ts = if e.kind == CellType::Delete && ts == LATEST_TIMESTAMP {
                 // The k-th such marker on one column masks its k-th newest version.
@@ -553,18 +735,20 @@ impl Region {
             };
             markers.push((store, e.qualifier.clone(), ts, e.kind));
         }
+        Ok(markers)
+    }
+
+    fn marker_cells(
+        &self,
+        row: &[u8],
+        markers: Vec<(usize, Bytes, i64, CellType)>,
+    ) -> Result<Vec<(usize, Cell)>> {
         let mut cells = Vec::with_capacity(markers.len());
         for (store, qualifier, timestamp, cell_type) in markers {
-            let cell = self.stores[store].build_cell(
-                &delete.row,
-                &qualifier,
-                timestamp,
-                cell_type,
-                &[],
-            )?;
+            let cell = self.stores[store].build_cell(row, &qualifier, timestamp, cell_type, &[])?;
             cells.push((store, cell));
         }
-        self.apply(cells, delete.durability)
+        Ok(cells)
     }
 
     /// Timestamp of the `k`-th newest visible version of a column, if it has that many.
@@ -644,6 +828,7 @@ impl Region {
     /// Reads one row.
     pub fn get(&self, get: &Get) -> Result<RowResult> {
         validate_row(&get.row)?;
+        self.check_serving(&get.row)?;
         let now = self.now();
         let queries =
             self.store_queries(&get.families, get.time_range, get.max_versions, false, now)?;
@@ -661,6 +846,9 @@ impl Region {
 
     /// Opens a scanner over the rows `scan` selects, at the current read point.
     pub fn scan(&self, scan: &Scan) -> Result<RegionScanner> {
+        if self.is_closed() {
+            return Err(self.not_serving());
+        }
         RegionScanner::new(self, scan)
     }
 }

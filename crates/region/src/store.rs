@@ -17,6 +17,42 @@ use crate::cursor::CellCursor;
 use crate::file_cursor::{MergeCursor, StoreFileCursor};
 use crate::memstore::MemStore;
 use crate::mslab::Mslab;
+use crate::reference::{
+    RowRange, read_reference, reference_name, referenced_path, write_reference,
+};
+
+/// A file a store reads: one of its own store files, or a reference to the rows of a parent
+/// region's file that fall in this region (after a split or merge).
+#[derive(Debug)]
+pub struct StoreFile {
+    pub reader: Arc<StoreFileReader>,
+    /// The file in this store's directory: the store file itself, or the reference file.
+    pub path: PathBuf,
+    /// For a reference: the rows it reads, and the parent region's encoded name.
+    pub reference: Option<(RowRange, String)>,
+}
+
+impl StoreFile {
+    /// The name in the store's directory.
+    pub fn name(&self) -> String {
+        self.path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+
+    pub fn range(&self) -> Option<&RowRange> {
+        self.reference.as_ref().map(|(r, _)| r)
+    }
+
+    pub fn max_seq_id(&self) -> u64 {
+        self.reader.info().max_seq_id
+    }
+
+    pub fn file_size(&self) -> u64 {
+        self.reader.file_size()
+    }
+}
 
 /// What a store holds at one moment.
 #[derive(Debug)]
@@ -24,7 +60,7 @@ pub struct StoreView {
     pub active: Arc<MemStore>,
     /// The memstore being flushed: still readable until its file is in `files`.
     pub snapshot: Option<Arc<MemStore>>,
-    pub files: Vec<Arc<StoreFileReader>>,
+    pub files: Vec<Arc<StoreFile>>,
 }
 
 /// Which store files a read can skip before reading any block.
@@ -40,9 +76,11 @@ pub struct FileFilter<'a> {
 }
 
 impl FileFilter<'_> {
-    fn keeps(&self, file: &StoreFileReader) -> bool {
-        file.info().max_timestamp >= self.min_timestamp
-            && self.row.is_none_or(|row| file.may_contain_row(row))
+    fn keeps(&self, file: &StoreFile) -> bool {
+        file.reader.info().max_timestamp >= self.min_timestamp
+            && self.row.is_none_or(|row| {
+                file.range().is_none_or(|r| r.contains(row)) && file.reader.may_contain_row(row)
+            })
     }
 }
 
@@ -55,7 +93,7 @@ impl StoreView {
         guard: &'a Guard,
         filter: FileFilter<'_>,
     ) -> Box<dyn CellCursor + 'a> {
-        let files: Vec<&'a Arc<StoreFileReader>> =
+        let files: Vec<&'a Arc<StoreFile>> =
             self.files.iter().filter(|f| filter.keeps(f)).collect();
         if self.snapshot.is_none() && files.is_empty() {
             return Box::new(self.active.cursor(read_point, guard));
@@ -117,37 +155,48 @@ impl Store {
                 fs.delete(&path).map_err(storage)?;
                 continue;
             }
+            if let Some((target, parent)) = referenced_path(&dir, &name) {
+                let range = read_reference(fs.as_ref(), &path)?;
+                let reader = StoreFileReader::open_with_cache(
+                    fs.as_ref(),
+                    &target,
+                    cache_use(&family, &cache),
+                )?;
+                files.push(Arc::new(StoreFile {
+                    reader: Arc::new(reader),
+                    path,
+                    reference: Some((range, parent)),
+                }));
+                continue;
+            }
             // Names are 16 hex digits of time, then 16 of a per-store counter.
             if let Some(n) = name.get(16..).and_then(|n| u64::from_str_radix(n, 16).ok()) {
                 next_number = next_number.max(n + 1);
             }
-            files.push(Arc::new(StoreFileReader::open_with_cache(
-                fs.as_ref(),
-                &path,
-                cache_use(&family, &cache),
-            )?));
+            let reader =
+                StoreFileReader::open_with_cache(fs.as_ref(), &path, cache_use(&family, &cache))?;
+            files.push(Arc::new(StoreFile {
+                reader: Arc::new(reader),
+                path,
+                reference: None,
+            }));
         }
         // Files a compaction replaced but a crash kept from being deleted: delete them now.
         let replaced: std::collections::BTreeSet<String> = files
             .iter()
-            .flat_map(|f| f.info().compacted_from.iter().cloned())
+            .flat_map(|f| f.reader.info().compacted_from.iter().cloned())
             .collect();
         let mut kept = Vec::with_capacity(files.len());
         for f in files {
-            let name = f
-                .path()
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            if replaced.contains(&name) {
-                fs.delete(f.path()).map_err(storage)?;
+            if replaced.contains(&f.name()) {
+                fs.delete(&f.path).map_err(storage)?;
             } else {
                 kept.push(f);
             }
         }
         let mut files = kept;
-        files.sort_by_key(|f| f.info().max_seq_id);
-        let max_seq_id = files.iter().map(|f| f.info().max_seq_id).max().unwrap_or(0);
+        files.sort_by_key(|f| f.max_seq_id());
+        let max_seq_id = files.iter().map(|f| f.max_seq_id()).max().unwrap_or(0);
         let view = StoreView {
             active: Arc::new(MemStore::new()),
             snapshot: None,
@@ -235,6 +284,72 @@ impl Store {
         self.view().files.iter().map(|f| f.file_size()).collect()
     }
 
+    /// Bytes of the store's files (a reference counts its whole parent file).
+    pub fn size(&self) -> u64 {
+        self.view().files.iter().map(|f| f.file_size()).sum()
+    }
+
+    /// Whether some file is a reference to a parent region's file.
+    pub fn has_references(&self) -> bool {
+        self.view().files.iter().any(|f| f.reference.is_some())
+    }
+
+    /// The parent regions this store's references point into.
+    pub fn referenced_parents(&self) -> Vec<String> {
+        self.view()
+            .files
+            .iter()
+            .filter_map(|f| f.reference.as_ref().map(|(_, p)| p.clone()))
+            .collect()
+    }
+
+    /// The row in the middle of the store's largest file (HBase's split point): the first row
+    /// of its middle block, or the middle cell's row if it has one block. None when the store
+    /// has no files or holds references.
+    pub fn mid_row(&self) -> Result<Option<basalt_common::Bytes>> {
+        let view = self.view();
+        if view.files.iter().any(|f| f.reference.is_some()) {
+            return Ok(None);
+        }
+        let Some(file) = view.files.iter().max_by_key(|f| f.file_size()) else {
+            return Ok(None);
+        };
+        let blocks = file.reader.blocks();
+        if blocks.len() > 1 {
+            return Ok(Some(blocks[blocks.len() / 2].first.row_bytes()));
+        }
+        if blocks.is_empty() {
+            return Ok(None);
+        }
+        let cells = file.reader.data_block(0)?;
+        Ok(cells.get(cells.len() / 2).map(Cell::row_bytes))
+    }
+
+    /// Writes, into `target` (a new region's directory for this family), a reference to the
+    /// rows of `range` of each of this store's files that has any. The store must hold no
+    /// references itself (a region with references does not split or merge).
+    pub fn write_references(
+        &self,
+        target: &std::path::Path,
+        range: &RowRange,
+        parent: &str,
+    ) -> Result<()> {
+        self.fs
+            .create_dir_all(target)
+            .map_err(|e| Error::Storage(e.to_string()))?;
+        for f in &self.view().files {
+            let info = f.reader.info();
+            if range.overlaps(info.first_key.row(), info.last_key.row()) {
+                write_reference(
+                    self.fs.as_ref(),
+                    &target.join(reference_name(&f.name(), parent)),
+                    range,
+                )?;
+            }
+        }
+        Ok(())
+    }
+
     /// Whether a snapshot waits to be flushed (an earlier flush of it failed).
     pub fn has_snapshot(&self) -> bool {
         self.view().snapshot.is_some()
@@ -273,14 +388,19 @@ impl Store {
             return Err(e);
         }
         writer.finish()?;
-        let reader = Arc::new(StoreFileReader::open_with_cache(
+        let reader = StoreFileReader::open_with_cache(
             self.fs.as_ref(),
             &path,
             cache_use(&self.family, &self.cache),
-        )?);
+        )?;
+        let file = Arc::new(StoreFile {
+            reader: Arc::new(reader),
+            path,
+            reference: None,
+        });
         self.publish(|v| {
             let mut files = v.files.clone();
-            files.push(reader);
+            files.push(file);
             StoreView {
                 active: Arc::clone(&v.active),
                 snapshot: None,
@@ -311,7 +431,10 @@ impl Store {
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         let view = self.view();
-        let selected: Vec<Arc<StoreFileReader>> = if major {
+        // References are always compacted away, with every other file: a compaction that
+        // takes all files is a major one.
+        let major = major || view.files.iter().any(|f| f.reference.is_some());
+        let selected: Vec<Arc<StoreFile>> = if major {
             view.files.clone()
         } else {
             // Sizes from this same view: the selection indexes its file list.
@@ -327,14 +450,7 @@ impl Store {
         let path = self.new_file_path(now_ms);
         // The new file names the files it replaces: if a crash comes before they are
         // deleted, the next open deletes them instead of reading their cells twice.
-        let compacted_from = selected
-            .iter()
-            .filter_map(|f| {
-                f.path()
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-            })
-            .collect();
+        let compacted_from = selected.iter().map(|f| f.name()).collect();
         let opts = WriterOptions {
             compacted_from,
             ..WriterOptions::for_family(&self.family)
@@ -355,11 +471,16 @@ impl Store {
             .exists(&path)
             .map_err(|e| Error::Storage(e.to_string()))?
         {
-            Some(Arc::new(StoreFileReader::open_with_cache(
+            let reader = StoreFileReader::open_with_cache(
                 self.fs.as_ref(),
                 &path,
                 cache_use(&self.family, &self.cache),
-            )?))
+            )?;
+            Some(Arc::new(StoreFile {
+                reader: Arc::new(reader),
+                path: path.clone(),
+                reference: None,
+            }))
         } else {
             None
         };
@@ -371,7 +492,7 @@ impl Store {
                 .cloned()
                 .collect();
             files.extend(merged);
-            files.sort_by_key(|f| f.info().max_seq_id);
+            files.sort_by_key(|f| f.max_seq_id());
             StoreView {
                 active: Arc::clone(&v.active),
                 snapshot: v.snapshot.clone(),
@@ -379,8 +500,9 @@ impl Store {
             }
         });
         for f in &selected {
+            // A reference's own file goes; the parent's file is the parent's to delete.
             self.fs
-                .delete(f.path())
+                .delete(&f.path)
                 .map_err(|e| Error::Storage(e.to_string()))?;
         }
         if let Some(dir) = path.parent() {
@@ -394,7 +516,7 @@ impl Store {
     /// Writes the cells of `files`, merged, to `writer`; returns how many it wrote.
     fn merge_into(
         &self,
-        files: &[Arc<StoreFileReader>],
+        files: &[Arc<StoreFile>],
         writer: &mut StoreFileWriter,
         major: bool,
         now_ms: i64,

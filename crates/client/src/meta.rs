@@ -1,0 +1,356 @@
+//! `hbase:meta`: the catalog as a table of the engine (docs/design/catalog.md). It holds a
+//! row per namespace (family `ns`, HBase 3's layout), a row per table with its state (family
+//! `table`) and a row per region (family `info`), with values as HBase writes them ("PBUF" and
+//! a protobuf message). Every catalog change is one atomic multi-row mutation of the meta
+//! region, logged in the WAL: a crash leaves the catalog before or after it, never between.
+
+use std::collections::BTreeMap;
+
+use basalt_common::pb::{self, PbValue, PbWriter};
+use basalt_common::table_name::{DEFAULT_NAMESPACE, SYSTEM_NAMESPACE};
+use basalt_common::{
+    BloomType, Bytes, ColumnFamilyDescriptor, Delete, Error, Put, RegionInfo, Result, Scan,
+    TableDescriptor, TableName,
+};
+use basalt_region::{Region, RowMutation};
+
+/// The meta region's encoded name (and directory), as HBase has always named it.
+pub(crate) const META_ENCODED: &str = "1588230740";
+const INFO: &[u8] = b"info";
+const TABLE: &[u8] = b"table";
+const NS: &[u8] = b"ns";
+
+/// A namespace: a name and free-form properties (HBase's `NamespaceDescriptor`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamespaceDescriptor {
+    pub name: String,
+    pub configuration: BTreeMap<String, String>,
+}
+
+impl NamespaceDescriptor {
+    /// A namespace named `name` (validated as HBase validates namespace names when created).
+    pub fn new(name: &str) -> Self {
+        NamespaceDescriptor {
+            name: name.to_owned(),
+            configuration: BTreeMap::new(),
+        }
+    }
+
+    pub fn with_configuration(mut self, key: &str, value: &str) -> Self {
+        self.configuration.insert(key.to_owned(), value.to_owned());
+        self
+    }
+
+    /// HBase's `NamespaceDescriptor` message: name 1, configuration 2 (NameStringPair: name 1,
+    /// value 2).
+    fn to_pb(&self) -> Vec<u8> {
+        let mut w = PbWriter::new();
+        w.bytes(1, self.name.as_bytes());
+        for (k, v) in &self.configuration {
+            let pair = PbWriter::new()
+                .bytes(1, k.as_bytes())
+                .bytes(2, v.as_bytes())
+                .finish();
+            w.bytes(2, &pair);
+        }
+        let mut out = pb::PB_MAGIC.to_vec();
+        out.extend(w.finish());
+        out
+    }
+
+    fn from_pb(value: &[u8]) -> Result<Self> {
+        let bad = |reason: String| Error::Corrupt(format!("namespace descriptor: {reason}"));
+        let text = |b: &[u8]| String::from_utf8(b.to_vec()).map_err(|_| bad("not UTF-8".into()));
+        let mut ns = NamespaceDescriptor::new("");
+        for (field, v) in pb::fields(pb::strip_magic(value).map_err(bad)?).map_err(bad)? {
+            match (field, v) {
+                (1, PbValue::Bytes(b)) => ns.name = text(b)?,
+                (2, PbValue::Bytes(b)) => {
+                    let (mut k, mut val) = (String::new(), String::new());
+                    for (f, v) in pb::fields(b).map_err(bad)? {
+                        match (f, v) {
+                            (1, PbValue::Bytes(s)) => k = text(s)?,
+                            (2, PbValue::Bytes(s)) => val = text(s)?,
+                            _ => {}
+                        }
+                    }
+                    ns.configuration.insert(k, val);
+                }
+                _ => {}
+            }
+        }
+        Ok(ns)
+    }
+}
+
+/// A table's state in `table:state` (HBase's `TableState.State`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TableState {
+    Enabled,
+    Disabled,
+}
+
+impl TableState {
+    fn to_pb(self) -> Vec<u8> {
+        let state = match self {
+            TableState::Enabled => 0,
+            TableState::Disabled => 1,
+        };
+        let mut out = pb::PB_MAGIC.to_vec();
+        out.extend(PbWriter::new().varint(1, state).finish());
+        out
+    }
+
+    fn from_pb(value: &[u8]) -> Result<Self> {
+        let bad = |reason: String| Error::Corrupt(format!("table state: {reason}"));
+        let fields = pb::fields(pb::strip_magic(value).map_err(bad)?).map_err(bad)?;
+        match fields.first() {
+            // DISABLING is a disable that did not finish: the table is treated as disabled.
+            Some((1, PbValue::Varint(1 | 2))) => Ok(TableState::Disabled),
+            // ENABLING likewise counts as enabled.
+            Some((1, PbValue::Varint(0 | 3))) => Ok(TableState::Enabled),
+            other => Err(bad(format!("unexpected field {other:?}"))),
+        }
+    }
+}
+
+/// A region's row in meta.
+#[derive(Debug, Clone)]
+pub(crate) struct RegionRow {
+    pub info: RegionInfo,
+    /// `info:splitA` / `info:splitB` of a split parent.
+    pub daughters: Vec<RegionInfo>,
+    /// `info:merge0000`... of a merged region whose parents are not cleaned up yet.
+    pub merge_parents: Vec<RegionInfo>,
+}
+
+impl RegionRow {
+    /// Whether the region serves (not a split parent).
+    pub fn is_serving(&self) -> bool {
+        !self.info.offline && !self.info.split
+    }
+}
+
+/// The meta table's schema (HBase's `createMetaTableDescriptorBuilder`, with HBase 3's `ns`
+/// family holding namespaces).
+pub(crate) fn meta_descriptor() -> Result<TableDescriptor> {
+    let info = ColumnFamilyDescriptor::new(INFO)
+        .with_max_versions(3)
+        .with_in_memory(true)
+        .with_block_size(8 * 1024)
+        .with_bloom_filter(BloomType::RowCol);
+    let mut d = TableDescriptor::new(TableName::new(SYSTEM_NAMESPACE, "meta")?)
+        .with_family(info)
+        .with_family(
+            ColumnFamilyDescriptor::new(TABLE)
+                .with_max_versions(3)
+                .with_in_memory(true)
+                .with_block_size(8 * 1024),
+        )
+        .with_family(
+            ColumnFamilyDescriptor::new(NS)
+                .with_max_versions(3)
+                .with_in_memory(true)
+                .with_block_size(8 * 1024),
+        );
+    d.is_meta = true;
+    Ok(d)
+}
+
+/// Meta's own region: the whole key space, id 1 (its name is `hbase:meta,,1`).
+pub(crate) fn meta_region_info() -> Result<RegionInfo> {
+    Ok(RegionInfo::new(
+        TableName::new(SYSTEM_NAMESPACE, "meta")?,
+        Bytes::new(),
+        Bytes::new(),
+        1,
+    ))
+}
+
+/// Where this server says regions are (`info:server`), and since when.
+#[derive(Debug, Clone)]
+pub(crate) struct ServerName {
+    pub host_port: String,
+    pub start_code: i64,
+}
+
+/// Builds the mutations of catalog changes, all at one timestamp that only grows, so a row
+/// deleted and written again within a millisecond is not masked by its own delete marker.
+#[derive(Debug)]
+pub(crate) struct MetaBatch {
+    ts: i64,
+    pub mutations: Vec<RowMutation>,
+}
+
+impl MetaBatch {
+    pub fn new(ts: i64) -> Self {
+        MetaBatch {
+            ts,
+            mutations: Vec::new(),
+        }
+    }
+
+    pub fn namespace(&mut self, ns: &NamespaceDescriptor) -> &mut Self {
+        let put = Put::new(ns.name.clone().into_bytes())
+            .with_timestamp(self.ts)
+            .add_column(NS, "d", ns.to_pb());
+        self.mutations.push(RowMutation::Put(put));
+        self
+    }
+
+    pub fn table_state(&mut self, table: &TableName, state: TableState) -> &mut Self {
+        let put = Put::new(table.to_string().into_bytes())
+            .with_timestamp(self.ts)
+            .add_column(TABLE, "state", state.to_pb());
+        self.mutations.push(RowMutation::Put(put));
+        self
+    }
+
+    /// A serving region's row: its info, state and server.
+    pub fn region(&mut self, info: &RegionInfo, state: &str, server: &ServerName) -> &mut Self {
+        let put = Put::new(info.region_name())
+            .with_timestamp(self.ts)
+            .add_column(INFO, "regioninfo", info.to_pb())
+            .add_column(INFO, "state", state.to_owned())
+            .add_column(INFO, "server", server.host_port.clone())
+            .add_column(
+                INFO,
+                "serverstartcode",
+                server.start_code.to_be_bytes().to_vec(),
+            );
+        self.mutations.push(RowMutation::Put(put));
+        self
+    }
+
+    /// Only a region's state column (OPEN or CLOSED on enable and disable).
+    pub fn region_state(&mut self, info: &RegionInfo, state: &str) -> &mut Self {
+        let put = Put::new(info.region_name())
+            .with_timestamp(self.ts)
+            .add_column(INFO, "state", state.to_owned());
+        self.mutations.push(RowMutation::Put(put));
+        self
+    }
+
+    /// A split parent: offline, split, state SPLIT, with its daughters.
+    pub fn split_parent(
+        &mut self,
+        parent: &RegionInfo,
+        a: &RegionInfo,
+        b: &RegionInfo,
+    ) -> &mut Self {
+        let mut offline = parent.clone();
+        offline.offline = true;
+        offline.split = true;
+        let put = Put::new(parent.region_name())
+            .with_timestamp(self.ts)
+            .add_column(INFO, "regioninfo", offline.to_pb())
+            .add_column(INFO, "state", "SPLIT")
+            .add_column(INFO, "splitA", a.to_pb())
+            .add_column(INFO, "splitB", b.to_pb());
+        self.mutations.push(RowMutation::Put(put));
+        self
+    }
+
+    /// The `info:merge0000`, `info:merge0001` columns naming a merged region's parents.
+    pub fn merge_parents(&mut self, child: &RegionInfo, parents: &[&RegionInfo]) -> &mut Self {
+        let mut put = Put::new(child.region_name()).with_timestamp(self.ts);
+        for (i, p) in parents.iter().enumerate() {
+            put = put.add_column(INFO, format!("merge{i:04}"), p.to_pb());
+        }
+        self.mutations.push(RowMutation::Put(put));
+        self
+    }
+
+    /// Removes the merge columns once the parents are gone.
+    pub fn clear_merge_parents(&mut self, child: &RegionInfo, count: usize) -> &mut Self {
+        let mut delete = Delete::new(child.region_name()).with_timestamp(self.ts);
+        for i in 0..count {
+            delete = delete.add_columns_at(INFO, format!("merge{i:04}"), self.ts);
+        }
+        self.mutations.push(RowMutation::Delete(delete));
+        self
+    }
+
+    /// Deletes a whole row (every family) as of this batch's timestamp.
+    pub fn delete_row(&mut self, row: impl Into<Bytes>) -> &mut Self {
+        let delete = Delete::new(row.into()).with_timestamp(self.ts);
+        self.mutations.push(RowMutation::Delete(delete));
+        self
+    }
+
+    /// Applies the batch atomically, synced to disk before it returns: a catalog change
+    /// survives power loss once made.
+    pub fn commit(&self, meta: &Region) -> Result<()> {
+        meta.mutate_rows(&self.mutations, basalt_common::Durability::FsyncWal)
+    }
+}
+
+/// Every row of meta that has a cell in `family`, with that family's newest cells.
+fn scan_family(meta: &Region, family: &'static [u8]) -> Result<Vec<basalt_common::RowResult>> {
+    let scan = Scan::new().add_family(family);
+    meta.scan(&scan)?.collect()
+}
+
+fn value<'a>(
+    row: &'a basalt_common::RowResult,
+    family: &[u8],
+    qualifier: &[u8],
+) -> Option<&'a [u8]> {
+    row.value(family, qualifier)
+}
+
+pub(crate) fn read_namespaces(meta: &Region) -> Result<Vec<NamespaceDescriptor>> {
+    scan_family(meta, NS)?
+        .iter()
+        .filter_map(|r| value(r, NS, b"d"))
+        .map(NamespaceDescriptor::from_pb)
+        .collect()
+}
+
+pub(crate) fn read_table_states(meta: &Region) -> Result<BTreeMap<TableName, TableState>> {
+    let mut out = BTreeMap::new();
+    for row in scan_family(meta, TABLE)? {
+        let Some(v) = value(&row, TABLE, b"state") else {
+            continue;
+        };
+        let name = String::from_utf8(row.row.to_vec())
+            .map_err(|_| Error::Corrupt("hbase:meta: a table row is not UTF-8".into()))?;
+        out.insert(TableName::parse(&name)?, TableState::from_pb(v)?);
+    }
+    Ok(out)
+}
+
+pub(crate) fn read_regions(meta: &Region) -> Result<Vec<RegionRow>> {
+    let mut out = Vec::new();
+    for row in scan_family(meta, INFO)? {
+        let Some(v) = value(&row, INFO, b"regioninfo") else {
+            continue;
+        };
+        let info = RegionInfo::from_pb(v)?;
+        let daughters = [b"splitA".as_slice(), b"splitB"]
+            .iter()
+            .filter_map(|q| value(&row, INFO, q))
+            .map(RegionInfo::from_pb)
+            .collect::<Result<_>>()?;
+        let merge_parents = row
+            .cells
+            .iter()
+            .filter(|c| c.family() == INFO && c.qualifier().starts_with(b"merge"))
+            .map(|c| RegionInfo::from_pb(c.value()))
+            .collect::<Result<_>>()?;
+        out.push(RegionRow {
+            info,
+            daughters,
+            merge_parents,
+        });
+    }
+    Ok(out)
+}
+
+/// The namespaces every catalog starts with.
+pub(crate) fn builtin_namespaces() -> [NamespaceDescriptor; 2] {
+    [
+        NamespaceDescriptor::new(DEFAULT_NAMESPACE),
+        NamespaceDescriptor::new(SYSTEM_NAMESPACE),
+    ]
+}

@@ -1,0 +1,567 @@
+//! Catalog changes (HBase's master procedures): namespaces, table DDL, splits, merges and
+//! the cleanup of split and merge parents. Each runs under the engine's DDL lock and commits
+//! with one atomic `hbase:meta` mutation; files are written before it and deleted after it,
+//! so a crash at any step leaves the catalog before or after the change, and opening the
+//! directory again deletes what no catalog entry owns (docs/design/catalog.md).
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use basalt_common::table_name::SYSTEM_NAMESPACE;
+use basalt_common::{Bytes, Error, RegionInfo, Result, TableDescriptor, TableName};
+use basalt_region::Region;
+
+use crate::catalog;
+use crate::connection::{Engine, HostedTable};
+use crate::meta::{self, NamespaceDescriptor, TableState};
+
+fn refuse_system(name: &TableName) -> Result<()> {
+    if name.is_system() {
+        return Err(Error::Refused(format!(
+            "{name} is a system table and cannot be changed this way"
+        )));
+    }
+    Ok(())
+}
+
+fn validate_namespace_name(name: &str) -> Result<()> {
+    TableName::new(name, "t").map(|_| ()).map_err(|_| {
+        Error::InvalidArgument(format!(
+            "Illegal namespace name {name:?}: namespaces are made of letters, digits and '_'"
+        ))
+    })
+}
+
+pub(crate) fn create_namespace(engine: &Engine, ns: &NamespaceDescriptor) -> Result<()> {
+    let _ddl = engine.ddl();
+    engine.check_open()?;
+    validate_namespace_name(&ns.name)?;
+    if engine.namespaces().contains_key(&ns.name) {
+        return Err(Error::NamespaceExists(ns.name.clone()));
+    }
+    engine.meta_batch().namespace(ns).commit(&engine.meta)?;
+    engine.namespaces_mut().insert(ns.name.clone(), ns.clone());
+    Ok(())
+}
+
+pub(crate) fn modify_namespace(engine: &Engine, ns: &NamespaceDescriptor) -> Result<()> {
+    let _ddl = engine.ddl();
+    engine.check_open()?;
+    if !engine.namespaces().contains_key(&ns.name) {
+        return Err(Error::NamespaceNotFound(ns.name.clone()));
+    }
+    engine.meta_batch().namespace(ns).commit(&engine.meta)?;
+    engine.namespaces_mut().insert(ns.name.clone(), ns.clone());
+    Ok(())
+}
+
+pub(crate) fn delete_namespace(engine: &Engine, name: &str) -> Result<()> {
+    let _ddl = engine.ddl();
+    engine.check_open()?;
+    if !engine.namespaces().contains_key(name) {
+        return Err(Error::NamespaceNotFound(name.to_owned()));
+    }
+    if meta::builtin_namespaces().iter().any(|b| b.name == name) {
+        return Err(Error::Refused(format!(
+            "Reserved namespace {name} cannot be removed."
+        )));
+    }
+    let tables = engine
+        .tables()
+        .keys()
+        .filter(|t| t.namespace() == name)
+        .count();
+    if tables > 0 {
+        return Err(Error::NamespaceNotEmpty {
+            namespace: name.to_owned(),
+            tables,
+        });
+    }
+    engine
+        .meta_batch()
+        .delete_row(name.as_bytes().to_vec())
+        .commit(&engine.meta)?;
+    engine.namespaces_mut().remove(name);
+    catalog::delete_dir(engine.fs.as_ref(), &engine.root.join("data").join(name))
+}
+
+/// Checks split keys as HBase does: none empty, none repeated; returns them sorted.
+fn sorted_split_keys(keys: &[Bytes]) -> Result<Vec<Bytes>> {
+    let mut sorted = keys.to_vec();
+    sorted.sort();
+    if sorted.first().is_some_and(|k| k.is_empty()) {
+        return Err(Error::InvalidArgument(
+            "Empty split key must not be passed in the split keys.".into(),
+        ));
+    }
+    if sorted.windows(2).any(|w| w[0] == w[1]) {
+        return Err(Error::InvalidArgument(
+            "All split keys must be unique, found duplicate".into(),
+        ));
+    }
+    Ok(sorted)
+}
+
+pub(crate) fn create_table(
+    engine: &Engine,
+    descriptor: TableDescriptor,
+    split_keys: &[Bytes],
+) -> Result<()> {
+    let _ddl = engine.ddl();
+    create_table_locked(engine, descriptor, split_keys)
+}
+
+fn create_table_locked(
+    engine: &Engine,
+    descriptor: TableDescriptor,
+    split_keys: &[Bytes],
+) -> Result<()> {
+    engine.check_open()?;
+    descriptor.validate()?;
+    let name = descriptor.name.clone();
+    if name.namespace() == SYSTEM_NAMESPACE {
+        return Err(Error::Refused(format!(
+            "cannot create {name}: the hbase namespace holds system tables only"
+        )));
+    }
+    if !engine.namespaces().contains_key(name.namespace()) {
+        return Err(Error::NamespaceNotFound(name.namespace().to_owned()));
+    }
+    if engine.tables().contains_key(&name) {
+        return Err(Error::TableExists(name));
+    }
+    let keys = sorted_split_keys(split_keys)?;
+    let region_id = engine.clock.now_millis();
+    let mut bounds = vec![Bytes::new()];
+    bounds.extend(keys);
+    bounds.push(Bytes::new());
+    let infos: Vec<RegionInfo> = bounds
+        .windows(2)
+        .map(|w| RegionInfo::new(name.clone(), w[0].clone(), w[1].clone(), region_id))
+        .collect();
+    let fs = engine.fs.as_ref();
+    let table_dir = engine.table_dir(&name);
+    // A directory here is the leftover of a create that failed earlier in this run.
+    catalog::delete_dir(fs, &table_dir)?;
+    let written = (|| {
+        catalog::write_descriptor(fs, &table_dir, &descriptor)?;
+        let mut regions = Vec::new();
+        for info in &infos {
+            catalog::write_region_info(fs, &engine.region_dir(info), info)?;
+            regions.push(engine.open_region(info.clone(), &descriptor)?);
+        }
+        let mut batch = engine.meta_batch();
+        for info in &infos {
+            batch.region(info, "OPEN", &engine.server);
+        }
+        batch.table_state(&name, TableState::Enabled);
+        batch.commit(&engine.meta)?;
+        Ok(regions)
+    })();
+    let regions = match written {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = catalog::delete_dir(fs, &table_dir);
+            return Err(e);
+        }
+    };
+    engine
+        .tables_mut()
+        .insert(name, HostedTable::new(descriptor, true, regions));
+    Ok(())
+}
+
+pub(crate) fn set_enabled(engine: &Engine, name: &TableName, enabled: bool) -> Result<()> {
+    let _ddl = engine.ddl();
+    let table = engine.table(name)?;
+    refuse_system(name)?;
+    if table.is_enabled() == enabled {
+        return Err(if enabled {
+            Error::TableNotDisabled(name.clone())
+        } else {
+            Error::TableNotEnabled(name.clone())
+        });
+    }
+    let regions = table.regions();
+    if !enabled {
+        // Writes stop first; then the memstores go to files, so a disabled table holds
+        // nothing in memory and needs nothing from the WAL.
+        table.set_enabled(false);
+        for r in &regions {
+            if let Err(e) = r.flush() {
+                table.set_enabled(true);
+                return Err(e);
+            }
+        }
+    }
+    let mut batch = engine.meta_batch();
+    batch.table_state(
+        name,
+        if enabled {
+            TableState::Enabled
+        } else {
+            TableState::Disabled
+        },
+    );
+    for r in &regions {
+        batch.region_state(r.info(), if enabled { "OPEN" } else { "CLOSED" });
+    }
+    if let Err(e) = batch.commit(&engine.meta) {
+        table.set_enabled(!enabled);
+        return Err(e);
+    }
+    table.set_enabled(enabled);
+    Ok(())
+}
+
+/// Every meta row of `name`'s regions, serving or not.
+fn region_rows(engine: &Engine, name: &TableName) -> Result<Vec<meta::RegionRow>> {
+    Ok(meta::read_regions(&engine.meta)?
+        .into_iter()
+        .filter(|r| &r.info.table == name)
+        .collect())
+}
+
+pub(crate) fn delete_table(engine: &Engine, name: &TableName) -> Result<()> {
+    let _ddl = engine.ddl();
+    delete_table_locked(engine, name)
+}
+
+fn delete_table_locked(engine: &Engine, name: &TableName) -> Result<()> {
+    let table = engine.table(name)?;
+    refuse_system(name)?;
+    if table.is_enabled() {
+        return Err(Error::TableNotDisabled(name.clone()));
+    }
+    let mut batch = engine.meta_batch();
+    batch.delete_row(name.to_string().into_bytes());
+    for row in region_rows(engine, name)? {
+        batch.delete_row(row.info.region_name());
+    }
+    batch.commit(&engine.meta)?;
+    engine.tables_mut().remove(name);
+    for r in table.regions() {
+        let _ = r.close();
+        if let Some(wal) = &engine.region_config.wal {
+            // The region's edits are needed by nobody now: its segments may be archived.
+            wal.region_flushed(r.encoded_name(), u64::MAX)?;
+        }
+    }
+    catalog::delete_dir(engine.fs.as_ref(), &engine.table_dir(name))
+}
+
+pub(crate) fn truncate_table(
+    engine: &Engine,
+    name: &TableName,
+    preserve_splits: bool,
+) -> Result<()> {
+    let _ddl = engine.ddl();
+    let table = engine.table(name)?;
+    refuse_system(name)?;
+    if table.is_enabled() {
+        return Err(Error::TableNotDisabled(name.clone()));
+    }
+    let descriptor = (*table.descriptor()).clone();
+    let splits: Vec<Bytes> = if preserve_splits {
+        table
+            .regions()
+            .iter()
+            .skip(1)
+            .map(|r| r.info().start_key.clone())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    delete_table_locked(engine, name)?;
+    create_table_locked(engine, descriptor, &splits)
+}
+
+/// Alters a table online: the new schema is written, then each region is closed (its
+/// memstores flushed) and reopened with it. Requests to a region being reopened wait and
+/// retry. Families the new schema drops are deleted from every region.
+pub(crate) fn modify_table(engine: &Engine, descriptor: TableDescriptor) -> Result<()> {
+    let _ddl = engine.ddl();
+    let name = descriptor.name.clone();
+    let table = engine.table(&name)?;
+    refuse_system(&name)?;
+    descriptor.validate()?;
+    catalog::write_descriptor(engine.fs.as_ref(), &engine.table_dir(&name), &descriptor)?;
+    table.set_descriptor(descriptor.clone());
+    for old in table.regions() {
+        old.close()?;
+        let new = match engine.open_region(old.info().clone(), &descriptor) {
+            Ok(r) => r,
+            Err(e) => {
+                old.reopen();
+                return Err(e);
+            }
+        };
+        remove_dropped_families(engine, &new)?;
+        table.replace_regions(&[Arc::clone(&old)], &[new]);
+    }
+    Ok(())
+}
+
+/// Deletes the directories of families a region's schema no longer has.
+pub(crate) fn remove_dropped_families(engine: &Engine, region: &Region) -> Result<()> {
+    let fs = engine.fs.as_ref();
+    let families: BTreeSet<String> = region
+        .descriptor()
+        .families()
+        .iter()
+        .map(|f| f.name_str())
+        .collect();
+    for entry in catalog::list(fs, region.dir())? {
+        if !entry.starts_with('.') && !families.contains(&entry) {
+            catalog::delete_dir(fs, &region.dir().join(entry))?;
+        }
+    }
+    Ok(())
+}
+
+/// A new region id after `ids`: the time, but always larger than the parents' ids (HBase's
+/// rule for daughters and merged regions).
+fn next_region_id(engine: &Engine, ids: &[i64]) -> i64 {
+    let after = ids.iter().max().map_or(0, |m| m + 1);
+    engine.clock.now_millis().max(after)
+}
+
+fn check_serving(table: &HostedTable, region: &Arc<Region>) -> Result<()> {
+    let current = table.region_for(&region.info().start_key)?;
+    if !Arc::ptr_eq(&current, region) || region.is_closed() {
+        return Err(Error::NotServingRegion(
+            String::from_utf8_lossy(&region.info().region_name()).into_owned(),
+        ));
+    }
+    Ok(())
+}
+
+fn has_references_error(region: &Region) -> Error {
+    Error::Refused(format!(
+        "Region {} has references to its parent's files; it cannot split or merge until a \
+         compaction has rewritten them",
+        String::from_utf8_lossy(&region.info().region_name())
+    ))
+}
+
+/// Splits `parent` at `at` (or its split point) into two daughters that read its files
+/// through references. The parent stops serving while the daughters are set up (a flush
+/// and a few small files: no data is copied) and the meta commit makes the daughters the
+/// serving regions.
+pub(crate) fn split_region(
+    engine: &Engine,
+    table: &Arc<HostedTable>,
+    parent: &Arc<Region>,
+    at: Option<Bytes>,
+) -> Result<(RegionInfo, RegionInfo)> {
+    let _ddl = engine.ddl();
+    engine.check_open()?;
+    refuse_system(&table.name)?;
+    if !table.is_enabled() {
+        return Err(Error::TableNotEnabled(table.name.clone()));
+    }
+    check_serving(table, parent)?;
+    if parent.has_references() {
+        return Err(has_references_error(parent));
+    }
+    let info = parent.info().clone();
+    let name = String::from_utf8_lossy(&info.region_name()).into_owned();
+    // The bulk of the memstore goes to files while the region still serves.
+    parent.flush()?;
+    let split_key = match at {
+        Some(key) => {
+            if !info.contains_row(&key) || key == info.start_key {
+                return Err(Error::InvalidArgument(format!(
+                    "split row {} is not inside region {name} (or is its start row)",
+                    basalt_common::bytes_display::BinaryDisplay::new(&key)
+                )));
+            }
+            key
+        }
+        None => parent.split_point()?.ok_or_else(|| {
+            Error::Refused(format!(
+                "Region {name} has no split point: it is empty or holds a single row"
+            ))
+        })?,
+    };
+    parent.close()?;
+    let id = next_region_id(engine, &[info.region_id]);
+    let a = RegionInfo::new(
+        info.table.clone(),
+        info.start_key.clone(),
+        split_key.clone(),
+        id,
+    );
+    let b = RegionInfo::new(info.table.clone(), split_key, info.end_key.clone(), id);
+    let fs = engine.fs.as_ref();
+    let prepared = (|| {
+        for d in [&a, &b] {
+            let dir = engine.region_dir(d);
+            catalog::write_region_info(fs, &dir, d)?;
+            parent.write_references(&dir, &d.start_key, &d.end_key)?;
+        }
+        let mut batch = engine.meta_batch();
+        batch
+            .split_parent(&info, &a, &b)
+            .region(&a, "OPEN", &engine.server)
+            .region(&b, "OPEN", &engine.server);
+        batch.commit(&engine.meta)
+    })();
+    if let Err(e) = prepared {
+        for d in [&a, &b] {
+            let _ = catalog::delete_dir(fs, &engine.region_dir(d));
+        }
+        parent.reopen();
+        return Err(e);
+    }
+    // Committed: the daughters are the table's regions now (after a crash too).
+    let descriptor = table.descriptor();
+    let ra = engine.open_region(a.clone(), &descriptor)?;
+    let rb = engine.open_region(b.clone(), &descriptor)?;
+    table.replace_regions(&[Arc::clone(parent)], &[ra, rb]);
+    if let Some(wal) = &engine.region_config.wal {
+        wal.region_flushed(parent.encoded_name(), u64::MAX)?;
+    }
+    engine.wake_background();
+    Ok((a, b))
+}
+
+/// Merges two adjacent regions of a table into one that reads both parents' files through
+/// references.
+pub(crate) fn merge_regions(
+    engine: &Engine,
+    table: &Arc<HostedTable>,
+    first: &Arc<Region>,
+    second: &Arc<Region>,
+) -> Result<RegionInfo> {
+    let _ddl = engine.ddl();
+    engine.check_open()?;
+    refuse_system(&table.name)?;
+    if !table.is_enabled() {
+        return Err(Error::TableNotEnabled(table.name.clone()));
+    }
+    if !table.descriptor().merge_enabled {
+        return Err(Error::Refused(format!(
+            "Merge is disabled for table {} (MERGE_ENABLED false)",
+            table.name
+        )));
+    }
+    let (lo, hi) = if first.info().start_key <= second.info().start_key {
+        (first, second)
+    } else {
+        (second, first)
+    };
+    check_serving(table, lo)?;
+    check_serving(table, hi)?;
+    if Arc::ptr_eq(lo, hi) || lo.info().end_key != hi.info().start_key {
+        return Err(Error::Refused(format!(
+            "Regions {} and {} are not adjacent",
+            String::from_utf8_lossy(&lo.info().region_name()),
+            String::from_utf8_lossy(&hi.info().region_name())
+        )));
+    }
+    for r in [lo, hi] {
+        if r.has_references() {
+            return Err(has_references_error(r));
+        }
+    }
+    lo.close()?;
+    if let Err(e) = hi.close() {
+        lo.reopen();
+        return Err(e);
+    }
+    let (li, hi_info) = (lo.info().clone(), hi.info().clone());
+    let id = next_region_id(engine, &[li.region_id, hi_info.region_id]);
+    let merged = RegionInfo::new(
+        li.table.clone(),
+        li.start_key.clone(),
+        hi_info.end_key.clone(),
+        id,
+    );
+    let fs = engine.fs.as_ref();
+    let dir = engine.region_dir(&merged);
+    let prepared = (|| {
+        catalog::write_region_info(fs, &dir, &merged)?;
+        lo.write_references(&dir, &li.start_key, &li.end_key)?;
+        hi.write_references(&dir, &hi_info.start_key, &hi_info.end_key)?;
+        let mut batch = engine.meta_batch();
+        batch
+            .delete_row(li.region_name())
+            .delete_row(hi_info.region_name())
+            .region(&merged, "OPEN", &engine.server)
+            .merge_parents(&merged, &[&li, &hi_info]);
+        batch.commit(&engine.meta)
+    })();
+    if let Err(e) = prepared {
+        let _ = catalog::delete_dir(fs, &dir);
+        lo.reopen();
+        hi.reopen();
+        return Err(e);
+    }
+    let region = engine.open_region(merged.clone(), &table.descriptor())?;
+    table.replace_regions(&[Arc::clone(lo), Arc::clone(hi)], &[region]);
+    if let Some(wal) = &engine.region_config.wal {
+        wal.region_flushed(lo.encoded_name(), u64::MAX)?;
+        wal.region_flushed(hi.encoded_name(), u64::MAX)?;
+    }
+    engine.wake_background();
+    Ok(merged)
+}
+
+/// Deletes split and merge parents that no serving region reads any more (HBase's
+/// CatalogJanitor): their directories, then their catalog entries. Returns how many went.
+pub(crate) fn clean_parents(engine: &Engine) -> Result<usize> {
+    let _ddl = engine.ddl();
+    engine.check_open()?;
+    let rows = meta::read_regions(&engine.meta)?;
+    let serving = engine.all_regions();
+    let referenced: BTreeSet<String> = serving
+        .iter()
+        .flat_map(|r| r.referenced_parents())
+        .collect();
+    let serving: BTreeSet<String> = serving
+        .iter()
+        .map(|r| r.encoded_name().to_owned())
+        .collect();
+    // A child meta lists as serving but that is not open (it failed to open) may still need
+    // its parents' files: nothing is cleaned on its behalf.
+    let unsure = |child: &RegionInfo| {
+        let encoded = child.encoded_name();
+        !serving.contains(&encoded)
+            && rows
+                .iter()
+                .any(|r| r.info.encoded_name() == encoded && r.is_serving())
+    };
+    let fs = engine.fs.as_ref();
+    let mut cleaned = 0;
+    for row in &rows {
+        if row.info.split
+            && !referenced.contains(&row.info.encoded_name())
+            && !row.daughters.iter().any(unsure)
+        {
+            engine
+                .meta_batch()
+                .delete_row(row.info.region_name())
+                .commit(&engine.meta)?;
+            catalog::delete_dir(fs, &engine.region_dir(&row.info))?;
+            cleaned += 1;
+        }
+        if !row.merge_parents.is_empty()
+            && !unsure(&row.info)
+            && row
+                .merge_parents
+                .iter()
+                .all(|p| !referenced.contains(&p.encoded_name()))
+        {
+            engine
+                .meta_batch()
+                .clear_merge_parents(&row.info, row.merge_parents.len())
+                .commit(&engine.meta)?;
+            for p in &row.merge_parents {
+                catalog::delete_dir(fs, &engine.region_dir(p))?;
+            }
+            cleaned += row.merge_parents.len();
+        }
+    }
+    Ok(cleaned)
+}
