@@ -116,14 +116,14 @@ pub(crate) fn start(
                     >= i64::try_from(every.as_millis()).unwrap_or(i64::MAX)
             });
             // A failed compaction leaves the store as it was; the next flush or tick retries.
-            // COMPACTION_ENABLED false stops the automatic ones (explicit requests still run),
-            // except that references are always compacted away.
-            if region.is_closed() {
+            // COMPACTION_ENABLED false stops the automatic ones, references included
+            // (explicit requests still run).
+            if region.is_closed() || !region.descriptor().compaction_enabled {
                 continue;
             }
-            if major_due && region.descriptor().compaction_enabled {
+            if major_due {
                 let _ = region.compact(true);
-            } else if region.wants_compaction() || region.has_references() {
+            } else if region.wants_compaction() {
                 let _ = region.compact(false);
             }
         }

@@ -361,23 +361,23 @@ pub(crate) fn split_region(
         return Err(Error::TableNotEnabled(table.name.clone()));
     }
     check_serving(table, parent)?;
+    let info = parent.info().clone();
+    let name = String::from_utf8_lossy(&info.region_name()).into_owned();
+    if let Some(key) = &at
+        && (!info.contains_row(key) || *key == info.start_key)
+    {
+        return Err(Error::InvalidArgument(format!(
+            "split row {} is not inside region {name} (or is its start row)",
+            basalt_common::bytes_display::BinaryDisplay::new(key)
+        )));
+    }
     if parent.has_references() {
         return Err(has_references_error(parent));
     }
-    let info = parent.info().clone();
-    let name = String::from_utf8_lossy(&info.region_name()).into_owned();
     // The bulk of the memstore goes to files while the region still serves.
     parent.flush()?;
     let split_key = match at {
-        Some(key) => {
-            if !info.contains_row(&key) || key == info.start_key {
-                return Err(Error::InvalidArgument(format!(
-                    "split row {} is not inside region {name} (or is its start row)",
-                    basalt_common::bytes_display::BinaryDisplay::new(&key)
-                )));
-            }
-            key
-        }
+        Some(key) => key,
         None => parent.split_point()?.ok_or_else(|| {
             Error::Refused(format!(
                 "Region {name} has no split point: it is empty or holds a single row"

@@ -91,6 +91,27 @@ impl Table {
         Ok(())
     }
 
+    /// Adds `amount` to the counter at `family:qualifier` of `row` (8 bytes, big-endian; a
+    /// missing counter is 0) and returns the new value. Concurrent increments of one counter
+    /// lose nothing (HBase's `incrementColumnValue`).
+    pub fn increment_column_value(
+        &self,
+        row: &[u8],
+        family: &[u8],
+        qualifier: &[u8],
+        amount: i64,
+    ) -> Result<i64> {
+        self.on_row(row, true, |r| {
+            r.increment_column_value(
+                row,
+                family,
+                qualifier,
+                amount,
+                basalt_common::Durability::UseDefault,
+            )
+        })
+    }
+
     /// Deletes from one row atomically.
     pub fn delete(&self, delete: &Delete) -> Result<()> {
         self.on_row(&delete.row, true, |r| r.delete(delete))

@@ -401,6 +401,56 @@ impl Region {
         Ok(cells)
     }
 
+    /// Adds `amount` to the 8-byte big-endian counter in `family:qualifier` of `row` (a
+    /// missing one counts as 0) and returns the new value, atomically: the read and the write
+    /// happen under the row's exclusive lock, so concurrent increments lose nothing (HBase's
+    /// `incrementColumnValue`). Overflow wraps, as Java's long arithmetic does.
+    pub fn increment_column_value(
+        &self,
+        row: &[u8],
+        family: &[u8],
+        qualifier: &[u8],
+        amount: i64,
+        durability: Durability,
+    ) -> Result<i64> {
+        self.check_writable()?;
+        validate_row(row)?;
+        self.check_serving(row)?;
+        let store = self.store_index(family)?;
+        let _lock = self.row_locks.exclusive(row);
+        // Every earlier write of this row finished under the lock, and each waits for the
+        // read point to pass it before returning: this read sees them all.
+        let current = self.newest_cell(row, store, qualifier)?;
+        let old = match &current {
+            None => 0,
+            Some(cell) => {
+                let bytes: [u8; 8] = cell.value().try_into().map_err(|_| {
+                    Error::Refused(format!(
+                        "Field is not a long, it's {} bytes wide",
+                        cell.value().len()
+                    ))
+                })?;
+                i64::from_be_bytes(bytes)
+            }
+        };
+        let new = old.wrapping_add(amount);
+        let ts = self.now().max(current.map_or(0, |c| c.timestamp));
+        let cell =
+            self.stores[store].build_cell(row, qualifier, ts, CellType::Put, &new.to_be_bytes())?;
+        self.apply(vec![(store, cell)], durability)?;
+        Ok(new)
+    }
+
+    /// The newest visible cell of a column.
+    fn newest_cell(&self, row: &[u8], store: usize, qualifier: &[u8]) -> Result<Option<Cell>> {
+        let columns = BTreeSet::from([Bytes::copy_from_slice(qualifier)]);
+        let family = self.stores[store].family();
+        let query = StoreQuery::new(family, Some(&columns), TimeRange::ALL, 1, false, self.now());
+        let mut cells = Vec::new();
+        self.read_store_row(store, row, &query, self.read_point(), &mut cells)?;
+        Ok(cells.into_iter().next())
+    }
+
     /// Applies puts and deletes of several rows as one atomic mutation: one sequence id, one
     /// WAL record, all visible at once (HBase's `mutateRowsWithLocks`, which `hbase:meta`
     /// changes use). Deletes must name their timestamps or delete whole columns or families:

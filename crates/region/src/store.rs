@@ -431,10 +431,11 @@ impl Store {
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         let view = self.view();
-        // References are always compacted away, with every other file: a compaction that
-        // takes all files is a major one.
-        let major = major || view.files.iter().any(|f| f.reference.is_some());
-        let selected: Vec<Arc<StoreFile>> = if major {
+        // References are always compacted away, with every other file. Unlike HBase, which
+        // makes that a major compaction, only an explicit or periodic major compaction drops
+        // cells in Basalt (docs/design/regions.md).
+        let all_files = major || view.files.iter().any(|f| f.reference.is_some());
+        let selected: Vec<Arc<StoreFile>> = if all_files {
             view.files.clone()
         } else {
             // Sizes from this same view: the selection indexes its file list.
