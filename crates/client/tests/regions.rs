@@ -589,10 +589,7 @@ fn merge_joins_adjacent_regions() {
         Err(Error::Refused(_))
     ));
     let merged = admin
-        .merge_regions(
-            &regions[1].encoded_name.as_bytes().to_vec(),
-            &regions[0].name,
-        )
+        .merge_regions(regions[1].encoded_name.as_bytes(), &regions[0].name)
         .unwrap();
     assert_eq!(
         boundaries(&conn, "t"),
