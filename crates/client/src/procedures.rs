@@ -140,9 +140,9 @@ fn create_table_locked(
         .map(|w| RegionInfo::new(name.clone(), w[0].clone(), w[1].clone(), region_id))
         .collect();
     let fs = engine.fs.as_ref();
+    // A directory left by a create that failed earlier in this run is written over: its
+    // regions' directories have other names and go when the next open finds no owner.
     let table_dir = engine.table_dir(&name);
-    // A directory here is the leftover of a create that failed earlier in this run.
-    catalog::delete_dir(fs, &table_dir)?;
     let written = (|| {
         catalog::write_descriptor(fs, &table_dir, &descriptor)?;
         let mut regions = Vec::new();
@@ -150,12 +150,6 @@ fn create_table_locked(
             catalog::write_region_info(fs, &engine.region_dir(info), info)?;
             regions.push(engine.open_region(info.clone(), &descriptor)?);
         }
-        let mut batch = engine.meta_batch();
-        for info in &infos {
-            batch.region(info, "OPEN", &engine.server);
-        }
-        batch.table_state(&name, TableState::Enabled);
-        batch.commit(&engine.meta)?;
         Ok(regions)
     })();
     let regions = match written {
@@ -165,6 +159,14 @@ fn create_table_locked(
             return Err(e);
         }
     };
+    let mut batch = engine.meta_batch();
+    for info in &infos {
+        batch.region(info, "OPEN", &engine.server);
+    }
+    batch.table_state(&name, TableState::Enabled);
+    // A failed commit may still have reached the log (a write whose sync failed): the files
+    // stay, and the next open keeps them if the log has the commit, deletes them if not.
+    batch.commit(&engine.meta)?;
     engine
         .tables_mut()
         .insert(name, HostedTable::new(descriptor, true, regions));
@@ -400,17 +402,23 @@ pub(crate) fn split_region(
             catalog::write_region_info(fs, &dir, d)?;
             parent.write_references(&dir, &d.start_key, &d.end_key)?;
         }
-        let mut batch = engine.meta_batch();
-        batch
-            .split_parent(&info, &a, &b)
-            .region(&a, "OPEN", &engine.server)
-            .region(&b, "OPEN", &engine.server);
-        batch.commit(&engine.meta)
+        Ok(())
     })();
     if let Err(e) = prepared {
         for d in [&a, &b] {
             let _ = catalog::delete_dir(fs, &engine.region_dir(d));
         }
+        parent.reopen();
+        return Err(e);
+    }
+    let mut batch = engine.meta_batch();
+    batch
+        .split_parent(&info, &a, &b)
+        .region(&a, "OPEN", &engine.server)
+        .region(&b, "OPEN", &engine.server);
+    if let Err(e) = batch.commit(&engine.meta) {
+        // The commit may have reached the log all the same: the daughters' files stay for
+        // the next open to keep or delete. Until then the parent serves what it holds.
         parent.reopen();
         return Err(e);
     }
@@ -483,17 +491,22 @@ pub(crate) fn merge_regions(
     let prepared = (|| {
         catalog::write_region_info(fs, &dir, &merged)?;
         lo.write_references(&dir, &li.start_key, &li.end_key)?;
-        hi.write_references(&dir, &hi_info.start_key, &hi_info.end_key)?;
-        let mut batch = engine.meta_batch();
-        batch
-            .delete_row(li.region_name())
-            .delete_row(hi_info.region_name())
-            .region(&merged, "OPEN", &engine.server)
-            .merge_parents(&merged, &[&li, &hi_info]);
-        batch.commit(&engine.meta)
+        hi.write_references(&dir, &hi_info.start_key, &hi_info.end_key)
     })();
     if let Err(e) = prepared {
         let _ = catalog::delete_dir(fs, &dir);
+        lo.reopen();
+        hi.reopen();
+        return Err(e);
+    }
+    let mut batch = engine.meta_batch();
+    batch
+        .delete_row(li.region_name())
+        .delete_row(hi_info.region_name())
+        .region(&merged, "OPEN", &engine.server)
+        .merge_parents(&merged, &[&li, &hi_info]);
+    if let Err(e) = batch.commit(&engine.meta) {
+        // As for a split: the merged region's files stay for the next open to judge.
         lo.reopen();
         hi.reopen();
         return Err(e);

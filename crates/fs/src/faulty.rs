@@ -33,6 +33,11 @@ pub enum Fault {
     TearWrite { n: u64, keep: usize },
     /// The `n`th sync writes its bytes to the operating system, but fails to make them durable.
     FailSync { n: u64 },
+    /// The process dies at the `n`th step that changes something (a write to the operating
+    /// system, a sync, a create, rename, delete or directory sync): that call fails, and so
+    /// does every later change through any handle, until one of them calls
+    /// [`FaultyFs::kill`] or [`FaultyFs::crash`] to become the next process.
+    Die { n: u64 },
 }
 
 impl Fault {
@@ -65,6 +70,8 @@ struct Faults {
     armed: Option<Fault>,
     writes: u64,
     syncs: u64,
+    /// Changing calls since the fault was armed, for [`Fault::Die`].
+    steps: u64,
     fired: u64,
     /// Every successful sync, armed or not.
     total_syncs: u64,
@@ -122,6 +129,7 @@ impl FaultyFs {
         f.armed = Some(fault);
         f.writes = 0;
         f.syncs = 0;
+        f.steps = 0;
     }
 
     /// Disarms any armed fault.
@@ -152,11 +160,28 @@ impl FaultyFs {
     }
 
     fn check_alive(&self, op: &'static str, path: &Path) -> Result<()> {
-        if self.born.load(Ordering::SeqCst) == self.generation.load(Ordering::SeqCst) {
-            Ok(())
-        } else {
-            Err(killed(op, path))
+        if self.born.load(Ordering::SeqCst) != self.generation.load(Ordering::SeqCst) {
+            return Err(killed(op, path));
         }
+        if self.step() {
+            return Err(killed(op, path));
+        }
+        Ok(())
+    }
+
+    /// Counts a changing call; true if an armed [`Fault::Die`] fires at it (the process is
+    /// dead from now on).
+    fn step(&self) -> bool {
+        let mut f = lock(&self.faults);
+        let n = f.steps;
+        f.steps += 1;
+        if f.armed == Some(Fault::Die { n }) {
+            f.armed = None;
+            f.fired += 1;
+            self.generation.fetch_add(1, Ordering::SeqCst);
+            return true;
+        }
+        false
     }
 
     /// The machine loses power: as [`FaultyFs::kill`], then only what was synced survives.
@@ -166,6 +191,9 @@ impl FaultyFs {
     }
 
     fn next_write(&self, syncing: bool) -> Action {
+        if self.step() {
+            return Action::Fail;
+        }
         let mut f = lock(&self.faults);
         let (write_n, sync_n) = (f.writes, f.syncs);
         f.writes += 1;
