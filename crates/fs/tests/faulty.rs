@@ -133,5 +133,29 @@ fn random_faults_are_reproducible_and_of_every_kind() {
     assert!(faults.iter().all(|f| match *f {
         Fault::FailWrite { n } | Fault::FailSync { n } => n < 10,
         Fault::TearWrite { n, keep } => n < 10 && keep < 64,
+        Fault::Die { .. } => false,
     }));
+}
+
+#[test]
+fn die_kills_every_handle_at_the_chosen_step() {
+    let fs = FaultyFs::new();
+    let engine = fs.clone();
+    fs.arm(Fault::Die { n: 2 });
+    engine.create_dir_all(Path::new("/d")).unwrap(); // step 0
+    let mut w = engine.create(Path::new("/d/f")).unwrap(); // step 1
+    w.append(b"abc").unwrap();
+    assert!(w.sync().is_err(), "step 2 dies");
+    assert!(engine.create(Path::new("/d/g")).is_err());
+    assert!(
+        fs.create(Path::new("/d/g")).is_err(),
+        "the test's handle died too"
+    );
+    assert_eq!(fs.fired(), 1);
+    fs.kill();
+    fs.create(Path::new("/d/g")).unwrap();
+    assert_eq!(
+        basalt_fs::read_all(&fs, Path::new("/d/f")).unwrap().len(),
+        0
+    );
 }
