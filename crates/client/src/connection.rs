@@ -568,6 +568,10 @@ fn boot(engine: &Engine, segments: &[PathBuf], skip_corrupt: bool) -> Result<()>
     let fs = engine.fs.as_ref();
     let meta = engine.meta.as_ref();
     recover(fs, segments, &[meta], skip_corrupt)?;
+    // Catalog changes continue after the newest one, even if the clock went back: a row
+    // written again must not fall under an older run's delete marker.
+    let newest = meta::newest_timestamp(meta)?;
+    engine.last_meta_ts.fetch_max(newest, Ordering::AcqRel);
     let mut namespaces = meta::read_namespaces(meta)?;
     if namespaces.is_empty() {
         let mut batch = engine.meta_batch();

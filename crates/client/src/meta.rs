@@ -347,6 +347,18 @@ pub(crate) fn read_regions(meta: &Region) -> Result<Vec<RegionRow>> {
     Ok(out)
 }
 
+/// The newest timestamp of any cell in meta, delete markers included.
+pub(crate) fn newest_timestamp(meta: &Region) -> Result<i64> {
+    let scan = Scan::new().raw(true).read_all_versions();
+    let mut newest = 0;
+    for row in meta.scan(&scan)? {
+        for cell in &row?.cells {
+            newest = newest.max(cell.timestamp);
+        }
+    }
+    Ok(newest)
+}
+
 /// The namespaces every catalog starts with.
 pub(crate) fn builtin_namespaces() -> [NamespaceDescriptor; 2] {
     [

@@ -1,5 +1,7 @@
 //! The model test: random operations (puts, deletes, gets, scans, clock moves, flushes to
-//! store files, minor and major compactions, close and reopen) against the engine and against a brute-force oracle (`support/model.rs`);
+//! store files, minor and major compactions, close and reopen, splits, merges, disable and
+//! enable) on a table pre-split at random rows, against the engine and against a
+//! brute-force oracle (`support/model.rs`);
 //! they must agree. `PROPTEST_CASES` sets the number of cases (default
 //! 2000). Disagreements it finds are kept as named tests in `model_regressions.rs`.
 
@@ -208,6 +210,9 @@ fn op() -> impl Strategy<Value = Op> {
         1 => Just(Op::Reopen),
         1 => Just(Op::Compact),
         1 => Just(Op::MajorCompact),
+        1 => row().prop_map(Op::Split),
+        1 => (0usize..3).prop_map(Op::Merge),
+        1 => Just(Op::DisableEnable),
     ]
 }
 
@@ -224,10 +229,14 @@ proptest! {
     #[test]
     fn engine_agrees_with_oracle(
         families in prop::collection::vec(family_spec(), 2),
+        splits in prop::collection::btree_set(row(), 0..3),
         ops in prop::collection::vec(op(), 1..40),
     ) {
-        if let Err(disagreement) = run(&families, &ops) {
-            return Err(TestCaseError::fail(format!("families {families:?}\n{disagreement}")));
+        let splits: Vec<Row> = splits.into_iter().collect();
+        if let Err(disagreement) = run(&families, &splits, &ops) {
+            return Err(TestCaseError::fail(format!(
+                "families {families:?}, splits {splits:?}\n{disagreement}"
+            )));
         }
     }
 }

@@ -108,6 +108,10 @@ pub struct Region {
     updates: RwLock<()>,
     /// One flush at a time.
     flushing: Mutex<()>,
+    /// Compactions hold it shared; [`Region::close`] takes it exclusively to wait for them,
+    /// so no compaction replaces files after the region closed (a split or merge is then
+    /// writing references to them).
+    compactions: RwLock<()>,
     /// Bytes written to active memstores since the last snapshot: the flush trigger, kept
     /// apart from the stores so a write does not have to visit them.
     unflushed: AtomicUsize,
@@ -185,6 +189,7 @@ impl Region {
             mvcc: Mvcc::new(last_seq_id),
             updates: RwLock::new(()),
             flushing: Mutex::new(()),
+            compactions: RwLock::new(()),
             unflushed: AtomicUsize::new(0),
             compaction_listener: Mutex::new(None),
             last_major_compaction: AtomicI64::new(clock.now_millis()),
@@ -246,6 +251,11 @@ impl Region {
                 return Ok(());
             }
         }
+        drop(
+            self.compactions
+                .write()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
         if let Err(e) = self.flush() {
             self.closed.store(false, Ordering::Release);
             return Err(e);
@@ -679,7 +689,15 @@ impl Region {
     /// Compacts every store: minor (the exploring policy's pick, every cell kept) or major
     /// (all files rewritten without deleted, surplus and expired cells). Returns how many
     /// stores compacted.
+    /// A closed region does not compact (its files belong to whoever closed it).
     pub fn compact(&self, major: bool) -> Result<usize> {
+        let _running = self
+            .compactions
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        if self.is_closed() {
+            return Ok(0);
+        }
         let config = self.compaction_config();
         let now = self.now();
         let mut compacted = 0;

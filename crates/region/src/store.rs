@@ -182,8 +182,10 @@ impl Store {
             }));
         }
         // Files a compaction replaced but a crash kept from being deleted: delete them now.
+        // A referenced file names files of its own region's store, not of this one.
         let replaced: std::collections::BTreeSet<String> = files
             .iter()
+            .filter(|f| f.reference.is_none())
             .flat_map(|f| f.reader.info().compacted_from.iter().cloned())
             .collect();
         let mut kept = Vec::with_capacity(files.len());

@@ -10,8 +10,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use basalt_client::{
-    Bytes, Cell, CellType, ColumnFamilyDescriptor, Connection, Delete, Get, KeepDeletedCells,
-    ManualClock, Put, RowResult, Scan, Table, TableDescriptor, TimeRange,
+    Bytes, Cell, CellType, ColumnFamilyDescriptor, Connection, Delete, Error, Get,
+    KeepDeletedCells, ManualClock, Put, RowResult, Scan, Table, TableDescriptor, TimeRange,
 };
 use std::sync::Arc;
 
@@ -81,6 +81,14 @@ pub enum Op {
     /// A major compaction: the oracle drops from what was flushed what HBase's major
     /// compaction drops.
     MajorCompact,
+    /// Flushes the table, then splits the region holding the row there (refused, and
+    /// ignored, when the row starts a region or the region still has references).
+    Split(Row),
+    /// Flushes the table, then merges the `n`th region with the next (ignored when there is
+    /// no next, or one has references).
+    Merge(usize),
+    /// Disables the table (which flushes it), checks it refuses a read, enables it.
+    DisableEnable,
 }
 
 #[derive(Debug, Clone)]
@@ -597,7 +605,7 @@ pub struct Engine {
 }
 
 impl Engine {
-    pub fn new(families: &[FamilySpec], now: i64) -> Self {
+    pub fn new(families: &[FamilySpec], splits: &[Row], now: i64) -> Self {
         let clock = Arc::new(ManualClock::new(now));
         let fs = Arc::new(MemFs::new());
         let conn = Engine::connect(&fs, &clock);
@@ -612,7 +620,10 @@ impl Engine {
             }
             desc.add_family(cf);
         }
-        conn.admin().create_table(desc).expect("create model table");
+        let splits: Vec<Bytes> = splits.iter().map(|s| Bytes::from(s.clone())).collect();
+        conn.admin()
+            .create_table_with_splits(desc, &splits)
+            .expect("create model table");
         Engine {
             table: conn.table("model").expect("table"),
             conn,
@@ -674,10 +685,14 @@ fn apply_cols_scan(mut s: Scan, cols: &ColSpec) -> Scan {
     s
 }
 
+fn without_seq(cells: Vec<Cell>) -> Vec<Cell> {
+    cells.into_iter().map(|c| c.with_seq_id(0)).collect()
+}
+
 /// Runs `ops` against both; returns a description of the first disagreement.
-pub fn run(families: &[FamilySpec], ops: &[Op]) -> Result<(), String> {
+pub fn run(families: &[FamilySpec], splits: &[Row], ops: &[Op]) -> Result<(), String> {
     let start = 20;
-    let mut engine = Engine::new(families, start);
+    let mut engine = Engine::new(families, splits, start);
     let mut oracle = Oracle::new(families.to_vec(), start);
     for (i, op) in ops.iter().enumerate() {
         match op {
@@ -745,7 +760,11 @@ pub fn run(families: &[FamilySpec], ops: &[Op]) -> Result<(), String> {
                     .table
                     .get(&g)
                     .map_err(|e| format!("op {i}: get failed: {e}"))?;
-                let want = oracle.get(row, cols, to_range(*time_range), *versions);
+                let want = without_seq(oracle.get(row, cols, to_range(*time_range), *versions));
+                let got = RowResult {
+                    cells: without_seq(got.cells),
+                    ..got
+                };
                 if got.cells != want {
                     return Err(format!(
                         "op {i}: {op:?}\n engine: {:?}\n oracle: {want:?}",
@@ -776,7 +795,17 @@ pub fn run(families: &[FamilySpec], ops: &[Op]) -> Result<(), String> {
                     .map_err(|e| format!("op {i}: scan failed: {e}"))?
                     .collect::<Result<_, _>>()
                     .map_err(|e| format!("op {i}: scan row failed: {e}"))?;
-                let want = oracle.scan(s);
+                // Sequence ids are per region: the oracle's single counter matches them only
+                // while the table has one region, so they are left out of the comparison.
+                let strip = |rows: Vec<RowResult>| -> Vec<RowResult> {
+                    rows.into_iter()
+                        .map(|r| RowResult {
+                            cells: without_seq(r.cells),
+                            ..r
+                        })
+                        .collect()
+                };
+                let (got, want) = (strip(got), strip(oracle.scan(s)));
                 if got != want {
                     return Err(format!(
                         "op {i}: {op:?}\n engine: {got:?}\n oracle: {want:?}"
@@ -810,6 +839,50 @@ pub fn run(families: &[FamilySpec], ops: &[Op]) -> Result<(), String> {
                     .flush(engine.table.name())
                     .map_err(|e| format!("op {i}: flush failed: {e}"))?;
                 oracle.flushed();
+            }
+            Op::Split(row) => {
+                let admin = engine.conn.admin();
+                let name = engine.table.name().clone();
+                admin
+                    .flush(&name)
+                    .map_err(|e| format!("op {i}: flush failed: {e}"))?;
+                oracle.flushed();
+                match admin.split(&name, Some(row)) {
+                    Ok(()) | Err(Error::InvalidArgument(_) | Error::Refused(_)) => {}
+                    Err(e) => return Err(format!("op {i}: split failed: {e}")),
+                }
+            }
+            Op::Merge(n) => {
+                let admin = engine.conn.admin();
+                let name = engine.table.name().clone();
+                admin
+                    .flush(&name)
+                    .map_err(|e| format!("op {i}: flush failed: {e}"))?;
+                oracle.flushed();
+                let regions = admin.regions(&name).map_err(|e| e.to_string())?;
+                if let (Some(a), Some(b)) = (regions.get(*n), regions.get(n + 1)) {
+                    match admin.merge_regions(&a.name, &b.name) {
+                        Ok(_) | Err(Error::Refused(_)) => {}
+                        Err(e) => return Err(format!("op {i}: merge failed: {e}")),
+                    }
+                }
+            }
+            Op::DisableEnable => {
+                let admin = engine.conn.admin();
+                let name = engine.table.name().clone();
+                admin
+                    .disable_table(&name)
+                    .map_err(|e| format!("op {i}: disable failed: {e}"))?;
+                oracle.flushed();
+                if !matches!(
+                    engine.table.get(&Get::new(b"a".to_vec())),
+                    Err(Error::TableNotEnabled(_))
+                ) {
+                    return Err(format!("op {i}: a disabled table answered a get"));
+                }
+                admin
+                    .enable_table(&name)
+                    .map_err(|e| format!("op {i}: enable failed: {e}"))?;
             }
         }
     }
