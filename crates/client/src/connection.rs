@@ -14,13 +14,14 @@ use basalt_common::{
     Bytes, Clock, Error, RegionInfo, Result, SystemClock, TableDescriptor, TableName,
 };
 use basalt_fs::{FileLock, FileSystem, FsError, LocalFs, MemFs};
-use basalt_region::{Region, RegionConfig};
+use basalt_region::{MemstoreBudget, Region, RegionConfig};
 use basalt_storefile::{BlockCache, BlockCacheStats};
 use basalt_wal::{Wal, WalConfig};
 
 use crate::admin::Admin;
 use crate::catalog::{self, LOCK_FILE, storage};
 use crate::compactor;
+use crate::flusher;
 use crate::meta::{self, MetaBatch, NamespaceDescriptor, ServerName};
 use crate::table::Table;
 
@@ -147,8 +148,8 @@ pub(crate) struct Engine {
     closed: AtomicBool,
     /// Regions tell the background worker here when a flush leaves work for it.
     compactions: Sender<()>,
-    /// The background worker, joined when the connection closes.
-    worker: Mutex<Option<JoinHandle<()>>>,
+    /// The background worker and the flushers, joined when the connection closes.
+    workers: Mutex<Vec<JoinHandle<()>>>,
     pub(crate) background: compactor::Settings,
 }
 
@@ -310,6 +311,8 @@ impl Connection {
             root: PathBuf::from("/basalt"),
             server_host_port: "localhost:16020".into(),
             background: compactor::Settings::default(),
+            global_memstore_bytes: BlockCache::default_capacity(),
+            memstore_block_wait: Duration::from_secs(60),
         }
     }
 
@@ -347,13 +350,17 @@ impl Connection {
         // Stop the compaction worker first: once the directory is released, another engine
         // may open it, and no compaction of ours may still be changing its files.
         let _ = self.engine.compactions.send(());
-        let worker = self
-            .engine
-            .worker
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        if let Some(worker) = worker {
+        let workers = std::mem::take(
+            &mut *self
+                .engine
+                .workers
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        if let Some(budget) = &self.engine.region_config.budget {
+            budget.request_flush();
+        }
+        for worker in workers {
             let _ = worker.join();
         }
         for region in self.engine.all_regions().iter().rev() {
@@ -384,9 +391,29 @@ pub struct ConnectionBuilder {
     root: PathBuf,
     server_host_port: String,
     background: compactor::Settings,
+    global_memstore_bytes: u64,
+    memstore_block_wait: Duration,
 }
 
 impl ConnectionBuilder {
+    /// Bytes all memstores of this engine may hold together (HBase's
+    /// `hbase.regionserver.global.memstore.size`; default: a quarter of the machine's
+    /// memory). Above 95% of it the largest regions are flushed; at it, writers wait. 0 turns
+    /// the budget and the background flushers off: writers then flush full memstores
+    /// themselves.
+    pub fn global_memstore_size(mut self, bytes: u64) -> Self {
+        self.global_memstore_bytes = bytes;
+        self
+    }
+
+    /// How long a writer waits for flushes to make room (the server at its memstore limit, or
+    /// its region at four times its flush size) before failing with RegionTooBusy (default
+    /// 60 s).
+    pub fn memstore_block_wait(mut self, wait: Duration) -> Self {
+        self.memstore_block_wait = wait;
+        self
+    }
+
     /// Whether regions split by themselves when they grow past their table's split size
     /// (default true; a table's SPLIT_ENABLED false turns it off for that table).
     pub fn auto_split(mut self, on: bool) -> Self {
@@ -457,8 +484,17 @@ impl ConnectionBuilder {
     fn start(engine: Engine, wake: Receiver<()>, major_every: Duration) -> Connection {
         let engine = Arc::new(engine);
         let major_every = (!major_every.is_zero()).then_some(major_every);
-        let worker = compactor::start(Arc::downgrade(&engine), wake, major_every);
-        *engine.worker.lock().unwrap_or_else(PoisonError::into_inner) = worker;
+        let mut workers: Vec<JoinHandle<()>> =
+            compactor::start(Arc::downgrade(&engine), wake, major_every)
+                .into_iter()
+                .collect();
+        if let Some(budget) = &engine.region_config.budget {
+            workers.extend(flusher::start(Arc::downgrade(&engine), Arc::clone(budget)));
+        }
+        *engine
+            .workers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = workers;
         Connection { engine }
     }
 
@@ -475,6 +511,12 @@ impl ConnectionBuilder {
                 Some(Arc::new(BlockCache::new(self.block_cache_bytes)));
         }
         self.region_config.wal = wal;
+        if self.global_memstore_bytes > 0 {
+            self.region_config.budget = Some(Arc::new(MemstoreBudget::new(
+                usize::try_from(self.global_memstore_bytes).unwrap_or(usize::MAX),
+                self.memstore_block_wait,
+            )));
+        }
         catalog::init_root(self.fs.as_ref(), &self.root)?;
         let meta_info = meta::meta_region_info()?;
         let meta_dir = catalog::table_dir(&self.root, &meta_info.table).join(meta::META_ENCODED);
@@ -505,7 +547,7 @@ impl ConnectionBuilder {
             lock: Mutex::new(lock),
             closed: AtomicBool::new(false),
             compactions,
-            worker: Mutex::new(None),
+            workers: Mutex::new(Vec::new()),
             background: self.background,
         })
     }

@@ -21,6 +21,7 @@ mod admin;
 mod catalog;
 mod compactor;
 mod connection;
+mod flusher;
 mod meta;
 mod procedures;
 mod table;

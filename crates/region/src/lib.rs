@@ -5,6 +5,7 @@
 //!
 //! It does no networking and knows no protocol; the client API and every gateway sit above it.
 
+mod budget;
 mod compaction;
 mod cursor;
 mod file_cursor;
@@ -19,6 +20,7 @@ mod row_lock;
 mod scanner;
 mod store;
 
+pub use budget::{BLOCK_MULTIPLIER, MemstoreBudget};
 pub use compaction::{CompactionConfig, select_minor};
 pub use region::{Region, RegionConfig, RowMutation};
 pub use scanner::RegionScanner;

@@ -26,6 +26,7 @@ use basalt_fs::FileSystem;
 use basalt_storefile::BlockCache;
 use basalt_wal::{Wal, WalEdit};
 
+use crate::budget::{BLOCK_MULTIPLIER, MemstoreBudget};
 use crate::compaction::{CompactionConfig, select_minor};
 use crate::memstore::MemStore;
 use crate::reference::RowRange;
@@ -80,6 +81,10 @@ pub struct RegionConfig {
     pub wal: Option<Arc<Wal>>,
     /// The process's block cache, if store files should read through one.
     pub block_cache: Option<Arc<BlockCache>>,
+    /// The server's memstore budget. With one, flushes at MEMSTORE_FLUSHSIZE are left to the
+    /// server's flushers and writers wait when memory runs short; without, the writer that
+    /// fills the memstore flushes it.
+    pub budget: Option<Arc<MemstoreBudget>>,
 }
 
 impl Default for RegionConfig {
@@ -88,6 +93,7 @@ impl Default for RegionConfig {
             max_cell_size: DEFAULT_MAX_CELL_SIZE,
             wal: None,
             block_cache: None,
+            budget: None,
         }
     }
 }
@@ -115,6 +121,8 @@ pub struct Region {
     /// Bytes written to active memstores since the last snapshot: the flush trigger, kept
     /// apart from the stores so a write does not have to visit them.
     unflushed: AtomicUsize,
+    /// Bytes in the snapshots being flushed, as `unflushed` counted them.
+    snapshot_bytes: AtomicUsize,
     /// Told after a flush that leaves a store with enough files for a minor compaction:
     /// whoever runs compactions in the background (the connection's worker) listens.
     compaction_listener: Mutex<Option<Sender<()>>>,
@@ -191,6 +199,7 @@ impl Region {
             flushing: Mutex::new(()),
             compactions: RwLock::new(()),
             unflushed: AtomicUsize::new(0),
+            snapshot_bytes: AtomicUsize::new(0),
             compaction_listener: Mutex::new(None),
             last_major_compaction: AtomicI64::new(clock.now_millis()),
             fs,
@@ -499,6 +508,12 @@ impl Region {
     /// the read point moves past them. Building the cells (the only step that can fail) is
     /// done before, so a mutation is never applied in part.
     fn apply(&self, cells: Vec<(usize, Cell)>, durability: Durability) -> Result<()> {
+        if let Some(budget) = &self.config.budget {
+            let block_at = usize::try_from(self.descriptor.memstore_flushsize)
+                .unwrap_or(usize::MAX)
+                .saturating_mul(BLOCK_MULTIPLIER);
+            budget.wait_for_room(&self.encoded_name, || self.memstore_bytes() >= block_at)?;
+        }
         {
             let _updating = self.updates.read().unwrap_or_else(PoisonError::into_inner);
             if self.closed.load(Ordering::Acquire) {
@@ -515,6 +530,9 @@ impl Region {
                 self.stores[store].insert(cell.with_seq_id(seq_id));
             }
             self.unflushed.fetch_add(size, Ordering::Relaxed);
+            if let Some(budget) = &self.config.budget {
+                budget.add(size);
+            }
             self.mvcc.complete(seq_id);
         }
         self.flush_if_full();
@@ -575,6 +593,9 @@ impl Region {
             self.stores[store].insert(cell.clone().with_seq_id(edit.seq_id));
         }
         self.unflushed.fetch_add(size, Ordering::Relaxed);
+        if let Some(budget) = &self.config.budget {
+            budget.add(size);
+        }
         self.mvcc.advance_to(edit.seq_id);
         Ok(true)
     }
@@ -583,12 +604,32 @@ impl Region {
     /// A failed automatic flush leaves its snapshot readable, and the next flush retries it;
     /// [`Region::flush`] reports errors.
     fn flush_if_full(&self) {
-        let limit = usize::try_from(self.descriptor.memstore_flushsize).unwrap_or(usize::MAX);
-        if self.unflushed.load(Ordering::Relaxed) < limit {
+        if !self.needs_flush() {
             return;
         }
-        if let Ok(_flushing) = self.flushing.try_lock() {
+        if let Some(budget) = &self.config.budget {
+            budget.request_flush();
+        } else if let Ok(_flushing) = self.flushing.try_lock() {
             let _ = self.flush_locked();
+        }
+    }
+
+    /// Whether the memstores have reached MEMSTORE_FLUSHSIZE since the last flush.
+    pub fn needs_flush(&self) -> bool {
+        let limit = usize::try_from(self.descriptor.memstore_flushsize).unwrap_or(usize::MAX);
+        self.unflushed.load(Ordering::Relaxed) >= limit
+    }
+
+    /// Bytes the memstores hold (active and snapshot), as the memstore budget counts them.
+    pub fn memstore_bytes(&self) -> usize {
+        self.unflushed.load(Ordering::Relaxed) + self.snapshot_bytes.load(Ordering::Relaxed)
+    }
+
+    /// Flushes unless a flush is running already (then returns Ok(false)): for flushers.
+    pub fn try_flush(&self) -> Result<bool> {
+        match self.flushing.try_lock() {
+            Ok(_flushing) => self.flush_locked().map(|()| true),
+            Err(_) => Ok(false),
         }
     }
 
@@ -605,7 +646,8 @@ impl Region {
             for store in &self.stores {
                 store.snapshot();
             }
-            self.unflushed.store(0, Ordering::Relaxed);
+            let taken = self.unflushed.swap(0, Ordering::Relaxed);
+            self.snapshot_bytes.fetch_add(taken, Ordering::Relaxed);
             if retrying {
                 // A store kept the snapshot of a failed flush and did not take a new one: its
                 // active memstore still holds later ids, so this flush covers only the ids
@@ -622,6 +664,10 @@ impl Region {
         let now = self.now();
         for store in &self.stores {
             store.flush_snapshot(now)?;
+        }
+        let released = self.snapshot_bytes.swap(0, Ordering::Relaxed);
+        if let Some(budget) = &self.config.budget {
+            budget.release(released);
         }
         self.flushed_seq_id.fetch_max(flushed, Ordering::AcqRel);
         self.record_seqid()?;
@@ -918,5 +964,15 @@ impl Region {
             return Err(self.not_serving());
         }
         RegionScanner::new(self, scan)
+    }
+}
+
+impl Drop for Region {
+    /// A region dropped with data in memory (a failed open, a deleted table) gives its bytes
+    /// back to the server's budget.
+    fn drop(&mut self) {
+        if let Some(budget) = &self.config.budget {
+            budget.release(self.memstore_bytes());
+        }
     }
 }

@@ -1,0 +1,59 @@
+//! The server's flushers (HBase's MemStoreFlusher, `hbase.hstore.flusher.count` = 2
+//! threads): they flush regions whose memstores reached MEMSTORE_FLUSHSIZE, and, while the
+//! server's memstores are above the budget's low mark, the largest regions, so writers
+//! rarely wait and never wait long.
+
+use std::cmp::Reverse;
+use std::sync::{Arc, Weak};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use basalt_region::MemstoreBudget;
+
+use crate::connection::Engine;
+
+/// Flusher threads (HBase's `hbase.hstore.flusher.count`).
+pub(crate) const FLUSHERS: usize = 2;
+
+/// How often a flusher looks without being asked: to notice its connection is gone.
+const TICK: Duration = Duration::from_millis(100);
+
+/// One round: flushes what is due. Returns whether it flushed anything.
+fn flush_due(engine: &Engine, budget: &MemstoreBudget) -> bool {
+    let mut regions = engine.all_regions();
+    regions.sort_by_key(|r| Reverse(r.memstore_bytes()));
+    let mut flushed = false;
+    for region in &regions {
+        let pressure = budget.above_low_mark() && region.memstore_bytes() > 0;
+        if region.needs_flush() || pressure {
+            // A failed flush keeps its snapshot; the next round retries it.
+            flushed |= region.try_flush().unwrap_or(false);
+        }
+    }
+    flushed
+}
+
+/// Starts the flushers; each ends when the connection is closed or dropped.
+pub(crate) fn start(engine: Weak<Engine>, budget: Arc<MemstoreBudget>) -> Vec<JoinHandle<()>> {
+    (0..FLUSHERS)
+        .filter_map(|i| {
+            let engine = engine.clone();
+            let budget = Arc::clone(&budget);
+            std::thread::Builder::new()
+                .name(format!("basalt-flusher-{i}"))
+                .spawn(move || {
+                    loop {
+                        budget.wait_for_work(TICK);
+                        let Some(engine) = engine.upgrade() else {
+                            return;
+                        };
+                        if engine.check_open().is_err() {
+                            return;
+                        }
+                        while flush_due(&engine, &budget) && engine.check_open().is_ok() {}
+                    }
+                })
+                .ok()
+        })
+        .collect()
+}
