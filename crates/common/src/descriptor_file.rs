@@ -1,4 +1,4 @@
-//! The `.tabledesc` file: a table descriptor as text (docs/design/catalog-files.md).
+//! The `.tabledesc` file: a table descriptor as text (docs/design/catalog.md).
 //!
 //! ```text
 //! basalt-tabledesc 1
