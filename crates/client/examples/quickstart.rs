@@ -1,11 +1,12 @@
-//! A tour of Basalt's embedded API on a data directory: create a table, put, get, scan,
-//! delete, close. Run it twice: the second run finds the table and its rows from the first.
+//! A tour of Basalt's embedded API on a data directory: create a table (two regions), put,
+//! get, scan, delete, list the regions, close. Run it twice: the second run finds the table and its rows from the first.
 //!
 //! `cargo run --release -p basalt-client --example quickstart [DATA_DIR]` (default
 //! `./basalt-data`)
 
 use basalt_client::{
-    ColumnFamilyDescriptor, Connection, Delete, Get, Put, Result, RowResult, Scan, TableDescriptor,
+    Bytes, ColumnFamilyDescriptor, Connection, Delete, Get, Put, Result, RowResult, Scan,
+    TableDescriptor,
 };
 
 fn show(r: &RowResult) {
@@ -31,11 +32,12 @@ fn main() -> Result<()> {
         let rows = conn.table("webtable")?.scan(&Scan::new())?.count();
         println!("Opened {dir}: webtable is there from an earlier run, with {rows} row(s).\n");
     } else {
-        // create 'webtable', {NAME => 'contents', VERSIONS => 3}, 'anchor'
+        // create 'webtable', {NAME => 'contents', VERSIONS => 3}, 'anchor', SPLITS => ['com.d']
         let desc = TableDescriptor::named("webtable")?
             .with_family(ColumnFamilyDescriptor::new("contents").with_max_versions(3))
             .with_family(ColumnFamilyDescriptor::new("anchor"));
-        conn.admin().create_table(desc)?;
+        conn.admin()
+            .create_table_with_splits(desc, &[Bytes::from_static(b"com.d")])?;
         println!(
             "Created table webtable in {dir}:\n{}\n",
             conn.admin().describe_table(&name)?
@@ -82,7 +84,18 @@ fn main() -> Result<()> {
     table.delete(&Delete::new("com.cnn.www").add_column("contents", "html"))?;
     show(&table.get(&Get::new("com.cnn.www").add_family("contents"))?);
 
-    // Writes reach the data directory when memstores flush; close flushes everything.
+    println!("\nlist_regions 'webtable'  (rows are routed to the region holding them)");
+    for r in conn.admin().regions(&name)? {
+        println!(
+            "  {:<60} start={:?} end={:?}",
+            String::from_utf8_lossy(&r.name),
+            String::from_utf8_lossy(&r.start_key),
+            String::from_utf8_lossy(&r.end_key)
+        );
+    }
+
+    // Writes are logged first, and reach store files when memstores flush; close flushes
+    // everything.
     conn.close()?;
     println!("\nClosed {dir}; run again to read it back.");
     Ok(())
