@@ -9,8 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use basalt_client::{
-    ColumnFamilyDescriptor, Connection, Durability, Put, SplitAlgorithm, TableDescriptor,
-    TableName,
+    ColumnFamilyDescriptor, Connection, Durability, Put, SplitAlgorithm, TableDescriptor, TableName,
 };
 
 const RUN: Duration = Duration::from_secs(3);
@@ -34,7 +33,10 @@ fn main() {
     {
         let one = random_puts(&dir.path().join(format!("p{i}a")), 1, durability);
         let two = random_puts(&dir.path().join(format!("p{i}b")), 2, durability);
-        println!("| {durability:?} | {one:.0} | {two:.0} | {:.2} |", two / one);
+        println!(
+            "| {durability:?} | {one:.0} | {two:.0} | {:.2} |",
+            two / one
+        );
     }
 }
 

@@ -7,7 +7,9 @@
 //! catalog entry owns once the cleanup has run.
 //!
 //! `BASALT_CATALOG_CRASH_SEEDS` sets how many seeds run (default 300; the test also stops
-//! after 90 s).
+//! after 90 s). A second test writes until a table has split by itself several times, then
+//! dies at a random step of the writes, flushes, splits and compactions that follow
+//! (`BASALT_AUTO_SPLIT_CRASH_SEEDS`, default 3).
 #![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
 use std::path::Path;
@@ -262,4 +264,95 @@ fn catalog_changes_survive_crashes_at_any_step() {
         interrupted * 4 >= ran,
         "too few faults fired: {interrupted} of {ran}"
     );
+}
+
+/// Writes until the table has split by itself several times, then keeps writing while the
+/// process dies at a random step of whatever runs (flushes, automatic splits, compactions of
+/// references, cleanups, WAL appends); every acknowledged row must read back after reopening.
+fn auto_split_then_die(seed: u64) -> Result<(), String> {
+    let mut rng = Rng(seed);
+    let fs = FaultyFs::new();
+    let conn = Connection::builder()
+        .file_system(Arc::new(fs.clone()))
+        .root("/data")
+        .open()
+        .map_err(|e| e.to_string())?;
+    let mut d = TableDescriptor::named("t")
+        .unwrap()
+        .with_family(ColumnFamilyDescriptor::new("cf"));
+    d.memstore_flushsize = 1 << 20;
+    d.max_filesize = 2 << 20;
+    conn.admin().create_table(d).map_err(|e| e.to_string())?;
+    let t = conn.table("t").unwrap();
+    let value = vec![b'x'; 1000];
+    let key = |i: u64| format!("{:016x}", i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut acked = 0u64;
+    while conn.admin().regions(&name("t")).map_or(0, |r| r.len()) < 4 {
+        if Instant::now() > deadline || acked > 40_000 {
+            return Err(format!("no 4 regions after {acked} rows"));
+        }
+        t.put(&Put::new(key(acked)).add_column("cf", "q", value.clone()))
+            .map_err(|e| e.to_string())?;
+        acked += 1;
+    }
+    let splits_before = conn.admin().regions(&name("t")).unwrap().len();
+    // Steps are mostly WAL appends (one per put): dying within the next 20,000 lands
+    // anywhere among several more automatic splits, their flushes and compactions.
+    fs.arm(Fault::Die {
+        n: rng.below(20_000),
+    });
+    let writing_until = Instant::now() + Duration::from_secs(20);
+    while fs.fired() == 0 && Instant::now() < writing_until {
+        match t.put(&Put::new(key(acked)).add_column("cf", "q", value.clone())) {
+            Ok(()) => acked += 1,
+            Err(_) => break,
+        }
+    }
+    eprintln!(
+        "seed {seed}: died: {}, {acked} rows acknowledged, {splits_before} regions when armed, {} at death",
+        fs.fired() > 0,
+        conn.admin().regions(&name("t")).map_or(0, |r| r.len())
+    );
+    fs.disarm();
+    fs.kill();
+    drop((t, conn));
+    let conn = self::open(&fs).map_err(|e| format!("reopen failed: {e}"))?;
+    let t = conn.table("t").unwrap();
+    let regions = conn
+        .admin()
+        .regions(&name("t"))
+        .map_err(|e| e.to_string())?;
+    for w in regions.windows(2) {
+        if w[0].end_key != w[1].start_key {
+            return Err(format!("gap or overlap between {:?} and {:?}", w[0], w[1]));
+        }
+    }
+    let rows: std::collections::BTreeSet<Bytes> = t
+        .scan(&Scan::new())
+        .map_err(|e| e.to_string())?
+        .map(|r| r.map(|r| r.row))
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())?;
+    for i in 0..acked {
+        if !rows.contains(key(i).as_bytes()) {
+            return Err(format!(
+                "acknowledged row {i} of {acked} lost ({splits_before} regions when armed)"
+            ));
+        }
+    }
+    conn.close().map_err(|e| e.to_string())
+}
+
+#[test]
+fn a_table_that_split_by_itself_survives_dying_mid_work() {
+    let seeds = std::env::var("BASALT_AUTO_SPLIT_CRASH_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3);
+    for seed in 0..seeds {
+        if let Err(e) = auto_split_then_die(seed) {
+            panic!("seed {seed}: {e}");
+        }
+    }
 }
