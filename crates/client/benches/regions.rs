@@ -18,21 +18,36 @@ fn main() {
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/regions-bench");
     std::fs::create_dir_all(&base).expect("bench directory");
     let dir = tempfile::tempdir_in(&base).expect("temp dir");
+    // `-- split` or `-- puts` runs one half.
+    let only: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let run = |part: &str| only.as_deref().is_none_or(|o| o == part);
 
+    if run("split") {
+        split_times(dir.path());
+    }
+    if run("puts") {
+        put_rates(dir.path());
+    }
+}
+
+fn split_times(dir: &Path) {
     println!("| region size | rows | time to fill | split time | daughters |");
     println!("|---|---|---|---|---|");
     for (i, mib) in [100u64, 1024].into_iter().enumerate() {
-        split_time(&dir.path().join(format!("split{i}")), mib);
+        split_time(&dir.join(format!("split{i}")), mib);
     }
     println!();
+}
+
+fn put_rates(dir: &Path) {
     println!("| durability | 1 thread puts/s | 2 threads puts/s | 2 / 1 |");
     println!("|---|---|---|---|");
     for (i, durability) in [Durability::SkipWal, Durability::SyncWal]
         .into_iter()
         .enumerate()
     {
-        let one = random_puts(&dir.path().join(format!("p{i}a")), 1, durability);
-        let two = random_puts(&dir.path().join(format!("p{i}b")), 2, durability);
+        let one = random_puts(&dir.join(format!("p{i}a")), 1, durability);
+        let two = random_puts(&dir.join(format!("p{i}b")), 2, durability);
         println!(
             "| {durability:?} | {one:.0} | {two:.0} | {:.2} |",
             two / one
