@@ -31,10 +31,13 @@ fn main() {
 }
 
 fn split_times(dir: &Path) {
-    println!("| region size | rows | time to fill | split time | daughters |");
-    println!("|---|---|---|---|---|");
-    for (i, mib) in [100u64, 1024].into_iter().enumerate() {
-        split_time(&dir.join(format!("split{i}")), mib);
+    println!("| region size | store files | rows | time to fill | split time | daughters |");
+    println!("|---|---|---|---|---|---|");
+    for (i, (mib, compact)) in [(100u64, false), (1024, false), (1024, true)]
+        .into_iter()
+        .enumerate()
+    {
+        split_time(&dir.join(format!("split{i}")), mib, compact);
     }
     println!();
 }
@@ -65,8 +68,9 @@ fn table(name: &str) -> TableDescriptor {
     d
 }
 
-/// Fills one region with `mib` MiB of 1 KiB values, flushes it, and times its split.
-fn split_time(root: &Path, mib: u64) {
+/// Fills one region with `mib` MiB of 1 KiB values, flushes it (and, with `compact`,
+/// major-compacts it to one file), and times its split.
+fn split_time(root: &Path, mib: u64, compact: bool) {
     let conn = Connection::builder()
         .file_system(std::sync::Arc::new(basalt_fs::LocalFs))
         .root(root)
@@ -86,6 +90,9 @@ fn split_time(root: &Path, mib: u64) {
     }
     let name = TableName::parse("split").expect("name");
     conn.admin().flush(&name).expect("flush");
+    if compact {
+        conn.admin().major_compact(&name).expect("major compact");
+    }
     let fill = start.elapsed();
     let region = conn.admin().regions(&name).expect("regions")[0].clone();
     let start = Instant::now();
@@ -95,8 +102,9 @@ fn split_time(root: &Path, mib: u64) {
     let split = start.elapsed();
     let daughters = conn.admin().regions(&name).expect("regions").len();
     println!(
-        "| {} MiB of store files | {rows} | {:.1} s | {:.2} ms | {daughters} |",
+        "| {} MiB | {} | {rows} | {:.1} s | {:.2} ms | {daughters} |",
         region.store_file_size >> 20,
+        region.store_files,
         fill.as_secs_f64(),
         split.as_secs_f64() * 1000.0
     );
