@@ -104,12 +104,12 @@ impl Admin {
 
     /// Creates a namespace. Names are letters, digits and `_`.
     pub fn create_namespace(&self, ns: NamespaceDescriptor) -> Result<()> {
-        procedures::create_namespace(&self.engine, &ns)
+        procedures::put_namespace(&self.engine, &ns, true)
     }
 
     /// Replaces a namespace's properties.
     pub fn modify_namespace(&self, ns: NamespaceDescriptor) -> Result<()> {
-        procedures::modify_namespace(&self.engine, &ns)
+        procedures::put_namespace(&self.engine, &ns, false)
     }
 
     /// Drops an empty namespace (never `default` or `hbase`).

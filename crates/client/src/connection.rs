@@ -358,7 +358,7 @@ impl Connection {
                 .unwrap_or_else(PoisonError::into_inner),
         );
         if let Some(budget) = &self.engine.region_config.budget {
-            budget.request_flush();
+            budget.stop();
         }
         for worker in workers {
             let _ = worker.join();

@@ -42,8 +42,7 @@ pub(crate) fn start(engine: Weak<Engine>, budget: Arc<MemstoreBudget>) -> Vec<Jo
             std::thread::Builder::new()
                 .name(format!("basalt-flusher-{i}"))
                 .spawn(move || {
-                    loop {
-                        budget.wait_for_work(TICK);
+                    while budget.wait_for_work(TICK) {
                         let Some(engine) = engine.upgrade() else {
                             return;
                         };

@@ -32,23 +32,15 @@ fn validate_namespace_name(name: &str) -> Result<()> {
     })
 }
 
-pub(crate) fn create_namespace(engine: &Engine, ns: &NamespaceDescriptor) -> Result<()> {
+/// Writes a namespace: a new one (`create`) or new properties for an existing one.
+pub(crate) fn put_namespace(engine: &Engine, ns: &NamespaceDescriptor, create: bool) -> Result<()> {
     let _ddl = engine.ddl();
     engine.check_open()?;
     validate_namespace_name(&ns.name)?;
-    if engine.namespaces().contains_key(&ns.name) {
-        return Err(Error::NamespaceExists(ns.name.clone()));
-    }
-    engine.meta_batch().namespace(ns).commit(&engine.meta)?;
-    engine.namespaces_mut().insert(ns.name.clone(), ns.clone());
-    Ok(())
-}
-
-pub(crate) fn modify_namespace(engine: &Engine, ns: &NamespaceDescriptor) -> Result<()> {
-    let _ddl = engine.ddl();
-    engine.check_open()?;
-    if !engine.namespaces().contains_key(&ns.name) {
-        return Err(Error::NamespaceNotFound(ns.name.clone()));
+    match (create, engine.namespaces().contains_key(&ns.name)) {
+        (true, true) => return Err(Error::NamespaceExists(ns.name.clone())),
+        (false, false) => return Err(Error::NamespaceNotFound(ns.name.clone())),
+        _ => {}
     }
     engine.meta_batch().namespace(ns).commit(&engine.meta)?;
     engine.namespaces_mut().insert(ns.name.clone(), ns.clone());

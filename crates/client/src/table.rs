@@ -137,13 +137,7 @@ impl Table {
     pub fn scan(&self, scan: &Scan) -> Result<ResultScanner> {
         scan.validate()?;
         self.hosted()?;
-        let position = if scan.start_row.is_empty() {
-            Bound::Unbounded
-        } else if scan.include_start_row {
-            Bound::Included(scan.start_row.clone())
-        } else {
-            Bound::Excluded(scan.start_row.clone())
-        };
+        let position = scan.start_bound();
         let mut scanner = ResultScanner {
             table: self.clone(),
             scan: scan.clone(),

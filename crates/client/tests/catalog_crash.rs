@@ -12,6 +12,8 @@
 //! (`BASALT_AUTO_SPLIT_CRASH_SEEDS`, default 3).
 #![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
+mod support;
+
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -42,22 +44,10 @@ impl Rng {
 }
 
 fn open(fs: &FaultyFs) -> basalt_client::Result<Connection> {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let opened = Connection::builder()
-            .file_system(Arc::new(fs.clone()))
-            .root("/data")
-            .auto_split(false)
+    support::open_after_crash(fs, |b| {
+        b.auto_split(false)
             .major_compaction_interval(Duration::ZERO)
-            .open();
-        match opened {
-            // A thread of the dead "process" may hold the lock for a moment.
-            Err(e) if e.to_string().contains("in use") && Instant::now() < deadline => {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            other => return other,
-        }
-    }
+    })
 }
 
 fn row(i: u64) -> String {

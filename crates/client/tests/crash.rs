@@ -8,6 +8,8 @@
     reason = "test helpers: a failed setup should fail the test loudly"
 )]
 
+mod support;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -41,24 +43,11 @@ impl Rng {
     }
 }
 
-/// Opens the data directory. A thread of the killed "process" (a background compaction) may
-/// still hold its lock for a moment; its file system handle is dead, so it changes nothing.
 fn open(fs: &FaultyFs, clock: &Arc<ManualClock>) -> basalt_client::Result<Connection> {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let opened = Connection::builder()
-            .clock(clock.clone())
-            .file_system(Arc::new(fs.clone()))
-            .root("/data")
+    support::open_after_crash(fs, |b| {
+        b.clock(clock.clone())
             .major_compaction_interval(Duration::ZERO)
-            .open();
-        match opened {
-            Err(e) if e.to_string().contains("in use") && Instant::now() < deadline => {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            other => return other,
-        }
-    }
+    })
 }
 
 /// One write: its row, its index (also its timestamp), its durability, whether it was acked.

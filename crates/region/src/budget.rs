@@ -26,6 +26,8 @@ pub struct MemstoreBudget {
     /// Flushers waiting for work; the flag says work was asked for since they last looked.
     work_lock: Mutex<bool>,
     work: Condvar,
+    /// Set when the server shuts down: flushers stop waiting.
+    stopping: std::sync::atomic::AtomicBool,
 }
 
 impl MemstoreBudget {
@@ -40,6 +42,7 @@ impl MemstoreBudget {
             room: Condvar::new(),
             work_lock: Mutex::new(false),
             work: Condvar::new(),
+            stopping: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -88,17 +91,33 @@ impl MemstoreBudget {
         self.work.notify_one();
     }
 
-    /// For flushers: waits until a flush is asked for or `timeout` passes.
-    pub fn wait_for_work(&self, timeout: Duration) {
+    /// For flushers: waits until a flush is asked for, the server stops, or `timeout`
+    /// passes. Returns false once the server stops.
+    pub fn wait_for_work(&self, timeout: Duration) -> bool {
         let asked = self
             .work_lock
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         let (mut asked, _) = self
             .work
-            .wait_timeout_while(asked, timeout, |asked| !*asked)
+            .wait_timeout_while(asked, timeout, |asked| !*asked && !self.is_stopping())
             .unwrap_or_else(PoisonError::into_inner);
         *asked = false;
+        !self.is_stopping()
+    }
+
+    fn is_stopping(&self) -> bool {
+        self.stopping.load(Ordering::Acquire)
+    }
+
+    /// Wakes every flusher for good: the server is shutting down.
+    pub fn stop(&self) {
+        let _guard = self
+            .work_lock
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        self.stopping.store(true, Ordering::Release);
+        self.work.notify_all();
     }
 
     /// Waits until the server is under its limit and `region_full` is false, asking for

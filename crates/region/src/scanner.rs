@@ -58,13 +58,7 @@ impl RegionScanner {
             .iter()
             .map(|(store, _)| region.stores()[*store].view())
             .collect();
-        let position = if scan.start_row.is_empty() {
-            Bound::Unbounded
-        } else if scan.include_start_row {
-            Bound::Included(scan.start_row.clone())
-        } else {
-            Bound::Excluded(scan.start_row.clone())
-        };
+        let position = scan.start_bound();
         Ok(RegionScanner {
             queries,
             views,

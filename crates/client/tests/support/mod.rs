@@ -9,6 +9,28 @@ use basalt_client::{
     ColumnFamilyDescriptor, Connection, ManualClock, RowResult, Table, TableDescriptor,
 };
 
+/// Opens the data directory `/data` on `fs`, configured by `configure`, after a simulated
+/// kill or power loss. A thread of the dead "process" (a background compaction or flush) may
+/// still hold the directory's lock for a moment (its file system handle is dead, so it
+/// changes nothing): the open is retried for up to 10 s while the lock is held.
+pub fn open_after_crash(
+    fs: &basalt_fs::FaultyFs,
+    configure: impl Fn(basalt_client::ConnectionBuilder) -> basalt_client::ConnectionBuilder,
+) -> basalt_client::Result<Connection> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let builder = Connection::builder()
+            .file_system(Arc::new(fs.clone()))
+            .root("/data");
+        match configure(builder).open() {
+            Err(e) if e.to_string().contains("in use") && std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            other => return other,
+        }
+    }
+}
+
 /// An in-memory connection whose clock starts at `start` ms and moves only when told.
 pub fn connection_at(start: i64) -> (Connection, Arc<ManualClock>) {
     let clock = Arc::new(ManualClock::new(start));

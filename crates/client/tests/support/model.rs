@@ -685,6 +685,21 @@ fn apply_cols_scan(mut s: Scan, cols: &ColSpec) -> Scan {
     s
 }
 
+/// Flushes every region of the table, and tells the oracle; returns an Admin and the name.
+fn flush_all(
+    engine: &Engine,
+    oracle: &mut Oracle,
+    i: usize,
+) -> Result<(basalt_client::Admin, basalt_client::TableName), String> {
+    let admin = engine.conn.admin();
+    let name = engine.table.name().clone();
+    admin
+        .flush(&name)
+        .map_err(|e| format!("op {i}: flush failed: {e}"))?;
+    oracle.flushed();
+    Ok((admin, name))
+}
+
 fn without_seq(cells: Vec<Cell>) -> Vec<Cell> {
     cells.into_iter().map(|c| c.with_seq_id(0)).collect()
 }
@@ -834,31 +849,17 @@ pub fn run(families: &[FamilySpec], splits: &[Row], ops: &[Op]) -> Result<(), St
                     .map_err(|e| format!("op {i}: compact failed: {e}"))?;
             }
             Op::Flush => {
-                let admin = engine.conn.admin();
-                admin
-                    .flush(engine.table.name())
-                    .map_err(|e| format!("op {i}: flush failed: {e}"))?;
-                oracle.flushed();
+                flush_all(&engine, &mut oracle, i)?;
             }
             Op::Split(row) => {
-                let admin = engine.conn.admin();
-                let name = engine.table.name().clone();
-                admin
-                    .flush(&name)
-                    .map_err(|e| format!("op {i}: flush failed: {e}"))?;
-                oracle.flushed();
+                let (admin, name) = flush_all(&engine, &mut oracle, i)?;
                 match admin.split(&name, Some(row)) {
                     Ok(()) | Err(Error::InvalidArgument(_) | Error::Refused(_)) => {}
                     Err(e) => return Err(format!("op {i}: split failed: {e}")),
                 }
             }
             Op::Merge(n) => {
-                let admin = engine.conn.admin();
-                let name = engine.table.name().clone();
-                admin
-                    .flush(&name)
-                    .map_err(|e| format!("op {i}: flush failed: {e}"))?;
-                oracle.flushed();
+                let (admin, name) = flush_all(&engine, &mut oracle, i)?;
                 let regions = admin.regions(&name).map_err(|e| e.to_string())?;
                 if let (Some(a), Some(b)) = (regions.get(*n), regions.get(n + 1)) {
                     match admin.merge_regions(&a.name, &b.name) {

@@ -212,6 +212,17 @@ impl Scan {
     }
 
     /// The first row (inclusive, as HBase's default).
+    /// Where the scan starts, in its direction: unbounded for an empty start row.
+    pub fn start_bound(&self) -> std::ops::Bound<Bytes> {
+        if self.start_row.is_empty() {
+            std::ops::Bound::Unbounded
+        } else if self.include_start_row {
+            std::ops::Bound::Included(self.start_row.clone())
+        } else {
+            std::ops::Bound::Excluded(self.start_row.clone())
+        }
+    }
+
     pub fn with_start_row(self, row: impl Into<Bytes>) -> Self {
         self.with_start_row_inclusive(row, true)
     }
