@@ -286,12 +286,9 @@ impl Connection {
         Connection::builder().build()
     }
 
-    /// An embedded engine on the data directory `dir` (created if missing): every table
-    /// stored there is opened. Only one engine may hold a directory at a time.
-    ///
-    /// Until the write-ahead log arrives, writes reach the directory when memstores flush:
-    /// at MEMSTORE_FLUSHSIZE, on [`Admin::flush`], and on [`Connection::close`]. Writes not
-    /// flushed when the process dies are lost.
+    /// An embedded engine on the data directory `dir` (created if missing): `hbase:meta` and
+    /// every region it lists are opened, and what the write-ahead log holds beyond their
+    /// store files is replayed. Only one engine may hold a directory at a time.
     pub fn open(dir: impl AsRef<Path>) -> Result<Connection> {
         Connection::builder()
             .file_system(Arc::new(LocalFs))
