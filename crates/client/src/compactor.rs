@@ -1,8 +1,8 @@
-//! The engine's background worker: it flushes regions that keep old WAL segments from being
-//! archived, runs minor compactions when a flush says one is due and major compactions on a
-//! period (HBase's `hbase.hregion.majorcompaction`, 7 days by default), splits regions that
-//! grew past their table's split size, and deletes split and merge parents no region reads
-//! any more. Reads and writes never wait for it.
+//! The engine's background workers. The compactor flushes regions that keep old WAL segments
+//! from being archived and runs minor compactions when a flush says one is due and major
+//! compactions on a period (HBase's `hbase.hregion.majorcompaction`, 7 days by default). The
+//! splitter splits regions that grew past their table's split size and deletes split and
+//! merge parents no region reads any more. Reads and writes never wait for them.
 
 use std::sync::Arc;
 use std::sync::Weak;
@@ -127,6 +127,28 @@ pub(crate) fn start(
                 let _ = region.compact(false);
             }
         }
+    };
+    std::thread::Builder::new()
+        .name("basalt-compactor".into())
+        .spawn(run)
+        .ok()
+}
+
+/// Starts the splitter (HBase's split pool, one thread): every tick it splits the regions that
+/// grew past their split size, and deletes the split and merge parents no region reads any
+/// more. It ends when the connection is closed or dropped.
+pub(crate) fn start_splitter(engine: Weak<Engine>, stop: Receiver<()>) -> Option<JoinHandle<()>> {
+    let run = move || loop {
+        match stop.recv_timeout(TICK) {
+            Err(RecvTimeoutError::Timeout) => {}
+            Ok(()) | Err(RecvTimeoutError::Disconnected) => return,
+        }
+        let Some(engine) = engine.upgrade() else {
+            return;
+        };
+        if engine.check_open().is_err() {
+            return;
+        }
         if engine.background.auto_split {
             let tables: Vec<_> = engine.tables().values().cloned().collect();
             let total: usize = tables.iter().map(|t| t.regions().len()).sum();
@@ -139,7 +161,7 @@ pub(crate) fn start(
         let _ = procedures::clean_parents(&engine);
     };
     std::thread::Builder::new()
-        .name("basalt-background".into())
+        .name("basalt-splitter".into())
         .spawn(run)
         .ok()
 }

@@ -148,8 +148,10 @@ pub(crate) struct Engine {
     closed: AtomicBool,
     /// Regions tell the background worker here when a flush leaves work for it.
     compactions: Sender<()>,
-    /// The background worker and the flushers, joined when the connection closes.
+    /// The background workers and the flushers, joined when the connection closes.
     workers: Mutex<Vec<JoinHandle<()>>>,
+    /// Tells the splitter to stop.
+    stop_splitter: Mutex<Option<Sender<()>>>,
     pub(crate) background: compactor::Settings,
 }
 
@@ -357,6 +359,15 @@ impl Connection {
         if let Some(budget) = &self.engine.region_config.budget {
             budget.stop();
         }
+        if let Some(stop) = self
+            .engine
+            .stop_splitter
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+        {
+            let _ = stop.send(());
+        }
         for worker in workers {
             let _ = worker.join();
         }
@@ -481,10 +492,19 @@ impl ConnectionBuilder {
     fn start(engine: Engine, wake: Receiver<()>, major_every: Duration) -> Connection {
         let engine = Arc::new(engine);
         let major_every = (!major_every.is_zero()).then_some(major_every);
+        let (stop_splitter, splitter_stop) = channel();
         let mut workers: Vec<JoinHandle<()>> =
             compactor::start(Arc::downgrade(&engine), wake, major_every)
                 .into_iter()
+                .chain(compactor::start_splitter(
+                    Arc::downgrade(&engine),
+                    splitter_stop,
+                ))
                 .collect();
+        *engine
+            .stop_splitter
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(stop_splitter);
         if let Some(budget) = &engine.region_config.budget {
             workers.extend(flusher::start(Arc::downgrade(&engine), Arc::clone(budget)));
         }
@@ -545,6 +565,7 @@ impl ConnectionBuilder {
             closed: AtomicBool::new(false),
             compactions,
             workers: Mutex::new(Vec::new()),
+            stop_splitter: Mutex::new(None),
             background: self.background,
         })
     }
