@@ -1,6 +1,7 @@
 //! The model test: random operations (puts, deletes, gets, scans, clock moves, flushes to
 //! store files, minor and major compactions, close and reopen, splits, merges, disable and
-//! enable) on a table pre-split at random rows, against the engine and against a
+//! enable; splits at a given row or at each region's split point, as automatic splits
+//! choose it) on a table pre-split at random rows, against the engine and against a
 //! brute-force oracle (`support/model.rs`);
 //! they must agree. `PROPTEST_CASES` sets the number of cases (default
 //! 2000). Disagreements it finds are kept as named tests in `model_regressions.rs`.
@@ -210,7 +211,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => Just(Op::Reopen),
         1 => Just(Op::Compact),
         1 => Just(Op::MajorCompact),
-        1 => row().prop_map(Op::Split),
+        1 => prop::option::weighted(0.7, row()).prop_map(Op::Split),
         1 => (0usize..3).prop_map(Op::Merge),
         1 => Just(Op::DisableEnable),
     ]

@@ -81,9 +81,10 @@ pub enum Op {
     /// A major compaction: the oracle drops from what was flushed what HBase's major
     /// compaction drops.
     MajorCompact,
-    /// Flushes the table, then splits the region holding the row there (refused, and
-    /// ignored, when the row starts a region or the region still has references).
-    Split(Row),
+    /// Flushes the table, then splits the region holding the row there, or, with None, every
+    /// region at its split point as automatic splits do (refused, and ignored, when the row
+    /// starts a region, a region has no split point or still has references).
+    Split(Option<Row>),
     /// Flushes the table, then merges the `n`th region with the next (ignored when there is
     /// no next, or one has references).
     Merge(usize),
@@ -853,7 +854,7 @@ pub fn run(families: &[FamilySpec], splits: &[Row], ops: &[Op]) -> Result<(), St
             }
             Op::Split(row) => {
                 let (admin, name) = flush_all(&engine, &mut oracle, i)?;
-                match admin.split(&name, Some(row)) {
+                match admin.split(&name, row.as_deref()) {
                     Ok(()) | Err(Error::InvalidArgument(_) | Error::Refused(_)) => {}
                     Err(e) => return Err(format!("op {i}: split failed: {e}")),
                 }
