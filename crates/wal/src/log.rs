@@ -104,6 +104,10 @@ pub struct Wal {
     /// the leader they wait for.
     spinners: std::sync::atomic::AtomicUsize,
     max_spinners: usize,
+    /// Appended tickets (a copy readable without the lock), and how many records the last
+    /// synced group held: an FSYNC_WAL leader waits a moment for as many before it syncs.
+    appended_hint: std::sync::atomic::AtomicU64,
+    last_group: std::sync::atomic::AtomicU64,
     /// Signalled when the log closes, for the background thread.
     closing: Condvar,
 }
@@ -111,6 +115,9 @@ pub struct Wal {
 /// How many times a SYNC_WAL writer checks whether the leader's write is done before it
 /// sleeps (a few microseconds).
 const SPINS: u32 = 4000;
+
+/// How long an FSYNC_WAL leader waits for the writers of the last group to append again.
+const GATHER_FOR: std::time::Duration = std::time::Duration::from_micros(50);
 
 fn segment_path(dir: &Path, number: u64) -> PathBuf {
     dir.join(format!("{SEGMENT_PREFIX}{number:020}"))
@@ -181,6 +188,8 @@ impl Wal {
             written_hint: std::sync::atomic::AtomicU64::new(0),
             leading_hint: std::sync::atomic::AtomicBool::new(false),
             spinners: std::sync::atomic::AtomicUsize::new(0),
+            appended_hint: std::sync::atomic::AtomicU64::new(0),
+            last_group: std::sync::atomic::AtomicU64::new(0),
             max_spinners: std::thread::available_parallelism()
                 .map_or(1, |n| n.get())
                 .saturating_sub(1),
@@ -244,6 +253,8 @@ impl Wal {
         })?;
         st.appended += 1;
         let ticket = st.appended;
+        self.appended_hint
+            .store(ticket, std::sync::atomic::Ordering::Release);
         match st.current.max_seq_ids.get_mut(region) {
             Some(max) => *max = (*max).max(seq_id),
             None => {
@@ -327,6 +338,23 @@ impl Wal {
         self.spinners.fetch_sub(1, Ordering::AcqRel);
     }
 
+    /// Before a sync: if the last synced group was larger than what waits now, lets the
+    /// other writers (busy with their previous put) append for a moment, up to
+    /// [`GATHER_FOR`], so one sync covers them too. The caller is the leader.
+    fn gather<'a>(&'a self, st: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
+        use std::sync::atomic::Ordering;
+        let target = st.synced + self.last_group.load(Ordering::Relaxed);
+        if st.appended >= target {
+            return st;
+        }
+        drop(st);
+        let start = std::time::Instant::now();
+        while self.appended_hint.load(Ordering::Acquire) < target && start.elapsed() < GATHER_FOR {
+            std::thread::yield_now();
+        }
+        self.lock()
+    }
+
     /// One group write: everything queued, one write, one sync if anyone wants it.
     fn lead<'a>(&'a self, mut st: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
         let Some(mut writer) = st.writer.take() else {
@@ -337,9 +365,13 @@ impl Wal {
         st.leader = true;
         self.leading_hint
             .store(true, std::sync::atomic::Ordering::Release);
+        if st.fsync_wanted > st.synced {
+            st = self.gather(st);
+        }
         let batch = std::mem::take(&mut st.queued);
         let upto = st.appended;
         let fsync = st.fsync_wanted > st.synced;
+        let synced_before = st.synced;
         drop(st);
 
         let mut result = writer
@@ -361,6 +393,8 @@ impl Wal {
                     .store(upto, std::sync::atomic::Ordering::Release);
                 if fsync {
                     st.synced = upto;
+                    self.last_group
+                        .store(upto - synced_before, std::sync::atomic::Ordering::Relaxed);
                 }
             }
             Err(e) => {
