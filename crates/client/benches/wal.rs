@@ -19,6 +19,15 @@ fn main() {
     std::fs::create_dir_all(&base).expect("bench directory");
     let dir = tempfile::tempdir_in(&base).expect("temp dir");
 
+    // `-- N`: only FSYNC_WAL puts from N writers (for profiling).
+    if let Some(writers) = std::env::args()
+        .skip(1)
+        .find_map(|a| a.parse::<usize>().ok())
+    {
+        let puts = puts_per_second(&dir.path().join("only"), writers, Durability::FsyncWal);
+        println!("FSYNC_WAL, {writers} writers: {puts:.0} puts/s");
+        return;
+    }
     let rate = fdatasync_rate(dir.path());
     println!("fdatasync of 100-byte appends: {rate:.0}/s");
     println!();

@@ -76,13 +76,22 @@ struct State {
     /// The highest ticket whose append asked for FSYNC_WAL.
     fsync_wanted: u64,
     leader: bool,
-    /// Appends blocked on `changed`; a leader wakes them only if there are any (a wake-up is
-    /// a system call even with nobody waiting).
-    waiting: usize,
+    /// Appends waiting for a leader's round, each parked until a leader wakes it: covered by
+    /// the round (it returns without taking the lock, so a round's waiters do not all contend
+    /// for it), or to lead the next one.
+    parked: Vec<Parked>,
     failure: Option<String>,
     /// Per region, the highest sequence id its flushed store files hold.
     flushed: HashMap<String, u64>,
     closing: bool,
+}
+
+/// An append parked until a leader's round covers it.
+#[derive(Debug)]
+struct Parked {
+    ticket: u64,
+    fsync: bool,
+    thread: std::thread::Thread,
 }
 
 /// The write-ahead log of one server; see the module documentation.
@@ -93,8 +102,8 @@ pub struct Wal {
     archive_dir: PathBuf,
     config: WalConfig,
     state: Mutex<State>,
-    /// Signalled when a leader finishes.
-    changed: Condvar,
+    /// The synced ticket, readable without the lock (see `written_hint`).
+    synced_hint: std::sync::atomic::AtomicU64,
     /// A copy of the written ticket and of whether a leader runs, readable without the lock:
     /// a SYNC_WAL writer spins on them briefly before sleeping (a write to the operating
     /// system takes microseconds, less than a sleep and a wake-up).
@@ -179,12 +188,12 @@ impl Wal {
                 synced: 0,
                 fsync_wanted: 0,
                 leader: false,
-                waiting: 0,
+                parked: Vec::new(),
                 failure: None,
                 flushed: HashMap::new(),
                 closing: false,
             }),
-            changed: Condvar::new(),
+            synced_hint: std::sync::atomic::AtomicU64::new(0),
             written_hint: std::sync::atomic::AtomicU64::new(0),
             leading_hint: std::sync::atomic::AtomicBool::new(false),
             spinners: std::sync::atomic::AtomicUsize::new(0),
@@ -302,12 +311,21 @@ impl Wal {
                 }
             }
             if st.leader {
-                st.waiting += 1;
-                st = self
-                    .changed
-                    .wait(st)
-                    .unwrap_or_else(PoisonError::into_inner);
-                st.waiting -= 1;
+                let me = std::thread::current();
+                let id = me.id();
+                st.parked.push(Parked {
+                    ticket,
+                    fsync,
+                    thread: me,
+                });
+                drop(st);
+                std::thread::park();
+                if self.done_hint(fsync) >= ticket {
+                    return Ok(());
+                }
+                // Woken to lead, by a failure, or spuriously: look again under the lock.
+                st = self.lock();
+                st.parked.retain(|p| p.thread.id() != id);
             } else {
                 st = self.lead(st);
             }
@@ -360,6 +378,7 @@ impl Wal {
         let Some(mut writer) = st.writer.take() else {
             // Only a leader takes the writer, and it puts it back before stepping down.
             st.failure = Some("the WAL writer is missing".into());
+            self.wake_parked(&mut st);
             return st;
         };
         st.leader = true;
@@ -393,6 +412,8 @@ impl Wal {
                     .store(upto, std::sync::atomic::Ordering::Release);
                 if fsync {
                     st.synced = upto;
+                    self.synced_hint
+                        .store(upto, std::sync::atomic::Ordering::Release);
                     self.last_group
                         .store(upto - synced_before, std::sync::atomic::Ordering::Relaxed);
                 }
@@ -416,10 +437,34 @@ impl Wal {
         st.leader = false;
         self.leading_hint
             .store(false, std::sync::atomic::Ordering::Release);
-        if st.waiting > 0 {
-            self.changed.notify_all();
-        }
+        self.wake_parked(&mut st);
         st
+    }
+
+    /// After a round: wakes the parked appends it covered (and all of them after a failure),
+    /// and one that it did not, to lead the next round; the others stay parked for that one.
+    fn wake_parked(&self, st: &mut State) {
+        let failed = st.failure.is_some();
+        let mut woke_next_leader = false;
+        for p in std::mem::take(&mut st.parked) {
+            let done = if p.fsync { st.synced } else { st.written };
+            if failed || done >= p.ticket || !woke_next_leader {
+                woke_next_leader |= done < p.ticket;
+                p.thread.unpark();
+            } else {
+                st.parked.push(p);
+            }
+        }
+    }
+
+    /// The written (or, with `fsync`, synced) ticket, read without the lock.
+    fn done_hint(&self, fsync: bool) -> u64 {
+        let hint = if fsync {
+            &self.synced_hint
+        } else {
+            &self.written_hint
+        };
+        hint.load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// Syncs the full segment and starts the next one in `writer`'s place; returns its path.
