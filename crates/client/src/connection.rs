@@ -247,6 +247,16 @@ impl Engine {
         let _ = self.compactions.send(());
     }
 
+    /// Records in meta the sequence ids the regions opened with (`info:seqnumDuringOpen`).
+    /// Only informational: a failure here leaves the regions serving.
+    pub(crate) fn record_opened(&self, regions: &[&Arc<Region>]) {
+        let mut batch = self.meta_batch();
+        for r in regions {
+            batch.opened(r.info(), r.last_sequence_id());
+        }
+        let _ = batch.commit(&self.meta);
+    }
+
     /// Every serving region, meta's first.
     pub(crate) fn all_regions(&self) -> Vec<Arc<Region>> {
         let mut out = vec![Arc::clone(&self.meta)];
@@ -698,7 +708,9 @@ fn boot(engine: &Engine, segments: &[PathBuf], skip_corrupt: bool) -> Result<()>
     recover(fs, segments, &regions, skip_corrupt)?;
     let mut batch = engine.meta_batch();
     for region in &opened {
-        batch.region(region.info(), "OPEN", &engine.server);
+        batch
+            .region(region.info(), "OPEN", &engine.server)
+            .opened(region.info(), region.last_sequence_id());
     }
     for t in tables.values().filter(|t| !t.is_enabled()) {
         for region in t.regions() {

@@ -222,6 +222,15 @@ impl MetaBatch {
         self
     }
 
+    /// `info:seqnumDuringOpen`: the region's sequence id when it opened (8 bytes, big-endian).
+    pub fn opened(&mut self, info: &RegionInfo, seq_id: u64) -> &mut Self {
+        let put = Put::new(info.region_name())
+            .with_timestamp(self.ts)
+            .add_column(INFO, "seqnumDuringOpen", seq_id.to_be_bytes().to_vec());
+        self.mutations.push(RowMutation::Put(put));
+        self
+    }
+
     /// Only a region's state column (OPEN or CLOSED on enable and disable).
     pub fn region_state(&mut self, info: &RegionInfo, state: &str) -> &mut Self {
         let put = Put::new(info.region_name())

@@ -156,6 +156,9 @@ fn create_table_locked(
         batch.region(info, "OPEN", &engine.server);
     }
     batch.table_state(&name, TableState::Enabled);
+    for region in &regions {
+        batch.opened(region.info(), region.last_sequence_id());
+    }
     // A failed commit may still have reached the log (a write whose sync failed): the files
     // stay, and the next open keeps them if the log has the commit, deletes them if not.
     batch.commit(&engine.meta)?;
@@ -418,6 +421,7 @@ pub(crate) fn split_region(
     let descriptor = table.descriptor();
     let ra = engine.open_region(a.clone(), &descriptor)?;
     let rb = engine.open_region(b.clone(), &descriptor)?;
+    engine.record_opened(&[&ra, &rb]);
     table.replace_regions(&[Arc::clone(parent)], &[ra, rb]);
     if let Some(wal) = &engine.region_config.wal {
         wal.region_flushed(parent.encoded_name(), u64::MAX)?;
@@ -504,6 +508,7 @@ pub(crate) fn merge_regions(
         return Err(e);
     }
     let region = engine.open_region(merged.clone(), &table.descriptor())?;
+    engine.record_opened(&[&region]);
     table.replace_regions(&[Arc::clone(lo), Arc::clone(hi)], &[region]);
     if let Some(wal) = &engine.region_config.wal {
         wal.region_flushed(lo.encoded_name(), u64::MAX)?;

@@ -311,6 +311,18 @@ fn meta_is_a_table_with_hbase_rows() {
         region_row.value(b"info", b"server"),
         Some(&b"localhost:16020"[..])
     );
+    assert_eq!(
+        region_row
+            .value(b"info", b"seqnumDuringOpen")
+            .map(<[u8]>::len),
+        Some(8)
+    );
+    assert_eq!(
+        region_row
+            .value(b"info", b"serverstartcode")
+            .map(<[u8]>::len),
+        Some(8)
+    );
     // TableState: PBUF, field 1 varint = 0 (ENABLED) or 1 (DISABLED).
     assert_eq!(
         rows[2].value(b"table", b"state"),
@@ -788,4 +800,64 @@ fn a_reference_to_a_compacted_file_does_not_delete_the_referrers_own_files() {
     let t = conn.table("t").unwrap();
     assert_eq!(value(&t, "y").as_deref(), Some("3"));
     assert_eq!(value(&t, "x").as_deref(), Some("2"));
+}
+
+#[test]
+fn alter_is_online_for_writers_and_readers() {
+    let conn = Connection::in_memory();
+    let admin = conn.admin();
+    admin
+        .create_table_with_splits(desc("t"), &keys(&["row00250"]))
+        .unwrap();
+    let t = conn.table("t").unwrap();
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let written = std::thread::scope(|s| {
+        let writer = {
+            let t = t.clone();
+            let done = &done;
+            s.spawn(move || {
+                let mut n = 0;
+                while !done.load(std::sync::atomic::Ordering::Acquire) && n < 100_000 {
+                    t.put(&Put::new(format!("row{:05}", n % 500)).add_column(
+                        "cf",
+                        "q",
+                        format!("{n}"),
+                    ))
+                    .unwrap();
+                    n += 1;
+                }
+                n
+            })
+        };
+        let reader = {
+            let t = t.clone();
+            let done = &done;
+            s.spawn(move || {
+                while !done.load(std::sync::atomic::Ordering::Acquire) {
+                    t.scan(&Scan::new()).unwrap().for_each(|r| {
+                        r.unwrap();
+                    });
+                }
+            })
+        };
+        for i in 0..5 {
+            admin
+                .add_column_family(&name("t"), ColumnFamilyDescriptor::new(format!("x{i}")))
+                .unwrap();
+            admin
+                .modify_column_family(
+                    &name("t"),
+                    ColumnFamilyDescriptor::new("cf").with_max_versions(1 + i),
+                )
+                .unwrap();
+        }
+        done.store(true, std::sync::atomic::Ordering::Release);
+        reader.join().unwrap();
+        writer.join().unwrap()
+    });
+    assert!(written > 0);
+    let d = admin.describe_table(&name("t")).unwrap();
+    assert_eq!(d.families().len(), 6);
+    assert_eq!(d.family(b"cf").unwrap().max_versions, 5);
+    assert_eq!(rows(&t, &Scan::new()).len(), written.min(500));
 }

@@ -572,6 +572,11 @@ impl Region {
         (seq_id, logged.map_err(Error::from))
     }
 
+    /// The highest sequence id handed out so far.
+    pub fn last_sequence_id(&self) -> u64 {
+        self.mvcc.last_assigned()
+    }
+
     /// The region's encoded name, as WAL edits carry it.
     pub fn encoded_name(&self) -> &str {
         &self.encoded_name
