@@ -25,6 +25,23 @@ pub use compaction::{CompactionConfig, select_minor};
 pub use region::{Region, RegionConfig, RowMutation};
 pub use scanner::RegionScanner;
 
+/// The decoder of reference files, for the fuzz targets and the never-panic tests.
+#[doc(hidden)]
+pub mod fuzzing {
+    /// Decodes `bytes` as a reference file; the result is dropped (only panics matter).
+    pub fn reference(bytes: &[u8]) {
+        let _ = crate::reference::decode(bytes);
+    }
+
+    /// A valid reference file for the range `[start, end)`.
+    pub fn reference_bytes(start: &[u8], end: &[u8]) -> Vec<u8> {
+        crate::reference::encode(&crate::reference::RowRange {
+            start: basalt_common::Bytes::copy_from_slice(start),
+            end: basalt_common::Bytes::copy_from_slice(end),
+        })
+    }
+}
+
 /// Internals exposed for benchmarks comparing the engine with its bare data structure.
 #[doc(hidden)]
 pub mod bench_support {

@@ -56,7 +56,7 @@ pub fn referenced_path(store_dir: &Path, name: &str) -> Option<(PathBuf, String)
     ))
 }
 
-fn encode(range: &RowRange) -> Vec<u8> {
+pub(crate) fn encode(range: &RowRange) -> Vec<u8> {
     let mut b = Vec::with_capacity(20 + range.start.len() + range.end.len());
     b.extend_from_slice(MAGIC);
     b.extend_from_slice(&VERSION.to_be_bytes());
@@ -69,7 +69,7 @@ fn encode(range: &RowRange) -> Vec<u8> {
     b
 }
 
-fn decode(b: &[u8]) -> std::result::Result<RowRange, String> {
+pub(crate) fn decode(b: &[u8]) -> std::result::Result<RowRange, String> {
     let body_len = b.len().checked_sub(4).ok_or("shorter than its checksum")?;
     let (body, crc) = b.split_at(body_len);
     let crc = u32::from_be_bytes(crc.try_into().map_err(|_| "checksum")?);
