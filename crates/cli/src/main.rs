@@ -1,8 +1,9 @@
 //! `basalt`: the one Basalt binary. Today it inspects store files (`basalt hfile`) and WAL
-//! segments (`basalt wal`); the server (`standalone`), the shell and the benchmarks join it
-//! as they are built.
+//! segments (`basalt wal`) and measures performance (`basalt pe`); the server
+//! (`standalone`) and the shell join it as they are built.
 
 mod hfile;
+mod pe;
 mod wal;
 
 use clap::{Parser, Subcommand};
@@ -24,6 +25,8 @@ enum Command {
     Hfile(hfile::Args),
     /// Print a WAL segment's edits and how it ends (like `hbase wal`).
     Wal(wal::Args),
+    /// Measure throughput and latency (like `hbase pe`, PerformanceEvaluation).
+    Pe(pe::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -31,6 +34,7 @@ fn main() -> std::process::ExitCode {
     let result = match cli.command {
         Command::Hfile(args) => hfile::run(&args, &mut std::io::stdout().lock()),
         Command::Wal(args) => wal::run(&args, &mut std::io::stdout().lock()),
+        Command::Pe(args) => pe::run(&args, &mut std::io::stdout().lock()),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -1,0 +1,457 @@
+//! `basalt pe`: HBase's PerformanceEvaluation for Basalt. Each command runs `--threads`
+//! clients, each doing `--rows` operations against one table, and reports the throughput and
+//! the latency distribution (an HDR histogram: p50, p95, p99, p99.9, max), with a progress
+//! bar on stderr and `--json` for machines. Operations go through a [`Backend`], so remote
+//! backends (Thrift, native RPC) can be added beside the embedded one.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use basalt_client::{
+    Bytes, ColumnFamilyDescriptor, Compression, Connection, Durability, Get, Put, Scan,
+    TableDescriptor, TableName,
+};
+use hdrhistogram::Histogram;
+
+/// HBase PE's row keys: the row number as 26 zero-padded decimal digits.
+const KEY_DIGITS: usize = 26;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Command {
+    /// Puts rows 0..N in order.
+    #[value(name = "sequentialWrite")]
+    SequentialWrite,
+    /// Puts N rows chosen at random from 0..N x threads.
+    #[value(name = "randomWrite")]
+    RandomWrite,
+    /// Gets rows 0..N in order.
+    #[value(name = "sequentialRead")]
+    SequentialRead,
+    /// Gets N random rows.
+    #[value(name = "randomRead")]
+    RandomRead,
+    /// Scans of 10 rows from random start rows.
+    #[value(name = "scanRange10")]
+    ScanRange10,
+    /// Scans of 100 rows from random start rows.
+    #[value(name = "scanRange100")]
+    ScanRange100,
+    /// Scans of 1000 rows from random start rows.
+    #[value(name = "scanRange1000")]
+    ScanRange1000,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Commands to run, in order, on one connection (e.g. `sequentialWrite randomRead`).
+    #[arg(required = true)]
+    pub commands: Vec<Command>,
+    /// Operations per client thread (HBase PE's `--rows`).
+    #[arg(long, default_value_t = 1_048_576)]
+    pub rows: u64,
+    /// Client threads (HBase PE's `nclients`).
+    #[arg(long, default_value_t = 1)]
+    pub threads: u64,
+    /// Bytes per value (HBase PE's `--valueSize`).
+    #[arg(long, default_value_t = 1000)]
+    pub value_size: usize,
+    /// Column families per row (`info`, `info1`, ...).
+    #[arg(long, default_value_t = 1)]
+    pub families: usize,
+    /// Columns per family (qualifiers `0`, `1`, ...).
+    #[arg(long, default_value_t = 1)]
+    pub columns: usize,
+    /// Durability of writes: SKIP_WAL, ASYNC_WAL, SYNC_WAL, FSYNC_WAL.
+    #[arg(long, default_value = "SYNC_WAL")]
+    pub durability: String,
+    /// Compression of the table's families: NONE, SNAPPY, LZ4, ZSTD, GZ.
+    #[arg(long, default_value = "NONE")]
+    pub compression: String,
+    /// Block cache bytes (default: the engine's, a quarter of memory).
+    #[arg(long)]
+    pub block_cache: Option<u64>,
+    /// Regions to pre-split the table into (HexString-free: split evenly over the row keys).
+    #[arg(long, default_value_t = 1)]
+    pub presplit: u64,
+    /// Puts per `put_all` call (1: one put at a time).
+    #[arg(long, default_value_t = 1)]
+    pub batch: usize,
+    /// Table name.
+    #[arg(long, default_value = "TestTable")]
+    pub table: String,
+    /// Data directory of the embedded engine (kept, so a later run can read what this one
+    /// wrote).
+    #[arg(long, default_value = "./basalt-pe-data")]
+    pub dir: PathBuf,
+    /// Keep everything in memory (no data directory, no WAL).
+    #[arg(long)]
+    pub in_memory: bool,
+    /// Print one JSON object per command on stdout instead of the text report.
+    #[arg(long)]
+    pub json: bool,
+    /// Seed of the random row choices.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+}
+
+impl Command {
+    /// HBase PE's name of the command.
+    pub fn name(self) -> &'static str {
+        match self {
+            Command::SequentialWrite => "sequentialWrite",
+            Command::RandomWrite => "randomWrite",
+            Command::SequentialRead => "sequentialRead",
+            Command::RandomRead => "randomRead",
+            Command::ScanRange10 => "scanRange10",
+            Command::ScanRange100 => "scanRange100",
+            Command::ScanRange1000 => "scanRange1000",
+        }
+    }
+}
+
+/// One cell to write: family, qualifier, value.
+pub type CellSpec = (Bytes, Bytes, Bytes);
+
+/// One row to write: its key and cells.
+pub type RowSpec = (Bytes, Vec<CellSpec>);
+
+/// What a benchmark drives: the embedded engine today, remote servers later.
+pub trait Backend: Send + Sync {
+    /// Writes rows (each atomically; the batch is not).
+    fn put(&self, rows: &[RowSpec]) -> Result<()>;
+    /// Reads one row; returns how many cells it had.
+    fn get(&self, row: &[u8]) -> Result<usize>;
+    /// Scans up to `rows` rows from `start`; returns how many it read.
+    fn scan(&self, start: &[u8], rows: usize) -> Result<usize>;
+}
+
+/// The embedded engine, through the client API.
+struct Embedded {
+    table: basalt_client::Table,
+    durability: Durability,
+}
+
+impl Backend for Embedded {
+    fn put(&self, rows: &[RowSpec]) -> Result<()> {
+        let puts: Vec<Put> = rows
+            .iter()
+            .map(|(row, cells)| {
+                cells
+                    .iter()
+                    .fold(Put::new(row.clone()), |p, (f, q, v)| {
+                        p.add_column(f.clone(), q.clone(), v.clone())
+                    })
+                    .with_durability(self.durability)
+            })
+            .collect();
+        self.table
+            .put_all(&puts)
+            .map_err(|(i, e)| anyhow::anyhow!("put {i} of a batch failed: {e}"))
+    }
+
+    fn get(&self, row: &[u8]) -> Result<usize> {
+        Ok(self
+            .table
+            .get(&Get::new(Bytes::copy_from_slice(row)))?
+            .len())
+    }
+
+    fn scan(&self, start: &[u8], rows: usize) -> Result<usize> {
+        let scan = Scan::new()
+            .with_start_row(Bytes::copy_from_slice(start))
+            .with_limit(rows)
+            .with_caching(rows);
+        let mut n = 0;
+        for r in self.table.scan(&scan)? {
+            r?;
+            n += 1;
+        }
+        Ok(n)
+    }
+}
+
+/// HBase PE's row key for row number `n`.
+pub fn row_key(n: u64) -> Bytes {
+    Bytes::from(format!("{n:0KEY_DIGITS$}"))
+}
+
+/// xorshift64*: cheap, seedable, good enough to pick rows.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Self {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+/// The result of one command.
+#[derive(Debug)]
+pub struct Report {
+    pub command: Command,
+    pub ops: u64,
+    pub seconds: f64,
+    /// Latencies in microseconds.
+    pub latency: Histogram<u64>,
+    /// Cells (reads) or rows (scans) found, to tell an empty table from a fast one.
+    pub found: u64,
+}
+
+impl Report {
+    pub fn ops_per_second(&self) -> f64 {
+        self.ops as f64 / self.seconds.max(f64::MIN_POSITIVE)
+    }
+
+    fn percentile(&self, p: f64) -> u64 {
+        self.latency.value_at_quantile(p / 100.0)
+    }
+
+    pub fn text(&self) -> String {
+        format!(
+            "{}: {} ops in {:.2} s = {:.0} ops/s; latency us p50 {} p95 {} p99 {} p99.9 {} max {}; found {}",
+            self.command.name(),
+            self.ops,
+            self.seconds,
+            self.ops_per_second(),
+            self.percentile(50.0),
+            self.percentile(95.0),
+            self.percentile(99.0),
+            self.percentile(99.9),
+            self.latency.max(),
+            self.found
+        )
+    }
+
+    pub fn json(&self) -> String {
+        format!(
+            "{{\"command\":\"{}\",\"ops\":{},\"seconds\":{:.6},\"ops_per_second\":{:.1},\"latency_us\":{{\"p50\":{},\"p95\":{},\"p99\":{},\"p99_9\":{},\"max\":{}}},\"found\":{}}}",
+            self.command.name(),
+            self.ops,
+            self.seconds,
+            self.ops_per_second(),
+            self.percentile(50.0),
+            self.percentile(95.0),
+            self.percentile(99.0),
+            self.percentile(99.9),
+            self.latency.max(),
+            self.found
+        )
+    }
+}
+
+/// The cells of one row: every family x column, each a value of `value_size` bytes.
+fn row_cells(args: &Args, value: &Bytes) -> Vec<CellSpec> {
+    let mut cells = Vec::with_capacity(args.families * args.columns);
+    for f in 0..args.families {
+        for c in 0..args.columns {
+            cells.push((family_name(f), Bytes::from(c.to_string()), value.clone()));
+        }
+    }
+    cells
+}
+
+/// HBase PE's family `info`, then `info1`, `info2`, ...
+fn family_name(i: usize) -> Bytes {
+    if i == 0 {
+        Bytes::from_static(b"info")
+    } else {
+        Bytes::from(format!("info{i}"))
+    }
+}
+
+/// Runs one command on `backend` from `args.threads` threads.
+pub fn run_command(
+    backend: &Arc<dyn Backend>,
+    args: &Args,
+    command: Command,
+    progress: &indicatif::ProgressBar,
+) -> Result<Report> {
+    let total_rows = args.rows * args.threads;
+    let done = AtomicU64::new(0);
+    let start = Instant::now();
+    let results: Vec<Result<(Histogram<u64>, u64)>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..args.threads)
+            .map(|t| {
+                let backend = Arc::clone(backend);
+                let done = &done;
+                s.spawn(move || -> Result<(Histogram<u64>, u64)> {
+                    let mut hist = Histogram::<u64>::new(3)?;
+                    let mut rng = Rng::new(args.seed ^ (t + 1));
+                    let value: Bytes = (0..args.value_size)
+                        .map(|i| b'a' + ((i as u64 + rng.next()) % 26) as u8)
+                        .collect::<Vec<u8>>()
+                        .into();
+                    let cells = row_cells(args, &value);
+                    let first = t * args.rows;
+                    let mut found = 0u64;
+                    let mut i = 0;
+                    while i < args.rows {
+                        let began = Instant::now();
+                        let n = match command {
+                            Command::SequentialWrite | Command::RandomWrite => {
+                                let n = (args.batch.max(1) as u64).min(args.rows - i);
+                                let batch: Vec<_> = (0..n)
+                                    .map(|k| {
+                                        let row = if command == Command::SequentialWrite {
+                                            first + i + k
+                                        } else {
+                                            rng.below(total_rows)
+                                        };
+                                        (row_key(row), cells.clone())
+                                    })
+                                    .collect();
+                                backend.put(&batch)?;
+                                n
+                            }
+                            Command::SequentialRead => {
+                                found += backend.get(&row_key(first + i))? as u64;
+                                1
+                            }
+                            Command::RandomRead => {
+                                found += backend.get(&row_key(rng.below(total_rows)))? as u64;
+                                1
+                            }
+                            Command::ScanRange10
+                            | Command::ScanRange100
+                            | Command::ScanRange1000 => {
+                                let len = match command {
+                                    Command::ScanRange10 => 10,
+                                    Command::ScanRange100 => 100,
+                                    _ => 1000,
+                                };
+                                let from = row_key(rng.below(total_rows));
+                                found += backend.scan(&from, len)? as u64;
+                                1
+                            }
+                        };
+                        let micros = u64::try_from(began.elapsed().as_micros()).unwrap_or(u64::MAX);
+                        hist.saturating_record(micros.max(1));
+                        i += n;
+                        let all = done.fetch_add(n, Ordering::Relaxed) + n;
+                        if all % 1024 < n {
+                            progress.set_position(all);
+                        }
+                    }
+                    Ok((hist, found))
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a client thread panicked")))
+            })
+            .collect()
+    });
+    let seconds = start.elapsed().as_secs_f64();
+    progress.set_position(done.load(Ordering::Relaxed));
+    let mut latency = Histogram::<u64>::new(3)?;
+    let mut found = 0;
+    for r in results {
+        let (h, f) = r.with_context(|| command.name())?;
+        latency.add(&h)?;
+        found += f;
+    }
+    Ok(Report {
+        command,
+        ops: done.load(Ordering::Relaxed),
+        seconds,
+        latency,
+        found,
+    })
+}
+
+/// Opens the engine and the table (created, pre-split, if missing).
+fn open(args: &Args) -> Result<(Connection, Arc<dyn Backend>)> {
+    if args.rows == 0 || args.threads == 0 {
+        bail!("--rows and --threads must be at least 1");
+    }
+    if args.families == 0 || args.columns == 0 {
+        bail!("--families and --columns must be at least 1");
+    }
+    let durability: Durability = args
+        .durability
+        .parse()
+        .with_context(|| format!("--durability {}", args.durability))?;
+    let compression: Compression = args
+        .compression
+        .parse()
+        .with_context(|| format!("--compression {}", args.compression))?;
+    let mut builder = Connection::builder();
+    if let Some(bytes) = args.block_cache {
+        builder = builder.block_cache_size(bytes);
+    }
+    let conn = if args.in_memory {
+        builder.build()
+    } else {
+        builder
+            .file_system(Arc::new(basalt_fs::LocalFs))
+            .root(&args.dir)
+            .open()
+            .with_context(|| format!("opening {}", args.dir.display()))?
+    };
+    let name = TableName::parse(&args.table)?;
+    let admin = conn.admin();
+    if !admin.table_exists(&name) {
+        let mut desc = TableDescriptor::new(name.clone());
+        for f in 0..args.families {
+            desc.add_family(
+                ColumnFamilyDescriptor::new(family_name(f)).with_compression(compression),
+            );
+        }
+        let total = args.rows * args.threads;
+        let splits: Vec<Bytes> = (1..args.presplit.max(1))
+            .map(|i| row_key(total * i / args.presplit))
+            .collect();
+        admin.create_table_with_splits(desc, &splits)?;
+    }
+    let backend: Arc<dyn Backend> = Arc::new(Embedded {
+        table: conn.table(&args.table)?,
+        durability,
+    });
+    Ok((conn, backend))
+}
+
+pub fn run(args: &Args, out: &mut dyn std::io::Write) -> Result<()> {
+    let (conn, backend) = open(args)?;
+    for &command in &args.commands {
+        let total = args.rows * args.threads;
+        let progress = if args.json {
+            indicatif::ProgressBar::hidden()
+        } else {
+            let bar = indicatif::ProgressBar::new(total);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{msg} [{elapsed_precise}] {wide_bar} {pos}/{len} ({per_sec}, eta {eta})",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            bar.set_message(command.name());
+            bar.enable_steady_tick(Duration::from_millis(200));
+            bar
+        };
+        let report = run_command(&backend, args, command, &progress)?;
+        progress.finish_and_clear();
+        if args.json {
+            writeln!(out, "{}", report.json())?;
+        } else {
+            writeln!(out, "{}", report.text())?;
+        }
+    }
+    conn.close()?;
+    Ok(())
+}

@@ -1,0 +1,105 @@
+//! `basalt pe`: every command runs and reports, reads find what writes wrote (also in a later
+//! run on the same data directory), and bad options fail with a message naming them.
+#![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
+
+mod support;
+
+use support::basalt;
+
+/// The value of `"key":<number>` in a JSON line.
+fn field(line: &str, key: &str) -> f64 {
+    let at = line.find(&format!("\"{key}\":")).unwrap() + key.len() + 3;
+    let rest = &line[at..];
+    let end = rest.find([',', '}']).unwrap();
+    rest[..end].parse().unwrap()
+}
+
+#[test]
+fn commands_report_throughput_and_latency_and_reads_find_the_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("pe");
+    let data = data.to_str().unwrap();
+    let common = [
+        "pe",
+        "--dir",
+        data,
+        "--rows",
+        "300",
+        "--threads",
+        "2",
+        "--value-size",
+        "50",
+        "--presplit",
+        "3",
+        "--columns",
+        "2",
+        "--json",
+    ];
+    let mut args = common.to_vec();
+    args.extend([
+        "sequentialWrite",
+        "sequentialRead",
+        "randomRead",
+        "scanRange10",
+        "randomWrite",
+    ]);
+    let (ok, out, err) = basalt(&args);
+    assert!(ok, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 5, "{out}");
+    for (line, command) in lines.iter().zip([
+        "sequentialWrite",
+        "sequentialRead",
+        "randomRead",
+        "scanRange10",
+        "randomWrite",
+    ]) {
+        assert!(
+            line.contains(&format!("\"command\":\"{command}\"")),
+            "{line}"
+        );
+        assert_eq!(field(line, "ops"), 600.0, "{line}");
+        assert!(field(line, "ops_per_second") > 0.0, "{line}");
+        let (p50, p99, max) = (field(line, "p50"), field(line, "p99"), field(line, "max"));
+        assert!(p50 >= 1.0 && p50 <= p99 && p99 <= max, "{line}");
+    }
+    // Two columns per row: every read finds both.
+    assert_eq!(field(lines[1], "found"), 1200.0);
+    assert_eq!(field(lines[2], "found"), 1200.0);
+    // 600 scans of up to 10 rows over 600 rows: most see 10.
+    assert!(field(lines[3], "found") > 3000.0, "{}", lines[3]);
+
+    // A later run on the same directory reads what this one wrote.
+    let mut args = common.to_vec();
+    args.push("randomRead");
+    let (ok, out, err) = basalt(&args);
+    assert!(ok, "{err}");
+    assert_eq!(field(out.trim(), "found"), 1200.0, "{out}");
+
+    // The text report names the percentiles.
+    let (ok, out, err) = basalt(&["pe", "--in-memory", "--rows", "50", "sequentialWrite"]);
+    assert!(ok, "{err}");
+    assert!(
+        out.starts_with("sequentialWrite: 50 ops in") && out.contains("p99.9"),
+        "{out}"
+    );
+}
+
+#[test]
+fn bad_options_are_named() {
+    let (ok, _, err) = basalt(&[
+        "pe",
+        "--in-memory",
+        "--durability",
+        "NOPE",
+        "sequentialWrite",
+    ]);
+    assert!(!ok);
+    assert!(err.contains("--durability NOPE"), "{err}");
+    let (ok, _, err) = basalt(&["pe", "--in-memory", "--rows", "0", "sequentialWrite"]);
+    assert!(!ok);
+    assert!(err.contains("--rows"), "{err}");
+    let (ok, _, err) = basalt(&["pe", "--in-memory", "fastWrite"]);
+    assert!(!ok);
+    assert!(err.contains("fastWrite"), "{err}");
+}
