@@ -16,6 +16,8 @@ use basalt_client::{
 };
 use hdrhistogram::Histogram;
 
+mod ycsb;
+
 /// HBase PE's row keys: the row number as 26 zero-padded decimal digits.
 const KEY_DIGITS: usize = 26;
 
@@ -42,6 +44,10 @@ pub enum Command {
     /// Scans of 1000 rows from random start rows.
     #[value(name = "scanRange1000")]
     ScanRange1000,
+    /// A YCSB core workload (`--workload a`..`f`): a load phase, then a run phase, on table
+    /// `usertable` with family `family`.
+    #[value(name = "ycsb")]
+    Ycsb,
 }
 
 #[derive(Debug, clap::Args)]
@@ -95,6 +101,24 @@ pub struct Args {
     /// Seed of the random row choices.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
+    /// YCSB: the core workload, a to f.
+    #[arg(long, default_value = "a")]
+    pub workload: char,
+    /// YCSB: records loaded (YCSB's `recordcount`).
+    #[arg(long, default_value_t = 100_000)]
+    pub records: u64,
+    /// YCSB: operations of the run phase (YCSB's `operationcount`).
+    #[arg(long, default_value_t = 100_000)]
+    pub operations: u64,
+    /// YCSB: stop the run phase after this many seconds even if operations remain.
+    #[arg(long)]
+    pub seconds: Option<f64>,
+    /// YCSB: request distribution `uniform` instead of the workload's own (zipfian or latest).
+    #[arg(long)]
+    pub uniform: bool,
+    /// YCSB: skip the load phase (the records are there from an earlier run).
+    #[arg(long)]
+    pub skip_load: bool,
 }
 
 impl Command {
@@ -108,6 +132,7 @@ impl Command {
             Command::ScanRange10 => "scanRange10",
             Command::ScanRange100 => "scanRange100",
             Command::ScanRange1000 => "scanRange1000",
+            Command::Ycsb => "ycsb",
         }
     }
 }
@@ -195,6 +220,11 @@ impl Rng {
 
     fn below(&mut self, n: u64) -> u64 {
         self.next() % n.max(1)
+    }
+
+    /// A float in [0, 1).
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
     }
 }
 
@@ -324,6 +354,9 @@ pub fn run_command(
                                 found += backend.get(&row_key(rng.below(total_rows)))? as u64;
                                 1
                             }
+                            Command::Ycsb => {
+                                bail!("ycsb runs through its own driver")
+                            }
                             Command::ScanRange10
                             | Command::ScanRange100
                             | Command::ScanRange1000 => {
@@ -375,6 +408,78 @@ pub fn run_command(
     })
 }
 
+fn is_ycsb(args: &Args) -> bool {
+    args.commands.contains(&Command::Ycsb)
+}
+
+/// The table: `--table`, except that YCSB's default is `usertable`.
+fn table_name(args: &Args) -> String {
+    if is_ycsb(args) && args.table == "TestTable" {
+        "usertable".into()
+    } else {
+        args.table.clone()
+    }
+}
+
+fn progress_bar(args: &Args, total: u64, message: String) -> indicatif::ProgressBar {
+    if args.json {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(total);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{msg} [{elapsed_precise}] {wide_bar} {pos}/{len} ({per_sec}, eta {eta})",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar.set_message(message);
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}
+
+/// YCSB: the load phase (unless skipped), then the run phase.
+fn run_ycsb(backend: &Arc<dyn Backend>, args: &Args, out: &mut dyn std::io::Write) -> Result<()> {
+    let mut workload = ycsb::Workload::core(args.workload)?;
+    if args.uniform {
+        workload = workload.uniform();
+    }
+    let label = format!("workload{}", workload.name.to_ascii_lowercase());
+    let mut reports = Vec::new();
+    if !args.skip_load {
+        let bar = progress_bar(args, args.records, format!("{label} load"));
+        let phase = ycsb::Phase {
+            ops: args.records,
+            limit: None,
+            threads: args.threads,
+            seed: args.seed,
+        };
+        reports.push(ycsb::load(backend, phase, &bar)?);
+        bar.finish_and_clear();
+    }
+    let limit = match args.seconds {
+        Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
+        Some(s) => bail!("--seconds must be positive, got {s}"),
+        None => None,
+    };
+    let bar = progress_bar(args, args.operations, format!("{label} run"));
+    let phase = ycsb::Phase {
+        ops: args.operations,
+        limit,
+        threads: args.threads,
+        seed: args.seed.wrapping_add(1),
+    };
+    reports.push(ycsb::run(backend, &workload, args.records, phase, &bar)?);
+    bar.finish_and_clear();
+    for r in &reports {
+        if args.json {
+            writeln!(out, "{}", r.json(&label))?;
+        } else {
+            writeln!(out, "{}", r.text(&label))?;
+        }
+    }
+    Ok(())
+}
+
 /// Opens the engine and the table (created, pre-split, if missing).
 fn open(args: &Args) -> Result<(Connection, Arc<dyn Backend>)> {
     if args.rows == 0 || args.threads == 0 {
@@ -404,10 +509,15 @@ fn open(args: &Args) -> Result<(Connection, Arc<dyn Backend>)> {
             .open()
             .with_context(|| format!("opening {}", args.dir.display()))?
     };
-    let name = TableName::parse(&args.table)?;
+    let name = TableName::parse(&table_name(args))?;
     let admin = conn.admin();
     if !admin.table_exists(&name) {
         let mut desc = TableDescriptor::new(name.clone());
+        if is_ycsb(args) {
+            desc.add_family(
+                ColumnFamilyDescriptor::new(ycsb::FAMILY).with_compression(compression),
+            );
+        }
         for f in 0..args.families {
             desc.add_family(
                 ColumnFamilyDescriptor::new(family_name(f)).with_compression(compression),
@@ -420,30 +530,25 @@ fn open(args: &Args) -> Result<(Connection, Arc<dyn Backend>)> {
         admin.create_table_with_splits(desc, &splits)?;
     }
     let backend: Arc<dyn Backend> = Arc::new(Embedded {
-        table: conn.table(&args.table)?,
+        table: conn.table(&table_name(args))?,
         durability,
     });
     Ok((conn, backend))
 }
 
 pub fn run(args: &Args, out: &mut dyn std::io::Write) -> Result<()> {
+    if is_ycsb(args) && args.commands.len() > 1 {
+        bail!("ycsb runs alone: give it as the only command");
+    }
     let (conn, backend) = open(args)?;
+    if is_ycsb(args) {
+        run_ycsb(&backend, args, out)?;
+        conn.close()?;
+        return Ok(());
+    }
     for &command in &args.commands {
         let total = args.rows * args.threads;
-        let progress = if args.json {
-            indicatif::ProgressBar::hidden()
-        } else {
-            let bar = indicatif::ProgressBar::new(total);
-            bar.set_style(
-                indicatif::ProgressStyle::with_template(
-                    "{msg} [{elapsed_precise}] {wide_bar} {pos}/{len} ({per_sec}, eta {eta})",
-                )
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-            );
-            bar.set_message(command.name());
-            bar.enable_steady_tick(Duration::from_millis(200));
-            bar
-        };
+        let progress = progress_bar(args, total, command.name().to_owned());
         let report = run_command(&backend, args, command, &progress)?;
         progress.finish_and_clear();
         if args.json {

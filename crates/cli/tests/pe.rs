@@ -103,3 +103,56 @@ fn bad_options_are_named() {
     assert!(!ok);
     assert!(err.contains("fastWrite"), "{err}");
 }
+
+#[test]
+fn ycsb_workloads_load_then_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("ycsb");
+    let data = data.to_str().unwrap();
+    let base = [
+        "pe",
+        "ycsb",
+        "--dir",
+        data,
+        "--records",
+        "500",
+        "--operations",
+        "400",
+        "--threads",
+        "2",
+        "--json",
+    ];
+    let mut args = base.to_vec();
+    args.extend(["--workload", "a"]);
+    let (ok, out, err) = basalt(&args);
+    assert!(ok, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert!(lines[0].contains("\"phase\":\"load\"") && lines[0].contains("\"INSERT\""));
+    assert_eq!(field(lines[0], "ops"), 500.0);
+    assert!(lines[1].contains("\"phase\":\"run\""), "{}", lines[1]);
+    assert_eq!(field(lines[1], "ops"), 400.0);
+    assert!(lines[1].contains("\"READ\"") && lines[1].contains("\"UPDATE\""));
+    // The other workloads run on the loaded records.
+    for (w, ops) in [
+        ("c", ["READ"].as_slice()),
+        ("e", &["SCAN", "INSERT"]),
+        ("f", &["READ-MODIFY-WRITE"]),
+    ] {
+        let mut args = base.to_vec();
+        args.extend(["--workload", w, "--skip-load"]);
+        let (ok, out, err) = basalt(&args);
+        assert!(ok, "{err}");
+        assert_eq!(out.lines().count(), 1, "{out}");
+        for op in ops {
+            assert!(
+                out.contains(&format!("\"op\":\"{op}\"")),
+                "workload {w}: {out}"
+            );
+        }
+    }
+    let (ok, _, err) = basalt(&["pe", "ycsb", "--in-memory", "--workload", "z"]);
+    assert!(!ok && err.contains("unknown YCSB workload"), "{err}");
+    let (ok, _, err) = basalt(&["pe", "--in-memory", "ycsb", "sequentialWrite"]);
+    assert!(!ok && err.contains("ycsb runs alone"), "{err}");
+}
