@@ -16,6 +16,8 @@ use basalt_client::{
 };
 use hdrhistogram::Histogram;
 
+#[cfg(feature = "rocksdb")]
+mod rocks;
 mod ycsb;
 
 /// HBase PE's row keys: the row number as 26 zero-padded decimal digits.
@@ -119,6 +121,10 @@ pub struct Args {
     /// YCSB: skip the load phase (the records are there from an earlier run).
     #[arg(long)]
     pub skip_load: bool,
+    /// Run every command on RocksDB too (data in `<dir>-rocksdb`), in the same run, and print
+    /// Basalt / RocksDB throughput ratios. Needs a build with `--features rocksdb`.
+    #[arg(long)]
+    pub compare_rocksdb: bool,
 }
 
 impl Command {
@@ -231,6 +237,7 @@ impl Rng {
 /// The result of one command.
 #[derive(Debug)]
 pub struct Report {
+    pub backend: &'static str,
     pub command: Command,
     pub ops: u64,
     pub seconds: f64,
@@ -251,7 +258,12 @@ impl Report {
 
     pub fn text(&self) -> String {
         format!(
-            "{}: {} ops in {:.2} s = {:.0} ops/s; latency us p50 {} p95 {} p99 {} p99.9 {} max {}; found {}",
+            "{}{}: {} ops in {:.2} s = {:.0} ops/s; latency us p50 {} p95 {} p99 {} p99.9 {} max {}; found {}",
+            if self.backend == "basalt" {
+                ""
+            } else {
+                "rocksdb "
+            },
             self.command.name(),
             self.ops,
             self.seconds,
@@ -267,7 +279,8 @@ impl Report {
 
     pub fn json(&self) -> String {
         format!(
-            "{{\"command\":\"{}\",\"ops\":{},\"seconds\":{:.6},\"ops_per_second\":{:.1},\"latency_us\":{{\"p50\":{},\"p95\":{},\"p99\":{},\"p99_9\":{},\"max\":{}}},\"found\":{}}}",
+            "{{\"backend\":\"{}\",\"command\":\"{}\",\"ops\":{},\"seconds\":{:.6},\"ops_per_second\":{:.1},\"latency_us\":{{\"p50\":{},\"p95\":{},\"p99\":{},\"p99_9\":{},\"max\":{}}},\"found\":{}}}",
+            self.backend,
             self.command.name(),
             self.ops,
             self.seconds,
@@ -400,6 +413,7 @@ pub fn run_command(
         found += f;
     }
     Ok(Report {
+        backend: "basalt",
         command,
         ops: done.load(Ordering::Relaxed),
         seconds,
@@ -438,15 +452,21 @@ fn progress_bar(args: &Args, total: u64, message: String) -> indicatif::Progress
 }
 
 /// YCSB: the load phase (unless skipped), then the run phase.
-fn run_ycsb(backend: &Arc<dyn Backend>, args: &Args, out: &mut dyn std::io::Write) -> Result<()> {
+fn run_ycsb(
+    backend: &Arc<dyn Backend>,
+    name: &'static str,
+    args: &Args,
+    out: &mut dyn std::io::Write,
+) -> Result<Vec<ycsb::PhaseReport>> {
     let mut workload = ycsb::Workload::core(args.workload)?;
     if args.uniform {
         workload = workload.uniform();
     }
     let label = format!("workload{}", workload.name.to_ascii_lowercase());
+    let prefix = if name == "basalt" { "" } else { "rocksdb " };
     let mut reports = Vec::new();
     if !args.skip_load {
-        let bar = progress_bar(args, args.records, format!("{label} load"));
+        let bar = progress_bar(args, args.records, format!("{prefix}{label} load"));
         let phase = ycsb::Phase {
             ops: args.records,
             limit: None,
@@ -461,7 +481,7 @@ fn run_ycsb(backend: &Arc<dyn Backend>, args: &Args, out: &mut dyn std::io::Writ
         Some(s) => bail!("--seconds must be positive, got {s}"),
         None => None,
     };
-    let bar = progress_bar(args, args.operations, format!("{label} run"));
+    let bar = progress_bar(args, args.operations, format!("{prefix}{label} run"));
     let phase = ycsb::Phase {
         ops: args.operations,
         limit,
@@ -472,12 +492,60 @@ fn run_ycsb(backend: &Arc<dyn Backend>, args: &Args, out: &mut dyn std::io::Writ
     bar.finish_and_clear();
     for r in &reports {
         if args.json {
-            writeln!(out, "{}", r.json(&label))?;
+            writeln!(out, "{}", r.json(&label, name))?;
         } else {
-            writeln!(out, "{}", r.text(&label))?;
+            writeln!(out, "{}", r.text(&format!("{prefix}{label}")))?;
         }
     }
-    Ok(())
+    Ok(reports)
+}
+
+/// Basalt / RocksDB throughput, as a text or JSON line.
+fn ratio_line(what: &str, basalt: f64, rocks: f64, json: bool) -> String {
+    let ratio = basalt / rocks.max(f64::MIN_POSITIVE);
+    if json {
+        format!(
+            "{{\"compare\":\"{what}\",\"basalt_ops_per_second\":{basalt:.1},\"rocksdb_ops_per_second\":{rocks:.1},\"ratio\":{ratio:.3}}}"
+        )
+    } else {
+        format!("{what}: basalt / rocksdb = {ratio:.2} ({basalt:.0} / {rocks:.0} ops/s)")
+    }
+}
+
+/// The RocksDB comparator, if asked for.
+#[cfg(feature = "rocksdb")]
+fn comparator(args: &Args) -> Result<Option<Arc<dyn Backend>>> {
+    if !args.compare_rocksdb {
+        return Ok(None);
+    }
+    let dir = if args.in_memory {
+        std::env::temp_dir().join(format!("basalt-pe-rocksdb-{}", std::process::id()))
+    } else {
+        PathBuf::from(format!("{}-rocksdb", args.dir.display()))
+    };
+    let durability: Durability = args.durability.parse()?;
+    let compression: Compression = args.compression.parse()?;
+    let cache = args
+        .block_cache
+        .unwrap_or_else(basalt_storefile::BlockCache::default_capacity);
+    Ok(Some(Arc::new(rocks::Rocks::open(
+        &dir,
+        durability,
+        compression,
+        cache,
+    )?)))
+}
+
+#[cfg(not(feature = "rocksdb"))]
+fn comparator(args: &Args) -> Result<Option<Arc<dyn Backend>>> {
+    if args.compare_rocksdb {
+        bail!(
+            "--compare-rocksdb: this basalt was built without RocksDB; build it with \
+             `cargo run --release -p basalt-cli --features rocksdb -- pe ...` \
+             (needs Debian's librocksdb-dev and libclang-dev, see DEPENDENCIES.md)"
+        );
+    }
+    Ok(None)
 }
 
 /// Opens the engine and the table (created, pre-split, if missing).
@@ -540,21 +608,51 @@ pub fn run(args: &Args, out: &mut dyn std::io::Write) -> Result<()> {
     if is_ycsb(args) && args.commands.len() > 1 {
         bail!("ycsb runs alone: give it as the only command");
     }
+    let rocks = comparator(args)?;
     let (conn, backend) = open(args)?;
     if is_ycsb(args) {
-        run_ycsb(&backend, args, out)?;
+        let ours = run_ycsb(&backend, "basalt", args, out)?;
+        if let Some(rocks) = &rocks {
+            let theirs = run_ycsb(rocks, "rocksdb", args, out)?;
+            for (a, b) in ours.iter().zip(&theirs) {
+                let what = format!("workload{} {}", args.workload.to_ascii_lowercase(), a.phase);
+                let line = ratio_line(&what, a.ops_per_second(), b.ops_per_second(), args.json);
+                writeln!(out, "{line}")?;
+            }
+        }
         conn.close()?;
         return Ok(());
     }
     for &command in &args.commands {
         let total = args.rows * args.threads;
-        let progress = progress_bar(args, total, command.name().to_owned());
-        let report = run_command(&backend, args, command, &progress)?;
-        progress.finish_and_clear();
-        if args.json {
-            writeln!(out, "{}", report.json())?;
-        } else {
-            writeln!(out, "{}", report.text())?;
+        let mut reports = Vec::new();
+        for (name, b) in
+            std::iter::once(("basalt", &backend)).chain(rocks.iter().map(|r| ("rocksdb", r)))
+        {
+            let label = if name == "basalt" {
+                command.name().to_owned()
+            } else {
+                format!("rocksdb {}", command.name())
+            };
+            let progress = progress_bar(args, total, label);
+            let mut report = run_command(b, args, command, &progress)?;
+            report.backend = name;
+            progress.finish_and_clear();
+            if args.json {
+                writeln!(out, "{}", report.json())?;
+            } else {
+                writeln!(out, "{}", report.text())?;
+            }
+            reports.push(report);
+        }
+        if let [ours, theirs] = &reports[..] {
+            let line = ratio_line(
+                command.name(),
+                ours.ops_per_second(),
+                theirs.ops_per_second(),
+                args.json,
+            );
+            writeln!(out, "{line}")?;
         }
     }
     conn.close()?;

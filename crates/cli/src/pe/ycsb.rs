@@ -430,7 +430,7 @@ impl PhaseReport {
         out
     }
 
-    pub fn json(&self, label: &str) -> String {
+    pub fn json(&self, label: &str, backend: &str) -> String {
         let ops: Vec<String> = self
             .per_op
             .iter()
@@ -448,7 +448,7 @@ impl PhaseReport {
             })
             .collect();
         format!(
-            "{{\"workload\":\"{label}\",\"phase\":\"{}\",\"ops\":{},\"seconds\":{:.6},\"ops_per_second\":{:.1},\"operations\":[{}]}}",
+            "{{\"backend\":\"{backend}\",\"workload\":\"{label}\",\"phase\":\"{}\",\"ops\":{},\"seconds\":{:.6},\"ops_per_second\":{:.1},\"operations\":[{}]}}",
             self.phase,
             self.ops,
             self.seconds,
