@@ -43,7 +43,7 @@ fn cell_key(row: &[u8], family: &[u8], qualifier: &[u8], ts: i64) -> Vec<u8> {
 }
 
 /// The column part of a key (family length, family, qualifier), without the timestamp.
-fn column_of<'k>(key: &'k [u8], prefix_len: usize) -> &'k [u8] {
+fn column_of(key: &[u8], prefix_len: usize) -> &[u8] {
     &key[prefix_len..key.len().saturating_sub(8)]
 }
 
