@@ -27,6 +27,8 @@ enum Command {
     Wal(wal::Args),
     /// Measure throughput and latency (like `hbase pe`, PerformanceEvaluation).
     Pe(pe::Args),
+    /// Draw `basalt pe --json` results as an SVG bar chart (throughput and p99 latency).
+    PePlot(pe::plot::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -35,6 +37,7 @@ fn main() -> std::process::ExitCode {
         Command::Hfile(args) => hfile::run(&args, &mut std::io::stdout().lock()),
         Command::Wal(args) => wal::run(&args, &mut std::io::stdout().lock()),
         Command::Pe(args) => pe::run(&args, &mut std::io::stdout().lock()),
+        Command::PePlot(args) => pe::plot::run(&args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

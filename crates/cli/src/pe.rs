@@ -16,6 +16,7 @@ use basalt_client::{
 };
 use hdrhistogram::Histogram;
 
+pub mod plot;
 #[cfg(feature = "rocksdb")]
 mod rocks;
 mod ycsb;
