@@ -47,6 +47,9 @@ pub enum Command {
     /// Scans of 1000 rows from random start rows.
     #[value(name = "scanRange1000")]
     ScanRange1000,
+    /// Increments of an 8-byte counter in `info:counter` of random rows.
+    #[value(name = "increment")]
+    Increment,
     /// A YCSB core workload (`--workload a`..`f`): a load phase, then a run phase, on table
     /// `usertable` with family `family`.
     #[value(name = "ycsb")]
@@ -139,6 +142,7 @@ impl Command {
             Command::ScanRange10 => "scanRange10",
             Command::ScanRange100 => "scanRange100",
             Command::ScanRange1000 => "scanRange1000",
+            Command::Increment => "increment",
             Command::Ycsb => "ycsb",
         }
     }
@@ -158,6 +162,8 @@ pub trait Backend: Send + Sync {
     fn get(&self, row: &[u8]) -> Result<usize>;
     /// Scans up to `rows` rows from `start`; returns how many it read.
     fn scan(&self, start: &[u8], rows: usize) -> Result<usize>;
+    /// Adds 1 to the counter `family:qualifier` of `row`, atomically; returns the new value.
+    fn increment(&self, row: &[u8], family: &[u8], qualifier: &[u8]) -> Result<i64>;
 }
 
 /// The embedded engine, through the client API.
@@ -202,6 +208,12 @@ impl Backend for Embedded {
             n += 1;
         }
         Ok(n)
+    }
+
+    fn increment(&self, row: &[u8], family: &[u8], qualifier: &[u8]) -> Result<i64> {
+        Ok(self
+            .table
+            .increment_column_value(row, family, qualifier, 1)?)
     }
 }
 
@@ -366,6 +378,12 @@ pub fn run_command(
                             }
                             Command::RandomRead => {
                                 found += backend.get(&row_key(rng.below(total_rows)))? as u64;
+                                1
+                            }
+                            Command::Increment => {
+                                let row = row_key(rng.below(total_rows));
+                                backend.increment(&row, b"info", b"counter")?;
+                                found += 1;
                                 1
                             }
                             Command::Ycsb => {

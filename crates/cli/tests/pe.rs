@@ -156,3 +156,21 @@ fn ycsb_workloads_load_then_run() {
     let (ok, _, err) = basalt(&["pe", "--in-memory", "ycsb", "sequentialWrite"]);
     assert!(!ok && err.contains("ycsb runs alone"), "{err}");
 }
+
+#[test]
+fn increments_run_from_several_threads() {
+    let (ok, out, err) = basalt(&[
+        "pe",
+        "--in-memory",
+        "--rows",
+        "200",
+        "--threads",
+        "3",
+        "--json",
+        "increment",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("\"command\":\"increment\""), "{out}");
+    assert_eq!(field(out.trim(), "ops"), 600.0);
+    assert_eq!(field(out.trim(), "found"), 600.0);
+}

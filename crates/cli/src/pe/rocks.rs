@@ -171,6 +171,12 @@ impl Backend for Rocks {
         it.status()?;
         Ok(seen)
     }
+
+    fn increment(&self, _row: &[u8], _family: &[u8], _qualifier: &[u8]) -> Result<i64> {
+        anyhow::bail!(
+            "increment is not compared with RocksDB yet (it needs a merge operator to be fair)"
+        )
+    }
 }
 
 #[cfg(test)]
