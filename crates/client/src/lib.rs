@@ -29,12 +29,15 @@ mod table;
 pub use admin::{Admin, RegionDescription, SplitAlgorithm};
 pub use connection::{Connection, ConnectionBuilder};
 pub use meta::NamespaceDescriptor;
-pub use table::{ResultScanner, Table};
+pub use table::{BatchOp, BatchOutcome, ResultScanner, Table};
 
 pub use basalt_storefile::BlockCacheStats;
 pub use basalt_wal::WalConfig;
 
-pub use basalt_common::ops::{DeleteEntry, PutCell};
+pub use basalt_common::ops::{
+    Append, CheckAction, CheckAndMutate, CheckAndMutateResult, CompareOperator, Condition,
+    DeleteEntry, Increment, Mutation, PutCell, RowMutations,
+};
 pub use basalt_common::{
     BloomType, Bytes, Cell, CellType, Clock, ColumnFamilyDescriptor, Compression,
     DataBlockEncoding, Delete, Durability, Error, ErrorKind, Get, KeepDeletedCells,

@@ -4,6 +4,7 @@ use std::ops::Bound;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment, RowMutations};
 use basalt_common::{Bytes, Delete, Error, Get, Put, Result, RowResult, Scan, TableName};
 use basalt_region::{Region, RegionScanner};
 
@@ -112,6 +113,45 @@ impl Table {
         })
     }
 
+    /// Adds to counters of one row and returns their new cells (HBase's `increment`).
+    pub fn increment(&self, inc: &Increment) -> Result<RowResult> {
+        self.on_row(&inc.row, true, |r| r.increment(inc))
+    }
+
+    /// Appends bytes to cells of one row and returns their new cells (HBase's `append`).
+    pub fn append(&self, append: &Append) -> Result<RowResult> {
+        self.on_row(&append.row, true, |r| r.append(append))
+    }
+
+    /// Applies puts and deletes of one row atomically (HBase's `mutateRow`).
+    pub fn mutate_row(&self, mutations: &RowMutations) -> Result<()> {
+        self.on_row(&mutations.row, true, |r| r.mutate_row(mutations))
+    }
+
+    /// Applies a mutation if a condition on the row holds, atomically (HBase's
+    /// `checkAndMutate`).
+    pub fn check_and_mutate(&self, cam: &CheckAndMutate) -> Result<CheckAndMutateResult> {
+        self.on_row(&cam.row, true, |r| r.check_and_mutate(cam))
+    }
+
+    /// Runs operations of any kind and rows, each on its own (HBase's `batch`: not atomic
+    /// across operations), and returns one outcome per operation, in order.
+    pub fn batch(&self, ops: &[BatchOp]) -> Vec<Result<BatchOutcome>> {
+        ops.iter()
+            .map(|op| match op {
+                BatchOp::Get(g) => self.get(g).map(BatchOutcome::Row),
+                BatchOp::Put(p) => self.put(p).map(|()| BatchOutcome::Done),
+                BatchOp::Delete(d) => self.delete(d).map(|()| BatchOutcome::Done),
+                BatchOp::Increment(i) => self.increment(i).map(BatchOutcome::Row),
+                BatchOp::Append(a) => self.append(a).map(BatchOutcome::Row),
+                BatchOp::RowMutations(m) => self.mutate_row(m).map(|()| BatchOutcome::Done),
+                BatchOp::CheckAndMutate(c) => {
+                    self.check_and_mutate(c).map(BatchOutcome::CheckAndMutate)
+                }
+            })
+            .collect()
+    }
+
     /// Deletes from one row atomically.
     pub fn delete(&self, delete: &Delete) -> Result<()> {
         self.on_row(&delete.row, true, |r| r.delete(delete))
@@ -155,6 +195,27 @@ impl Table {
         }
         Ok(scanner)
     }
+}
+
+/// One operation of [`Table::batch`].
+#[derive(Debug, Clone)]
+pub enum BatchOp {
+    Get(Get),
+    Put(Put),
+    Delete(Delete),
+    Increment(Increment),
+    Append(Append),
+    RowMutations(RowMutations),
+    CheckAndMutate(CheckAndMutate),
+}
+
+/// What one operation of a batch returned: a row (Get, Increment, Append), nothing (Put,
+/// Delete, RowMutations), or a check-and-mutate's outcome.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BatchOutcome {
+    Row(RowResult),
+    Done,
+    CheckAndMutate(CheckAndMutateResult),
 }
 
 /// The rows of a scan, read lazily region after region (HBase's `ResultScanner`).

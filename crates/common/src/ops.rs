@@ -6,7 +6,12 @@
 mod mutation;
 mod query;
 mod result;
+mod rmw;
 
 pub use mutation::{Delete, DeleteEntry, Put, PutCell};
 pub use query::{FamilyMap, Get, Scan, TimeRange};
 pub use result::RowResult;
+pub use rmw::{
+    Append, CheckAction, CheckAndMutate, CheckAndMutateResult, CompareOperator, Condition,
+    Increment, Mutation, RowMutations,
+};

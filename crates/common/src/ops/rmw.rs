@@ -1,0 +1,361 @@
+//! Read-modify-write operations (HBase's Increment, Append, CheckAndMutate) and atomic row
+//! mutations (RowMutations). Each applies to one row, atomically, under the row's lock.
+
+use bytes::Bytes;
+
+use crate::error::{Error, Result};
+use crate::ops::{Delete, Put, TimeRange};
+use crate::schema::Durability;
+
+/// Adds to 8-byte big-endian counters of one row (HBase's `Increment`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Increment {
+    pub row: Bytes,
+    /// (family, qualifier, amount)
+    pub columns: Vec<(Bytes, Bytes, i64)>,
+    /// Which versions count as the current value (HBase's `setTimeRange`).
+    pub time_range: TimeRange,
+    pub durability: Durability,
+    /// Time to live of the new cells, in milliseconds.
+    pub ttl_ms: Option<u64>,
+}
+
+impl Increment {
+    pub fn new(row: impl Into<Bytes>) -> Self {
+        Increment {
+            row: row.into(),
+            columns: Vec::new(),
+            time_range: TimeRange::ALL,
+            durability: Durability::UseDefault,
+            ttl_ms: None,
+        }
+    }
+
+    pub fn add_column(
+        mut self,
+        family: impl Into<Bytes>,
+        qualifier: impl Into<Bytes>,
+        amount: i64,
+    ) -> Self {
+        self.columns.push((family.into(), qualifier.into(), amount));
+        self
+    }
+
+    pub fn with_time_range(mut self, min: i64, max: i64) -> Self {
+        self.time_range = TimeRange::new(min, max);
+        self
+    }
+
+    pub fn with_durability(mut self, d: Durability) -> Self {
+        self.durability = d;
+        self
+    }
+
+    pub fn with_ttl_ms(mut self, ttl_ms: u64) -> Self {
+        self.ttl_ms = Some(ttl_ms);
+        self
+    }
+}
+
+/// Appends bytes to cells of one row (HBase's `Append`); a missing cell becomes the bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Append {
+    pub row: Bytes,
+    /// (family, qualifier, bytes to append)
+    pub columns: Vec<(Bytes, Bytes, Bytes)>,
+    pub time_range: TimeRange,
+    pub durability: Durability,
+    pub ttl_ms: Option<u64>,
+}
+
+impl Append {
+    pub fn new(row: impl Into<Bytes>) -> Self {
+        Append {
+            row: row.into(),
+            columns: Vec::new(),
+            time_range: TimeRange::ALL,
+            durability: Durability::UseDefault,
+            ttl_ms: None,
+        }
+    }
+
+    pub fn add_column(
+        mut self,
+        family: impl Into<Bytes>,
+        qualifier: impl Into<Bytes>,
+        value: impl Into<Bytes>,
+    ) -> Self {
+        self.columns
+            .push((family.into(), qualifier.into(), value.into()));
+        self
+    }
+
+    pub fn with_time_range(mut self, min: i64, max: i64) -> Self {
+        self.time_range = TimeRange::new(min, max);
+        self
+    }
+
+    pub fn with_durability(mut self, d: Durability) -> Self {
+        self.durability = d;
+        self
+    }
+
+    pub fn with_ttl_ms(mut self, ttl_ms: u64) -> Self {
+        self.ttl_ms = Some(ttl_ms);
+        self
+    }
+}
+
+/// One mutation of a [`RowMutations`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mutation {
+    Put(Put),
+    Delete(Delete),
+}
+
+impl Mutation {
+    pub fn row(&self) -> &Bytes {
+        match self {
+            Mutation::Put(p) => &p.row,
+            Mutation::Delete(d) => &d.row,
+        }
+    }
+}
+
+/// Puts and deletes of one row applied atomically (HBase's `RowMutations`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowMutations {
+    pub row: Bytes,
+    pub mutations: Vec<Mutation>,
+}
+
+impl RowMutations {
+    pub fn new(row: impl Into<Bytes>) -> Self {
+        RowMutations {
+            row: row.into(),
+            mutations: Vec::new(),
+        }
+    }
+
+    pub fn add_put(mut self, put: Put) -> Self {
+        self.mutations.push(Mutation::Put(put));
+        self
+    }
+
+    pub fn add_delete(mut self, delete: Delete) -> Self {
+        self.mutations.push(Mutation::Delete(delete));
+        self
+    }
+
+    /// Every mutation must be of this row (HBase: "The row in ... doesn't match the original
+    /// one").
+    pub fn validate(&self) -> Result<()> {
+        if self.mutations.is_empty() {
+            return Err(Error::InvalidArgument(
+                "RowMutations needs at least one mutation".into(),
+            ));
+        }
+        for m in &self.mutations {
+            if m.row() != &self.row {
+                return Err(Error::InvalidArgument(format!(
+                    "The row in {} doesn't match the original one {}",
+                    crate::bytes_display::BinaryDisplay::new(m.row()),
+                    crate::bytes_display::BinaryDisplay::new(&self.row)
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// HBase's `CompareOperator`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CompareOperator {
+    Less,
+    LessOrEqual,
+    Equal,
+    NotEqual,
+    GreaterOrEqual,
+    Greater,
+    NoOp,
+}
+
+impl CompareOperator {
+    /// Whether a comparison that came out `ordering` (expected value against the existing
+    /// one, in HBase's order) passes.
+    pub fn matches(self, ordering: std::cmp::Ordering) -> bool {
+        use std::cmp::Ordering::{Equal, Greater, Less};
+        match self {
+            CompareOperator::Less => ordering == Less,
+            CompareOperator::LessOrEqual => ordering != Greater,
+            CompareOperator::Equal => ordering == Equal,
+            CompareOperator::NotEqual => ordering != Equal,
+            CompareOperator::GreaterOrEqual => ordering != Less,
+            CompareOperator::Greater => ordering == Greater,
+            CompareOperator::NoOp => false,
+        }
+    }
+}
+
+impl std::str::FromStr for CompareOperator {
+    type Err = Error;
+
+    /// HBase's names (`LESS`, `LESS_OR_EQUAL`, `EQUAL`, `NOT_EQUAL`, `GREATER_OR_EQUAL`,
+    /// `GREATER`, `NO_OP`) and the filter language's symbols (`<`, `<=`, `=`, `!=`, `>=`, `>`).
+    fn from_str(s: &str) -> Result<Self> {
+        Ok(match s {
+            "LESS" | "<" => CompareOperator::Less,
+            "LESS_OR_EQUAL" | "<=" => CompareOperator::LessOrEqual,
+            "EQUAL" | "=" => CompareOperator::Equal,
+            "NOT_EQUAL" | "!=" => CompareOperator::NotEqual,
+            "GREATER_OR_EQUAL" | ">=" => CompareOperator::GreaterOrEqual,
+            "GREATER" | ">" => CompareOperator::Greater,
+            "NO_OP" => CompareOperator::NoOp,
+            other => {
+                return Err(Error::InvalidArgument(format!(
+                    "unknown compare operator {other:?}"
+                )));
+            }
+        })
+    }
+}
+
+/// What a [`CheckAndMutate`] checks: a column's newest value (within `time_range`) against
+/// `expected` by `op`, with the expected value on the left as in HBase (`Greater` passes when
+/// expected > existing). An empty `expected` means "the column is absent" (or, for
+/// `NotEqual`, present), or an existing empty value, exactly as HBase's `checkAndMutate`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Condition {
+    pub family: Bytes,
+    pub qualifier: Bytes,
+    pub op: CompareOperator,
+    pub expected: Bytes,
+    pub time_range: TimeRange,
+}
+
+impl Condition {
+    /// `family:qualifier` compared by `op` with `expected`.
+    pub fn matches(
+        family: impl Into<Bytes>,
+        qualifier: impl Into<Bytes>,
+        op: CompareOperator,
+        expected: impl Into<Bytes>,
+    ) -> Self {
+        Condition {
+            family: family.into(),
+            qualifier: qualifier.into(),
+            op,
+            expected: expected.into(),
+            time_range: TimeRange::ALL,
+        }
+    }
+
+    /// `family:qualifier` equals `expected` (HBase's `ifEquals`).
+    pub fn equals(
+        family: impl Into<Bytes>,
+        qualifier: impl Into<Bytes>,
+        expected: impl Into<Bytes>,
+    ) -> Self {
+        Condition::matches(family, qualifier, CompareOperator::Equal, expected)
+    }
+
+    /// `family:qualifier` does not exist (HBase's `ifNotExists`).
+    pub fn not_exists(family: impl Into<Bytes>, qualifier: impl Into<Bytes>) -> Self {
+        Condition::matches(family, qualifier, CompareOperator::Equal, Bytes::new())
+    }
+
+    pub fn with_time_range(mut self, min: i64, max: i64) -> Self {
+        self.time_range = TimeRange::new(min, max);
+        self
+    }
+
+    /// Whether the condition holds for the column's newest value (None: no cell), as
+    /// HBase's `HRegion.checkAndMutate` decides.
+    pub fn holds(&self, existing: Option<&[u8]>) -> bool {
+        let absent_expected = self.expected.is_empty();
+        match existing {
+            None if absent_expected => self.op != CompareOperator::NotEqual,
+            None => false,
+            Some(value) if absent_expected => {
+                value.is_empty() == (self.op != CompareOperator::NotEqual)
+            }
+            Some(value) => self.op.matches(self.expected[..].cmp(value)),
+        }
+    }
+}
+
+/// What a [`CheckAndMutate`] does when its condition holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CheckAction {
+    Put(Put),
+    Delete(Delete),
+    RowMutations(RowMutations),
+    Increment(Increment),
+    Append(Append),
+}
+
+impl CheckAction {
+    pub fn row(&self) -> &Bytes {
+        match self {
+            CheckAction::Put(p) => &p.row,
+            CheckAction::Delete(d) => &d.row,
+            CheckAction::RowMutations(m) => &m.row,
+            CheckAction::Increment(i) => &i.row,
+            CheckAction::Append(a) => &a.row,
+        }
+    }
+}
+
+/// A mutation applied only if a condition on the same row holds, atomically (HBase's
+/// `CheckAndMutate`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckAndMutate {
+    pub row: Bytes,
+    pub condition: Condition,
+    pub action: CheckAction,
+}
+
+impl CheckAndMutate {
+    pub fn new(row: impl Into<Bytes>, condition: Condition, action: CheckAction) -> Self {
+        CheckAndMutate {
+            row: row.into(),
+            condition,
+            action,
+        }
+    }
+}
+
+/// The outcome of a [`CheckAndMutate`]: whether it applied, and the Increment's or Append's
+/// new cells if its action was one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckAndMutateResult {
+    pub success: bool,
+    pub result: Option<crate::ops::RowResult>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conditions_follow_hbase() {
+        let c = |op, expected: &'static [u8]| Condition::matches("f", "q", op, expected);
+        // Expected on the left: GREATER passes when expected > existing.
+        assert!(c(CompareOperator::Greater, b"b").holds(Some(b"a")));
+        assert!(!c(CompareOperator::Greater, b"a").holds(Some(b"b")));
+        assert!(c(CompareOperator::Less, b"a").holds(Some(b"b")));
+        assert!(c(CompareOperator::Equal, b"a").holds(Some(b"a")));
+        assert!(!c(CompareOperator::Equal, b"a").holds(None));
+        // Empty expected: absence (or an empty value).
+        assert!(Condition::not_exists("f", "q").holds(None));
+        assert!(!Condition::not_exists("f", "q").holds(Some(b"x")));
+        assert!(Condition::not_exists("f", "q").holds(Some(b"")));
+        assert!(c(CompareOperator::NotEqual, b"").holds(Some(b"x")));
+        assert!(!c(CompareOperator::NotEqual, b"").holds(None));
+        assert!(!c(CompareOperator::NoOp, b"a").holds(Some(b"a")));
+        assert_eq!(
+            ">=".parse::<CompareOperator>().ok(),
+            Some(CompareOperator::GreaterOrEqual)
+        );
+    }
+}
