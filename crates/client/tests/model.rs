@@ -1,7 +1,7 @@
 //! The model test: random operations (puts, deletes, gets, scans, clock moves, flushes to
 //! store files, minor and major compactions, close and reopen, splits, merges, disable and
 //! enable; splits at a given row or at each region's split point, as automatic splits
-//! choose it) on a table pre-split at random rows, against the engine and against a
+//! choose it; increments, appends and check-and-puts) on a table pre-split at random rows, against the engine and against a
 //! brute-force oracle (`support/model.rs`);
 //! they must agree. `PROPTEST_CASES` sets the number of cases (default
 //! 2000). Disagreements it finds are kept as named tests in `model_regressions.rs`.
@@ -200,6 +200,53 @@ fn scan() -> impl Strategy<Value = Op> {
         )
 }
 
+fn increment() -> impl Strategy<Value = Op> {
+    (row(), prop::collection::vec((family(), -3i64..4), 1..3))
+        .prop_map(|(row, cols)| Op::Increment { row, cols })
+}
+
+fn append() -> impl Strategy<Value = Op> {
+    (
+        row(),
+        prop::collection::vec((family(), qualifier(), 0u8..10), 1..3),
+    )
+        .prop_map(|(row, cols)| Op::Append {
+            row,
+            cols: cols
+                .into_iter()
+                .map(|(f, q, v)| (f, q, format!("+{v}").into_bytes()))
+                .collect(),
+        })
+}
+
+fn check_and_put() -> impl Strategy<Value = Op> {
+    use basalt_client::CompareOperator as C;
+    (
+        row(),
+        (family(), qualifier()),
+        prop::sample::select(vec![
+            C::Less,
+            C::LessOrEqual,
+            C::Equal,
+            C::NotEqual,
+            C::GreaterOrEqual,
+            C::Greater,
+        ]),
+        prop_oneof![
+            Just(Vec::new()),
+            (0u8..100).prop_map(|v| format!("v{v}").into_bytes())
+        ],
+        (family(), qualifier(), 0u8..100),
+    )
+        .prop_map(|(row, check, op, expected, (f, q, v))| Op::CheckAndPut {
+            row,
+            check,
+            op,
+            expected,
+            put: (f, q, format!("c{v}").into_bytes()),
+        })
+}
+
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         5 => put(),
@@ -214,6 +261,9 @@ fn op() -> impl Strategy<Value = Op> {
         1 => prop::option::weighted(0.7, row()).prop_map(Op::Split),
         1 => (0usize..3).prop_map(Op::Merge),
         1 => Just(Op::DisableEnable),
+        1 => increment(),
+        1 => append(),
+        1 => check_and_put(),
     ]
 }
 

@@ -90,6 +90,24 @@ pub enum Op {
     Merge(usize),
     /// Disables the table (which flushes it), checks it refuses a read, enables it.
     DisableEnable,
+    /// Adds to the counter `n` of each family given (the last amount for a family repeated).
+    Increment {
+        row: Row,
+        cols: Vec<(usize, i64)>,
+    },
+    /// Appends bytes to columns.
+    Append {
+        row: Row,
+        cols: Vec<(usize, Row, Row)>,
+    },
+    /// Puts one cell if a column compares as asked with an expected value.
+    CheckAndPut {
+        row: Row,
+        check: (usize, Row),
+        op: basalt_client::CompareOperator,
+        expected: Row,
+        put: (usize, Row, Row),
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -540,6 +558,18 @@ impl Oracle {
         self.read_row(row, cols, tr, versions, false)
     }
 
+    /// The newest visible cell of a column: what a read-modify-write reads.
+    pub fn newest(&self, row: &Row, family: usize, qualifier: &Row) -> Option<Cell> {
+        let cols = vec![(family, Some(vec![qualifier.clone()]))];
+        self.get(row, &cols, TimeRange::ALL, 1).into_iter().next()
+    }
+
+    /// The timestamp a read-modify-write stamps its new cell with: one past the cell it
+    /// read, or now if later (HBase's `reckonDelta`).
+    pub fn rmw_timestamp(&self, current: Option<&Cell>) -> i64 {
+        current.map_or(self.now, |c| self.now.max(c.timestamp + 1))
+    }
+
     pub fn scan(&self, s: &ScanSpec) -> Vec<RowResult> {
         let tr = to_range(s.time_range);
         let mut rows: BTreeSet<&Row> = self.data.keys().collect();
@@ -867,6 +897,136 @@ pub fn run(families: &[FamilySpec], splits: &[Row], ops: &[Op]) -> Result<(), St
                         Ok(_) | Err(Error::Refused(_)) => {}
                         Err(e) => return Err(format!("op {i}: merge failed: {e}")),
                     }
+                }
+            }
+            Op::Increment { row, cols } => {
+                let mut inc = basalt_client::Increment::new(row.clone());
+                for (f, amount) in cols {
+                    inc = inc.add_column(family(*f), b"n".to_vec(), *amount);
+                }
+                let got = engine.table.increment(&inc);
+                // The oracle: each family's counter read, the last amount per family.
+                let last: BTreeMap<usize, i64> = cols.iter().copied().collect();
+                let mut cells = Vec::new();
+                let mut not_a_long = false;
+                for (f, amount) in &last {
+                    let current = oracle.newest(row, *f, &b"n".to_vec());
+                    let old = match current.as_ref().map(|c| c.value()) {
+                        None => 0,
+                        Some(v) if v.len() == 8 => {
+                            i64::from_be_bytes(v.try_into().unwrap_or_default())
+                        }
+                        Some(_) => {
+                            not_a_long = true;
+                            0
+                        }
+                    };
+                    let ts = oracle.rmw_timestamp(current.as_ref());
+                    cells.push((
+                        *f,
+                        b"n".to_vec(),
+                        Some(ts),
+                        old.wrapping_add(*amount).to_be_bytes().to_vec(),
+                    ));
+                }
+                match (got, not_a_long) {
+                    (Err(_), true) => {}
+                    (Ok(r), false) => {
+                        let want: Vec<Vec<u8>> = cells.iter().map(|c| c.3.clone()).collect();
+                        let got: Vec<Vec<u8>> =
+                            r.cells.iter().map(|c| c.value().to_vec()).collect();
+                        if got != want {
+                            return Err(format!(
+                                "op {i}: {op:?}\n engine: {got:?}\n oracle: {want:?}"
+                            ));
+                        }
+                        oracle.put(row, None, None, &cells);
+                    }
+                    (got, _) => {
+                        return Err(format!(
+                            "op {i}: {op:?}: engine {got:?}, oracle expected an error: {not_a_long}"
+                        ));
+                    }
+                }
+            }
+            Op::Append { row, cols } => {
+                let mut append = basalt_client::Append::new(row.clone());
+                for (f, q, v) in cols {
+                    append = append.add_column(family(*f), q.clone(), v.clone());
+                }
+                let got = engine
+                    .table
+                    .append(&append)
+                    .map_err(|e| format!("op {i}: append failed: {e}"))?;
+                let mut last: BTreeMap<(usize, Row), Row> = BTreeMap::new();
+                for (f, q, v) in cols {
+                    last.insert((*f, q.clone()), v.clone());
+                }
+                let mut cells = Vec::new();
+                for ((f, q), tail) in &last {
+                    let current = oracle.newest(row, *f, q);
+                    let mut v = current
+                        .as_ref()
+                        .map_or_else(Vec::new, |c| c.value().to_vec());
+                    v.extend_from_slice(tail);
+                    cells.push((
+                        *f,
+                        q.clone(),
+                        Some(oracle.rmw_timestamp(current.as_ref())),
+                        v,
+                    ));
+                }
+                let want: Vec<Vec<u8>> = cells.iter().map(|c| c.3.clone()).collect();
+                let got: Vec<Vec<u8>> = got.cells.iter().map(|c| c.value().to_vec()).collect();
+                if got != want {
+                    return Err(format!(
+                        "op {i}: {op:?}\n engine: {got:?}\n oracle: {want:?}"
+                    ));
+                }
+                oracle.put(row, None, None, &cells);
+            }
+            Op::CheckAndPut {
+                row,
+                check,
+                op: compare,
+                expected,
+                put,
+            } => {
+                let condition = basalt_client::Condition::matches(
+                    family(check.0),
+                    check.1.clone(),
+                    *compare,
+                    expected.clone(),
+                );
+                let action = basalt_client::CheckAction::Put(Put::new(row.clone()).add_column(
+                    family(put.0),
+                    put.1.clone(),
+                    put.2.clone(),
+                ));
+                let got = engine
+                    .table
+                    .check_and_mutate(&basalt_client::CheckAndMutate::new(
+                        row.clone(),
+                        condition.clone(),
+                        action,
+                    ))
+                    .map_err(|e| format!("op {i}: check and mutate failed: {e}"))?;
+                let current = oracle.newest(row, check.0, &check.1);
+                let holds = condition.holds(current.as_ref().map(|c| c.value()));
+                if got.success != holds {
+                    return Err(format!(
+                        "op {i}: {op:?}: engine says {}, oracle {holds} (current {current:?})",
+                        got.success
+                    ));
+                }
+                if holds {
+                    let stamp = oracle.now.max(current.map_or(oracle.now, |c| c.timestamp));
+                    oracle.put(
+                        row,
+                        None,
+                        None,
+                        &[(put.0, put.1.clone(), Some(stamp), put.2.clone())],
+                    );
                 }
             }
             Op::DisableEnable => {
