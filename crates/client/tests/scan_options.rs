@@ -1,9 +1,9 @@
 //! Scan options (reference §2.3): bounds and their inclusive flags, reversal, column
-//! selection, limits, batches.
+//! selection, limits, batches, per-family time ranges, partial results.
 
 mod support;
 
-use basalt_client::{Put, Scan, Table};
+use basalt_client::{Get, Put, Scan, Table};
 use support::{connection_at, create_table, scan_rows};
 
 fn rows_table() -> Table {
@@ -134,4 +134,84 @@ fn scanner_sees_a_consistent_point() {
         "rows written after the scanner opened are not seen"
     );
     assert_eq!(rest[0].value(b"a", b"x").unwrap(), b"r2ax");
+}
+
+#[test]
+fn family_time_ranges_replace_the_reads_range_for_their_family() {
+    let (conn, _) = connection_at(1_000);
+    let t = create_table(&conn, "t", &["a", "b"]);
+    for ts in [10, 20, 30] {
+        t.put(
+            &Put::new("r")
+                .add_column_at("a", "q", ts, format!("a{ts}"))
+                .add_column_at("b", "q", ts, format!("b{ts}")),
+        )
+        .unwrap();
+    }
+    let get = Get::new("r")
+        .with_time_range(0, 25)
+        .with_family_time_range("b", 0, 15);
+    let r = t.get(&get).unwrap();
+    assert_eq!(r.value(b"a", b"q"), Some(&b"a20"[..]));
+    assert_eq!(r.value(b"b", b"q"), Some(&b"b10"[..]));
+    let rows: Vec<_> = t
+        .scan(&Scan::new().with_family_time_range("a", 25, 40))
+        .unwrap()
+        .map(|r| r.unwrap())
+        .collect();
+    assert_eq!(rows[0].value(b"a", b"q"), Some(&b"a30"[..]));
+    assert_eq!(rows[0].value(b"b", b"q"), Some(&b"b30"[..]));
+    assert!(matches!(
+        t.get(&Get::new("r").with_family_time_range("nope", 0, 1)),
+        Err(basalt_client::Error::NoSuchColumnFamily { .. })
+    ));
+}
+
+#[test]
+fn partial_results_cut_rows_at_the_max_result_size() {
+    let (conn, _) = connection_at(1_000);
+    let t = create_table(&conn, "t", &["f"]);
+    let mut put = Put::new("wide");
+    for i in 0..10 {
+        put = put.add_column("f", format!("q{i}"), vec![b'x'; 100]);
+    }
+    t.put(&put).unwrap();
+    t.put(&Put::new("zsmall").add_column("f", "q", "v"))
+        .unwrap();
+    let parts: Vec<(usize, bool)> = t
+        .scan(
+            &Scan::new()
+                .with_max_result_size(300)
+                .with_allow_partial_results(true),
+        )
+        .unwrap()
+        .map(|r| {
+            let r = r.unwrap();
+            (r.cells.len(), r.partial)
+        })
+        .collect();
+    // 10 cells of about 115 bytes: results of 3 cells, the last of the row not partial.
+    assert_eq!(
+        parts,
+        [(3, true), (3, true), (3, true), (1, false), (1, false)]
+    );
+    // Without allow_partial_results, rows stay whole; limits count whole rows.
+    let whole: Vec<usize> = t
+        .scan(&Scan::new().with_max_result_size(300).with_limit(1))
+        .unwrap()
+        .map(|r| r.unwrap().cells.len())
+        .collect();
+    assert_eq!(whole, [10]);
+    let limited: Vec<bool> = t
+        .scan(
+            &Scan::new()
+                .with_max_result_size(300)
+                .with_allow_partial_results(true)
+                .with_limit(1),
+        )
+        .unwrap()
+        .map(|r| r.unwrap().partial)
+        .collect();
+    assert_eq!(limited, [true, true, true, false]);
+    assert!(t.scan(&Scan::new().with_max_result_size(0)).is_err());
 }

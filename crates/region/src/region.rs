@@ -1145,25 +1145,28 @@ impl Region {
         &self,
         families: &FamilyMap,
         time_range: TimeRange,
+        family_time_ranges: &std::collections::BTreeMap<Bytes, TimeRange>,
         max_versions: u32,
         raw: bool,
         now: i64,
     ) -> Result<Vec<(usize, StoreQuery)>> {
         time_range.validate()?;
+        for (family, range) in family_time_ranges {
+            range.validate()?;
+            self.store_index(family)?;
+        }
         if max_versions == 0 {
             return Err(Error::InvalidArgument(
                 "max versions must be at least 1".into(),
             ));
         }
         let make = |i: usize, columns| {
-            StoreQuery::new(
-                self.stores[i].family(),
-                columns,
-                time_range,
-                max_versions,
-                raw,
-                now,
-            )
+            let family = self.stores[i].family();
+            let range = family_time_ranges
+                .get(&family.name)
+                .copied()
+                .unwrap_or(time_range);
+            StoreQuery::new(family, columns, range, max_versions, raw, now)
         };
         if families.is_empty() {
             return Ok((0..self.stores.len()).map(|i| (i, make(i, None))).collect());
@@ -1182,8 +1185,14 @@ impl Region {
         validate_row(&get.row)?;
         self.check_serving(&get.row)?;
         let now = self.now();
-        let queries =
-            self.store_queries(&get.families, get.time_range, get.max_versions, false, now)?;
+        let queries = self.store_queries(
+            &get.families,
+            get.time_range,
+            &get.family_time_ranges,
+            get.max_versions,
+            false,
+            now,
+        )?;
         let read_point = self.read_point();
         let mut cells = Vec::new();
         for (store, query) in &queries {

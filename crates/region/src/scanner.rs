@@ -37,6 +37,8 @@ pub struct RegionScanner {
     include_stop_row: bool,
     rows_left: Option<usize>,
     batch: Option<usize>,
+    /// With partial results allowed: bytes of cells after which a row is cut.
+    partial_size: Option<u64>,
     rows_per_refill: usize,
     buffer: VecDeque<RowResult>,
     exhausted: bool,
@@ -49,6 +51,7 @@ impl RegionScanner {
         let queries = region.store_queries(
             &scan.families,
             scan.time_range,
+            &scan.family_time_ranges,
             scan.max_versions,
             scan.raw,
             now,
@@ -69,6 +72,7 @@ impl RegionScanner {
             include_stop_row: scan.include_stop_row,
             rows_left: scan.limit,
             batch: scan.batch,
+            partial_size: scan.max_result_size.filter(|_| scan.allow_partial_results),
             rows_per_refill: scan.caching.unwrap_or(DEFAULT_ROWS_PER_REFILL).max(1),
             buffer: VecDeque::new(),
             exhausted: scan.limit == Some(0),
@@ -180,24 +184,44 @@ impl RegionScanner {
         Ok(Some(row))
     }
 
-    /// Queues a row's cells, cut into batches if the scan asked for them.
+    /// Queues a row's cells, cut into results of at most `batch` cells, and (with partial
+    /// results allowed) at the max result size, every result but the last marked partial.
     fn emit(&mut self, row: Bytes, cells: Vec<Cell>) {
-        match self.batch {
-            Some(batch) if cells.len() > batch => {
-                let mut chunks = cells.chunks(batch).peekable();
-                while let Some(chunk) = chunks.next() {
-                    self.buffer.push_back(RowResult {
-                        row: row.clone(),
-                        cells: chunk.to_vec(),
-                        partial: chunks.peek().is_some(),
-                    });
-                }
-            }
-            _ => self.buffer.push_back(RowResult {
+        if self.batch.is_none() && self.partial_size.is_none() {
+            self.buffer.push_back(RowResult {
                 row,
                 cells,
                 partial: false,
-            }),
+            });
+            return;
+        }
+        let mut chunks: Vec<Vec<Cell>> = Vec::new();
+        let mut current = Vec::new();
+        let mut bytes = 0u64;
+        for cell in cells {
+            bytes += (cell.row().len()
+                + cell.family().len()
+                + cell.qualifier().len()
+                + cell.value().len()
+                + 12) as u64;
+            current.push(cell);
+            let full = self.batch.is_some_and(|b| current.len() >= b)
+                || self.partial_size.is_some_and(|max| bytes >= max);
+            if full {
+                chunks.push(std::mem::take(&mut current));
+                bytes = 0;
+            }
+        }
+        if !current.is_empty() || chunks.is_empty() {
+            chunks.push(current);
+        }
+        let last = chunks.len() - 1;
+        for (i, chunk) in chunks.into_iter().enumerate() {
+            self.buffer.push_back(RowResult {
+                row: row.clone(),
+                cells: chunk,
+                partial: i < last,
+            });
         }
     }
 }

@@ -121,6 +121,27 @@ macro_rules! query_selection_methods {
             self
         }
 
+        /// For `family` only, versions with `min <= ts < max`, instead of the read's time
+        /// range (HBase's `setColumnFamilyTimeRange`).
+        pub fn with_family_time_range(
+            mut self,
+            family: impl Into<Bytes>,
+            min: i64,
+            max: i64,
+        ) -> Self {
+            self.family_time_ranges
+                .insert(family.into(), TimeRange::new(min, max));
+            self
+        }
+
+        /// The time range a family's cells are read with.
+        pub fn time_range_of(&self, family: &[u8]) -> TimeRange {
+            self.family_time_ranges
+                .get(family)
+                .copied()
+                .unwrap_or(self.time_range)
+        }
+
         /// Up to `n` versions per column (default 1), capped by the family's VERSIONS.
         pub fn read_versions(mut self, n: u32) -> Self {
             self.max_versions = n;
@@ -139,6 +160,8 @@ pub struct Get {
     pub row: Bytes,
     pub families: FamilyMap,
     pub time_range: TimeRange,
+    /// Per-family time ranges that replace `time_range` for their family.
+    pub family_time_ranges: BTreeMap<Bytes, TimeRange>,
     /// Versions per column to return (default 1); capped by the family's VERSIONS.
     pub max_versions: u32,
     /// Whether blocks read for this Get enter the block cache (used once store files exist).
@@ -151,9 +174,16 @@ impl Get {
             row: row.into(),
             families: FamilyMap::new(),
             time_range: TimeRange::ALL,
+            family_time_ranges: BTreeMap::new(),
             max_versions: 1,
             cache_blocks: true,
         }
+    }
+
+    /// Whether blocks this Get reads enter the block cache (default true).
+    pub fn with_cache_blocks(mut self, cache: bool) -> Self {
+        self.cache_blocks = cache;
+        self
     }
 
     query_selection_methods!();
@@ -171,6 +201,8 @@ pub struct Scan {
     pub reversed: bool,
     pub families: FamilyMap,
     pub time_range: TimeRange,
+    /// Per-family time ranges that replace `time_range` for their family.
+    pub family_time_ranges: BTreeMap<Bytes, TimeRange>,
     pub max_versions: u32,
     /// Most rows to return in all.
     pub limit: Option<usize>,
@@ -181,6 +213,12 @@ pub struct Scan {
     /// Rows fetched per round trip (remote) or per refill (embedded).
     pub caching: Option<usize>,
     pub cache_blocks: bool,
+    /// Bytes of cells per result fetched at once (HBase's `setMaxResultSize`); with
+    /// `allow_partial_results`, a row larger than this comes in several results.
+    pub max_result_size: Option<u64>,
+    /// Whether a row may be cut into several results at `max_result_size` (HBase's
+    /// `setAllowPartialResults`).
+    pub allow_partial_results: bool,
 }
 
 impl Default for Scan {
@@ -202,16 +240,37 @@ impl Scan {
             reversed: false,
             families: FamilyMap::new(),
             time_range: TimeRange::ALL,
+            family_time_ranges: BTreeMap::new(),
             max_versions: 1,
             limit: None,
             batch: None,
             raw: false,
             caching: None,
             cache_blocks: true,
+            max_result_size: None,
+            allow_partial_results: false,
         }
     }
 
-    /// The first row (inclusive, as HBase's default).
+    /// Whether blocks this scan reads enter the block cache (default true).
+    pub fn with_cache_blocks(mut self, cache: bool) -> Self {
+        self.cache_blocks = cache;
+        self
+    }
+
+    /// Bytes of cells per result fetched at once (HBase's `setMaxResultSize`).
+    pub fn with_max_result_size(mut self, bytes: u64) -> Self {
+        self.max_result_size = Some(bytes);
+        self
+    }
+
+    /// Lets a row larger than the max result size come in several results, each marked
+    /// partial but the last (HBase's `setAllowPartialResults`).
+    pub fn with_allow_partial_results(mut self, allow: bool) -> Self {
+        self.allow_partial_results = allow;
+        self
+    }
+
     /// Where the scan starts, in its direction: unbounded for an empty start row.
     pub fn start_bound(&self) -> std::ops::Bound<Bytes> {
         if self.start_row.is_empty() {
@@ -223,6 +282,7 @@ impl Scan {
         }
     }
 
+    /// The first row (inclusive, as HBase's default).
     pub fn with_start_row(self, row: impl Into<Bytes>) -> Self {
         self.with_start_row_inclusive(row, true)
     }
@@ -282,6 +342,14 @@ impl Scan {
     /// Rejects option combinations HBase rejects.
     pub fn validate(&self) -> Result<()> {
         self.time_range.validate()?;
+        for range in self.family_time_ranges.values() {
+            range.validate()?;
+        }
+        if self.max_result_size == Some(0) {
+            return Err(Error::InvalidArgument(
+                "max result size must be at least 1 byte".into(),
+            ));
+        }
         if self.max_versions == 0 {
             return Err(Error::InvalidArgument(
                 "max versions must be at least 1".into(),
