@@ -104,3 +104,28 @@ fn reads_skip_files_that_cannot_hold_what_they_want() {
         "only the file with cells in the time range is read"
     );
 }
+
+#[test]
+fn reads_that_do_not_cache_blocks_leave_the_cache_alone() {
+    let conn = Connection::builder().block_cache_size(64 << 20).build();
+    let t = table_with(&conn, true);
+    let before = conn.block_cache_stats();
+    assert_eq!(
+        t.scan(&Scan::new().with_cache_blocks(false))
+            .unwrap()
+            .count(),
+        500
+    );
+    assert_eq!(
+        t.get(&Get::new("row0100").with_cache_blocks(false))
+            .unwrap()
+            .len(),
+        1
+    );
+    let after = conn.block_cache_stats();
+    assert_eq!(after.blocks, before.blocks);
+    assert!(after.misses > before.misses);
+    // Cached reads fill it as before.
+    assert_eq!(t.scan(&Scan::new()).unwrap().count(), 500);
+    assert!(conn.block_cache_stats().blocks > before.blocks);
+}

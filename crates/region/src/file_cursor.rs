@@ -21,9 +21,9 @@ pub struct StoreFileCursor<'r> {
 }
 
 impl<'r> StoreFileCursor<'r> {
-    pub fn new(file: &'r StoreFile, read_point: u64) -> Self {
+    pub fn new(file: &'r StoreFile, read_point: u64, cache_blocks: bool) -> Self {
         StoreFileCursor {
-            scanner: file.reader.scanner(),
+            scanner: file.reader.scanner_caching(cache_blocks),
             read_point,
             range: file.range(),
         }

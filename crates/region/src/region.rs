@@ -699,7 +699,7 @@ impl Region {
         let family = self.stores[store].family();
         let query = StoreQuery::new(family, Some(&columns), time_range, 1, false, now);
         let mut cells = Vec::new();
-        self.read_store_row(store, row, &query, self.read_point(), &mut cells)?;
+        self.read_store_row(store, row, &query, self.read_point(), true, &mut cells)?;
         Ok(cells.into_iter().next())
     }
 
@@ -1117,7 +1117,7 @@ impl Region {
         let versions = u32::try_from(k).unwrap_or(u32::MAX);
         let query = StoreQuery::new(family, Some(&columns), TimeRange::ALL, versions, false, now);
         let mut cells = Vec::new();
-        self.read_store_row(store, row, &query, self.read_point(), &mut cells)?;
+        self.read_store_row(store, row, &query, self.read_point(), true, &mut cells)?;
         Ok(cells.get(k - 1).map(|c| c.timestamp))
     }
 
@@ -1127,6 +1127,7 @@ impl Region {
         row: &[u8],
         query: &StoreQuery,
         read_point: u64,
+        cache_blocks: bool,
         out: &mut Vec<Cell>,
     ) -> Result<()> {
         let view = self.stores[store].view();
@@ -1134,6 +1135,7 @@ impl Region {
         let filter = FileFilter {
             row: Some(row),
             min_timestamp: query.time_range.min,
+            cache_blocks,
         };
         let mut cursor = view.cursor(read_point, &guard, filter);
         cursor.seek(&Cell::first_on_row(row))?;
@@ -1196,7 +1198,14 @@ impl Region {
         let read_point = self.read_point();
         let mut cells = Vec::new();
         for (store, query) in &queries {
-            self.read_store_row(*store, &get.row, query, read_point, &mut cells)?;
+            self.read_store_row(
+                *store,
+                &get.row,
+                query,
+                read_point,
+                get.cache_blocks,
+                &mut cells,
+            )?;
         }
         Ok(RowResult {
             row: get.row.clone(),

@@ -39,6 +39,7 @@ pub struct RegionScanner {
     batch: Option<usize>,
     /// With partial results allowed: bytes of cells after which a row is cut.
     partial_size: Option<u64>,
+    cache_blocks: bool,
     rows_per_refill: usize,
     buffer: VecDeque<RowResult>,
     exhausted: bool,
@@ -73,6 +74,7 @@ impl RegionScanner {
             rows_left: scan.limit,
             batch: scan.batch,
             partial_size: scan.max_result_size.filter(|_| scan.allow_partial_results),
+            cache_blocks: scan.cache_blocks,
             rows_per_refill: scan.caching.unwrap_or(DEFAULT_ROWS_PER_REFILL).max(1),
             buffer: VecDeque::new(),
             exhausted: scan.limit == Some(0),
@@ -105,6 +107,7 @@ impl RegionScanner {
                 let filter = FileFilter {
                     row: None,
                     min_timestamp: q.time_range.min,
+                    cache_blocks: self.cache_blocks,
                 };
                 v.cursor(self.read_point, &guard, filter)
             })

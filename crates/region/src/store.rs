@@ -73,6 +73,8 @@ pub struct FileFilter<'a> {
     /// HBase also skips files lying wholly after the range, but a delete marker there can mask
     /// puts in range in other files, so Basalt keeps them.
     pub min_timestamp: i64,
+    /// Whether blocks the read loads enter the block cache (the read's `cache_blocks`).
+    pub cache_blocks: bool,
 }
 
 impl FileFilter<'_> {
@@ -104,7 +106,11 @@ impl StoreView {
             sources.push(Box::new(snapshot.cursor(read_point, guard)));
         }
         for file in files {
-            sources.push(Box::new(StoreFileCursor::new(file, read_point)));
+            sources.push(Box::new(StoreFileCursor::new(
+                file,
+                read_point,
+                filter.cache_blocks,
+            )));
         }
         Box::new(MergeCursor::new(sources))
     }
@@ -526,7 +532,7 @@ impl Store {
     ) -> Result<u64> {
         let sources: Vec<Box<dyn CellCursor + '_>> = files
             .iter()
-            .map(|f| Box::new(StoreFileCursor::new(f, u64::MAX)) as Box<dyn CellCursor + '_>)
+            .map(|f| Box::new(StoreFileCursor::new(f, u64::MAX, false)) as Box<dyn CellCursor + '_>)
             .collect();
         let mut cursor = MergeCursor::new(sources);
         cursor.seek(&Cell::first_on_row(b""))?;

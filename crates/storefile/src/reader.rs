@@ -203,8 +203,15 @@ impl StoreFileReader {
         block::decode(kind, &bytes).map_err(|reason| self.corrupt(offset, reason))
     }
 
-    /// The cells of data block `i`, from the block cache or from the file.
+    /// The cells of data block `i`, from the block cache or from the file (and then cached,
+    /// if the family caches blocks).
     pub fn data_block(&self, i: usize) -> Result<Arc<Vec<Cell>>> {
+        self.data_block_cached(i, true)
+    }
+
+    /// [`StoreFileReader::data_block`]; with `cache_new` false, a block read from the file is
+    /// not added to the cache (a read that set `cache_blocks(false)`, or a compaction).
+    pub fn data_block_cached(&self, i: usize, cache_new: bool) -> Result<Arc<Vec<Cell>>> {
         let b = self
             .blocks
             .get(i)
@@ -226,7 +233,7 @@ impl StoreFileReader {
             ));
         }
         let cells = Arc::new(cells);
-        if let Some(c) = self.cache.as_ref().filter(|c| c.cache_blocks) {
+        if let Some(c) = self.cache.as_ref().filter(|c| c.cache_blocks && cache_new) {
             // The decoded bytes plus each cell's own struct.
             let weight = payload.len() as u64 + 72 * cells.len() as u64;
             c.cache
@@ -282,11 +289,17 @@ impl StoreFileReader {
 
     /// A cursor over the file's cells; unpositioned until it seeks.
     pub fn scanner(&self) -> StoreFileScanner<'_> {
+        self.scanner_caching(true)
+    }
+
+    /// A cursor that adds the blocks it reads to the block cache only if `cache_blocks`.
+    pub fn scanner_caching(&self, cache_blocks: bool) -> StoreFileScanner<'_> {
         StoreFileScanner {
             reader: self,
             block: 0,
             cells: None,
             pos: 0,
+            cache_blocks,
         }
     }
 }
@@ -298,11 +311,12 @@ pub struct StoreFileScanner<'r> {
     block: usize,
     cells: Option<Arc<Vec<Cell>>>,
     pos: usize,
+    cache_blocks: bool,
 }
 
 impl StoreFileScanner<'_> {
     fn load(&mut self, block: usize) -> Result<()> {
-        self.cells = Some(self.reader.data_block(block)?);
+        self.cells = Some(self.reader.data_block_cached(block, self.cache_blocks)?);
         self.block = block;
         self.pos = 0;
         Ok(())
