@@ -10,6 +10,7 @@ pub mod clock;
 pub mod descriptor_file;
 pub mod error;
 pub mod family_descriptor;
+pub mod filter;
 pub mod md5;
 pub mod ops;
 pub mod pb;
