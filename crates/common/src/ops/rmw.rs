@@ -7,6 +7,28 @@ use crate::error::{Error, Result};
 use crate::ops::{Delete, Put, TimeRange};
 use crate::schema::Durability;
 
+/// The options Increment and Append share.
+macro_rules! read_modify_write_options {
+    () => {
+        /// Only versions with `min <= ts < max` count as the current value.
+        pub fn with_time_range(mut self, min: i64, max: i64) -> Self {
+            self.time_range = TimeRange::new(min, max);
+            self
+        }
+
+        pub fn with_durability(mut self, d: Durability) -> Self {
+            self.durability = d;
+            self
+        }
+
+        /// Time to live of the new cells, in milliseconds.
+        pub fn with_ttl_ms(mut self, ttl_ms: u64) -> Self {
+            self.ttl_ms = Some(ttl_ms);
+            self
+        }
+    };
+}
+
 /// Adds to 8-byte big-endian counters of one row (HBase's `Increment`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Increment {
@@ -41,20 +63,7 @@ impl Increment {
         self
     }
 
-    pub fn with_time_range(mut self, min: i64, max: i64) -> Self {
-        self.time_range = TimeRange::new(min, max);
-        self
-    }
-
-    pub fn with_durability(mut self, d: Durability) -> Self {
-        self.durability = d;
-        self
-    }
-
-    pub fn with_ttl_ms(mut self, ttl_ms: u64) -> Self {
-        self.ttl_ms = Some(ttl_ms);
-        self
-    }
+    read_modify_write_options!();
 }
 
 /// Appends bytes to cells of one row (HBase's `Append`); a missing cell becomes the bytes.
@@ -90,20 +99,7 @@ impl Append {
         self
     }
 
-    pub fn with_time_range(mut self, min: i64, max: i64) -> Self {
-        self.time_range = TimeRange::new(min, max);
-        self
-    }
-
-    pub fn with_durability(mut self, d: Durability) -> Self {
-        self.durability = d;
-        self
-    }
-
-    pub fn with_ttl_ms(mut self, ttl_ms: u64) -> Self {
-        self.ttl_ms = Some(ttl_ms);
-        self
-    }
+    read_modify_write_options!();
 }
 
 /// One mutation of a [`RowMutations`].
