@@ -247,6 +247,63 @@ impl Rng {
     }
 }
 
+/// Runs `client(t)` for `t` in `0..threads`, each on its own thread, all at once; returns
+/// every client's result, or the first error (a panicking client is an error too).
+fn run_clients<T: Send>(threads: u64, client: impl Fn(u64) -> Result<T> + Sync) -> Result<Vec<T>> {
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let client = &client;
+                s.spawn(move || client(t))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a client thread panicked")))
+            })
+            .collect()
+    })
+}
+
+/// Microseconds since `began`, as a latency histogram records them (at least 1).
+fn micros_since(began: Instant) -> u64 {
+    u64::try_from(began.elapsed().as_micros())
+        .unwrap_or(u64::MAX)
+        .max(1)
+}
+
+/// A latency histogram's percentiles, in microseconds, as every report prints them.
+struct Latency<'h>(&'h Histogram<u64>);
+
+impl Latency<'_> {
+    fn values(&self) -> [u64; 5] {
+        let h = self.0;
+        [
+            h.value_at_quantile(0.5),
+            h.value_at_quantile(0.95),
+            h.value_at_quantile(0.99),
+            h.value_at_quantile(0.999),
+            h.max(),
+        ]
+    }
+
+    /// `latency us p50 N p95 N p99 N p99.9 N max N`
+    fn text(&self) -> String {
+        let [p50, p95, p99, p999, max] = self.values();
+        format!("latency us p50 {p50} p95 {p95} p99 {p99} p99.9 {p999} max {max}")
+    }
+
+    /// `"latency_us":{"p50":N,"p95":N,"p99":N,"p99_9":N,"max":N}`
+    fn json(&self) -> String {
+        let [p50, p95, p99, p999, max] = self.values();
+        format!(
+            "\"latency_us\":{{\"p50\":{p50},\"p95\":{p95},\"p99\":{p99},\"p99_9\":{p999},\"max\":{max}}}"
+        )
+    }
+}
+
 /// The result of one command.
 #[derive(Debug)]
 pub struct Report {
@@ -265,13 +322,9 @@ impl Report {
         self.ops as f64 / self.seconds.max(f64::MIN_POSITIVE)
     }
 
-    fn percentile(&self, p: f64) -> u64 {
-        self.latency.value_at_quantile(p / 100.0)
-    }
-
     pub fn text(&self) -> String {
         format!(
-            "{}{}: {} ops in {:.2} s = {:.0} ops/s; latency us p50 {} p95 {} p99 {} p99.9 {} max {}; found {}",
+            "{}{}: {} ops in {:.2} s = {:.0} ops/s; {}; found {}",
             if self.backend == "basalt" {
                 ""
             } else {
@@ -281,28 +334,20 @@ impl Report {
             self.ops,
             self.seconds,
             self.ops_per_second(),
-            self.percentile(50.0),
-            self.percentile(95.0),
-            self.percentile(99.0),
-            self.percentile(99.9),
-            self.latency.max(),
+            Latency(&self.latency).text(),
             self.found
         )
     }
 
     pub fn json(&self) -> String {
         format!(
-            "{{\"backend\":\"{}\",\"command\":\"{}\",\"ops\":{},\"seconds\":{:.6},\"ops_per_second\":{:.1},\"latency_us\":{{\"p50\":{},\"p95\":{},\"p99\":{},\"p99_9\":{},\"max\":{}}},\"found\":{}}}",
+            "{{\"backend\":\"{}\",\"command\":\"{}\",\"ops\":{},\"seconds\":{:.6},\"ops_per_second\":{:.1},{},\"found\":{}}}",
             self.backend,
             self.command.name(),
             self.ops,
             self.seconds,
             self.ops_per_second(),
-            self.percentile(50.0),
-            self.percentile(95.0),
-            self.percentile(99.0),
-            self.percentile(99.9),
-            self.latency.max(),
+            Latency(&self.latency).json(),
             self.found
         )
     }
@@ -338,96 +383,78 @@ pub fn run_command(
     let total_rows = args.rows * args.threads;
     let done = AtomicU64::new(0);
     let start = Instant::now();
-    let results: Vec<Result<(Histogram<u64>, u64)>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..args.threads)
-            .map(|t| {
-                let backend = Arc::clone(backend);
-                let done = &done;
-                s.spawn(move || -> Result<(Histogram<u64>, u64)> {
-                    let mut hist = Histogram::<u64>::new(3)?;
-                    let mut rng = Rng::new(args.seed ^ (t + 1));
-                    let value: Bytes = (0..args.value_size)
-                        .map(|i| b'a' + ((i as u64 + rng.next()) % 26) as u8)
-                        .collect::<Vec<u8>>()
-                        .into();
-                    let cells = row_cells(args, &value);
-                    let first = t * args.rows;
-                    let mut found = 0u64;
-                    let mut i = 0;
-                    while i < args.rows {
-                        let began = Instant::now();
-                        let n = match command {
-                            Command::SequentialWrite | Command::RandomWrite => {
-                                let n = (args.batch.max(1) as u64).min(args.rows - i);
-                                let batch: Vec<_> = (0..n)
-                                    .map(|k| {
-                                        let row = if command == Command::SequentialWrite {
-                                            first + i + k
-                                        } else {
-                                            rng.below(total_rows)
-                                        };
-                                        (row_key(row), cells.clone())
-                                    })
-                                    .collect();
-                                backend.put(&batch)?;
-                                n
-                            }
-                            Command::SequentialRead => {
-                                found += backend.get(&row_key(first + i))? as u64;
-                                1
-                            }
-                            Command::RandomRead => {
-                                found += backend.get(&row_key(rng.below(total_rows)))? as u64;
-                                1
-                            }
-                            Command::Increment => {
-                                let row = row_key(rng.below(total_rows));
-                                backend.increment(&row, b"info", b"counter")?;
-                                found += 1;
-                                1
-                            }
-                            Command::Ycsb => {
-                                bail!("ycsb runs through its own driver")
-                            }
-                            Command::ScanRange10
-                            | Command::ScanRange100
-                            | Command::ScanRange1000 => {
-                                let len = match command {
-                                    Command::ScanRange10 => 10,
-                                    Command::ScanRange100 => 100,
-                                    _ => 1000,
-                                };
-                                let from = row_key(rng.below(total_rows));
-                                found += backend.scan(&from, len)? as u64;
-                                1
-                            }
-                        };
-                        let micros = u64::try_from(began.elapsed().as_micros()).unwrap_or(u64::MAX);
-                        hist.saturating_record(micros.max(1));
-                        i += n;
-                        let all = done.fetch_add(n, Ordering::Relaxed) + n;
-                        if all % 1024 < n {
-                            progress.set_position(all);
-                        }
-                    }
-                    Ok((hist, found))
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a client thread panicked")))
-            })
-            .collect()
-    });
+    let results = run_clients(args.threads, |t| -> Result<(Histogram<u64>, u64)> {
+        let mut hist = Histogram::<u64>::new(3)?;
+        let mut rng = Rng::new(args.seed ^ (t + 1));
+        let value: Bytes = (0..args.value_size)
+            .map(|i| b'a' + ((i as u64 + rng.next()) % 26) as u8)
+            .collect::<Vec<u8>>()
+            .into();
+        let cells = row_cells(args, &value);
+        let first = t * args.rows;
+        let mut found = 0u64;
+        let mut i = 0;
+        while i < args.rows {
+            let began = Instant::now();
+            let n = match command {
+                Command::SequentialWrite | Command::RandomWrite => {
+                    let n = (args.batch.max(1) as u64).min(args.rows - i);
+                    let batch: Vec<_> = (0..n)
+                        .map(|k| {
+                            let row = if command == Command::SequentialWrite {
+                                first + i + k
+                            } else {
+                                rng.below(total_rows)
+                            };
+                            (row_key(row), cells.clone())
+                        })
+                        .collect();
+                    backend.put(&batch)?;
+                    n
+                }
+                Command::SequentialRead => {
+                    found += backend.get(&row_key(first + i))? as u64;
+                    1
+                }
+                Command::RandomRead => {
+                    found += backend.get(&row_key(rng.below(total_rows)))? as u64;
+                    1
+                }
+                Command::Increment => {
+                    let row = row_key(rng.below(total_rows));
+                    backend.increment(&row, b"info", b"counter")?;
+                    found += 1;
+                    1
+                }
+                Command::Ycsb => {
+                    bail!("ycsb runs through its own driver")
+                }
+                Command::ScanRange10 | Command::ScanRange100 | Command::ScanRange1000 => {
+                    let len = match command {
+                        Command::ScanRange10 => 10,
+                        Command::ScanRange100 => 100,
+                        _ => 1000,
+                    };
+                    let from = row_key(rng.below(total_rows));
+                    found += backend.scan(&from, len)? as u64;
+                    1
+                }
+            };
+            hist.saturating_record(micros_since(began));
+            i += n;
+            let all = done.fetch_add(n, Ordering::Relaxed) + n;
+            if all % 1024 < n {
+                progress.set_position(all);
+            }
+        }
+        Ok((hist, found))
+    })
+    .with_context(|| command.name())?;
     let seconds = start.elapsed().as_secs_f64();
     progress.set_position(done.load(Ordering::Relaxed));
     let mut latency = Histogram::<u64>::new(3)?;
     let mut found = 0;
-    for r in results {
-        let (h, f) = r.with_context(|| command.name())?;
+    for (h, f) in results {
         latency.add(&h)?;
         found += f;
     }

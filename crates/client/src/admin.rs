@@ -84,7 +84,7 @@ impl RegionDescription {
             region_id: info.region_id,
             store_files: region.store_file_counts().iter().sum(),
             store_file_size: region.store_files_size(),
-            memstore_size: region.memstore_size() as u64,
+            memstore_size: region.memstore_bytes() as u64,
         }
     }
 }

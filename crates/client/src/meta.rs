@@ -159,10 +159,8 @@ pub(crate) fn meta_descriptor() -> Result<TableDescriptor> {
 
 /// Meta's own region: the whole key space, id 1 (its name is `hbase:meta,,1`).
 pub(crate) fn meta_region_info() -> Result<RegionInfo> {
-    Ok(RegionInfo::new(
+    Ok(RegionInfo::whole_table(
         TableName::new(SYSTEM_NAMESPACE, "meta")?,
-        Bytes::new(),
-        Bytes::new(),
         1,
     ))
 }
@@ -300,18 +298,10 @@ fn scan_family(meta: &Region, family: &'static [u8]) -> Result<Vec<basalt_common
     meta.scan(&scan)?.collect()
 }
 
-fn value<'a>(
-    row: &'a basalt_common::RowResult,
-    family: &[u8],
-    qualifier: &[u8],
-) -> Option<&'a [u8]> {
-    row.value(family, qualifier)
-}
-
 pub(crate) fn read_namespaces(meta: &Region) -> Result<Vec<NamespaceDescriptor>> {
     scan_family(meta, NS)?
         .iter()
-        .filter_map(|r| value(r, NS, b"d"))
+        .filter_map(|r| r.value(NS, b"d"))
         .map(NamespaceDescriptor::from_pb)
         .collect()
 }
@@ -319,7 +309,7 @@ pub(crate) fn read_namespaces(meta: &Region) -> Result<Vec<NamespaceDescriptor>>
 pub(crate) fn read_table_states(meta: &Region) -> Result<BTreeMap<TableName, TableState>> {
     let mut out = BTreeMap::new();
     for row in scan_family(meta, TABLE)? {
-        let Some(v) = value(&row, TABLE, b"state") else {
+        let Some(v) = row.value(TABLE, b"state") else {
             continue;
         };
         let name = String::from_utf8(row.row.to_vec())
@@ -332,13 +322,13 @@ pub(crate) fn read_table_states(meta: &Region) -> Result<BTreeMap<TableName, Tab
 pub(crate) fn read_regions(meta: &Region) -> Result<Vec<RegionRow>> {
     let mut out = Vec::new();
     for row in scan_family(meta, INFO)? {
-        let Some(v) = value(&row, INFO, b"regioninfo") else {
+        let Some(v) = row.value(INFO, b"regioninfo") else {
             continue;
         };
         let info = RegionInfo::from_pb(v)?;
         let daughters = [b"splitA".as_slice(), b"splitB"]
             .iter()
-            .filter_map(|q| value(&row, INFO, q))
+            .filter_map(|q| row.value(INFO, q))
             .map(RegionInfo::from_pb)
             .collect::<Result<_>>()?;
         let merge_parents = row

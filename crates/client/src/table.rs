@@ -102,15 +102,19 @@ impl Table {
         qualifier: &[u8],
         amount: i64,
     ) -> Result<i64> {
-        self.on_row(row, true, |r| {
-            r.increment_column_value(
-                row,
-                family,
-                qualifier,
-                amount,
-                basalt_common::Durability::UseDefault,
-            )
-        })
+        let inc = Increment::new(Bytes::copy_from_slice(row)).add_column(
+            Bytes::copy_from_slice(family),
+            Bytes::copy_from_slice(qualifier),
+            amount,
+        );
+        let result = self.increment(&inc)?;
+        // The increment's one cell, 8 bytes by construction.
+        let counter: [u8; 8] = result
+            .cells
+            .first()
+            .and_then(|c| c.value().try_into().ok())
+            .ok_or_else(|| Error::Corrupt("an increment returned no 8-byte counter".into()))?;
+        Ok(i64::from_be_bytes(counter))
     }
 
     /// Adds to counters of one row and returns their new cells (HBase's `increment`).

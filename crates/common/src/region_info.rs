@@ -36,6 +36,11 @@ impl RegionInfo {
         }
     }
 
+    /// The one region of a table that has never split: every row.
+    pub fn whole_table(table: TableName, region_id: i64) -> Self {
+        RegionInfo::new(table, Bytes::new(), Bytes::new(), region_id)
+    }
+
     /// `<table>,<start key>,<region id>`: the part of the name the encoded name hashes.
     fn name_prefix(&self) -> Vec<u8> {
         let mut b = self.table.to_string().into_bytes();

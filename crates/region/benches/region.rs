@@ -45,12 +45,7 @@ fn region(families: &[&str]) -> Arc<Region> {
     let config = RegionConfig::default();
     let dir = std::path::Path::new("/bench");
     let region = Region::open(
-        basalt_common::RegionInfo::new(
-            desc.name.clone(),
-            Default::default(),
-            Default::default(),
-            1,
-        ),
+        basalt_common::RegionInfo::whole_table(desc.name.clone(), 1),
         desc,
         Arc::new(SystemClock),
         config,

@@ -35,12 +35,7 @@ fn region(dir: &std::path::Path, cache_bytes: u64) -> Region {
     };
     let fs: Arc<dyn FileSystem> = Arc::new(LocalFs);
     Region::open(
-        basalt_common::RegionInfo::new(
-            desc.name.clone(),
-            Default::default(),
-            Default::default(),
-            1,
-        ),
+        basalt_common::RegionInfo::whole_table(desc.name.clone(), 1),
         desc,
         Arc::new(SystemClock),
         config,

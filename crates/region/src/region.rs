@@ -12,10 +12,7 @@ use basalt_common::cell::{
     DEFAULT_MAX_CELL_SIZE, key_value_size, validate_row, validate_timestamp,
 };
 use basalt_common::error::{Error, Result};
-use basalt_common::ops::{
-    Append, CheckAction, CheckAndMutate, CheckAndMutateResult, Delete, FamilyMap, Get, Increment,
-    Mutation, Put, RowMutations, RowResult, Scan, TimeRange,
-};
+use basalt_common::ops::{Delete, FamilyMap, Get, Put, RowResult, Scan, TimeRange};
 use basalt_common::{
     Bytes, Cell, CellType, Clock, Durability, LATEST_TIMESTAMP, RegionInfo, TableDescriptor,
 };
@@ -30,6 +27,8 @@ use basalt_storefile::BlockCache;
 use basalt_wal::{Wal, WalEdit};
 
 use crate::budget::{BLOCK_MULTIPLIER, MemstoreBudget};
+
+mod rmw;
 use crate::compaction::{CompactionConfig, select_minor};
 use crate::memstore::MemStore;
 use crate::reference::RowRange;
@@ -64,32 +63,6 @@ fn read_seqid(fs: &dyn FileSystem, dir: &Path) -> Result<u64> {
             path.display()
         ))),
     }
-}
-
-/// An 8-byte big-endian counter, or HBase's error for a cell of another size.
-fn decode_counter(value: &[u8]) -> Result<i64> {
-    let bytes: [u8; 8] = value.try_into().map_err(|_| {
-        Error::Refused(format!(
-            "Field is not a long, it's {} bytes wide",
-            value.len()
-        ))
-    })?;
-    Ok(i64::from_be_bytes(bytes))
-}
-
-/// The strongest of several durabilities (USE_DEFAULT counts as the table's, so it is kept
-/// unless FSYNC_WAL is asked for).
-fn strongest(durabilities: impl Iterator<Item = Durability>) -> Durability {
-    let rank = |d: Durability| match d {
-        Durability::SkipWal => 0,
-        Durability::AsyncWal => 1,
-        Durability::SyncWal => 2,
-        Durability::UseDefault => 3,
-        Durability::FsyncWal => 4,
-    };
-    durabilities
-        .max_by_key(|d| rank(*d))
-        .unwrap_or(Durability::UseDefault)
 }
 
 /// The durability a mutation gets: its own, else its table's, else SYNC_WAL.
@@ -371,11 +344,6 @@ impl Region {
         self.clock.now_millis()
     }
 
-    /// Estimated bytes held in memstores.
-    pub fn memstore_size(&self) -> usize {
-        self.stores.iter().map(Store::memstore_size).sum()
-    }
-
     fn store_index(&self, family: &[u8]) -> Result<usize> {
         self.stores
             .iter()
@@ -404,6 +372,25 @@ impl Region {
         self.apply(cells, put.durability)
     }
 
+    /// Refuses a cell larger than `hbase.server.keyvalue.maxsize`.
+    fn check_cell_size(
+        &self,
+        row: &[u8],
+        family: &[u8],
+        qualifier: &[u8],
+        value_len: usize,
+    ) -> Result<()> {
+        let size = key_value_size(row.len(), family.len(), qualifier.len(), value_len);
+        if size > self.config.max_cell_size {
+            return Err(Error::CellTooLarge {
+                row: BinaryDisplay::new(row),
+                size,
+                limit: self.config.max_cell_size,
+            });
+        }
+        Ok(())
+    }
+
     /// Validates `put` and builds its cells, with server timestamps resolved to `now`.
     fn put_cells(&self, put: &Put, now: i64) -> Result<Vec<(usize, Cell)>> {
         if put.cells.is_empty() {
@@ -416,19 +403,7 @@ impl Region {
             if let Some(ts) = c.timestamp {
                 validate_timestamp(ts)?;
             }
-            let size = key_value_size(
-                put.row.len(),
-                c.family.len(),
-                c.qualifier.len(),
-                c.value.len(),
-            );
-            if size > self.config.max_cell_size {
-                return Err(Error::CellTooLarge {
-                    row: BinaryDisplay::new(&put.row),
-                    size,
-                    limit: self.config.max_cell_size,
-                });
-            }
+            self.check_cell_size(&put.row, &c.family, &c.qualifier, c.value.len())?;
         }
         let mut cells = Vec::with_capacity(put.cells.len());
         for (c, &store) in put.cells.iter().zip(&targets) {
@@ -446,261 +421,6 @@ impl Region {
             cells.push((store, cell.with_ttl_ms(put.ttl_ms)));
         }
         Ok(cells)
-    }
-
-    /// Adds `amount` to the 8-byte big-endian counter in `family:qualifier` of `row` (a
-    /// missing one counts as 0) and returns the new value (HBase's `incrementColumnValue`).
-    pub fn increment_column_value(
-        &self,
-        row: &[u8],
-        family: &[u8],
-        qualifier: &[u8],
-        amount: i64,
-        durability: Durability,
-    ) -> Result<i64> {
-        let inc = Increment::new(Bytes::copy_from_slice(row))
-            .add_column(
-                Bytes::copy_from_slice(family),
-                Bytes::copy_from_slice(qualifier),
-                amount,
-            )
-            .with_durability(durability);
-        let result = self.increment(&inc)?;
-        let cell = result
-            .cells
-            .first()
-            .ok_or_else(|| Error::Corrupt("an increment returned no cell".into()))?;
-        decode_counter(cell.value())
-    }
-
-    /// Checks what every read-modify-write checks first, and returns the row's exclusive lock.
-    fn lock_for_rmw(&self, row: &[u8]) -> Result<std::sync::RwLockWriteGuard<'_, ()>> {
-        self.check_writable()?;
-        validate_row(row)?;
-        self.check_serving(row)?;
-        Ok(self.row_locks.exclusive(row))
-    }
-
-    /// Adds to counters of one row and returns their new cells, atomically (HBase's
-    /// `increment`): each counter is read (its newest version within the time range; missing
-    /// counts as 0) and written at `max(its timestamp + 1, now)`, all under the row's
-    /// exclusive lock, so concurrent increments lose nothing. A counter that is not 8 bytes
-    /// fails the whole Increment. Overflow wraps, as Java's long arithmetic does.
-    pub fn increment(&self, inc: &Increment) -> Result<RowResult> {
-        let _lock = self.lock_for_rmw(&inc.row)?;
-        let (cells, out) = self.increment_cells(inc, self.now())?;
-        self.apply(cells, inc.durability)?;
-        Ok(out)
-    }
-
-    /// Appends to cells of one row and returns their new cells, atomically (HBase's `append`);
-    /// timestamps as for increments.
-    pub fn append(&self, append: &Append) -> Result<RowResult> {
-        let _lock = self.lock_for_rmw(&append.row)?;
-        let (cells, out) = self.append_cells(append, self.now())?;
-        self.apply(cells, append.durability)?;
-        Ok(out)
-    }
-
-    /// Applies puts and deletes of one row atomically (HBase's `mutateRow`): one sequence id,
-    /// all visible together. Deletes of "the newest version" see the row as it was before.
-    pub fn mutate_row(&self, mutations: &RowMutations) -> Result<()> {
-        mutations.validate()?;
-        let _lock = self.lock_for_rmw(&mutations.row)?;
-        let cells = self.row_mutation_cells(mutations, self.now())?;
-        self.apply(
-            cells,
-            strongest(mutations.mutations.iter().map(|m| match m {
-                Mutation::Put(p) => p.durability,
-                Mutation::Delete(d) => d.durability,
-            })),
-        )
-    }
-
-    /// Applies `cam.action` if `cam.condition` holds on the row's current data, atomically
-    /// (HBase's `checkAndMutate`). A Put's cells without a timestamp are written at
-    /// `max(now, the checked cell's timestamp)`, as HBase does.
-    pub fn check_and_mutate(&self, cam: &CheckAndMutate) -> Result<CheckAndMutateResult> {
-        if cam.action.row() != &cam.row {
-            return Err(Error::InvalidArgument(format!(
-                "The row of the action ({}) differs from the checked row ({})",
-                BinaryDisplay::new(cam.action.row()),
-                BinaryDisplay::new(&cam.row)
-            )));
-        }
-        if let CheckAction::RowMutations(m) = &cam.action {
-            m.validate()?;
-        }
-        let c = &cam.condition;
-        c.time_range.validate()?;
-        let store = self.store_index(&c.family)?;
-        let _lock = self.lock_for_rmw(&cam.row)?;
-        let now = self.now();
-        let current = self.newest_cell(&cam.row, store, &c.qualifier, c.time_range, now)?;
-        if !c.holds(current.as_ref().map(Cell::value)) {
-            return Ok(CheckAndMutateResult {
-                success: false,
-                result: None,
-            });
-        }
-        let stamp = now.max(current.map_or(now, |c| c.timestamp));
-        let (cells, durability, result) = match &cam.action {
-            CheckAction::Put(p) => (self.put_cells(p, stamp)?, p.durability, None),
-            CheckAction::Delete(d) => {
-                self.validate_delete(d)?;
-                let markers = self.delete_markers(d, now)?;
-                (self.marker_cells(&d.row, markers)?, d.durability, None)
-            }
-            CheckAction::RowMutations(m) => {
-                let durability = strongest(m.mutations.iter().map(|m| match m {
-                    Mutation::Put(p) => p.durability,
-                    Mutation::Delete(d) => d.durability,
-                }));
-                (self.row_mutation_cells(m, stamp)?, durability, None)
-            }
-            CheckAction::Increment(i) => {
-                let (cells, out) = self.increment_cells(i, now)?;
-                (cells, i.durability, Some(out))
-            }
-            CheckAction::Append(a) => {
-                let (cells, out) = self.append_cells(a, now)?;
-                (cells, a.durability, Some(out))
-            }
-        };
-        self.apply(cells, durability)?;
-        Ok(CheckAndMutateResult {
-            success: true,
-            result,
-        })
-    }
-
-    /// The cells of a RowMutations, in order (the caller holds the row's exclusive lock).
-    fn row_mutation_cells(&self, m: &RowMutations, now: i64) -> Result<Vec<(usize, Cell)>> {
-        let mut cells = Vec::new();
-        for mutation in &m.mutations {
-            match mutation {
-                Mutation::Put(p) => {
-                    validate_row(&p.row)?;
-                    cells.extend(self.put_cells(p, now)?);
-                }
-                Mutation::Delete(d) => {
-                    self.validate_delete(d)?;
-                    let markers = self.delete_markers(d, now)?;
-                    cells.extend(self.marker_cells(&d.row, markers)?);
-                }
-            }
-        }
-        Ok(cells)
-    }
-
-    /// Reads each column of a read-modify-write (the caller holds the row's exclusive lock)
-    /// and builds its new cell from the old value with `combine`; returns the cells to apply
-    /// and the result to return. A column given twice counts once, its last amount winning,
-    /// as in HBase's family map.
-    fn rmw_cells<T: Clone>(
-        &self,
-        row: &Bytes,
-        columns: impl Iterator<Item = (Bytes, Bytes, T)>,
-        time_range: TimeRange,
-        ttl_ms: Option<u64>,
-        now: i64,
-        combine: impl Fn(Option<&Cell>, &T) -> Result<Vec<u8>>,
-    ) -> Result<(Vec<(usize, Cell)>, RowResult)> {
-        time_range.validate()?;
-        let mut by_column = std::collections::BTreeMap::new();
-        for (family, qualifier, arg) in columns {
-            let store = self.store_index(&family)?;
-            by_column.insert((store, qualifier), arg);
-        }
-        if by_column.is_empty() {
-            return Err(Error::InvalidArgument("No columns to update".into()));
-        }
-        let mut cells = Vec::with_capacity(by_column.len());
-        let mut out = Vec::with_capacity(by_column.len());
-        for ((store, qualifier), arg) in &by_column {
-            let current = self.newest_cell(row, *store, qualifier, time_range, now)?;
-            let value = combine(current.as_ref(), arg)?;
-            let ts = current.map_or(now, |c| now.max(c.timestamp.saturating_add(1)));
-            let cell = self.stores[*store]
-                .build_cell(row, qualifier, ts, CellType::Put, &value)?
-                .with_ttl_ms(ttl_ms);
-            out.push(cell.clone());
-            cells.push((*store, cell));
-        }
-        Ok((
-            cells,
-            RowResult {
-                row: row.clone(),
-                cells: out,
-                partial: false,
-            },
-        ))
-    }
-
-    fn increment_cells(
-        &self,
-        inc: &Increment,
-        now: i64,
-    ) -> Result<(Vec<(usize, Cell)>, RowResult)> {
-        self.rmw_cells(
-            &inc.row,
-            inc.columns.iter().cloned(),
-            inc.time_range,
-            inc.ttl_ms,
-            now,
-            |current, amount: &i64| {
-                let old = current.map_or(Ok(0), |c| decode_counter(c.value()))?;
-                Ok(old.wrapping_add(*amount).to_be_bytes().to_vec())
-            },
-        )
-    }
-
-    fn append_cells(&self, append: &Append, now: i64) -> Result<(Vec<(usize, Cell)>, RowResult)> {
-        let (cells, out) = self.rmw_cells(
-            &append.row,
-            append.columns.iter().cloned(),
-            append.time_range,
-            append.ttl_ms,
-            now,
-            |current, tail: &Bytes| {
-                let mut v = current.map_or_else(Vec::new, |c| c.value().to_vec());
-                v.extend_from_slice(tail);
-                Ok(v)
-            },
-        )?;
-        for (_, cell) in &cells {
-            let size = key_value_size(
-                cell.row().len(),
-                cell.family().len(),
-                cell.qualifier().len(),
-                cell.value().len(),
-            );
-            if size > self.config.max_cell_size {
-                return Err(Error::CellTooLarge {
-                    row: BinaryDisplay::new(cell.row()),
-                    size,
-                    limit: self.config.max_cell_size,
-                });
-            }
-        }
-        Ok((cells, out))
-    }
-
-    /// The newest visible cell of a column within `time_range`.
-    fn newest_cell(
-        &self,
-        row: &[u8],
-        store: usize,
-        qualifier: &[u8],
-        time_range: TimeRange,
-        now: i64,
-    ) -> Result<Option<Cell>> {
-        let columns = BTreeSet::from([Bytes::copy_from_slice(qualifier)]);
-        let family = self.stores[store].family();
-        let query = StoreQuery::new(family, Some(&columns), time_range, 1, false, now);
-        let mut cells = Vec::new();
-        self.read_store_row(store, row, &query, self.read_point(), true, &mut cells)?;
-        Ok(cells.into_iter().next())
     }
 
     /// Applies puts and deletes of several rows as one atomic mutation: one sequence id, one

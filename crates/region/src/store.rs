@@ -277,12 +277,6 @@ impl Store {
             .insert(cell);
     }
 
-    /// Estimated bytes in memstores (active and snapshot).
-    pub fn memstore_size(&self) -> usize {
-        let view = self.view();
-        view.active.heap_size() + view.snapshot.as_ref().map_or(0, |s| s.heap_size())
-    }
-
     pub fn file_count(&self) -> usize {
         self.view().files.len()
     }

@@ -12,7 +12,7 @@ use anyhow::{Result, bail};
 use basalt_client::Bytes;
 use hdrhistogram::Histogram;
 
-use super::{Backend, Rng, RowSpec};
+use super::{Backend, Latency, Rng, RowSpec, micros_since, run_clients};
 
 /// The HBase binding's column family.
 pub const FAMILY: &[u8] = b"family";
@@ -280,49 +280,35 @@ fn run_phase(
     } = phase;
     let issued = AtomicU64::new(0);
     let start = Instant::now();
-    let results: Vec<Result<OpLatencies>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                let issued = &issued;
-                s.spawn(move || -> Result<OpLatencies> {
-                    let mut hists = Op::ALL
-                        .iter()
-                        .map(|&op| Ok((op, Histogram::<u64>::new(3)?)))
-                        .collect::<Result<Vec<_>>>()?;
-                    let mut rng = Rng::new(seed ^ (t + 1).wrapping_mul(0x51_7CC1_B727_220A));
-                    loop {
-                        let n = issued.fetch_add(1, Ordering::Relaxed);
-                        if n >= ops || limit.is_some_and(|l| start.elapsed() >= l) {
-                            return Ok(hists);
-                        }
-                        let began = Instant::now();
-                        let op = step(&mut rng, n)?;
-                        let micros = u64::try_from(began.elapsed().as_micros()).unwrap_or(u64::MAX);
-                        if let Some((_, h)) = hists.iter_mut().find(|(o, _)| *o == op) {
-                            h.saturating_record(micros.max(1));
-                        }
-                        if n.is_multiple_of(1024) {
-                            progress.set_position(n);
-                        }
-                    }
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a client thread panicked")))
-            })
-            .collect()
-    });
+    let results = run_clients(threads, |t| -> Result<OpLatencies> {
+        let mut hists = Op::ALL
+            .iter()
+            .map(|&op| Ok((op, Histogram::<u64>::new(3)?)))
+            .collect::<Result<Vec<_>>>()?;
+        let mut rng = Rng::new(seed ^ (t + 1).wrapping_mul(0x51_7CC1_B727_220A));
+        loop {
+            let n = issued.fetch_add(1, Ordering::Relaxed);
+            if n >= ops || limit.is_some_and(|l| start.elapsed() >= l) {
+                return Ok(hists);
+            }
+            let began = Instant::now();
+            let op = step(&mut rng, n)?;
+            let micros = micros_since(began);
+            if let Some((_, h)) = hists.iter_mut().find(|(o, _)| *o == op) {
+                h.saturating_record(micros);
+            }
+            if n.is_multiple_of(1024) {
+                progress.set_position(n);
+            }
+        }
+    })?;
     let seconds = start.elapsed().as_secs_f64();
     let mut per_op: OpLatencies = Op::ALL
         .iter()
         .map(|&op| Ok((op, Histogram::<u64>::new(3)?)))
         .collect::<Result<_>>()?;
-    for r in results {
-        for (op, h) in r? {
+    for hists in results {
+        for (op, h) in hists {
             if let Some((_, total)) = per_op.iter_mut().find(|(o, _)| *o == op) {
                 total.add(&h)?;
             }
@@ -417,14 +403,10 @@ impl PhaseReport {
         );
         for (op, h) in &self.per_op {
             out.push_str(&format!(
-                "\n  {:<18} {} ops; latency us p50 {} p95 {} p99 {} p99.9 {} max {}",
+                "\n  {:<18} {} ops; {}",
                 op.name(),
                 h.len(),
-                h.value_at_quantile(0.5),
-                h.value_at_quantile(0.95),
-                h.value_at_quantile(0.99),
-                h.value_at_quantile(0.999),
-                h.max()
+                Latency(h).text()
             ));
         }
         out
@@ -436,14 +418,10 @@ impl PhaseReport {
             .iter()
             .map(|(op, h)| {
                 format!(
-                    "{{\"op\":\"{}\",\"count\":{},\"latency_us\":{{\"p50\":{},\"p95\":{},\"p99\":{},\"p99_9\":{},\"max\":{}}}}}",
+                    "{{\"op\":\"{}\",\"count\":{},{}}}",
                     op.name(),
                     h.len(),
-                    h.value_at_quantile(0.5),
-                    h.value_at_quantile(0.95),
-                    h.value_at_quantile(0.99),
-                    h.value_at_quantile(0.999),
-                    h.max()
+                    Latency(h).json()
                 )
             })
             .collect();

@@ -7,34 +7,14 @@ use crate::error::{Error, Result};
 use crate::ops::{Delete, Put, TimeRange};
 use crate::schema::Durability;
 
-/// The options Increment and Append share.
-macro_rules! read_modify_write_options {
-    () => {
-        /// Only versions with `min <= ts < max` count as the current value.
-        pub fn with_time_range(mut self, min: i64, max: i64) -> Self {
-            self.time_range = TimeRange::new(min, max);
-            self
-        }
-
-        pub fn with_durability(mut self, d: Durability) -> Self {
-            self.durability = d;
-            self
-        }
-
-        /// Time to live of the new cells, in milliseconds.
-        pub fn with_ttl_ms(mut self, ttl_ms: u64) -> Self {
-            self.ttl_ms = Some(ttl_ms);
-            self
-        }
-    };
-}
-
-/// Adds to 8-byte big-endian counters of one row (HBase's `Increment`).
+/// Updates of columns of one row, each computed from the column's current value: an
+/// [`Increment`] (amounts added to 8-byte big-endian counters) or an [`Append`] (bytes
+/// appended; a missing cell becomes the bytes).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Increment {
+pub struct ColumnUpdates<T> {
     pub row: Bytes,
-    /// (family, qualifier, amount)
-    pub columns: Vec<(Bytes, Bytes, i64)>,
+    /// (family, qualifier, amount or bytes)
+    pub columns: Vec<(Bytes, Bytes, T)>,
     /// Which versions count as the current value (HBase's `setTimeRange`).
     pub time_range: TimeRange,
     pub durability: Durability,
@@ -42,9 +22,15 @@ pub struct Increment {
     pub ttl_ms: Option<u64>,
 }
 
-impl Increment {
+/// HBase's `Increment`: adds to 8-byte big-endian counters of one row.
+pub type Increment = ColumnUpdates<i64>;
+
+/// HBase's `Append`: appends bytes to cells of one row.
+pub type Append = ColumnUpdates<Bytes>;
+
+impl<T> ColumnUpdates<T> {
     pub fn new(row: impl Into<Bytes>) -> Self {
-        Increment {
+        ColumnUpdates {
             row: row.into(),
             columns: Vec::new(),
             time_range: TimeRange::ALL,
@@ -53,53 +39,34 @@ impl Increment {
         }
     }
 
+    /// Updates `family:qualifier` by `update` (an amount, or bytes to append).
     pub fn add_column(
         mut self,
         family: impl Into<Bytes>,
         qualifier: impl Into<Bytes>,
-        amount: i64,
-    ) -> Self {
-        self.columns.push((family.into(), qualifier.into(), amount));
-        self
-    }
-
-    read_modify_write_options!();
-}
-
-/// Appends bytes to cells of one row (HBase's `Append`); a missing cell becomes the bytes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Append {
-    pub row: Bytes,
-    /// (family, qualifier, bytes to append)
-    pub columns: Vec<(Bytes, Bytes, Bytes)>,
-    pub time_range: TimeRange,
-    pub durability: Durability,
-    pub ttl_ms: Option<u64>,
-}
-
-impl Append {
-    pub fn new(row: impl Into<Bytes>) -> Self {
-        Append {
-            row: row.into(),
-            columns: Vec::new(),
-            time_range: TimeRange::ALL,
-            durability: Durability::UseDefault,
-            ttl_ms: None,
-        }
-    }
-
-    pub fn add_column(
-        mut self,
-        family: impl Into<Bytes>,
-        qualifier: impl Into<Bytes>,
-        value: impl Into<Bytes>,
+        update: impl Into<T>,
     ) -> Self {
         self.columns
-            .push((family.into(), qualifier.into(), value.into()));
+            .push((family.into(), qualifier.into(), update.into()));
         self
     }
 
-    read_modify_write_options!();
+    /// Only versions with `min <= ts < max` count as the current value.
+    pub fn with_time_range(mut self, min: i64, max: i64) -> Self {
+        self.time_range = TimeRange::new(min, max);
+        self
+    }
+
+    pub fn with_durability(mut self, d: Durability) -> Self {
+        self.durability = d;
+        self
+    }
+
+    /// Time to live of the new cells, in milliseconds.
+    pub fn with_ttl_ms(mut self, ttl_ms: u64) -> Self {
+        self.ttl_ms = Some(ttl_ms);
+        self
+    }
 }
 
 /// One mutation of a [`RowMutations`].
@@ -114,6 +81,13 @@ impl Mutation {
         match self {
             Mutation::Put(p) => &p.row,
             Mutation::Delete(d) => &d.row,
+        }
+    }
+
+    pub fn durability(&self) -> Durability {
+        match self {
+            Mutation::Put(p) => p.durability,
+            Mutation::Delete(d) => d.durability,
         }
     }
 }
