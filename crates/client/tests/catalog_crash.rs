@@ -22,26 +22,10 @@ use basalt_client::{
     Bytes, ColumnFamilyDescriptor, Connection, Durability, Put, Scan, TableDescriptor, TableName,
 };
 use basalt_fs::{Fault, FaultyFs, FileSystem};
+use support::SeededRng as Rng;
 
 const SEEDS: u64 = 300;
 const ROWS: u64 = 400;
-
-/// splitmix64, seeded per case.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 fn open(fs: &FaultyFs) -> basalt_client::Result<Connection> {
     support::open_after_crash(fs, |b| {
@@ -195,7 +179,7 @@ fn no_leftovers(conn: &Connection, fs: &FaultyFs) -> Result<(), String> {
 
 /// Runs one case; returns whether the fault fired during the change.
 fn run(seed: u64) -> Result<bool, String> {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let fs = FaultyFs::new();
     let conn = open(&fs).map_err(|e| e.to_string())?;
     setup(&conn, &mut rng);
@@ -260,7 +244,7 @@ fn catalog_changes_survive_crashes_at_any_step() {
 /// process dies at a random step of whatever runs (flushes, automatic splits, compactions of
 /// references, cleanups, WAL appends); every acknowledged row must read back after reopening.
 fn auto_split_then_die(seed: u64) -> Result<(), String> {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let fs = FaultyFs::new();
     let conn = Connection::builder()
         .file_system(Arc::new(fs.clone()))

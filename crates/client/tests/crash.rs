@@ -17,31 +17,11 @@ use basalt_client::{
     ColumnFamilyDescriptor, Connection, Durability, Get, ManualClock, Put, TableDescriptor,
 };
 use basalt_fs::{Fault, FaultyFs};
-use proptest::prelude::Rng as _;
-use proptest::test_runner::{RngAlgorithm, TestRng};
+use support::SeededRng as Rng;
 
 /// Seeds run in CI; `BASALT_CRASH_SEEDS` asks for more.
 const SEEDS: u64 = 1000;
 const ROWS: u64 = 6;
-
-/// The workload's choices, from the seed.
-struct Rng(TestRng);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        let mut bytes = [0u8; 32];
-        bytes[..8].copy_from_slice(&seed.to_le_bytes());
-        Rng(TestRng::from_seed(RngAlgorithm::ChaCha, &bytes))
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0.next_u64()
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 fn open(fs: &FaultyFs, clock: &Arc<ManualClock>) -> basalt_client::Result<Connection> {
     support::open_after_crash(fs, |b| {

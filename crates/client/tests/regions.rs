@@ -804,60 +804,78 @@ fn a_reference_to_a_compacted_file_does_not_delete_the_referrers_own_files() {
 
 #[test]
 fn alter_is_online_for_writers_and_readers() {
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
     let conn = Connection::in_memory();
     let admin = conn.admin();
     admin
         .create_table_with_splits(desc("t"), &keys(&["row00250"]))
         .unwrap();
     let t = conn.table("t").unwrap();
-    let done = std::sync::atomic::AtomicBool::new(false);
+    let done = AtomicBool::new(false);
+    let progress = AtomicU64::new(0);
+    // Waits until the writer has written more since `seen`, so each alter overlaps writes.
+    let writes_after = |seen: u64| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while progress.load(Ordering::Acquire) <= seen + 20 {
+            assert!(std::time::Instant::now() < deadline, "the writer stalled");
+            std::thread::yield_now();
+        }
+        progress.load(Ordering::Acquire)
+    };
     let written = std::thread::scope(|s| {
         let writer = {
-            let t = t.clone();
-            let done = &done;
+            let (t, done, progress) = (t.clone(), &done, &progress);
             s.spawn(move || {
                 let mut n = 0;
-                while !done.load(std::sync::atomic::Ordering::Acquire) && n < 100_000 {
-                    t.put(&Put::new(format!("row{:05}", n % 500)).add_column(
+                while !done.load(Ordering::Acquire) && n < 1_000_000 {
+                    let put = Put::new(format!("row{:05}", n % 500)).add_column(
                         "cf",
                         "q",
                         format!("{n}"),
-                    ))
-                    .unwrap();
+                    );
+                    t.put(&put).unwrap();
                     n += 1;
+                    progress.store(n, Ordering::Release);
                 }
                 n
             })
         };
         let reader = {
-            let t = t.clone();
-            let done = &done;
+            let (t, done) = (t.clone(), &done);
             s.spawn(move || {
-                while !done.load(std::sync::atomic::Ordering::Acquire) {
+                while !done.load(Ordering::Acquire) {
                     t.scan(&Scan::new()).unwrap().for_each(|r| {
                         r.unwrap();
                     });
                 }
             })
         };
+        let mut seen = writes_after(0);
         for i in 0..5 {
             admin
                 .add_column_family(&name("t"), ColumnFamilyDescriptor::new(format!("x{i}")))
                 .unwrap();
+            seen = writes_after(seen);
             admin
                 .modify_column_family(
                     &name("t"),
                     ColumnFamilyDescriptor::new("cf").with_max_versions(1 + i),
                 )
                 .unwrap();
+            seen = writes_after(seen);
         }
-        done.store(true, std::sync::atomic::Ordering::Release);
+        done.store(true, Ordering::Release);
         reader.join().unwrap();
         writer.join().unwrap()
     });
-    assert!(written > 0);
     let d = admin.describe_table(&name("t")).unwrap();
     assert_eq!(d.families().len(), 6);
     assert_eq!(d.family(b"cf").unwrap().max_versions, 5);
-    assert_eq!(rows(&t, &Scan::new()).len(), written.min(500));
+    assert_eq!(rows(&t, &Scan::new()).len(), written.min(500) as usize);
+    // Every write landed: each row holds its last value.
+    let last = written - 1;
+    assert_eq!(
+        value(&t, &format!("row{:05}", last % 500)),
+        Some(last.to_string())
+    );
 }

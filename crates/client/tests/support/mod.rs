@@ -9,6 +9,30 @@ use basalt_client::{
     ColumnFamilyDescriptor, Connection, ManualClock, RowResult, Table, TableDescriptor,
 };
 
+/// A test's random choices, reproducible from a seed (ChaCha, through proptest's `TestRng`).
+pub struct SeededRng(proptest::test_runner::TestRng);
+
+impl SeededRng {
+    pub fn new(seed: u64) -> Self {
+        let mut bytes = [0u8; 32];
+        bytes[..8].copy_from_slice(&seed.to_le_bytes());
+        SeededRng(proptest::test_runner::TestRng::from_seed(
+            proptest::test_runner::RngAlgorithm::ChaCha,
+            &bytes,
+        ))
+    }
+
+    pub fn next(&mut self) -> u64 {
+        use proptest::prelude::Rng as _;
+        self.0.next_u64()
+    }
+
+    /// A number in `0..n`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
 /// Opens the data directory `/data` on `fs`, configured by `configure`, after a simulated
 /// kill or power loss. A thread of the dead "process" (a background compaction or flush) may
 /// still hold the directory's lock for a moment (its file system handle is dead, so it
