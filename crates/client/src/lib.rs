@@ -34,6 +34,7 @@ pub use table::{BatchOp, BatchOutcome, ResultScanner, Table};
 pub use basalt_storefile::BlockCacheStats;
 pub use basalt_wal::WalConfig;
 
+pub use basalt_common::filter::{BitOp, Comparator, FilterSpec, RowRange, parse_filter};
 pub use basalt_common::ops::{
     Append, CheckAction, CheckAndMutate, CheckAndMutateResult, CompareOperator, Condition,
     DeleteEntry, Increment, Mutation, PutCell, RowMutations,

@@ -323,7 +323,14 @@ impl Iterator for ResultScanner {
                         self.current = None;
                         return Some(Err(e));
                     }
-                    None => self.current = None,
+                    None => {
+                        // A filter that is done (a WhileMatch that failed, a prefix passed)
+                        // ends the whole scan; a PageFilter only this region's part.
+                        if current.filter_ends_scan() {
+                            self.position = None;
+                        }
+                        self.current = None;
+                    }
                 }
             }
             let position = self.position.take()?;

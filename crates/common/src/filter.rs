@@ -1,9 +1,16 @@
-//! HBase's filters as data ([`FilterSpec`]), their comparators, and the parser of HBase's
-//! filter language (`ParseFilter`: the shell's `FILTER => "..."`, Thrift's `filterString`,
-//! REST's `filter=`). Evaluating filters in the read path is not built yet; the parser and the
-//! types are what every gateway shares.
+//! HBase's filters as data ([`FilterSpec`]), their comparators, the parser of HBase's filter
+//! language (`ParseFilter`: the shell's `FILTER => "..."`, Thrift's `filterString`, REST's
+//! `filter=`), and their evaluation ([`Filter`], built by [`FilterSpec::build`]), which the
+//! read path drives cell by cell and row by row as HBase's region scanner does.
+
+mod compare;
+mod eval;
+mod list;
+mod rows;
 
 use bytes::Bytes;
+
+pub use eval::{Filter, ReturnCode};
 
 use crate::error::{Error, Result};
 use crate::ops::CompareOperator;
@@ -19,10 +26,35 @@ pub enum Comparator {
     RegexString(String),
     /// `substring:` case-insensitive containment (EQUAL / NOT_EQUAL).
     Substring(String),
+    /// Matches when `value op cell` (bitwise, over equal lengths) has a non-zero byte.
+    Bit { value: Bytes, op: BitOp },
+    /// Matches an empty value.
+    Null,
+    /// Compares an 8-byte big-endian signed value numerically.
+    Long(i64),
+    /// Compares `value` with the cell's bytes at `offset`.
+    BinaryComponent { offset: u32, value: Bytes },
+}
+
+/// The operation of a [`Comparator::Bit`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BitOp {
+    And,
+    Or,
+    Xor,
+}
+
+/// One row range of a [`FilterSpec::MultiRowRange`]; an empty start or stop is unbounded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowRange {
+    pub start: Bytes,
+    pub start_inclusive: bool,
+    pub stop: Bytes,
+    pub stop_inclusive: bool,
 }
 
 /// One of HBase's filters, as the filter language (or a client) describes it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum FilterSpec {
     KeyOnly {
         len_as_value: bool,
@@ -33,9 +65,12 @@ pub enum FilterSpec {
     MultipleColumnPrefix(Vec<Bytes>),
     ColumnCountGet(u32),
     Page(u64),
+    /// `limit` columns per row after skipping `offset` columns, or (with `column_offset`)
+    /// starting at that qualifier.
     ColumnPagination {
         limit: u32,
         offset: u32,
+        column_offset: Option<Bytes>,
     },
     InclusiveStop(Bytes),
     Timestamps(Vec<i64>),
@@ -80,7 +115,17 @@ pub enum FilterSpec {
         must_pass_all: bool,
         filters: Vec<FilterSpec>,
     },
+    /// Rows matching any `(key, mask)` pattern: mask byte 0 = the key's byte is fixed, 1 = any
+    /// byte; rows longer than the pattern match on their prefix. Seeks to the next match.
+    FuzzyRow(Vec<(Bytes, Bytes)>),
+    /// Rows in any of the ranges (merged), seeking from one range to the next.
+    MultiRowRange(Vec<RowRange>),
+    /// Each row with probability `chance` (below 0: none, above 1: all).
+    RandomRow(f32),
 }
+
+// `RandomRow` holds a float; specs are still compared structurally, as data.
+impl Eq for FilterSpec {}
 
 /// The 19 filter names the language knows (HBase's `ParseFilter.filterHashMap`), as the
 /// shell's `show_filters` lists them.
@@ -455,6 +500,7 @@ fn build(name: &str, at: usize, args: &[(usize, Arg)]) -> Result<FilterSpec> {
             FilterSpec::ColumnPagination {
                 limit: a.int(0)?,
                 offset: a.int(1)?,
+                column_offset: None,
             }
         }
         "InclusiveStopFilter" => {

@@ -12,6 +12,6 @@ pub use mutation::{Delete, DeleteEntry, Put, PutCell};
 pub use query::{FamilyMap, Get, Scan, TimeRange};
 pub use result::RowResult;
 pub use rmw::{
-    Append, CheckAction, CheckAndMutate, CheckAndMutateResult, ColumnUpdates, CompareOperator,
-    Condition, Increment, Mutation, RowMutations,
+    Append, Check, CheckAction, CheckAndMutate, CheckAndMutateResult, ColumnUpdates,
+    CompareOperator, Condition, Increment, Mutation, RowMutations,
 };

@@ -13,13 +13,21 @@
 //! 4. the time range, then the column selection;
 //! 5. versions: a repeat of the timestamp just returned is a shadowed duplicate; deleted cells
 //!    do not count; the column ends after `max_versions` cells, and expired cells past
-//!    MIN_VERSIONS end it too.
+//!    MIN_VERSIONS end it too;
+//! 6. the read's filter, if any (`UserScanQueryMatcher.mergeFilterResponse`): it sees up to
+//!    the family's VERSIONS of each column, and at most `max_versions` of the cells it
+//!    includes are returned. Its answers move the cursor on: to the next column, the next
+//!    row, or the key it hints.
 //!
 //! The cell order makes one pass enough: every marker that can mask a put sorts before it
 //! (family markers live in the empty qualifier, the row's first column).
 
 use std::collections::BTreeSet;
 
+use std::cmp::Ordering;
+
+use basalt_common::cell::compare_in_store;
+use basalt_common::filter::{Filter, ReturnCode};
 use basalt_common::ops::TimeRange;
 use basalt_common::schema::KeepDeletedCells;
 use basalt_common::{Bytes, Cell, CellType, ColumnFamilyDescriptor, Result};
@@ -34,6 +42,8 @@ pub struct StoreQuery {
     pub columns: Option<Vec<Bytes>>,
     pub time_range: TimeRange,
     pub max_versions: u32,
+    /// Versions a filter is shown per column: the family's VERSIONS (raw: the requested ones).
+    pub filter_versions: u32,
     pub min_versions: u32,
     /// Cells with a smaller timestamp have outlived the family TTL.
     pub oldest_unexpired: i64,
@@ -64,6 +74,11 @@ impl StoreQuery {
                 requested_versions
             } else {
                 requested_versions.min(family.max_versions)
+            },
+            filter_versions: if raw {
+                requested_versions
+            } else {
+                family.max_versions
             },
             min_versions: family.min_versions,
             oldest_unexpired,
@@ -125,6 +140,8 @@ struct ColumnState {
     selected: bool,
     /// Versions counted so far (puts only).
     count: u32,
+    /// Cells the filter included so far.
+    included: u32,
     /// Timestamp and type of the last cell returned, to drop shadowed duplicates.
     last: Option<(i64, CellType)>,
 }
@@ -134,18 +151,23 @@ enum Step {
     NextColumn,
     NextRow,
     SeekColumn(usize),
+    /// A filter's hint.
+    Hint(Cell),
 }
 
 /// Appends to `out` the cells of `row` that `query` returns from the store under `cursor`.
 ///
 /// The cursor must be at the first cell at or after the start of `row` (it may already be in a
-/// later row); it is left after the end of `row`.
+/// later row); it is left after the end of `row`, or at a later row a filter hinted. Returns
+/// true if the filter is done with the whole scan (`filter_all_remaining`), which stops the
+/// read where it is.
 pub fn read_row<C: CellCursor + ?Sized>(
     cursor: &mut C,
     row: &[u8],
     query: &StoreQuery,
+    mut filter: Option<&mut (dyn Filter + '_)>,
     out: &mut Vec<Cell>,
-) -> Result<()> {
+) -> Result<bool> {
     let mut deletes = DeleteTracker::default();
     let mut col = ColumnState::default();
     // The current column's qualifier, copied: cursors over files may drop a block's cells
@@ -156,10 +178,13 @@ pub fn read_row<C: CellCursor + ?Sized>(
     loop {
         let step = {
             let Some(cell) = cursor.peek() else {
-                return Ok(());
+                return Ok(false);
             };
             if !same_bytes(cell.row(), row) {
-                return Ok(());
+                return Ok(false);
+            }
+            if filter.as_deref().is_some_and(|f| f.filter_all_remaining()) {
+                return Ok(true);
             }
             let cell_qualifier = cell.qualifier();
             if !in_column || !bytes_eq(&qualifier, cell_qualifier) {
@@ -188,7 +213,14 @@ pub fn read_row<C: CellCursor + ?Sized>(
                     Step::NextRow
                 }
             } else {
-                match_cell(cell, query, &mut deletes, &mut col, out)
+                match_cell(
+                    cell,
+                    query,
+                    &mut deletes,
+                    &mut col,
+                    filter.as_deref_mut(),
+                    out,
+                )
             }
         };
         match step {
@@ -199,7 +231,14 @@ pub fn read_row<C: CellCursor + ?Sized>(
             Step::NextColumn => cursor.skip_column(row, &qualifier)?,
             Step::NextRow => {
                 cursor.skip_row(row)?;
-                return Ok(());
+                return Ok(false);
+            }
+            // Likewise a hint within the row must not jump over those markers.
+            Step::Hint(hint) if qualifier.is_empty() && hint.row() == row => cursor.advance()?,
+            Step::Hint(hint) => {
+                if !seek_to_hint(cursor, row, &hint)? {
+                    return Ok(false);
+                }
             }
             Step::SeekColumn(i) => {
                 if let Some(wanted) = &query.columns {
@@ -210,11 +249,45 @@ pub fn read_row<C: CellCursor + ?Sized>(
     }
 }
 
-fn match_cell(
+/// Moves the cursor to a filter's hint; false if that left `row`. A hint that does not move
+/// forward steps one cell, so a filter cannot stall the read.
+fn seek_to_hint<C: CellCursor + ?Sized>(cursor: &mut C, row: &[u8], hint: &Cell) -> Result<bool> {
+    let Some(current) = cursor.peek() else {
+        return Ok(false);
+    };
+    let order = hint.row().cmp(row).then_with(|| {
+        // A hint into a later family passes the rest of this family's row.
+        match hint.family().cmp(current.family()) {
+            Ordering::Equal => compare_in_store(hint, current),
+            other => other,
+        }
+    });
+    match order {
+        Ordering::Greater if hint.row() == row && hint.family() == current.family() => {
+            cursor.seek(hint)?;
+            Ok(true)
+        }
+        Ordering::Greater if hint.row() != row => {
+            cursor.seek(hint)?;
+            Ok(false)
+        }
+        Ordering::Greater => {
+            cursor.skip_row(row)?;
+            Ok(false)
+        }
+        _ => {
+            cursor.advance()?;
+            Ok(true)
+        }
+    }
+}
+
+fn match_cell<'f>(
     cell: &Cell,
     query: &StoreQuery,
     deletes: &mut DeleteTracker,
     col: &mut ColumnState,
+    filter: Option<&mut (dyn Filter + 'f)>,
     out: &mut Vec<Cell>,
 ) -> Step {
     let ts = cell.timestamp;
@@ -266,13 +339,40 @@ fn match_cell(
     if !kind.is_delete() {
         col.count += 1;
     }
-    if col.count > query.max_versions {
+    let shown = if filter.is_some() {
+        query.filter_versions
+    } else {
+        query.max_versions
+    };
+    if col.count > shown || (col.count > query.min_versions && expired) {
         return Step::NextColumn;
     }
-    if col.count <= query.min_versions || !expired {
-        col.last = Some((ts, kind));
+    col.last = Some((ts, kind));
+    let Some(filter) = filter else {
         out.push(cell.clone());
         return Step::Next;
+    };
+    // 6. The filter.
+    let code = filter.filter_cell(cell);
+    match code {
+        ReturnCode::Skip => Step::Next,
+        ReturnCode::NextCol => Step::NextColumn,
+        ReturnCode::NextRow => Step::NextRow,
+        ReturnCode::SeekNextUsingHint => match filter.next_cell_hint(cell) {
+            Some(hint) => Step::Hint(hint),
+            None => Step::Next,
+        },
+        ReturnCode::Include | ReturnCode::IncludeAndNextCol | ReturnCode::IncludeAndSeekNextRow => {
+            col.included += 1;
+            if col.included > query.max_versions {
+                return Step::NextColumn;
+            }
+            out.push(filter.transform_cell(cell.clone()));
+            match code {
+                ReturnCode::IncludeAndNextCol => Step::NextColumn,
+                ReturnCode::IncludeAndSeekNextRow => Step::NextRow,
+                _ => Step::Next,
+            }
+        }
     }
-    Step::NextColumn
 }

@@ -12,6 +12,7 @@ use basalt_common::cell::{
     DEFAULT_MAX_CELL_SIZE, key_value_size, validate_row, validate_timestamp,
 };
 use basalt_common::error::{Error, Result};
+use basalt_common::filter::Filter;
 use basalt_common::ops::{Delete, FamilyMap, Get, Put, RowResult, Scan, TimeRange};
 use basalt_common::{
     Bytes, Cell, CellType, Clock, Durability, LATEST_TIMESTAMP, RegionInfo, TableDescriptor,
@@ -20,7 +21,7 @@ use basalt_common::{
 use crate::matcher::{StoreQuery, read_row};
 use crate::mvcc::Mvcc;
 use crate::row_lock::RowLocks;
-use crate::scanner::RegionScanner;
+use crate::scanner::{RegionScanner, RowVerdict, finish_row, start_row};
 use crate::store::{FileFilter, Store};
 use basalt_fs::FileSystem;
 use basalt_storefile::BlockCache;
@@ -837,7 +838,15 @@ impl Region {
         let versions = u32::try_from(k).unwrap_or(u32::MAX);
         let query = StoreQuery::new(family, Some(&columns), TimeRange::ALL, versions, false, now);
         let mut cells = Vec::new();
-        self.read_store_row(store, row, &query, self.read_point(), true, &mut cells)?;
+        self.read_store_row(
+            store,
+            row,
+            &query,
+            self.read_point(),
+            true,
+            None,
+            &mut cells,
+        )?;
         Ok(cells.get(k - 1).map(|c| c.timestamp))
     }
 
@@ -848,18 +857,19 @@ impl Region {
         query: &StoreQuery,
         read_point: u64,
         cache_blocks: bool,
+        filter: Option<&mut (dyn Filter + 'static)>,
         out: &mut Vec<Cell>,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         let view = self.stores[store].view();
         let guard = crossbeam_epoch::pin();
-        let filter = FileFilter {
+        let files = FileFilter {
             row: Some(row),
             min_timestamp: query.time_range.min,
             cache_blocks,
         };
-        let mut cursor = view.cursor(read_point, &guard, filter);
+        let mut cursor = view.cursor(read_point, &guard, files);
         cursor.seek(&Cell::first_on_row(row))?;
-        read_row(cursor.as_mut(), row, query, out)
+        read_row(cursor.as_mut(), row, query, filter, out)
     }
 
     /// The queries a read makes of each store it touches, in family order.
@@ -917,15 +927,34 @@ impl Region {
         )?;
         let read_point = self.read_point();
         let mut cells = Vec::new();
-        for (store, query) in &queries {
-            self.read_store_row(
-                *store,
-                &get.row,
-                query,
-                read_point,
-                get.cache_blocks,
-                &mut cells,
-            )?;
+        // A Get is a scan of one row: the filter runs the same protocol.
+        let mut filter = match &get.filter {
+            Some(spec) => Some(spec.build(false)?),
+            None => None,
+        };
+        let skipped = filter
+            .as_deref_mut()
+            .is_some_and(|f| !matches!(start_row(f, &get.row, false), RowVerdict::Read));
+        if !skipped {
+            for (store, query) in &queries {
+                let done = self.read_store_row(
+                    *store,
+                    &get.row,
+                    query,
+                    read_point,
+                    get.cache_blocks,
+                    filter.as_deref_mut(),
+                    &mut cells,
+                )?;
+                if done {
+                    break;
+                }
+            }
+            if let Some(f) = filter.as_deref_mut()
+                && !finish_row(f, &mut cells)
+            {
+                cells.clear();
+            }
         }
         Ok(RowResult {
             row: get.row.clone(),

@@ -8,7 +8,8 @@ use std::collections::VecDeque;
 use std::ops::Bound;
 use std::sync::Arc;
 
-use basalt_common::error::Result;
+use basalt_common::error::{Error, Result};
+use basalt_common::filter::Filter;
 use basalt_common::ops::{RowResult, Scan};
 use basalt_common::{Bytes, Cell};
 
@@ -43,6 +44,45 @@ pub struct RegionScanner {
     rows_per_refill: usize,
     buffer: VecDeque<RowResult>,
     exhausted: bool,
+    filter: Option<Box<dyn Filter>>,
+    /// The scan ended because the filter is done with every later row.
+    filter_ended: bool,
+}
+
+/// What a read's filter says of a row before its cells are read.
+pub(crate) enum RowVerdict {
+    Read,
+    /// The row is filtered out; a forward scan may seek on to the hinted row.
+    Skip(Option<Bytes>),
+    /// No later row can pass: the scan is over.
+    Done,
+}
+
+/// Starts a row under `filter`: reset, `filter_all_remaining`, `filter_row_key`.
+pub(crate) fn start_row(filter: &mut dyn Filter, row: &[u8], reversed: bool) -> RowVerdict {
+    filter.reset();
+    if filter.filter_all_remaining() {
+        return RowVerdict::Done;
+    }
+    if !filter.filter_row_key(row) {
+        return RowVerdict::Read;
+    }
+    if filter.filter_all_remaining() {
+        return RowVerdict::Done;
+    }
+    let hint = if reversed {
+        None
+    } else {
+        filter.next_row_hint(row).filter(|h| h[..] > *row)
+    };
+    RowVerdict::Skip(hint)
+}
+
+/// Finishes a row under `filter` (`filter_row_cells`, then `filter_row` on a row that still
+/// has cells): whether the row is returned.
+pub(crate) fn finish_row(filter: &mut dyn Filter, cells: &mut Vec<Cell>) -> bool {
+    filter.filter_row_cells(cells);
+    !cells.is_empty() && !filter.filter_row()
 }
 
 impl RegionScanner {
@@ -63,6 +103,17 @@ impl RegionScanner {
             .map(|(store, _)| region.stores()[*store].view())
             .collect();
         let position = scan.start_bound();
+        let filter = match &scan.filter {
+            Some(spec) => Some(spec.build(scan.reversed)?),
+            None => None,
+        };
+        if scan.batch.is_some() && filter.as_ref().is_some_and(|f| f.has_filter_row()) {
+            return Err(Error::InvalidArgument(
+                "Cannot set batch on a scan using a filter that decides on whole rows \
+                 (filterRow / filterRowCells)"
+                    .into(),
+            ));
+        }
         Ok(RegionScanner {
             queries,
             views,
@@ -78,7 +129,20 @@ impl RegionScanner {
             rows_per_refill: scan.caching.unwrap_or(DEFAULT_ROWS_PER_REFILL).max(1),
             buffer: VecDeque::new(),
             exhausted: scan.limit == Some(0),
+            filter,
+            filter_ended: false,
         })
+    }
+
+    /// Whether the scan ended because its filter is done with the rest of the table (not just
+    /// this region, as a PageFilter is).
+    pub fn filter_ends_scan(&self) -> bool {
+        self.filter_ended
+    }
+
+    fn end_by_filter(&mut self, filter: &dyn Filter) {
+        self.exhausted = true;
+        self.filter_ended = filter.ends_scan();
     }
 
     /// Whether `row` lies beyond the stop row in the scan's direction.
@@ -96,6 +160,13 @@ impl RegionScanner {
     }
 
     fn refill(&mut self) -> Result<()> {
+        let mut filter = self.filter.take();
+        let result = self.refill_with(filter.as_deref_mut());
+        self.filter = filter;
+        result
+    }
+
+    fn refill_with(&mut self, mut filter: Option<&mut (dyn Filter + 'static)>) -> Result<()> {
         // The views pinned at open, and one epoch guard per refill: the cursors walk memstores
         // without per-step reference counting.
         let views = self.views.clone();
@@ -134,27 +205,91 @@ impl RegionScanner {
                 self.exhausted = true;
                 return Ok(());
             }
+            if let Some(f) = filter.as_deref_mut() {
+                match start_row(f, &row, self.reversed) {
+                    RowVerdict::Read => {}
+                    RowVerdict::Skip(hint) => {
+                        self.skip_row(&mut cursors, row, hint)?;
+                        continue;
+                    }
+                    RowVerdict::Done => {
+                        self.end_by_filter(f);
+                        return Ok(());
+                    }
+                }
+            }
             // Rows of a table tend to be alike: size for the last one to avoid regrowing.
             let mut cells = Vec::with_capacity(last_row_cells);
+            let mut done = false;
             for (cursor, (_, query)) in cursors.iter_mut().zip(&self.queries) {
-                if cursor.peek().is_some_and(|c| same_bytes(c.row(), &row)) {
-                    read_row(cursor.as_mut(), &row, query, &mut cells)?;
+                // A filter done mid-row ends every store's read (HBase's DONE_SCAN).
+                if !done && cursor.peek().is_some_and(|c| same_bytes(c.row(), &row)) {
+                    done = read_row(
+                        cursor.as_mut(),
+                        &row,
+                        query,
+                        filter.as_deref_mut(),
+                        &mut cells,
+                    )?;
                 }
             }
             self.position = Bound::Excluded(row.clone());
+            if let Some(f) = filter.as_deref_mut() {
+                if !finish_row(f, &mut cells) {
+                    cells.clear();
+                }
+                if done {
+                    self.end_by_filter(f);
+                }
+            }
             if cells.is_empty() {
+                if self.exhausted {
+                    return Ok(());
+                }
                 continue;
             }
             rows += 1;
             cells_read += cells.len();
             last_row_cells = cells.len();
             self.emit(row, cells);
+            if self.exhausted {
+                return Ok(());
+            }
             if let Some(left) = &mut self.rows_left {
                 *left -= 1;
                 if *left == 0 {
                     self.exhausted = true;
                     return Ok(());
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Moves past a row the filter dropped: to the hinted row, or just past it.
+    fn skip_row(
+        &mut self,
+        cursors: &mut [Box<dyn CellCursor + '_>],
+        row: Bytes,
+        hint: Option<Bytes>,
+    ) -> Result<()> {
+        match hint {
+            Some(next) => {
+                let key = Cell::first_on_row(&next);
+                for c in cursors.iter_mut() {
+                    c.seek(&key)?;
+                }
+                self.position = Bound::Included(next);
+            }
+            None => {
+                if !self.reversed {
+                    for c in cursors.iter_mut() {
+                        if c.peek().is_some_and(|cell| same_bytes(cell.row(), &row)) {
+                            c.skip_row(&row)?;
+                        }
+                    }
+                }
+                self.position = Bound::Excluded(row);
             }
         }
         Ok(())

@@ -93,6 +93,12 @@ pub type FamilyMap = BTreeMap<Bytes, Option<BTreeSet<Bytes>>>;
 /// time range and versions.
 macro_rules! query_selection_methods {
     () => {
+        /// Cells and rows must also pass `filter` (HBase's `setFilter`).
+        pub fn with_filter(mut self, filter: crate::filter::FilterSpec) -> Self {
+            self.filter = Some(filter);
+            self
+        }
+
         /// Every column of `family` (replacing any columns listed for it before).
         pub fn add_family(mut self, family: impl Into<Bytes>) -> Self {
             self.families.insert(family.into(), None);
@@ -166,6 +172,8 @@ pub struct Get {
     pub max_versions: u32,
     /// Whether blocks read for this Get enter the block cache (used once store files exist).
     pub cache_blocks: bool,
+    /// Applied to the row as a scan of one row applies it.
+    pub filter: Option<crate::filter::FilterSpec>,
 }
 
 impl Get {
@@ -177,6 +185,7 @@ impl Get {
             family_time_ranges: BTreeMap::new(),
             max_versions: 1,
             cache_blocks: true,
+            filter: None,
         }
     }
 
@@ -219,6 +228,8 @@ pub struct Scan {
     /// Whether a row may be cut into several results at `max_result_size` (HBase's
     /// `setAllowPartialResults`).
     pub allow_partial_results: bool,
+    /// Rows and cells must pass it; it is built afresh for each region's scanner.
+    pub filter: Option<crate::filter::FilterSpec>,
 }
 
 impl Default for Scan {
@@ -249,6 +260,7 @@ impl Scan {
             cache_blocks: true,
             max_result_size: None,
             allow_partial_results: false,
+            filter: None,
         }
     }
 

@@ -276,12 +276,25 @@ impl CheckAction {
     }
 }
 
+/// What a [`CheckAndMutate`] checks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Check {
+    /// One column's newest value.
+    Column(Condition),
+    /// The row, read with this filter within the time range, has a cell (HBase 2.4's
+    /// `CheckAndMutate.Builder.ifMatches(Filter)`).
+    Filter {
+        filter: crate::filter::FilterSpec,
+        time_range: TimeRange,
+    },
+}
+
 /// A mutation applied only if a condition on the same row holds, atomically (HBase's
 /// `CheckAndMutate`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckAndMutate {
     pub row: Bytes,
-    pub condition: Condition,
+    pub check: Check,
     pub action: CheckAction,
 }
 
@@ -289,7 +302,23 @@ impl CheckAndMutate {
     pub fn new(row: impl Into<Bytes>, condition: Condition, action: CheckAction) -> Self {
         CheckAndMutate {
             row: row.into(),
-            condition,
+            check: Check::Column(condition),
+            action,
+        }
+    }
+
+    /// Applies `action` if the row read through `filter` is not empty.
+    pub fn if_matches(
+        row: impl Into<Bytes>,
+        filter: crate::filter::FilterSpec,
+        action: CheckAction,
+    ) -> Self {
+        CheckAndMutate {
+            row: row.into(),
+            check: Check::Filter {
+                filter,
+                time_range: TimeRange::ALL,
+            },
             action,
         }
     }

@@ -8,8 +8,8 @@ use basalt_common::bytes_display::BinaryDisplay;
 use basalt_common::cell::validate_row;
 use basalt_common::error::{Error, Result};
 use basalt_common::ops::{
-    Append, CheckAction, CheckAndMutate, CheckAndMutateResult, Increment, Mutation, RowMutations,
-    RowResult, TimeRange,
+    Append, Check, CheckAction, CheckAndMutate, CheckAndMutateResult, Get, Increment, Mutation,
+    RowMutations, RowResult, TimeRange,
 };
 use basalt_common::{Bytes, Cell, CellType, Durability};
 
@@ -97,19 +97,32 @@ impl Region {
         if let CheckAction::RowMutations(m) = &cam.action {
             m.validate()?;
         }
-        let c = &cam.condition;
-        c.time_range.validate()?;
-        let store = self.store_index(&c.family)?;
-        let _lock = self.lock_for_rmw(&cam.row)?;
-        let now = self.now();
-        let current = self.newest_cell(&cam.row, store, &c.qualifier, c.time_range, now)?;
-        if !c.holds(current.as_ref().map(Cell::value)) {
+        let (holds, stamp, _lock, now) = match &cam.check {
+            Check::Column(c) => {
+                c.time_range.validate()?;
+                let store = self.store_index(&c.family)?;
+                let lock = self.lock_for_rmw(&cam.row)?;
+                let now = self.now();
+                let current = self.newest_cell(&cam.row, store, &c.qualifier, c.time_range, now)?;
+                let holds = c.holds(current.as_ref().map(Cell::value));
+                let stamp = now.max(current.map_or(now, |c| c.timestamp));
+                (holds, stamp, lock, now)
+            }
+            Check::Filter { filter, time_range } => {
+                let mut get = Get::new(cam.row.clone()).with_filter(filter.clone());
+                get.time_range = *time_range;
+                let lock = self.lock_for_rmw(&cam.row)?;
+                let now = self.now();
+                let holds = !self.get(&get)?.cells.is_empty();
+                (holds, now, lock, now)
+            }
+        };
+        if !holds {
             return Ok(CheckAndMutateResult {
                 success: false,
                 result: None,
             });
         }
-        let stamp = now.max(current.map_or(now, |c| c.timestamp));
         let (cells, durability, result) = match &cam.action {
             CheckAction::Put(p) => (self.put_cells(p, stamp)?, p.durability, None),
             CheckAction::Delete(d) => {
@@ -256,7 +269,15 @@ impl Region {
         let family = self.stores[store].family();
         let query = StoreQuery::new(family, Some(&columns), time_range, 1, false, now);
         let mut cells = Vec::new();
-        self.read_store_row(store, row, &query, self.read_point(), true, &mut cells)?;
+        self.read_store_row(
+            store,
+            row,
+            &query,
+            self.read_point(),
+            true,
+            None,
+            &mut cells,
+        )?;
         Ok(cells.into_iter().next())
     }
 }

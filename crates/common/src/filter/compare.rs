@@ -1,0 +1,170 @@
+//! Comparators, compiled for evaluation, and the compare step of HBase's `CompareFilter`.
+
+use std::cmp::Ordering;
+
+use regex::bytes::{Regex, RegexBuilder};
+
+use super::{BitOp, Comparator};
+use crate::error::{Error, Result};
+use crate::ops::CompareOperator;
+
+/// A [`Comparator`] ready to compare cell bytes: regular expressions compiled, substrings
+/// lowercased.
+#[derive(Debug, Clone)]
+pub(super) enum Compiled {
+    Binary(Vec<u8>),
+    BinaryPrefix(Vec<u8>),
+    Regex(Regex),
+    Substring(Vec<u8>),
+    Bit(Vec<u8>, BitOp),
+    Null,
+    Long(i64),
+    BinaryComponent(usize, Vec<u8>),
+}
+
+impl Compiled {
+    pub(super) fn new(comparator: &Comparator) -> Result<Compiled> {
+        Ok(match comparator {
+            Comparator::Binary(v) => Compiled::Binary(v.to_vec()),
+            Comparator::BinaryPrefix(v) => Compiled::BinaryPrefix(v.to_vec()),
+            // Java's `find()` with DOTALL, over the value's bytes one character each (HBase
+            // decodes values as ISO-8859-1), so `.` matches any byte.
+            Comparator::RegexString(pattern) => Compiled::Regex(
+                RegexBuilder::new(pattern)
+                    .dot_matches_new_line(true)
+                    .unicode(false)
+                    .build()
+                    .map_err(|e| {
+                        Error::InvalidArgument(format!(
+                            "RegexStringComparator: invalid pattern {pattern:?}: {e}"
+                        ))
+                    })?,
+            ),
+            Comparator::Substring(s) => Compiled::Substring(s.to_lowercase().into_bytes()),
+            Comparator::Bit { value, op } => Compiled::Bit(value.to_vec(), *op),
+            Comparator::Null => Compiled::Null,
+            Comparator::Long(v) => Compiled::Long(*v),
+            Comparator::BinaryComponent { offset, value } => {
+                Compiled::BinaryComponent(*offset as usize, value.to_vec())
+            }
+        })
+    }
+
+    /// HBase's `compareTo(cell)`: the comparator's value against the cell's bytes. Matching
+    /// comparators (regex, substring, bit, null) give `Equal` on a match and `Greater`
+    /// otherwise. `None` when the cell cannot be compared (a long comparator on a value that
+    /// is not 8 bytes), which no operator passes.
+    pub(super) fn compare(&self, cell: &[u8]) -> Option<Ordering> {
+        let matched = |m: bool| {
+            Some(if m {
+                Ordering::Equal
+            } else {
+                Ordering::Greater
+            })
+        };
+        match self {
+            Compiled::Binary(v) => Some(v.as_slice().cmp(cell)),
+            Compiled::BinaryPrefix(v) => Some(v.as_slice().cmp(&cell[..v.len().min(cell.len())])),
+            Compiled::Regex(re) => matched(re.is_match(cell)),
+            Compiled::Substring(s) => matched(contains(&cell.to_ascii_lowercase(), s)),
+            Compiled::Bit(v, op) => matched(
+                v.len() == cell.len()
+                    && v.iter().zip(cell).any(|(a, b)| match op {
+                        BitOp::And => a & b != 0,
+                        BitOp::Or => a | b != 0,
+                        BitOp::Xor => a ^ b != 0,
+                    }),
+            ),
+            Compiled::Null => matched(cell.is_empty()),
+            Compiled::Long(v) => {
+                let cell = i64::from_be_bytes(cell.try_into().ok()?);
+                Some(v.cmp(&cell))
+            }
+            Compiled::BinaryComponent(offset, v) => {
+                let start = (*offset).min(cell.len());
+                let end = (start + v.len()).min(cell.len());
+                Some(v.as_slice().cmp(&cell[start..end]))
+            }
+        }
+    }
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    needle.is_empty() || haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// Whether a cell passes `op` against a comparator: HBase's filters read the operator with
+/// the cell on the left (`LESS` passes cells below the comparator's value), the reverse of
+/// check-and-mutate. `NO_OP` passes nothing.
+pub(super) fn passes(op: CompareOperator, comparator: &Compiled, cell: &[u8]) -> bool {
+    comparator
+        .compare(cell)
+        .is_some_and(|ord| op.matches(ord.reverse()))
+}
+
+#[cfg(test)]
+mod tests {
+    use bytes::Bytes;
+
+    use super::*;
+
+    fn c(comparator: Comparator) -> Compiled {
+        Compiled::new(&comparator).unwrap()
+    }
+
+    #[test]
+    fn operators_read_cell_op_value() {
+        let b = c(Comparator::Binary(Bytes::from_static(b"m")));
+        assert!(passes(CompareOperator::Less, &b, b"a"));
+        assert!(!passes(CompareOperator::Less, &b, b"m"));
+        assert!(passes(CompareOperator::LessOrEqual, &b, b"m"));
+        assert!(passes(CompareOperator::Greater, &b, b"z"));
+        assert!(passes(CompareOperator::GreaterOrEqual, &b, b"m"));
+        assert!(passes(CompareOperator::Equal, &b, b"m"));
+        assert!(passes(CompareOperator::NotEqual, &b, b"mm"));
+        assert!(!passes(CompareOperator::NoOp, &b, b"m"));
+    }
+
+    #[test]
+    fn comparators() {
+        let prefix = c(Comparator::BinaryPrefix(Bytes::from_static(b"ab")));
+        assert!(passes(CompareOperator::Equal, &prefix, b"abc"));
+        assert!(!passes(CompareOperator::Equal, &prefix, b"a"));
+        // Found anywhere, `.` crossing lines and matching any byte.
+        let re = c(Comparator::RegexString("b.c".into()));
+        assert!(passes(CompareOperator::Equal, &re, b"xxb\ncyy"));
+        assert!(passes(CompareOperator::Equal, &re, b"b\xffc"));
+        assert!(passes(CompareOperator::NotEqual, &re, b"bc"));
+        let sub = c(Comparator::Substring("LoW".into()));
+        assert!(passes(CompareOperator::Equal, &sub, b"yellOWish"));
+        assert!(!passes(CompareOperator::Equal, &sub, b"lo w"));
+        let bit = c(Comparator::Bit {
+            value: Bytes::from_static(&[0b0001]),
+            op: BitOp::And,
+        });
+        assert!(passes(CompareOperator::Equal, &bit, &[0b0011]));
+        assert!(!passes(CompareOperator::Equal, &bit, &[0b0010]));
+        assert!(!passes(CompareOperator::Equal, &bit, &[1, 1]));
+        assert!(passes(CompareOperator::Equal, &c(Comparator::Null), b""));
+        let long = c(Comparator::Long(10));
+        assert!(passes(
+            CompareOperator::Greater,
+            &long,
+            &11i64.to_be_bytes()
+        ));
+        assert!(passes(CompareOperator::Less, &long, &(-5i64).to_be_bytes()));
+        assert!(!passes(CompareOperator::NotEqual, &long, b"short"));
+        let component = c(Comparator::BinaryComponent {
+            offset: 2,
+            value: Bytes::from_static(b"cd"),
+        });
+        assert!(passes(CompareOperator::Equal, &component, b"abcdef"));
+        assert!(passes(CompareOperator::Greater, &component, b"abce"));
+        assert!(
+            Compiled::new(&Comparator::RegexString("(".into()))
+                .unwrap_err()
+                .to_string()
+                .contains("invalid pattern")
+        );
+    }
+}
