@@ -36,7 +36,7 @@ pub use basalt_wal::WalConfig;
 
 pub use basalt_common::filter::{BitOp, Comparator, FilterSpec, RowRange, parse_filter};
 pub use basalt_common::ops::{
-    Append, CheckAction, CheckAndMutate, CheckAndMutateResult, CompareOperator, Condition,
+    Append, Check, CheckAction, CheckAndMutate, CheckAndMutateResult, CompareOperator, Condition,
     DeleteEntry, Increment, Mutation, PutCell, RowMutations,
 };
 pub use basalt_common::{
