@@ -28,6 +28,7 @@ fn scan_all() -> ScanSpec {
         batch: None,
         raw: false,
         caching: 1,
+        filter: None,
     }
 }
 
@@ -215,7 +216,59 @@ fn merged_parents_stay_gone_when_the_clock_stands_still_across_reopens() {
             batch: None,
             raw: false,
             caching: 1,
+            filter: None,
         }),
     ];
     run(&[plain(1), plain(1)], &[b"a".to_vec()], &ops).unwrap();
+}
+
+/// A filter is shown every version the family keeps: with one version asked for, the newest
+/// version that passes comes back (HBase 2's versions-after-filter), not nothing.
+#[test]
+fn filters_see_versions_beyond_the_scans() {
+    use basalt_client::CompareOperator;
+    use support::model::filter::ModelFilter;
+    let put = |ts, v: &str| Op::Put {
+        row: b"a".to_vec(),
+        ts: Some(ts),
+        ttl_ms: None,
+        cells: vec![(0, b"q".to_vec(), None, v.as_bytes().to_vec())],
+    };
+    let ops = [
+        put(1, "v1"),
+        put(2, "v2"),
+        Op::Scan(ScanSpec {
+            filter: Some(ModelFilter::Value(CompareOperator::Equal, b"v1".to_vec())),
+            ..scan_all()
+        }),
+    ];
+    run(&[plain(3), plain(1)], &[], &ops).unwrap();
+}
+
+/// A filter's seek hint from the empty qualifier must not jump over the row's DeleteFamily
+/// marker, which sorts among that column's versions: the masked cell would reappear.
+#[test]
+fn filter_hints_do_not_skip_family_markers() {
+    use support::model::filter::ModelFilter;
+    let ops = [
+        Op::Put {
+            row: b"a".to_vec(),
+            ts: None,
+            ttl_ms: None,
+            cells: vec![
+                (0, b"".to_vec(), Some(5), b"v1".to_vec()),
+                (0, b"b".to_vec(), Some(1), b"v1".to_vec()),
+            ],
+        },
+        Op::Delete {
+            row: b"a".to_vec(),
+            ts: Some(3),
+            entries: vec![],
+        },
+        Op::Scan(ScanSpec {
+            filter: Some(ModelFilter::ColumnPrefix(b"b".to_vec())),
+            ..scan_all()
+        }),
+    ];
+    run(&[plain(3), plain(1)], &[], &ops).unwrap();
 }

@@ -17,6 +17,10 @@ use std::sync::Arc;
 
 use basalt_fs::MemFs;
 
+pub mod filter;
+
+use filter::ModelFilter;
+
 pub type Row = Vec<u8>;
 
 /// A family's retention settings.
@@ -48,6 +52,7 @@ pub struct ScanSpec {
     pub batch: Option<usize>,
     pub raw: bool,
     pub caching: usize,
+    pub filter: Option<ModelFilter>,
 }
 
 #[derive(Debug, Clone)]
@@ -603,7 +608,15 @@ impl Oracle {
             if rows_left == 0 {
                 break;
             }
-            let cells = self.read_row(r, &s.cols, tr, s.versions, s.raw);
+            let cells = match &s.filter {
+                // A filter is shown every version the family keeps.
+                Some(f) => f.apply(
+                    r,
+                    self.read_row(r, &s.cols, tr, u32::MAX, s.raw),
+                    s.versions,
+                ),
+                None => self.read_row(r, &s.cols, tr, s.versions, s.raw),
+            };
             if cells.is_empty() {
                 continue;
             }
@@ -834,6 +847,9 @@ pub fn run(families: &[FamilySpec], splits: &[Row], ops: &[Op]) -> Result<(), St
                 }
                 if let Some(b) = s.batch {
                     scan = scan.with_batch(b);
+                }
+                if let Some(f) = &s.filter {
+                    scan = scan.with_filter(f.spec());
                 }
                 let got: Vec<RowResult> = engine
                     .table

@@ -303,6 +303,7 @@ impl Filter for KeyOnlyFilter {
             value,
         );
         out.seq_id = cell.seq_id;
+        out.ttl_ms = cell.ttl_ms;
         out
     }
 }
