@@ -6,7 +6,7 @@
 
 use basalt_client::{
     Bytes, ColumnFamilyDescriptor, Connection, Delete, Get, Put, Result, RowResult, Scan,
-    TableDescriptor,
+    TableDescriptor, parse_filter,
 };
 
 fn show(r: &RowResult) {
@@ -77,6 +77,12 @@ fn main() -> Result<()> {
 
     println!("\nscan 'webtable'");
     for row in table.scan(&Scan::new())? {
+        show(&row?);
+    }
+
+    let filter = "ColumnPrefixFilter('cnn') OR ValueFilter(=, 'regexstring:^<html')";
+    println!("\nscan 'webtable', {{FILTER => \"{filter}\"}}");
+    for row in table.scan(&Scan::new().with_filter(parse_filter(filter)?))? {
         show(&row?);
     }
 

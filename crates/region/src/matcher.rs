@@ -51,6 +51,8 @@ pub struct StoreQuery {
     pub raw: bool,
     /// KEEP_DELETED_CELLS is on: markers only count inside the time range.
     pub see_past_deletes: bool,
+    /// Whether store file blocks read enter the block cache.
+    pub cache_blocks: bool,
 }
 
 impl StoreQuery {
@@ -85,6 +87,7 @@ impl StoreQuery {
             now,
             raw,
             see_past_deletes: family.keep_deleted_cells != KeepDeletedCells::False,
+            cache_blocks: true,
         }
     }
 }

@@ -838,15 +838,7 @@ impl Region {
         let versions = u32::try_from(k).unwrap_or(u32::MAX);
         let query = StoreQuery::new(family, Some(&columns), TimeRange::ALL, versions, false, now);
         let mut cells = Vec::new();
-        self.read_store_row(
-            store,
-            row,
-            &query,
-            self.read_point(),
-            true,
-            None,
-            &mut cells,
-        )?;
+        self.read_store_row(store, row, &query, self.read_point(), None, &mut cells)?;
         Ok(cells.get(k - 1).map(|c| c.timestamp))
     }
 
@@ -856,7 +848,6 @@ impl Region {
         row: &[u8],
         query: &StoreQuery,
         read_point: u64,
-        cache_blocks: bool,
         filter: Option<&mut (dyn Filter + 'static)>,
         out: &mut Vec<Cell>,
     ) -> Result<bool> {
@@ -865,7 +856,7 @@ impl Region {
         let files = FileFilter {
             row: Some(row),
             min_timestamp: query.time_range.min,
-            cache_blocks,
+            cache_blocks: query.cache_blocks,
         };
         let mut cursor = view.cursor(read_point, &guard, files);
         cursor.seek(&Cell::first_on_row(row))?;
@@ -917,7 +908,7 @@ impl Region {
         validate_row(&get.row)?;
         self.check_serving(&get.row)?;
         let now = self.now();
-        let queries = self.store_queries(
+        let mut queries = self.store_queries(
             &get.families,
             get.time_range,
             &get.family_time_ranges,
@@ -925,6 +916,9 @@ impl Region {
             false,
             now,
         )?;
+        for (_, query) in &mut queries {
+            query.cache_blocks = get.cache_blocks;
+        }
         let read_point = self.read_point();
         let mut cells = Vec::new();
         // A Get is a scan of one row: the filter runs the same protocol.
@@ -942,7 +936,6 @@ impl Region {
                     &get.row,
                     query,
                     read_point,
-                    get.cache_blocks,
                     filter.as_deref_mut(),
                     &mut cells,
                 )?;

@@ -232,8 +232,8 @@ impl Fuzzy {
             t[j] += 1;
             j + 1
         };
-        for k in from..n {
-            t[k] = if self.fixed[k] { self.key[k] } else { 0 };
+        for ((byte, key), fixed) in t.iter_mut().zip(&self.key).zip(&self.fixed).skip(from) {
+            *byte = if *fixed { *key } else { 0 };
         }
         Some(t)
     }
@@ -352,7 +352,7 @@ impl MultiRowRangeFilter {
             }
         }
         let mut sorted: Vec<RowRange> = ranges.to_vec();
-        sorted.sort_by(|a, b| first_row_of(a).cmp(&first_row_of(b)));
+        sorted.sort_by_key(first_row_of);
         let mut merged: Vec<RowRange> = Vec::new();
         for r in sorted {
             if let Some(last) = merged.last_mut()

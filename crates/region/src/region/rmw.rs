@@ -269,15 +269,7 @@ impl Region {
         let family = self.stores[store].family();
         let query = StoreQuery::new(family, Some(&columns), time_range, 1, false, now);
         let mut cells = Vec::new();
-        self.read_store_row(
-            store,
-            row,
-            &query,
-            self.read_point(),
-            true,
-            None,
-            &mut cells,
-        )?;
+        self.read_store_row(store, row, &query, self.read_point(), None, &mut cells)?;
         Ok(cells.into_iter().next())
     }
 }
