@@ -1,9 +1,10 @@
-//! `basalt`: the one Basalt binary. Today it inspects store files (`basalt hfile`) and WAL
-//! segments (`basalt wal`) and measures performance (`basalt pe`); the server
-//! (`standalone`) and the shell join it as they are built.
+//! `basalt`: the one Basalt binary. It runs the server (`basalt standalone`), inspects store
+//! files (`basalt hfile`) and WAL segments (`basalt wal`), and measures performance
+//! (`basalt pe`); the shell joins it as it is built.
 
 mod hfile;
 mod pe;
+mod standalone;
 mod wal;
 
 use clap::{Parser, Subcommand};
@@ -21,6 +22,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run Basalt: the engine on a data directory and its Thrift1 gateway.
+    Standalone(standalone::Args),
     /// Print a store file's trailer, file info, index, bloom filter and cells (like `hbase hfile`).
     Hfile(hfile::Args),
     /// Print a WAL segment's edits and how it ends (like `hbase wal`).
@@ -34,6 +37,7 @@ enum Command {
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Standalone(args) => standalone::run(&args),
         Command::Hfile(args) => hfile::run(&args, &mut std::io::stdout().lock()),
         Command::Wal(args) => wal::run(&args, &mut std::io::stdout().lock()),
         Command::Pe(args) => pe::run(&args, &mut std::io::stdout().lock()),

@@ -600,7 +600,11 @@ fn filters_read_flushed_files_and_gets() {
 /// Data-block reads (cache hits plus misses) a scan makes.
 fn blocks_read(conn: &basalt_client::Connection, t: &Table, scan: Scan) -> (u64, usize) {
     let before = conn.block_cache_stats();
-    let rows = t.scan(&scan).unwrap().inspect(|r| assert!(r.is_ok())).count();
+    let rows = t
+        .scan(&scan)
+        .unwrap()
+        .inspect(|r| assert!(r.is_ok()))
+        .count();
     let after = conn.block_cache_stats();
     (
         after.hits + after.misses - before.hits - before.misses,

@@ -1,0 +1,207 @@
+//! `basalt standalone`: one process hosting the engine on a data directory and its gateways
+//! (Thrift1 today). Settings come from flags, or from a config file of `key = value` lines with
+//! the flags' names (flags win). SIGINT or SIGTERM shuts it down cleanly.
+
+use std::net::{IpAddr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use basalt_client::Connection;
+use basalt_thrift::{ThriftConfig, ThriftServer};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Data directory [default: ./basalt-data]
+    #[arg(long)]
+    data: Option<PathBuf>,
+    /// Address the gateways listen on [default: 127.0.0.1]
+    #[arg(long)]
+    bind: Option<IpAddr>,
+    /// Thrift1 port; 0 picks a free one [default: 9090]
+    #[arg(long)]
+    thrift_port: Option<u16>,
+    /// Thrift framed transport (buffered otherwise), as HBase's `--framed`
+    #[arg(long)]
+    framed: bool,
+    /// Thrift compact protocol (binary otherwise), as HBase's `--compact`
+    #[arg(long)]
+    compact: bool,
+    /// Largest Thrift frame or message accepted, in MiB [default: 64]
+    #[arg(long)]
+    thrift_max_message_mb: Option<usize>,
+    /// Seconds an idle Thrift scanner lives [default: 60]
+    #[arg(long)]
+    scanner_lease_secs: Option<u64>,
+    /// A file of `key = value` lines with the same settings (e.g. `thrift-port = 9090`)
+    #[arg(long)]
+    config: Option<PathBuf>,
+}
+
+/// Every setting, resolved.
+#[derive(Debug, PartialEq)]
+struct Settings {
+    data: PathBuf,
+    bind: IpAddr,
+    thrift_port: u16,
+    framed: bool,
+    compact: bool,
+    max_message_mb: usize,
+    scanner_lease_secs: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            data: PathBuf::from("./basalt-data"),
+            bind: IpAddr::from([127, 0, 0, 1]),
+            thrift_port: 9090,
+            framed: false,
+            compact: false,
+            max_message_mb: 64,
+            scanner_lease_secs: 60,
+        }
+    }
+}
+
+fn parse<T: std::str::FromStr>(key: &str, value: &str, line: usize) -> anyhow::Result<T> {
+    value
+        .parse()
+        .map_err(|_| anyhow::anyhow!("config line {line}: {key} cannot be {value:?}"))
+}
+
+/// Applies a config file's lines to `s`.
+fn apply_file(s: &mut Settings, text: &str) -> anyhow::Result<()> {
+    for (i, line) in text.lines().enumerate() {
+        let n = i + 1;
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            bail!("config line {n}: expected `key = value`, got {line:?}");
+        };
+        let (key, value) = (key.trim(), value.trim().trim_matches('"'));
+        match key {
+            "data" => s.data = PathBuf::from(value),
+            "bind" => s.bind = parse(key, value, n)?,
+            "thrift-port" => s.thrift_port = parse(key, value, n)?,
+            "framed" => s.framed = parse(key, value, n)?,
+            "compact" => s.compact = parse(key, value, n)?,
+            "thrift-max-message-mb" => s.max_message_mb = parse(key, value, n)?,
+            "scanner-lease-secs" => s.scanner_lease_secs = parse(key, value, n)?,
+            other => bail!(
+                "config line {n}: unknown setting {other:?} (known: data, bind, thrift-port, \
+                 framed, compact, thrift-max-message-mb, scanner-lease-secs)"
+            ),
+        }
+    }
+    Ok(())
+}
+
+fn resolve(args: &Args) -> anyhow::Result<Settings> {
+    let mut s = Settings::default();
+    if let Some(path) = &args.config {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read config file {}", path.display()))?;
+        apply_file(&mut s, &text).with_context(|| format!("in {}", path.display()))?;
+    }
+    if let Some(d) = &args.data {
+        s.data.clone_from(d);
+    }
+    if let Some(b) = args.bind {
+        s.bind = b;
+    }
+    if let Some(p) = args.thrift_port {
+        s.thrift_port = p;
+    }
+    s.framed |= args.framed;
+    s.compact |= args.compact;
+    if let Some(m) = args.thrift_max_message_mb {
+        s.max_message_mb = m;
+    }
+    if let Some(l) = args.scanner_lease_secs {
+        s.scanner_lease_secs = l;
+    }
+    if s.max_message_mb == 0 {
+        bail!("thrift-max-message-mb must be at least 1");
+    }
+    Ok(s)
+}
+
+fn open(data: &Path) -> anyhow::Result<Connection> {
+    Connection::open(data).with_context(|| {
+        format!(
+            "cannot open the data directory {} (is another basalt using it?)",
+            data.display()
+        )
+    })
+}
+
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    let s = resolve(args)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(signal, Arc::clone(&stop))
+            .context("cannot install the signal handlers")?;
+    }
+    let conn = open(&s.data)?;
+    let config = ThriftConfig {
+        bind: SocketAddr::new(s.bind, s.thrift_port),
+        framed: s.framed,
+        compact: s.compact,
+        max_message: s.max_message_mb << 20,
+        scanner_lease: Duration::from_secs(s.scanner_lease_secs),
+        server_host: s.bind.to_string(),
+        ..ThriftConfig::default()
+    };
+    let thrift = match ThriftServer::start(conn.clone(), config) {
+        Ok(t) => t,
+        Err(e) => {
+            conn.close()?;
+            bail!("cannot listen on {}:{}: {e}", s.bind, s.thrift_port);
+        }
+    };
+    println!(
+        "thrift listening on {} ({}, {})",
+        thrift.local_addr(),
+        if s.framed { "framed" } else { "buffered" },
+        if s.compact { "compact" } else { "binary" }
+    );
+    println!("data in {}; stop with Ctrl-C or SIGTERM", s.data.display());
+    while !stop.load(Ordering::Acquire) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    println!("shutting down: finishing calls in flight");
+    thrift.shutdown();
+    conn.close().context("closing the engine")?;
+    println!("stopped");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_file_then_flags() {
+        let mut s = Settings::default();
+        apply_file(
+            &mut s,
+            "# a comment\ndata = /tmp/x\nthrift-port = 9191\nframed = true\n\n",
+        )
+        .expect("valid");
+        assert_eq!(s.data, PathBuf::from("/tmp/x"));
+        assert_eq!(s.thrift_port, 9191);
+        assert!(s.framed);
+        let err = apply_file(&mut s, "thrift-port = lots").expect_err("bad value");
+        assert!(err.to_string().contains("line 1: thrift-port"), "{err}");
+        let err = apply_file(&mut s, "\nport = 1").expect_err("unknown key");
+        assert!(
+            err.to_string().contains("unknown setting \"port\""),
+            "{err}"
+        );
+    }
+}
