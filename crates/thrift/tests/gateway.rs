@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use basalt_thrift::ThriftConfig;
 use basalt_thrift::protocol::{TType, Value};
 use support::{
-    Answer, Arg, Client, column_descriptor, exception, list, mutation, row_columns, server,
+    Answer, Arg, Client, Row, column_descriptor, exception, list, mutation, row_columns, server,
     server_with, success, tcells,
 };
 
@@ -56,7 +56,7 @@ fn get(c: &mut Client, table: &[u8], row: &[u8], column: &[u8]) -> Vec<(Vec<u8>,
     tcells(success(&r))
 }
 
-fn scan_all(c: &mut Client, id: i32) -> Vec<(Vec<u8>, Vec<(Vec<u8>, Vec<u8>)>)> {
+fn scan_all(c: &mut Client, id: i32) -> Vec<Row> {
     let mut out = Vec::new();
     for _ in 0..1000 {
         let r = c.call("scannerGetList", &[(1, Arg::I32(id)), (2, Arg::I32(7))]);
@@ -358,7 +358,7 @@ fn scanner_variants_regions_and_sorting() {
         };
         *id
     };
-    let keys = |rows: Vec<(Vec<u8>, Vec<(Vec<u8>, Vec<u8>)>)>| {
+    let keys = |rows: Vec<Row>| {
         rows.into_iter()
             .map(|r| String::from_utf8(r.0).unwrap())
             .collect::<Vec<_>>()

@@ -210,8 +210,11 @@ pub fn tcells(v: &Value) -> Vec<(Vec<u8>, i64)> {
         .collect()
 }
 
-/// A TRowResult's row and its `columns` map as (column, value) pairs.
-pub fn row_columns(v: &Value) -> (Vec<u8>, Vec<(Vec<u8>, Vec<u8>)>) {
+/// A row and its (column, value) pairs.
+pub type Row = (Vec<u8>, Vec<(Vec<u8>, Vec<u8>)>);
+
+/// A TRowResult's row and its `columns` map (or `sortedColumns` list) as (column, value) pairs.
+pub fn row_columns(v: &Value) -> Row {
     let r = strukt(v);
     let mut cols = Vec::new();
     if let Some(Value::Map(m)) = r.get(2) {
