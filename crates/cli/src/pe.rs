@@ -17,6 +17,7 @@ use basalt_client::{
 use hdrhistogram::Histogram;
 
 pub mod plot;
+mod remote;
 #[cfg(feature = "rocksdb")]
 mod rocks;
 mod ycsb;
@@ -129,6 +130,16 @@ pub struct Args {
     /// Basalt / RocksDB throughput ratios. Needs a build with `--features rocksdb`.
     #[arg(long)]
     pub compare_rocksdb: bool,
+    /// Remote mode: run against a server's Thrift1 gateway at HOST:PORT instead of an
+    /// embedded engine (e.g. `--thrift 127.0.0.1:9090` with `basalt standalone` running).
+    #[arg(long)]
+    pub thrift: Option<std::net::SocketAddr>,
+    /// Remote mode: framed transport (the server's `--framed`).
+    #[arg(long)]
+    pub thrift_framed: bool,
+    /// Remote mode: compact protocol (the server's `--compact`).
+    #[arg(long)]
+    pub thrift_compact: bool,
 }
 
 impl Command {
@@ -595,12 +606,19 @@ fn comparator(args: &Args) -> Result<Option<Arc<dyn Backend>>> {
 }
 
 /// Opens the engine and the table (created, pre-split, if missing).
-fn open(args: &Args) -> Result<(Connection, Arc<dyn Backend>)> {
+fn open(args: &Args) -> Result<(Option<Connection>, Arc<dyn Backend>)> {
     if args.rows == 0 || args.threads == 0 {
         bail!("--rows and --threads must be at least 1");
     }
     if args.families == 0 || args.columns == 0 {
         bail!("--families and --columns must be at least 1");
+    }
+    if let Some(addr) = args.thrift {
+        if args.compare_rocksdb {
+            bail!("--compare-rocksdb needs the embedded engine, not --thrift");
+        }
+        let backend = remote::Remote::open(args, addr, &remote::families(args))?;
+        return Ok((None, Arc::new(backend)));
     }
     let durability: Durability = args
         .durability
@@ -647,7 +665,7 @@ fn open(args: &Args) -> Result<(Connection, Arc<dyn Backend>)> {
         table: conn.table(&table_name(args))?,
         durability,
     });
-    Ok((conn, backend))
+    Ok((Some(conn), backend))
 }
 
 pub fn run(args: &Args, out: &mut dyn std::io::Write) -> Result<()> {
@@ -666,7 +684,9 @@ pub fn run(args: &Args, out: &mut dyn std::io::Write) -> Result<()> {
                 writeln!(out, "{line}")?;
             }
         }
-        conn.close()?;
+        if let Some(conn) = &conn {
+            conn.close()?;
+        }
         return Ok(());
     }
     for &command in &args.commands {
@@ -701,6 +721,8 @@ pub fn run(args: &Args, out: &mut dyn std::io::Write) -> Result<()> {
             writeln!(out, "{line}")?;
         }
     }
-    conn.close()?;
+    if let Some(conn) = &conn {
+        conn.close()?;
+    }
     Ok(())
 }

@@ -61,14 +61,12 @@ fn table_name(args: &Fields, id: i16) -> Result<TableName, Failure> {
     Ok(TableName::parse(text(bin(args, id, "tableName")?)?)?)
 }
 
-/// `family` or `family:qualifier`.
+/// `family` or `family:qualifier` (one copy of the column, sliced).
 fn parse_column(column: &[u8]) -> (Bytes, Option<Bytes>) {
+    let column = Bytes::copy_from_slice(column);
     match column.iter().position(|&b| b == b':') {
-        Some(i) => (
-            Bytes::copy_from_slice(&column[..i]),
-            Some(Bytes::copy_from_slice(&column[i + 1..])),
-        ),
-        None => (Bytes::copy_from_slice(column), None),
+        Some(i) => (column.slice(..i), Some(column.slice(i + 1..))),
+        None => (column, None),
     }
 }
 
@@ -115,8 +113,9 @@ fn durability(write_to_wal: bool) -> Durability {
 /// One row's Mutation list as a Put and a Delete at `ts` (HBase's handler builds the same two;
 /// LATEST_TIMESTAMP means the server's time).
 fn row_mutations(row: &[u8], mutations: &[Value], ts: i64) -> Result<(Put, Delete), Failure> {
-    let mut put = Put::new(Bytes::copy_from_slice(row)).with_timestamp(ts);
-    let mut delete = Delete::new(Bytes::copy_from_slice(row)).with_timestamp(ts);
+    let row = Bytes::copy_from_slice(row);
+    let mut put = Put::new(row.clone()).with_timestamp(ts);
+    let mut delete = Delete::new(row).with_timestamp(ts);
     for m in mutations {
         let Value::Struct(m) = m else { continue };
         let column = m.binary(2).unwrap_or_default();
@@ -430,6 +429,11 @@ impl Handler {
             if !delete.entries.is_empty() {
                 deletes.push(BatchOp::Delete(delete));
             }
+        }
+        // One row's put (a client writing row by row) skips the batch machinery.
+        if let ([BatchOp::Put(put)], []) = (&puts[..], &deletes[..]) {
+            table.put(put)?;
+            return Ok(Reply::Void);
         }
         for ops in [puts, deletes] {
             for outcome in table.batch(&ops) {

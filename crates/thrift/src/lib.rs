@@ -5,10 +5,12 @@
 //! - [`handler`]: each method of the service, with HBase's semantics and quirks;
 //! - [`server`]: the accept loop, buffered and framed transports, limits, leases, shutdown.
 
+pub mod client;
 pub mod handler;
 pub mod protocol;
 pub mod reply;
 pub mod scanners;
 pub mod server;
 
+pub use client::{ClientError, ThriftClient};
 pub use server::{ThriftConfig, ThriftServer};

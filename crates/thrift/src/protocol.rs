@@ -2,7 +2,7 @@
 //! call's arguments into generic [`Value`]s within a byte budget, and a writer for replies.
 //! Wire formats: `docs/design/thrift.md`.
 
-use std::io::{self, Read};
+use std::io::{self, BufRead};
 
 /// Which encoding a connection speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -216,7 +216,7 @@ pub struct Reader<R> {
     depth: usize,
 }
 
-impl<R: Read> Reader<R> {
+impl<R: BufRead> Reader<R> {
     pub fn new(inner: R, protocol: Protocol, limit: usize) -> Self {
         Reader {
             inner,
@@ -238,7 +238,14 @@ impl<R: Read> Reader<R> {
     fn array<const N: usize>(&mut self) -> Result<[u8; N], WireError> {
         self.budget(N)?;
         let mut b = [0u8; N];
-        self.inner.read_exact(&mut b)?;
+        // Straight from the buffer when it holds them (the usual case), else by reading.
+        let buffered = self.inner.fill_buf()?;
+        if let Some(head) = buffered.get(..N) {
+            b.copy_from_slice(head);
+            self.inner.consume(N);
+        } else {
+            self.inner.read_exact(&mut b)?;
+        }
         Ok(b)
     }
 
@@ -508,6 +515,24 @@ impl Writer {
         }
     }
 
+    /// Empties the buffer for the next message, keeping its memory; with `framed`, room for
+    /// the frame's length comes first ([`Writer::finish_frame`] fills it in).
+    pub fn reset(&mut self, framed: bool) {
+        self.buf.clear();
+        self.last_ids.clear();
+        if framed {
+            self.buf.extend_from_slice(&[0; 4]);
+        }
+    }
+
+    /// Writes the frame length into the room [`Writer::reset`] left.
+    pub fn finish_frame(&mut self) {
+        let len = u32::try_from(self.buf.len().saturating_sub(4)).unwrap_or(u32::MAX);
+        if let Some(head) = self.buf.get_mut(..4) {
+            head.copy_from_slice(&len.to_be_bytes());
+        }
+    }
+
     pub fn message_begin(&mut self, name: &str, kind: u8, seq: i32) {
         match self.protocol {
             Protocol::Binary => {
@@ -620,6 +645,14 @@ impl Writer {
     pub fn binary(&mut self, v: &[u8]) {
         self.length(v.len());
         self.buf.extend_from_slice(v);
+    }
+
+    /// One binary value made of several parts (a `family:qualifier` column without building it).
+    pub fn binary_parts(&mut self, parts: &[&[u8]]) {
+        self.length(parts.iter().map(|p| p.len()).sum());
+        for p in parts {
+            self.buf.extend_from_slice(p);
+        }
     }
 
     pub fn string(&mut self, v: &str) {

@@ -7,7 +7,7 @@
 //! other connections do not notice. Shutdown stops accepting, lets each connection finish the
 //! call it is in, and waits for them.
 
-use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -216,7 +216,8 @@ struct Patient<'a> {
 
 impl Read for Patient<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let started = Instant::now();
+        // Only a read that times out looks at the clock.
+        let mut started: Option<Instant> = None;
         loop {
             match self.inner.read(buf) {
                 Err(e)
@@ -228,7 +229,9 @@ impl Read for Patient<'_> {
                     if !self.in_call && self.stop.load(Ordering::Acquire) {
                         return Ok(0);
                     }
-                    if self.in_call && started.elapsed() > self.stall {
+                    if self.in_call
+                        && started.get_or_insert_with(Instant::now).elapsed() > self.stall
+                    {
                         return Err(io::Error::new(
                             io::ErrorKind::TimedOut,
                             "the call's bytes stopped arriving",
@@ -246,10 +249,50 @@ impl Read for Patient<'_> {
     }
 }
 
+impl BufRead for Patient<'_> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        // Wait as `read` does; then the buffer holds at least a byte (or the stream ended).
+        if self.inner.buffer().is_empty() {
+            let mut started: Option<Instant> = None;
+            loop {
+                match self.inner.fill_buf() {
+                    Ok(_) => break,
+                    Err(e)
+                        if matches!(
+                            e.kind(),
+                            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                        ) =>
+                    {
+                        if !self.in_call && self.stop.load(Ordering::Acquire) {
+                            return Ok(&[]);
+                        }
+                        if self.in_call
+                            && started.get_or_insert_with(Instant::now).elapsed() > self.stall
+                        {
+                            return Err(io::Error::new(
+                                io::ErrorKind::TimedOut,
+                                "the call's bytes stopped arriving",
+                            ));
+                        }
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        let buf = self.inner.buffer();
+        self.in_call |= !buf.is_empty();
+        Ok(buf)
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.inner.consume(n);
+    }
+}
+
 fn serve(stream: TcpStream, shared: &Shared) -> Result<(), WireError> {
     stream.set_nodelay(true)?;
     stream.set_read_timeout(Some(POLL))?;
-    let mut out = BufWriter::new(stream.try_clone()?);
+    let mut out = stream.try_clone()?;
     let mut input = Patient {
         inner: BufReader::with_capacity(64 * 1024, stream),
         stop: &shared.stop,
@@ -261,10 +304,14 @@ fn serve(stream: TcpStream, shared: &Shared) -> Result<(), WireError> {
     } else {
         Protocol::Binary
     };
+    let framed = shared.config.framed;
     let limit = shared.config.max_message;
+    // One reply buffer for the connection's life.
+    let mut w = Writer::new(protocol);
     loop {
         input.in_call = false;
-        let reply = if shared.config.framed {
+        w.reset(framed);
+        let answered = if framed {
             let mut len = [0u8; 4];
             if input.read(&mut len[..1])? == 0 {
                 return Ok(());
@@ -272,42 +319,43 @@ fn serve(stream: TcpStream, shared: &Shared) -> Result<(), WireError> {
             input.read_exact(&mut len[1..])?;
             let len = u32::from_be_bytes(len) as usize;
             if len > limit {
-                return Err(WireError::TooLarge { limit });
+                Err(WireError::TooLarge { limit })
+            } else {
+                let mut frame = vec![0u8; len];
+                input.read_exact(&mut frame)?;
+                handle(
+                    &mut Reader::new(&frame[..], protocol, limit),
+                    shared,
+                    &mut w,
+                )
             }
-            let mut frame = vec![0u8; len];
-            input.read_exact(&mut frame)?;
-            let mut reader = Reader::new(&frame[..], protocol, limit);
-            handle(&mut reader, shared, protocol)
         } else {
-            let mut reader = Reader::new(&mut input, protocol, limit);
-            handle(&mut reader, shared, protocol)
+            handle(
+                &mut Reader::new(&mut input, protocol, limit),
+                shared,
+                &mut w,
+            )
         };
-        let reply = match reply {
-            Ok(Some(reply)) => reply,
-            Ok(None) => continue,
+        match answered {
+            Ok(true) => {}
+            Ok(false) => continue,
             Err(WireError::Closed) => return Ok(()),
             Err(e) => {
                 // Tell the client why, if we can, then drop the connection.
-                let mut w = Writer::new(protocol);
+                w.reset(framed);
                 application_exception(&mut w, "", 0, 7, &e.to_string());
-                let _ = send(&mut out, &w.buf, shared.config.framed);
+                if framed {
+                    w.finish_frame();
+                }
+                let _ = out.write_all(&w.buf);
                 return Err(e);
             }
-        };
-        send(&mut out, &reply, shared.config.framed)?;
+        }
+        if framed {
+            w.finish_frame();
+        }
+        out.write_all(&w.buf)?;
     }
-}
-
-fn send(out: &mut BufWriter<TcpStream>, message: &[u8], framed: bool) -> io::Result<()> {
-    if framed {
-        out.write_all(
-            &u32::try_from(message.len())
-                .unwrap_or(u32::MAX)
-                .to_be_bytes(),
-        )?;
-    }
-    out.write_all(message)?;
-    out.flush()
 }
 
 /// TApplicationException {1: message, 2: type}.
@@ -321,43 +369,32 @@ fn application_exception(w: &mut Writer, name: &str, seq: i32, kind: i32, messag
     w.struct_end();
 }
 
-/// Reads one call and returns the reply's bytes (none for a oneway call).
-fn handle<R: Read>(
+/// Reads one call and writes its reply into `w`; false for a oneway call (no reply).
+fn handle<R: BufRead>(
     reader: &mut Reader<R>,
     shared: &Shared,
-    protocol: Protocol,
-) -> Result<Option<Vec<u8>>, WireError> {
+    w: &mut Writer,
+) -> Result<bool, WireError> {
     let MessageHeader { name, kind, seq } = reader.message_begin()?;
     let args = reader.read_struct()?;
-    let mut w = Writer::new(protocol);
     if kind != CALL && kind != ONEWAY {
-        application_exception(&mut w, &name, seq, 4, "expected a call");
-        return Ok(Some(w.buf));
+        application_exception(w, &name, seq, 4, "expected a call");
+        return Ok(true);
     }
     let Some(outcome) = shared.handler.call(&name, &args) else {
         // UNKNOWN_METHOD.
-        application_exception(
-            &mut w,
-            &name,
-            seq,
-            1,
-            &format!("Invalid method name: '{name}'"),
-        );
-        return Ok(Some(w.buf));
+        application_exception(w, &name, seq, 1, &format!("Invalid method name: '{name}'"));
+        return Ok(true);
     };
     if kind == ONEWAY {
-        return Ok(None);
+        return Ok(false);
     }
     w.message_begin(&name, REPLY, seq);
     w.struct_begin();
     match outcome {
-        Ok(reply) => reply.write(&mut w),
-        Err(failure) => failure.write(
-            &mut w,
-            declares_illegal_argument(&name),
-            name == "createTable",
-        ),
+        Ok(reply) => reply.write(w),
+        Err(failure) => failure.write(w, declares_illegal_argument(&name), name == "createTable"),
     }
     w.struct_end();
-    Ok(Some(w.buf))
+    Ok(true)
 }
