@@ -1,0 +1,551 @@
+//! ClientService: Get, Mutate and Scan, each a translation onto the client API. A call names
+//! its region (`table,start,id.encoded.`); reads and scans stay inside it, as a region server
+//! would, so a client that walks the regions in `hbase:meta` sees every row once.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use basalt_client::{
+    Append, Bytes, Cell, CellType, CheckAction, CheckAndMutate, CompareOperator, Condition,
+    Connection, Delete, Durability, Error, Get, Increment, LATEST_TIMESTAMP, Put,
+    RegionDescription, ResultScanner, RowResult, Scan, Table, TableName,
+};
+use prost::Message;
+
+use crate::pb::{
+    self, BinaryComparator, CompareType, ExceptionResponse, GetRequest, GetResponse, MutateRequest,
+    MutateResponse, ScanRequest, ScanResponse, mutation_proto,
+    region_specifier::RegionSpecifierType,
+};
+
+/// The Java class HBase's clients expect for an error.
+pub fn java_class(e: &Error) -> &'static str {
+    match e.exception_name() {
+        "NoSuchColumnFamilyException" => {
+            "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException"
+        }
+        "TableNotFoundException" => "org.apache.hadoop.hbase.TableNotFoundException",
+        "NamespaceNotFoundException" => "org.apache.hadoop.hbase.NamespaceNotFoundException",
+        "TableExistsException" => "org.apache.hadoop.hbase.TableExistsException",
+        "TableNotEnabledException" => "org.apache.hadoop.hbase.TableNotEnabledException",
+        "TableNotDisabledException" => "org.apache.hadoop.hbase.TableNotDisabledException",
+        "NotServingRegionException" => "org.apache.hadoop.hbase.NotServingRegionException",
+        "UnknownRegionException" => "org.apache.hadoop.hbase.UnknownRegionException",
+        "RegionTooBusyException" => "org.apache.hadoop.hbase.RegionTooBusyException",
+        "NamespaceExistException" => "org.apache.hadoop.hbase.NamespaceExistException",
+        "ConstraintException" => "org.apache.hadoop.hbase.constraint.ConstraintException",
+        "CorruptHFileException" => "org.apache.hadoop.hbase.io.hfile.CorruptHFileException",
+        "DoNotRetryIOException" => "org.apache.hadoop.hbase.DoNotRetryIOException",
+        "IllegalArgumentException" => "org.apache.hadoop.hbase.DoNotRetryIOException",
+        _ => "java.io.IOException",
+    }
+}
+
+/// An exception for the response header.
+pub fn exception(class: &str, message: String, do_not_retry: bool) -> ExceptionResponse {
+    ExceptionResponse {
+        exception_class_name: Some(class.to_owned()),
+        stack_trace: Some(message),
+        do_not_retry: Some(do_not_retry),
+        ..ExceptionResponse::default()
+    }
+}
+
+fn from_error(e: &Error) -> ExceptionResponse {
+    let retry = matches!(e.kind(), basalt_client::ErrorKind::Unavailable);
+    exception(java_class(e), e.to_string(), !retry)
+}
+
+fn unsupported(what: &str) -> ExceptionResponse {
+    exception(
+        "org.apache.hadoop.hbase.DoNotRetryIOException",
+        format!("{what} is not supported by Basalt's RPC yet"),
+        true,
+    )
+}
+
+type Outcome = Result<Vec<u8>, ExceptionResponse>;
+
+/// One open scanner.
+struct Open {
+    scanner: ResultScanner,
+    last_used: Instant,
+}
+
+/// ClientService for one server.
+pub struct ClientService {
+    conn: Connection,
+    scanners: Mutex<HashMap<u64, Arc<Mutex<Open>>>>,
+    next_scanner: AtomicU64,
+    lease: Duration,
+}
+
+impl std::fmt::Debug for ClientService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientService")
+            .field("lease", &self.lease)
+            .finish_non_exhaustive()
+    }
+}
+
+fn ts_range(tr: Option<&pb::TimeRange>) -> (i64, i64) {
+    let Some(tr) = tr else {
+        return (0, i64::MAX);
+    };
+    let from = i64::try_from(tr.from.unwrap_or(0)).unwrap_or(i64::MAX);
+    let to = tr
+        .to
+        .map_or(i64::MAX, |t| i64::try_from(t).unwrap_or(i64::MAX));
+    (from, to)
+}
+
+fn durability(d: Option<i32>) -> Durability {
+    use mutation_proto::Durability as D;
+    match d.and_then(|d| D::try_from(d).ok()) {
+        Some(D::SkipWal) => Durability::SkipWal,
+        Some(D::AsyncWal) => Durability::AsyncWal,
+        Some(D::SyncWal) => Durability::SyncWal,
+        Some(D::FsyncWal) => Durability::FsyncWal,
+        _ => Durability::UseDefault,
+    }
+}
+
+fn cell_type(t: CellType) -> pb::CellType {
+    match t {
+        CellType::Put => pb::CellType::Put,
+        CellType::Delete => pb::CellType::Delete,
+        CellType::DeleteFamilyVersion => pb::CellType::DeleteFamilyVersion,
+        CellType::DeleteColumn => pb::CellType::DeleteColumn,
+        CellType::DeleteFamily => pb::CellType::DeleteFamily,
+        CellType::Minimum => pb::CellType::Minimum,
+        CellType::Maximum => pb::CellType::Maximum,
+    }
+}
+
+fn result(cells: &[Cell], partial: bool) -> pb::Result {
+    pb::Result {
+        cell: cells
+            .iter()
+            .map(|c| pb::Cell {
+                row: Some(c.row().to_vec()),
+                family: Some(c.family().to_vec()),
+                qualifier: Some(c.qualifier().to_vec()),
+                timestamp: Some(c.timestamp as u64),
+                cell_type: Some(cell_type(c.cell_type) as i32),
+                value: Some(c.value().to_vec()),
+                tags: None,
+            })
+            .collect(),
+        partial: partial.then_some(true),
+        ..pb::Result::default()
+    }
+}
+
+fn decode<M: Message + Default>(param: Option<&[u8]>) -> Result<M, ExceptionResponse> {
+    M::decode(param.unwrap_or_default()).map_err(|e| {
+        exception(
+            "org.apache.hadoop.hbase.DoNotRetryIOException",
+            format!("cannot decode the request: {e}"),
+            true,
+        )
+    })
+}
+
+impl ClientService {
+    pub fn new(conn: Connection, lease: Duration) -> Self {
+        ClientService {
+            conn,
+            scanners: Mutex::new(HashMap::new()),
+            next_scanner: AtomicU64::new(1),
+            lease,
+        }
+    }
+
+    /// Runs `method`; `None` if ClientService has no such method.
+    pub fn call(&self, method: &str, param: Option<&[u8]>) -> Option<Outcome> {
+        Some(match method {
+            "Get" => decode::<GetRequest>(param).and_then(|r| self.get(&r)),
+            "Mutate" => decode::<MutateRequest>(param).and_then(|r| self.mutate(&r)),
+            "Scan" => decode::<ScanRequest>(param).and_then(|r| self.scan(&r)),
+            "Multi"
+            | "BulkLoadHFile"
+            | "PrepareBulkLoad"
+            | "CleanupBulkLoad"
+            | "ExecService"
+            | "ExecRegionServerService" => Err(unsupported(method)),
+            _ => return None,
+        })
+    }
+
+    /// The table and region a specifier names.
+    fn region(
+        &self,
+        spec: Option<&pb::RegionSpecifier>,
+    ) -> Result<(Table, RegionDescription), ExceptionResponse> {
+        let spec = spec.ok_or_else(|| unsupported("a call without a region"))?;
+        if spec.r#type() != RegionSpecifierType::RegionName {
+            return Err(unsupported("an encoded region name"));
+        }
+        let name = &spec.value;
+        let comma = name.iter().position(|&b| b == b',').ok_or_else(|| {
+            exception(
+                "org.apache.hadoop.hbase.UnknownRegionException",
+                format!("{} is not a region name", String::from_utf8_lossy(name)),
+                true,
+            )
+        })?;
+        let table = std::str::from_utf8(&name[..comma])
+            .map_err(|_| unsupported("a table name that is not UTF-8"))?;
+        let table_name = TableName::parse(table).map_err(|e| from_error(&e))?;
+        let region = self
+            .conn
+            .admin()
+            .regions(&table_name)
+            .map_err(|e| from_error(&e))?
+            .into_iter()
+            .find(|r| r.name[..] == name[..])
+            .ok_or_else(|| {
+                exception(
+                    "org.apache.hadoop.hbase.NotServingRegionException",
+                    format!("Region {} is not online", String::from_utf8_lossy(name)),
+                    false,
+                )
+            })?;
+        let table = self.conn.table(table).map_err(|e| from_error(&e))?;
+        Ok((table, region))
+    }
+
+    fn get(&self, req: &GetRequest) -> Outcome {
+        let (table, _) = self.region(Some(&req.region))?;
+        let g = &req.get;
+        if g.filter.is_some() {
+            return Err(unsupported("a filter"));
+        }
+        let mut get = Get::new(Bytes::copy_from_slice(&g.row));
+        for c in &g.column {
+            if c.qualifier.is_empty() {
+                get = get.add_family(Bytes::copy_from_slice(&c.family));
+            }
+            for q in &c.qualifier {
+                get = get.add_column(Bytes::copy_from_slice(&c.family), Bytes::copy_from_slice(q));
+            }
+        }
+        let (from, to) = ts_range(g.time_range.as_ref());
+        get = get
+            .with_time_range(from, to)
+            .read_versions(g.max_versions().max(1))
+            .with_cache_blocks(g.cache_blocks());
+        let row = table.get(&get).map_err(|e| from_error(&e))?;
+        let mut res = result(&row.cells, false);
+        if g.existence_only() {
+            res = pb::Result {
+                exists: Some(!row.cells.is_empty()),
+                ..pb::Result::default()
+            };
+        }
+        Ok(GetResponse { result: Some(res) }.encode_to_vec())
+    }
+
+    fn mutate(&self, req: &MutateRequest) -> Outcome {
+        let (table, _) = self.region(Some(&req.region))?;
+        let m = &req.mutation;
+        if m.associated_cell_count.unwrap_or(0) > 0 {
+            return Err(unsupported("cells in a cell block"));
+        }
+        let row = Bytes::copy_from_slice(m.row.as_deref().unwrap_or_default());
+        let ts = m.timestamp.map_or(LATEST_TIMESTAMP, |t| {
+            i64::try_from(t).unwrap_or(LATEST_TIMESTAMP)
+        });
+        let cells = m
+            .column_value
+            .iter()
+            .flat_map(|cv| cv.qualifier_value.iter().map(move |qv| (&cv.family, qv)));
+        use mutation_proto::{DeleteType, MutationType};
+        let fail = |e: Error| from_error(&e);
+        let response = |result: Option<RowResult>, processed: Option<bool>| {
+            MutateResponse {
+                result: result.map(|r| result_of(&r)),
+                processed,
+            }
+            .encode_to_vec()
+        };
+        let kind = m.mutate_type.and_then(|t| MutationType::try_from(t).ok());
+        let action = match kind {
+            Some(MutationType::Put) => {
+                let mut put = Put::new(row.clone()).with_timestamp(ts);
+                for (family, qv) in cells {
+                    let (f, q) = (
+                        Bytes::copy_from_slice(family),
+                        Bytes::copy_from_slice(qv.qualifier.as_deref().unwrap_or_default()),
+                    );
+                    let v = Bytes::copy_from_slice(qv.value.as_deref().unwrap_or_default());
+                    put = match qv.timestamp {
+                        Some(t) => {
+                            put.add_column_at(f, q, i64::try_from(t).unwrap_or(LATEST_TIMESTAMP), v)
+                        }
+                        None => put.add_column(f, q, v),
+                    };
+                }
+                CheckAction::Put(put.with_durability(durability(m.durability)))
+            }
+            Some(MutationType::Delete) => {
+                let mut delete = Delete::new(row.clone()).with_timestamp(ts);
+                for (family, qv) in cells {
+                    let f = Bytes::copy_from_slice(family);
+                    let q = Bytes::copy_from_slice(qv.qualifier.as_deref().unwrap_or_default());
+                    let t = qv.timestamp.and_then(|t| i64::try_from(t).ok());
+                    let kind = qv.delete_type.and_then(|d| DeleteType::try_from(d).ok());
+                    delete = match (kind, t) {
+                        (Some(DeleteType::DeleteOneVersion), Some(t)) => {
+                            delete.add_column_at(f, q, t)
+                        }
+                        (Some(DeleteType::DeleteOneVersion), None) => delete.add_column(f, q),
+                        (Some(DeleteType::DeleteFamily), Some(t)) => delete.add_family_at(f, t),
+                        (Some(DeleteType::DeleteFamily), None) => delete.add_family(f),
+                        (Some(DeleteType::DeleteFamilyVersion), t) => {
+                            delete.add_family_version(f, t.unwrap_or(ts))
+                        }
+                        (_, Some(t)) => delete.add_columns_at(f, q, t),
+                        (_, None) => delete.add_columns(f, q),
+                    };
+                }
+                CheckAction::Delete(delete.with_durability(durability(m.durability)))
+            }
+            Some(MutationType::Increment) => {
+                let mut inc = Increment::new(row.clone());
+                for (family, qv) in cells {
+                    let v = qv.value.as_deref().unwrap_or_default();
+                    let amount = i64::from_be_bytes(v.try_into().map_err(|_| {
+                        exception(
+                            "org.apache.hadoop.hbase.DoNotRetryIOException",
+                            format!("Field is not a long, it's {} bytes wide", v.len()),
+                            true,
+                        )
+                    })?);
+                    inc = inc.add_column(
+                        Bytes::copy_from_slice(family),
+                        Bytes::copy_from_slice(qv.qualifier.as_deref().unwrap_or_default()),
+                        amount,
+                    );
+                }
+                CheckAction::Increment(inc.with_durability(durability(m.durability)))
+            }
+            Some(MutationType::Append) => {
+                let mut app = Append::new(row.clone());
+                for (family, qv) in cells {
+                    app = app.add_column(
+                        Bytes::copy_from_slice(family),
+                        Bytes::copy_from_slice(qv.qualifier.as_deref().unwrap_or_default()),
+                        Bytes::copy_from_slice(qv.value.as_deref().unwrap_or_default()),
+                    );
+                }
+                CheckAction::Append(app.with_durability(durability(m.durability)))
+            }
+            None => return Err(unsupported("a mutation without a type")),
+        };
+        if let Some(c) = &req.condition {
+            let condition = condition(c)?;
+            let out = table
+                .check_and_mutate(&CheckAndMutate::new(row, condition, action))
+                .map_err(fail)?;
+            return Ok(response(out.result, Some(out.success)));
+        }
+        match action {
+            CheckAction::Put(p) => table.put(&p).map_err(fail)?,
+            CheckAction::Delete(d) => table.delete(&d).map_err(fail)?,
+            CheckAction::Increment(i) => {
+                return Ok(response(Some(table.increment(&i).map_err(fail)?), None));
+            }
+            CheckAction::Append(a) => {
+                return Ok(response(Some(table.append(&a).map_err(fail)?), None));
+            }
+            CheckAction::RowMutations(_) => return Err(unsupported("row mutations")),
+        }
+        Ok(response(None, None))
+    }
+
+    fn scan(&self, req: &ScanRequest) -> Outcome {
+        let id = match (req.scanner_id, &req.scan) {
+            (Some(id), _) => id,
+            (None, Some(scan)) => self.open(req, scan)?,
+            (None, None) => return Err(unsupported("a scan request without a scan or scanner")),
+        };
+        let entry = self
+            .scanners
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&id)
+            .cloned()
+            .ok_or_else(|| {
+                exception(
+                    "org.apache.hadoop.hbase.UnknownScannerException",
+                    format!("Unknown scanner '{id}'. This can happen due to any of the following reasons: the scanner expired or was closed"),
+                    true,
+                )
+            })?;
+        let mut results = Vec::new();
+        let mut done = false;
+        if !req.close_scanner() {
+            let mut open = entry.lock().unwrap_or_else(PoisonError::into_inner);
+            open.last_used = Instant::now();
+            let n = req.number_of_rows.unwrap_or(100).max(1) as usize;
+            while results.len() < n {
+                match open.scanner.next() {
+                    Some(Ok(r)) => results.push(result(&r.cells, r.partial)),
+                    Some(Err(e)) => return Err(from_error(&e)),
+                    None => {
+                        done = true;
+                        break;
+                    }
+                }
+            }
+        }
+        if done || req.close_scanner() {
+            self.scanners
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(&id);
+        }
+        let open = !(done || req.close_scanner());
+        Ok(ScanResponse {
+            scanner_id: Some(id),
+            more_results: Some(open),
+            more_results_in_region: Some(open),
+            ttl: Some(u32::try_from(self.lease.as_millis()).unwrap_or(u32::MAX)),
+            results,
+            ..ScanResponse::default()
+        }
+        .encode_to_vec())
+    }
+
+    /// Opens a scanner over the part of `scan` inside the request's region.
+    fn open(&self, req: &ScanRequest, s: &pb::Scan) -> Result<u64, ExceptionResponse> {
+        let (table, region) = self.region(req.region.as_ref())?;
+        if s.filter.is_some() {
+            return Err(unsupported("a filter"));
+        }
+        let mut scan = Scan::new().reversed(s.reversed());
+        for c in &s.column {
+            if c.qualifier.is_empty() {
+                scan = scan.add_family(Bytes::copy_from_slice(&c.family));
+            }
+            for q in &c.qualifier {
+                scan =
+                    scan.add_column(Bytes::copy_from_slice(&c.family), Bytes::copy_from_slice(q));
+            }
+        }
+        let (from, to) = ts_range(s.time_range.as_ref());
+        scan = scan
+            .with_time_range(from, to)
+            .read_versions(s.max_versions().max(1))
+            .with_cache_blocks(s.cache_blocks());
+        if let Some(b) = s.batch_size.filter(|b| *b > 0) {
+            scan = scan.with_batch(b as usize);
+        }
+        if let Some(c) = s.caching.filter(|c| *c > 0) {
+            scan = scan.with_caching(c as usize);
+        }
+        // The scan's bounds, clamped to the region (forward scans; reversed scans read from
+        // the region's end down).
+        let start = s.start_row.clone().unwrap_or_default();
+        let stop = s.stop_row.clone().unwrap_or_default();
+        if s.reversed() {
+            scan = scan
+                .with_start_row_inclusive(Bytes::from(start), s.include_start_row())
+                .with_stop_row_inclusive(Bytes::from(stop), s.include_stop_row());
+        } else {
+            let start = if start.as_slice() < &region.start_key[..] {
+                region.start_key.to_vec()
+            } else {
+                start
+            };
+            let (stop, inclusive) = if !region.end_key.is_empty()
+                && (stop.is_empty() || &region.end_key[..] <= stop.as_slice())
+            {
+                (region.end_key.to_vec(), false)
+            } else {
+                (stop, s.include_stop_row())
+            };
+            scan = scan
+                .with_start_row_inclusive(Bytes::from(start), s.include_start_row())
+                .with_stop_row_inclusive(Bytes::from(stop), inclusive);
+        }
+        let scanner = table.scan(&scan).map_err(|e| from_error(&e))?;
+        let id = self.next_scanner.fetch_add(1, Ordering::Relaxed);
+        self.scanners
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(
+                id,
+                Arc::new(Mutex::new(Open {
+                    scanner,
+                    last_used: Instant::now(),
+                })),
+            );
+        Ok(id)
+    }
+
+    /// Closes scanners idle past the lease; returns how many.
+    pub fn expire(&self) -> usize {
+        let now = Instant::now();
+        let mut map = self.scanners.lock().unwrap_or_else(PoisonError::into_inner);
+        let before = map.len();
+        map.retain(|_, e| {
+            e.try_lock()
+                .map(|e| now.duration_since(e.last_used) <= self.lease)
+                .unwrap_or(true)
+        });
+        before - map.len()
+    }
+
+    pub fn open_scanners(&self) -> usize {
+        self.scanners
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+}
+
+fn result_of(r: &RowResult) -> pb::Result {
+    result(&r.cells, false)
+}
+
+/// A check-and-mutate condition: a column compared with a BinaryComparator's value (or
+/// absent, with a NullComparator).
+fn condition(c: &pb::Condition) -> Result<Condition, ExceptionResponse> {
+    if c.filter.is_some() {
+        return Err(unsupported("a condition on a filter"));
+    }
+    let family = Bytes::copy_from_slice(c.family.as_deref().unwrap_or_default());
+    let qualifier = Bytes::copy_from_slice(c.qualifier.as_deref().unwrap_or_default());
+    let op = match c.compare_type() {
+        CompareType::Less => CompareOperator::Less,
+        CompareType::LessOrEqual => CompareOperator::LessOrEqual,
+        CompareType::Equal => CompareOperator::Equal,
+        CompareType::NotEqual => CompareOperator::NotEqual,
+        CompareType::GreaterOrEqual => CompareOperator::GreaterOrEqual,
+        CompareType::Greater => CompareOperator::Greater,
+        CompareType::NoOp => CompareOperator::NoOp,
+    };
+    let expected = match &c.comparator {
+        None => Bytes::new(),
+        Some(cmp) if cmp.name.ends_with(".NullComparator") => Bytes::new(),
+        Some(cmp) if cmp.name.ends_with(".BinaryComparator") => {
+            let b =
+                BinaryComparator::decode(cmp.serialized_comparator.as_deref().unwrap_or_default())
+                    .map_err(|e| {
+                        unsupported(&format!("a comparator that does not decode ({e})"))
+                    })?;
+            Bytes::from(b.comparable.value.unwrap_or_default())
+        }
+        Some(cmp) => return Err(unsupported(&format!("the comparator {}", cmp.name))),
+    };
+    let mut cond = Condition::matches(family, qualifier, op, expected);
+    if let Some(tr) = &c.time_range {
+        let (from, to) = ts_range(Some(tr));
+        cond = cond.with_time_range(from, to);
+    }
+    Ok(cond)
+}

@@ -1,0 +1,16 @@
+//! HBase's native RPC (the protocol HBase's own clients speak to a region server), served onto
+//! Basalt's client API: framing (`frame`), ClientService (`client_service`), the server
+//! (`server`). Message definitions: `proto/`, with HBase's field numbers. Framing:
+//! `docs/design/rpc.md`.
+
+pub mod client_service;
+pub mod frame;
+pub mod server;
+
+/// The generated protobuf messages (package `hbase.pb`).
+#[allow(missing_debug_implementations, clippy::all, reason = "generated code")]
+pub mod pb {
+    include!(concat!(env!("OUT_DIR"), "/hbase.pb.rs"));
+}
+
+pub use server::{RpcConfig, RpcServer};

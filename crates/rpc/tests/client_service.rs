@@ -1,0 +1,339 @@
+//! ClientService over a real socket, spoken the way HBase's clients speak it: the preamble and
+//! connection header, then Get / Mutate / Scan calls naming a region, and errors as HBase's
+//! exception classes.
+#![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use basalt_client::{ColumnFamilyDescriptor, Connection, TableDescriptor, TableName};
+use basalt_rpc::frame::{encode_call, encode_connection_start, read_response};
+use basalt_rpc::pb::{
+    self, BinaryComparator, ByteArrayComparable, Column, Comparator, CompareType, Condition,
+    ConnectionHeader, Get, GetRequest, GetResponse, MutateRequest, MutateResponse, MutationProto,
+    RegionSpecifier, ResponseHeader, Scan, ScanRequest, ScanResponse, mutation_proto,
+    region_specifier::RegionSpecifierType,
+};
+use basalt_rpc::{RpcConfig, RpcServer};
+use prost::Message;
+
+struct Client {
+    stream: TcpStream,
+    call_id: u32,
+}
+
+impl Client {
+    fn connect(server: &RpcServer, service: &str) -> Client {
+        let mut stream = TcpStream::connect(server.local_addr()).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        let header = ConnectionHeader {
+            service_name: Some(service.into()),
+            cell_block_codec_class: Some("org.apache.hadoop.hbase.codec.KeyValueCodec".into()),
+            ..ConnectionHeader::default()
+        };
+        stream.write_all(&encode_connection_start(&header)).unwrap();
+        Client { stream, call_id: 0 }
+    }
+
+    fn call<M: Message>(&mut self, method: &str, param: &M) -> (ResponseHeader, Option<Vec<u8>>) {
+        self.call_id += 1;
+        self.stream
+            .write_all(&encode_call(self.call_id, method, param))
+            .unwrap();
+        let (h, m) = read_response(&mut self.stream, 1 << 30).unwrap();
+        assert_eq!(h.call_id, Some(self.call_id));
+        (h, m)
+    }
+
+    fn ok<M: Message, R: Message + Default>(&mut self, method: &str, param: &M) -> R {
+        let (h, m) = self.call(method, param);
+        assert!(h.exception.is_none(), "{method}: {:?}", h.exception);
+        R::decode(m.unwrap_or_default().as_slice()).unwrap()
+    }
+
+    fn err<M: Message>(&mut self, method: &str, param: &M) -> String {
+        let (h, _) = self.call(method, param);
+        let e = h.exception.unwrap_or_else(|| panic!("{method} succeeded"));
+        format!(
+            "{}: {}",
+            e.exception_class_name.unwrap_or_default(),
+            e.stack_trace.unwrap_or_default()
+        )
+    }
+}
+
+fn region(name: &[u8]) -> RegionSpecifier {
+    RegionSpecifier {
+        r#type: RegionSpecifierType::RegionName as i32,
+        value: name.to_vec(),
+    }
+}
+
+fn put(row: &[u8], q: &[u8], v: &[u8]) -> MutationProto {
+    use mutation_proto::column_value::QualifierValue;
+    MutationProto {
+        row: Some(row.to_vec()),
+        mutate_type: Some(mutation_proto::MutationType::Put as i32),
+        column_value: vec![mutation_proto::ColumnValue {
+            family: b"f".to_vec(),
+            qualifier_value: vec![QualifierValue {
+                qualifier: Some(q.to_vec()),
+                value: Some(v.to_vec()),
+                ..QualifierValue::default()
+            }],
+        }],
+        ..MutationProto::default()
+    }
+}
+
+fn values(r: &pb::Result) -> Vec<(Vec<u8>, Vec<u8>)> {
+    r.cell
+        .iter()
+        .map(|c| (c.row.clone().unwrap(), c.value.clone().unwrap()))
+        .collect()
+}
+
+fn setup() -> (RpcServer, Connection, Vec<Vec<u8>>) {
+    let conn = Connection::in_memory();
+    let desc = TableDescriptor::named("t")
+        .unwrap()
+        .with_family(ColumnFamilyDescriptor::new("f"));
+    conn.admin()
+        .create_table_with_splits(desc, &["m".into()])
+        .unwrap();
+    let regions = conn
+        .admin()
+        .regions(&TableName::parse("t").unwrap())
+        .unwrap()
+        .into_iter()
+        .map(|r| r.name.to_vec())
+        .collect();
+    let server = RpcServer::start(
+        conn.clone(),
+        RpcConfig {
+            bind: "127.0.0.1:0".parse().unwrap(),
+            max_frame: 1 << 20,
+            ..RpcConfig::default()
+        },
+    )
+    .unwrap();
+    (server, conn, regions)
+}
+
+#[test]
+fn get_mutate_and_scan_by_region() {
+    let (server, _conn, regions) = setup();
+    let (low, high) = (&regions[0], &regions[1]);
+    let mut c = Client::connect(&server, "ClientService");
+    for (r, row) in [(low, &b"a"[..]), (low, b"b"), (high, b"n"), (high, b"z")] {
+        let resp: MutateResponse = c.ok(
+            "Mutate",
+            &MutateRequest {
+                region: region(r),
+                mutation: put(row, b"q", row),
+                ..MutateRequest::default()
+            },
+        );
+        assert!(resp.result.is_none());
+    }
+    let got: GetResponse = c.ok(
+        "Get",
+        &GetRequest {
+            region: region(high),
+            get: Get {
+                row: b"n".to_vec(),
+                column: vec![Column {
+                    family: b"f".to_vec(),
+                    qualifier: vec![],
+                }],
+                ..Get::default()
+            },
+        },
+    );
+    assert_eq!(
+        values(&got.result.unwrap()),
+        [(b"n".to_vec(), b"n".to_vec())]
+    );
+    // A scan stays inside its region.
+    let opened: ScanResponse = c.ok(
+        "Scan",
+        &ScanRequest {
+            region: Some(region(low)),
+            scan: Some(Scan::default()),
+            number_of_rows: Some(1),
+            ..ScanRequest::default()
+        },
+    );
+    let id = opened.scanner_id.unwrap();
+    assert_eq!(opened.results.len(), 1);
+    assert_eq!(opened.more_results_in_region, Some(true));
+    let next: ScanResponse = c.ok(
+        "Scan",
+        &ScanRequest {
+            scanner_id: Some(id),
+            number_of_rows: Some(10),
+            ..ScanRequest::default()
+        },
+    );
+    assert_eq!(values(&next.results[0]), [(b"b".to_vec(), b"b".to_vec())]);
+    assert_eq!(next.more_results_in_region, Some(false));
+    assert_eq!(server.open_scanners(), 0);
+    let e = c.err(
+        "Scan",
+        &ScanRequest {
+            scanner_id: Some(id),
+            ..ScanRequest::default()
+        },
+    );
+    assert!(
+        e.starts_with("org.apache.hadoop.hbase.UnknownScannerException"),
+        "{e}"
+    );
+    // Increment returns the new value; check-and-put with a BinaryComparator.
+    let mut inc = put(b"c", b"n", &5i64.to_be_bytes());
+    inc.mutate_type = Some(mutation_proto::MutationType::Increment as i32);
+    let r: MutateResponse = c.ok(
+        "Mutate",
+        &MutateRequest {
+            region: region(low),
+            mutation: inc,
+            ..MutateRequest::default()
+        },
+    );
+    assert_eq!(values(&r.result.unwrap())[0].1, 5i64.to_be_bytes());
+    let cas = |expected: &[u8]| MutateRequest {
+        region: region(low),
+        mutation: put(b"a", b"q", b"swapped"),
+        condition: Some(Condition {
+            row: b"a".to_vec(),
+            family: Some(b"f".to_vec()),
+            qualifier: Some(b"q".to_vec()),
+            compare_type: Some(CompareType::Equal as i32),
+            comparator: Some(Comparator {
+                name: "org.apache.hadoop.hbase.filter.BinaryComparator".into(),
+                serialized_comparator: Some(
+                    BinaryComparator {
+                        comparable: ByteArrayComparable {
+                            value: Some(expected.to_vec()),
+                        },
+                    }
+                    .encode_to_vec(),
+                ),
+            }),
+            ..Condition::default()
+        }),
+        ..MutateRequest::default()
+    };
+    let r: MutateResponse = c.ok("Mutate", &cas(b"nope"));
+    assert_eq!(r.processed, Some(false));
+    let r: MutateResponse = c.ok("Mutate", &cas(b"a"));
+    assert_eq!(r.processed, Some(true));
+    // A whole-row delete.
+    let del = MutationProto {
+        row: Some(b"a".to_vec()),
+        mutate_type: Some(mutation_proto::MutationType::Delete as i32),
+        ..MutationProto::default()
+    };
+    let _: MutateResponse = c.ok(
+        "Mutate",
+        &MutateRequest {
+            region: region(low),
+            mutation: del,
+            ..MutateRequest::default()
+        },
+    );
+    let got: GetResponse = c.ok(
+        "Get",
+        &GetRequest {
+            region: region(low),
+            get: Get {
+                row: b"a".to_vec(),
+                ..Get::default()
+            },
+        },
+    );
+    assert!(got.result.unwrap().cell.is_empty());
+    server.shutdown();
+}
+
+#[test]
+fn errors_are_hbase_exceptions_and_bad_connections_close() {
+    let (server, _conn, regions) = setup();
+    let mut c = Client::connect(&server, "ClientService");
+    let e = c.err(
+        "Get",
+        &GetRequest {
+            region: region(b"nope,,1.abc."),
+            get: Get {
+                row: b"a".to_vec(),
+                ..Get::default()
+            },
+        },
+    );
+    assert!(
+        e.starts_with("org.apache.hadoop.hbase.TableNotFoundException"),
+        "{e}"
+    );
+    let e = c.err(
+        "Get",
+        &GetRequest {
+            region: region(b"t,zz,1.abc."),
+            get: Get {
+                row: b"a".to_vec(),
+                ..Get::default()
+            },
+        },
+    );
+    assert!(
+        e.starts_with("org.apache.hadoop.hbase.NotServingRegionException"),
+        "{e}"
+    );
+    let e = c.err(
+        "Get",
+        &GetRequest {
+            region: region(&regions[0]),
+            get: Get {
+                row: b"a".to_vec(),
+                column: vec![Column {
+                    family: b"nofamily".to_vec(),
+                    qualifier: vec![],
+                }],
+                ..Get::default()
+            },
+        },
+    );
+    assert!(e.contains("NoSuchColumnFamilyException"), "{e}");
+    let e = c.err("Frobnicate", &GetRequest::default());
+    assert!(e.contains("UnknownProtocolException"), "{e}");
+    // Another service on this port is unknown; the connection stays usable.
+    let mut m = Client::connect(&server, "MasterService");
+    let e = m.err("IsMasterRunning", &GetRequest::default());
+    assert!(e.contains("MasterService.IsMasterRunning"), "{e}");
+    // Garbage and oversized frames close the connection.
+    for bad in [
+        &b"GET / HTTP/1.1\r\n\r\n"[..],
+        b"HBas\x00\x50\x7f\xff\xff\xff",
+    ] {
+        let mut s = TcpStream::connect(server.local_addr()).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        s.write_all(bad).unwrap();
+        let mut buf = [0u8; 16];
+        assert_eq!(s.read(&mut buf).unwrap_or(0), 0);
+    }
+    // The good connection is still served.
+    let got: GetResponse = c.ok(
+        "Get",
+        &GetRequest {
+            region: region(&regions[0]),
+            get: Get {
+                row: b"a".to_vec(),
+                ..Get::default()
+            },
+        },
+    );
+    assert!(got.result.is_some());
+    server.shutdown();
+}
