@@ -32,6 +32,10 @@ pub struct Args {
     /// Largest Thrift frame or message accepted, in MiB [default: 64]
     #[arg(long)]
     thrift_max_message_mb: Option<usize>,
+    /// HBase's native RPC (ClientService so far) on this port; off unless given. 0 picks a
+    /// free port. HBase's own port is 16020.
+    #[arg(long)]
+    rpc_port: Option<u16>,
     /// Seconds an idle Thrift scanner lives [default: 60]
     #[arg(long)]
     scanner_lease_secs: Option<u64>,
@@ -50,6 +54,7 @@ struct Settings {
     compact: bool,
     max_message_mb: usize,
     scanner_lease_secs: u64,
+    rpc_port: Option<u16>,
 }
 
 impl Default for Settings {
@@ -62,6 +67,7 @@ impl Default for Settings {
             compact: false,
             max_message_mb: 64,
             scanner_lease_secs: 60,
+            rpc_port: None,
         }
     }
 }
@@ -92,9 +98,10 @@ fn apply_file(s: &mut Settings, text: &str) -> anyhow::Result<()> {
             "compact" => s.compact = parse(key, value, n)?,
             "thrift-max-message-mb" => s.max_message_mb = parse(key, value, n)?,
             "scanner-lease-secs" => s.scanner_lease_secs = parse(key, value, n)?,
+            "rpc-port" => s.rpc_port = Some(parse(key, value, n)?),
             other => bail!(
                 "config line {n}: unknown setting {other:?} (known: data, bind, thrift-port, \
-                 framed, compact, thrift-max-message-mb, scanner-lease-secs)"
+                 framed, compact, thrift-max-message-mb, scanner-lease-secs, rpc-port)"
             ),
         }
     }
@@ -124,6 +131,9 @@ fn resolve(args: &Args) -> anyhow::Result<Settings> {
     }
     if let Some(l) = args.scanner_lease_secs {
         s.scanner_lease_secs = l;
+    }
+    if args.rpc_port.is_some() {
+        s.rpc_port = args.rpc_port;
     }
     if s.max_message_mb == 0 {
         bail!("thrift-max-message-mb must be at least 1");
@@ -170,12 +180,36 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         if s.framed { "framed" } else { "buffered" },
         if s.compact { "compact" } else { "binary" }
     );
+    let rpc = match s.rpc_port {
+        Some(port) => {
+            let config = basalt_rpc::RpcConfig {
+                bind: SocketAddr::new(s.bind, port),
+                scanner_lease: Duration::from_secs(s.scanner_lease_secs),
+                ..basalt_rpc::RpcConfig::default()
+            };
+            match basalt_rpc::RpcServer::start(conn.clone(), config) {
+                Ok(r) => {
+                    println!("rpc listening on {} (ClientService)", r.local_addr());
+                    Some(r)
+                }
+                Err(e) => {
+                    thrift.shutdown();
+                    conn.close()?;
+                    bail!("cannot listen on {}:{port}: {e}", s.bind);
+                }
+            }
+        }
+        None => None,
+    };
     println!("data in {}; stop with Ctrl-C or SIGTERM", s.data.display());
     while !stop.load(Ordering::Acquire) {
         std::thread::sleep(Duration::from_millis(100));
     }
     println!("shutting down: finishing calls in flight");
     thrift.shutdown();
+    if let Some(rpc) = rpc {
+        rpc.shutdown();
+    }
     conn.close().context("closing the engine")?;
     println!("stopped");
     Ok(())

@@ -78,6 +78,9 @@ struct Open {
 pub struct ClientService {
     conn: Connection,
     scanners: Mutex<HashMap<u64, Arc<Mutex<Open>>>>,
+    /// Recently finished scanners: one more "next" on them gets an empty answer, as HBase
+    /// gives (hbase-driver sends one).
+    finished: Mutex<std::collections::VecDeque<u64>>,
     next_scanner: AtomicU64,
     lease: Duration,
 }
@@ -88,6 +91,13 @@ impl std::fmt::Debug for ClientService {
             .field("lease", &self.lease)
             .finish_non_exhaustive()
     }
+}
+
+/// A wire timestamp; Long.MAX_VALUE (LATEST_TIMESTAMP) means "none given": the server's time
+/// for puts, the newest version for a one-version delete.
+fn given(ts: Option<u64>) -> Option<i64> {
+    ts.and_then(|t| i64::try_from(t).ok())
+        .filter(|t| *t != LATEST_TIMESTAMP)
 }
 
 fn ts_range(tr: Option<&pb::TimeRange>) -> (i64, i64) {
@@ -158,6 +168,7 @@ impl ClientService {
         ClientService {
             conn,
             scanners: Mutex::new(HashMap::new()),
+            finished: Mutex::new(std::collections::VecDeque::new()),
             next_scanner: AtomicU64::new(1),
             lease,
         }
@@ -295,7 +306,7 @@ impl ClientService {
                 for (family, qv) in cells {
                     let f = Bytes::copy_from_slice(family);
                     let q = Bytes::copy_from_slice(qv.qualifier.as_deref().unwrap_or_default());
-                    let t = qv.timestamp.and_then(|t| i64::try_from(t).ok());
+                    let t = given(qv.timestamp);
                     let kind = qv.delete_type.and_then(|d| DeleteType::try_from(d).ok());
                     delete = match (kind, t) {
                         (Some(DeleteType::DeleteOneVersion), Some(t)) => {
@@ -377,8 +388,23 @@ impl ClientService {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .get(&id)
-            .cloned()
-            .ok_or_else(|| {
+            .cloned();
+        let finished = || {
+            self.finished
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .contains(&id)
+        };
+        if entry.is_none() && finished() {
+            return Ok(ScanResponse {
+                scanner_id: Some(id),
+                more_results: Some(false),
+                more_results_in_region: Some(false),
+                ..ScanResponse::default()
+            }
+            .encode_to_vec());
+        }
+        let entry = entry.ok_or_else(|| {
                 exception(
                     "org.apache.hadoop.hbase.UnknownScannerException",
                     format!("Unknown scanner '{id}'. This can happen due to any of the following reasons: the scanner expired or was closed"),
@@ -407,6 +433,11 @@ impl ClientService {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .remove(&id);
+            let mut finished = self.finished.lock().unwrap_or_else(PoisonError::into_inner);
+            finished.push_back(id);
+            if finished.len() > 1024 {
+                finished.pop_front();
+            }
         }
         let open = !(done || req.close_scanner());
         Ok(ScanResponse {

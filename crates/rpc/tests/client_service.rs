@@ -181,10 +181,20 @@ fn get_mutate_and_scan_by_region() {
     assert_eq!(values(&next.results[0]), [(b"b".to_vec(), b"b".to_vec())]);
     assert_eq!(next.more_results_in_region, Some(false));
     assert_eq!(server.open_scanners(), 0);
-    let e = c.err(
+    // One more "next" on a finished scanner is answered empty (hbase-driver sends one); an id
+    // never handed out is an UnknownScannerException.
+    let again: ScanResponse = c.ok(
         "Scan",
         &ScanRequest {
             scanner_id: Some(id),
+            ..ScanRequest::default()
+        },
+    );
+    assert!(again.results.is_empty() && again.more_results == Some(false));
+    let e = c.err(
+        "Scan",
+        &ScanRequest {
+            scanner_id: Some(987_654),
             ..ScanRequest::default()
         },
     );
@@ -231,6 +241,45 @@ fn get_mutate_and_scan_by_region() {
     assert_eq!(r.processed, Some(false));
     let r: MutateResponse = c.ok("Mutate", &cas(b"a"));
     assert_eq!(r.processed, Some(true));
+    // hbase-driver sends "no timestamp" as Long.MAX_VALUE: a one-version delete then removes
+    // the newest version only.
+    for ts in [1u64, 2] {
+        let mut m = put(b"v", b"q", &ts.to_be_bytes());
+        m.column_value[0].qualifier_value[0].timestamp = Some(ts);
+        let _: MutateResponse = c.ok(
+            "Mutate",
+            &MutateRequest {
+                region: region(high),
+                mutation: m,
+                ..MutateRequest::default()
+            },
+        );
+    }
+    let mut one = put(b"v", b"q", b"");
+    one.mutate_type = Some(mutation_proto::MutationType::Delete as i32);
+    one.timestamp = Some(i64::MAX as u64);
+    one.column_value[0].qualifier_value[0].timestamp = Some(i64::MAX as u64);
+    one.column_value[0].qualifier_value[0].delete_type =
+        Some(mutation_proto::DeleteType::DeleteOneVersion as i32);
+    let _: MutateResponse = c.ok(
+        "Mutate",
+        &MutateRequest {
+            region: region(high),
+            mutation: one,
+            ..MutateRequest::default()
+        },
+    );
+    let got: GetResponse = c.ok(
+        "Get",
+        &GetRequest {
+            region: region(high),
+            get: Get {
+                row: b"v".to_vec(),
+                ..Get::default()
+            },
+        },
+    );
+    assert_eq!(values(&got.result.unwrap())[0].1, 1u64.to_be_bytes());
     // A whole-row delete.
     let del = MutationProto {
         row: Some(b"a".to_vec()),
