@@ -2,7 +2,13 @@
 //! numbers) with protox, a pure-Rust protoc, so the build needs no external compiler.
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let files = ["rpc.proto", "hbase.proto", "cell.proto", "client.proto"];
+    let files = [
+        "rpc.proto",
+        "hbase.proto",
+        "cell.proto",
+        "client.proto",
+        "master.proto",
+    ];
     let fds = protox::compile(files, ["proto"])?;
     prost_build::Config::new().compile_fds(fds)?;
     println!("cargo:rerun-if-changed=proto");

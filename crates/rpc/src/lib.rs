@@ -1,10 +1,11 @@
 //! HBase's native RPC (the protocol HBase's own clients speak to a region server), served onto
-//! Basalt's client API: framing (`frame`), ClientService (`client_service`), the server
-//! (`server`). Message definitions: `proto/`, with HBase's field numbers. Framing:
+//! Basalt's client API: framing (`frame`), ClientService (`client_service`), MasterService
+//! (`master_service`), the server (`server`). Message definitions: `proto/`, with HBase's field numbers. Framing:
 //! `docs/design/rpc.md`.
 
 pub mod client_service;
 pub mod frame;
+pub mod master_service;
 pub mod server;
 
 /// The generated protobuf messages (package `hbase.pb`).

@@ -12,6 +12,7 @@ use basalt_client::Connection;
 
 use crate::client_service::{ClientService, exception};
 use crate::frame::{self, FrameError};
+use crate::master_service::MasterService;
 
 /// How the RPC server is started.
 #[derive(Debug, Clone)]
@@ -48,6 +49,7 @@ const POLL: Duration = Duration::from_millis(100);
 
 struct Shared {
     service: Arc<ClientService>,
+    master: MasterService,
     config: RpcConfig,
     stop: Arc<AtomicBool>,
 }
@@ -58,8 +60,9 @@ impl RpcServer {
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
         let stop = Arc::new(AtomicBool::new(false));
-        let service = Arc::new(ClientService::new(conn, config.scanner_lease));
+        let service = Arc::new(ClientService::new(conn.clone(), config.scanner_lease));
         let shared = Arc::new(Shared {
+            master: MasterService::new(conn.clone()),
             service: Arc::clone(&service),
             config,
             stop: Arc::clone(&stop),
@@ -214,10 +217,11 @@ fn serve(stream: TcpStream, shared: &Shared) -> Result<(), FrameError> {
         };
         let call_id = call.header.call_id.unwrap_or(0);
         let method = call.header.method_name.clone().unwrap_or_default();
-        let outcome = if service == "ClientService" {
-            shared.service.call(&method, call.param.as_deref())
-        } else {
-            None
+        // One port serves both services, chosen by the connection header.
+        let outcome = match service.as_str() {
+            "ClientService" => shared.service.call(&method, call.param.as_deref()),
+            "MasterService" => shared.master.call(&method, call.param.as_deref()),
+            _ => None,
         };
         let outcome = outcome.unwrap_or_else(|| {
             Err(exception(

@@ -1,0 +1,332 @@
+//! MasterService: table and namespace administration, as native clients call it. Basalt's
+//! procedures finish before the call returns, so every procedure id handed out is FINISHED
+//! when asked about.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use basalt_client::{
+    Bytes, ColumnFamilyDescriptor, Connection, NamespaceDescriptor, TableDescriptor, TableName,
+};
+use prost::Message;
+
+use crate::client_service::{exception, java_class};
+use crate::pb::{
+    self, AddColumnRequest, CreateTableRequest, DeleteColumnRequest, ExceptionResponse,
+    GetNamespaceDescriptorResponse, GetProcedureResultRequest, GetProcedureResultResponse,
+    GetTableDescriptorsRequest, GetTableDescriptorsResponse, GetTableNamesRequest,
+    GetTableNamesResponse, GetTableStateRequest, GetTableStateResponse, IsMasterRunningResponse,
+    ListNamespaceDescriptorsResponse, ListNamespacesResponse, ListTableNamesByNamespaceResponse,
+    NamespaceNameRequest, NamespaceRequest, ProcedureResponse, TableNameRequest,
+    TruncateTableRequest, get_procedure_result_response, table_state,
+};
+
+type Outcome = Result<Vec<u8>, ExceptionResponse>;
+
+/// MasterService for one server.
+#[derive(Debug)]
+pub struct MasterService {
+    conn: Connection,
+    /// The last procedure id handed out.
+    procedures: AtomicU64,
+}
+
+fn fail(e: &basalt_client::Error) -> ExceptionResponse {
+    let retry = matches!(e.kind(), basalt_client::ErrorKind::Unavailable);
+    exception(java_class(e), e.to_string(), !retry)
+}
+
+fn bad(what: impl Into<String>) -> ExceptionResponse {
+    exception(
+        "org.apache.hadoop.hbase.DoNotRetryIOException",
+        what.into(),
+        true,
+    )
+}
+
+fn decode<M: Message + Default>(param: Option<&[u8]>) -> Result<M, ExceptionResponse> {
+    M::decode(param.unwrap_or_default()).map_err(|e| bad(format!("cannot decode the request: {e}")))
+}
+
+fn table_name(t: &pb::TableName) -> Result<TableName, ExceptionResponse> {
+    let ns = String::from_utf8_lossy(&t.namespace);
+    let q = String::from_utf8_lossy(&t.qualifier);
+    let full = if ns.is_empty() || ns == "default" {
+        q.into_owned()
+    } else {
+        format!("{ns}:{q}")
+    };
+    TableName::parse(&full).map_err(|e| fail(&e))
+}
+
+fn pb_table_name(t: &TableName) -> pb::TableName {
+    pb::TableName {
+        namespace: t.namespace().as_bytes().to_vec(),
+        qualifier: t.qualifier().as_bytes().to_vec(),
+    }
+}
+
+/// A family from HBase's schema message: its attributes by HBase's names.
+fn family(f: &pb::ColumnFamilySchema) -> Result<ColumnFamilyDescriptor, ExceptionResponse> {
+    let mut family = ColumnFamilyDescriptor::new(Bytes::copy_from_slice(&f.name));
+    for a in &f.attributes {
+        let key = String::from_utf8_lossy(&a.first);
+        let value = String::from_utf8_lossy(&a.second);
+        family.set_attribute(&key, &value).map_err(|e| fail(&e))?;
+    }
+    Ok(family)
+}
+
+fn schema(d: &TableDescriptor) -> pb::TableSchema {
+    pb::TableSchema {
+        table_name: Some(pb_table_name(&d.name)),
+        attributes: Vec::new(),
+        column_families: d
+            .families()
+            .iter()
+            .map(|f| pb::ColumnFamilySchema {
+                name: f.name.to_vec(),
+                attributes: f
+                    .attributes()
+                    .into_iter()
+                    .map(|(k, v)| pb::BytesBytesPair {
+                        first: k.as_bytes().to_vec(),
+                        second: v.into_bytes(),
+                    })
+                    .collect(),
+                configuration: Vec::new(),
+            })
+            .collect(),
+        configuration: Vec::new(),
+    }
+}
+
+fn namespace(n: &NamespaceDescriptor) -> pb::NamespaceDescriptor {
+    pb::NamespaceDescriptor {
+        name: n.name.as_bytes().to_vec(),
+        configuration: n
+            .configuration
+            .iter()
+            .map(|(k, v)| pb::NameStringPair {
+                name: k.clone(),
+                value: v.clone(),
+            })
+            .collect(),
+    }
+}
+
+impl MasterService {
+    pub fn new(conn: Connection) -> Self {
+        MasterService {
+            conn,
+            procedures: AtomicU64::new(0),
+        }
+    }
+
+    fn done(&self) -> Vec<u8> {
+        let id = self.procedures.fetch_add(1, Ordering::AcqRel) + 1;
+        ProcedureResponse { proc_id: Some(id) }.encode_to_vec()
+    }
+
+    /// Runs `method`; `None` if Basalt does not serve it.
+    pub fn call(&self, method: &str, param: Option<&[u8]>) -> Option<Outcome> {
+        let admin = self.conn.admin();
+        Some(match method {
+            "IsMasterRunning" => Ok(IsMasterRunningResponse {
+                is_master_running: true,
+            }
+            .encode_to_vec()),
+            "CreateTable" => decode::<CreateTableRequest>(param).and_then(|r| {
+                let name = table_name(
+                    r.table_schema
+                        .table_name
+                        .as_ref()
+                        .ok_or_else(|| bad("CreateTable without a table name"))?,
+                )?;
+                let mut desc = TableDescriptor::new(name);
+                for f in &r.table_schema.column_families {
+                    desc = desc.with_family(family(f)?);
+                }
+                let splits: Vec<Bytes> = r
+                    .split_keys
+                    .iter()
+                    .map(|k| Bytes::copy_from_slice(k))
+                    .collect();
+                admin
+                    .create_table_with_splits(desc, &splits)
+                    .map_err(|e| fail(&e))?;
+                Ok(self.done())
+            }),
+            "DeleteTable" | "EnableTable" | "DisableTable" => decode::<TableNameRequest>(param)
+                .and_then(|r| {
+                    let t = table_name(&r.table_name)?;
+                    let result = match method {
+                        "DeleteTable" => admin.delete_table(&t),
+                        "EnableTable" => admin.enable_table(&t),
+                        _ => admin.disable_table(&t),
+                    };
+                    result.map_err(|e| fail(&e))?;
+                    Ok(self.done())
+                }),
+            "TruncateTable" => decode::<TruncateTableRequest>(param).and_then(|r| {
+                let t = table_name(&r.table_name)?;
+                admin
+                    .truncate_table(&t, r.preserve_splits())
+                    .map_err(|e| fail(&e))?;
+                Ok(self.done())
+            }),
+            "AddColumn" | "ModifyColumn" => decode::<AddColumnRequest>(param).and_then(|r| {
+                let t = table_name(&r.table_name)?;
+                let f = family(&r.column_families)?;
+                let result = if method == "AddColumn" {
+                    admin.add_column_family(&t, f)
+                } else {
+                    admin.modify_column_family(&t, f)
+                };
+                result.map_err(|e| fail(&e))?;
+                Ok(self.done())
+            }),
+            "DeleteColumn" => decode::<DeleteColumnRequest>(param).and_then(|r| {
+                let t = table_name(&r.table_name)?;
+                admin
+                    .delete_column_family(&t, &r.column_name)
+                    .map_err(|e| fail(&e))?;
+                Ok(self.done())
+            }),
+            "GetTableDescriptors" => decode::<GetTableDescriptorsRequest>(param).and_then(|r| {
+                let names: Vec<TableName> = if r.table_names.is_empty() {
+                    self.names(
+                        r.regex.as_deref(),
+                        r.include_sys_tables(),
+                        r.namespace.as_deref(),
+                    )?
+                } else {
+                    r.table_names
+                        .iter()
+                        .map(table_name)
+                        .collect::<Result<_, _>>()?
+                };
+                // Tables that do not exist are left out, as HBase's master does.
+                let table_schema = names
+                    .iter()
+                    .filter_map(|t| admin.describe_table(t).ok())
+                    .map(|d| schema(&d))
+                    .collect();
+                Ok(GetTableDescriptorsResponse { table_schema }.encode_to_vec())
+            }),
+            "GetTableNames" => decode::<GetTableNamesRequest>(param).and_then(|r| {
+                let names = self.names(
+                    r.regex.as_deref(),
+                    r.include_sys_tables(),
+                    r.namespace.as_deref(),
+                )?;
+                Ok(GetTableNamesResponse {
+                    table_names: names.iter().map(pb_table_name).collect(),
+                }
+                .encode_to_vec())
+            }),
+            "GetTableState" => decode::<GetTableStateRequest>(param).and_then(|r| {
+                let t = table_name(&r.table_name)?;
+                let enabled = admin.is_table_enabled(&t).map_err(|e| fail(&e))?;
+                let state = if enabled {
+                    table_state::State::Enabled
+                } else {
+                    table_state::State::Disabled
+                };
+                Ok(GetTableStateResponse {
+                    table_state: pb::TableState {
+                        state: state as i32,
+                    },
+                }
+                .encode_to_vec())
+            }),
+            "GetProcedureResult" => decode::<GetProcedureResultRequest>(param).map(|r| {
+                use get_procedure_result_response::State;
+                let known = r.proc_id >= 1 && r.proc_id <= self.procedures.load(Ordering::Acquire);
+                GetProcedureResultResponse {
+                    state: if known {
+                        State::Finished
+                    } else {
+                        State::NotFound
+                    } as i32,
+                    ..GetProcedureResultResponse::default()
+                }
+                .encode_to_vec()
+            }),
+            "CreateNamespace" | "ModifyNamespace" => {
+                decode::<NamespaceRequest>(param).and_then(|r| {
+                    let d = &r.namespace_descriptor;
+                    let mut ns = NamespaceDescriptor::new(&String::from_utf8_lossy(&d.name));
+                    for c in &d.configuration {
+                        ns = ns.with_configuration(&c.name, &c.value);
+                    }
+                    let result = if method == "CreateNamespace" {
+                        admin.create_namespace(ns)
+                    } else {
+                        admin.modify_namespace(ns)
+                    };
+                    result.map_err(|e| fail(&e))?;
+                    Ok(self.done())
+                })
+            }
+            "DeleteNamespace" => decode::<NamespaceNameRequest>(param).and_then(|r| {
+                admin
+                    .delete_namespace(&r.namespace_name)
+                    .map_err(|e| fail(&e))?;
+                Ok(self.done())
+            }),
+            "GetNamespaceDescriptor" => decode::<NamespaceNameRequest>(param).and_then(|r| {
+                let d = admin
+                    .get_namespace_descriptor(&r.namespace_name)
+                    .map_err(|e| fail(&e))?;
+                Ok(GetNamespaceDescriptorResponse {
+                    namespace_descriptor: namespace(&d),
+                }
+                .encode_to_vec())
+            }),
+            "ListNamespaceDescriptors" => Ok(ListNamespaceDescriptorsResponse {
+                namespace_descriptor: admin
+                    .list_namespace_descriptors()
+                    .iter()
+                    .map(namespace)
+                    .collect(),
+            }
+            .encode_to_vec()),
+            "ListNamespaces" => Ok(ListNamespacesResponse {
+                namespace_name: admin
+                    .list_namespace_descriptors()
+                    .into_iter()
+                    .map(|d| d.name)
+                    .collect(),
+            }
+            .encode_to_vec()),
+            "ListTableNamesByNamespace" => decode::<NamespaceNameRequest>(param).and_then(|r| {
+                let names = admin
+                    .list_table_names_by_namespace(&r.namespace_name)
+                    .map_err(|e| fail(&e))?;
+                Ok(ListTableNamesByNamespaceResponse {
+                    table_name: names.iter().map(pb_table_name).collect(),
+                }
+                .encode_to_vec())
+            }),
+            _ => return None,
+        })
+    }
+
+    /// Table names by regex, system tables and namespace, sorted.
+    fn names(
+        &self,
+        regex: Option<&str>,
+        include_system: bool,
+        namespace: Option<&str>,
+    ) -> Result<Vec<TableName>, ExceptionResponse> {
+        let admin = self.conn.admin();
+        let mut names = admin
+            .list_table_names_matching(regex.unwrap_or(".*"), include_system)
+            .map_err(|e| fail(&e))?;
+        if let Some(ns) = namespace.filter(|n| !n.is_empty()) {
+            names.retain(|t| t.namespace() == ns);
+        }
+        names.sort();
+        Ok(names)
+    }
+}
