@@ -189,7 +189,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             };
             match basalt_rpc::RpcServer::start(conn.clone(), config) {
                 Ok(r) => {
-                    println!("rpc listening on {} (ClientService, MasterService)", r.local_addr());
+                    println!(
+                        "rpc listening on {} (ClientService, MasterService)",
+                        r.local_addr()
+                    );
                     Some(r)
                 }
                 Err(e) => {

@@ -15,8 +15,9 @@ use basalt_client::{
 use prost::Message;
 
 use crate::pb::{
-    self, BinaryComparator, CompareType, ExceptionResponse, GetRequest, GetResponse, MutateRequest,
-    MutateResponse, ScanRequest, ScanResponse, mutation_proto,
+    self, BinaryComparator, CompareType, ExceptionResponse, GetRequest, GetResponse, MultiRequest,
+    MultiResponse, MutateRequest, MutateResponse, NameBytesPair, RegionActionResult,
+    ResultOrException, ScanRequest, ScanResponse, mutation_proto,
     region_specifier::RegionSpecifierType,
 };
 
@@ -180,8 +181,8 @@ impl ClientService {
             "Get" => decode::<GetRequest>(param).and_then(|r| self.get(&r)),
             "Mutate" => decode::<MutateRequest>(param).and_then(|r| self.mutate(&r)),
             "Scan" => decode::<ScanRequest>(param).and_then(|r| self.scan(&r)),
-            "Multi"
-            | "BulkLoadHFile"
+            "Multi" => decode::<MultiRequest>(param).and_then(|r| self.multi(&r)),
+            "BulkLoadHFile"
             | "PrepareBulkLoad"
             | "CleanupBulkLoad"
             | "ExecService"
@@ -261,20 +262,7 @@ impl ClientService {
 
     fn mutate(&self, req: &MutateRequest) -> Outcome {
         let (table, _) = self.region(Some(&req.region))?;
-        let m = &req.mutation;
-        if m.associated_cell_count.unwrap_or(0) > 0 {
-            return Err(unsupported("cells in a cell block"));
-        }
-        let row = Bytes::copy_from_slice(m.row.as_deref().unwrap_or_default());
-        let ts = m.timestamp.map_or(LATEST_TIMESTAMP, |t| {
-            i64::try_from(t).unwrap_or(LATEST_TIMESTAMP)
-        });
-        let cells = m
-            .column_value
-            .iter()
-            .flat_map(|cv| cv.qualifier_value.iter().map(move |qv| (&cv.family, qv)));
-        use mutation_proto::{DeleteType, MutationType};
-        let fail = |e: Error| from_error(&e);
+        let (row, action) = action(&req.mutation)?;
         let response = |result: Option<RowResult>, processed: Option<bool>| {
             MutateResponse {
                 result: result.map(|r| result_of(&r)),
@@ -282,99 +270,127 @@ impl ClientService {
             }
             .encode_to_vec()
         };
-        let kind = m.mutate_type.and_then(|t| MutationType::try_from(t).ok());
-        let action = match kind {
-            Some(MutationType::Put) => {
-                let mut put = Put::new(row.clone()).with_timestamp(ts);
-                for (family, qv) in cells {
-                    let (f, q) = (
-                        Bytes::copy_from_slice(family),
-                        Bytes::copy_from_slice(qv.qualifier.as_deref().unwrap_or_default()),
-                    );
-                    let v = Bytes::copy_from_slice(qv.value.as_deref().unwrap_or_default());
-                    put = match qv.timestamp {
-                        Some(t) => {
-                            put.add_column_at(f, q, i64::try_from(t).unwrap_or(LATEST_TIMESTAMP), v)
-                        }
-                        None => put.add_column(f, q, v),
-                    };
-                }
-                CheckAction::Put(put.with_durability(durability(m.durability)))
-            }
-            Some(MutationType::Delete) => {
-                let mut delete = Delete::new(row.clone()).with_timestamp(ts);
-                for (family, qv) in cells {
-                    let f = Bytes::copy_from_slice(family);
-                    let q = Bytes::copy_from_slice(qv.qualifier.as_deref().unwrap_or_default());
-                    let t = given(qv.timestamp);
-                    let kind = qv.delete_type.and_then(|d| DeleteType::try_from(d).ok());
-                    delete = match (kind, t) {
-                        (Some(DeleteType::DeleteOneVersion), Some(t)) => {
-                            delete.add_column_at(f, q, t)
-                        }
-                        (Some(DeleteType::DeleteOneVersion), None) => delete.add_column(f, q),
-                        (Some(DeleteType::DeleteFamily), Some(t)) => delete.add_family_at(f, t),
-                        (Some(DeleteType::DeleteFamily), None) => delete.add_family(f),
-                        (Some(DeleteType::DeleteFamilyVersion), t) => {
-                            delete.add_family_version(f, t.unwrap_or(ts))
-                        }
-                        (_, Some(t)) => delete.add_columns_at(f, q, t),
-                        (_, None) => delete.add_columns(f, q),
-                    };
-                }
-                CheckAction::Delete(delete.with_durability(durability(m.durability)))
-            }
-            Some(MutationType::Increment) => {
-                let mut inc = Increment::new(row.clone());
-                for (family, qv) in cells {
-                    let v = qv.value.as_deref().unwrap_or_default();
-                    let amount = i64::from_be_bytes(v.try_into().map_err(|_| {
-                        exception(
-                            "org.apache.hadoop.hbase.DoNotRetryIOException",
-                            format!("Field is not a long, it's {} bytes wide", v.len()),
-                            true,
-                        )
-                    })?);
-                    inc = inc.add_column(
-                        Bytes::copy_from_slice(family),
-                        Bytes::copy_from_slice(qv.qualifier.as_deref().unwrap_or_default()),
-                        amount,
-                    );
-                }
-                CheckAction::Increment(inc.with_durability(durability(m.durability)))
-            }
-            Some(MutationType::Append) => {
-                let mut app = Append::new(row.clone());
-                for (family, qv) in cells {
-                    app = app.add_column(
-                        Bytes::copy_from_slice(family),
-                        Bytes::copy_from_slice(qv.qualifier.as_deref().unwrap_or_default()),
-                        Bytes::copy_from_slice(qv.value.as_deref().unwrap_or_default()),
-                    );
-                }
-                CheckAction::Append(app.with_durability(durability(m.durability)))
-            }
-            None => return Err(unsupported("a mutation without a type")),
-        };
         if let Some(c) = &req.condition {
             let condition = condition(c)?;
             let out = table
                 .check_and_mutate(&CheckAndMutate::new(row, condition, action))
-                .map_err(fail)?;
+                .map_err(|e| from_error(&e))?;
             return Ok(response(out.result, Some(out.success)));
         }
-        match action {
-            CheckAction::Put(p) => table.put(&p).map_err(fail)?,
-            CheckAction::Delete(d) => table.delete(&d).map_err(fail)?,
-            CheckAction::Increment(i) => {
-                return Ok(response(Some(table.increment(&i).map_err(fail)?), None));
+        Ok(response(apply(&table, action)?, None))
+    }
+
+    /// Multi: each region action's actions in order, a result or an exception each; an atomic
+    /// region action is one row's mutations applied together (with the request's condition,
+    /// a check-and-mutate).
+    fn multi(&self, req: &MultiRequest) -> Outcome {
+        let mut out = MultiResponse::default();
+        for ra in &req.region_action {
+            let mut result = RegionActionResult::default();
+            match self.region(Some(&ra.region)) {
+                Err(e) => result.exception = Some(as_pair(&e)),
+                Ok((table, _)) if ra.atomic() => {
+                    match self.atomic(&table, ra, req.condition.as_ref()) {
+                        Ok(processed) => {
+                            out.processed = processed.or(out.processed);
+                            for a in &ra.action {
+                                result.result_or_exception.push(ResultOrException {
+                                    index: a.index,
+                                    result: Some(pb::Result::default()),
+                                    exception: None,
+                                });
+                            }
+                        }
+                        Err(e) => result.exception = Some(as_pair(&e)),
+                    }
+                }
+                Ok((table, _)) => {
+                    for a in &ra.action {
+                        let outcome = match (&a.get, &a.mutation) {
+                            (Some(g), _) => self
+                                .get(&GetRequest {
+                                    region: ra.region.clone(),
+                                    get: g.clone(),
+                                })
+                                .and_then(|bytes| {
+                                    GetResponse::decode(&bytes[..])
+                                        .map(|r| r.result.unwrap_or_default())
+                                        .map_err(|e| unsupported(&e.to_string()))
+                                }),
+                            (None, Some(m)) => action(m)
+                                .and_then(|(_, op)| apply(&table, op))
+                                .map(|r| r.map(|r| result_of(&r)).unwrap_or_default()),
+                            (None, None) => Err(unsupported("an empty action")),
+                        };
+                        result.result_or_exception.push(match outcome {
+                            Ok(r) => ResultOrException {
+                                index: a.index,
+                                result: Some(r),
+                                exception: None,
+                            },
+                            Err(e) => ResultOrException {
+                                index: a.index,
+                                result: None,
+                                exception: Some(as_pair(&e)),
+                            },
+                        });
+                    }
+                }
             }
-            CheckAction::Append(a) => {
-                return Ok(response(Some(table.append(&a).map_err(fail)?), None));
-            }
-            CheckAction::RowMutations(_) => return Err(unsupported("row mutations")),
+            out.region_action_result.push(result);
         }
-        Ok(response(None, None))
+        Ok(out.encode_to_vec())
+    }
+
+    /// One region action's mutations as one row's atomic mutation; with a condition, only if it
+    /// holds (the returned flag).
+    fn atomic(
+        &self,
+        table: &Table,
+        ra: &pb::RegionAction,
+        condition: Option<&pb::Condition>,
+    ) -> Result<Option<bool>, ExceptionResponse> {
+        let mut row: Option<Bytes> = None;
+        let mut mutations = Vec::new();
+        for a in &ra.action {
+            let m = a
+                .mutation
+                .as_ref()
+                .ok_or_else(|| unsupported("a Get in an atomic region action"))?;
+            let (r, op) = action(m)?;
+            if row.as_ref().is_some_and(|x| *x != r) {
+                return Err(exception(
+                    "org.apache.hadoop.hbase.DoNotRetryIOException",
+                    "an atomic region action must be one row's mutations".into(),
+                    true,
+                ));
+            }
+            row = Some(r);
+            mutations.push(op);
+        }
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let mut rm = basalt_client::RowMutations::new(row.clone());
+        for op in mutations {
+            rm = match op {
+                CheckAction::Put(p) => rm.add_put(p),
+                CheckAction::Delete(d) => rm.add_delete(d),
+                _ => return Err(unsupported("an increment or append in row mutations")),
+            };
+        }
+        match condition {
+            Some(c) => {
+                let cam =
+                    CheckAndMutate::new(row, self::condition(c)?, CheckAction::RowMutations(rm));
+                let out = table.check_and_mutate(&cam).map_err(|e| from_error(&e))?;
+                Ok(Some(out.success))
+            }
+            None => {
+                table.mutate_row(&rm).map_err(|e| from_error(&e))?;
+                Ok(None)
+            }
+        }
     }
 
     fn scan(&self, req: &ScanRequest) -> Outcome {
@@ -536,6 +552,114 @@ impl ClientService {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .len()
+    }
+}
+
+/// The row and the operation a `MutationProto` describes (cells carried in the message).
+fn action(m: &pb::MutationProto) -> Result<(Bytes, CheckAction), ExceptionResponse> {
+    if m.associated_cell_count.unwrap_or(0) > 0 {
+        return Err(unsupported("cells in a cell block"));
+    }
+    let row = Bytes::copy_from_slice(m.row.as_deref().unwrap_or_default());
+    let ts = given(m.timestamp).unwrap_or(LATEST_TIMESTAMP);
+    let cells = m
+        .column_value
+        .iter()
+        .flat_map(|cv| cv.qualifier_value.iter().map(move |qv| (&cv.family, qv)));
+    use mutation_proto::{DeleteType, MutationType};
+    let kind = m.mutate_type.and_then(|t| MutationType::try_from(t).ok());
+    let action = match kind {
+        Some(MutationType::Put) => {
+            let mut put = Put::new(row.clone()).with_timestamp(ts);
+            for (family, qv) in cells {
+                let (f, q) = (
+                    Bytes::copy_from_slice(family),
+                    Bytes::copy_from_slice(qv.qualifier.as_deref().unwrap_or_default()),
+                );
+                let v = Bytes::copy_from_slice(qv.value.as_deref().unwrap_or_default());
+                put = match qv.timestamp {
+                    Some(t) => {
+                        put.add_column_at(f, q, i64::try_from(t).unwrap_or(LATEST_TIMESTAMP), v)
+                    }
+                    None => put.add_column(f, q, v),
+                };
+            }
+            CheckAction::Put(put.with_durability(durability(m.durability)))
+        }
+        Some(MutationType::Delete) => {
+            let mut delete = Delete::new(row.clone()).with_timestamp(ts);
+            for (family, qv) in cells {
+                let f = Bytes::copy_from_slice(family);
+                let q = Bytes::copy_from_slice(qv.qualifier.as_deref().unwrap_or_default());
+                let t = given(qv.timestamp);
+                let kind = qv.delete_type.and_then(|d| DeleteType::try_from(d).ok());
+                delete = match (kind, t) {
+                    (Some(DeleteType::DeleteOneVersion), Some(t)) => delete.add_column_at(f, q, t),
+                    (Some(DeleteType::DeleteOneVersion), None) => delete.add_column(f, q),
+                    (Some(DeleteType::DeleteFamily), Some(t)) => delete.add_family_at(f, t),
+                    (Some(DeleteType::DeleteFamily), None) => delete.add_family(f),
+                    (Some(DeleteType::DeleteFamilyVersion), t) => {
+                        delete.add_family_version(f, t.unwrap_or(ts))
+                    }
+                    (_, Some(t)) => delete.add_columns_at(f, q, t),
+                    (_, None) => delete.add_columns(f, q),
+                };
+            }
+            CheckAction::Delete(delete.with_durability(durability(m.durability)))
+        }
+        Some(MutationType::Increment) => {
+            let mut inc = Increment::new(row.clone());
+            for (family, qv) in cells {
+                let v = qv.value.as_deref().unwrap_or_default();
+                let amount = i64::from_be_bytes(v.try_into().map_err(|_| {
+                    exception(
+                        "org.apache.hadoop.hbase.DoNotRetryIOException",
+                        format!("Field is not a long, it's {} bytes wide", v.len()),
+                        true,
+                    )
+                })?);
+                inc = inc.add_column(
+                    Bytes::copy_from_slice(family),
+                    Bytes::copy_from_slice(qv.qualifier.as_deref().unwrap_or_default()),
+                    amount,
+                );
+            }
+            CheckAction::Increment(inc.with_durability(durability(m.durability)))
+        }
+        Some(MutationType::Append) => {
+            let mut app = Append::new(row.clone());
+            for (family, qv) in cells {
+                app = app.add_column(
+                    Bytes::copy_from_slice(family),
+                    Bytes::copy_from_slice(qv.qualifier.as_deref().unwrap_or_default()),
+                    Bytes::copy_from_slice(qv.value.as_deref().unwrap_or_default()),
+                );
+            }
+            CheckAction::Append(app.with_durability(durability(m.durability)))
+        }
+        None => return Err(unsupported("a mutation without a type")),
+    };
+    Ok((row, action))
+}
+
+/// Applies one operation; increments and appends return their new cells.
+fn apply(table: &Table, action: CheckAction) -> Result<Option<RowResult>, ExceptionResponse> {
+    let fail = |e: Error| from_error(&e);
+    match action {
+        CheckAction::Put(p) => table.put(&p).map_err(fail)?,
+        CheckAction::Delete(d) => table.delete(&d).map_err(fail)?,
+        CheckAction::Increment(i) => return Ok(Some(table.increment(&i).map_err(fail)?)),
+        CheckAction::Append(a) => return Ok(Some(table.append(&a).map_err(fail)?)),
+        CheckAction::RowMutations(m) => table.mutate_row(&m).map_err(fail)?,
+    }
+    Ok(None)
+}
+
+/// An exception as Multi reports one per action: its class and message.
+fn as_pair(e: &ExceptionResponse) -> NameBytesPair {
+    NameBytesPair {
+        name: e.exception_class_name.clone().unwrap_or_default(),
+        value: e.stack_trace.clone().map(String::into_bytes),
     }
 }
 

@@ -358,9 +358,9 @@ fn errors_are_hbase_exceptions_and_bad_connections_close() {
     let e = c.err("Frobnicate", &GetRequest::default());
     assert!(e.contains("UnknownProtocolException"), "{e}");
     // Another service on this port is unknown; the connection stays usable.
-    let mut m = Client::connect(&server, "MasterService");
-    let e = m.err("IsMasterRunning", &GetRequest::default());
-    assert!(e.contains("MasterService.IsMasterRunning"), "{e}");
+    let mut m = Client::connect(&server, "AdminService");
+    let e = m.err("GetRegionInfo", &GetRequest::default());
+    assert!(e.contains("AdminService.GetRegionInfo"), "{e}");
     // Garbage and oversized frames close the connection.
     for bad in [
         &b"GET / HTTP/1.1\r\n\r\n"[..],
@@ -384,5 +384,111 @@ fn errors_are_hbase_exceptions_and_bad_connections_close() {
         },
     );
     assert!(got.result.is_some());
+    server.shutdown();
+}
+
+#[test]
+fn multi_runs_actions_and_atomic_row_mutations() {
+    use basalt_rpc::pb::{Action, MultiRequest, MultiResponse, RegionAction};
+    let (server, _conn, regions) = setup();
+    let mut c = Client::connect(&server, "ClientService");
+    let low = &regions[0];
+    let get = |row: &[u8]| Get {
+        row: row.to_vec(),
+        ..Get::default()
+    };
+    // Non-atomic: two puts, a get, and a put to a missing family (its own exception).
+    let mut bad = put(b"x", b"q", b"v");
+    bad.column_value[0].family = b"nofamily".to_vec();
+    let resp: MultiResponse = c.ok(
+        "Multi",
+        &MultiRequest {
+            region_action: vec![RegionAction {
+                region: region(low),
+                atomic: None,
+                action: vec![
+                    Action {
+                        index: Some(0),
+                        mutation: Some(put(b"a", b"q", b"1")),
+                        get: None,
+                    },
+                    Action {
+                        index: Some(1),
+                        mutation: Some(bad),
+                        get: None,
+                    },
+                    Action {
+                        index: Some(2),
+                        mutation: None,
+                        get: Some(get(b"a")),
+                    },
+                ],
+            }],
+            ..MultiRequest::default()
+        },
+    );
+    let results = &resp.region_action_result[0].result_or_exception;
+    assert_eq!(results.len(), 3);
+    assert!(results[0].exception.is_none());
+    assert!(
+        results[1]
+            .exception
+            .as_ref()
+            .unwrap()
+            .name
+            .ends_with("NoSuchColumnFamilyException")
+    );
+    assert_eq!(values(results[2].result.as_ref().unwrap())[0].1, b"1");
+    // Atomic with a condition that fails: nothing applies.
+    let cond = Condition {
+        row: b"a".to_vec(),
+        family: Some(b"f".to_vec()),
+        qualifier: Some(b"q".to_vec()),
+        compare_type: Some(CompareType::Equal as i32),
+        comparator: Some(Comparator {
+            name: "org.apache.hadoop.hbase.filter.BinaryComparator".into(),
+            serialized_comparator: Some(
+                BinaryComparator {
+                    comparable: ByteArrayComparable {
+                        value: Some(b"2".to_vec()),
+                    },
+                }
+                .encode_to_vec(),
+            ),
+        }),
+        ..Condition::default()
+    };
+    let atomic = |condition: Option<Condition>| MultiRequest {
+        region_action: vec![RegionAction {
+            region: region(low),
+            atomic: Some(true),
+            action: vec![
+                Action {
+                    index: Some(0),
+                    mutation: Some(put(b"a", b"r", b"new")),
+                    get: None,
+                },
+                Action {
+                    index: Some(1),
+                    mutation: Some(put(b"a", b"s", b"new")),
+                    get: None,
+                },
+            ],
+        }],
+        condition,
+        ..MultiRequest::default()
+    };
+    let resp: MultiResponse = c.ok("Multi", &atomic(Some(cond)));
+    assert_eq!(resp.processed, Some(false));
+    let resp: MultiResponse = c.ok("Multi", &atomic(None));
+    assert!(resp.region_action_result[0].exception.is_none());
+    let got: GetResponse = c.ok(
+        "Get",
+        &GetRequest {
+            region: region(low),
+            get: get(b"a"),
+        },
+    );
+    assert_eq!(got.result.unwrap().cell.len(), 3);
     server.shutdown();
 }
