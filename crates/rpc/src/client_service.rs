@@ -21,6 +21,9 @@ use crate::pb::{
     region_specifier::RegionSpecifierType,
 };
 
+/// The name clients give meta's region.
+pub const META_REGION: &[u8] = b"hbase:meta,,1";
+
 /// The Java class HBase's clients expect for an error.
 pub fn java_class(e: &Error) -> &'static str {
     match e.exception_name() {
@@ -211,13 +214,16 @@ impl ClientService {
         let table = std::str::from_utf8(&name[..comma])
             .map_err(|_| unsupported("a table name that is not UTF-8"))?;
         let table_name = TableName::parse(table).map_err(|e| from_error(&e))?;
+        // `hbase:meta,,1` is HBase's fixed name of meta's one region, without the encoded
+        // suffix the other regions carry.
+        let meta = &name[..] == META_REGION;
         let region = self
             .conn
             .admin()
             .regions(&table_name)
             .map_err(|e| from_error(&e))?
             .into_iter()
-            .find(|r| r.name[..] == name[..])
+            .find(|r| meta || r.name[..] == name[..])
             .ok_or_else(|| {
                 exception(
                     "org.apache.hadoop.hbase.NotServingRegionException",

@@ -492,3 +492,43 @@ fn multi_runs_actions_and_atomic_row_mutations() {
     assert_eq!(got.result.unwrap().cell.len(), 3);
     server.shutdown();
 }
+
+#[test]
+fn meta_is_served_under_hbase_meta_region_name() {
+    let (server, _conn, regions) = setup();
+    let mut c = Client::connect(&server, "ClientService");
+    let opened: ScanResponse = c.ok(
+        "Scan",
+        &ScanRequest {
+            region: Some(region(b"hbase:meta,,1")),
+            scan: Some(Scan {
+                start_row: Some(b"t,".to_vec()),
+                stop_row: Some(b"t-".to_vec()),
+                ..Scan::default()
+            }),
+            number_of_rows: Some(100),
+            close_scanner: None,
+            ..ScanRequest::default()
+        },
+    );
+    let rows: Vec<Vec<u8>> = opened
+        .results
+        .iter()
+        .map(|r| r.cell[0].row.clone().unwrap())
+        .collect();
+    assert_eq!(rows, regions, "meta lists the table's regions by name");
+    let has = |q: &[u8]| {
+        opened.results[0]
+            .cell
+            .iter()
+            .any(|c| c.family.as_deref() == Some(&b"info"[..]) && c.qualifier.as_deref() == Some(q))
+    };
+    assert!(has(b"regioninfo") && has(b"server") && has(b"state"));
+    let regioninfo = opened.results[0]
+        .cell
+        .iter()
+        .find(|c| c.qualifier.as_deref() == Some(&b"regioninfo"[..]))
+        .unwrap();
+    assert!(regioninfo.value.as_ref().unwrap().starts_with(b"PBUF"));
+    server.shutdown();
+}
