@@ -238,10 +238,10 @@ impl ClientService {
     fn get(&self, req: &GetRequest) -> Outcome {
         let (table, _) = self.region(Some(&req.region))?;
         let g = &req.get;
-        if g.filter.is_some() {
-            return Err(unsupported("a filter"));
-        }
         let mut get = Get::new(Bytes::copy_from_slice(&g.row));
+        if let Some(f) = &g.filter {
+            get = get.with_filter(crate::filters::filter(f).map_err(|e| bad_filter(&e))?);
+        }
         for c in &g.column {
             if c.qualifier.is_empty() {
                 get = get.add_family(Bytes::copy_from_slice(&c.family));
@@ -476,10 +476,10 @@ impl ClientService {
     /// Opens a scanner over the part of `scan` inside the request's region.
     fn open(&self, req: &ScanRequest, s: &pb::Scan) -> Result<u64, ExceptionResponse> {
         let (table, region) = self.region(req.region.as_ref())?;
-        if s.filter.is_some() {
-            return Err(unsupported("a filter"));
-        }
         let mut scan = Scan::new().reversed(s.reversed());
+        if let Some(f) = &s.filter {
+            scan = scan.with_filter(crate::filters::filter(f).map_err(|e| bad_filter(&e))?);
+        }
         for c in &s.column {
             if c.qualifier.is_empty() {
                 scan = scan.add_family(Bytes::copy_from_slice(&c.family));
@@ -659,6 +659,14 @@ fn apply(table: &Table, action: CheckAction) -> Result<Option<RowResult>, Except
         CheckAction::RowMutations(m) => table.mutate_row(&m).map_err(fail)?,
     }
     Ok(None)
+}
+
+fn bad_filter(what: &str) -> ExceptionResponse {
+    exception(
+        "org.apache.hadoop.hbase.DoNotRetryIOException",
+        what.to_owned(),
+        true,
+    )
 }
 
 /// An exception as Multi reports one per action: its class and message.

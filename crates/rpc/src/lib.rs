@@ -4,6 +4,7 @@
 //! `docs/design/rpc.md`.
 
 pub mod client_service;
+pub mod filters;
 pub mod frame;
 pub mod master_service;
 pub mod server;

@@ -532,3 +532,64 @@ fn meta_is_served_under_hbase_meta_region_name() {
     assert!(regioninfo.value.as_ref().unwrap().starts_with(b"PBUF"));
     server.shutdown();
 }
+
+#[test]
+fn filters_arrive_in_protobuf_form() {
+    let (server, _conn, regions) = setup();
+    let low = &regions[0];
+    let mut c = Client::connect(&server, "ClientService");
+    for row in [&b"apple"[..], b"apricot", b"banana"] {
+        let _: MutateResponse = c.ok(
+            "Mutate",
+            &MutateRequest {
+                region: region(low),
+                mutation: put(row, b"q", row),
+                ..MutateRequest::default()
+            },
+        );
+    }
+    let prefix = pb::Filter {
+        name: "org.apache.hadoop.hbase.filter.PrefixFilter".into(),
+        serialized_filter: Some(
+            pb::PrefixFilter {
+                prefix: Some(b"ap".to_vec()),
+            }
+            .encode_to_vec(),
+        ),
+    };
+    let opened: ScanResponse = c.ok(
+        "Scan",
+        &ScanRequest {
+            region: Some(region(low)),
+            scan: Some(Scan {
+                filter: Some(prefix),
+                ..Scan::default()
+            }),
+            number_of_rows: Some(10),
+            ..ScanRequest::default()
+        },
+    );
+    let rows: Vec<Vec<u8>> = opened
+        .results
+        .iter()
+        .map(|r| r.cell[0].row.clone().unwrap())
+        .collect();
+    assert_eq!(rows, [b"apple".to_vec(), b"apricot".to_vec()]);
+    let unknown = pb::Filter {
+        name: "com.example.CustomFilter".into(),
+        serialized_filter: None,
+    };
+    let e = c.err(
+        "Get",
+        &GetRequest {
+            region: region(low),
+            get: Get {
+                row: b"apple".to_vec(),
+                filter: Some(unknown),
+                ..Get::default()
+            },
+        },
+    );
+    assert!(e.contains("CustomFilter is not supported"), "{e}");
+    server.shutdown();
+}
