@@ -9,6 +9,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "client.proto",
         "master.proto",
         "filter.proto",
+        "zookeeper.proto",
     ];
     let fds = protox::compile(files, ["proto"])?;
     prost_build::Config::new().compile_fds(fds)?;

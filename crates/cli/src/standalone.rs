@@ -36,6 +36,13 @@ pub struct Args {
     /// free port. HBase's own port is 16020.
     #[arg(long)]
     rpc_port: Option<u16>,
+    /// MasterService on a port of its own (HBase's 16000); otherwise the RPC port serves it
+    #[arg(long)]
+    master_port: Option<u16>,
+    /// Publish the servers in this ZooKeeper (HOST:PORT) as HBase does, for native clients;
+    /// implies the RPC port (16020 unless given)
+    #[arg(long)]
+    zookeeper: Option<String>,
     /// Seconds an idle Thrift scanner lives [default: 60]
     #[arg(long)]
     scanner_lease_secs: Option<u64>,
@@ -55,6 +62,8 @@ struct Settings {
     max_message_mb: usize,
     scanner_lease_secs: u64,
     rpc_port: Option<u16>,
+    master_port: Option<u16>,
+    zookeeper: Option<String>,
 }
 
 impl Default for Settings {
@@ -68,6 +77,8 @@ impl Default for Settings {
             max_message_mb: 64,
             scanner_lease_secs: 60,
             rpc_port: None,
+            master_port: None,
+            zookeeper: None,
         }
     }
 }
@@ -99,9 +110,12 @@ fn apply_file(s: &mut Settings, text: &str) -> anyhow::Result<()> {
             "thrift-max-message-mb" => s.max_message_mb = parse(key, value, n)?,
             "scanner-lease-secs" => s.scanner_lease_secs = parse(key, value, n)?,
             "rpc-port" => s.rpc_port = Some(parse(key, value, n)?),
+            "master-port" => s.master_port = Some(parse(key, value, n)?),
+            "zookeeper" => s.zookeeper = Some(value.to_owned()),
             other => bail!(
                 "config line {n}: unknown setting {other:?} (known: data, bind, thrift-port, \
-                 framed, compact, thrift-max-message-mb, scanner-lease-secs, rpc-port)"
+                 framed, compact, thrift-max-message-mb, scanner-lease-secs, rpc-port, master-port, \
+                 zookeeper)"
             ),
         }
     }
@@ -134,6 +148,15 @@ fn resolve(args: &Args) -> anyhow::Result<Settings> {
     }
     if args.rpc_port.is_some() {
         s.rpc_port = args.rpc_port;
+    }
+    if args.master_port.is_some() {
+        s.master_port = args.master_port;
+    }
+    if args.zookeeper.is_some() {
+        s.zookeeper.clone_from(&args.zookeeper);
+    }
+    if s.zookeeper.is_some() && s.rpc_port.is_none() {
+        s.rpc_port = Some(16020);
     }
     if s.max_message_mb == 0 {
         bail!("thrift-max-message-mb must be at least 1");
@@ -180,29 +203,13 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         if s.framed { "framed" } else { "buffered" },
         if s.compact { "compact" } else { "binary" }
     );
-    let rpc = match s.rpc_port {
-        Some(port) => {
-            let config = basalt_rpc::RpcConfig {
-                bind: SocketAddr::new(s.bind, port),
-                scanner_lease: Duration::from_secs(s.scanner_lease_secs),
-                ..basalt_rpc::RpcConfig::default()
-            };
-            match basalt_rpc::RpcServer::start(conn.clone(), config) {
-                Ok(r) => {
-                    println!(
-                        "rpc listening on {} (ClientService, MasterService)",
-                        r.local_addr()
-                    );
-                    Some(r)
-                }
-                Err(e) => {
-                    thrift.shutdown();
-                    conn.close()?;
-                    bail!("cannot listen on {}:{port}: {e}", s.bind);
-                }
-            }
+    let rpc = match start_rpc(&s, &conn) {
+        Ok(rpc) => rpc,
+        Err(e) => {
+            thrift.shutdown();
+            conn.close()?;
+            return Err(e);
         }
-        None => None,
     };
     println!("data in {}; stop with Ctrl-C or SIGTERM", s.data.display());
     while !stop.load(Ordering::Acquire) {
@@ -210,12 +217,85 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     }
     println!("shutting down: finishing calls in flight");
     thrift.shutdown();
-    if let Some(rpc) = rpc {
-        rpc.shutdown();
-    }
+    rpc.shutdown();
     conn.close().context("closing the engine")?;
     println!("stopped");
     Ok(())
+}
+
+/// The native RPC servers and the ZooKeeper publication, when asked for.
+#[derive(Default)]
+struct Rpc {
+    servers: Vec<basalt_rpc::RpcServer>,
+    zookeeper: Option<basalt_rpc::zk::ZkPublisher>,
+}
+
+impl Rpc {
+    fn shutdown(self) {
+        // Unpublish first, so clients stop coming before the servers stop answering.
+        if let Some(z) = self.zookeeper {
+            z.shutdown();
+        }
+        for s in self.servers {
+            s.shutdown();
+        }
+    }
+}
+
+fn start_rpc(s: &Settings, conn: &Connection) -> anyhow::Result<Rpc> {
+    let mut rpc = Rpc::default();
+    let Some(port) = s.rpc_port else {
+        return Ok(rpc);
+    };
+    let start = |port: u16, what: &str| -> anyhow::Result<basalt_rpc::RpcServer> {
+        let config = basalt_rpc::RpcConfig {
+            bind: SocketAddr::new(s.bind, port),
+            scanner_lease: Duration::from_secs(s.scanner_lease_secs),
+            ..basalt_rpc::RpcConfig::default()
+        };
+        let server = basalt_rpc::RpcServer::start(conn.clone(), config)
+            .with_context(|| format!("cannot listen on {}:{port}", s.bind))?;
+        println!("{what} listening on {}", server.local_addr());
+        Ok(server)
+    };
+    let region_server = start(port, "rpc (ClientService, MasterService)")?;
+    let rpc_port = region_server.local_addr().port();
+    rpc.servers.push(region_server);
+    let mut master_port = rpc_port;
+    if let Some(m) = s.master_port {
+        let master = match start(m, "master (MasterService)") {
+            Ok(m) => m,
+            Err(e) => {
+                rpc.shutdown();
+                return Err(e);
+            }
+        };
+        master_port = master.local_addr().port();
+        rpc.servers.push(master);
+    }
+    if let Some(quorum) = &s.zookeeper {
+        let start_code = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(0));
+        let published = basalt_rpc::zk::Published {
+            host: s.bind.to_string(),
+            rpc_port,
+            master_port,
+            start_code,
+            cluster_id: format!("basalt-{start_code}"),
+        };
+        match basalt_rpc::zk::ZkPublisher::start(quorum, published, Duration::from_secs(15)) {
+            Ok(z) => {
+                println!("zookeeper: published /hbase/master and /hbase/meta-region-server to {quorum}");
+                rpc.zookeeper = Some(z);
+            }
+            Err(e) => {
+                rpc.shutdown();
+                return Err(e.into());
+            }
+        }
+    }
+    Ok(rpc)
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ pub mod filters;
 pub mod frame;
 pub mod master_service;
 pub mod server;
+pub mod zk;
 
 /// The generated protobuf messages (package `hbase.pb`).
 #[allow(missing_debug_implementations, clippy::all, reason = "generated code")]

@@ -1,0 +1,244 @@
+//! Publishing the server in a real ZooKeeper the way HBase does, so native clients find it:
+//! `/hbase/master` and `/hbase/rs/<server>` (ephemeral: they vanish with the session if the
+//! process dies), `/hbase/meta-region-server` and `/hbase/hbaseid`. Each znode's data is HBase's
+//! framing: `0xFF`, a 4-byte big-endian id length, the id (`pid@host`), `PBUF`, the protobuf.
+//!
+//! The ZooKeeper client is asynchronous; it runs on a one-thread runtime of its own, the only
+//! async code in the server.
+
+use std::io;
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use prost::Message;
+use zookeeper_client as zk;
+
+use crate::pb;
+
+/// Where this server serves, as the znodes say.
+#[derive(Debug, Clone)]
+pub struct Published {
+    pub host: String,
+    /// ClientService (the meta region's server and the region server).
+    pub rpc_port: u16,
+    /// MasterService.
+    pub master_port: u16,
+    pub start_code: u64,
+    pub cluster_id: String,
+}
+
+/// HBase's znode data framing around `message`.
+pub fn frame(id: &str, message: &impl Message) -> Vec<u8> {
+    let mut out = vec![0xff];
+    out.extend_from_slice(&u32::try_from(id.len()).unwrap_or(0).to_be_bytes());
+    out.extend_from_slice(id.as_bytes());
+    out.extend_from_slice(b"PBUF");
+    message.encode(&mut out).ok();
+    out
+}
+
+/// The protobuf bytes inside a framed znode, if the framing is right.
+pub fn unframe(data: &[u8]) -> Option<&[u8]> {
+    let rest = data.strip_prefix(&[0xff])?;
+    let len = u32::from_be_bytes(rest.get(..4)?.try_into().ok()?) as usize;
+    rest.get(4 + len..)?.strip_prefix(b"PBUF")
+}
+
+/// HBase's server name: `host,port,startcode`.
+pub fn server_name(host: &str, port: u16, start_code: u64) -> String {
+    format!("{host},{port},{start_code}")
+}
+
+/// A live publication; [`ZkPublisher::shutdown`] removes it.
+#[derive(Debug)]
+pub struct ZkPublisher {
+    stop: mpsc::Sender<()>,
+    thread: Option<JoinHandle<()>>,
+}
+
+fn err(what: &str, e: impl std::fmt::Display) -> io::Error {
+    io::Error::other(format!("zookeeper: {what}: {e}"))
+}
+
+async fn ensure(client: &zk::Client, path: &str) -> Result<(), zk::Error> {
+    let opts = zk::CreateMode::Persistent.with_acls(zk::Acls::anyone_all());
+    match client.create(path, b"", &opts).await {
+        Ok(_) | Err(zk::Error::NodeExists) => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Creates `path` with `data`, replacing what a previous run may have left there.
+async fn put(
+    client: &zk::Client,
+    path: &str,
+    data: &[u8],
+    mode: zk::CreateMode,
+) -> Result<(), zk::Error> {
+    match client.delete(path, None).await {
+        Ok(()) | Err(zk::Error::NoNode) => {}
+        Err(e) => return Err(e),
+    }
+    client
+        .create(path, data, &mode.with_acls(zk::Acls::anyone_all()))
+        .await
+        .map(|_| ())
+}
+
+async fn publish(client: &zk::Client, p: &Published) -> Result<(), zk::Error> {
+    let id = format!("{}@{}", std::process::id(), p.host);
+    let server = |port: u16| pb::ServerName {
+        host_name: p.host.clone(),
+        port: Some(u32::from(port)),
+        start_code: Some(p.start_code),
+    };
+    ensure(client, "/hbase").await?;
+    ensure(client, "/hbase/rs").await?;
+    let cluster = frame(
+        &id,
+        &pb::ClusterId {
+            cluster_id: p.cluster_id.clone(),
+        },
+    );
+    put(
+        client,
+        "/hbase/hbaseid",
+        &cluster,
+        zk::CreateMode::Persistent,
+    )
+    .await?;
+    let meta = frame(
+        &id,
+        &pb::MetaRegionServer {
+            server: server(p.rpc_port),
+            rpc_version: Some(0),
+            state: Some(pb::RegionStateState::Open as i32),
+        },
+    );
+    put(
+        client,
+        "/hbase/meta-region-server",
+        &meta,
+        zk::CreateMode::Persistent,
+    )
+    .await?;
+    let rs = format!(
+        "/hbase/rs/{}",
+        server_name(&p.host, p.rpc_port, p.start_code)
+    );
+    put(client, &rs, b"", zk::CreateMode::Ephemeral).await?;
+    let master = frame(
+        &id,
+        &pb::Master {
+            master: server(p.master_port),
+            rpc_version: Some(0),
+            info_port: Some(0),
+        },
+    );
+    put(client, "/hbase/master", &master, zk::CreateMode::Ephemeral).await
+}
+
+async fn unpublish(client: &zk::Client, p: &Published) {
+    let rs = format!(
+        "/hbase/rs/{}",
+        server_name(&p.host, p.rpc_port, p.start_code)
+    );
+    for path in ["/hbase/master", rs.as_str(), "/hbase/meta-region-server"] {
+        let _ = client.delete(path, None).await;
+    }
+}
+
+impl ZkPublisher {
+    /// Connects to `quorum` (`host:port`), publishes `p`, and keeps the session alive until
+    /// shutdown. Fails if ZooKeeper cannot be reached within `timeout`.
+    pub fn start(quorum: &str, p: Published, timeout: Duration) -> io::Result<ZkPublisher> {
+        let (ready_tx, ready_rx) = mpsc::channel::<io::Result<()>>();
+        let (stop_tx, stop_rx) = mpsc::channel::<()>();
+        let quorum = quorum.to_owned();
+        let thread = std::thread::Builder::new()
+            .name("zookeeper".into())
+            .spawn(move || {
+                let runtime = match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
+                    Ok(r) => r,
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(err("runtime", e)));
+                        return;
+                    }
+                };
+                runtime.block_on(async move {
+                    let connect = zk::Client::connector()
+                        .with_session_timeout(Duration::from_secs(10))
+                        .connect(&quorum);
+                    let client = match tokio::time::timeout(timeout, connect).await {
+                        Ok(Ok(c)) => c,
+                        Ok(Err(e)) => {
+                            let _ = ready_tx.send(Err(err(&format!("connecting to {quorum}"), e)));
+                            return;
+                        }
+                        Err(_) => {
+                            let _ = ready_tx
+                                .send(Err(err(&format!("connecting to {quorum}"), "timed out")));
+                            return;
+                        }
+                    };
+                    if let Err(e) = publish(&client, &p).await {
+                        let _ = ready_tx.send(Err(err("publishing", e)));
+                        return;
+                    }
+                    let _ = ready_tx.send(Ok(()));
+                    // The session stays open (the client pings it) until asked to stop.
+                    loop {
+                        match stop_rx.try_recv() {
+                            Err(mpsc::TryRecvError::Empty) => {
+                                tokio::time::sleep(Duration::from_millis(100)).await;
+                            }
+                            _ => break,
+                        }
+                    }
+                    unpublish(&client, &p).await;
+                });
+            })?;
+        match ready_rx.recv_timeout(timeout + Duration::from_secs(5)) {
+            Ok(Ok(())) => Ok(ZkPublisher {
+                stop: stop_tx,
+                thread: Some(thread),
+            }),
+            Ok(Err(e)) => {
+                let _ = thread.join();
+                Err(e)
+            }
+            Err(_) => Err(err("publishing", "no answer")),
+        }
+    }
+
+    /// Removes the znodes and closes the session.
+    pub fn shutdown(mut self) {
+        let _ = self.stop.send(());
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn framing_round_trips() {
+        let m = pb::ClusterId {
+            cluster_id: "abc".into(),
+        };
+        let data = frame("12@host", &m);
+        assert_eq!(data[0], 0xff);
+        assert_eq!(&data[1..5], &7u32.to_be_bytes());
+        let inner = unframe(&data).expect("framed");
+        assert_eq!(pb::ClusterId::decode(inner).expect("decodes"), m);
+        assert!(unframe(b"PBUF").is_none());
+        assert!(unframe(&[0xff, 0, 0, 0, 9, 1]).is_none());
+    }
+}

@@ -1,0 +1,131 @@
+//! Publication in a real ZooKeeper (Debian's, started by `tests/zookeeper/start.sh` on a free
+//! port, installed by it if missing): the znodes native clients read, in HBase's framing, and
+//! gone again after shutdown.
+#![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use basalt_rpc::pb;
+use basalt_rpc::zk::{Published, ZkPublisher, unframe};
+use prost::Message;
+use zookeeper_client as zk;
+
+/// A ZooKeeper server for one test, killed when dropped.
+struct ZooKeeper {
+    port: u16,
+    pid: u32,
+    _dir: tempfile::TempDir,
+}
+
+impl ZooKeeper {
+    fn start() -> ZooKeeper {
+        let dir = tempfile::tempdir().unwrap();
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/zookeeper/start.sh");
+        let out = Command::new("bash")
+            .arg(script)
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "ZooKeeper did not start: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).unwrap();
+        let mut parts = text.split_whitespace();
+        let port = parts.next().unwrap().parse().unwrap();
+        let pid = parts.next().unwrap().parse().unwrap();
+        ZooKeeper {
+            port,
+            pid,
+            _dir: dir,
+        }
+    }
+}
+
+impl Drop for ZooKeeper {
+    fn drop(&mut self) {
+        let _ = Command::new("kill").arg(self.pid.to_string()).status();
+    }
+}
+
+fn read(port: u16, paths: &[&str]) -> Vec<Option<Vec<u8>>> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let client = zk::Client::connect(&format!("127.0.0.1:{port}"))
+            .await
+            .unwrap();
+        let mut out = Vec::new();
+        for p in paths {
+            out.push(client.get_data(p).await.ok().map(|(d, _)| d));
+        }
+        out
+    })
+}
+
+#[test]
+fn znodes_as_hbase_clients_read_them() {
+    let zk = ZooKeeper::start();
+    let published = Published {
+        host: "127.0.0.1".into(),
+        rpc_port: 16020,
+        master_port: 16000,
+        start_code: 1_700_000_000_000,
+        cluster_id: "basalt-test".into(),
+    };
+    let publisher = ZkPublisher::start(
+        &format!("127.0.0.1:{}", zk.port),
+        published,
+        Duration::from_secs(20),
+    )
+    .unwrap();
+    let got = read(
+        zk.port,
+        &[
+            "/hbase/master",
+            "/hbase/meta-region-server",
+            "/hbase/hbaseid",
+            "/hbase/rs/127.0.0.1,16020,1700000000000",
+        ],
+    );
+    let master = pb::Master::decode(unframe(got[0].as_ref().unwrap()).unwrap()).unwrap();
+    assert_eq!(master.master.port, Some(16000));
+    assert_eq!(master.master.host_name, "127.0.0.1");
+    let meta = pb::MetaRegionServer::decode(unframe(got[1].as_ref().unwrap()).unwrap()).unwrap();
+    assert_eq!(meta.server.port, Some(16020));
+    assert_eq!(meta.state, Some(pb::RegionStateState::Open as i32));
+    let id = pb::ClusterId::decode(unframe(got[2].as_ref().unwrap()).unwrap()).unwrap();
+    assert_eq!(id.cluster_id, "basalt-test");
+    assert!(got[3].is_some(), "the region server's ephemeral node");
+    publisher.shutdown();
+    let after = read(zk.port, &["/hbase/master", "/hbase/meta-region-server"]);
+    assert!(after.iter().all(Option::is_none), "{after:?}");
+}
+
+#[test]
+fn an_unreachable_zookeeper_is_a_clear_error() {
+    // A port nobody listens on (bound, then released).
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let e = ZkPublisher::start(
+        &format!("127.0.0.1:{port}"),
+        Published {
+            host: "127.0.0.1".into(),
+            rpc_port: 1,
+            master_port: 1,
+            start_code: 1,
+            cluster_id: "x".into(),
+        },
+        Duration::from_secs(2),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("zookeeper"), "{e}");
+}
