@@ -286,7 +286,9 @@ fn start_rpc(s: &Settings, conn: &Connection) -> anyhow::Result<Rpc> {
         };
         match basalt_rpc::zk::ZkPublisher::start(quorum, published, Duration::from_secs(15)) {
             Ok(z) => {
-                println!("zookeeper: published /hbase/master and /hbase/meta-region-server to {quorum}");
+                println!(
+                    "zookeeper: published /hbase/master and /hbase/meta-region-server to {quorum}"
+                );
                 rpc.zookeeper = Some(z);
             }
             Err(e) => {

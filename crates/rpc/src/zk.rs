@@ -191,13 +191,8 @@ impl ZkPublisher {
                     }
                     let _ = ready_tx.send(Ok(()));
                     // The session stays open (the client pings it) until asked to stop.
-                    loop {
-                        match stop_rx.try_recv() {
-                            Err(mpsc::TryRecvError::Empty) => {
-                                tokio::time::sleep(Duration::from_millis(100)).await;
-                            }
-                            _ => break,
-                        }
+                    while let Err(mpsc::TryRecvError::Empty) = stop_rx.try_recv() {
+                        tokio::time::sleep(Duration::from_millis(100)).await;
                     }
                     unpublish(&client, &p).await;
                 });
