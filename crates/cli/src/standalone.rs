@@ -164,13 +164,20 @@ fn resolve(args: &Args) -> anyhow::Result<Settings> {
     Ok(s)
 }
 
-fn open(data: &Path) -> anyhow::Result<Connection> {
-    Connection::open(data).with_context(|| {
-        format!(
-            "cannot open the data directory {} (is another basalt using it?)",
-            data.display()
-        )
-    })
+/// Opens the engine; meta names `server` (`host:port`) as every region's server, so native
+/// clients that read region locations from meta come to this process's RPC port.
+fn open(data: &Path, server: &str) -> anyhow::Result<Connection> {
+    Connection::builder()
+        .file_system(std::sync::Arc::new(basalt_fs::LocalFs))
+        .root(data)
+        .server_name(server)
+        .open()
+        .with_context(|| {
+            format!(
+                "cannot open the data directory {} (is another basalt using it?)",
+                data.display()
+            )
+        })
 }
 
 pub fn run(args: &Args) -> anyhow::Result<()> {
@@ -180,7 +187,15 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         signal_hook::flag::register(signal, Arc::clone(&stop))
             .context("cannot install the signal handlers")?;
     }
-    let conn = open(&s.data)?;
+    // A free RPC port is chosen now (port 0), so meta can name it before the server starts.
+    let mut s = s;
+    if s.rpc_port == Some(0) {
+        let probe = std::net::TcpListener::bind(SocketAddr::new(s.bind, 0))
+            .context("choosing a free RPC port")?;
+        s.rpc_port = Some(probe.local_addr()?.port());
+    }
+    let server = format!("{}:{}", s.bind, s.rpc_port.unwrap_or(16020));
+    let conn = open(&s.data, &server)?;
     let config = ThriftConfig {
         bind: SocketAddr::new(s.bind, s.thrift_port),
         framed: s.framed,

@@ -435,10 +435,15 @@ impl ClientService {
             })?;
         let mut results = Vec::new();
         let mut done = false;
-        if !req.close_scanner() {
+        // A closing call still returns rows when it asks for some (an opening call that
+        // closes at once is how clients read a few rows in one round trip).
+        let wanted = req
+            .number_of_rows
+            .unwrap_or(if req.close_scanner() { 0 } else { 100 });
+        if wanted > 0 {
             let mut open = entry.lock().unwrap_or_else(PoisonError::into_inner);
             open.last_used = Instant::now();
-            let n = req.number_of_rows.unwrap_or(100).max(1) as usize;
+            let n = wanted as usize;
             while results.len() < n {
                 match open.scanner.next() {
                     Some(Ok(r)) => results.push(result(&r.cells, r.partial)),
