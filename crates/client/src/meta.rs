@@ -91,19 +91,22 @@ pub(crate) enum TableState {
 }
 
 impl TableState {
+    /// The bare message, as HBase's `MetaTableAccessor` writes it (no `PBUF`, unlike
+    /// `info:regioninfo`).
     fn to_pb(self) -> Vec<u8> {
         let state = match self {
             TableState::Enabled => 0,
             TableState::Disabled => 1,
         };
-        let mut out = pb::PB_MAGIC.to_vec();
-        out.extend(PbWriter::new().varint(1, state).finish());
-        out
+        PbWriter::new().varint(1, state).finish()
     }
 
+    /// Reads the bare message, or one behind `PBUF` (data directories written before this
+    /// matched HBase).
     fn from_pb(value: &[u8]) -> Result<Self> {
         let bad = |reason: String| Error::Corrupt(format!("table state: {reason}"));
-        let fields = pb::fields(pb::strip_magic(value).map_err(bad)?).map_err(bad)?;
+        let body = value.strip_prefix(pb::PB_MAGIC).unwrap_or(value);
+        let fields = pb::fields(body).map_err(bad)?;
         match fields.first() {
             // DISABLING is a disable that did not finish: the table is treated as disabled.
             Some((1, PbValue::Varint(1 | 2))) => Ok(TableState::Disabled),

@@ -323,14 +323,12 @@ fn meta_is_a_table_with_hbase_rows() {
             .map(<[u8]>::len),
         Some(8)
     );
-    // TableState: PBUF, field 1 varint = 0 (ENABLED) or 1 (DISABLED).
-    assert_eq!(
-        rows[2].value(b"table", b"state"),
-        Some(&b"PBUF\x08\x00"[..])
-    );
+    // TableState, the bare message as HBase writes it: field 1 varint = 0 (ENABLED) or 1
+    // (DISABLED).
+    assert_eq!(rows[2].value(b"table", b"state"), Some(&b"\x08\x00"[..]));
     admin.disable_table(&name("t")).unwrap();
     let t_row = meta.get(&Get::new("t")).unwrap();
-    assert_eq!(t_row.value(b"table", b"state"), Some(&b"PBUF\x08\x01"[..]));
+    assert_eq!(t_row.value(b"table", b"state"), Some(&b"\x08\x01"[..]));
     let r_row = meta.get(&Get::new(expected_first)).unwrap();
     assert_eq!(r_row.value(b"info", b"state"), Some(&b"CLOSED"[..]));
     // The catalog is changed by administrative operations only.
