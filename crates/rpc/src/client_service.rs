@@ -8,14 +8,14 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use basalt_client::{
-    Append, Bytes, Cell, CellType, CheckAction, CheckAndMutate, CompareOperator, Condition,
-    Connection, Delete, Durability, Error, Get, Increment, LATEST_TIMESTAMP, Put,
-    RegionDescription, ResultScanner, RowResult, Scan, Table, TableName,
+    Append, Bytes, Cell, CellType, CheckAction, CheckAndMutate, Condition, Connection, Delete,
+    Durability, Error, Get, Increment, LATEST_TIMESTAMP, Put, RegionDescription, ResultScanner,
+    RowResult, Scan, Table, TableName,
 };
 use prost::Message;
 
 use crate::pb::{
-    self, BinaryComparator, CompareType, ExceptionResponse, GetRequest, GetResponse, MultiRequest,
+    self, BinaryComparator, ExceptionResponse, GetRequest, GetResponse, MultiRequest,
     MultiResponse, MutateRequest, MutateResponse, NameBytesPair, RegionActionResult,
     ResultOrException, ScanRequest, ScanResponse, mutation_proto,
     region_specifier::RegionSpecifierType,
@@ -694,15 +694,7 @@ fn condition(c: &pb::Condition) -> Result<Condition, ExceptionResponse> {
     }
     let family = Bytes::copy_from_slice(c.family.as_deref().unwrap_or_default());
     let qualifier = Bytes::copy_from_slice(c.qualifier.as_deref().unwrap_or_default());
-    let op = match c.compare_type() {
-        CompareType::Less => CompareOperator::Less,
-        CompareType::LessOrEqual => CompareOperator::LessOrEqual,
-        CompareType::Equal => CompareOperator::Equal,
-        CompareType::NotEqual => CompareOperator::NotEqual,
-        CompareType::GreaterOrEqual => CompareOperator::GreaterOrEqual,
-        CompareType::Greater => CompareOperator::Greater,
-        CompareType::NoOp => CompareOperator::NoOp,
-    };
+    let op = crate::filters::op(c.compare_type());
     let expected = match &c.comparator {
         None => Bytes::new(),
         Some(cmp) if cmp.name.ends_with(".NullComparator") => Bytes::new(),

@@ -15,7 +15,8 @@ fn decode<M: Message + Default>(what: &str, bytes: Option<&[u8]>) -> Result<M, S
     M::decode(bytes.unwrap_or_default()).map_err(|e| format!("{what} does not decode: {e}"))
 }
 
-fn op(t: CompareType) -> CompareOperator {
+/// HBase's CompareType as Basalt's operator.
+pub(crate) fn op(t: CompareType) -> CompareOperator {
     match t {
         CompareType::Less => CompareOperator::Less,
         CompareType::LessOrEqual => CompareOperator::LessOrEqual,

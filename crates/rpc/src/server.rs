@@ -1,14 +1,15 @@
 //! The RPC server: an accept loop and a thread per connection (as the Thrift gateway: engine
 //! calls block). A connection that sends something unreadable is closed; the others go on.
 
-use std::io::{self, BufReader, Read, Write};
+use std::io::{self, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use basalt_client::Connection;
+use basalt_net::{POLL, Patient, serve_connections};
 
 use crate::client_service::{ClientService, exception};
 use crate::frame::{self, FrameError};
@@ -45,8 +46,6 @@ pub struct RpcServer {
     service: Arc<ClientService>,
 }
 
-const POLL: Duration = Duration::from_millis(100);
-
 struct Shared {
     service: Arc<ClientService>,
     master: MasterService,
@@ -71,7 +70,16 @@ impl RpcServer {
             let shared = Arc::clone(&shared);
             std::thread::Builder::new()
                 .name("rpc-accept".into())
-                .spawn(move || accept_loop(&listener, &shared))?
+                .spawn(move || {
+                    let conn_shared = Arc::clone(&shared);
+                    serve_connections(
+                        &listener,
+                        &shared.stop,
+                        usize::MAX,
+                        "rpc",
+                        Arc::new(move |stream| serve(stream, &conn_shared)),
+                    );
+                })?
         };
         let reaper = {
             let shared = Arc::clone(&shared);
@@ -115,92 +123,10 @@ impl Drop for RpcServer {
     }
 }
 
-fn accept_loop(listener: &TcpListener, shared: &Arc<Shared>) {
-    let mut connections: Vec<JoinHandle<()>> = Vec::new();
-    while !shared.stop.load(Ordering::Acquire) {
-        match listener.accept() {
-            Ok((stream, _)) => {
-                let shared = Arc::clone(shared);
-                let spawned =
-                    std::thread::Builder::new()
-                        .name("rpc-conn".into())
-                        .spawn(move || {
-                            if let Err(e) = serve(stream, &shared) {
-                                eprintln!("rpc: connection dropped: {e}");
-                            }
-                        });
-                match spawned {
-                    Ok(h) => {
-                        connections.retain(|t| !t.is_finished());
-                        connections.push(h);
-                    }
-                    Err(e) => eprintln!("rpc: cannot start a connection thread: {e}"),
-                }
-            }
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => std::thread::sleep(POLL / 10),
-            Err(e) => {
-                eprintln!("rpc: accept failed: {e}");
-                std::thread::sleep(POLL);
-            }
-        }
-    }
-    for t in connections {
-        let _ = t.join();
-    }
-}
-
-/// Waits out read timeouts: between frames it gives up when the server stops, within a frame
-/// when bytes stop arriving for the stall timeout.
-struct Patient<'a> {
-    inner: BufReader<TcpStream>,
-    stop: &'a AtomicBool,
-    stall: Duration,
-    in_frame: bool,
-}
-
-impl Read for Patient<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let mut started: Option<Instant> = None;
-        loop {
-            match self.inner.read(buf) {
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                    ) =>
-                {
-                    if !self.in_frame && self.stop.load(Ordering::Acquire) {
-                        return Ok(0);
-                    }
-                    if self.in_frame
-                        && started.get_or_insert_with(Instant::now).elapsed() > self.stall
-                    {
-                        return Err(io::Error::new(
-                            io::ErrorKind::TimedOut,
-                            "the frame's bytes stopped arriving",
-                        ));
-                    }
-                }
-                Ok(n) => {
-                    self.in_frame |= n > 0;
-                    return Ok(n);
-                }
-                other => return other,
-            }
-        }
-    }
-}
-
 fn serve(stream: TcpStream, shared: &Shared) -> Result<(), FrameError> {
     stream.set_nodelay(true)?;
-    stream.set_read_timeout(Some(POLL))?;
     let mut out = stream.try_clone()?;
-    let mut input = Patient {
-        inner: BufReader::with_capacity(64 * 1024, stream),
-        stop: &shared.stop,
-        stall: shared.config.stall_timeout,
-        in_frame: false,
-    };
+    let mut input = Patient::new(stream, &shared.stop, shared.config.stall_timeout)?;
     let limit = shared.config.max_frame;
     match frame::read_preamble(&mut input) {
         Err(FrameError::Closed) => return Ok(()),
@@ -209,7 +135,7 @@ fn serve(stream: TcpStream, shared: &Shared) -> Result<(), FrameError> {
     let header = frame::read_connection_header(&mut input, limit)?;
     let service = header.service_name.unwrap_or_default();
     loop {
-        input.in_frame = false;
+        input.next_message();
         let call = match frame::read_call(&mut input, limit) {
             Ok(call) => call,
             Err(FrameError::Closed) => return Ok(()),

@@ -7,14 +7,15 @@
 //! other connections do not notice. Shutdown stops accepting, lets each connection finish the
 //! call it is in, and waits for them.
 
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, BufRead, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use basalt_client::Connection;
+use basalt_net::{POLL, Patient, serve_connections};
 
 use crate::handler::{Handler, declares_illegal_argument};
 use crate::protocol::{
@@ -68,15 +69,10 @@ pub struct ThriftServer {
     handler: Arc<Handler>,
 }
 
-/// Ends when `stop` is set, and how often blocked reads look at it.
-const POLL: Duration = Duration::from_millis(100);
-
 struct Shared {
     handler: Arc<Handler>,
     config: ThriftConfig,
     stop: Arc<AtomicBool>,
-    live: AtomicUsize,
-    connections: Mutex<Vec<JoinHandle<()>>>,
 }
 
 impl ThriftServer {
@@ -96,14 +92,21 @@ impl ThriftServer {
             handler: Arc::clone(&handler),
             config,
             stop: Arc::clone(&stop),
-            live: AtomicUsize::new(0),
-            connections: Mutex::new(Vec::new()),
         });
         let accept = {
             let shared = Arc::clone(&shared);
             std::thread::Builder::new()
                 .name("thrift-accept".into())
-                .spawn(move || accept_loop(&listener, &shared))?
+                .spawn(move || {
+                    let conn_shared = Arc::clone(&shared);
+                    serve_connections(
+                        &listener,
+                        &shared.stop,
+                        shared.config.max_connections,
+                        "thrift",
+                        Arc::new(move |stream| serve(stream, &conn_shared)),
+                    );
+                })?
         };
         let reaper = {
             let shared = Arc::clone(&shared);
@@ -150,155 +153,10 @@ impl Drop for ThriftServer {
     }
 }
 
-fn accept_loop(listener: &TcpListener, shared: &Arc<Shared>) {
-    while !shared.stop.load(Ordering::Acquire) {
-        match listener.accept() {
-            Ok((stream, _)) => {
-                if shared.live.load(Ordering::Acquire) >= shared.config.max_connections {
-                    eprintln!(
-                        "thrift: refusing a connection: {} are open",
-                        shared.config.max_connections
-                    );
-                    continue;
-                }
-                shared.live.fetch_add(1, Ordering::AcqRel);
-                let conn_shared = Arc::clone(shared);
-                let spawned = std::thread::Builder::new()
-                    .name("thrift-conn".into())
-                    .spawn(move || {
-                        if let Err(e) = serve(stream, &conn_shared) {
-                            eprintln!("thrift: connection dropped: {e}");
-                        }
-                        conn_shared.live.fetch_sub(1, Ordering::AcqRel);
-                    });
-                match spawned {
-                    Ok(handle) => {
-                        let mut threads = shared
-                            .connections
-                            .lock()
-                            .unwrap_or_else(PoisonError::into_inner);
-                        threads.retain(|t| !t.is_finished());
-                        threads.push(handle);
-                    }
-                    Err(e) => {
-                        shared.live.fetch_sub(1, Ordering::AcqRel);
-                        eprintln!("thrift: cannot start a connection thread: {e}");
-                    }
-                }
-            }
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => std::thread::sleep(POLL / 10),
-            Err(e) => {
-                eprintln!("thrift: accept failed: {e}");
-                std::thread::sleep(POLL);
-            }
-        }
-    }
-    let threads = std::mem::take(
-        &mut *shared
-            .connections
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner),
-    );
-    for t in threads {
-        let _ = t.join();
-    }
-}
-
-/// A socket reader that waits out read timeouts: between calls it gives up when the server
-/// stops; within a call, when bytes stop arriving for the stall timeout.
-struct Patient<'a> {
-    inner: BufReader<TcpStream>,
-    stop: &'a AtomicBool,
-    stall: Duration,
-    /// Whether a call is being read (then a stop does not interrupt it).
-    in_call: bool,
-}
-
-impl Read for Patient<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        // Only a read that times out looks at the clock.
-        let mut started: Option<Instant> = None;
-        loop {
-            match self.inner.read(buf) {
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                    ) =>
-                {
-                    if !self.in_call && self.stop.load(Ordering::Acquire) {
-                        return Ok(0);
-                    }
-                    if self.in_call
-                        && started.get_or_insert_with(Instant::now).elapsed() > self.stall
-                    {
-                        return Err(io::Error::new(
-                            io::ErrorKind::TimedOut,
-                            "the call's bytes stopped arriving",
-                        ));
-                    }
-                }
-                Ok(n) => {
-                    // The first byte of a call starts it.
-                    self.in_call |= n > 0;
-                    return Ok(n);
-                }
-                other => return other,
-            }
-        }
-    }
-}
-
-impl BufRead for Patient<'_> {
-    fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        // Wait as `read` does; then the buffer holds at least a byte (or the stream ended).
-        if self.inner.buffer().is_empty() {
-            let mut started: Option<Instant> = None;
-            loop {
-                match self.inner.fill_buf() {
-                    Ok(_) => break,
-                    Err(e)
-                        if matches!(
-                            e.kind(),
-                            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                        ) =>
-                    {
-                        if !self.in_call && self.stop.load(Ordering::Acquire) {
-                            return Ok(&[]);
-                        }
-                        if self.in_call
-                            && started.get_or_insert_with(Instant::now).elapsed() > self.stall
-                        {
-                            return Err(io::Error::new(
-                                io::ErrorKind::TimedOut,
-                                "the call's bytes stopped arriving",
-                            ));
-                        }
-                    }
-                    Err(e) => return Err(e),
-                }
-            }
-        }
-        let buf = self.inner.buffer();
-        self.in_call |= !buf.is_empty();
-        Ok(buf)
-    }
-
-    fn consume(&mut self, n: usize) {
-        self.inner.consume(n);
-    }
-}
-
 fn serve(stream: TcpStream, shared: &Shared) -> Result<(), WireError> {
     stream.set_nodelay(true)?;
-    stream.set_read_timeout(Some(POLL))?;
     let mut out = stream.try_clone()?;
-    let mut input = Patient {
-        inner: BufReader::with_capacity(64 * 1024, stream),
-        stop: &shared.stop,
-        stall: shared.config.stall_timeout,
-        in_call: false,
-    };
+    let mut input = Patient::new(stream, &shared.stop, shared.config.stall_timeout)?;
     let protocol = if shared.config.compact {
         Protocol::Compact
     } else {
@@ -309,7 +167,7 @@ fn serve(stream: TcpStream, shared: &Shared) -> Result<(), WireError> {
     // One reply buffer for the connection's life.
     let mut w = Writer::new(protocol);
     loop {
-        input.in_call = false;
+        input.next_message();
         w.reset(framed);
         let answered = if framed {
             let mut len = [0u8; 4];

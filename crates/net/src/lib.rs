@@ -1,0 +1,158 @@
+//! The connection plumbing Basalt's gateways (Thrift, native RPC) share.
+//!
+//! Every engine call blocks (a WAL write, a store file read), so a gateway serves each
+//! connection on a thread of its own, without a pool that could run out ([`serve_connections`]).
+//! Sockets read with a short timeout so a stopping server notices idle connections
+//! ([`Patient`]); a message whose bytes stop arriving drops its connection.
+
+use std::io::{self, BufRead, BufReader, Read};
+use std::net::{TcpListener, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// How often blocked reads and the accept loop look at the stop flag.
+pub const POLL: Duration = Duration::from_millis(100);
+
+/// A socket reader that waits out read timeouts: between messages it gives up (reads end)
+/// when `stop` is set; within a message, when bytes stop arriving for `stall`.
+#[derive(Debug)]
+pub struct Patient<'a> {
+    inner: BufReader<TcpStream>,
+    stop: &'a AtomicBool,
+    stall: Duration,
+    /// Whether a message is being read (then a stop does not interrupt it).
+    in_message: bool,
+}
+
+impl<'a> Patient<'a> {
+    /// Reads `stream` (given the [`POLL`] read timeout here) until `stop`.
+    pub fn new(stream: TcpStream, stop: &'a AtomicBool, stall: Duration) -> io::Result<Self> {
+        stream.set_read_timeout(Some(POLL))?;
+        Ok(Patient {
+            inner: BufReader::with_capacity(64 * 1024, stream),
+            stop,
+            stall,
+            in_message: false,
+        })
+    }
+
+    /// The next bytes start a new message.
+    pub fn next_message(&mut self) {
+        self.in_message = false;
+    }
+
+    /// Waits for the buffer to hold a byte; false if the stream ended or the server stops
+    /// between messages.
+    fn wait(&mut self) -> io::Result<()> {
+        let mut started: Option<Instant> = None;
+        loop {
+            match self.inner.fill_buf() {
+                Ok(_) => return Ok(()),
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    if !self.in_message && self.stop.load(Ordering::Acquire) {
+                        return Ok(());
+                    }
+                    // Only a read that times out looks at the clock.
+                    if self.in_message
+                        && started.get_or_insert_with(Instant::now).elapsed() > self.stall
+                    {
+                        return Err(io::Error::new(
+                            io::ErrorKind::TimedOut,
+                            "the message's bytes stopped arriving",
+                        ));
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+impl Read for Patient<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = {
+            let available = self.fill_buf()?;
+            let n = available.len().min(buf.len());
+            buf[..n].copy_from_slice(&available[..n]);
+            n
+        };
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for Patient<'_> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.inner.buffer().is_empty() {
+            self.wait()?;
+        }
+        let buf = self.inner.buffer();
+        // The first byte of a message starts it.
+        self.in_message |= !buf.is_empty();
+        Ok(buf)
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.inner.consume(n);
+    }
+}
+
+/// Accepts connections on `listener` (non-blocking) until `stop`, serving each on a thread
+/// named `name` with `serve`; at most `max` at once (more are closed at accept). Returns once
+/// stopped and every connection thread has finished.
+pub fn serve_connections<E: std::fmt::Display + 'static>(
+    listener: &TcpListener,
+    stop: &AtomicBool,
+    max: usize,
+    name: &str,
+    serve: Arc<dyn Fn(TcpStream) -> Result<(), E> + Send + Sync>,
+) {
+    let live = Arc::new(AtomicUsize::new(0));
+    let mut threads: Vec<JoinHandle<()>> = Vec::new();
+    while !stop.load(Ordering::Acquire) {
+        match listener.accept() {
+            Ok((stream, _)) => {
+                if live.load(Ordering::Acquire) >= max {
+                    eprintln!("{name}: refusing a connection: {max} are open");
+                    continue;
+                }
+                live.fetch_add(1, Ordering::AcqRel);
+                let (live_c, serve) = (Arc::clone(&live), Arc::clone(&serve));
+                let thread_name = name.to_owned();
+                let spawned = std::thread::Builder::new()
+                    .name(format!("{name}-conn"))
+                    .spawn(move || {
+                        if let Err(e) = serve(stream) {
+                            eprintln!("{thread_name}: connection dropped: {e}");
+                        }
+                        live_c.fetch_sub(1, Ordering::AcqRel);
+                    });
+                match spawned {
+                    Ok(handle) => {
+                        threads.retain(|t| !t.is_finished());
+                        threads.push(handle);
+                    }
+                    Err(e) => {
+                        live.fetch_sub(1, Ordering::AcqRel);
+                        eprintln!("{name}: cannot start a connection thread: {e}");
+                    }
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => std::thread::sleep(POLL / 10),
+            Err(e) => {
+                eprintln!("{name}: accept failed: {e}");
+                std::thread::sleep(POLL);
+            }
+        }
+    }
+    for t in threads {
+        let _ = t.join();
+    }
+}
