@@ -440,6 +440,14 @@ impl ClientService {
         let wanted = req
             .number_of_rows
             .unwrap_or(if req.close_scanner() { 0 } else { 100 });
+        // A renewal only extends the lease.
+        let wanted = if req.renew() { 0 } else { wanted };
+        if req.renew() {
+            entry
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .last_used = Instant::now();
+        }
         if wanted > 0 {
             let mut open = entry.lock().unwrap_or_else(PoisonError::into_inner);
             open.last_used = Instant::now();

@@ -593,3 +593,97 @@ fn filters_arrive_in_protobuf_form() {
     assert!(e.contains("CustomFilter is not supported"), "{e}");
     server.shutdown();
 }
+
+#[test]
+fn renewals_keep_a_scanner_past_its_lease() {
+    let conn = Connection::in_memory();
+    conn.admin()
+        .create_table(
+            TableDescriptor::named("t")
+                .unwrap()
+                .with_family(ColumnFamilyDescriptor::new("f")),
+        )
+        .unwrap();
+    let name = conn
+        .admin()
+        .regions(&TableName::parse("t").unwrap())
+        .unwrap()[0]
+        .name
+        .to_vec();
+    let server = RpcServer::start(
+        conn.clone(),
+        RpcConfig {
+            bind: "127.0.0.1:0".parse().unwrap(),
+            scanner_lease: Duration::from_millis(400),
+            ..RpcConfig::default()
+        },
+    )
+    .unwrap();
+    let mut c = Client::connect(&server, "ClientService");
+    for row in [&b"a"[..], b"b"] {
+        let _: MutateResponse = c.ok(
+            "Mutate",
+            &MutateRequest {
+                region: region(&name),
+                mutation: put(row, b"q", row),
+                ..MutateRequest::default()
+            },
+        );
+    }
+    let opened: ScanResponse = c.ok(
+        "Scan",
+        &ScanRequest {
+            region: Some(region(&name)),
+            scan: Some(Scan::default()),
+            number_of_rows: Some(1),
+            ..ScanRequest::default()
+        },
+    );
+    let id = opened.scanner_id.unwrap();
+    // Renew every 100 ms for a second: the scanner outlives its 400 ms lease.
+    for _ in 0..10 {
+        std::thread::sleep(Duration::from_millis(100));
+        let renewed: ScanResponse = c.ok(
+            "Scan",
+            &ScanRequest {
+                scanner_id: Some(id),
+                renew: Some(true),
+                ..ScanRequest::default()
+            },
+        );
+        assert!(renewed.results.is_empty());
+    }
+    let next: ScanResponse = c.ok(
+        "Scan",
+        &ScanRequest {
+            scanner_id: Some(id),
+            number_of_rows: Some(5),
+            ..ScanRequest::default()
+        },
+    );
+    assert_eq!(values(&next.results[0]), [(b"b".to_vec(), b"b".to_vec())]);
+    // Left alone, it expires.
+    let opened: ScanResponse = c.ok(
+        "Scan",
+        &ScanRequest {
+            region: Some(region(&name)),
+            scan: Some(Scan::default()),
+            number_of_rows: Some(1),
+            ..ScanRequest::default()
+        },
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while server.open_scanners() > 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let e = c.err(
+        "Scan",
+        &ScanRequest {
+            scanner_id: opened.scanner_id,
+            number_of_rows: Some(5),
+            ..ScanRequest::default()
+        },
+    );
+    assert!(e.contains("UnknownScannerException"), "{e}");
+    server.shutdown();
+}
