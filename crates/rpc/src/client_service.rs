@@ -76,6 +76,9 @@ type Outcome = Result<Vec<u8>, ExceptionResponse>;
 struct Open {
     scanner: ResultScanner,
     last_used: Instant,
+    /// Whether the scan can go on past this region (a later region exists in its direction
+    /// and the scan's stop row lies beyond this region).
+    more_after: bool,
 }
 
 /// ClientService for one server.
@@ -435,14 +438,20 @@ impl ClientService {
             })?;
         let mut results = Vec::new();
         let mut done = false;
+        let more_after = entry
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .more_after;
         // A closing call still returns rows when it asks for some (an opening call that
         // closes at once is how clients read a few rows in one round trip).
         let wanted = req
             .number_of_rows
             .unwrap_or(if req.close_scanner() { 0 } else { 100 });
-        // A renewal only extends the lease.
-        let wanted = if req.renew() { 0 } else { wanted };
-        if req.renew() {
+        // A renewal of an open scanner only extends its lease (an opening call that also says
+        // `renew`, as hbase-driver sends, is an ordinary open).
+        let renewal = req.renew() && req.scan.is_none();
+        let wanted = if renewal { 0 } else { wanted };
+        if renewal {
             entry
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
@@ -475,9 +484,11 @@ impl ClientService {
             }
         }
         let open = !(done || req.close_scanner());
+        // As HBase: the region being done is not the scan being done; the client goes on to
+        // the next region while `more_results` says so.
         Ok(ScanResponse {
             scanner_id: Some(id),
-            more_results: Some(open),
+            more_results: Some(open || (done && more_after)),
             more_results_in_region: Some(open),
             ttl: Some(u32::try_from(self.lease.as_millis()).unwrap_or(u32::MAX)),
             results,
@@ -538,6 +549,15 @@ impl ClientService {
                 .with_start_row_inclusive(Bytes::from(start), s.include_start_row())
                 .with_stop_row_inclusive(Bytes::from(stop), inclusive);
         }
+        let more_after = if s.reversed() {
+            !region.start_key.is_empty()
+                && (s.stop_row.as_deref().unwrap_or_default().is_empty()
+                    || s.stop_row.as_deref().unwrap_or_default() < &region.start_key[..])
+        } else {
+            !region.end_key.is_empty()
+                && (s.stop_row.as_deref().unwrap_or_default().is_empty()
+                    || &region.end_key[..] < s.stop_row.as_deref().unwrap_or_default())
+        };
         let scanner = table.scan(&scan).map_err(|e| from_error(&e))?;
         let id = self.next_scanner.fetch_add(1, Ordering::Relaxed);
         self.scanners
@@ -548,6 +568,7 @@ impl ClientService {
                 Arc::new(Mutex::new(Open {
                     scanner,
                     last_used: Instant::now(),
+                    more_after,
                 })),
             );
         Ok(id)

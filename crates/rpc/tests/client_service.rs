@@ -180,6 +180,8 @@ fn get_mutate_and_scan_by_region() {
     );
     assert_eq!(values(&next.results[0]), [(b"b".to_vec(), b"b".to_vec())]);
     assert_eq!(next.more_results_in_region, Some(false));
+    // The region is done, the scan is not: a later region exists.
+    assert_eq!(next.more_results, Some(true));
     assert_eq!(server.open_scanners(), 0);
     // One more "next" on a finished scanner is answered empty (hbase-driver sends one); an id
     // never handed out is an UnknownScannerException.
