@@ -16,6 +16,7 @@ use basalt_client::{
 };
 use hdrhistogram::Histogram;
 
+mod native;
 pub mod plot;
 mod remote;
 #[cfg(feature = "rocksdb")]
@@ -134,6 +135,9 @@ pub struct Args {
     /// embedded engine (e.g. `--thrift 127.0.0.1:9090` with `basalt standalone` running).
     #[arg(long)]
     pub thrift: Option<std::net::SocketAddr>,
+    /// Remote mode over HBase's native RPC at HOST:PORT (`basalt standalone --rpc-port`).
+    #[arg(long)]
+    pub rpc: Option<std::net::SocketAddr>,
     /// Remote mode: framed transport (the server's `--framed`).
     #[arg(long)]
     pub thrift_framed: bool,
@@ -618,6 +622,13 @@ fn open(args: &Args) -> Result<(Option<Connection>, Arc<dyn Backend>)> {
             bail!("--compare-rocksdb needs the embedded engine, not --thrift");
         }
         let backend = remote::Remote::open(args, addr, &remote::families(args))?;
+        return Ok((None, Arc::new(backend)));
+    }
+    if let Some(addr) = args.rpc {
+        if args.compare_rocksdb {
+            bail!("--compare-rocksdb needs the embedded engine, not --rpc");
+        }
+        let backend = native::Native::open(args, addr, &remote::families(args))?;
         return Ok((None, Arc::new(backend)));
     }
     let durability: Durability = args

@@ -3,6 +3,7 @@
 //! (`master_service`), the server (`server`). Message definitions: `proto/`, with HBase's field numbers. Framing:
 //! `docs/design/rpc.md`.
 
+pub mod client;
 pub mod client_service;
 pub mod filters;
 pub mod frame;

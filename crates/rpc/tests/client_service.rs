@@ -689,3 +689,33 @@ fn renewals_keep_a_scanner_past_its_lease() {
     assert!(e.contains("UnknownScannerException"), "{e}");
     server.shutdown();
 }
+
+#[test]
+fn the_client_finds_regions_in_meta_and_routes_rows() {
+    use basalt_rpc::client::{RpcClient, locate};
+    let (server, _conn, regions) = setup();
+    let mut c = RpcClient::connect(server.local_addr(), "ClientService").unwrap();
+    let found = c.regions("t").unwrap();
+    assert_eq!(
+        found.iter().map(|r| r.name.clone()).collect::<Vec<_>>(),
+        regions
+    );
+    assert_eq!(locate(&found, b"a").unwrap().name, regions[0]);
+    assert_eq!(locate(&found, b"m").unwrap().name, regions[1]);
+    assert_eq!(locate(&found, b"zzz").unwrap().name, regions[1]);
+    assert!(c.regions("missing").unwrap().is_empty());
+    let r: GetResponse = c
+        .call(
+            "Get",
+            &GetRequest {
+                region: region(&regions[0]),
+                get: Get {
+                    row: b"a".to_vec(),
+                    ..Get::default()
+                },
+            },
+        )
+        .unwrap();
+    assert!(r.result.unwrap().cell.is_empty());
+    server.shutdown();
+}
