@@ -395,6 +395,28 @@ impl Admin {
             .collect())
     }
 
+    /// The start and end keys of the serving region of `name` whose region name (its
+    /// `hbase:meta` row, `table,start,id.encoded.`) is `region_name`, or None if no serving
+    /// region has that name. Cheaper than [`Admin::regions`]: it compares the cached encoded
+    /// names and reads no sizes, for per-call use by the RPC server.
+    pub fn region_keys(
+        &self,
+        name: &TableName,
+        region_name: &[u8],
+    ) -> Result<Option<(Bytes, Bytes)>> {
+        let regions = self.regions_of(name)?.1;
+        // The encoded name is the MD5 of everything before it, so it identifies the region.
+        let n = region_name.len();
+        if n < 34 || region_name[n - 34] != b'.' || region_name[n - 1] != b'.' {
+            return Ok(None);
+        }
+        let encoded = &region_name[n - 33..n - 1];
+        Ok(regions
+            .iter()
+            .find(|r| r.encoded_name().as_bytes() == encoded)
+            .map(|r| (r.info().start_key.clone(), r.info().end_key.clone())))
+    }
+
     /// Deletes the split and merge parents no region reads any more (HBase's
     /// `runCatalogJanitor`; the background worker does this too). Returns how many went.
     pub fn run_catalog_janitor(&self) -> Result<usize> {

@@ -877,3 +877,46 @@ fn alter_is_online_for_writers_and_readers() {
         Some(last.to_string())
     );
 }
+
+#[test]
+fn region_keys_find_a_serving_region_by_its_name_only() {
+    let conn = Connection::in_memory();
+    let admin = conn.admin();
+    admin
+        .create_table_with_splits(desc("rk"), &keys(&["m"]))
+        .unwrap();
+    let regions = admin.regions(&name("rk")).unwrap();
+    for r in &regions {
+        assert_eq!(
+            admin.region_keys(&name("rk"), &r.name).unwrap(),
+            Some((r.start_key.clone(), r.end_key.clone()))
+        );
+    }
+    // Names that are not a serving region's: wrong digest, truncated, no digest at all.
+    let mut wrong = regions[0].name.to_vec();
+    let n = wrong.len();
+    wrong[n - 2] = if wrong[n - 2] == b'0' { b'1' } else { b'0' };
+    assert_eq!(admin.region_keys(&name("rk"), &wrong).unwrap(), None);
+    assert_eq!(
+        admin
+            .region_keys(&name("rk"), &regions[0].name[..n - 1])
+            .unwrap(),
+        None
+    );
+    assert_eq!(admin.region_keys(&name("rk"), b"rk,,1").unwrap(), None);
+    // After a split the parent's name no longer serves; the daughters' names do.
+    admin.split(&name("rk"), Some(b"t")).unwrap();
+    let after = admin.regions(&name("rk")).unwrap();
+    assert_eq!(after.len(), 3);
+    assert_eq!(
+        admin.region_keys(&name("rk"), &regions[1].name).unwrap(),
+        None
+    );
+    for r in &after {
+        assert!(admin.region_keys(&name("rk"), &r.name).unwrap().is_some());
+    }
+    assert!(matches!(
+        admin.region_keys(&name("missing"), &regions[0].name),
+        Err(Error::TableNotFound(_))
+    ));
+}

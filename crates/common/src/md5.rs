@@ -7,13 +7,16 @@ const S: [u32; 64] = [
     21, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21,
 ];
 
-/// `K[i] = floor(abs(sin(i + 1)) * 2^32)`, computed once.
-fn constants() -> [u32; 64] {
-    let mut k = [0u32; 64];
-    for (i, slot) in k.iter_mut().enumerate() {
-        *slot = ((i as f64 + 1.0).sin().abs() * 4_294_967_296.0) as u32;
-    }
-    k
+/// `K[i] = floor(abs(sin(i + 1)) * 2^32)`, computed once per process.
+fn constants() -> &'static [u32; 64] {
+    static K: std::sync::OnceLock<[u32; 64]> = std::sync::OnceLock::new();
+    K.get_or_init(|| {
+        let mut k = [0u32; 64];
+        for (i, slot) in k.iter_mut().enumerate() {
+            *slot = ((i as f64 + 1.0).sin().abs() * 4_294_967_296.0) as u32;
+        }
+        k
+    })
 }
 
 /// The 16-byte MD5 digest of `data`.

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use basalt_client::{
     Append, Bytes, Cell, CellType, CheckAction, CheckAndMutate, Condition, Connection, Delete,
-    Durability, Error, Get, Increment, LATEST_TIMESTAMP, Put, RegionDescription, ResultScanner,
-    RowResult, Scan, Table, TableName,
+    Durability, Error, Get, Increment, LATEST_TIMESTAMP, Put, ResultScanner, RowResult, Scan,
+    Table, TableName,
 };
 use prost::Message;
 
@@ -170,6 +170,12 @@ fn decode<M: Message + Default>(param: Option<&[u8]>) -> Result<M, ExceptionResp
     })
 }
 
+/// The key range a region serves: `[start_key, end_key)`, an empty end meaning the table's end.
+struct RegionKeys {
+    start_key: Bytes,
+    end_key: Bytes,
+}
+
 impl ClientService {
     pub fn new(conn: Connection, lease: Duration) -> Self {
         ClientService {
@@ -197,11 +203,11 @@ impl ClientService {
         })
     }
 
-    /// The table and region a specifier names.
+    /// The table a specifier names, and its region's start and end keys.
     fn region(
         &self,
         spec: Option<&pb::RegionSpecifier>,
-    ) -> Result<(Table, RegionDescription), ExceptionResponse> {
+    ) -> Result<(Table, RegionKeys), ExceptionResponse> {
         let spec = spec.ok_or_else(|| unsupported("a call without a region"))?;
         if spec.r#type() != RegionSpecifierType::RegionName {
             return Err(unsupported("an encoded region name"));
@@ -217,25 +223,29 @@ impl ClientService {
         let table = std::str::from_utf8(&name[..comma])
             .map_err(|_| unsupported("a table name that is not UTF-8"))?;
         let table_name = TableName::parse(table).map_err(|e| from_error(&e))?;
+        let admin = self.conn.admin();
         // `hbase:meta,,1` is HBase's fixed name of meta's one region, without the encoded
         // suffix the other regions carry.
-        let meta = &name[..] == META_REGION;
-        let region = self
-            .conn
-            .admin()
-            .regions(&table_name)
-            .map_err(|e| from_error(&e))?
-            .into_iter()
-            .find(|r| meta || r.name[..] == name[..])
-            .ok_or_else(|| {
-                exception(
-                    "org.apache.hadoop.hbase.NotServingRegionException",
-                    format!("Region {} is not online", String::from_utf8_lossy(name)),
-                    false,
-                )
-            })?;
+        let keys = if &name[..] == META_REGION {
+            admin
+                .regions(&table_name)
+                .map_err(|e| from_error(&e))?
+                .first()
+                .map(|r| (r.start_key.clone(), r.end_key.clone()))
+        } else {
+            admin
+                .region_keys(&table_name, name)
+                .map_err(|e| from_error(&e))?
+        };
+        let (start_key, end_key) = keys.ok_or_else(|| {
+            exception(
+                "org.apache.hadoop.hbase.NotServingRegionException",
+                format!("Region {} is not online", String::from_utf8_lossy(name)),
+                false,
+            )
+        })?;
         let table = self.conn.table(table).map_err(|e| from_error(&e))?;
-        Ok((table, region))
+        Ok((table, RegionKeys { start_key, end_key }))
     }
 
     fn get(&self, req: &GetRequest) -> Outcome {

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The native RPC beside the Thrift gateway, same server, same workloads (issue 10's speed
+# target: native RPC gets and puts at >= 1.2x Thrift's rate):
+#   scripts/bench-rpc.sh [rows]
+# One connection's SYNC_WAL puts and gets of a 100-byte row, then 16 connections' puts and
+# gets, each over `basalt pe --rpc` and `basalt pe --thrift` against one `basalt standalone`.
+set -euo pipefail
+rows="${1:-100000}"
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+cargo build --release -q -p basalt-cli
+basalt="$root/target/release/basalt"
+work="$(mktemp -d)"
+port=$((20000 + RANDOM % 20000))
+"$basalt" standalone --data "$work/data" --thrift-port "$port" --rpc-port $((port + 1)) \
+    >"$work/server.log" 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null || true; rm -rf "$work"' EXIT
+for _ in $(seq 50); do grep -q "MasterService) listening" "$work/server.log" && break; sleep 0.1; done
+
+rate() { grep -o "= [0-9]* ops/s" | awk '{print $2}'; }
+run() { # run <gateway flag> <address> <table> <rows> <threads> <command>
+    "$basalt" pe "$1" "$2" --value-size 100 --table "$3" --rows "$4" --threads "$5" "$6" | rate
+}
+per=$((rows / 5))
+printf "%-28s %10s %10s %6s\n" workload rpc thrift ratio
+for spec in "1 sequentialWrite $rows" "1 randomRead $rows" "16 sequentialWrite $per" "16 randomRead $per"; do
+    set -- $spec
+    r=$(run --rpc "127.0.0.1:$((port + 1))" "r$1" "$3" "$1" "$2")
+    t=$(run --thrift "127.0.0.1:$port" "t$1" "$3" "$1" "$2")
+    printf "%-28s %10s %10s %6s\n" "$2 x$1 conn" "$r" "$t" "$(awk "BEGIN{printf \"%.2f\", $r/$t}")"
+done
