@@ -8,6 +8,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "cell.proto",
         "client.proto",
         "master.proto",
+        "admin.proto",
         "filter.proto",
         "zookeeper.proto",
     ];

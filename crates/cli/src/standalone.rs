@@ -289,9 +289,8 @@ fn start_rpc(s: &Settings, conn: &Connection) -> anyhow::Result<Rpc> {
         rpc.servers.push(master);
     }
     if let Some(quorum) = &s.zookeeper {
-        let start_code = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(0));
+        // The same start code as meta's `info:serverstartcode` and AdminService's server name.
+        let start_code = u64::try_from(conn.server_start_code()).unwrap_or(0);
         let published = basalt_rpc::zk::Published {
             host: s.bind.to_string(),
             rpc_port,

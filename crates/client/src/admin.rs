@@ -417,6 +417,26 @@ impl Admin {
             .map(|r| (r.info().start_key.clone(), r.info().end_key.clone())))
     }
 
+    /// Every region this server serves, `hbase:meta`'s first (HBase's online regions).
+    pub fn online_regions(&self) -> Vec<RegionInfo> {
+        self.engine
+            .all_regions()
+            .iter()
+            .map(|r| r.info().clone())
+            .collect()
+    }
+
+    /// One serving region's identity, named by its full or encoded name (`hbase:meta`'s too).
+    pub fn region_info(&self, region: &[u8]) -> Result<RegionInfo> {
+        let meta = self.engine.meta.info();
+        if meta.region_name()[..] == region[..]
+            || self.engine.meta.encoded_name().as_bytes() == region
+        {
+            return Ok(meta.clone());
+        }
+        Ok(self.engine.find_region(region)?.1.info().clone())
+    }
+
     /// Deletes the split and merge parents no region reads any more (HBase's
     /// `runCatalogJanitor`; the background worker does this too). Returns how many went.
     pub fn run_catalog_janitor(&self) -> Result<usize> {

@@ -340,6 +340,12 @@ impl Connection {
         ))
     }
 
+    /// When this server started, in milliseconds since the epoch: the start code of its
+    /// server name (`host,port,startcode`), as `hbase:meta`'s `info:serverstartcode` holds it.
+    pub fn server_start_code(&self) -> i64 {
+        self.engine.server.start_code
+    }
+
     /// The block cache's counters (all zero when it is off).
     pub fn block_cache_stats(&self) -> BlockCacheStats {
         self.engine

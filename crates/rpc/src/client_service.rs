@@ -57,7 +57,7 @@ pub fn exception(class: &str, message: String, do_not_retry: bool) -> ExceptionR
     }
 }
 
-fn from_error(e: &Error) -> ExceptionResponse {
+pub(crate) fn from_error(e: &Error) -> ExceptionResponse {
     let retry = matches!(e.kind(), basalt_client::ErrorKind::Unavailable);
     exception(java_class(e), e.to_string(), !retry)
 }
@@ -160,7 +160,7 @@ fn result(cells: &[Cell], partial: bool) -> pb::Result {
     }
 }
 
-fn decode<M: Message + Default>(param: Option<&[u8]>) -> Result<M, ExceptionResponse> {
+pub(crate) fn decode<M: Message + Default>(param: Option<&[u8]>) -> Result<M, ExceptionResponse> {
     M::decode(param.unwrap_or_default()).map_err(|e| {
         exception(
             "org.apache.hadoop.hbase.DoNotRetryIOException",

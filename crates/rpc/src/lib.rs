@@ -1,8 +1,9 @@
 //! HBase's native RPC (the protocol HBase's own clients speak to a region server), served onto
-//! Basalt's client API: framing (`frame`), ClientService (`client_service`), MasterService
-//! (`master_service`), the server (`server`). Message definitions: `proto/`, with HBase's field numbers. Framing:
-//! `docs/design/rpc.md`.
+//! Basalt's client API: framing (`frame`), ClientService (`client_service`), AdminService
+//! (`admin_service`), MasterService (`master_service`), the server (`server`). Message
+//! definitions: `proto/`, with HBase's field numbers. Framing: `docs/design/rpc.md`.
 
+pub mod admin_service;
 pub mod client;
 pub mod client_service;
 pub mod filters;

@@ -9,15 +9,17 @@ use basalt_client::{
 };
 use prost::Message;
 
-use crate::client_service::{exception, java_class};
+use crate::admin_service::named_region;
+use crate::client_service::{decode, exception, from_error as fail};
 use crate::pb::{
     self, AddColumnRequest, CreateTableRequest, DeleteColumnRequest, ExceptionResponse,
     GetNamespaceDescriptorResponse, GetProcedureResultRequest, GetProcedureResultResponse,
     GetTableDescriptorsRequest, GetTableDescriptorsResponse, GetTableNamesRequest,
     GetTableNamesResponse, GetTableStateRequest, GetTableStateResponse, IsMasterRunningResponse,
     ListNamespaceDescriptorsResponse, ListNamespacesResponse, ListTableNamesByNamespaceResponse,
-    NamespaceNameRequest, NamespaceRequest, ProcedureResponse, TableNameRequest,
-    TruncateTableRequest, get_procedure_result_response, table_state,
+    MergeTableRegionsRequest, NamespaceNameRequest, NamespaceRequest, ProcedureResponse,
+    SplitTableRegionRequest, TableNameRequest, TruncateTableRequest, get_procedure_result_response,
+    table_state,
 };
 
 type Outcome = Result<Vec<u8>, ExceptionResponse>;
@@ -30,21 +32,12 @@ pub struct MasterService {
     procedures: AtomicU64,
 }
 
-fn fail(e: &basalt_client::Error) -> ExceptionResponse {
-    let retry = matches!(e.kind(), basalt_client::ErrorKind::Unavailable);
-    exception(java_class(e), e.to_string(), !retry)
-}
-
 fn bad(what: impl Into<String>) -> ExceptionResponse {
     exception(
         "org.apache.hadoop.hbase.DoNotRetryIOException",
         what.into(),
         true,
     )
-}
-
-fn decode<M: Message + Default>(param: Option<&[u8]>) -> Result<M, ExceptionResponse> {
-    M::decode(param.unwrap_or_default()).map_err(|e| bad(format!("cannot decode the request: {e}")))
 }
 
 fn table_name(t: &pb::TableName) -> Result<TableName, ExceptionResponse> {
@@ -58,7 +51,7 @@ fn table_name(t: &pb::TableName) -> Result<TableName, ExceptionResponse> {
     TableName::parse(&full).map_err(|e| fail(&e))
 }
 
-fn pb_table_name(t: &TableName) -> pb::TableName {
+pub(crate) fn pb_table_name(t: &TableName) -> pb::TableName {
     pb::TableName {
         namespace: t.namespace().as_bytes().to_vec(),
         qualifier: t.qualifier().as_bytes().to_vec(),
@@ -122,6 +115,30 @@ impl MasterService {
         }
     }
 
+    /// The name of the serving region a RegionInfo describes (table, start key and id).
+    fn region_name(&self, info: &pb::RegionInfo) -> Result<Bytes, ExceptionResponse> {
+        let table = table_name(&info.table_name)?;
+        let start = info.start_key.as_deref().unwrap_or_default();
+        let id = i64::try_from(info.region_id).unwrap_or(-1);
+        self.conn
+            .admin()
+            .regions(&table)
+            .map_err(|e| fail(&e))?
+            .into_iter()
+            .find(|r| r.region_id == id && r.start_key[..] == start[..])
+            .map(|r| r.name)
+            .ok_or_else(|| {
+                exception(
+                    "org.apache.hadoop.hbase.UnknownRegionException",
+                    format!(
+                        "{table} has no serving region starting at {:?} with id {id}",
+                        String::from_utf8_lossy(start)
+                    ),
+                    true,
+                )
+            })
+    }
+
     fn done(&self) -> Vec<u8> {
         let id = self.procedures.fetch_add(1, Ordering::AcqRel) + 1;
         ProcedureResponse { proc_id: Some(id) }.encode_to_vec()
@@ -167,6 +184,25 @@ impl MasterService {
                     result.map_err(|e| fail(&e))?;
                     Ok(self.done())
                 }),
+            "SplitRegion" => decode::<SplitTableRegionRequest>(param).and_then(|r| {
+                let name = self.region_name(&r.region_info)?;
+                admin
+                    .split_region(&name, r.split_row.as_deref())
+                    .map_err(|e| fail(&e))?;
+                Ok(self.done())
+            }),
+            "MergeTableRegions" => decode::<MergeTableRegionsRequest>(param).and_then(|r| {
+                let [a, b] = r.region.as_slice() else {
+                    return Err(bad(format!(
+                        "MergeTableRegions takes two regions, not {}",
+                        r.region.len()
+                    )));
+                };
+                let a = named_region(&self.conn, a)?.region_name();
+                let b = named_region(&self.conn, b)?.region_name();
+                admin.merge_regions(&a, &b).map_err(|e| fail(&e))?;
+                Ok(self.done())
+            }),
             "TruncateTable" => decode::<TruncateTableRequest>(param).and_then(|r| {
                 let t = table_name(&r.table_name)?;
                 admin

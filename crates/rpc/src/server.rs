@@ -11,6 +11,7 @@ use std::time::Duration;
 use basalt_client::Connection;
 use basalt_net::{POLL, Patient, serve_connections};
 
+use crate::admin_service::AdminService;
 use crate::client_service::{ClientService, exception};
 use crate::frame::{self, FrameError};
 use crate::master_service::MasterService;
@@ -49,6 +50,7 @@ pub struct RpcServer {
 struct Shared {
     service: Arc<ClientService>,
     master: MasterService,
+    admin: AdminService,
     config: RpcConfig,
     stop: Arc<AtomicBool>,
 }
@@ -62,6 +64,7 @@ impl RpcServer {
         let service = Arc::new(ClientService::new(conn.clone(), config.scanner_lease));
         let shared = Arc::new(Shared {
             master: MasterService::new(conn.clone()),
+            admin: AdminService::new(conn.clone(), addr),
             service: Arc::clone(&service),
             config,
             stop: Arc::clone(&stop),
@@ -147,6 +150,7 @@ fn serve(stream: TcpStream, shared: &Shared) -> Result<(), FrameError> {
         let outcome = match service.as_str() {
             "ClientService" => shared.service.call(&method, call.param.as_deref()),
             "MasterService" => shared.master.call(&method, call.param.as_deref()),
+            "AdminService" => shared.admin.call(&method, call.param.as_deref()),
             _ => None,
         };
         let outcome = outcome.unwrap_or_else(|| {

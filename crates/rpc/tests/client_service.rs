@@ -360,9 +360,9 @@ fn errors_are_hbase_exceptions_and_bad_connections_close() {
     let e = c.err("Frobnicate", &GetRequest::default());
     assert!(e.contains("UnknownProtocolException"), "{e}");
     // Another service on this port is unknown; the connection stays usable.
-    let mut m = Client::connect(&server, "AdminService");
-    let e = m.err("GetRegionInfo", &GetRequest::default());
-    assert!(e.contains("AdminService.GetRegionInfo"), "{e}");
+    let mut m = Client::connect(&server, "RegionServerStatusService");
+    let e = m.err("RegionServerReport", &GetRequest::default());
+    assert!(e.contains("RegionServerStatusService.RegionServerReport"), "{e}");
     // Garbage and oversized frames close the connection.
     for bad in [
         &b"GET / HTTP/1.1\r\n\r\n"[..],
