@@ -1,6 +1,6 @@
 #![no_main]
 //! Arbitrary bytes as what a native RPC client sends: the preamble, the connection header,
-//! then calls. Every decoder returns an error or a value, never panics, and never allocates
+//! then calls; and as a cell block. Every decoder returns an error or a value, never panics, and never allocates
 //! past the frame limit.
 
 use basalt_rpc::frame::{read_call, read_connection_header, read_preamble};
@@ -15,7 +15,8 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
             break;
         }
     }
-    // The same bytes as calls from the start.
+    // The same bytes as calls from the start, and as a cell block.
     let mut again = data;
     let _ = read_call(&mut again, limit);
+    let _ = basalt_rpc::cellblock::decode(data);
 });

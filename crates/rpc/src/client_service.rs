@@ -14,6 +14,7 @@ use basalt_client::{
 };
 use prost::Message;
 
+use crate::cellblock;
 use crate::pb::{
     self, BinaryComparator, ExceptionResponse, GetRequest, GetResponse, MultiRequest,
     MultiResponse, MutateRequest, MutateResponse, NameBytesPair, RegionActionResult,
@@ -187,13 +188,36 @@ impl ClientService {
         }
     }
 
-    /// Runs `method`; `None` if ClientService has no such method.
-    pub fn call(&self, method: &str, param: Option<&[u8]>) -> Option<Outcome> {
+    /// Runs `method`; `None` if ClientService has no such method. `cell_block` holds the
+    /// cells of the call's mutations when the client sent them outside the message (empty
+    /// otherwise; the server has checked the connection's codec).
+    pub fn call(&self, method: &str, param: Option<&[u8]>, cell_block: &[u8]) -> Option<Outcome> {
+        fn no_cells<R>(r: R, cell_block: &[u8]) -> Result<R, ExceptionResponse> {
+            if cell_block.is_empty() {
+                Ok(r)
+            } else {
+                Err(unsupported("a cell block on a call without mutations"))
+            }
+        }
         Some(match method {
-            "Get" => decode::<GetRequest>(param).and_then(|r| self.get(&r)),
-            "Mutate" => decode::<MutateRequest>(param).and_then(|r| self.mutate(&r)),
-            "Scan" => decode::<ScanRequest>(param).and_then(|r| self.scan(&r)),
-            "Multi" => decode::<MultiRequest>(param).and_then(|r| self.multi(&r)),
+            "Get" => decode::<GetRequest>(param)
+                .and_then(|r| no_cells(r, cell_block))
+                .and_then(|r| self.get(&r)),
+            "Mutate" => decode::<MutateRequest>(param).and_then(|mut r| {
+                if !cell_block.is_empty() {
+                    cellblock::inflate_mutate(&mut r, cell_block)?;
+                }
+                self.mutate(&r)
+            }),
+            "Scan" => decode::<ScanRequest>(param)
+                .and_then(|r| no_cells(r, cell_block))
+                .and_then(|r| self.scan(&r)),
+            "Multi" => decode::<MultiRequest>(param).and_then(|mut r| {
+                if !cell_block.is_empty() {
+                    cellblock::inflate_multi(&mut r, cell_block)?;
+                }
+                self.multi(&r)
+            }),
             "BulkLoadHFile"
             | "PrepareBulkLoad"
             | "CleanupBulkLoad"
@@ -608,7 +632,9 @@ impl ClientService {
 /// The row and the operation a `MutationProto` describes (cells carried in the message).
 fn action(m: &pb::MutationProto) -> Result<(Bytes, CheckAction), ExceptionResponse> {
     if m.associated_cell_count.unwrap_or(0) > 0 {
-        return Err(unsupported("cells in a cell block"));
+        return Err(unsupported(
+            "a mutation counting cells of a call without a cell block",
+        ));
     }
     let row = Bytes::copy_from_slice(m.row.as_deref().unwrap_or_default());
     let ts = given(m.timestamp).unwrap_or(LATEST_TIMESTAMP);

@@ -5,7 +5,9 @@ use std::io::{self, Read};
 
 use prost::Message;
 
-use crate::pb::{ConnectionHeader, ExceptionResponse, RequestHeader, ResponseHeader};
+use crate::pb::{
+    CellBlockMeta, ConnectionHeader, ExceptionResponse, RequestHeader, ResponseHeader,
+};
 
 /// The preamble's magic.
 pub const MAGIC: &[u8; 4] = b"HBas";
@@ -181,15 +183,30 @@ pub fn encode_response(call_id: u32, outcome: Result<Vec<u8>, ExceptionResponse>
 
 /// A call frame, as a client writes it.
 pub fn encode_call(call_id: u32, method: &str, param: &impl Message) -> Vec<u8> {
+    encode_call_with_cells(call_id, method, param, &[])
+}
+
+/// A call frame whose mutations' cells follow the parameter as a cell block (see
+/// `cellblock`); an empty block is left out.
+pub fn encode_call_with_cells(
+    call_id: u32,
+    method: &str,
+    param: &impl Message,
+    cell_block: &[u8],
+) -> Vec<u8> {
     let header = RequestHeader {
         call_id: Some(call_id),
         method_name: Some(method.to_owned()),
         request_param: Some(true),
+        cell_block_meta: (!cell_block.is_empty()).then(|| CellBlockMeta {
+            length: u32::try_from(cell_block.len()).ok(),
+        }),
         ..RequestHeader::default()
     };
     let mut body = Vec::new();
     let _ = header.encode_length_delimited(&mut body);
     let _ = param.encode_length_delimited(&mut body);
+    body.extend_from_slice(cell_block);
     let mut frame = Vec::with_capacity(4 + body.len());
     frame.extend_from_slice(&u32::try_from(body.len()).unwrap_or(u32::MAX).to_be_bytes());
     frame.extend_from_slice(&body);

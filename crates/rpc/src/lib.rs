@@ -4,6 +4,7 @@
 //! definitions: `proto/`, with HBase's field numbers. Framing: `docs/design/rpc.md`.
 
 pub mod admin_service;
+pub mod cellblock;
 pub mod client;
 pub mod client_service;
 pub mod filters;

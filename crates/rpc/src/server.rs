@@ -12,9 +12,11 @@ use basalt_client::Connection;
 use basalt_net::{POLL, Patient, serve_connections};
 
 use crate::admin_service::AdminService;
+use crate::cellblock;
 use crate::client_service::{ClientService, exception};
 use crate::frame::{self, FrameError};
 use crate::master_service::MasterService;
+use crate::pb::ExceptionResponse;
 
 /// How the RPC server is started.
 #[derive(Debug, Clone)]
@@ -148,18 +150,32 @@ fn serve(stream: TcpStream, shared: &Shared) -> Result<(), FrameError> {
         let method = call.header.method_name.clone().unwrap_or_default();
         // One port serves both services, chosen by the connection header.
         let outcome = match service.as_str() {
-            "ClientService" => shared.service.call(&method, call.param.as_deref()),
+            "ClientService" if !call.cell_block.is_empty() => Some(
+                cellblock::check_codec(
+                    header.cell_block_codec_class.as_deref(),
+                    header.cell_block_compressor_class.as_deref(),
+                )
+                .and_then(|()| {
+                    shared
+                        .service
+                        .call(&method, call.param.as_deref(), &call.cell_block)
+                        .unwrap_or_else(|| Err(unknown(&service, &method)))
+                }),
+            ),
+            "ClientService" => shared.service.call(&method, call.param.as_deref(), &[]),
             "MasterService" => shared.master.call(&method, call.param.as_deref()),
             "AdminService" => shared.admin.call(&method, call.param.as_deref()),
             _ => None,
         };
-        let outcome = outcome.unwrap_or_else(|| {
-            Err(exception(
-                "org.apache.hadoop.hbase.exceptions.UnknownProtocolException",
-                format!("No registered service or method {service}.{method}"),
-                true,
-            ))
-        });
+        let outcome = outcome.unwrap_or_else(|| Err(unknown(&service, &method)));
         out.write_all(&frame::encode_response(call_id, outcome))?;
     }
+}
+
+fn unknown(service: &str, method: &str) -> ExceptionResponse {
+    exception(
+        "org.apache.hadoop.hbase.exceptions.UnknownProtocolException",
+        format!("No registered service or method {service}.{method}"),
+        true,
+    )
 }

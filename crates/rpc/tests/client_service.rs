@@ -8,7 +8,8 @@ use std::net::TcpStream;
 use std::time::Duration;
 
 use basalt_client::{ColumnFamilyDescriptor, Connection, TableDescriptor, TableName};
-use basalt_rpc::frame::{encode_call, encode_connection_start, read_response};
+use basalt_rpc::cellblock::{self, KeyValue};
+use basalt_rpc::frame::{encode_call_with_cells, encode_connection_start, read_response};
 use basalt_rpc::pb::{
     self, BinaryComparator, ByteArrayComparable, Column, Comparator, CompareType, Condition,
     ConnectionHeader, Get, GetRequest, GetResponse, MutateRequest, MutateResponse, MutationProto,
@@ -21,27 +22,40 @@ use prost::Message;
 struct Client {
     stream: TcpStream,
     call_id: u32,
+    /// A cell block the next call carries.
+    cells: Vec<u8>,
 }
 
 impl Client {
     fn connect(server: &RpcServer, service: &str) -> Client {
+        Client::connect_with(
+            server,
+            ConnectionHeader {
+                service_name: Some(service.into()),
+                cell_block_codec_class: Some("org.apache.hadoop.hbase.codec.KeyValueCodec".into()),
+                ..ConnectionHeader::default()
+            },
+        )
+    }
+
+    fn connect_with(server: &RpcServer, header: ConnectionHeader) -> Client {
         let mut stream = TcpStream::connect(server.local_addr()).unwrap();
         stream
             .set_read_timeout(Some(Duration::from_secs(20)))
             .unwrap();
-        let header = ConnectionHeader {
-            service_name: Some(service.into()),
-            cell_block_codec_class: Some("org.apache.hadoop.hbase.codec.KeyValueCodec".into()),
-            ..ConnectionHeader::default()
-        };
         stream.write_all(&encode_connection_start(&header)).unwrap();
-        Client { stream, call_id: 0 }
+        Client {
+            stream,
+            call_id: 0,
+            cells: Vec::new(),
+        }
     }
 
     fn call<M: Message>(&mut self, method: &str, param: &M) -> (ResponseHeader, Option<Vec<u8>>) {
         self.call_id += 1;
+        let cells = std::mem::take(&mut self.cells);
         self.stream
-            .write_all(&encode_call(self.call_id, method, param))
+            .write_all(&encode_call_with_cells(self.call_id, method, param, &cells))
             .unwrap();
         let (h, m) = read_response(&mut self.stream, 1 << 30).unwrap();
         assert_eq!(h.call_id, Some(self.call_id));
@@ -362,7 +376,10 @@ fn errors_are_hbase_exceptions_and_bad_connections_close() {
     // Another service on this port is unknown; the connection stays usable.
     let mut m = Client::connect(&server, "RegionServerStatusService");
     let e = m.err("RegionServerReport", &GetRequest::default());
-    assert!(e.contains("RegionServerStatusService.RegionServerReport"), "{e}");
+    assert!(
+        e.contains("RegionServerStatusService.RegionServerReport"),
+        "{e}"
+    );
     // Garbage and oversized frames close the connection.
     for bad in [
         &b"GET / HTTP/1.1\r\n\r\n"[..],
@@ -717,5 +734,225 @@ fn the_client_finds_regions_in_meta_and_routes_rows() {
         )
         .unwrap();
     assert!(r.result.unwrap().cell.is_empty());
+    server.shutdown();
+}
+
+fn kv(row: &[u8], q: &[u8], ts: i64, kind: u8, value: &[u8]) -> KeyValue {
+    KeyValue {
+        row: row.to_vec(),
+        family: b"f".to_vec(),
+        qualifier: q.to_vec(),
+        timestamp: ts,
+        kind,
+        value: value.to_vec(),
+    }
+}
+
+/// A mutation whose cells travel in the cell block, as HBase's Java client sends them.
+fn counted(row: &[u8], kind: mutation_proto::MutationType, cells: i32) -> MutationProto {
+    MutationProto {
+        row: Some(row.to_vec()),
+        mutate_type: Some(kind as i32),
+        associated_cell_count: Some(cells),
+        ..MutationProto::default()
+    }
+}
+
+fn versions(c: &mut Client, region_name: &[u8], row: &[u8]) -> Vec<(Vec<u8>, i64, Vec<u8>)> {
+    let got: GetResponse = c.ok(
+        "Get",
+        &GetRequest {
+            region: region(region_name),
+            get: Get {
+                row: row.to_vec(),
+                max_versions: Some(10),
+                ..Get::default()
+            },
+        },
+    );
+    got.result
+        .unwrap_or_default()
+        .cell
+        .into_iter()
+        .map(|c| {
+            (
+                c.qualifier.unwrap_or_default(),
+                i64::try_from(c.timestamp.unwrap_or_default()).unwrap(),
+                c.value.unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn mutations_carry_their_cells_in_a_cell_block() {
+    use mutation_proto::MutationType as T;
+    let (server, _conn, regions) = setup();
+    let low = &regions[0];
+    let mut c = Client::connect(&server, "ClientService");
+    // Mutate: a put of two cells, one at server time (HBase's LATEST_TIMESTAMP).
+    c.cells = cellblock::encode(&[
+        kv(b"a", b"x", 5, 4, b"x5"),
+        kv(b"a", b"y", i64::MAX, 4, b"y"),
+    ]);
+    let _: MutateResponse = c.ok(
+        "Mutate",
+        &MutateRequest {
+            region: region(low),
+            mutation: counted(b"a", T::Put, 2),
+            ..MutateRequest::default()
+        },
+    );
+    let got = versions(&mut c, low, b"a");
+    assert_eq!(got.len(), 2);
+    assert_eq!(got[0], (b"x".to_vec(), 5, b"x5".to_vec()));
+    assert_eq!((&got[1].0, &got[1].2), (&b"y".to_vec(), &b"y".to_vec()));
+    assert!(got[1].1 > 1_000_000_000_000, "server time, not Long.MAX");
+
+    // Multi: a put of another version, a delete of one version and a delete of a column,
+    // their cells in action order.
+    c.cells = cellblock::encode(&[
+        kv(b"a", b"x", 6, 4, b"x6"),
+        kv(b"a", b"x", 5, 8, b""),
+        kv(b"a", b"y", i64::MAX, 12, b""),
+    ]);
+    let action = |index, m| pb::Action {
+        index: Some(index),
+        mutation: Some(m),
+        ..pb::Action::default()
+    };
+    let multi: pb::MultiResponse = c.ok(
+        "Multi",
+        &pb::MultiRequest {
+            region_action: vec![pb::RegionAction {
+                region: region(low),
+                action: vec![
+                    action(0, counted(b"a", T::Put, 1)),
+                    action(1, counted(b"a", T::Delete, 1)),
+                    action(2, counted(b"a", T::Delete, 1)),
+                ],
+                ..pb::RegionAction::default()
+            }],
+            ..pb::MultiRequest::default()
+        },
+    );
+    let outcomes = &multi.region_action_result[0].result_or_exception;
+    assert!(
+        outcomes.iter().all(|r| r.exception.is_none()),
+        "{outcomes:?}"
+    );
+    assert_eq!(
+        versions(&mut c, low, b"a"),
+        [(b"x".to_vec(), 6, b"x6".to_vec())]
+    );
+
+    // An increment's amount is the cell's 8-byte value.
+    for _ in 0..2 {
+        c.cells = cellblock::encode(&[kv(b"n", b"count", i64::MAX, 4, &7i64.to_be_bytes())]);
+        let _: MutateResponse = c.ok(
+            "Mutate",
+            &MutateRequest {
+                region: region(low),
+                mutation: counted(b"n", T::Increment, 1),
+                ..MutateRequest::default()
+            },
+        );
+    }
+    assert_eq!(versions(&mut c, low, b"n")[0].2, 14i64.to_be_bytes());
+
+    // Counts that do not match the block, cells of another row, and a cell block on a Get
+    // are refused; nothing is written.
+    c.cells = cellblock::encode(&[kv(b"b", b"x", 1, 4, b"v")]);
+    let e = c.err(
+        "Mutate",
+        &MutateRequest {
+            region: region(low),
+            mutation: counted(b"b", T::Put, 2),
+            ..MutateRequest::default()
+        },
+    );
+    assert!(e.contains("counts more cells"), "{e}");
+    c.cells = cellblock::encode(&[kv(b"b", b"x", 1, 4, b"v"), kv(b"b", b"y", 1, 4, b"v")]);
+    let e = c.err(
+        "Mutate",
+        &MutateRequest {
+            region: region(low),
+            mutation: counted(b"b", T::Put, 1),
+            ..MutateRequest::default()
+        },
+    );
+    assert!(e.contains("left over"), "{e}");
+    c.cells = cellblock::encode(&[kv(b"c", b"x", 1, 4, b"v")]);
+    let e = c.err(
+        "Mutate",
+        &MutateRequest {
+            region: region(low),
+            mutation: counted(b"b", T::Put, 1),
+            ..MutateRequest::default()
+        },
+    );
+    assert!(e.contains("row"), "{e}");
+    c.cells = cellblock::encode(&[kv(b"b", b"x", 1, 4, b"v")]);
+    let e = c.err(
+        "Get",
+        &GetRequest {
+            region: region(low),
+            get: Get {
+                row: b"b".to_vec(),
+                ..Get::default()
+            },
+        },
+    );
+    assert!(e.contains("cell block"), "{e}");
+    // A truncated block is refused too, and the connection goes on.
+    let mut block = cellblock::encode(&[kv(b"b", b"x", 1, 4, b"value")]);
+    block.truncate(block.len() - 2);
+    c.cells = block;
+    let e = c.err(
+        "Mutate",
+        &MutateRequest {
+            region: region(low),
+            mutation: counted(b"b", T::Put, 1),
+            ..MutateRequest::default()
+        },
+    );
+    assert!(e.contains("DoNotRetryIOException"), "{e}");
+    assert!(versions(&mut c, low, b"b").is_empty());
+
+    // Without a codec, or with a compressor, a cell block is refused with the reason.
+    for (codec, compressor, reason) in [
+        (None, None, "named no codec"),
+        (
+            Some("org.example.OtherCodec"),
+            None,
+            "org.example.OtherCodec",
+        ),
+        (
+            Some("org.apache.hadoop.hbase.codec.KeyValueCodec"),
+            Some("org.apache.hadoop.io.compress.GzipCodec"),
+            "compressor",
+        ),
+    ] {
+        let mut other = Client::connect_with(
+            &server,
+            ConnectionHeader {
+                service_name: Some("ClientService".into()),
+                cell_block_codec_class: codec.map(Into::into),
+                cell_block_compressor_class: compressor.map(Into::into),
+                ..ConnectionHeader::default()
+            },
+        );
+        other.cells = cellblock::encode(&[kv(b"b", b"x", 1, 4, b"v")]);
+        let e = other.err(
+            "Mutate",
+            &MutateRequest {
+                region: region(low),
+                mutation: counted(b"b", T::Put, 1),
+                ..MutateRequest::default()
+            },
+        );
+        assert!(e.contains(reason), "{e}");
+    }
+    assert!(versions(&mut c, low, b"b").is_empty());
     server.shutdown();
 }

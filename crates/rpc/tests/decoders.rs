@@ -62,3 +62,30 @@ fn random_and_mutated_frames_never_panic() {
         decode(&bytes);
     }
 }
+
+#[test]
+fn random_and_mutated_cell_blocks_never_panic() {
+    use basalt_rpc::cellblock::{KeyValue, decode, encode};
+    let cell = |row: &[u8], value: &[u8]| KeyValue {
+        row: row.to_vec(),
+        family: b"f".to_vec(),
+        qualifier: b"q".to_vec(),
+        timestamp: 7,
+        kind: 4,
+        value: value.to_vec(),
+    };
+    let cells = vec![cell(b"a", b"1"), cell(b"bb", b""), cell(b"", b"value")];
+    let valid = encode(&cells);
+    assert_eq!(decode(&valid).unwrap_or_default(), cells);
+    let mut rng = Rng(0xce11);
+    for _ in 0..20_000 {
+        let mut m = valid.clone();
+        for _ in 0..1 + rng.next() % 4 {
+            let i = (rng.next() as usize) % m.len();
+            m[i] = rng.next() as u8;
+        }
+        let cut = (rng.next() as usize) % (m.len() + 1);
+        let _ = decode(&m[..cut]);
+        let _ = decode(&m);
+    }
+}
