@@ -262,10 +262,14 @@ fn start_rpc(s: &Settings, conn: &Connection) -> anyhow::Result<Rpc> {
     let Some(port) = s.rpc_port else {
         return Ok(rpc);
     };
-    let start = |port: u16, what: &str| -> anyhow::Result<basalt_rpc::RpcServer> {
+    let start = |port: u16,
+                 what: &str,
+                 region_server: Option<SocketAddr>|
+     -> anyhow::Result<basalt_rpc::RpcServer> {
         let config = basalt_rpc::RpcConfig {
             bind: SocketAddr::new(s.bind, port),
             scanner_lease: Duration::from_secs(s.scanner_lease_secs),
+            region_server,
             ..basalt_rpc::RpcConfig::default()
         };
         let server = basalt_rpc::RpcServer::start(conn.clone(), config)
@@ -273,12 +277,17 @@ fn start_rpc(s: &Settings, conn: &Connection) -> anyhow::Result<Rpc> {
         println!("{what} listening on {}", server.local_addr());
         Ok(server)
     };
-    let region_server = start(port, "rpc (ClientService, MasterService)")?;
+    let region_server = start(
+        port,
+        "rpc (ClientService, AdminService, MasterService)",
+        None,
+    )?;
     let rpc_port = region_server.local_addr().port();
+    let region_server_addr = region_server.local_addr();
     rpc.servers.push(region_server);
     let mut master_port = rpc_port;
     if let Some(m) = s.master_port {
-        let master = match start(m, "master (MasterService)") {
+        let master = match start(m, "master (MasterService)", Some(region_server_addr)) {
             Ok(m) => m,
             Err(e) => {
                 rpc.shutdown();
@@ -296,7 +305,7 @@ fn start_rpc(s: &Settings, conn: &Connection) -> anyhow::Result<Rpc> {
             rpc_port,
             master_port,
             start_code,
-            cluster_id: format!("basalt-{start_code}"),
+            cluster_id: basalt_rpc::zk::cluster_id(conn.server_start_code()),
         };
         match basalt_rpc::zk::ZkPublisher::start(quorum, published, Duration::from_secs(15)) {
             Ok(z) => {

@@ -20,3 +20,7 @@ pub mod pb {
 }
 
 pub use server::{RpcConfig, RpcServer};
+
+/// The HBase version Basalt's native RPC reports (cluster status): the 2.x line whose
+/// protocol and behaviour it follows.
+pub const HBASE_VERSION: &str = "2.6.0";

@@ -2,6 +2,7 @@
 //! procedures finish before the call returns, so every procedure id handed out is FINISHED
 //! when asked about.
 
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use basalt_client::{
@@ -12,14 +13,16 @@ use prost::Message;
 use crate::admin_service::named_region;
 use crate::client_service::{decode, exception, from_error as fail};
 use crate::pb::{
-    self, AddColumnRequest, CreateTableRequest, DeleteColumnRequest, ExceptionResponse,
+    self, AddColumnRequest, ClusterStatusOption, CreateTableRequest, DeleteColumnRequest,
+    ExceptionResponse, GetClusterStatusRequest, GetClusterStatusResponse,
     GetNamespaceDescriptorResponse, GetProcedureResultRequest, GetProcedureResultResponse,
     GetTableDescriptorsRequest, GetTableDescriptorsResponse, GetTableNamesRequest,
-    GetTableNamesResponse, GetTableStateRequest, GetTableStateResponse, IsMasterRunningResponse,
-    ListNamespaceDescriptorsResponse, ListNamespacesResponse, ListTableNamesByNamespaceResponse,
-    MergeTableRegionsRequest, NamespaceNameRequest, NamespaceRequest, ProcedureResponse,
-    SplitTableRegionRequest, TableNameRequest, TruncateTableRequest, get_procedure_result_response,
-    table_state,
+    GetTableNamesResponse, GetTableStateRequest, GetTableStateResponse, HBaseVersionFileContent,
+    IsMasterRunningResponse, ListNamespaceDescriptorsResponse, ListNamespacesResponse,
+    ListTableNamesByNamespaceResponse, LiveServerInfo, MergeTableRegionsRequest,
+    ModifyTableRequest, NamespaceNameRequest, NamespaceRequest, ProcedureResponse, RegionLoad,
+    RegionStatesCount, ServerLoad, SplitTableRegionRequest, TableNameRequest,
+    TableRegionStatesCount, TruncateTableRequest, get_procedure_result_response, table_state,
 };
 
 type Outcome = Result<Vec<u8>, ExceptionResponse>;
@@ -30,6 +33,9 @@ pub struct MasterService {
     conn: Connection,
     /// The last procedure id handed out.
     procedures: AtomicU64,
+    /// This master's address, and the region server's it reports in the cluster status.
+    master: SocketAddr,
+    region_server: SocketAddr,
 }
 
 fn bad(what: impl Into<String>) -> ExceptionResponse {
@@ -69,10 +75,32 @@ fn family(f: &pb::ColumnFamilySchema) -> Result<ColumnFamilyDescriptor, Exceptio
     Ok(family)
 }
 
+/// A table descriptor from HBase's schema message: table attributes and families by HBase's
+/// names (unknown table attributes are kept as metadata, as HBase keeps them).
+fn descriptor(name: TableName, s: &pb::TableSchema) -> Result<TableDescriptor, ExceptionResponse> {
+    let mut desc = TableDescriptor::new(name);
+    for a in &s.attributes {
+        let key = String::from_utf8_lossy(&a.first);
+        let value = String::from_utf8_lossy(&a.second);
+        desc.set_attribute(&key, &value).map_err(|e| fail(&e))?;
+    }
+    for f in &s.column_families {
+        desc = desc.with_family(family(f)?);
+    }
+    Ok(desc)
+}
+
 fn schema(d: &TableDescriptor) -> pb::TableSchema {
     pb::TableSchema {
         table_name: Some(pb_table_name(&d.name)),
-        attributes: Vec::new(),
+        attributes: d
+            .non_default_attributes()
+            .into_iter()
+            .map(|(k, v)| pb::BytesBytesPair {
+                first: k.into_bytes(),
+                second: v.into_bytes(),
+            })
+            .collect(),
         column_families: d
             .families()
             .iter()
@@ -108,11 +136,109 @@ fn namespace(n: &NamespaceDescriptor) -> pb::NamespaceDescriptor {
 }
 
 impl MasterService {
-    pub fn new(conn: Connection) -> Self {
+    pub fn new(conn: Connection, master: SocketAddr, region_server: SocketAddr) -> Self {
         MasterService {
             conn,
             procedures: AtomicU64::new(0),
+            master,
+            region_server,
         }
+    }
+
+    fn server_name(&self, addr: SocketAddr) -> pb::ServerName {
+        pb::ServerName {
+            host_name: addr.ip().to_string(),
+            port: Some(u32::from(addr.port())),
+            start_code: u64::try_from(self.conn.server_start_code()).ok(),
+        }
+    }
+
+    /// The cluster as HBase's ClusterStatus describes it: one live region server (with each
+    /// region's load), which is also the master; no dead servers, no backup masters, no
+    /// balancer. `options` picks the parts, as HBase does; none asked means all.
+    fn cluster_status(&self, options: &[i32]) -> Outcome {
+        use ClusterStatusOption as O;
+        let wants = |o: O| options.is_empty() || options.contains(&(o as i32));
+        let admin = self.conn.admin();
+        let mut tables: Vec<TableName> = admin
+            .online_regions()
+            .into_iter()
+            .map(|r| r.table)
+            .collect();
+        tables.dedup();
+        let mb = |bytes: u64| u32::try_from(bytes >> 20).unwrap_or(u32::MAX);
+        let mut loads = Vec::new();
+        let mut counts = Vec::new();
+        for t in &tables {
+            let regions = admin.regions(t).map_err(|e| fail(&e))?;
+            let stores = admin
+                .describe_table(t)
+                .map_or(0, |d| u32::try_from(d.families().len()).unwrap_or(u32::MAX));
+            for r in &regions {
+                loads.push(RegionLoad {
+                    region_specifier: crate::client::region(&r.name),
+                    stores: Some(stores),
+                    storefiles: u32::try_from(r.store_files).ok(),
+                    store_uncompressed_size_mb: Some(mb(r.store_file_size)),
+                    storefile_size_mb: Some(mb(r.store_file_size)),
+                    mem_store_size_mb: Some(mb(r.memstore_size)),
+                    region_size_mb: Some(mb(r.store_file_size + r.memstore_size)),
+                    ..RegionLoad::default()
+                });
+            }
+            let n = u32::try_from(regions.len()).unwrap_or(u32::MAX);
+            counts.push(TableRegionStatesCount {
+                table_name: pb_table_name(t),
+                region_states_count: RegionStatesCount {
+                    open_regions: n,
+                    split_regions: 0,
+                    closed_regions: 0,
+                    regions_in_transition: 0,
+                    total_regions: n,
+                },
+            });
+        }
+        let region_server = self.server_name(self.region_server);
+        let start_code = self.conn.server_start_code();
+        let status = pb::ClusterStatus {
+            hbase_version: wants(O::HbaseVersion).then(|| HBaseVersionFileContent {
+                version: crate::HBASE_VERSION.to_owned(),
+            }),
+            live_servers: if wants(O::LiveServers) {
+                vec![LiveServerInfo {
+                    server: region_server.clone(),
+                    server_load: ServerLoad {
+                        region_loads: loads,
+                        report_start_time: u64::try_from(start_code).ok(),
+                        ..ServerLoad::default()
+                    },
+                }]
+            } else {
+                Vec::new()
+            },
+            dead_servers: Vec::new(),
+            cluster_id: wants(O::ClusterId).then(|| pb::ClusterId {
+                cluster_id: crate::zk::cluster_id(start_code),
+            }),
+            master: wants(O::Master).then(|| self.server_name(self.master)),
+            backup_masters: Vec::new(),
+            balancer_on: wants(O::BalancerOn).then_some(false),
+            master_info_port: wants(O::MasterInfoPort).then_some(-1),
+            servers_name: if wants(O::ServersName) {
+                vec![region_server]
+            } else {
+                Vec::new()
+            },
+            table_region_states_count: if wants(O::TableToRegionsCount) {
+                counts
+            } else {
+                Vec::new()
+            },
+        };
+        Ok(GetClusterStatusResponse {
+            cluster_status: status,
+        }
+        .encode_to_vec())
     }
 
     /// The name of the serving region a RegionInfo describes (table, start key and id).
@@ -159,10 +285,7 @@ impl MasterService {
                         .as_ref()
                         .ok_or_else(|| bad("CreateTable without a table name"))?,
                 )?;
-                let mut desc = TableDescriptor::new(name);
-                for f in &r.table_schema.column_families {
-                    desc = desc.with_family(family(f)?);
-                }
+                let desc = descriptor(name, &r.table_schema)?;
                 let splits: Vec<Bytes> = r
                     .split_keys
                     .iter()
@@ -203,13 +326,25 @@ impl MasterService {
                 admin.merge_regions(&a, &b).map_err(|e| fail(&e))?;
                 Ok(self.done())
             }),
-            "TruncateTable" => decode::<TruncateTableRequest>(param).and_then(|r| {
-                let t = table_name(&r.table_name)?;
+            "ModifyTable" => decode::<ModifyTableRequest>(param).and_then(|r| {
+                let name = table_name(&r.table_name)?;
                 admin
-                    .truncate_table(&t, r.preserve_splits())
+                    .modify_table(descriptor(name, &r.table_schema)?)
                     .map_err(|e| fail(&e))?;
                 Ok(self.done())
             }),
+            "GetClusterStatus" => decode::<GetClusterStatusRequest>(param)
+                .and_then(|r| self.cluster_status(&r.options)),
+            // HBase's service spells a few methods with a lower-case first letter.
+            "TruncateTable" | "truncateTable" => {
+                decode::<TruncateTableRequest>(param).and_then(|r| {
+                    let t = table_name(&r.table_name)?;
+                    admin
+                        .truncate_table(&t, r.preserve_splits())
+                        .map_err(|e| fail(&e))?;
+                    Ok(self.done())
+                })
+            }
             "AddColumn" | "ModifyColumn" => decode::<AddColumnRequest>(param).and_then(|r| {
                 let t = table_name(&r.table_name)?;
                 let f = family(&r.column_families)?;
@@ -275,19 +410,22 @@ impl MasterService {
                 }
                 .encode_to_vec())
             }),
-            "GetProcedureResult" => decode::<GetProcedureResultRequest>(param).map(|r| {
-                use get_procedure_result_response::State;
-                let known = r.proc_id >= 1 && r.proc_id <= self.procedures.load(Ordering::Acquire);
-                GetProcedureResultResponse {
-                    state: if known {
-                        State::Finished
-                    } else {
-                        State::NotFound
-                    } as i32,
-                    ..GetProcedureResultResponse::default()
-                }
-                .encode_to_vec()
-            }),
+            "GetProcedureResult" | "getProcedureResult" => {
+                decode::<GetProcedureResultRequest>(param).map(|r| {
+                    use get_procedure_result_response::State;
+                    let known =
+                        r.proc_id >= 1 && r.proc_id <= self.procedures.load(Ordering::Acquire);
+                    GetProcedureResultResponse {
+                        state: if known {
+                            State::Finished
+                        } else {
+                            State::NotFound
+                        } as i32,
+                        ..GetProcedureResultResponse::default()
+                    }
+                    .encode_to_vec()
+                })
+            }
             "CreateNamespace" | "ModifyNamespace" => {
                 decode::<NamespaceRequest>(param).and_then(|r| {
                     let d = &r.namespace_descriptor;

@@ -27,6 +27,9 @@ pub struct RpcConfig {
     pub scanner_lease: Duration,
     /// A frame whose bytes stop arriving for this long drops its connection.
     pub stall_timeout: Duration,
+    /// The region server a master on this port reports in its cluster status; None: this
+    /// server itself (which serves ClientService too).
+    pub region_server: Option<SocketAddr>,
 }
 
 impl Default for RpcConfig {
@@ -36,6 +39,7 @@ impl Default for RpcConfig {
             max_frame: 256 << 20,
             scanner_lease: Duration::from_secs(60),
             stall_timeout: Duration::from_secs(30),
+            region_server: None,
         }
     }
 }
@@ -65,7 +69,7 @@ impl RpcServer {
         let stop = Arc::new(AtomicBool::new(false));
         let service = Arc::new(ClientService::new(conn.clone(), config.scanner_lease));
         let shared = Arc::new(Shared {
-            master: MasterService::new(conn.clone()),
+            master: MasterService::new(conn.clone(), addr, config.region_server.unwrap_or(addr)),
             admin: AdminService::new(conn.clone(), addr),
             service: Arc::clone(&service),
             config,

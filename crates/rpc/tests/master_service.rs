@@ -206,3 +206,196 @@ fn tables_and_namespaces_through_master_service() {
     );
     server.shutdown();
 }
+
+fn attribute(schema: &TableSchema, key: &str) -> Option<String> {
+    schema
+        .attributes
+        .iter()
+        .find(|a| a.first == key.as_bytes())
+        .map(|a| String::from_utf8_lossy(&a.second).into_owned())
+}
+
+#[test]
+fn modify_table_and_cluster_status() {
+    use basalt_rpc::pb::{
+        ClusterStatusOption, GetClusterStatusRequest, GetClusterStatusResponse, ModifyTableRequest,
+        TruncateTableRequest,
+    };
+    let conn = Connection::in_memory();
+    let server = RpcServer::start(
+        conn.clone(),
+        RpcConfig {
+            bind: "127.0.0.1:0".parse().unwrap(),
+            ..RpcConfig::default()
+        },
+    )
+    .unwrap();
+    let mut m = Master::connect(&server);
+    // Table attributes given at creation are kept and described.
+    let mut req = create("t");
+    req.table_schema.attributes.push(BytesBytesPair {
+        first: b"MAX_FILESIZE".to_vec(),
+        second: b"1073741824".to_vec(),
+    });
+    let _: ProcedureResponse = m.call("CreateTable", &req).unwrap();
+    let describe = |m: &mut Master| -> TableSchema {
+        let d: GetTableDescriptorsResponse = m
+            .call(
+                "GetTableDescriptors",
+                &GetTableDescriptorsRequest {
+                    table_names: vec![name("t")],
+                    ..GetTableDescriptorsRequest::default()
+                },
+            )
+            .unwrap();
+        d.table_schema.into_iter().next().unwrap()
+    };
+    assert_eq!(
+        attribute(&describe(&mut m), "MAX_FILESIZE").as_deref(),
+        Some("1073741824")
+    );
+
+    // ModifyTable replaces the schema online: a new attribute, a second family.
+    let mut schema = describe(&mut m);
+    schema.attributes.push(BytesBytesPair {
+        first: b"COMPACTION_ENABLED".to_vec(),
+        second: b"false".to_vec(),
+    });
+    schema.column_families.push(ColumnFamilySchema {
+        name: b"g".to_vec(),
+        attributes: vec![],
+        configuration: vec![],
+    });
+    let _: ProcedureResponse = m
+        .call(
+            "ModifyTable",
+            &ModifyTableRequest {
+                table_name: name("t"),
+                table_schema: schema,
+                ..ModifyTableRequest::default()
+            },
+        )
+        .unwrap();
+    let after = describe(&mut m);
+    assert_eq!(
+        attribute(&after, "COMPACTION_ENABLED").as_deref(),
+        Some("false")
+    );
+    let families: Vec<&[u8]> = after
+        .column_families
+        .iter()
+        .map(|f| f.name.as_slice())
+        .collect();
+    assert_eq!(families, [&b"f"[..], b"g"]);
+    let d = conn
+        .admin()
+        .describe_table(&basalt_client::TableName::parse("t").unwrap())
+        .unwrap();
+    assert!(!d.compaction_enabled);
+    assert_eq!(d.max_filesize, 1 << 30);
+    // A bad attribute value is refused with HBase's class, and nothing changes.
+    let mut bad = describe(&mut m);
+    bad.attributes.push(BytesBytesPair {
+        first: b"MAX_FILESIZE".to_vec(),
+        second: b"lots".to_vec(),
+    });
+    assert_eq!(
+        m.call::<_, ProcedureResponse>(
+            "ModifyTable",
+            &ModifyTableRequest {
+                table_name: name("t"),
+                table_schema: bad,
+                ..ModifyTableRequest::default()
+            },
+        )
+        .unwrap_err(),
+        "org.apache.hadoop.hbase.DoNotRetryIOException"
+    );
+
+    // The Java client's lower-case spellings of truncateTable and getProcedureResult.
+    let _: ProcedureResponse = m
+        .call(
+            "DisableTable",
+            &TableNameRequest {
+                table_name: name("t"),
+                ..TableNameRequest::default()
+            },
+        )
+        .unwrap();
+    let truncated: ProcedureResponse = m
+        .call(
+            "truncateTable",
+            &TruncateTableRequest {
+                table_name: name("t"),
+                preserve_splits: Some(true),
+            },
+        )
+        .unwrap();
+    let result: GetProcedureResultResponse = m
+        .call(
+            "getProcedureResult",
+            &GetProcedureResultRequest {
+                proc_id: truncated.proc_id.unwrap(),
+            },
+        )
+        .unwrap();
+    assert_eq!(
+        result.state,
+        get_procedure_result_response::State::Finished as i32
+    );
+
+    // Cluster status: one live server holding meta's region and t's two, which is the master.
+    let status: GetClusterStatusResponse = m
+        .call(
+            "GetClusterStatus",
+            &GetClusterStatusRequest { options: vec![] },
+        )
+        .unwrap();
+    let s = status.cluster_status;
+    assert_eq!(s.hbase_version.unwrap().version, basalt_rpc::HBASE_VERSION);
+    let start_code = u64::try_from(conn.server_start_code()).unwrap();
+    assert_eq!(s.live_servers.len(), 1);
+    let live = &s.live_servers[0];
+    assert_eq!(
+        live.server.port,
+        Some(u32::from(server.local_addr().port()))
+    );
+    assert_eq!(live.server.start_code, Some(start_code));
+    let names: Vec<String> = live
+        .server_load
+        .region_loads
+        .iter()
+        .map(|l| String::from_utf8_lossy(&l.region_specifier.value).into_owned())
+        .collect();
+    assert_eq!(names.len(), 3, "{names:?}");
+    assert!(names[0].starts_with("hbase:meta,"), "{names:?}");
+    assert!(
+        names[1].starts_with("t,,") && names[2].starts_with("t,m,"),
+        "{names:?}"
+    );
+    assert_eq!(s.master, Some(live.server.clone()));
+    assert!(s.dead_servers.is_empty() && s.backup_masters.is_empty());
+    assert_eq!(
+        s.cluster_id.unwrap().cluster_id,
+        basalt_rpc::zk::cluster_id(conn.server_start_code())
+    );
+    let t_count = s
+        .table_region_states_count
+        .iter()
+        .find(|c| c.table_name.qualifier == b"t")
+        .unwrap();
+    assert_eq!(t_count.region_states_count.open_regions, 2);
+    // Only the parts asked for.
+    let only: GetClusterStatusResponse = m
+        .call(
+            "GetClusterStatus",
+            &GetClusterStatusRequest {
+                options: vec![ClusterStatusOption::Master as i32],
+            },
+        )
+        .unwrap();
+    let only = only.cluster_status;
+    assert!(only.master.is_some());
+    assert!(only.live_servers.is_empty() && only.hbase_version.is_none());
+    server.shutdown();
+}
