@@ -34,10 +34,11 @@ pub use table::{BatchOp, BatchOutcome, ResultScanner, Table};
 pub use basalt_storefile::BlockCacheStats;
 pub use basalt_wal::WalConfig;
 
+pub use basalt_common::bytes_display::BinaryDisplay;
 pub use basalt_common::filter::{BitOp, Comparator, FilterSpec, RowRange, parse_filter};
 pub use basalt_common::ops::{
     Append, Check, CheckAction, CheckAndMutate, CheckAndMutateResult, CompareOperator, Condition,
-    DeleteEntry, Increment, Mutation, PutCell, RowMutations,
+    DeleteEntry, FamilyMap, Increment, Mutation, PutCell, RowMutations,
 };
 pub use basalt_common::{
     BloomType, Bytes, Cell, CellType, Clock, ColumnFamilyDescriptor, Compression,

@@ -4,6 +4,7 @@
 
 use std::io::{self, BufReader, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::time::Duration;
 
 use prost::Message;
 
@@ -86,6 +87,12 @@ impl RpcClient {
             out,
             call_id: 0,
         })
+    }
+
+    /// How long a call may wait for its answer (and a request for the socket); None: forever.
+    pub fn set_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
+        self.out.set_read_timeout(timeout)?;
+        self.out.set_write_timeout(timeout)
     }
 
     pub fn call<Q: Message, R: Message + Default>(

@@ -10,6 +10,7 @@ pub mod client_service;
 pub mod filters;
 pub mod frame;
 pub mod master_service;
+pub mod remote;
 pub mod server;
 pub mod zk;
 

@@ -1,0 +1,604 @@
+//! Tables of a remote server, over the native RPC: the data half of issue 10's remote client.
+//! [`RemoteConnection`] finds a table's regions in `hbase:meta` and caches them; each
+//! [`RemoteTable`] call goes to the region holding its row, and is retried with backoff (the
+//! region cache dropped first) when the server answers that the region moved, is not served,
+//! or is busy, or when the connection breaks, until the operation timeout. Calls take and
+//! return `basalt_client`'s types (Get, Put, Delete, Scan, Increment, Append, RowResult), so
+//! the same code runs embedded or remote; `Connection` is to grow a remote mode on top of it.
+//! Filters do not travel yet: a Get or Scan with one is refused.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use basalt_client::{
+    Append, Bytes, Cell, CellType, Delete, Durability, Error, Get, Increment, Put, Result,
+    RowResult, Scan, TableName, TimeRange,
+};
+
+use crate::client::{Location, RpcClient, RpcError, locate, region};
+use crate::pb::{
+    self, GetRequest, GetResponse, MutateRequest, MutateResponse, MutationProto, ScanRequest,
+    ScanResponse, mutation_proto,
+};
+
+/// Timeouts and backoff of a [`RemoteConnection`].
+#[derive(Debug, Clone)]
+pub struct RemoteConfig {
+    /// How long one operation may take, retries included (HBase's
+    /// `hbase.client.operation.timeout`).
+    pub operation_timeout: Duration,
+    /// How long one call may wait for its answer (HBase's `hbase.rpc.timeout`).
+    pub rpc_timeout: Duration,
+    /// The first pause between retries, doubled each time up to `max_pause` (HBase's
+    /// `hbase.client.pause`).
+    pub pause: Duration,
+    pub max_pause: Duration,
+}
+
+impl Default for RemoteConfig {
+    fn default() -> Self {
+        RemoteConfig {
+            operation_timeout: Duration::from_secs(60),
+            rpc_timeout: Duration::from_secs(60),
+            pause: Duration::from_millis(100),
+            max_pause: Duration::from_secs(2),
+        }
+    }
+}
+
+/// A connection to one server's ClientService, with its region cache.
+#[derive(Debug)]
+pub struct RemoteConnection {
+    addr: SocketAddr,
+    config: RemoteConfig,
+    /// None after a broken call; the next call connects again.
+    client: Mutex<Option<RpcClient>>,
+    regions: Mutex<HashMap<TableName, Arc<Vec<Location>>>>,
+}
+
+/// What a failed call means for the operation.
+enum Failure {
+    /// Try again after dropping cached locations (and the socket, if `broken`).
+    Retry {
+        reason: String,
+        broken: bool,
+    },
+    Fatal(Error),
+}
+
+/// HBase's exception classes a client retries after relocating the region.
+fn retriable(class: &str) -> bool {
+    [
+        "NotServingRegionException",
+        "RegionMovedException",
+        "RegionTooBusyException",
+        "RegionOpeningException",
+        "ServerNotRunningYetException",
+        "CallQueueTooBigException",
+    ]
+    .iter()
+    .any(|c| class.ends_with(c))
+}
+
+/// Basalt's error for a server's exception, by its Java class.
+fn remote_error(table: &TableName, class: &str, message: String) -> Error {
+    let short = class.rsplit('.').next().unwrap_or(class);
+    match short {
+        "TableNotFoundException" => Error::TableNotFound(table.clone()),
+        "TableNotEnabledException" => Error::TableNotEnabled(table.clone()),
+        "NoSuchColumnFamilyException" => {
+            let family = message
+                .split("Column family ")
+                .nth(1)
+                .and_then(|rest| rest.split(" does not exist").next())
+                .unwrap_or_default();
+            Error::NoSuchColumnFamily {
+                table: table.clone(),
+                family: basalt_client::BinaryDisplay::new(family.as_bytes()),
+            }
+        }
+        "DoNotRetryIOException" => Error::InvalidArgument(message),
+        _ => Error::Storage(format!("{class}: {message}")),
+    }
+}
+
+fn classify(table: &TableName, e: RpcError) -> Failure {
+    match e {
+        RpcError::Remote { class, message } if retriable(&class) => Failure::Retry {
+            reason: format!("{class}: {message}"),
+            broken: false,
+        },
+        RpcError::Remote { class, message } => Failure::Fatal(remote_error(table, &class, message)),
+        RpcError::Frame(f) => Failure::Retry {
+            reason: f.to_string(),
+            broken: true,
+        },
+        RpcError::Decode(d) => Failure::Fatal(Error::Corrupt(format!("a response: {d}"))),
+    }
+}
+
+impl RemoteConnection {
+    /// Connects to a server's RPC port (`basalt standalone --rpc-port`).
+    pub fn connect(addr: SocketAddr, config: RemoteConfig) -> Result<RemoteConnection> {
+        let client = Self::open(addr, &config)
+            .map_err(|e| Error::Storage(format!("cannot connect to {addr}: {e}")))?;
+        Ok(RemoteConnection {
+            addr,
+            config,
+            client: Mutex::new(Some(client)),
+            regions: Mutex::new(HashMap::new()),
+        })
+    }
+
+    fn open(addr: SocketAddr, config: &RemoteConfig) -> std::io::Result<RpcClient> {
+        let client = RpcClient::connect(addr, "ClientService")?;
+        client.set_timeout(Some(config.rpc_timeout))?;
+        Ok(client)
+    }
+
+    /// A table of the server (`ns:table` or `table`). Nothing is asked of the server until
+    /// the first call; a table that does not exist fails then.
+    pub fn table(&self, name: &str) -> Result<RemoteTable<'_>> {
+        Ok(RemoteTable {
+            conn: self,
+            name: TableName::parse(name)?,
+        })
+    }
+
+    /// One call on the shared connection, opened again if an earlier call broke it.
+    fn call<Q: prost::Message, R: prost::Message + Default>(
+        &self,
+        method: &str,
+        request: &Q,
+    ) -> std::result::Result<R, RpcError> {
+        let mut slot = self.client.lock().unwrap_or_else(PoisonError::into_inner);
+        if slot.is_none() {
+            *slot = Some(Self::open(self.addr, &self.config)?);
+        }
+        let Some(client) = slot.as_mut() else {
+            unreachable!("the slot was filled above")
+        };
+        let out = client.call(method, request);
+        if matches!(out, Err(RpcError::Frame(_))) {
+            // The stream may hold half a frame: start again on a new socket.
+            *slot = None;
+        }
+        out
+    }
+
+    /// The table's regions, from the cache or from `hbase:meta`.
+    fn locations(&self, table: &TableName) -> std::result::Result<Arc<Vec<Location>>, Failure> {
+        if let Some(l) = self
+            .regions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(table)
+        {
+            return Ok(Arc::clone(l));
+        }
+        let found = {
+            let mut slot = self.client.lock().unwrap_or_else(PoisonError::into_inner);
+            if slot.is_none() {
+                *slot = Some(
+                    Self::open(self.addr, &self.config).map_err(|e| Failure::Retry {
+                        reason: e.to_string(),
+                        broken: true,
+                    })?,
+                );
+            }
+            let Some(client) = slot.as_mut() else {
+                unreachable!("the slot was filled above")
+            };
+            client
+                .regions(&table.to_string())
+                .map_err(|e| classify(table, e))?
+        };
+        if found.is_empty() {
+            return Err(Failure::Fatal(Error::TableNotFound(table.clone())));
+        }
+        let found = Arc::new(found);
+        self.regions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(table.clone(), Arc::clone(&found));
+        Ok(found)
+    }
+
+    fn forget(&self, table: &TableName) {
+        self.regions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(table);
+    }
+
+    /// Runs `attempt` against the table's regions until it succeeds, fails for good, or the
+    /// operation timeout passes; between tries the cache is dropped and the pause doubles.
+    fn retrying<T>(
+        &self,
+        table: &TableName,
+        mut attempt: impl FnMut(&[Location]) -> std::result::Result<T, Failure>,
+    ) -> Result<T> {
+        let started = Instant::now();
+        let mut pause = self.config.pause;
+        loop {
+            let outcome = self.locations(table).and_then(|regions| attempt(&regions));
+            match outcome {
+                Ok(v) => return Ok(v),
+                Err(Failure::Fatal(e)) => return Err(e),
+                Err(Failure::Retry { reason, broken }) => {
+                    self.forget(table);
+                    if broken {
+                        *self.client.lock().unwrap_or_else(PoisonError::into_inner) = None;
+                    }
+                    if started.elapsed() + pause > self.config.operation_timeout {
+                        return Err(Error::NotServingRegion(format!(
+                            "{table}: gave up after {:?}: {reason}",
+                            started.elapsed()
+                        )));
+                    }
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(self.config.max_pause);
+                }
+            }
+        }
+    }
+}
+
+/// One table of a [`RemoteConnection`].
+#[derive(Debug)]
+pub struct RemoteTable<'c> {
+    conn: &'c RemoteConnection,
+    name: TableName,
+}
+
+fn row_region<'a>(regions: &'a [Location], row: &[u8]) -> std::result::Result<&'a [u8], Failure> {
+    locate(regions, row)
+        .map(|l| l.name.as_slice())
+        .ok_or_else(|| Failure::Retry {
+            reason: "no cached region holds the row".into(),
+            broken: false,
+        })
+}
+
+fn pb_durability(d: Durability) -> i32 {
+    use mutation_proto::Durability as D;
+    (match d {
+        Durability::UseDefault => D::UseDefault,
+        Durability::SkipWal => D::SkipWal,
+        Durability::AsyncWal => D::AsyncWal,
+        Durability::SyncWal => D::SyncWal,
+        Durability::FsyncWal => D::FsyncWal,
+    }) as i32
+}
+
+fn pb_time_range(t: &TimeRange) -> Option<pb::TimeRange> {
+    (*t != TimeRange::ALL).then(|| pb::TimeRange {
+        from: u64::try_from(t.min).ok(),
+        to: u64::try_from(t.max).ok(),
+    })
+}
+
+fn pb_columns(families: &basalt_client::FamilyMap) -> Vec<pb::Column> {
+    families
+        .iter()
+        .map(|(family, qualifiers)| pb::Column {
+            family: family.to_vec(),
+            qualifier: qualifiers.iter().flatten().map(|q| q.to_vec()).collect(),
+        })
+        .collect()
+}
+
+fn no_filter(filter: &Option<basalt_client::FilterSpec>) -> std::result::Result<(), Failure> {
+    match filter {
+        None => Ok(()),
+        Some(_) => Err(Failure::Fatal(Error::InvalidArgument(
+            "filters are not sent over the remote client yet".into(),
+        ))),
+    }
+}
+
+fn cell_type(t: Option<i32>) -> CellType {
+    match t.and_then(|t| pb::CellType::try_from(t).ok()) {
+        Some(pb::CellType::Delete) => CellType::Delete,
+        Some(pb::CellType::DeleteFamilyVersion) => CellType::DeleteFamilyVersion,
+        Some(pb::CellType::DeleteColumn) => CellType::DeleteColumn,
+        Some(pb::CellType::DeleteFamily) => CellType::DeleteFamily,
+        _ => CellType::Put,
+    }
+}
+
+fn row_result(r: pb::Result) -> RowResult {
+    let cells: Vec<Cell> = r
+        .cell
+        .iter()
+        .map(|c| {
+            Cell::new(
+                c.row.as_deref().unwrap_or_default(),
+                c.family.as_deref().unwrap_or_default(),
+                c.qualifier.as_deref().unwrap_or_default(),
+                c.timestamp
+                    .and_then(|t| i64::try_from(t).ok())
+                    .unwrap_or_default(),
+                cell_type(c.cell_type),
+                c.value.as_deref().unwrap_or_default(),
+            )
+        })
+        .collect();
+    RowResult {
+        row: cells
+            .first()
+            .map(|c| Bytes::copy_from_slice(c.row()))
+            .unwrap_or_default(),
+        cells,
+        partial: r.partial.unwrap_or(false),
+    }
+}
+
+/// A MutationProto of `kind` for `row`, with `cells` as (family, qualifier, value, timestamp,
+/// delete type) in the message itself.
+fn mutation(
+    row: &Bytes,
+    kind: mutation_proto::MutationType,
+    timestamp: Option<i64>,
+    durability: Durability,
+    cells: impl Iterator<Item = (Bytes, Bytes, Vec<u8>, Option<i64>, Option<i32>)>,
+) -> MutationProto {
+    use mutation_proto::ColumnValue;
+    use mutation_proto::column_value::QualifierValue;
+    let mut column_value: Vec<ColumnValue> = Vec::new();
+    for (family, qualifier, value, ts, delete_type) in cells {
+        let qv = QualifierValue {
+            qualifier: Some(qualifier.to_vec()),
+            value: Some(value),
+            timestamp: ts.and_then(|t| u64::try_from(t).ok()),
+            delete_type,
+            tags: None,
+        };
+        match column_value.last_mut() {
+            Some(cv) if cv.family[..] == family[..] => cv.qualifier_value.push(qv),
+            _ => column_value.push(ColumnValue {
+                family: family.to_vec(),
+                qualifier_value: vec![qv],
+            }),
+        }
+    }
+    MutationProto {
+        row: Some(row.to_vec()),
+        mutate_type: Some(kind as i32),
+        column_value,
+        timestamp: timestamp
+            .filter(|&t| t != basalt_client::LATEST_TIMESTAMP)
+            .and_then(|t| u64::try_from(t).ok()),
+        durability: Some(pb_durability(durability)),
+        ..MutationProto::default()
+    }
+}
+
+impl RemoteTable<'_> {
+    pub fn name(&self) -> &TableName {
+        &self.name
+    }
+
+    fn mutate(&self, row: &Bytes, m: &MutationProto) -> Result<Option<RowResult>> {
+        let name = &self.name;
+        self.conn.retrying(name, |regions| {
+            let response: MutateResponse = self
+                .conn
+                .call(
+                    "Mutate",
+                    &MutateRequest {
+                        region: region(row_region(regions, row)?),
+                        mutation: m.clone(),
+                        ..MutateRequest::default()
+                    },
+                )
+                .map_err(|e| classify(name, e))?;
+            Ok(response.result.map(row_result))
+        })
+    }
+
+    pub fn put(&self, put: &Put) -> Result<()> {
+        let m = mutation(
+            &put.row,
+            mutation_proto::MutationType::Put,
+            Some(put.timestamp),
+            put.durability,
+            put.cells.iter().map(|c| {
+                (
+                    c.family.clone(),
+                    c.qualifier.clone(),
+                    c.value.to_vec(),
+                    c.timestamp,
+                    None,
+                )
+            }),
+        );
+        self.mutate(&put.row, &m).map(|_| ())
+    }
+
+    pub fn delete(&self, delete: &Delete) -> Result<()> {
+        use mutation_proto::DeleteType as D;
+        let m = mutation(
+            &delete.row,
+            mutation_proto::MutationType::Delete,
+            Some(delete.timestamp),
+            delete.durability,
+            delete.entries.iter().map(|e| {
+                let kind = match e.kind {
+                    CellType::Delete => D::DeleteOneVersion,
+                    CellType::DeleteFamily => D::DeleteFamily,
+                    CellType::DeleteFamilyVersion => D::DeleteFamilyVersion,
+                    _ => D::DeleteMultipleVersions,
+                };
+                (
+                    e.family.clone(),
+                    e.qualifier.clone(),
+                    Vec::new(),
+                    e.timestamp,
+                    Some(kind as i32),
+                )
+            }),
+        );
+        self.mutate(&delete.row, &m).map(|_| ())
+    }
+
+    pub fn increment(&self, inc: &Increment) -> Result<RowResult> {
+        let mut m = mutation(
+            &inc.row,
+            mutation_proto::MutationType::Increment,
+            None,
+            inc.durability,
+            inc.columns
+                .iter()
+                .map(|(f, q, n)| (f.clone(), q.clone(), n.to_be_bytes().to_vec(), None, None)),
+        );
+        m.time_range = pb_time_range(&inc.time_range);
+        Ok(self.mutate(&inc.row, &m)?.unwrap_or_default())
+    }
+
+    pub fn append(&self, append: &Append) -> Result<RowResult> {
+        let mut m = mutation(
+            &append.row,
+            mutation_proto::MutationType::Append,
+            None,
+            append.durability,
+            append
+                .columns
+                .iter()
+                .map(|(f, q, v)| (f.clone(), q.clone(), v.to_vec(), None, None)),
+        );
+        m.time_range = pb_time_range(&append.time_range);
+        Ok(self.mutate(&append.row, &m)?.unwrap_or_default())
+    }
+
+    pub fn get(&self, get: &Get) -> Result<RowResult> {
+        let name = &self.name;
+        self.conn.retrying(name, |regions| {
+            no_filter(&get.filter)?;
+            let response: GetResponse = self
+                .conn
+                .call(
+                    "Get",
+                    &GetRequest {
+                        region: region(row_region(regions, &get.row)?),
+                        get: pb::Get {
+                            row: get.row.to_vec(),
+                            column: pb_columns(&get.families),
+                            time_range: pb_time_range(&get.time_range),
+                            max_versions: Some(get.max_versions),
+                            cache_blocks: Some(get.cache_blocks),
+                            ..pb::Get::default()
+                        },
+                    },
+                )
+                .map_err(|e| classify(name, e))?;
+            let mut r = row_result(response.result.unwrap_or_default());
+            if r.cells.is_empty() {
+                r.row = get.row.clone();
+            }
+            Ok(r)
+        })
+    }
+
+    pub fn exists(&self, get: &Get) -> Result<bool> {
+        Ok(!self.get(get)?.cells.is_empty())
+    }
+
+    /// Every row of the scan, region after region (forward scans; a reversed scan is refused
+    /// for now). Rows come in `caching`-sized calls.
+    pub fn scan(&self, scan: &Scan) -> Result<Vec<RowResult>> {
+        if scan.reversed {
+            return Err(Error::InvalidArgument(
+                "reversed scans are not sent over the remote client yet".into(),
+            ));
+        }
+        let name = &self.name;
+        let mut out: Vec<RowResult> = Vec::new();
+        // Where the next region's part of the scan starts, and whether that row is included.
+        let mut from = scan.start_row.clone();
+        let mut include_from = scan.include_start_row;
+        loop {
+            let remaining = scan.limit.map(|l| l.saturating_sub(out.len()));
+            if remaining == Some(0) {
+                return Ok(out);
+            }
+            let (rows, region_end) = self.conn.retrying(name, |regions| {
+                no_filter(&scan.filter)?;
+                let location = locate(regions, &from).ok_or_else(|| Failure::Retry {
+                    reason: "no cached region holds the scan's start".into(),
+                    broken: false,
+                })?;
+                let request = pb::Scan {
+                    column: pb_columns(&scan.families),
+                    start_row: Some(from.to_vec()),
+                    stop_row: (!scan.stop_row.is_empty()).then(|| scan.stop_row.to_vec()),
+                    include_start_row: Some(include_from),
+                    include_stop_row: Some(scan.include_stop_row),
+                    time_range: pb_time_range(&scan.time_range),
+                    max_versions: Some(scan.max_versions),
+                    cache_blocks: Some(scan.cache_blocks),
+                    batch_size: scan.batch.and_then(|b| u32::try_from(b).ok()),
+                    ..pb::Scan::default()
+                };
+                let caching = u32::try_from(scan.caching.unwrap_or(100).max(1)).unwrap_or(100);
+                let mut rows = Vec::new();
+                let mut response: ScanResponse = self
+                    .conn
+                    .call(
+                        "Scan",
+                        &ScanRequest {
+                            region: Some(region(&location.name)),
+                            scan: Some(request),
+                            number_of_rows: Some(caching),
+                            ..ScanRequest::default()
+                        },
+                    )
+                    .map_err(|e| classify(name, e))?;
+                loop {
+                    rows.extend(response.results.drain(..).map(row_result));
+                    // The server closes a scanner whose region part is done.
+                    let Some(id) = response.scanner_id else { break };
+                    if !response.more_results_in_region.unwrap_or(false) {
+                        break;
+                    }
+                    if remaining.is_some_and(|r| rows.len() >= r) {
+                        let _: std::result::Result<ScanResponse, RpcError> = self.conn.call(
+                            "Scan",
+                            &ScanRequest {
+                                scanner_id: Some(id),
+                                close_scanner: Some(true),
+                                number_of_rows: Some(0),
+                                ..ScanRequest::default()
+                            },
+                        );
+                        break;
+                    }
+                    response = self
+                        .conn
+                        .call(
+                            "Scan",
+                            &ScanRequest {
+                                scanner_id: Some(id),
+                                number_of_rows: Some(caching),
+                                ..ScanRequest::default()
+                            },
+                        )
+                        .map_err(|e| classify(name, e))?;
+                }
+                Ok((rows, location.end.clone()))
+            })?;
+            out.extend(rows);
+            if let Some(limit) = scan.limit {
+                out.truncate(limit);
+            }
+            let past_stop = !scan.stop_row.is_empty() && region_end[..] >= scan.stop_row[..];
+            if region_end.is_empty() || past_stop {
+                return Ok(out);
+            }
+            from = Bytes::from(region_end);
+            include_from = true;
+        }
+    }
+}

@@ -1,0 +1,330 @@
+//! One behaviour suite run twice: on an embedded table and on the same table of a server
+//! reached through `RemoteTable` (native RPC). Each scenario writes a transcript of what it
+//! read; the two transcripts must be equal, and each scenario checks HBase's expected answers
+//! as it goes. Then what only the remote side has: regions that move under a cached
+//! location, and a server that goes away.
+#![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
+
+use std::time::{Duration, Instant};
+
+use basalt_client::{
+    Append, Bytes, ColumnFamilyDescriptor, Connection, Delete, ErrorKind, Get, Increment, Put,
+    Result, RowResult, Scan, Table, TableDescriptor, TableName,
+};
+use basalt_rpc::remote::{RemoteConfig, RemoteConnection, RemoteTable};
+use basalt_rpc::{RpcConfig, RpcServer};
+
+/// The table operations both modes offer, as the suite uses them.
+trait Ops {
+    fn put(&self, p: &Put) -> Result<()>;
+    fn delete(&self, d: &Delete) -> Result<()>;
+    fn get(&self, g: &Get) -> Result<RowResult>;
+    fn scan(&self, s: &Scan) -> Result<Vec<RowResult>>;
+    fn increment(&self, i: &Increment) -> Result<RowResult>;
+    fn append(&self, a: &Append) -> Result<RowResult>;
+}
+
+impl Ops for Table {
+    fn put(&self, p: &Put) -> Result<()> {
+        Table::put(self, p)
+    }
+    fn delete(&self, d: &Delete) -> Result<()> {
+        Table::delete(self, d)
+    }
+    fn get(&self, g: &Get) -> Result<RowResult> {
+        Table::get(self, g)
+    }
+    fn scan(&self, s: &Scan) -> Result<Vec<RowResult>> {
+        Table::scan(self, s)?.collect()
+    }
+    fn increment(&self, i: &Increment) -> Result<RowResult> {
+        Table::increment(self, i)
+    }
+    fn append(&self, a: &Append) -> Result<RowResult> {
+        Table::append(self, a)
+    }
+}
+
+impl Ops for RemoteTable<'_> {
+    fn put(&self, p: &Put) -> Result<()> {
+        RemoteTable::put(self, p)
+    }
+    fn delete(&self, d: &Delete) -> Result<()> {
+        RemoteTable::delete(self, d)
+    }
+    fn get(&self, g: &Get) -> Result<RowResult> {
+        RemoteTable::get(self, g)
+    }
+    fn scan(&self, s: &Scan) -> Result<Vec<RowResult>> {
+        RemoteTable::scan(self, s)
+    }
+    fn increment(&self, i: &Increment) -> Result<RowResult> {
+        RemoteTable::increment(self, i)
+    }
+    fn append(&self, a: &Append) -> Result<RowResult> {
+        RemoteTable::append(self, a)
+    }
+}
+
+/// A fresh engine with table `t` (families `f` and `g`, VERSIONS 5, split at `m`).
+fn engine() -> Connection {
+    let conn = Connection::in_memory();
+    let desc = TableDescriptor::named("t")
+        .unwrap()
+        .with_family(ColumnFamilyDescriptor::new("f").with_max_versions(5))
+        .with_family(ColumnFamilyDescriptor::new("g").with_max_versions(5));
+    conn.admin()
+        .create_table_with_splits(desc, &[Bytes::from_static(b"m")])
+        .unwrap();
+    conn
+}
+
+fn server(conn: &Connection) -> RpcServer {
+    RpcServer::start(
+        conn.clone(),
+        RpcConfig {
+            bind: "127.0.0.1:0".parse().unwrap(),
+            ..RpcConfig::default()
+        },
+    )
+    .unwrap()
+}
+
+/// A row as `row: family:qualifier@ts=value ...`.
+fn show(r: &RowResult) -> String {
+    let cells: Vec<String> = r
+        .cells
+        .iter()
+        .map(|c| {
+            format!(
+                "{}:{}@{}={}",
+                String::from_utf8_lossy(c.family()),
+                String::from_utf8_lossy(c.qualifier()),
+                c.timestamp,
+                String::from_utf8_lossy(c.value())
+            )
+        })
+        .collect();
+    format!("{}: {}", String::from_utf8_lossy(&r.row), cells.join(" "))
+}
+
+fn rows(ops: &dyn Ops, s: &Scan) -> Vec<String> {
+    ops.scan(s).unwrap().iter().map(show).collect()
+}
+
+/// Runs `scenario` embedded and remote; their transcripts must agree.
+fn both(scenario: fn(&dyn Ops, &mut Vec<String>)) {
+    let embedded = engine();
+    let mut local = Vec::new();
+    scenario(&embedded.table("t").unwrap(), &mut local);
+
+    let served = engine();
+    let server = server(&served);
+    let remote = RemoteConnection::connect(server.local_addr(), RemoteConfig::default()).unwrap();
+    let mut far = Vec::new();
+    scenario(&remote.table("t").unwrap(), &mut far);
+    server.shutdown();
+    assert_eq!(local, far, "embedded and remote disagree");
+    assert!(!local.is_empty());
+}
+
+#[test]
+fn versions_columns_and_time_ranges() {
+    both(|t, log| {
+        for ts in 1..=6 {
+            t.put(&Put::new("a").add_column_at("f", "q", ts, format!("v{ts}")))
+                .unwrap();
+        }
+        t.put(&Put::new("a").add_column_at("g", "r", 3, "g3"))
+            .unwrap();
+        let newest = t.get(&Get::new("a")).unwrap();
+        assert_eq!(show(&newest), "a: f:q@6=v6 g:r@3=g3");
+        log.push(show(&newest));
+        // VERSIONS 5 keeps five; a read asks for up to that many.
+        let all = t.get(&Get::new("a").read_versions(10)).unwrap();
+        assert_eq!(all.cells.len(), 6);
+        log.push(show(&all));
+        let ranged = t
+            .get(&Get::new("a").read_versions(10).with_time_range(2, 4))
+            .unwrap();
+        assert_eq!(show(&ranged), "a: f:q@3=v3 f:q@2=v2 g:r@3=g3");
+        log.push(show(&ranged));
+        let column = t.get(&Get::new("a").add_column("g", "r")).unwrap();
+        assert_eq!(show(&column), "a: g:r@3=g3");
+        log.push(show(&column));
+        let family = t.get(&Get::new("a").add_family("f")).unwrap();
+        log.push(show(&family));
+        let missing = t.get(&Get::new("nope")).unwrap();
+        assert!(missing.cells.is_empty());
+        log.push(show(&missing));
+    });
+}
+
+#[test]
+fn deletes_of_each_kind() {
+    both(|t, log| {
+        for ts in 1..=3 {
+            t.put(
+                &Put::new("d")
+                    .add_column_at("f", "a", ts, format!("a{ts}"))
+                    .add_column_at("f", "b", ts, format!("b{ts}"))
+                    .add_column_at("g", "c", ts, format!("c{ts}")),
+            )
+            .unwrap();
+        }
+        let get = Get::new("d").read_versions(5);
+        t.delete(&Delete::new("d").add_column("f", "a")).unwrap();
+        log.push(show(&t.get(&get).unwrap()));
+        t.delete(&Delete::new("d").add_columns_at("f", "b", 2))
+            .unwrap();
+        log.push(show(&t.get(&get).unwrap()));
+        t.delete(&Delete::new("d").add_family_version("g", 2))
+            .unwrap();
+        log.push(show(&t.get(&get).unwrap()));
+        t.delete(&Delete::new("d").add_family("f")).unwrap();
+        let left = t.get(&get).unwrap();
+        assert_eq!(show(&left), "d: g:c@3=c3 g:c@1=c1");
+        log.push(show(&left));
+        t.delete(&Delete::new("d")).unwrap();
+        assert!(t.get(&get).unwrap().cells.is_empty());
+    });
+}
+
+#[test]
+fn increments_and_appends() {
+    both(|t, log| {
+        for _ in 0..3 {
+            let r = t
+                .increment(&Increment::new("n").add_column("f", "hits", 5))
+                .unwrap();
+            log.push(format!("{:?}", r.value(b"f", b"hits")));
+        }
+        let got = t.get(&Get::new("n")).unwrap();
+        assert_eq!(got.value(b"f", b"hits"), Some(&15i64.to_be_bytes()[..]));
+        let r = t
+            .append(&Append::new("s").add_column("f", "log", "ab"))
+            .unwrap();
+        log.push(format!("{:?}", r.value(b"f", b"log")));
+        let r = t
+            .append(&Append::new("s").add_column("f", "log", "cd"))
+            .unwrap();
+        assert_eq!(r.value(b"f", b"log"), Some(&b"abcd"[..]));
+    });
+}
+
+#[test]
+fn scans_cross_regions_with_bounds_limits_and_columns() {
+    both(|t, log| {
+        let names = ["a", "b", "k", "l", "m", "n", "x", "z"];
+        for (i, r) in names.iter().enumerate() {
+            t.put(
+                &Put::new(*r)
+                    .add_column_at("f", "q", 1, format!("{i}"))
+                    .add_column_at("g", "q", 1, format!("g{i}")),
+            )
+            .unwrap();
+        }
+        let whole = rows(t, &Scan::new());
+        assert_eq!(whole.len(), names.len());
+        log.extend(whole);
+        let ranged = rows(t, &Scan::new().with_start_row("b").with_stop_row("n"));
+        assert_eq!(ranged.len(), 4, "{ranged:?}");
+        log.extend(ranged);
+        let inclusive = rows(
+            t,
+            &Scan::new()
+                .with_start_row_inclusive("b", false)
+                .with_stop_row_inclusive("n", true),
+        );
+        assert_eq!(inclusive.len(), 4, "{inclusive:?}");
+        log.extend(inclusive);
+        let limited = rows(t, &Scan::new().with_start_row("k").with_limit(3));
+        assert_eq!(limited.len(), 3);
+        log.extend(limited);
+        let small_calls = rows(t, &Scan::new().with_caching(2).add_family("g"));
+        assert_eq!(small_calls.len(), names.len());
+        log.extend(small_calls);
+    });
+}
+
+#[test]
+fn errors_are_the_same_kinds() {
+    both(|t, log| {
+        let e = t
+            .put(&Put::new("a").add_column("nope", "q", "v"))
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::NotFound, "{e}");
+        log.push(format!("{:?}", e.kind()));
+        let e = t.put(&Put::new("")).unwrap_err();
+        log.push(format!("{:?}", e.kind()));
+    });
+    let served = engine();
+    let server = server(&served);
+    let remote = RemoteConnection::connect(server.local_addr(), RemoteConfig::default()).unwrap();
+    let e = remote
+        .table("missing")
+        .unwrap()
+        .get(&Get::new("a"))
+        .unwrap_err();
+    assert!(
+        matches!(&e, basalt_client::Error::TableNotFound(n) if *n == TableName::parse("missing").unwrap()),
+        "{e}"
+    );
+    server.shutdown();
+}
+
+#[test]
+fn a_region_that_moves_is_found_again() {
+    let served = engine();
+    let server = server(&served);
+    let remote = RemoteConnection::connect(server.local_addr(), RemoteConfig::default()).unwrap();
+    let t = remote.table("t").unwrap();
+    for r in ["n", "p", "s", "w"] {
+        t.put(&Put::new(r).add_column("f", "q", r)).unwrap();
+    }
+    // The cached location of [m, end) stops serving: the region splits in two.
+    served
+        .admin()
+        .split(&TableName::parse("t").unwrap(), Some(b"r"))
+        .unwrap();
+    assert_eq!(
+        t.get(&Get::new("s")).unwrap().value(b"f", b"q"),
+        Some(&b"s"[..])
+    );
+    t.put(&Put::new("u").add_column("f", "q", "u")).unwrap();
+    let all: Vec<Bytes> = t
+        .scan(&Scan::new().with_start_row("m"))
+        .unwrap()
+        .into_iter()
+        .map(|r| r.row)
+        .collect();
+    assert_eq!(
+        all,
+        ["n", "p", "s", "u", "w"].map(|r| Bytes::from_static(r.as_bytes()))
+    );
+    server.shutdown();
+}
+
+#[test]
+fn a_server_that_goes_away_fails_within_the_operation_timeout() {
+    let served = engine();
+    let server = server(&served);
+    let config = RemoteConfig {
+        operation_timeout: Duration::from_millis(800),
+        rpc_timeout: Duration::from_millis(500),
+        pause: Duration::from_millis(50),
+        max_pause: Duration::from_millis(200),
+    };
+    let remote = RemoteConnection::connect(server.local_addr(), config).unwrap();
+    let t = remote.table("t").unwrap();
+    t.put(&Put::new("a").add_column("f", "q", "v")).unwrap();
+    server.shutdown();
+    let started = Instant::now();
+    let e = t.get(&Get::new("a")).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Unavailable, "{e}");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+}
