@@ -8,9 +8,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use basalt_client::{
-    Append, Bytes, Cell, CellType, CheckAction, CheckAndMutate, Condition, Connection, Delete,
-    Durability, Error, Get, Increment, LATEST_TIMESTAMP, Put, ResultScanner, RowResult, Scan,
-    Table, TableName,
+    Append, Bytes, Cell, CellType, Check, CheckAction, CheckAndMutate, Condition, Connection,
+    Delete, Durability, Error, Get, Increment, LATEST_TIMESTAMP, Put, ResultScanner, RowResult,
+    Scan, Table, TableName, TimeRange,
 };
 use prost::Message;
 
@@ -314,10 +314,12 @@ impl ClientService {
             .encode_to_vec()
         };
         if let Some(c) = &req.condition {
-            let condition = condition(c)?;
-            let out = table
-                .check_and_mutate(&CheckAndMutate::new(row, condition, action))
-                .map_err(|e| from_error(&e))?;
+            let cam = CheckAndMutate {
+                row,
+                check: check(c)?,
+                action,
+            };
+            let out = table.check_and_mutate(&cam).map_err(|e| from_error(&e))?;
             return Ok(response(out.result, Some(out.success)));
         }
         Ok(response(apply(&table, action)?, None))
@@ -424,8 +426,11 @@ impl ClientService {
         }
         match condition {
             Some(c) => {
-                let cam =
-                    CheckAndMutate::new(row, self::condition(c)?, CheckAction::RowMutations(rm));
+                let cam = CheckAndMutate {
+                    row,
+                    check: check(c)?,
+                    action: CheckAction::RowMutations(rm),
+                };
                 let out = table.check_and_mutate(&cam).map_err(|e| from_error(&e))?;
                 Ok(Some(out.success))
             }
@@ -753,10 +758,20 @@ fn result_of(r: &RowResult) -> pb::Result {
 
 /// A check-and-mutate condition: a column compared with a BinaryComparator's value (or
 /// absent, with a NullComparator).
-fn condition(c: &pb::Condition) -> Result<Condition, ExceptionResponse> {
-    if c.filter.is_some() {
-        return Err(unsupported("a condition on a filter"));
+/// What a condition checks: one column's value against a comparator, or (HBase 2.4's
+/// `ifMatches(Filter)`) that the row read through a filter, within the time range, has a cell.
+fn check(c: &pb::Condition) -> Result<Check, ExceptionResponse> {
+    if let Some(f) = &c.filter {
+        let (from, to) = ts_range(c.time_range.as_ref());
+        return Ok(Check::Filter {
+            filter: crate::filters::filter(f).map_err(|e| bad_filter(&e))?,
+            time_range: TimeRange::new(from, to),
+        });
     }
+    condition(c).map(Check::Column)
+}
+
+fn condition(c: &pb::Condition) -> Result<Condition, ExceptionResponse> {
     let family = Bytes::copy_from_slice(c.family.as_deref().unwrap_or_default());
     let qualifier = Bytes::copy_from_slice(c.qualifier.as_deref().unwrap_or_default());
     let op = crate::filters::op(c.compare_type());

@@ -257,6 +257,67 @@ fn get_mutate_and_scan_by_region() {
     assert_eq!(r.processed, Some(false));
     let r: MutateResponse = c.ok("Mutate", &cas(b"a"));
     assert_eq!(r.processed, Some(true));
+    // A condition on a filter (HBase 2.4's ifMatches): the row read through a ValueFilter must
+    // have a cell.
+    let value_is = |expected: &[u8]| pb::Filter {
+        name: "org.apache.hadoop.hbase.filter.ValueFilter".into(),
+        serialized_filter: Some(
+            pb::CompareFilterHolder {
+                compare_filter: pb::CompareFilter {
+                    compare_op: CompareType::Equal as i32,
+                    comparator: Some(Comparator {
+                        name: "org.apache.hadoop.hbase.filter.BinaryComparator".into(),
+                        serialized_comparator: Some(
+                            BinaryComparator {
+                                comparable: ByteArrayComparable {
+                                    value: Some(expected.to_vec()),
+                                },
+                            }
+                            .encode_to_vec(),
+                        ),
+                    }),
+                },
+            }
+            .encode_to_vec(),
+        ),
+    };
+    // (Filters see older versions too, as in HBase, so the row starts with one.)
+    let _: MutateResponse = c.ok(
+        "Mutate",
+        &MutateRequest {
+            region: region(low),
+            mutation: put(b"fa", b"q", b"first"),
+            ..MutateRequest::default()
+        },
+    );
+    let if_filter = |expected: &[u8], new: &[u8]| MutateRequest {
+        region: region(low),
+        mutation: put(b"fa", b"q", new),
+        condition: Some(Condition {
+            row: b"fa".to_vec(),
+            filter: Some(value_is(expected)),
+            ..Condition::default()
+        }),
+        ..MutateRequest::default()
+    };
+    let r: MutateResponse = c.ok("Mutate", &if_filter(b"second", b"never"));
+    assert_eq!(r.processed, Some(false));
+    let r: MutateResponse = c.ok("Mutate", &if_filter(b"first", b"filtered"));
+    assert_eq!(r.processed, Some(true));
+    let got: GetResponse = c.ok(
+        "Get",
+        &GetRequest {
+            region: region(low),
+            get: Get {
+                row: b"fa".to_vec(),
+                ..Get::default()
+            },
+        },
+    );
+    assert_eq!(
+        got.result.unwrap().cell[0].value.as_deref(),
+        Some(&b"filtered"[..])
+    );
     // hbase-driver sends "no timestamp" as Long.MAX_VALUE: a one-version delete then removes
     // the newest version only.
     for ts in [1u64, 2] {
