@@ -132,6 +132,14 @@ impl RemoteConnection {
         })
     }
 
+    /// Finds the server through ZooKeeper (`host:port` of the quorum), as HBase's clients do:
+    /// `/hbase/meta-region-server` names it.
+    pub fn through_zookeeper(quorum: &str, config: RemoteConfig) -> Result<RemoteConnection> {
+        let addr = crate::zk::meta_server(quorum, config.rpc_timeout)
+            .map_err(|e| Error::Storage(format!("finding the server in ZooKeeper: {e}")))?;
+        Self::connect(addr, config)
+    }
+
     fn open(addr: SocketAddr, config: &RemoteConfig) -> std::io::Result<RpcClient> {
         let client = RpcClient::connect(addr, "ClientService")?;
         client.set_timeout(Some(config.rpc_timeout))?;

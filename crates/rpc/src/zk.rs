@@ -7,6 +7,7 @@
 //! async code in the server.
 
 use std::io;
+use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -62,6 +63,9 @@ pub struct ZkPublisher {
     stop: mpsc::Sender<()>,
     thread: Option<JoinHandle<()>>,
 }
+
+/// The znode naming the server of `hbase:meta`.
+pub const META_NODE: &str = "/hbase/meta-region-server";
 
 fn err(what: &str, e: impl std::fmt::Display) -> io::Error {
     io::Error::other(format!("zookeeper: {what}: {e}"))
@@ -122,13 +126,7 @@ async fn publish(client: &zk::Client, p: &Published) -> Result<(), zk::Error> {
             state: Some(pb::RegionStateState::Open as i32),
         },
     );
-    put(
-        client,
-        "/hbase/meta-region-server",
-        &meta,
-        zk::CreateMode::Persistent,
-    )
-    .await?;
+    put(client, META_NODE, &meta, zk::CreateMode::Persistent).await?;
     let rs = format!(
         "/hbase/rs/{}",
         server_name(&p.host, p.rpc_port, p.start_code)
@@ -150,9 +148,48 @@ async fn unpublish(client: &zk::Client, p: &Published) {
         "/hbase/rs/{}",
         server_name(&p.host, p.rpc_port, p.start_code)
     );
-    for path in ["/hbase/master", rs.as_str(), "/hbase/meta-region-server"] {
+    for path in ["/hbase/master", rs.as_str(), META_NODE] {
         let _ = client.delete(path, None).await;
     }
+}
+
+/// Where `hbase:meta` is served, as `/hbase/meta-region-server` in the ZooKeeper at `quorum`
+/// says: how HBase's clients find a cluster. Fails with the reason if ZooKeeper cannot be
+/// reached within `timeout`, or the node is missing or not in HBase's framing.
+pub fn meta_server(quorum: &str, timeout: Duration) -> io::Result<SocketAddr> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| err("runtime", e))?;
+    let data = runtime.block_on(async {
+        let client = tokio::time::timeout(timeout, zk::Client::connect(quorum))
+            .await
+            .map_err(|_| err(&format!("connecting to {quorum}"), "timed out"))?
+            .map_err(|e| err(&format!("connecting to {quorum}"), e))?;
+        let (data, _) = tokio::time::timeout(timeout, client.get_data(META_NODE))
+            .await
+            .map_err(|_| err(&format!("reading {META_NODE}"), "timed out"))?
+            .map_err(|e| err(&format!("reading {META_NODE}"), e))?;
+        Ok::<_, io::Error>(data)
+    })?;
+    let body = unframe(&data)
+        .ok_or_else(|| err(&format!("reading {META_NODE}"), "not in HBase's framing"))?;
+    let meta =
+        pb::MetaRegionServer::decode(body).map_err(|e| err(&format!("decoding {META_NODE}"), e))?;
+    let port = meta
+        .server
+        .port
+        .and_then(|p| u16::try_from(p).ok())
+        .ok_or_else(|| err(&format!("reading {META_NODE}"), "no port"))?;
+    (meta.server.host_name.as_str(), port)
+        .to_socket_addrs()?
+        .next()
+        .ok_or_else(|| {
+            err(
+                &format!("resolving {}", meta.server.host_name),
+                "no address",
+            )
+        })
 }
 
 impl ZkPublisher {

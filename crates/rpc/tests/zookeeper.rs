@@ -129,3 +129,64 @@ fn an_unreachable_zookeeper_is_a_clear_error() {
     .unwrap_err();
     assert!(e.to_string().contains("zookeeper"), "{e}");
 }
+
+#[test]
+fn a_remote_client_finds_the_server_through_zookeeper() {
+    use basalt_client::{ColumnFamilyDescriptor, Connection, Get, Put, TableDescriptor};
+    use basalt_rpc::remote::{RemoteConfig, RemoteConnection};
+    use basalt_rpc::{RpcConfig, RpcServer};
+    let zk = ZooKeeper::start();
+    let quorum = format!("127.0.0.1:{}", zk.port);
+    // Nothing published yet: a clear error naming the node.
+    let e = RemoteConnection::through_zookeeper(
+        &quorum,
+        RemoteConfig {
+            rpc_timeout: Duration::from_secs(10),
+            ..RemoteConfig::default()
+        },
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("/hbase/meta-region-server"), "{e}");
+
+    let conn = Connection::in_memory();
+    conn.admin()
+        .create_table(
+            TableDescriptor::named("t")
+                .unwrap()
+                .with_family(ColumnFamilyDescriptor::new("f")),
+        )
+        .unwrap();
+    let server = RpcServer::start(
+        conn.clone(),
+        RpcConfig {
+            bind: "127.0.0.1:0".parse().unwrap(),
+            ..RpcConfig::default()
+        },
+    )
+    .unwrap();
+    let publisher = ZkPublisher::start(
+        &quorum,
+        Published {
+            host: "127.0.0.1".into(),
+            rpc_port: server.local_addr().port(),
+            master_port: server.local_addr().port(),
+            start_code: u64::try_from(conn.server_start_code()).unwrap(),
+            cluster_id: basalt_rpc::zk::cluster_id(conn.server_start_code()),
+        },
+        Duration::from_secs(20),
+    )
+    .unwrap();
+    let remote = RemoteConnection::through_zookeeper(&quorum, RemoteConfig::default()).unwrap();
+    let t = remote.table("t").unwrap();
+    t.put(&Put::new("r").add_column("f", "q", "found")).unwrap();
+    assert_eq!(
+        conn.table("t")
+            .unwrap()
+            .get(&Get::new("r"))
+            .unwrap()
+            .value(b"f", b"q"),
+        Some(&b"found"[..])
+    );
+    publisher.shutdown();
+    server.shutdown();
+}
