@@ -188,6 +188,7 @@ impl Table {
             position: Some(position),
             rows_left: scan.limit,
             current: None,
+            filter_ended: false,
         };
         if scan.limit == Some(0) {
             scanner.position = None;
@@ -231,9 +232,18 @@ pub struct ResultScanner {
     position: Option<Bound<Bytes>>,
     rows_left: Option<usize>,
     current: Option<RegionScanner>,
+    /// Set when a filter that is done (not the scan's bounds) ended the scan.
+    filter_ended: bool,
 }
 
 impl ResultScanner {
+    /// Whether the scan ended because its filter was done with it (a WhileMatch that failed,
+    /// an InclusiveStop passed), rather than by running out of rows: a server serving one
+    /// region's part of a scan tells the client not to go on to the next region.
+    pub fn filter_ended(&self) -> bool {
+        self.filter_ended
+    }
+
     /// Opens a scanner on the region at `position`, for the part of the scan inside it, and
     /// moves `position` to where the next region starts (None if this is the last one).
     fn open_next(&mut self, position: Bound<Bytes>) -> Result<Option<RegionScanner>> {
@@ -328,6 +338,7 @@ impl Iterator for ResultScanner {
                         // ends the whole scan; a PageFilter only this region's part.
                         if current.filter_ends_scan() {
                             self.position = None;
+                            self.filter_ended = true;
                         }
                         self.current = None;
                     }

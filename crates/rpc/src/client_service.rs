@@ -477,6 +477,7 @@ impl ClientService {
             })?;
         let mut results = Vec::new();
         let mut done = false;
+        let mut filter_ended = false;
         let more_after = entry
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -506,6 +507,7 @@ impl ClientService {
                     Some(Err(e)) => return Err(from_error(&e)),
                     None => {
                         done = true;
+                        filter_ended = open.scanner.filter_ended();
                         break;
                     }
                 }
@@ -524,10 +526,11 @@ impl ClientService {
         }
         let open = !(done || req.close_scanner());
         // As HBase: the region being done is not the scan being done; the client goes on to
-        // the next region while `more_results` says so.
+        // the next region while `more_results` says so. A filter that is done (WhileMatch,
+        // InclusiveStop, ColumnCountGet) ends the whole scan, as HBase's reference says.
         Ok(ScanResponse {
             scanner_id: Some(id),
-            more_results: Some(open || (done && more_after)),
+            more_results: Some(open || (done && more_after && !filter_ended)),
             more_results_in_region: Some(open),
             ttl: Some(u32::try_from(self.lease.as_millis()).unwrap_or(u32::MAX)),
             results,

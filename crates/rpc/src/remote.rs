@@ -5,7 +5,7 @@
 //! or is busy, or when the connection breaks, until the operation timeout. Calls take and
 //! return `basalt_client`'s types (Get, Put, Delete, Scan, Increment, Append, RowResult), so
 //! the same code runs embedded or remote; `Connection` is to grow a remote mode on top of it.
-//! Filters do not travel yet: a Get or Scan with one is refused.
+//! Filters travel in HBase's protobuf form.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -18,6 +18,7 @@ use basalt_client::{
 };
 
 use crate::client::{Location, RpcClient, RpcError, locate, region};
+use crate::filters::filter_pb;
 use crate::pb::{
     self, GetRequest, GetResponse, MutateRequest, MutateResponse, MutationProto, ScanRequest,
     ScanResponse, mutation_proto,
@@ -298,15 +299,6 @@ fn pb_columns(families: &basalt_client::FamilyMap) -> Vec<pb::Column> {
         .collect()
 }
 
-fn no_filter(filter: &Option<basalt_client::FilterSpec>) -> std::result::Result<(), Failure> {
-    match filter {
-        None => Ok(()),
-        Some(_) => Err(Failure::Fatal(Error::InvalidArgument(
-            "filters are not sent over the remote client yet".into(),
-        ))),
-    }
-}
-
 fn cell_type(t: Option<i32>) -> CellType {
     match t.and_then(|t| pb::CellType::try_from(t).ok()) {
         Some(pb::CellType::Delete) => CellType::Delete,
@@ -484,7 +476,6 @@ impl RemoteTable<'_> {
     pub fn get(&self, get: &Get) -> Result<RowResult> {
         let name = &self.name;
         self.conn.retrying(name, |regions| {
-            no_filter(&get.filter)?;
             let response: GetResponse = self
                 .conn
                 .call(
@@ -497,6 +488,7 @@ impl RemoteTable<'_> {
                             time_range: pb_time_range(&get.time_range),
                             max_versions: Some(get.max_versions),
                             cache_blocks: Some(get.cache_blocks),
+                            filter: get.filter.as_ref().map(filter_pb),
                             ..pb::Get::default()
                         },
                     },
@@ -532,8 +524,7 @@ impl RemoteTable<'_> {
             if remaining == Some(0) {
                 return Ok(out);
             }
-            let (rows, region_end) = self.conn.retrying(name, |regions| {
-                no_filter(&scan.filter)?;
+            let (rows, region_end, more) = self.conn.retrying(name, |regions| {
                 let location = locate(regions, &from).ok_or_else(|| Failure::Retry {
                     reason: "no cached region holds the scan's start".into(),
                     broken: false,
@@ -548,6 +539,7 @@ impl RemoteTable<'_> {
                     max_versions: Some(scan.max_versions),
                     cache_blocks: Some(scan.cache_blocks),
                     batch_size: scan.batch.and_then(|b| u32::try_from(b).ok()),
+                    filter: scan.filter.as_ref().map(filter_pb),
                     ..pb::Scan::default()
                 };
                 let caching = u32::try_from(scan.caching.unwrap_or(100).max(1)).unwrap_or(100);
@@ -564,8 +556,11 @@ impl RemoteTable<'_> {
                         },
                     )
                     .map_err(|e| classify(name, e))?;
+                // False once the server says the whole scan is over (a filter that is done).
+                let mut more;
                 loop {
                     rows.extend(response.results.drain(..).map(row_result));
+                    more = response.more_results.unwrap_or(true);
                     // The server closes a scanner whose region part is done.
                     let Some(id) = response.scanner_id else { break };
                     if !response.more_results_in_region.unwrap_or(false) {
@@ -595,14 +590,14 @@ impl RemoteTable<'_> {
                         )
                         .map_err(|e| classify(name, e))?;
                 }
-                Ok((rows, location.end.clone()))
+                Ok((rows, location.end.clone(), more))
             })?;
             out.extend(rows);
             if let Some(limit) = scan.limit {
                 out.truncate(limit);
             }
             let past_stop = !scan.stop_row.is_empty() && region_end[..] >= scan.stop_row[..];
-            if region_end.is_empty() || past_stop {
+            if region_end.is_empty() || past_stop || !more {
                 return Ok(out);
             }
             from = Bytes::from(region_end);

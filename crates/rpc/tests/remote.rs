@@ -248,6 +248,63 @@ fn scans_cross_regions_with_bounds_limits_and_columns() {
 }
 
 #[test]
+fn filters_on_gets_and_scans() {
+    use basalt_client::{Comparator, CompareOperator, FilterSpec};
+    both(|t, log| {
+        for (i, r) in ["a", "b", "k", "n", "p", "x"].iter().enumerate() {
+            t.put(
+                &Put::new(*r)
+                    .add_column_at("f", "q", 1, format!("v{i}"))
+                    .add_column_at("g", "flag", 1, if i % 2 == 0 { "on" } else { "off" }),
+            )
+            .unwrap();
+        }
+        let value = |v: &str| {
+            FilterSpec::Value(
+                CompareOperator::Equal,
+                Comparator::Binary(Bytes::copy_from_slice(v.as_bytes())),
+            )
+        };
+        let got = t.get(&Get::new("k").with_filter(value("v2"))).unwrap();
+        assert_eq!(show(&got), "k: f:q@1=v2");
+        log.push(show(&got));
+        let on = FilterSpec::SingleColumnValue {
+            family: Bytes::from_static(b"g"),
+            qualifier: Bytes::from_static(b"flag"),
+            op: CompareOperator::Equal,
+            comparator: Comparator::Binary(Bytes::from_static(b"on")),
+            filter_if_missing: true,
+            latest_version_only: true,
+            exclude: false,
+        };
+        let flagged = rows(t, &Scan::new().with_filter(on));
+        assert_eq!(flagged.len(), 3, "{flagged:?}");
+        log.extend(flagged);
+        // A filter that ends the scan ends it across regions too.
+        // (Rows past the first region would pass again if the next region started afresh.)
+        let while_low = FilterSpec::WhileMatch(Box::new(FilterSpec::Row(
+            CompareOperator::NotEqual,
+            Comparator::Binary(Bytes::from_static(b"k")),
+        )));
+        let early = rows(t, &Scan::new().with_filter(while_low));
+        assert_eq!(early.len(), 2, "{early:?}");
+        log.extend(early);
+        let prefixed = rows(
+            t,
+            &Scan::new().with_filter(FilterSpec::List {
+                must_pass_all: false,
+                filters: vec![
+                    FilterSpec::Prefix(Bytes::from_static(b"n")),
+                    FilterSpec::Prefix(Bytes::from_static(b"x")),
+                ],
+            }),
+        );
+        assert_eq!(prefixed.len(), 2, "{prefixed:?}");
+        log.extend(prefixed);
+    });
+}
+
+#[test]
 fn errors_are_the_same_kinds() {
     both(|t, log| {
         let e = t
