@@ -566,14 +566,27 @@ impl ClientService {
         if let Some(c) = s.caching.filter(|c| *c > 0) {
             scan = scan.with_caching(c as usize);
         }
-        // The scan's bounds, clamped to the region (forward scans; reversed scans read from
-        // the region's end down).
+        // The scan's bounds, clamped to the region: a forward scan from the larger start to
+        // the smaller stop; a reversed one from below the region's end (its start row is the
+        // high end) down to the region's first row at most.
         let start = s.start_row.clone().unwrap_or_default();
         let stop = s.stop_row.clone().unwrap_or_default();
         if s.reversed() {
+            let (high, high_inclusive) = if !region.end_key.is_empty()
+                && (start.is_empty() || &region.end_key[..] <= start.as_slice())
+            {
+                (region.end_key.to_vec(), false)
+            } else {
+                (start, s.include_start_row())
+            };
+            let (low, low_inclusive) = if stop.as_slice() < &region.start_key[..] {
+                (region.start_key.to_vec(), true)
+            } else {
+                (stop, s.include_stop_row())
+            };
             scan = scan
-                .with_start_row_inclusive(Bytes::from(start), s.include_start_row())
-                .with_stop_row_inclusive(Bytes::from(stop), s.include_stop_row());
+                .with_start_row_inclusive(Bytes::from(high), high_inclusive)
+                .with_stop_row_inclusive(Bytes::from(low), low_inclusive);
         } else {
             let start = if start.as_slice() < &region.start_key[..] {
                 region.start_key.to_vec()

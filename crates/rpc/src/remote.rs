@@ -271,6 +271,28 @@ fn row_region<'a>(regions: &'a [Location], row: &[u8]) -> std::result::Result<&'
         })
 }
 
+/// The region a reversed scan reads first from `from` down: the one holding `from` if it is
+/// included, else the one holding the rows just below it; the last region for an empty `from`.
+fn locate_below<'a>(regions: &'a [Location], from: &[u8], inclusive: bool) -> Option<&'a Location> {
+    if from.is_empty() {
+        return regions.iter().find(|r| r.end.is_empty());
+    }
+    regions.iter().find(|r| {
+        let below_end = r.end.is_empty()
+            || if inclusive {
+                from < r.end.as_slice()
+            } else {
+                from <= r.end.as_slice()
+            };
+        let above_start = if inclusive {
+            r.start.as_slice() <= from
+        } else {
+            r.start.as_slice() < from
+        };
+        above_start && below_end
+    })
+}
+
 fn pb_durability(d: Durability) -> i32 {
     use mutation_proto::Durability as D;
     (match d {
@@ -506,14 +528,9 @@ impl RemoteTable<'_> {
         Ok(!self.get(get)?.cells.is_empty())
     }
 
-    /// Every row of the scan, region after region (forward scans; a reversed scan is refused
-    /// for now). Rows come in `caching`-sized calls.
+    /// Every row of the scan, region after region (for a reversed scan, from the last region
+    /// back). Rows come in `caching`-sized calls.
     pub fn scan(&self, scan: &Scan) -> Result<Vec<RowResult>> {
-        if scan.reversed {
-            return Err(Error::InvalidArgument(
-                "reversed scans are not sent over the remote client yet".into(),
-            ));
-        }
         let name = &self.name;
         let mut out: Vec<RowResult> = Vec::new();
         // Where the next region's part of the scan starts, and whether that row is included.
@@ -524,12 +541,18 @@ impl RemoteTable<'_> {
             if remaining == Some(0) {
                 return Ok(out);
             }
-            let (rows, region_end, more) = self.conn.retrying(name, |regions| {
-                let location = locate(regions, &from).ok_or_else(|| Failure::Retry {
+            let (rows, region, more) = self.conn.retrying(name, |regions| {
+                let location = if scan.reversed {
+                    locate_below(regions, &from, include_from)
+                } else {
+                    locate(regions, &from)
+                }
+                .ok_or_else(|| Failure::Retry {
                     reason: "no cached region holds the scan's start".into(),
                     broken: false,
                 })?;
                 let request = pb::Scan {
+                    reversed: Some(scan.reversed),
                     column: pb_columns(&scan.families),
                     start_row: Some(from.to_vec()),
                     stop_row: (!scan.stop_row.is_empty()).then(|| scan.stop_row.to_vec()),
@@ -590,18 +613,27 @@ impl RemoteTable<'_> {
                         )
                         .map_err(|e| classify(name, e))?;
                 }
-                Ok((rows, location.end.clone(), more))
+                Ok((rows, location.clone(), more))
             })?;
             out.extend(rows);
             if let Some(limit) = scan.limit {
                 out.truncate(limit);
             }
-            let past_stop = !scan.stop_row.is_empty() && region_end[..] >= scan.stop_row[..];
-            if region_end.is_empty() || past_stop || !more {
+            // The next region: after this one going forward, before it going back.
+            let (next, past_stop) = if scan.reversed {
+                let past = !scan.stop_row.is_empty() && region.start[..] <= scan.stop_row[..];
+                (region.start, past)
+            } else {
+                let past = !scan.stop_row.is_empty() && region.end[..] >= scan.stop_row[..];
+                (region.end, past)
+            };
+            if next.is_empty() || past_stop || !more {
                 return Ok(out);
             }
-            from = Bytes::from(region_end);
-            include_from = true;
+            from = Bytes::from(next);
+            // Forward, the next region starts at this one's end; back, the rows go on below
+            // this one's start.
+            include_from = !scan.reversed;
         }
     }
 }

@@ -244,6 +244,37 @@ fn scans_cross_regions_with_bounds_limits_and_columns() {
         let small_calls = rows(t, &Scan::new().with_caching(2).add_family("g"));
         assert_eq!(small_calls.len(), names.len());
         log.extend(small_calls);
+        // Reversed: whole, bounded across the region boundary at m, from the boundary
+        // itself (inclusive and not), limited.
+        let back = rows(t, &Scan::new().reversed(true));
+        assert_eq!(back.len(), names.len());
+        assert!(
+            back[0].starts_with("z:") && back[7].starts_with("a:"),
+            "{back:?}"
+        );
+        log.extend(back);
+        let back_ranged = rows(
+            t,
+            &Scan::new()
+                .reversed(true)
+                .with_start_row("n")
+                .with_stop_row("b"),
+        );
+        assert_eq!(back_ranged.len(), 4, "{back_ranged:?}");
+        log.extend(back_ranged);
+        let from_m = rows(t, &Scan::new().reversed(true).with_start_row("m"));
+        assert!(from_m[0].starts_with("m:"), "{from_m:?}");
+        log.extend(from_m);
+        let below_m = rows(
+            t,
+            &Scan::new()
+                .reversed(true)
+                .with_start_row_inclusive("m", false)
+                .with_limit(2),
+        );
+        assert_eq!(below_m.len(), 2);
+        assert!(below_m[0].starts_with("l:"), "{below_m:?}");
+        log.extend(below_m);
     });
 }
 
