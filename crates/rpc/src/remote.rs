@@ -3,9 +3,9 @@
 //! [`RemoteTable`] call goes to the region holding its row, and is retried with backoff (the
 //! region cache dropped first) when the server answers that the region moved, is not served,
 //! or is busy, or when the connection breaks, until the operation timeout. Calls take and
-//! return `basalt_client`'s types (Get, Put, Delete, Scan, Increment, Append, RowResult), so
-//! the same code runs embedded or remote; `Connection` is to grow a remote mode on top of it.
-//! Filters travel in HBase's protobuf form.
+//! return `basalt_client`'s types (Get, Put, Delete, Scan, Increment, Append, RowMutations,
+//! CheckAndMutate, RowResult), so the same code runs embedded or remote; `Connection` is to
+//! grow a remote mode on top of it. Filters travel in HBase's protobuf form.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -13,15 +13,16 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use basalt_client::{
-    Append, Bytes, Cell, CellType, Delete, Durability, Error, Get, Increment, Put, Result,
+    Append, Bytes, Cell, CellType, Check, CheckAction, CheckAndMutate, CheckAndMutateResult,
+    Comparator, Delete, Durability, Error, Get, Increment, Mutation, Put, Result, RowMutations,
     RowResult, Scan, TableName, TimeRange,
 };
 
 use crate::client::{Location, RpcClient, RpcError, locate, region};
-use crate::filters::filter_pb;
+use crate::filters::{comparator_pb, compare_type, filter_pb};
 use crate::pb::{
-    self, GetRequest, GetResponse, MutateRequest, MutateResponse, MutationProto, ScanRequest,
-    ScanResponse, mutation_proto,
+    self, GetRequest, GetResponse, MultiRequest, MultiResponse, MutateRequest, MutateResponse,
+    MutationProto, ScanRequest, ScanResponse, mutation_proto,
 };
 
 /// Timeouts and backoff of a [`RemoteConnection`].
@@ -398,12 +399,117 @@ fn mutation(
     }
 }
 
+fn put_pb(put: &Put) -> MutationProto {
+    mutation(
+        &put.row,
+        mutation_proto::MutationType::Put,
+        Some(put.timestamp),
+        put.durability,
+        put.cells.iter().map(|c| {
+            (
+                c.family.clone(),
+                c.qualifier.clone(),
+                c.value.to_vec(),
+                c.timestamp,
+                None,
+            )
+        }),
+    )
+}
+
+fn delete_pb(delete: &Delete) -> MutationProto {
+    use mutation_proto::DeleteType as D;
+    mutation(
+        &delete.row,
+        mutation_proto::MutationType::Delete,
+        Some(delete.timestamp),
+        delete.durability,
+        delete.entries.iter().map(|e| {
+            let kind = match e.kind {
+                CellType::Delete => D::DeleteOneVersion,
+                CellType::DeleteFamily => D::DeleteFamily,
+                CellType::DeleteFamilyVersion => D::DeleteFamilyVersion,
+                _ => D::DeleteMultipleVersions,
+            };
+            (
+                e.family.clone(),
+                e.qualifier.clone(),
+                Vec::new(),
+                e.timestamp,
+                Some(kind as i32),
+            )
+        }),
+    )
+}
+
+fn increment_pb(inc: &Increment) -> MutationProto {
+    let mut m = mutation(
+        &inc.row,
+        mutation_proto::MutationType::Increment,
+        None,
+        inc.durability,
+        inc.columns
+            .iter()
+            .map(|(f, q, n)| (f.clone(), q.clone(), n.to_be_bytes().to_vec(), None, None)),
+    );
+    m.time_range = pb_time_range(&inc.time_range);
+    m
+}
+
+fn append_pb(append: &Append) -> MutationProto {
+    let mut m = mutation(
+        &append.row,
+        mutation_proto::MutationType::Append,
+        None,
+        append.durability,
+        append
+            .columns
+            .iter()
+            .map(|(f, q, v)| (f.clone(), q.clone(), v.to_vec(), None, None)),
+    );
+    m.time_range = pb_time_range(&append.time_range);
+    m
+}
+
+/// A check as HBase's Condition: a column against a BinaryComparator (NullComparator for
+/// "absent"), or a filter.
+fn condition_pb(row: &Bytes, check: &Check) -> pb::Condition {
+    match check {
+        Check::Column(c) => pb::Condition {
+            row: row.to_vec(),
+            family: Some(c.family.to_vec()),
+            qualifier: Some(c.qualifier.to_vec()),
+            compare_type: Some(compare_type(c.op) as i32),
+            comparator: Some(comparator_pb(&if c.expected.is_empty() {
+                Comparator::Null
+            } else {
+                Comparator::Binary(c.expected.clone())
+            })),
+            time_range: pb_time_range(&c.time_range),
+            filter: None,
+        },
+        Check::Filter { filter, time_range } => pb::Condition {
+            row: row.to_vec(),
+            filter: Some(filter_pb(filter)),
+            time_range: pb_time_range(time_range),
+            ..pb::Condition::default()
+        },
+    }
+}
+
 impl RemoteTable<'_> {
     pub fn name(&self) -> &TableName {
         &self.name
     }
 
-    fn mutate(&self, row: &Bytes, m: &MutationProto) -> Result<Option<RowResult>> {
+    /// One Mutate call (under `condition` if given): the result it returns and, with a
+    /// condition, whether it was applied.
+    fn mutate(
+        &self,
+        row: &Bytes,
+        m: &MutationProto,
+        condition: Option<pb::Condition>,
+    ) -> Result<(Option<RowResult>, Option<bool>)> {
         let name = &self.name;
         self.conn.retrying(name, |regions| {
             let response: MutateResponse = self
@@ -413,86 +519,118 @@ impl RemoteTable<'_> {
                     &MutateRequest {
                         region: region(row_region(regions, row)?),
                         mutation: m.clone(),
+                        condition: condition.clone(),
                         ..MutateRequest::default()
                     },
                 )
                 .map_err(|e| classify(name, e))?;
-            Ok(response.result.map(row_result))
+            Ok((response.result.map(row_result), response.processed))
         })
     }
 
     pub fn put(&self, put: &Put) -> Result<()> {
-        let m = mutation(
-            &put.row,
-            mutation_proto::MutationType::Put,
-            Some(put.timestamp),
-            put.durability,
-            put.cells.iter().map(|c| {
-                (
-                    c.family.clone(),
-                    c.qualifier.clone(),
-                    c.value.to_vec(),
-                    c.timestamp,
-                    None,
-                )
-            }),
-        );
-        self.mutate(&put.row, &m).map(|_| ())
+        self.mutate(&put.row, &put_pb(put), None).map(|_| ())
     }
 
     pub fn delete(&self, delete: &Delete) -> Result<()> {
-        use mutation_proto::DeleteType as D;
-        let m = mutation(
-            &delete.row,
-            mutation_proto::MutationType::Delete,
-            Some(delete.timestamp),
-            delete.durability,
-            delete.entries.iter().map(|e| {
-                let kind = match e.kind {
-                    CellType::Delete => D::DeleteOneVersion,
-                    CellType::DeleteFamily => D::DeleteFamily,
-                    CellType::DeleteFamilyVersion => D::DeleteFamilyVersion,
-                    _ => D::DeleteMultipleVersions,
-                };
-                (
-                    e.family.clone(),
-                    e.qualifier.clone(),
-                    Vec::new(),
-                    e.timestamp,
-                    Some(kind as i32),
-                )
-            }),
-        );
-        self.mutate(&delete.row, &m).map(|_| ())
+        self.mutate(&delete.row, &delete_pb(delete), None)
+            .map(|_| ())
     }
 
     pub fn increment(&self, inc: &Increment) -> Result<RowResult> {
-        let mut m = mutation(
-            &inc.row,
-            mutation_proto::MutationType::Increment,
-            None,
-            inc.durability,
-            inc.columns
-                .iter()
-                .map(|(f, q, n)| (f.clone(), q.clone(), n.to_be_bytes().to_vec(), None, None)),
-        );
-        m.time_range = pb_time_range(&inc.time_range);
-        Ok(self.mutate(&inc.row, &m)?.unwrap_or_default())
+        Ok(self
+            .mutate(&inc.row, &increment_pb(inc), None)?
+            .0
+            .unwrap_or_default())
     }
 
     pub fn append(&self, append: &Append) -> Result<RowResult> {
-        let mut m = mutation(
-            &append.row,
-            mutation_proto::MutationType::Append,
-            None,
-            append.durability,
-            append
-                .columns
-                .iter()
-                .map(|(f, q, v)| (f.clone(), q.clone(), v.to_vec(), None, None)),
-        );
-        m.time_range = pb_time_range(&append.time_range);
-        Ok(self.mutate(&append.row, &m)?.unwrap_or_default())
+        Ok(self
+            .mutate(&append.row, &append_pb(append), None)?
+            .0
+            .unwrap_or_default())
+    }
+
+    /// Mutations of one row applied together (HBase's `mutateRow`): one atomic region action.
+    pub fn mutate_row(&self, mutations: &RowMutations) -> Result<()> {
+        self.atomic(mutations, None).map(|_| ())
+    }
+
+    /// A mutation applied only if the condition holds, atomically (HBase's `checkAndMutate`).
+    pub fn check_and_mutate(&self, cam: &CheckAndMutate) -> Result<CheckAndMutateResult> {
+        let condition = condition_pb(&cam.row, &cam.check);
+        let (result, success) = match &cam.action {
+            CheckAction::RowMutations(rm) => (None, self.atomic(rm, Some(condition))?),
+            CheckAction::Put(p) => {
+                let (r, done) = self.mutate(&cam.row, &put_pb(p), Some(condition))?;
+                (r, done.unwrap_or(false))
+            }
+            CheckAction::Delete(d) => {
+                let (r, done) = self.mutate(&cam.row, &delete_pb(d), Some(condition))?;
+                (r, done.unwrap_or(false))
+            }
+            CheckAction::Increment(i) => {
+                let (r, done) = self.mutate(&cam.row, &increment_pb(i), Some(condition))?;
+                (r, done.unwrap_or(false))
+            }
+            CheckAction::Append(a) => {
+                let (r, done) = self.mutate(&cam.row, &append_pb(a), Some(condition))?;
+                (r, done.unwrap_or(false))
+            }
+        };
+        Ok(CheckAndMutateResult { success, result })
+    }
+
+    /// One atomic region action holding the row's mutations, under `condition` if given;
+    /// whether it was applied.
+    fn atomic(&self, rm: &RowMutations, condition: Option<pb::Condition>) -> Result<bool> {
+        let name = &self.name;
+        let actions: Vec<pb::Action> = rm
+            .mutations
+            .iter()
+            .zip(0u32..)
+            .map(|(m, index)| pb::Action {
+                index: Some(index),
+                mutation: Some(match m {
+                    Mutation::Put(p) => put_pb(p),
+                    Mutation::Delete(d) => delete_pb(d),
+                }),
+                ..pb::Action::default()
+            })
+            .collect();
+        self.conn.retrying(name, |regions| {
+            let response: MultiResponse = self
+                .conn
+                .call(
+                    "Multi",
+                    &MultiRequest {
+                        region_action: vec![pb::RegionAction {
+                            region: region(row_region(regions, &rm.row)?),
+                            atomic: Some(true),
+                            action: actions.clone(),
+                        }],
+                        condition: condition.clone(),
+                        ..MultiRequest::default()
+                    },
+                )
+                .map_err(|e| classify(name, e))?;
+            if let Some(e) = response
+                .region_action_result
+                .first()
+                .and_then(|r| r.exception.as_ref())
+            {
+                let class = e.name.clone();
+                let message = String::from_utf8_lossy(e.value.as_deref().unwrap_or_default());
+                return Err(classify(
+                    name,
+                    RpcError::Remote {
+                        class,
+                        message: message.into_owned(),
+                    },
+                ));
+            }
+            Ok(response.processed.unwrap_or(condition.is_none()))
+        })
     }
 
     pub fn get(&self, get: &Get) -> Result<RowResult> {

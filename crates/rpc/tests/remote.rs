@@ -8,8 +8,9 @@
 use std::time::{Duration, Instant};
 
 use basalt_client::{
-    Append, Bytes, ColumnFamilyDescriptor, Connection, Delete, ErrorKind, Get, Increment, Put,
-    Result, RowResult, Scan, Table, TableDescriptor, TableName,
+    Append, Bytes, CheckAction, CheckAndMutate, CheckAndMutateResult, ColumnFamilyDescriptor,
+    CompareOperator, Condition, Connection, Delete, ErrorKind, Get, Increment, Put, Result,
+    RowMutations, RowResult, Scan, Table, TableDescriptor, TableName,
 };
 use basalt_rpc::remote::{RemoteConfig, RemoteConnection, RemoteTable};
 use basalt_rpc::{RpcConfig, RpcServer};
@@ -22,6 +23,8 @@ trait Ops {
     fn scan(&self, s: &Scan) -> Result<Vec<RowResult>>;
     fn increment(&self, i: &Increment) -> Result<RowResult>;
     fn append(&self, a: &Append) -> Result<RowResult>;
+    fn mutate_row(&self, m: &RowMutations) -> Result<()>;
+    fn check_and_mutate(&self, c: &CheckAndMutate) -> Result<CheckAndMutateResult>;
 }
 
 impl Ops for Table {
@@ -43,6 +46,12 @@ impl Ops for Table {
     fn append(&self, a: &Append) -> Result<RowResult> {
         Table::append(self, a)
     }
+    fn mutate_row(&self, m: &RowMutations) -> Result<()> {
+        Table::mutate_row(self, m)
+    }
+    fn check_and_mutate(&self, c: &CheckAndMutate) -> Result<CheckAndMutateResult> {
+        Table::check_and_mutate(self, c)
+    }
 }
 
 impl Ops for RemoteTable<'_> {
@@ -63,6 +72,12 @@ impl Ops for RemoteTable<'_> {
     }
     fn append(&self, a: &Append) -> Result<RowResult> {
         RemoteTable::append(self, a)
+    }
+    fn mutate_row(&self, m: &RowMutations) -> Result<()> {
+        RemoteTable::mutate_row(self, m)
+    }
+    fn check_and_mutate(&self, c: &CheckAndMutate) -> Result<CheckAndMutateResult> {
+        RemoteTable::check_and_mutate(self, c)
     }
 }
 
@@ -332,6 +347,70 @@ fn filters_on_gets_and_scans() {
         );
         assert_eq!(prefixed.len(), 2, "{prefixed:?}");
         log.extend(prefixed);
+    });
+}
+
+#[test]
+fn row_mutations_and_check_and_mutate() {
+    both(|t, log| {
+        t.put(&Put::new("r").add_column_at("f", "a", 1, "1"))
+            .unwrap();
+        let both_ways = RowMutations::new("r")
+            .add_put(Put::new("r").add_column_at("f", "b", 2, "2"))
+            .add_delete(Delete::new("r").add_columns("f", "a"));
+        t.mutate_row(&both_ways).unwrap();
+        let after = t.get(&Get::new("r")).unwrap();
+        assert_eq!(show(&after), "r: f:b@2=2");
+        log.push(show(&after));
+
+        let when = |v: &str| {
+            Condition::matches(
+                "f",
+                "b",
+                CompareOperator::Equal,
+                Bytes::copy_from_slice(v.as_bytes()),
+            )
+        };
+        let swap = |v: &str, to: &str| {
+            CheckAndMutate::new(
+                "r",
+                when(v),
+                CheckAction::Put(Put::new("r").add_column_at("f", "b", 3, to.to_owned())),
+            )
+        };
+        let miss = t.check_and_mutate(&swap("nope", "x")).unwrap();
+        assert!(!miss.success);
+        let hit = t.check_and_mutate(&swap("2", "3")).unwrap();
+        assert!(hit.success);
+        log.push(format!("{} {}", miss.success, hit.success));
+        // Absent: an empty expected value.
+        let absent = CheckAndMutate::new(
+            "r",
+            Condition::matches("f", "c", CompareOperator::Equal, Bytes::new()),
+            CheckAction::RowMutations(
+                RowMutations::new("r").add_put(Put::new("r").add_column_at("f", "c", 4, "c")),
+            ),
+        );
+        assert!(t.check_and_mutate(&absent).unwrap().success);
+        assert!(!t.check_and_mutate(&absent).unwrap().success);
+        // An increment under a condition returns its new cells.
+        let counted = CheckAndMutate::new(
+            "r",
+            when("3"),
+            CheckAction::Increment(Increment::new("r").add_column("g", "n", 2)),
+        );
+        let out = t.check_and_mutate(&counted).unwrap();
+        assert!(out.success);
+        log.push(format!(
+            "{:?}",
+            out.result.as_ref().and_then(|r| r.value(b"g", b"n"))
+        ));
+        let row = t.get(&Get::new("r")).unwrap();
+        // (The counter's timestamp is the server's clock: left out of the transcript.)
+        log.push(show(&t.get(&Get::new("r").add_family("f")).unwrap()));
+        log.push(format!("{:?}", row.value(b"g", b"n")));
+        assert_eq!(row.value(b"f", b"b"), Some(&b"3"[..]));
+        assert_eq!(row.value(b"f", b"c"), Some(&b"c"[..]));
     });
 }
 
