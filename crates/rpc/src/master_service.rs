@@ -46,7 +46,7 @@ fn bad(what: impl Into<String>) -> ExceptionResponse {
     )
 }
 
-fn table_name(t: &pb::TableName) -> Result<TableName, ExceptionResponse> {
+pub(crate) fn table_name(t: &pb::TableName) -> Result<TableName, ExceptionResponse> {
     let ns = String::from_utf8_lossy(&t.namespace);
     let q = String::from_utf8_lossy(&t.qualifier);
     let full = if ns.is_empty() || ns == "default" {
@@ -65,7 +65,9 @@ pub(crate) fn pb_table_name(t: &TableName) -> pb::TableName {
 }
 
 /// A family from HBase's schema message: its attributes by HBase's names.
-fn family(f: &pb::ColumnFamilySchema) -> Result<ColumnFamilyDescriptor, ExceptionResponse> {
+pub(crate) fn family(
+    f: &pb::ColumnFamilySchema,
+) -> Result<ColumnFamilyDescriptor, ExceptionResponse> {
     let mut family = ColumnFamilyDescriptor::new(Bytes::copy_from_slice(&f.name));
     for a in &f.attributes {
         let key = String::from_utf8_lossy(&a.first);
@@ -77,7 +79,10 @@ fn family(f: &pb::ColumnFamilySchema) -> Result<ColumnFamilyDescriptor, Exceptio
 
 /// A table descriptor from HBase's schema message: table attributes and families by HBase's
 /// names (unknown table attributes are kept as metadata, as HBase keeps them).
-fn descriptor(name: TableName, s: &pb::TableSchema) -> Result<TableDescriptor, ExceptionResponse> {
+pub(crate) fn descriptor(
+    name: TableName,
+    s: &pb::TableSchema,
+) -> Result<TableDescriptor, ExceptionResponse> {
     let mut desc = TableDescriptor::new(name);
     for a in &s.attributes {
         let key = String::from_utf8_lossy(&a.first);
@@ -90,7 +95,7 @@ fn descriptor(name: TableName, s: &pb::TableSchema) -> Result<TableDescriptor, E
     Ok(desc)
 }
 
-fn schema(d: &TableDescriptor) -> pb::TableSchema {
+pub(crate) fn schema(d: &TableDescriptor) -> pb::TableSchema {
     pb::TableSchema {
         table_name: Some(pb_table_name(&d.name)),
         attributes: d

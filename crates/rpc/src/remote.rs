@@ -15,11 +15,12 @@ use std::time::{Duration, Instant};
 use basalt_client::{
     Append, Bytes, Cell, CellType, Check, CheckAction, CheckAndMutate, CheckAndMutateResult,
     Comparator, Delete, Durability, Error, Get, Increment, Mutation, Put, Result, RowMutations,
-    RowResult, Scan, TableName, TimeRange,
+    RowResult, Scan, TableDescriptor, TableName, TimeRange,
 };
 
 use crate::client::{Location, RpcClient, RpcError, locate, region};
 use crate::filters::{comparator_pb, compare_type, filter_pb};
+use crate::master_service::{descriptor, pb_table_name, schema, table_name};
 use crate::pb::{
     self, GetRequest, GetResponse, MultiRequest, MultiResponse, MutateRequest, MutateResponse,
     MutationProto, ScanRequest, ScanResponse, mutation_proto,
@@ -57,6 +58,9 @@ pub struct RemoteConnection {
     config: RemoteConfig,
     /// None after a broken call; the next call connects again.
     client: Mutex<Option<RpcClient>>,
+    /// MasterService and AdminService, opened on first use.
+    master: Mutex<Option<RpcClient>>,
+    region_admin: Mutex<Option<RpcClient>>,
     regions: Mutex<HashMap<TableName, Arc<Vec<Location>>>>,
 }
 
@@ -101,7 +105,11 @@ fn remote_error(table: &TableName, class: &str, message: String) -> Error {
                 family: basalt_client::BinaryDisplay::new(family.as_bytes()),
             }
         }
-        "DoNotRetryIOException" => Error::InvalidArgument(message),
+        "TableExistsException" => Error::TableExists(table.clone()),
+        "TableNotDisabledException" => Error::TableNotDisabled(table.clone()),
+        "NamespaceNotFoundException" => Error::NamespaceNotFound(message),
+        "NamespaceExistException" => Error::NamespaceExists(message),
+        "DoNotRetryIOException" | "IllegalArgumentException" => Error::InvalidArgument(message),
         _ => Error::Storage(format!("{class}: {message}")),
     }
 }
@@ -130,6 +138,8 @@ impl RemoteConnection {
             addr,
             config,
             client: Mutex::new(Some(client)),
+            master: Mutex::new(None),
+            region_admin: Mutex::new(None),
             regions: Mutex::new(HashMap::new()),
         })
     }
@@ -143,9 +153,22 @@ impl RemoteConnection {
     }
 
     fn open(addr: SocketAddr, config: &RemoteConfig) -> std::io::Result<RpcClient> {
-        let client = RpcClient::connect(addr, "ClientService")?;
+        Self::open_service(addr, config, "ClientService")
+    }
+
+    fn open_service(
+        addr: SocketAddr,
+        config: &RemoteConfig,
+        service: &str,
+    ) -> std::io::Result<RpcClient> {
+        let client = RpcClient::connect(addr, service)?;
         client.set_timeout(Some(config.rpc_timeout))?;
         Ok(client)
+    }
+
+    /// Table administration over MasterService (and AdminService for flushes).
+    pub fn admin(&self) -> RemoteAdmin<'_> {
+        RemoteAdmin { conn: self }
     }
 
     /// A table of the server (`ns:table` or `table`). Nothing is asked of the server until
@@ -163,9 +186,20 @@ impl RemoteConnection {
         method: &str,
         request: &Q,
     ) -> std::result::Result<R, RpcError> {
-        let mut slot = self.client.lock().unwrap_or_else(PoisonError::into_inner);
+        self.call_on(&self.client, "ClientService", method, request)
+    }
+
+    /// One call on the connection to `service` kept in `slot`.
+    fn call_on<Q: prost::Message, R: prost::Message + Default>(
+        &self,
+        slot: &Mutex<Option<RpcClient>>,
+        service: &str,
+        method: &str,
+        request: &Q,
+    ) -> std::result::Result<R, RpcError> {
+        let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
         if slot.is_none() {
-            *slot = Some(Self::open(self.addr, &self.config)?);
+            *slot = Some(Self::open_service(self.addr, &self.config, service)?);
         }
         let Some(client) = slot.as_mut() else {
             unreachable!("the slot was filled above")
@@ -206,7 +240,26 @@ impl RemoteConnection {
                 .map_err(|e| classify(table, e))?
         };
         if found.is_empty() {
-            return Err(Failure::Fatal(Error::TableNotFound(table.clone())));
+            // No region serves: the table is missing or disabled (HBase's clients then say
+            // TableNotFound / TableNotEnabled), or its regions are moving.
+            let state: std::result::Result<pb::GetTableStateResponse, RpcError> = self.call_on(
+                &self.master,
+                "MasterService",
+                "GetTableState",
+                &pb::GetTableStateRequest {
+                    table_name: pb_table_name(table),
+                },
+            );
+            return Err(match state {
+                Ok(s) if s.table_state.state == pb::table_state::State::Enabled as i32 => {
+                    Failure::Retry {
+                        reason: format!("no region of {table} is open"),
+                        broken: false,
+                    }
+                }
+                Ok(_) => Failure::Fatal(Error::TableNotEnabled(table.clone())),
+                Err(e) => classify(table, e),
+            });
         }
         let found = Arc::new(found);
         self.regions
@@ -773,5 +826,186 @@ impl RemoteTable<'_> {
             // this one's start.
             include_from = !scan.reversed;
         }
+    }
+}
+
+/// Table administration of a remote server: MasterService's table calls (Basalt's procedures
+/// are finished when a call returns, so no procedure is polled), AdminService's flushes.
+#[derive(Debug)]
+pub struct RemoteAdmin<'c> {
+    conn: &'c RemoteConnection,
+}
+
+impl RemoteAdmin<'_> {
+    fn master<Q: prost::Message, R: prost::Message + Default>(
+        &self,
+        table: &TableName,
+        method: &str,
+        request: &Q,
+    ) -> Result<R> {
+        let c = self.conn;
+        c.call_on(&c.master, "MasterService", method, request)
+            .map_err(|e| match classify(table, e) {
+                Failure::Fatal(e) => e,
+                Failure::Retry { reason, .. } => Error::NotServingRegion(reason),
+            })
+    }
+
+    fn done(&self, table: &TableName) {
+        self.conn.forget(table);
+    }
+
+    pub fn create_table(&self, descriptor: TableDescriptor) -> Result<()> {
+        self.create_table_with_splits(descriptor, &[])
+    }
+
+    pub fn create_table_with_splits(
+        &self,
+        descriptor: TableDescriptor,
+        split_keys: &[Bytes],
+    ) -> Result<()> {
+        let name = descriptor.name.clone();
+        let _: pb::ProcedureResponse = self.master(
+            &name,
+            "CreateTable",
+            &pb::CreateTableRequest {
+                table_schema: schema(&descriptor),
+                split_keys: split_keys.iter().map(|k| k.to_vec()).collect(),
+                ..pb::CreateTableRequest::default()
+            },
+        )?;
+        self.done(&name);
+        Ok(())
+    }
+
+    fn table_call(&self, method: &str, name: &TableName) -> Result<()> {
+        let _: pb::ProcedureResponse = self.master(
+            name,
+            method,
+            &pb::TableNameRequest {
+                table_name: pb_table_name(name),
+                ..pb::TableNameRequest::default()
+            },
+        )?;
+        self.done(name);
+        Ok(())
+    }
+
+    pub fn disable_table(&self, name: &TableName) -> Result<()> {
+        self.table_call("DisableTable", name)
+    }
+
+    pub fn enable_table(&self, name: &TableName) -> Result<()> {
+        self.table_call("EnableTable", name)
+    }
+
+    pub fn delete_table(&self, name: &TableName) -> Result<()> {
+        self.table_call("DeleteTable", name)
+    }
+
+    pub fn truncate_table(&self, name: &TableName, preserve_splits: bool) -> Result<()> {
+        let _: pb::ProcedureResponse = self.master(
+            name,
+            "TruncateTable",
+            &pb::TruncateTableRequest {
+                table_name: pb_table_name(name),
+                preserve_splits: Some(preserve_splits),
+            },
+        )?;
+        self.done(name);
+        Ok(())
+    }
+
+    /// The table's schema, as `describe` shows it.
+    pub fn describe_table(&self, name: &TableName) -> Result<TableDescriptor> {
+        let found: pb::GetTableDescriptorsResponse = self.master(
+            name,
+            "GetTableDescriptors",
+            &pb::GetTableDescriptorsRequest {
+                table_names: vec![pb_table_name(name)],
+                ..pb::GetTableDescriptorsRequest::default()
+            },
+        )?;
+        let schema = found
+            .table_schema
+            .first()
+            .ok_or_else(|| Error::TableNotFound(name.clone()))?;
+        descriptor(name.clone(), schema).map_err(|e| {
+            Error::Corrupt(format!(
+                "the server's schema of {name}: {}",
+                e.stack_trace.unwrap_or_default()
+            ))
+        })
+    }
+
+    pub fn table_exists(&self, name: &TableName) -> Result<bool> {
+        match self.describe_table(name) {
+            Ok(_) => Ok(true),
+            Err(Error::TableNotFound(_)) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Every user table's name, sorted.
+    pub fn list_table_names(&self) -> Result<Vec<TableName>> {
+        let none = TableName::parse("hbase:meta")?;
+        let names: pb::GetTableNamesResponse =
+            self.master(&none, "GetTableNames", &pb::GetTableNamesRequest::default())?;
+        let mut out = names
+            .table_names
+            .iter()
+            .map(|t| table_name(t).map_err(|e| Error::Corrupt(e.stack_trace.unwrap_or_default())))
+            .collect::<Result<Vec<_>>>()?;
+        out.sort();
+        Ok(out)
+    }
+
+    pub fn is_table_enabled(&self, name: &TableName) -> Result<bool> {
+        let state: pb::GetTableStateResponse = self.master(
+            name,
+            "GetTableState",
+            &pb::GetTableStateRequest {
+                table_name: pb_table_name(name),
+            },
+        )?;
+        Ok(state.table_state.state == pb::table_state::State::Enabled as i32)
+    }
+
+    /// Replaces the table's schema online.
+    pub fn modify_table(&self, descriptor: TableDescriptor) -> Result<()> {
+        let name = descriptor.name.clone();
+        let _: pb::ProcedureResponse = self.master(
+            &name,
+            "ModifyTable",
+            &pb::ModifyTableRequest {
+                table_name: pb_table_name(&name),
+                table_schema: schema(&descriptor),
+                ..pb::ModifyTableRequest::default()
+            },
+        )?;
+        self.done(&name);
+        Ok(())
+    }
+
+    /// Writes each of the table's memstores to store files (AdminService FlushRegion on every
+    /// region).
+    pub fn flush(&self, name: &TableName) -> Result<()> {
+        let c = self.conn;
+        c.retrying(name, |regions| {
+            for r in regions {
+                let _: pb::FlushRegionResponse = c
+                    .call_on(
+                        &c.region_admin,
+                        "AdminService",
+                        "FlushRegion",
+                        &pb::FlushRegionRequest {
+                            region: region(&r.name),
+                            ..pb::FlushRegionRequest::default()
+                        },
+                    )
+                    .map_err(|e| classify(name, e))?;
+            }
+            Ok(())
+        })
     }
 }

@@ -495,3 +495,176 @@ fn a_server_that_goes_away_fails_within_the_operation_timeout() {
         started.elapsed()
     );
 }
+
+/// The admin operations both modes offer, as the suite uses them.
+trait AdminOps {
+    fn create(&self, d: TableDescriptor, splits: &[Bytes]) -> Result<()>;
+    fn disable(&self, n: &TableName) -> Result<()>;
+    fn enable(&self, n: &TableName) -> Result<()>;
+    fn delete(&self, n: &TableName) -> Result<()>;
+    fn truncate(&self, n: &TableName, preserve: bool) -> Result<()>;
+    fn describe(&self, n: &TableName) -> Result<TableDescriptor>;
+    fn exists(&self, n: &TableName) -> Result<bool>;
+    fn list(&self) -> Result<Vec<TableName>>;
+    fn enabled(&self, n: &TableName) -> Result<bool>;
+    fn modify(&self, d: TableDescriptor) -> Result<()>;
+    fn flush(&self, n: &TableName) -> Result<()>;
+    fn table<'a>(&'a self, n: &str) -> Box<dyn Ops + 'a>;
+}
+
+impl AdminOps for Connection {
+    fn create(&self, d: TableDescriptor, splits: &[Bytes]) -> Result<()> {
+        self.admin().create_table_with_splits(d, splits)
+    }
+    fn disable(&self, n: &TableName) -> Result<()> {
+        self.admin().disable_table(n)
+    }
+    fn enable(&self, n: &TableName) -> Result<()> {
+        self.admin().enable_table(n)
+    }
+    fn delete(&self, n: &TableName) -> Result<()> {
+        self.admin().delete_table(n)
+    }
+    fn truncate(&self, n: &TableName, preserve: bool) -> Result<()> {
+        self.admin().truncate_table(n, preserve)
+    }
+    fn describe(&self, n: &TableName) -> Result<TableDescriptor> {
+        self.admin().describe_table(n)
+    }
+    fn exists(&self, n: &TableName) -> Result<bool> {
+        Ok(self.admin().table_exists(n))
+    }
+    fn list(&self) -> Result<Vec<TableName>> {
+        Ok(self.admin().list_table_names())
+    }
+    fn enabled(&self, n: &TableName) -> Result<bool> {
+        self.admin().is_table_enabled(n)
+    }
+    fn modify(&self, d: TableDescriptor) -> Result<()> {
+        self.admin().modify_table(d)
+    }
+    fn flush(&self, n: &TableName) -> Result<()> {
+        self.admin().flush(n)
+    }
+    fn table<'a>(&'a self, n: &str) -> Box<dyn Ops + 'a> {
+        Box::new(Connection::table(self, n).unwrap())
+    }
+}
+
+impl AdminOps for RemoteConnection {
+    fn create(&self, d: TableDescriptor, splits: &[Bytes]) -> Result<()> {
+        self.admin().create_table_with_splits(d, splits)
+    }
+    fn disable(&self, n: &TableName) -> Result<()> {
+        self.admin().disable_table(n)
+    }
+    fn enable(&self, n: &TableName) -> Result<()> {
+        self.admin().enable_table(n)
+    }
+    fn delete(&self, n: &TableName) -> Result<()> {
+        self.admin().delete_table(n)
+    }
+    fn truncate(&self, n: &TableName, preserve: bool) -> Result<()> {
+        self.admin().truncate_table(n, preserve)
+    }
+    fn describe(&self, n: &TableName) -> Result<TableDescriptor> {
+        self.admin().describe_table(n)
+    }
+    fn exists(&self, n: &TableName) -> Result<bool> {
+        self.admin().table_exists(n)
+    }
+    fn list(&self) -> Result<Vec<TableName>> {
+        self.admin().list_table_names()
+    }
+    fn enabled(&self, n: &TableName) -> Result<bool> {
+        self.admin().is_table_enabled(n)
+    }
+    fn modify(&self, d: TableDescriptor) -> Result<()> {
+        self.admin().modify_table(d)
+    }
+    fn flush(&self, n: &TableName) -> Result<()> {
+        self.admin().flush(n)
+    }
+    fn table<'a>(&'a self, n: &str) -> Box<dyn Ops + 'a> {
+        Box::new(RemoteConnection::table(self, n).unwrap())
+    }
+}
+
+fn administer(side: &dyn AdminOps, log: &mut Vec<String>) {
+    let name = |s: &str| TableName::parse(s).unwrap();
+    let desc = |s: &str| {
+        let mut d = TableDescriptor::named(s)
+            .unwrap()
+            .with_family(ColumnFamilyDescriptor::new("f").with_max_versions(2));
+        d.max_filesize = 1 << 30;
+        d
+    };
+    side.create(desc("a"), &[Bytes::from_static(b"k")]).unwrap();
+    side.create(desc("b"), &[]).unwrap();
+    assert_eq!(side.list().unwrap(), [name("a"), name("b")]);
+    assert!(side.exists(&name("a")).unwrap() && !side.exists(&name("zz")).unwrap());
+    let described = side.describe(&name("a")).unwrap();
+    assert_eq!(described.max_filesize, 1 << 30);
+    assert_eq!(described.families()[0].max_versions, 2);
+    log.push(format!("{described:?}"));
+    let e = side.create(desc("a"), &[]).unwrap_err();
+    log.push(format!("{:?}", e.kind()));
+    assert_eq!(e.kind(), ErrorKind::AlreadyExists, "{e}");
+    let e = side.describe(&name("zz")).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::NotFound, "{e}");
+
+    let t = side.table("a");
+    for r in ["c", "q"] {
+        t.put(&Put::new(r).add_column_at("f", "q", 1, r)).unwrap();
+    }
+    side.flush(&name("a")).unwrap();
+    side.disable(&name("a")).unwrap();
+    assert!(!side.enabled(&name("a")).unwrap());
+    let e = t.put(&Put::new("x").add_column("f", "q", "v")).unwrap_err();
+    log.push(format!("{:?}", e.kind()));
+    side.enable(&name("a")).unwrap();
+    assert_eq!(rows(t.as_ref(), &Scan::new()).len(), 2);
+    let e = side.truncate(&name("a"), true).unwrap_err();
+    log.push(format!("{:?}", e.kind()));
+    side.disable(&name("a")).unwrap();
+    side.truncate(&name("a"), true).unwrap();
+    assert!(side.enabled(&name("a")).unwrap());
+    let t = side.table("a");
+    assert!(rows(t.as_ref(), &Scan::new()).is_empty());
+    t.put(&Put::new("q").add_column_at("f", "q", 1, "again"))
+        .unwrap();
+    log.extend(rows(t.as_ref(), &Scan::new()));
+
+    // Online schema change: a second family.
+    let wider = side
+        .describe(&name("a"))
+        .unwrap()
+        .with_family(ColumnFamilyDescriptor::new("g"));
+    side.modify(wider).unwrap();
+    let t = side.table("a");
+    t.put(&Put::new("q").add_column_at("g", "n", 1, "new"))
+        .unwrap();
+    log.extend(rows(t.as_ref(), &Scan::new()));
+    log.push(format!("{:?}", side.describe(&name("a")).unwrap()));
+
+    let e = side.delete(&name("b")).unwrap_err();
+    log.push(format!("{:?}", e.kind()));
+    side.disable(&name("b")).unwrap();
+    side.delete(&name("b")).unwrap();
+    assert_eq!(side.list().unwrap(), [name("a")]);
+}
+
+#[test]
+fn administration_embedded_and_remote() {
+    let embedded = Connection::in_memory();
+    let mut local = Vec::new();
+    administer(&embedded, &mut local);
+
+    let served = Connection::in_memory();
+    let server = server(&served);
+    let remote = RemoteConnection::connect(server.local_addr(), RemoteConfig::default()).unwrap();
+    let mut far = Vec::new();
+    administer(&remote, &mut far);
+    server.shutdown();
+    assert_eq!(local, far, "embedded and remote disagree");
+}
