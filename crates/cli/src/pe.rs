@@ -609,6 +609,27 @@ fn comparator(args: &Args) -> Result<Option<Arc<dyn Backend>>> {
     Ok(None)
 }
 
+/// The benchmark table's schema (YCSB's family or PE's `info`, `info1`, ...) and the split
+/// keys `--presplit` asks for.
+fn benchmark_table(
+    args: &Args,
+    name: TableName,
+    compression: Compression,
+) -> (TableDescriptor, Vec<Bytes>) {
+    let mut desc = TableDescriptor::new(name);
+    if is_ycsb(args) {
+        desc.add_family(ColumnFamilyDescriptor::new(ycsb::FAMILY).with_compression(compression));
+    }
+    for f in 0..args.families {
+        desc.add_family(ColumnFamilyDescriptor::new(family_name(f)).with_compression(compression));
+    }
+    let total = args.rows * args.threads;
+    let splits: Vec<Bytes> = (1..args.presplit.max(1))
+        .map(|i| row_key(total * i / args.presplit))
+        .collect();
+    (desc, splits)
+}
+
 /// Opens the engine and the table (created, pre-split, if missing).
 fn open(args: &Args) -> Result<(Option<Connection>, Arc<dyn Backend>)> {
     if args.rows == 0 || args.threads == 0 {
@@ -628,7 +649,13 @@ fn open(args: &Args) -> Result<(Option<Connection>, Arc<dyn Backend>)> {
         if args.compare_rocksdb {
             bail!("--compare-rocksdb needs the embedded engine, not --rpc");
         }
-        let backend = native::Native::open(args, addr, &remote::families(args))?;
+        let compression: Compression = args
+            .compression
+            .parse()
+            .with_context(|| format!("--compression {}", args.compression))?;
+        let name = TableName::parse(&table_name(args))?;
+        let (desc, splits) = benchmark_table(args, name, compression);
+        let backend = native::Native::open(args, addr, desc, &splits)?;
         return Ok((None, Arc::new(backend)));
     }
     let durability: Durability = args
@@ -655,21 +682,7 @@ fn open(args: &Args) -> Result<(Option<Connection>, Arc<dyn Backend>)> {
     let name = TableName::parse(&table_name(args))?;
     let admin = conn.admin();
     if !admin.table_exists(&name) {
-        let mut desc = TableDescriptor::new(name.clone());
-        if is_ycsb(args) {
-            desc.add_family(
-                ColumnFamilyDescriptor::new(ycsb::FAMILY).with_compression(compression),
-            );
-        }
-        for f in 0..args.families {
-            desc.add_family(
-                ColumnFamilyDescriptor::new(family_name(f)).with_compression(compression),
-            );
-        }
-        let total = args.rows * args.threads;
-        let splits: Vec<Bytes> = (1..args.presplit.max(1))
-            .map(|i| row_key(total * i / args.presplit))
-            .collect();
+        let (desc, splits) = benchmark_table(args, name, compression);
         admin.create_table_with_splits(desc, &splits)?;
     }
     let backend: Arc<dyn Backend> = Arc::new(Embedded {

@@ -757,6 +757,11 @@ impl RemoteTable<'_> {
                     ..pb::Scan::default()
                 };
                 let caching = u32::try_from(scan.caching.unwrap_or(100).max(1)).unwrap_or(100);
+                // A limit within one call's rows: ask for exactly that and close at once (one
+                // round trip, as HBase's small scans); whole rows only, so not with batches.
+                let last = remaining
+                    .and_then(|r| u32::try_from(r).ok())
+                    .filter(|&r| r <= caching && scan.batch.is_none());
                 let mut rows = Vec::new();
                 let mut response: ScanResponse = self
                     .conn
@@ -765,7 +770,8 @@ impl RemoteTable<'_> {
                         &ScanRequest {
                             region: Some(region(&location.name)),
                             scan: Some(request),
-                            number_of_rows: Some(caching),
+                            number_of_rows: Some(last.unwrap_or(caching)),
+                            close_scanner: last.map(|_| true),
                             ..ScanRequest::default()
                         },
                     )

@@ -1,232 +1,109 @@
-//! `basalt pe --rpc HOST:PORT`: the same benchmarks over HBase's native RPC, one connection
-//! per client thread, rows routed to regions found in `hbase:meta`.
+//! `basalt pe --rpc HOST:PORT`: the same benchmarks over HBase's native RPC, through
+//! `basalt_rpc::remote` (region cache from `hbase:meta`, retries), one connection per client
+//! thread.
 
 use std::cell::RefCell;
 use std::net::SocketAddr;
 
-use anyhow::{Context, Result, bail};
-use basalt_rpc::client::{Location, RpcClient, locate, region};
-use basalt_rpc::pb::{
-    self, BytesBytesPair, ColumnFamilySchema, CreateTableRequest, Get, GetRequest, GetResponse,
-    GetTableDescriptorsRequest, GetTableDescriptorsResponse, MutateRequest, MutateResponse,
-    MutationProto, ProcedureResponse, Scan, ScanRequest, ScanResponse, TableSchema, mutation_proto,
-};
+use anyhow::{Context, Result};
+use basalt_client::{Bytes, Durability, Get, Increment, Put, Scan, TableDescriptor};
+use basalt_rpc::remote::{RemoteConfig, RemoteConnection, RemoteTable};
 
 use super::{Args, Backend, RowSpec, table_name};
 
 pub struct Native {
     addr: SocketAddr,
-    regions: Vec<Location>,
-    durability: mutation_proto::Durability,
+    table: String,
+    durability: Durability,
 }
 
 thread_local! {
-    static CLIENT: RefCell<Option<RpcClient>> = const { RefCell::new(None) };
+    static CONNECTION: RefCell<Option<RemoteConnection>> = const { RefCell::new(None) };
 }
 
 impl Native {
-    /// Connects, creates the benchmark table over MasterService if missing, reads its regions.
-    pub fn open(args: &Args, addr: SocketAddr, families: &[Vec<u8>]) -> Result<Native> {
-        if args.presplit > 1 {
-            bail!("--presplit needs the embedded engine");
-        }
-        use mutation_proto::Durability as D;
-        let durability = match args.durability.to_ascii_uppercase().as_str() {
-            "SKIP_WAL" => D::SkipWal,
-            "ASYNC_WAL" => D::AsyncWal,
-            "SYNC_WAL" => D::SyncWal,
-            "FSYNC_WAL" => D::FsyncWal,
-            "USE_DEFAULT" => D::UseDefault,
-            other => bail!("--durability {other}"),
-        };
-        let table = table_name(args);
-        let (ns, qualifier) = match table.split_once(':') {
-            Some((ns, q)) => (ns.to_owned(), q.to_owned()),
-            None => ("default".to_owned(), table.clone()),
-        };
-        let name = pb::TableName {
-            namespace: ns.into_bytes(),
-            qualifier: qualifier.into_bytes(),
-        };
-        let mut master = RpcClient::connect(addr, "MasterService")
+    /// Connects and creates the benchmark table (pre-split as asked) if it is missing.
+    pub fn open(
+        args: &Args,
+        addr: SocketAddr,
+        descriptor: TableDescriptor,
+        splits: &[Bytes],
+    ) -> Result<Native> {
+        let durability: Durability = args
+            .durability
+            .parse()
+            .with_context(|| format!("--durability {}", args.durability))?;
+        let conn = RemoteConnection::connect(addr, RemoteConfig::default())
             .with_context(|| format!("connecting to {addr}"))?;
-        let existing: GetTableDescriptorsResponse = master.call(
-            "GetTableDescriptors",
-            &GetTableDescriptorsRequest {
-                table_names: vec![name.clone()],
-                ..GetTableDescriptorsRequest::default()
-            },
-        )?;
-        if existing.table_schema.is_empty() {
-            let column_families = families
-                .iter()
-                .map(|f| ColumnFamilySchema {
-                    name: f.clone(),
-                    attributes: vec![
-                        BytesBytesPair {
-                            first: b"VERSIONS".to_vec(),
-                            second: b"1".to_vec(),
-                        },
-                        BytesBytesPair {
-                            first: b"COMPRESSION".to_vec(),
-                            second: args.compression.clone().into_bytes(),
-                        },
-                    ],
-                    configuration: vec![],
-                })
-                .collect();
-            let _: ProcedureResponse = master
-                .call(
-                    "CreateTable",
-                    &CreateTableRequest {
-                        table_schema: TableSchema {
-                            table_name: Some(name),
-                            column_families,
-                            ..TableSchema::default()
-                        },
-                        ..CreateTableRequest::default()
-                    },
-                )
+        let admin = conn.admin();
+        let name = descriptor.name.clone();
+        if !admin.table_exists(&name)? {
+            admin
+                .create_table_with_splits(descriptor, splits)
                 .context("creating the benchmark table over RPC")?;
-        }
-        let mut client = RpcClient::connect(addr, "ClientService")?;
-        let regions = client.regions(&table)?;
-        if regions.is_empty() {
-            bail!("no regions of {table} in hbase:meta");
         }
         Ok(Native {
             addr,
-            regions,
+            table: table_name(args),
             durability,
         })
     }
 
-    fn with<T>(&self, f: impl FnOnce(&mut RpcClient) -> Result<T>) -> Result<T> {
-        CLIENT.with(|slot| {
+    /// Runs `f` on this thread's connection to the benchmark table.
+    fn with<T>(&self, f: impl FnOnce(&RemoteTable<'_>) -> basalt_client::Result<T>) -> Result<T> {
+        CONNECTION.with(|slot| {
             let mut slot = slot.borrow_mut();
             if slot.is_none() {
-                *slot = Some(RpcClient::connect(self.addr, "ClientService")?);
+                *slot = Some(RemoteConnection::connect(
+                    self.addr,
+                    RemoteConfig::default(),
+                )?);
             }
-            let Some(c) = slot.as_mut() else {
-                bail!("no connection");
+            let Some(conn) = slot.as_ref() else {
+                unreachable!("the slot was filled above")
             };
-            let out = f(c);
-            if out.is_err() {
-                *slot = None;
-            }
-            out
+            Ok(f(&conn.table(&self.table)?)?)
         })
-    }
-
-    fn region_of(&self, row: &[u8]) -> Result<&Location> {
-        locate(&self.regions, row).context("no region holds the row")
     }
 }
 
 impl Backend for Native {
     fn put(&self, rows: &[RowSpec]) -> Result<()> {
-        use mutation_proto::column_value::QualifierValue;
-        self.with(|c| {
+        self.with(|t| {
             for (row, cells) in rows {
-                let mut column_value: Vec<mutation_proto::ColumnValue> = Vec::new();
+                let mut put = Put::new(row.clone()).with_durability(self.durability);
                 for (f, q, v) in cells {
-                    let qv = QualifierValue {
-                        qualifier: Some(q.to_vec()),
-                        value: Some(v.to_vec()),
-                        ..QualifierValue::default()
-                    };
-                    match column_value.iter_mut().find(|cv| cv.family[..] == f[..]) {
-                        Some(cv) => cv.qualifier_value.push(qv),
-                        None => column_value.push(mutation_proto::ColumnValue {
-                            family: f.to_vec(),
-                            qualifier_value: vec![qv],
-                        }),
-                    }
+                    put = put.add_column(f.clone(), q.clone(), v.clone());
                 }
-                let _: MutateResponse = c.call(
-                    "Mutate",
-                    &MutateRequest {
-                        region: region(&self.region_of(row)?.name),
-                        mutation: MutationProto {
-                            row: Some(row.to_vec()),
-                            mutate_type: Some(mutation_proto::MutationType::Put as i32),
-                            column_value,
-                            durability: Some(self.durability as i32),
-                            ..MutationProto::default()
-                        },
-                        ..MutateRequest::default()
-                    },
-                )?;
+                t.put(&put)?;
             }
             Ok(())
         })
     }
 
     fn get(&self, row: &[u8]) -> Result<usize> {
-        self.with(|c| {
-            let r: GetResponse = c.call(
-                "Get",
-                &GetRequest {
-                    region: region(&self.region_of(row)?.name),
-                    get: Get {
-                        row: row.to_vec(),
-                        ..Get::default()
-                    },
-                },
-            )?;
-            Ok(r.result.map_or(0, |r| r.cell.len()))
-        })
+        self.with(|t| Ok(t.get(&Get::new(Bytes::copy_from_slice(row)))?.cells.len()))
     }
 
     fn scan(&self, start: &[u8], rows: usize) -> Result<usize> {
-        self.with(|c| {
-            let r: ScanResponse = c.call(
-                "Scan",
-                &ScanRequest {
-                    region: Some(region(&self.region_of(start)?.name)),
-                    scan: Some(Scan {
-                        start_row: Some(start.to_vec()),
-                        caching: Some(u32::try_from(rows).unwrap_or(u32::MAX)),
-                        ..Scan::default()
-                    }),
-                    number_of_rows: Some(u32::try_from(rows).unwrap_or(u32::MAX)),
-                    close_scanner: Some(true),
-                    ..ScanRequest::default()
-                },
-            )?;
-            Ok(r.results.len())
+        self.with(|t| {
+            let scan = Scan::new()
+                .with_start_row(Bytes::copy_from_slice(start))
+                .with_limit(rows)
+                .with_caching(rows);
+            Ok(t.scan(&scan)?.len())
         })
     }
 
     fn increment(&self, row: &[u8], family: &[u8], qualifier: &[u8]) -> Result<i64> {
-        use mutation_proto::column_value::QualifierValue;
-        self.with(|c| {
-            let r: MutateResponse = c.call(
-                "Mutate",
-                &MutateRequest {
-                    region: region(&self.region_of(row)?.name),
-                    mutation: MutationProto {
-                        row: Some(row.to_vec()),
-                        mutate_type: Some(mutation_proto::MutationType::Increment as i32),
-                        column_value: vec![mutation_proto::ColumnValue {
-                            family: family.to_vec(),
-                            qualifier_value: vec![QualifierValue {
-                                qualifier: Some(qualifier.to_vec()),
-                                value: Some(1i64.to_be_bytes().to_vec()),
-                                ..QualifierValue::default()
-                            }],
-                        }],
-                        ..MutationProto::default()
-                    },
-                    ..MutateRequest::default()
-                },
-            )?;
-            let cell = r
-                .result
-                .and_then(|r| r.cell.into_iter().next())
-                .and_then(|c| c.value)
-                .unwrap_or_default();
-            Ok(i64::from_be_bytes(cell.try_into().unwrap_or([0; 8])))
+        self.with(|t| {
+            let r = t.increment(&Increment::new(Bytes::copy_from_slice(row)).add_column(
+                Bytes::copy_from_slice(family),
+                Bytes::copy_from_slice(qualifier),
+                1,
+            ))?;
+            let v = r.value(family, qualifier).unwrap_or_default();
+            Ok(i64::from_be_bytes(v.try_into().unwrap_or([0; 8])))
         })
     }
 }
