@@ -1,6 +1,7 @@
 //! `basalt standalone`: one process hosting the engine on a data directory and its gateways
-//! (Thrift1 today). Settings come from flags, or from a config file of `key = value` lines with
-//! the flags' names (flags win). SIGINT or SIGTERM shuts it down cleanly.
+//! (Thrift1, and HBase's native RPC when asked). Settings come from flags, or from a config
+//! file of `key = value` lines with the flags' names (flags win). SIGINT or SIGTERM shuts it
+//! down cleanly.
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
@@ -11,6 +12,15 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use basalt_client::Connection;
 use basalt_thrift::{ThriftConfig, ThriftServer};
+
+/// Prints a line for the operator; a closed or broken stdout (the server's output piped to a
+/// reader that went away) must not stop the server, so write errors are ignored.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -212,7 +222,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             bail!("cannot listen on {}:{}: {e}", s.bind, s.thrift_port);
         }
     };
-    println!(
+    say!(
         "thrift listening on {} ({}, {})",
         thrift.local_addr(),
         if s.framed { "framed" } else { "buffered" },
@@ -226,15 +236,15 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             return Err(e);
         }
     };
-    println!("data in {}; stop with Ctrl-C or SIGTERM", s.data.display());
+    say!("data in {}; stop with Ctrl-C or SIGTERM", s.data.display());
     while !stop.load(Ordering::Acquire) {
         std::thread::sleep(Duration::from_millis(100));
     }
-    println!("shutting down: finishing calls in flight");
+    say!("shutting down: finishing calls in flight");
     thrift.shutdown();
     rpc.shutdown();
     conn.close().context("closing the engine")?;
-    println!("stopped");
+    say!("stopped");
     Ok(())
 }
 
@@ -274,7 +284,7 @@ fn start_rpc(s: &Settings, conn: &Connection) -> anyhow::Result<Rpc> {
         };
         let server = basalt_rpc::RpcServer::start(conn.clone(), config)
             .with_context(|| format!("cannot listen on {}:{port}", s.bind))?;
-        println!("{what} listening on {}", server.local_addr());
+        say!("{what} listening on {}", server.local_addr());
         Ok(server)
     };
     let region_server = start(
@@ -309,7 +319,7 @@ fn start_rpc(s: &Settings, conn: &Connection) -> anyhow::Result<Rpc> {
         };
         match basalt_rpc::zk::ZkPublisher::start(quorum, published, Duration::from_secs(15)) {
             Ok(z) => {
-                println!(
+                say!(
                     "zookeeper: published /hbase/master and /hbase/meta-region-server to {quorum}"
                 );
                 rpc.zookeeper = Some(z);

@@ -759,7 +759,10 @@ fn recover(
         let contents = if skip_corrupt {
             let contents = basalt_wal::salvage_segment_file(fs, segment)?;
             if let basalt_wal::SegmentEnd::Corrupt { offset, reason } = &contents.end {
-                eprintln!(
+                // (A closed stderr must not stop recovery: a failed write is ignored.)
+                use std::io::Write as _;
+                let _ = writeln!(
+                    std::io::stderr(),
                     "WARNING: WAL segment {} is corrupt at offset {offset} ({reason}); \
                      replaying the {} edits before it and skipping the rest",
                     segment.display(),

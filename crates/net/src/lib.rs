@@ -12,6 +12,15 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+/// A line for the operator on stderr; a closed stderr must not take a connection or the
+/// accept loop down with it, so write errors are ignored.
+macro_rules! warn {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 /// How often blocked reads and the accept loop look at the stop flag.
 pub const POLL: Duration = Duration::from_millis(100);
 
@@ -120,7 +129,7 @@ pub fn serve_connections<E: std::fmt::Display + 'static>(
         match listener.accept() {
             Ok((stream, _)) => {
                 if live.load(Ordering::Acquire) >= max {
-                    eprintln!("{name}: refusing a connection: {max} are open");
+                    warn!("{name}: refusing a connection: {max} are open");
                     continue;
                 }
                 live.fetch_add(1, Ordering::AcqRel);
@@ -130,7 +139,7 @@ pub fn serve_connections<E: std::fmt::Display + 'static>(
                     .name(format!("{name}-conn"))
                     .spawn(move || {
                         if let Err(e) = serve(stream) {
-                            eprintln!("{thread_name}: connection dropped: {e}");
+                            warn!("{thread_name}: connection dropped: {e}");
                         }
                         live_c.fetch_sub(1, Ordering::AcqRel);
                     });
@@ -141,13 +150,13 @@ pub fn serve_connections<E: std::fmt::Display + 'static>(
                     }
                     Err(e) => {
                         live.fetch_sub(1, Ordering::AcqRel);
-                        eprintln!("{name}: cannot start a connection thread: {e}");
+                        warn!("{name}: cannot start a connection thread: {e}");
                     }
                 }
             }
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => std::thread::sleep(POLL / 10),
             Err(e) => {
-                eprintln!("{name}: accept failed: {e}");
+                warn!("{name}: accept failed: {e}");
                 std::thread::sleep(POLL);
             }
         }

@@ -297,7 +297,7 @@ impl RemoteConnection {
                     }
                     if started.elapsed() + pause > self.config.operation_timeout {
                         return Err(Error::NotServingRegion(format!(
-                            "{table}: gave up after {:?}: {reason}",
+                            "{table} (gave up after {:.1?}: {reason})",
                             started.elapsed()
                         )));
                     }
