@@ -272,3 +272,44 @@ fn filter_hints_do_not_skip_family_markers() {
     ];
     run(&[plain(3), plain(1)], &[], &ops).unwrap();
 }
+
+/// A SkipFilter over a ValueFilter, with one version asked for: the newest version passes, the
+/// next is counted past the read's versions and ends the column, so the filter never sees the
+/// old version that would fail it. The row comes back (HBase's versions-after-filter order).
+#[test]
+fn skip_filter_stops_at_the_versions_the_read_returns() {
+    use basalt_client::CompareOperator;
+    use support::model::filter::ModelFilter;
+    let ops = [
+        Op::Put {
+            row: b"b".to_vec(),
+            ts: None,
+            ttl_ms: None,
+            cells: vec![(0, b"".to_vec(), Some(4), b"v10".to_vec())],
+        },
+        Op::Put {
+            row: b"c".to_vec(),
+            ts: None,
+            ttl_ms: None,
+            cells: vec![(0, b"".to_vec(), None, b"v0".to_vec())],
+        },
+        Op::Put {
+            row: b"b".to_vec(),
+            ts: None,
+            ttl_ms: None,
+            cells: vec![
+                (0, b"".to_vec(), None, b"v2".to_vec()),
+                (0, b"".to_vec(), Some(5), b"v2".to_vec()),
+            ],
+        },
+        Op::Scan(ScanSpec {
+            include_start: false,
+            filter: Some(ModelFilter::SkipValue(
+                CompareOperator::GreaterOrEqual,
+                b"v11".to_vec(),
+            )),
+            ..scan_all()
+        }),
+    ];
+    run(&[plain(3), plain(1)], &[], &ops).unwrap();
+}

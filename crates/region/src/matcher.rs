@@ -147,6 +147,10 @@ struct ColumnState {
     included: u32,
     /// Timestamp and type of the last cell returned, to drop shadowed duplicates.
     last: Option<(i64, CellType)>,
+    /// The column has ended (versions, expiry, a filter's answer), but the cursor steps on
+    /// through it: the empty qualifier's later cells may be family delete markers. Its
+    /// remaining puts are neither returned nor shown to the filter.
+    done: bool,
 }
 
 enum Step {
@@ -230,7 +234,10 @@ pub fn read_row<C: CellCursor + ?Sized>(
             Step::Next => cursor.advance()?,
             // The empty qualifier also holds the row's family delete markers, which may sort
             // after the versions being skipped: step through it (HBASE-18471).
-            Step::NextColumn if qualifier.is_empty() => cursor.advance()?,
+            Step::NextColumn if qualifier.is_empty() => {
+                col.done = true;
+                cursor.advance()?;
+            }
             Step::NextColumn => cursor.skip_column(row, &qualifier)?,
             Step::NextRow => {
                 cursor.skip_row(row)?;
@@ -306,6 +313,9 @@ fn match_cell<'f>(
             return Step::Next;
         }
     }
+    if query.raw && col.done {
+        return Step::Next;
+    }
     if !query.raw {
         // 2. Markers are remembered, not returned.
         if kind.is_delete() {
@@ -319,7 +329,7 @@ fn match_cell<'f>(
             }
             return Step::Next;
         }
-        if !col.selected {
+        if !col.selected || col.done {
             return Step::Next;
         }
         // 3. Masked puts.

@@ -126,7 +126,16 @@ pub(crate) fn schema(d: &TableDescriptor) -> pb::TableSchema {
     }
 }
 
-fn namespace(n: &NamespaceDescriptor) -> pb::NamespaceDescriptor {
+/// A namespace from its protobuf form.
+pub(crate) fn namespace_descriptor(d: &pb::NamespaceDescriptor) -> NamespaceDescriptor {
+    let mut ns = NamespaceDescriptor::new(&String::from_utf8_lossy(&d.name));
+    for c in &d.configuration {
+        ns = ns.with_configuration(&c.name, &c.value);
+    }
+    ns
+}
+
+pub(crate) fn namespace(n: &NamespaceDescriptor) -> pb::NamespaceDescriptor {
     pb::NamespaceDescriptor {
         name: n.name.as_bytes().to_vec(),
         configuration: n
@@ -433,11 +442,7 @@ impl MasterService {
             }
             "CreateNamespace" | "ModifyNamespace" => {
                 decode::<NamespaceRequest>(param).and_then(|r| {
-                    let d = &r.namespace_descriptor;
-                    let mut ns = NamespaceDescriptor::new(&String::from_utf8_lossy(&d.name));
-                    for c in &d.configuration {
-                        ns = ns.with_configuration(&c.name, &c.value);
-                    }
+                    let ns = namespace_descriptor(&r.namespace_descriptor);
                     let result = if method == "CreateNamespace" {
                         admin.create_namespace(ns)
                     } else {

@@ -13,14 +13,17 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use basalt_client::{
-    Append, Bytes, Cell, CellType, Check, CheckAction, CheckAndMutate, CheckAndMutateResult,
-    Comparator, Delete, Durability, Error, Get, Increment, Mutation, Put, Result, RowMutations,
-    RowResult, Scan, TableDescriptor, TableName, TimeRange,
+    Append, BatchOp, BatchOutcome, Bytes, Cell, CellType, Check, CheckAction, CheckAndMutate,
+    CheckAndMutateResult, ColumnFamilyDescriptor, Comparator, Delete, Durability, Error, Get,
+    Increment, Mutation, NamespaceDescriptor, Put, Result, RowMutations, RowResult, Scan,
+    TableDescriptor, TableName, TimeRange,
 };
 
 use crate::client::{Location, RpcClient, RpcError, locate, region};
 use crate::filters::{comparator_pb, compare_type, filter_pb};
-use crate::master_service::{descriptor, pb_table_name, schema, table_name};
+use crate::master_service::{
+    descriptor, namespace, namespace_descriptor, pb_table_name, schema, table_name,
+};
 use crate::pb::{
     self, GetRequest, GetResponse, MultiRequest, MultiResponse, MutateRequest, MutateResponse,
     MutationProto, ScanRequest, ScanResponse, mutation_proto,
@@ -110,6 +113,7 @@ fn remote_error(table: &TableName, class: &str, message: String) -> Error {
         "NamespaceNotFoundException" => Error::NamespaceNotFound(message),
         "NamespaceExistException" => Error::NamespaceExists(message),
         "DoNotRetryIOException" | "IllegalArgumentException" => Error::InvalidArgument(message),
+        "ConstraintException" => Error::Refused(message),
         _ => Error::Storage(format!("{class}: {message}")),
     }
 }
@@ -686,6 +690,25 @@ impl RemoteTable<'_> {
         })
     }
 
+    /// Operations of any kind and rows, each on its own (HBase's `batch`: not atomic across
+    /// operations), one outcome per operation in order. Each is its own call; HBase's client
+    /// groups them per region into Multi calls, which would save round trips.
+    pub fn batch(&self, ops: &[BatchOp]) -> Vec<Result<BatchOutcome>> {
+        ops.iter()
+            .map(|op| match op {
+                BatchOp::Get(g) => self.get(g).map(BatchOutcome::Row),
+                BatchOp::Put(p) => self.put(p).map(|()| BatchOutcome::Done),
+                BatchOp::Delete(d) => self.delete(d).map(|()| BatchOutcome::Done),
+                BatchOp::Increment(i) => self.increment(i).map(BatchOutcome::Row),
+                BatchOp::Append(a) => self.append(a).map(BatchOutcome::Row),
+                BatchOp::RowMutations(m) => self.mutate_row(m).map(|()| BatchOutcome::Done),
+                BatchOp::CheckAndMutate(c) => {
+                    self.check_and_mutate(c).map(BatchOutcome::CheckAndMutate)
+                }
+            })
+            .collect()
+    }
+
     pub fn get(&self, get: &Get) -> Result<RowResult> {
         let name = &self.name;
         self.conn.retrying(name, |regions| {
@@ -991,6 +1014,121 @@ impl RemoteAdmin<'_> {
         )?;
         self.done(&name);
         Ok(())
+    }
+
+    pub fn add_column_family(
+        &self,
+        name: &TableName,
+        family: ColumnFamilyDescriptor,
+    ) -> Result<()> {
+        self.column_call("AddColumn", name, &family)
+    }
+
+    pub fn modify_column_family(
+        &self,
+        name: &TableName,
+        family: ColumnFamilyDescriptor,
+    ) -> Result<()> {
+        self.column_call("ModifyColumn", name, &family)
+    }
+
+    fn column_call(
+        &self,
+        method: &str,
+        name: &TableName,
+        family: &ColumnFamilyDescriptor,
+    ) -> Result<()> {
+        let described = TableDescriptor::new(name.clone()).with_family(family.clone());
+        let column_families = schema(&described)
+            .column_families
+            .into_iter()
+            .next()
+            .unwrap_or_default();
+        let _: pb::ProcedureResponse = self.master(
+            name,
+            method,
+            &pb::AddColumnRequest {
+                table_name: pb_table_name(name),
+                column_families,
+            },
+        )?;
+        self.done(name);
+        Ok(())
+    }
+
+    pub fn delete_column_family(&self, name: &TableName, family: &[u8]) -> Result<()> {
+        let _: pb::ProcedureResponse = self.master(
+            name,
+            "DeleteColumn",
+            &pb::DeleteColumnRequest {
+                table_name: pb_table_name(name),
+                column_name: family.to_vec(),
+            },
+        )?;
+        self.done(name);
+        Ok(())
+    }
+
+    /// A namespace call's errors name the namespace asked about.
+    fn namespaced<T>(&self, namespace: &str, out: Result<T>) -> Result<T> {
+        out.map_err(|e| match e {
+            Error::NamespaceNotFound(_) => Error::NamespaceNotFound(namespace.to_owned()),
+            Error::NamespaceExists(_) => Error::NamespaceExists(namespace.to_owned()),
+            other => other,
+        })
+    }
+
+    /// The table named in errors of calls that concern no table.
+    fn meta_name() -> Result<TableName> {
+        TableName::new("hbase", "meta")
+    }
+
+    pub fn create_namespace(&self, ns: NamespaceDescriptor) -> Result<()> {
+        let out = self.master::<_, pb::ProcedureResponse>(
+            &Self::meta_name()?,
+            "CreateNamespace",
+            &pb::NamespaceRequest {
+                namespace_descriptor: namespace(&ns),
+            },
+        );
+        self.namespaced(&ns.name, out).map(|_| ())
+    }
+
+    /// Removes an empty namespace.
+    pub fn delete_namespace(&self, name: &str) -> Result<()> {
+        let out = self.master::<_, pb::ProcedureResponse>(
+            &Self::meta_name()?,
+            "DeleteNamespace",
+            &pb::NamespaceNameRequest {
+                namespace_name: name.to_owned(),
+            },
+        );
+        self.namespaced(name, out).map(|_| ())
+    }
+
+    pub fn get_namespace_descriptor(&self, name: &str) -> Result<NamespaceDescriptor> {
+        let out = self.master::<_, pb::GetNamespaceDescriptorResponse>(
+            &Self::meta_name()?,
+            "GetNamespaceDescriptor",
+            &pb::NamespaceNameRequest {
+                namespace_name: name.to_owned(),
+            },
+        );
+        self.namespaced(name, out)
+            .map(|r| namespace_descriptor(&r.namespace_descriptor))
+    }
+
+    pub fn list_namespace_descriptors(&self) -> Result<Vec<NamespaceDescriptor>> {
+        let out: pb::ListNamespaceDescriptorsResponse = self.master(
+            &Self::meta_name()?,
+            "ListNamespaceDescriptors",
+            &pb::Empty {},
+        )?;
+        Ok(out
+            .namespace_descriptor
+            .iter()
+            .map(namespace_descriptor)
+            .collect())
     }
 
     /// Writes each of the table's memstores to store files (AdminService FlushRegion on every

@@ -8,9 +8,10 @@
 use std::time::{Duration, Instant};
 
 use basalt_client::{
-    Append, Bytes, CheckAction, CheckAndMutate, CheckAndMutateResult, ColumnFamilyDescriptor,
-    CompareOperator, Condition, Connection, Delete, ErrorKind, Get, Increment, Put, Result,
-    RowMutations, RowResult, Scan, Table, TableDescriptor, TableName,
+    Append, BatchOp, BatchOutcome, Bytes, CheckAction, CheckAndMutate, CheckAndMutateResult,
+    ColumnFamilyDescriptor, CompareOperator, Condition, Connection, Delete, ErrorKind, Get,
+    Increment, NamespaceDescriptor, Put, Result, RowMutations, RowResult, Scan, Table,
+    TableDescriptor, TableName,
 };
 use basalt_rpc::remote::{RemoteConfig, RemoteConnection, RemoteTable};
 use basalt_rpc::{RpcConfig, RpcServer};
@@ -25,6 +26,7 @@ trait Ops {
     fn append(&self, a: &Append) -> Result<RowResult>;
     fn mutate_row(&self, m: &RowMutations) -> Result<()>;
     fn check_and_mutate(&self, c: &CheckAndMutate) -> Result<CheckAndMutateResult>;
+    fn batch(&self, ops: &[BatchOp]) -> Vec<Result<BatchOutcome>>;
 }
 
 impl Ops for Table {
@@ -52,6 +54,9 @@ impl Ops for Table {
     fn check_and_mutate(&self, c: &CheckAndMutate) -> Result<CheckAndMutateResult> {
         Table::check_and_mutate(self, c)
     }
+    fn batch(&self, ops: &[BatchOp]) -> Vec<Result<BatchOutcome>> {
+        Table::batch(self, ops)
+    }
 }
 
 impl Ops for RemoteTable<'_> {
@@ -78,6 +83,9 @@ impl Ops for RemoteTable<'_> {
     }
     fn check_and_mutate(&self, c: &CheckAndMutate) -> Result<CheckAndMutateResult> {
         RemoteTable::check_and_mutate(self, c)
+    }
+    fn batch(&self, ops: &[BatchOp]) -> Vec<Result<BatchOutcome>> {
+        RemoteTable::batch(self, ops)
     }
 }
 
@@ -415,6 +423,49 @@ fn row_mutations_and_check_and_mutate() {
 }
 
 #[test]
+fn batches_of_every_kind() {
+    both(|t, log| {
+        let ops = [
+            BatchOp::Put(Put::new("a").add_column_at("f", "q", 1, "a")),
+            BatchOp::Put(Put::new("x").add_column_at("f", "q", 1, "x")),
+            BatchOp::Get(Get::new("a")),
+            BatchOp::Put(Put::new("b").add_column("nope", "q", "v")),
+            BatchOp::Delete(Delete::new("x")),
+            BatchOp::Get(Get::new("x")),
+            BatchOp::Append(Append::new("a").add_column("f", "q", "!")),
+            BatchOp::RowMutations(
+                RowMutations::new("n").add_put(Put::new("n").add_column_at("f", "q", 1, "n")),
+            ),
+            BatchOp::CheckAndMutate(CheckAndMutate::new(
+                "n",
+                Condition::matches("f", "q", CompareOperator::Equal, Bytes::from_static(b"n")),
+                CheckAction::Delete(Delete::new("n")),
+            )),
+        ];
+        let outcomes = t.batch(&ops);
+        assert_eq!(outcomes.len(), ops.len());
+        for o in &outcomes {
+            log.push(match o {
+                // (Values only: an append's timestamp is the server's clock.)
+                Ok(BatchOutcome::Row(r)) => format!(
+                    "{}: {:?}",
+                    String::from_utf8_lossy(&r.row),
+                    r.cells
+                        .iter()
+                        .map(|c| c.value().to_vec())
+                        .collect::<Vec<_>>()
+                ),
+                Ok(BatchOutcome::Done) => "done".into(),
+                Ok(BatchOutcome::CheckAndMutate(c)) => format!("checked {}", c.success),
+                Err(e) => format!("error {:?}", e.kind()),
+            });
+        }
+        assert!(outcomes[3].is_err() && outcomes[2].is_ok());
+        assert!(t.get(&Get::new("n")).unwrap().cells.is_empty());
+    });
+}
+
+#[test]
 fn errors_are_the_same_kinds() {
     both(|t, log| {
         let e = t
@@ -509,6 +560,12 @@ trait AdminOps {
     fn enabled(&self, n: &TableName) -> Result<bool>;
     fn modify(&self, d: TableDescriptor) -> Result<()>;
     fn flush(&self, n: &TableName) -> Result<()>;
+    fn add_family(&self, n: &TableName, f: ColumnFamilyDescriptor) -> Result<()>;
+    fn delete_family(&self, n: &TableName, f: &[u8]) -> Result<()>;
+    fn create_ns(&self, ns: NamespaceDescriptor) -> Result<()>;
+    fn delete_ns(&self, ns: &str) -> Result<()>;
+    fn get_ns(&self, ns: &str) -> Result<NamespaceDescriptor>;
+    fn list_ns(&self) -> Result<Vec<NamespaceDescriptor>>;
     fn table<'a>(&'a self, n: &str) -> Box<dyn Ops + 'a>;
 }
 
@@ -545,6 +602,24 @@ impl AdminOps for Connection {
     }
     fn flush(&self, n: &TableName) -> Result<()> {
         self.admin().flush(n)
+    }
+    fn add_family(&self, n: &TableName, f: ColumnFamilyDescriptor) -> Result<()> {
+        self.admin().add_column_family(n, f)
+    }
+    fn delete_family(&self, n: &TableName, f: &[u8]) -> Result<()> {
+        self.admin().delete_column_family(n, f)
+    }
+    fn create_ns(&self, ns: NamespaceDescriptor) -> Result<()> {
+        self.admin().create_namespace(ns)
+    }
+    fn delete_ns(&self, ns: &str) -> Result<()> {
+        self.admin().delete_namespace(ns)
+    }
+    fn get_ns(&self, ns: &str) -> Result<NamespaceDescriptor> {
+        self.admin().get_namespace_descriptor(ns)
+    }
+    fn list_ns(&self) -> Result<Vec<NamespaceDescriptor>> {
+        Ok(self.admin().list_namespace_descriptors())
     }
     fn table<'a>(&'a self, n: &str) -> Box<dyn Ops + 'a> {
         Box::new(Connection::table(self, n).unwrap())
@@ -584,6 +659,24 @@ impl AdminOps for RemoteConnection {
     }
     fn flush(&self, n: &TableName) -> Result<()> {
         self.admin().flush(n)
+    }
+    fn add_family(&self, n: &TableName, f: ColumnFamilyDescriptor) -> Result<()> {
+        self.admin().add_column_family(n, f)
+    }
+    fn delete_family(&self, n: &TableName, f: &[u8]) -> Result<()> {
+        self.admin().delete_column_family(n, f)
+    }
+    fn create_ns(&self, ns: NamespaceDescriptor) -> Result<()> {
+        self.admin().create_namespace(ns)
+    }
+    fn delete_ns(&self, ns: &str) -> Result<()> {
+        self.admin().delete_namespace(ns)
+    }
+    fn get_ns(&self, ns: &str) -> Result<NamespaceDescriptor> {
+        self.admin().get_namespace_descriptor(ns)
+    }
+    fn list_ns(&self) -> Result<Vec<NamespaceDescriptor>> {
+        self.admin().list_namespace_descriptors()
     }
     fn table<'a>(&'a self, n: &str) -> Box<dyn Ops + 'a> {
         Box::new(RemoteConnection::table(self, n).unwrap())
@@ -646,6 +739,49 @@ fn administer(side: &dyn AdminOps, log: &mut Vec<String>) {
         .unwrap();
     log.extend(rows(t.as_ref(), &Scan::new()));
     log.push(format!("{:?}", side.describe(&name("a")).unwrap()));
+
+    // Families one at a time.
+    side.add_family(
+        &name("a"),
+        ColumnFamilyDescriptor::new("h").with_max_versions(4),
+    )
+    .unwrap();
+    side.delete_family(&name("a"), b"g").unwrap();
+    let families: Vec<String> = side
+        .describe(&name("a"))
+        .unwrap()
+        .families()
+        .iter()
+        .map(|f| format!("{}/{}", String::from_utf8_lossy(&f.name), f.max_versions))
+        .collect();
+    assert_eq!(families, ["f/2", "h/4"]);
+    log.extend(families);
+
+    // Namespaces: created with properties, listed, refused while they hold a table.
+    side.create_ns(NamespaceDescriptor::new("ops").with_configuration("owner", "team"))
+        .unwrap();
+    let e = side.create_ns(NamespaceDescriptor::new("ops")).unwrap_err();
+    log.push(format!("{:?} {e}", e.kind()));
+    let got = side.get_ns("ops").unwrap();
+    assert_eq!(
+        got.configuration.get("owner").map(String::as_str),
+        Some("team")
+    );
+    let listed: Vec<String> = side
+        .list_ns()
+        .unwrap()
+        .into_iter()
+        .map(|n| n.name)
+        .collect();
+    assert_eq!(listed, ["default", "hbase", "ops"]);
+    side.create(desc("ops:t"), &[]).unwrap();
+    let e = side.delete_ns("ops").unwrap_err();
+    log.push(format!("{:?}", e.kind()));
+    side.disable(&name("ops:t")).unwrap();
+    side.delete(&name("ops:t")).unwrap();
+    side.delete_ns("ops").unwrap();
+    let e = side.get_ns("ops").unwrap_err();
+    log.push(format!("{:?} {e}", e.kind()));
 
     let e = side.delete(&name("b")).unwrap_err();
     log.push(format!("{:?}", e.kind()));
