@@ -1134,22 +1134,90 @@ impl RemoteAdmin<'_> {
     /// Writes each of the table's memstores to store files (AdminService FlushRegion on every
     /// region).
     pub fn flush(&self, name: &TableName) -> Result<()> {
+        self.each_region(name, "FlushRegion", |r| pb::FlushRegionRequest {
+            region: region(&r.name),
+            ..pb::FlushRegionRequest::default()
+        })
+    }
+
+    /// Compacts each of the table's regions (AdminService CompactRegion), minor or major.
+    pub fn compact(&self, name: &TableName, major: bool) -> Result<()> {
+        self.each_region(name, "CompactRegion", |r| pb::CompactRegionRequest {
+            region: region(&r.name),
+            major: Some(major),
+            family: None,
+        })
+    }
+
+    /// One AdminService call per region of the table, the request built by `request`.
+    fn each_region<Q: prost::Message>(
+        &self,
+        name: &TableName,
+        method: &str,
+        request: impl Fn(&Location) -> Q,
+    ) -> Result<()> {
         let c = self.conn;
         c.retrying(name, |regions| {
             for r in regions {
-                let _: pb::FlushRegionResponse = c
-                    .call_on(
-                        &c.region_admin,
-                        "AdminService",
-                        "FlushRegion",
-                        &pb::FlushRegionRequest {
-                            region: region(&r.name),
-                            ..pb::FlushRegionRequest::default()
-                        },
-                    )
+                let _: pb::Empty = c
+                    .call_on(&c.region_admin, "AdminService", method, &request(r))
                     .map_err(|e| classify(name, e))?;
             }
             Ok(())
         })
+    }
+
+    /// Splits the region holding `at` there (MasterService SplitRegion, as HBase 2's
+    /// `split(table, splitPoint)`).
+    pub fn split(&self, name: &TableName, at: &[u8]) -> Result<()> {
+        let c = self.conn;
+        let target = c.retrying(name, |regions| row_region(regions, at).map(<[u8]>::to_vec))?;
+        let info: pb::GetRegionInfoResponse = c
+            .call_on(
+                &c.region_admin,
+                "AdminService",
+                "GetRegionInfo",
+                &pb::GetRegionInfoRequest {
+                    region: region(&target),
+                    compaction_state: None,
+                    best_split_row: None,
+                },
+            )
+            .map_err(|e| match classify(name, e) {
+                Failure::Fatal(e) => e,
+                Failure::Retry { reason, .. } => Error::NotServingRegion(reason),
+            })?;
+        let _: pb::ProcedureResponse = self.master(
+            name,
+            "SplitRegion",
+            &pb::SplitTableRegionRequest {
+                region_info: info.region_info,
+                split_row: Some(at.to_vec()),
+                ..pb::SplitTableRegionRequest::default()
+            },
+        )?;
+        self.done(name);
+        Ok(())
+    }
+
+    /// Merges two adjacent regions, named by their full names (MasterService
+    /// MergeTableRegions).
+    pub fn merge_regions(&self, name: &TableName, a: &[u8], b: &[u8]) -> Result<()> {
+        let _: pb::ProcedureResponse = self.master(
+            name,
+            "MergeTableRegions",
+            &pb::MergeTableRegionsRequest {
+                region: vec![region(a), region(b)],
+                ..pb::MergeTableRegionsRequest::default()
+            },
+        )?;
+        self.done(name);
+        Ok(())
+    }
+
+    /// The table's serving regions as the client routes to them, from `hbase:meta`.
+    pub fn regions(&self, name: &TableName) -> Result<Vec<Location>> {
+        self.conn.forget(name);
+        self.conn.retrying(name, |regions| Ok(regions.to_vec()))
     }
 }

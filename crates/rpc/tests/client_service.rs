@@ -923,37 +923,31 @@ fn mutations_carry_their_cells_in_a_cell_block() {
 
     // Counts that do not match the block, cells of another row, and a cell block on a Get
     // are refused; nothing is written.
-    c.cells = cellblock::encode(&[kv(b"b", b"x", 1, 4, b"v")]);
-    let e = c.err(
-        "Mutate",
-        &MutateRequest {
-            region: region(low),
-            mutation: counted(b"b", T::Put, 2),
-            ..MutateRequest::default()
-        },
-    );
+    let refused = |c: &mut Client, block: Vec<u8>, cells: i32| {
+        c.cells = block;
+        c.err(
+            "Mutate",
+            &MutateRequest {
+                region: region(low),
+                mutation: counted(b"b", T::Put, cells),
+                ..MutateRequest::default()
+            },
+        )
+    };
+    let one = || cellblock::encode(&[kv(b"b", b"x", 1, 4, b"v")]);
+    let e = refused(&mut c, one(), 2);
     assert!(e.contains("counts more cells"), "{e}");
-    c.cells = cellblock::encode(&[kv(b"b", b"x", 1, 4, b"v"), kv(b"b", b"y", 1, 4, b"v")]);
-    let e = c.err(
-        "Mutate",
-        &MutateRequest {
-            region: region(low),
-            mutation: counted(b"b", T::Put, 1),
-            ..MutateRequest::default()
-        },
-    );
+    let two = cellblock::encode(&[kv(b"b", b"x", 1, 4, b"v"), kv(b"b", b"y", 1, 4, b"v")]);
+    let e = refused(&mut c, two, 1);
     assert!(e.contains("left over"), "{e}");
-    c.cells = cellblock::encode(&[kv(b"c", b"x", 1, 4, b"v")]);
-    let e = c.err(
-        "Mutate",
-        &MutateRequest {
-            region: region(low),
-            mutation: counted(b"b", T::Put, 1),
-            ..MutateRequest::default()
-        },
-    );
+    let e = refused(&mut c, cellblock::encode(&[kv(b"c", b"x", 1, 4, b"v")]), 1);
     assert!(e.contains("row"), "{e}");
-    c.cells = cellblock::encode(&[kv(b"b", b"x", 1, 4, b"v")]);
+    // A truncated block is refused too, and the connection goes on.
+    let mut block = cellblock::encode(&[kv(b"b", b"x", 1, 4, b"value")]);
+    block.truncate(block.len() - 2);
+    let e = refused(&mut c, block, 1);
+    assert!(e.contains("DoNotRetryIOException"), "{e}");
+    c.cells = one();
     let e = c.err(
         "Get",
         &GetRequest {
@@ -965,19 +959,6 @@ fn mutations_carry_their_cells_in_a_cell_block() {
         },
     );
     assert!(e.contains("cell block"), "{e}");
-    // A truncated block is refused too, and the connection goes on.
-    let mut block = cellblock::encode(&[kv(b"b", b"x", 1, 4, b"value")]);
-    block.truncate(block.len() - 2);
-    c.cells = block;
-    let e = c.err(
-        "Mutate",
-        &MutateRequest {
-            region: region(low),
-            mutation: counted(b"b", T::Put, 1),
-            ..MutateRequest::default()
-        },
-    );
-    assert!(e.contains("DoNotRetryIOException"), "{e}");
     assert!(versions(&mut c, low, b"b").is_empty());
 
     // Without a codec, or with a compressor, a cell block is refused with the reason.

@@ -547,6 +547,13 @@ fn a_server_that_goes_away_fails_within_the_operation_timeout() {
     );
 }
 
+fn keys(start: &[u8], end: &[u8]) -> (String, String) {
+    (
+        String::from_utf8_lossy(start).into_owned(),
+        String::from_utf8_lossy(end).into_owned(),
+    )
+}
+
 /// The admin operations both modes offer, as the suite uses them.
 trait AdminOps {
     fn create(&self, d: TableDescriptor, splits: &[Bytes]) -> Result<()>;
@@ -566,6 +573,11 @@ trait AdminOps {
     fn delete_ns(&self, ns: &str) -> Result<()>;
     fn get_ns(&self, ns: &str) -> Result<NamespaceDescriptor>;
     fn list_ns(&self) -> Result<Vec<NamespaceDescriptor>>;
+    /// (name, start, end) of each serving region.
+    fn region_list(&self, n: &TableName) -> Result<Vec<(Vec<u8>, String, String)>>;
+    fn split_at(&self, n: &TableName, at: &[u8]) -> Result<()>;
+    fn merge(&self, n: &TableName, a: &[u8], b: &[u8]) -> Result<()>;
+    fn major_compact(&self, n: &TableName) -> Result<()>;
     fn table<'a>(&'a self, n: &str) -> Box<dyn Ops + 'a>;
 }
 
@@ -620,6 +632,26 @@ impl AdminOps for Connection {
     }
     fn list_ns(&self) -> Result<Vec<NamespaceDescriptor>> {
         Ok(self.admin().list_namespace_descriptors())
+    }
+    fn region_list(&self, n: &TableName) -> Result<Vec<(Vec<u8>, String, String)>> {
+        Ok(self
+            .admin()
+            .regions(n)?
+            .iter()
+            .map(|r| {
+                let (a, b) = keys(&r.start_key, &r.end_key);
+                (r.name.to_vec(), a, b)
+            })
+            .collect())
+    }
+    fn split_at(&self, n: &TableName, at: &[u8]) -> Result<()> {
+        self.admin().split(n, Some(at))
+    }
+    fn merge(&self, _: &TableName, a: &[u8], b: &[u8]) -> Result<()> {
+        self.admin().merge_regions(a, b).map(|_| ())
+    }
+    fn major_compact(&self, n: &TableName) -> Result<()> {
+        self.admin().major_compact(n)
     }
     fn table<'a>(&'a self, n: &str) -> Box<dyn Ops + 'a> {
         Box::new(Connection::table(self, n).unwrap())
@@ -677,6 +709,26 @@ impl AdminOps for RemoteConnection {
     }
     fn list_ns(&self) -> Result<Vec<NamespaceDescriptor>> {
         self.admin().list_namespace_descriptors()
+    }
+    fn region_list(&self, n: &TableName) -> Result<Vec<(Vec<u8>, String, String)>> {
+        Ok(self
+            .admin()
+            .regions(n)?
+            .iter()
+            .map(|r| {
+                let (a, b) = keys(&r.start, &r.end);
+                (r.name.clone(), a, b)
+            })
+            .collect())
+    }
+    fn split_at(&self, n: &TableName, at: &[u8]) -> Result<()> {
+        self.admin().split(n, at)
+    }
+    fn merge(&self, n: &TableName, a: &[u8], b: &[u8]) -> Result<()> {
+        self.admin().merge_regions(n, a, b)
+    }
+    fn major_compact(&self, n: &TableName) -> Result<()> {
+        self.admin().compact(n, true)
     }
     fn table<'a>(&'a self, n: &str) -> Box<dyn Ops + 'a> {
         Box::new(RemoteConnection::table(self, n).unwrap())
@@ -739,6 +791,36 @@ fn administer(side: &dyn AdminOps, log: &mut Vec<String>) {
         .unwrap();
     log.extend(rows(t.as_ref(), &Scan::new()));
     log.push(format!("{:?}", side.describe(&name("a")).unwrap()));
+
+    // Splits, compactions and merges by hand: the rows stay.
+    let bounds = |side: &dyn AdminOps| -> Vec<(String, String)> {
+        side.region_list(&name("a"))
+            .unwrap()
+            .into_iter()
+            .map(|(_, a, b)| (a, b))
+            .collect()
+    };
+    side.split_at(&name("a"), b"t").unwrap();
+    assert_eq!(
+        bounds(side),
+        [
+            ("".into(), "k".into()),
+            ("k".into(), "t".into()),
+            ("t".into(), "".into())
+        ]
+    );
+    // Daughters hold references to their parent's files until a compaction rewrites them.
+    side.major_compact(&name("a")).unwrap();
+    let regions = side.region_list(&name("a")).unwrap();
+    side.merge(&name("a"), &regions[1].0, &regions[2].0)
+        .unwrap();
+    assert_eq!(
+        bounds(side),
+        [("".into(), "k".into()), ("k".into(), "".into())]
+    );
+    side.major_compact(&name("a")).unwrap();
+    let t = side.table("a");
+    log.extend(rows(t.as_ref(), &Scan::new()));
 
     // Families one at a time.
     side.add_family(
