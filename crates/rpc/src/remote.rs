@@ -456,6 +456,27 @@ fn mutation(
     }
 }
 
+fn get_pb(get: &Get) -> pb::Get {
+    pb::Get {
+        row: get.row.to_vec(),
+        column: pb_columns(&get.families),
+        time_range: pb_time_range(&get.time_range),
+        max_versions: Some(get.max_versions),
+        cache_blocks: Some(get.cache_blocks),
+        filter: get.filter.as_ref().map(filter_pb),
+        ..pb::Get::default()
+    }
+}
+
+/// A Get's row as read: the row key even when no cell came back, as embedded reads say.
+fn got(get: &Get, result: pb::Result) -> RowResult {
+    let mut r = row_result(result);
+    if r.cells.is_empty() {
+        r.row = get.row.clone();
+    }
+    r
+}
+
 fn put_pb(put: &Put) -> MutationProto {
     mutation(
         &put.row,
@@ -691,22 +712,122 @@ impl RemoteTable<'_> {
     }
 
     /// Operations of any kind and rows, each on its own (HBase's `batch`: not atomic across
-    /// operations), one outcome per operation in order. Each is its own call; HBase's client
-    /// groups them per region into Multi calls, which would save round trips.
+    /// operations), one outcome per operation in order. Gets, puts, deletes, increments and
+    /// appends travel together in one Multi call, grouped by region, as HBase's client sends
+    /// them; row mutations, check-and-mutates, and operations whose region failed in the Multi
+    /// (moved, not served) run on their own, with the usual retries.
     pub fn batch(&self, ops: &[BatchOp]) -> Vec<Result<BatchOutcome>> {
+        let mut out: Vec<Option<Result<BatchOutcome>>> = self.multi(ops);
+        out.resize_with(ops.len(), || None);
         ops.iter()
-            .map(|op| match op {
-                BatchOp::Get(g) => self.get(g).map(BatchOutcome::Row),
-                BatchOp::Put(p) => self.put(p).map(|()| BatchOutcome::Done),
-                BatchOp::Delete(d) => self.delete(d).map(|()| BatchOutcome::Done),
-                BatchOp::Increment(i) => self.increment(i).map(BatchOutcome::Row),
-                BatchOp::Append(a) => self.append(a).map(BatchOutcome::Row),
-                BatchOp::RowMutations(m) => self.mutate_row(m).map(|()| BatchOutcome::Done),
-                BatchOp::CheckAndMutate(c) => {
-                    self.check_and_mutate(c).map(BatchOutcome::CheckAndMutate)
-                }
-            })
+            .zip(out)
+            .map(|(op, done)| done.unwrap_or_else(|| self.one(op)))
             .collect()
+    }
+
+    fn one(&self, op: &BatchOp) -> Result<BatchOutcome> {
+        match op {
+            BatchOp::Get(g) => self.get(g).map(BatchOutcome::Row),
+            BatchOp::Put(p) => self.put(p).map(|()| BatchOutcome::Done),
+            BatchOp::Delete(d) => self.delete(d).map(|()| BatchOutcome::Done),
+            BatchOp::Increment(i) => self.increment(i).map(BatchOutcome::Row),
+            BatchOp::Append(a) => self.append(a).map(BatchOutcome::Row),
+            BatchOp::RowMutations(m) => self.mutate_row(m).map(|()| BatchOutcome::Done),
+            BatchOp::CheckAndMutate(c) => {
+                self.check_and_mutate(c).map(BatchOutcome::CheckAndMutate)
+            }
+        }
+    }
+
+    /// The Multi part of a batch: an outcome for each operation it settled, None for the rest.
+    fn multi(&self, ops: &[BatchOp]) -> Vec<Option<Result<BatchOutcome>>> {
+        let mut out: Vec<Option<Result<BatchOutcome>>> = (0..ops.len()).map(|_| None).collect();
+        let Ok(regions) = self.conn.locations(&self.name) else {
+            return out;
+        };
+        let mut by_region: Vec<pb::RegionAction> = Vec::new();
+        for (index, op) in ops.iter().enumerate() {
+            let (row, mutation, get) = match op {
+                BatchOp::Get(g) => (&g.row, None, Some(get_pb(g))),
+                BatchOp::Put(p) => (&p.row, Some(put_pb(p)), None),
+                BatchOp::Delete(d) => (&d.row, Some(delete_pb(d)), None),
+                BatchOp::Increment(i) => (&i.row, Some(increment_pb(i)), None),
+                BatchOp::Append(a) => (&a.row, Some(append_pb(a)), None),
+                BatchOp::RowMutations(_) | BatchOp::CheckAndMutate(_) => continue,
+            };
+            let Some(location) = locate(&regions, row) else {
+                continue;
+            };
+            let action = pb::Action {
+                index: u32::try_from(index).ok(),
+                mutation,
+                get,
+            };
+            match by_region
+                .iter_mut()
+                .find(|ra| ra.region.value == location.name)
+            {
+                Some(ra) => ra.action.push(action),
+                None => by_region.push(pb::RegionAction {
+                    region: region(&location.name),
+                    atomic: None,
+                    action: vec![action],
+                }),
+            }
+        }
+        if by_region.is_empty() {
+            return out;
+        }
+        let response: MultiResponse = match self.conn.call(
+            "Multi",
+            &MultiRequest {
+                region_action: by_region,
+                ..MultiRequest::default()
+            },
+        ) {
+            Ok(r) => r,
+            Err(_) => return out,
+        };
+        for result in response.region_action_result {
+            // A region that failed as a whole leaves its operations to run on their own.
+            if result.exception.is_some() {
+                continue;
+            }
+            for r in result.result_or_exception {
+                let Some(i) = r.index.and_then(|i| usize::try_from(i).ok()) else {
+                    continue;
+                };
+                let Some(op) = ops.get(i) else { continue };
+                out[i] = match (r.exception, r.result) {
+                    (Some(e), _) => {
+                        let message =
+                            String::from_utf8_lossy(e.value.as_deref().unwrap_or_default())
+                                .into_owned();
+                        match classify(
+                            &self.name,
+                            RpcError::Remote {
+                                class: e.name,
+                                message,
+                            },
+                        ) {
+                            Failure::Fatal(e) => Some(Err(e)),
+                            Failure::Retry { .. } => None,
+                        }
+                    }
+                    (None, result) => {
+                        let result = result.unwrap_or_default();
+                        Some(Ok(match op {
+                            BatchOp::Get(g) => BatchOutcome::Row(got(g, result)),
+                            BatchOp::Increment(_) | BatchOp::Append(_) => {
+                                BatchOutcome::Row(row_result(result))
+                            }
+                            _ => BatchOutcome::Done,
+                        }))
+                    }
+                };
+            }
+        }
+        out
     }
 
     pub fn get(&self, get: &Get) -> Result<RowResult> {
@@ -718,23 +839,11 @@ impl RemoteTable<'_> {
                     "Get",
                     &GetRequest {
                         region: region(row_region(regions, &get.row)?),
-                        get: pb::Get {
-                            row: get.row.to_vec(),
-                            column: pb_columns(&get.families),
-                            time_range: pb_time_range(&get.time_range),
-                            max_versions: Some(get.max_versions),
-                            cache_blocks: Some(get.cache_blocks),
-                            filter: get.filter.as_ref().map(filter_pb),
-                            ..pb::Get::default()
-                        },
+                        get: get_pb(get),
                     },
                 )
                 .map_err(|e| classify(name, e))?;
-            let mut r = row_result(response.result.unwrap_or_default());
-            if r.cells.is_empty() {
-                r.row = get.row.clone();
-            }
-            Ok(r)
+            Ok(got(get, response.result.unwrap_or_default()))
         })
     }
 

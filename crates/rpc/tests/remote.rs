@@ -510,6 +510,33 @@ fn a_region_that_moves_is_found_again() {
         Some(&b"s"[..])
     );
     t.put(&Put::new("u").add_column("f", "q", "u")).unwrap();
+    // A batch sent with stale locations: its Multi names a region that no longer serves, and
+    // those operations run again on their own.
+    served
+        .admin()
+        .split(&TableName::parse("t").unwrap(), Some(b"v"))
+        .unwrap();
+    let outcomes = t.batch(&[
+        BatchOp::Get(Get::new("w")),
+        BatchOp::Put(Put::new("y").add_column("f", "q", "y")),
+        BatchOp::Get(Get::new("n")),
+    ]);
+    let rows: Vec<String> = outcomes
+        .iter()
+        .map(|o| match o {
+            Ok(BatchOutcome::Row(r)) => show(r),
+            Ok(BatchOutcome::Done) => "done".into(),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(rows.len(), 3);
+    assert!(
+        rows[0].starts_with("w: f:q@") && rows[0].ends_with("=w"),
+        "{rows:?}"
+    );
+    assert_eq!(rows[1], "done");
+    assert!(rows[2].starts_with("n: f:q@"), "{rows:?}");
+    t.delete(&Delete::new("y")).unwrap();
     let all: Vec<Bytes> = t
         .scan(&Scan::new().with_start_row("m"))
         .unwrap()
