@@ -1,0 +1,368 @@
+//! [`RemoteAdmin`]: MasterService's and AdminService's calls for tables, families,
+//! namespaces and regions.
+
+use super::*;
+
+/// Table administration of a remote server: MasterService's table calls (Basalt's procedures
+/// are finished when a call returns, so no procedure is polled), AdminService's flushes.
+#[derive(Debug)]
+pub struct RemoteAdmin<'c> {
+    pub(super) conn: &'c RemoteConnection,
+}
+
+impl RemoteAdmin<'_> {
+    fn master<Q: prost::Message, R: prost::Message + Default>(
+        &self,
+        table: &TableName,
+        method: &str,
+        request: &Q,
+    ) -> Result<R> {
+        let c = self.conn;
+        c.call_on(&c.master, "MasterService", method, request)
+            .map_err(|e| match classify(table, e) {
+                Failure::Fatal(e) => e,
+                Failure::Retry(reason) => Error::NotServingRegion(reason),
+            })
+    }
+
+    fn done(&self, table: &TableName) {
+        self.conn.forget(table);
+    }
+
+    pub fn create_table(&self, descriptor: TableDescriptor) -> Result<()> {
+        self.create_table_with_splits(descriptor, &[])
+    }
+
+    pub fn create_table_with_splits(
+        &self,
+        descriptor: TableDescriptor,
+        split_keys: &[Bytes],
+    ) -> Result<()> {
+        let name = descriptor.name.clone();
+        let _: pb::ProcedureResponse = self.master(
+            &name,
+            "CreateTable",
+            &pb::CreateTableRequest {
+                table_schema: schema(&descriptor),
+                split_keys: split_keys.iter().map(|k| k.to_vec()).collect(),
+                ..pb::CreateTableRequest::default()
+            },
+        )?;
+        self.done(&name);
+        Ok(())
+    }
+
+    fn table_call(&self, method: &str, name: &TableName) -> Result<()> {
+        let _: pb::ProcedureResponse = self.master(
+            name,
+            method,
+            &pb::TableNameRequest {
+                table_name: pb_table_name(name),
+                ..pb::TableNameRequest::default()
+            },
+        )?;
+        self.done(name);
+        Ok(())
+    }
+
+    pub fn disable_table(&self, name: &TableName) -> Result<()> {
+        self.table_call("DisableTable", name)
+    }
+
+    pub fn enable_table(&self, name: &TableName) -> Result<()> {
+        self.table_call("EnableTable", name)
+    }
+
+    pub fn delete_table(&self, name: &TableName) -> Result<()> {
+        self.table_call("DeleteTable", name)
+    }
+
+    pub fn truncate_table(&self, name: &TableName, preserve_splits: bool) -> Result<()> {
+        let _: pb::ProcedureResponse = self.master(
+            name,
+            "TruncateTable",
+            &pb::TruncateTableRequest {
+                table_name: pb_table_name(name),
+                preserve_splits: Some(preserve_splits),
+            },
+        )?;
+        self.done(name);
+        Ok(())
+    }
+
+    /// The table's schema, as `describe` shows it.
+    pub fn describe_table(&self, name: &TableName) -> Result<TableDescriptor> {
+        let found: pb::GetTableDescriptorsResponse = self.master(
+            name,
+            "GetTableDescriptors",
+            &pb::GetTableDescriptorsRequest {
+                table_names: vec![pb_table_name(name)],
+                ..pb::GetTableDescriptorsRequest::default()
+            },
+        )?;
+        let schema = found
+            .table_schema
+            .first()
+            .ok_or_else(|| Error::TableNotFound(name.clone()))?;
+        descriptor(name.clone(), schema).map_err(|e| {
+            Error::Corrupt(format!(
+                "the server's schema of {name}: {}",
+                e.stack_trace.unwrap_or_default()
+            ))
+        })
+    }
+
+    pub fn table_exists(&self, name: &TableName) -> Result<bool> {
+        match self.describe_table(name) {
+            Ok(_) => Ok(true),
+            Err(Error::TableNotFound(_)) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Every user table's name, sorted.
+    pub fn list_table_names(&self) -> Result<Vec<TableName>> {
+        let none = TableName::parse("hbase:meta")?;
+        let names: pb::GetTableNamesResponse =
+            self.master(&none, "GetTableNames", &pb::GetTableNamesRequest::default())?;
+        let mut out = names
+            .table_names
+            .iter()
+            .map(|t| table_name(t).map_err(|e| Error::Corrupt(e.stack_trace.unwrap_or_default())))
+            .collect::<Result<Vec<_>>>()?;
+        out.sort();
+        Ok(out)
+    }
+
+    pub fn is_table_enabled(&self, name: &TableName) -> Result<bool> {
+        let state: pb::GetTableStateResponse = self.master(
+            name,
+            "GetTableState",
+            &pb::GetTableStateRequest {
+                table_name: pb_table_name(name),
+            },
+        )?;
+        Ok(state.table_state.state == pb::table_state::State::Enabled as i32)
+    }
+
+    /// Replaces the table's schema online.
+    pub fn modify_table(&self, descriptor: TableDescriptor) -> Result<()> {
+        let name = descriptor.name.clone();
+        let _: pb::ProcedureResponse = self.master(
+            &name,
+            "ModifyTable",
+            &pb::ModifyTableRequest {
+                table_name: pb_table_name(&name),
+                table_schema: schema(&descriptor),
+                ..pb::ModifyTableRequest::default()
+            },
+        )?;
+        self.done(&name);
+        Ok(())
+    }
+
+    pub fn add_column_family(
+        &self,
+        name: &TableName,
+        family: ColumnFamilyDescriptor,
+    ) -> Result<()> {
+        self.column_call("AddColumn", name, &family)
+    }
+
+    pub fn modify_column_family(
+        &self,
+        name: &TableName,
+        family: ColumnFamilyDescriptor,
+    ) -> Result<()> {
+        self.column_call("ModifyColumn", name, &family)
+    }
+
+    fn column_call(
+        &self,
+        method: &str,
+        name: &TableName,
+        family: &ColumnFamilyDescriptor,
+    ) -> Result<()> {
+        let described = TableDescriptor::new(name.clone()).with_family(family.clone());
+        let column_families = schema(&described)
+            .column_families
+            .into_iter()
+            .next()
+            .unwrap_or_default();
+        let _: pb::ProcedureResponse = self.master(
+            name,
+            method,
+            &pb::AddColumnRequest {
+                table_name: pb_table_name(name),
+                column_families,
+            },
+        )?;
+        self.done(name);
+        Ok(())
+    }
+
+    pub fn delete_column_family(&self, name: &TableName, family: &[u8]) -> Result<()> {
+        let _: pb::ProcedureResponse = self.master(
+            name,
+            "DeleteColumn",
+            &pb::DeleteColumnRequest {
+                table_name: pb_table_name(name),
+                column_name: family.to_vec(),
+            },
+        )?;
+        self.done(name);
+        Ok(())
+    }
+
+    /// A namespace call's errors name the namespace asked about.
+    fn namespaced<T>(&self, namespace: &str, out: Result<T>) -> Result<T> {
+        out.map_err(|e| match e {
+            Error::NamespaceNotFound(_) => Error::NamespaceNotFound(namespace.to_owned()),
+            Error::NamespaceExists(_) => Error::NamespaceExists(namespace.to_owned()),
+            other => other,
+        })
+    }
+
+    /// The table named in errors of calls that concern no table.
+    fn meta_name() -> Result<TableName> {
+        TableName::new("hbase", "meta")
+    }
+
+    pub fn create_namespace(&self, ns: NamespaceDescriptor) -> Result<()> {
+        let out = self.master::<_, pb::ProcedureResponse>(
+            &Self::meta_name()?,
+            "CreateNamespace",
+            &pb::NamespaceRequest {
+                namespace_descriptor: namespace(&ns),
+            },
+        );
+        self.namespaced(&ns.name, out).map(|_| ())
+    }
+
+    /// Removes an empty namespace.
+    pub fn delete_namespace(&self, name: &str) -> Result<()> {
+        let out = self.master::<_, pb::ProcedureResponse>(
+            &Self::meta_name()?,
+            "DeleteNamespace",
+            &pb::NamespaceNameRequest {
+                namespace_name: name.to_owned(),
+            },
+        );
+        self.namespaced(name, out).map(|_| ())
+    }
+
+    pub fn get_namespace_descriptor(&self, name: &str) -> Result<NamespaceDescriptor> {
+        let out = self.master::<_, pb::GetNamespaceDescriptorResponse>(
+            &Self::meta_name()?,
+            "GetNamespaceDescriptor",
+            &pb::NamespaceNameRequest {
+                namespace_name: name.to_owned(),
+            },
+        );
+        self.namespaced(name, out)
+            .map(|r| namespace_descriptor(&r.namespace_descriptor))
+    }
+
+    pub fn list_namespace_descriptors(&self) -> Result<Vec<NamespaceDescriptor>> {
+        let out: pb::ListNamespaceDescriptorsResponse = self.master(
+            &Self::meta_name()?,
+            "ListNamespaceDescriptors",
+            &pb::Empty {},
+        )?;
+        Ok(out
+            .namespace_descriptor
+            .iter()
+            .map(namespace_descriptor)
+            .collect())
+    }
+
+    /// Writes each of the table's memstores to store files (AdminService FlushRegion on every
+    /// region).
+    pub fn flush(&self, name: &TableName) -> Result<()> {
+        self.each_region(name, "FlushRegion", |r| pb::FlushRegionRequest {
+            region: region(&r.name),
+            ..pb::FlushRegionRequest::default()
+        })
+    }
+
+    /// Compacts each of the table's regions (AdminService CompactRegion), minor or major.
+    pub fn compact(&self, name: &TableName, major: bool) -> Result<()> {
+        self.each_region(name, "CompactRegion", |r| pb::CompactRegionRequest {
+            region: region(&r.name),
+            major: Some(major),
+            family: None,
+        })
+    }
+
+    /// One AdminService call per region of the table, the request built by `request`.
+    fn each_region<Q: prost::Message>(
+        &self,
+        name: &TableName,
+        method: &str,
+        request: impl Fn(&Location) -> Q,
+    ) -> Result<()> {
+        let c = self.conn;
+        c.retrying(name, |regions| {
+            for r in regions {
+                let _: pb::Empty = c
+                    .call_on(&c.region_admin, "AdminService", method, &request(r))
+                    .map_err(|e| classify(name, e))?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Splits the region holding `at` there (MasterService SplitRegion, as HBase 2's
+    /// `split(table, splitPoint)`).
+    pub fn split(&self, name: &TableName, at: &[u8]) -> Result<()> {
+        let c = self.conn;
+        let target = c.retrying(name, |regions| row_region(regions, at).map(<[u8]>::to_vec))?;
+        let info: pb::GetRegionInfoResponse = c
+            .call_on(
+                &c.region_admin,
+                "AdminService",
+                "GetRegionInfo",
+                &pb::GetRegionInfoRequest {
+                    region: region(&target),
+                    compaction_state: None,
+                    best_split_row: None,
+                },
+            )
+            .map_err(|e| match classify(name, e) {
+                Failure::Fatal(e) => e,
+                Failure::Retry(reason) => Error::NotServingRegion(reason),
+            })?;
+        let _: pb::ProcedureResponse = self.master(
+            name,
+            "SplitRegion",
+            &pb::SplitTableRegionRequest {
+                region_info: info.region_info,
+                split_row: Some(at.to_vec()),
+                ..pb::SplitTableRegionRequest::default()
+            },
+        )?;
+        self.done(name);
+        Ok(())
+    }
+
+    /// Merges two adjacent regions, named by their full names (MasterService
+    /// MergeTableRegions).
+    pub fn merge_regions(&self, name: &TableName, a: &[u8], b: &[u8]) -> Result<()> {
+        let _: pb::ProcedureResponse = self.master(
+            name,
+            "MergeTableRegions",
+            &pb::MergeTableRegionsRequest {
+                region: vec![region(a), region(b)],
+                ..pb::MergeTableRegionsRequest::default()
+            },
+        )?;
+        self.done(name);
+        Ok(())
+    }
+
+    /// The table's serving regions as the client routes to them, from `hbase:meta`.
+    pub fn regions(&self, name: &TableName) -> Result<Vec<Location>> {
+        self.conn.forget(name);
+        self.conn.retrying(name, |regions| Ok(regions.to_vec()))
+    }
+}

@@ -1,0 +1,262 @@
+//! Basalt's operations and results in HBase's protobuf forms, both ways.
+
+use super::*;
+
+pub(super) fn row_region<'a>(
+    regions: &'a [Location],
+    row: &[u8],
+) -> std::result::Result<&'a [u8], Failure> {
+    locate(regions, row)
+        .map(|l| l.name.as_slice())
+        .ok_or_else(|| Failure::Retry("no cached region holds the row".into()))
+}
+
+/// The region a reversed scan reads first from `from` down: the one holding `from` if it is
+/// included, else the one holding the rows just below it; the last region for an empty `from`.
+pub(super) fn locate_below<'a>(
+    regions: &'a [Location],
+    from: &[u8],
+    inclusive: bool,
+) -> Option<&'a Location> {
+    if from.is_empty() {
+        return regions.iter().find(|r| r.end.is_empty());
+    }
+    regions.iter().find(|r| {
+        let below_end = r.end.is_empty()
+            || if inclusive {
+                from < r.end.as_slice()
+            } else {
+                from <= r.end.as_slice()
+            };
+        let above_start = if inclusive {
+            r.start.as_slice() <= from
+        } else {
+            r.start.as_slice() < from
+        };
+        above_start && below_end
+    })
+}
+
+pub(super) fn pb_durability(d: Durability) -> i32 {
+    use mutation_proto::Durability as D;
+    (match d {
+        Durability::UseDefault => D::UseDefault,
+        Durability::SkipWal => D::SkipWal,
+        Durability::AsyncWal => D::AsyncWal,
+        Durability::SyncWal => D::SyncWal,
+        Durability::FsyncWal => D::FsyncWal,
+    }) as i32
+}
+
+pub(super) fn pb_time_range(t: &TimeRange) -> Option<pb::TimeRange> {
+    (*t != TimeRange::ALL).then(|| pb::TimeRange {
+        from: u64::try_from(t.min).ok(),
+        to: u64::try_from(t.max).ok(),
+    })
+}
+
+pub(super) fn pb_columns(families: &basalt_client::FamilyMap) -> Vec<pb::Column> {
+    families
+        .iter()
+        .map(|(family, qualifiers)| pb::Column {
+            family: family.to_vec(),
+            qualifier: qualifiers.iter().flatten().map(|q| q.to_vec()).collect(),
+        })
+        .collect()
+}
+
+pub(super) fn cell_type(t: Option<i32>) -> CellType {
+    match t.and_then(|t| pb::CellType::try_from(t).ok()) {
+        Some(pb::CellType::Delete) => CellType::Delete,
+        Some(pb::CellType::DeleteFamilyVersion) => CellType::DeleteFamilyVersion,
+        Some(pb::CellType::DeleteColumn) => CellType::DeleteColumn,
+        Some(pb::CellType::DeleteFamily) => CellType::DeleteFamily,
+        _ => CellType::Put,
+    }
+}
+
+pub(super) fn row_result(r: pb::Result) -> RowResult {
+    let cells: Vec<Cell> = r
+        .cell
+        .iter()
+        .map(|c| {
+            Cell::new(
+                c.row.as_deref().unwrap_or_default(),
+                c.family.as_deref().unwrap_or_default(),
+                c.qualifier.as_deref().unwrap_or_default(),
+                c.timestamp
+                    .and_then(|t| i64::try_from(t).ok())
+                    .unwrap_or_default(),
+                cell_type(c.cell_type),
+                c.value.as_deref().unwrap_or_default(),
+            )
+        })
+        .collect();
+    RowResult {
+        row: cells
+            .first()
+            .map(|c| Bytes::copy_from_slice(c.row()))
+            .unwrap_or_default(),
+        cells,
+        partial: r.partial.unwrap_or(false),
+    }
+}
+
+/// A MutationProto of `kind` for `row`, with `cells` as (family, qualifier, value, timestamp,
+/// delete type) in the message itself.
+pub(super) fn mutation(
+    row: &Bytes,
+    kind: mutation_proto::MutationType,
+    timestamp: Option<i64>,
+    durability: Durability,
+    cells: impl Iterator<Item = (Bytes, Bytes, Vec<u8>, Option<i64>, Option<i32>)>,
+) -> MutationProto {
+    use mutation_proto::ColumnValue;
+    use mutation_proto::column_value::QualifierValue;
+    let mut column_value: Vec<ColumnValue> = Vec::new();
+    for (family, qualifier, value, ts, delete_type) in cells {
+        let qv = QualifierValue {
+            qualifier: Some(qualifier.to_vec()),
+            value: Some(value),
+            timestamp: ts.and_then(|t| u64::try_from(t).ok()),
+            delete_type,
+            tags: None,
+        };
+        match column_value.last_mut() {
+            Some(cv) if cv.family[..] == family[..] => cv.qualifier_value.push(qv),
+            _ => column_value.push(ColumnValue {
+                family: family.to_vec(),
+                qualifier_value: vec![qv],
+            }),
+        }
+    }
+    MutationProto {
+        row: Some(row.to_vec()),
+        mutate_type: Some(kind as i32),
+        column_value,
+        timestamp: timestamp
+            .filter(|&t| t != basalt_client::LATEST_TIMESTAMP)
+            .and_then(|t| u64::try_from(t).ok()),
+        durability: Some(pb_durability(durability)),
+        ..MutationProto::default()
+    }
+}
+
+pub(super) fn get_pb(get: &Get) -> pb::Get {
+    pb::Get {
+        row: get.row.to_vec(),
+        column: pb_columns(&get.families),
+        time_range: pb_time_range(&get.time_range),
+        max_versions: Some(get.max_versions),
+        cache_blocks: Some(get.cache_blocks),
+        filter: get.filter.as_ref().map(filter_pb),
+        ..pb::Get::default()
+    }
+}
+
+/// A Get's row as read: the row key even when no cell came back, as embedded reads say.
+pub(super) fn got(get: &Get, result: pb::Result) -> RowResult {
+    let mut r = row_result(result);
+    if r.cells.is_empty() {
+        r.row = get.row.clone();
+    }
+    r
+}
+
+pub(super) fn put_pb(put: &Put) -> MutationProto {
+    mutation(
+        &put.row,
+        mutation_proto::MutationType::Put,
+        Some(put.timestamp),
+        put.durability,
+        put.cells.iter().map(|c| {
+            (
+                c.family.clone(),
+                c.qualifier.clone(),
+                c.value.to_vec(),
+                c.timestamp,
+                None,
+            )
+        }),
+    )
+}
+
+pub(super) fn delete_pb(delete: &Delete) -> MutationProto {
+    use mutation_proto::DeleteType as D;
+    mutation(
+        &delete.row,
+        mutation_proto::MutationType::Delete,
+        Some(delete.timestamp),
+        delete.durability,
+        delete.entries.iter().map(|e| {
+            let kind = match e.kind {
+                CellType::Delete => D::DeleteOneVersion,
+                CellType::DeleteFamily => D::DeleteFamily,
+                CellType::DeleteFamilyVersion => D::DeleteFamilyVersion,
+                _ => D::DeleteMultipleVersions,
+            };
+            (
+                e.family.clone(),
+                e.qualifier.clone(),
+                Vec::new(),
+                e.timestamp,
+                Some(kind as i32),
+            )
+        }),
+    )
+}
+
+pub(super) fn increment_pb(inc: &Increment) -> MutationProto {
+    let mut m = mutation(
+        &inc.row,
+        mutation_proto::MutationType::Increment,
+        None,
+        inc.durability,
+        inc.columns
+            .iter()
+            .map(|(f, q, n)| (f.clone(), q.clone(), n.to_be_bytes().to_vec(), None, None)),
+    );
+    m.time_range = pb_time_range(&inc.time_range);
+    m
+}
+
+pub(super) fn append_pb(append: &Append) -> MutationProto {
+    let mut m = mutation(
+        &append.row,
+        mutation_proto::MutationType::Append,
+        None,
+        append.durability,
+        append
+            .columns
+            .iter()
+            .map(|(f, q, v)| (f.clone(), q.clone(), v.to_vec(), None, None)),
+    );
+    m.time_range = pb_time_range(&append.time_range);
+    m
+}
+
+/// A check as HBase's Condition: a column against a BinaryComparator (NullComparator for
+/// "absent"), or a filter.
+pub(super) fn condition_pb(row: &Bytes, check: &Check) -> pb::Condition {
+    match check {
+        Check::Column(c) => pb::Condition {
+            row: row.to_vec(),
+            family: Some(c.family.to_vec()),
+            qualifier: Some(c.qualifier.to_vec()),
+            compare_type: Some(compare_type(c.op) as i32),
+            comparator: Some(comparator_pb(&if c.expected.is_empty() {
+                Comparator::Null
+            } else {
+                Comparator::Binary(c.expected.clone())
+            })),
+            time_range: pb_time_range(&c.time_range),
+            filter: None,
+        },
+        Check::Filter { filter, time_range } => pb::Condition {
+            row: row.to_vec(),
+            filter: Some(filter_pb(filter)),
+            time_range: pb_time_range(time_range),
+            ..pb::Condition::default()
+        },
+    }
+}

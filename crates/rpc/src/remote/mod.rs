@@ -1,0 +1,299 @@
+//! Tables of a remote server, over the native RPC: the data half of issue 10's remote client.
+//! [`RemoteConnection`] finds a table's regions in `hbase:meta` and caches them; each
+//! [`RemoteTable`] call goes to the region holding its row, and is retried with backoff (the
+//! region cache dropped first) when the server answers that the region moved, is not served,
+//! or is busy, or when the connection breaks, until the operation timeout. Calls take and
+//! return `basalt_client`'s types (Get, Put, Delete, Scan, Increment, Append, RowMutations,
+//! CheckAndMutate, RowResult), so the same code runs embedded or remote; `Connection` is to
+//! grow a remote mode on top of it. Filters travel in HBase's protobuf form.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use basalt_client::{
+    Append, BatchOp, BatchOutcome, Bytes, Cell, CellType, Check, CheckAction, CheckAndMutate,
+    CheckAndMutateResult, ColumnFamilyDescriptor, Comparator, Delete, Durability, Error, Get,
+    Increment, Mutation, NamespaceDescriptor, Put, Result, RowMutations, RowResult, Scan,
+    TableDescriptor, TableName, TimeRange,
+};
+
+use crate::client::{Location, RpcClient, RpcError, locate, region};
+use crate::filters::{comparator_pb, compare_type, filter_pb};
+use crate::master_service::{
+    descriptor, namespace, namespace_descriptor, pb_table_name, schema, table_name,
+};
+mod admin;
+mod convert;
+mod table;
+
+pub use admin::RemoteAdmin;
+pub use table::RemoteTable;
+
+use convert::*;
+
+use crate::pb::{
+    self, GetRequest, GetResponse, MultiRequest, MultiResponse, MutateRequest, MutateResponse,
+    MutationProto, ScanRequest, ScanResponse, mutation_proto,
+};
+
+/// Timeouts and backoff of a [`RemoteConnection`].
+#[derive(Debug, Clone)]
+pub struct RemoteConfig {
+    /// How long one operation may take, retries included (HBase's
+    /// `hbase.client.operation.timeout`).
+    pub operation_timeout: Duration,
+    /// How long one call may wait for its answer (HBase's `hbase.rpc.timeout`).
+    pub rpc_timeout: Duration,
+    /// The first pause between retries, doubled each time up to `max_pause` (HBase's
+    /// `hbase.client.pause`).
+    pub pause: Duration,
+    pub max_pause: Duration,
+}
+
+impl Default for RemoteConfig {
+    fn default() -> Self {
+        RemoteConfig {
+            operation_timeout: Duration::from_secs(60),
+            rpc_timeout: Duration::from_secs(60),
+            pause: Duration::from_millis(100),
+            max_pause: Duration::from_secs(2),
+        }
+    }
+}
+
+/// A connection to one server's ClientService, with its region cache.
+#[derive(Debug)]
+pub struct RemoteConnection {
+    addr: SocketAddr,
+    config: RemoteConfig,
+    /// None after a broken call; the next call connects again.
+    client: Mutex<Option<RpcClient>>,
+    /// MasterService and AdminService, opened on first use.
+    master: Mutex<Option<RpcClient>>,
+    region_admin: Mutex<Option<RpcClient>>,
+    regions: Mutex<HashMap<TableName, Arc<Vec<Location>>>>,
+}
+
+/// What a failed call means for the operation.
+enum Failure {
+    /// Try again after dropping cached locations (a broken socket was dropped already).
+    Retry(String),
+    Fatal(Error),
+}
+
+/// HBase's exception classes a client retries after relocating the region.
+fn retriable(class: &str) -> bool {
+    [
+        "NotServingRegionException",
+        "RegionMovedException",
+        "RegionTooBusyException",
+        "RegionOpeningException",
+        "ServerNotRunningYetException",
+        "CallQueueTooBigException",
+    ]
+    .iter()
+    .any(|c| class.ends_with(c))
+}
+
+/// Basalt's error for a server's exception, by its Java class.
+fn remote_error(table: &TableName, class: &str, message: String) -> Error {
+    let short = class.rsplit('.').next().unwrap_or(class);
+    match short {
+        "TableNotFoundException" => Error::TableNotFound(table.clone()),
+        "TableNotEnabledException" => Error::TableNotEnabled(table.clone()),
+        "NoSuchColumnFamilyException" => {
+            let family = message
+                .split("Column family ")
+                .nth(1)
+                .and_then(|rest| rest.split(" does not exist").next())
+                .unwrap_or_default();
+            Error::NoSuchColumnFamily {
+                table: table.clone(),
+                family: basalt_client::BinaryDisplay::new(family.as_bytes()),
+            }
+        }
+        "TableExistsException" => Error::TableExists(table.clone()),
+        "TableNotDisabledException" => Error::TableNotDisabled(table.clone()),
+        "NamespaceNotFoundException" => Error::NamespaceNotFound(message),
+        "NamespaceExistException" => Error::NamespaceExists(message),
+        "DoNotRetryIOException" | "IllegalArgumentException" => Error::InvalidArgument(message),
+        "ConstraintException" => Error::Refused(message),
+        _ => Error::Storage(format!("{class}: {message}")),
+    }
+}
+
+fn classify(table: &TableName, e: RpcError) -> Failure {
+    match e {
+        RpcError::Remote { class, message } if retriable(&class) => {
+            Failure::Retry(format!("{class}: {message}"))
+        }
+        RpcError::Remote { class, message } => Failure::Fatal(remote_error(table, &class, message)),
+        RpcError::Frame(f) => Failure::Retry(f.to_string()),
+        RpcError::Decode(d) => Failure::Fatal(Error::Corrupt(format!("a response: {d}"))),
+    }
+}
+
+impl RemoteConnection {
+    /// Connects to a server's RPC port (`basalt standalone --rpc-port`).
+    pub fn connect(addr: SocketAddr, config: RemoteConfig) -> Result<RemoteConnection> {
+        let client = Self::open(addr, &config, "ClientService")
+            .map_err(|e| Error::Storage(format!("cannot connect to {addr}: {e}")))?;
+        Ok(RemoteConnection {
+            addr,
+            config,
+            client: Mutex::new(Some(client)),
+            master: Mutex::new(None),
+            region_admin: Mutex::new(None),
+            regions: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// Finds the server through ZooKeeper (`host:port` of the quorum), as HBase's clients do:
+    /// `/hbase/meta-region-server` names it.
+    pub fn through_zookeeper(quorum: &str, config: RemoteConfig) -> Result<RemoteConnection> {
+        let addr = crate::zk::meta_server(quorum, config.rpc_timeout)
+            .map_err(|e| Error::Storage(format!("finding the server in ZooKeeper: {e}")))?;
+        Self::connect(addr, config)
+    }
+
+    fn open(addr: SocketAddr, config: &RemoteConfig, service: &str) -> std::io::Result<RpcClient> {
+        let client = RpcClient::connect(addr, service)?;
+        client.set_timeout(Some(config.rpc_timeout))?;
+        Ok(client)
+    }
+
+    /// Table administration over MasterService (and AdminService for flushes).
+    pub fn admin(&self) -> RemoteAdmin<'_> {
+        RemoteAdmin { conn: self }
+    }
+
+    /// A table of the server (`ns:table` or `table`). Nothing is asked of the server until
+    /// the first call; a table that does not exist fails then.
+    pub fn table(&self, name: &str) -> Result<RemoteTable<'_>> {
+        Ok(RemoteTable {
+            conn: self,
+            name: TableName::parse(name)?,
+        })
+    }
+
+    /// One call on the shared connection, opened again if an earlier call broke it.
+    fn call<Q: prost::Message, R: prost::Message + Default>(
+        &self,
+        method: &str,
+        request: &Q,
+    ) -> std::result::Result<R, RpcError> {
+        self.call_on(&self.client, "ClientService", method, request)
+    }
+
+    /// One call on the connection to `service` kept in `slot`.
+    fn call_on<Q: prost::Message, R: prost::Message + Default>(
+        &self,
+        slot: &Mutex<Option<RpcClient>>,
+        service: &str,
+        method: &str,
+        request: &Q,
+    ) -> std::result::Result<R, RpcError> {
+        self.with_client(slot, service, |c| c.call(method, request))
+    }
+
+    /// Runs `f` on the connection to `service` kept in `slot`, opening it if an earlier call
+    /// broke it (or none was made); a call that breaks it drops it, since the stream may hold
+    /// half a frame.
+    fn with_client<T>(
+        &self,
+        slot: &Mutex<Option<RpcClient>>,
+        service: &str,
+        f: impl FnOnce(&mut RpcClient) -> std::result::Result<T, RpcError>,
+    ) -> std::result::Result<T, RpcError> {
+        let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
+        let client = match slot.as_mut() {
+            Some(c) => c,
+            None => slot.insert(Self::open(self.addr, &self.config, service)?),
+        };
+        let out = f(client);
+        if matches!(out, Err(RpcError::Frame(_))) {
+            *slot = None;
+        }
+        out
+    }
+
+    /// The table's regions, from the cache or from `hbase:meta`.
+    fn locations(&self, table: &TableName) -> std::result::Result<Arc<Vec<Location>>, Failure> {
+        if let Some(l) = self
+            .regions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(table)
+        {
+            return Ok(Arc::clone(l));
+        }
+        let found = self
+            .with_client(&self.client, "ClientService", |c| {
+                c.regions(&table.to_string())
+            })
+            .map_err(|e| classify(table, e))?;
+        if found.is_empty() {
+            // No region serves: the table is missing or disabled (HBase's clients then say
+            // TableNotFound / TableNotEnabled), or its regions are moving.
+            let state: std::result::Result<pb::GetTableStateResponse, RpcError> = self.call_on(
+                &self.master,
+                "MasterService",
+                "GetTableState",
+                &pb::GetTableStateRequest {
+                    table_name: pb_table_name(table),
+                },
+            );
+            return Err(match state {
+                Ok(s) if s.table_state.state == pb::table_state::State::Enabled as i32 => {
+                    Failure::Retry(format!("no region of {table} is open"))
+                }
+                Ok(_) => Failure::Fatal(Error::TableNotEnabled(table.clone())),
+                Err(e) => classify(table, e),
+            });
+        }
+        let found = Arc::new(found);
+        self.regions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(table.clone(), Arc::clone(&found));
+        Ok(found)
+    }
+
+    fn forget(&self, table: &TableName) {
+        self.regions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(table);
+    }
+
+    /// Runs `attempt` against the table's regions until it succeeds, fails for good, or the
+    /// operation timeout passes; between tries the cache is dropped and the pause doubles.
+    fn retrying<T>(
+        &self,
+        table: &TableName,
+        mut attempt: impl FnMut(&[Location]) -> std::result::Result<T, Failure>,
+    ) -> Result<T> {
+        let started = Instant::now();
+        let mut pause = self.config.pause;
+        loop {
+            let outcome = self.locations(table).and_then(|regions| attempt(&regions));
+            match outcome {
+                Ok(v) => return Ok(v),
+                Err(Failure::Fatal(e)) => return Err(e),
+                Err(Failure::Retry(reason)) => {
+                    self.forget(table);
+                    if started.elapsed() + pause > self.config.operation_timeout {
+                        return Err(Error::NotServingRegion(format!(
+                            "{table} (gave up after {:.1?}: {reason})",
+                            started.elapsed()
+                        )));
+                    }
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(self.config.max_pause);
+                }
+            }
+        }
+    }
+}

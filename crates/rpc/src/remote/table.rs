@@ -1,0 +1,399 @@
+//! [`RemoteTable`]: data calls on one table, routed by region, retried.
+
+use super::*;
+
+/// One table of a [`RemoteConnection`].
+#[derive(Debug)]
+pub struct RemoteTable<'c> {
+    pub(super) conn: &'c RemoteConnection,
+    pub(super) name: TableName,
+}
+
+impl RemoteTable<'_> {
+    pub fn name(&self) -> &TableName {
+        &self.name
+    }
+
+    /// One Mutate call (under `condition` if given): the result it returns and, with a
+    /// condition, whether it was applied.
+    fn mutate(
+        &self,
+        row: &Bytes,
+        m: &MutationProto,
+        condition: Option<pb::Condition>,
+    ) -> Result<(Option<RowResult>, Option<bool>)> {
+        let name = &self.name;
+        self.conn.retrying(name, |regions| {
+            let response: MutateResponse = self
+                .conn
+                .call(
+                    "Mutate",
+                    &MutateRequest {
+                        region: region(row_region(regions, row)?),
+                        mutation: m.clone(),
+                        condition: condition.clone(),
+                        ..MutateRequest::default()
+                    },
+                )
+                .map_err(|e| classify(name, e))?;
+            Ok((response.result.map(row_result), response.processed))
+        })
+    }
+
+    pub fn put(&self, put: &Put) -> Result<()> {
+        self.mutate(&put.row, &put_pb(put), None).map(|_| ())
+    }
+
+    pub fn delete(&self, delete: &Delete) -> Result<()> {
+        self.mutate(&delete.row, &delete_pb(delete), None)
+            .map(|_| ())
+    }
+
+    pub fn increment(&self, inc: &Increment) -> Result<RowResult> {
+        Ok(self
+            .mutate(&inc.row, &increment_pb(inc), None)?
+            .0
+            .unwrap_or_default())
+    }
+
+    pub fn append(&self, append: &Append) -> Result<RowResult> {
+        Ok(self
+            .mutate(&append.row, &append_pb(append), None)?
+            .0
+            .unwrap_or_default())
+    }
+
+    /// Mutations of one row applied together (HBase's `mutateRow`): one atomic region action.
+    pub fn mutate_row(&self, mutations: &RowMutations) -> Result<()> {
+        self.atomic(mutations, None).map(|_| ())
+    }
+
+    /// A mutation applied only if the condition holds, atomically (HBase's `checkAndMutate`).
+    pub fn check_and_mutate(&self, cam: &CheckAndMutate) -> Result<CheckAndMutateResult> {
+        let condition = condition_pb(&cam.row, &cam.check);
+        let (result, success) = match &cam.action {
+            CheckAction::RowMutations(rm) => (None, self.atomic(rm, Some(condition))?),
+            CheckAction::Put(p) => {
+                let (r, done) = self.mutate(&cam.row, &put_pb(p), Some(condition))?;
+                (r, done.unwrap_or(false))
+            }
+            CheckAction::Delete(d) => {
+                let (r, done) = self.mutate(&cam.row, &delete_pb(d), Some(condition))?;
+                (r, done.unwrap_or(false))
+            }
+            CheckAction::Increment(i) => {
+                let (r, done) = self.mutate(&cam.row, &increment_pb(i), Some(condition))?;
+                (r, done.unwrap_or(false))
+            }
+            CheckAction::Append(a) => {
+                let (r, done) = self.mutate(&cam.row, &append_pb(a), Some(condition))?;
+                (r, done.unwrap_or(false))
+            }
+        };
+        Ok(CheckAndMutateResult { success, result })
+    }
+
+    /// One atomic region action holding the row's mutations, under `condition` if given;
+    /// whether it was applied.
+    fn atomic(&self, rm: &RowMutations, condition: Option<pb::Condition>) -> Result<bool> {
+        let name = &self.name;
+        let actions: Vec<pb::Action> = rm
+            .mutations
+            .iter()
+            .zip(0u32..)
+            .map(|(m, index)| pb::Action {
+                index: Some(index),
+                mutation: Some(match m {
+                    Mutation::Put(p) => put_pb(p),
+                    Mutation::Delete(d) => delete_pb(d),
+                }),
+                ..pb::Action::default()
+            })
+            .collect();
+        self.conn.retrying(name, |regions| {
+            let response: MultiResponse = self
+                .conn
+                .call(
+                    "Multi",
+                    &MultiRequest {
+                        region_action: vec![pb::RegionAction {
+                            region: region(row_region(regions, &rm.row)?),
+                            atomic: Some(true),
+                            action: actions.clone(),
+                        }],
+                        condition: condition.clone(),
+                        ..MultiRequest::default()
+                    },
+                )
+                .map_err(|e| classify(name, e))?;
+            if let Some(e) = response
+                .region_action_result
+                .first()
+                .and_then(|r| r.exception.as_ref())
+            {
+                let class = e.name.clone();
+                let message = String::from_utf8_lossy(e.value.as_deref().unwrap_or_default());
+                return Err(classify(
+                    name,
+                    RpcError::Remote {
+                        class,
+                        message: message.into_owned(),
+                    },
+                ));
+            }
+            Ok(response.processed.unwrap_or(condition.is_none()))
+        })
+    }
+
+    /// Operations of any kind and rows, each on its own (HBase's `batch`: not atomic across
+    /// operations), one outcome per operation in order. Gets, puts, deletes, increments and
+    /// appends travel together in one Multi call, grouped by region, as HBase's client sends
+    /// them; row mutations, check-and-mutates, and operations whose region failed in the Multi
+    /// (moved, not served) run on their own, with the usual retries.
+    pub fn batch(&self, ops: &[BatchOp]) -> Vec<Result<BatchOutcome>> {
+        let mut out: Vec<Option<Result<BatchOutcome>>> = self.multi(ops);
+        out.resize_with(ops.len(), || None);
+        ops.iter()
+            .zip(out)
+            .map(|(op, done)| done.unwrap_or_else(|| self.one(op)))
+            .collect()
+    }
+
+    fn one(&self, op: &BatchOp) -> Result<BatchOutcome> {
+        match op {
+            BatchOp::Get(g) => self.get(g).map(BatchOutcome::Row),
+            BatchOp::Put(p) => self.put(p).map(|()| BatchOutcome::Done),
+            BatchOp::Delete(d) => self.delete(d).map(|()| BatchOutcome::Done),
+            BatchOp::Increment(i) => self.increment(i).map(BatchOutcome::Row),
+            BatchOp::Append(a) => self.append(a).map(BatchOutcome::Row),
+            BatchOp::RowMutations(m) => self.mutate_row(m).map(|()| BatchOutcome::Done),
+            BatchOp::CheckAndMutate(c) => {
+                self.check_and_mutate(c).map(BatchOutcome::CheckAndMutate)
+            }
+        }
+    }
+
+    /// The Multi part of a batch: an outcome for each operation it settled, None for the rest.
+    fn multi(&self, ops: &[BatchOp]) -> Vec<Option<Result<BatchOutcome>>> {
+        let mut out: Vec<Option<Result<BatchOutcome>>> = (0..ops.len()).map(|_| None).collect();
+        let Ok(regions) = self.conn.locations(&self.name) else {
+            return out;
+        };
+        let mut by_region: Vec<pb::RegionAction> = Vec::new();
+        for (index, op) in ops.iter().enumerate() {
+            let (row, mutation, get) = match op {
+                BatchOp::Get(g) => (&g.row, None, Some(get_pb(g))),
+                BatchOp::Put(p) => (&p.row, Some(put_pb(p)), None),
+                BatchOp::Delete(d) => (&d.row, Some(delete_pb(d)), None),
+                BatchOp::Increment(i) => (&i.row, Some(increment_pb(i)), None),
+                BatchOp::Append(a) => (&a.row, Some(append_pb(a)), None),
+                BatchOp::RowMutations(_) | BatchOp::CheckAndMutate(_) => continue,
+            };
+            let Some(location) = locate(&regions, row) else {
+                continue;
+            };
+            let action = pb::Action {
+                index: u32::try_from(index).ok(),
+                mutation,
+                get,
+            };
+            match by_region
+                .iter_mut()
+                .find(|ra| ra.region.value == location.name)
+            {
+                Some(ra) => ra.action.push(action),
+                None => by_region.push(pb::RegionAction {
+                    region: region(&location.name),
+                    atomic: None,
+                    action: vec![action],
+                }),
+            }
+        }
+        if by_region.is_empty() {
+            return out;
+        }
+        let response: MultiResponse = match self.conn.call(
+            "Multi",
+            &MultiRequest {
+                region_action: by_region,
+                ..MultiRequest::default()
+            },
+        ) {
+            Ok(r) => r,
+            Err(_) => return out,
+        };
+        for result in response.region_action_result {
+            // A region that failed as a whole leaves its operations to run on their own.
+            if result.exception.is_some() {
+                continue;
+            }
+            for r in result.result_or_exception {
+                let Some(i) = r.index.and_then(|i| usize::try_from(i).ok()) else {
+                    continue;
+                };
+                let Some(op) = ops.get(i) else { continue };
+                out[i] = match (r.exception, r.result) {
+                    (Some(e), _) => {
+                        let message =
+                            String::from_utf8_lossy(e.value.as_deref().unwrap_or_default())
+                                .into_owned();
+                        match classify(
+                            &self.name,
+                            RpcError::Remote {
+                                class: e.name,
+                                message,
+                            },
+                        ) {
+                            Failure::Fatal(e) => Some(Err(e)),
+                            Failure::Retry(_) => None,
+                        }
+                    }
+                    (None, result) => {
+                        let result = result.unwrap_or_default();
+                        Some(Ok(match op {
+                            BatchOp::Get(g) => BatchOutcome::Row(got(g, result)),
+                            BatchOp::Increment(_) | BatchOp::Append(_) => {
+                                BatchOutcome::Row(row_result(result))
+                            }
+                            _ => BatchOutcome::Done,
+                        }))
+                    }
+                };
+            }
+        }
+        out
+    }
+
+    pub fn get(&self, get: &Get) -> Result<RowResult> {
+        let name = &self.name;
+        self.conn.retrying(name, |regions| {
+            let response: GetResponse = self
+                .conn
+                .call(
+                    "Get",
+                    &GetRequest {
+                        region: region(row_region(regions, &get.row)?),
+                        get: get_pb(get),
+                    },
+                )
+                .map_err(|e| classify(name, e))?;
+            Ok(got(get, response.result.unwrap_or_default()))
+        })
+    }
+
+    pub fn exists(&self, get: &Get) -> Result<bool> {
+        Ok(!self.get(get)?.cells.is_empty())
+    }
+
+    /// Every row of the scan, region after region (for a reversed scan, from the last region
+    /// back). Rows come in `caching`-sized calls.
+    pub fn scan(&self, scan: &Scan) -> Result<Vec<RowResult>> {
+        let name = &self.name;
+        let mut out: Vec<RowResult> = Vec::new();
+        // Where the next region's part of the scan starts, and whether that row is included.
+        let mut from = scan.start_row.clone();
+        let mut include_from = scan.include_start_row;
+        loop {
+            let remaining = scan.limit.map(|l| l.saturating_sub(out.len()));
+            if remaining == Some(0) {
+                return Ok(out);
+            }
+            let (rows, region, more) = self.conn.retrying(name, |regions| {
+                let location = if scan.reversed {
+                    locate_below(regions, &from, include_from)
+                } else {
+                    locate(regions, &from)
+                }
+                .ok_or_else(|| Failure::Retry("no cached region holds the scan's start".into()))?;
+                let request = pb::Scan {
+                    reversed: Some(scan.reversed),
+                    column: pb_columns(&scan.families),
+                    start_row: Some(from.to_vec()),
+                    stop_row: (!scan.stop_row.is_empty()).then(|| scan.stop_row.to_vec()),
+                    include_start_row: Some(include_from),
+                    include_stop_row: Some(scan.include_stop_row),
+                    time_range: pb_time_range(&scan.time_range),
+                    max_versions: Some(scan.max_versions),
+                    cache_blocks: Some(scan.cache_blocks),
+                    batch_size: scan.batch.and_then(|b| u32::try_from(b).ok()),
+                    filter: scan.filter.as_ref().map(filter_pb),
+                    ..pb::Scan::default()
+                };
+                let caching = u32::try_from(scan.caching.unwrap_or(100).max(1)).unwrap_or(100);
+                // A limit within one call's rows: ask for exactly that and close at once (one
+                // round trip, as HBase's small scans); whole rows only, so not with batches.
+                let last = remaining
+                    .and_then(|r| u32::try_from(r).ok())
+                    .filter(|&r| r <= caching && scan.batch.is_none());
+                let mut rows = Vec::new();
+                let mut response: ScanResponse = self
+                    .conn
+                    .call(
+                        "Scan",
+                        &ScanRequest {
+                            region: Some(region(&location.name)),
+                            scan: Some(request),
+                            number_of_rows: Some(last.unwrap_or(caching)),
+                            close_scanner: last.map(|_| true),
+                            ..ScanRequest::default()
+                        },
+                    )
+                    .map_err(|e| classify(name, e))?;
+                // False once the server says the whole scan is over (a filter that is done).
+                let mut more;
+                loop {
+                    rows.extend(response.results.drain(..).map(row_result));
+                    more = response.more_results.unwrap_or(true);
+                    // The server closes a scanner whose region part is done.
+                    let Some(id) = response.scanner_id else { break };
+                    if !response.more_results_in_region.unwrap_or(false) {
+                        break;
+                    }
+                    if remaining.is_some_and(|r| rows.len() >= r) {
+                        let _: std::result::Result<ScanResponse, RpcError> = self.conn.call(
+                            "Scan",
+                            &ScanRequest {
+                                scanner_id: Some(id),
+                                close_scanner: Some(true),
+                                number_of_rows: Some(0),
+                                ..ScanRequest::default()
+                            },
+                        );
+                        break;
+                    }
+                    response = self
+                        .conn
+                        .call(
+                            "Scan",
+                            &ScanRequest {
+                                scanner_id: Some(id),
+                                number_of_rows: Some(caching),
+                                ..ScanRequest::default()
+                            },
+                        )
+                        .map_err(|e| classify(name, e))?;
+                }
+                Ok((rows, location.clone(), more))
+            })?;
+            out.extend(rows);
+            if let Some(limit) = scan.limit {
+                out.truncate(limit);
+            }
+            // The next region: after this one going forward, before it going back.
+            let (next, past_stop) = if scan.reversed {
+                let past = !scan.stop_row.is_empty() && region.start[..] <= scan.stop_row[..];
+                (region.start, past)
+            } else {
+                let past = !scan.stop_row.is_empty() && region.end[..] >= scan.stop_row[..];
+                (region.end, past)
+            };
+            if next.is_empty() || past_stop || !more {
+                return Ok(out);
+            }
+            from = Bytes::from(next);
+            // Forward, the next region starts at this one's end; back, the rows go on below
+            // this one's start.
+            include_from = !scan.reversed;
+        }
+    }
+}
