@@ -260,3 +260,12 @@ pub(super) fn condition_pb(row: &Bytes, check: &Check) -> pb::Condition {
         },
     }
 }
+
+/// A per-action or per-region exception of a Multi response (class and message in a
+/// NameBytesPair) as the error a call would have returned.
+pub(super) fn pair_error(e: pb::NameBytesPair) -> RpcError {
+    RpcError::Remote {
+        message: String::from_utf8_lossy(e.value.as_deref().unwrap_or_default()).into_owned(),
+        class: e.name,
+    }
+}

@@ -19,46 +19,45 @@ impl RemoteTable<'_> {
     fn mutate(
         &self,
         row: &Bytes,
-        m: &MutationProto,
+        mutation: MutationProto,
         condition: Option<pb::Condition>,
     ) -> Result<(Option<RowResult>, Option<bool>)> {
         let name = &self.name;
+        // Built once; a retry only names another region.
+        let mut request = MutateRequest {
+            mutation,
+            condition,
+            ..MutateRequest::default()
+        };
         self.conn.retrying(name, |regions| {
+            request.region = region(row_region(regions, row)?);
             let response: MutateResponse = self
                 .conn
-                .call(
-                    "Mutate",
-                    &MutateRequest {
-                        region: region(row_region(regions, row)?),
-                        mutation: m.clone(),
-                        condition: condition.clone(),
-                        ..MutateRequest::default()
-                    },
-                )
+                .call("Mutate", &request)
                 .map_err(|e| classify(name, e))?;
             Ok((response.result.map(row_result), response.processed))
         })
     }
 
     pub fn put(&self, put: &Put) -> Result<()> {
-        self.mutate(&put.row, &put_pb(put), None).map(|_| ())
+        self.mutate(&put.row, put_pb(put), None).map(|_| ())
     }
 
     pub fn delete(&self, delete: &Delete) -> Result<()> {
-        self.mutate(&delete.row, &delete_pb(delete), None)
+        self.mutate(&delete.row, delete_pb(delete), None)
             .map(|_| ())
     }
 
     pub fn increment(&self, inc: &Increment) -> Result<RowResult> {
         Ok(self
-            .mutate(&inc.row, &increment_pb(inc), None)?
+            .mutate(&inc.row, increment_pb(inc), None)?
             .0
             .unwrap_or_default())
     }
 
     pub fn append(&self, append: &Append) -> Result<RowResult> {
         Ok(self
-            .mutate(&append.row, &append_pb(append), None)?
+            .mutate(&append.row, append_pb(append), None)?
             .0
             .unwrap_or_default())
     }
@@ -71,25 +70,21 @@ impl RemoteTable<'_> {
     /// A mutation applied only if the condition holds, atomically (HBase's `checkAndMutate`).
     pub fn check_and_mutate(&self, cam: &CheckAndMutate) -> Result<CheckAndMutateResult> {
         let condition = condition_pb(&cam.row, &cam.check);
-        let (result, success) = match &cam.action {
-            CheckAction::RowMutations(rm) => (None, self.atomic(rm, Some(condition))?),
-            CheckAction::Put(p) => {
-                let (r, done) = self.mutate(&cam.row, &put_pb(p), Some(condition))?;
-                (r, done.unwrap_or(false))
+        let mutation = match &cam.action {
+            CheckAction::RowMutations(rm) => {
+                let success = self.atomic(rm, Some(condition))?;
+                return Ok(CheckAndMutateResult {
+                    success,
+                    result: None,
+                });
             }
-            CheckAction::Delete(d) => {
-                let (r, done) = self.mutate(&cam.row, &delete_pb(d), Some(condition))?;
-                (r, done.unwrap_or(false))
-            }
-            CheckAction::Increment(i) => {
-                let (r, done) = self.mutate(&cam.row, &increment_pb(i), Some(condition))?;
-                (r, done.unwrap_or(false))
-            }
-            CheckAction::Append(a) => {
-                let (r, done) = self.mutate(&cam.row, &append_pb(a), Some(condition))?;
-                (r, done.unwrap_or(false))
-            }
+            CheckAction::Put(p) => put_pb(p),
+            CheckAction::Delete(d) => delete_pb(d),
+            CheckAction::Increment(i) => increment_pb(i),
+            CheckAction::Append(a) => append_pb(a),
         };
+        let (result, done) = self.mutate(&cam.row, mutation, Some(condition))?;
+        let success = done.unwrap_or(false);
         Ok(CheckAndMutateResult { success, result })
     }
 
@@ -110,38 +105,32 @@ impl RemoteTable<'_> {
                 ..pb::Action::default()
             })
             .collect();
+        let processed_without_condition = condition.is_none();
+        // Built once; a retry only names another region.
+        let mut request = MultiRequest {
+            region_action: vec![pb::RegionAction {
+                region: pb::RegionSpecifier::default(),
+                atomic: Some(true),
+                action: actions,
+            }],
+            condition,
+            ..MultiRequest::default()
+        };
         self.conn.retrying(name, |regions| {
+            request.region_action[0].region = region(row_region(regions, &rm.row)?);
             let response: MultiResponse = self
                 .conn
-                .call(
-                    "Multi",
-                    &MultiRequest {
-                        region_action: vec![pb::RegionAction {
-                            region: region(row_region(regions, &rm.row)?),
-                            atomic: Some(true),
-                            action: actions.clone(),
-                        }],
-                        condition: condition.clone(),
-                        ..MultiRequest::default()
-                    },
-                )
+                .call("Multi", &request)
                 .map_err(|e| classify(name, e))?;
             if let Some(e) = response
                 .region_action_result
-                .first()
-                .and_then(|r| r.exception.as_ref())
+                .into_iter()
+                .next()
+                .and_then(|r| r.exception)
             {
-                let class = e.name.clone();
-                let message = String::from_utf8_lossy(e.value.as_deref().unwrap_or_default());
-                return Err(classify(
-                    name,
-                    RpcError::Remote {
-                        class,
-                        message: message.into_owned(),
-                    },
-                ));
+                return Err(classify(name, pair_error(e)));
             }
-            Ok(response.processed.unwrap_or(condition.is_none()))
+            Ok(response.processed.unwrap_or(processed_without_condition))
         })
     }
 
@@ -233,21 +222,10 @@ impl RemoteTable<'_> {
                 };
                 let Some(op) = ops.get(i) else { continue };
                 out[i] = match (r.exception, r.result) {
-                    (Some(e), _) => {
-                        let message =
-                            String::from_utf8_lossy(e.value.as_deref().unwrap_or_default())
-                                .into_owned();
-                        match classify(
-                            &self.name,
-                            RpcError::Remote {
-                                class: e.name,
-                                message,
-                            },
-                        ) {
-                            Failure::Fatal(e) => Some(Err(e)),
-                            Failure::Retry(_) => None,
-                        }
-                    }
+                    (Some(e), _) => match classify(&self.name, pair_error(e)) {
+                        Failure::Fatal(e) => Some(Err(e)),
+                        Failure::Retry(_) => None,
+                    },
                     (None, result) => {
                         let result = result.unwrap_or_default();
                         Some(Ok(match op {
