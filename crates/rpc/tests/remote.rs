@@ -29,63 +29,47 @@ trait Ops {
     fn batch(&self, ops: &[BatchOp]) -> Vec<Result<BatchOutcome>>;
 }
 
+/// The table calls whose embedded and remote forms have the same names and signatures.
+macro_rules! same_table_calls {
+    ($t:ty) => {
+        fn put(&self, p: &Put) -> Result<()> {
+            <$t>::put(self, p)
+        }
+        fn delete(&self, d: &Delete) -> Result<()> {
+            <$t>::delete(self, d)
+        }
+        fn get(&self, g: &Get) -> Result<RowResult> {
+            <$t>::get(self, g)
+        }
+        fn increment(&self, i: &Increment) -> Result<RowResult> {
+            <$t>::increment(self, i)
+        }
+        fn append(&self, a: &Append) -> Result<RowResult> {
+            <$t>::append(self, a)
+        }
+        fn mutate_row(&self, m: &RowMutations) -> Result<()> {
+            <$t>::mutate_row(self, m)
+        }
+        fn check_and_mutate(&self, c: &CheckAndMutate) -> Result<CheckAndMutateResult> {
+            <$t>::check_and_mutate(self, c)
+        }
+        fn batch(&self, ops: &[BatchOp]) -> Vec<Result<BatchOutcome>> {
+            <$t>::batch(self, ops)
+        }
+    };
+}
+
 impl Ops for Table {
-    fn put(&self, p: &Put) -> Result<()> {
-        Table::put(self, p)
-    }
-    fn delete(&self, d: &Delete) -> Result<()> {
-        Table::delete(self, d)
-    }
-    fn get(&self, g: &Get) -> Result<RowResult> {
-        Table::get(self, g)
-    }
+    same_table_calls!(Table);
     fn scan(&self, s: &Scan) -> Result<Vec<RowResult>> {
         Table::scan(self, s)?.collect()
-    }
-    fn increment(&self, i: &Increment) -> Result<RowResult> {
-        Table::increment(self, i)
-    }
-    fn append(&self, a: &Append) -> Result<RowResult> {
-        Table::append(self, a)
-    }
-    fn mutate_row(&self, m: &RowMutations) -> Result<()> {
-        Table::mutate_row(self, m)
-    }
-    fn check_and_mutate(&self, c: &CheckAndMutate) -> Result<CheckAndMutateResult> {
-        Table::check_and_mutate(self, c)
-    }
-    fn batch(&self, ops: &[BatchOp]) -> Vec<Result<BatchOutcome>> {
-        Table::batch(self, ops)
     }
 }
 
 impl Ops for RemoteTable<'_> {
-    fn put(&self, p: &Put) -> Result<()> {
-        RemoteTable::put(self, p)
-    }
-    fn delete(&self, d: &Delete) -> Result<()> {
-        RemoteTable::delete(self, d)
-    }
-    fn get(&self, g: &Get) -> Result<RowResult> {
-        RemoteTable::get(self, g)
-    }
+    same_table_calls!(RemoteTable<'_>);
     fn scan(&self, s: &Scan) -> Result<Vec<RowResult>> {
         RemoteTable::scan(self, s)
-    }
-    fn increment(&self, i: &Increment) -> Result<RowResult> {
-        RemoteTable::increment(self, i)
-    }
-    fn append(&self, a: &Append) -> Result<RowResult> {
-        RemoteTable::append(self, a)
-    }
-    fn mutate_row(&self, m: &RowMutations) -> Result<()> {
-        RemoteTable::mutate_row(self, m)
-    }
-    fn check_and_mutate(&self, c: &CheckAndMutate) -> Result<CheckAndMutateResult> {
-        RemoteTable::check_and_mutate(self, c)
-    }
-    fn batch(&self, ops: &[BatchOp]) -> Vec<Result<BatchOutcome>> {
-        RemoteTable::batch(self, ops)
     }
 }
 
@@ -608,54 +592,61 @@ trait AdminOps {
     fn table<'a>(&'a self, n: &str) -> Box<dyn Ops + 'a>;
 }
 
+/// The admin calls whose embedded and remote forms have the same names and signatures.
+macro_rules! same_admin_calls {
+    () => {
+        fn create(&self, d: TableDescriptor, splits: &[Bytes]) -> Result<()> {
+            self.admin().create_table_with_splits(d, splits)
+        }
+        fn disable(&self, n: &TableName) -> Result<()> {
+            self.admin().disable_table(n)
+        }
+        fn enable(&self, n: &TableName) -> Result<()> {
+            self.admin().enable_table(n)
+        }
+        fn delete(&self, n: &TableName) -> Result<()> {
+            self.admin().delete_table(n)
+        }
+        fn truncate(&self, n: &TableName, preserve: bool) -> Result<()> {
+            self.admin().truncate_table(n, preserve)
+        }
+        fn describe(&self, n: &TableName) -> Result<TableDescriptor> {
+            self.admin().describe_table(n)
+        }
+        fn enabled(&self, n: &TableName) -> Result<bool> {
+            self.admin().is_table_enabled(n)
+        }
+        fn modify(&self, d: TableDescriptor) -> Result<()> {
+            self.admin().modify_table(d)
+        }
+        fn flush(&self, n: &TableName) -> Result<()> {
+            self.admin().flush(n)
+        }
+        fn add_family(&self, n: &TableName, f: ColumnFamilyDescriptor) -> Result<()> {
+            self.admin().add_column_family(n, f)
+        }
+        fn delete_family(&self, n: &TableName, f: &[u8]) -> Result<()> {
+            self.admin().delete_column_family(n, f)
+        }
+        fn create_ns(&self, ns: NamespaceDescriptor) -> Result<()> {
+            self.admin().create_namespace(ns)
+        }
+        fn delete_ns(&self, ns: &str) -> Result<()> {
+            self.admin().delete_namespace(ns)
+        }
+        fn get_ns(&self, ns: &str) -> Result<NamespaceDescriptor> {
+            self.admin().get_namespace_descriptor(ns)
+        }
+    };
+}
+
 impl AdminOps for Connection {
-    fn create(&self, d: TableDescriptor, splits: &[Bytes]) -> Result<()> {
-        self.admin().create_table_with_splits(d, splits)
-    }
-    fn disable(&self, n: &TableName) -> Result<()> {
-        self.admin().disable_table(n)
-    }
-    fn enable(&self, n: &TableName) -> Result<()> {
-        self.admin().enable_table(n)
-    }
-    fn delete(&self, n: &TableName) -> Result<()> {
-        self.admin().delete_table(n)
-    }
-    fn truncate(&self, n: &TableName, preserve: bool) -> Result<()> {
-        self.admin().truncate_table(n, preserve)
-    }
-    fn describe(&self, n: &TableName) -> Result<TableDescriptor> {
-        self.admin().describe_table(n)
-    }
+    same_admin_calls!();
     fn exists(&self, n: &TableName) -> Result<bool> {
         Ok(self.admin().table_exists(n))
     }
     fn list(&self) -> Result<Vec<TableName>> {
         Ok(self.admin().list_table_names())
-    }
-    fn enabled(&self, n: &TableName) -> Result<bool> {
-        self.admin().is_table_enabled(n)
-    }
-    fn modify(&self, d: TableDescriptor) -> Result<()> {
-        self.admin().modify_table(d)
-    }
-    fn flush(&self, n: &TableName) -> Result<()> {
-        self.admin().flush(n)
-    }
-    fn add_family(&self, n: &TableName, f: ColumnFamilyDescriptor) -> Result<()> {
-        self.admin().add_column_family(n, f)
-    }
-    fn delete_family(&self, n: &TableName, f: &[u8]) -> Result<()> {
-        self.admin().delete_column_family(n, f)
-    }
-    fn create_ns(&self, ns: NamespaceDescriptor) -> Result<()> {
-        self.admin().create_namespace(ns)
-    }
-    fn delete_ns(&self, ns: &str) -> Result<()> {
-        self.admin().delete_namespace(ns)
-    }
-    fn get_ns(&self, ns: &str) -> Result<NamespaceDescriptor> {
-        self.admin().get_namespace_descriptor(ns)
     }
     fn list_ns(&self) -> Result<Vec<NamespaceDescriptor>> {
         Ok(self.admin().list_namespace_descriptors())
@@ -686,53 +677,12 @@ impl AdminOps for Connection {
 }
 
 impl AdminOps for RemoteConnection {
-    fn create(&self, d: TableDescriptor, splits: &[Bytes]) -> Result<()> {
-        self.admin().create_table_with_splits(d, splits)
-    }
-    fn disable(&self, n: &TableName) -> Result<()> {
-        self.admin().disable_table(n)
-    }
-    fn enable(&self, n: &TableName) -> Result<()> {
-        self.admin().enable_table(n)
-    }
-    fn delete(&self, n: &TableName) -> Result<()> {
-        self.admin().delete_table(n)
-    }
-    fn truncate(&self, n: &TableName, preserve: bool) -> Result<()> {
-        self.admin().truncate_table(n, preserve)
-    }
-    fn describe(&self, n: &TableName) -> Result<TableDescriptor> {
-        self.admin().describe_table(n)
-    }
+    same_admin_calls!();
     fn exists(&self, n: &TableName) -> Result<bool> {
         self.admin().table_exists(n)
     }
     fn list(&self) -> Result<Vec<TableName>> {
         self.admin().list_table_names()
-    }
-    fn enabled(&self, n: &TableName) -> Result<bool> {
-        self.admin().is_table_enabled(n)
-    }
-    fn modify(&self, d: TableDescriptor) -> Result<()> {
-        self.admin().modify_table(d)
-    }
-    fn flush(&self, n: &TableName) -> Result<()> {
-        self.admin().flush(n)
-    }
-    fn add_family(&self, n: &TableName, f: ColumnFamilyDescriptor) -> Result<()> {
-        self.admin().add_column_family(n, f)
-    }
-    fn delete_family(&self, n: &TableName, f: &[u8]) -> Result<()> {
-        self.admin().delete_column_family(n, f)
-    }
-    fn create_ns(&self, ns: NamespaceDescriptor) -> Result<()> {
-        self.admin().create_namespace(ns)
-    }
-    fn delete_ns(&self, ns: &str) -> Result<()> {
-        self.admin().delete_namespace(ns)
-    }
-    fn get_ns(&self, ns: &str) -> Result<NamespaceDescriptor> {
-        self.admin().get_namespace_descriptor(ns)
     }
     fn list_ns(&self) -> Result<Vec<NamespaceDescriptor>> {
         self.admin().list_namespace_descriptors()
