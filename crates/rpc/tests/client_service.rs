@@ -79,6 +79,17 @@ impl Client {
     }
 }
 
+/// A Get of a whole row in the named region.
+fn get_row(region_name: &[u8], row: &[u8]) -> GetRequest {
+    GetRequest {
+        region: region(region_name),
+        get: Get {
+            row: row.to_vec(),
+            ..Get::default()
+        },
+    }
+}
+
 fn region(name: &[u8]) -> RegionSpecifier {
     RegionSpecifier {
         r#type: RegionSpecifierType::RegionName as i32,
@@ -304,16 +315,7 @@ fn get_mutate_and_scan_by_region() {
     assert_eq!(r.processed, Some(false));
     let r: MutateResponse = c.ok("Mutate", &if_filter(b"first", b"filtered"));
     assert_eq!(r.processed, Some(true));
-    let got: GetResponse = c.ok(
-        "Get",
-        &GetRequest {
-            region: region(low),
-            get: Get {
-                row: b"fa".to_vec(),
-                ..Get::default()
-            },
-        },
-    );
+    let got: GetResponse = c.ok("Get", &get_row(low, b"fa"));
     assert_eq!(
         got.result.unwrap().cell[0].value.as_deref(),
         Some(&b"filtered"[..])
@@ -346,16 +348,7 @@ fn get_mutate_and_scan_by_region() {
             ..MutateRequest::default()
         },
     );
-    let got: GetResponse = c.ok(
-        "Get",
-        &GetRequest {
-            region: region(high),
-            get: Get {
-                row: b"v".to_vec(),
-                ..Get::default()
-            },
-        },
-    );
+    let got: GetResponse = c.ok("Get", &get_row(high, b"v"));
     assert_eq!(values(&got.result.unwrap())[0].1, 1u64.to_be_bytes());
     // A whole-row delete.
     let del = MutationProto {
@@ -371,16 +364,7 @@ fn get_mutate_and_scan_by_region() {
             ..MutateRequest::default()
         },
     );
-    let got: GetResponse = c.ok(
-        "Get",
-        &GetRequest {
-            region: region(low),
-            get: Get {
-                row: b"a".to_vec(),
-                ..Get::default()
-            },
-        },
-    );
+    let got: GetResponse = c.ok("Get", &get_row(low, b"a"));
     assert!(got.result.unwrap().cell.is_empty());
     server.shutdown();
 }
@@ -389,30 +373,12 @@ fn get_mutate_and_scan_by_region() {
 fn errors_are_hbase_exceptions_and_bad_connections_close() {
     let (server, _conn, regions) = setup();
     let mut c = Client::connect(&server, "ClientService");
-    let e = c.err(
-        "Get",
-        &GetRequest {
-            region: region(b"nope,,1.abc."),
-            get: Get {
-                row: b"a".to_vec(),
-                ..Get::default()
-            },
-        },
-    );
+    let e = c.err("Get", &get_row(b"nope,,1.abc.", b"a"));
     assert!(
         e.starts_with("org.apache.hadoop.hbase.TableNotFoundException"),
         "{e}"
     );
-    let e = c.err(
-        "Get",
-        &GetRequest {
-            region: region(b"t,zz,1.abc."),
-            get: Get {
-                row: b"a".to_vec(),
-                ..Get::default()
-            },
-        },
-    );
+    let e = c.err("Get", &get_row(b"t,zz,1.abc.", b"a"));
     assert!(
         e.starts_with("org.apache.hadoop.hbase.NotServingRegionException"),
         "{e}"
@@ -453,16 +419,7 @@ fn errors_are_hbase_exceptions_and_bad_connections_close() {
         assert_eq!(s.read(&mut buf).unwrap_or(0), 0);
     }
     // The good connection is still served.
-    let got: GetResponse = c.ok(
-        "Get",
-        &GetRequest {
-            region: region(&regions[0]),
-            get: Get {
-                row: b"a".to_vec(),
-                ..Get::default()
-            },
-        },
-    );
+    let got: GetResponse = c.ok("Get", &get_row(&regions[0], b"a"));
     assert!(got.result.is_some());
     server.shutdown();
 }
@@ -782,18 +739,7 @@ fn the_client_finds_regions_in_meta_and_routes_rows() {
     assert_eq!(locate(&found, b"m").unwrap().name, regions[1]);
     assert_eq!(locate(&found, b"zzz").unwrap().name, regions[1]);
     assert!(c.regions("missing").unwrap().is_empty());
-    let r: GetResponse = c
-        .call(
-            "Get",
-            &GetRequest {
-                region: region(&regions[0]),
-                get: Get {
-                    row: b"a".to_vec(),
-                    ..Get::default()
-                },
-            },
-        )
-        .unwrap();
+    let r: GetResponse = c.call("Get", &get_row(&regions[0], b"a")).unwrap();
     assert!(r.result.unwrap().cell.is_empty());
     server.shutdown();
 }
@@ -948,16 +894,7 @@ fn mutations_carry_their_cells_in_a_cell_block() {
     let e = refused(&mut c, block, 1);
     assert!(e.contains("DoNotRetryIOException"), "{e}");
     c.cells = one();
-    let e = c.err(
-        "Get",
-        &GetRequest {
-            region: region(low),
-            get: Get {
-                row: b"b".to_vec(),
-                ..Get::default()
-            },
-        },
-    );
+    let e = c.err("Get", &get_row(low, b"b"));
     assert!(e.contains("cell block"), "{e}");
     assert!(versions(&mut c, low, b"b").is_empty());
 
