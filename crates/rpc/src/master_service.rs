@@ -6,7 +6,8 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use basalt_client::{
-    Bytes, ColumnFamilyDescriptor, Connection, NamespaceDescriptor, TableDescriptor, TableName,
+    Bytes, ColumnFamilyDescriptor, Connection, NamespaceDescriptor, RegionInfo, TableDescriptor,
+    TableName,
 };
 use prost::Message;
 
@@ -256,27 +257,13 @@ impl MasterService {
     }
 
     /// The name of the serving region a RegionInfo describes (table, start key and id).
-    fn region_name(&self, info: &pb::RegionInfo) -> Result<Bytes, ExceptionResponse> {
+    /// The name of the region a RegionInfo describes: table, start key and id are all a
+    /// region name holds (a region not serving is the split's UnknownRegionException).
+    fn region_name(info: &pb::RegionInfo) -> Result<Bytes, ExceptionResponse> {
         let table = table_name(&info.table_name)?;
-        let start = info.start_key.as_deref().unwrap_or_default();
+        let start = Bytes::from(info.start_key.clone().unwrap_or_default());
         let id = i64::try_from(info.region_id).unwrap_or(-1);
-        self.conn
-            .admin()
-            .regions(&table)
-            .map_err(|e| fail(&e))?
-            .into_iter()
-            .find(|r| r.region_id == id && r.start_key[..] == start[..])
-            .map(|r| r.name)
-            .ok_or_else(|| {
-                exception(
-                    "org.apache.hadoop.hbase.UnknownRegionException",
-                    format!(
-                        "{table} has no serving region starting at {:?} with id {id}",
-                        String::from_utf8_lossy(start)
-                    ),
-                    true,
-                )
-            })
+        Ok(RegionInfo::new(table, start, Bytes::new(), id).region_name())
     }
 
     fn done(&self) -> Vec<u8> {
@@ -322,7 +309,7 @@ impl MasterService {
                     Ok(self.done())
                 }),
             "SplitRegion" => decode::<SplitTableRegionRequest>(param).and_then(|r| {
-                let name = self.region_name(&r.region_info)?;
+                let name = Self::region_name(&r.region_info)?;
                 admin
                     .split_region(&name, r.split_row.as_deref())
                     .map_err(|e| fail(&e))?;
