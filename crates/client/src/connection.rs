@@ -288,7 +288,7 @@ impl Engine {
 /// sees the same tables.
 #[derive(Debug, Clone)]
 pub struct Connection {
-    engine: Arc<Engine>,
+    pub(crate) engine: Arc<Engine>,
 }
 
 impl Connection {

@@ -1,8 +1,9 @@
 //! Basalt's client API: [`Connection`], [`Admin`] and [`Table`], with the operation types of
 //! `basalt-common` ([`Put`], [`Delete`], [`Get`], [`Scan`], [`RowResult`]).
 //!
-//! Today a connection is embedded: the engine runs inside the calling process, in memory.
-//! Remote connections (to a `basalt standalone` server) will offer the same types.
+//! A [`Connection`] is embedded: the engine runs inside the calling process. `basalt-rpc`'s
+//! remote connection reaches a `basalt standalone` server with the same operation types, and
+//! both implement [`Client`], the interface tools such as the shell use to work either way.
 //!
 //! ```
 //! use basalt_client::{Connection, ColumnFamilyDescriptor, TableDescriptor, Put, Get};
@@ -19,6 +20,7 @@
 
 mod admin;
 mod catalog;
+mod client;
 mod compactor;
 mod connection;
 mod flusher;
@@ -27,6 +29,7 @@ mod procedures;
 mod table;
 
 pub use admin::{Admin, RegionDescription, SplitAlgorithm};
+pub use client::{Client, ClusterSummary, RegionSummary, Rows};
 pub use connection::{Connection, ConnectionBuilder};
 pub use meta::NamespaceDescriptor;
 pub use table::{BatchOp, BatchOutcome, ResultScanner, Table};

@@ -699,7 +699,7 @@ impl AdminOps for RemoteConnection {
             .collect())
     }
     fn split_at(&self, n: &TableName, at: &[u8]) -> Result<()> {
-        self.admin().split(n, at)
+        self.admin().split(n, Some(at))
     }
     fn merge(&self, n: &TableName, a: &[u8], b: &[u8]) -> Result<()> {
         self.admin().merge_regions(n, a, b)

@@ -313,34 +313,45 @@ impl RemoteAdmin<'_> {
     }
 
     /// Splits the region holding `at` there (MasterService SplitRegion, as HBase 2's
-    /// `split(table, splitPoint)`).
-    pub fn split(&self, name: &TableName, at: &[u8]) -> Result<()> {
+    /// `split(table, splitPoint)`), or, with no row, every region at its own split point
+    /// (regions too small to split are left alone, as embedded).
+    pub fn split(&self, name: &TableName, at: Option<&[u8]>) -> Result<()> {
         let c = self.conn;
-        let target = c.retrying(name, |regions| row_region(regions, at).map(<[u8]>::to_vec))?;
-        let info: pb::GetRegionInfoResponse = c
-            .call_on(
-                &c.region_admin,
-                "AdminService",
-                "GetRegionInfo",
-                &pb::GetRegionInfoRequest {
-                    region: region(&target),
-                    compaction_state: None,
-                    best_split_row: None,
+        let targets: Vec<Vec<u8>> = c.retrying(name, |regions| match at {
+            Some(row) => Ok(vec![row_region(regions, row)?.to_vec()]),
+            None => Ok(regions.iter().map(|r| r.name.clone()).collect()),
+        })?;
+        for target in targets {
+            let info: pb::GetRegionInfoResponse = c
+                .call_on(
+                    &c.region_admin,
+                    "AdminService",
+                    "GetRegionInfo",
+                    &pb::GetRegionInfoRequest {
+                        region: region(&target),
+                        compaction_state: None,
+                        best_split_row: None,
+                    },
+                )
+                .map_err(|e| match classify(name, e) {
+                    Failure::Fatal(e) => e,
+                    Failure::Retry(reason) => Error::NotServingRegion(reason),
+                })?;
+            let done = self.master::<_, pb::ProcedureResponse>(
+                name,
+                "SplitRegion",
+                &pb::SplitTableRegionRequest {
+                    region_info: info.region_info,
+                    split_row: at.map(<[u8]>::to_vec),
+                    ..pb::SplitTableRegionRequest::default()
                 },
-            )
-            .map_err(|e| match classify(name, e) {
-                Failure::Fatal(e) => e,
-                Failure::Retry(reason) => Error::NotServingRegion(reason),
-            })?;
-        let _: pb::ProcedureResponse = self.master(
-            name,
-            "SplitRegion",
-            &pb::SplitTableRegionRequest {
-                region_info: info.region_info,
-                split_row: Some(at.to_vec()),
-                ..pb::SplitTableRegionRequest::default()
-            },
-        )?;
+            );
+            match done {
+                Ok(_) => {}
+                Err(Error::Refused(_)) if at.is_none() => {}
+                Err(e) => return Err(e),
+            }
+        }
         self.done(name);
         Ok(())
     }
@@ -364,5 +375,58 @@ impl RemoteAdmin<'_> {
     pub fn regions(&self, name: &TableName) -> Result<Vec<Location>> {
         self.conn.forget(name);
         self.conn.retrying(name, |regions| Ok(regions.to_vec()))
+    }
+}
+
+impl RemoteAdmin<'_> {
+    /// Replaces a namespace's properties.
+    pub fn modify_namespace(&self, ns: NamespaceDescriptor) -> Result<()> {
+        let out = self.master::<_, pb::ProcedureResponse>(
+            &Self::meta_name()?,
+            "ModifyNamespace",
+            &pb::NamespaceRequest {
+                namespace_descriptor: namespace(&ns),
+            },
+        );
+        self.namespaced(&ns.name, out).map(|_| ())
+    }
+
+    /// Live and dead servers and serving regions (MasterService GetClusterStatus).
+    pub fn cluster_summary(&self) -> Result<basalt_client::ClusterSummary> {
+        let status: pb::GetClusterStatusResponse = self.master(
+            &Self::meta_name()?,
+            "GetClusterStatus",
+            &pb::GetClusterStatusRequest::default(),
+        )?;
+        let status = status.cluster_status;
+        Ok(basalt_client::ClusterSummary {
+            live_servers: status.live_servers.len(),
+            dead_servers: status.dead_servers.len(),
+            regions: status
+                .live_servers
+                .iter()
+                .map(|s| s.server_load.region_loads.len())
+                .sum(),
+        })
+    }
+
+    /// The server's name, `host,port,startcode` (AdminService GetServerInfo).
+    pub fn server_name(&self) -> Result<String> {
+        let c = self.conn;
+        let info: pb::GetServerInfoResponse = c
+            .call_on(
+                &c.region_admin,
+                "AdminService",
+                "GetServerInfo",
+                &pb::GetServerInfoRequest {},
+            )
+            .map_err(|e| Error::Storage(format!("GetServerInfo: {e}")))?;
+        let s = info.server_info.server_name;
+        Ok(format!(
+            "{},{},{}",
+            s.host_name,
+            s.port.unwrap_or_default(),
+            s.start_code.unwrap_or_default()
+        ))
     }
 }

@@ -25,6 +25,7 @@ use crate::master_service::{
     descriptor, namespace, namespace_descriptor, pb_table_name, schema, table_name,
 };
 mod admin;
+mod client_impl;
 mod convert;
 mod table;
 

@@ -1,0 +1,260 @@
+//! [`Client`]: one interface over an embedded [`Connection`] and a connection to a server, for
+//! tools (the shell) that work the same either way. `basalt-rpc` implements it for its remote
+//! connection; here it is implemented for the embedded one.
+
+use std::fmt;
+
+use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment};
+use basalt_common::{
+    Bytes, Delete, Error, Get, Put, Result, RowResult, Scan, TableDescriptor, TableName,
+};
+
+use crate::{BatchOp, BatchOutcome, Connection, NamespaceDescriptor};
+
+/// A region as a tool lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegionSummary {
+    /// The full region name (`table,start,id.encoded.`), its `hbase:meta` row.
+    pub name: Bytes,
+    pub start_key: Bytes,
+    pub end_key: Bytes,
+    /// Store file and memstore bytes, when the connection can tell.
+    pub size: Option<u64>,
+}
+
+impl RegionSummary {
+    /// The 32-character encoded name at the end of the region name (empty if it has none).
+    pub fn encoded_name(&self) -> &str {
+        let n = self.name.len();
+        if n >= 34 && self.name[n - 34] == b'.' && self.name[n - 1] == b'.' {
+            std::str::from_utf8(&self.name[n - 33..n - 1]).unwrap_or("")
+        } else {
+            ""
+        }
+    }
+}
+
+/// How many servers and regions a cluster has (the shell's `status`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClusterSummary {
+    pub live_servers: usize,
+    pub dead_servers: usize,
+    /// Every serving region, `hbase:meta`'s included.
+    pub regions: usize,
+}
+
+/// Rows of a scan, one at a time.
+pub type Rows<'a> = Box<dyn Iterator<Item = Result<RowResult>> + 'a>;
+
+/// What a tool needs of a connection, embedded or remote. Tables are named on each call.
+pub trait Client: Send + Sync + fmt::Debug {
+    /// `host,port,startcode` of the (only) server.
+    fn server_name(&self) -> String;
+    fn cluster_summary(&self) -> Result<ClusterSummary>;
+
+    fn create_namespace(&self, ns: NamespaceDescriptor) -> Result<()>;
+    fn modify_namespace(&self, ns: NamespaceDescriptor) -> Result<()>;
+    fn delete_namespace(&self, name: &str) -> Result<()>;
+    fn namespace(&self, name: &str) -> Result<NamespaceDescriptor>;
+    fn namespaces(&self) -> Result<Vec<NamespaceDescriptor>>;
+
+    /// Creates a table, pre-split at `split_keys`.
+    fn create_table(&self, descriptor: TableDescriptor, split_keys: &[Bytes]) -> Result<()>;
+    /// User tables, sorted.
+    fn table_names(&self) -> Result<Vec<TableName>>;
+    fn table_exists(&self, name: &TableName) -> Result<bool>;
+    fn describe_table(&self, name: &TableName) -> Result<TableDescriptor>;
+    fn is_table_enabled(&self, name: &TableName) -> Result<bool>;
+    fn enable_table(&self, name: &TableName) -> Result<()>;
+    fn disable_table(&self, name: &TableName) -> Result<()>;
+    fn delete_table(&self, name: &TableName) -> Result<()>;
+    fn truncate_table(&self, name: &TableName, preserve_splits: bool) -> Result<()>;
+    fn modify_table(&self, descriptor: TableDescriptor) -> Result<()>;
+    /// The table's regions in key order.
+    fn regions(&self, name: &TableName) -> Result<Vec<RegionSummary>>;
+    fn flush(&self, name: &TableName) -> Result<()>;
+    fn compact(&self, name: &TableName, major: bool) -> Result<()>;
+    /// Splits the region holding `at` there, or every region at its own split point.
+    fn split(&self, name: &TableName, at: Option<&[u8]>) -> Result<()>;
+    /// Merges two adjacent regions of `name`, given by their full names.
+    fn merge_regions(&self, name: &TableName, a: &[u8], b: &[u8]) -> Result<()>;
+
+    fn put(&self, table: &TableName, put: &Put) -> Result<()>;
+    fn delete(&self, table: &TableName, delete: &Delete) -> Result<()>;
+    fn get(&self, table: &TableName, get: &Get) -> Result<RowResult>;
+    fn scan<'a>(&'a self, table: &TableName, scan: &Scan) -> Result<Rows<'a>>;
+    fn increment(&self, table: &TableName, inc: &Increment) -> Result<RowResult>;
+    fn append(&self, table: &TableName, append: &Append) -> Result<RowResult>;
+    fn check_and_mutate(
+        &self,
+        table: &TableName,
+        cam: &CheckAndMutate,
+    ) -> Result<CheckAndMutateResult>;
+    fn batch(&self, table: &TableName, ops: &[BatchOp]) -> Vec<Result<BatchOutcome>>;
+}
+
+impl Connection {
+    fn table_of(&self, name: &TableName) -> crate::Table {
+        crate::Table::new(std::sync::Arc::clone(&self.engine), name.clone())
+    }
+}
+
+impl Client for Connection {
+    fn server_name(&self) -> String {
+        let server = &self.engine.server;
+        format!(
+            "{},{}",
+            server.host_port.replacen(':', ",", 1),
+            server.start_code
+        )
+    }
+
+    fn cluster_summary(&self) -> Result<ClusterSummary> {
+        Ok(ClusterSummary {
+            live_servers: 1,
+            dead_servers: 0,
+            regions: self.admin().online_regions().len(),
+        })
+    }
+
+    fn create_namespace(&self, ns: NamespaceDescriptor) -> Result<()> {
+        self.admin().create_namespace(ns)
+    }
+
+    fn modify_namespace(&self, ns: NamespaceDescriptor) -> Result<()> {
+        self.admin().modify_namespace(ns)
+    }
+
+    fn delete_namespace(&self, name: &str) -> Result<()> {
+        self.admin().delete_namespace(name)
+    }
+
+    fn namespace(&self, name: &str) -> Result<NamespaceDescriptor> {
+        self.admin().get_namespace_descriptor(name)
+    }
+
+    fn namespaces(&self) -> Result<Vec<NamespaceDescriptor>> {
+        Ok(self.admin().list_namespace_descriptors())
+    }
+
+    fn create_table(&self, descriptor: TableDescriptor, split_keys: &[Bytes]) -> Result<()> {
+        self.admin()
+            .create_table_with_splits(descriptor, split_keys)
+    }
+
+    fn table_names(&self) -> Result<Vec<TableName>> {
+        Ok(self.admin().list_table_names())
+    }
+
+    fn table_exists(&self, name: &TableName) -> Result<bool> {
+        Ok(self.admin().table_exists(name))
+    }
+
+    fn describe_table(&self, name: &TableName) -> Result<TableDescriptor> {
+        self.admin().describe_table(name)
+    }
+
+    fn is_table_enabled(&self, name: &TableName) -> Result<bool> {
+        self.admin().is_table_enabled(name)
+    }
+
+    fn enable_table(&self, name: &TableName) -> Result<()> {
+        self.admin().enable_table(name)
+    }
+
+    fn disable_table(&self, name: &TableName) -> Result<()> {
+        self.admin().disable_table(name)
+    }
+
+    fn delete_table(&self, name: &TableName) -> Result<()> {
+        self.admin().delete_table(name)
+    }
+
+    fn truncate_table(&self, name: &TableName, preserve_splits: bool) -> Result<()> {
+        self.admin().truncate_table(name, preserve_splits)
+    }
+
+    fn modify_table(&self, descriptor: TableDescriptor) -> Result<()> {
+        self.admin().modify_table(descriptor)
+    }
+
+    fn regions(&self, name: &TableName) -> Result<Vec<RegionSummary>> {
+        Ok(self
+            .admin()
+            .regions(name)?
+            .into_iter()
+            .map(|r| RegionSummary {
+                name: r.name,
+                start_key: r.start_key,
+                end_key: r.end_key,
+                size: Some(r.store_file_size + r.memstore_size),
+            })
+            .collect())
+    }
+
+    fn flush(&self, name: &TableName) -> Result<()> {
+        self.admin().flush(name)
+    }
+
+    fn compact(&self, name: &TableName, major: bool) -> Result<()> {
+        if major {
+            self.admin().major_compact(name)
+        } else {
+            self.admin().compact(name)
+        }
+    }
+
+    fn split(&self, name: &TableName, at: Option<&[u8]>) -> Result<()> {
+        self.admin().split(name, at)
+    }
+
+    fn merge_regions(&self, name: &TableName, a: &[u8], b: &[u8]) -> Result<()> {
+        let admin = self.admin();
+        for region in [a, b] {
+            let info = admin.region_info(region)?;
+            if info.table != *name {
+                return Err(Error::InvalidArgument(format!(
+                    "region {} is not a region of {name}",
+                    String::from_utf8_lossy(region)
+                )));
+            }
+        }
+        admin.merge_regions(a, b).map(|_| ())
+    }
+
+    fn put(&self, table: &TableName, put: &Put) -> Result<()> {
+        self.table_of(table).put(put)
+    }
+
+    fn delete(&self, table: &TableName, delete: &Delete) -> Result<()> {
+        self.table_of(table).delete(delete)
+    }
+
+    fn get(&self, table: &TableName, get: &Get) -> Result<RowResult> {
+        self.table_of(table).get(get)
+    }
+
+    fn scan<'a>(&'a self, table: &TableName, scan: &Scan) -> Result<Rows<'a>> {
+        Ok(Box::new(self.table_of(table).scan(scan)?))
+    }
+
+    fn increment(&self, table: &TableName, inc: &Increment) -> Result<RowResult> {
+        self.table_of(table).increment(inc)
+    }
+
+    fn append(&self, table: &TableName, append: &Append) -> Result<RowResult> {
+        self.table_of(table).append(append)
+    }
+
+    fn check_and_mutate(
+        &self,
+        table: &TableName,
+        cam: &CheckAndMutate,
+    ) -> Result<CheckAndMutateResult> {
+        self.table_of(table).check_and_mutate(cam)
+    }
+
+    fn batch(&self, table: &TableName, ops: &[BatchOp]) -> Vec<Result<BatchOutcome>> {
+        self.table_of(table).batch(ops)
+    }
+}

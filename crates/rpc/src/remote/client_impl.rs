@@ -1,0 +1,155 @@
+//! [`Client`] for [`RemoteConnection`]: the remote side of the interface tools share with
+//! embedded connections.
+
+use basalt_client::{Client, ClusterSummary, RegionSummary, Rows};
+
+use super::*;
+
+impl Client for RemoteConnection {
+    fn server_name(&self) -> String {
+        self.admin()
+            .server_name()
+            .unwrap_or_else(|_| self.addr.to_string().replacen(':', ",", 1))
+    }
+
+    fn cluster_summary(&self) -> Result<ClusterSummary> {
+        self.admin().cluster_summary()
+    }
+
+    fn create_namespace(&self, ns: NamespaceDescriptor) -> Result<()> {
+        self.admin().create_namespace(ns)
+    }
+
+    fn modify_namespace(&self, ns: NamespaceDescriptor) -> Result<()> {
+        self.admin().modify_namespace(ns)
+    }
+
+    fn delete_namespace(&self, name: &str) -> Result<()> {
+        self.admin().delete_namespace(name)
+    }
+
+    fn namespace(&self, name: &str) -> Result<NamespaceDescriptor> {
+        self.admin().get_namespace_descriptor(name)
+    }
+
+    fn namespaces(&self) -> Result<Vec<NamespaceDescriptor>> {
+        self.admin().list_namespace_descriptors()
+    }
+
+    fn create_table(&self, descriptor: TableDescriptor, split_keys: &[Bytes]) -> Result<()> {
+        self.admin()
+            .create_table_with_splits(descriptor, split_keys)
+    }
+
+    fn table_names(&self) -> Result<Vec<TableName>> {
+        self.admin().list_table_names()
+    }
+
+    fn table_exists(&self, name: &TableName) -> Result<bool> {
+        self.admin().table_exists(name)
+    }
+
+    fn describe_table(&self, name: &TableName) -> Result<TableDescriptor> {
+        self.admin().describe_table(name)
+    }
+
+    fn is_table_enabled(&self, name: &TableName) -> Result<bool> {
+        self.admin().is_table_enabled(name)
+    }
+
+    fn enable_table(&self, name: &TableName) -> Result<()> {
+        self.admin().enable_table(name)
+    }
+
+    fn disable_table(&self, name: &TableName) -> Result<()> {
+        self.admin().disable_table(name)
+    }
+
+    fn delete_table(&self, name: &TableName) -> Result<()> {
+        self.admin().delete_table(name)
+    }
+
+    fn truncate_table(&self, name: &TableName, preserve_splits: bool) -> Result<()> {
+        self.admin().truncate_table(name, preserve_splits)
+    }
+
+    fn modify_table(&self, descriptor: TableDescriptor) -> Result<()> {
+        self.admin().modify_table(descriptor)
+    }
+
+    fn regions(&self, name: &TableName) -> Result<Vec<RegionSummary>> {
+        Ok(self
+            .admin()
+            .regions(name)?
+            .into_iter()
+            .map(|l| RegionSummary {
+                name: Bytes::from(l.name),
+                start_key: Bytes::from(l.start),
+                end_key: Bytes::from(l.end),
+                size: None,
+            })
+            .collect())
+    }
+
+    fn flush(&self, name: &TableName) -> Result<()> {
+        self.admin().flush(name)
+    }
+
+    fn compact(&self, name: &TableName, major: bool) -> Result<()> {
+        self.admin().compact(name, major)
+    }
+
+    fn split(&self, name: &TableName, at: Option<&[u8]>) -> Result<()> {
+        self.admin().split(name, at)
+    }
+
+    fn merge_regions(&self, name: &TableName, a: &[u8], b: &[u8]) -> Result<()> {
+        self.admin().merge_regions(name, a, b)
+    }
+
+    fn put(&self, table: &TableName, put: &Put) -> Result<()> {
+        self.on(table).put(put)
+    }
+
+    fn delete(&self, table: &TableName, delete: &Delete) -> Result<()> {
+        self.on(table).delete(delete)
+    }
+
+    fn get(&self, table: &TableName, get: &Get) -> Result<RowResult> {
+        self.on(table).get(get)
+    }
+
+    fn scan<'a>(&'a self, table: &TableName, scan: &Scan) -> Result<Rows<'a>> {
+        let rows = self.on(table).scan(scan)?;
+        Ok(Box::new(rows.into_iter().map(Ok)))
+    }
+
+    fn increment(&self, table: &TableName, inc: &Increment) -> Result<RowResult> {
+        self.on(table).increment(inc)
+    }
+
+    fn append(&self, table: &TableName, append: &Append) -> Result<RowResult> {
+        self.on(table).append(append)
+    }
+
+    fn check_and_mutate(
+        &self,
+        table: &TableName,
+        cam: &CheckAndMutate,
+    ) -> Result<CheckAndMutateResult> {
+        self.on(table).check_and_mutate(cam)
+    }
+
+    fn batch(&self, table: &TableName, ops: &[BatchOp]) -> Vec<Result<BatchOutcome>> {
+        self.on(table).batch(ops)
+    }
+}
+
+impl RemoteConnection {
+    fn on(&self, table: &TableName) -> RemoteTable<'_> {
+        RemoteTable {
+            conn: self,
+            name: table.clone(),
+        }
+    }
+}
