@@ -1,9 +1,10 @@
 //! `basalt`: the one Basalt binary. It runs the server (`basalt standalone`), inspects store
 //! files (`basalt hfile`) and WAL segments (`basalt wal`), and measures performance
-//! (`basalt pe`); the shell joins it as it is built.
+//! (`basalt pe`), and runs HBase's shell (`basalt shell`).
 
 mod hfile;
 mod pe;
+mod shell;
 mod standalone;
 mod wal;
 
@@ -24,6 +25,8 @@ struct Cli {
 enum Command {
     /// Run Basalt: the engine on a data directory and its Thrift1 gateway.
     Standalone(standalone::Args),
+    /// HBase's shell, on a running server or a data directory.
+    Shell(shell::Args),
     /// Print a store file's trailer, file info, index, bloom filter and cells (like `hbase hfile`).
     Hfile(hfile::Args),
     /// Print a WAL segment's edits and how it ends (like `hbase wal`).
@@ -38,6 +41,7 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Standalone(args) => standalone::run(&args),
+        Command::Shell(args) => shell::run(&args),
         Command::Hfile(args) => hfile::run(&args, &mut std::io::stdout().lock()),
         Command::Wal(args) => wal::run(&args, &mut std::io::stdout().lock()),
         Command::Pe(args) => pe::run(&args, &mut std::io::stdout().lock()),

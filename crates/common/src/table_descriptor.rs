@@ -183,6 +183,43 @@ impl TableDescriptor {
         Ok(())
     }
 
+    /// Puts a table attribute back to its default (the shell's `table_att_unset`); a METADATA
+    /// key is removed. Unknown names are an error.
+    pub fn unset_attribute(&mut self, key: &str) -> Result<()> {
+        let d = TableDescriptor::new(self.name.clone());
+        let upper = key.to_ascii_uppercase();
+        match upper.as_str() {
+            "MAX_FILESIZE" => self.max_filesize = d.max_filesize,
+            "MEMSTORE_FLUSHSIZE" => self.memstore_flushsize = d.memstore_flushsize,
+            "READONLY" => self.read_only = d.read_only,
+            "DURABILITY" => self.durability = d.durability,
+            "SPLIT_POLICY" => self.split_policy = None,
+            "COMPACTION_ENABLED" => self.compaction_enabled = d.compaction_enabled,
+            "SPLIT_ENABLED" => self.split_enabled = d.split_enabled,
+            "MERGE_ENABLED" => self.merge_enabled = d.merge_enabled,
+            "NORMALIZATION_ENABLED" => self.normalization_enabled = d.normalization_enabled,
+            "NORMALIZER_TARGET_REGION_COUNT" => self.normalizer_target_region_count = None,
+            "NORMALIZER_TARGET_REGION_SIZE_MB" => self.normalizer_target_region_size_mb = None,
+            "REGION_REPLICATION" => self.region_replication = d.region_replication,
+            "REGION_MEMSTORE_REPLICATION" => {
+                self.region_memstore_replication = d.region_memstore_replication
+            }
+            "PRIORITY" => self.priority = d.priority,
+            "FLUSH_POLICY" => self.flush_policy = None,
+            "OWNER" => self.owner = None,
+            "ERASURE_CODING_POLICY" => self.erasure_coding_policy = None,
+            _ => {
+                if self.metadata.remove(key).is_none() {
+                    return Err(Error::InvalidArgument(format!(
+                        "table {} has no attribute {key} to unset",
+                        self.name
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Table attributes that differ from their defaults, as `(HBASE_NAME, value)`; what
     /// `describe` prints under TABLE_ATTRIBUTES.
     pub fn non_default_attributes(&self) -> Vec<(String, String)> {

@@ -1,0 +1,135 @@
+//! `basalt shell`: HBase's shell on a running server (native RPC, by address or through
+//! ZooKeeper) or directly on a data directory.
+
+use std::io::{self, BufRead, IsTerminal, Write};
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use basalt_client::{Client, Connection};
+use basalt_rpc::remote::{RemoteConfig, RemoteConnection};
+use basalt_shell::{Failure, Options, Shell};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Open this data directory directly (embedded mode) instead of connecting to a server.
+    /// Fails if a server holds it.
+    #[arg(long, conflicts_with_all = ["connect", "zookeeper"])]
+    data: Option<PathBuf>,
+    /// The server's RPC address, `HOST:PORT` (default 127.0.0.1:16020).
+    #[arg(long, conflicts_with = "zookeeper")]
+    connect: Option<String>,
+    /// Find the server through ZooKeeper, `HOST:PORT` of the quorum.
+    #[arg(long)]
+    zookeeper: Option<String>,
+    /// Read commands from standard input without prompting; exit non-zero at the first error.
+    #[arg(short = 'n', long = "non-interactive")]
+    non_interactive: bool,
+    /// Print timestamps as milliseconds since the epoch (HBase's
+    /// `hbase.shell.timestamp.format.epoch`) rather than as UTC date-times.
+    #[arg(long)]
+    epoch_timestamps: bool,
+    /// A file of shell commands to run; the shell exits after it, non-zero at the first error.
+    file: Option<PathBuf>,
+}
+
+/// The embedded connection, kept to close it (flushing) at the end.
+enum Session {
+    Embedded(Arc<Connection>),
+    Remote(Arc<RemoteConnection>),
+}
+
+impl Session {
+    fn client(&self) -> Arc<dyn Client> {
+        match self {
+            Session::Embedded(c) => Arc::clone(c) as Arc<dyn Client>,
+            Session::Remote(c) => Arc::clone(c) as Arc<dyn Client>,
+        }
+    }
+}
+
+fn resolve(addr: &str) -> Result<SocketAddr> {
+    addr.to_socket_addrs()
+        .with_context(|| format!("bad server address {addr}"))?
+        .next()
+        .with_context(|| format!("{addr} resolves to no address"))
+}
+
+fn open(args: &Args) -> Result<(Session, String)> {
+    if let Some(dir) = &args.data {
+        let conn = Connection::open(dir)
+            .with_context(|| format!("opening data directory {}", dir.display()))?;
+        return Ok((
+            Session::Embedded(Arc::new(conn)),
+            format!("data directory {}", dir.display()),
+        ));
+    }
+    let config = RemoteConfig::default();
+    if let Some(quorum) = &args.zookeeper {
+        let conn = RemoteConnection::through_zookeeper(quorum, config)
+            .with_context(|| format!("connecting through ZooKeeper at {quorum}"))?;
+        return Ok((
+            Session::Remote(Arc::new(conn)),
+            format!("server found through ZooKeeper {quorum}"),
+        ));
+    }
+    let target = args.connect.as_deref().unwrap_or("127.0.0.1:16020");
+    let conn = RemoteConnection::connect(resolve(target)?, config).with_context(|| {
+        format!("connecting to {target} (start one with `basalt standalone`, or use --data DIR)")
+    })?;
+    Ok((Session::Remote(Arc::new(conn)), format!("server {target}")))
+}
+
+pub fn run(args: &Args) -> Result<()> {
+    let (session, place) = open(args)?;
+    let scripted = args.non_interactive || args.file.is_some();
+    let terminal = io::stdin().is_terminal() && !scripted;
+    let width = if terminal && io::stdout().is_terminal() {
+        std::env::var("COLUMNS")
+            .ok()
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(0)
+    } else {
+        0
+    };
+    let options = Options {
+        width,
+        interactive: !scripted,
+        epoch_timestamps: args.epoch_timestamps,
+    };
+    let mut shell = Shell::new(session.client(), options);
+    let outcome = if terminal {
+        let banner = format!(
+            "Basalt {} shell (HBase 2.6 commands) on {place}\n\
+             Use \"help\" to get the list of supported commands.\n\
+             Use \"exit\" to quit this interactive shell.",
+            env!("CARGO_PKG_VERSION")
+        );
+        basalt_shell::run_interactive(&mut shell, &banner).map_err(anyhow::Error::from)
+    } else {
+        let mut input: Box<dyn BufRead> = match &args.file {
+            Some(f) => Box::new(io::BufReader::new(
+                std::fs::File::open(f).with_context(|| format!("opening {}", f.display()))?,
+            )),
+            None => Box::new(io::stdin().lock()),
+        };
+        let stdout = io::stdout();
+        let mut out = stdout.lock();
+        let r = shell.run_script(&mut input, &mut out);
+        out.flush()?;
+        match r {
+            Ok(()) => Ok(()),
+            // Interactive (piped without -n): errors were printed as they came.
+            Err(Failure::Command { .. } | Failure::Syntax(_)) if !scripted => Ok(()),
+            Err(Failure::Command { command, message }) => {
+                Err(anyhow::anyhow!("{message} (in '{command}')"))
+            }
+            Err(e) => Err(anyhow::anyhow!("{e}")),
+        }
+    };
+    if let Session::Embedded(conn) = &session {
+        conn.close().context("closing the data directory")?;
+    }
+    outcome
+}
