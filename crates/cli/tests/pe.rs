@@ -4,7 +4,7 @@
 
 mod support;
 
-use support::basalt;
+use support::{Server, basalt};
 
 /// The value of `"key":<number>` in a JSON line.
 fn field(line: &str, key: &str) -> f64 {
@@ -173,62 +173,6 @@ fn increments_run_from_several_threads() {
     assert!(out.contains("\"command\":\"increment\""), "{out}");
     assert_eq!(field(out.trim(), "ops"), 600.0);
     assert_eq!(field(out.trim(), "found"), 600.0);
-}
-
-/// A `basalt standalone` on free ports, killed when dropped.
-struct Server {
-    child: std::process::Child,
-    thrift: String,
-    rpc: String,
-    _dir: tempfile::TempDir,
-}
-
-impl Server {
-    fn start() -> Server {
-        use std::io::BufRead;
-        let dir = tempfile::tempdir().unwrap();
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_basalt"))
-            .args(["standalone", "--data"])
-            .arg(dir.path().join("data"))
-            .args(["--thrift-port", "0", "--rpc-port", "0"])
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
-        let (mut thrift, mut rpc) = (None, None);
-        let address = |line: &str| {
-            let at = line.find("listening on ").unwrap() + "listening on ".len();
-            line[at..].split_whitespace().next().unwrap().to_owned()
-        };
-        // Bounded: the server prints a handful of lines before it serves.
-        for _ in 0..20 {
-            let Some(Ok(line)) = lines.next() else { break };
-            if line.starts_with("thrift listening on") {
-                thrift = Some(address(&line));
-            } else if line.starts_with("rpc (") {
-                rpc = Some(address(&line));
-            }
-            if thrift.is_some() && rpc.is_some() {
-                break;
-            }
-        }
-        // Stop reading: the server's stdout is closed under it, which must not stop it (it
-        // did once: a println! on a broken pipe panics).
-        drop(lines);
-        Server {
-            child,
-            thrift: thrift.expect("the server names its Thrift address"),
-            rpc: rpc.expect("the server names its RPC address"),
-            _dir: dir,
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 #[test]

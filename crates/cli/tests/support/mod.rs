@@ -1,4 +1,6 @@
 //! Running the `basalt` binary from tests.
+#![allow(dead_code, reason = "each test binary uses some of these")]
+#![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
 use std::process::Command;
 
@@ -13,4 +15,82 @@ pub fn basalt(args: &[&str]) -> (bool, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// Runs `basalt` with `args` and `stdin` as its standard input: whether it succeeded, its
+/// stdout and its stderr.
+pub fn basalt_with_input(args: &[&str], stdin: &str) -> (bool, String, String) {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run basalt");
+    let mut input = child.stdin.take().expect("stdin");
+    input.write_all(stdin.as_bytes()).expect("write stdin");
+    drop(input);
+    let out = child.wait_with_output().expect("wait for basalt");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A `basalt standalone` on free ports, killed when dropped.
+pub struct Server {
+    child: std::process::Child,
+    pub thrift: String,
+    pub rpc: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Server {
+    pub fn start() -> Server {
+        use std::io::BufRead;
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_basalt"))
+            .args(["standalone", "--data"])
+            .arg(dir.path().join("data"))
+            .args(["--thrift-port", "0", "--rpc-port", "0"])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        let (mut thrift, mut rpc) = (None, None);
+        let address = |line: &str| {
+            let at = line.find("listening on ").unwrap() + "listening on ".len();
+            line[at..].split_whitespace().next().unwrap().to_owned()
+        };
+        // Bounded: the server prints a handful of lines before it serves.
+        for _ in 0..20 {
+            let Some(Ok(line)) = lines.next() else { break };
+            if line.starts_with("thrift listening on") {
+                thrift = Some(address(&line));
+            } else if line.starts_with("rpc (") {
+                rpc = Some(address(&line));
+            }
+            if thrift.is_some() && rpc.is_some() {
+                break;
+            }
+        }
+        // Stop reading: the server's stdout is closed under it, which must not stop it (it
+        // did once: a println! on a broken pipe panics).
+        drop(lines);
+        Server {
+            child,
+            thrift: thrift.expect("the server names its Thrift address"),
+            rpc: rpc.expect("the server names its RPC address"),
+            _dir: dir,
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
