@@ -212,10 +212,10 @@ impl ColumnFamilyDescriptor {
     }
 
     /// Sets an attribute by its HBase name (`VERSIONS`, `TTL`, `BLOCKCACHE`, ...), as the shell
-    /// and the gateways receive them. Unknown names are kept as METADATA, as HBase does.
+    /// and the gateways receive them; case matters, as in HBase. Unknown names are kept as
+    /// METADATA, as HBase does.
     pub fn set_attribute(&mut self, key: &str, value: &str) -> Result<()> {
-        let key_upper = key.to_ascii_uppercase();
-        match key_upper.as_str() {
+        match key {
             "NAME" => self.name = Bytes::copy_from_slice(value.as_bytes()),
             "VERSIONS" => self.max_versions = parse_num(key, value)?,
             "MIN_VERSIONS" => self.min_versions = parse_num(key, value)?,

@@ -148,10 +148,10 @@ impl TableDescriptor {
         Ok(())
     }
 
-    /// Sets a table attribute by its HBase name. Unknown names are kept as METADATA.
+    /// Sets a table attribute by its HBase name (case matters, as in HBase: `owner` is
+    /// METADATA, `OWNER` the attribute). Unknown names are kept as METADATA.
     pub fn set_attribute(&mut self, key: &str, value: &str) -> Result<()> {
-        let upper = key.to_ascii_uppercase();
-        match upper.as_str() {
+        match key {
             "MAX_FILESIZE" => self.max_filesize = parse_num(key, value)?,
             "MEMSTORE_FLUSHSIZE" => self.memstore_flushsize = parse_num(key, value)?,
             "READONLY" => self.read_only = parse_bool(key, value)?,
@@ -175,7 +175,9 @@ impl TableDescriptor {
             "FLUSH_POLICY" => self.flush_policy = Some(value.to_owned()),
             "OWNER" => self.owner = Some(value.to_owned()),
             "ERASURE_CODING_POLICY" => self.erasure_coding_policy = Some(value.to_owned()),
-            _ if upper.starts_with("COPROCESSOR$") => self.coprocessors.push(value.to_owned()),
+            _ if key.to_ascii_uppercase().starts_with("COPROCESSOR$") => {
+                self.coprocessors.push(value.to_owned())
+            }
             _ => {
                 self.metadata.insert(key.to_owned(), value.to_owned());
             }
@@ -187,8 +189,7 @@ impl TableDescriptor {
     /// key is removed. Unknown names are an error.
     pub fn unset_attribute(&mut self, key: &str) -> Result<()> {
         let d = TableDescriptor::new(self.name.clone());
-        let upper = key.to_ascii_uppercase();
-        match upper.as_str() {
+        match key {
             "MAX_FILESIZE" => self.max_filesize = d.max_filesize,
             "MEMSTORE_FLUSHSIZE" => self.memstore_flushsize = d.memstore_flushsize,
             "READONLY" => self.read_only = d.read_only,

@@ -108,6 +108,19 @@ fn given(ts: Option<u64>) -> Option<i64> {
         .filter(|t| *t != LATEST_TIMESTAMP)
 }
 
+/// HBase's client asks for a raw scan with the attribute `_raw_` = `Bytes.toBytes(true)`
+/// (one byte, -1), not with a field of Scan.
+pub(crate) const RAW_ATTRIBUTE: &str = "_raw_";
+
+fn raw_attribute(attributes: &[pb::NameBytesPair]) -> bool {
+    attributes.iter().any(|a| {
+        a.name == RAW_ATTRIBUTE
+            && a.value
+                .as_deref()
+                .is_some_and(|v| v.first().is_some_and(|b| *b != 0))
+    })
+}
+
 fn ts_range(tr: Option<&pb::TimeRange>) -> (i64, i64) {
     let Some(tr) = tr else {
         return (0, i64::MAX);
@@ -559,7 +572,8 @@ impl ClientService {
         scan = scan
             .with_time_range(from, to)
             .read_versions(s.max_versions().max(1))
-            .with_cache_blocks(s.cache_blocks());
+            .with_cache_blocks(s.cache_blocks())
+            .raw(raw_attribute(&s.attribute));
         if let Some(b) = s.batch_size.filter(|b| *b > 0) {
             scan = scan.with_batch(b as usize);
         }

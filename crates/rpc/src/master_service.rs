@@ -75,6 +75,9 @@ pub(crate) fn family(
         let value = String::from_utf8_lossy(&a.second);
         family.set_attribute(&key, &value).map_err(|e| fail(&e))?;
     }
+    for c in &f.configuration {
+        family.configuration.insert(c.name.clone(), c.value.clone());
+    }
     Ok(family)
 }
 
@@ -90,40 +93,55 @@ pub(crate) fn descriptor(
         let value = String::from_utf8_lossy(&a.second);
         desc.set_attribute(&key, &value).map_err(|e| fail(&e))?;
     }
+    for c in &s.configuration {
+        desc.configuration.insert(c.name.clone(), c.value.clone());
+    }
     for f in &s.column_families {
         desc = desc.with_family(family(f)?);
     }
     Ok(desc)
 }
 
+/// METADATA travels as plain attributes and CONFIGURATION as name/value pairs, as in HBase.
+fn pairs<'a>(
+    known: impl Iterator<Item = (String, String)>,
+    metadata: &'a std::collections::BTreeMap<String, String>,
+) -> Vec<pb::BytesBytesPair> {
+    known
+        .chain(metadata.iter().map(|(k, v)| (k.clone(), v.clone())))
+        .map(|(k, v)| pb::BytesBytesPair {
+            first: k.into_bytes(),
+            second: v.into_bytes(),
+        })
+        .collect()
+}
+
+fn name_strings(map: &std::collections::BTreeMap<String, String>) -> Vec<pb::NameStringPair> {
+    map.iter()
+        .map(|(k, v)| pb::NameStringPair {
+            name: k.clone(),
+            value: v.clone(),
+        })
+        .collect()
+}
+
 pub(crate) fn schema(d: &TableDescriptor) -> pb::TableSchema {
     pb::TableSchema {
         table_name: Some(pb_table_name(&d.name)),
-        attributes: d
-            .non_default_attributes()
-            .into_iter()
-            .map(|(k, v)| pb::BytesBytesPair {
-                first: k.into_bytes(),
-                second: v.into_bytes(),
-            })
-            .collect(),
+        attributes: pairs(d.non_default_attributes().into_iter(), &d.metadata),
         column_families: d
             .families()
             .iter()
             .map(|f| pb::ColumnFamilySchema {
                 name: f.name.to_vec(),
-                attributes: f
-                    .attributes()
-                    .into_iter()
-                    .map(|(k, v)| pb::BytesBytesPair {
-                        first: k.as_bytes().to_vec(),
-                        second: v.into_bytes(),
-                    })
-                    .collect(),
-                configuration: Vec::new(),
+                attributes: pairs(
+                    f.attributes().into_iter().map(|(k, v)| (k.to_owned(), v)),
+                    &f.metadata,
+                ),
+                configuration: name_strings(&f.configuration),
             })
             .collect(),
-        configuration: Vec::new(),
+        configuration: name_strings(&d.configuration),
     }
 }
 

@@ -190,6 +190,8 @@ fn hbase_error(shell: &Shell, e: Error, first: &str) -> String {
         Error::TableExists(_) => format!("Table already exists: {first}!"),
         Error::NamespaceNotFound(ns) => format!("Unknown namespace {ns}!"),
         Error::TableNotEnabled(t) => format!("Table {t} is disabled!"),
+        // The same words whether the engine or a server refused it.
+        Error::InvalidArgument(m) => m,
         Error::NoSuchColumnFamily { table, .. } => {
             let valid = shell
                 .client
@@ -1137,26 +1139,22 @@ fn scan(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> CommandResult
     let mut f = Formatter::new(shell.options.width);
     f.header(out, &["ROW", "COLUMN+CELL"]).map_err(io)?;
     let rows = client(shell, args, shell.client.scan(&table, &s))?;
+    // Each result counts, as in HBase: a row cut into batches counts once per batch.
     let mut count = 0usize;
-    let mut last_row: Option<Bytes> = None;
     for row in rows {
         let row: RowResult = row.map_err(|e| hbase_error(shell, e, &first_text(args)))?;
-        // A row cut into partial results counts once.
-        if last_row.as_ref() != Some(&row.row) {
-            count += 1;
-        }
+        count += 1;
         for cell in &row.cells {
             let conv = converter(&converters, cell.family(), cell.qualifier());
+            // MAXLENGTH cuts the cell's text, after the column.
             let text = format!(
                 "column={}:{}, {}",
                 binary(cell.family()),
                 binary(cell.qualifier()),
-                cell_text(cell, epoch, conv)
+                clip(cell_text(cell, epoch, conv), maxlength)
             );
-            f.row2(out, &binary(&row.row), &clip(text, maxlength))
-                .map_err(io)?;
+            f.row2(out, &binary(&row.row), &text).map_err(io)?;
         }
-        last_row = Some(row.row.clone());
     }
     f.footer(out, Some(count)).map_err(io)?;
     Ok(None)

@@ -391,14 +391,35 @@ impl RemoteAdmin<'_> {
         self.namespaced(&ns.name, out).map(|_| ())
     }
 
-    /// Live and dead servers and serving regions (MasterService GetClusterStatus).
-    pub fn cluster_summary(&self) -> Result<basalt_client::ClusterSummary> {
+    fn cluster_status(&self) -> Result<pb::ClusterStatus> {
         let status: pb::GetClusterStatusResponse = self.master(
             &Self::meta_name()?,
             "GetClusterStatus",
             &pb::GetClusterStatusRequest::default(),
         )?;
-        let status = status.cluster_status;
+        Ok(status.cluster_status)
+    }
+
+    /// Each serving region's size (store files and memstore) in bytes, rounded down to whole
+    /// MiB as the cluster status reports it, by region name.
+    pub fn region_sizes(&self) -> Result<HashMap<Vec<u8>, u64>> {
+        let status = self.cluster_status()?;
+        Ok(status
+            .live_servers
+            .iter()
+            .flat_map(|s| &s.server_load.region_loads)
+            .map(|l| {
+                (
+                    l.region_specifier.value.clone(),
+                    u64::from(l.region_size_mb.unwrap_or(0)) << 20,
+                )
+            })
+            .collect())
+    }
+
+    /// Live and dead servers and serving regions (MasterService GetClusterStatus).
+    pub fn cluster_summary(&self) -> Result<basalt_client::ClusterSummary> {
+        let status = self.cluster_status()?;
         Ok(basalt_client::ClusterSummary {
             live_servers: status.live_servers.len(),
             dead_servers: status.dead_servers.len(),

@@ -78,15 +78,17 @@ impl Client for RemoteConnection {
     }
 
     fn regions(&self, name: &TableName) -> Result<Vec<RegionSummary>> {
-        Ok(self
-            .admin()
-            .regions(name)?
+        let admin = self.admin();
+        let regions = admin.regions(name)?;
+        // Sizes come from the cluster status; a server that cannot give it still lists.
+        let sizes = admin.region_sizes().unwrap_or_default();
+        Ok(regions
             .into_iter()
             .map(|l| RegionSummary {
+                size: sizes.get(&l.name).copied(),
                 name: Bytes::from(l.name),
                 start_key: Bytes::from(l.start),
                 end_key: Bytes::from(l.end),
-                size: None,
             })
             .collect())
     }

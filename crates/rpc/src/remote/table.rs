@@ -40,10 +40,17 @@ impl RemoteTable<'_> {
     }
 
     pub fn put(&self, put: &Put) -> Result<()> {
+        no_negative(
+            std::iter::once(put.timestamp).chain(put.cells.iter().filter_map(|c| c.timestamp)),
+        )?;
         self.mutate(&put.row, put_pb(put), None).map(|_| ())
     }
 
     pub fn delete(&self, delete: &Delete) -> Result<()> {
+        no_negative(
+            std::iter::once(delete.timestamp)
+                .chain(delete.entries.iter().filter_map(|e| e.timestamp)),
+        )?;
         self.mutate(&delete.row, delete_pb(delete), None)
             .map(|_| ())
     }
@@ -295,6 +302,14 @@ impl RemoteTable<'_> {
                     cache_blocks: Some(scan.cache_blocks),
                     batch_size: scan.batch.and_then(|b| u32::try_from(b).ok()),
                     filter: scan.filter.as_ref().map(filter_pb),
+                    attribute: if scan.raw {
+                        vec![pb::NameBytesPair {
+                            name: crate::client_service::RAW_ATTRIBUTE.into(),
+                            value: Some(vec![0xff]),
+                        }]
+                    } else {
+                        Vec::new()
+                    },
                     ..pb::Scan::default()
                 };
                 let caching = u32::try_from(scan.caching.unwrap_or(100).max(1)).unwrap_or(100);
@@ -373,5 +388,14 @@ impl RemoteTable<'_> {
             // this one's start.
             include_from = !scan.reversed;
         }
+    }
+}
+
+/// Refuses a negative timestamp before it is sent, as the embedded engine does (the wire's
+/// unsigned field cannot carry one, and HBase's client refuses it too).
+fn no_negative(mut timestamps: impl Iterator<Item = i64>) -> Result<()> {
+    match timestamps.find(|t| *t < 0) {
+        Some(t) => Err(Error::NegativeTimestamp(t)),
+        None => Ok(()),
     }
 }

@@ -1,0 +1,7 @@
+status
+status 'summary'
+whoami
+version
+help 'get'
+help 'namespace'
+table_help

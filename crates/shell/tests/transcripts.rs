@@ -1,0 +1,137 @@
+//! Scripts of shell commands with the output HBase's shell prints for them, run in both modes:
+//! on an embedded engine and on a server reached over the native RPC. Each `scripts/NAME.hb`
+//! has its transcript in `scripts/NAME.out`: every input line after `hbase> `, then what it
+//! printed, with what changes from run to run masked (times, "now" timestamps, server start
+//! codes, region ids). `BLESS=1 cargo test -p basalt-shell --test transcripts` rewrites the
+//! transcripts from the embedded run; review the diff before committing it.
+#![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use basalt_client::{Client, Connection};
+use basalt_rpc::remote::{RemoteConfig, RemoteConnection};
+use basalt_rpc::{RpcConfig, RpcServer};
+use basalt_shell::{Failure, Options, Shell};
+use regex::Regex;
+
+fn scripts() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/scripts")
+}
+
+/// Runs the script one statement at a time (a statement may span lines), echoing its input.
+fn transcript(client: Arc<dyn Client>, script: &str) -> String {
+    let mut shell = Shell::new(client, Options::default());
+    let mut out: Vec<u8> = Vec::new();
+    let mut pending = String::new();
+    for line in script.lines() {
+        if pending.is_empty() {
+            out.extend_from_slice(format!("hbase> {line}\n").as_bytes());
+        } else {
+            out.extend_from_slice(format!("hbase* {line}\n").as_bytes());
+        }
+        pending.push_str(line);
+        pending.push('\n');
+        match shell.run(&pending, &mut out) {
+            Err(Failure::Incomplete) => continue,
+            Err(Failure::Io(e)) => panic!("{e}"),
+            Ok(()) | Err(_) => pending.clear(),
+        }
+    }
+    assert!(pending.is_empty(), "the script ends inside a statement");
+    mask(&String::from_utf8(out).unwrap())
+}
+
+fn mask(text: &str) -> String {
+    let rules = [
+        (r"Took \d+\.\d{4} seconds", "Took 0.0000 seconds"),
+        // Cells written at "now" (the scripts give 2024 timestamps when they print cells).
+        (
+            r"timestamp=20(2[5-9]|[3-9]\d)-[0-9T:.\-]+",
+            "timestamp=<now>",
+        ),
+        (r"(localhost|127\.0\.0\.1),\d+,\d+", "<server>"),
+        (r",\d{13}\.[0-9a-f]{32}\.", ",<id>.<encoded>."),
+        (r"\b[0-9a-f]{32}\b", "<encoded>"),
+    ];
+    let mut s = text.to_owned();
+    for (pattern, with) in rules {
+        s = Regex::new(pattern)
+            .unwrap()
+            .replace_all(&s, with)
+            .into_owned();
+    }
+    s
+}
+
+fn embedded() -> Arc<dyn Client> {
+    Arc::new(Connection::in_memory())
+}
+
+fn check(name: &str) {
+    let script = std::fs::read_to_string(scripts().join(format!("{name}.hb"))).unwrap();
+    let expected_path = scripts().join(format!("{name}.out"));
+    let local = transcript(embedded(), &script);
+    if std::env::var_os("BLESS").is_some() {
+        std::fs::write(&expected_path, &local).unwrap();
+    }
+    let expected = std::fs::read_to_string(&expected_path).unwrap();
+    assert_eq!(local, expected, "embedded transcript of {name}");
+
+    let engine = Connection::in_memory();
+    let server = RpcServer::start(
+        engine.clone(),
+        RpcConfig {
+            bind: "127.0.0.1:0".parse().unwrap(),
+            ..RpcConfig::default()
+        },
+    )
+    .unwrap();
+    let remote = RemoteConnection::connect(server.local_addr(), RemoteConfig::default()).unwrap();
+    let over_rpc = transcript(Arc::new(remote), &script);
+    server.shutdown();
+    if over_rpc != expected {
+        let path = std::env::temp_dir().join(format!("{name}.remote.out"));
+        std::fs::write(&path, &over_rpc).unwrap();
+        panic!(
+            "the remote transcript of {name} differs: diff {} {}",
+            expected_path.display(),
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn seeds() {
+    check("seeds");
+}
+
+#[test]
+fn ddl() {
+    check("ddl");
+}
+
+#[test]
+fn namespaces() {
+    check("namespaces");
+}
+
+#[test]
+fn dml() {
+    check("dml");
+}
+
+#[test]
+fn tools() {
+    check("tools");
+}
+
+#[test]
+fn general() {
+    check("general");
+}
+
+#[test]
+fn bad_input() {
+    check("bad_input");
+}
