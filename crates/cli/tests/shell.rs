@@ -1,7 +1,6 @@
 //! `basalt shell` as a user runs it: `-n` on standard input and script files stop at the first
 //! error with a non-zero exit, `--data` opens a directory (and refuses one a server holds), and
 //! `--connect` reaches a running server.
-#![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
 mod support;
 

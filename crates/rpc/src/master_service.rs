@@ -103,9 +103,9 @@ pub(crate) fn descriptor(
 }
 
 /// METADATA travels as plain attributes and CONFIGURATION as name/value pairs, as in HBase.
-fn pairs<'a>(
+fn pairs(
     known: impl Iterator<Item = (String, String)>,
-    metadata: &'a std::collections::BTreeMap<String, String>,
+    metadata: &std::collections::BTreeMap<String, String>,
 ) -> Vec<pb::BytesBytesPair> {
     known
         .chain(metadata.iter().map(|(k, v)| (k.clone(), v.clone())))

@@ -1308,7 +1308,7 @@ fn count(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> CommandResul
     for row in client(shell, args, shell.client.scan(&table, &s))? {
         let row = row.map_err(|e| hbase_error(shell, e, &first_text(args)))?;
         n += 1;
-        if n % interval == 0 {
+        if n.is_multiple_of(interval) {
             w!(out, "Current count: {n}, row: {}", binary(&row.row));
         }
     }

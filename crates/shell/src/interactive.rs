@@ -160,10 +160,10 @@ pub fn run_interactive(shell: &mut Shell, banner: &str) -> io::Result<()> {
             Err(e) => return Err(io::Error::other(e.to_string())),
         }
     }
-    if let Some(h) = &history {
-        if let Err(e) = editor.save_history(h) {
-            eprintln!("could not save history to {}: {e}", h.display());
-        }
+    if let Some(h) = &history
+        && let Err(e) = editor.save_history(h)
+    {
+        eprintln!("could not save history to {}: {e}", h.display());
     }
     Ok(())
 }

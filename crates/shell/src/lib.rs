@@ -258,13 +258,15 @@ impl Shell {
             }
         }
         // A bare variable name on its own line prints it, as IRB does.
-        if st.args.is_empty() && st.receiver.is_none() && commands::find(&command).is_none() {
-            if let Some(v) = self.vars.get(&command) {
-                if self.options.interactive {
-                    writeln!(out, "=> {}", v.inspect())?;
-                }
-                return Ok(());
+        if st.args.is_empty()
+            && st.receiver.is_none()
+            && commands::find(&command).is_none()
+            && let Some(v) = self.vars.get(&command)
+        {
+            if self.options.interactive {
+                writeln!(out, "=> {}", v.inspect())?;
             }
+            return Ok(());
         }
         let Some(info) = commands::find(&command) else {
             return self.fail(
