@@ -167,3 +167,38 @@ pub fn run_interactive(shell: &mut Shell, banner: &str) -> io::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn complete(helper: &ShellHelper, line: &str) -> (usize, Vec<String>) {
+        let history = DefaultHistory::new();
+        let (start, found) = helper
+            .complete(line, line.len(), &Context::new(&history))
+            .unwrap_or_default();
+        (start, found.into_iter().map(|p| p.replacement).collect())
+    }
+
+    #[test]
+    fn completes_commands_first_and_table_names_in_quotes() {
+        let helper = ShellHelper::default();
+        *helper
+            .tables
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) =
+            vec!["webtable".into(), "ns:web2".into(), "other".into()];
+        assert_eq!(
+            complete(&helper, "trunc"),
+            (0, vec!["truncate".into(), "truncate_preserve".into()])
+        );
+        assert_eq!(
+            complete(&helper, "list; desc").1,
+            ["describe", "desc", "describe_namespace"]
+        );
+        assert_eq!(complete(&helper, "scan 'we"), (6, vec!["webtable".into()]));
+        assert_eq!(complete(&helper, "t = get_t").1, ["get_table"]);
+        // Not the first word, not in quotes: nothing.
+        assert!(complete(&helper, "scan sc").1.is_empty());
+    }
+}
