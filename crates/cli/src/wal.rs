@@ -110,16 +110,7 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
 /// `2026-11-22T20:14:04.123Z` for milliseconds since the epoch.
 fn utc_time(ms: i64) -> String {
     let (days, ms_of_day) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
-    // Days to a proleptic Gregorian date, counting 400-year eras from 0000-03-01.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    let (year, month, day) = basalt_common::clock::civil_from_days(days);
     let secs = ms_of_day / 1000;
     format!(
         "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",

@@ -44,3 +44,20 @@ impl Clock for ManualClock {
         self.0.load(Ordering::SeqCst)
     }
 }
+
+/// The proleptic Gregorian `(year, month, day)` of a count of days since 1970-01-01, by the
+/// well-known conversion that counts 400-year eras (146097 days) from 0000-03-01.
+pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    // Both are in range by construction (1..=12 and 1..=31).
+    let small = |v: i64| u32::try_from(v).unwrap_or(1);
+    (year, small(month), small(day))
+}

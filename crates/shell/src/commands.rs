@@ -949,6 +949,39 @@ fn converter<'c>(converters: &'c Converters, family: &[u8], qualifier: &[u8]) ->
         .map(|(_, _, c)| c.as_str())
 }
 
+/// What `get` and `scan` take alike (columns with their converters, TIMESTAMP, TIMERANGE,
+/// VERSIONS, FILTER), applied to a Get or a Scan: the two share these builder methods.
+macro_rules! select {
+    ($query:expr, $a:expr, $columns:expr, $converters:expr) => {{
+        let mut q = $query;
+        for c in $columns {
+            let (family, qualifier, conv) = parse_column(&c);
+            q = match qualifier {
+                Some(qual) => {
+                    if let Some(conv) = conv {
+                        $converters.push((family.clone(), qual.clone(), conv));
+                    }
+                    q.add_column(family, qual)
+                }
+                None => q.add_family(family),
+            };
+        }
+        if let Some(ts) = $a.opt_int("TIMESTAMP")? {
+            q = q.with_timestamp(ts);
+        }
+        if let Some((min, max)) = $a.opt_pair("TIMERANGE")? {
+            q = q.with_time_range(min, max);
+        }
+        if let Some(v) = $a.opt_int("VERSIONS")? {
+            q = q.read_versions(u32::try_from(v).map_err(|_| "VERSIONS must be positive")?);
+        }
+        if let Some(filter) = $a.opt_text("FILTER")? {
+            q = q.with_filter(parse_filter(&filter).map_err(|e| e.to_string())?);
+        }
+        q
+    }};
+}
+
 fn get(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> CommandResult {
     let table = Args::new(args).table(0)?;
     let row = Args::new(args).bytes(1, "row")?;
@@ -977,32 +1010,8 @@ fn get(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> CommandResult 
     if let Some(c) = a.opt_list("COLUMN")?.or(a.opt_list("COLUMNS")?) {
         columns.extend(c);
     }
-    let mut g = Get::new(row);
     let mut converters = Converters::new();
-    for c in &columns {
-        let (family, qualifier, conv) = parse_column(c);
-        g = match qualifier {
-            Some(q) => {
-                if let Some(conv) = conv {
-                    converters.push((family.clone(), q.clone(), conv));
-                }
-                g.add_column(family, q)
-            }
-            None => g.add_family(family),
-        };
-    }
-    if let Some(ts) = a.opt_int("TIMESTAMP")? {
-        g = g.with_timestamp(ts);
-    }
-    if let Some((min, max)) = a.opt_pair("TIMERANGE")? {
-        g = g.with_time_range(min, max);
-    }
-    if let Some(v) = a.opt_int("VERSIONS")? {
-        g = g.read_versions(u32::try_from(v).map_err(|_| "VERSIONS must be positive")?);
-    }
-    if let Some(filter) = a.opt_text("FILTER")? {
-        g = g.with_filter(parse_filter(&filter).map_err(|e| e.to_string())?);
-    }
+    let g = select!(Get::new(row), a, columns, converters);
     let maxlength = a.opt_int("MAXLENGTH")?;
     let result = client(shell, args, shell.client.get(&table, &g))?;
     let mut f = Formatter::new(shell.options.width);
@@ -1072,31 +1081,11 @@ fn scan_of(a: &Args<'_>) -> R<(Scan, Converters)> {
         s = s.with_row_prefix(prefix);
     }
     let mut converters = Converters::new();
-    for c in a
+    let columns = a
         .opt_list("COLUMNS")?
         .or(a.opt_list("COLUMN")?)
-        .unwrap_or_default()
-    {
-        let (family, qualifier, conv) = parse_column(&c);
-        s = match qualifier {
-            Some(q) => {
-                if let Some(conv) = conv {
-                    converters.push((family.clone(), q.clone(), conv));
-                }
-                s.add_column(family, q)
-            }
-            None => s.add_family(family),
-        };
-    }
-    if let Some(ts) = a.opt_int("TIMESTAMP")? {
-        s = s.with_timestamp(ts);
-    }
-    if let Some((min, max)) = a.opt_pair("TIMERANGE")? {
-        s = s.with_time_range(min, max);
-    }
-    if let Some(v) = a.opt_int("VERSIONS")? {
-        s = s.read_versions(u32::try_from(v).map_err(|_| "VERSIONS must be positive")?);
-    }
+        .unwrap_or_default();
+    s = select!(s, a, columns, converters);
     if let Some(limit) = a.opt_int("LIMIT")?
         && limit > 0
     {
@@ -1122,9 +1111,6 @@ fn scan_of(a: &Args<'_>) -> R<(Scan, Converters)> {
         .reversed(a.opt_bool("REVERSED")?.unwrap_or(false))
         .with_cache_blocks(a.opt_bool("CACHE_BLOCKS")?.unwrap_or(true))
         .with_allow_partial_results(a.opt_bool("ALLOW_PARTIAL_RESULTS")?.unwrap_or(false));
-    if let Some(filter) = a.opt_text("FILTER")? {
-        s = s.with_filter(parse_filter(&filter).map_err(|e| e.to_string())?);
-    }
     s.validate().map_err(|e| e.to_string())?;
     Ok((s, converters))
 }

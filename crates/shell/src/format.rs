@@ -4,6 +4,7 @@
 use std::io::{self, Write};
 
 use basalt_client::{BinaryDisplay, Cell, CellType};
+use basalt_common::clock::civil_from_days;
 
 /// Bytes as HBase's `Bytes.toStringBinary` prints them.
 pub fn binary(bytes: &[u8]) -> String {
@@ -59,21 +60,6 @@ pub fn timestamp(ms: i64, epoch: bool) -> String {
         }
     }
     out
-}
-
-/// The proleptic Gregorian date of a day count from 1970-01-01 (the well-known era-based
-/// conversion: 400-year eras of 146097 days).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m as u32, d as u32)
 }
 
 /// A per-column converter (`'cf:q:toLong'`), as `Bytes.<method>` would print the value.

@@ -29,7 +29,14 @@ pub fn basalt_with_input(args: &[&str], stdin: &str) -> (bool, String, String) {
         .spawn()
         .expect("run basalt");
     let mut input = child.stdin.take().expect("stdin");
-    input.write_all(stdin.as_bytes()).expect("write stdin");
+    // A run that fails at start (a refused directory) may exit before reading its input.
+    if let Err(e) = input.write_all(stdin.as_bytes()) {
+        assert_eq!(
+            e.kind(),
+            std::io::ErrorKind::BrokenPipe,
+            "writing stdin: {e}"
+        );
+    }
     drop(input);
     let out = child.wait_with_output().expect("wait for basalt");
     (
