@@ -2,6 +2,7 @@
 //! tools (the shell) that work the same either way. `basalt-rpc` implements it for its remote
 //! connection; here it is implemented for the embedded one.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment};
@@ -18,8 +19,6 @@ pub struct RegionSummary {
     pub name: Bytes,
     pub start_key: Bytes,
     pub end_key: Bytes,
-    /// Store file and memstore bytes, when the connection can tell.
-    pub size: Option<u64>,
 }
 
 impl RegionSummary {
@@ -72,6 +71,9 @@ pub trait Client: Send + Sync + fmt::Debug {
     fn modify_table(&self, descriptor: TableDescriptor) -> Result<()>;
     /// The table's regions in key order.
     fn regions(&self, name: &TableName) -> Result<Vec<RegionSummary>>;
+    /// Store file and memstore bytes of each of the table's regions, by region name (over
+    /// RPC in whole MiB, as the cluster status reports them).
+    fn region_sizes(&self, name: &TableName) -> Result<HashMap<Bytes, u64>>;
     fn flush(&self, name: &TableName) -> Result<()>;
     fn compact(&self, name: &TableName, major: bool) -> Result<()>;
     /// Splits the region holding `at` there, or every region at its own split point.
@@ -187,8 +189,16 @@ impl Client for Connection {
                 name: r.name,
                 start_key: r.start_key,
                 end_key: r.end_key,
-                size: Some(r.store_file_size + r.memstore_size),
             })
+            .collect())
+    }
+
+    fn region_sizes(&self, name: &TableName) -> Result<HashMap<Bytes, u64>> {
+        Ok(self
+            .admin()
+            .regions(name)?
+            .into_iter()
+            .map(|r| (r.name, r.store_file_size + r.memstore_size))
             .collect())
     }
 

@@ -95,20 +95,7 @@ pub fn cell_text(cell: &Cell, epoch: bool, converter: Option<&str>) -> String {
     if cell.cell_type == CellType::Put {
         format!("timestamp={ts}, value={}", convert(cell.value(), converter))
     } else {
-        format!("timestamp={ts}, type={}", type_name(cell.cell_type))
-    }
-}
-
-/// `KeyValue.Type`'s name of a cell type.
-pub fn type_name(t: CellType) -> &'static str {
-    match t {
-        CellType::Put => "Put",
-        CellType::Delete => "Delete",
-        CellType::DeleteColumn => "DeleteColumn",
-        CellType::DeleteFamily => "DeleteFamily",
-        CellType::DeleteFamilyVersion => "DeleteFamilyVersion",
-        CellType::Minimum => "Minimum",
-        CellType::Maximum => "Maximum",
+        format!("timestamp={ts}, type={}", cell.cell_type.name())
     }
 }
 

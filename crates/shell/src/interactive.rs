@@ -1,7 +1,6 @@
 //! The interactive session: line editing, history kept across sessions, completion of command
 //! and table names, IRB's prompt (`hbase:001:0> `, `hbase:001:1* ` while a statement goes on).
 
-use std::borrow::Cow;
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -74,15 +73,7 @@ impl Hinter for ShellHelper {
     type Hint = String;
 }
 
-impl Highlighter for ShellHelper {
-    fn highlight_prompt<'b, 's: 'b, 'p: 'b>(
-        &'s self,
-        prompt: &'p str,
-        _default: bool,
-    ) -> Cow<'b, str> {
-        Cow::Borrowed(prompt)
-    }
-}
+impl Highlighter for ShellHelper {}
 
 impl Validator for ShellHelper {}
 

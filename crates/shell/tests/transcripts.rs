@@ -51,6 +51,7 @@ fn mask(text: &str) -> String {
             "timestamp=<now>",
         ),
         (r"(localhost|127\.0\.0\.1),\d+,\d+", "<server>"),
+        (r"(localhost|127\.0\.0\.1):\d+ \d+", "<server>"),
         (r",\d{13}\.[0-9a-f]{32}\.", ",<id>.<encoded>."),
         (r"\b[0-9a-f]{32}\b", "<encoded>"),
     ];

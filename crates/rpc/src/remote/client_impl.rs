@@ -78,18 +78,27 @@ impl Client for RemoteConnection {
     }
 
     fn regions(&self, name: &TableName) -> Result<Vec<RegionSummary>> {
-        let admin = self.admin();
-        let regions = admin.regions(name)?;
-        // Sizes come from the cluster status; a server that cannot give it still lists.
-        let sizes = admin.region_sizes().unwrap_or_default();
-        Ok(regions
+        Ok(self
+            .admin()
+            .regions(name)?
             .into_iter()
             .map(|l| RegionSummary {
-                size: sizes.get(&l.name).copied(),
                 name: Bytes::from(l.name),
                 start_key: Bytes::from(l.start),
                 end_key: Bytes::from(l.end),
             })
+            .collect())
+    }
+
+    fn region_sizes(&self, name: &TableName) -> Result<HashMap<Bytes, u64>> {
+        // The cluster status covers every table; keep this table's regions.
+        let prefix = format!("{name},");
+        Ok(self
+            .admin()
+            .region_sizes()?
+            .into_iter()
+            .filter(|(region, _)| region.starts_with(prefix.as_bytes()))
+            .map(|(region, size)| (Bytes::from(region), size))
             .collect())
     }
 

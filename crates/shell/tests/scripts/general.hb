@@ -5,3 +5,4 @@ version
 help 'get'
 help 'namespace'
 table_help
+status 'simple'

@@ -1,0 +1,411 @@
+//! ddl: create, alter, describe, enable / disable / drop, exists, list, regions, table handles.
+
+use super::*;
+
+/// Applies a family hash (`{NAME => 'f', VERSIONS => 5, ...}`) to `family`.
+fn apply_family(family: &mut ColumnFamilyDescriptor, pairs: &[(Value, Value)]) -> R<()> {
+    for (k, v) in pairs {
+        let key = text(k).ok_or_else(|| format!("bad family attribute key {}", k.inspect()))?;
+        match (key.as_str(), v) {
+            ("NAME", _) | ("METHOD", _) => {}
+            ("METADATA" | "CONFIGURATION", Value::Hash(map)) => {
+                for (mk, mv) in map {
+                    let (Some(mk), Some(mv)) = (text(mk), text(mv)) else {
+                        return Err(format!("{key} keys and values must be strings"));
+                    };
+                    if key == "METADATA" {
+                        family.metadata.insert(mk, mv);
+                    } else {
+                        family.configuration.insert(mk, mv);
+                    }
+                }
+            }
+            _ => {
+                let value =
+                    text(v).ok_or_else(|| format!("bad value for {key}: {}", v.inspect()))?;
+                family
+                    .set_attribute(&key, &value)
+                    .map_err(|e| e.to_string())?;
+            }
+        }
+    }
+    family.validate().map_err(|e| e.to_string())
+}
+
+fn hash_name(pairs: &[(Value, Value)]) -> Option<String> {
+    pairs
+        .iter()
+        .find(|(k, _)| key_is(k, "NAME"))
+        .and_then(|(_, v)| text(v))
+}
+
+/// Applies table options (`MAX_FILESIZE => ...`, `METADATA => {...}`) to `desc`; returns the
+/// split keys if SPLITS, SPLITS_FILE or NUMREGIONS/SPLITALGO are among them.
+fn apply_table_options(desc: &mut TableDescriptor, pairs: &[(Value, Value)]) -> R<Vec<Bytes>> {
+    let mut splits = Vec::new();
+    let mut numregions = None;
+    let mut algo = None;
+    for (k, v) in pairs {
+        let key = text(k).ok_or_else(|| format!("bad table option key {}", k.inspect()))?;
+        match (key.as_str(), v) {
+            ("SPLITS", v) => {
+                let keys = list(v).ok_or("SPLITS must be an array of strings")?;
+                splits = keys.iter().map(|k| Bytes::from(from_binary(k))).collect();
+            }
+            ("SPLITS_FILE", v) => {
+                let path = text(v).ok_or("SPLITS_FILE must be a file name")?;
+                let body = std::fs::read(&path)
+                    .map_err(|e| format!("cannot read SPLITS_FILE {path}: {e}"))?;
+                splits = body
+                    .split(|&c| c == b'\n')
+                    .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+                    .filter(|l| !l.is_empty())
+                    .map(|l| Bytes::from(from_binary(l)))
+                    .collect();
+            }
+            ("NUMREGIONS", Value::Int(n)) => numregions = Some(*n),
+            ("NUMREGIONS", _) => return Err("NUMREGIONS must be an integer".into()),
+            ("SPLITALGO", v) => algo = text(v),
+            ("METADATA" | "CONFIGURATION", Value::Hash(map)) => {
+                for (mk, mv) in map {
+                    let (Some(mk), Some(mv)) = (text(mk), text(mv)) else {
+                        return Err(format!("{key} keys and values must be strings"));
+                    };
+                    if key == "METADATA" {
+                        desc.metadata.insert(mk, mv);
+                    } else {
+                        desc.configuration.insert(mk, mv);
+                    }
+                }
+            }
+            ("REGION_REPLICATION", Value::Int(n)) if *n > 1 => {
+                return Err(
+                    "REGION_REPLICATION above 1 needs region replicas, which Basalt does not have"
+                        .into(),
+                );
+            }
+            _ => {
+                let value =
+                    text(v).ok_or_else(|| format!("bad value for {key}: {}", v.inspect()))?;
+                desc.set_attribute(&key, &value)
+                    .map_err(|e| e.to_string())?;
+            }
+        }
+    }
+    match (numregions, algo) {
+        (None, None) => {}
+        (Some(n), Some(a)) => {
+            if n < 2 {
+                return Err("Number of regions must be greater than 1".into());
+            }
+            let algorithm = SplitAlgorithm::parse(&a).map_err(|e| e.to_string())?;
+            splits = algorithm
+                .split_keys(usize::try_from(n).unwrap_or(usize::MAX))
+                .map_err(|e| e.to_string())?;
+        }
+        _ => return Err("Number of regions and split algorithm must both be given".into()),
+    }
+    Ok(splits)
+}
+
+pub(super) fn create(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> CommandResult {
+    let a = Args::all(args);
+    let name = a.table(0)?;
+    let mut desc = TableDescriptor::new(name.clone());
+    let mut splits = Vec::new();
+    for v in &args[1..] {
+        match v {
+            Value::Str(f) => desc.add_family(ColumnFamilyDescriptor::new(Bytes::from(f.clone()))),
+            Value::Hash(pairs) => match hash_name(pairs) {
+                Some(family) => {
+                    let mut f = ColumnFamilyDescriptor::new(Bytes::from(family));
+                    apply_family(&mut f, pairs)?;
+                    desc.add_family(f);
+                }
+                None => splits = apply_table_options(&mut desc, pairs)?,
+            },
+            other => return Err(format!("bad argument {}", other.inspect())),
+        }
+    }
+    if desc.families().is_empty() {
+        return Err("Table must have at least one column family".into());
+    }
+    client(shell, args, shell.client.create_table(desc, &splits))?;
+    w!(out, "Created table {name}");
+    Ok(Some(Returned::Table(name)))
+}
+
+pub(super) fn alter(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> CommandResult {
+    let a = Args::all(args);
+    let name = a.table(0)?;
+    if args.len() < 2 {
+        return Err("alter needs at least one family or table change".into());
+    }
+    let mut desc = client(shell, args, shell.client.describe_table(&name))?;
+    for v in &args[1..] {
+        match v {
+            Value::Str(f) => {
+                let f = ColumnFamilyDescriptor::new(Bytes::from(f.clone()));
+                f.validate().map_err(|e| e.to_string())?;
+                if desc.family(&f.name).is_none() {
+                    desc.add_family(f);
+                }
+            }
+            Value::Hash(pairs) => alter_one(&mut desc, pairs)?,
+            other => return Err(format!("bad argument {}", other.inspect())),
+        }
+    }
+    client(shell, args, shell.client.modify_table(desc))?;
+    let regions = shell.client.regions(&name).map(|r| r.len()).unwrap_or(1);
+    w!(out, "Updating all regions with the new schema...");
+    w!(out, "{regions}/{regions} regions updated.");
+    w!(out, "Done.");
+    Ok(None)
+}
+
+fn alter_one(desc: &mut TableDescriptor, pairs: &[(Value, Value)]) -> R<()> {
+    let find = |k: &str| pairs.iter().find(|(key, _)| key_is(key, k)).map(|(_, v)| v);
+    let method = find("METHOD").and_then(text);
+    if let Some(deleted) = find("delete") {
+        let f = text(deleted).ok_or("'delete' takes a family name")?;
+        return delete_family(desc, &f);
+    }
+    match method.as_deref() {
+        Some("delete") => {
+            let f = hash_name(pairs).ok_or("METHOD => 'delete' needs NAME => family")?;
+            delete_family(desc, &f)
+        }
+        Some("table_att_unset") => {
+            let names = find("NAME")
+                .and_then(list)
+                .ok_or("table_att_unset needs NAME")?;
+            for n in names {
+                desc.unset_attribute(&String::from_utf8_lossy(&n))
+                    .map_err(|e| e.to_string())?;
+            }
+            Ok(())
+        }
+        Some("table_conf_unset") => {
+            let n = hash_name(pairs).ok_or("table_conf_unset needs NAME")?;
+            desc.configuration.remove(&n);
+            Ok(())
+        }
+        Some("table_att") => {
+            let rest: Vec<(Value, Value)> = pairs
+                .iter()
+                .filter(|(k, _)| !key_is(k, "METHOD"))
+                .cloned()
+                .collect();
+            apply_table_options(desc, &rest).map(|_| ())
+        }
+        Some(other) => Err(format!("Unknown method: {other}")),
+        None => match hash_name(pairs) {
+            Some(family) => {
+                let mut f = desc
+                    .family(family.as_bytes())
+                    .cloned()
+                    .unwrap_or_else(|| ColumnFamilyDescriptor::new(Bytes::from(family.clone())));
+                apply_family(&mut f, pairs)?;
+                desc.remove_family(family.as_bytes());
+                desc.add_family(f);
+                Ok(())
+            }
+            None => apply_table_options(desc, pairs).map(|_| ()),
+        },
+    }
+}
+
+fn delete_family(desc: &mut TableDescriptor, family: &str) -> R<()> {
+    if desc.remove_family(family.as_bytes()).is_none() {
+        return Err(format!(
+            "Column family {family} does not exist in table {}",
+            desc.name
+        ));
+    }
+    Ok(())
+}
+
+pub(super) fn describe(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> CommandResult {
+    let a = Args::new(args);
+    a.at_most(1, "describe 't1'")?;
+    let name = a.table(0)?;
+    let desc = client(shell, args, shell.client.describe_table(&name))?;
+    let enabled = client(shell, args, shell.client.is_table_enabled(&name))?;
+    let mut f = Formatter::new(shell.options.width);
+    let state = if enabled { "ENABLED" } else { "DISABLED" };
+    f.header(out, &[&format!("Table {name} is {state}")])
+        .map_err(io)?;
+    // `'t', {TABLE_ATTRIBUTES => ...}` and the families on their own lines: HBase prints the
+    // name without quotes here.
+    let full = desc.to_string();
+    let first = full.lines().next().unwrap_or_default();
+    let header = first
+        .strip_prefix(&format!("'{name}'"))
+        .map_or_else(|| first.to_owned(), |rest| format!("{name}{rest}"));
+    f.row1(out, &header).map_err(io)?;
+    f.header(out, &["COLUMN FAMILIES DESCRIPTION"])
+        .map_err(io)?;
+    for family in desc.families() {
+        f.row1(out, &family.to_string()).map_err(io)?;
+        w!(out);
+    }
+    f.footer(out, None).map_err(io)?;
+    w!(out, "Quota is disabled");
+    Ok(None)
+}
+
+pub(super) fn disable(shell: &mut Shell, args: &[Value], _: &mut dyn Write) -> CommandResult {
+    let name = Args::new(args).table(0)?;
+    client(shell, args, shell.client.disable_table(&name))?;
+    Ok(None)
+}
+
+pub(super) fn enable(shell: &mut Shell, args: &[Value], _: &mut dyn Write) -> CommandResult {
+    let name = Args::new(args).table(0)?;
+    client(shell, args, shell.client.enable_table(&name))?;
+    Ok(None)
+}
+
+pub(super) fn drop(shell: &mut Shell, args: &[Value], _: &mut dyn Write) -> CommandResult {
+    let name = Args::new(args).table(0)?;
+    match shell.client.delete_table(&name) {
+        Err(Error::TableNotDisabled(_)) => {
+            Err(format!("Table {name} is enabled. Disable it first."))
+        }
+        other => client(shell, args, other).map(|()| None),
+    }
+}
+
+pub(super) fn exists(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> CommandResult {
+    let name = Args::new(args).table(0)?;
+    let found = client(shell, args, shell.client.table_exists(&name))?;
+    let does = if found { "does" } else { "does not" };
+    w!(out, "Table {name} {does} exist");
+    Ok(Some(Returned::Value(Value::Bool(found))))
+}
+
+pub(super) fn is_enabled(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> CommandResult {
+    let name = Args::new(args).table(0)?;
+    let on = client(shell, args, shell.client.is_table_enabled(&name))?;
+    w!(out, "{on}");
+    Ok(Some(Returned::Value(Value::Bool(on))))
+}
+
+pub(super) fn is_disabled(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> CommandResult {
+    let name = Args::new(args).table(0)?;
+    let off = !client(shell, args, shell.client.is_table_enabled(&name))?;
+    w!(out, "{off}");
+    Ok(Some(Returned::Value(Value::Bool(off))))
+}
+
+pub(super) fn list_tables(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> CommandResult {
+    let a = Args::new(args);
+    let re = matcher(a.opt_string(0, "regular expression")?)?;
+    let names: Vec<String> = shell
+        .client
+        .table_names()
+        .map_err(|e| e.to_string())?
+        .iter()
+        .map(ToString::to_string)
+        .filter(|n| re.as_ref().is_none_or(|r| r.is_match(n)))
+        .collect();
+    print_names(shell, out, "TABLE", &names)
+}
+
+pub(super) fn list_regions(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    let name = Args::new(args).table(0)?;
+    let regions = client(shell, args, shell.client.regions(&name))?;
+    let sizes = client(shell, args, shell.client.region_sizes(&name))?;
+    let server = shell.client.server_name();
+    let titles = [
+        "SERVER_NAME",
+        "REGION_NAME",
+        "START_KEY",
+        "END_KEY",
+        "SIZE",
+        "REQ",
+        "LOCALITY",
+    ];
+    let rows: Vec<[String; 7]> = regions
+        .iter()
+        .map(|r| {
+            [
+                server.clone(),
+                binary(&r.name),
+                binary(&r.start_key),
+                binary(&r.end_key),
+                sizes.get(&r.name).map_or(0, |s| s >> 20).to_string(),
+                "0".into(),
+                "1.0".into(),
+            ]
+        })
+        .collect();
+    let mut widths: Vec<usize> = titles.iter().map(|t| t.len()).collect();
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.len());
+        }
+    }
+    let line = |cells: &[&str]| {
+        let mut s = String::new();
+        for (c, w) in cells.iter().zip(&widths) {
+            s.push_str(&format!(" {c:>w$} |"));
+        }
+        s
+    };
+    w!(out, "{}", line(&titles));
+    let dashes: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+    w!(
+        out,
+        "{}",
+        line(&dashes.iter().map(String::as_str).collect::<Vec<_>>())
+    );
+    for row in &rows {
+        w!(
+            out,
+            "{}",
+            line(&row.iter().map(String::as_str).collect::<Vec<_>>())
+        );
+    }
+    w!(out, " {} rows", rows.len());
+    Ok(None)
+}
+
+pub(super) fn get_table(shell: &mut Shell, args: &[Value], _: &mut dyn Write) -> CommandResult {
+    let name = Args::new(args).table(0)?;
+    if !client(shell, args, shell.client.table_exists(&name))? {
+        return Err(format!("Unknown table {name}!"));
+    }
+    Ok(Some(Returned::Table(name)))
+}
+
+pub(super) fn show_filters(_: &mut Shell, _: &[Value], out: &mut dyn Write) -> CommandResult {
+    for f in [
+        "DependentColumnFilter",
+        "KeyOnlyFilter",
+        "ColumnCountGetFilter",
+        "SingleColumnValueFilter",
+        "PrefixFilter",
+        "SingleColumnValueExcludeFilter",
+        "FirstKeyOnlyFilter",
+        "ColumnRangeFilter",
+        "ColumnValueFilter",
+        "TimestampsFilter",
+        "FamilyFilter",
+        "QualifierFilter",
+        "ColumnPrefixFilter",
+        "RowFilter",
+        "MultipleColumnPrefixFilter",
+        "InclusiveStopFilter",
+        "PageFilter",
+        "ValueFilter",
+        "ColumnPaginationFilter",
+    ] {
+        w!(out, "{f}");
+    }
+    Ok(None)
+}

@@ -1,0 +1,138 @@
+//! general: status, version, whoami, help, table_help.
+
+use super::*;
+
+pub(super) fn status(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> CommandResult {
+    let a = Args::new(args);
+    let kind = a
+        .opt_string(0, "format")?
+        .unwrap_or_else(|| "summary".into());
+    let summary = shell.client.cluster_summary().map_err(|e| e.to_string())?;
+    let load = summary.regions as f64 / summary.live_servers.max(1) as f64;
+    match kind.as_str() {
+        "summary" => w!(
+            out,
+            "1 active master, 0 backup masters, {} servers, {} dead, {load:.4} average load",
+            summary.live_servers,
+            summary.dead_servers
+        ),
+        "simple" | "detailed" => {
+            let server = shell.client.server_name();
+            // `host,port,startcode` -> `host:port startcode`, as HBase prints a server.
+            let shown = match server.rsplit_once(',') {
+                Some((host_port, code)) => format!("{} {code}", host_port.replacen(',', ":", 1)),
+                None => server.clone(),
+            };
+            w!(out, "active master:  {shown}");
+            w!(out, "0 backup masters");
+            w!(out, "{} live servers", summary.live_servers);
+            w!(out, "    {shown}");
+            w!(out, "        numberOfOnlineRegions={}", summary.regions);
+            w!(out, "{} dead servers", summary.dead_servers);
+            w!(out, "Aggregate load: 0, regions: {}", summary.regions);
+        }
+        other => {
+            return Err(format!(
+                "unknown status format '{other}': use 'summary' or 'simple'"
+            ));
+        }
+    }
+    Ok(None)
+}
+
+pub(super) fn version(_: &mut Shell, _: &[Value], out: &mut dyn Write) -> CommandResult {
+    w!(
+        out,
+        "2.6.0, rbasalt-{0}, Basalt {0}",
+        env!("CARGO_PKG_VERSION")
+    );
+    Ok(None)
+}
+
+pub(super) fn whoami(_: &mut Shell, _: &[Value], out: &mut dyn Write) -> CommandResult {
+    let user = std::env::var("USER").unwrap_or_else(|_| "basalt".into());
+    w!(out, "{user} (auth:SIMPLE)");
+    w!(out, "    groups: {user}");
+    Ok(None)
+}
+
+pub(super) fn help(_: &mut Shell, args: &[Value], out: &mut dyn Write) -> CommandResult {
+    let a = Args::new(args);
+    if let Some(topic) = a.opt_string(0, "command or group")? {
+        if let Some(c) = find(&topic) {
+            w!(out, "{}", c.help);
+            return Ok(None);
+        }
+        if GROUPS.iter().any(|(g, _)| *g == topic) {
+            w!(out, "Command: {topic}");
+            for c in COMMANDS.iter().filter(|c| c.group == topic) {
+                w!(out, "\nCommand: {}\n{}", c.name, c.help);
+            }
+            return Ok(None);
+        }
+        return Err(format!("no command or group named '{topic}'"));
+    }
+    w!(
+        out,
+        "HBase Shell, version 2.6.0 (Basalt {})",
+        env!("CARGO_PKG_VERSION")
+    );
+    w!(
+        out,
+        "Type 'help \"COMMAND\"', (e.g. 'help \"get\"' -- the quotes are necessary) for help on a specific command."
+    );
+    w!(
+        out,
+        "Commands are grouped. Type 'help \"COMMAND_GROUP\"', (e.g. 'help \"general\"') for help on a command group."
+    );
+    w!(out);
+    w!(out, "COMMAND GROUPS:");
+    for (group, _) in GROUPS {
+        let names: Vec<&str> = COMMANDS
+            .iter()
+            .filter(|c| c.group == *group)
+            .map(|c| c.name)
+            .collect();
+        w!(out, "  Group name: {group}");
+        w!(out, "  Commands: {}", names.join(", "));
+        w!(out);
+    }
+    w!(out, "SHELL USAGE:");
+    w!(
+        out,
+        "Quote all names in HBase Shell such as table and column names.  Commas delimit"
+    );
+    w!(
+        out,
+        "command parameters.  Type <RETURN> after entering a command to run it."
+    );
+    w!(
+        out,
+        "Dictionaries of configuration used in the creation and alteration of tables are"
+    );
+    w!(
+        out,
+        "Ruby Hashes. They look like this: {{'key1' => 'value1', 'key2' => 'value2', ...}}"
+    );
+    Ok(None)
+}
+
+pub(super) fn table_help(_: &mut Shell, _: &[Value], out: &mut dyn Write) -> CommandResult {
+    w!(
+        out,
+        "A table handle runs table commands without naming the table each time:"
+    );
+    w!(out, "  hbase> t = get_table 't'");
+    w!(out, "  hbase> t.put 'r', 'f:q', 'v'");
+    w!(out, "  hbase> t.get 'r'");
+    w!(out, "  hbase> t.scan LIMIT => 10");
+    w!(
+        out,
+        "Table commands: put, get, scan, delete, deleteall, incr, get_counter, append, count,"
+    );
+    w!(
+        out,
+        "get_splits, describe, disable, enable, drop, flush, truncate, exists."
+    );
+    Ok(None)
+}

@@ -1,0 +1,282 @@
+//! The commands: what each takes, what it prints (as HBase 2.x's shell does), and its help.
+
+use std::io::{self, Write};
+
+use basalt_client::{
+    Append, Bytes, ColumnFamilyDescriptor, Delete, Error, Get, Increment, NamespaceDescriptor, Put,
+    RowResult, Scan, SplitAlgorithm, TableDescriptor, TableName, parse_filter,
+};
+
+use crate::args::{Args, R, bytes_of, key_is, list, text};
+use crate::format::{Formatter, binary, cell_text, from_binary};
+use crate::syntax::Value;
+use crate::{CommandResult, Returned, Shell};
+
+type Run = fn(&mut Shell, &[Value], &mut dyn Write) -> CommandResult;
+
+/// A shell command: its name, group, help text and implementation.
+#[derive(Debug)]
+pub struct CommandInfo {
+    pub name: &'static str,
+    pub group: &'static str,
+    pub help: &'static str,
+    /// Whether `Took N seconds` follows it (not for `help`).
+    pub timed: bool,
+    pub(crate) run: Run,
+}
+
+macro_rules! commands {
+    ($( $name:literal, $group:literal, $run:path, $timed:literal, $help:literal; )*) => {
+        /// Every command, in help order.
+        pub static COMMANDS: &[CommandInfo] = &[
+            $( CommandInfo { name: $name, group: $group, help: $help, timed: $timed, run: $run }, )*
+        ];
+    };
+}
+
+commands! {
+    "status", "general", general::status, true,
+"Show cluster status: 'summary' (the default) or 'simple'.
+  hbase> status
+  hbase> status 'simple'";
+    "version", "general", general::version, true, "Output the HBase version this server speaks, and Basalt's.";
+    "whoami", "general", general::whoami, true, "Show the current user and groups.";
+    "help", "general", general::help, false,
+"Show the command groups, a group's commands, or one command's help.
+  hbase> help
+  hbase> help 'dml'
+  hbase> help 'scan'";
+    "table_help", "general", general::table_help, false, "Help on table handles: t = get_table 't'; t.put ...; t.scan.";
+    "create", "ddl", ddl::create, true,
+"Create a table: a name, then families as names or hashes of attributes, then table options.
+  hbase> create 't1', 'f1', 'f2', 'f3'
+  hbase> create 't1', {NAME => 'f1', VERSIONS => 5, TTL => 2592000, BLOCKCACHE => true}
+  hbase> create 'ns1:t1', 'f1', SPLITS => ['10', '20', '30']
+  hbase> create 't1', 'f1', SPLITS_FILE => 'splits.txt'
+  hbase> create 't1', 'f1', {NUMREGIONS => 15, SPLITALGO => 'HexStringSplit'}
+  hbase> create 't1', 'f1', MAX_FILESIZE => '134217728', DURABILITY => 'ASYNC_WAL'";
+    "alter", "ddl", ddl::alter, true,
+"Add, modify or delete families, or change table attributes, online.
+  hbase> alter 't1', NAME => 'f1', VERSIONS => 5
+  hbase> alter 't1', 'f2'
+  hbase> alter 't1', NAME => 'f1', METHOD => 'delete'
+  hbase> alter 't1', 'delete' => 'f1'
+  hbase> alter 't1', MAX_FILESIZE => '134217728'
+  hbase> alter 't1', METHOD => 'table_att_unset', NAME => 'MAX_FILESIZE'";
+    "describe", "ddl", ddl::describe, true, "Describe the named table.\n  hbase> describe 't1'";
+    "desc", "ddl", ddl::describe, true, "Describe the named table (alias of describe).\n  hbase> desc 't1'";
+    "disable", "ddl", ddl::disable, true, "Disable the named table.\n  hbase> disable 't1'";
+    "enable", "ddl", ddl::enable, true, "Enable the named table.\n  hbase> enable 't1'";
+    "drop", "ddl", ddl::drop, true, "Drop the named table; it must be disabled first.\n  hbase> drop 't1'";
+    "exists", "ddl", ddl::exists, true, "Does the named table exist?\n  hbase> exists 't1'";
+    "is_enabled", "ddl", ddl::is_enabled, true, "Is the named table enabled?\n  hbase> is_enabled 't1'";
+    "is_disabled", "ddl", ddl::is_disabled, true, "Is the named table disabled?\n  hbase> is_disabled 't1'";
+    "list", "ddl", ddl::list_tables, true,
+"List the user tables, optionally those matching a regular expression.
+  hbase> list
+  hbase> list 'abc.*'
+  hbase> list 'ns:.*'";
+    "list_regions", "ddl", ddl::list_regions, true, "List the regions of a table.\n  hbase> list_regions 't1'";
+    "get_table", "ddl", ddl::get_table, true,
+"Get a handle on a table, to call commands on it.
+  hbase> t1 = get_table 't1'
+  hbase> t1.scan";
+    "show_filters", "ddl", ddl::show_filters, true, "Show the filters the FILTER strings can use.";
+    "create_namespace", "namespace", namespace::create_namespace, true,
+"Create a namespace, with optional properties.
+  hbase> create_namespace 'ns1'
+  hbase> create_namespace 'ns1', {'PROPERTY_NAME' => 'PROPERTY_VALUE'}";
+    "drop_namespace", "namespace", namespace::drop_namespace, true, "Drop an empty namespace.\n  hbase> drop_namespace 'ns1'";
+    "alter_namespace", "namespace", namespace::alter_namespace, true,
+"Set or unset a namespace property.
+  hbase> alter_namespace 'ns1', {METHOD => 'set', 'PROPERTY_NAME' => 'PROPERTY_VALUE'}
+  hbase> alter_namespace 'ns1', {METHOD => 'unset', NAME => 'PROPERTY_NAME'}";
+    "describe_namespace", "namespace", namespace::describe_namespace, true, "Describe a namespace.\n  hbase> describe_namespace 'ns1'";
+    "list_namespace", "namespace", namespace::list_namespace, true, "List the namespaces, optionally matching a regular expression.\n  hbase> list_namespace\n  hbase> list_namespace 'abc.*'";
+    "list_namespace_tables", "namespace", namespace::list_namespace_tables, true, "List the tables of a namespace.\n  hbase> list_namespace_tables 'ns1'";
+    "put", "dml", dml::put, true,
+"Put a cell value at a row and column, optionally at a timestamp.
+  hbase> put 't1', 'r1', 'c1', 'value'
+  hbase> put 't1', 'r1', 'c1', 'value', ts1
+  hbase> put 't1', 'r1', 'c1', 'value', {TTL => 100000}
+  hbase> put 't1', \"r\\x00\", 'c1', \"\\x01\\x02\"";
+    "get", "dml", dml::get, true,
+"Get a row, or some of its columns, versions or times.
+  hbase> get 't1', 'r1'
+  hbase> get 't1', 'r1', {TIMERANGE => [ts1, ts2]}
+  hbase> get 't1', 'r1', {COLUMN => 'c1'}
+  hbase> get 't1', 'r1', {COLUMN => ['c1', 'c2', 'c3']}
+  hbase> get 't1', 'r1', {COLUMN => 'c1', TIMESTAMP => ts1, VERSIONS => 4}
+  hbase> get 't1', 'r1', {FILTER => \"ValueFilter(=, 'binary:abc')\"}
+  hbase> get 't1', 'r1', 'c1', 'c2'
+  hbase> get 't1', 'r1', ['c1', 'c2']
+  hbase> get 't1', 'r1', {COLUMN => 'cf:qualifier:toLong'}";
+    "scan", "dml", dml::scan, true,
+"Scan a table. Options: COLUMNS, STARTROW, STOPROW, ROWPREFIXFILTER, LIMIT, TIMESTAMP,
+TIMERANGE, VERSIONS, RAW, REVERSED, FILTER, CACHE, CACHE_BLOCKS, BATCH, MAX_RESULT_SIZE,
+ALLOW_PARTIAL_RESULTS, MAXLENGTH.
+  hbase> scan 'hbase:meta'
+  hbase> scan 't1', {COLUMNS => ['c1', 'c2'], LIMIT => 10, STARTROW => 'xyz'}
+  hbase> scan 't1', {REVERSED => true}
+  hbase> scan 't1', {ROWPREFIXFILTER => 'row2', FILTER => \"(QualifierFilter (>=, 'binary:xyz')) AND (TimestampsFilter (123, 456))\"}
+  hbase> scan 't1', {RAW => true, VERSIONS => 10}";
+    "delete", "dml", dml::delete, true,
+"Delete one version of a cell: the newest, or the one at a timestamp.
+  hbase> delete 't1', 'r1', 'c1'
+  hbase> delete 't1', 'r1', 'c1', ts1";
+    "deleteall", "dml", dml::deleteall, true,
+"Delete a row, a family or column of it (every version, up to a timestamp), or every row
+with a prefix.
+  hbase> deleteall 't1', 'r1'
+  hbase> deleteall 't1', 'r1', 'c1'
+  hbase> deleteall 't1', 'r1', 'c1', ts1
+  hbase> deleteall 't1', {ROWPREFIXFILTER => 'prefix'}";
+    "incr", "dml", dml::incr, true,
+"Increment a counter cell (8-byte big-endian) by 1 or a given amount.
+  hbase> incr 't1', 'r1', 'c1'
+  hbase> incr 't1', 'r1', 'c1', 10";
+    "get_counter", "dml", dml::get_counter, true, "Read a counter cell.\n  hbase> get_counter 't1', 'r1', 'c1'";
+    "append", "dml", dml::append, true, "Append a value to a cell.\n  hbase> append 't1', 'r1', 'c1', 'value'";
+    "count", "dml", dml::count, true,
+"Count the rows of a table, reporting every INTERVAL rows (1000 by default).
+  hbase> count 't1'
+  hbase> count 't1', INTERVAL => 100000
+  hbase> count 't1', {FILTER => \"PrefixFilter('r')\"}";
+    "get_splits", "dml", dml::get_splits, true, "The split points of a table.\n  hbase> get_splits 't1'";
+    "truncate", "dml", dml::truncate, true, "Disable, drop and recreate a table, empty.\n  hbase> truncate 't1'";
+    "truncate_preserve", "dml", dml::truncate_preserve, true, "Empty a table and keep its region boundaries.\n  hbase> truncate_preserve 't1'";
+    "flush", "tools", tools::flush, true, "Flush a table's memstores (or a region's, by name).\n  hbase> flush 't1'";
+    "compact", "tools", tools::compact, true, "Compact a table (or a region, by name): a minor compaction.\n  hbase> compact 't1'";
+    "major_compact", "tools", tools::major_compact, true, "Major-compact a table (or a region, by name).\n  hbase> major_compact 't1'";
+    "split", "tools", tools::split, true,
+"Split a table's regions at their midpoints, or the region holding a row there.
+  hbase> split 't1'
+  hbase> split 't1', 'splitKey'";
+    "merge_region", "tools", tools::merge_region, true,
+"Merge two adjacent regions, named by encoded or full names.
+  hbase> merge_region 'ENCODED_REGIONNAME', 'ENCODED_REGIONNAME'";
+}
+
+/// The command named `name`.
+pub(crate) fn find(name: &str) -> Option<&'static CommandInfo> {
+    COMMANDS.iter().find(|c| c.name == name)
+}
+
+const GROUPS: &[(&str, &str)] = &[
+    ("general", "general"),
+    ("ddl", "ddl"),
+    ("namespace", "namespace"),
+    ("dml", "dml"),
+    ("tools", "tools"),
+];
+
+fn io(e: io::Error) -> String {
+    format!("writing output: {e}")
+}
+
+macro_rules! w {
+    ($out:expr) => {
+        writeln!($out).map_err(io)?
+    };
+    ($out:expr, $($arg:tt)*) => {
+        writeln!($out, $($arg)*).map_err(io)?
+    };
+}
+
+/// HBase's shell wording of an error about `first` (the command's first argument).
+fn hbase_error(shell: &Shell, e: Error, first: &str) -> String {
+    match e {
+        Error::TableNotFound(_) => format!("Unknown table {first}!"),
+        Error::TableExists(_) => format!("Table already exists: {first}!"),
+        Error::NamespaceNotFound(ns) => format!("Unknown namespace {ns}!"),
+        Error::TableNotEnabled(t) => format!("Table {t} is disabled!"),
+        // The same words whether the engine or a server refused it.
+        Error::InvalidArgument(m) => m,
+        Error::NoSuchColumnFamily { table, .. } => {
+            let valid = shell
+                .client
+                .describe_table(&table)
+                .map(|d| {
+                    d.families()
+                        .iter()
+                        .map(|f| format!("{}:*", f.name_str()))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
+                .unwrap_or_default();
+            format!("Unknown column family! Valid column names: {valid}")
+        }
+        other => other.to_string(),
+    }
+}
+
+/// The first argument as text, for error messages.
+fn first_text(args: &[Value]) -> String {
+    args.first().and_then(text).unwrap_or_default()
+}
+
+/// Runs `f`, wording a Basalt error as the shell does.
+fn client<T>(shell: &Shell, args: &[Value], r: basalt_client::Result<T>) -> R<T> {
+    r.map_err(|e| hbase_error(shell, e, &first_text(args)))
+}
+
+/// `cf:q` -> (cf, Some(q)); `cf` -> (cf, None); `cf:` -> (cf, Some("")). A third part
+/// (`cf:q:toLong`) is a converter.
+fn parse_column(spec: &[u8]) -> (Bytes, Option<Bytes>, Option<String>) {
+    match spec.iter().position(|&c| c == b':') {
+        None => (Bytes::copy_from_slice(spec), None, None),
+        Some(i) => {
+            let family = Bytes::copy_from_slice(&spec[..i]);
+            let rest = &spec[i + 1..];
+            match rest.iter().position(|&c| c == b':') {
+                Some(j) => (
+                    family,
+                    Some(Bytes::copy_from_slice(&rest[..j])),
+                    Some(String::from_utf8_lossy(&rest[j + 1..]).into_owned()),
+                ),
+                None => (family, Some(Bytes::copy_from_slice(rest)), None),
+            }
+        }
+    }
+}
+
+/// Names matching a whole-string regular expression (Java's `Pattern.matches`).
+fn matcher(pattern: Option<String>) -> R<Option<regex::Regex>> {
+    pattern
+        .map(|p| {
+            regex::Regex::new(&format!("^(?:{p})$"))
+                .map_err(|e| format!("bad regular expression {p:?}: {e}"))
+        })
+        .transpose()
+}
+
+fn names_list(names: &[String]) -> Returned {
+    Returned::Value(Value::Array(
+        names
+            .iter()
+            .map(|n| Value::Str(n.clone().into_bytes()))
+            .collect(),
+    ))
+}
+
+/// `list`-style output: the header, one name a row, `N row(s)`; the names are returned.
+fn print_names(
+    shell: &Shell,
+    out: &mut dyn Write,
+    header: &str,
+    names: &[String],
+) -> CommandResult {
+    let mut f = Formatter::new(shell.options.width);
+    f.header(out, &[header]).map_err(io)?;
+    for n in names {
+        f.row1(out, n).map_err(io)?;
+    }
+    f.footer(out, None).map_err(io)?;
+    Ok(Some(names_list(names)))
+}
+
+mod ddl;
+mod dml;
+mod general;
+mod namespace;
+mod tools;

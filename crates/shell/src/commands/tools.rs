@@ -1,0 +1,100 @@
+//! tools: flush, compact, major_compact, split, merge_region.
+
+use super::*;
+
+/// The table a tool names: a table name, or a region's full or encoded name.
+fn tool_target(shell: &Shell, name: &str) -> R<(TableName, Option<basalt_client::RegionSummary>)> {
+    if let Ok(t) = TableName::parse(name)
+        && shell.client.table_exists(&t).unwrap_or(false)
+    {
+        return Ok((t, None));
+    }
+    let region = find_region(shell, name.as_bytes())?;
+    Ok(region)
+}
+
+fn find_region(shell: &Shell, name: &[u8]) -> R<(TableName, Option<basalt_client::RegionSummary>)> {
+    let tables = shell.client.table_names().map_err(|e| e.to_string())?;
+    for t in tables {
+        for r in shell.client.regions(&t).map_err(|e| e.to_string())? {
+            if r.name[..] == *name || r.encoded_name().as_bytes() == name {
+                return Ok((t, Some(r)));
+            }
+        }
+    }
+    Err(format!(
+        "Unknown table or region {}!",
+        String::from_utf8_lossy(name)
+    ))
+}
+
+pub(super) fn flush(shell: &mut Shell, args: &[Value], _: &mut dyn Write) -> CommandResult {
+    let name = Args::new(args).string(0, "table or region name")?;
+    let (table, _) = tool_target(shell, &name)?;
+    client(shell, args, shell.client.flush(&table))?;
+    Ok(None)
+}
+
+fn compact_with(shell: &mut Shell, args: &[Value], major: bool) -> CommandResult {
+    let a = Args::new(args);
+    let name = a.string(0, "table or region name")?;
+    let (table, _) = tool_target(shell, &name)?;
+    if let Some(family) = a.opt_string(1, "column family")? {
+        let desc = client(shell, args, shell.client.describe_table(&table))?;
+        if desc.family(family.as_bytes()).is_none() {
+            return Err(format!(
+                "Column family {family} does not exist in table {table}"
+            ));
+        }
+    }
+    client(shell, args, shell.client.compact(&table, major))?;
+    Ok(None)
+}
+
+pub(super) fn compact(shell: &mut Shell, args: &[Value], _: &mut dyn Write) -> CommandResult {
+    compact_with(shell, args, false)
+}
+
+pub(super) fn major_compact(shell: &mut Shell, args: &[Value], _: &mut dyn Write) -> CommandResult {
+    compact_with(shell, args, true)
+}
+
+pub(super) fn split(shell: &mut Shell, args: &[Value], _: &mut dyn Write) -> CommandResult {
+    let a = Args::new(args);
+    let name = a.string(0, "table or region name")?;
+    let at = match a.pos.get(1) {
+        None | Some(Value::Nil) => None,
+        Some(v) => Some(bytes_of(v).ok_or("the split key must be a string")?),
+    };
+    let (table, region) = tool_target(shell, &name)?;
+    match (region, at) {
+        (_, Some(at)) => client(shell, args, shell.client.split(&table, Some(&at)))?,
+        (None, None) => client(shell, args, shell.client.split(&table, None))?,
+        (Some(_), None) => {
+            return Err("splitting one region needs a split key: split 'REGION', 'key'".into());
+        }
+    }
+    Ok(None)
+}
+
+pub(super) fn merge_region(shell: &mut Shell, args: &[Value], _: &mut dyn Write) -> CommandResult {
+    let a = Args::new(args);
+    let first = a.string(0, "first region name")?;
+    let second = a.string(1, "second region name")?;
+    let (table, ra) = find_region(shell, first.as_bytes())?;
+    let (table_b, rb) = find_region(shell, second.as_bytes())?;
+    if table != table_b {
+        return Err(format!(
+            "regions {first} and {second} belong to different tables ({table}, {table_b})"
+        ));
+    }
+    let (Some(ra), Some(rb)) = (ra, rb) else {
+        return Err("merge_region takes region names".into());
+    };
+    client(
+        shell,
+        args,
+        shell.client.merge_regions(&table, &ra.name, &rb.name),
+    )?;
+    Ok(None)
+}
