@@ -15,6 +15,11 @@
 //!   [`WritableFile::flush`] (after which they survive the process being killed) or
 //!   [`WritableFile::sync`] (after which they survive the machine losing power). Dropping a
 //!   writable file flushes it, but only an explicit `sync` is a durability point.
+//! - [`FileSystem::create_log`] makes a file for a log that grows to about a known size. Its
+//!   appends survive the process being killed as soon as they return, with or without
+//!   `flush` (where the file system allows, [`LocalFs`] writes through a memory mapping of
+//!   reserved disk). Until the writer is dropped, and after a crash, the file may be longer
+//!   than what was appended, with zeros after the last append.
 //! - [`FileSystem::open`] fixes a readable file's length: bytes appended later are not seen.
 //!   [`ReadableFile::read_at`] returns exactly the bytes asked for, or an error naming the file
 //!   and offset when the file is shorter; it never returns fewer bytes silently.
@@ -30,6 +35,7 @@
 mod error;
 mod faulty;
 mod local;
+mod mapped;
 mod memory;
 
 use std::fmt::Debug;
@@ -49,6 +55,14 @@ pub trait FileSystem: Send + Sync + Debug {
 
     /// A new, empty file open for appending; fails if `path` exists.
     fn create(&self, path: &Path) -> Result<Box<dyn WritableFile>>;
+
+    /// A new, empty file for a log expected to grow to about `capacity` bytes (more is
+    /// allowed); fails if `path` exists. See the crate documentation for what differs from
+    /// [`FileSystem::create`]; by default it is `create`.
+    fn create_log(&self, path: &Path, capacity: u64) -> Result<Box<dyn WritableFile>> {
+        let _ = capacity;
+        self.create(path)
+    }
 
     /// An existing file, for positional reads.
     fn open(&self, path: &Path) -> Result<Arc<dyn ReadableFile>>;

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use crate::error::{FsError, Result};
+use crate::mapped;
 use crate::{FileLock, FileSystem, ReadableFile, WritableFile};
 
 /// Buffer size of writable files: appends smaller than this reach the OS in batches.
@@ -29,11 +30,14 @@ impl FileSystem for LocalFs {
             .create_new(true)
             .open(path)
             .map_err(|e| FsError::io("create", path, e))?;
-        Ok(Box::new(LocalWritable {
-            path: path.to_owned(),
-            out: BufWriter::with_capacity(WRITE_BUFFER, file),
-            len: 0,
-        }))
+        Ok(Box::new(LocalWritable::new(path, file)))
+    }
+
+    fn create_log(&self, path: &Path, capacity: u64) -> Result<Box<dyn WritableFile>> {
+        Ok(match mapped::create(path, capacity)? {
+            Ok(mapped) => Box::new(mapped),
+            Err(file) => Box::new(LocalWritable::new(path, file)),
+        })
     }
 
     fn open(&self, path: &Path) -> Result<Arc<dyn ReadableFile>> {
@@ -106,6 +110,16 @@ struct LocalWritable {
     path: PathBuf,
     out: BufWriter<File>,
     len: u64,
+}
+
+impl LocalWritable {
+    fn new(path: &Path, file: File) -> Self {
+        LocalWritable {
+            path: path.to_owned(),
+            out: BufWriter::with_capacity(WRITE_BUFFER, file),
+            len: 0,
+        }
+    }
 }
 
 impl WritableFile for LocalWritable {

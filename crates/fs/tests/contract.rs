@@ -205,3 +205,46 @@ fn open_files_stay_readable_after_delete() {
         assert_eq!(&r.read_at(0, 10).unwrap()[..], b"still here");
     });
 }
+
+#[test]
+fn log_files_read_back_what_was_appended_within_and_past_their_capacity() {
+    on_every_fs(|fs, root| {
+        let path = root.join("log");
+        let mut w = fs.create_log(&path, 16).unwrap();
+        assert!(matches!(
+            fs.create_log(&path, 16),
+            Err(FsError::AlreadyExists(_))
+        ));
+        w.append(b"0123456789").unwrap();
+        // This append runs past the 16 reserved bytes.
+        w.append(b"abcdefghij").unwrap();
+        w.append(b"KLMNOP").unwrap();
+        assert_eq!(w.len(), 26);
+        w.sync().unwrap();
+        drop(w);
+        let r = fs.open(&path).unwrap();
+        assert_eq!(r.len(), 26, "a dropped log is as long as what was appended");
+        assert_eq!(
+            &r.read_at(0, 26).unwrap()[..],
+            b"0123456789abcdefghijKLMNOP"
+        );
+    });
+}
+
+/// On the local disk a log file is reserved and mapped: an append is in the file at once,
+/// without `flush`, and a writer that never gets dropped (a killed process) leaves the file
+/// at its capacity with zeros after the last append.
+#[test]
+fn local_log_appends_are_in_the_file_before_any_flush() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("log");
+    let mut w = LocalFs.create_log(&path, 4096).unwrap();
+    w.append(b"record one;").unwrap();
+    w.append(b"record two").unwrap();
+    let on_disk = std::fs::read(&path).unwrap();
+    assert_eq!(on_disk.len(), 4096);
+    assert_eq!(&on_disk[..21], b"record one;record two");
+    assert!(on_disk[21..].iter().all(|&b| b == 0));
+    std::mem::forget(w);
+    assert_eq!(std::fs::read(&path).unwrap(), on_disk);
+}

@@ -48,6 +48,14 @@ impl Default for WalConfig {
     }
 }
 
+impl WalConfig {
+    /// The disk reserved for each segment: the roll size and an eighth more, since the group
+    /// write that crosses the roll size finishes in the same segment.
+    fn segment_capacity(&self) -> u64 {
+        self.roll_size.saturating_add(self.roll_size / 8)
+    }
+}
+
 /// An enqueued edit's place in the log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Ticket(u64);
@@ -168,7 +176,7 @@ impl Wal {
             .max()
             .map_or(1, |n| n + 1);
         let path = segment_path(dir, number);
-        let writer = SegmentWriter::create(fs.as_ref(), &path)?;
+        let writer = SegmentWriter::create_log(fs.as_ref(), &path, config.segment_capacity())?;
         let wal = Arc::new(Wal {
             fs,
             dir: dir.to_owned(),
@@ -472,7 +480,8 @@ impl Wal {
         writer.sync()?;
         let number = self.lock().next_number;
         let path = segment_path(&self.dir, number);
-        *writer = SegmentWriter::create(self.fs.as_ref(), &path)?;
+        *writer =
+            SegmentWriter::create_log(self.fs.as_ref(), &path, self.config.segment_capacity())?;
         Ok(path)
     }
 

@@ -67,7 +67,19 @@ impl SegmentWriter {
     /// the file and its directory, so the segment itself survives a crash: only records
     /// appended later can be lost.
     pub fn create(fs: &dyn FileSystem, path: &Path) -> Result<Self> {
-        let mut file = fs.create(path)?;
+        Self::start(fs, path, fs.create(path)?)
+    }
+
+    /// As [`SegmentWriter::create`], for a segment expected to grow to about `capacity`
+    /// bytes: the file is a log file ([`FileSystem::create_log`]), so on the local disk an
+    /// append reaches the operating system without a system call and `flush` costs nothing.
+    /// Until the writer is dropped (and after a crash) the file holds zeros after the last
+    /// record, which readers take for a torn tail.
+    pub fn create_log(fs: &dyn FileSystem, path: &Path, capacity: u64) -> Result<Self> {
+        Self::start(fs, path, fs.create_log(path, capacity)?)
+    }
+
+    fn start(fs: &dyn FileSystem, path: &Path, mut file: Box<dyn WritableFile>) -> Result<Self> {
         let mut header = Vec::with_capacity(HEADER_LEN);
         header.extend_from_slice(MAGIC);
         header.extend_from_slice(&FORMAT_VERSION.to_be_bytes());
@@ -218,7 +230,11 @@ pub fn salvage_segment(bytes: &Bytes, name: &str) -> Result<SegmentContents> {
                 }
             },
             Err(reason) => {
-                if let Some(next) = (at + 1..bytes.len()).find(|&o| frame_at(bytes, o).is_ok()) {
+                // A record's header is never all zeros (its checksum would not match), so
+                // the search can stop at the last non-zero byte: a segment preallocated on
+                // disk and cut short by a crash ends in megabytes of zeros.
+                let last = bytes.iter().rposition(|&b| b != 0).unwrap_or(0);
+                if let Some(next) = (at + 1..=last).find(|&o| frame_at(bytes, o).is_ok()) {
                     return Ok(SegmentContents {
                         edits,
                         end: SegmentEnd::Corrupt {

@@ -10,8 +10,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use basalt_common::{Cell, Durability};
-use basalt_fs::{Fault, FaultyFs, FileSystem};
-use basalt_wal::{Wal, WalConfig, WalEdit, read_segment_file, segments_in};
+use basalt_fs::{Fault, FaultyFs, FileSystem, LocalFs};
+use basalt_wal::{SegmentEnd, Wal, WalConfig, WalEdit, read_segment_file, segments_in};
 
 fn edit(region: &str, seq_id: u64) -> WalEdit {
     WalEdit {
@@ -220,4 +220,76 @@ fn a_new_log_starts_after_the_segments_already_there() {
         segments_in(&fs, Path::new("/r/WALs/s1")).unwrap(),
         [second.current_segment()]
     );
+}
+
+/// On the local disk a segment is a reserved, memory-mapped file: a SYNC_WAL append is in
+/// the file when it returns (no write call, no flush), so a process killed right after it
+/// (here: the log is never closed or dropped) leaves every acknowledged edit readable,
+/// followed by the reserve's zeros, which read as a torn tail.
+#[test]
+fn local_segments_hold_sync_wal_edits_of_a_killed_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let wal = Wal::create(
+        Arc::new(LocalFs),
+        &dir.path().join("WALs/s1"),
+        &dir.path().join("oldWALs"),
+        WalConfig {
+            roll_size: 1 << 20,
+            async_interval: Duration::from_secs(3600),
+            ..WalConfig::default()
+        },
+    )
+    .unwrap();
+    for seq in 1..=100 {
+        wal.append(&edit("r1", seq), Durability::SyncWal).unwrap();
+    }
+    let segment = wal.current_segment();
+    std::mem::forget(wal);
+    let file_len = std::fs::metadata(&segment).unwrap().len();
+    assert_eq!(
+        file_len,
+        (1 << 20) + (1 << 17),
+        "the segment's reserve is still there"
+    );
+    let read = read_segment_file(&LocalFs, &segment).unwrap();
+    let seqs: Vec<u64> = read.edits.iter().map(|(_, e)| e.seq_id).collect();
+    assert_eq!(seqs, (1..=100).collect::<Vec<_>>());
+    let SegmentEnd::Torn { offset, .. } = read.end else {
+        panic!("expected a torn tail, got {:?}", read.end);
+    };
+    assert!(
+        offset < file_len / 8,
+        "the tail starts after the records, at {offset}"
+    );
+}
+
+/// A segment closed in the ordinary way is cut to its records: no zeros, a clean end.
+#[test]
+fn local_segments_end_cleanly_after_a_roll_and_a_drop() {
+    let dir = tempfile::tempdir().unwrap();
+    let wal_dir = dir.path().join("WALs/s1");
+    let wal = Wal::create(
+        Arc::new(LocalFs),
+        &wal_dir,
+        &dir.path().join("oldWALs"),
+        WalConfig {
+            roll_size: 4096,
+            ..WalConfig::default()
+        },
+    )
+    .unwrap();
+    for seq in 1..=200 {
+        wal.append(&edit("r1", seq), Durability::SyncWal).unwrap();
+    }
+    wal.close().unwrap();
+    drop(wal);
+    let mut seqs = Vec::new();
+    let segments = segments_in(&LocalFs, &wal_dir).unwrap();
+    assert!(segments.len() > 2, "{segments:?}");
+    for seg in segments {
+        let read = read_segment_file(&LocalFs, &seg).unwrap();
+        assert_eq!(read.end, SegmentEnd::Clean, "{}", seg.display());
+        seqs.extend(read.edits.iter().map(|(_, e)| e.seq_id));
+    }
+    assert_eq!(seqs, (1..=200).collect::<Vec<_>>());
 }

@@ -1,0 +1,134 @@
+//! Log files on the local disk written through a shared memory mapping: an append is a copy
+//! into the file's pages in the page cache, with no system call, and survives the process
+//! being killed as soon as it returns. Used for the WAL's segments, where a `write(2)` per
+//! SYNC_WAL put was the largest single cost of an acknowledged write (BENCHMARKS.md).
+//!
+//! This is the workspace's one module with `unsafe` code: mapping a file is unsafe because
+//! another handle could truncate or rewrite it under the mapping. Here the file is created
+//! by this module (`create_new`), in a data directory the process holds an exclusive lock on,
+//! and no other handle to it writes or truncates it while it is mapped; the blocks behind
+//! the mapping are reserved up front (`posix_fallocate`), so a page fault never meets a full
+//! disk (which would raise SIGBUS instead of an error).
+#![allow(
+    unsafe_code,
+    reason = "memory-mapped log files; see the module documentation"
+)]
+
+use std::fs::{File, OpenOptions};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use memmap2::{MmapMut, MmapOptions};
+
+use crate::WritableFile;
+use crate::error::{FsError, Result};
+
+/// A log file of `capacity` bytes reserved and mapped; appends beyond the capacity are
+/// written with `pwrite(2)` instead. Dropping it unmaps the file and shortens it to the bytes
+/// appended; a process that dies first leaves the file at its capacity, zeros after the last
+/// append.
+#[derive(Debug)]
+pub(crate) struct MappedWritable {
+    path: PathBuf,
+    file: File,
+    /// `None` only while dropping.
+    map: Option<MmapMut>,
+    len: u64,
+}
+
+/// Creates `path` (which must not exist), reserves `capacity` bytes of disk for it and maps
+/// them. `Ok(Err(file))` hands back the new, empty file when the file system cannot reserve
+/// or map it, so the caller can write it the ordinary way.
+pub(crate) fn create(
+    path: &Path,
+    capacity: u64,
+) -> Result<std::result::Result<MappedWritable, File>> {
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|e| FsError::io("create", path, e))?;
+    let Ok(len) = libc::off_t::try_from(capacity) else {
+        return Ok(Err(file));
+    };
+    let Ok(map_len) = usize::try_from(capacity) else {
+        return Ok(Err(file));
+    };
+    if capacity == 0 {
+        return Ok(Err(file));
+    }
+    // SAFETY: `posix_fallocate` only reads its integer arguments; the descriptor is open
+    // and owned by `file` for the whole call.
+    let reserved = unsafe { libc::posix_fallocate(file.as_raw_fd(), 0, len) };
+    if reserved != 0 {
+        // Not supported here, or no room: an empty, unmapped file is still a good log.
+        file.set_len(0)
+            .map_err(|e| FsError::io("truncate", path, e))?;
+        return Ok(Err(file));
+    }
+    // SAFETY: the file was just created by this process (`create_new`) and is only written
+    // through this mapping (and `pwrite` past its end); nothing truncates it while the
+    // mapping lives (see `Drop`), and its `capacity` bytes are allocated, so every page of
+    // the mapping is backed by the file.
+    let map = match unsafe { MmapOptions::new().len(map_len).map_mut(&file) } {
+        Ok(map) => map,
+        Err(_) => {
+            file.set_len(0)
+                .map_err(|e| FsError::io("truncate", path, e))?;
+            return Ok(Err(file));
+        }
+    };
+    Ok(Ok(MappedWritable {
+        path: path.to_owned(),
+        file,
+        map: Some(map),
+        len: 0,
+    }))
+}
+
+impl WritableFile for MappedWritable {
+    fn append(&mut self, data: &[u8]) -> Result<()> {
+        let start = self.len as usize;
+        let room = self
+            .map
+            .as_mut()
+            .and_then(|map| map.get_mut(start..start + data.len()));
+        match room {
+            Some(room) => room.copy_from_slice(data),
+            None => self
+                .file
+                .write_all_at(data, self.len)
+                .map_err(|e| FsError::io("append", &self.path, e))?,
+        }
+        self.len += data.len() as u64;
+        Ok(())
+    }
+
+    /// Nothing to do: appended bytes are in the page cache already.
+    fn flush(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    /// `fdatasync(2)` writes the mapping's dirty pages as well as those written with
+    /// `pwrite`.
+    fn sync(&mut self) -> Result<()> {
+        self.file
+            .sync_data()
+            .map_err(|e| FsError::io("sync", &self.path, e))
+    }
+
+    fn len(&self) -> u64 {
+        self.len
+    }
+}
+
+impl Drop for MappedWritable {
+    fn drop(&mut self) {
+        // Unmap first (an empty mapping replaces the real one), then cut the unwritten
+        // reserve. A failure only leaves zeros after the last record, which readers expect.
+        drop(self.map.take());
+        let _ = self.file.set_len(self.len);
+    }
+}
