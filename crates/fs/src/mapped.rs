@@ -19,10 +19,16 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use memmap2::{MmapMut, MmapOptions};
+use memmap2::{Advice, MmapMut, MmapOptions};
 
 use crate::WritableFile;
 use crate::error::{FsError, Result};
+
+/// Pages are made writable (`MADV_POPULATE_WRITE`) this far ahead of the last append, one
+/// call per this many bytes: otherwise the first write to each 4 KiB page takes a page fault
+/// (and the file system's `page_mkwrite`) on an acknowledged write's path, about one in twenty
+/// small puts.
+const POPULATE_AHEAD: u64 = 1 << 20;
 
 /// A log file of `capacity` bytes reserved and mapped; appends beyond the capacity are
 /// written with `pwrite(2)` instead. Dropping it unmaps the file and shortens it to the bytes
@@ -35,6 +41,9 @@ pub(crate) struct MappedWritable {
     /// `None` only while dropping.
     map: Option<MmapMut>,
     len: u64,
+    /// The mapping is populated for writing up to here; `u64::MAX` once the kernel said it
+    /// cannot (before Linux 5.14), so it is not asked again.
+    populated: u64,
 }
 
 /// Creates `path` (which must not exist), reserves `capacity` bytes of disk for it and maps
@@ -80,12 +89,34 @@ pub(crate) fn create(
             return Ok(Err(file));
         }
     };
-    Ok(Ok(MappedWritable {
+    let mut mapped = MappedWritable {
         path: path.to_owned(),
         file,
         map: Some(map),
         len: 0,
-    }))
+        populated: 0,
+    };
+    mapped.populate_ahead();
+    Ok(Ok(mapped))
+}
+
+impl MappedWritable {
+    /// Populates the next stretch of the mapping once the appends come within
+    /// [`POPULATE_AHEAD`] of the populated end. Only an optimisation: a failure is ignored.
+    fn populate_ahead(&mut self) {
+        let Some(map) = &self.map else { return };
+        let map_len = map.len() as u64;
+        if self.populated >= map_len || self.len + POPULATE_AHEAD <= self.populated {
+            return;
+        }
+        let from = self.populated;
+        let to = (from + POPULATE_AHEAD).min(map_len);
+        self.populated =
+            match map.advise_range(Advice::PopulateWrite, from as usize, (to - from) as usize) {
+                Ok(()) => to,
+                Err(_) => u64::MAX,
+            };
+    }
 }
 
 impl WritableFile for MappedWritable {
@@ -103,6 +134,7 @@ impl WritableFile for MappedWritable {
                 .map_err(|e| FsError::io("append", &self.path, e))?,
         }
         self.len += data.len() as u64;
+        self.populate_ahead();
         Ok(())
     }
 
