@@ -27,13 +27,14 @@ impl TableName {
 
     /// A table `qualifier` in namespace `namespace`.
     pub fn new(namespace: &str, qualifier: &str) -> Result<TableName> {
-        let full = format!("{namespace}:{qualifier}");
-        validate_namespace(namespace).map_err(|reason| Error::InvalidTableName {
-            name: full.clone(),
+        // The full name is only built for an error: this runs on every request a gateway
+        // serves.
+        let invalid = |reason| Error::InvalidTableName {
+            name: format!("{namespace}:{qualifier}"),
             reason,
-        })?;
-        validate_qualifier(qualifier)
-            .map_err(|reason| Error::InvalidTableName { name: full, reason })?;
+        };
+        validate_namespace(namespace).map_err(invalid)?;
+        validate_qualifier(qualifier).map_err(invalid)?;
         Ok(TableName {
             namespace: namespace.to_owned(),
             qualifier: qualifier.to_owned(),
