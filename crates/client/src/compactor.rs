@@ -109,6 +109,8 @@ pub(crate) fn start(
                     let _ = region.flush();
                 }
             }
+            // Archived segments past their time to live go (a failure retries next tick).
+            let _ = wal.clean_archive();
         }
         for region in &regions {
             let major_due = major_every.is_some_and(|every| {

@@ -265,3 +265,48 @@ fn too_many_segments_make_the_regions_keeping_the_oldest_flush() {
         "the idle region was flushed to free the oldest segment"
     );
 }
+
+/// Archived segments do not pile up: the background worker deletes them once their time to
+/// live (HBase's `hbase.master.logcleaner.ttl`) has passed.
+#[test]
+fn archived_segments_are_cleaned_after_their_time_to_live() {
+    let fs = FaultyFs::new();
+    let conn = Connection::builder()
+        .file_system(Arc::new(fs.clone()))
+        .root("/data")
+        .wal(basalt_client::WalConfig {
+            roll_size: 2048,
+            archive_ttl: Some(std::time::Duration::from_millis(100)),
+            ..basalt_client::WalConfig::default()
+        })
+        .open()
+        .unwrap();
+    let desc = TableDescriptor::named("t")
+        .unwrap()
+        .with_family(ColumnFamilyDescriptor::new("cf"));
+    conn.admin().create_table(desc).unwrap();
+    let t = conn.table("t").unwrap();
+    for i in 0..100 {
+        t.put(&Put::new(format!("r{i:03}")).add_column("cf", "q", vec![b'v'; 100]))
+            .unwrap();
+    }
+    assert!(
+        segments(&fs, "/data/WALs/embedded") > 2,
+        "the log should have rolled"
+    );
+    // Flushing every region (meta included) lets the log archive its rolled segments.
+    conn.admin().flush(t.name()).unwrap();
+    conn.admin()
+        .flush(&basalt_client::TableName::parse("hbase:meta").unwrap())
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while segments(&fs, "/data/WALs/embedded") > 1 || segments(&fs, "/data/oldWALs") > 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "segments left: {} in WALs, {} in oldWALs",
+            segments(&fs, "/data/WALs/embedded"),
+            segments(&fs, "/data/oldWALs")
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

@@ -39,6 +39,9 @@ pub struct WalConfig {
     /// Rolled segments kept before the regions holding the oldest one back are asked to
     /// flush (HBase's `hbase.regionserver.maxlogs`, 32).
     pub max_segments: usize,
+    /// How long an archived segment is kept before [`Wal::clean_archive`] deletes it
+    /// (HBase's `hbase.master.logcleaner.ttl`, 10 minutes); `None` keeps them forever.
+    pub archive_ttl: Option<Duration>,
 }
 
 impl Default for WalConfig {
@@ -47,6 +50,7 @@ impl Default for WalConfig {
             roll_size: 64 << 20,
             async_interval: Duration::from_secs(1),
             max_segments: 32,
+            archive_ttl: Some(Duration::from_secs(600)),
         }
     }
 }
@@ -80,6 +84,9 @@ struct State {
     closed: Vec<Segment>,
     /// Encoded records not yet handed to the writer.
     queued: Vec<u8>,
+    /// Archived segments, oldest first, with when they were archived (or, for those an
+    /// earlier run archived, when this log started).
+    archived: std::collections::VecDeque<(Instant, PathBuf)>,
     /// The last round's emptied buffer, kept so the next round's queue does not grow from
     /// nothing (a reallocation or two on every SYNC_WAL put otherwise).
     spare: Vec<u8>,
@@ -182,6 +189,11 @@ impl Wal {
             .max()
             .map_or(1, |n| n + 1);
         let path = segment_path(dir, number);
+        let started = Instant::now();
+        let archived = segments_in(fs.as_ref(), archive_dir)?
+            .into_iter()
+            .map(|p| (started, p))
+            .collect();
         let writer = SegmentWriter::create_log(fs.as_ref(), &path, config.segment_capacity())?;
         let wal = Arc::new(Wal {
             fs,
@@ -197,6 +209,7 @@ impl Wal {
                 next_number: number + 1,
                 closed: Vec::new(),
                 queued: Vec::new(),
+                archived,
                 spare: Vec::new(),
                 appended: 0,
                 written: 0,
@@ -524,7 +537,9 @@ impl Wal {
     pub fn archive(&self, segments: &[PathBuf]) -> Result<()> {
         for path in segments {
             if let Some(name) = path.file_name() {
-                self.fs.rename(path, &self.archive_dir.join(name))?;
+                let to = self.archive_dir.join(name);
+                self.fs.rename(path, &to)?;
+                self.lock().archived.push_back((Instant::now(), to));
             }
         }
         if !segments.is_empty() {
@@ -532,6 +547,48 @@ impl Wal {
             self.fs.sync_dir(&self.archive_dir)?;
         }
         Ok(())
+    }
+
+    /// Deletes the archived segments older than [`WalConfig::archive_ttl`] (HBase's log
+    /// cleaner); returns how many went. Nothing reads an archived segment: the archive is
+    /// only a grace period for inspection (`basalt wal`), not part of recovery.
+    pub fn clean_archive(&self) -> Result<usize> {
+        let Some(ttl) = self.config.archive_ttl else {
+            return Ok(0);
+        };
+        let expired: Vec<PathBuf> = {
+            let mut st = self.lock();
+            let mut expired = Vec::new();
+            while st
+                .archived
+                .front()
+                .is_some_and(|(at, _)| at.elapsed() >= ttl)
+            {
+                if let Some((_, path)) = st.archived.pop_front() {
+                    expired.push(path);
+                }
+            }
+            expired
+        };
+        for (i, path) in expired.iter().enumerate() {
+            match self.fs.delete(path) {
+                // Someone deleted it already: as good.
+                Ok(()) | Err(basalt_fs::FsError::NotFound(_)) => {}
+                Err(e) => {
+                    // Put back what was not deleted, expired, for the next call to retry.
+                    let due = Instant::now().checked_sub(ttl).unwrap_or_else(Instant::now);
+                    let mut st = self.lock();
+                    for p in expired[i..].iter().rev() {
+                        st.archived.push_front((due, p.clone()));
+                    }
+                    return Err(e.into());
+                }
+            }
+        }
+        if !expired.is_empty() {
+            self.fs.sync_dir(&self.archive_dir)?;
+        }
+        Ok(expired.len())
     }
 
     /// When more than `max_segments` rolled segments wait to be archived: the regions that

@@ -222,6 +222,53 @@ fn a_new_log_starts_after_the_segments_already_there() {
     );
 }
 
+/// Archived segments are deleted once their time to live has passed (HBase's log cleaner),
+/// including those an earlier run archived; within it, and with no time to live, they stay.
+#[test]
+fn archived_segments_are_deleted_after_their_time_to_live() {
+    let fs = FaultyFs::new();
+    let archived = |fs: &FaultyFs| fs.list(Path::new("/r/oldWALs")).unwrap().len();
+    let keep = open(&fs, WalConfig::default());
+    keep.append(&edit("r1", 1), Durability::SyncWal).unwrap();
+    keep.close().unwrap();
+    let forever = open(
+        &fs,
+        WalConfig {
+            archive_ttl: None,
+            ..WalConfig::default()
+        },
+    );
+    let left = segments_in(&fs, Path::new("/r/WALs/s1")).unwrap();
+    forever.archive(&left[..1]).unwrap();
+    assert_eq!(forever.clean_archive().unwrap(), 0);
+    assert_eq!(
+        keep.clean_archive().unwrap(),
+        0,
+        "ten minutes have not passed"
+    );
+    assert_eq!(archived(&fs), 1);
+
+    // A later log finds the archived segment and gives it its time to live from its start.
+    let short = open(
+        &fs,
+        WalConfig {
+            archive_ttl: Some(Duration::from_millis(50)),
+            ..WalConfig::default()
+        },
+    );
+    assert_eq!(short.clean_archive().unwrap(), 0);
+    std::thread::sleep(Duration::from_millis(60));
+    assert_eq!(short.clean_archive().unwrap(), 1);
+    assert_eq!(archived(&fs), 0);
+    // And one it archives itself.
+    let left = segments_in(&fs, Path::new("/r/WALs/s1")).unwrap();
+    short.archive(&left[..1]).unwrap();
+    assert_eq!(archived(&fs), 1);
+    std::thread::sleep(Duration::from_millis(60));
+    assert_eq!(short.clean_archive().unwrap(), 1);
+    assert_eq!(archived(&fs), 0);
+}
+
 /// On the local disk a segment is a reserved, memory-mapped file: a SYNC_WAL append is in
 /// the file when it returns (no write call, no flush), so a process killed right after it
 /// (here: the log is never closed or dropped) leaves every acknowledged edit readable,
