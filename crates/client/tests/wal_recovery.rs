@@ -220,25 +220,35 @@ fn a_retried_flush_does_not_claim_writes_made_after_the_failed_one() {
     assert_eq!(value(&conn, "after").as_deref(), Some("2"));
 }
 
-#[test]
-fn too_many_segments_make_the_regions_keeping_the_oldest_flush() {
-    let fs = FaultyFs::new();
+/// A connection on `fs` with the log configured as `wal`, and the named tables (family `cf`).
+fn open_with_wal(fs: &FaultyFs, wal: basalt_client::WalConfig, tables: &[&str]) -> Connection {
     let conn = Connection::builder()
         .file_system(Arc::new(fs.clone()))
         .root("/data")
-        .wal(basalt_client::WalConfig {
-            roll_size: 2048,
-            max_segments: 2,
-            ..basalt_client::WalConfig::default()
-        })
+        .wal(wal)
         .open()
         .unwrap();
-    for name in ["idle", "busy"] {
+    for name in tables {
         let desc = TableDescriptor::named(name)
             .unwrap()
             .with_family(ColumnFamilyDescriptor::new("cf"));
         conn.admin().create_table(desc).unwrap();
     }
+    conn
+}
+
+#[test]
+fn too_many_segments_make_the_regions_keeping_the_oldest_flush() {
+    let fs = FaultyFs::new();
+    let conn = open_with_wal(
+        &fs,
+        basalt_client::WalConfig {
+            roll_size: 2048,
+            max_segments: 2,
+            ..basalt_client::WalConfig::default()
+        },
+        &["idle", "busy"],
+    );
     let idle = conn.table("idle").unwrap();
     idle.put(&Put::new("only").add_column("cf", "q", "v"))
         .unwrap();
@@ -271,20 +281,15 @@ fn too_many_segments_make_the_regions_keeping_the_oldest_flush() {
 #[test]
 fn archived_segments_are_cleaned_after_their_time_to_live() {
     let fs = FaultyFs::new();
-    let conn = Connection::builder()
-        .file_system(Arc::new(fs.clone()))
-        .root("/data")
-        .wal(basalt_client::WalConfig {
+    let conn = open_with_wal(
+        &fs,
+        basalt_client::WalConfig {
             roll_size: 2048,
             archive_ttl: Some(std::time::Duration::from_millis(100)),
             ..basalt_client::WalConfig::default()
-        })
-        .open()
-        .unwrap();
-    let desc = TableDescriptor::named("t")
-        .unwrap()
-        .with_family(ColumnFamilyDescriptor::new("cf"));
-    conn.admin().create_table(desc).unwrap();
+        },
+        &["t"],
+    );
     let t = conn.table("t").unwrap();
     for i in 0..100 {
         t.put(&Put::new(format!("r{i:03}")).add_column("cf", "q", vec![b'v'; 100]))
