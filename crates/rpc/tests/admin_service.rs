@@ -6,7 +6,8 @@
 use basalt_client::{
     ColumnFamilyDescriptor, Connection, Get, Put, RegionDescription, TableDescriptor, TableName,
 };
-use basalt_rpc::client::{RpcClient, RpcError, region};
+use basalt_rpc::RpcServer;
+use basalt_rpc::client::{RpcClient, region};
 use basalt_rpc::pb::{
     CompactRegionRequest, CompactRegionResponse, FlushRegionRequest, FlushRegionResponse,
     GetOnlineRegionRequest, GetOnlineRegionResponse, GetRegionInfoRequest, GetRegionInfoResponse,
@@ -14,8 +15,9 @@ use basalt_rpc::pb::{
     RegionSpecifier, SplitTableRegionRequest, get_region_info_response,
     region_specifier::RegionSpecifierType,
 };
-use basalt_rpc::{RpcConfig, RpcServer};
-use prost::Message;
+use support::call;
+
+mod support;
 
 fn setup() -> (RpcServer, Connection) {
     let conn = Connection::in_memory();
@@ -25,15 +27,7 @@ fn setup() -> (RpcServer, Connection) {
     conn.admin()
         .create_table_with_splits(desc, &["m".into()])
         .unwrap();
-    let server = RpcServer::start(
-        conn.clone(),
-        RpcConfig {
-            bind: "127.0.0.1:0".parse().unwrap(),
-            ..RpcConfig::default()
-        },
-    )
-    .unwrap();
-    (server, conn)
+    (support::serve(&conn), conn)
 }
 
 fn regions(conn: &Connection) -> Vec<RegionDescription> {
@@ -48,17 +42,6 @@ fn put_rows(conn: &Connection, rows: &[&str]) {
         t.put(&Put::new(r.to_string()).add_column("f", "q", r.to_string()))
             .unwrap();
     }
-}
-
-fn call<Q: Message, R: Message + Default>(
-    c: &mut RpcClient,
-    method: &str,
-    request: &Q,
-) -> Result<R, String> {
-    c.call(method, request).map_err(|e| match e {
-        RpcError::Remote { class, .. } => class,
-        other => panic!("{method}: {other}"),
-    })
 }
 
 fn info(c: &mut RpcClient, spec: RegionSpecifier) -> Result<GetRegionInfoResponse, String> {

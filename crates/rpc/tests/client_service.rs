@@ -19,6 +19,8 @@ use basalt_rpc::pb::{
 use basalt_rpc::{RpcConfig, RpcServer};
 use prost::Message;
 
+mod support;
+
 struct Client {
     stream: TcpStream,
     call_id: u32,
@@ -139,9 +141,8 @@ fn setup() -> (RpcServer, Connection, Vec<Vec<u8>>) {
     let server = RpcServer::start(
         conn.clone(),
         RpcConfig {
-            bind: "127.0.0.1:0".parse().unwrap(),
             max_frame: 1 << 20,
-            ..RpcConfig::default()
+            ..support::loopback()
         },
     )
     .unwrap();
@@ -650,9 +651,8 @@ fn renewals_keep_a_scanner_past_its_lease() {
     let server = RpcServer::start(
         conn.clone(),
         RpcConfig {
-            bind: "127.0.0.1:0".parse().unwrap(),
             scanner_lease: Duration::from_millis(400),
-            ..RpcConfig::default()
+            ..support::loopback()
         },
     )
     .unwrap();

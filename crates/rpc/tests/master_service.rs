@@ -2,40 +2,30 @@
 //! do it, procedure ids that are finished when asked about, HBase's exception classes.
 #![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
-use std::io::Write;
-use std::net::TcpStream;
 use std::time::Duration;
 
 use basalt_client::Connection;
-use basalt_rpc::frame::{encode_call, encode_connection_start, read_response};
+use basalt_rpc::RpcServer;
+use basalt_rpc::client::RpcClient;
 use basalt_rpc::pb::{
-    self, BytesBytesPair, ColumnFamilySchema, ConnectionHeader, CreateTableRequest, Empty,
-    GetProcedureResultRequest, GetProcedureResultResponse, GetTableDescriptorsRequest,
-    GetTableDescriptorsResponse, GetTableNamesRequest, GetTableNamesResponse, GetTableStateRequest,
-    GetTableStateResponse, IsMasterRunningResponse, ListNamespacesResponse, NamespaceRequest,
-    ProcedureResponse, TableNameRequest, TableSchema, get_procedure_result_response, table_state,
+    self, BytesBytesPair, ColumnFamilySchema, CreateTableRequest, Empty, GetProcedureResultRequest,
+    GetProcedureResultResponse, GetTableDescriptorsRequest, GetTableDescriptorsResponse,
+    GetTableNamesRequest, GetTableNamesResponse, GetTableStateRequest, GetTableStateResponse,
+    IsMasterRunningResponse, ListNamespacesResponse, NamespaceRequest, ProcedureResponse,
+    TableNameRequest, TableSchema, get_procedure_result_response, table_state,
 };
-use basalt_rpc::{RpcConfig, RpcServer};
 use prost::Message;
 
-struct Master {
-    stream: TcpStream,
-    id: u32,
-}
+mod support;
+
+/// A MasterService connection.
+struct Master(RpcClient);
 
 impl Master {
     fn connect(server: &RpcServer) -> Master {
-        let mut stream = TcpStream::connect(server.local_addr()).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(20)))
-            .unwrap();
-        stream
-            .write_all(&encode_connection_start(&ConnectionHeader {
-                service_name: Some("MasterService".into()),
-                ..ConnectionHeader::default()
-            }))
-            .unwrap();
-        Master { stream, id: 0 }
+        let client = RpcClient::connect(server.local_addr(), "MasterService").unwrap();
+        client.set_timeout(Some(Duration::from_secs(20))).unwrap();
+        Master(client)
     }
 
     fn call<M: Message, R: Message + Default>(
@@ -43,15 +33,7 @@ impl Master {
         method: &str,
         param: &M,
     ) -> Result<R, String> {
-        self.id += 1;
-        self.stream
-            .write_all(&encode_call(self.id, method, param))
-            .unwrap();
-        let (h, m) = read_response(&mut self.stream, 1 << 30).unwrap();
-        match h.exception {
-            Some(e) => Err(e.exception_class_name.unwrap_or_default()),
-            None => Ok(R::decode(m.unwrap_or_default().as_slice()).unwrap()),
-        }
+        support::call(&mut self.0, method, param)
     }
 }
 
@@ -84,14 +66,7 @@ fn create(q: &str) -> CreateTableRequest {
 #[test]
 fn tables_and_namespaces_through_master_service() {
     let conn = Connection::in_memory();
-    let server = RpcServer::start(
-        conn.clone(),
-        RpcConfig {
-            bind: "127.0.0.1:0".parse().unwrap(),
-            ..RpcConfig::default()
-        },
-    )
-    .unwrap();
+    let server = support::serve(&conn);
     let mut m = Master::connect(&server);
     let running: IsMasterRunningResponse = m.call("IsMasterRunning", &Empty {}).unwrap();
     assert!(running.is_master_running);
@@ -222,14 +197,7 @@ fn modify_table_and_cluster_status() {
         TruncateTableRequest,
     };
     let conn = Connection::in_memory();
-    let server = RpcServer::start(
-        conn.clone(),
-        RpcConfig {
-            bind: "127.0.0.1:0".parse().unwrap(),
-            ..RpcConfig::default()
-        },
-    )
-    .unwrap();
+    let server = support::serve(&conn);
     let mut m = Master::connect(&server);
     // Table attributes given at creation are kept and described.
     let mut req = create("t");

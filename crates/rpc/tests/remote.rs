@@ -14,7 +14,9 @@ use basalt_client::{
     TableDescriptor, TableName,
 };
 use basalt_rpc::remote::{RemoteConfig, RemoteConnection, RemoteTable};
-use basalt_rpc::{RpcConfig, RpcServer};
+use support::serve as server;
+
+mod support;
 
 /// The table operations both modes offer, as the suite uses them.
 trait Ops {
@@ -84,17 +86,6 @@ fn engine() -> Connection {
         .create_table_with_splits(desc, &[Bytes::from_static(b"m")])
         .unwrap();
     conn
-}
-
-fn server(conn: &Connection) -> RpcServer {
-    RpcServer::start(
-        conn.clone(),
-        RpcConfig {
-            bind: "127.0.0.1:0".parse().unwrap(),
-            ..RpcConfig::default()
-        },
-    )
-    .unwrap()
 }
 
 /// A row as `row: family:qualifier@ts=value ...`.

@@ -12,6 +12,8 @@ use basalt_rpc::zk::{Published, ZkPublisher, unframe};
 use prost::Message;
 use zookeeper_client as zk;
 
+mod support;
+
 /// A ZooKeeper server for one test, killed when dropped.
 struct ZooKeeper {
     port: u16,
@@ -134,7 +136,6 @@ fn an_unreachable_zookeeper_is_a_clear_error() {
 fn a_remote_client_finds_the_server_through_zookeeper() {
     use basalt_client::{ColumnFamilyDescriptor, Connection, Get, Put, TableDescriptor};
     use basalt_rpc::remote::{RemoteConfig, RemoteConnection};
-    use basalt_rpc::{RpcConfig, RpcServer};
     let zk = ZooKeeper::start();
     let quorum = format!("127.0.0.1:{}", zk.port);
     // Nothing published yet: a clear error naming the node.
@@ -156,14 +157,7 @@ fn a_remote_client_finds_the_server_through_zookeeper() {
                 .with_family(ColumnFamilyDescriptor::new("f")),
         )
         .unwrap();
-    let server = RpcServer::start(
-        conn.clone(),
-        RpcConfig {
-            bind: "127.0.0.1:0".parse().unwrap(),
-            ..RpcConfig::default()
-        },
-    )
-    .unwrap();
+    let server = support::serve(&conn);
     let publisher = ZkPublisher::start(
         &quorum,
         Published {

@@ -1,0 +1,35 @@
+//! What the RPC tests share: a server on a free loopback port, and calls whose failure is
+//! the server's exception class.
+#![allow(dead_code, reason = "each test binary uses some of these")]
+#![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
+
+use basalt_client::Connection;
+use basalt_rpc::client::{RpcClient, RpcError};
+use basalt_rpc::{RpcConfig, RpcServer};
+use prost::Message;
+
+/// The server's defaults, bound to a free port of 127.0.0.1.
+pub fn loopback() -> RpcConfig {
+    RpcConfig {
+        bind: ([127, 0, 0, 1], 0).into(),
+        ..RpcConfig::default()
+    }
+}
+
+/// A server for `conn` with [`loopback`]'s configuration.
+pub fn serve(conn: &Connection) -> RpcServer {
+    RpcServer::start(conn.clone(), loopback()).unwrap()
+}
+
+/// Calls `method`; a failure is the Java class of the server's exception (any other failure
+/// fails the test).
+pub fn call<Q: Message, R: Message + Default>(
+    c: &mut RpcClient,
+    method: &str,
+    request: &Q,
+) -> Result<R, String> {
+    c.call(method, request).map_err(|e| match e {
+        RpcError::Remote { class, .. } => class,
+        other => panic!("{method}: {other}"),
+    })
+}
