@@ -158,8 +158,8 @@ impl WritableFile for MappedWritable {
 
 impl Drop for MappedWritable {
     fn drop(&mut self) {
-        // Unmap first (an empty mapping replaces the real one), then cut the unwritten
-        // reserve. A failure only leaves zeros after the last record, which readers expect.
+        // Unmap first, then cut the unwritten reserve. A failure only leaves zeros after
+        // the last record, which readers expect.
         drop(self.map.take());
         let _ = self.file.set_len(self.len);
     }

@@ -556,39 +556,31 @@ impl Wal {
         let Some(ttl) = self.config.archive_ttl else {
             return Ok(0);
         };
-        let expired: Vec<PathBuf> = {
-            let mut st = self.lock();
-            let mut expired = Vec::new();
-            while st
-                .archived
-                .front()
-                .is_some_and(|(at, _)| at.elapsed() >= ttl)
-            {
-                if let Some((_, path)) = st.archived.pop_front() {
-                    expired.push(path);
+        let mut deleted = 0;
+        loop {
+            // One at a time, so the log's lock is never held across a delete.
+            let next = {
+                let mut st = self.lock();
+                match st.archived.front() {
+                    Some((at, _)) if at.elapsed() >= ttl => st.archived.pop_front(),
+                    _ => None,
                 }
-            }
-            expired
-        };
-        for (i, path) in expired.iter().enumerate() {
-            match self.fs.delete(path) {
+            };
+            let Some((at, path)) = next else { break };
+            match self.fs.delete(&path) {
                 // Someone deleted it already: as good.
-                Ok(()) | Err(basalt_fs::FsError::NotFound(_)) => {}
+                Ok(()) | Err(basalt_fs::FsError::NotFound(_)) => deleted += 1,
                 Err(e) => {
-                    // Put back what was not deleted, expired, for the next call to retry.
-                    let due = Instant::now().checked_sub(ttl).unwrap_or_else(Instant::now);
-                    let mut st = self.lock();
-                    for p in expired[i..].iter().rev() {
-                        st.archived.push_front((due, p.clone()));
-                    }
+                    // Still due: the next call tries again.
+                    self.lock().archived.push_front((at, path));
                     return Err(e.into());
                 }
             }
         }
-        if !expired.is_empty() {
+        if deleted > 0 {
             self.fs.sync_dir(&self.archive_dir)?;
         }
-        Ok(expired.len())
+        Ok(deleted)
     }
 
     /// When more than `max_segments` rolled segments wait to be archived: the regions that
