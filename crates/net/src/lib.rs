@@ -5,6 +5,10 @@
 //! Sockets read with a short timeout so a stopping server notices idle connections
 //! ([`Patient`]); a message whose bytes stop arriving drops its connection.
 
+mod leases;
+
+pub use leases::{Leased, Leases, lock as lock_leased};
+
 use std::io::{self, BufRead, BufReader, Read};
 use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;

@@ -2,16 +2,16 @@
 //! its region (`table,start,id.encoded.`); reads and scans stay inside it, as a region server
 //! would, so a client that walks the regions in `hbase:meta` sees every row once.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
 
 use basalt_client::{
     Append, Bytes, Cell, CellType, Check, CheckAction, CheckAndMutate, Condition, Connection,
     Delete, Durability, Error, Get, Increment, LATEST_TIMESTAMP, Put, ResultScanner, RowResult,
     Scan, Table, TableName, TimeRange,
 };
+use basalt_net::{Leases, lock_leased};
 use prost::Message;
 
 use crate::cellblock;
@@ -76,7 +76,6 @@ type Outcome = Result<Vec<u8>, ExceptionResponse>;
 /// One open scanner.
 struct Open {
     scanner: ResultScanner,
-    last_used: Instant,
     /// Whether the scan can go on past this region (a later region exists in its direction
     /// and the scan's stop row lies beyond this region).
     more_after: bool,
@@ -85,18 +84,17 @@ struct Open {
 /// ClientService for one server.
 pub struct ClientService {
     conn: Connection,
-    scanners: Mutex<HashMap<u64, Arc<Mutex<Open>>>>,
+    scanners: Leases<u64, Open>,
     /// Recently finished scanners: one more "next" on them gets an empty answer, as HBase
     /// gives (hbase-driver sends one).
     finished: Mutex<std::collections::VecDeque<u64>>,
     next_scanner: AtomicU64,
-    lease: Duration,
 }
 
 impl std::fmt::Debug for ClientService {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ClientService")
-            .field("lease", &self.lease)
+            .field("lease", &self.scanners.lease())
             .finish_non_exhaustive()
     }
 }
@@ -194,10 +192,9 @@ impl ClientService {
     pub fn new(conn: Connection, lease: Duration) -> Self {
         ClientService {
             conn,
-            scanners: Mutex::new(HashMap::new()),
+            scanners: Leases::new(lease),
             finished: Mutex::new(std::collections::VecDeque::new()),
             next_scanner: AtomicU64::new(1),
-            lease,
         }
     }
 
@@ -460,12 +457,8 @@ impl ClientService {
             (None, Some(scan)) => self.open(req, scan)?,
             (None, None) => return Err(unsupported("a scan request without a scan or scanner")),
         };
-        let entry = self
-            .scanners
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&id)
-            .cloned();
+        // Any call on a scanner renews its lease.
+        let entry = self.scanners.get(&id);
         let finished = || {
             self.finished
                 .lock()
@@ -491,10 +484,7 @@ impl ClientService {
         let mut results = Vec::new();
         let mut done = false;
         let mut filter_ended = false;
-        let more_after = entry
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .more_after;
+        let more_after = lock_leased(&entry).more_after;
         // A closing call still returns rows when it asks for some (an opening call that
         // closes at once is how clients read a few rows in one round trip).
         let wanted = req
@@ -504,15 +494,8 @@ impl ClientService {
         // `renew`, as hbase-driver sends, is an ordinary open).
         let renewal = req.renew() && req.scan.is_none();
         let wanted = if renewal { 0 } else { wanted };
-        if renewal {
-            entry
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .last_used = Instant::now();
-        }
         if wanted > 0 {
-            let mut open = entry.lock().unwrap_or_else(PoisonError::into_inner);
-            open.last_used = Instant::now();
+            let mut open = lock_leased(&entry);
             let n = wanted as usize;
             while results.len() < n {
                 match open.scanner.next() {
@@ -527,10 +510,7 @@ impl ClientService {
             }
         }
         if done || req.close_scanner() {
-            self.scanners
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .remove(&id);
+            self.scanners.remove(&id);
             let mut finished = self.finished.lock().unwrap_or_else(PoisonError::into_inner);
             finished.push_back(id);
             if finished.len() > 1024 {
@@ -545,7 +525,7 @@ impl ClientService {
             scanner_id: Some(id),
             more_results: Some(open || (done && more_after && !filter_ended)),
             more_results_in_region: Some(open),
-            ttl: Some(u32::try_from(self.lease.as_millis()).unwrap_or(u32::MAX)),
+            ttl: Some(u32::try_from(self.scanners.lease().as_millis()).unwrap_or(u32::MAX)),
             results,
             ..ScanResponse::default()
         }
@@ -629,38 +609,23 @@ impl ClientService {
         };
         let scanner = table.scan(&scan).map_err(|e| from_error(&e))?;
         let id = self.next_scanner.fetch_add(1, Ordering::Relaxed);
-        self.scanners
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(
-                id,
-                Arc::new(Mutex::new(Open {
-                    scanner,
-                    last_used: Instant::now(),
-                    more_after,
-                })),
-            );
+        self.scanners.insert(
+            id,
+            Open {
+                scanner,
+                more_after,
+            },
+        );
         Ok(id)
     }
 
     /// Closes scanners idle past the lease; returns how many.
     pub fn expire(&self) -> usize {
-        let now = Instant::now();
-        let mut map = self.scanners.lock().unwrap_or_else(PoisonError::into_inner);
-        let before = map.len();
-        map.retain(|_, e| {
-            e.try_lock()
-                .map(|e| now.duration_since(e.last_used) <= self.lease)
-                .unwrap_or(true)
-        });
-        before - map.len()
+        self.scanners.expire()
     }
 
     pub fn open_scanners(&self) -> usize {
-        self.scanners
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .len()
+        self.scanners.len()
     }
 }
 
