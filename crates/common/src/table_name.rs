@@ -132,8 +132,14 @@ mod tests {
     fn rejects_bad_names() {
         for bad in ["", ":t", "ns:", "-t", ".t", "a b", "ns-x:t", "t/x", "a:b:c"] {
             let err = TableName::parse(bad).unwrap_err();
+            // The error names the table in full, namespace included.
+            let full = if bad.contains(':') {
+                bad.to_owned()
+            } else {
+                format!("default:{bad}")
+            };
             assert!(
-                matches!(err, Error::InvalidTableName { .. }),
+                matches!(&err, Error::InvalidTableName { name, .. } if *name == full),
                 "{bad}: {err}"
             );
         }
