@@ -51,6 +51,11 @@ impl<'a> Patient<'a> {
         })
     }
 
+    /// The bytes already read from the socket and not yet consumed (no system call).
+    pub fn buffered(&self) -> &[u8] {
+        self.inner.buffer()
+    }
+
     /// The next bytes start a new message.
     pub fn next_message(&mut self) {
         self.in_message = false;

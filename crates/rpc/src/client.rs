@@ -1,18 +1,29 @@
-//! A small native-RPC client: one connection to one service, one call at a time, and the
-//! region lookup a client needs (a scan of `hbase:meta`). `basalt pe --rpc` drives it; the
-//! remote `Connection` of issue 10 will grow from it.
+//! A small native-RPC client: one connection to one service, shared by any number of threads
+//! as HBase's clients share theirs, and the region lookup a client needs (a scan of
+//! `hbase:meta`).
+//!
+//! Calls are multiplexed by call id. A caller queues its request frame; whoever finds no
+//! write under way writes every queued frame with one system call. Reading is done the same
+//! way: one waiting caller at a time reads the socket, hands each answer to the caller waiting
+//! on its id, and when its own arrives hands the reading on to another waiting caller. A lone
+//! caller thus reads its own answer without a thread switch, and many threads' calls share
+//! the socket's system calls (the server answers them with one write, see `server`).
 
+use std::collections::HashMap;
 use std::io::{self, BufReader, Write};
-use std::net::{SocketAddr, TcpStream};
-use std::time::Duration;
+use std::net::{Shutdown, SocketAddr, TcpStream};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};
+use std::thread::Thread;
+use std::time::{Duration, Instant};
 
 use prost::Message;
 
 use crate::client_service::META_REGION;
 use crate::frame::{FrameError, encode_call, encode_connection_start, read_response};
 use crate::pb::{
-    self, ConnectionHeader, RegionSpecifier, Scan, ScanRequest, ScanResponse, UserInformation,
-    region_specifier::RegionSpecifierType,
+    self, ConnectionHeader, RegionSpecifier, ResponseHeader, Scan, ScanRequest, ScanResponse,
+    UserInformation, region_specifier::RegionSpecifierType,
 };
 
 /// Why a call failed.
@@ -45,12 +56,166 @@ impl From<io::Error> for RpcError {
     }
 }
 
-/// One connection to one service.
+/// The largest response accepted.
+const MAX_RESPONSE: usize = 1 << 30;
+
+/// One connection to one service. Calls take `&self`: threads share it.
 #[derive(Debug)]
 pub struct RpcClient {
-    out: TcpStream,
-    input: BufReader<TcpStream>,
-    call_id: u32,
+    shared: Shared,
+}
+
+#[derive(Debug)]
+struct Shared {
+    /// Written by whoever sends; shut down when a write or read fails.
+    socket: TcpStream,
+    next_id: AtomicU32,
+    out: Mutex<Outbox>,
+    /// Held by the caller reading answers.
+    input: Mutex<BufReader<TcpStream>>,
+    calls: Mutex<Calls>,
+    /// How long a call waits for its answer; None: forever.
+    timeout: Mutex<Option<Duration>>,
+}
+
+/// Request frames waiting for the socket.
+#[derive(Debug, Default)]
+struct Outbox {
+    queued: Vec<u8>,
+    /// A caller is writing; it writes what is queued meanwhile before it lets go.
+    writing: bool,
+}
+
+/// Calls waiting for their answers.
+#[derive(Debug, Default)]
+struct Calls {
+    waiting: HashMap<u32, Slot>,
+    /// Why the connection is unusable (it then answers every call with this).
+    broken: Option<String>,
+}
+
+impl Calls {
+    fn take_answer(&mut self, id: u32) -> Option<Answer> {
+        match self.waiting.get(&id) {
+            Some(Slot::Answered(..)) => match self.waiting.remove(&id) {
+                Some(Slot::Answered(h, m)) => Some((h, m)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug)]
+enum Slot {
+    Waiting(Thread),
+    Answered(ResponseHeader, Option<Vec<u8>>),
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Every critical section leaves its state whole, so a poisoned lock is still usable.
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn broken(reason: &str) -> RpcError {
+    RpcError::Frame(FrameError::Io(io::Error::new(
+        io::ErrorKind::ConnectionAborted,
+        format!("the connection broke: {reason}"),
+    )))
+}
+
+type Answer = (ResponseHeader, Option<Vec<u8>>);
+
+impl Shared {
+    /// As the reader (holding `input`), reads answers and hands them to their callers until
+    /// call `id`'s arrives (or was handed over before this caller began to read); then wakes
+    /// another waiting caller to read on.
+    fn read_until(
+        &self,
+        id: u32,
+        mut input: MutexGuard<'_, BufReader<TcpStream>>,
+    ) -> Result<Answer, RpcError> {
+        let mine = loop {
+            if let Some(answer) = lock(&self.calls).take_answer(id) {
+                break answer;
+            }
+            match read_response(&mut *input, MAX_RESPONSE) {
+                Ok((header, message)) => {
+                    let got = header.call_id.unwrap_or(0);
+                    let mut calls = lock(&self.calls);
+                    if got == id {
+                        calls.waiting.remove(&id);
+                        break (header, message);
+                    }
+                    // A call that timed out is no longer waiting: its answer is dropped.
+                    if let Some(slot) = calls.waiting.get_mut(&got)
+                        && let Slot::Waiting(t) =
+                            std::mem::replace(slot, Slot::Answered(header, message))
+                    {
+                        t.unpark();
+                    }
+                }
+                Err(e) => {
+                    drop(input);
+                    lock(&self.calls).waiting.remove(&id);
+                    let e = RpcError::Frame(e);
+                    self.break_off(e.to_string());
+                    return Err(e);
+                }
+            }
+        };
+        drop(input);
+        let calls = lock(&self.calls);
+        if let Some(t) = calls.waiting.values().find_map(|s| match s {
+            Slot::Waiting(t) => Some(t),
+            Slot::Answered(..) => None,
+        }) {
+            t.unpark();
+        }
+        Ok(mine)
+    }
+
+    /// Marks the connection broken and wakes every waiting caller.
+    fn break_off(&self, reason: String) {
+        let _ = self.socket.shutdown(Shutdown::Both);
+        let mut calls = lock(&self.calls);
+        calls.broken.get_or_insert(reason);
+        for slot in calls.waiting.values() {
+            if let Slot::Waiting(t) = slot {
+                t.unpark();
+            }
+        }
+    }
+
+    /// Queues a frame and, unless another caller is writing (it will send this one too),
+    /// writes everything queued.
+    fn send(&self, frame: &[u8]) -> io::Result<()> {
+        let mut out = lock(&self.out);
+        out.queued.extend_from_slice(frame);
+        if out.writing {
+            return Ok(());
+        }
+        out.writing = true;
+        let mut batch = Vec::new();
+        loop {
+            std::mem::swap(&mut batch, &mut out.queued);
+            if batch.is_empty() {
+                out.writing = false;
+                return Ok(());
+            }
+            drop(out);
+            let written = (&self.socket).write_all(&batch);
+            batch.clear();
+            out = lock(&self.out);
+            if let Err(e) = written {
+                out.writing = false;
+                out.queued.clear();
+                drop(out);
+                self.break_off(format!("writing a call: {e}"));
+                return Err(e);
+            }
+        }
+    }
 }
 
 /// A region as a client routes to it.
@@ -72,9 +237,9 @@ pub fn region(name: &[u8]) -> RegionSpecifier {
 impl RpcClient {
     /// Connects and opens `service` (`ClientService`, `MasterService`).
     pub fn connect(addr: SocketAddr, service: &str) -> io::Result<RpcClient> {
-        let mut out = TcpStream::connect(addr)?;
-        out.set_nodelay(true)?;
-        out.write_all(&encode_connection_start(&ConnectionHeader {
+        let mut stream = TcpStream::connect(addr)?;
+        stream.set_nodelay(true)?;
+        stream.write_all(&encode_connection_start(&ConnectionHeader {
             user_info: Some(UserInformation {
                 effective_user: Some("basalt".into()),
                 real_user: None,
@@ -82,28 +247,91 @@ impl RpcClient {
             service_name: Some(service.into()),
             ..ConnectionHeader::default()
         }))?;
+        let input = BufReader::with_capacity(64 * 1024, stream.try_clone()?);
         Ok(RpcClient {
-            input: BufReader::with_capacity(64 * 1024, out.try_clone()?),
-            out,
-            call_id: 0,
+            shared: Shared {
+                socket: stream,
+                next_id: AtomicU32::new(0),
+                out: Mutex::new(Outbox::default()),
+                input: Mutex::new(input),
+                calls: Mutex::new(Calls::default()),
+                timeout: Mutex::new(None),
+            },
         })
     }
 
     /// How long a call may wait for its answer (and a request for the socket); None: forever.
+    /// A socket that stays silent that long while answers are awaited breaks the connection.
     pub fn set_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
-        self.out.set_read_timeout(timeout)?;
-        self.out.set_write_timeout(timeout)
+        self.shared.socket.set_write_timeout(timeout)?;
+        self.shared.socket.set_read_timeout(timeout)?;
+        *lock(&self.shared.timeout) = timeout;
+        Ok(())
+    }
+
+    /// Whether the connection broke (every call on it now fails).
+    pub fn is_broken(&self) -> bool {
+        lock(&self.shared.calls).broken.is_some()
     }
 
     pub fn call<Q: Message, R: Message + Default>(
-        &mut self,
+        &self,
         method: &str,
         request: &Q,
     ) -> Result<R, RpcError> {
-        self.call_id = self.call_id.wrapping_add(1);
-        self.out
-            .write_all(&encode_call(self.call_id, method, request))?;
-        let (header, message) = read_response(&mut self.input, 1 << 30).map_err(RpcError::Frame)?;
+        let shared = &self.shared;
+        let id = shared
+            .next_id
+            .fetch_add(1, Ordering::Relaxed)
+            .wrapping_add(1);
+        {
+            let mut calls = lock(&shared.calls);
+            if let Some(reason) = &calls.broken {
+                return Err(broken(reason));
+            }
+            calls
+                .waiting
+                .insert(id, Slot::Waiting(std::thread::current()));
+        }
+        if let Err(e) = shared.send(&encode_call(id, method, request)) {
+            lock(&shared.calls).waiting.remove(&id);
+            return Err(e.into());
+        }
+        let deadline = lock(&shared.timeout).map(|t| Instant::now() + t);
+        let (header, message) = loop {
+            {
+                let mut calls = lock(&shared.calls);
+                if let Some(answer) = calls.take_answer(id) {
+                    break answer;
+                }
+                if let Some(reason) = &calls.broken {
+                    let e = broken(reason);
+                    calls.waiting.remove(&id);
+                    return Err(e);
+                }
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    calls.waiting.remove(&id);
+                    return Err(RpcError::Frame(FrameError::Io(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        format!("no answer to {method} (call {id}) in time"),
+                    ))));
+                }
+            }
+            let input = match shared.input.try_lock() {
+                Ok(input) => Some(input),
+                Err(TryLockError::Poisoned(p)) => Some(p.into_inner()),
+                Err(TryLockError::WouldBlock) => None,
+            };
+            match input {
+                Some(input) => break shared.read_until(id, input)?,
+                None => match deadline {
+                    Some(d) => {
+                        std::thread::park_timeout(d.saturating_duration_since(Instant::now()));
+                    }
+                    None => std::thread::park(),
+                },
+            }
+        };
         if let Some(e) = header.exception {
             return Err(RpcError::Remote {
                 class: e.exception_class_name.unwrap_or_default(),
@@ -115,7 +343,7 @@ impl RpcClient {
     }
 
     /// The regions of `table` (`ns:table` or `table`), in key order, from `hbase:meta`.
-    pub fn regions(&mut self, table: &str) -> Result<Vec<Location>, RpcError> {
+    pub fn regions(&self, table: &str) -> Result<Vec<Location>, RpcError> {
         let start = format!("{table},").into_bytes();
         let mut stop = start.clone();
         if let Some(last) = stop.last_mut() {

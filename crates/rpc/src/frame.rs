@@ -159,6 +159,17 @@ pub fn read_call(r: &mut impl Read, limit: usize) -> Result<Call, FrameError> {
 /// A response frame: the total length, the delimited header, and the delimited message (or
 /// the exception in the header).
 pub fn encode_response(call_id: u32, outcome: Result<Vec<u8>, ExceptionResponse>) -> Vec<u8> {
+    let mut frame = Vec::new();
+    append_response(&mut frame, call_id, outcome);
+    frame
+}
+
+/// Appends a response frame (as [`encode_response`] makes it) to `out`.
+pub fn append_response(
+    out: &mut Vec<u8>,
+    call_id: u32,
+    outcome: Result<Vec<u8>, ExceptionResponse>,
+) {
     let (exception, message) = match outcome {
         Ok(m) => (None, Some(m)),
         Err(e) => (Some(e), None),
@@ -168,17 +179,25 @@ pub fn encode_response(call_id: u32, outcome: Result<Vec<u8>, ExceptionResponse>
         exception,
         cell_block_meta: None,
     };
-    let mut body = Vec::with_capacity(64 + message.as_ref().map_or(0, Vec::len));
+    let start = out.len();
+    out.extend_from_slice(&[0; 4]);
+    out.reserve(64 + message.as_ref().map_or(0, Vec::len));
     // Encoding into a Vec cannot fail.
-    let _ = header.encode_length_delimited(&mut body);
+    let _ = header.encode_length_delimited(out);
     if let Some(m) = message {
-        prost::encoding::encode_varint(m.len() as u64, &mut body);
-        body.extend_from_slice(&m);
+        prost::encoding::encode_varint(m.len() as u64, out);
+        out.extend_from_slice(&m);
     }
-    let mut frame = Vec::with_capacity(4 + body.len());
-    frame.extend_from_slice(&u32::try_from(body.len()).unwrap_or(u32::MAX).to_be_bytes());
-    frame.extend_from_slice(&body);
-    frame
+    let len = u32::try_from(out.len() - start - 4).unwrap_or(u32::MAX);
+    out[start..start + 4].copy_from_slice(&len.to_be_bytes());
+}
+
+/// Whether `buf` starts with a whole frame (its length and that many bytes).
+pub fn holds_whole_frame(buf: &[u8]) -> bool {
+    match buf.first_chunk::<4>() {
+        Some(len) => buf.len() - 4 >= u32::from_be_bytes(*len) as usize,
+        None => false,
+    }
 }
 
 /// A call frame, as a client writes it.
@@ -247,6 +266,18 @@ pub fn read_response(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_whole_frame_is_its_length_and_that_many_bytes() {
+        let frame = encode_response(7, Ok(vec![1, 2, 3]));
+        assert!(holds_whole_frame(&frame));
+        let mut two = frame.clone();
+        two.extend_from_slice(&frame[..2]);
+        assert!(holds_whole_frame(&two));
+        for cut in 0..frame.len() {
+            assert!(!holds_whole_frame(&frame[..cut]), "{cut} bytes");
+        }
+    }
     use crate::pb::GetRequest;
 
     #[test]

@@ -143,7 +143,15 @@ fn serve(stream: TcpStream, shared: &Shared) -> Result<(), FrameError> {
     }
     let header = frame::read_connection_header(&mut input, limit)?;
     let service = header.service_name.unwrap_or_default();
+    // Answers not yet written: while the next call is already here whole (a client that
+    // shares the connection between threads sends several at once), its answer joins them,
+    // and one write sends them all.
+    let mut replies = Vec::new();
     loop {
+        if !replies.is_empty() && !frame::holds_whole_frame(input.buffered()) {
+            out.write_all(&replies)?;
+            replies.clear();
+        }
         input.next_message();
         let call = match frame::read_call(&mut input, limit) {
             Ok(call) => call,
@@ -172,7 +180,7 @@ fn serve(stream: TcpStream, shared: &Shared) -> Result<(), FrameError> {
             _ => None,
         };
         let outcome = outcome.unwrap_or_else(|| Err(unknown(&service, &method)));
-        out.write_all(&frame::encode_response(call_id, outcome))?;
+        frame::append_response(&mut replies, call_id, outcome);
     }
 }
 

@@ -44,7 +44,7 @@ fn put_rows(conn: &Connection, rows: &[&str]) {
     }
 }
 
-fn info(c: &mut RpcClient, spec: RegionSpecifier) -> Result<GetRegionInfoResponse, String> {
+fn info(c: &RpcClient, spec: RegionSpecifier) -> Result<GetRegionInfoResponse, String> {
     call(
         c,
         "GetRegionInfo",
@@ -59,10 +59,10 @@ fn info(c: &mut RpcClient, spec: RegionSpecifier) -> Result<GetRegionInfoRespons
 #[test]
 fn region_info_by_full_encoded_and_meta_names() {
     let (server, conn) = setup();
-    let mut admin = RpcClient::connect(server.local_addr(), "AdminService").unwrap();
+    let admin = RpcClient::connect(server.local_addr(), "AdminService").unwrap();
     let rs = regions(&conn);
     for r in &rs {
-        let got = info(&mut admin, region(&r.name)).unwrap();
+        let got = info(&admin, region(&r.name)).unwrap();
         let ri = got.region_info;
         assert_eq!(ri.table_name.qualifier, b"t");
         assert_eq!(ri.table_name.namespace, b"default");
@@ -76,7 +76,7 @@ fn region_info_by_full_encoded_and_meta_names() {
         assert_eq!(got.splittable, Some(true));
         // The same region by its encoded name.
         let by_encoded = info(
-            &mut admin,
+            &admin,
             RegionSpecifier {
                 r#type: RegionSpecifierType::EncodedRegionName as i32,
                 value: r.encoded_name.as_bytes().to_vec(),
@@ -85,22 +85,18 @@ fn region_info_by_full_encoded_and_meta_names() {
         .unwrap();
         assert_eq!(by_encoded.region_info, ri);
     }
-    let meta = info(&mut admin, region(b"hbase:meta,,1")).unwrap();
+    let meta = info(&admin, region(b"hbase:meta,,1")).unwrap();
     assert_eq!(meta.region_info.table_name.namespace, b"hbase");
     assert_eq!(meta.region_info.table_name.qualifier, b"meta");
     assert_eq!(meta.region_info.region_id, 1);
     assert_eq!(meta.splittable, Some(false));
     assert_eq!(
-        info(
-            &mut admin,
-            region(b"t,zz,1.0123456789abcdef0123456789abcdef.")
-        )
-        .unwrap_err(),
+        info(&admin, region(b"t,zz,1.0123456789abcdef0123456789abcdef.")).unwrap_err(),
         "org.apache.hadoop.hbase.NotServingRegionException"
     );
 
     let online: GetOnlineRegionResponse =
-        call(&mut admin, "GetOnlineRegion", &GetOnlineRegionRequest {}).unwrap();
+        call(&admin, "GetOnlineRegion", &GetOnlineRegionRequest {}).unwrap();
     let names: Vec<(Vec<u8>, Vec<u8>)> = online
         .region_info
         .iter()
@@ -121,7 +117,7 @@ fn region_info_by_full_encoded_and_meta_names() {
     );
 
     let server_info: GetServerInfoResponse =
-        call(&mut admin, "GetServerInfo", &GetServerInfoRequest {}).unwrap();
+        call(&admin, "GetServerInfo", &GetServerInfoRequest {}).unwrap();
     let name = server_info.server_info.server_name;
     assert_eq!(name.host_name, "127.0.0.1");
     assert_eq!(name.port, Some(u32::from(server.local_addr().port())));
@@ -133,25 +129,25 @@ fn region_info_by_full_encoded_and_meta_names() {
     // A method AdminService does not have is HBase's UnknownProtocolException, and the
     // connection keeps serving.
     assert_eq!(
-        call::<_, GetServerInfoResponse>(&mut admin, "StopServer", &GetServerInfoRequest {})
+        call::<_, GetServerInfoResponse>(&admin, "StopServer", &GetServerInfoRequest {})
             .unwrap_err(),
         "org.apache.hadoop.hbase.exceptions.UnknownProtocolException"
     );
-    assert!(info(&mut admin, region(&rs[0].name)).is_ok());
+    assert!(info(&admin, region(&rs[0].name)).is_ok());
     server.shutdown();
 }
 
 #[test]
 fn flush_and_compact_one_region() {
     let (server, conn) = setup();
-    let mut admin = RpcClient::connect(server.local_addr(), "AdminService").unwrap();
+    let admin = RpcClient::connect(server.local_addr(), "AdminService").unwrap();
     let high = regions(&conn)[1].clone();
     for round in 0..2 {
         put_rows(&conn, &["a", "n", "x"]);
         let before = regions(&conn);
         assert!(before[0].memstore_size > 0 && before[1].memstore_size > 0);
         let flushed: FlushRegionResponse = call(
-            &mut admin,
+            &admin,
             "FlushRegion",
             &FlushRegionRequest {
                 region: region(&high.name),
@@ -169,7 +165,7 @@ fn flush_and_compact_one_region() {
         assert_eq!(after[0].store_files, 0);
     }
     let _: CompactRegionResponse = call(
-        &mut admin,
+        &admin,
         "CompactRegion",
         &CompactRegionRequest {
             region: region(&high.name),
@@ -185,7 +181,7 @@ fn flush_and_compact_one_region() {
     }
     assert_eq!(
         call::<_, FlushRegionResponse>(
-            &mut admin,
+            &admin,
             "FlushRegion",
             &FlushRegionRequest {
                 region: region(b"t,q,1.0123456789abcdef0123456789abcdef."),
@@ -202,12 +198,12 @@ fn flush_and_compact_one_region() {
 fn master_splits_and_merges_regions() {
     let (server, conn) = setup();
     put_rows(&conn, &["a", "n", "p", "x", "z"]);
-    let mut master = RpcClient::connect(server.local_addr(), "MasterService").unwrap();
-    let mut admin = RpcClient::connect(server.local_addr(), "AdminService").unwrap();
+    let master = RpcClient::connect(server.local_addr(), "MasterService").unwrap();
+    let admin = RpcClient::connect(server.local_addr(), "AdminService").unwrap();
     let high = regions(&conn)[1].clone();
-    let high_info = info(&mut admin, region(&high.name)).unwrap().region_info;
+    let high_info = info(&admin, region(&high.name)).unwrap().region_info;
     let done: ProcedureResponse = call(
-        &mut master,
+        &master,
         "SplitRegion",
         &SplitTableRegionRequest {
             region_info: high_info.clone(),
@@ -232,7 +228,7 @@ fn master_splits_and_merges_regions() {
     // The parent is gone: splitting it again names no serving region.
     assert_eq!(
         call::<_, ProcedureResponse>(
-            &mut master,
+            &master,
             "SplitRegion",
             &SplitTableRegionRequest {
                 region_info: high_info,
@@ -252,7 +248,7 @@ fn master_splits_and_merges_regions() {
         .unwrap();
     let daughters = regions(&conn);
     let _: ProcedureResponse = call(
-        &mut master,
+        &master,
         "MergeTableRegions",
         &MergeTableRegionsRequest {
             region: vec![
@@ -277,7 +273,7 @@ fn master_splits_and_merges_regions() {
     }
     assert_eq!(
         call::<_, ProcedureResponse>(
-            &mut master,
+            &master,
             "MergeTableRegions",
             &MergeTableRegionsRequest {
                 region: vec![region(&regions(&conn)[0].name)],

@@ -729,7 +729,7 @@ fn renewals_keep_a_scanner_past_its_lease() {
 fn the_client_finds_regions_in_meta_and_routes_rows() {
     use basalt_rpc::client::{RpcClient, locate};
     let (server, _conn, regions) = setup();
-    let mut c = RpcClient::connect(server.local_addr(), "ClientService").unwrap();
+    let c = RpcClient::connect(server.local_addr(), "ClientService").unwrap();
     let found = c.regions("t").unwrap();
     assert_eq!(
         found.iter().map(|r| r.name.clone()).collect::<Vec<_>>(),

@@ -33,7 +33,7 @@ impl Master {
         method: &str,
         param: &M,
     ) -> Result<R, String> {
-        support::call(&mut self.0, method, param)
+        support::call(&self.0, method, param)
     }
 }
 

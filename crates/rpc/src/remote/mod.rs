@@ -64,16 +64,17 @@ impl Default for RemoteConfig {
     }
 }
 
-/// A connection to one server's ClientService, with its region cache.
+/// A connection to one server's ClientService, with its region cache. Threads share it, and
+/// their calls share its one socket (see [`RpcClient`]), as HBase's clients do.
 #[derive(Debug)]
 pub struct RemoteConnection {
     addr: SocketAddr,
     config: RemoteConfig,
     /// None after a broken call; the next call connects again.
-    client: Mutex<Option<RpcClient>>,
+    client: Mutex<Option<Arc<RpcClient>>>,
     /// MasterService and AdminService, opened on first use.
-    master: Mutex<Option<RpcClient>>,
-    region_admin: Mutex<Option<RpcClient>>,
+    master: Mutex<Option<Arc<RpcClient>>>,
+    region_admin: Mutex<Option<Arc<RpcClient>>>,
     regions: Mutex<HashMap<TableName, Arc<Vec<Location>>>>,
 }
 
@@ -144,7 +145,7 @@ impl RemoteConnection {
         Ok(RemoteConnection {
             addr,
             config,
-            client: Mutex::new(Some(client)),
+            client: Mutex::new(Some(Arc::new(client))),
             master: Mutex::new(None),
             region_admin: Mutex::new(None),
             regions: Mutex::new(HashMap::new()),
@@ -191,7 +192,7 @@ impl RemoteConnection {
     /// One call on the connection to `service` kept in `slot`.
     fn call_on<Q: prost::Message, R: prost::Message + Default>(
         &self,
-        slot: &Mutex<Option<RpcClient>>,
+        slot: &Mutex<Option<Arc<RpcClient>>>,
         service: &str,
         method: &str,
         request: &Q,
@@ -201,21 +202,28 @@ impl RemoteConnection {
 
     /// Runs `f` on the connection to `service` kept in `slot`, opening it if an earlier call
     /// broke it (or none was made); a call that breaks it drops it, since the stream may hold
-    /// half a frame.
+    /// half a frame. Other threads' calls run on the same connection meanwhile.
     fn with_client<T>(
         &self,
-        slot: &Mutex<Option<RpcClient>>,
+        slot: &Mutex<Option<Arc<RpcClient>>>,
         service: &str,
-        f: impl FnOnce(&mut RpcClient) -> std::result::Result<T, RpcError>,
+        f: impl FnOnce(&RpcClient) -> std::result::Result<T, RpcError>,
     ) -> std::result::Result<T, RpcError> {
-        let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
-        let client = match slot.as_mut() {
-            Some(c) => c,
-            None => slot.insert(Self::open(self.addr, &self.config, service)?),
+        let client = {
+            let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
+            match slot.as_ref() {
+                Some(c) if !c.is_broken() => Arc::clone(c),
+                _ => {
+                    Arc::clone(slot.insert(Arc::new(Self::open(self.addr, &self.config, service)?)))
+                }
+            }
         };
-        let out = f(client);
+        let out = f(&client);
         if matches!(out, Err(RpcError::Frame(_))) {
-            *slot = None;
+            let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
+            if slot.as_ref().is_some_and(|c| Arc::ptr_eq(c, &client)) {
+                *slot = None;
+            }
         }
         out
     }

@@ -24,7 +24,7 @@ pub fn serve(conn: &Connection) -> RpcServer {
 /// Calls `method`; a failure is the Java class of the server's exception (any other failure
 /// fails the test).
 pub fn call<Q: Message, R: Message + Default>(
-    c: &mut RpcClient,
+    c: &RpcClient,
     method: &str,
     request: &Q,
 ) -> Result<R, String> {

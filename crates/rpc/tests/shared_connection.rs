@@ -1,0 +1,197 @@
+//! One native-RPC connection shared by many threads, as HBase's clients share theirs: every
+//! caller gets its own answer, a server answers calls that arrive together, and a connection
+//! that breaks or stays silent fails its waiting calls instead of hanging them.
+#![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
+
+use std::io::{BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::time::{Duration, Instant};
+
+use basalt_client::{Bytes, ColumnFamilyDescriptor, Connection, Get, Put, TableDescriptor};
+use basalt_rpc::client::{RpcClient, RpcError};
+use basalt_rpc::frame::{encode_call, encode_connection_start, read_response};
+use basalt_rpc::pb::{ConnectionHeader, GetRequest, GetResponse};
+use basalt_rpc::remote::{RemoteConfig, RemoteConnection};
+
+mod support;
+
+fn engine() -> Connection {
+    let conn = Connection::in_memory();
+    let desc = TableDescriptor::named("t")
+        .unwrap()
+        .with_family(ColumnFamilyDescriptor::new("f"));
+    conn.admin()
+        .create_table_with_splits(desc, &[Bytes::from_static(b"m")])
+        .unwrap();
+    conn
+}
+
+#[test]
+fn threads_sharing_a_connection_each_get_their_own_answers() {
+    let served = engine();
+    let server = support::serve(&served);
+    let conn = RemoteConnection::connect(server.local_addr(), RemoteConfig::default()).unwrap();
+    std::thread::scope(|s| {
+        for t in 0..8 {
+            let conn = &conn;
+            s.spawn(move || {
+                let table = conn.table("t").unwrap();
+                for i in 0..150 {
+                    // Rows on both sides of the split, so calls go to both regions.
+                    let row = format!("{}{t}-{i:03}", if i % 2 == 0 { "a" } else { "x" });
+                    let value = format!("value of {row}");
+                    table
+                        .put(&Put::new(row.clone()).add_column("f", "q", value.clone()))
+                        .unwrap();
+                    let got = table.get(&Get::new(row.clone())).unwrap();
+                    assert_eq!(got.value(b"f", b"q"), Some(value.as_bytes()), "{row}");
+                }
+            });
+        }
+    });
+    // Everything landed, once.
+    let table = served.table("t").unwrap();
+    let rows = table.scan(&basalt_client::Scan::new()).unwrap().count();
+    assert_eq!(rows, 8 * 150);
+    server.shutdown();
+}
+
+/// A Get of row `a` in `region`, as call `id`.
+fn get_call(id: u32, region: &[u8]) -> Vec<u8> {
+    encode_call(
+        id,
+        "Get",
+        &GetRequest {
+            region: basalt_rpc::client::region(region),
+            get: basalt_rpc::pb::Get {
+                row: b"a".to_vec(),
+                ..basalt_rpc::pb::Get::default()
+            },
+        },
+    )
+}
+
+#[test]
+fn a_server_answers_calls_that_arrive_together_and_never_waits_on_half_a_call() {
+    let served = engine();
+    let server = support::serve(&served);
+    let region = RpcClient::connect(server.local_addr(), "ClientService")
+        .unwrap()
+        .regions("t")
+        .unwrap()[0]
+        .name
+        .clone();
+    let mut socket = TcpStream::connect(server.local_addr()).unwrap();
+    socket
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut bytes = encode_connection_start(&ConnectionHeader {
+        service_name: Some("ClientService".into()),
+        ..ConnectionHeader::default()
+    });
+    for id in 1..=3 {
+        bytes.extend(get_call(id, &region));
+    }
+    // Three whole calls and the first bytes of a fourth, in one write.
+    let fourth = get_call(4, &region);
+    bytes.extend_from_slice(&fourth[..5]);
+    socket.write_all(&bytes).unwrap();
+    let mut input = BufReader::new(socket.try_clone().unwrap());
+    for id in 1..=3 {
+        let (header, message) = read_response(&mut input, 1 << 20).unwrap();
+        assert_eq!(header.call_id, Some(id));
+        assert!(header.exception.is_none(), "{header:?}");
+        let r: GetResponse = prost::Message::decode(message.unwrap().as_slice()).unwrap();
+        assert!(r.result.unwrap().cell.is_empty());
+    }
+    // The fourth call is answered once its last bytes arrive.
+    socket.write_all(&fourth[5..]).unwrap();
+    let (header, _) = read_response(&mut input, 1 << 20).unwrap();
+    assert_eq!(header.call_id, Some(4));
+    server.shutdown();
+}
+
+/// A peer that takes the connection preamble and calls and answers none; it closes the
+/// connection after `close_after` (if given), or when the client does.
+fn silent_server(
+    close_after: Option<Duration>,
+) -> (std::net::SocketAddr, std::thread::JoinHandle<()>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let handle = std::thread::spawn(move || {
+        let (mut socket, _) = listener.accept().unwrap();
+        let started = Instant::now();
+        socket
+            .set_read_timeout(Some(Duration::from_millis(50)))
+            .unwrap();
+        let mut buf = [0u8; 4096];
+        // Bounded: the client closes its side at the latest when the test ends.
+        while started.elapsed() < Duration::from_secs(30) {
+            if close_after.is_some_and(|d| started.elapsed() >= d) {
+                return;
+            }
+            match socket.read(&mut buf) {
+                Ok(0) => return,
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {}
+                Err(_) => return,
+            }
+        }
+    });
+    (addr, handle)
+}
+
+fn big_get(i: usize) -> GetRequest {
+    GetRequest {
+        region: basalt_rpc::client::region(&[b'r'; 64]),
+        get: basalt_rpc::pb::Get {
+            row: format!("row {i}").into_bytes(),
+            ..basalt_rpc::pb::Get::default()
+        },
+    }
+}
+
+#[test]
+fn a_connection_that_breaks_fails_every_waiting_call() {
+    let (addr, peer) = silent_server(Some(Duration::from_millis(300)));
+    let client = RpcClient::connect(addr, "ClientService").unwrap();
+    let started = Instant::now();
+    std::thread::scope(|s| {
+        for i in 0..4 {
+            let client = &client;
+            s.spawn(move || {
+                let r: Result<GetResponse, RpcError> = client.call("Get", &big_get(i));
+                assert!(matches!(r, Err(RpcError::Frame(_))), "{r:?}");
+            });
+        }
+    });
+    assert!(started.elapsed() < Duration::from_secs(15));
+    assert!(client.is_broken());
+    // Later calls fail at once.
+    let r: Result<GetResponse, RpcError> = client.call("Get", &big_get(9));
+    assert!(matches!(r, Err(RpcError::Frame(_))), "{r:?}");
+    peer.join().unwrap();
+}
+
+#[test]
+fn calls_without_an_answer_time_out() {
+    let (addr, peer) = silent_server(None);
+    let client = RpcClient::connect(addr, "ClientService").unwrap();
+    client
+        .set_timeout(Some(Duration::from_millis(300)))
+        .unwrap();
+    let started = Instant::now();
+    std::thread::scope(|s| {
+        for i in 0..3 {
+            let client = &client;
+            s.spawn(move || {
+                let r: Result<GetResponse, RpcError> = client.call("Get", &big_get(i));
+                assert!(matches!(r, Err(RpcError::Frame(_))), "{r:?}");
+            });
+        }
+    });
+    assert!(started.elapsed() < Duration::from_secs(10));
+    drop(client);
+    peer.join().unwrap();
+}
