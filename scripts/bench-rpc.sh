@@ -3,7 +3,8 @@
 # target: native RPC gets and puts at >= 1.2x Thrift's rate):
 #   scripts/bench-rpc.sh [rows]
 # One connection's SYNC_WAL puts and gets of a 100-byte row, then 16 connections' puts and
-# gets, each over `basalt pe --rpc` and `basalt pe --thrift` against one `basalt standalone`.
+# gets, each over `basalt pe --rpc` and `basalt pe --thrift` against one `basalt standalone`;
+# then the 16 threads' puts and gets over one shared RPC connection (`--one-con`).
 set -euo pipefail
 rows="${1:-100000}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -29,4 +30,10 @@ for spec in "1 sequentialWrite $rows" "1 randomRead $rows" "16 sequentialWrite $
     r=$(run --rpc "127.0.0.1:$((port + 1))" "r$1" "$3" "$1" "$2")
     t=$(run --thrift "127.0.0.1:$port" "t$1" "$3" "$1" "$2")
     printf "%-28s %10s %10s %6s\n" "$2 x$1 conn" "$r" "$t" "$(awk "BEGIN{printf \"%.2f\", $r/$t}")"
+    if [ "$1" = 16 ]; then
+        o=$("$basalt" pe --rpc "127.0.0.1:$((port + 1))" --one-con --value-size 100 --table "o$1" \
+            --rows "$3" --threads "$1" "$2" | rate)
+        printf "%-28s %10s %10s %6s\n" "$2 x$1 threads, one conn" "$o" "$t" \
+            "$(awk "BEGIN{printf \"%.2f\", $o/$t}")"
+    fi
 done

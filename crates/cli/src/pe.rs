@@ -138,6 +138,10 @@ pub struct Args {
     /// Remote mode over HBase's native RPC at HOST:PORT (`basalt standalone --rpc-port`).
     #[arg(long)]
     pub rpc: Option<std::net::SocketAddr>,
+    /// Native RPC: all client threads share one connection (HBase PE's `--oneCon`), their
+    /// calls multiplexed on it; by default each thread has its own.
+    #[arg(long)]
+    pub one_con: bool,
     /// Remote mode: framed transport (the server's `--framed`).
     #[arg(long)]
     pub thrift_framed: bool,

@@ -1,6 +1,6 @@
 //! `basalt pe --rpc HOST:PORT`: the same benchmarks over HBase's native RPC, through
-//! `basalt_rpc::remote` (region cache from `hbase:meta`, retries), one connection per client
-//! thread.
+//! `basalt_rpc::remote` (region cache from `hbase:meta`, retries): one connection per client
+//! thread, or one all threads share (`--one-con`).
 
 use std::cell::RefCell;
 use std::net::SocketAddr;
@@ -13,6 +13,8 @@ use super::{Args, Backend, RowSpec, table_name};
 
 pub struct Native {
     addr: SocketAddr,
+    /// With `--one-con`, the connection every thread uses.
+    shared: Option<RemoteConnection>,
     table: String,
     durability: Durability,
 }
@@ -43,6 +45,7 @@ impl Native {
                 .context("creating the benchmark table over RPC")?;
         }
         Ok(Native {
+            shared: args.one_con.then_some(conn),
             addr,
             table: table_name(args),
             durability,
@@ -51,6 +54,9 @@ impl Native {
 
     /// Runs `f` on this thread's connection to the benchmark table.
     fn with<T>(&self, f: impl FnOnce(&RemoteTable<'_>) -> basalt_client::Result<T>) -> Result<T> {
+        if let Some(conn) = &self.shared {
+            return Ok(f(&conn.table(&self.table)?)?);
+        }
         CONNECTION.with(|slot| {
             let mut slot = slot.borrow_mut();
             if slot.is_none() {
