@@ -178,9 +178,11 @@ fn increments_run_from_several_threads() {
 #[test]
 fn remote_modes_drive_a_running_server() {
     let server = Server::start();
-    for (flag, address, table) in [
-        ("--rpc", server.rpc.as_str(), "over_rpc"),
-        ("--thrift", server.thrift.as_str(), "over_thrift"),
+    for (flag, address, table, one_con) in [
+        ("--rpc", server.rpc.as_str(), "over_rpc", false),
+        // The threads' calls multiplexed on one connection.
+        ("--rpc", server.rpc.as_str(), "over_one_rpc", true),
+        ("--thrift", server.thrift.as_str(), "over_thrift", false),
     ] {
         let mut args = vec![
             "pe",
@@ -197,6 +199,9 @@ fn remote_modes_drive_a_running_server() {
         if flag == "--rpc" {
             // Pre-split: rows and scans cross regions.
             args.extend(["--presplit", "3"]);
+        }
+        if one_con {
+            args.push("--one-con");
         }
         args.extend(["sequentialWrite", "randomRead", "scanRange10", "increment"]);
         let (ok, out, err) = basalt(&args);
