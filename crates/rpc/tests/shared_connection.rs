@@ -142,7 +142,7 @@ fn silent_server(
     (addr, handle)
 }
 
-fn big_get(i: usize) -> GetRequest {
+fn some_get(i: usize) -> GetRequest {
     GetRequest {
         region: basalt_rpc::client::region(&[b'r'; 64]),
         get: basalt_rpc::pb::Get {
@@ -152,24 +152,28 @@ fn big_get(i: usize) -> GetRequest {
     }
 }
 
+/// Makes `n` calls at once from threads of their own; each must fail on the connection.
+fn calls_fail(client: &RpcClient, n: usize) {
+    std::thread::scope(|s| {
+        for i in 0..n {
+            s.spawn(move || {
+                let r: Result<GetResponse, RpcError> = client.call("Get", &some_get(i));
+                assert!(matches!(r, Err(RpcError::Frame(_))), "{r:?}");
+            });
+        }
+    });
+}
+
 #[test]
 fn a_connection_that_breaks_fails_every_waiting_call() {
     let (addr, peer) = silent_server(Some(Duration::from_millis(300)));
     let client = RpcClient::connect(addr, "ClientService").unwrap();
     let started = Instant::now();
-    std::thread::scope(|s| {
-        for i in 0..4 {
-            let client = &client;
-            s.spawn(move || {
-                let r: Result<GetResponse, RpcError> = client.call("Get", &big_get(i));
-                assert!(matches!(r, Err(RpcError::Frame(_))), "{r:?}");
-            });
-        }
-    });
+    calls_fail(&client, 4);
     assert!(started.elapsed() < Duration::from_secs(15));
     assert!(client.is_broken());
     // Later calls fail at once.
-    let r: Result<GetResponse, RpcError> = client.call("Get", &big_get(9));
+    let r: Result<GetResponse, RpcError> = client.call("Get", &some_get(9));
     assert!(matches!(r, Err(RpcError::Frame(_))), "{r:?}");
     peer.join().unwrap();
 }
@@ -182,15 +186,7 @@ fn calls_without_an_answer_time_out() {
         .set_timeout(Some(Duration::from_millis(300)))
         .unwrap();
     let started = Instant::now();
-    std::thread::scope(|s| {
-        for i in 0..3 {
-            let client = &client;
-            s.spawn(move || {
-                let r: Result<GetResponse, RpcError> = client.call("Get", &big_get(i));
-                assert!(matches!(r, Err(RpcError::Frame(_))), "{r:?}");
-            });
-        }
-    });
+    calls_fail(&client, 3);
     assert!(started.elapsed() < Duration::from_secs(10));
     drop(client);
     peer.join().unwrap();
