@@ -128,16 +128,25 @@ type Answer = (ResponseHeader, Option<Vec<u8>>);
 
 impl Shared {
     /// As the reader (holding `input`), reads answers and hands them to their callers until
-    /// call `id`'s arrives (or was handed over before this caller began to read); then wakes
-    /// another waiting caller to read on.
+    /// call `id`'s arrives (or was handed over before this caller began to read), or its
+    /// `deadline` passes between answers (None; the call no longer waits); then wakes another
+    /// waiting caller to read on.
     fn read_until(
         &self,
         id: u32,
+        deadline: Option<Instant>,
         mut input: MutexGuard<'_, BufReader<TcpStream>>,
-    ) -> Result<Answer, RpcError> {
+    ) -> Result<Option<Answer>, RpcError> {
         let mine = loop {
-            if let Some(answer) = lock(&self.calls).take_answer(id) {
-                break answer;
+            {
+                let mut calls = lock(&self.calls);
+                if let Some(answer) = calls.take_answer(id) {
+                    break Some(answer);
+                }
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    calls.waiting.remove(&id);
+                    break None;
+                }
             }
             match read_response(&mut *input, MAX_RESPONSE) {
                 Ok((header, message)) => {
@@ -145,7 +154,7 @@ impl Shared {
                     let mut calls = lock(&self.calls);
                     if got == id {
                         calls.waiting.remove(&id);
-                        break (header, message);
+                        break Some((header, message));
                     }
                     // A call that timed out is no longer waiting: its answer is dropped.
                     if let Some(slot) = calls.waiting.get_mut(&got)
@@ -323,7 +332,11 @@ impl RpcClient {
                 Err(TryLockError::WouldBlock) => None,
             };
             match input {
-                Some(input) => break shared.read_until(id, input)?,
+                Some(input) => {
+                    if let Some(answer) = shared.read_until(id, deadline, input)? {
+                        break answer;
+                    }
+                }
                 None => match deadline {
                     Some(d) => {
                         std::thread::park_timeout(d.saturating_duration_since(Instant::now()));
