@@ -140,6 +140,10 @@ pub struct Wal {
     last_group: std::sync::atomic::AtomicU64,
     /// Signalled when the log closes, for the background thread.
     closing: Condvar,
+    /// The background thread, joined by `close`: while it runs it may hold the last
+    /// reference, and the open segment must be cut to its records when `close`'s caller
+    /// drops the log.
+    background: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
 /// How many times a SYNC_WAL writer checks whether the leader's write is done before it
@@ -231,13 +235,17 @@ impl Wal {
                 .map_or(1, |n| n.get())
                 .saturating_sub(1),
             closing: Condvar::new(),
+            background: Mutex::new(None),
         });
         let weak = Arc::downgrade(&wal);
         let interval = wal.config.async_interval;
-        std::thread::Builder::new()
+        let handle = std::thread::Builder::new()
             .name("wal-async".into())
             .spawn(move || write_async_appends(&weak, interval))
             .map_err(|e| WalError::Unloggable(format!("cannot start the WAL's thread: {e}")))?;
+        *wal.background
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(handle);
         Ok(wal)
     }
 
@@ -616,6 +624,16 @@ impl Wal {
         let result = self.sync(true);
         self.lock().closing = true;
         self.closing.notify_all();
+        let background = self
+            .background
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(handle) = background
+            && handle.thread().id() != std::thread::current().id()
+        {
+            let _ = handle.join();
+        }
         result
     }
 }
