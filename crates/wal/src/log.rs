@@ -104,7 +104,6 @@ struct State {
     failure: Option<String>,
     /// Per region, the highest sequence id its flushed store files hold.
     flushed: HashMap<String, u64>,
-    closing: bool,
 }
 
 /// An append parked until a leader's round covers it.
@@ -138,12 +137,47 @@ pub struct Wal {
     /// synced group held: an FSYNC_WAL leader waits a moment for as many before it syncs.
     appended_hint: std::sync::atomic::AtomicU64,
     last_group: std::sync::atomic::AtomicU64,
-    /// Signalled when the log closes, for the background thread.
-    closing: Condvar,
-    /// The background thread, joined by `close`: while it runs it may hold the last
-    /// reference, and the open segment must be cut to its records when `close`'s caller
-    /// drops the log.
+    /// Tells the background thread to end (set by `close` and on drop).
+    stop: Arc<Stop>,
+    /// The background thread, joined by `close`: while it writes it holds a reference, and
+    /// the open segment must be cut to its records when `close`'s caller drops the log.
     background: Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+/// The background thread's stop flag. It waits on this, not on the log, so between its
+/// writes it holds no reference to the log.
+#[derive(Debug, Default)]
+struct Stop {
+    stopped: Mutex<bool>,
+    signal: Condvar,
+}
+
+impl Stop {
+    fn stop(&self) {
+        *self.stopped.lock().unwrap_or_else(PoisonError::into_inner) = true;
+        self.signal.notify_all();
+    }
+
+    /// Waits `interval`; false if stopped meanwhile (or before).
+    fn wait(&self, interval: Duration) -> bool {
+        let deadline = Instant::now() + interval;
+        let mut stopped = self.stopped.lock().unwrap_or_else(PoisonError::into_inner);
+        // Spurious wake-ups are waited out.
+        loop {
+            let now = Instant::now();
+            if *stopped {
+                return false;
+            }
+            if now >= deadline {
+                return true;
+            }
+            stopped = self
+                .signal
+                .wait_timeout(stopped, deadline - now)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
 }
 
 /// How many times a SYNC_WAL writer checks whether the leader's write is done before it
@@ -223,7 +257,6 @@ impl Wal {
                 parked: Vec::new(),
                 failure: None,
                 flushed: HashMap::new(),
-                closing: false,
             }),
             synced_hint: std::sync::atomic::AtomicU64::new(0),
             written_hint: std::sync::atomic::AtomicU64::new(0),
@@ -234,14 +267,15 @@ impl Wal {
             max_spinners: std::thread::available_parallelism()
                 .map_or(1, |n| n.get())
                 .saturating_sub(1),
-            closing: Condvar::new(),
+            stop: Arc::new(Stop::default()),
             background: Mutex::new(None),
         });
         let weak = Arc::downgrade(&wal);
+        let stop = Arc::clone(&wal.stop);
         let interval = wal.config.async_interval;
         let handle = std::thread::Builder::new()
             .name("wal-async".into())
-            .spawn(move || write_async_appends(&weak, interval))
+            .spawn(move || write_async_appends(&weak, &stop, interval))
             .map_err(|e| WalError::Unloggable(format!("cannot start the WAL's thread: {e}")))?;
         *wal.background
             .lock()
@@ -622,8 +656,7 @@ impl Wal {
     /// appends still work; closing only makes sure nothing is left in memory.
     pub fn close(&self) -> Result<()> {
         let result = self.sync(true);
-        self.lock().closing = true;
-        self.closing.notify_all();
+        self.stop.stop();
         let background = self
             .background
             .lock()
@@ -638,28 +671,19 @@ impl Wal {
     }
 }
 
+impl Drop for Wal {
+    fn drop(&mut self) {
+        // The background thread need not wait out its interval to notice.
+        self.stop.stop();
+    }
+}
+
 /// The background thread: writes ASYNC_WAL appends that nobody else wrote, every `interval`,
-/// until the log is closed or dropped.
-fn write_async_appends(wal: &Weak<Wal>, interval: Duration) {
-    loop {
+/// until the log is closed or dropped. It holds the log only while it looks and writes.
+fn write_async_appends(wal: &Weak<Wal>, stop: &Stop, interval: Duration) {
+    while stop.wait(interval) {
         let Some(wal) = wal.upgrade() else { return };
-        let deadline = Instant::now() + interval;
-        let mut st = wal.lock();
-        // Only `close` signals this condition variable; spurious wake-ups are waited out.
-        loop {
-            if st.closing {
-                return;
-            }
-            let now = Instant::now();
-            if now >= deadline {
-                break;
-            }
-            st = wal
-                .closing
-                .wait_timeout(st, deadline - now)
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
-        }
+        let st = wal.lock();
         if st.appended > st.written && st.failure.is_none() {
             let ticket = st.appended;
             // A failure is recorded in the log, which refuses further appends.

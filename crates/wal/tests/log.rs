@@ -310,6 +310,33 @@ fn local_segments_hold_sync_wal_edits_of_a_killed_process() {
     );
 }
 
+/// A log dropped without `close` lets go of its open segment at once, even with an hour
+/// to go before its background thread would next write.
+#[test]
+fn a_dropped_log_cuts_its_open_segment_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let wal = Wal::create(
+        Arc::new(LocalFs),
+        &dir.path().join("WALs/s1"),
+        &dir.path().join("oldWALs"),
+        WalConfig {
+            async_interval: Duration::from_secs(3600),
+            ..WalConfig::default()
+        },
+    )
+    .unwrap();
+    for seq in 1..=10 {
+        wal.append(&edit("r1", seq), Durability::SyncWal).unwrap();
+    }
+    let segment = wal.current_segment();
+    // Let the background thread start its wait first.
+    std::thread::sleep(Duration::from_millis(50));
+    drop(wal);
+    let read = read_segment_file(&LocalFs, &segment).unwrap();
+    assert_eq!(read.end, SegmentEnd::Clean);
+    assert_eq!(read.edits.len(), 10);
+}
+
 /// A segment closed in the ordinary way is cut to its records: no zeros, a clean end.
 #[test]
 fn local_segments_end_cleanly_after_a_roll_and_a_drop() {
