@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 use std::io::{self, BufReader, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};
 use std::thread::Thread;
 use std::time::{Duration, Instant};
@@ -74,8 +74,8 @@ struct Shared {
     /// Held by the caller reading answers.
     input: Mutex<BufReader<TcpStream>>,
     calls: Mutex<Calls>,
-    /// How long a call waits for its answer; None: forever.
-    timeout: Mutex<Option<Duration>>,
+    /// How long a call waits for its answer, in nanoseconds; 0: forever.
+    timeout_nanos: AtomicU64,
 }
 
 /// Request frames waiting for the socket.
@@ -96,11 +96,11 @@ struct Calls {
 
 impl Calls {
     fn take_answer(&mut self, id: u32) -> Option<Answer> {
-        match self.waiting.get(&id) {
-            Some(Slot::Answered(..)) => match self.waiting.remove(&id) {
-                Some(Slot::Answered(h, m)) => Some((h, m)),
-                _ => None,
-            },
+        if !matches!(self.waiting.get(&id), Some(Slot::Answered(_))) {
+            return None;
+        }
+        match self.waiting.remove(&id) {
+            Some(Slot::Answered(answer)) => Some(answer),
             _ => None,
         }
     }
@@ -109,7 +109,7 @@ impl Calls {
 #[derive(Debug)]
 enum Slot {
     Waiting(Thread),
-    Answered(ResponseHeader, Option<Vec<u8>>),
+    Answered(Answer),
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -159,7 +159,7 @@ impl Shared {
                     // A call that timed out is no longer waiting: its answer is dropped.
                     if let Some(slot) = calls.waiting.get_mut(&got)
                         && let Slot::Waiting(t) =
-                            std::mem::replace(slot, Slot::Answered(header, message))
+                            std::mem::replace(slot, Slot::Answered((header, message)))
                     {
                         t.unpark();
                     }
@@ -177,7 +177,7 @@ impl Shared {
         let calls = lock(&self.calls);
         if let Some(t) = calls.waiting.values().find_map(|s| match s {
             Slot::Waiting(t) => Some(t),
-            Slot::Answered(..) => None,
+            Slot::Answered(_) => None,
         }) {
             t.unpark();
         }
@@ -196,26 +196,20 @@ impl Shared {
         }
     }
 
-    /// Queues a frame and, unless another caller is writing (it will send this one too),
-    /// writes everything queued.
+    /// Writes `frame`, or, while another caller is writing, queues it for that caller to
+    /// write; a writer writes what was queued meanwhile (all of it at once) before it lets go.
     fn send(&self, frame: &[u8]) -> io::Result<()> {
-        let mut out = lock(&self.out);
-        out.queued.extend_from_slice(frame);
-        if out.writing {
-            return Ok(());
-        }
-        out.writing = true;
-        let mut batch = Vec::new();
-        loop {
-            std::mem::swap(&mut batch, &mut out.queued);
-            if batch.is_empty() {
-                out.writing = false;
+        {
+            let mut out = lock(&self.out);
+            if out.writing {
+                out.queued.extend_from_slice(frame);
                 return Ok(());
             }
-            drop(out);
-            let written = (&self.socket).write_all(&batch);
-            batch.clear();
-            out = lock(&self.out);
+            out.writing = true;
+        }
+        let mut written = (&self.socket).write_all(frame);
+        loop {
+            let mut out = lock(&self.out);
             if let Err(e) = written {
                 out.writing = false;
                 out.queued.clear();
@@ -223,6 +217,13 @@ impl Shared {
                 self.break_off(format!("writing a call: {e}"));
                 return Err(e);
             }
+            let batch = std::mem::take(&mut out.queued);
+            if batch.is_empty() {
+                out.writing = false;
+                return Ok(());
+            }
+            drop(out);
+            written = (&self.socket).write_all(&batch);
         }
     }
 }
@@ -264,7 +265,7 @@ impl RpcClient {
                 out: Mutex::new(Outbox::default()),
                 input: Mutex::new(input),
                 calls: Mutex::new(Calls::default()),
-                timeout: Mutex::new(None),
+                timeout_nanos: AtomicU64::new(0),
             },
         })
     }
@@ -274,7 +275,9 @@ impl RpcClient {
     pub fn set_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
         self.shared.socket.set_write_timeout(timeout)?;
         self.shared.socket.set_read_timeout(timeout)?;
-        *lock(&self.shared.timeout) = timeout;
+        // A zero timeout is refused by the socket calls above, so 0 can mean "none".
+        let nanos = timeout.map_or(0, |t| u64::try_from(t.as_nanos()).unwrap_or(u64::MAX));
+        self.shared.timeout_nanos.store(nanos, Ordering::Relaxed);
         Ok(())
     }
 
@@ -306,7 +309,10 @@ impl RpcClient {
             lock(&shared.calls).waiting.remove(&id);
             return Err(e.into());
         }
-        let deadline = lock(&shared.timeout).map(|t| Instant::now() + t);
+        let deadline = match shared.timeout_nanos.load(Ordering::Relaxed) {
+            0 => None,
+            nanos => Some(Instant::now() + Duration::from_nanos(nanos)),
+        };
         let (header, message) = loop {
             {
                 let mut calls = lock(&shared.calls);

@@ -9,7 +9,10 @@ use std::time::{Duration, Instant};
 
 use basalt_client::{Bytes, ColumnFamilyDescriptor, Connection, Get, Put, TableDescriptor};
 use basalt_rpc::client::{RpcClient, RpcError};
-use basalt_rpc::frame::{encode_call, encode_connection_start, read_response};
+use basalt_rpc::frame::{
+    encode_call, encode_connection_start, encode_response, read_call, read_connection_header,
+    read_preamble, read_response,
+};
 use basalt_rpc::pb::{ConnectionHeader, GetRequest, GetResponse};
 use basalt_rpc::remote::{RemoteConfig, RemoteConnection};
 
@@ -54,6 +57,58 @@ fn threads_sharing_a_connection_each_get_their_own_answers() {
     let rows = table.scan(&basalt_client::Scan::new()).unwrap().count();
     assert_eq!(rows, 8 * 150);
     server.shutdown();
+}
+
+/// Calls are in flight together and answered in any order: a peer that reads two calls
+/// before it answers either, then answers the second first, echoing each call's row.
+#[test]
+fn concurrent_calls_get_their_own_answers_in_any_order() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let peer = std::thread::spawn(move || {
+        let (socket, _) = listener.accept().unwrap();
+        socket
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        let mut input = BufReader::new(socket.try_clone().unwrap());
+        read_preamble(&mut input).unwrap();
+        read_connection_header(&mut input, 1 << 20).unwrap();
+        let calls: Vec<_> = (0..2)
+            .map(|_| read_call(&mut input, 1 << 20).unwrap())
+            .collect();
+        for call in calls.iter().rev() {
+            let request: GetRequest =
+                prost::Message::decode(call.param.as_deref().unwrap()).unwrap();
+            let answer = GetResponse {
+                result: Some(basalt_rpc::pb::Result {
+                    cell: vec![basalt_rpc::pb::Cell {
+                        row: Some(request.get.row),
+                        ..basalt_rpc::pb::Cell::default()
+                    }],
+                    ..basalt_rpc::pb::Result::default()
+                }),
+            };
+            let frame = encode_response(
+                call.header.call_id.unwrap(),
+                Ok(prost::Message::encode_to_vec(&answer)),
+            );
+            (&socket).write_all(&frame).unwrap();
+        }
+    });
+    let client = RpcClient::connect(addr, "ClientService").unwrap();
+    // Without multiplexing the second call would never be sent: both would time out.
+    client.set_timeout(Some(Duration::from_secs(10))).unwrap();
+    std::thread::scope(|s| {
+        for i in 0..2 {
+            let client = &client;
+            s.spawn(move || {
+                let r: GetResponse = client.call("Get", &some_get(i)).unwrap();
+                let row = r.result.unwrap().cell[0].row.clone().unwrap();
+                assert_eq!(row, format!("row {i}").into_bytes());
+            });
+        }
+    });
+    peer.join().unwrap();
 }
 
 /// A Get of row `a` in `region`, as call `id`.
