@@ -266,6 +266,7 @@ pub fn read_response(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pb::GetRequest;
 
     #[test]
     fn a_whole_frame_is_its_length_and_that_many_bytes() {
@@ -278,7 +279,6 @@ mod tests {
             assert!(!holds_whole_frame(&frame[..cut]), "{cut} bytes");
         }
     }
-    use crate::pb::GetRequest;
 
     #[test]
     fn calls_and_responses_round_trip() {
