@@ -7,9 +7,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use basalt_common::bytes_display::BinaryDisplay;
-use basalt_common::{Cell, CellType, ColumnFamilyDescriptor, Error, Result};
+use basalt_common::{Bytes, Cell, CellType, ColumnFamilyDescriptor, Error, Result};
 use basalt_fs::FileSystem;
-use basalt_storefile::{BlockCache, CacheUse, StoreFileReader, StoreFileWriter, WriterOptions};
+use basalt_storefile::{
+    BlockCache, CacheUse, StoreFilePart, StoreFileReader, StoreFileWriter, WriterOptions,
+};
 use crossbeam_epoch::Guard;
 
 use crate::compaction::{CompactionConfig, retain_for_major, select_minor};
@@ -139,6 +141,136 @@ fn cache_use(family: &ColumnFamilyDescriptor, cache: &Option<Arc<BlockCache>>) -
         cache_blocks: family.block_cache,
         in_memory: family.in_memory,
     })
+}
+
+/// How many threads encode a large flush: one per core, at most four.
+fn flush_threads() -> usize {
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(4)))
+}
+
+/// Key ranges per flush thread: more ranges than threads keep every thread busy to the end,
+/// and let this thread write each finished range while the others encode the next.
+const RANGES_PER_THREAD: usize = 8;
+
+/// Writes every cell of `memstore` to `writer`. With `cuts` (ascending rows), the key ranges
+/// they bound are encoded by this thread and up to `helpers` others, each range taken in
+/// order by whichever thread is free. A range encoded ahead of its turn goes into a
+/// [`StoreFilePart`] in memory; this thread writes the parts in key order as they finish, and
+/// encodes a range straight into the file when all before it are written.
+fn write_in_parts(
+    memstore: &MemStore,
+    cuts: &[Bytes],
+    helpers: usize,
+    writer: &mut StoreFileWriter,
+) -> Result<()> {
+    if cuts.is_empty() || helpers == 0 {
+        return memstore.for_each_cell(|cell| Ok(writer.append(cell)?));
+    }
+    let ranges = cuts.len() + 1;
+    let bounds = |i: usize| {
+        let from = i.checked_sub(1).map(|c| &cuts[c][..]);
+        (from, cuts.get(i).map(|row| &row[..]))
+    };
+    let encode = |i: usize, part: &mut StoreFilePart| {
+        let (from, to) = bounds(i);
+        memstore.for_each_cell_in(from, to, |cell| Ok(part.append(cell)?))
+    };
+    let board = PartBoard {
+        next: AtomicU64::new(0),
+        slots: Mutex::new((0..ranges).map(|_| None).collect()),
+        filled: std::sync::Condvar::new(),
+    };
+    let spare: Vec<StoreFilePart> = (0..ranges).map(|_| writer.part()).collect();
+    let spare = Mutex::new(spare);
+    let take_part = || spare.lock().unwrap_or_else(PoisonError::into_inner).pop();
+    std::thread::scope(|scope| {
+        for _ in 0..helpers {
+            let board = &board;
+            let _ = std::thread::Builder::new()
+                .name("flush-part".into())
+                .spawn_scoped(scope, move || {
+                    while let Some(i) = board.take(ranges) {
+                        // A panic must still fill the slot, or the writing thread waits
+                        // for it forever.
+                        let done =
+                            std::panic::catch_unwind(std::panic::AssertUnwindSafe(
+                                || match take_part() {
+                                    Some(mut part) => encode(i, &mut part).map(|()| part),
+                                    None => Err(Error::Storage("flush parts ran out".into())),
+                                },
+                            ))
+                            .unwrap_or_else(|_| {
+                                Err(Error::Storage("a flush thread panicked".into()))
+                            });
+                        board.put(i, done);
+                    }
+                });
+        }
+        let result = (|| {
+            for turn in 0..ranges {
+                // Encode ranges while the next one to write is not finished.
+                while !board.is_filled(turn) {
+                    let Some(i) = board.take(ranges) else {
+                        break;
+                    };
+                    if i == turn {
+                        let (from, to) = bounds(i);
+                        memstore.for_each_cell_in(from, to, |cell| Ok(writer.append(cell)?))?;
+                        board.put(i, Ok(writer.part()));
+                    } else {
+                        let mut part = take_part()
+                            .ok_or_else(|| Error::Storage("flush parts ran out".into()))?;
+                        let done = encode(i, &mut part).map(|()| part);
+                        board.put(i, done);
+                    }
+                }
+                writer.append_part(board.wait_for(turn)?)?;
+            }
+            Ok(())
+        })();
+        // On an error, the helpers stop at their next range.
+        board.next.store(ranges as u64, Ordering::Release);
+        result
+    })
+}
+
+/// The ranges of a parallel flush: which one is next to take, and the finished ones.
+struct PartBoard {
+    next: AtomicU64,
+    slots: Mutex<Vec<Option<Result<StoreFilePart>>>>,
+    filled: std::sync::Condvar,
+}
+
+impl PartBoard {
+    /// The next range nobody has taken, if any is left.
+    fn take(&self, ranges: usize) -> Option<usize> {
+        let i = self.next.fetch_add(1, Ordering::AcqRel) as usize;
+        (i < ranges).then_some(i)
+    }
+
+    fn put(&self, i: usize, done: Result<StoreFilePart>) {
+        self.slots.lock().unwrap_or_else(PoisonError::into_inner)[i] = Some(done);
+        self.filled.notify_all();
+    }
+
+    fn is_filled(&self, i: usize) -> bool {
+        self.slots.lock().unwrap_or_else(PoisonError::into_inner)[i].is_some()
+    }
+
+    /// Waits until range `i` is encoded, and takes it.
+    fn wait_for(&self, i: usize) -> Result<StoreFilePart> {
+        let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            if let Some(done) = slots[i].take() {
+                return done;
+            }
+            slots = self
+                .filled
+                .wait(slots)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
 }
 
 impl Store {
@@ -385,7 +517,9 @@ impl Store {
             &path,
             WriterOptions::for_family(&self.family),
         )?;
-        if let Err(e) = snapshot.for_each_cell(|cell| Ok(writer.append(cell)?)) {
+        let threads = flush_threads();
+        let cuts = snapshot.split_rows(threads * RANGES_PER_THREAD);
+        if let Err(e) = write_in_parts(&snapshot, &cuts, threads - 1, &mut writer) {
             let _ = writer.abort();
             return Err(e);
         }
@@ -556,6 +690,106 @@ impl Store {
             };
             row.push(cell);
             cursor.advance()?;
+        }
+    }
+}
+
+#[cfg(test)]
+mod parallel_flush_tests {
+    #![expect(clippy::unwrap_used, reason = "test setup fails loudly")]
+
+    use std::path::Path;
+
+    use basalt_fs::MemFs;
+
+    use super::*;
+
+    /// About 4 MiB of cells in scattered row order: several versions, deletes and two
+    /// qualifiers per row, so that rows and their versions straddle the ranges' seams.
+    fn memstore() -> MemStore {
+        let m = MemStore::new();
+        let mut seq = 0;
+        for i in 0u64..6_000 {
+            let row = format!("row{:016x}", i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            for ts in 1..=2 {
+                for q in [&b"a"[..], b"b"] {
+                    seq += 1;
+                    let value = vec![b'v'; 100 + (i % 7) as usize];
+                    m.insert(Cell::put(row.as_bytes(), b"cf", q, ts, &value).with_seq_id(seq));
+                }
+            }
+            if i % 5 == 0 {
+                seq += 1;
+                m.insert(
+                    Cell::new(row.as_bytes(), b"cf", b"a", 3, CellType::Delete, b"")
+                        .with_seq_id(seq),
+                );
+            }
+        }
+        m
+    }
+
+    fn cells_of(m: &MemStore) -> Vec<Cell> {
+        let mut out = Vec::new();
+        m.for_each_cell(|c| {
+            out.push(c.clone());
+            Ok(())
+        })
+        .unwrap();
+        out
+    }
+
+    fn writer(fs: &Arc<MemFs>, name: &str) -> StoreFileWriter {
+        let fs_dyn: Arc<dyn FileSystem> = fs.clone();
+        let family = ColumnFamilyDescriptor::new("cf");
+        let path = Path::new("/s").join(name);
+        StoreFileWriter::create(fs_dyn, &path, WriterOptions::for_family(&family)).unwrap()
+    }
+
+    fn file_cells(fs: &MemFs, name: &str) -> Vec<Cell> {
+        let reader = StoreFileReader::open(fs, &Path::new("/s").join(name)).unwrap();
+        let mut s = reader.scanner();
+        s.seek(&Cell::first_on_row(b"")).unwrap();
+        let mut out = Vec::new();
+        while let Some(c) = s.current() {
+            out.push(c.clone());
+            s.advance().unwrap();
+        }
+        out
+    }
+
+    #[test]
+    fn ranges_encoded_on_several_threads_make_the_same_file_contents() {
+        let m = memstore();
+        let want = cells_of(&m);
+        let cuts = m.split_rows(16);
+        assert!(cuts.len() >= 3, "{} cuts", cuts.len());
+        assert!(cuts.windows(2).all(|w| w[0] < w[1]), "cuts ascend");
+        let fs = Arc::new(MemFs::new());
+        fs.create_dir_all(Path::new("/s")).unwrap();
+        for helpers in [0, 1, 3] {
+            let name = format!("f{helpers}");
+            let mut w = writer(&fs, &name);
+            write_in_parts(&m, &cuts, helpers, &mut w).unwrap();
+            let info = w.finish().unwrap();
+            assert_eq!(info.cell_count, want.len() as u64, "{helpers} helpers");
+            assert_eq!(file_cells(&fs, &name), want, "{helpers} helpers");
+        }
+    }
+
+    #[test]
+    fn a_bad_cell_in_any_range_fails_the_flush() {
+        let m = memstore();
+        let cuts = m.split_rows(16);
+        // A cell of another family, in the last range: its encoder refuses it.
+        m.insert(Cell::put(b"\xff\xff", b"other", b"q", 1, b"").with_seq_id(1));
+        let fs = Arc::new(MemFs::new());
+        fs.create_dir_all(Path::new("/s")).unwrap();
+        for helpers in [0, 1, 3] {
+            let mut w = writer(&fs, "bad");
+            let err = write_in_parts(&m, &cuts, helpers, &mut w).unwrap_err();
+            assert!(err.to_string().contains("not of family"), "{err}");
+            w.abort().unwrap();
         }
     }
 }

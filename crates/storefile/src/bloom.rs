@@ -18,9 +18,37 @@ fn bloom_key(kind: BloomType, row: &[u8], qualifier: &[u8], out: &mut Vec<u8>) {
     }
 }
 
-fn probes(hash: u64, k: u8, m: u64) -> impl Iterator<Item = u64> {
+/// `x % d` for 32-bit `x` and a fixed `d`, by multiplications instead of a division
+/// (Lemire, Kaser and Kurz, "Faster remainder by direct computation", 2019): exact for every
+/// 32-bit `x` and nonzero `d`.
+#[derive(Debug, Clone, Copy)]
+struct Modulus {
+    d: u32,
+    /// `2^64 / d`, rounded up (0 for `d` = 1, whose remainders are all 0).
+    inverse: u64,
+}
+
+impl Modulus {
+    fn new(d: u32) -> Self {
+        debug_assert!(d > 0);
+        Modulus {
+            d,
+            inverse: (u64::MAX / u64::from(d.max(1))).wrapping_add(1),
+        }
+    }
+
+    #[inline]
+    fn of(self, x: u32) -> u64 {
+        let low = self.inverse.wrapping_mul(u64::from(x));
+        ((u128::from(low) * u128::from(self.d)) >> 64) as u64
+    }
+}
+
+/// The `k` bit positions of a key's hash in a filter of `m` bits (the format's
+/// `(h1 + i * h2) mod m`, with `h1` and `h2` the hash's low and high 32 bits).
+fn probes(hash: u64, k: u8, m: Modulus) -> impl Iterator<Item = u64> {
     let (h1, h2) = (hash as u32, (hash >> 32) as u32);
-    (0..u32::from(k)).map(move |i| u64::from(h1.wrapping_add(i.wrapping_mul(h2))) % m)
+    (0..u32::from(k)).map(move |i| m.of(h1.wrapping_add(i.wrapping_mul(h2))))
 }
 
 /// Collects the hashes of a file's distinct bloom keys.
@@ -44,25 +72,46 @@ impl BloomBuilder {
     }
 
     pub fn add(&mut self, cell: &Cell) {
+        // Cells arrive sorted, so repeats of a key are adjacent. A ROW key is the row itself,
+        // compared and hashed where it lies.
+        if self.kind == BloomType::Row {
+            let row = cell.row();
+            if self.hashes.is_empty() || row != &self.last[..] {
+                self.hashes.push(xxh3_64(row));
+                self.last.clear();
+                self.last.extend_from_slice(row);
+            }
+            return;
+        }
         bloom_key(self.kind, cell.row(), cell.qualifier(), &mut self.scratch);
-        // Cells arrive sorted, so repeats of a key are adjacent.
         if self.hashes.is_empty() || self.scratch != self.last {
             self.hashes.push(xxh3_64(&self.scratch));
             std::mem::swap(&mut self.last, &mut self.scratch);
         }
     }
 
+    /// Takes in the hashes of `later`, built over keys that follow this builder's. A key at
+    /// the seam that both hold is hashed twice, which sets the same bits twice.
+    pub fn append(&mut self, later: BloomBuilder) {
+        if !later.hashes.is_empty() {
+            self.hashes.extend(later.hashes);
+            self.last = later.last;
+        }
+    }
+
     /// The block payload.
     pub fn finish(&self) -> Vec<u8> {
-        let m = (self.hashes.len() * BITS_PER_KEY).max(64) as u64;
+        // The block stores the bit count in 32 bits.
+        let m = u32::try_from((self.hashes.len() * BITS_PER_KEY).max(64)).unwrap_or(u32::MAX);
         let mut bits = vec![0u8; m.div_ceil(8) as usize];
+        let modulus = Modulus::new(m);
         for &h in &self.hashes {
-            for bit in probes(h, HASHES, m) {
+            for bit in probes(h, HASHES, modulus) {
                 bits[(bit / 8) as usize] |= 1 << (bit % 8);
             }
         }
         let mut out = vec![if self.kind == BloomType::RowCol { 2 } else { 1 }, HASHES];
-        out.extend_from_slice(&(m as u32).to_be_bytes());
+        out.extend_from_slice(&m.to_be_bytes());
         out.extend_from_slice(&bits);
         out
     }
@@ -114,7 +163,9 @@ impl BloomFilter {
     }
 
     fn contains_key(&self, key: &[u8]) -> bool {
-        probes(xxh3_64(key), self.k, self.m)
+        // `decode` read m from 32 bits and refused 0.
+        let m = Modulus::new(self.m as u32);
+        probes(xxh3_64(key), self.k, m)
             .all(|bit| self.bits[(bit / 8) as usize] & (1 << (bit % 8)) != 0)
     }
 
@@ -159,5 +210,57 @@ mod tests {
         }
         assert!(BloomBuilder::new(BloomType::None).is_none());
         assert!(BloomFilter::decode(&[1, 7, 0, 0, 0, 64]).is_err());
+    }
+
+    #[test]
+    fn the_remainder_by_multiplication_is_exact() {
+        let mut x: u32 = 0x9E37_79B9;
+        for d in [
+            1,
+            2,
+            3,
+            7,
+            64,
+            1_000,
+            10_007,
+            1 << 31,
+            u32::MAX - 1,
+            u32::MAX,
+        ] {
+            let m = Modulus::new(d);
+            for probe in [0, 1, d - 1, d, d.wrapping_add(1), u32::MAX - 1, u32::MAX] {
+                assert_eq!(m.of(probe), u64::from(probe % d), "{probe} mod {d}");
+            }
+            for _ in 0..10_000 {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                assert_eq!(m.of(x), u64::from(x % d), "{x} mod {d}");
+            }
+        }
+    }
+
+    /// The block's bits are the documented `(h1 + i * h2) mod m`, computed here with `%`.
+    #[test]
+    fn the_bits_follow_the_format() {
+        let mut b = BloomBuilder::new(BloomType::Row).unwrap();
+        let rows: Vec<String> = (0..500).map(|i| format!("user{i:07}")).collect();
+        for row in &rows {
+            b.add(&Cell::put(row.as_bytes(), b"cf", b"q", 1, b""));
+        }
+        let payload = b.finish();
+        let m = 500 * BITS_PER_KEY as u64;
+        let mut bits = vec![0u8; m.div_ceil(8) as usize];
+        for row in &rows {
+            let hash = xxh3_64(row.as_bytes());
+            let (h1, h2) = (hash as u32, (hash >> 32) as u32);
+            for i in 0..u32::from(HASHES) {
+                let bit = u64::from(h1.wrapping_add(i.wrapping_mul(h2))) % m;
+                bits[(bit / 8) as usize] |= 1 << (bit % 8);
+            }
+        }
+        assert_eq!(&payload[..2], &[1, HASHES]);
+        assert_eq!(&payload[2..6], &(m as u32).to_be_bytes());
+        assert_eq!(&payload[6..], &bits[..]);
     }
 }

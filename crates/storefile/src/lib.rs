@@ -27,4 +27,4 @@ pub use error::{Result, StoreFileError};
 pub use info::FileInfo;
 pub use reader::{BlockRef, CacheUse, StoreFileReader, StoreFileScanner};
 pub use trailer::Trailer;
-pub use writer::{StoreFileWriter, WriterOptions, temporary_path};
+pub use writer::{StoreFilePart, StoreFileWriter, WriterOptions, temporary_path};

@@ -54,18 +54,18 @@ pub fn temporary_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
-/// Writes one store file. Cells must come in strictly increasing store order, all of the
-/// options' family. Nothing is visible under the final path until [`StoreFileWriter::finish`].
-pub struct StoreFileWriter {
-    fs: Arc<dyn FileSystem>,
+/// The cell-by-cell half of writing a store file: data blocks and their index entries, bloom
+/// keys and the file's statistics. Blocks go to the caller's sink; offsets count from the
+/// encoder's first block.
+struct DataEncoder {
     path: PathBuf,
-    tmp_path: PathBuf,
-    out: Box<dyn WritableFile>,
-    offset: u64,
-    opts: WriterOptions,
+    family: Bytes,
+    block_size: usize,
     codec: Codec,
     block: DataBlockBuilder,
     block_first_key: Vec<u8>,
+    /// Bytes of framed blocks handed to the sink so far.
+    written: u64,
     index: Vec<IndexEntry>,
     bloom: Option<BloomBuilder>,
     first: Option<Cell>,
@@ -78,45 +78,18 @@ pub struct StoreFileWriter {
     delete_family_count: u64,
 }
 
-impl std::fmt::Debug for StoreFileWriter {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StoreFileWriter")
-            .field("path", &self.path)
-            .field("cells", &self.cell_count)
-            .finish()
-    }
-}
-
-impl StoreFileWriter {
-    /// Starts `path`, writing under its temporary name.
-    pub fn create(fs: Arc<dyn FileSystem>, path: &Path, opts: WriterOptions) -> Result<Self> {
-        let invalid = |reason: String| StoreFileError::InvalidWrite {
+impl DataEncoder {
+    fn new(path: &Path, opts: &WriterOptions, codec: Codec) -> Self {
+        DataEncoder {
             path: path.to_owned(),
-            reason,
-        };
-        let codec = Codec::for_compression(opts.compression).ok_or_else(|| {
-            invalid(format!(
-                "compression {} is not supported; use NONE, GZ, SNAPPY, LZ4 or ZSTD",
-                opts.compression
-            ))
-        })?;
-        if opts.block_size == 0 {
-            return Err(invalid("block size must be positive".into()));
-        }
-        let tmp_path = temporary_path(path);
-        let out = fs.create(&tmp_path)?;
-        Ok(StoreFileWriter {
-            fs,
-            path: path.to_owned(),
-            tmp_path,
-            out,
-            offset: 0,
-            bloom: BloomBuilder::new(opts.bloom),
-            opts,
+            family: opts.family.clone(),
+            block_size: opts.block_size,
             codec,
             block: DataBlockBuilder::default(),
             block_first_key: Vec::new(),
+            written: 0,
             index: Vec::new(),
+            bloom: BloomBuilder::new(opts.bloom),
             first: None,
             last: None,
             min_timestamp: i64::MAX,
@@ -125,7 +98,7 @@ impl StoreFileWriter {
             cell_count: 0,
             delete_count: 0,
             delete_family_count: 0,
-        })
+        }
     }
 
     fn invalid(&self, reason: String) -> StoreFileError {
@@ -135,12 +108,12 @@ impl StoreFileWriter {
         }
     }
 
-    /// Adds the next cell.
-    pub fn append(&mut self, cell: &Cell) -> Result<()> {
-        if cell.family() != &self.opts.family[..] {
+    /// Adds the next cell; a block that reaches the block size goes to `sink`.
+    fn append(&mut self, cell: &Cell, sink: &mut impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
+        if cell.family() != &self.family[..] {
             return Err(self.invalid(format!(
                 "cell {cell} is not of family {:?}",
-                String::from_utf8_lossy(&self.opts.family)
+                String::from_utf8_lossy(&self.family)
             )));
         }
         if cell.is_last_on_row()
@@ -174,44 +147,225 @@ impl StoreFileWriter {
             self.first = Some(cell.clone());
         }
         self.last = Some(cell.clone());
-        if self.block.size() >= self.opts.block_size {
-            self.flush_block()?;
+        if self.block.size() >= self.block_size {
+            self.flush_block(sink)?;
         }
         Ok(())
     }
 
-    fn write_block(&mut self, kind: BlockKind, codec: Codec, payload: &[u8]) -> Result<(u64, u64)> {
+    /// Frames `payload` as a block and hands it to `sink`; returns its offset and size.
+    fn emit(
+        &mut self,
+        kind: BlockKind,
+        codec: Codec,
+        payload: &[u8],
+        sink: &mut impl FnMut(&[u8]) -> Result<()>,
+    ) -> Result<(u64, u64)> {
         let framed = block::encode(kind, codec, payload)
             .map_err(|e| self.invalid(format!("encoding a block: {e}")))?;
-        let at = self.offset;
-        self.out.append(&framed)?;
-        self.offset += framed.len() as u64;
+        sink(&framed)?;
+        let at = self.written;
+        self.written += framed.len() as u64;
         Ok((at, framed.len() as u64))
     }
 
-    fn flush_block(&mut self) -> Result<()> {
+    /// Closes the open data block, if it holds any cell.
+    fn flush_block(&mut self, sink: &mut impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
         if self.block.is_empty() {
             return Ok(());
         }
         let payload = self.block.finish();
-        let (offset, size) = self.write_block(BlockKind::Data, self.codec, &payload)?;
+        let (offset, size) = self.emit(BlockKind::Data, self.codec, &payload, sink)?;
         let key = std::mem::take(&mut self.block_first_key);
         self.index.push(IndexEntry { key, offset, size });
         Ok(())
     }
 
+    /// Takes in `later`, whose blocks were just handed to the sink after this encoder's:
+    /// its index entries move by this encoder's length, and its statistics join these.
+    fn absorb(&mut self, later: DataEncoder) -> Result<()> {
+        if let (Some(last), Some(next)) = (&self.last, &later.first)
+            && compare_in_store(last, next) != std::cmp::Ordering::Less
+        {
+            return Err(self.invalid(format!("cells out of order: {next} after {last}")));
+        }
+        let base = self.written;
+        self.index
+            .extend(later.index.into_iter().map(|e| IndexEntry {
+                offset: e.offset + base,
+                ..e
+            }));
+        self.written += later.written;
+        if let (Some(bloom), Some(more)) = (&mut self.bloom, later.bloom) {
+            bloom.append(more);
+        }
+        if self.first.is_none() {
+            self.first = later.first;
+        }
+        if later.last.is_some() {
+            self.last = later.last;
+        }
+        self.min_timestamp = self.min_timestamp.min(later.min_timestamp);
+        self.max_timestamp = self.max_timestamp.max(later.max_timestamp);
+        self.max_seq_id = self.max_seq_id.max(later.max_seq_id);
+        self.cell_count += later.cell_count;
+        self.delete_count += later.delete_count;
+        self.delete_family_count += later.delete_family_count;
+        Ok(())
+    }
+}
+
+/// A stretch of a store file's cells encoded apart from the file, on another thread: its
+/// data blocks are kept in memory until [`StoreFileWriter::append_part`] writes them after
+/// the writer's own. A flush encodes consecutive key ranges of a large memstore this way on
+/// several cores at once.
+pub struct StoreFilePart {
+    encoder: DataEncoder,
+    bytes: Vec<u8>,
+}
+
+impl std::fmt::Debug for StoreFilePart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoreFilePart")
+            .field("cells", &self.encoder.cell_count)
+            .field("bytes", &self.bytes.len())
+            .finish()
+    }
+}
+
+impl StoreFilePart {
+    /// Adds the part's next cell: the same checks as [`StoreFileWriter::append`].
+    pub fn append(&mut self, cell: &Cell) -> Result<()> {
+        let bytes = &mut self.bytes;
+        self.encoder.append(cell, &mut |framed: &[u8]| {
+            bytes.extend_from_slice(framed);
+            Ok(())
+        })
+    }
+
+    /// Cells added so far.
+    pub fn cell_count(&self) -> u64 {
+        self.encoder.cell_count
+    }
+}
+
+/// Writes one store file. Cells must come in strictly increasing store order, all of the
+/// options' family. Nothing is visible under the final path until [`StoreFileWriter::finish`].
+pub struct StoreFileWriter {
+    fs: Arc<dyn FileSystem>,
+    path: PathBuf,
+    tmp_path: PathBuf,
+    out: Box<dyn WritableFile>,
+    opts: WriterOptions,
+    codec: Codec,
+    encoder: DataEncoder,
+}
+
+impl std::fmt::Debug for StoreFileWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoreFileWriter")
+            .field("path", &self.path)
+            .field("cells", &self.encoder.cell_count)
+            .finish()
+    }
+}
+
+impl StoreFileWriter {
+    /// Starts `path`, writing under its temporary name.
+    pub fn create(fs: Arc<dyn FileSystem>, path: &Path, opts: WriterOptions) -> Result<Self> {
+        let invalid = |reason: String| StoreFileError::InvalidWrite {
+            path: path.to_owned(),
+            reason,
+        };
+        let codec = Codec::for_compression(opts.compression).ok_or_else(|| {
+            invalid(format!(
+                "compression {} is not supported; use NONE, GZ, SNAPPY, LZ4 or ZSTD",
+                opts.compression
+            ))
+        })?;
+        if opts.block_size == 0 {
+            return Err(invalid("block size must be positive".into()));
+        }
+        let tmp_path = temporary_path(path);
+        let out = fs.create(&tmp_path)?;
+        Ok(StoreFileWriter {
+            fs,
+            path: path.to_owned(),
+            tmp_path,
+            out,
+            encoder: DataEncoder::new(path, &opts, codec),
+            opts,
+            codec,
+        })
+    }
+
+    fn invalid(&self, reason: String) -> StoreFileError {
+        self.encoder.invalid(reason)
+    }
+
+    /// Adds the next cell.
+    pub fn append(&mut self, cell: &Cell) -> Result<()> {
+        let out = &mut self.out;
+        self.encoder
+            .append(cell, &mut |framed: &[u8]| Ok(out.append(framed)?))
+    }
+
+    /// An empty part for cells that will follow every cell appended here (see
+    /// [`StoreFilePart`]).
+    pub fn part(&self) -> StoreFilePart {
+        StoreFilePart {
+            encoder: DataEncoder::new(&self.path, &self.opts, self.codec),
+            bytes: Vec::new(),
+        }
+    }
+
+    /// Writes `part`'s blocks after this file's. Its cells must all follow the cells
+    /// appended so far; the open data block is closed first (a part starts a block).
+    pub fn append_part(&mut self, mut part: StoreFilePart) -> Result<()> {
+        if part.encoder.cell_count == 0 {
+            return Ok(());
+        }
+        let bytes = &mut part.bytes;
+        part.encoder.flush_block(&mut |framed: &[u8]| {
+            bytes.extend_from_slice(framed);
+            Ok(())
+        })?;
+        let out = &mut self.out;
+        self.encoder
+            .flush_block(&mut |framed: &[u8]| Ok(out.append(framed)?))?;
+        // Checked before a byte of the part is written.
+        if let (Some(last), Some(next)) = (&self.encoder.last, &part.encoder.first)
+            && compare_in_store(last, next) != std::cmp::Ordering::Less
+        {
+            return Err(self.invalid(format!("cells out of order: {next} after {last}")));
+        }
+        self.out.append(&part.bytes)?;
+        self.encoder.absorb(part.encoder)
+    }
+
+    fn write_block(&mut self, kind: BlockKind, codec: Codec, payload: &[u8]) -> Result<(u64, u64)> {
+        let out = &mut self.out;
+        self.encoder
+            .emit(kind, codec, payload, &mut |framed: &[u8]| {
+                Ok(out.append(framed)?)
+            })
+    }
+
     /// Writes the index, bloom, file info and trailer, syncs, renames the file into place and
     /// syncs its directory. Returns what the file says about itself.
     pub fn finish(mut self) -> Result<FileInfo> {
-        self.flush_block()?;
-        let (Some(first), Some(last)) = (self.first.clone(), self.last.clone()) else {
+        let out = &mut self.out;
+        self.encoder
+            .flush_block(&mut |framed: &[u8]| Ok(out.append(framed)?))?;
+        let e = &self.encoder;
+        let (Some(first), Some(last)) = (e.first.clone(), e.last.clone()) else {
             return Err(self.invalid("a store file needs at least one cell".into()));
         };
-        let (bloom_offset, bloom_size) = match self.bloom.as_ref().map(BloomBuilder::finish) {
+        let (bloom_offset, bloom_size) = match e.bloom.as_ref().map(BloomBuilder::finish) {
             Some(payload) => self.write_block(BlockKind::Bloom, Codec::None, &payload)?,
             None => (0, 0),
         };
-        let mut level = std::mem::take(&mut self.index);
+        let mut level = std::mem::take(&mut self.encoder.index);
         let data_block_count = level.len() as u64;
         let mut levels: u8 = 1;
         while !index::fits(&level, self.opts.max_index_block) {
@@ -232,17 +386,18 @@ impl StoreFileWriter {
         }
         let (root_offset, root_size) =
             self.write_block(BlockKind::RootIndex, Codec::None, &index::encode(&level))?;
+        let e = &self.encoder;
         let info = FileInfo {
             first_key: first,
             last_key: last,
-            min_timestamp: self.min_timestamp,
-            max_timestamp: self.max_timestamp,
-            max_seq_id: self.max_seq_id,
-            cell_count: self.cell_count,
-            delete_count: self.delete_count,
-            delete_family_count: self.delete_family_count,
+            min_timestamp: e.min_timestamp,
+            max_timestamp: e.max_timestamp,
+            max_seq_id: e.max_seq_id,
+            cell_count: e.cell_count,
+            delete_count: e.delete_count,
+            delete_family_count: e.delete_family_count,
             family: self.opts.family.to_vec(),
-            bloom_type: if self.bloom.is_some() {
+            bloom_type: if e.bloom.is_some() {
                 self.opts.bloom
             } else {
                 BloomType::None
@@ -264,7 +419,7 @@ impl StoreFileWriter {
             bloom_size: size32(bloom_size),
             file_info_offset: info_offset,
             file_info_size: size32(info_size),
-            cell_count: self.cell_count,
+            cell_count: self.encoder.cell_count,
         };
         self.out.append(&trailer.encode())?;
         self.out.sync()?;

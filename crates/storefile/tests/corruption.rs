@@ -132,6 +132,17 @@ fn bad_writes_are_refused() {
         .append(&Cell::put(b"c", b"other", b"q", 1, b""))
         .unwrap_err();
     assert!(err.to_string().contains("not of family"), "{err}");
+    // A part must follow the writer's cells, and an empty part adds nothing.
+    let mut part = w.part();
+    part.append(&Cell::put(b"a", b"cf", b"q", 1, b"")).unwrap();
+    let err = w.append_part(part).unwrap_err();
+    assert!(err.to_string().contains("out of order"), "{err}");
+    w.append_part(w.part()).unwrap();
+    let mut part = w.part();
+    let err = part
+        .append(&Cell::put(b"c", b"other", b"q", 1, b""))
+        .unwrap_err();
+    assert!(err.to_string().contains("not of family"), "{err}");
     w.abort().unwrap();
     assert!(fs.list(Path::new("/s")).unwrap().is_empty());
 

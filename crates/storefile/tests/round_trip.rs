@@ -33,13 +33,43 @@ fn options(
 }
 
 fn write(fs: &Arc<MemFs>, cells: &[Cell], opts: WriterOptions) -> StoreFileReader {
+    write_in_parts(fs, cells, opts, &[])
+}
+
+/// Writes `cells` through one writer; from each of `cuts` (ascending indexes into `cells`) on,
+/// the cells go through a part encoded on a thread of its own, as a parallel flush does.
+fn write_in_parts(
+    fs: &Arc<MemFs>,
+    cells: &[Cell],
+    opts: WriterOptions,
+    cuts: &[usize],
+) -> StoreFileReader {
     let dir = PathBuf::from("/store");
     fs.create_dir_all(&dir).unwrap();
     let path = dir.join("file1");
     let fs_dyn: Arc<dyn FileSystem> = fs.clone();
     let mut w = StoreFileWriter::create(fs_dyn, &path, opts).unwrap();
-    for c in cells {
+    let mut bounds = vec![0];
+    bounds.extend_from_slice(cuts);
+    bounds.push(cells.len());
+    for c in &cells[..bounds[1]] {
         w.append(c).unwrap();
+    }
+    let parts: Vec<_> = bounds[1..]
+        .windows(2)
+        .map(|range| {
+            let mut part = w.part();
+            let stretch = cells[range[0]..range[1]].to_vec();
+            std::thread::spawn(move || {
+                for c in &stretch {
+                    part.append(c).unwrap();
+                }
+                part
+            })
+        })
+        .collect();
+    for part in parts {
+        w.append_part(part.join().unwrap()).unwrap();
     }
     let info = w.finish().unwrap();
     assert_eq!(info.cell_count, cells.len() as u64);
@@ -102,9 +132,13 @@ proptest! {
         block_size in prop::sample::select(vec![64usize, 512, 65_536]),
         max_index_block in prop::sample::select(vec![100usize, 65_536]),
         targets in prop::collection::vec(cell_strategy(), 1..20),
+        cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..4),
     ) {
         let fs = Arc::new(MemFs::new());
-        let reader = write(&fs, &cells, options(compression, bloom, block_size, max_index_block));
+        let mut cuts: Vec<usize> = cuts.iter().map(|i| i.index(cells.len() + 1)).collect();
+        cuts.sort_unstable();
+        let opts = options(compression, bloom, block_size, max_index_block);
+        let reader = write_in_parts(&fs, &cells, opts, &cuts);
         prop_assert_eq!(&all_cells(&reader), &cells);
         let info = reader.info();
         prop_assert_eq!(info.first_key.row(), cells[0].row());
