@@ -696,7 +696,6 @@ impl Store {
 
 #[cfg(test)]
 mod parallel_flush_tests {
-    #![expect(clippy::unwrap_used, reason = "test setup fails loudly")]
 
     use std::path::Path;
 
