@@ -696,7 +696,6 @@ impl Store {
 
 #[cfg(test)]
 mod parallel_flush_tests {
-
     use std::path::Path;
 
     use basalt_fs::MemFs;
