@@ -3,7 +3,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use basalt_common::cell::compare_in_store;
 use basalt_common::{BloomType, Bytes, Cell, ColumnFamilyDescriptor, Compression};
 use basalt_fs::{FileSystem, WritableFile};
 
@@ -69,13 +68,61 @@ struct DataEncoder {
     index: Vec<IndexEntry>,
     bloom: Option<BloomBuilder>,
     first: Option<Cell>,
-    last: Option<Cell>,
+    /// The key of the last cell added, copied: holding the cell itself would cost two atomic
+    /// reference count updates per cell on buffers that other threads' cells share.
+    last: Option<LastKey>,
     min_timestamp: i64,
     max_timestamp: i64,
     max_seq_id: u64,
     cell_count: u64,
     delete_count: u64,
     delete_family_count: u64,
+}
+
+/// A stored cell's key, kept in buffers that are reused from cell to cell.
+#[derive(Debug)]
+struct LastKey {
+    row: Vec<u8>,
+    qualifier: Vec<u8>,
+    timestamp: i64,
+    cell_type: basalt_common::CellType,
+    seq_id: u64,
+}
+
+impl LastKey {
+    fn set(&mut self, cell: &Cell) {
+        self.row.clear();
+        self.row.extend_from_slice(cell.row());
+        self.qualifier.clear();
+        self.qualifier.extend_from_slice(cell.qualifier());
+        self.timestamp = cell.timestamp;
+        self.cell_type = cell.cell_type;
+        self.seq_id = cell.seq_id;
+    }
+
+    /// Whether `cell` sorts after this key: [`compare_in_store`] for two stored cells (neither
+    /// is a last-on-row seek key).
+    fn precedes(&self, cell: &Cell) -> bool {
+        let ord = self.row[..]
+            .cmp(cell.row())
+            .then_with(|| self.qualifier[..].cmp(cell.qualifier()))
+            .then_with(|| cell.timestamp.cmp(&self.timestamp))
+            .then_with(|| cell.cell_type.code().cmp(&self.cell_type.code()))
+            .then_with(|| cell.seq_id.cmp(&self.seq_id));
+        ord == std::cmp::Ordering::Less
+    }
+
+    fn to_cell(&self, family: &[u8]) -> Cell {
+        Cell::new(
+            &self.row,
+            family,
+            &self.qualifier,
+            self.timestamp,
+            self.cell_type,
+            b"",
+        )
+        .with_seq_id(self.seq_id)
+    }
 }
 
 impl DataEncoder {
@@ -122,8 +169,9 @@ impl DataEncoder {
             return Err(self.invalid(format!("cell {cell} is a seek key, not a stored cell")));
         }
         if let Some(last) = &self.last
-            && compare_in_store(last, cell) != std::cmp::Ordering::Less
+            && !last.precedes(cell)
         {
+            let last = last.to_cell(&self.family);
             return Err(self.invalid(format!("cells out of order: {cell} after {last}")));
         }
         if self.block.is_empty() {
@@ -146,11 +194,35 @@ impl DataEncoder {
         if self.first.is_none() {
             self.first = Some(cell.clone());
         }
-        self.last = Some(cell.clone());
+        match &mut self.last {
+            Some(last) => last.set(cell),
+            None => {
+                let mut last = LastKey {
+                    row: Vec::new(),
+                    qualifier: Vec::new(),
+                    timestamp: 0,
+                    cell_type: cell.cell_type,
+                    seq_id: 0,
+                };
+                last.set(cell);
+                self.last = Some(last);
+            }
+        }
         if self.block.size() >= self.block_size {
             self.flush_block(sink)?;
         }
         Ok(())
+    }
+
+    /// Fails unless `next` (if any) sorts after every cell added so far.
+    fn check_follows(&self, next: Option<&Cell>) -> Result<()> {
+        match (&self.last, next) {
+            (Some(last), Some(next)) if !last.precedes(next) => {
+                let last = last.to_cell(&self.family);
+                Err(self.invalid(format!("cells out of order: {next} after {last}")))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Frames `payload` as a block and hands it to `sink`; returns its offset and size.
@@ -184,11 +256,7 @@ impl DataEncoder {
     /// Takes in `later`, whose blocks were just handed to the sink after this encoder's:
     /// its index entries move by this encoder's length, and its statistics join these.
     fn absorb(&mut self, later: DataEncoder) -> Result<()> {
-        if let (Some(last), Some(next)) = (&self.last, &later.first)
-            && compare_in_store(last, next) != std::cmp::Ordering::Less
-        {
-            return Err(self.invalid(format!("cells out of order: {next} after {last}")));
-        }
+        self.check_follows(later.first.as_ref())?;
         let base = self.written;
         self.index
             .extend(later.index.into_iter().map(|e| IndexEntry {
@@ -334,11 +402,7 @@ impl StoreFileWriter {
         self.encoder
             .flush_block(&mut |framed: &[u8]| Ok(out.append(framed)?))?;
         // Checked before a byte of the part is written.
-        if let (Some(last), Some(next)) = (&self.encoder.last, &part.encoder.first)
-            && compare_in_store(last, next) != std::cmp::Ordering::Less
-        {
-            return Err(self.invalid(format!("cells out of order: {next} after {last}")));
-        }
+        self.encoder.check_follows(part.encoder.first.as_ref())?;
         self.out.append(&part.bytes)?;
         self.encoder.absorb(part.encoder)
     }
@@ -358,7 +422,8 @@ impl StoreFileWriter {
         self.encoder
             .flush_block(&mut |framed: &[u8]| Ok(out.append(framed)?))?;
         let e = &self.encoder;
-        let (Some(first), Some(last)) = (e.first.clone(), e.last.clone()) else {
+        let last = e.last.as_ref().map(|k| k.to_cell(&self.opts.family));
+        let (Some(first), Some(last)) = (e.first.clone(), last) else {
             return Err(self.invalid("a store file needs at least one cell".into()));
         };
         let (bloom_offset, bloom_size) = match e.bloom.as_ref().map(BloomBuilder::finish) {

@@ -143,6 +143,7 @@ proptest! {
         let info = reader.info();
         prop_assert_eq!(info.first_key.row(), cells[0].row());
         prop_assert_eq!(info.max_seq_id, cells.iter().map(|c| c.seq_id).max().unwrap());
+        prop_assert_eq!(compare_in_store(&info.last_key, cells.last().unwrap()), Ordering::Equal);
         // Every row and column in the file passes its bloom filter.
         for c in &cells {
             prop_assert!(reader.may_contain_row(c.row()));
@@ -169,6 +170,22 @@ proptest! {
         }
         let last = s.last_row_before(Bound::Unbounded).unwrap().map(|r| r.to_vec());
         prop_assert_eq!(last, Some(cells.last().unwrap().row().to_vec()));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// The writer's order check agrees with the store order: a cell is taken after another
+    /// exactly when it sorts after it.
+    #[test]
+    fn the_order_check_is_the_store_order(a in cell_strategy(), b in cell_strategy()) {
+        let fs: Arc<dyn FileSystem> = Arc::new(MemFs::new());
+        let opts = options(Compression::None, BloomType::Row, 64, 65_536);
+        let mut w = StoreFileWriter::create(fs, &PathBuf::from("/f"), opts).unwrap();
+        w.append(&a).unwrap();
+        let taken = w.append(&b).is_ok();
+        prop_assert_eq!(taken, compare_in_store(&a, &b) == Ordering::Less, "{} then {}", a, b);
     }
 }
 
