@@ -744,16 +744,12 @@ mod parallel_flush_tests {
         StoreFileWriter::create(fs_dyn, &path, WriterOptions::for_family(&family)).unwrap()
     }
 
+    /// The cells of every data block of the file, in index order.
     fn file_cells(fs: &MemFs, name: &str) -> Vec<Cell> {
         let reader = StoreFileReader::open(fs, &Path::new("/s").join(name)).unwrap();
-        let mut s = reader.scanner();
-        s.seek(&Cell::first_on_row(b"")).unwrap();
-        let mut out = Vec::new();
-        while let Some(c) = s.current() {
-            out.push(c.clone());
-            s.advance().unwrap();
-        }
-        out
+        (0..reader.blocks().len())
+            .flat_map(|i| reader.data_block(i).unwrap().to_vec())
+            .collect()
     }
 
     #[test]
