@@ -3,6 +3,9 @@
 //! being killed as soon as it returns. Used for the WAL's segments, where a `write(2)` per
 //! SYNC_WAL put was the largest single cost of an acknowledged write (BENCHMARKS.md).
 //!
+//! It also holds [`start_writeback`], the system call a buffered file uses to start writing
+//! its pages early.
+//!
 //! This is the workspace's one module with `unsafe` code: mapping a file is unsafe because
 //! another handle could truncate or rewrite it under the mapping. Here the file is created
 //! by this module (`create_new`), in a data directory the process holds an exclusive lock on,
@@ -15,6 +18,21 @@
 )]
 
 use std::fs::{File, OpenOptions};
+
+/// Asks the kernel to start writing `len` bytes of `file` from `from` to the device, without
+/// waiting (Linux's `sync_file_range` with `SYNC_FILE_RANGE_WRITE`; nothing elsewhere). Only
+/// a hint: a write error shows at the file's next sync.
+pub(crate) fn start_writeback(file: &File, from: u64, len: u64) {
+    #[cfg(target_os = "linux")]
+    if let (Ok(from), Ok(len)) = (i64::try_from(from), i64::try_from(len)) {
+        // SAFETY: a system call on a descriptor `file` owns; no memory is passed.
+        unsafe {
+            libc::sync_file_range(file.as_raw_fd(), from, len, libc::SYNC_FILE_RANGE_WRITE);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (file, from, len);
+}
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
