@@ -122,10 +122,58 @@ impl BufRead for Patient<'_> {
     }
 }
 
-/// Accepts connections on `listener` (non-blocking) until `stop`, serving each on a thread
-/// named `name` with `serve`; at most `max` at once (more are closed at accept). Returns once
-/// stopped and every connection thread has finished.
+/// Accepts connections on `listener` until `stop`, serving each on a thread named `name`
+/// with `serve`; at most `max` at once (more are closed at accept). Returns once stopped and
+/// every connection thread has finished.
+///
+/// The accept blocks (a non-blocking accept that finds nothing still costs the kernel a
+/// socket allocated and freed, on every poll). A watcher thread looks at `stop` every
+/// [`POLL`] / 2 and, once it is set, connects to the listener to wake the accept.
 pub fn serve_connections<E: std::fmt::Display + 'static>(
+    listener: &TcpListener,
+    stop: &AtomicBool,
+    max: usize,
+    name: &str,
+    serve: Arc<dyn Fn(TcpStream) -> Result<(), E> + Send + Sync>,
+) {
+    let blocking = listener.set_nonblocking(false).is_ok();
+    let wake_at = listener.local_addr().ok().map(|mut addr| {
+        if addr.ip().is_unspecified() {
+            addr.set_ip(match addr {
+                std::net::SocketAddr::V4(_) => std::net::Ipv4Addr::LOCALHOST.into(),
+                std::net::SocketAddr::V6(_) => std::net::Ipv6Addr::LOCALHOST.into(),
+            });
+        }
+        addr
+    });
+    let accepting = AtomicBool::new(true);
+    std::thread::scope(|scope| {
+        if blocking && let Some(addr) = wake_at {
+            let accepting = &accepting;
+            let watcher = std::thread::Builder::new()
+                .name(format!("{name}-stop"))
+                .spawn_scoped(scope, move || {
+                    while accepting.load(Ordering::Acquire) {
+                        if stop.load(Ordering::Acquire) {
+                            // The accept loop sees `stop` once this connection wakes it.
+                            let _ = TcpStream::connect_timeout(&addr, POLL);
+                        }
+                        std::thread::sleep(POLL / 2);
+                    }
+                });
+            if watcher.is_err() {
+                // Without a watcher nothing would wake a blocked accept: poll instead.
+                let _ = listener.set_nonblocking(true);
+            }
+        } else {
+            let _ = listener.set_nonblocking(true);
+        }
+        accept_until_stopped(listener, stop, max, name, serve);
+        accepting.store(false, Ordering::Release);
+    });
+}
+
+fn accept_until_stopped<E: std::fmt::Display + 'static>(
     listener: &TcpListener,
     stop: &AtomicBool,
     max: usize,
@@ -137,6 +185,9 @@ pub fn serve_connections<E: std::fmt::Display + 'static>(
     while !stop.load(Ordering::Acquire) {
         match listener.accept() {
             Ok((stream, _)) => {
+                if stop.load(Ordering::Acquire) {
+                    break;
+                }
                 if live.load(Ordering::Acquire) >= max {
                     warn!("{name}: refusing a connection: {max} are open");
                     continue;
