@@ -11,6 +11,30 @@ pub const RESTART_INTERVAL: usize = 16;
 
 const FLAG_TTL: u8 = 1;
 
+/// How many leading bytes `a` and `b` share, eight at a time.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let word = |s: &[u8]| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(s);
+        u64::from_le_bytes(w)
+    };
+    let mut i = 0;
+    while i + 8 <= n {
+        let diff = word(&a[i..i + 8]) ^ word(&b[i..i + 8]);
+        if diff != 0 {
+            // Little-endian: the first differing byte holds the lowest set bit.
+            return i + (diff.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    i + a[i..n]
+        .iter()
+        .zip(&b[i..n])
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
 /// Accumulates the cells of one data block.
 #[derive(Debug, Default)]
 pub struct DataBlockBuilder {
@@ -38,11 +62,7 @@ impl DataBlockBuilder {
             self.restarts.push(self.buf.len() as u32);
             0
         } else {
-            self.last_key
-                .iter()
-                .zip(&self.key)
-                .take_while(|(a, b)| a == b)
-                .count()
+            common_prefix(&self.last_key, &self.key)
         };
         let value = cell.value();
         varint::put(&mut self.buf, shared as u64);
@@ -195,6 +215,24 @@ pub fn decode(payload: &[u8]) -> Result<Vec<Cell>, String> {
 mod tests {
     use super::*;
     use basalt_common::CellType;
+
+    #[test]
+    fn common_prefix_counts_shared_leading_bytes() {
+        let base: Vec<u8> = (0..40u8).collect();
+        for len_a in 0..=40 {
+            for len_b in [0, 1, 7, 8, 9, 16, 17, 40] {
+                for flip in [None, Some(0), Some(3), Some(7), Some(8), Some(15), Some(33)] {
+                    let a = &base[..len_a];
+                    let mut b = base[..len_b].to_vec();
+                    if let Some(at) = flip.filter(|&at| at < b.len()) {
+                        b[at] ^= 0x80;
+                    }
+                    let naive = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+                    assert_eq!(common_prefix(a, &b), naive, "{len_a} {len_b} {flip:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn round_trips_with_prefixes_and_restarts() {
