@@ -182,6 +182,8 @@ fn remote_modes_drive_a_running_server() {
         ("--rpc", server.rpc.as_str(), "over_rpc", false),
         // The threads' calls multiplexed on one connection.
         ("--rpc", server.rpc.as_str(), "over_one_rpc", true),
+        // Puts written 16 at a time: Multi calls, split by region.
+        ("--rpc", server.rpc.as_str(), "over_rpc_batched", false),
         ("--thrift", server.thrift.as_str(), "over_thrift", false),
     ] {
         let mut args = vec![
@@ -202,6 +204,9 @@ fn remote_modes_drive_a_running_server() {
         }
         if one_con {
             args.push("--one-con");
+        }
+        if table == "over_rpc_batched" {
+            args.extend(["--batch", "16"]);
         }
         args.extend(["sequentialWrite", "randomRead", "scanRange10", "increment"]);
         let (ok, out, err) = basalt(&args);

@@ -6,7 +6,7 @@ use std::cell::RefCell;
 use std::net::SocketAddr;
 
 use anyhow::{Context, Result};
-use basalt_client::{Bytes, Durability, Get, Increment, Put, Scan, TableDescriptor};
+use basalt_client::{BatchOp, Bytes, Durability, Get, Increment, Put, Scan, TableDescriptor};
 use basalt_rpc::remote::{RemoteConfig, RemoteConnection, RemoteTable};
 
 use super::{Args, Backend, RowSpec, table_name};
@@ -75,15 +75,22 @@ impl Native {
 
 impl Backend for Native {
     fn put(&self, rows: &[RowSpec]) -> Result<()> {
+        let puts = rows.iter().map(|(row, cells)| {
+            cells
+                .iter()
+                .fold(Put::new(row.clone()), |p, (f, q, v)| {
+                    p.add_column(f.clone(), q.clone(), v.clone())
+                })
+                .with_durability(self.durability)
+        });
         self.with(|t| {
-            for (row, cells) in rows {
-                let mut put = Put::new(row.clone()).with_durability(self.durability);
-                for (f, q, v) in cells {
-                    put = put.add_column(f.clone(), q.clone(), v.clone());
-                }
-                t.put(&put)?;
+            if rows.len() == 1 {
+                return puts.into_iter().try_for_each(|put| t.put(&put));
             }
-            Ok(())
+            // A batch goes out as Multi calls, one per region server, as HBase's
+            // `Table.put(List<Put>)`.
+            let ops: Vec<BatchOp> = puts.map(BatchOp::Put).collect();
+            t.batch(&ops).into_iter().try_for_each(|r| r.map(drop))
         })
     }
 
