@@ -172,21 +172,22 @@ fn write_in_parts(
         let from = i.checked_sub(1).map(|c| &cuts[c][..]);
         (from, cuts.get(i).map(|row| &row[..]))
     };
-    let encode = |i: usize, part: &mut StoreFilePart| {
+    // Parts are made from this one: the writer itself is busy on this thread.
+    let template = writer.part();
+    let encode = |i: usize| {
         let (from, to) = bounds(i);
-        memstore.for_each_cell_in(from, to, |cell| Ok(part.append(cell)?))
+        let mut part = template.sibling();
+        memstore.for_each_cell_in(from, to, |cell| Ok(part.append(cell)?))?;
+        Ok(part)
     };
     let board = PartBoard {
         next: AtomicU64::new(0),
         slots: Mutex::new((0..ranges).map(|_| None).collect()),
         filled: std::sync::Condvar::new(),
     };
-    let spare: Vec<StoreFilePart> = (0..ranges).map(|_| writer.part()).collect();
-    let spare = Mutex::new(spare);
-    let take_part = || spare.lock().unwrap_or_else(PoisonError::into_inner).pop();
     std::thread::scope(|scope| {
         for _ in 0..helpers {
-            let board = &board;
+            let (board, encode) = (&board, &encode);
             let _ = std::thread::Builder::new()
                 .name("flush-part".into())
                 .spawn_scoped(scope, move || {
@@ -194,15 +195,10 @@ fn write_in_parts(
                         // A panic must still fill the slot, or the writing thread waits
                         // for it forever.
                         let done =
-                            std::panic::catch_unwind(std::panic::AssertUnwindSafe(
-                                || match take_part() {
-                                    Some(mut part) => encode(i, &mut part).map(|()| part),
-                                    None => Err(Error::Storage("flush parts ran out".into())),
-                                },
-                            ))
-                            .unwrap_or_else(|_| {
-                                Err(Error::Storage("a flush thread panicked".into()))
-                            });
+                            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| encode(i)))
+                                .unwrap_or_else(|_| {
+                                    Err(Error::Storage("a flush thread panicked".into()))
+                                });
                         board.put(i, done);
                     }
                 });
@@ -217,12 +213,10 @@ fn write_in_parts(
                     if i == turn {
                         let (from, to) = bounds(i);
                         memstore.for_each_cell_in(from, to, |cell| Ok(writer.append(cell)?))?;
-                        board.put(i, Ok(writer.part()));
+                        // Its slot holds an empty part: nothing is left to append.
+                        board.put(i, Ok(template.sibling()));
                     } else {
-                        let mut part = take_part()
-                            .ok_or_else(|| Error::Storage("flush parts ran out".into()))?;
-                        let done = encode(i, &mut part).map(|()| part);
-                        board.put(i, done);
+                        board.put(i, encode(i));
                     }
                 }
                 writer.append_part(board.wait_for(turn)?)?;

@@ -58,8 +58,7 @@ pub fn temporary_path(path: &Path) -> PathBuf {
 /// encoder's first block.
 struct DataEncoder {
     path: PathBuf,
-    family: Bytes,
-    block_size: usize,
+    opts: WriterOptions,
     codec: Codec,
     block: DataBlockBuilder,
     block_first_key: Vec<u8>,
@@ -129,8 +128,7 @@ impl DataEncoder {
     fn new(path: &Path, opts: &WriterOptions, codec: Codec) -> Self {
         DataEncoder {
             path: path.to_owned(),
-            family: opts.family.clone(),
-            block_size: opts.block_size,
+            opts: opts.clone(),
             codec,
             block: DataBlockBuilder::default(),
             block_first_key: Vec::new(),
@@ -155,12 +153,17 @@ impl DataEncoder {
         }
     }
 
+    /// An empty encoder with the same options.
+    fn fresh(&self) -> DataEncoder {
+        DataEncoder::new(&self.path, &self.opts, self.codec)
+    }
+
     /// Adds the next cell; a block that reaches the block size goes to `sink`.
     fn append(&mut self, cell: &Cell, sink: &mut impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
-        if cell.family() != &self.family[..] {
+        if cell.family() != &self.opts.family[..] {
             return Err(self.invalid(format!(
                 "cell {cell} is not of family {:?}",
-                String::from_utf8_lossy(&self.family)
+                String::from_utf8_lossy(&self.opts.family)
             )));
         }
         if cell.is_last_on_row()
@@ -171,7 +174,7 @@ impl DataEncoder {
         if let Some(last) = &self.last
             && !last.precedes(cell)
         {
-            let last = last.to_cell(&self.family);
+            let last = last.to_cell(&self.opts.family);
             return Err(self.invalid(format!("cells out of order: {cell} after {last}")));
         }
         if self.block.is_empty() {
@@ -208,7 +211,7 @@ impl DataEncoder {
                 self.last = Some(last);
             }
         }
-        if self.block.size() >= self.block_size {
+        if self.block.size() >= self.opts.block_size {
             self.flush_block(sink)?;
         }
         Ok(())
@@ -218,7 +221,7 @@ impl DataEncoder {
     fn check_follows(&self, next: Option<&Cell>) -> Result<()> {
         match (&self.last, next) {
             (Some(last), Some(next)) if !last.precedes(next) => {
-                let last = last.to_cell(&self.family);
+                let last = last.to_cell(&self.opts.family);
                 Err(self.invalid(format!("cells out of order: {next} after {last}")))
             }
             _ => Ok(()),
@@ -311,9 +314,12 @@ impl StoreFilePart {
         })
     }
 
-    /// Cells added so far.
-    pub fn cell_count(&self) -> u64 {
-        self.encoder.cell_count
+    /// An empty part for cells of the same file: the same options as this one.
+    pub fn sibling(&self) -> StoreFilePart {
+        StoreFilePart {
+            encoder: self.encoder.fresh(),
+            bytes: Vec::new(),
+        }
     }
 }
 
@@ -324,8 +330,7 @@ pub struct StoreFileWriter {
     path: PathBuf,
     tmp_path: PathBuf,
     out: Box<dyn WritableFile>,
-    opts: WriterOptions,
-    codec: Codec,
+    /// Holds the writer's options, which also go into the file's index and info.
     encoder: DataEncoder,
 }
 
@@ -362,8 +367,6 @@ impl StoreFileWriter {
             tmp_path,
             out,
             encoder: DataEncoder::new(path, &opts, codec),
-            opts,
-            codec,
         })
     }
 
@@ -382,7 +385,7 @@ impl StoreFileWriter {
     /// [`StoreFilePart`]).
     pub fn part(&self) -> StoreFilePart {
         StoreFilePart {
-            encoder: DataEncoder::new(&self.path, &self.opts, self.codec),
+            encoder: self.encoder.fresh(),
             bytes: Vec::new(),
         }
     }
@@ -422,7 +425,10 @@ impl StoreFileWriter {
         self.encoder
             .flush_block(&mut |framed: &[u8]| Ok(out.append(framed)?))?;
         let e = &self.encoder;
-        let last = e.last.as_ref().map(|k| k.to_cell(&self.opts.family));
+        let last = e
+            .last
+            .as_ref()
+            .map(|k| k.to_cell(&self.encoder.opts.family));
         let (Some(first), Some(last)) = (e.first.clone(), last) else {
             return Err(self.invalid("a store file needs at least one cell".into()));
         };
@@ -433,9 +439,9 @@ impl StoreFileWriter {
         let mut level = std::mem::take(&mut self.encoder.index);
         let data_block_count = level.len() as u64;
         let mut levels: u8 = 1;
-        while !index::fits(&level, self.opts.max_index_block) {
+        while !index::fits(&level, self.encoder.opts.max_index_block) {
             let mut upper = Vec::new();
-            for run in index::split_level(&level, self.opts.max_index_block) {
+            for run in index::split_level(&level, self.encoder.opts.max_index_block) {
                 let (offset, size) =
                     self.write_block(BlockKind::LeafIndex, Codec::None, &index::encode(run))?;
                 upper.push(IndexEntry {
@@ -461,15 +467,15 @@ impl StoreFileWriter {
             cell_count: e.cell_count,
             delete_count: e.delete_count,
             delete_family_count: e.delete_family_count,
-            family: self.opts.family.to_vec(),
+            family: self.encoder.opts.family.to_vec(),
             bloom_type: if e.bloom.is_some() {
-                self.opts.bloom
+                self.encoder.opts.bloom
             } else {
                 BloomType::None
             },
-            compression: self.codec.name().to_owned(),
+            compression: self.encoder.codec.name().to_owned(),
             data_block_count,
-            compacted_from: self.opts.compacted_from.clone(),
+            compacted_from: self.encoder.opts.compacted_from.clone(),
         };
         let (info_offset, info_size) =
             self.write_block(BlockKind::Info, Codec::None, &info.encode())?;
