@@ -18,6 +18,14 @@
 )]
 
 use std::fs::{File, OpenOptions};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use memmap2::{Advice, MmapMut, MmapOptions};
+
+use crate::WritableFile;
+use crate::error::{FsError, Result};
 
 /// Asks the kernel to start writing `len` bytes of `file` from `from` to the device, without
 /// waiting (Linux's `sync_file_range` with `SYNC_FILE_RANGE_WRITE`; nothing elsewhere). Only
@@ -33,14 +41,6 @@ pub(crate) fn start_writeback(file: &File, from: u64, len: u64) {
     #[cfg(not(target_os = "linux"))]
     let _ = (file, from, len);
 }
-use std::os::fd::AsRawFd;
-use std::os::unix::fs::FileExt;
-use std::path::{Path, PathBuf};
-
-use memmap2::{Advice, MmapMut, MmapOptions};
-
-use crate::WritableFile;
-use crate::error::{FsError, Result};
 
 /// Pages are made writable (`MADV_POPULATE_WRITE`) this far ahead of the last append, one
 /// call per this many bytes: otherwise the first write to each 4 KiB page takes a page fault

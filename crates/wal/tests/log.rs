@@ -36,6 +36,17 @@ fn open(fs: &FaultyFs, config: WalConfig) -> Arc<Wal> {
     .unwrap()
 }
 
+/// A log on the local disk under `dir` (`WALs/s1`, archive `oldWALs`).
+fn open_local(dir: &Path, config: WalConfig) -> Arc<Wal> {
+    Wal::create(
+        Arc::new(LocalFs),
+        &dir.join("WALs/s1"),
+        &dir.join("oldWALs"),
+        config,
+    )
+    .unwrap()
+}
+
 /// Sequence ids readable from every segment in the log directory, in order.
 fn logged(fs: &FaultyFs) -> Vec<u64> {
     let mut seqs = Vec::new();
@@ -276,17 +287,14 @@ fn archived_segments_are_deleted_after_their_time_to_live() {
 #[test]
 fn local_segments_hold_sync_wal_edits_of_a_killed_process() {
     let dir = tempfile::tempdir().unwrap();
-    let wal = Wal::create(
-        Arc::new(LocalFs),
-        &dir.path().join("WALs/s1"),
-        &dir.path().join("oldWALs"),
+    let wal = open_local(
+        dir.path(),
         WalConfig {
             roll_size: 1 << 20,
             async_interval: Duration::from_secs(3600),
             ..WalConfig::default()
         },
-    )
-    .unwrap();
+    );
     for seq in 1..=100 {
         wal.append(&edit("r1", seq), Durability::SyncWal).unwrap();
     }
@@ -315,16 +323,13 @@ fn local_segments_hold_sync_wal_edits_of_a_killed_process() {
 #[test]
 fn a_dropped_log_cuts_its_open_segment_at_once() {
     let dir = tempfile::tempdir().unwrap();
-    let wal = Wal::create(
-        Arc::new(LocalFs),
-        &dir.path().join("WALs/s1"),
-        &dir.path().join("oldWALs"),
+    let wal = open_local(
+        dir.path(),
         WalConfig {
             async_interval: Duration::from_secs(3600),
             ..WalConfig::default()
         },
-    )
-    .unwrap();
+    );
     for seq in 1..=10 {
         wal.append(&edit("r1", seq), Durability::SyncWal).unwrap();
     }
@@ -342,16 +347,13 @@ fn a_dropped_log_cuts_its_open_segment_at_once() {
 fn local_segments_end_cleanly_after_a_roll_and_a_drop() {
     let dir = tempfile::tempdir().unwrap();
     let wal_dir = dir.path().join("WALs/s1");
-    let wal = Wal::create(
-        Arc::new(LocalFs),
-        &wal_dir,
-        &dir.path().join("oldWALs"),
+    let wal = open_local(
+        dir.path(),
         WalConfig {
             roll_size: 4096,
             ..WalConfig::default()
         },
-    )
-    .unwrap();
+    );
     for seq in 1..=200 {
         wal.append(&edit("r1", seq), Durability::SyncWal).unwrap();
     }
