@@ -9,9 +9,10 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use basalt_common::Cell;
 use quick_cache::sync::Cache;
 use quick_cache::{DefaultHashBuilder, Lifecycle, Weighter};
+
+use crate::data_block::DecodedBlock;
 
 /// Which block: the reader's process-unique id and the block's offset in its file.
 pub type BlockKey = (u64, u64);
@@ -19,7 +20,7 @@ pub type BlockKey = (u64, u64);
 /// A decoded data block and the bytes it counts for.
 #[derive(Debug, Clone)]
 pub struct CachedBlock {
-    pub cells: Arc<Vec<Cell>>,
+    pub cells: Arc<DecodedBlock>,
     pub weight: u64,
 }
 
@@ -133,7 +134,7 @@ impl BlockCache {
         }
     }
 
-    pub fn get(&self, key: BlockKey, in_memory: bool) -> Option<Arc<Vec<Cell>>> {
+    pub fn get(&self, key: BlockKey, in_memory: bool) -> Option<Arc<DecodedBlock>> {
         let found = self.partition(in_memory).get(&key);
         let counter = if found.is_some() {
             &self.hits
@@ -144,7 +145,7 @@ impl BlockCache {
         found.map(|b| b.cells)
     }
 
-    pub fn insert(&self, key: BlockKey, cells: Arc<Vec<Cell>>, weight: u64, in_memory: bool) {
+    pub fn insert(&self, key: BlockKey, cells: Arc<DecodedBlock>, weight: u64, in_memory: bool) {
         self.partition(in_memory)
             .insert(key, CachedBlock { cells, weight });
     }
@@ -165,12 +166,14 @@ impl BlockCache {
 mod tests {
     use super::*;
 
-    fn block(n: usize) -> Arc<Vec<Cell>> {
-        Arc::new(
+    use basalt_common::Cell;
+
+    fn block(n: usize) -> Arc<DecodedBlock> {
+        Arc::new(DecodedBlock::new(
             (0..n)
                 .map(|i| Cell::put(format!("r{i}").as_bytes(), b"cf", b"q", 1, b"v"))
                 .collect(),
-        )
+        ))
     }
 
     #[test]

@@ -13,7 +13,7 @@ use basalt_fs::{FileSystem, ReadableFile};
 use crate::block::{self, BlockKind};
 use crate::block_cache::BlockCache;
 use crate::bloom::BloomFilter;
-use crate::data_block;
+use crate::data_block::{self, DecodedBlock};
 use crate::error::{Result, StoreFileError};
 use crate::index;
 use crate::info::FileInfo;
@@ -205,13 +205,13 @@ impl StoreFileReader {
 
     /// The cells of data block `i`, from the block cache or from the file (and then cached,
     /// if the family caches blocks).
-    pub fn data_block(&self, i: usize) -> Result<Arc<Vec<Cell>>> {
+    pub fn data_block(&self, i: usize) -> Result<Arc<DecodedBlock>> {
         self.data_block_cached(i, true)
     }
 
     /// [`StoreFileReader::data_block`]; with `cache_new` false, a block read from the file is
     /// not added to the cache (a read that set `cache_blocks(false)`, or a compaction).
-    pub fn data_block_cached(&self, i: usize, cache_new: bool) -> Result<Arc<Vec<Cell>>> {
+    pub fn data_block_cached(&self, i: usize, cache_new: bool) -> Result<Arc<DecodedBlock>> {
         let b = self
             .blocks
             .get(i)
@@ -232,10 +232,11 @@ impl StoreFileReader {
                 "data block does not start with its index key".into(),
             ));
         }
-        let cells = Arc::new(cells);
+        let cells = Arc::new(DecodedBlock::new(cells));
         if let Some(c) = self.cache.as_ref().filter(|c| c.cache_blocks && cache_new) {
-            // The decoded bytes plus each cell's own struct.
-            let weight = payload.len() as u64 + 72 * cells.len() as u64;
+            // The decoded bytes, each cell's own struct and the search array.
+            let weight =
+                payload.len() as u64 + 72 * cells.len() as u64 + cells.search_bytes() as u64;
             c.cache
                 .insert((self.id, b.offset), Arc::clone(&cells), weight, c.in_memory);
         }
@@ -309,7 +310,7 @@ impl StoreFileReader {
 pub struct StoreFileScanner<'r> {
     reader: &'r StoreFileReader,
     block: usize,
-    cells: Option<Arc<Vec<Cell>>>,
+    cells: Option<Arc<DecodedBlock>>,
     pos: usize,
     cache_blocks: bool,
 }
@@ -337,8 +338,10 @@ impl StoreFileScanner<'_> {
     pub fn seek(&mut self, target: &Cell) -> Result<()> {
         let block = self.blocks_before(target, false).saturating_sub(1);
         self.load(block)?;
-        let cells = self.cells.as_deref().map_or(&[][..], Vec::as_slice);
-        self.pos = cells.partition_point(|c| compare_in_store(c, target) == Ordering::Less);
+        let Some(cells) = self.cells.as_deref() else {
+            return Ok(());
+        };
+        self.pos = cells.seek(target);
         if self.pos == cells.len() {
             self.next_block()?;
         }
@@ -393,8 +396,10 @@ impl StoreFileScanner<'_> {
             return Ok(None);
         }
         self.load(before - 1)?;
-        let cells = self.cells.as_deref().map_or(&[][..], Vec::as_slice);
-        let pos = cells.partition_point(|c| compare_in_store(c, &target) == Ordering::Less);
+        let Some(cells) = self.cells.as_deref() else {
+            return Ok(None);
+        };
+        let pos = cells.seek(&target);
         Ok(pos
             .checked_sub(1)
             .and_then(|p| cells.get(p))
