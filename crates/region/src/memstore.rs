@@ -17,9 +17,11 @@ use basalt_common::{Bytes, Cell, Result};
 use crate::cursor::CellCursor;
 use crate::key::StoreKey;
 
-/// Per-cell bookkeeping bytes counted on top of the cell's bytes: the skip-list node and the
-/// key struct (an estimate, as HBase's heap-size accounting is).
-const CELL_OVERHEAD: usize = 128;
+/// Per-cell bookkeeping bytes counted on top of the cell's bytes (an estimate, as HBase's
+/// heap-size accounting is): the key struct inside its skip-list node, the node's reference
+/// count and height (8 bytes), its tower of two pointers on average (crossbeam-skiplist's
+/// heights are 1 + trailing zeros of a random word: 16), and the allocator's header (16).
+const CELL_OVERHEAD: usize = std::mem::size_of::<StoreKey>() + 8 + 16 + 16;
 
 /// A row is sampled each time this many bytes have been inserted.
 const SAMPLE_EVERY: usize = 256 * 1024;
