@@ -122,7 +122,8 @@ impl BloomBuilder {
 pub struct BloomFilter {
     kind: BloomType,
     k: u8,
-    m: u64,
+    /// The bit count, with the remainder it takes computed once for every probe.
+    m: Modulus,
     bits: Vec<u8>,
 }
 
@@ -147,7 +148,13 @@ impl BloomFilter {
                 bits.len()
             ));
         }
-        Ok(BloomFilter { kind, k, m, bits })
+        Ok(BloomFilter {
+            kind,
+            k,
+            // Read from 32 bits, and not 0.
+            m: Modulus::new(m as u32),
+            bits,
+        })
     }
 
     pub fn kind(&self) -> BloomType {
@@ -155,7 +162,7 @@ impl BloomFilter {
     }
 
     pub fn bit_count(&self) -> u64 {
-        self.m
+        u64::from(self.m.d)
     }
 
     pub fn hash_count(&self) -> u8 {
@@ -163,9 +170,7 @@ impl BloomFilter {
     }
 
     fn contains_key(&self, key: &[u8]) -> bool {
-        // `decode` read m from 32 bits and refused 0.
-        let m = Modulus::new(self.m as u32);
-        probes(xxh3_64(key), self.k, m)
+        probes(xxh3_64(key), self.k, self.m)
             .all(|bit| self.bits[(bit / 8) as usize] & (1 << (bit % 8)) != 0)
     }
 
@@ -200,6 +205,7 @@ mod tests {
                 ));
             }
             let f = BloomFilter::decode(&b.finish()).unwrap();
+            assert_eq!(f.bit_count(), (1_000 * BITS_PER_KEY) as u64);
             for i in 0..1_000 {
                 assert!(f.may_contain_column(format!("row{i:05}").as_bytes(), b"q"));
             }

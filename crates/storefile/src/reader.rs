@@ -235,8 +235,9 @@ impl StoreFileReader {
         let cells = Arc::new(DecodedBlock::new(cells));
         if let Some(c) = self.cache.as_ref().filter(|c| c.cache_blocks && cache_new) {
             // The decoded bytes, each cell's own struct and the search array.
-            let weight =
-                payload.len() as u64 + 72 * cells.len() as u64 + cells.search_bytes() as u64;
+            let weight = (payload.len()
+                + std::mem::size_of::<Cell>() * cells.len()
+                + cells.search_bytes()) as u64;
             c.cache
                 .insert((self.id, b.offset), Arc::clone(&cells), weight, c.in_memory);
         }
@@ -316,11 +317,12 @@ pub struct StoreFileScanner<'r> {
 }
 
 impl StoreFileScanner<'_> {
-    fn load(&mut self, block: usize) -> Result<()> {
-        self.cells = Some(self.reader.data_block_cached(block, self.cache_blocks)?);
+    /// Moves to the start of data block `block`, and returns it.
+    fn load(&mut self, block: usize) -> Result<&DecodedBlock> {
+        let cells = self.reader.data_block_cached(block, self.cache_blocks)?;
         self.block = block;
         self.pos = 0;
-        Ok(())
+        Ok(self.cells.insert(cells))
     }
 
     /// Blocks whose first cell sorts before `target` (`strict`) or at or before it.
@@ -337,12 +339,10 @@ impl StoreFileScanner<'_> {
     /// Positions at the first cell >= `target` in store order (or past the end).
     pub fn seek(&mut self, target: &Cell) -> Result<()> {
         let block = self.blocks_before(target, false).saturating_sub(1);
-        self.load(block)?;
-        let Some(cells) = self.cells.as_deref() else {
-            return Ok(());
-        };
-        self.pos = cells.seek(target);
-        if self.pos == cells.len() {
+        let cells = self.load(block)?;
+        let (pos, len) = (cells.seek(target), cells.len());
+        self.pos = pos;
+        if pos == len {
             self.next_block()?;
         }
         Ok(())
@@ -350,7 +350,7 @@ impl StoreFileScanner<'_> {
 
     fn next_block(&mut self) -> Result<()> {
         if self.block + 1 < self.reader.blocks.len() {
-            self.load(self.block + 1)
+            self.load(self.block + 1).map(|_| ())
         } else {
             self.cells = None;
             Ok(())
@@ -381,12 +381,7 @@ impl StoreFileScanner<'_> {
         let target = match bound {
             Bound::Unbounded => {
                 let last = self.reader.blocks.len() - 1;
-                self.load(last)?;
-                return Ok(self
-                    .cells
-                    .as_ref()
-                    .and_then(|c| c.last())
-                    .map(Cell::row_bytes));
+                return Ok(self.load(last)?.last().map(Cell::row_bytes));
             }
             Bound::Included(row) => Cell::last_on_row(row),
             Bound::Excluded(row) => Cell::first_on_row(row),
@@ -395,10 +390,7 @@ impl StoreFileScanner<'_> {
         if before == 0 {
             return Ok(None);
         }
-        self.load(before - 1)?;
-        let Some(cells) = self.cells.as_deref() else {
-            return Ok(None);
-        };
+        let cells = self.load(before - 1)?;
         let pos = cells.seek(&target);
         Ok(pos
             .checked_sub(1)

@@ -89,6 +89,16 @@ struct LastKey {
 }
 
 impl LastKey {
+    fn of(cell: &Cell) -> LastKey {
+        LastKey {
+            row: cell.row().to_vec(),
+            qualifier: cell.qualifier().to_vec(),
+            timestamp: cell.timestamp,
+            cell_type: cell.cell_type,
+            seq_id: cell.seq_id,
+        }
+    }
+
     fn set(&mut self, cell: &Cell) {
         self.row.clear();
         self.row.extend_from_slice(cell.row());
@@ -199,17 +209,7 @@ impl DataEncoder {
         }
         match &mut self.last {
             Some(last) => last.set(cell),
-            None => {
-                let mut last = LastKey {
-                    row: Vec::new(),
-                    qualifier: Vec::new(),
-                    timestamp: 0,
-                    cell_type: cell.cell_type,
-                    seq_id: 0,
-                };
-                last.set(cell);
-                self.last = Some(last);
-            }
+            None => self.last = Some(LastKey::of(cell)),
         }
         if self.block.size() >= self.opts.block_size {
             self.flush_block(sink)?;
@@ -256,10 +256,10 @@ impl DataEncoder {
         Ok(())
     }
 
-    /// Takes in `later`, whose blocks were just handed to the sink after this encoder's:
-    /// its index entries move by this encoder's length, and its statistics join these.
-    fn absorb(&mut self, later: DataEncoder) -> Result<()> {
-        self.check_follows(later.first.as_ref())?;
+    /// Takes in `later`, whose blocks were just handed to the sink after this encoder's (the
+    /// caller checked with [`DataEncoder::check_follows`] that its cells follow): its index
+    /// entries move by this encoder's length, and its statistics join these.
+    fn absorb(&mut self, later: DataEncoder) {
         let base = self.written;
         self.index
             .extend(later.index.into_iter().map(|e| IndexEntry {
@@ -282,8 +282,20 @@ impl DataEncoder {
         self.cell_count += later.cell_count;
         self.delete_count += later.delete_count;
         self.delete_family_count += later.delete_family_count;
+    }
+}
+
+/// A sink that keeps blocks in memory.
+fn into_memory(bytes: &mut Vec<u8>) -> impl FnMut(&[u8]) -> Result<()> + '_ {
+    |framed: &[u8]| {
+        bytes.extend_from_slice(framed);
         Ok(())
     }
+}
+
+/// A sink that appends blocks to the file.
+fn into_file(out: &mut Box<dyn WritableFile>) -> impl FnMut(&[u8]) -> Result<()> + '_ {
+    |framed: &[u8]| Ok(out.append(framed)?)
 }
 
 /// A stretch of a store file's cells encoded apart from the file, on another thread: its
@@ -305,21 +317,21 @@ impl std::fmt::Debug for StoreFilePart {
 }
 
 impl StoreFilePart {
+    fn empty(encoder: DataEncoder) -> StoreFilePart {
+        StoreFilePart {
+            encoder,
+            bytes: Vec::new(),
+        }
+    }
+
     /// Adds the part's next cell: the same checks as [`StoreFileWriter::append`].
     pub fn append(&mut self, cell: &Cell) -> Result<()> {
-        let bytes = &mut self.bytes;
-        self.encoder.append(cell, &mut |framed: &[u8]| {
-            bytes.extend_from_slice(framed);
-            Ok(())
-        })
+        self.encoder.append(cell, &mut into_memory(&mut self.bytes))
     }
 
     /// An empty part for cells of the same file: the same options as this one.
     pub fn sibling(&self) -> StoreFilePart {
-        StoreFilePart {
-            encoder: self.encoder.fresh(),
-            bytes: Vec::new(),
-        }
+        StoreFilePart::empty(self.encoder.fresh())
     }
 }
 
@@ -376,18 +388,13 @@ impl StoreFileWriter {
 
     /// Adds the next cell.
     pub fn append(&mut self, cell: &Cell) -> Result<()> {
-        let out = &mut self.out;
-        self.encoder
-            .append(cell, &mut |framed: &[u8]| Ok(out.append(framed)?))
+        self.encoder.append(cell, &mut into_file(&mut self.out))
     }
 
     /// An empty part for cells that will follow every cell appended here (see
     /// [`StoreFilePart`]).
     pub fn part(&self) -> StoreFilePart {
-        StoreFilePart {
-            encoder: self.encoder.fresh(),
-            bytes: Vec::new(),
-        }
+        StoreFilePart::empty(self.encoder.fresh())
     }
 
     /// Writes `part`'s blocks after this file's. Its cells must all follow the cells
@@ -396,34 +403,25 @@ impl StoreFileWriter {
         if part.encoder.cell_count == 0 {
             return Ok(());
         }
-        let bytes = &mut part.bytes;
-        part.encoder.flush_block(&mut |framed: &[u8]| {
-            bytes.extend_from_slice(framed);
-            Ok(())
-        })?;
-        let out = &mut self.out;
-        self.encoder
-            .flush_block(&mut |framed: &[u8]| Ok(out.append(framed)?))?;
+        part.encoder
+            .flush_block(&mut into_memory(&mut part.bytes))?;
+        self.encoder.flush_block(&mut into_file(&mut self.out))?;
         // Checked before a byte of the part is written.
         self.encoder.check_follows(part.encoder.first.as_ref())?;
         self.out.append(&part.bytes)?;
-        self.encoder.absorb(part.encoder)
+        self.encoder.absorb(part.encoder);
+        Ok(())
     }
 
     fn write_block(&mut self, kind: BlockKind, codec: Codec, payload: &[u8]) -> Result<(u64, u64)> {
-        let out = &mut self.out;
         self.encoder
-            .emit(kind, codec, payload, &mut |framed: &[u8]| {
-                Ok(out.append(framed)?)
-            })
+            .emit(kind, codec, payload, &mut into_file(&mut self.out))
     }
 
     /// Writes the index, bloom, file info and trailer, syncs, renames the file into place and
     /// syncs its directory. Returns what the file says about itself.
     pub fn finish(mut self) -> Result<FileInfo> {
-        let out = &mut self.out;
-        self.encoder
-            .flush_block(&mut |framed: &[u8]| Ok(out.append(framed)?))?;
+        self.encoder.flush_block(&mut into_file(&mut self.out))?;
         let e = &self.encoder;
         let last = e
             .last
