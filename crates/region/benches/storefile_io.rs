@@ -24,10 +24,11 @@ fn row(i: u64) -> Bytes {
     Bytes::from(format!("user{h:020}"))
 }
 
-fn region(dir: &std::path::Path, cache_bytes: u64) -> Region {
+/// A region of one family with `block_size`-byte blocks (HBase's default is 64 KiB).
+fn region(dir: &std::path::Path, cache_bytes: u64, block_size: u32) -> Region {
     let mut desc = TableDescriptor::named("bench")
         .expect("name")
-        .with_family(ColumnFamilyDescriptor::new("cf"));
+        .with_family(ColumnFamilyDescriptor::new("cf").with_block_size(block_size));
     desc.memstore_flushsize = 4 * 1024 * 1024 * 1024;
     let config = RegionConfig {
         block_cache: Some(Arc::new(BlockCache::new(cache_bytes))),
@@ -68,7 +69,7 @@ fn disk_sequential_write(bencher: divan::Bencher<'_, '_>) {
 #[divan::bench(sample_count = 5, sample_size = 1)]
 fn flush_64mib(bencher: divan::Bencher<'_, '_>) {
     let dir = tempfile::tempdir().expect("temp dir");
-    let region = region(dir.path(), 64 << 20);
+    let region = region(dir.path(), 64 << 20, 64 * 1024);
     let cell_bytes = 24 + 2 + 1 + 9 + 12 + VALUE.len();
     let cells = (FLUSH_BYTES / cell_bytes) as u64;
     let mut next = 0u64;
@@ -87,8 +88,8 @@ fn flush_64mib(bencher: divan::Bencher<'_, '_>) {
 
 const FILE_ROWS: u64 = 200_000;
 
-fn flushed_region(dir: &std::path::Path, columns: usize) -> Region {
-    let region = region(dir, 1 << 30);
+fn flushed_region(dir: &std::path::Path, columns: usize, block_size: u32) -> Region {
+    let region = region(dir, 1 << 30, block_size);
     for i in 0..FILE_ROWS {
         let mut put = Put::new(row(i));
         for c in 0..columns {
@@ -104,11 +105,13 @@ fn flushed_region(dir: &std::path::Path, columns: usize) -> Region {
     Arc::try_unwrap(region).expect("sole owner")
 }
 
-/// A random point get of a one-cell row, served from a store file through a warm block cache.
-#[divan::bench(sample_count = 50, sample_size = 1000)]
-fn get_from_store_file(bencher: divan::Bencher<'_, '_>) {
+/// A random point get of a one-cell row, served from a store file through a warm block cache:
+/// with 64 KiB blocks (a few hundred), and with 4 KiB blocks (about 7,000: the index of a
+/// 64 KiB-block file of 450 MB).
+#[divan::bench(sample_count = 50, sample_size = 1000, args = [65536, 4096])]
+fn get_from_store_file(bencher: divan::Bencher<'_, '_>, block_size: u32) {
     let dir = tempfile::tempdir().expect("temp dir");
-    let region = flushed_region(dir.path(), 1);
+    let region = flushed_region(dir.path(), 1, block_size);
     let mut i = 0u64;
     bencher.bench_local(|| {
         i = (i + 7_919) % FILE_ROWS;
@@ -122,7 +125,7 @@ fn get_from_store_file(bencher: divan::Bencher<'_, '_>) {
 #[divan::bench(sample_count = 5, sample_size = 1)]
 fn scan_from_store_file(bencher: divan::Bencher<'_, '_>) {
     let dir = tempfile::tempdir().expect("temp dir");
-    let region = Arc::new(flushed_region(dir.path(), 5));
+    let region = Arc::new(flushed_region(dir.path(), 5, 64 * 1024));
     bencher
         .counter(divan::counter::ItemsCount::new(FILE_ROWS as usize * 5))
         .bench_local(|| {

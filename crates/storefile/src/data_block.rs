@@ -211,64 +211,108 @@ pub fn decode(payload: &[u8]) -> Result<Vec<Cell>, String> {
     Ok(cells)
 }
 
-/// A decoded data block as readers and the block cache hold it: its cells, and a search
-/// array that finds a row without touching them.
+/// A search array over a sorted run of cells (a data block's, or the first cells of a
+/// file's blocks): finds where a target falls without touching the cells themselves.
 ///
-/// Every row of a block starts with the bytes its first and last rows share (`prefix`).
+/// Every row in the run starts with the bytes its first and last rows share (`prefix`).
 /// `windows[i]` holds the next eight bytes of cell `i`'s row after that prefix (zeros past
-/// its end), big-endian, so the windows ascend with the rows. A seek compares those integers,
-/// which lie together in a few cache lines, and compares whole cells only among the few whose
-/// window equals the target's; comparing cells touches each one's struct and bytes, two
-/// cache misses per step of a binary search once blocks outgrow the CPU's caches.
-#[derive(Debug)]
-pub struct DecodedBlock {
-    cells: Vec<Cell>,
+/// its end), big-endian, so the windows ascend with the rows. A search compares those
+/// integers, which lie together in a few cache lines, and compares whole cells only among
+/// the few whose window equals the target's; comparing cells touches each one's struct and
+/// bytes, two cache misses per step of a binary search once the run outgrows the CPU's
+/// caches.
+#[derive(Debug, Default)]
+pub struct RowSearch {
     prefix: Box<[u8]>,
     windows: Vec<u64>,
 }
 
-impl DecodedBlock {
-    pub fn new(cells: Vec<Cell>) -> DecodedBlock {
-        let prefix: Box<[u8]> = match (cells.first(), cells.last()) {
+impl RowSearch {
+    /// The search array of `cells`, which must be in store order.
+    pub fn new<'a, I>(cells: I) -> RowSearch
+    where
+        I: IntoIterator<Item = &'a Cell>,
+        I::IntoIter: DoubleEndedIterator + Clone,
+    {
+        let cells = cells.into_iter();
+        let prefix: Box<[u8]> = match (cells.clone().next(), cells.clone().next_back()) {
             (Some(first), Some(last)) => {
                 first.row()[..common_prefix(first.row(), last.row())].into()
             }
             _ => Box::default(),
         };
-        let windows = cells
-            .iter()
-            .map(|c| window(c.row(), prefix.len()))
-            .collect();
-        DecodedBlock {
-            cells,
-            prefix,
-            windows,
-        }
+        let windows = cells.map(|c| window(c.row(), prefix.len())).collect();
+        RowSearch { prefix, windows }
     }
 
-    /// The index of the first cell at or after `target` in store order (the length if none
-    /// is): `partition_point` by `compare_in_store`, found through the windows.
-    pub fn seek(&self, target: &Cell) -> usize {
+    /// How many leading cells of the run `cell(i)` (the cells the array was built from)
+    /// stand before `target`: `partition_point` of `before`, which is given how a cell
+    /// compares to the target in store order and must be true for every cell below it and
+    /// false for every cell above it.
+    pub fn partition<'c>(
+        &self,
+        cell: impl Fn(usize) -> &'c Cell,
+        target: &Cell,
+        before: impl Fn(std::cmp::Ordering) -> bool,
+    ) -> usize {
         use std::cmp::Ordering;
         let row = target.row();
         let shared = row.len().min(self.prefix.len());
         match row[..shared].cmp(&self.prefix[..shared]) {
+            // The target's row sorts before (after) every row of the run.
             Ordering::Less => return 0,
-            Ordering::Greater => return self.cells.len(),
+            Ordering::Greater => return self.windows.len(),
             // A row that is a proper prefix of every row here sorts before them all.
             Ordering::Equal if row.len() < self.prefix.len() => return 0,
             Ordering::Equal => {}
         }
         let w = window(row, self.prefix.len());
+        // Cells with a smaller window have a smaller row, those with a larger one a larger
+        // row; only equal windows need the whole comparison.
         let lo = self.windows.partition_point(|&x| x < w);
         let hi = lo + self.windows[lo..].partition_point(|&x| x == w);
-        lo + self.cells[lo..hi]
-            .partition_point(|c| basalt_common::cell::compare_in_store(c, target) == Ordering::Less)
+        let (mut a, mut b) = (lo, hi);
+        while a < b {
+            let mid = a + (b - a) / 2;
+            if before(basalt_common::cell::compare_in_store(cell(mid), target)) {
+                a = mid + 1;
+            } else {
+                b = mid;
+            }
+        }
+        a
+    }
+
+    /// The bytes the array takes.
+    pub fn size(&self) -> usize {
+        self.prefix.len() + 8 * self.windows.len()
+    }
+}
+
+/// A decoded data block as readers and the block cache hold it: its cells, and the
+/// [`RowSearch`] that finds a cell without touching them.
+#[derive(Debug)]
+pub struct DecodedBlock {
+    cells: Vec<Cell>,
+    search: RowSearch,
+}
+
+impl DecodedBlock {
+    pub fn new(cells: Vec<Cell>) -> DecodedBlock {
+        let search = RowSearch::new(&cells);
+        DecodedBlock { cells, search }
+    }
+
+    /// The index of the first cell at or after `target` in store order (the length if none
+    /// is): `partition_point` by `compare_in_store`, found through the search array.
+    pub fn seek(&self, target: &Cell) -> usize {
+        self.search
+            .partition(|i| &self.cells[i], target, std::cmp::Ordering::is_lt)
     }
 
     /// The bytes the search array adds to the cells.
     pub fn search_bytes(&self) -> usize {
-        self.prefix.len() + 8 * self.windows.len()
+        self.search.size()
     }
 }
 
@@ -367,7 +411,7 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn seek_is_the_store_order_partition_point(
+        fn searches_are_the_store_order_partition_points(
             rows in proptest::collection::vec(arb_row(), 0..60),
             targets in proptest::collection::vec((arb_row(), 0u8..4, 0i64..3), 1..30),
         ) {
@@ -391,6 +435,14 @@ mod tests {
                 let expected = cells
                     .partition_point(|c| compare_in_store(c, &target) == std::cmp::Ordering::Less);
                 proptest::prop_assert_eq!(block.seek(&target), expected, "{}", target);
+                // The other predicate an index search uses: at or before the target.
+                let at_or_before = cells.partition_point(|c| compare_in_store(c, &target).is_le());
+                proptest::prop_assert_eq!(
+                    block.search.partition(|i| &cells[i], &target, std::cmp::Ordering::is_le),
+                    at_or_before,
+                    "{}",
+                    target
+                );
             }
         }
     }
@@ -405,8 +457,8 @@ mod tests {
                 .map(|r| Cell::put(r.as_bytes(), b"cf", b"q", 1, b"v"))
                 .to_vec(),
         );
-        assert_eq!(&*block.prefix, b"user000");
-        assert!(block.windows.windows(2).all(|w| w[0] <= w[1]));
+        assert_eq!(&*block.search.prefix, b"user000");
+        assert!(block.search.windows.windows(2).all(|w| w[0] <= w[1]));
         assert_eq!(block.search_bytes(), 7 + 4 * 8);
     }
 }

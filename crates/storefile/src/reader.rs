@@ -13,7 +13,7 @@ use basalt_fs::{FileSystem, ReadableFile};
 use crate::block::{self, BlockKind};
 use crate::block_cache::BlockCache;
 use crate::bloom::BloomFilter;
-use crate::data_block::{self, DecodedBlock};
+use crate::data_block::{self, DecodedBlock, RowSearch};
 use crate::error::{Result, StoreFileError};
 use crate::index;
 use crate::info::FileInfo;
@@ -50,6 +50,9 @@ pub struct StoreFileReader {
     trailer: Trailer,
     info: FileInfo,
     blocks: Vec<BlockRef>,
+    /// The search array over the blocks' first cells: a seek in a file of many blocks
+    /// touches a few of those cells instead of one per step of its binary search.
+    index_search: RowSearch,
     bloom: Option<BloomFilter>,
 }
 
@@ -102,6 +105,7 @@ impl StoreFileReader {
                 compacted_from: Vec::new(),
             },
             blocks: Vec::new(),
+            index_search: RowSearch::default(),
             bloom: None,
         };
         let info_payload = reader.read_block(
@@ -167,6 +171,7 @@ impl StoreFileReader {
                 ),
             ));
         }
+        reader.index_search = RowSearch::new(reader.blocks.iter().map(|b| &b.first));
         Ok(reader)
     }
 
@@ -327,13 +332,16 @@ impl StoreFileScanner<'_> {
 
     /// Blocks whose first cell sorts before `target` (`strict`) or at or before it.
     fn blocks_before(&self, target: &Cell, strict: bool) -> usize {
-        self.reader
-            .blocks
-            .partition_point(|b| match compare_in_store(&b.first, target) {
+        let blocks = &self.reader.blocks;
+        self.reader.index_search.partition(
+            |i| &blocks[i].first,
+            target,
+            |order| match order {
                 Ordering::Less => true,
                 Ordering::Equal => !strict,
                 Ordering::Greater => false,
-            })
+            },
+        )
     }
 
     /// Positions at the first cell >= `target` in store order (or past the end).
