@@ -1,7 +1,7 @@
 //! Keys of cells within one store (one family of one region).
 //!
 //! A key is the stored cell itself (HBase's KeyValue layout, see [`Cell`]) plus an inline copy
-//! of its row's first 16 bytes. Order: row ascending, then qualifier ascending, then timestamp,
+//! of its row's first 32 bytes. Order: row ascending, then qualifier ascending, then timestamp,
 //! type and sequence id all descending: HBase's cell order with the family left out, since a
 //! store holds one family. One sentinel breaks the pattern, as in HBase: an empty qualifier with
 //! type `Minimum` is "last on row" and sorts after every cell of its row, so a scanner can seek
