@@ -245,23 +245,25 @@ impl RowSearch {
         RowSearch { prefix, windows }
     }
 
-    /// How many leading cells of the run `cell(i)` (the cells the array was built from)
-    /// stand before `target`: `partition_point` of `before`, which is given how a cell
+    /// How many leading items of `run` (whose cells, by `cell`, the array was built from)
+    /// stand before `target`: `partition_point` of `before`, which is given how an item's cell
     /// compares to the target in store order and must be true for every cell below it and
     /// false for every cell above it.
-    pub fn partition<'c>(
+    pub fn partition<T>(
         &self,
-        cell: impl Fn(usize) -> &'c Cell,
+        run: &[T],
+        cell: impl Fn(&T) -> &Cell,
         target: &Cell,
         before: impl Fn(std::cmp::Ordering) -> bool,
     ) -> usize {
         use std::cmp::Ordering;
+        debug_assert_eq!(run.len(), self.windows.len());
         let row = target.row();
         let shared = row.len().min(self.prefix.len());
         match row[..shared].cmp(&self.prefix[..shared]) {
             // The target's row sorts before (after) every row of the run.
             Ordering::Less => return 0,
-            Ordering::Greater => return self.windows.len(),
+            Ordering::Greater => return run.len(),
             // A row that is a proper prefix of every row here sorts before them all.
             Ordering::Equal if row.len() < self.prefix.len() => return 0,
             Ordering::Equal => {}
@@ -271,16 +273,9 @@ impl RowSearch {
         // row; only equal windows need the whole comparison.
         let lo = self.windows.partition_point(|&x| x < w);
         let hi = lo + self.windows[lo..].partition_point(|&x| x == w);
-        let (mut a, mut b) = (lo, hi);
-        while a < b {
-            let mid = a + (b - a) / 2;
-            if before(basalt_common::cell::compare_in_store(cell(mid), target)) {
-                a = mid + 1;
-            } else {
-                b = mid;
-            }
-        }
-        a
+        lo + run[lo..hi].partition_point(|item| {
+            before(basalt_common::cell::compare_in_store(cell(item), target))
+        })
     }
 
     /// The bytes the array takes.
@@ -307,7 +302,7 @@ impl DecodedBlock {
     /// is): `partition_point` by `compare_in_store`, found through the search array.
     pub fn seek(&self, target: &Cell) -> usize {
         self.search
-            .partition(|i| &self.cells[i], target, std::cmp::Ordering::is_lt)
+            .partition(&self.cells, |c| c, target, std::cmp::Ordering::is_lt)
     }
 
     /// The bytes the search array adds to the cells.
@@ -438,7 +433,7 @@ mod tests {
                 // The other predicate an index search uses: at or before the target.
                 let at_or_before = cells.partition_point(|c| compare_in_store(c, &target).is_le());
                 proptest::prop_assert_eq!(
-                    block.search.partition(|i| &cells[i], &target, std::cmp::Ordering::is_le),
+                    block.search.partition(&cells, |c| c, &target, std::cmp::Ordering::is_le),
                     at_or_before,
                     "{}",
                     target

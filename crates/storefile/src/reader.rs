@@ -330,23 +330,19 @@ impl StoreFileScanner<'_> {
         Ok(self.cells.insert(cells))
     }
 
-    /// Blocks whose first cell sorts before `target` (`strict`) or at or before it.
-    fn blocks_before(&self, target: &Cell, strict: bool) -> usize {
-        let blocks = &self.reader.blocks;
+    /// How many blocks have a first cell at or before `target`.
+    fn blocks_at_or_before(&self, target: &Cell) -> usize {
         self.reader.index_search.partition(
-            |i| &blocks[i].first,
+            &self.reader.blocks,
+            |b| &b.first,
             target,
-            |order| match order {
-                Ordering::Less => true,
-                Ordering::Equal => !strict,
-                Ordering::Greater => false,
-            },
+            Ordering::is_le,
         )
     }
 
     /// Positions at the first cell >= `target` in store order (or past the end).
     pub fn seek(&mut self, target: &Cell) -> Result<()> {
-        let block = self.blocks_before(target, false).saturating_sub(1);
+        let block = self.blocks_at_or_before(target).saturating_sub(1);
         let cells = self.load(block)?;
         let (pos, len) = (cells.seek(target), cells.len());
         self.pos = pos;
@@ -394,7 +390,9 @@ impl StoreFileScanner<'_> {
             Bound::Included(row) => Cell::last_on_row(row),
             Bound::Excluded(row) => Cell::first_on_row(row),
         };
-        let before = self.blocks_before(&target, true);
+        // A seek key, which no stored cell (and so no block's first cell) equals: the blocks
+        // at or before it are the blocks before it.
+        let before = self.blocks_at_or_before(&target);
         if before == 0 {
             return Ok(None);
         }

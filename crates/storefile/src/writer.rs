@@ -423,10 +423,7 @@ impl StoreFileWriter {
     pub fn finish(mut self) -> Result<FileInfo> {
         self.encoder.flush_block(&mut into_file(&mut self.out))?;
         let e = &self.encoder;
-        let last = e
-            .last
-            .as_ref()
-            .map(|k| k.to_cell(&self.encoder.opts.family));
+        let last = e.last.as_ref().map(|k| k.to_cell(&e.opts.family));
         let (Some(first), Some(last)) = (e.first.clone(), last) else {
             return Err(self.invalid("a store file needs at least one cell".into()));
         };
@@ -465,15 +462,15 @@ impl StoreFileWriter {
             cell_count: e.cell_count,
             delete_count: e.delete_count,
             delete_family_count: e.delete_family_count,
-            family: self.encoder.opts.family.to_vec(),
+            family: e.opts.family.to_vec(),
             bloom_type: if e.bloom.is_some() {
-                self.encoder.opts.bloom
+                e.opts.bloom
             } else {
                 BloomType::None
             },
-            compression: self.encoder.codec.name().to_owned(),
+            compression: e.codec.name().to_owned(),
             data_block_count,
-            compacted_from: self.encoder.opts.compacted_from.clone(),
+            compacted_from: e.opts.compacted_from.clone(),
         };
         let (info_offset, info_size) =
             self.write_block(BlockKind::Info, Codec::None, &info.encode())?;
