@@ -236,9 +236,20 @@ impl Backend for Embedded {
     }
 }
 
-/// HBase PE's row key for row number `n`.
-pub fn row_key(n: u64) -> Bytes {
-    Bytes::from(format!("{n:0KEY_DIGITS$}"))
+/// HBase PE's row key for row number `n`: its decimal digits, zero-padded to 26. Written
+/// digit by digit: `format!` pads a character at a time, a tenth of a remote get's client
+/// CPU.
+pub fn row_key(mut n: u64) -> Bytes {
+    // A u64 has at most 20 digits.
+    let mut key = [b'0'; KEY_DIGITS];
+    for digit in key.iter_mut().rev() {
+        *digit = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    Bytes::copy_from_slice(&key)
 }
 
 /// xorshift64*: cheap, seedable, good enough to pick rows.
@@ -753,4 +764,14 @@ pub fn run(args: &Args, out: &mut dyn std::io::Write) -> Result<()> {
         conn.close()?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn row_keys_are_hbase_pe_keys() {
+        for n in [0, 1, 9, 10, 12_345, 99_999_999, u64::MAX] {
+            assert_eq!(super::row_key(n), format!("{n:026}").as_bytes(), "{n}");
+        }
+    }
 }

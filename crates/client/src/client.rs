@@ -97,7 +97,7 @@ pub trait Client: Send + Sync + fmt::Debug {
 
 impl Connection {
     fn table_of(&self, name: &TableName) -> crate::Table {
-        crate::Table::new(std::sync::Arc::clone(&self.engine), name.clone())
+        self.table_named(name.clone())
     }
 }
 

@@ -334,10 +334,13 @@ impl Connection {
     /// does not check that the table exists; operations on a missing table fail with
     /// [`Error::TableNotFound`].
     pub fn table(&self, name: &str) -> Result<Table> {
-        Ok(Table::new(
-            Arc::clone(&self.engine),
-            TableName::parse(name)?,
-        ))
+        Ok(self.table_named(TableName::parse(name)?))
+    }
+
+    /// [`Connection::table`] for a name already parsed (a gateway parses the name a request
+    /// carries once, to check it).
+    pub fn table_named(&self, name: TableName) -> Table {
+        Table::new(Arc::clone(&self.engine), name)
     }
 
     /// When this server started, in milliseconds since the epoch: the start code of its

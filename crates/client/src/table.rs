@@ -25,11 +25,15 @@ pub struct Table {
 /// reopening: looking the row up again finds the region that serves it now), for at most
 /// [`RETRY_FOR`].
 fn retrying<T>(mut op: impl FnMut() -> Result<T>) -> Result<T> {
-    let deadline = Instant::now() + RETRY_FOR;
+    // The clock is read at the first failure, not before the first try: most operations
+    // succeed at once, and a gateway runs this for every call it serves.
+    let mut deadline = None;
     let mut pause = Duration::from_micros(100);
     loop {
         match op() {
-            Err(Error::NotServingRegion(_)) if Instant::now() < deadline => {
+            Err(Error::NotServingRegion(_))
+                if Instant::now() < *deadline.get_or_insert_with(|| Instant::now() + RETRY_FOR) =>
+            {
                 std::thread::sleep(pause);
                 pause = (pause * 2).min(Duration::from_millis(20));
             }

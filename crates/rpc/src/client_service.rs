@@ -278,8 +278,10 @@ impl ClientService {
                 false,
             )
         })?;
-        let table = self.conn.table(table).map_err(|e| from_error(&e))?;
-        Ok((table, RegionKeys { start_key, end_key }))
+        Ok((
+            self.conn.table_named(table_name),
+            RegionKeys { start_key, end_key },
+        ))
     }
 
     fn get(&self, req: &GetRequest) -> Outcome {

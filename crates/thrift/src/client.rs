@@ -6,6 +6,9 @@ use std::net::{SocketAddr, TcpStream};
 
 use crate::protocol::{CALL, EXCEPTION, Fields, Protocol, Reader, TType, Value, WireError, Writer};
 
+/// What a reader of one value returns.
+type WireResult = std::result::Result<(), WireError>;
+
 /// Why a call failed.
 #[derive(Debug)]
 pub enum ClientError {
@@ -79,6 +82,23 @@ impl ThriftClient {
     /// Sends `method` with the arguments `args` writes; returns the result struct, or the
     /// exception the server raised as an error.
     pub fn call(&mut self, method: &str, args: impl FnOnce(&mut Writer)) -> Result<Fields> {
+        let mut fields = Vec::new();
+        self.call_reading(method, args, |r, id, ttype| {
+            fields.push((id, r.value(ttype)?));
+            Ok(())
+        })?;
+        Ok(Fields(fields))
+    }
+
+    /// [`ThriftClient::call`], reading the result's fields other than the exceptions as they
+    /// arrive: `result` gets each one's id and type and must consume its value (see
+    /// [`Reader::read_struct_with`]). Nothing is built that the caller does not keep.
+    pub fn call_reading(
+        &mut self,
+        method: &str,
+        args: impl FnOnce(&mut Writer),
+        mut result: impl FnMut(&mut Reader<&mut BufReader<TcpStream>>, i16, TType) -> WireResult,
+    ) -> Result<()> {
         self.seq = self.seq.wrapping_add(1);
         let w = &mut self.w;
         w.reset(self.framed);
@@ -96,16 +116,22 @@ impl ThriftClient {
         }
         let mut r = Reader::new(&mut self.input, self.protocol, 1 << 30);
         let header = r.message_begin()?;
-        let fields = r.read_struct()?;
         if header.kind == EXCEPTION {
-            return Err(ClientError::Application(message(&fields)));
+            return Err(ClientError::Application(message(&r.read_struct()?)));
         }
-        for id in 1..=3 {
-            if let Some(e) = fields.strukt(id) {
-                return Err(ClientError::Remote(message(e)));
+        // Fields 1 to 3 of every HBase result are its declared exceptions.
+        let mut raised = None;
+        r.read_struct_with(|r, id, ttype| match id {
+            1..=3 if ttype == TType::Struct => {
+                raised = Some(message(&r.read_struct()?));
+                Ok(())
             }
+            _ => result(r, id, ttype),
+        })?;
+        match raised {
+            Some(m) => Err(ClientError::Remote(m)),
+            None => Ok(()),
         }
-        Ok(fields)
     }
 
     pub fn table_names(&mut self) -> Result<Vec<Vec<u8>>> {
@@ -171,25 +197,42 @@ impl ThriftClient {
         Ok(())
     }
 
-    /// `getRow`: the number of columns the row has (0 if it is missing).
+    /// `getRow`: the number of columns the row has (0 if it is missing). The reply is read
+    /// through, and its columns counted, without being kept.
     pub fn get_row(&mut self, table: &[u8], row: &[u8]) -> Result<usize> {
-        let f = self.call("getRow", |w| {
-            w.field(1, TType::String);
-            w.binary(table);
-            w.field(2, TType::String);
-            w.binary(row);
-        })?;
-        Ok(f.list(0)
-            .unwrap_or_default()
-            .iter()
-            .map(|r| match r {
-                Value::Struct(r) => match r.get(2) {
-                    Some(Value::Map(m)) => m.len(),
-                    _ => 0,
-                },
-                _ => 0,
-            })
-            .sum())
+        let mut columns = 0;
+        self.call_reading(
+            "getRow",
+            |w| {
+                w.field(1, TType::String);
+                w.binary(table);
+                w.field(2, TType::String);
+                w.binary(row);
+            },
+            |r, id, ttype| {
+                if id != 0 || ttype != TType::List {
+                    return r.skip(ttype);
+                }
+                // list<TRowResult>; a TRowResult's field 2 is its map of columns.
+                let (elem, n) = r.list_begin()?;
+                for _ in 0..n {
+                    if elem != TType::Struct {
+                        r.skip(elem)?;
+                        continue;
+                    }
+                    r.read_struct_with(|r, id, ttype| {
+                        if id != 2 || ttype != TType::Map {
+                            return r.skip(ttype);
+                        }
+                        let (pairs, key, value) = r.map_begin()?;
+                        columns += pairs;
+                        (0..pairs).try_for_each(|_| r.skip(key).and_then(|()| r.skip(value)))
+                    })?;
+                }
+                Ok(())
+            },
+        )?;
+        Ok(columns)
     }
 
     /// Opens a scanner from `start` with `caching`, reads up to `rows` rows, closes it;

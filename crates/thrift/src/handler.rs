@@ -188,8 +188,7 @@ impl Handler {
     }
 
     fn table(&self, args: &Fields) -> Result<Table, Failure> {
-        let name = table_name(args, 1)?;
-        Ok(self.conn.table(&name.to_string())?)
+        Ok(self.conn.table_named(table_name(args, 1)?))
     }
 
     /// Runs method `name` on its decoded arguments; `None` for a method the service lacks.

@@ -214,6 +214,8 @@ pub struct Reader<R> {
     remaining: usize,
     limit: usize,
     depth: usize,
+    /// A compact bool field's value, read with its header, until the field's reader takes it.
+    field_bool: Option<bool>,
 }
 
 impl<R: BufRead> Reader<R> {
@@ -224,6 +226,7 @@ impl<R: BufRead> Reader<R> {
             remaining: limit,
             limit,
             depth: 0,
+            field_bool: None,
         }
     }
 
@@ -360,47 +363,58 @@ impl<R: BufRead> Reader<R> {
 
     /// A whole struct, as generic fields.
     pub fn read_struct(&mut self) -> Result<Fields, WireError> {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            return Err(malformed("nesting too deep"));
-        }
         let mut fields = Vec::new();
-        let mut last_id = 0i16;
-        loop {
-            let head = self.u8()?;
-            if head == 0 {
-                break;
-            }
-            let (id, value) = match self.protocol {
-                Protocol::Binary => {
-                    let ttype = TType::from_binary(head)
-                        .ok_or_else(|| malformed(format!("unknown field type {head}")))?;
-                    let id = i16::from_be_bytes(self.array()?);
-                    (id, self.read_value(ttype)?)
-                }
-                Protocol::Compact => {
-                    let code = head & 0x0f;
-                    let delta = head >> 4;
-                    let id = if delta == 0 {
-                        i16::try_from(self.zigzag()?).map_err(|_| malformed("field id"))?
-                    } else {
-                        last_id.wrapping_add(i16::from(delta))
-                    };
-                    last_id = id;
-                    let ttype = TType::from_compact(code)
-                        .ok_or_else(|| malformed(format!("unknown field type {code}")))?;
-                    let value = if ttype == TType::Bool {
-                        Value::Bool(code == 1)
-                    } else {
-                        self.read_value(ttype)?
-                    };
-                    (id, value)
-                }
-            };
-            fields.push((id, value));
-        }
-        self.depth -= 1;
+        self.read_struct_with(|r, id, ttype| {
+            fields.push((id, r.value(ttype)?));
+            Ok(())
+        })?;
         Ok(Fields(fields))
+    }
+
+    /// Reads a struct field by field without building it: `field` gets each field's id and
+    /// type, and must consume the value, with [`Reader::value`], [`Reader::skip`] or the
+    /// list and map readers.
+    pub fn read_struct_with(
+        &mut self,
+        mut field: impl FnMut(&mut Self, i16, TType) -> Result<(), WireError>,
+    ) -> Result<(), WireError> {
+        self.nested(|r| {
+            let mut last_id = 0i16;
+            loop {
+                let head = r.u8()?;
+                if head == 0 {
+                    return Ok(());
+                }
+                match r.protocol {
+                    Protocol::Binary => {
+                        let ttype = TType::from_binary(head)
+                            .ok_or_else(|| malformed(format!("unknown field type {head}")))?;
+                        let id = i16::from_be_bytes(r.array()?);
+                        field(r, id, ttype)?;
+                    }
+                    Protocol::Compact => {
+                        let code = head & 0x0f;
+                        let delta = head >> 4;
+                        let id = if delta == 0 {
+                            i16::try_from(r.zigzag()?).map_err(|_| malformed("field id"))?
+                        } else {
+                            last_id.wrapping_add(i16::from(delta))
+                        };
+                        last_id = id;
+                        let ttype = TType::from_compact(code)
+                            .ok_or_else(|| malformed(format!("unknown field type {code}")))?;
+                        // A compact bool field carries its value in the type code.
+                        if ttype == TType::Bool {
+                            r.field_bool = Some(code == 1);
+                        }
+                        field(r, id, ttype)?;
+                        if r.field_bool.take().is_some() {
+                            return Err(malformed(format!("bool field {id} was not read")));
+                        }
+                    }
+                }
+            }
+        })
     }
 
     fn elem_type(&mut self, code: u8) -> Result<TType, WireError> {
@@ -411,11 +425,50 @@ impl<R: BufRead> Reader<R> {
         t.ok_or_else(|| malformed(format!("unknown element type {code}")))
     }
 
-    fn read_value(&mut self, ttype: TType) -> Result<Value, WireError> {
+    /// A list's (or set's) element type and length; the elements follow.
+    pub fn list_begin(&mut self) -> Result<(TType, usize), WireError> {
+        if self.protocol == Protocol::Compact {
+            let head = self.u8()?;
+            let elem = self.elem_type(head & 0x0f)?;
+            let n = if head >> 4 == 15 {
+                self.length()?
+            } else {
+                usize::from(head >> 4)
+            };
+            Ok((elem, n))
+        } else {
+            let elem = self.u8()?;
+            Ok((self.elem_type(elem)?, self.length()?))
+        }
+    }
+
+    /// A map's length and key and value types; the pairs follow.
+    pub fn map_begin(&mut self) -> Result<(usize, TType, TType), WireError> {
+        if self.protocol == Protocol::Compact {
+            let n = self.length()?;
+            if n == 0 {
+                // An empty compact map has no type byte.
+                return Ok((0, TType::Bool, TType::Bool));
+            }
+            let kv = self.u8()?;
+            Ok((n, self.elem_type(kv >> 4)?, self.elem_type(kv & 0x0f)?))
+        } else {
+            let k = self.u8()?;
+            let v = self.u8()?;
+            let (k, v) = (self.elem_type(k)?, self.elem_type(v)?);
+            Ok((self.length()?, k, v))
+        }
+    }
+
+    /// One value of type `ttype`, decoded.
+    pub fn value(&mut self, ttype: TType) -> Result<Value, WireError> {
         let compact = self.protocol == Protocol::Compact;
         Ok(match ttype {
             // A bool element (or a binary bool field) is one byte; compact writes 1 for true.
-            TType::Bool => Value::Bool(self.u8()? == 1),
+            TType::Bool => Value::Bool(match self.field_bool.take() {
+                Some(b) => b,
+                None => self.u8()? == 1,
+            }),
             TType::Byte => Value::Byte(self.u8()? as i8),
             TType::I16 if compact => Value::I16(self.zigzag()? as i16),
             TType::I16 => Value::I16(i16::from_be_bytes(self.array()?)),
@@ -431,51 +484,77 @@ impl<R: BufRead> Reader<R> {
             }
             TType::Struct => Value::Struct(self.read_struct()?),
             TType::List | TType::Set => {
-                let (elem, n) = if compact {
-                    let head = self.u8()?;
-                    let elem = self.elem_type(head & 0x0f)?;
-                    let n = if head >> 4 == 15 {
-                        self.length()?
-                    } else {
-                        usize::from(head >> 4)
-                    };
-                    (elem, n)
-                } else {
-                    let elem = self.u8()?;
-                    (self.elem_type(elem)?, self.length()?)
-                };
+                let (elem, n) = self.list_begin()?;
                 self.nested(|r| {
                     let mut items = Vec::with_capacity(n.min(1024));
                     for _ in 0..n {
-                        items.push(r.read_value(elem)?);
+                        items.push(r.value(elem)?);
                     }
                     Ok(Value::List(items))
                 })?
             }
             TType::Map => {
-                let (n, kt, vt) = if compact {
-                    let n = self.length()?;
-                    if n == 0 {
-                        return Ok(Value::Map(Vec::new()));
-                    }
-                    let kv = self.u8()?;
-                    (n, self.elem_type(kv >> 4)?, self.elem_type(kv & 0x0f)?)
-                } else {
-                    let k = self.u8()?;
-                    let v = self.u8()?;
-                    let (k, v) = (self.elem_type(k)?, self.elem_type(v)?);
-                    (self.length()?, k, v)
-                };
+                let (n, kt, vt) = self.map_begin()?;
                 self.nested(|r| {
                     let mut items = Vec::with_capacity(n.min(1024));
                     for _ in 0..n {
-                        let key = r.read_value(kt)?;
-                        items.push((key, r.read_value(vt)?));
+                        let key = r.value(kt)?;
+                        items.push((key, r.value(vt)?));
                     }
                     Ok(Value::Map(items))
                 })?
             }
         })
+    }
+
+    /// Reads past one value of type `ttype`, checking its shape as [`Reader::value`] does but
+    /// keeping nothing.
+    pub fn skip(&mut self, ttype: TType) -> Result<(), WireError> {
+        let compact = self.protocol == Protocol::Compact;
+        match ttype {
+            TType::Bool => {
+                if self.field_bool.take().is_none() {
+                    self.u8()?;
+                }
+            }
+            TType::Byte => {
+                self.u8()?;
+            }
+            TType::I16 | TType::I32 | TType::I64 if compact => {
+                self.varint()?;
+            }
+            TType::I16 => self.discard(2)?,
+            TType::I32 => self.discard(4)?,
+            TType::I64 | TType::Double => self.discard(8)?,
+            TType::String => {
+                let n = self.length()?;
+                self.discard(n)?;
+            }
+            TType::Struct => self.read_struct_with(|r, _, t| r.skip(t))?,
+            TType::List | TType::Set => {
+                let (elem, n) = self.list_begin()?;
+                self.nested(|r| (0..n).try_for_each(|_| r.skip(elem)))?;
+            }
+            TType::Map => {
+                let (n, kt, vt) = self.map_begin()?;
+                self.nested(|r| (0..n).try_for_each(|_| r.skip(kt).and_then(|()| r.skip(vt))))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads past `n` bytes.
+    fn discard(&mut self, mut n: usize) -> Result<(), WireError> {
+        self.budget(n)?;
+        while n > 0 {
+            let got = self.inner.fill_buf()?.len().min(n);
+            if got == 0 {
+                return Err(malformed("truncated message"));
+            }
+            self.inner.consume(got);
+            n -= got;
+        }
+        Ok(())
     }
 
     fn nested<T>(
@@ -752,6 +831,35 @@ mod tests {
         assert_eq!(inner.bool(2), Some(false));
         assert_eq!(f.get(22), Some(&Value::Map(Vec::new())));
         assert_eq!(r.consumed(), w.buf.len());
+
+        // Read again field by field, skipping all but two: the same values, the same bytes.
+        let mut r = Reader::new(&w.buf[..], protocol, 1 << 20);
+        r.message_begin().unwrap();
+        let mut kept = Vec::new();
+        r.read_struct_with(|r, id, ttype| {
+            if id == 2 || id == -3 {
+                kept.push((id, r.value(ttype)?));
+                Ok(())
+            } else {
+                r.skip(ttype)
+            }
+        })
+        .unwrap();
+        assert_eq!(
+            kept,
+            [(2, Value::Bool(true)), (-3, Value::Struct(inner.clone()))]
+        );
+        assert_eq!(r.consumed(), w.buf.len());
+        // A field reader that leaves a compact bool unread is an error, not a misread.
+        if protocol == Protocol::Compact {
+            let mut r = Reader::new(&w.buf[..], protocol, 1 << 20);
+            r.message_begin().unwrap();
+            let unread = r.read_struct_with(|r, _, ttype| match ttype {
+                TType::Bool => Ok(()),
+                _ => r.skip(ttype),
+            });
+            assert!(unread.is_err());
+        }
     }
 
     #[test]
@@ -772,6 +880,10 @@ mod tests {
         let mut r = Reader::new(&w.buf[..], Protocol::Binary, 1 << 20);
         r.message_begin().unwrap();
         assert!(matches!(r.read_struct(), Err(WireError::TooLarge { .. })));
+        let mut r = Reader::new(&w.buf[..], Protocol::Binary, 1 << 20);
+        r.message_begin().unwrap();
+        let skipped = r.read_struct_with(|r, _, ttype| r.skip(ttype));
+        assert!(matches!(skipped, Err(WireError::TooLarge { .. })));
         // Truncated, then past the limit, then nested too deep.
         let mut r = Reader::new(&w.buf[..w.buf.len() - 2], Protocol::Binary, 1 << 20);
         r.message_begin().unwrap();
@@ -790,6 +902,9 @@ mod tests {
         let mut r = Reader::new(&deep.buf[..], Protocol::Compact, 1 << 20);
         r.message_begin().unwrap();
         assert!(r.read_struct().is_err());
+        let mut r = Reader::new(&deep.buf[..], Protocol::Compact, 1 << 20);
+        r.message_begin().unwrap();
+        assert!(r.skip(TType::Struct).is_err());
         let mut r = Reader::new(&b"\x00\x00"[..], Protocol::Compact, 100);
         assert!(matches!(r.message_begin(), Err(WireError::Malformed(_))));
         let mut r = Reader::new(&b""[..], Protocol::Binary, 100);

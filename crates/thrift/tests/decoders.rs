@@ -20,6 +20,11 @@ fn decode(bytes: &[u8]) {
         if r.message_begin().is_ok() {
             let _ = r.read_struct();
         }
+        // The skipping reader (what the benchmark client reads replies with).
+        let mut r = Reader::new(bytes, protocol, 1 << 16);
+        if r.message_begin().is_ok() {
+            let _ = r.skip(TType::Struct);
+        }
     }
 }
 

@@ -9,8 +9,8 @@ use std::io::Read;
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use basalt_thrift::ThriftConfig;
 use basalt_thrift::protocol::{TType, Value};
+use basalt_thrift::{ClientError, ThriftClient, ThriftConfig};
 use support::{
     Answer, Arg, Client, Row, column_descriptor, exception, list, mutation, row_columns, server,
     server_with, success, tcells,
@@ -129,6 +129,39 @@ fn tables_rows_and_scans_over_every_transport_and_protocol() {
         c.call("deleteTable", &[(1, Arg::Bin(b"t"))]);
         let names = c.call("getTableNames", &[]);
         assert!(list(success(&names)).is_empty());
+        srv.shutdown();
+    }
+}
+
+/// `ThriftClient` (what `basalt pe` drives the gateway with) reads replies as they stream in,
+/// without building them: every transport and protocol, and the errors it reports.
+#[test]
+fn the_benchmark_client_over_every_transport_and_protocol() {
+    type Cells = basalt_thrift::client::RowCells<&'static [u8], &'static [u8]>;
+    for (framed, compact) in [(false, false), (true, false), (false, true), (true, true)] {
+        let (srv, _conn) = server(framed, compact);
+        let mut c = ThriftClient::connect(srv.local_addr(), framed, compact).unwrap();
+        c.create_table(b"t", &[(b"a", 3, "NONE"), (b"b", 1, "NONE")])
+            .unwrap();
+        assert_eq!(c.table_names().unwrap(), [b"t".to_vec()]);
+        let wide: Cells = (
+            b"wide",
+            vec![(b"a", b"x", b"1"), (b"a", b"y", b"2"), (b"b", b"", b"3")],
+        );
+        let narrow: Cells = (b"narrow", vec![(b"b", b"z", b"4")]);
+        c.put_rows(b"t", &[wide, narrow], true).unwrap();
+        assert_eq!(c.get_row(b"t", b"wide").unwrap(), 3);
+        assert_eq!(c.get_row(b"t", b"narrow").unwrap(), 1);
+        assert_eq!(c.get_row(b"t", b"missing").unwrap(), 0);
+        assert_eq!(c.increment(b"t", b"n", b"a:c", 5).unwrap(), 5);
+        assert_eq!(c.scan(b"t", b"", 10).unwrap(), 3);
+        // A declared exception (IOError) comes back as the server's message, and the
+        // connection stays usable.
+        match c.get_row(b"nope", b"wide") {
+            Err(ClientError::Remote(m)) => assert!(m.contains("nope"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(c.get_row(b"t", b"wide").unwrap(), 3);
         srv.shutdown();
     }
 }
