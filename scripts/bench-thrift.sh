@@ -2,7 +2,8 @@
 # The Thrift gateway's speed on this machine, beside the loopback round-trip limit and Redis:
 #   scripts/bench-thrift.sh [rows]
 # 1. the loopback round trip (one connection bouncing a small message: the most any
-#    synchronous single-connection client can do);
+#    synchronous single-connection client can do), also measured just before and after each
+#    single-connection workload, which is reported as a share of their mean;
 # 2. `basalt pe` remote mode against `basalt standalone`: one connection's puts (SYNC_WAL and
 #    SKIP_WAL) and gets of a 100-byte row, then 16 connections' puts and gets, with the
 #    server's CPU use;
@@ -29,11 +30,23 @@ for _ in $(seq 50); do grep -q "thrift listening" "$work/server.log" && break; s
 cpu() { awk '{print $14 + $15}' "/proc/$server/stat"; }
 pe() { "$basalt" pe --thrift "127.0.0.1:$port" --value-size 100 "$@" | grep "ops/s"; }
 
+# The loopback limit drifts on a shared VM: each single-connection workload is compared with
+# round trips measured just before and just after it.
+limit() { "$root/target/release/examples/rtt" 100000 | grep -oE '[0-9]+ round trips/s' | cut -d' ' -f1; }
+one() {
+    local first ops last
+    first=$(limit)
+    ops=$(pe "$@" | tee /dev/stderr | grep -oE '= [0-9]+ ops/s' | grep -oE '[0-9]+')
+    last=$(limit)
+    awk -v a="$first" -v b="$last" -v o="$ops" 'BEGIN {
+        printf "  loopback limit %d then %d round trips/s: %.0f%% of their mean\n", a, b, 200 * o / (a + b) }'
+}
 echo "== loopback round trip"
 "$root/target/release/examples/rtt" 200000
 echo "== basalt over Thrift, one connection ($rows ops each)"
-pe --rows "$rows" --table one sequentialWrite randomRead
-pe --rows "$rows" --table oneskip --durability SKIP_WAL sequentialWrite
+one --rows "$rows" --table one sequentialWrite 2>&1
+one --rows "$rows" --table one randomRead 2>&1
+one --rows "$rows" --table oneskip --durability SKIP_WAL sequentialWrite 2>&1
 echo "== basalt over Thrift, 16 connections"
 per=$((rows / 5))
 pe --rows "$per" --threads 16 --table many sequentialWrite
