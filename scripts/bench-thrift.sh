@@ -34,19 +34,20 @@ pe() { "$basalt" pe --thrift "127.0.0.1:$port" --value-size 100 "$@" | grep "ops
 # round trips measured just before and just after it.
 limit() { "$root/target/release/examples/rtt" 100000 | grep -oE '[0-9]+ round trips/s' | cut -d' ' -f1; }
 one() {
-    local first ops last
+    local first out last
     first=$(limit)
-    ops=$(pe "$@" | tee /dev/stderr | grep -oE '= [0-9]+ ops/s' | grep -oE '[0-9]+')
+    out=$(pe "$@")
     last=$(limit)
-    awk -v a="$first" -v b="$last" -v o="$ops" 'BEGIN {
+    echo "$out"
+    awk -v a="$first" -v b="$last" -v o="$(echo "$out" | grep -oE '[0-9]+ ops/s' | cut -d' ' -f1)" 'BEGIN {
         printf "  loopback limit %d then %d round trips/s: %.0f%% of their mean\n", a, b, 200 * o / (a + b) }'
 }
 echo "== loopback round trip"
 "$root/target/release/examples/rtt" 200000
 echo "== basalt over Thrift, one connection ($rows ops each)"
-one --rows "$rows" --table one sequentialWrite 2>&1
-one --rows "$rows" --table one randomRead 2>&1
-one --rows "$rows" --table oneskip --durability SKIP_WAL sequentialWrite 2>&1
+one --rows "$rows" --table one sequentialWrite
+one --rows "$rows" --table one randomRead
+one --rows "$rows" --table oneskip --durability SKIP_WAL sequentialWrite
 echo "== basalt over Thrift, 16 connections"
 per=$((rows / 5))
 pe --rows "$per" --threads 16 --table many sequentialWrite

@@ -95,12 +95,6 @@ pub trait Client: Send + Sync + fmt::Debug {
     fn batch(&self, table: &TableName, ops: &[BatchOp]) -> Vec<Result<BatchOutcome>>;
 }
 
-impl Connection {
-    fn table_of(&self, name: &TableName) -> crate::Table {
-        self.table_named(name.clone())
-    }
-}
-
 impl Client for Connection {
     fn server_name(&self) -> String {
         let server = &self.engine.server;
@@ -233,27 +227,27 @@ impl Client for Connection {
     }
 
     fn put(&self, table: &TableName, put: &Put) -> Result<()> {
-        self.table_of(table).put(put)
+        self.table_named(table.clone()).put(put)
     }
 
     fn delete(&self, table: &TableName, delete: &Delete) -> Result<()> {
-        self.table_of(table).delete(delete)
+        self.table_named(table.clone()).delete(delete)
     }
 
     fn get(&self, table: &TableName, get: &Get) -> Result<RowResult> {
-        self.table_of(table).get(get)
+        self.table_named(table.clone()).get(get)
     }
 
     fn scan<'a>(&'a self, table: &TableName, scan: &Scan) -> Result<Rows<'a>> {
-        Ok(Box::new(self.table_of(table).scan(scan)?))
+        Ok(Box::new(self.table_named(table.clone()).scan(scan)?))
     }
 
     fn increment(&self, table: &TableName, inc: &Increment) -> Result<RowResult> {
-        self.table_of(table).increment(inc)
+        self.table_named(table.clone()).increment(inc)
     }
 
     fn append(&self, table: &TableName, append: &Append) -> Result<RowResult> {
-        self.table_of(table).append(append)
+        self.table_named(table.clone()).append(append)
     }
 
     fn check_and_mutate(
@@ -261,10 +255,10 @@ impl Client for Connection {
         table: &TableName,
         cam: &CheckAndMutate,
     ) -> Result<CheckAndMutateResult> {
-        self.table_of(table).check_and_mutate(cam)
+        self.table_named(table.clone()).check_and_mutate(cam)
     }
 
     fn batch(&self, table: &TableName, ops: &[BatchOp]) -> Vec<Result<BatchOutcome>> {
-        self.table_of(table).batch(ops)
+        self.table_named(table.clone()).batch(ops)
     }
 }
