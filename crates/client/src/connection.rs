@@ -460,6 +460,14 @@ impl ConnectionBuilder {
         self
     }
 
+    /// Bytes a store's active memstore takes before it is frozen and flattened into a sorted
+    /// array in the background (HBase's in-memory flush; default 8 MiB). Flushes then read the
+    /// memstore in key order. Must be above zero.
+    pub fn in_memory_flush_size(mut self, bytes: usize) -> Self {
+        self.region_config.in_memory_flush_size = bytes.max(1);
+        self
+    }
+
     /// Largest cell accepted, in bytes (default 10 MiB, HBase's `hbase.server.keyvalue.maxsize`).
     pub fn max_cell_size(mut self, bytes: usize) -> Self {
         self.region_config.max_cell_size = bytes;

@@ -9,6 +9,7 @@ mod budget;
 mod compaction;
 mod cursor;
 mod file_cursor;
+mod flat;
 mod key;
 mod matcher;
 mod memstore;

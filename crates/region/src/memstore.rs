@@ -7,7 +7,6 @@
 
 use std::ops::Bound;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
 
 use crossbeam_epoch::Guard;
 use crossbeam_skiplist::base::{Entry, SkipList};
@@ -23,16 +22,10 @@ use crate::key::StoreKey;
 /// heights are 1 + trailing zeros of a random word: 16), and the allocator's header (16).
 const CELL_OVERHEAD: usize = std::mem::size_of::<StoreKey>() + 8 + 16 + 16;
 
-/// A row is sampled each time this many bytes have been inserted.
-const SAMPLE_EVERY: usize = 256 * 1024;
-
 /// A store's in-memory cells.
 pub struct MemStore {
     cells: SkipList<StoreKey, ()>,
     heap_size: AtomicUsize,
-    /// The row of a cell per [`SAMPLE_EVERY`] bytes inserted, in insertion order: where a
-    /// flush can cut the memstore into key ranges of about equal size.
-    samples: Mutex<Vec<Bytes>>,
 }
 
 impl std::fmt::Debug for MemStore {
@@ -55,48 +48,20 @@ impl MemStore {
         MemStore {
             cells: SkipList::new(crossbeam_epoch::default_collector().clone()),
             heap_size: AtomicUsize::new(0),
-            samples: Mutex::new(Vec::new()),
         }
     }
 
-    /// Adds a cell. A cell with an identical key (same coordinates and sequence id) replaces
-    /// the earlier one, as within one HBase mutation.
-    pub fn insert(&self, cell: Cell) {
+    /// Adds a cell, and returns the memstore's estimated bytes with it. A cell with an
+    /// identical key (same coordinates and sequence id) replaces the earlier one, as within one
+    /// HBase mutation.
+    pub fn insert(&self, cell: Cell) -> usize {
         let size = MemStore::accounted_size(&cell);
         let before = self.heap_size.fetch_add(size, Ordering::Relaxed);
-        if before / SAMPLE_EVERY != (before + size) / SAMPLE_EVERY {
-            self.samples
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push(cell.row_bytes());
-        }
         let guard = crossbeam_epoch::pin();
         self.cells
             .insert(StoreKey::new(cell), (), &guard)
             .release(&guard);
-    }
-
-    /// Up to `parts - 1` distinct rows, ascending, that cut the cells into key ranges of about
-    /// equal bytes, judged from the rows sampled as cells were inserted: fewer ranges when
-    /// fewer than four samples would fall in each, none below two ranges.
-    pub fn split_rows(&self, parts: usize) -> Vec<Bytes> {
-        let mut rows = self
-            .samples
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
-        let parts = parts.min(rows.len() / 4);
-        if parts < 2 {
-            return Vec::new();
-        }
-        rows.sort_unstable();
-        let mut cuts: Vec<Bytes> = (1..parts)
-            .map(|i| rows[i * rows.len() / parts].clone())
-            .collect();
-        cuts.dedup();
-        // A cut at the lowest sampled row would leave the first range nearly empty.
-        cuts.retain(|row| *row != rows[0]);
-        cuts
+        before + size
     }
 
     /// The bytes a cell counts for in memstore accounting.
@@ -117,51 +82,26 @@ impl MemStore {
         self.cells.is_empty()
     }
 
-    /// Calls `f` on every cell in key order, whatever its sequence id (a flush writes them
+    /// Calls `f` on every cell in key order, whatever its sequence id (flattening copies them
     /// all). Faster than a cursor over a large memstore: the walk runs a few entries ahead of
     /// `f` and touches each cell's bytes early, so the cache misses of reaching a cell's node
     /// and its bytes overlap instead of following one another.
-    pub fn for_each_cell(&self, f: impl FnMut(&Cell) -> Result<()>) -> Result<()> {
-        self.for_each_cell_in(None, None, f)
-    }
-
-    /// [`MemStore::for_each_cell`] over the cells of rows from `from` (included) to `to`
-    /// (excluded); `None` leaves that end open.
-    pub fn for_each_cell_in(
-        &self,
-        from: Option<&[u8]>,
-        to: Option<&[u8]>,
-        mut f: impl FnMut(&Cell) -> Result<()>,
-    ) -> Result<()> {
+    pub fn for_each_cell(&self, mut f: impl FnMut(&Cell)) {
         const AHEAD: usize = 8;
         let guard = crossbeam_epoch::pin();
-        let first_of = |row: &[u8]| {
-            self.cells
-                .lower_bound(Bound::Included(&StoreKey::first_on_row(row)), &guard)
-        };
-        // The walk ends at the first entry of `to`'s range, told by address.
-        let end = to
-            .and_then(first_of)
-            .map_or(std::ptr::null(), |e| std::ptr::from_ref(e.key()));
         let mut ahead = std::collections::VecDeque::with_capacity(AHEAD);
-        let mut next = match from {
-            Some(row) => first_of(row),
-            None => self.cells.front(&guard),
-        };
+        let mut next = self.cells.front(&guard);
         loop {
             while ahead.len() < AHEAD {
                 let Some(entry) = next.take() else { break };
-                if std::ptr::eq(entry.key(), end) {
-                    break;
-                }
                 touch(&entry.key().cell);
                 next = entry.next();
                 ahead.push_back(entry);
             }
             let Some(entry) = ahead.pop_front() else {
-                return Ok(());
+                return;
             };
-            f(&entry.key().cell)?;
+            f(&entry.key().cell);
         }
     }
 

@@ -75,6 +75,10 @@ fn durability_of(mutation: Durability, table: &TableDescriptor) -> Durability {
     }
 }
 
+/// The default of [`RegionConfig::in_memory_flush_size`]: 8 MiB, a sixteenth of the default
+/// MEMSTORE_FLUSHSIZE, so a full memstore is a few flat segments and a small active list.
+pub const DEFAULT_IN_MEMORY_FLUSH_SIZE: usize = 8 << 20;
+
 /// Settings of a region that do not come from the table descriptor.
 #[derive(Debug, Clone)]
 pub struct RegionConfig {
@@ -88,6 +92,9 @@ pub struct RegionConfig {
     /// server's flushers and writers wait when memory runs short; without, the writer that
     /// fills the memstore flushes it.
     pub budget: Option<Arc<MemstoreBudget>>,
+    /// Bytes a store's active memstore holds before it is frozen and flattened into a sorted
+    /// array in the background (HBase's in-memory flush; `crate::flat`).
+    pub in_memory_flush_size: usize,
 }
 
 impl Default for RegionConfig {
@@ -97,6 +104,7 @@ impl Default for RegionConfig {
             wal: None,
             block_cache: None,
             budget: None,
+            in_memory_flush_size: DEFAULT_IN_MEMORY_FLUSH_SIZE,
         }
     }
 }
@@ -468,6 +476,9 @@ impl Region {
                 .saturating_mul(BLOCK_MULTIPLIER);
             budget.wait_for_room(&self.encoded_name, || self.memstore_bytes() >= block_at)?;
         }
+        let freeze_at = self.config.in_memory_flush_size;
+        // Stores whose active memstore reached the in-memory flush size, a bit each.
+        let mut full_stores = 0u64;
         {
             let _updating = self.updates.read().unwrap_or_else(PoisonError::into_inner);
             if self.closed.load(Ordering::Acquire) {
@@ -481,7 +492,9 @@ impl Region {
             }
             let size: usize = cells.iter().map(|(_, c)| MemStore::accounted_size(c)).sum();
             for (store, cell) in cells {
-                self.stores[store].insert(cell.with_seq_id(seq_id));
+                if self.stores[store].insert(cell.with_seq_id(seq_id)) >= freeze_at {
+                    full_stores |= 1 << store.min(63);
+                }
             }
             self.unflushed.fetch_add(size, Ordering::Relaxed);
             if let Some(budget) = &self.config.budget {
@@ -489,8 +502,30 @@ impl Region {
             }
             self.mvcc.complete(seq_id);
         }
+        if full_stores != 0 {
+            self.freeze_full_stores(full_stores, freeze_at);
+        }
         self.flush_if_full();
         Ok(())
+    }
+
+    /// Freezes the active memstores of the stores marked in `stores` (a bit per store; the
+    /// last bit stands for all from the 64th on) that still hold `at` bytes or more, and has
+    /// them flattened in the background. Freezing holds the updates lock exclusively, so no
+    /// mutation is split between two segments.
+    fn freeze_full_stores(&self, stores: u64, at: usize) {
+        let frozen: Vec<&Store> = {
+            let _no_updates = self.updates.write().unwrap_or_else(PoisonError::into_inner);
+            self.stores
+                .iter()
+                .enumerate()
+                .filter(|(i, store)| stores & (1 << (*i).min(63)) != 0 && store.freeze(at))
+                .map(|(_, store)| store)
+                .collect()
+        };
+        for store in frozen {
+            store.flatten_in_background();
+        }
     }
 
     /// Takes the mutation's sequence id and logs its cells as durably as the mutation (else

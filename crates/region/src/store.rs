@@ -1,9 +1,10 @@
-//! A store: one column family of one region. It holds an active memstore, at most one
-//! memstore snapshot being flushed, and its store files, published together as an immutable
+//! A store: one column family of one region. It holds an active memstore, the frozen segments
+//! of earlier active memstores (being or already flattened, see [`crate::flat`]), at most one
+//! snapshot being flushed, and its store files, published together as an immutable
 //! [`StoreView`] that readers take and writers replace (copy on write).
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use basalt_common::bytes_display::BinaryDisplay;
@@ -17,6 +18,7 @@ use crossbeam_epoch::Guard;
 use crate::compaction::{CompactionConfig, retain_for_major, select_minor};
 use crate::cursor::CellCursor;
 use crate::file_cursor::{MergeCursor, StoreFileCursor};
+use crate::flat::{self, FlatSegment, Segment};
 use crate::memstore::MemStore;
 use crate::mslab::Mslab;
 use crate::reference::{
@@ -59,9 +61,14 @@ impl StoreFile {
 /// What a store holds at one moment.
 #[derive(Debug)]
 pub struct StoreView {
+    /// The skip list writes go to.
     pub active: Arc<MemStore>,
-    /// The memstore being flushed: still readable until its file is in `files`.
-    pub snapshot: Option<Arc<MemStore>>,
+    /// Earlier active memstores, newest first, frozen when they reached the in-memory flush
+    /// size: part of the memstore until the next flush.
+    pub frozen: Vec<Segment>,
+    /// The memstore being flushed (what was active and frozen when the flush began): still
+    /// readable until its file is in `files`.
+    pub snapshot: Option<Vec<Segment>>,
     pub files: Vec<Arc<StoreFile>>,
 }
 
@@ -99,14 +106,13 @@ impl StoreView {
     ) -> Box<dyn CellCursor + 'a> {
         let files: Vec<&'a Arc<StoreFile>> =
             self.files.iter().filter(|f| filter.keeps(f)).collect();
-        if self.snapshot.is_none() && files.is_empty() {
+        if self.frozen.is_empty() && self.snapshot.is_none() && files.is_empty() {
             return Box::new(self.active.cursor(read_point, guard));
         }
         let mut sources: Vec<Box<dyn CellCursor + 'a>> =
             vec![Box::new(self.active.cursor(read_point, guard))];
-        if let Some(snapshot) = &self.snapshot {
-            sources.push(Box::new(snapshot.cursor(read_point, guard)));
-        }
+        let frozen = self.frozen.iter().chain(self.snapshot.iter().flatten());
+        sources.extend(frozen.map(|segment| segment.cursor(read_point, guard)));
         for file in files {
             sources.push(Box::new(StoreFileCursor::new(
                 file,
@@ -127,7 +133,7 @@ pub struct Store {
     mslab: Mslab,
     fs: Arc<dyn FileSystem>,
     dir: PathBuf,
-    view: RwLock<Arc<StoreView>>,
+    views: Arc<Views>,
     files_written: AtomicU64,
     cache: Option<Arc<BlockCache>>,
     /// One compaction at a time per store: two could pick the same files.
@@ -153,19 +159,19 @@ fn flush_threads() -> usize {
 /// and let this thread write each finished range while the others encode the next.
 const RANGES_PER_THREAD: usize = 8;
 
-/// Writes every cell of `memstore` to `writer`. With `cuts` (ascending rows), the key ranges
+/// Writes every cell of `segments` to `writer`. With `cuts` (ascending rows), the key ranges
 /// they bound are encoded by this thread and up to `helpers` others, each range taken in
 /// order by whichever thread is free. A range encoded ahead of its turn goes into a
 /// [`StoreFilePart`] in memory; this thread writes the parts in key order as they finish, and
 /// encodes a range straight into the file when all before it are written.
 fn write_in_parts(
-    memstore: &MemStore,
+    segments: &[Arc<FlatSegment>],
     cuts: &[Bytes],
     helpers: usize,
     writer: &mut StoreFileWriter,
 ) -> Result<()> {
     if cuts.is_empty() || helpers == 0 {
-        return memstore.for_each_cell(|cell| Ok(writer.append(cell)?));
+        return flat::for_each_cell_in(segments, None, None, |cell| Ok(writer.append(cell)?));
     }
     let ranges = cuts.len() + 1;
     let bounds = |i: usize| {
@@ -177,7 +183,7 @@ fn write_in_parts(
     let encode = |i: usize| {
         let (from, to) = bounds(i);
         let mut part = template.sibling();
-        memstore.for_each_cell_in(from, to, |cell| Ok(part.append(cell)?))?;
+        flat::for_each_cell_in(segments, from, to, |cell| Ok(part.append(cell)?))?;
         Ok(part)
     };
     let board = PartBoard {
@@ -203,26 +209,29 @@ fn write_in_parts(
                     }
                 });
         }
-        let result = (|| {
-            for turn in 0..ranges {
-                // Encode ranges while the next one to write is not finished.
-                while !board.is_filled(turn) {
-                    let Some(i) = board.take(ranges) else {
-                        break;
-                    };
-                    if i == turn {
-                        let (from, to) = bounds(i);
-                        memstore.for_each_cell_in(from, to, |cell| Ok(writer.append(cell)?))?;
-                        // Its slot holds an empty part: nothing is left to append.
-                        board.put(i, Ok(template.sibling()));
-                    } else {
-                        board.put(i, encode(i));
+        let result =
+            (|| {
+                for turn in 0..ranges {
+                    // Encode ranges while the next one to write is not finished.
+                    while !board.is_filled(turn) {
+                        let Some(i) = board.take(ranges) else {
+                            break;
+                        };
+                        if i == turn {
+                            let (from, to) = bounds(i);
+                            flat::for_each_cell_in(segments, from, to, |cell| {
+                                Ok(writer.append(cell)?)
+                            })?;
+                            // Its slot holds an empty part: nothing is left to append.
+                            board.put(i, Ok(template.sibling()));
+                        } else {
+                            board.put(i, encode(i));
+                        }
                     }
+                    writer.append_part(board.wait_for(turn)?)?;
                 }
-                writer.append_part(board.wait_for(turn)?)?;
-            }
-            Ok(())
-        })();
+                Ok(())
+            })();
         // On an error, the helpers stop at their next range.
         board.next.store(ranges as u64, Ordering::Release);
         result
@@ -264,6 +273,117 @@ impl PartBoard {
                 .wait(slots)
                 .unwrap_or_else(PoisonError::into_inner);
         }
+    }
+}
+
+/// A store's current view, shared with the thread that flattens its frozen segments.
+#[derive(Debug)]
+struct Views {
+    current: RwLock<Arc<StoreView>>,
+    /// Set while a thread flattens: the active memstore is not frozen again until it is done,
+    /// so at most one thread per store flattens.
+    flattening: AtomicBool,
+}
+
+/// Flat segments kept apart at most; past it the two newest are merged whatever their sizes.
+const MAX_FLAT_SEGMENTS: usize = 6;
+
+impl Views {
+    fn get(&self) -> Arc<StoreView> {
+        // Views are replaced whole; a panic cannot leave one half-written.
+        Arc::clone(&self.current.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    fn publish(&self, change: impl FnOnce(&StoreView) -> StoreView) {
+        let mut view = self.current.write().unwrap_or_else(PoisonError::into_inner);
+        let next = Arc::new(change(&view));
+        let replaced = std::mem::replace(&mut *view, next);
+        drop(view);
+        // Dropped after the lock: it may be the last reference to a large skip list.
+        drop(replaced);
+    }
+
+    /// Replaces the frozen segments `old` by `new`, in the place of the first of them, if all
+    /// are still frozen (a flush may have taken them meanwhile); returns whether it did.
+    fn replace_frozen(&self, old: &[Segment], new: Segment) -> bool {
+        let mut done = false;
+        self.publish(|v| {
+            let mut frozen = Vec::with_capacity(v.frozen.len());
+            if old.iter().all(|o| v.frozen.iter().any(|s| s.is(o))) {
+                for s in &v.frozen {
+                    if !old.iter().any(|o| s.is(o)) {
+                        frozen.push(s.clone());
+                    } else if !done {
+                        frozen.push(new.clone());
+                        done = true;
+                    }
+                }
+            } else {
+                frozen.clone_from(&v.frozen);
+            }
+            StoreView {
+                active: Arc::clone(&v.active),
+                frozen,
+                snapshot: v.snapshot.clone(),
+                files: v.files.clone(),
+            }
+        });
+        done
+    }
+
+    /// Flattens every frozen skip list, oldest first, then merges flat segments two at a time,
+    /// newest first, while the newer holds at least two thirds of the cells of the older (so
+    /// sizes grow geometrically and each cell is merged a few times at most) or while there
+    /// are more than [`MAX_FLAT_SEGMENTS`].
+    fn flatten_frozen(&self) {
+        while let Some(list) = self
+            .get()
+            .frozen
+            .iter()
+            .rev()
+            .find(|s| matches!(s, Segment::List(_)))
+            .cloned()
+        {
+            let flat = Segment::Flat(list.flattened());
+            if !self.replace_frozen(std::slice::from_ref(&list), flat) {
+                return;
+            }
+        }
+        loop {
+            let view = self.get();
+            let flats: Vec<&Arc<FlatSegment>> = view
+                .frozen
+                .iter()
+                .filter_map(|s| match s {
+                    Segment::Flat(f) => Some(f),
+                    Segment::List(_) => None,
+                })
+                .collect();
+            let [newer, older, ..] = flats[..] else {
+                return;
+            };
+            if newer.len() * 3 < older.len() * 2 && flats.len() <= MAX_FLAT_SEGMENTS {
+                return;
+            }
+            let merged = Segment::Flat(Arc::new(FlatSegment::merge(older, newer)));
+            let pair = [
+                Segment::Flat(Arc::clone(newer)),
+                Segment::Flat(Arc::clone(older)),
+            ];
+            drop(view);
+            if !self.replace_frozen(&pair, merged) {
+                return;
+            }
+        }
+    }
+}
+
+/// Clears a flag when dropped, also by a panic.
+struct ClearOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for ClearOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
     }
 }
 
@@ -333,6 +453,7 @@ impl Store {
         let max_seq_id = files.iter().map(|f| f.max_seq_id()).max().unwrap_or(0);
         let view = StoreView {
             active: Arc::new(MemStore::new()),
+            frozen: Vec::new(),
             snapshot: None,
             files,
         };
@@ -341,7 +462,10 @@ impl Store {
             mslab: Mslab::default(),
             fs,
             dir,
-            view: RwLock::new(Arc::new(view)),
+            views: Arc::new(Views {
+                current: RwLock::new(Arc::new(view)),
+                flattening: AtomicBool::new(false),
+            }),
             files_written: AtomicU64::new(next_number),
             cache,
             compacting: Mutex::new(()),
@@ -355,13 +479,11 @@ impl Store {
 
     /// The store's current contents.
     pub fn view(&self) -> Arc<StoreView> {
-        // Views are replaced whole; a panic cannot leave one half-written.
-        Arc::clone(&self.view.read().unwrap_or_else(PoisonError::into_inner))
+        self.views.get()
     }
 
     fn publish(&self, change: impl FnOnce(&StoreView) -> StoreView) {
-        let mut view = self.view.write().unwrap_or_else(PoisonError::into_inner);
-        *view = Arc::new(change(&view));
+        self.views.publish(change);
     }
 
     /// Builds a cell of this store's family, its bytes copied into the store's chunks in
@@ -393,14 +515,57 @@ impl Store {
         })
     }
 
-    /// Adds a cell to the active memstore. The caller holds the region's updates lock shared,
-    /// so no snapshot is taken while it inserts.
-    pub fn insert(&self, cell: Cell) {
-        self.view
+    /// Adds a cell to the active memstore, and returns the active memstore's estimated bytes
+    /// with it. The caller holds the region's updates lock shared, so no snapshot is taken and
+    /// nothing is frozen while it inserts.
+    pub fn insert(&self, cell: Cell) -> usize {
+        self.views
+            .current
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .active
-            .insert(cell);
+            .insert(cell)
+    }
+
+    /// Freezes the active memstore if it holds `at` bytes or more and no earlier one is still
+    /// being flattened, and returns whether it did: then call
+    /// [`Store::flatten_in_background`]. The caller holds the region's updates lock
+    /// exclusively, so every mutation's cells stay together in one segment.
+    pub fn freeze(&self, at: usize) -> bool {
+        if self.view().active.heap_size() < at || self.views.flattening.swap(true, Ordering::AcqRel)
+        {
+            return false;
+        }
+        self.publish(|v| {
+            let mut frozen = Vec::with_capacity(v.frozen.len() + 1);
+            frozen.push(Segment::List(Arc::clone(&v.active)));
+            frozen.extend(v.frozen.iter().cloned());
+            StoreView {
+                active: Arc::new(MemStore::new()),
+                frozen,
+                snapshot: v.snapshot.clone(),
+                files: v.files.clone(),
+            }
+        });
+        true
+    }
+
+    /// Flattens the frozen skip lists and merges small flat segments, on a thread of its own
+    /// (here if none can be started). Only after [`Store::freeze`] returned true.
+    pub fn flatten_in_background(&self) {
+        let views = Arc::clone(&self.views);
+        let work = move || {
+            let _done = ClearOnDrop(&views.flattening);
+            views.flatten_frozen();
+        };
+        if std::thread::Builder::new()
+            .name("memstore-flatten".into())
+            .spawn(work)
+            .is_err()
+        {
+            let _done = ClearOnDrop(&self.views.flattening);
+            self.views.flatten_frozen();
+        }
     }
 
     pub fn file_count(&self) -> usize {
@@ -488,13 +653,19 @@ impl Store {
     /// snapshot exists). Returns whether there was anything to snapshot.
     pub fn snapshot(&self) -> bool {
         let view = self.view();
-        if view.active.is_empty() || view.snapshot.is_some() {
+        if (view.active.is_empty() && view.frozen.is_empty()) || view.snapshot.is_some() {
             return view.snapshot.is_some();
         }
-        self.publish(|v| StoreView {
-            active: Arc::new(MemStore::new()),
-            snapshot: Some(Arc::clone(&v.active)),
-            files: v.files.clone(),
+        self.publish(|v| {
+            let mut taken = Vec::with_capacity(v.frozen.len() + 1);
+            taken.push(Segment::List(Arc::clone(&v.active)));
+            taken.extend(v.frozen.iter().cloned());
+            StoreView {
+                active: Arc::new(MemStore::new()),
+                frozen: Vec::new(),
+                snapshot: Some(taken),
+                files: v.files.clone(),
+            }
         });
         true
     }
@@ -511,9 +682,12 @@ impl Store {
             &path,
             WriterOptions::for_family(&self.family),
         )?;
+        // What is still a skip list (at least the memstore that was active) is flattened
+        // first: the writers then read memory in key order.
+        let flats: Vec<Arc<FlatSegment>> = snapshot.iter().map(Segment::flattened).collect();
         let threads = flush_threads();
-        let cuts = snapshot.split_rows(threads * RANGES_PER_THREAD);
-        if let Err(e) = write_in_parts(&snapshot, &cuts, threads - 1, &mut writer) {
+        let cuts = flat::split_rows(&flats, threads * RANGES_PER_THREAD);
+        if let Err(e) = write_in_parts(&flats, &cuts, threads - 1, &mut writer) {
             let _ = writer.abort();
             return Err(e);
         }
@@ -533,6 +707,7 @@ impl Store {
             files.push(file);
             StoreView {
                 active: Arc::clone(&v.active),
+                frozen: v.frozen.clone(),
                 snapshot: None,
                 files,
             }
@@ -542,7 +717,7 @@ impl Store {
         // thread can be started, `spawn` drops the closure, and the snapshot with it, here.
         let _ = std::thread::Builder::new()
             .name("memstore-free".into())
-            .spawn(move || drop(snapshot));
+            .spawn(move || drop((snapshot, flats)));
         Ok(())
     }
 
@@ -626,6 +801,7 @@ impl Store {
             files.sort_by_key(|f| f.max_seq_id());
             StoreView {
                 active: Arc::clone(&v.active),
+                frozen: v.frozen.clone(),
                 snapshot: v.snapshot.clone(),
                 files,
             }
@@ -696,12 +872,15 @@ mod parallel_flush_tests {
 
     use super::*;
 
-    /// About 4 MiB of cells in scattered row order: several versions, deletes and two
-    /// qualifiers per row, so that rows and their versions straddle the ranges' seams.
-    fn memstore() -> MemStore {
-        let m = MemStore::new();
+    /// About 4 MiB of cells in scattered row order, in three flat segments (rows dealt
+    /// round-robin, as memstores frozen one after another hold interleaved rows): several
+    /// versions, deletes and two qualifiers per row, so that rows and their versions straddle
+    /// the ranges' seams.
+    fn segments() -> Vec<Arc<FlatSegment>> {
+        let lists = [MemStore::new(), MemStore::new(), MemStore::new()];
         let mut seq = 0;
         for i in 0u64..6_000 {
+            let m = &lists[(i % 3) as usize];
             let row = format!("row{:016x}", i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
             for ts in 1..=2 {
                 for q in [&b"a"[..], b"b"] {
@@ -718,16 +897,24 @@ mod parallel_flush_tests {
                 );
             }
         }
-        m
+        lists
+            .iter()
+            .map(|m| Arc::new(FlatSegment::flatten(m)))
+            .collect()
     }
 
-    fn cells_of(m: &MemStore) -> Vec<Cell> {
+    /// The segments' cells in key order.
+    fn cells_of(segments: &[Arc<FlatSegment>]) -> Vec<Cell> {
         let mut out = Vec::new();
-        m.for_each_cell(|c| {
-            out.push(c.clone());
-            Ok(())
-        })
-        .unwrap();
+        for s in segments {
+            let mut cursor = s.cursor(u64::MAX);
+            cursor.seek(&Cell::first_on_row(b"")).unwrap();
+            while let Some(c) = cursor.peek() {
+                out.push(c.clone());
+                cursor.advance().unwrap();
+            }
+        }
+        out.sort_by(basalt_common::cell::compare_in_store);
         out
     }
 
@@ -748,9 +935,9 @@ mod parallel_flush_tests {
 
     #[test]
     fn ranges_encoded_on_several_threads_make_the_same_file_contents() {
-        let m = memstore();
+        let m = segments();
         let want = cells_of(&m);
-        let cuts = m.split_rows(16);
+        let cuts = flat::split_rows(&m, 16);
         assert!(cuts.len() >= 3, "{} cuts", cuts.len());
         assert!(cuts.windows(2).all(|w| w[0] < w[1]), "cuts ascend");
         let fs = Arc::new(MemFs::new());
@@ -767,10 +954,12 @@ mod parallel_flush_tests {
 
     #[test]
     fn a_bad_cell_in_any_range_fails_the_flush() {
-        let m = memstore();
-        let cuts = m.split_rows(16);
+        let mut m = segments();
+        let cuts = flat::split_rows(&m, 16);
         // A cell of another family, in the last range: its encoder refuses it.
-        m.insert(Cell::put(b"\xff\xff", b"other", b"q", 1, b"").with_seq_id(1));
+        let bad = MemStore::new();
+        bad.insert(Cell::put(b"\xff\xff", b"other", b"q", 1, b"").with_seq_id(1));
+        m.push(Arc::new(FlatSegment::flatten(&bad)));
         let fs = Arc::new(MemFs::new());
         fs.create_dir_all(Path::new("/s")).unwrap();
         for helpers in [0, 1, 3] {

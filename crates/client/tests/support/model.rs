@@ -682,6 +682,9 @@ impl Engine {
             .clock(clock.clone())
             .file_system(fs)
             .root("/basalt")
+            // A few cells per segment: memstores are frozen, flattened and merged in the
+            // background all the time, racing the reads, flushes and reopens of the model.
+            .in_memory_flush_size(1024)
             .open()
             .expect("open")
     }
