@@ -13,11 +13,12 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use crossbeam_epoch::Guard;
+use xxhash_rust::xxh3::xxh3_64;
 
 use basalt_common::{Bytes, Cell, Result};
 
 use crate::cursor::CellCursor;
-use crate::key::{StoreKey, bytes_cmp};
+use crate::key::{StoreKey, bytes_cmp, bytes_eq};
 use crate::memstore::MemStore;
 use crate::mslab::Mslab;
 
@@ -25,53 +26,39 @@ use crate::mslab::Mslab;
 #[derive(Debug, Default)]
 pub struct FlatSegment {
     keys: Vec<StoreKey>,
+    rows: RowFilter,
 }
 
 impl FlatSegment {
     /// A flat copy of every cell of `list`, whatever its sequence id: keys in an array, and
     /// the cells' bytes copied in key order into chunks of their own.
     pub fn flatten(list: &MemStore) -> FlatSegment {
-        let chunks = Mslab::default();
-        let mut keys = Vec::with_capacity(list.cell_count());
-        list.for_each_cell(|cell| {
-            let (row, family, qualifier) = (cell.row(), cell.family(), cell.qualifier());
-            let bytes = chunks.copy_joined(&[row, family, qualifier, cell.value()]);
-            // The lengths are the cell's own, so the copy always fits; keeping the original
-            // cell would only lose locality.
-            let copy = Cell::from_buffer(
-                bytes,
-                row.len(),
-                family.len(),
-                qualifier.len(),
-                cell.timestamp,
-                cell.cell_type,
-            )
-            .map_or_else(
-                || cell.clone(),
-                |c| c.with_seq_id(cell.seq_id).with_ttl_ms(cell.ttl_ms),
-            );
-            keys.push(StoreKey::new(copy));
-        });
-        FlatSegment { keys }
+        let mut copy = Copier::with_capacity(list.cell_count());
+        list.for_each_cell(|cell| copy.push(cell));
+        copy.finish()
     }
 
-    /// One segment holding the cells of both, in key order. The cells' bytes are shared, not
-    /// copied.
+    /// One segment holding the cells of both, in key order, their bytes copied again so that
+    /// they too lie in key order.
     pub fn merge(a: &FlatSegment, b: &FlatSegment) -> FlatSegment {
-        let mut keys = Vec::with_capacity(a.keys.len() + b.keys.len());
+        let mut copy = Copier::with_capacity(a.keys.len() + b.keys.len());
         let (mut x, mut y) = (a.keys.as_slice(), b.keys.as_slice());
         while let (Some(kx), Some(ky)) = (x.first(), y.first()) {
             if kx <= ky {
-                keys.push(kx.clone());
+                copy.push(&kx.cell);
                 x = &x[1..];
             } else {
-                keys.push(ky.clone());
+                copy.push(&ky.cell);
                 y = &y[1..];
             }
         }
-        keys.extend_from_slice(x);
-        keys.extend_from_slice(y);
-        FlatSegment { keys }
+        x.iter().chain(y).for_each(|k| copy.push(&k.cell));
+        copy.finish()
+    }
+
+    /// False only if the segment surely holds no cell of `row`.
+    pub fn may_contain_row(&self, row: &[u8]) -> bool {
+        self.rows.may_contain(row)
     }
 
     pub fn len(&self) -> usize {
@@ -98,6 +85,101 @@ impl FlatSegment {
             pos: self.keys.len(),
             read_point,
         }
+    }
+}
+
+/// Builds a flat segment from cells given in key order, copying their bytes one after another
+/// into chunks of its own.
+struct Copier {
+    chunks: Mslab,
+    keys: Vec<StoreKey>,
+    /// The hash of each distinct row, for the segment's row filter.
+    row_hashes: Vec<u64>,
+}
+
+impl Copier {
+    fn with_capacity(cells: usize) -> Copier {
+        Copier {
+            chunks: Mslab::default(),
+            keys: Vec::with_capacity(cells),
+            row_hashes: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, cell: &Cell) {
+        let (row, family, qualifier) = (cell.row(), cell.family(), cell.qualifier());
+        let bytes = self
+            .chunks
+            .copy_joined(&[row, family, qualifier, cell.value()]);
+        // The lengths are the cell's own, so the copy always fits; keeping the original cell
+        // would only lose locality.
+        let copy = Cell::from_buffer(
+            bytes,
+            row.len(),
+            family.len(),
+            qualifier.len(),
+            cell.timestamp,
+            cell.cell_type,
+        )
+        .map_or_else(
+            || cell.clone(),
+            |c| c.with_seq_id(cell.seq_id).with_ttl_ms(cell.ttl_ms),
+        );
+        let new_row = self
+            .keys
+            .last()
+            .is_none_or(|last| !bytes_eq(last.cell.row(), row));
+        if new_row {
+            self.row_hashes.push(xxh3_64(row));
+        }
+        self.keys.push(StoreKey::new(copy));
+    }
+
+    fn finish(self) -> FlatSegment {
+        FlatSegment {
+            keys: self.keys,
+            rows: RowFilter::new(&self.row_hashes),
+        }
+    }
+}
+
+/// A blocked bloom filter over a segment's rows: each row sets three bits of one 64-bit word,
+/// so a lookup reads one word. With about twelve bits per row, a get skips the binary search
+/// of nearly every segment that does not hold its row.
+#[derive(Debug, Default)]
+struct RowFilter {
+    words: Vec<u64>,
+}
+
+impl RowFilter {
+    const BITS_PER_ROW: usize = 12;
+
+    fn new(hashes: &[u64]) -> RowFilter {
+        let words = (hashes.len() * Self::BITS_PER_ROW / 64)
+            .max(1)
+            .next_power_of_two();
+        let mut filter = RowFilter {
+            words: vec![0; words],
+        };
+        for &h in hashes {
+            let (word, mask) = filter.locate(h);
+            filter.words[word] |= mask;
+        }
+        filter
+    }
+
+    /// The word a hash falls in, and its three bits there (from disjoint bits of the hash).
+    #[inline]
+    fn locate(&self, h: u64) -> (usize, u64) {
+        let word = (h >> 32) as usize & (self.words.len() - 1);
+        let mask = (1 << (h & 63)) | (1 << ((h >> 6) & 63)) | (1 << ((h >> 12) & 63));
+        (word, mask)
+    }
+
+    /// False only if no cell of `row` is in the segment.
+    fn may_contain(&self, row: &[u8]) -> bool {
+        let (word, mask) = self.locate(xxh3_64(row));
+        self.words[word] & mask == mask
     }
 }
 
@@ -245,6 +327,15 @@ impl Segment {
         }
     }
 
+    /// False only if the segment surely holds no cell of `row` (a flat segment's row filter
+    /// says so; a list cannot tell).
+    pub fn may_contain_row(&self, row: &[u8]) -> bool {
+        match self {
+            Segment::List(_) => true,
+            Segment::Flat(flat) => flat.may_contain_row(row),
+        }
+    }
+
     /// Whether both are the same segment (not merely equal cells).
     pub fn is(&self, other: &Segment) -> bool {
         match (self, other) {
@@ -348,6 +439,23 @@ mod tests {
             .unwrap_or_default();
         }
         assert_eq!(walked, expected);
+    }
+
+    #[test]
+    fn the_row_filter_keeps_every_row_and_few_others() {
+        let m = MemStore::new();
+        for i in 0..5_000u64 {
+            m.insert(cell(format!("row{i:06}").as_bytes(), b"q", 1, i + 1));
+            m.insert(cell(format!("row{i:06}").as_bytes(), b"r", 1, i + 1));
+        }
+        let flat = FlatSegment::flatten(&m);
+        assert!((0..5_000).all(|i| flat.may_contain_row(format!("row{i:06}").as_bytes())));
+        let others = (5_000..25_000)
+            .filter(|i| flat.may_contain_row(format!("row{i:06}").as_bytes()))
+            .count();
+        assert!(others < 1_000, "{others} of 20,000 absent rows pass");
+        let empty = FlatSegment::flatten(&MemStore::new());
+        assert!(!empty.may_contain_row(b"row"));
     }
 
     #[test]

@@ -106,13 +106,19 @@ impl StoreView {
     ) -> Box<dyn CellCursor + 'a> {
         let files: Vec<&'a Arc<StoreFile>> =
             self.files.iter().filter(|f| filter.keeps(f)).collect();
-        if self.frozen.is_empty() && self.snapshot.is_none() && files.is_empty() {
+        // A Get's row is looked for only in segments whose row filter may hold it.
+        let segments: Vec<&'a Segment> = self
+            .frozen
+            .iter()
+            .chain(self.snapshot.iter().flatten())
+            .filter(|segment| filter.row.is_none_or(|row| segment.may_contain_row(row)))
+            .collect();
+        if segments.is_empty() && files.is_empty() {
             return Box::new(self.active.cursor(read_point, guard));
         }
         let mut sources: Vec<Box<dyn CellCursor + 'a>> =
             vec![Box::new(self.active.cursor(read_point, guard))];
-        let frozen = self.frozen.iter().chain(self.snapshot.iter().flatten());
-        sources.extend(frozen.map(|segment| segment.cursor(read_point, guard)));
+        sources.extend(segments.iter().map(|s| s.cursor(read_point, guard)));
         for file in files {
             sources.push(Box::new(StoreFileCursor::new(
                 file,
