@@ -96,6 +96,15 @@ impl FileFilter<'_> {
 }
 
 impl StoreView {
+    /// The active list and the frozen segments, newest first: what freezing the active list,
+    /// or taking a snapshot, keeps as segments.
+    fn memstore_segments(&self) -> Vec<Segment> {
+        let mut segments = Vec::with_capacity(self.frozen.len() + 1);
+        segments.push(Segment::List(Arc::clone(&self.active)));
+        segments.extend(self.frozen.iter().cloned());
+        segments
+    }
+
     /// A cursor over every source of the view that `filter` keeps, seeing cells up to
     /// `read_point`.
     pub fn cursor<'a>(
@@ -542,16 +551,11 @@ impl Store {
         {
             return false;
         }
-        self.publish(|v| {
-            let mut frozen = Vec::with_capacity(v.frozen.len() + 1);
-            frozen.push(Segment::List(Arc::clone(&v.active)));
-            frozen.extend(v.frozen.iter().cloned());
-            StoreView {
-                active: Arc::new(MemStore::new()),
-                frozen,
-                snapshot: v.snapshot.clone(),
-                files: v.files.clone(),
-            }
+        self.publish(|v| StoreView {
+            active: Arc::new(MemStore::new()),
+            frozen: v.memstore_segments(),
+            snapshot: v.snapshot.clone(),
+            files: v.files.clone(),
         });
         true
     }
@@ -662,16 +666,11 @@ impl Store {
         if (view.active.is_empty() && view.frozen.is_empty()) || view.snapshot.is_some() {
             return view.snapshot.is_some();
         }
-        self.publish(|v| {
-            let mut taken = Vec::with_capacity(v.frozen.len() + 1);
-            taken.push(Segment::List(Arc::clone(&v.active)));
-            taken.extend(v.frozen.iter().cloned());
-            StoreView {
-                active: Arc::new(MemStore::new()),
-                frozen: Vec::new(),
-                snapshot: Some(taken),
-                files: v.files.clone(),
-            }
+        self.publish(|v| StoreView {
+            active: Arc::new(MemStore::new()),
+            frozen: Vec::new(),
+            snapshot: Some(v.memstore_segments()),
+            files: v.files.clone(),
         });
         true
     }
