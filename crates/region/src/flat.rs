@@ -23,7 +23,7 @@ use crate::memstore::MemStore;
 use crate::mslab::Mslab;
 
 /// Cells held in key order in one array; immutable once built.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct FlatSegment {
     keys: Vec<StoreKey>,
     rows: RowFilter,
@@ -42,17 +42,11 @@ impl FlatSegment {
     /// they too lie in key order.
     pub fn merge(a: &FlatSegment, b: &FlatSegment) -> FlatSegment {
         let mut copy = Copier::with_capacity(a.keys.len() + b.keys.len());
-        let (mut x, mut y) = (a.keys.as_slice(), b.keys.as_slice());
-        while let (Some(kx), Some(ky)) = (x.first(), y.first()) {
-            if kx <= ky {
-                copy.push(&kx.cell);
-                x = &x[1..];
-            } else {
-                copy.push(&ky.cell);
-                y = &y[1..];
-            }
-        }
-        x.iter().chain(y).for_each(|k| copy.push(&k.cell));
+        let merged = merge_runs(vec![&a.keys, &b.keys], |cell| {
+            copy.push(cell);
+            Ok(())
+        });
+        debug_assert!(merged.is_ok(), "copying cannot fail");
         copy.finish()
     }
 
@@ -107,24 +101,17 @@ impl Copier {
     }
 
     fn push(&mut self, cell: &Cell) {
-        let (row, family, qualifier) = (cell.row(), cell.family(), cell.qualifier());
-        let bytes = self
+        let row = cell.row();
+        let coordinates = (row, cell.family(), cell.qualifier());
+        // The parts are the cell's own, so the copy always fits the format; keeping the
+        // original cell would only lose locality.
+        let copy = self
             .chunks
-            .copy_joined(&[row, family, qualifier, cell.value()]);
-        // The lengths are the cell's own, so the copy always fits; keeping the original cell
-        // would only lose locality.
-        let copy = Cell::from_buffer(
-            bytes,
-            row.len(),
-            family.len(),
-            qualifier.len(),
-            cell.timestamp,
-            cell.cell_type,
-        )
-        .map_or_else(
-            || cell.clone(),
-            |c| c.with_seq_id(cell.seq_id).with_ttl_ms(cell.ttl_ms),
-        );
+            .cell(coordinates, cell.timestamp, cell.cell_type, cell.value())
+            .map_or_else(
+                || cell.clone(),
+                |c| c.with_seq_id(cell.seq_id).with_ttl_ms(cell.ttl_ms),
+            );
         let new_row = self
             .keys
             .last()
@@ -145,8 +132,8 @@ impl Copier {
 
 /// A blocked bloom filter over a segment's rows: each row sets three bits of one 64-bit word,
 /// so a lookup reads one word. With about twelve bits per row, a get skips the binary search
-/// of nearly every segment that does not hold its row.
-#[derive(Debug, Default)]
+/// of nearly every segment that does not hold its row. It has at least one word.
+#[derive(Debug)]
 struct RowFilter {
     words: Vec<u64>,
 }
@@ -189,13 +176,17 @@ pub fn for_each_cell_in(
     segments: &[Arc<FlatSegment>],
     from: Option<&[u8]>,
     to: Option<&[u8]>,
-    mut f: impl FnMut(&Cell) -> Result<()>,
+    f: impl FnMut(&Cell) -> Result<()>,
 ) -> Result<()> {
-    let mut runs: Vec<&[StoreKey]> = segments
-        .iter()
-        .map(|s| s.rows_between(from, to))
-        .filter(|run| !run.is_empty())
-        .collect();
+    merge_runs(
+        segments.iter().map(|s| s.rows_between(from, to)).collect(),
+        f,
+    )
+}
+
+/// Calls `f` on the cells of `runs` (each in key order, no key in two) in key order.
+fn merge_runs(mut runs: Vec<&[StoreKey]>, mut f: impl FnMut(&Cell) -> Result<()>) -> Result<()> {
+    runs.retain(|run| !run.is_empty());
     while runs.len() > 1 {
         let mut least = 0;
         for i in 1..runs.len() {

@@ -8,6 +8,7 @@
 
 use std::sync::{Mutex, PoisonError};
 
+use basalt_common::{Cell, CellType};
 use bytes::{Bytes, BytesMut};
 
 /// Bytes per chunk (`hbase.hregion.memstore.mslab.chunksize`).
@@ -38,6 +39,27 @@ impl Mslab {
         }
         parts.iter().for_each(|p| chunk.extend_from_slice(p));
         chunk.split().freeze()
+    }
+
+    /// A cell of these coordinates and value, its bytes copied into the chunks in HBase's
+    /// KeyValue order; `None` if a part exceeds the format (row 65535 bytes, family 255,
+    /// qualifier 4 GiB).
+    pub fn cell(
+        &self,
+        (row, family, qualifier): (&[u8], &[u8], &[u8]),
+        timestamp: i64,
+        cell_type: CellType,
+        value: &[u8],
+    ) -> Option<Cell> {
+        let buf = self.copy_joined(&[row, family, qualifier, value]);
+        Cell::from_buffer(
+            buf,
+            row.len(),
+            family.len(),
+            qualifier.len(),
+            timestamp,
+            cell_type,
+        )
     }
 }
 

@@ -477,8 +477,8 @@ impl Region {
             budget.wait_for_room(&self.encoded_name, || self.memstore_bytes() >= block_at)?;
         }
         let freeze_at = self.config.in_memory_flush_size;
-        // Stores whose active memstore reached the in-memory flush size, a bit each.
-        let mut full_stores = 0u64;
+        // Whether an active memstore reached the in-memory flush size.
+        let mut any_full = false;
         {
             let _updating = self.updates.read().unwrap_or_else(PoisonError::into_inner);
             if self.closed.load(Ordering::Acquire) {
@@ -492,9 +492,7 @@ impl Region {
             }
             let size: usize = cells.iter().map(|(_, c)| MemStore::accounted_size(c)).sum();
             for (store, cell) in cells {
-                if self.stores[store].insert(cell.with_seq_id(seq_id)) >= freeze_at {
-                    full_stores |= 1 << store.min(63);
-                }
+                any_full |= self.stores[store].insert(cell.with_seq_id(seq_id)) >= freeze_at;
             }
             self.unflushed.fetch_add(size, Ordering::Relaxed);
             if let Some(budget) = &self.config.budget {
@@ -502,25 +500,22 @@ impl Region {
             }
             self.mvcc.complete(seq_id);
         }
-        if full_stores != 0 {
-            self.freeze_full_stores(full_stores, freeze_at);
+        if any_full {
+            self.freeze_full_stores(freeze_at);
         }
         self.flush_if_full();
         Ok(())
     }
 
-    /// Freezes the active memstores of the stores marked in `stores` (a bit per store; the
-    /// last bit stands for all from the 64th on) that still hold `at` bytes or more, and has
-    /// them flattened in the background. Freezing holds the updates lock exclusively, so no
-    /// mutation is split between two segments.
-    fn freeze_full_stores(&self, stores: u64, at: usize) {
+    /// Freezes the active memstores that hold `at` bytes or more, and has them flattened in
+    /// the background. Freezing holds the updates lock exclusively, so no mutation is split
+    /// between two segments.
+    fn freeze_full_stores(&self, at: usize) {
         let frozen: Vec<&Store> = {
             let _no_updates = self.updates.write().unwrap_or_else(PoisonError::into_inner);
             self.stores
                 .iter()
-                .enumerate()
-                .filter(|(i, store)| stores & (1 << (*i).min(63)) != 0 && store.freeze(at))
-                .map(|(_, store)| store)
+                .filter(|store| store.freeze(at))
                 .collect()
         };
         for store in frozen {
@@ -1007,5 +1002,84 @@ impl Drop for Region {
         if let Some(budget) = &self.config.budget {
             budget.release(self.memstore_bytes());
         }
+    }
+}
+
+#[cfg(test)]
+mod in_memory_flush_tests {
+    use std::time::{Duration, Instant};
+
+    use basalt_common::{ColumnFamilyDescriptor, ManualClock};
+    use basalt_fs::MemFs;
+
+    use super::*;
+    use crate::flat::Segment;
+
+    fn row(i: u32) -> Bytes {
+        Bytes::from(format!("row{:08x}", i.wrapping_mul(0x9E37_79B9)))
+    }
+
+    /// Writes with a tiny in-memory flush size freeze, flatten and merge the memstore in the
+    /// background; every get and the scan read what was written, before and after a flush.
+    #[test]
+    fn frozen_flattened_and_merged_segments_read_back() {
+        let desc = TableDescriptor::named("t")
+            .unwrap()
+            .with_family(ColumnFamilyDescriptor::new("cf"));
+        let config = RegionConfig {
+            in_memory_flush_size: 16 * 1024,
+            ..RegionConfig::default()
+        };
+        let region = Region::open(
+            RegionInfo::whole_table(desc.name.clone(), 1),
+            desc,
+            Arc::new(ManualClock::new(1_000)),
+            config,
+            Arc::new(MemFs::new()),
+            Path::new("/r"),
+        )
+        .unwrap();
+        const ROWS: u32 = 3_000;
+        for i in 0..ROWS {
+            let put = Put::new(row(i)).add_column("cf", "q", Bytes::from(i.to_string()));
+            region.put(&put).unwrap();
+        }
+        // The last flatten runs on its own thread: wait (boundedly) until no list is left.
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let view = loop {
+            let view = region.stores()[0].view();
+            let lists = view
+                .frozen
+                .iter()
+                .filter(|s| matches!(s, Segment::List(_)))
+                .count();
+            if lists == 0 || Instant::now() > deadline {
+                break view;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        // About a hundred freezes of 16 KiB: flat segments only, merged down to a few.
+        assert!(!view.frozen.is_empty(), "nothing was frozen");
+        assert!(view.frozen.iter().all(|s| matches!(s, Segment::Flat(_))));
+        assert!(view.frozen.len() <= 7, "{} segments", view.frozen.len());
+        let check = |when: &str| {
+            for i in (0..ROWS).step_by(7) {
+                let got = region.get(&Get::new(row(i))).unwrap();
+                assert_eq!(got.cells.len(), 1, "{when}: row {i}");
+                assert_eq!(got.cells[0].value(), i.to_string().as_bytes(), "{when}");
+            }
+            let rows: Vec<Bytes> = region
+                .scan(&Scan::new())
+                .unwrap()
+                .map(|r| r.unwrap().row)
+                .collect();
+            let mut want: Vec<Bytes> = (0..ROWS).map(row).collect();
+            want.sort();
+            assert_eq!(rows, want, "{when}");
+        };
+        check("in memory");
+        region.flush().unwrap();
+        assert!(region.stores()[0].view().frozen.is_empty());
+        check("flushed");
     }
 }

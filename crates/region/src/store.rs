@@ -512,22 +512,15 @@ impl Store {
         cell_type: CellType,
         value: &[u8],
     ) -> Result<Cell> {
-        let family = &self.family.name;
-        let buf = self.mslab.copy_joined(&[row, family, qualifier, value]);
-        Cell::from_buffer(
-            buf,
-            row.len(),
-            family.len(),
-            qualifier.len(),
-            timestamp,
-            cell_type,
-        )
-        .ok_or_else(|| {
-            Error::InvalidArgument(format!(
-                "cell of row {} does not fit the KeyValue format",
-                BinaryDisplay::new(row)
-            ))
-        })
+        let coordinates = (row, &self.family.name[..], qualifier);
+        self.mslab
+            .cell(coordinates, timestamp, cell_type, value)
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "cell of row {} does not fit the KeyValue format",
+                    BinaryDisplay::new(row)
+                ))
+            })
     }
 
     /// Adds a cell to the active memstore, and returns the active memstore's estimated bytes
