@@ -139,28 +139,31 @@ impl Codec {
 
 /// A whole framed block.
 pub fn encode(kind: BlockKind, codec: Codec, payload: &[u8]) -> std::io::Result<Vec<u8>> {
-    // Uncompressed payloads go into the frame without an intermediate copy.
-    let compressed;
-    let stored: &[u8] = if codec == Codec::None {
-        payload
-    } else {
-        compressed = codec.compress(payload)?;
-        &compressed
-    };
-    let too_big = || {
-        std::io::Error::other(format!(
-            "block payload of {} bytes is too large",
-            payload.len()
-        ))
-    };
-    let raw_len = u32::try_from(payload.len()).map_err(|_| too_big())?;
-    let stored_len = u32::try_from(stored.len()).map_err(|_| too_big())?;
-    let mut block = Vec::with_capacity(HEADER_LEN + stored.len() + CRC_LEN);
-    block.extend_from_slice(kind.magic());
-    block.push(codec as u8);
-    block.extend_from_slice(&raw_len.to_be_bytes());
-    block.extend_from_slice(&stored_len.to_be_bytes());
-    block.extend_from_slice(stored);
+    let mut block = Vec::with_capacity(HEADER_LEN + payload.len() + CRC_LEN);
+    block.resize(HEADER_LEN, 0);
+    block.extend_from_slice(payload);
+    frame(kind, codec, block)
+}
+
+/// Frames the payload that `block` holds after [`HEADER_LEN`] bytes of room for the header.
+/// An uncompressed payload is framed where it lies: the header is written into the room and
+/// the CRC appended, with no copy.
+pub fn frame(kind: BlockKind, codec: Codec, mut block: Vec<u8>) -> std::io::Result<Vec<u8>> {
+    debug_assert!(block.len() >= HEADER_LEN, "no room for the header");
+    let payload_len = block.len() - HEADER_LEN;
+    let too_big =
+        || std::io::Error::other(format!("block payload of {payload_len} bytes is too large"));
+    let raw_len = u32::try_from(payload_len).map_err(|_| too_big())?;
+    if codec != Codec::None {
+        let compressed = codec.compress(&block[HEADER_LEN..])?;
+        block.truncate(HEADER_LEN);
+        block.extend_from_slice(&compressed);
+    }
+    let stored_len = u32::try_from(block.len() - HEADER_LEN).map_err(|_| too_big())?;
+    block[..4].copy_from_slice(kind.magic());
+    block[4] = codec as u8;
+    block[5..9].copy_from_slice(&raw_len.to_be_bytes());
+    block[9..HEADER_LEN].copy_from_slice(&stored_len.to_be_bytes());
     let crc = crc32c::crc32c(&block);
     block.extend_from_slice(&crc.to_be_bytes());
     Ok(block)

@@ -3,6 +3,8 @@
 use basalt_common::{BloomType, Cell};
 use xxhash_rust::xxh3::xxh3_64;
 
+use crate::key::Step;
+
 const BITS_PER_KEY: usize = 10;
 const HASHES: u8 = 7;
 
@@ -56,7 +58,6 @@ fn probes(hash: u64, k: u8, m: Modulus) -> impl Iterator<Item = u64> {
 pub struct BloomBuilder {
     kind: BloomType,
     hashes: Vec<u64>,
-    last: Vec<u8>,
     scratch: Vec<u8>,
 }
 
@@ -66,37 +67,27 @@ impl BloomBuilder {
         matches!(kind, BloomType::Row | BloomType::RowCol).then(|| BloomBuilder {
             kind,
             hashes: Vec::new(),
-            last: Vec::new(),
             scratch: Vec::new(),
         })
     }
 
-    pub fn add(&mut self, cell: &Cell) {
-        // Cells arrive sorted, so repeats of a key are adjacent. A ROW key is the row itself,
-        // compared and hashed where it lies.
-        if self.kind == BloomType::Row {
-            let row = cell.row();
-            if self.hashes.is_empty() || row != &self.last[..] {
-                self.hashes.push(xxh3_64(row));
-                self.last.clear();
-                self.last.extend_from_slice(row);
+    /// Adds the key of `cell`, which stands `step` after the cell added before it: cells
+    /// arrive sorted, so a key repeats only within a row (ROW) or a column (ROWCOL).
+    pub fn add(&mut self, cell: &Cell, step: Step) {
+        match (self.kind, step) {
+            (BloomType::Row, Step::NewRow) => self.hashes.push(xxh3_64(cell.row())),
+            (BloomType::RowCol, Step::NewRow | Step::NewColumn) => {
+                bloom_key(self.kind, cell.row(), cell.qualifier(), &mut self.scratch);
+                self.hashes.push(xxh3_64(&self.scratch));
             }
-            return;
-        }
-        bloom_key(self.kind, cell.row(), cell.qualifier(), &mut self.scratch);
-        if self.hashes.is_empty() || self.scratch != self.last {
-            self.hashes.push(xxh3_64(&self.scratch));
-            std::mem::swap(&mut self.last, &mut self.scratch);
+            _ => {}
         }
     }
 
     /// Takes in the hashes of `later`, built over keys that follow this builder's. A key at
     /// the seam that both hold is hashed twice, which sets the same bits twice.
     pub fn append(&mut self, later: BloomBuilder) {
-        if !later.hashes.is_empty() {
-            self.hashes.extend(later.hashes);
-            self.last = later.last;
-        }
+        self.hashes.extend(later.hashes);
     }
 
     /// The block payload.
@@ -196,13 +187,10 @@ mod tests {
         for kind in [BloomType::Row, BloomType::RowCol] {
             let mut b = BloomBuilder::new(kind).unwrap();
             for i in 0..1_000 {
-                b.add(&Cell::put(
-                    format!("row{i:05}").as_bytes(),
-                    b"cf",
-                    b"q",
-                    1,
-                    b"",
-                ));
+                let cell = Cell::put(format!("row{i:05}").as_bytes(), b"cf", b"q", 1, b"");
+                b.add(&cell, Step::NewRow);
+                // Later versions of the same column add nothing.
+                b.add(&cell, Step::SameColumn);
             }
             let f = BloomFilter::decode(&b.finish()).unwrap();
             assert_eq!(f.bit_count(), (1_000 * BITS_PER_KEY) as u64);
@@ -252,7 +240,10 @@ mod tests {
         let mut b = BloomBuilder::new(BloomType::Row).unwrap();
         let rows: Vec<String> = (0..500).map(|i| format!("user{i:07}")).collect();
         for row in &rows {
-            b.add(&Cell::put(row.as_bytes(), b"cf", b"q", 1, b""));
+            b.add(
+                &Cell::put(row.as_bytes(), b"cf", b"q", 1, b""),
+                Step::NewRow,
+            );
         }
         let payload = b.finish();
         let m = 500 * BITS_PER_KEY as u64;

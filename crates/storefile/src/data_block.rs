@@ -3,7 +3,8 @@
 
 use basalt_common::{Bytes, Cell};
 
-use crate::key::{decode_key, encode_key};
+use crate::block::{self, BlockKind, Codec, HEADER_LEN};
+use crate::key::{self, Step, decode_key, encode_key};
 use crate::varint;
 
 /// Every this many cells, a key is stored whole.
@@ -35,14 +36,32 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
         .count()
 }
 
-/// Accumulates the cells of one data block.
-#[derive(Debug, Default)]
+/// Accumulates the cells of one data block, in the buffer that becomes its frame. It checks
+/// that every key follows the one before, across blocks.
+#[derive(Debug)]
 pub struct DataBlockBuilder {
+    /// Room for the frame's header, then the records.
     buf: Vec<u8>,
     restarts: Vec<u32>,
+    /// The encoded key and sequence id of the last cell added, kept when a block is
+    /// finished; `None` before the first.
+    last: Option<u64>,
     last_key: Vec<u8>,
     key: Vec<u8>,
     count: usize,
+}
+
+impl Default for DataBlockBuilder {
+    fn default() -> Self {
+        DataBlockBuilder {
+            buf: vec![0; HEADER_LEN],
+            restarts: Vec::new(),
+            last: None,
+            last_key: Vec::new(),
+            key: Vec::new(),
+            count: 0,
+        }
+    }
 }
 
 impl DataBlockBuilder {
@@ -52,17 +71,31 @@ impl DataBlockBuilder {
 
     /// Payload bytes so far, restart array included.
     pub fn size(&self) -> usize {
-        self.buf.len() + 4 * (self.restarts.len() + 1)
+        self.buf.len() - HEADER_LEN + 4 * (self.restarts.len() + 1)
     }
 
-    pub fn add(&mut self, cell: &Cell) {
+    /// Adds `cell`, which must be of the same family as every cell before it, if its key
+    /// follows the last one added; says where it stands. A cell whose key does not follow
+    /// ([`Step::NotAfter`]) is not added.
+    pub fn add(&mut self, cell: &Cell) -> Step {
         self.key.clear();
         encode_key(cell, &mut self.key);
+        let (step, shared) = match self.last {
+            None => (Step::NewRow, 0),
+            Some(last_seq) => {
+                let shared = common_prefix(&self.last_key, &self.key);
+                let step = key::step(&self.last_key, last_seq, &self.key, cell.seq_id, shared);
+                (step, shared)
+            }
+        };
+        if step == Step::NotAfter {
+            return step;
+        }
         let shared = if self.count.is_multiple_of(RESTART_INTERVAL) {
-            self.restarts.push(self.buf.len() as u32);
+            self.restarts.push((self.buf.len() - HEADER_LEN) as u32);
             0
         } else {
-            common_prefix(&self.last_key, &self.key)
+            shared
         };
         let value = cell.value();
         varint::put(&mut self.buf, shared as u64);
@@ -77,22 +110,39 @@ impl DataBlockBuilder {
             varint::put(&mut self.buf, ttl);
         }
         std::mem::swap(&mut self.last_key, &mut self.key);
+        self.last = Some(cell.seq_id);
         self.count += 1;
+        step
     }
 
-    /// The finished payload; the builder is empty again afterwards.
-    pub fn finish(&mut self) -> Vec<u8> {
-        // The next block starts with room for a whole one: no regrowing from empty.
-        let capacity = self.buf.capacity();
-        let mut out = std::mem::replace(&mut self.buf, Vec::with_capacity(capacity));
-        for r in &self.restarts {
-            out.extend_from_slice(&r.to_be_bytes());
+    /// The encoded key and sequence id of the last cell added.
+    pub fn last_key(&self) -> Option<(&[u8], u64)> {
+        self.last.map(|seq| (&self.last_key[..], seq))
+    }
+
+    /// Takes `later`'s last key as this builder's, if it has one: its cells were written
+    /// after this builder's.
+    pub fn continue_after(&mut self, later: &mut DataBlockBuilder) {
+        if later.last.is_some() {
+            std::mem::swap(&mut self.last_key, &mut later.last_key);
+            self.last = later.last;
         }
-        out.extend_from_slice(&(self.restarts.len() as u32).to_be_bytes());
+    }
+
+    /// The finished block, framed with `codec`; the builder is empty again afterwards.
+    pub fn finish(&mut self, codec: Codec) -> std::io::Result<Vec<u8>> {
+        for r in &self.restarts {
+            self.buf.extend_from_slice(&r.to_be_bytes());
+        }
+        self.buf
+            .extend_from_slice(&(self.restarts.len() as u32).to_be_bytes());
+        // The next block starts with room for a whole one: no regrowing from empty.
+        let mut next = Vec::with_capacity(self.buf.capacity());
+        next.resize(HEADER_LEN, 0);
+        let payload = std::mem::replace(&mut self.buf, next);
         self.restarts.clear();
-        self.last_key.clear();
         self.count = 0;
-        out
+        block::frame(BlockKind::Data, codec, payload)
     }
 }
 
@@ -354,39 +404,64 @@ mod tests {
     #[test]
     fn round_trips_with_prefixes_and_restarts() {
         let mut b = DataBlockBuilder::default();
-        let cells: Vec<Cell> = (0..40)
-            .map(|i| {
-                Cell::new(
-                    format!("row{:03}", i / 3).as_bytes(),
-                    b"cf",
-                    format!("q{i}").as_bytes(),
-                    100 - i,
-                    CellType::Put,
-                    format!("value{i}").as_bytes(),
-                )
-                .with_seq_id(i as u64)
-                .with_ttl_ms((i % 5 == 0).then_some(1_000))
-            })
-            .collect();
-        for c in &cells {
-            b.add(c);
+        let cells = |block: usize| -> Vec<Cell> {
+            (0..40)
+                .map(|i| {
+                    Cell::new(
+                        format!("row{block}{:03}", i / 3).as_bytes(),
+                        b"cf",
+                        format!("q{i:02}").as_bytes(),
+                        100 - i,
+                        CellType::Put,
+                        format!("value{i}").as_bytes(),
+                    )
+                    .with_seq_id(i as u64)
+                    .with_ttl_ms((i % 5 == 0).then_some(1_000))
+                })
+                .collect()
+        };
+        // Twice: the second block is built in the buffer the first one left, and its keys
+        // must follow the first block's.
+        for (block, codec) in [Codec::None, Codec::Lz4].into_iter().enumerate() {
+            let cells = cells(block);
+            for (i, c) in cells.iter().enumerate() {
+                let expected = match i % 3 {
+                    0 => Step::NewRow,
+                    _ => Step::NewColumn,
+                };
+                assert_eq!(b.add(c), expected, "{c}");
+                assert_eq!(b.add(c), Step::NotAfter, "{c} again");
+            }
+            let framed = b.finish(codec).unwrap();
+            assert!(b.is_empty());
+            assert_eq!(
+                b.add(&cells[0]),
+                Step::NotAfter,
+                "a key of the finished block"
+            );
+            let payload = block::decode(BlockKind::Data, &framed).unwrap();
+            assert_eq!(decode(&payload).unwrap(), cells, "{codec:?}");
         }
-        let payload = b.finish();
-        assert!(b.is_empty());
-        assert_eq!(decode(&payload).unwrap(), cells);
     }
 
     #[test]
     fn truncation_is_an_error_not_a_panic() {
         let mut b = DataBlockBuilder::default();
         for i in 0..20 {
-            b.add(&Cell::put(b"r", b"cf", format!("{i}").as_bytes(), 1, b"v"));
+            b.add(&Cell::put(
+                b"r",
+                b"cf",
+                format!("{i:02}").as_bytes(),
+                1,
+                b"v",
+            ));
         }
-        let payload = b.finish();
+        let framed = b.finish(Codec::None).unwrap();
+        let payload = block::decode(BlockKind::Data, &framed).unwrap();
         for len in 0..payload.len() {
             let _ = decode(&payload[..len]);
         }
-        let mut bad = payload.clone();
+        let mut bad = payload.to_vec();
         bad[0] = 5; // the first record claims to share bytes of a key before it
         assert!(decode(&bad).is_err());
     }

@@ -26,6 +26,71 @@ pub fn encode_index_key(cell: &Cell) -> Vec<u8> {
     out
 }
 
+/// How a stored cell's key stands after the previous one in store order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// The first key, or one of a row after the previous key's.
+    NewRow,
+    /// The same row, a later column.
+    NewColumn,
+    /// The same column: an older version, or a lower type or sequence id.
+    SameColumn,
+    /// Not after the previous key: out of order, or the same key again.
+    NotAfter,
+}
+
+/// Where encoded key `b` (with its sequence id) stands after encoded key `a`, both of the
+/// same family and made by [`encode_key`], given `shared`, the length of their common
+/// prefix. A difference within rows or qualifiers of equal length is decided by the byte
+/// at `shared`, without comparing the slices again.
+pub fn step(a: &[u8], a_seq: u64, b: &[u8], b_seq: u64, shared: usize) -> Step {
+    use std::cmp::Ordering::{Equal, Greater, Less};
+    let row_len = |k: &[u8]| usize::from(u16::from_be_bytes([k[0], k[1]]));
+    let (row_a, row_b) = (row_len(a), row_len(b));
+    let rows = if row_a != row_b {
+        a[2..2 + row_a].cmp(&b[2..2 + row_b])
+    } else if shared < 2 + row_a {
+        a[shared].cmp(&b[shared])
+    } else {
+        Equal
+    };
+    match rows {
+        Less => return Step::NewRow,
+        Greater => return Step::NotAfter,
+        Equal => {}
+    }
+    // Same row and family: the qualifiers start at the same offset and end 9 bytes
+    // (timestamp, type) before the key does.
+    let at = 3 + row_a + usize::from(a[2 + row_a]);
+    let (end_a, end_b) = (a.len() - 9, b.len() - 9);
+    let common = (end_a - at).min(end_b - at);
+    let columns = if shared < at + common {
+        a[shared].cmp(&b[shared])
+    } else {
+        end_a.cmp(&end_b)
+    };
+    match columns {
+        Less => return Step::NewColumn,
+        Greater => return Step::NotAfter,
+        Equal => {}
+    }
+    let stamp = |k: &[u8], end: usize| {
+        let mut ts = [0u8; 8];
+        ts.copy_from_slice(&k[end..end + 8]);
+        i64::from_be_bytes(ts)
+    };
+    // Newer timestamps, higher types and higher sequence ids come first.
+    let version = stamp(b, end_b)
+        .cmp(&stamp(a, end_a))
+        .then_with(|| b[b.len() - 1].cmp(&a[a.len() - 1]))
+        .then_with(|| b_seq.cmp(&a_seq));
+    if version == Less {
+        Step::SameColumn
+    } else {
+        Step::NotAfter
+    }
+}
+
 /// The parts of an encoded key.
 #[derive(Debug)]
 pub struct KeyParts<'a> {
@@ -97,6 +162,44 @@ pub fn decode_index_key(key: &[u8]) -> Result<Cell, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// Rows and qualifiers over a tiny alphabet, so that equal, prefix and differing ones
+    /// all turn up.
+    fn arb_cell() -> impl Strategy<Value = Cell> {
+        let part = proptest::collection::vec(prop_oneof![Just(b'a'), Just(b'b')], 0..4);
+        let kind = prop_oneof![
+            Just(CellType::Put),
+            Just(CellType::Delete),
+            Just(CellType::DeleteColumn),
+            Just(CellType::DeleteFamily)
+        ];
+        (part.clone(), part, -2i64..2, kind, 0u64..3).prop_map(|(row, q, ts, t, seq)| {
+            Cell::new(&row, b"cf", &q, ts, t, b"").with_seq_id(seq)
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn step_agrees_with_store_order(a in arb_cell(), b in arb_cell()) {
+            let (mut ka, mut kb) = (Vec::new(), Vec::new());
+            encode_key(&a, &mut ka);
+            encode_key(&b, &mut kb);
+            let shared = ka.iter().zip(&kb).take_while(|(x, y)| x == y).count();
+            let expected = if basalt_common::cell::compare_in_store(&a, &b).is_lt() {
+                if a.row() != b.row() {
+                    Step::NewRow
+                } else if a.qualifier() != b.qualifier() {
+                    Step::NewColumn
+                } else {
+                    Step::SameColumn
+                }
+            } else {
+                Step::NotAfter
+            };
+            prop_assert_eq!(step(&ka, a.seq_id, &kb, b.seq_id, shared), expected);
+        }
+    }
 
     #[test]
     fn keys_round_trip() {

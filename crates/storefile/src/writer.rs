@@ -12,7 +12,7 @@ use crate::data_block::DataBlockBuilder;
 use crate::error::{Result, StoreFileError};
 use crate::index::{self, IndexEntry, MAX_INDEX_BLOCK};
 use crate::info::FileInfo;
-use crate::key::encode_index_key;
+use crate::key::{self, Step, decode_key, encode_index_key, encode_key};
 use crate::trailer::{MAJOR_VERSION, MINOR_VERSION, Trailer};
 
 /// How to write a store file; usually [`WriterOptions::for_family`].
@@ -67,71 +67,12 @@ struct DataEncoder {
     index: Vec<IndexEntry>,
     bloom: Option<BloomBuilder>,
     first: Option<Cell>,
-    /// The key of the last cell added, copied: holding the cell itself would cost two atomic
-    /// reference count updates per cell on buffers that other threads' cells share.
-    last: Option<LastKey>,
     min_timestamp: i64,
     max_timestamp: i64,
     max_seq_id: u64,
     cell_count: u64,
     delete_count: u64,
     delete_family_count: u64,
-}
-
-/// A stored cell's key, kept in buffers that are reused from cell to cell.
-#[derive(Debug)]
-struct LastKey {
-    row: Vec<u8>,
-    qualifier: Vec<u8>,
-    timestamp: i64,
-    cell_type: basalt_common::CellType,
-    seq_id: u64,
-}
-
-impl LastKey {
-    fn of(cell: &Cell) -> LastKey {
-        LastKey {
-            row: cell.row().to_vec(),
-            qualifier: cell.qualifier().to_vec(),
-            timestamp: cell.timestamp,
-            cell_type: cell.cell_type,
-            seq_id: cell.seq_id,
-        }
-    }
-
-    fn set(&mut self, cell: &Cell) {
-        self.row.clear();
-        self.row.extend_from_slice(cell.row());
-        self.qualifier.clear();
-        self.qualifier.extend_from_slice(cell.qualifier());
-        self.timestamp = cell.timestamp;
-        self.cell_type = cell.cell_type;
-        self.seq_id = cell.seq_id;
-    }
-
-    /// Whether `cell` sorts after this key: [`compare_in_store`] for two stored cells (neither
-    /// is a last-on-row seek key).
-    fn precedes(&self, cell: &Cell) -> bool {
-        let ord = self.row[..]
-            .cmp(cell.row())
-            .then_with(|| self.qualifier[..].cmp(cell.qualifier()))
-            .then_with(|| cell.timestamp.cmp(&self.timestamp))
-            .then_with(|| cell.cell_type.code().cmp(&self.cell_type.code()))
-            .then_with(|| cell.seq_id.cmp(&self.seq_id));
-        ord == std::cmp::Ordering::Less
-    }
-
-    fn to_cell(&self, family: &[u8]) -> Cell {
-        Cell::new(
-            &self.row,
-            family,
-            &self.qualifier,
-            self.timestamp,
-            self.cell_type,
-            b"",
-        )
-        .with_seq_id(self.seq_id)
-    }
 }
 
 impl DataEncoder {
@@ -146,7 +87,6 @@ impl DataEncoder {
             index: Vec::new(),
             bloom: BloomBuilder::new(opts.bloom),
             first: None,
-            last: None,
             min_timestamp: i64::MAX,
             max_timestamp: i64::MIN,
             max_seq_id: 0,
@@ -169,7 +109,7 @@ impl DataEncoder {
     }
 
     /// Adds the next cell; a block that reaches the block size goes to `sink`.
-    fn append(&mut self, cell: &Cell, sink: &mut impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
+    fn append(&mut self, cell: &Cell, sink: &mut impl FnMut(Vec<u8>) -> Result<()>) -> Result<()> {
         if cell.family() != &self.opts.family[..] {
             return Err(self.invalid(format!(
                 "cell {cell} is not of family {:?}",
@@ -181,18 +121,15 @@ impl DataEncoder {
         {
             return Err(self.invalid(format!("cell {cell} is a seek key, not a stored cell")));
         }
-        if let Some(last) = &self.last
-            && !last.precedes(cell)
-        {
-            let last = last.to_cell(&self.opts.family);
-            return Err(self.invalid(format!("cells out of order: {cell} after {last}")));
+        let step = self.block.add(cell);
+        if step == Step::NotAfter {
+            return Err(self.out_of_order(cell));
         }
-        if self.block.is_empty() {
+        if self.block_first_key.is_empty() {
             self.block_first_key = encode_index_key(cell);
         }
-        self.block.add(cell);
         if let Some(bloom) = &mut self.bloom {
-            bloom.add(cell);
+            bloom.add(cell, step);
         }
         self.min_timestamp = self.min_timestamp.min(cell.timestamp);
         self.max_timestamp = self.max_timestamp.max(cell.timestamp);
@@ -207,50 +144,71 @@ impl DataEncoder {
         if self.first.is_none() {
             self.first = Some(cell.clone());
         }
-        match &mut self.last {
-            Some(last) => last.set(cell),
-            None => self.last = Some(LastKey::of(cell)),
-        }
         if self.block.size() >= self.opts.block_size {
             self.flush_block(sink)?;
         }
         Ok(())
     }
 
-    /// Fails unless `next` (if any) sorts after every cell added so far.
-    fn check_follows(&self, next: Option<&Cell>) -> Result<()> {
-        match (&self.last, next) {
-            (Some(last), Some(next)) if !last.precedes(next) => {
-                let last = last.to_cell(&self.opts.family);
-                Err(self.invalid(format!("cells out of order: {next} after {last}")))
-            }
-            _ => Ok(()),
+    /// The last cell added (with an empty value).
+    fn last(&self) -> Option<Cell> {
+        let (key, seq) = self.block.last_key()?;
+        let parts = decode_key(key).ok()?;
+        Some(
+            Cell::new(
+                parts.row,
+                parts.family,
+                parts.qualifier,
+                parts.timestamp,
+                parts.cell_type,
+                b"",
+            )
+            .with_seq_id(seq),
+        )
+    }
+
+    fn out_of_order(&self, cell: &Cell) -> StoreFileError {
+        match self.last() {
+            Some(last) => self.invalid(format!("cells out of order: {cell} after {last}")),
+            None => self.invalid(format!("cell {cell} does not follow the cells before it")),
         }
     }
 
-    /// Frames `payload` as a block and hands it to `sink`; returns its offset and size.
+    /// Fails unless `next` (if any) sorts after every cell added so far.
+    fn check_follows(&self, next: Option<&Cell>) -> Result<()> {
+        let (Some((last, last_seq)), Some(next)) = (self.block.last_key(), next) else {
+            return Ok(());
+        };
+        let mut key = Vec::new();
+        encode_key(next, &mut key);
+        let shared = last.iter().zip(&key).take_while(|(a, b)| a == b).count();
+        if key::step(last, last_seq, &key, next.seq_id, shared) == Step::NotAfter {
+            return Err(self.out_of_order(next));
+        }
+        Ok(())
+    }
+
+    /// Hands a framed block to `sink`; returns its offset and size.
     fn emit(
         &mut self,
-        kind: BlockKind,
-        codec: Codec,
-        payload: &[u8],
-        sink: &mut impl FnMut(&[u8]) -> Result<()>,
+        framed: std::io::Result<Vec<u8>>,
+        sink: &mut impl FnMut(Vec<u8>) -> Result<()>,
     ) -> Result<(u64, u64)> {
-        let framed = block::encode(kind, codec, payload)
-            .map_err(|e| self.invalid(format!("encoding a block: {e}")))?;
-        sink(&framed)?;
+        let framed = framed.map_err(|e| self.invalid(format!("encoding a block: {e}")))?;
+        let size = framed.len() as u64;
+        sink(framed)?;
         let at = self.written;
-        self.written += framed.len() as u64;
-        Ok((at, framed.len() as u64))
+        self.written += size;
+        Ok((at, size))
     }
 
     /// Closes the open data block, if it holds any cell.
-    fn flush_block(&mut self, sink: &mut impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
+    fn flush_block(&mut self, sink: &mut impl FnMut(Vec<u8>) -> Result<()>) -> Result<()> {
         if self.block.is_empty() {
             return Ok(());
         }
-        let payload = self.block.finish();
-        let (offset, size) = self.emit(BlockKind::Data, self.codec, &payload, sink)?;
+        let framed = self.block.finish(self.codec);
+        let (offset, size) = self.emit(framed, sink)?;
         let key = std::mem::take(&mut self.block_first_key);
         self.index.push(IndexEntry { key, offset, size });
         Ok(())
@@ -258,8 +216,10 @@ impl DataEncoder {
 
     /// Takes in `later`, whose blocks were just handed to the sink after this encoder's (the
     /// caller checked with [`DataEncoder::check_follows`] that its cells follow): its index
-    /// entries move by this encoder's length, and its statistics join these.
-    fn absorb(&mut self, later: DataEncoder) {
+    /// entries move by this encoder's length, and its statistics join these. Both have
+    /// closed their open blocks.
+    fn absorb(&mut self, mut later: DataEncoder) {
+        self.block.continue_after(&mut later.block);
         let base = self.written;
         self.index
             .extend(later.index.into_iter().map(|e| IndexEntry {
@@ -273,9 +233,6 @@ impl DataEncoder {
         if self.first.is_none() {
             self.first = later.first;
         }
-        if later.last.is_some() {
-            self.last = later.last;
-        }
         self.min_timestamp = self.min_timestamp.min(later.min_timestamp);
         self.max_timestamp = self.max_timestamp.max(later.max_timestamp);
         self.max_seq_id = self.max_seq_id.max(later.max_seq_id);
@@ -285,17 +242,17 @@ impl DataEncoder {
     }
 }
 
-/// A sink that keeps blocks in memory.
-fn into_memory(bytes: &mut Vec<u8>) -> impl FnMut(&[u8]) -> Result<()> + '_ {
-    |framed: &[u8]| {
-        bytes.extend_from_slice(framed);
+/// A sink that keeps blocks in memory, each in the buffer it was framed in.
+fn into_memory(blocks: &mut Vec<Vec<u8>>) -> impl FnMut(Vec<u8>) -> Result<()> + '_ {
+    |framed: Vec<u8>| {
+        blocks.push(framed);
         Ok(())
     }
 }
 
 /// A sink that appends blocks to the file.
-fn into_file(out: &mut Box<dyn WritableFile>) -> impl FnMut(&[u8]) -> Result<()> + '_ {
-    |framed: &[u8]| Ok(out.append(framed)?)
+fn into_file(out: &mut Box<dyn WritableFile>) -> impl FnMut(Vec<u8>) -> Result<()> + '_ {
+    |framed: Vec<u8>| Ok(out.append(&framed)?)
 }
 
 /// A stretch of a store file's cells encoded apart from the file, on another thread: its
@@ -304,14 +261,15 @@ fn into_file(out: &mut Box<dyn WritableFile>) -> impl FnMut(&[u8]) -> Result<()>
 /// several cores at once.
 pub struct StoreFilePart {
     encoder: DataEncoder,
-    bytes: Vec<u8>,
+    /// Framed data blocks, in order.
+    blocks: Vec<Vec<u8>>,
 }
 
 impl std::fmt::Debug for StoreFilePart {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("StoreFilePart")
             .field("cells", &self.encoder.cell_count)
-            .field("bytes", &self.bytes.len())
+            .field("bytes", &self.encoder.written)
             .finish()
     }
 }
@@ -320,13 +278,14 @@ impl StoreFilePart {
     fn empty(encoder: DataEncoder) -> StoreFilePart {
         StoreFilePart {
             encoder,
-            bytes: Vec::new(),
+            blocks: Vec::new(),
         }
     }
 
     /// Adds the part's next cell: the same checks as [`StoreFileWriter::append`].
     pub fn append(&mut self, cell: &Cell) -> Result<()> {
-        self.encoder.append(cell, &mut into_memory(&mut self.bytes))
+        self.encoder
+            .append(cell, &mut into_memory(&mut self.blocks))
     }
 
     /// An empty part for cells of the same file: the same options as this one.
@@ -404,18 +363,22 @@ impl StoreFileWriter {
             return Ok(());
         }
         part.encoder
-            .flush_block(&mut into_memory(&mut part.bytes))?;
+            .flush_block(&mut into_memory(&mut part.blocks))?;
         self.encoder.flush_block(&mut into_file(&mut self.out))?;
         // Checked before a byte of the part is written.
         self.encoder.check_follows(part.encoder.first.as_ref())?;
-        self.out.append(&part.bytes)?;
+        for block in &part.blocks {
+            self.out.append(block)?;
+        }
         self.encoder.absorb(part.encoder);
         Ok(())
     }
 
     fn write_block(&mut self, kind: BlockKind, codec: Codec, payload: &[u8]) -> Result<(u64, u64)> {
-        self.encoder
-            .emit(kind, codec, payload, &mut into_file(&mut self.out))
+        self.encoder.emit(
+            block::encode(kind, codec, payload),
+            &mut into_file(&mut self.out),
+        )
     }
 
     /// Writes the index, bloom, file info and trailer, syncs, renames the file into place and
@@ -423,8 +386,7 @@ impl StoreFileWriter {
     pub fn finish(mut self) -> Result<FileInfo> {
         self.encoder.flush_block(&mut into_file(&mut self.out))?;
         let e = &self.encoder;
-        let last = e.last.as_ref().map(|k| k.to_cell(&e.opts.family));
-        let (Some(first), Some(last)) = (e.first.clone(), last) else {
+        let (Some(first), Some(last)) = (e.first.clone(), e.last()) else {
             return Err(self.invalid("a store file needs at least one cell".into()));
         };
         let (bloom_offset, bloom_size) = match e.bloom.as_ref().map(BloomBuilder::finish) {
