@@ -90,20 +90,55 @@ impl BloomBuilder {
         self.hashes.extend(later.hashes);
     }
 
-    /// The block payload.
+    /// The block payload. A large filter's bits are set by two threads, each over half the
+    /// keys: a flush's file has one key per row, and this runs after its last cell.
     pub fn finish(&self) -> Vec<u8> {
+        /// Fewer keys than this are not worth a thread.
+        const PARALLEL_KEYS: usize = 1 << 16;
         // The block stores the bit count in 32 bits.
         let m = u32::try_from((self.hashes.len() * BITS_PER_KEY).max(64)).unwrap_or(u32::MAX);
-        let mut bits = vec![0u8; m.div_ceil(8) as usize];
         let modulus = Modulus::new(m);
-        for &h in &self.hashes {
-            for bit in probes(h, HASHES, modulus) {
-                bits[(bit / 8) as usize] |= 1 << (bit % 8);
+        let set = |hashes: &[u64], bits: &mut [u8]| {
+            for &h in hashes {
+                for bit in probes(h, HASHES, modulus) {
+                    bits[(bit / 8) as usize] |= 1 << (bit % 8);
+                }
             }
-        }
+        };
         let mut out = vec![if self.kind == BloomType::RowCol { 2 } else { 1 }, HASHES];
         out.extend_from_slice(&m.to_be_bytes());
-        out.extend_from_slice(&bits);
+        let header = out.len();
+        out.resize(header + m.div_ceil(8) as usize, 0);
+        let bits = &mut out[header..];
+        let len = bits.len();
+        let (mine, theirs) = self.hashes.split_at(self.hashes.len() / 2);
+        let helped = self.hashes.len() >= PARALLEL_KEYS
+            && std::thread::scope(|scope| {
+                let helper = std::thread::Builder::new()
+                    .name("bloom-bits".into())
+                    .spawn_scoped(scope, || {
+                        let mut more = vec![0u8; len];
+                        set(theirs, &mut more);
+                        more
+                    });
+                set(mine, bits);
+                // No thread (or a panic in it): the caller sets the rest.
+                let Ok(Ok(more)) = helper.map(|h| h.join()) else {
+                    return false;
+                };
+                for (b, m) in bits.iter_mut().zip(&more) {
+                    *b |= m;
+                }
+                true
+            });
+        if !helped {
+            let from = if self.hashes.len() >= PARALLEL_KEYS {
+                mine.len()
+            } else {
+                0
+            };
+            set(&self.hashes[from..], bits);
+        }
         out
     }
 }
@@ -234,30 +269,33 @@ mod tests {
         }
     }
 
-    /// The block's bits are the documented `(h1 + i * h2) mod m`, computed here with `%`.
+    /// The block's bits are the documented `(h1 + i * h2) mod m`, computed here with `%`: for
+    /// a small filter, and for one large enough that two threads set its bits.
     #[test]
     fn the_bits_follow_the_format() {
-        let mut b = BloomBuilder::new(BloomType::Row).unwrap();
-        let rows: Vec<String> = (0..500).map(|i| format!("user{i:07}")).collect();
-        for row in &rows {
-            b.add(
-                &Cell::put(row.as_bytes(), b"cf", b"q", 1, b""),
-                Step::NewRow,
-            );
-        }
-        let payload = b.finish();
-        let m = 500 * BITS_PER_KEY as u64;
-        let mut bits = vec![0u8; m.div_ceil(8) as usize];
-        for row in &rows {
-            let hash = xxh3_64(row.as_bytes());
-            let (h1, h2) = (hash as u32, (hash >> 32) as u32);
-            for i in 0..u32::from(HASHES) {
-                let bit = u64::from(h1.wrapping_add(i.wrapping_mul(h2))) % m;
-                bits[(bit / 8) as usize] |= 1 << (bit % 8);
+        for n in [500, 70_000] {
+            let mut b = BloomBuilder::new(BloomType::Row).unwrap();
+            let rows: Vec<String> = (0..n).map(|i| format!("user{i:07}")).collect();
+            for row in &rows {
+                b.add(
+                    &Cell::put(row.as_bytes(), b"cf", b"q", 1, b""),
+                    Step::NewRow,
+                );
             }
+            let payload = b.finish();
+            let m = (n * BITS_PER_KEY) as u64;
+            let mut bits = vec![0u8; m.div_ceil(8) as usize];
+            for row in &rows {
+                let hash = xxh3_64(row.as_bytes());
+                let (h1, h2) = (hash as u32, (hash >> 32) as u32);
+                for i in 0..u32::from(HASHES) {
+                    let bit = u64::from(h1.wrapping_add(i.wrapping_mul(h2))) % m;
+                    bits[(bit / 8) as usize] |= 1 << (bit % 8);
+                }
+            }
+            assert_eq!(&payload[..2], &[1, HASHES]);
+            assert_eq!(&payload[2..6], &(m as u32).to_be_bytes());
+            assert!(payload[6..] == bits[..], "{n} keys");
         }
-        assert_eq!(&payload[..2], &[1, HASHES]);
-        assert_eq!(&payload[2..6], &(m as u32).to_be_bytes());
-        assert_eq!(&payload[6..], &bits[..]);
     }
 }
