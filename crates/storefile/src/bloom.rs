@@ -111,34 +111,32 @@ impl BloomBuilder {
         out.resize(header + m.div_ceil(8) as usize, 0);
         let bits = &mut out[header..];
         let len = bits.len();
-        let (mine, theirs) = self.hashes.split_at(self.hashes.len() / 2);
-        let helped = self.hashes.len() >= PARALLEL_KEYS
-            && std::thread::scope(|scope| {
-                let helper = std::thread::Builder::new()
-                    .name("bloom-bits".into())
-                    .spawn_scoped(scope, || {
-                        let mut more = vec![0u8; len];
-                        set(theirs, &mut more);
-                        more
-                    });
-                set(mine, bits);
-                // No thread (or a panic in it): the caller sets the rest.
-                let Ok(Ok(more)) = helper.map(|h| h.join()) else {
-                    return false;
-                };
-                for (b, m) in bits.iter_mut().zip(&more) {
-                    *b |= m;
-                }
-                true
-            });
-        if !helped {
-            let from = if self.hashes.len() >= PARALLEL_KEYS {
-                mine.len()
-            } else {
-                0
-            };
-            set(&self.hashes[from..], bits);
-        }
+        let half = if self.hashes.len() >= PARALLEL_KEYS {
+            self.hashes.len() / 2
+        } else {
+            self.hashes.len()
+        };
+        let (mine, theirs) = self.hashes.split_at(half);
+        std::thread::scope(|scope| {
+            let helper = (!theirs.is_empty())
+                .then(|| {
+                    std::thread::Builder::new()
+                        .name("bloom-bits".into())
+                        .spawn_scoped(scope, || {
+                            let mut more = vec![0u8; len];
+                            set(theirs, &mut more);
+                            more
+                        })
+                        .ok()
+                })
+                .flatten();
+            set(mine, bits);
+            // Without a helper (none started, or it panicked), this thread sets the rest.
+            match helper.and_then(|h| h.join().ok()) {
+                Some(more) => bits.iter_mut().zip(&more).for_each(|(b, m)| *b |= m),
+                None => set(theirs, bits),
+            }
+        });
         out
     }
 }

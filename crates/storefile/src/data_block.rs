@@ -43,10 +43,12 @@ pub struct DataBlockBuilder {
     /// Room for the frame's header, then the records.
     buf: Vec<u8>,
     restarts: Vec<u32>,
-    /// The encoded key and sequence id of the last cell added, kept when a block is
-    /// finished; `None` before the first.
+    /// The sequence id of the last cell added (kept when a block is finished); `None`
+    /// before the first.
     last: Option<u64>,
+    /// The encoded key of the last cell added.
     last_key: Vec<u8>,
+    /// Scratch for the key of the cell being added.
     key: Vec<u8>,
     count: usize,
 }
@@ -80,14 +82,7 @@ impl DataBlockBuilder {
     pub fn add(&mut self, cell: &Cell) -> Step {
         self.key.clear();
         encode_key(cell, &mut self.key);
-        let (step, shared) = match self.last {
-            None => (Step::NewRow, 0),
-            Some(last_seq) => {
-                let shared = common_prefix(&self.last_key, &self.key);
-                let step = key::step(&self.last_key, last_seq, &self.key, cell.seq_id, shared);
-                (step, shared)
-            }
-        };
+        let (step, shared) = self.after_last(&self.key, cell.seq_id);
         if step == Step::NotAfter {
             return step;
         }
@@ -115,9 +110,33 @@ impl DataBlockBuilder {
         step
     }
 
-    /// The encoded key and sequence id of the last cell added.
-    pub fn last_key(&self) -> Option<(&[u8], u64)> {
-        self.last.map(|seq| (&self.last_key[..], seq))
+    /// Where encoded key `key` with sequence id `seq` stands after the last cell added, and
+    /// the length of the prefix the two keys share.
+    fn after_last(&self, key: &[u8], seq: u64) -> (Step, usize) {
+        match self.last {
+            None => (Step::NewRow, 0),
+            Some(last_seq) => {
+                let shared = common_prefix(&self.last_key, key);
+                (
+                    key::step(&self.last_key, last_seq, key, seq, shared),
+                    shared,
+                )
+            }
+        }
+    }
+
+    /// Whether `cell` (of the same family) sorts after every cell added so far.
+    pub fn follows(&self, cell: &Cell) -> bool {
+        let mut key = Vec::new();
+        encode_key(cell, &mut key);
+        self.after_last(&key, cell.seq_id).0 != Step::NotAfter
+    }
+
+    /// The last cell added (with an empty value).
+    pub fn last_cell(&self) -> Option<Cell> {
+        let seq = self.last?;
+        // The key was encoded here from a valid cell.
+        key::key_cell(&self.last_key, seq).ok()
     }
 
     /// Takes `later`'s last key as this builder's, if it has one: its cells were written

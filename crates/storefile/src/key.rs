@@ -144,9 +144,14 @@ pub fn decode_index_key(key: &[u8]) -> Result<Cell, String> {
         return Err("index key shorter than its sequence id".into());
     }
     let (cell_key, seq) = key.split_at(key.len() - 8);
-    let parts = decode_key(cell_key)?;
     let mut seq_bytes = [0u8; 8];
     seq_bytes.copy_from_slice(seq);
+    key_cell(cell_key, u64::from_be_bytes(seq_bytes))
+}
+
+/// The cell (empty value) of an encoded key and its sequence id.
+pub fn key_cell(key: &[u8], seq_id: u64) -> Result<Cell, String> {
+    let parts = decode_key(key)?;
     let cell = Cell::from_buffer(
         Bytes::from([parts.row, parts.family, parts.qualifier].concat()),
         parts.row.len(),
@@ -155,8 +160,8 @@ pub fn decode_index_key(key: &[u8]) -> Result<Cell, String> {
         parts.timestamp,
         parts.cell_type,
     )
-    .ok_or("index key parts do not fit a cell")?;
-    Ok(cell.with_seq_id(u64::from_be_bytes(seq_bytes)))
+    .ok_or("key parts do not fit a cell")?;
+    Ok(cell.with_seq_id(seq_id))
 }
 
 #[cfg(test)]

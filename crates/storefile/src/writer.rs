@@ -12,7 +12,7 @@ use crate::data_block::DataBlockBuilder;
 use crate::error::{Result, StoreFileError};
 use crate::index::{self, IndexEntry, MAX_INDEX_BLOCK};
 use crate::info::FileInfo;
-use crate::key::{self, Step, decode_key, encode_index_key, encode_key};
+use crate::key::{Step, encode_index_key};
 use crate::trailer::{MAJOR_VERSION, MINOR_VERSION, Trailer};
 
 /// How to write a store file; usually [`WriterOptions::for_family`].
@@ -121,11 +121,12 @@ impl DataEncoder {
         {
             return Err(self.invalid(format!("cell {cell} is a seek key, not a stored cell")));
         }
+        let starts_block = self.block.is_empty();
         let step = self.block.add(cell);
         if step == Step::NotAfter {
             return Err(self.out_of_order(cell));
         }
-        if self.block_first_key.is_empty() {
+        if starts_block {
             self.block_first_key = encode_index_key(cell);
         }
         if let Some(bloom) = &mut self.bloom {
@@ -150,25 +151,8 @@ impl DataEncoder {
         Ok(())
     }
 
-    /// The last cell added (with an empty value).
-    fn last(&self) -> Option<Cell> {
-        let (key, seq) = self.block.last_key()?;
-        let parts = decode_key(key).ok()?;
-        Some(
-            Cell::new(
-                parts.row,
-                parts.family,
-                parts.qualifier,
-                parts.timestamp,
-                parts.cell_type,
-                b"",
-            )
-            .with_seq_id(seq),
-        )
-    }
-
     fn out_of_order(&self, cell: &Cell) -> StoreFileError {
-        match self.last() {
+        match self.block.last_cell() {
             Some(last) => self.invalid(format!("cells out of order: {cell} after {last}")),
             None => self.invalid(format!("cell {cell} does not follow the cells before it")),
         }
@@ -176,16 +160,10 @@ impl DataEncoder {
 
     /// Fails unless `next` (if any) sorts after every cell added so far.
     fn check_follows(&self, next: Option<&Cell>) -> Result<()> {
-        let (Some((last, last_seq)), Some(next)) = (self.block.last_key(), next) else {
-            return Ok(());
-        };
-        let mut key = Vec::new();
-        encode_key(next, &mut key);
-        let shared = last.iter().zip(&key).take_while(|(a, b)| a == b).count();
-        if key::step(last, last_seq, &key, next.seq_id, shared) == Step::NotAfter {
-            return Err(self.out_of_order(next));
+        match next {
+            Some(next) if !self.block.follows(next) => Err(self.out_of_order(next)),
+            _ => Ok(()),
         }
-        Ok(())
     }
 
     /// Hands a framed block to `sink`; returns its offset and size.
@@ -386,7 +364,7 @@ impl StoreFileWriter {
     pub fn finish(mut self) -> Result<FileInfo> {
         self.encoder.flush_block(&mut into_file(&mut self.out))?;
         let e = &self.encoder;
-        let (Some(first), Some(last)) = (e.first.clone(), e.last()) else {
+        let (Some(first), Some(last)) = (e.first.clone(), e.block.last_cell()) else {
             return Err(self.invalid("a store file needs at least one cell".into()));
         };
         let (bloom_offset, bloom_size) = match e.bloom.as_ref().map(BloomBuilder::finish) {
