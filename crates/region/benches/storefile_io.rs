@@ -5,45 +5,17 @@
 use std::io::Write;
 use std::sync::Arc;
 
-use basalt_common::{ColumnFamilyDescriptor, Get, Put, Scan, SystemClock, TableDescriptor};
-use basalt_fs::{FileSystem, LocalFs};
-use basalt_region::{Region, RegionConfig};
-use basalt_storefile::BlockCache;
+use basalt_common::{Get, Put, Scan};
+use basalt_region::Region;
 use bytes::Bytes;
+
+#[path = "support/flush_data.rs"]
+mod flush_data;
+
+use flush_data::{FLUSH_BYTES, FLUSH_CELLS, VALUE, region, row};
 
 fn main() {
     divan::main();
-}
-
-const VALUE: &[u8] = &[b'v'; 100];
-/// Bytes written per flush and per disk-bandwidth sample.
-const FLUSH_BYTES: usize = 64 * 1024 * 1024;
-
-fn row(i: u64) -> Bytes {
-    let h = i.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(31);
-    Bytes::from(format!("user{h:020}"))
-}
-
-/// A region of one family with `block_size`-byte blocks (HBase's default is 64 KiB).
-fn region(dir: &std::path::Path, cache_bytes: u64, block_size: u32) -> Region {
-    let mut desc = TableDescriptor::named("bench")
-        .expect("name")
-        .with_family(ColumnFamilyDescriptor::new("cf").with_block_size(block_size));
-    desc.memstore_flushsize = 4 * 1024 * 1024 * 1024;
-    let config = RegionConfig {
-        block_cache: Some(Arc::new(BlockCache::new(cache_bytes))),
-        ..RegionConfig::default()
-    };
-    let fs: Arc<dyn FileSystem> = Arc::new(LocalFs);
-    Region::open(
-        basalt_common::RegionInfo::whole_table(desc.name.clone(), 1),
-        desc,
-        Arc::new(SystemClock),
-        config,
-        fs,
-        dir,
-    )
-    .expect("region")
 }
 
 /// The disk's sequential write bandwidth: 64 MiB through a buffered file, then fsync.
@@ -70,13 +42,11 @@ fn disk_sequential_write(bencher: divan::Bencher<'_, '_>) {
 fn flush_64mib(bencher: divan::Bencher<'_, '_>) {
     let dir = tempfile::tempdir().expect("temp dir");
     let region = region(dir.path(), 64 << 20, 64 * 1024);
-    let cell_bytes = 24 + 2 + 1 + 9 + 12 + VALUE.len();
-    let cells = (FLUSH_BYTES / cell_bytes) as u64;
     let mut next = 0u64;
     bencher
         .counter(divan::counter::BytesCount::new(FLUSH_BYTES))
         .with_inputs(|| {
-            for _ in 0..cells {
+            for _ in 0..FLUSH_CELLS {
                 region
                     .put(&Put::new(row(next)).add_column("cf", "q", Bytes::from_static(VALUE)))
                     .expect("put");

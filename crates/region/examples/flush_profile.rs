@@ -1,5 +1,5 @@
-//! Profiles a region's flush alone: fills a memstore with about 64 MiB of one-cell rows (the
-//! `flush_64mib` benchmark's data), flushes it, and repeats, printing each flush's time. With
+//! Profiles a region's flush alone: fills a memstore with the `flush_64mib` benchmark's data
+//! (about 64 MiB of one-cell rows), flushes it, and repeats, printing each flush's time. With
 //! `PERF_CTL` naming a perf control FIFO, it enables perf only around each flush:
 //!
 //! ```text
@@ -11,22 +11,15 @@
 //! `ROUNDS` sets the number of flushes (default 5). Data goes to a temporary directory.
 
 use std::io::Write;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use basalt_common::{ColumnFamilyDescriptor, Put, RegionInfo, SystemClock, TableDescriptor};
-use basalt_fs::{FileSystem, LocalFs};
-use basalt_region::{Region, RegionConfig};
-use basalt_storefile::BlockCache;
+use basalt_common::Put;
 use bytes::Bytes;
 
-/// Bytes of keys and values per flush.
-const FLUSH_BYTES: usize = 64 * 1024 * 1024;
+#[path = "../benches/support/flush_data.rs"]
+mod flush_data;
 
-fn row(i: u64) -> Bytes {
-    let h = i.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(31);
-    Bytes::from(format!("user{h:020}"))
-}
+use flush_data::{FLUSH_BYTES, FLUSH_CELLS, VALUE, region, row};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut perf = match std::env::var_os("PERF_CTL") {
@@ -38,21 +31,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Err(_) => 5,
     };
     let dir = tempfile::tempdir()?;
-    let mut desc = TableDescriptor::named("profile")?
-        .with_family(ColumnFamilyDescriptor::new("cf").with_block_size(64 * 1024));
-    desc.memstore_flushsize = 4 * 1024 * 1024 * 1024;
-    let config = RegionConfig {
-        block_cache: Some(Arc::new(BlockCache::new(64 << 20))),
-        ..RegionConfig::default()
-    };
-    let fs: Arc<dyn FileSystem> = Arc::new(LocalFs);
-    let info = RegionInfo::whole_table(desc.name.clone(), 1);
-    let region = Region::open(info, desc, Arc::new(SystemClock), config, fs, dir.path())?;
-    let value = Bytes::from_static(&[b'v'; 100]);
-    let cells = FLUSH_BYTES / (24 + 2 + 1 + 9 + 12 + value.len());
+    let region = region(dir.path(), 64 << 20, 64 * 1024);
+    let value = Bytes::from_static(VALUE);
     let mut next = 0u64;
     for _ in 0..rounds {
-        for _ in 0..cells {
+        for _ in 0..FLUSH_CELLS {
             region.put(&Put::new(row(next)).add_column("cf", "q", value.clone()))?;
             next += 1;
         }
@@ -68,7 +51,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             ctl.write_all(b"disable\n")?;
         }
         let rate = FLUSH_BYTES as f64 / took.as_secs_f64() / 1e6;
-        println!("flush of {cells} cells: {took:.1?}, {rate:.0} MB/s");
+        println!("flush of {FLUSH_CELLS} cells: {took:.1?}, {rate:.0} MB/s");
     }
     Ok(())
 }
