@@ -20,6 +20,9 @@
 //!   `flush` (where the file system allows, [`LocalFs`] writes through a memory mapping of
 //!   reserved disk). Until the writer is dropped, and after a crash, the file may be longer
 //!   than what was appended, with zeros after the last append.
+//! - [`FileSystem::create_bulk`] makes a file like `create` does, for files written once and
+//!   not read before they are synced (store files). [`LocalFs`] writes them with direct I/O,
+//!   around the page cache, where the file system allows.
 //! - [`FileSystem::open`] fixes a readable file's length: bytes appended later are not seen.
 //!   [`ReadableFile::read_at`] returns exactly the bytes asked for, or an error naming the file
 //!   and offset when the file is shorter; it never returns fewer bytes silently.
@@ -32,6 +35,7 @@
 //!   [`FsError::Locked`] if another holder has it (in this or another process, for [`LocalFs`]);
 //!   dropping the returned guard releases it.
 
+mod direct;
 mod error;
 mod faulty;
 mod local;
@@ -61,6 +65,14 @@ pub trait FileSystem: Send + Sync + Debug {
     /// [`FileSystem::create`]; by default it is `create`.
     fn create_log(&self, path: &Path, capacity: u64) -> Result<Box<dyn WritableFile>> {
         let _ = capacity;
+        self.create(path)
+    }
+
+    /// A new, empty file that is written once, front to back, mostly in large appends, and
+    /// read only once it is synced (a store file); fails if `path` exists. It keeps the
+    /// contract of [`FileSystem::create`]; an implementation may write it around its cache
+    /// ([`LocalFs`] uses direct I/O). By default it is `create`.
+    fn create_bulk(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
         self.create(path)
     }
 

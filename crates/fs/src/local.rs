@@ -9,8 +9,8 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use crate::error::{FsError, Result};
-use crate::mapped;
 use crate::{FileLock, FileSystem, ReadableFile, WritableFile};
+use crate::{direct, mapped};
 
 /// Buffer size of writable files: appends smaller than this reach the OS in batches.
 const WRITE_BUFFER: usize = 64 * 1024;
@@ -31,6 +31,13 @@ impl FileSystem for LocalFs {
             .open(path)
             .map_err(|e| FsError::io("create", path, e))?;
         Ok(Box::new(LocalWritable::new(path, file)))
+    }
+
+    fn create_bulk(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
+        match direct::create(path)? {
+            Some(direct) => Ok(Box::new(direct)),
+            None => self.create(path),
+        }
     }
 
     fn create_log(&self, path: &Path, capacity: u64) -> Result<Box<dyn WritableFile>> {

@@ -4,7 +4,7 @@
 //! SYNC_WAL put was the largest single cost of an acknowledged write (BENCHMARKS.md).
 //!
 //! It also holds [`start_writeback`], the system call a buffered file uses to start writing
-//! its pages early.
+//! its pages early, and [`stop_direct_io`], which `direct` falls back on.
 //!
 //! This is the workspace's one module with `unsafe` code: mapping a file is unsafe because
 //! another handle could truncate or rewrite it under the mapping. Here the file is created
@@ -40,6 +40,20 @@ pub(crate) fn start_writeback(file: &File, from: u64, len: u64) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = (file, from, len);
+}
+
+/// Turns `O_DIRECT` off for `file`, for a file system that accepted it when the file was
+/// opened but refuses a direct write (the writes then go through the page cache).
+pub(crate) fn stop_direct_io(file: &File) -> std::io::Result<()> {
+    let fd = file.as_raw_fd();
+    // SAFETY: `fcntl` with F_GETFL / F_SETFL reads and sets a descriptor's flags; the
+    // descriptor is owned by `file` for both calls and no memory is passed.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    // SAFETY: as above.
+    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_DIRECT) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// Pages are made writable (`MADV_POPULATE_WRITE`) this far ahead of the last append, one

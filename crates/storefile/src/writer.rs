@@ -309,7 +309,7 @@ impl StoreFileWriter {
             return Err(invalid("block size must be positive".into()));
         }
         let tmp_path = temporary_path(path);
-        let out = fs.create(&tmp_path)?;
+        let out = fs.create_bulk(&tmp_path)?;
         Ok(StoreFileWriter {
             fs,
             path: path.to_owned(),

@@ -1,0 +1,340 @@
+//! Bulk files on the local disk written around the page cache (`O_DIRECT`): store files,
+//! which a flush or a compaction writes once, front to back, and nothing reads until they are
+//! finished. A buffered `write(2)` of such a file spends most of its system time in the page
+//! cache (allocating pages, the file system's per-page bookkeeping, the copy), on the same
+//! CPUs that encode the file (BENCHMARKS.md, "The store file encoder"); a direct write hands
+//! whole aligned chunks to the device.
+//!
+//! Appends fill a [`CHUNK`]-byte buffer aligned to [`ALIGN`]; a full one goes to a thread of
+//! its own that writes it at its (aligned) offset while the appender fills the next, with at
+//! most [`IN_FLIGHT`] chunks queued. `flush` and `sync` write the partly filled chunk padded
+//! with zeros to the alignment and then cut the file back to the bytes appended, so a later
+//! append rewrites that last block from the buffer, which still holds it.
+//!
+//! Where the file system refuses `O_DIRECT` (when opening, or a write fails with `EINVAL`),
+//! the same code writes through the page cache instead.
+
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, SyncSender, channel, sync_channel};
+use std::thread::JoinHandle;
+
+use crate::WritableFile;
+use crate::error::{FsError, Result};
+
+/// Offsets, lengths and buffer addresses of direct writes are multiples of this: the largest
+/// logical block size in common use.
+const ALIGN: usize = 4096;
+
+/// Bytes per write. 1 MiB writes measured as fast as 4 MiB ones with `dd oflag=direct`.
+const CHUNK: usize = 1 << 20;
+
+/// Full chunks queued for the writing thread at most; an append that fills one more waits.
+/// Eight let a flush's encoding run ahead while the device is slow for a moment: with three,
+/// a 64 MiB flush took 85 ms at its median instead of 78 (BENCHMARKS.md).
+const IN_FLIGHT: usize = 8;
+
+/// A [`CHUNK`]-byte buffer starting at an [`ALIGN`]ed address (an over-allocated vector and
+/// an offset into it), the bytes appended into it so far at its front.
+struct Chunk {
+    mem: Vec<u8>,
+    start: usize,
+    filled: usize,
+}
+
+impl Chunk {
+    fn new() -> Chunk {
+        let mem = vec![0u8; CHUNK + ALIGN];
+        // For a byte pointer `align_offset` always succeeds, and is below ALIGN.
+        let start = mem.as_ptr().align_offset(ALIGN).min(ALIGN);
+        Chunk {
+            mem,
+            start,
+            filled: 0,
+        }
+    }
+
+    /// Copies as much of `data` as fits; returns how much that was.
+    fn push(&mut self, data: &[u8]) -> usize {
+        let n = data.len().min(CHUNK - self.filled);
+        let at = self.start + self.filled;
+        self.mem[at..at + n].copy_from_slice(&data[..n]);
+        self.filled += n;
+        n
+    }
+
+    fn is_full(&self) -> bool {
+        self.filled == CHUNK
+    }
+
+    /// The filled bytes, zero-padded to a multiple of [`ALIGN`].
+    fn padded(&mut self) -> &[u8] {
+        let len = self.filled.next_multiple_of(ALIGN);
+        let (from, to) = (self.start + self.filled, self.start + len);
+        self.mem[from..to].fill(0);
+        &self.mem[self.start..to]
+    }
+}
+
+/// Writes `bytes` at `offset`; if the file system refuses the direct write, turns direct
+/// I/O off for the file and writes through the page cache.
+fn write_at(file: &File, bytes: &[u8], offset: u64) -> io::Result<()> {
+    match file.write_all_at(bytes, offset) {
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
+            crate::mapped::stop_direct_io(file)?;
+            file.write_all_at(bytes, offset)
+        }
+        other => other,
+    }
+}
+
+/// The thread writing full chunks, and the channels to it.
+struct Writer {
+    submit: Option<SyncSender<(Chunk, u64)>>,
+    done: Receiver<io::Result<Chunk>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Writer {
+    fn spawn(file: &Arc<File>) -> io::Result<Writer> {
+        let (submit, queue) = sync_channel::<(Chunk, u64)>(IN_FLIGHT);
+        let (report, done) = channel();
+        let file = Arc::clone(file);
+        let thread = std::thread::Builder::new()
+            .name("direct-write".into())
+            .spawn(move || {
+                for (mut chunk, offset) in queue {
+                    let written = write_at(&file, chunk.padded(), offset).map(|()| chunk);
+                    if report.send(written).is_err() {
+                        return;
+                    }
+                }
+            })?;
+        Ok(Writer {
+            submit: Some(submit),
+            done,
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for Writer {
+    fn drop(&mut self) {
+        drop(self.submit.take());
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// A local file written with direct I/O; see the module documentation.
+pub(crate) struct DirectWritable {
+    path: PathBuf,
+    file: Arc<File>,
+    /// The chunk being filled; its first byte belongs at `chunk_at` in the file.
+    chunk: Chunk,
+    chunk_at: u64,
+    len: u64,
+    /// Started when the first chunk fills: a small file is written by `sync` alone.
+    writer: Option<Writer>,
+    spare: Vec<Chunk>,
+    in_flight: usize,
+    /// Where the file is longer than `len`: a padded last block was written.
+    padded: bool,
+}
+
+impl std::fmt::Debug for DirectWritable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DirectWritable")
+            .field("path", &self.path)
+            .field("len", &self.len)
+            .field("in_flight", &self.in_flight)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Creates `path` (which must not exist) for direct writes. `Ok(None)`: the file system
+/// refuses `O_DIRECT`, and nothing was created.
+pub(crate) fn create(path: &Path) -> Result<Option<DirectWritable>> {
+    let file = match OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_DIRECT)
+        .open(path)
+    {
+        Ok(file) => file,
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => return Ok(None),
+        Err(e) => return Err(FsError::io("create", path, e)),
+    };
+    Ok(Some(DirectWritable {
+        path: path.to_owned(),
+        file: Arc::new(file),
+        chunk: Chunk::new(),
+        chunk_at: 0,
+        len: 0,
+        writer: None,
+        spare: Vec::new(),
+        in_flight: 0,
+        padded: false,
+    }))
+}
+
+impl DirectWritable {
+    fn error(&self, what: &'static str, e: io::Error) -> FsError {
+        FsError::io(what, &self.path, e)
+    }
+
+    /// Waits for the writing thread to finish one chunk, and takes it back.
+    fn reap(&mut self) -> Result<Chunk> {
+        let gone = || io::Error::other("the writing thread is gone");
+        let done = match &self.writer {
+            Some(w) => w.done.recv().unwrap_or_else(|_| Err(gone())),
+            None => Err(gone()),
+        };
+        self.in_flight -= 1;
+        let mut chunk = done.map_err(|e| self.error("write", e))?;
+        chunk.filled = 0;
+        Ok(chunk)
+    }
+
+    /// Hands the full chunk to the writing thread (started on first use; where no thread
+    /// can be started, writes it here), and starts filling another.
+    fn send_full(&mut self) -> Result<()> {
+        if self.writer.is_none() {
+            self.writer = Writer::spawn(&self.file).ok();
+        }
+        let next = match self.spare.pop() {
+            Some(chunk) => chunk,
+            None if self.in_flight < IN_FLIGHT => Chunk::new(),
+            None => self.reap()?,
+        };
+        let mut full = std::mem::replace(&mut self.chunk, next);
+        let at = self.chunk_at;
+        self.chunk_at += CHUNK as u64;
+        self.padded = false;
+        let queued = match self.writer.as_ref().and_then(|w| w.submit.as_ref()) {
+            Some(submit) => submit.send((full, at)).map_err(|e| e.0),
+            None => Err((full, at)),
+        };
+        match queued {
+            Ok(()) => self.in_flight += 1,
+            Err((chunk, at)) => {
+                full = chunk;
+                write_at(&self.file, full.padded(), at).map_err(|e| self.error("write", e))?;
+                full.filled = 0;
+                self.spare.push(full);
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes everything appended: waits for the queued chunks, then writes the partly
+    /// filled one padded, and cuts the file back to the bytes appended.
+    fn write_out(&mut self) -> Result<()> {
+        while self.in_flight > 0 {
+            let chunk = self.reap()?;
+            self.spare.push(chunk);
+        }
+        if self.chunk.filled > 0 {
+            let at = self.chunk_at;
+            write_at(&self.file, self.chunk.padded(), at).map_err(|e| self.error("write", e))?;
+            self.padded = !self.chunk.filled.is_multiple_of(ALIGN);
+        }
+        if self.padded {
+            self.file
+                .set_len(self.len)
+                .map_err(|e| self.error("truncate", e))?;
+            self.padded = false;
+        }
+        Ok(())
+    }
+}
+
+impl WritableFile for DirectWritable {
+    fn append(&mut self, data: &[u8]) -> Result<()> {
+        let mut rest = data;
+        while !rest.is_empty() {
+            let n = self.chunk.push(rest);
+            rest = &rest[n..];
+            if self.chunk.is_full() {
+                self.send_full()?;
+            }
+        }
+        self.len += data.len() as u64;
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        self.write_out()
+    }
+
+    fn sync(&mut self) -> Result<()> {
+        self.write_out()?;
+        self.file.sync_data().map_err(|e| self.error("sync", e))
+    }
+
+    fn len(&self) -> u64 {
+        self.len
+    }
+}
+
+impl Drop for DirectWritable {
+    /// Writes what was appended, as a buffered file's drop does; an error is lost, as there.
+    fn drop(&mut self) {
+        let _ = self.write_out();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_start_aligned() {
+        for _ in 0..4 {
+            let chunk = Chunk::new();
+            assert_eq!((chunk.mem.as_ptr() as usize + chunk.start) % ALIGN, 0);
+            assert!(chunk.mem.len() - chunk.start >= CHUNK);
+        }
+    }
+
+    /// A direct write the file system refuses (here: an unaligned one) turns direct I/O off
+    /// and is written through the page cache.
+    #[test]
+    fn a_refused_direct_write_goes_through_the_page_cache() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .custom_flags(libc::O_DIRECT)
+            .open(&path)
+            .unwrap();
+        write_at(&file, b"unaligned", 3).unwrap();
+        drop(file);
+        assert_eq!(std::fs::read(&path).unwrap(), b"\0\0\0unaligned");
+    }
+
+    /// Many chunks queue for the writing thread; the file holds them in order, and the
+    /// writer's buffers are reused rather than grown without bound.
+    #[test]
+    fn a_file_of_many_chunks_is_written_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big");
+        let mut w = create(&path).unwrap().expect("ext4 or tmpfs take O_DIRECT");
+        let piece: Vec<u8> = (0..999_983u32).map(|i| (i % 251) as u8).collect();
+        for _ in 0..(3 * IN_FLIGHT) {
+            w.append(&piece).unwrap();
+        }
+        assert!(w.in_flight + w.spare.len() <= IN_FLIGHT);
+        w.sync().unwrap();
+        let len = w.len();
+        drop(w);
+        let back = std::fs::read(&path).unwrap();
+        assert_eq!(back.len() as u64, len);
+        assert!(back.chunks(piece.len()).all(|c| c == &piece[..]));
+    }
+}
