@@ -19,44 +19,51 @@ fn main() {
     divan::main();
 }
 
-/// The disk's sequential write bandwidth: 64 MiB through a buffered file, then fsync.
-#[divan::bench(sample_count = 5, sample_size = 1)]
-fn disk_sequential_write(bencher: divan::Bencher<'_, '_>) {
+/// Times `write_file`, which writes `FLUSH_BYTES` in 1 MiB pieces to a new file at the path
+/// it is given and syncs it.
+fn time_disk_write(
+    bencher: divan::Bencher<'_, '_>,
+    write_file: impl Fn(&std::path::Path, &[u8], usize),
+) {
     let dir = tempfile::tempdir().expect("temp dir");
-    let chunk = vec![7u8; 1 << 20];
+    let piece = vec![7u8; 1 << 20];
     let mut n = 0;
     bencher
         .counter(divan::counter::BytesCount::new(FLUSH_BYTES))
         .bench_local(|| {
             n += 1;
-            let file = std::fs::File::create(dir.path().join(format!("f{n}"))).expect("create");
-            let mut out = std::io::BufWriter::with_capacity(64 * 1024, file);
-            for _ in 0..FLUSH_BYTES / chunk.len() {
-                out.write_all(&chunk).expect("write");
-            }
-            out.into_inner().expect("flush").sync_data().expect("sync");
+            write_file(
+                &dir.path().join(format!("f{n}")),
+                &piece,
+                FLUSH_BYTES / piece.len(),
+            );
         });
+}
+
+/// The disk's sequential write bandwidth: 64 MiB through a buffered file, then fsync.
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn disk_sequential_write(bencher: divan::Bencher<'_, '_>) {
+    time_disk_write(bencher, |path, piece, pieces| {
+        let file = std::fs::File::create(path).expect("create");
+        let mut out = std::io::BufWriter::with_capacity(64 * 1024, file);
+        for _ in 0..pieces {
+            out.write_all(piece).expect("write");
+        }
+        out.into_inner().expect("flush").sync_data().expect("sync");
+    });
 }
 
 /// The disk's sequential write bandwidth around the page cache: 64 MiB in 1 MiB appends to a
 /// file from `LocalFs::create_bulk` (direct I/O, as store files are written), then sync.
 #[divan::bench(sample_count = 5, sample_size = 1)]
 fn disk_sequential_write_direct(bencher: divan::Bencher<'_, '_>) {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let chunk = vec![7u8; 1 << 20];
-    let mut n = 0;
-    bencher
-        .counter(divan::counter::BytesCount::new(FLUSH_BYTES))
-        .bench_local(|| {
-            n += 1;
-            let mut out = LocalFs
-                .create_bulk(&dir.path().join(format!("f{n}")))
-                .expect("create");
-            for _ in 0..FLUSH_BYTES / chunk.len() {
-                out.append(&chunk).expect("write");
-            }
-            out.sync().expect("sync");
-        });
+    time_disk_write(bencher, |path, piece, pieces| {
+        let mut out = LocalFs.create_bulk(path).expect("create");
+        for _ in 0..pieces {
+            out.append(piece).expect("write");
+        }
+        out.sync().expect("sync");
+    });
 }
 
 /// A flush of a memstore holding about 64 MiB of cells (key and value bytes), to local disk.
