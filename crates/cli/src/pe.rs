@@ -142,6 +142,10 @@ pub struct Args {
     /// calls multiplexed on it; by default each thread has its own.
     #[arg(long)]
     pub one_con: bool,
+    /// Native RPC: connections to the server that a connection's calls are spread over,
+    /// each call taking the next (HBase's `hbase.client.ipc.pool.size`).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub ipc_pool_size: u16,
     /// Remote mode: framed transport (the server's `--framed`).
     #[arg(long)]
     pub thrift_framed: bool,
@@ -652,6 +656,9 @@ fn open(args: &Args) -> Result<(Option<Connection>, Arc<dyn Backend>)> {
     }
     if args.families == 0 || args.columns == 0 {
         bail!("--families and --columns must be at least 1");
+    }
+    if args.rpc.is_none() && (args.one_con || args.ipc_pool_size != 1) {
+        bail!("--one-con and --ipc-pool-size are for the native RPC client: add --rpc HOST:PORT");
     }
     if let Some(addr) = args.thrift {
         if args.compare_rocksdb {

@@ -102,6 +102,19 @@ fn bad_options_are_named() {
     let (ok, _, err) = basalt(&["pe", "--in-memory", "fastWrite"]);
     assert!(!ok);
     assert!(err.contains("fastWrite"), "{err}");
+    let (ok, _, err) = basalt(&[
+        "pe",
+        "--in-memory",
+        "--ipc-pool-size",
+        "2",
+        "sequentialWrite",
+    ]);
+    assert!(
+        !ok && err.contains("--ipc-pool-size") && err.contains("--rpc"),
+        "{err}"
+    );
+    let (ok, _, err) = basalt(&["pe", "--ipc-pool-size", "0", "sequentialWrite"]);
+    assert!(!ok && err.contains("--ipc-pool-size"), "{err}");
 }
 
 #[test]
@@ -180,7 +193,7 @@ fn remote_modes_drive_a_running_server() {
     let server = Server::start();
     for (flag, address, table, one_con) in [
         ("--rpc", server.rpc.as_str(), "over_rpc", false),
-        // The threads' calls multiplexed on one connection.
+        // The threads' calls multiplexed on one shared connection.
         ("--rpc", server.rpc.as_str(), "over_one_rpc", true),
         // Puts written 16 at a time: Multi calls, split by region.
         ("--rpc", server.rpc.as_str(), "over_rpc_batched", false),
@@ -203,7 +216,8 @@ fn remote_modes_drive_a_running_server() {
             args.extend(["--presplit", "3"]);
         }
         if one_con {
-            args.push("--one-con");
+            // Over a pool of two connections, the threads dealt to them.
+            args.extend(["--one-con", "--ipc-pool-size", "2"]);
         }
         if table == "over_rpc_batched" {
             args.extend(["--batch", "16"]);

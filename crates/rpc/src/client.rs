@@ -3,18 +3,22 @@
 //! `hbase:meta`).
 //!
 //! Calls are multiplexed by call id. A caller queues its request frame; whoever finds no
-//! write under way writes every queued frame with one system call. Reading is done the same
-//! way: one waiting caller at a time reads the socket, hands each answer to the caller waiting
-//! on its id, and when its own arrives hands the reading on to another waiting caller. A lone
-//! caller thus reads its own answer without a thread switch, and many threads' calls share
-//! the socket's system calls (the server answers them with one write, see `server`).
+//! write under way writes every queued frame with one system call, after letting the other
+//! callers run for a moment when calls are waiting, so that frames queued meanwhile go too.
+//!
+//! While one thread at a time calls, it reads its own answer from the socket: no thread
+//! switch. Once calls overlap, the connection starts a thread of its own that reads every
+//! answer from then on and hands each to the caller waiting on its id (as HBase's client reads
+//! its connections on an event loop): one system call then reads the answers of all the calls
+//! the server answered together (it answers calls that arrived together with one write, see
+//! `server`), and no caller waits for another to hand over the reading.
 
 use std::collections::HashMap;
-use std::io::{self, BufReader, Write};
+use std::io::{self, BufRead, BufReader, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};
-use std::thread::Thread;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
+use std::thread::{JoinHandle, Thread};
 use std::time::{Duration, Instant};
 
 use prost::Message;
@@ -59,10 +63,13 @@ impl From<io::Error> for RpcError {
 /// The largest response accepted.
 const MAX_RESPONSE: usize = 1 << 30;
 
-/// One connection to one service. Calls take `&self`: threads share it.
+/// One connection to one service. Calls take `&self`: threads share it. Dropping it closes
+/// the connection (and ends its reading thread, if one started).
 #[derive(Debug)]
 pub struct RpcClient {
-    shared: Shared,
+    shared: Arc<Shared>,
+    /// The reading thread, once calls overlapped.
+    reader: Mutex<Option<JoinHandle<()>>>,
 }
 
 #[derive(Debug)]
@@ -71,8 +78,10 @@ struct Shared {
     socket: TcpStream,
     next_id: AtomicU32,
     out: Mutex<Outbox>,
-    /// Held by the caller reading answers.
+    /// Held by the caller reading answers, or for good by the reading thread.
     input: Mutex<BufReader<TcpStream>>,
+    /// Set once the reading thread is started: callers no longer read.
+    reading_thread: std::sync::atomic::AtomicBool,
     calls: Mutex<Calls>,
     /// How long a call waits for its answer, in nanoseconds; 0: forever.
     timeout_nanos: AtomicU64,
@@ -129,8 +138,8 @@ type Answer = (ResponseHeader, Option<Vec<u8>>);
 impl Shared {
     /// As the reader (holding `input`), reads answers and hands them to their callers until
     /// call `id`'s arrives (or was handed over before this caller began to read), or its
-    /// `deadline` passes between answers (None; the call no longer waits); then wakes another
-    /// waiting caller to read on.
+    /// `deadline` passes between answers (None; the call no longer waits). The caller starts
+    /// the reading thread afterwards if other calls wait.
     fn read_until(
         &self,
         id: u32,
@@ -174,14 +183,57 @@ impl Shared {
             }
         };
         drop(input);
-        let calls = lock(&self.calls);
-        if let Some(t) = calls.waiting.values().find_map(|s| match s {
-            Slot::Waiting(t) => Some(t),
-            Slot::Answered(_) => None,
-        }) {
-            t.unpark();
-        }
         Ok(mine)
+    }
+
+    /// The reading thread: reads every answer and hands it to the caller waiting on its id
+    /// (an answer to a call that stopped waiting is dropped) until the connection breaks or
+    /// is closed. A read that times out before an answer begins is no fault: it reads on,
+    /// and each waiting caller gives up at its own deadline.
+    fn read_answers(&self) {
+        let mut input = lock(&self.input);
+        loop {
+            match input.fill_buf() {
+                Ok([]) => {
+                    self.break_off("the server closed the connection".into());
+                    return;
+                }
+                Ok(_) => {}
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    continue;
+                }
+                Err(e) => {
+                    self.break_off(format!("reading answers: {e}"));
+                    return;
+                }
+            }
+            match read_response(&mut *input, MAX_RESPONSE) {
+                Ok((header, message)) => {
+                    let id = header.call_id.unwrap_or(0);
+                    let waiting = match lock(&self.calls).waiting.get_mut(&id) {
+                        Some(slot) => {
+                            match std::mem::replace(slot, Slot::Answered((header, message))) {
+                                Slot::Waiting(t) => Some(t),
+                                Slot::Answered(_) => None,
+                            }
+                        }
+                        None => None,
+                    };
+                    if let Some(t) = waiting {
+                        t.unpark();
+                    }
+                }
+                Err(e) => {
+                    self.break_off(RpcError::Frame(e).to_string());
+                    return;
+                }
+            }
+        }
     }
 
     /// Marks the connection broken and wakes every waiting caller.
@@ -206,8 +258,14 @@ impl Shared {
                 return Ok(());
             }
             out.writing = true;
+            out.queued.extend_from_slice(frame);
         }
-        let mut written = (&self.socket).write_all(frame);
+        // Other callers about to send (woken by answers that came together) queue their
+        // frames meanwhile, and this write takes them too.
+        if lock(&self.calls).waiting.len() > 1 {
+            std::thread::yield_now();
+        }
+        let mut written = Ok(());
         loop {
             let mut out = lock(&self.out);
             if let Err(e) = written {
@@ -224,6 +282,16 @@ impl Shared {
             }
             drop(out);
             written = (&self.socket).write_all(&batch);
+        }
+    }
+}
+
+impl Drop for RpcClient {
+    fn drop(&mut self) {
+        // Ends the reading thread's read.
+        let _ = self.shared.socket.shutdown(Shutdown::Both);
+        if let Some(reader) = lock(&self.reader).take() {
+            let _ = reader.join();
         }
     }
 }
@@ -259,19 +327,40 @@ impl RpcClient {
         }))?;
         let input = BufReader::with_capacity(64 * 1024, stream.try_clone()?);
         Ok(RpcClient {
-            shared: Shared {
+            shared: Arc::new(Shared {
                 socket: stream,
                 next_id: AtomicU32::new(0),
                 out: Mutex::new(Outbox::default()),
                 input: Mutex::new(input),
+                reading_thread: std::sync::atomic::AtomicBool::new(false),
                 calls: Mutex::new(Calls::default()),
                 timeout_nanos: AtomicU64::new(0),
-            },
+            }),
+            reader: Mutex::new(None),
         })
     }
 
+    /// Starts the reading thread unless it runs. Where no thread can be started, callers go
+    /// on reading for each other.
+    fn start_reading_thread(&self) {
+        let mut reader = lock(&self.reader);
+        if reader.is_some() {
+            return;
+        }
+        let shared = Arc::clone(&self.shared);
+        if let Ok(handle) = std::thread::Builder::new()
+            .name("rpc-client-reader".into())
+            .spawn(move || shared.read_answers())
+        {
+            *reader = Some(handle);
+            self.shared.reading_thread.store(true, Ordering::Release);
+        }
+    }
+
     /// How long a call may wait for its answer (and a request for the socket); None: forever.
-    /// A socket that stays silent that long while answers are awaited breaks the connection.
+    /// A call not answered in time fails. While callers read for themselves, a socket that
+    /// stays silent that long in the middle of a read breaks the connection; once the reading
+    /// thread runs, the connection stays open and a late answer is dropped.
     pub fn set_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
         self.shared.socket.set_write_timeout(timeout)?;
         self.shared.socket.set_read_timeout(timeout)?;
@@ -279,6 +368,12 @@ impl RpcClient {
         let nanos = timeout.map_or(0, |t| u64::try_from(t.as_nanos()).unwrap_or(u64::MAX));
         self.shared.timeout_nanos.store(nanos, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// Whether the connection's reading thread runs: it starts once calls overlap, and until
+    /// then each caller reads its own answer.
+    pub fn reads_on_a_thread(&self) -> bool {
+        self.shared.reading_thread.load(Ordering::Acquire)
     }
 
     /// Whether the connection broke (every call on it now fails).
@@ -314,7 +409,7 @@ impl RpcClient {
             nanos => Some(Instant::now() + Duration::from_nanos(nanos)),
         };
         let (header, message) = loop {
-            {
+            let alone = {
                 let mut calls = lock(&shared.calls);
                 if let Some(answer) = calls.take_answer(id) {
                     break answer;
@@ -331,15 +426,28 @@ impl RpcClient {
                         format!("no answer to {method} (call {id}) in time"),
                     ))));
                 }
+                calls.waiting.len() == 1
+            };
+            let threaded = shared.reading_thread.load(Ordering::Acquire);
+            if !threaded && !alone {
+                self.start_reading_thread();
             }
-            let input = match shared.input.try_lock() {
-                Ok(input) => Some(input),
-                Err(TryLockError::Poisoned(p)) => Some(p.into_inner()),
-                Err(TryLockError::WouldBlock) => None,
+            let input = if threaded {
+                None
+            } else {
+                match shared.input.try_lock() {
+                    Ok(input) => Some(input),
+                    Err(TryLockError::Poisoned(p)) => Some(p.into_inner()),
+                    Err(TryLockError::WouldBlock) => None,
+                }
             };
             match input {
                 Some(input) => {
-                    if let Some(answer) = shared.read_until(id, deadline, input)? {
+                    let answer = shared.read_until(id, deadline, input)?;
+                    if !lock(&shared.calls).waiting.is_empty() {
+                        self.start_reading_thread();
+                    }
+                    if let Some(answer) = answer {
                         break answer;
                     }
                 }

@@ -534,6 +534,7 @@ fn a_server_that_goes_away_fails_within_the_operation_timeout() {
         rpc_timeout: Duration::from_millis(500),
         pause: Duration::from_millis(50),
         max_pause: Duration::from_millis(200),
+        ..RemoteConfig::default()
     };
     let remote = RemoteConnection::connect(server.local_addr(), config).unwrap();
     let t = remote.table("t").unwrap();

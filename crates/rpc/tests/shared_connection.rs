@@ -59,6 +59,96 @@ fn threads_sharing_a_connection_each_get_their_own_answers() {
     server.shutdown();
 }
 
+/// With a pool of connections (HBase's `hbase.client.ipc.pool.size`), threads are dealt to
+/// them: every connection of the pool carries calls, and each thread still gets its own
+/// answers.
+#[test]
+fn threads_are_dealt_to_the_connections_of_a_pool() {
+    let served = engine();
+    let server = support::serve(&served);
+    let config = RemoteConfig {
+        pool_size: 3,
+        ..RemoteConfig::default()
+    };
+    let conn = RemoteConnection::connect(server.local_addr(), config).unwrap();
+    assert_eq!(
+        conn.open_connections(),
+        1,
+        "one opens at once, the others on first use"
+    );
+    // Threads of other tests take numbers too, so rounds of threads go on (a bounded number)
+    // until every connection of the pool has had one.
+    let mut threads = 0;
+    for _ in 0..20 {
+        std::thread::scope(|s| {
+            for t in threads..threads + 6 {
+                let conn = &conn;
+                s.spawn(move || {
+                    let table = conn.table("t").unwrap();
+                    for i in 0..20 {
+                        let row = format!("{}{t}-{i:03}", if i % 2 == 0 { "a" } else { "x" });
+                        let put = Put::new(row.clone()).add_column("f", "q", row.clone());
+                        table.put(&put).unwrap();
+                        let got = table.get(&Get::new(row.clone())).unwrap();
+                        assert_eq!(got.value(b"f", b"q"), Some(row.as_bytes()), "{row}");
+                    }
+                });
+            }
+        });
+        threads += 6;
+        if conn.open_connections() == 3 {
+            break;
+        }
+    }
+    assert_eq!(conn.open_connections(), 3);
+    let table = served.table("t").unwrap();
+    let rows = table.scan(&basalt_client::Scan::new()).unwrap().count();
+    assert_eq!(rows, threads * 20);
+    server.shutdown();
+}
+
+/// A caller alone on a connection reads its own answer; once calls overlap, the connection's
+/// reading thread takes over, and every caller still gets its answer.
+#[test]
+fn the_reading_thread_starts_once_calls_overlap() {
+    let served = engine();
+    let server = support::serve(&served);
+    let client = RpcClient::connect(server.local_addr(), "ClientService").unwrap();
+    let region = client.regions("t").unwrap()[0].name.clone();
+    let get = |i: usize| GetRequest {
+        region: basalt_rpc::client::region(&region),
+        get: basalt_rpc::pb::Get {
+            row: format!("a{i}").into_bytes(),
+            ..basalt_rpc::pb::Get::default()
+        },
+    };
+    for i in 0..20 {
+        let _: GetResponse = client.call("Get", &get(i)).unwrap();
+    }
+    assert!(
+        !client.reads_on_a_thread(),
+        "one caller at a time reads for itself"
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !client.reads_on_a_thread() && Instant::now() < deadline {
+        std::thread::scope(|s| {
+            for t in 0..4 {
+                let (client, get) = (&client, &get);
+                s.spawn(move || {
+                    for i in 0..50 {
+                        let _: GetResponse = client.call("Get", &get(t * 100 + i)).unwrap();
+                    }
+                });
+            }
+        });
+    }
+    assert!(client.reads_on_a_thread());
+    let r: GetResponse = client.call("Get", &get(1)).unwrap();
+    assert!(r.result.unwrap().cell.is_empty());
+    drop(client);
+    server.shutdown();
+}
+
 /// Calls are in flight together and answered in any order: a peer that reads two calls
 /// before it answers either, then answers the second first, echoing each call's row.
 #[test]
@@ -230,6 +320,66 @@ fn a_connection_that_breaks_fails_every_waiting_call() {
     // Later calls fail at once.
     let r: Result<GetResponse, RpcError> = client.call("Get", &some_get(9));
     assert!(matches!(r, Err(RpcError::Frame(_))), "{r:?}");
+    peer.join().unwrap();
+}
+
+/// Once the reading thread runs, a call that times out fails alone: the connection stays
+/// open, the late answer is dropped when it comes, and the next call gets its own.
+#[test]
+fn a_late_answer_is_dropped_and_the_connection_goes_on() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let peer = std::thread::spawn(move || {
+        let (socket, _) = listener.accept().unwrap();
+        socket
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        let mut input = BufReader::new(socket.try_clone().unwrap());
+        read_preamble(&mut input).unwrap();
+        read_connection_header(&mut input, 1 << 20).unwrap();
+        let answer = |id: u32| {
+            let frame = encode_response(
+                id,
+                Ok(prost::Message::encode_to_vec(&GetResponse::default())),
+            );
+            (&socket).write_all(&frame).unwrap();
+        };
+        // Two calls in flight together (which starts the client's reading thread), answered
+        // once both are here; then one answered after its caller gave up; then one answered
+        // at once.
+        let first: Vec<_> = (0..2)
+            .map(|_| read_call(&mut input, 1 << 20).unwrap())
+            .collect();
+        for call in &first {
+            answer(call.header.call_id.unwrap());
+        }
+        let late = read_call(&mut input, 1 << 20).unwrap();
+        std::thread::sleep(Duration::from_millis(600));
+        answer(late.header.call_id.unwrap());
+        let next = read_call(&mut input, 1 << 20).unwrap();
+        answer(next.header.call_id.unwrap());
+    });
+    let client = RpcClient::connect(addr, "ClientService").unwrap();
+    client.set_timeout(Some(Duration::from_secs(10))).unwrap();
+    std::thread::scope(|s| {
+        for i in 0..2 {
+            let client = &client;
+            s.spawn(move || {
+                let _: GetResponse = client.call("Get", &some_get(i)).unwrap();
+            });
+        }
+    });
+    client
+        .set_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
+    let late: Result<GetResponse, RpcError> = client.call("Get", &some_get(2));
+    assert!(matches!(late, Err(RpcError::Frame(_))), "{late:?}");
+    client.set_timeout(Some(Duration::from_secs(10))).unwrap();
+    assert!(client.reads_on_a_thread());
+    assert!(!client.is_broken());
+    let next: Result<GetResponse, RpcError> = client.call("Get", &some_get(3));
+    assert!(next.is_ok(), "{next:?}");
+    drop(client);
     peer.join().unwrap();
 }
 

@@ -1,6 +1,6 @@
 //! `basalt pe --rpc HOST:PORT`: the same benchmarks over HBase's native RPC, through
 //! `basalt_rpc::remote` (region cache from `hbase:meta`, retries): one connection per client
-//! thread, or one all threads share (`--one-con`).
+//! thread, or one all threads share (`--one-con`), each over `--ipc-pool-size` sockets.
 
 use std::cell::RefCell;
 use std::net::SocketAddr;
@@ -15,6 +15,7 @@ pub struct Native {
     addr: SocketAddr,
     /// With `--one-con`, the connection every thread uses.
     shared: Option<RemoteConnection>,
+    config: RemoteConfig,
     table: String,
     durability: Durability,
 }
@@ -35,7 +36,11 @@ impl Native {
             .durability
             .parse()
             .with_context(|| format!("--durability {}", args.durability))?;
-        let conn = RemoteConnection::connect(addr, RemoteConfig::default())
+        let config = RemoteConfig {
+            pool_size: usize::from(args.ipc_pool_size),
+            ..RemoteConfig::default()
+        };
+        let conn = RemoteConnection::connect(addr, config.clone())
             .with_context(|| format!("connecting to {addr}"))?;
         let admin = conn.admin();
         let name = descriptor.name.clone();
@@ -47,6 +52,7 @@ impl Native {
         Ok(Native {
             shared: args.one_con.then_some(conn),
             addr,
+            config,
             table: table_name(args),
             durability,
         })
@@ -60,10 +66,7 @@ impl Native {
         CONNECTION.with(|slot| {
             let mut slot = slot.borrow_mut();
             if slot.is_none() {
-                *slot = Some(RemoteConnection::connect(
-                    self.addr,
-                    RemoteConfig::default(),
-                )?);
+                *slot = Some(RemoteConnection::connect(self.addr, self.config.clone())?);
             }
             let Some(conn) = slot.as_ref() else {
                 unreachable!("the slot was filled above")
