@@ -4,7 +4,8 @@
 #   scripts/bench-rpc.sh [rows]
 # One connection's SYNC_WAL puts and gets of a 100-byte row, then 16 connections' puts and
 # gets, each over `basalt pe --rpc` and `basalt pe --thrift` against one `basalt standalone`;
-# then the 16 threads' puts and gets over one shared RPC connection (`--one-con`).
+# then the 16 threads' puts and gets over one shared RPC connection (`--one-con`), with one
+# socket and with a pool of two (`--ipc-pool-size 2`, HBase's hbase.client.ipc.pool.size).
 set -euo pipefail
 rows="${1:-100000}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -31,9 +32,11 @@ for spec in "1 sequentialWrite $rows" "1 randomRead $rows" "16 sequentialWrite $
     t=$(run --thrift "127.0.0.1:$port" "t$1" "$3" "$1" "$2")
     printf "%-28s %10s %10s %6s\n" "$2 x$1 conn" "$r" "$t" "$(awk "BEGIN{printf \"%.2f\", $r/$t}")"
     if [ "$1" = 16 ]; then
-        o=$("$basalt" pe --rpc "127.0.0.1:$((port + 1))" --one-con --value-size 100 --table "o$1" \
-            --rows "$3" --threads "$1" "$2" | rate)
-        printf "%-28s %10s %10s %6s\n" "$2 x$1 threads, one conn" "$o" "$t" \
-            "$(awk "BEGIN{printf \"%.2f\", $o/$t}")"
+        for pool in 1 2; do
+            o=$("$basalt" pe --rpc "127.0.0.1:$((port + 1))" --one-con --ipc-pool-size "$pool" \
+                --value-size 100 --table "o$1p$pool" --rows "$3" --threads "$1" "$2" | rate)
+            printf "%-28s %10s %10s %6s\n" "$2 x$1 threads, one conn/$pool" "$o" "$t" \
+                "$(awk "BEGIN{printf \"%.2f\", $o/$t}")"
+        done
     fi
 done
