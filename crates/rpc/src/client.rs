@@ -236,6 +236,17 @@ impl Shared {
         }
     }
 
+    /// Wakes one caller still waiting for its answer.
+    fn wake_a_waiting_caller(&self) {
+        let calls = lock(&self.calls);
+        if let Some(t) = calls.waiting.values().find_map(|s| match s {
+            Slot::Waiting(t) => Some(t),
+            Slot::Answered(_) => None,
+        }) {
+            t.unpark();
+        }
+    }
+
     /// Marks the connection broken and wakes every waiting caller.
     fn break_off(&self, reason: String) {
         let _ = self.socket.shutdown(Shutdown::Both);
@@ -446,6 +457,10 @@ impl RpcClient {
                     let answer = shared.read_until(id, deadline, input)?;
                     if !lock(&shared.calls).waiting.is_empty() {
                         self.start_reading_thread();
+                        if !shared.reading_thread.load(Ordering::Acquire) {
+                            // No thread could be started: a waiting caller reads on.
+                            shared.wake_a_waiting_caller();
+                        }
                     }
                     if let Some(answer) = answer {
                         break answer;
