@@ -149,10 +149,11 @@ fn the_reading_thread_starts_once_calls_overlap() {
     server.shutdown();
 }
 
-/// Calls are in flight together and answered in any order: a peer that reads two calls
-/// before it answers either, then answers the second first, echoing each call's row.
-#[test]
-fn concurrent_calls_get_their_own_answers_in_any_order() {
+/// A peer that accepts one connection, takes its preamble and header, then runs `script` on
+/// the socket (to answer on) and its reader (to read calls from).
+fn scripted_peer(
+    script: impl FnOnce(&TcpStream, &mut BufReader<TcpStream>) + Send + 'static,
+) -> (std::net::SocketAddr, std::thread::JoinHandle<()>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     let peer = std::thread::spawn(move || {
@@ -163,9 +164,17 @@ fn concurrent_calls_get_their_own_answers_in_any_order() {
         let mut input = BufReader::new(socket.try_clone().unwrap());
         read_preamble(&mut input).unwrap();
         read_connection_header(&mut input, 1 << 20).unwrap();
-        let calls: Vec<_> = (0..2)
-            .map(|_| read_call(&mut input, 1 << 20).unwrap())
-            .collect();
+        script(&socket, &mut input);
+    });
+    (addr, peer)
+}
+
+/// Calls are in flight together and answered in any order: a peer that reads two calls
+/// before it answers either, then answers the second first, echoing each call's row.
+#[test]
+fn concurrent_calls_get_their_own_answers_in_any_order() {
+    let (addr, peer) = scripted_peer(|socket, input| {
+        let calls: Vec<_> = (0..2).map(|_| read_call(input, 1 << 20).unwrap()).collect();
         for call in calls.iter().rev() {
             let request: GetRequest =
                 prost::Message::decode(call.param.as_deref().unwrap()).unwrap();
@@ -182,23 +191,27 @@ fn concurrent_calls_get_their_own_answers_in_any_order() {
                 call.header.call_id.unwrap(),
                 Ok(prost::Message::encode_to_vec(&answer)),
             );
-            (&socket).write_all(&frame).unwrap();
+            (&*socket).write_all(&frame).unwrap();
         }
     });
     let client = RpcClient::connect(addr, "ClientService").unwrap();
     // Without multiplexing the second call would never be sent: both would time out.
     client.set_timeout(Some(Duration::from_secs(10))).unwrap();
-    std::thread::scope(|s| {
-        for i in 0..2 {
-            let client = &client;
-            s.spawn(move || {
-                let r: GetResponse = client.call("Get", &some_get(i)).unwrap();
-                let row = r.result.unwrap().cell[0].row.clone().unwrap();
-                assert_eq!(row, format!("row {i}").into_bytes());
-            });
-        }
+    two_calls_at_once(&client, |i, r| {
+        let row = r.result.unwrap().cell[0].row.clone().unwrap();
+        assert_eq!(row, format!("row {i}").into_bytes());
     });
     peer.join().unwrap();
+}
+
+/// Gets rows 0 and 1 from two threads at once, and checks each answer with `check`.
+fn two_calls_at_once(client: &RpcClient, check: impl Fn(usize, GetResponse) + Sync) {
+    std::thread::scope(|s| {
+        for i in 0..2 {
+            let check = &check;
+            s.spawn(move || check(i, client.call("Get", &some_get(i)).unwrap()));
+        }
+    });
 }
 
 /// A Get of row `a` in `region`, as call `id`.
@@ -327,48 +340,30 @@ fn a_connection_that_breaks_fails_every_waiting_call() {
 /// open, the late answer is dropped when it comes, and the next call gets its own.
 #[test]
 fn a_late_answer_is_dropped_and_the_connection_goes_on() {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    let peer = std::thread::spawn(move || {
-        let (socket, _) = listener.accept().unwrap();
-        socket
-            .set_read_timeout(Some(Duration::from_secs(20)))
-            .unwrap();
-        let mut input = BufReader::new(socket.try_clone().unwrap());
-        read_preamble(&mut input).unwrap();
-        read_connection_header(&mut input, 1 << 20).unwrap();
+    let (addr, peer) = scripted_peer(|socket, input| {
         let answer = |id: u32| {
             let frame = encode_response(
                 id,
                 Ok(prost::Message::encode_to_vec(&GetResponse::default())),
             );
-            (&socket).write_all(&frame).unwrap();
+            (&*socket).write_all(&frame).unwrap();
         };
         // Two calls in flight together (which starts the client's reading thread), answered
         // once both are here; then one answered after its caller gave up; then one answered
         // at once.
-        let first: Vec<_> = (0..2)
-            .map(|_| read_call(&mut input, 1 << 20).unwrap())
-            .collect();
+        let first: Vec<_> = (0..2).map(|_| read_call(input, 1 << 20).unwrap()).collect();
         for call in &first {
             answer(call.header.call_id.unwrap());
         }
-        let late = read_call(&mut input, 1 << 20).unwrap();
+        let late = read_call(input, 1 << 20).unwrap();
         std::thread::sleep(Duration::from_millis(600));
         answer(late.header.call_id.unwrap());
-        let next = read_call(&mut input, 1 << 20).unwrap();
+        let next = read_call(input, 1 << 20).unwrap();
         answer(next.header.call_id.unwrap());
     });
     let client = RpcClient::connect(addr, "ClientService").unwrap();
     client.set_timeout(Some(Duration::from_secs(10))).unwrap();
-    std::thread::scope(|s| {
-        for i in 0..2 {
-            let client = &client;
-            s.spawn(move || {
-                let _: GetResponse = client.call("Get", &some_get(i)).unwrap();
-            });
-        }
-    });
+    two_calls_at_once(&client, |_, _| {});
     client
         .set_timeout(Some(Duration::from_millis(200)))
         .unwrap();
