@@ -35,6 +35,7 @@
 //!   [`FsError::Locked`] if another holder has it (in this or another process, for [`LocalFs`]);
 //!   dropping the returned guard releases it.
 
+#[cfg(target_os = "linux")]
 mod direct;
 mod error;
 mod faulty;

@@ -8,9 +8,11 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
+#[cfg(target_os = "linux")]
+use crate::direct;
 use crate::error::{FsError, Result};
+use crate::mapped;
 use crate::{FileLock, FileSystem, ReadableFile, WritableFile};
-use crate::{direct, mapped};
 
 /// Buffer size of writable files: appends smaller than this reach the OS in batches.
 const WRITE_BUFFER: usize = 64 * 1024;
@@ -33,11 +35,13 @@ impl FileSystem for LocalFs {
         Ok(Box::new(LocalWritable::new(path, file)))
     }
 
+    /// Direct I/O on Linux where the file system takes it; the page cache otherwise.
     fn create_bulk(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
-        match direct::create(path)? {
-            Some(direct) => Ok(Box::new(direct)),
-            None => self.create(path),
+        #[cfg(target_os = "linux")]
+        if let Some(direct) = direct::create(path)? {
+            return Ok(Box::new(direct));
         }
+        self.create(path)
     }
 
     fn create_log(&self, path: &Path, capacity: u64) -> Result<Box<dyn WritableFile>> {

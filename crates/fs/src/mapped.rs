@@ -44,6 +44,7 @@ pub(crate) fn start_writeback(file: &File, from: u64, len: u64) {
 
 /// Turns `O_DIRECT` off for `file`, for a file system that accepted it when the file was
 /// opened but refuses a direct write (the writes then go through the page cache).
+#[cfg(target_os = "linux")]
 pub(crate) fn stop_direct_io(file: &File) -> std::io::Result<()> {
     let fd = file.as_raw_fd();
     // SAFETY: `fcntl` with F_GETFL / F_SETFL reads and sets a descriptor's flags; the
