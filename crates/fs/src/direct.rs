@@ -11,12 +11,12 @@
 //! with zeros to the alignment and then cut the file back to the bytes appended, so a later
 //! append rewrites that last block from the buffer, which still holds it.
 //!
-//! Where the file system refuses `O_DIRECT` (when opening, or a write fails with `EINVAL`),
-//! the same code writes through the page cache instead.
+//! Where the file system refuses `O_DIRECT` (when it is turned on, or when a write fails with
+//! `EINVAL`), the file is written through the page cache instead.
 
 use std::fs::{File, OpenOptions};
 use std::io;
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, SyncSender, channel, sync_channel};
@@ -84,7 +84,7 @@ impl Chunk {
 fn write_at(file: &File, bytes: &[u8], offset: u64) -> io::Result<()> {
     match file.write_all_at(bytes, offset) {
         Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
-            crate::mapped::stop_direct_io(file)?;
+            crate::mapped::set_direct_io(file, false)?;
             file.write_all_at(bytes, offset)
         }
         other => other,
@@ -156,20 +156,20 @@ impl std::fmt::Debug for DirectWritable {
     }
 }
 
-/// Creates `path` (which must not exist) for direct writes. `Ok(None)`: the file system
-/// refuses `O_DIRECT`, and nothing was created.
-pub(crate) fn create(path: &Path) -> Result<Option<DirectWritable>> {
-    let file = match OpenOptions::new()
+/// Creates `path` (which must not exist) and turns direct I/O on for it. `Ok(Err(file))`
+/// hands back the new, empty file when the file system has no direct I/O, for the caller to
+/// write through the page cache. (The flag is set after the file is made: an `open` with
+/// `O_DIRECT` that the file system refuses can leave the file created behind it.)
+pub(crate) fn create(path: &Path) -> Result<std::result::Result<DirectWritable, File>> {
+    let file = OpenOptions::new()
         .write(true)
         .create_new(true)
-        .custom_flags(libc::O_DIRECT)
         .open(path)
-    {
-        Ok(file) => file,
-        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => return Ok(None),
-        Err(e) => return Err(FsError::io("create", path, e)),
-    };
-    Ok(Some(DirectWritable {
+        .map_err(|e| FsError::io("create", path, e))?;
+    if crate::mapped::set_direct_io(&file, true).is_err() {
+        return Ok(Err(file));
+    }
+    Ok(Ok(DirectWritable {
         path: path.to_owned(),
         file: Arc::new(file),
         chunk: Chunk::new(),
@@ -310,9 +310,15 @@ mod tests {
         let file = OpenOptions::new()
             .write(true)
             .create_new(true)
-            .custom_flags(libc::O_DIRECT)
             .open(&path)
             .unwrap();
+        crate::mapped::set_direct_io(&file, true).unwrap();
+        let refused = file.write_all_at(b"unaligned", 3).unwrap_err();
+        assert_eq!(
+            refused.raw_os_error(),
+            Some(libc::EINVAL),
+            "direct I/O is on"
+        );
         write_at(&file, b"unaligned", 3).unwrap();
         drop(file);
         assert_eq!(std::fs::read(&path).unwrap(), b"\0\0\0unaligned");
@@ -324,7 +330,9 @@ mod tests {
     fn a_file_of_many_chunks_is_written_in_order() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("big");
-        let mut w = create(&path).unwrap().expect("ext4 or tmpfs take O_DIRECT");
+        let mut w = create(&path)
+            .unwrap()
+            .expect("ext4 and tmpfs take O_DIRECT");
         let piece: Vec<u8> = (0..999_983u32).map(|i| (i % 251) as u8).collect();
         for _ in 0..(3 * IN_FLIGHT) {
             w.append(&piece).unwrap();

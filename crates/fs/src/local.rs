@@ -38,9 +38,11 @@ impl FileSystem for LocalFs {
     /// Direct I/O on Linux where the file system takes it; the page cache otherwise.
     fn create_bulk(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
         #[cfg(target_os = "linux")]
-        if let Some(direct) = direct::create(path)? {
-            return Ok(Box::new(direct));
-        }
+        return Ok(match direct::create(path)? {
+            Ok(direct) => Box::new(direct),
+            Err(file) => Box::new(LocalWritable::new(path, file)),
+        });
+        #[cfg(not(target_os = "linux"))]
         self.create(path)
     }
 

@@ -4,7 +4,7 @@
 //! SYNC_WAL put was the largest single cost of an acknowledged write (BENCHMARKS.md).
 //!
 //! It also holds [`start_writeback`], the system call a buffered file uses to start writing
-//! its pages early, and [`stop_direct_io`], which `direct` falls back on.
+//! its pages early, and [`set_direct_io`], with which `direct` turns direct I/O on and off.
 //!
 //! This is the workspace's one module with `unsafe` code: mapping a file is unsafe because
 //! another handle could truncate or rewrite it under the mapping. Here the file is created
@@ -42,16 +42,25 @@ pub(crate) fn start_writeback(file: &File, from: u64, len: u64) {
     let _ = (file, from, len);
 }
 
-/// Turns `O_DIRECT` off for `file`, for a file system that accepted it when the file was
-/// opened but refuses a direct write (the writes then go through the page cache).
+/// Turns direct I/O (`O_DIRECT`) on or off for `file`. Turning it on fails (`EINVAL`) where
+/// the file system has no direct I/O; `direct` then writes through the page cache, and turns
+/// it off again if a direct write is refused.
 #[cfg(target_os = "linux")]
-pub(crate) fn stop_direct_io(file: &File) -> std::io::Result<()> {
+pub(crate) fn set_direct_io(file: &File, on: bool) -> std::io::Result<()> {
     let fd = file.as_raw_fd();
-    // SAFETY: `fcntl` with F_GETFL / F_SETFL reads and sets a descriptor's flags; the
+    // SAFETY: `fcntl` with F_GETFL / F_SETFL reads and sets a descriptor's status flags; the
     // descriptor is owned by `file` for both calls and no memory is passed.
     let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let flags = if on {
+        flags | libc::O_DIRECT
+    } else {
+        flags & !libc::O_DIRECT
+    };
     // SAFETY: as above.
-    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_DIRECT) } < 0 {
+    if unsafe { libc::fcntl(fd, libc::F_SETFL, flags) } < 0 {
         return Err(std::io::Error::last_os_error());
     }
     Ok(())
