@@ -142,8 +142,6 @@ pub(crate) struct DirectWritable {
     writer: Option<Writer>,
     spare: Vec<Chunk>,
     in_flight: usize,
-    /// Where the file is longer than `len`: a padded last block was written.
-    padded: bool,
 }
 
 impl std::fmt::Debug for DirectWritable {
@@ -178,7 +176,6 @@ pub(crate) fn create(path: &Path) -> Result<std::result::Result<DirectWritable, 
         writer: None,
         spare: Vec::new(),
         in_flight: 0,
-        padded: false,
     }))
 }
 
@@ -211,23 +208,28 @@ impl DirectWritable {
             None if self.in_flight < IN_FLIGHT => Chunk::new(),
             None => self.reap()?,
         };
-        let mut full = std::mem::replace(&mut self.chunk, next);
+        let full = std::mem::replace(&mut self.chunk, next);
         let at = self.chunk_at;
         self.chunk_at += CHUNK as u64;
-        self.padded = false;
-        let queued = match self.writer.as_ref().and_then(|w| w.submit.as_ref()) {
-            Some(submit) => submit.send((full, at)).map_err(|e| e.0),
-            None => Err((full, at)),
+        let unsent = match self.writer.as_ref().and_then(|w| w.submit.as_ref()) {
+            Some(submit) => match submit.send((full, at)) {
+                Ok(()) => {
+                    self.in_flight += 1;
+                    return Ok(());
+                }
+                // The thread is gone (it panicked): write here.
+                Err(std::sync::mpsc::SendError((chunk, _))) => chunk,
+            },
+            None => full,
         };
-        match queued {
-            Ok(()) => self.in_flight += 1,
-            Err((chunk, at)) => {
-                full = chunk;
-                write_at(&self.file, full.padded(), at).map_err(|e| self.error("write", e))?;
-                full.filled = 0;
-                self.spare.push(full);
-            }
-        }
+        self.write_here(unsent, at)
+    }
+
+    /// Writes `chunk` at `at` on this thread, and keeps it for reuse.
+    fn write_here(&mut self, mut chunk: Chunk, at: u64) -> Result<()> {
+        write_at(&self.file, chunk.padded(), at).map_err(|e| self.error("write", e))?;
+        chunk.filled = 0;
+        self.spare.push(chunk);
         Ok(())
     }
 
@@ -238,16 +240,15 @@ impl DirectWritable {
             let chunk = self.reap()?;
             self.spare.push(chunk);
         }
-        if self.chunk.filled > 0 {
-            let at = self.chunk_at;
-            write_at(&self.file, self.chunk.padded(), at).map_err(|e| self.error("write", e))?;
-            self.padded = !self.chunk.filled.is_multiple_of(ALIGN);
+        if self.chunk.filled == 0 {
+            return Ok(());
         }
-        if self.padded {
+        let at = self.chunk_at;
+        write_at(&self.file, self.chunk.padded(), at).map_err(|e| self.error("write", e))?;
+        if !self.chunk.filled.is_multiple_of(ALIGN) {
             self.file
                 .set_len(self.len)
                 .map_err(|e| self.error("truncate", e))?;
-            self.padded = false;
         }
         Ok(())
     }
