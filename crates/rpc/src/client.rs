@@ -91,6 +91,8 @@ struct Shared {
 #[derive(Debug, Default)]
 struct Outbox {
     queued: Vec<u8>,
+    /// The buffer last written, kept so the next batch does not grow a new one.
+    spare: Vec<u8>,
     /// A caller is writing; it writes what is queued meanwhile before it lets go.
     writing: bool,
 }
@@ -159,19 +161,11 @@ impl Shared {
             }
             match read_response(&mut *input, MAX_RESPONSE) {
                 Ok((header, message)) => {
-                    let got = header.call_id.unwrap_or(0);
-                    let mut calls = lock(&self.calls);
-                    if got == id {
-                        calls.waiting.remove(&id);
+                    if header.call_id.unwrap_or(0) == id {
+                        lock(&self.calls).waiting.remove(&id);
                         break Some((header, message));
                     }
-                    // A call that timed out is no longer waiting: its answer is dropped.
-                    if let Some(slot) = calls.waiting.get_mut(&got)
-                        && let Slot::Waiting(t) =
-                            std::mem::replace(slot, Slot::Answered((header, message)))
-                    {
-                        t.unpark();
-                    }
+                    self.deliver((header, message));
                 }
                 Err(e) => {
                     drop(input);
@@ -213,26 +207,28 @@ impl Shared {
                 }
             }
             match read_response(&mut *input, MAX_RESPONSE) {
-                Ok((header, message)) => {
-                    let id = header.call_id.unwrap_or(0);
-                    let waiting = match lock(&self.calls).waiting.get_mut(&id) {
-                        Some(slot) => {
-                            match std::mem::replace(slot, Slot::Answered((header, message))) {
-                                Slot::Waiting(t) => Some(t),
-                                Slot::Answered(_) => None,
-                            }
-                        }
-                        None => None,
-                    };
-                    if let Some(t) = waiting {
-                        t.unpark();
-                    }
-                }
+                Ok(answer) => self.deliver(answer),
                 Err(e) => {
                     self.break_off(RpcError::Frame(e).to_string());
                     return;
                 }
             }
+        }
+    }
+
+    /// Hands `answer` to the caller waiting on its call id, and wakes it. A call that timed
+    /// out is no longer waiting: its answer is dropped.
+    fn deliver(&self, answer: Answer) {
+        let id = answer.0.call_id.unwrap_or(0);
+        let waiting = match lock(&self.calls).waiting.get_mut(&id) {
+            Some(slot) => match std::mem::replace(slot, Slot::Answered(answer)) {
+                Slot::Waiting(t) => Some(t),
+                Slot::Answered(_) => None,
+            },
+            None => None,
+        };
+        if let Some(t) = waiting {
+            t.unpark();
         }
     }
 
@@ -261,24 +257,29 @@ impl Shared {
 
     /// Writes `frame`, or, while another caller is writing, queues it for that caller to
     /// write; a writer writes what was queued meanwhile (all of it at once) before it lets go.
-    fn send(&self, frame: &[u8]) -> io::Result<()> {
+    /// With `others_waiting` (calls of other callers await answers), the writer first lets
+    /// them run: callers woken by answers that came together queue their frames meanwhile,
+    /// and this write takes them too.
+    fn send(&self, frame: &[u8], others_waiting: bool) -> io::Result<()> {
         {
             let mut out = lock(&self.out);
+            out.queued.extend_from_slice(frame);
             if out.writing {
-                out.queued.extend_from_slice(frame);
                 return Ok(());
             }
             out.writing = true;
-            out.queued.extend_from_slice(frame);
         }
-        // Other callers about to send (woken by answers that came together) queue their
-        // frames meanwhile, and this write takes them too.
-        if lock(&self.calls).waiting.len() > 1 {
+        if others_waiting {
             std::thread::yield_now();
         }
+        let mut batch = Vec::new();
         let mut written = Ok(());
         loop {
             let mut out = lock(&self.out);
+            if batch.capacity() > 0 {
+                batch.clear();
+                out.spare = std::mem::take(&mut batch);
+            }
             if let Err(e) = written {
                 out.writing = false;
                 out.queued.clear();
@@ -286,11 +287,12 @@ impl Shared {
                 self.break_off(format!("writing a call: {e}"));
                 return Err(e);
             }
-            let batch = std::mem::take(&mut out.queued);
-            if batch.is_empty() {
+            if out.queued.is_empty() {
                 out.writing = false;
                 return Ok(());
             }
+            let spare = std::mem::take(&mut out.spare);
+            batch = std::mem::replace(&mut out.queued, spare);
             drop(out);
             written = (&self.socket).write_all(&batch);
         }
@@ -402,7 +404,7 @@ impl RpcClient {
             .next_id
             .fetch_add(1, Ordering::Relaxed)
             .wrapping_add(1);
-        {
+        let others_waiting = {
             let mut calls = lock(&shared.calls);
             if let Some(reason) = &calls.broken {
                 return Err(broken(reason));
@@ -410,8 +412,9 @@ impl RpcClient {
             calls
                 .waiting
                 .insert(id, Slot::Waiting(std::thread::current()));
-        }
-        if let Err(e) = shared.send(&encode_call(id, method, request)) {
+            calls.waiting.len() > 1
+        };
+        if let Err(e) = shared.send(&encode_call(id, method, request), others_waiting) {
             lock(&shared.calls).waiting.remove(&id);
             return Err(e.into());
         }

@@ -76,6 +76,12 @@ fn threads_are_dealt_to_the_connections_of_a_pool() {
         1,
         "one opens at once, the others on first use"
     );
+    // One thread keeps to one connection: at most the one opened at once and its own.
+    let remote = conn.table("t").unwrap();
+    for i in 0..10 {
+        remote.get(&Get::new(format!("a{i}"))).unwrap();
+    }
+    assert!(conn.open_connections() <= 2, "{}", conn.open_connections());
     // Threads of other tests take numbers too, so rounds of threads go on (a bounded number)
     // until every connection of the pool has had one.
     let mut threads = 0;
