@@ -142,8 +142,8 @@ pub struct Args {
     /// calls multiplexed on it; by default each thread has its own.
     #[arg(long)]
     pub one_con: bool,
-    /// Native RPC: connections to the server that a connection's calls are spread over,
-    /// each call taking the next (HBase's `hbase.client.ipc.pool.size`).
+    /// Native RPC: connections to the server that a connection's client threads are dealt
+    /// to, each keeping to its own (HBase's `hbase.client.ipc.pool.size`).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub ipc_pool_size: u16,
     /// Remote mode: framed transport (the server's `--framed`).

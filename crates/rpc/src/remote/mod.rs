@@ -54,7 +54,7 @@ pub struct RemoteConfig {
     /// Connections to the server that calls share (HBase's `hbase.client.ipc.pool.size`; 1 by
     /// default, as there). Threads are dealt to them in turn, each keeping to its own, as
     /// HBase's `ThreadLocal` pool type does: 16 threads of gets over two connections measured
-    /// faster so than with each call taking the next connection (BENCHMARKS.md).
+    /// faster this way than with each call taking the next connection (BENCHMARKS.md).
     pub pool_size: usize,
 }
 
@@ -215,7 +215,7 @@ impl RemoteConnection {
     }
 
     /// The pool's connection slot of this thread.
-    fn next_slot(&self) -> &Mutex<Option<Arc<RpcClient>>> {
+    fn thread_client(&self) -> &Mutex<Option<Arc<RpcClient>>> {
         &self.clients[thread_slot() % self.clients.len()]
     }
 
@@ -226,7 +226,7 @@ impl RemoteConnection {
         method: &str,
         request: &Q,
     ) -> std::result::Result<R, RpcError> {
-        self.call_on(self.next_slot(), "ClientService", method, request)
+        self.call_on(self.thread_client(), "ClientService", method, request)
     }
 
     /// One call on the connection to `service` kept in `slot`.
@@ -279,7 +279,7 @@ impl RemoteConnection {
             return Ok(Arc::clone(l));
         }
         let found = self
-            .with_client(self.next_slot(), "ClientService", |c| {
+            .with_client(self.thread_client(), "ClientService", |c| {
                 c.regions(&table.to_string())
             })
             .map_err(|e| classify(table, e))?;
