@@ -49,6 +49,11 @@ pub struct Args {
     /// MasterService on a port of its own (HBase's 16000); otherwise the RPC port serves it
     #[arg(long)]
     master_port: Option<u16>,
+    /// RPC handler threads for mutations that wait while more calls are queued on their
+    /// connection (HBase's hbase.regionserver.handler.count); 0 runs every call on its
+    /// connection's thread [default: 30]
+    #[arg(long)]
+    rpc_handlers: Option<usize>,
     /// Publish the servers in this ZooKeeper (HOST:PORT) as HBase does, for native clients;
     /// implies the RPC port (16020 unless given)
     #[arg(long)]
@@ -73,6 +78,7 @@ struct Settings {
     scanner_lease_secs: u64,
     rpc_port: Option<u16>,
     master_port: Option<u16>,
+    rpc_handlers: usize,
     zookeeper: Option<String>,
 }
 
@@ -88,6 +94,7 @@ impl Default for Settings {
             scanner_lease_secs: 60,
             rpc_port: None,
             master_port: None,
+            rpc_handlers: 30,
             zookeeper: None,
         }
     }
@@ -121,11 +128,12 @@ fn apply_file(s: &mut Settings, text: &str) -> anyhow::Result<()> {
             "scanner-lease-secs" => s.scanner_lease_secs = parse(key, value, n)?,
             "rpc-port" => s.rpc_port = Some(parse(key, value, n)?),
             "master-port" => s.master_port = Some(parse(key, value, n)?),
+            "rpc-handlers" => s.rpc_handlers = parse(key, value, n)?,
             "zookeeper" => s.zookeeper = Some(value.to_owned()),
             other => bail!(
                 "config line {n}: unknown setting {other:?} (known: data, bind, thrift-port, \
                  framed, compact, thrift-max-message-mb, scanner-lease-secs, rpc-port, master-port, \
-                 zookeeper)"
+                 rpc-handlers, zookeeper)"
             ),
         }
     }
@@ -161,6 +169,9 @@ fn resolve(args: &Args) -> anyhow::Result<Settings> {
     }
     if args.master_port.is_some() {
         s.master_port = args.master_port;
+    }
+    if let Some(h) = args.rpc_handlers {
+        s.rpc_handlers = h;
     }
     if args.zookeeper.is_some() {
         s.zookeeper.clone_from(&args.zookeeper);
@@ -280,6 +291,7 @@ fn start_rpc(s: &Settings, conn: &Connection) -> anyhow::Result<Rpc> {
             bind: SocketAddr::new(s.bind, port),
             scanner_lease: Duration::from_secs(s.scanner_lease_secs),
             region_server,
+            handlers: s.rpc_handlers,
             ..basalt_rpc::RpcConfig::default()
         };
         let server = basalt_rpc::RpcServer::start(conn.clone(), config)
@@ -342,9 +354,10 @@ mod tests {
         let mut s = Settings::default();
         apply_file(
             &mut s,
-            "# a comment\ndata = /tmp/x\nthrift-port = 9191\nframed = true\n\n",
+            "# a comment\ndata = /tmp/x\nthrift-port = 9191\nframed = true\n\nrpc-handlers = 4\n",
         )
         .expect("valid");
+        assert_eq!(s.rpc_handlers, 4);
         assert_eq!(s.data, PathBuf::from("/tmp/x"));
         assert_eq!(s.thrift_port, 9191);
         assert!(s.framed);

@@ -9,6 +9,7 @@ pub mod client;
 pub mod client_service;
 pub mod filters;
 pub mod frame;
+mod handlers;
 pub mod master_service;
 pub mod remote;
 pub mod server;

@@ -1,10 +1,12 @@
 //! The RPC server: an accept loop and a thread per connection (as the Thrift gateway: engine
-//! calls block). A connection that sends something unreadable is closed; the others go on.
+//! calls block), and handler threads for mutations that arrive while more calls wait on the
+//! same connection (see `handlers`). A connection that sends something unreadable is closed;
+//! the others go on.
 
 use std::io::{self, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -14,7 +16,8 @@ use basalt_net::{POLL, Patient, serve_connections};
 use crate::admin_service::AdminService;
 use crate::cellblock;
 use crate::client_service::{ClientService, exception};
-use crate::frame::{self, FrameError};
+use crate::frame::{self, Call, FrameError};
+use crate::handlers::Handlers;
 use crate::master_service::MasterService;
 use crate::pb::ExceptionResponse;
 
@@ -30,6 +33,10 @@ pub struct RpcConfig {
     /// The region server a master on this port reports in its cluster status; None: this
     /// server itself (which serves ClientService too).
     pub region_server: Option<SocketAddr>,
+    /// Handler threads for mutations that arrive while more calls wait on their connection
+    /// (HBase's `hbase.regionserver.handler.count`, 30); 0 runs every call on its
+    /// connection's thread.
+    pub handlers: usize,
 }
 
 impl Default for RpcConfig {
@@ -40,6 +47,7 @@ impl Default for RpcConfig {
             scanner_lease: Duration::from_secs(60),
             stall_timeout: Duration::from_secs(30),
             region_server: None,
+            handlers: 30,
         }
     }
 }
@@ -50,8 +58,14 @@ pub struct RpcServer {
     addr: SocketAddr,
     stop: Arc<AtomicBool>,
     threads: Vec<JoinHandle<()>>,
+    handlers: Arc<Handlers>,
+    handler_threads: Vec<JoinHandle<()>>,
     service: Arc<ClientService>,
 }
+
+/// Calls queued for the handlers beyond this many per handler run on their connection's
+/// thread instead (HBase refuses them; here the connection just stops reading meanwhile).
+const QUEUED_PER_HANDLER: usize = 10;
 
 struct Shared {
     service: Arc<ClientService>,
@@ -59,6 +73,7 @@ struct Shared {
     admin: AdminService,
     config: RpcConfig,
     stop: Arc<AtomicBool>,
+    handlers: Arc<Handlers>,
 }
 
 impl RpcServer {
@@ -68,12 +83,17 @@ impl RpcServer {
         let addr = listener.local_addr()?;
         let stop = Arc::new(AtomicBool::new(false));
         let service = Arc::new(ClientService::new(conn.clone(), config.scanner_lease));
+        let handlers = Arc::new(Handlers::new(
+            config.handlers.saturating_mul(QUEUED_PER_HANDLER),
+        ));
+        let handler_threads = handlers.start(config.handlers);
         let shared = Arc::new(Shared {
             master: MasterService::new(conn.clone(), addr, config.region_server.unwrap_or(addr)),
             admin: AdminService::new(conn.clone(), addr),
             service: Arc::clone(&service),
             config,
             stop: Arc::clone(&stop),
+            handlers: Arc::clone(&handlers),
         });
         let accept = {
             let shared = Arc::clone(&shared);
@@ -105,6 +125,8 @@ impl RpcServer {
             addr,
             stop,
             threads: vec![accept, reaper],
+            handlers,
+            handler_threads,
             service,
         })
     }
@@ -117,10 +139,14 @@ impl RpcServer {
         self.service.open_scanners()
     }
 
-    /// Stops accepting, lets each connection finish its call, and waits for them.
+    /// Stops accepting, lets each connection and handler finish its call, and waits for them.
     pub fn shutdown(mut self) {
         self.stop.store(true, Ordering::Release);
         for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+        self.handlers.stop();
+        for t in self.handler_threads.drain(..) {
             let _ = t.join();
         }
     }
@@ -129,12 +155,102 @@ impl RpcServer {
 impl Drop for RpcServer {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Release);
+        self.handlers.stop();
     }
 }
 
-fn serve(stream: TcpStream, shared: &Shared) -> Result<(), FrameError> {
+/// What a connection's header chose: the service, and the cell block codec and compressor.
+struct ConnInfo {
+    service: String,
+    codec: Option<String>,
+    compressor: Option<String>,
+    /// How long this connection's mutations take, in nanoseconds: a moving average over the
+    /// last few (each weighs a quarter).
+    mutation_ns: std::sync::atomic::AtomicU64,
+    /// This connection's calls running on handlers now.
+    on_handlers: std::sync::atomic::AtomicUsize,
+}
+
+/// Mutations that take longer than this on average (they wait for `fdatasync`, or for row
+/// locks) go to the handlers when more calls wait behind them. Quicker ones (a SYNC_WAL put
+/// takes microseconds) run on the connection's thread: handing one to a handler costs more
+/// than it saves.
+const SLOW_MUTATION_NS: u64 = 40_000;
+
+impl ConnInfo {
+    fn slow_mutations(&self) -> bool {
+        self.mutation_ns.load(Ordering::Relaxed) >= SLOW_MUTATION_NS
+    }
+
+    /// Runs a mutation, adding its time to the moving average.
+    fn timed<T>(&self, run: impl FnOnce() -> T) -> T {
+        let start = std::time::Instant::now();
+        let result = run();
+        let took = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        let old = self.mutation_ns.load(Ordering::Relaxed);
+        let new = old - old / 4 + took / 4;
+        self.mutation_ns.store(new, Ordering::Relaxed);
+        result
+    }
+}
+
+/// A connection's writing side, shared with the handlers running its calls.
+struct Outbox {
+    stream: TcpStream,
+    /// Handlers' answers not yet written.
+    pending: Vec<u8>,
+    /// The connection's thread is working through calls it has read, and writes `pending`
+    /// with its own answers when it runs out; while it is not, a handler writes its answer
+    /// itself.
+    busy: bool,
+}
+
+impl Outbox {
+    fn lock(outbox: &Mutex<Outbox>) -> std::sync::MutexGuard<'_, Outbox> {
+        outbox.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Writes `first` and then the handlers' pending answers, in one write when both have
+    /// some.
+    fn write(&mut self, first: &mut Vec<u8>) -> io::Result<()> {
+        if !self.pending.is_empty() {
+            first.append(&mut self.pending);
+        }
+        if first.is_empty() {
+            return Ok(());
+        }
+        let written = self.stream.write_all(first);
+        first.clear();
+        written
+    }
+}
+
+/// A handler's answer: written at once unless the connection's thread will write it with its
+/// own. A connection that cannot be written is shut, which ends its thread's read too.
+fn deliver(outbox: &Mutex<Outbox>, call_id: u32, outcome: Result<Vec<u8>, ExceptionResponse>) {
+    let mut out = Outbox::lock(outbox);
+    let mut reply = Vec::new();
+    frame::append_response(&mut reply, call_id, outcome);
+    if out.busy {
+        out.pending.append(&mut reply);
+    } else if out.write(&mut reply).is_err() {
+        let _ = out.stream.shutdown(std::net::Shutdown::Both);
+    }
+}
+
+/// Whether a call may wait long (for the WAL, or a row lock), so that it should not hold up
+/// the calls queued behind it on its connection.
+fn may_wait(service: &str, method: &str) -> bool {
+    service == "ClientService" && matches!(method, "Mutate" | "Multi")
+}
+
+fn serve(stream: TcpStream, shared: &Arc<Shared>) -> Result<(), FrameError> {
     stream.set_nodelay(true)?;
-    let mut out = stream.try_clone()?;
+    let outbox = Arc::new(Mutex::new(Outbox {
+        stream: stream.try_clone()?,
+        pending: Vec::new(),
+        busy: true,
+    }));
     let mut input = Patient::new(stream, &shared.stop, shared.config.stall_timeout)?;
     let limit = shared.config.max_frame;
     match frame::read_preamble(&mut input) {
@@ -142,46 +258,110 @@ fn serve(stream: TcpStream, shared: &Shared) -> Result<(), FrameError> {
         other => other?,
     }
     let header = frame::read_connection_header(&mut input, limit)?;
-    let service = header.service_name.unwrap_or_default();
+    let conn = Arc::new(ConnInfo {
+        service: header.service_name.unwrap_or_default(),
+        codec: header.cell_block_codec_class,
+        compressor: header.cell_block_compressor_class,
+        mutation_ns: std::sync::atomic::AtomicU64::new(0),
+        on_handlers: std::sync::atomic::AtomicUsize::new(0),
+    });
+    let served = serve_calls(&mut input, shared, &conn, &outbox);
+    // Answers of handlers still running are written as they finish.
+    let mut out = Outbox::lock(&outbox);
+    out.busy = false;
+    let flushed = out.write(&mut Vec::new());
+    served?;
+    Ok(flushed?)
+}
+
+fn serve_calls(
+    input: &mut Patient<'_>,
+    shared: &Arc<Shared>,
+    conn: &Arc<ConnInfo>,
+    outbox: &Arc<Mutex<Outbox>>,
+) -> Result<(), FrameError> {
+    let limit = shared.config.max_frame;
     // Answers not yet written: while the next call is already here whole (a client that
     // shares the connection between threads sends several at once), its answer joins them,
     // and one write sends them all.
     let mut replies = Vec::new();
+    let mut busy = true;
     loop {
-        if !replies.is_empty() && !frame::holds_whole_frame(input.buffered()) {
-            out.write_all(&replies)?;
-            replies.clear();
+        if !frame::holds_whole_frame(input.buffered()) {
+            let mut out = Outbox::lock(outbox);
+            out.write(&mut replies)?;
+            out.busy = false;
+            busy = false;
         }
         input.next_message();
-        let call = match frame::read_call(&mut input, limit) {
+        let call = match frame::read_call(input, limit) {
             Ok(call) => call,
             Err(FrameError::Closed) => return Ok(()),
             Err(e) => return Err(e),
         };
+        if !busy {
+            Outbox::lock(outbox).busy = true;
+            busy = true;
+        }
         let call_id = call.header.call_id.unwrap_or(0);
         let method = call.header.method_name.clone().unwrap_or_default();
-        // One port serves both services, chosen by the connection header.
-        let outcome = match service.as_str() {
-            "ClientService" if !call.cell_block.is_empty() => Some(
-                cellblock::check_codec(
-                    header.cell_block_codec_class.as_deref(),
-                    header.cell_block_compressor_class.as_deref(),
-                )
-                .and_then(|()| {
-                    shared
-                        .service
-                        .call(&method, call.param.as_deref(), &call.cell_block)
-                        .unwrap_or_else(|| Err(unknown(&service, &method)))
-                }),
-            ),
-            "ClientService" => shared.service.call(&method, call.param.as_deref(), &[]),
-            "MasterService" => shared.master.call(&method, call.param.as_deref()),
-            "AdminService" => shared.admin.call(&method, call.param.as_deref()),
-            _ => None,
+        let mutation = may_wait(&conn.service, &method);
+        // A slow mutation goes to a handler when other calls of this connection are waiting
+        // or running there (threads sharing the connection); a lone caller's runs here.
+        if mutation
+            && conn.slow_mutations()
+            && (frame::holds_whole_frame(input.buffered())
+                || conn.on_handlers.load(Ordering::Acquire) > 0)
+        {
+            let (shared_c, conn_c, outbox_c) =
+                (Arc::clone(shared), Arc::clone(conn), Arc::clone(outbox));
+            conn.on_handlers.fetch_add(1, Ordering::AcqRel);
+            let job = Box::new(move || {
+                let outcome = conn_c.timed(|| execute(&shared_c, &conn_c, &method, &call));
+                deliver(&outbox_c, call_id, outcome);
+                conn_c.on_handlers.fetch_sub(1, Ordering::AcqRel);
+            });
+            // A full queue hands the call back: it runs here (its answer joins `pending`).
+            if let Err(job) = shared.handlers.submit(job) {
+                job();
+            }
+            continue;
+        }
+        let outcome = if mutation {
+            conn.timed(|| execute(shared, conn, &method, &call))
+        } else {
+            execute(shared, conn, &method, &call)
         };
-        let outcome = outcome.unwrap_or_else(|| Err(unknown(&service, &method)));
         frame::append_response(&mut replies, call_id, outcome);
     }
+}
+
+/// Runs one call on the service its connection chose.
+fn execute(
+    shared: &Shared,
+    conn: &ConnInfo,
+    method: &str,
+    call: &Call,
+) -> Result<Vec<u8>, ExceptionResponse> {
+    let service = conn.service.as_str();
+    // One port serves both services, chosen by the connection header.
+    let outcome = match service {
+        "ClientService" if !call.cell_block.is_empty() => Some(
+            cellblock::check_codec(conn.codec.as_deref(), conn.compressor.as_deref()).and_then(
+                |()| {
+                    shared
+                        .service
+                        .call(method, call.param.as_deref(), &call.cell_block)
+                        .unwrap_or_else(|| Err(unknown(service, method)))
+                },
+            ),
+        ),
+        "ClientService" => shared.service.call(method, call.param.as_deref(), &[]),
+        "MasterService" => shared.master.call(method, call.param.as_deref()),
+        "AdminService" => shared.admin.call(method, call.param.as_deref()),
+        _ => None,
+    };
+    outcome.unwrap_or_else(|| Err(unknown(service, method)))
 }
 
 fn unknown(service: &str, method: &str) -> ExceptionResponse {
