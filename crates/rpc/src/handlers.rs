@@ -1,7 +1,8 @@
-//! The RPC server's handler threads (HBase's `hbase.regionserver.handler.count`): calls that
-//! may wait (mutations, which wait for the WAL) run here when a connection has more calls
-//! queued behind them, so that concurrent calls from one shared connection wait together,
-//! and an FSYNC_WAL put from each joins one group commit instead of syncing in turn.
+//! The RPC server's handler threads (HBase's `hbase.regionserver.handler.count`): slow
+//! mutations (waiting for `fdatasync` or a row lock) run here when other calls of their
+//! connection wait behind them, so that the calls of threads sharing one connection wait
+//! together, and their FSYNC_WAL puts join one group commit instead of syncing in turn. The
+//! server decides what comes here (`server.rs`); this is the pool.
 
 use std::collections::VecDeque;
 use std::sync::{Condvar, Mutex, PoisonError};

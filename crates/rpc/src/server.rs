@@ -1,6 +1,6 @@
 //! The RPC server: an accept loop and a thread per connection (as the Thrift gateway: engine
-//! calls block), and handler threads for mutations that arrive while more calls wait on the
-//! same connection (see `handlers`). A connection that sends something unreadable is closed;
+//! calls block), and handler threads for slow mutations from connections that threads share
+//! (see `handlers`, and `docs/design/rpc.md`). A connection that sends something unreadable is closed;
 //! the others go on.
 
 use std::io::{self, Write};
@@ -33,9 +33,8 @@ pub struct RpcConfig {
     /// The region server a master on this port reports in its cluster status; None: this
     /// server itself (which serves ClientService too).
     pub region_server: Option<SocketAddr>,
-    /// Handler threads for mutations that arrive while more calls wait on their connection
-    /// (HBase's `hbase.regionserver.handler.count`, 30); 0 runs every call on its
-    /// connection's thread.
+    /// Handler threads for slow mutations from connections that threads share (HBase's
+    /// `hbase.regionserver.handler.count`, 30); 0 runs every call on its connection's thread.
     pub handlers: usize,
 }
 
@@ -172,7 +171,7 @@ struct ConnInfo {
 }
 
 /// Mutations that take longer than this on average (they wait for `fdatasync`, or for row
-/// locks) go to the handlers when more calls wait behind them. Quicker ones (a SYNC_WAL put
+/// locks) go to the handlers when other calls of their connection wait or run there. Quicker ones (a SYNC_WAL put
 /// takes microseconds) run on the connection's thread: handing one to a handler costs more
 /// than it saves.
 const SLOW_MUTATION_NS: u64 = 40_000;
