@@ -316,7 +316,17 @@ fn serve_calls(
                 (Arc::clone(shared), Arc::clone(conn), Arc::clone(outbox));
             conn.on_handlers.fetch_add(1, Ordering::AcqRel);
             let job = Box::new(move || {
-                let outcome = conn_c.timed(|| execute(&shared_c, &conn_c, &method, &call));
+                // A call that panics fails alone; the handler thread goes on.
+                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    conn_c.timed(|| execute(&shared_c, &conn_c, &method, &call))
+                }))
+                .unwrap_or_else(|_| {
+                    Err(exception(
+                        "java.io.IOException",
+                        format!("internal error running {method}"),
+                        true,
+                    ))
+                });
                 deliver(&outbox_c, call_id, outcome);
                 conn_c.on_handlers.fetch_sub(1, Ordering::AcqRel);
             });
