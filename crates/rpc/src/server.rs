@@ -166,12 +166,10 @@ struct ConnInfo {
     /// How long this connection's mutations take, in nanoseconds: a moving average over the
     /// last few (each weighs a quarter).
     mutation_ns: std::sync::atomic::AtomicU64,
-    /// This connection's calls running on handlers now.
-    on_handlers: std::sync::atomic::AtomicUsize,
 }
 
 /// Mutations that take longer than this on average (they wait for `fdatasync`, or for row
-/// locks) go to the handlers when other calls of their connection wait or run there. Quicker ones (a SYNC_WAL put
+/// locks) go to the handlers once threads are seen sharing their connection. Quicker ones (a SYNC_WAL put
 /// takes microseconds) run on the connection's thread: handing one to a handler costs more
 /// than it saves.
 const SLOW_MUTATION_NS: u64 = 40_000;
@@ -207,6 +205,21 @@ struct Outbox {
 impl Outbox {
     fn lock(outbox: &Mutex<Outbox>) -> std::sync::MutexGuard<'_, Outbox> {
         outbox.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether the client has sent more than the connection's thread has read: a look at the
+    /// socket without waiting. The socket is made non-blocking for the look, under this lock,
+    /// which every write to it holds.
+    fn input_waiting(&self) -> bool {
+        if self.stream.set_nonblocking(true).is_err() {
+            return false;
+        }
+        let waiting = matches!(self.stream.peek(&mut [0u8; 1]), Ok(n) if n > 0);
+        if self.stream.set_nonblocking(false).is_err() {
+            // A socket left non-blocking would fail later writes: give the connection up.
+            let _ = self.stream.shutdown(std::net::Shutdown::Both);
+        }
+        waiting
     }
 
     /// Writes `first` and then the handlers' pending answers, in one write when both have
@@ -262,7 +275,6 @@ fn serve(stream: TcpStream, shared: &Arc<Shared>) -> Result<(), FrameError> {
         codec: header.cell_block_codec_class,
         compressor: header.cell_block_compressor_class,
         mutation_ns: std::sync::atomic::AtomicU64::new(0),
-        on_handlers: std::sync::atomic::AtomicUsize::new(0),
     });
     let served = serve_calls(&mut input, shared, &conn, &outbox);
     // Answers of handlers still running are written as they finish.
@@ -285,6 +297,7 @@ fn serve_calls(
     // and one write sends them all.
     let mut replies = Vec::new();
     let mut busy = true;
+    let mut shared_by_threads = false;
     loop {
         if !frame::holds_whole_frame(input.buffered()) {
             let mut out = Outbox::lock(outbox);
@@ -305,16 +318,13 @@ fn serve_calls(
         let call_id = call.header.call_id.unwrap_or(0);
         let method = call.header.method_name.clone().unwrap_or_default();
         let mutation = may_wait(&conn.service, &method);
-        // A slow mutation goes to a handler when other calls of this connection are waiting
-        // or running there (threads sharing the connection); a lone caller's runs here.
-        if mutation
-            && conn.slow_mutations()
-            && (frame::holds_whole_frame(input.buffered())
-                || conn.on_handlers.load(Ordering::Acquire) > 0)
-        {
+        // A call with another whole one behind it: threads share this connection (or see
+        // below). From then on its slow mutations go to handlers, so that they wait together
+        // and never hold up the connection's other calls; a lone caller's run here.
+        shared_by_threads |= frame::holds_whole_frame(input.buffered());
+        if mutation && shared_by_threads && conn.slow_mutations() {
             let (shared_c, conn_c, outbox_c) =
                 (Arc::clone(shared), Arc::clone(conn), Arc::clone(outbox));
-            conn.on_handlers.fetch_add(1, Ordering::AcqRel);
             let job = Box::new(move || {
                 // A call that panics fails alone; the handler thread goes on.
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -328,7 +338,6 @@ fn serve_calls(
                     ))
                 });
                 deliver(&outbox_c, call_id, outcome);
-                conn_c.on_handlers.fetch_sub(1, Ordering::AcqRel);
             });
             // A full queue hands the call back: it runs here (its answer joins `pending`).
             if let Err(job) = shared.handlers.submit(job) {
@@ -337,7 +346,13 @@ fn serve_calls(
             continue;
         }
         let outcome = if mutation {
-            conn.timed(|| execute(shared, conn, &method, &call))
+            let outcome = conn.timed(|| execute(shared, conn, &method, &call));
+            // Calls sent while a slow mutation ran here: another thread shares the connection
+            // (the buffer above only shows what one read brought in).
+            if !shared_by_threads && conn.slow_mutations() {
+                shared_by_threads = Outbox::lock(outbox).input_waiting();
+            }
+            outcome
         } else {
             execute(shared, conn, &method, &call)
         };

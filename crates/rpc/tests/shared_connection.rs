@@ -66,6 +66,65 @@ fn fsync_puts_sharing_a_connection_share_syncs() {
     server.shutdown();
 }
 
+/// On a connection that threads share, a get is not held up by another thread's put that
+/// waits for a slow sync: the put waits on a handler thread, not on the connection's.
+#[test]
+fn a_get_overtakes_a_slow_put_on_a_shared_connection() {
+    use basalt_client::Durability;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let fs = basalt_fs::FaultyFs::new();
+    let served = Connection::builder()
+        .file_system(std::sync::Arc::new(fs.clone()))
+        .root("/data")
+        .open()
+        .unwrap();
+    let desc = TableDescriptor::named("t")
+        .unwrap()
+        .with_family(ColumnFamilyDescriptor::new("f"))
+        .with_durability(Durability::FsyncWal);
+    served.admin().create_table(desc).unwrap();
+    let server = support::serve(&served);
+    let conn = RemoteConnection::connect(server.local_addr(), RemoteConfig::default()).unwrap();
+    // Two threads' puts together: the server sees the connection shared, and its mutations
+    // slow.
+    fs.set_sync_delay(Duration::from_millis(20));
+    std::thread::scope(|s| {
+        for t in 0..2 {
+            let conn = &conn;
+            s.spawn(move || {
+                let table = conn.table("t").unwrap();
+                for i in 0..5 {
+                    table
+                        .put(&Put::new(format!("warm{t}-{i}")).add_column("f", "q", "v"))
+                        .unwrap();
+                }
+            });
+        }
+    });
+    // Now one put waits seconds for its sync while another thread gets.
+    fs.set_sync_delay(Duration::from_secs(3));
+    let put_done = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let (conn, put_done) = (&conn, &put_done);
+        s.spawn(move || {
+            let table = conn.table("t").unwrap();
+            table
+                .put(&Put::new("slow").add_column("f", "q", "v"))
+                .unwrap();
+            put_done.store(true, Ordering::SeqCst);
+        });
+        std::thread::sleep(Duration::from_millis(300));
+        let got = conn.table("t").unwrap().get(&Get::new("warm0-0")).unwrap();
+        assert_eq!(got.value(b"f", b"q"), Some(&b"v"[..]));
+        assert!(
+            !put_done.load(Ordering::SeqCst),
+            "the get waited for the put's sync"
+        );
+    });
+    fs.set_sync_delay(Duration::ZERO);
+    server.shutdown();
+}
+
 fn engine() -> Connection {
     let conn = Connection::in_memory();
     let desc = TableDescriptor::named("t")
