@@ -169,9 +169,9 @@ struct ConnInfo {
 }
 
 /// Mutations that take longer than this on average (they wait for `fdatasync`, or for row
-/// locks) go to the handlers once threads are seen sharing their connection. Quicker ones (a SYNC_WAL put
-/// takes microseconds) run on the connection's thread: handing one to a handler costs more
-/// than it saves.
+/// locks) go to the handlers once threads are seen sharing their connection. Quicker ones (a
+/// SYNC_WAL put takes microseconds) run on the connection's thread: handing one to a handler
+/// costs more than it saves.
 const SLOW_MUTATION_NS: u64 = 40_000;
 
 impl ConnInfo {
