@@ -5,7 +5,8 @@
 # One connection's SYNC_WAL puts and gets of a 100-byte row, then 16 connections' puts and
 # gets, each over `basalt pe --rpc` and `basalt pe --thrift` against one `basalt standalone`;
 # then the 16 threads' puts and gets over one shared RPC connection (`--one-con`), with one
-# socket and with a pool of two (`--ipc-pool-size 2`, HBase's hbase.client.ipc.pool.size).
+# socket and with a pool of two (`--ipc-pool-size 2`, HBase's hbase.client.ipc.pool.size);
+# last, FSYNC_WAL puts over the native RPC alone (group commit through the server's handlers).
 set -euo pipefail
 rows="${1:-100000}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -39,4 +40,16 @@ for spec in "1 sequentialWrite $rows" "1 randomRead $rows" "16 sequentialWrite $
                 "$(awk "BEGIN{printf \"%.2f\", $o/$t}")"
         done
     fi
+done
+# Group commit over the native RPC: FSYNC_WAL puts from one thread, from 16 threads sharing
+# one connection (their puts run on the server's handler threads and share syncs) and from
+# 16 connections. Thrift1 has no FSYNC_WAL, so there is no Thrift column.
+fsync_rows=$((rows / 20))
+printf "\n%-28s %10s\n" "FSYNC_WAL puts" rpc
+for spec in "1 conn:1:" "16 threads, one conn:16:--one-con" "16 conns:16:"; do
+    IFS=: read -r label threads flag <<<"$spec"
+    f=$("$basalt" pe --rpc "127.0.0.1:$((port + 1))" $flag --durability FSYNC_WAL \
+        --value-size 100 --table "f$threads${flag:+s}" --rows "$fsync_rows" --threads "$threads" \
+        sequentialWrite | rate)
+    printf "%-28s %10s\n" "$label" "$f"
 done
