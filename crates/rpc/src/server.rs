@@ -296,6 +296,8 @@ fn serve_calls(
     // shares the connection between threads sends several at once), its answer joins them,
     // and one write sends them all.
     let mut replies = Vec::new();
+    // A copy of `Outbox::busy`, which only this thread changes: the lock is taken when it
+    // flips, not on every call.
     let mut busy = true;
     let mut shared_by_threads = false;
     loop {

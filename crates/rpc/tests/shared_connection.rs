@@ -8,6 +8,7 @@ use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
 use basalt_client::{Bytes, ColumnFamilyDescriptor, Connection, Get, Put, TableDescriptor};
+use basalt_rpc::RpcServer;
 use basalt_rpc::client::{RpcClient, RpcError};
 use basalt_rpc::frame::{
     encode_call, encode_connection_start, encode_response, read_call, read_connection_header,
@@ -18,12 +19,9 @@ use basalt_rpc::remote::{RemoteConfig, RemoteConnection};
 
 mod support;
 
-/// Threads sharing one connection put at FSYNC_WAL, on a disk whose every sync takes 5 ms:
-/// the server runs the puts waiting behind each other on handler threads, so they share
-/// syncs (group commit) instead of each syncing in turn on the connection's thread.
-#[test]
-fn fsync_puts_sharing_a_connection_share_syncs() {
-    use basalt_client::Durability;
+/// A served engine on a file system whose syncs can be slowed, with an FSYNC_WAL table `t`,
+/// and a native connection to it.
+fn fsync_server() -> (basalt_fs::FaultyFs, Connection, RpcServer, RemoteConnection) {
     let fs = basalt_fs::FaultyFs::new();
     let served = Connection::builder()
         .file_system(std::sync::Arc::new(fs.clone()))
@@ -33,25 +31,38 @@ fn fsync_puts_sharing_a_connection_share_syncs() {
     let desc = TableDescriptor::named("t")
         .unwrap()
         .with_family(ColumnFamilyDescriptor::new("f"))
-        .with_durability(Durability::FsyncWal);
+        .with_durability(basalt_client::Durability::FsyncWal);
     served.admin().create_table(desc).unwrap();
     let server = support::serve(&served);
     let conn = RemoteConnection::connect(server.local_addr(), RemoteConfig::default()).unwrap();
-    fs.set_sync_delay(Duration::from_millis(5));
-    let (threads, puts) = (8, 10);
-    let before = fs.sync_count();
+    (fs, served, server, conn)
+}
+
+/// `threads` threads sharing `conn` each put `puts` rows named `{prefix}{thread}-{i}` to `t`.
+fn put_from_threads(conn: &RemoteConnection, threads: u64, puts: u64, prefix: &str) {
     std::thread::scope(|s| {
         for t in 0..threads {
-            let conn = &conn;
             s.spawn(move || {
                 let table = conn.table("t").unwrap();
                 for i in 0..puts {
-                    let put = Put::new(format!("row{t}-{i}")).add_column("f", "q", "v");
+                    let put = Put::new(format!("{prefix}{t}-{i}")).add_column("f", "q", "v");
                     table.put(&put).unwrap();
                 }
             });
         }
     });
+}
+
+/// Threads sharing one connection put at FSYNC_WAL, on a disk whose every sync takes 5 ms:
+/// the server runs the puts waiting behind each other on handler threads, so they share
+/// syncs (group commit) instead of each syncing in turn on the connection's thread.
+#[test]
+fn fsync_puts_sharing_a_connection_share_syncs() {
+    let (fs, served, server, conn) = fsync_server();
+    fs.set_sync_delay(Duration::from_millis(5));
+    let (threads, puts) = (8, 10);
+    let before = fs.sync_count();
+    put_from_threads(&conn, threads, puts, "row");
     let syncs = fs.sync_count() - before;
     fs.set_sync_delay(Duration::ZERO);
     // One sync per put would be 80; shared, far fewer.
@@ -70,37 +81,12 @@ fn fsync_puts_sharing_a_connection_share_syncs() {
 /// waits for a slow sync: the put waits on a handler thread, not on the connection's.
 #[test]
 fn a_get_overtakes_a_slow_put_on_a_shared_connection() {
-    use basalt_client::Durability;
     use std::sync::atomic::{AtomicBool, Ordering};
-    let fs = basalt_fs::FaultyFs::new();
-    let served = Connection::builder()
-        .file_system(std::sync::Arc::new(fs.clone()))
-        .root("/data")
-        .open()
-        .unwrap();
-    let desc = TableDescriptor::named("t")
-        .unwrap()
-        .with_family(ColumnFamilyDescriptor::new("f"))
-        .with_durability(Durability::FsyncWal);
-    served.admin().create_table(desc).unwrap();
-    let server = support::serve(&served);
-    let conn = RemoteConnection::connect(server.local_addr(), RemoteConfig::default()).unwrap();
+    let (fs, _served, server, conn) = fsync_server();
     // Two threads' puts together: the server sees the connection shared, and its mutations
     // slow.
     fs.set_sync_delay(Duration::from_millis(20));
-    std::thread::scope(|s| {
-        for t in 0..2 {
-            let conn = &conn;
-            s.spawn(move || {
-                let table = conn.table("t").unwrap();
-                for i in 0..5 {
-                    table
-                        .put(&Put::new(format!("warm{t}-{i}")).add_column("f", "q", "v"))
-                        .unwrap();
-                }
-            });
-        }
-    });
+    put_from_threads(&conn, 2, 5, "warm");
     // Now one put waits seconds for its sync while another thread gets.
     fs.set_sync_delay(Duration::from_secs(3));
     let put_done = AtomicBool::new(false);
