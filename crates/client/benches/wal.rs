@@ -2,8 +2,9 @@
 //! embedded engine at FSYNC_WAL with 1, 4, 16 and 64 writers (group commit), and single-writer
 //! SYNC_WAL beside SKIP_WAL puts. Beside each group commit figure it runs a bare group commit
 //! (threads appending a record to a file and waiting for a shared `fdatasync`, no engine), to
-//! show what the machine's scheduling allows that pattern at all. Run with `cargo bench -p basalt-client --bench wal`; each
-//! figure runs for about two seconds in a directory under `target/`, on the machine's disk.
+//! show what the machine's scheduling allows that pattern at all. Run with
+//! `cargo bench -p basalt-client --bench wal`; each figure runs for about two seconds in a
+//! directory under `target/`, on the machine's disk.
 //! BENCHMARKS.md records results.
 
 use std::io::Write;
