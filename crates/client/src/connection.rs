@@ -337,6 +337,16 @@ impl Connection {
         Ok(self.table_named(TableName::parse(name)?))
     }
 
+    /// Buffered puts and deletes to `name` (HBase's `getBufferedMutator`), with HBase's 2 MiB
+    /// write buffer; [`BufferedMutator::new`] takes other parameters.
+    pub fn buffered_mutator(&self, name: &str) -> Result<crate::BufferedMutator> {
+        crate::BufferedMutator::new(
+            Arc::new(self.clone()),
+            TableName::parse(name)?,
+            crate::BufferedMutatorParams::default(),
+        )
+    }
+
     /// [`Connection::table`] for a name already parsed (a gateway parses the name a request
     /// carries once, to check it).
     pub fn table_named(&self, name: TableName) -> Table {

@@ -19,6 +19,7 @@
 //! ```
 
 mod admin;
+mod buffered;
 mod catalog;
 mod client;
 mod compactor;
@@ -29,6 +30,7 @@ mod procedures;
 mod table;
 
 pub use admin::{Admin, RegionDescription, SplitAlgorithm};
+pub use buffered::{BufferedMutator, BufferedMutatorParams, DEFAULT_WRITE_BUFFER_SIZE};
 pub use client::{Client, ClusterSummary, RegionSummary, Rows};
 pub use connection::{Connection, ConnectionBuilder};
 pub use meta::NamespaceDescriptor;

@@ -76,6 +76,18 @@ pub enum Mutation {
     Delete(Delete),
 }
 
+impl From<Put> for Mutation {
+    fn from(p: Put) -> Self {
+        Mutation::Put(p)
+    }
+}
+
+impl From<Delete> for Mutation {
+    fn from(d: Delete) -> Self {
+        Mutation::Delete(d)
+    }
+}
+
 impl Mutation {
     pub fn row(&self) -> &Bytes {
         match self {
