@@ -93,6 +93,11 @@ pub struct Args {
     /// Puts per `put_all` call (1: one put at a time).
     #[arg(long, default_value_t = 1)]
     pub batch: usize,
+    /// `false`: writes go through a `BufferedMutator` per client thread (HBase's 2 MiB write
+    /// buffer, sent in the background), as HBase PE's `--autoFlush=false`, which is HBase's
+    /// default; here the default is `true`, each put sent as it is made. Embedded and `--rpc`.
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    pub auto_flush: bool,
     /// Table name.
     #[arg(long, default_value = "TestTable")]
     pub table: String,
@@ -187,27 +192,32 @@ pub trait Backend: Send + Sync {
     fn scan(&self, start: &[u8], rows: usize) -> Result<usize>;
     /// Adds 1 to the counter `family:qualifier` of `row`, atomically; returns the new value.
     fn increment(&self, row: &[u8], family: &[u8], qualifier: &[u8]) -> Result<i64>;
+    /// A connection for one client thread's `BufferedMutator` (`--auto-flush false`).
+    fn client(&self) -> Result<Arc<dyn basalt_client::Client>> {
+        bail!("--auto-flush false needs the embedded engine or --rpc")
+    }
+}
+
+/// The put that writes one benchmark row.
+pub fn put_of((row, cells): &RowSpec, durability: Durability) -> Put {
+    cells
+        .iter()
+        .fold(Put::new(row.clone()), |p, (f, q, v)| {
+            p.add_column(f.clone(), q.clone(), v.clone())
+        })
+        .with_durability(durability)
 }
 
 /// The embedded engine, through the client API.
 struct Embedded {
+    conn: Connection,
     table: basalt_client::Table,
     durability: Durability,
 }
 
 impl Backend for Embedded {
     fn put(&self, rows: &[RowSpec]) -> Result<()> {
-        let puts: Vec<Put> = rows
-            .iter()
-            .map(|(row, cells)| {
-                cells
-                    .iter()
-                    .fold(Put::new(row.clone()), |p, (f, q, v)| {
-                        p.add_column(f.clone(), q.clone(), v.clone())
-                    })
-                    .with_durability(self.durability)
-            })
-            .collect();
+        let puts: Vec<Put> = rows.iter().map(|r| put_of(r, self.durability)).collect();
         self.table
             .put_all(&puts)
             .map_err(|(i, e)| anyhow::anyhow!("put {i} of a batch failed: {e}"))
@@ -237,6 +247,10 @@ impl Backend for Embedded {
         Ok(self
             .table
             .increment_column_value(row, family, qualifier, 1)?)
+    }
+
+    fn client(&self) -> Result<Arc<dyn basalt_client::Client>> {
+        Ok(Arc::new(self.conn.clone()))
     }
 }
 
@@ -428,6 +442,19 @@ pub fn run_command(
         let first = t * args.rows;
         let mut found = 0u64;
         let mut i = 0;
+        let writes = matches!(command, Command::SequentialWrite | Command::RandomWrite);
+        let mut mutator = match (writes, args.auto_flush) {
+            (true, false) => Some(basalt_client::BufferedMutator::new(
+                backend.client()?,
+                TableName::parse(&table_name(args))?,
+                basalt_client::BufferedMutatorParams::default(),
+            )?),
+            _ => None,
+        };
+        let durability: Durability = args
+            .durability
+            .parse()
+            .with_context(|| format!("--durability {}", args.durability))?;
         while i < args.rows {
             let began = Instant::now();
             let n = match command {
@@ -443,7 +470,10 @@ pub fn run_command(
                             (row_key(row), cells.clone())
                         })
                         .collect();
-                    backend.put(&batch)?;
+                    match &mut mutator {
+                        Some(m) => m.mutate_all(batch.iter().map(|r| put_of(r, durability)))?,
+                        None => backend.put(&batch)?,
+                    }
                     n
                 }
                 Command::SequentialRead => {
@@ -480,6 +510,10 @@ pub fn run_command(
             if all % 1024 < n {
                 progress.set_position(all);
             }
+        }
+        // What is still buffered is part of the run.
+        if let Some(m) = mutator {
+            m.close()?;
         }
         Ok((hist, found))
     })
@@ -708,6 +742,7 @@ fn open(args: &Args) -> Result<(Option<Connection>, Arc<dyn Backend>)> {
         admin.create_table_with_splits(desc, &splits)?;
     }
     let backend: Arc<dyn Backend> = Arc::new(Embedded {
+        conn: conn.clone(),
         table: conn.table(&table_name(args))?,
         durability,
     });

@@ -197,6 +197,8 @@ fn remote_modes_drive_a_running_server() {
         ("--rpc", server.rpc.as_str(), "over_one_rpc", true),
         // Puts written 16 at a time: Multi calls, split by region.
         ("--rpc", server.rpc.as_str(), "over_rpc_batched", false),
+        // Puts through a buffered mutator per thread (`--auto-flush false`).
+        ("--rpc", server.rpc.as_str(), "over_rpc_buffered", false),
         ("--thrift", server.thrift.as_str(), "over_thrift", false),
     ] {
         let mut args = vec![
@@ -221,6 +223,9 @@ fn remote_modes_drive_a_running_server() {
         }
         if table == "over_rpc_batched" {
             args.extend(["--batch", "16"]);
+        }
+        if table == "over_rpc_buffered" {
+            args.extend(["--auto-flush", "false"]);
         }
         args.extend(["sequentialWrite", "randomRead", "scanRange10", "increment"]);
         let (ok, out, err) = basalt(&args);
@@ -251,4 +256,44 @@ fn remote_modes_drive_a_running_server() {
     };
     run("--rpc", &server.rpc, "sequentialWrite");
     assert_eq!(run("--thrift", &server.thrift, "sequentialRead"), 400.0);
+    // Thrift1 has no buffered mutator.
+    let (ok, _, err) = basalt(&[
+        "pe",
+        "--thrift",
+        &server.thrift,
+        "--table",
+        "unbuffered",
+        "--rows",
+        "10",
+        "--auto-flush",
+        "false",
+        "sequentialWrite",
+    ]);
+    assert!(!ok && err.contains("--auto-flush false needs"), "{err}");
+}
+
+#[test]
+fn buffered_writes_on_the_embedded_engine_are_all_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("pe");
+    let (ok, out, err) = basalt(&[
+        "pe",
+        "--dir",
+        data.to_str().unwrap(),
+        "--rows",
+        "500",
+        "--threads",
+        "2",
+        "--presplit",
+        "2",
+        "--auto-flush",
+        "false",
+        "--json",
+        "sequentialWrite",
+        "sequentialRead",
+    ]);
+    assert!(ok, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(field(lines[0], "ops"), 1000.0, "{out}");
+    assert_eq!(field(lines[1], "found"), 1000.0, "{out}");
 }

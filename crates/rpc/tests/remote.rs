@@ -855,3 +855,47 @@ fn administration_embedded_and_remote() {
     server.shutdown();
     assert_eq!(local, far, "embedded and remote disagree");
 }
+
+#[test]
+fn a_buffered_mutator_writes_through_a_remote_connection() {
+    let served = engine();
+    let server = server(&served);
+    let remote = std::sync::Arc::new(
+        RemoteConnection::connect(server.local_addr(), RemoteConfig::default()).unwrap(),
+    );
+    // A 4 KiB buffer: 500 puts make several batches, each over both regions (split at `m`).
+    let mut m = basalt_client::BufferedMutator::new(
+        remote.clone(),
+        TableName::parse("t").unwrap(),
+        basalt_client::BufferedMutatorParams {
+            write_buffer_size: 4096,
+        },
+    )
+    .unwrap();
+    for i in 0..500 {
+        let row = format!("{}{i:03}", if i % 2 == 0 { "a" } else { "x" });
+        m.mutate(Put::new(row).add_column("f", "q", format!("v{i}")))
+            .unwrap();
+    }
+    m.mutate(Put::new("b").add_column("nope", "q", "v"))
+        .unwrap();
+    m.mutate(Delete::new("a000")).unwrap();
+    let e = m.flush().unwrap_err();
+    assert!(e.to_string().contains("row b"), "{e}");
+    let failures = m.take_failures();
+    assert_eq!(failures.len(), 1);
+    assert_eq!(
+        failures[0].1.kind(),
+        ErrorKind::NotFound,
+        "{}",
+        failures[0].1
+    );
+    m.close().unwrap();
+    let t = remote.table("t").unwrap();
+    assert_eq!(t.scan(&Scan::new()).unwrap().len(), 499);
+    assert_eq!(
+        t.get(&Get::new("x499")).unwrap().value(b"f", b"q").unwrap(),
+        &b"v499"[..]
+    );
+    server.shutdown();
+}

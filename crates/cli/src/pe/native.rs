@@ -4,17 +4,18 @@
 
 use std::cell::RefCell;
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use basalt_client::{BatchOp, Bytes, Durability, Get, Increment, Put, Scan, TableDescriptor};
+use basalt_client::{BatchOp, Bytes, Durability, Get, Increment, Scan, TableDescriptor};
 use basalt_rpc::remote::{RemoteConfig, RemoteConnection, RemoteTable};
 
-use super::{Args, Backend, RowSpec, table_name};
+use super::{Args, Backend, RowSpec, put_of, table_name};
 
 pub struct Native {
     addr: SocketAddr,
     /// With `--one-con`, the connection every thread uses.
-    shared: Option<RemoteConnection>,
+    shared: Option<Arc<RemoteConnection>>,
     config: RemoteConfig,
     table: String,
     durability: Durability,
@@ -50,7 +51,7 @@ impl Native {
                 .context("creating the benchmark table over RPC")?;
         }
         Ok(Native {
-            shared: args.one_con.then_some(conn),
+            shared: args.one_con.then(|| Arc::new(conn)),
             addr,
             config,
             table: table_name(args),
@@ -78,14 +79,7 @@ impl Native {
 
 impl Backend for Native {
     fn put(&self, rows: &[RowSpec]) -> Result<()> {
-        let puts = rows.iter().map(|(row, cells)| {
-            cells
-                .iter()
-                .fold(Put::new(row.clone()), |p, (f, q, v)| {
-                    p.add_column(f.clone(), q.clone(), v.clone())
-                })
-                .with_durability(self.durability)
-        });
+        let puts = rows.iter().map(|r| put_of(r, self.durability));
         self.with(|t| {
             if rows.len() == 1 {
                 return puts.into_iter().try_for_each(|put| t.put(&put));
@@ -109,6 +103,18 @@ impl Backend for Native {
                 .with_caching(rows);
             Ok(t.scan(&scan)?.len())
         })
+    }
+
+    /// The shared connection with `--one-con`; otherwise a connection of the mutator's own
+    /// (a thread's other calls keep theirs).
+    fn client(&self) -> Result<Arc<dyn basalt_client::Client>> {
+        if let Some(conn) = &self.shared {
+            return Ok(Arc::clone(conn) as Arc<dyn basalt_client::Client>);
+        }
+        Ok(Arc::new(RemoteConnection::connect(
+            self.addr,
+            self.config.clone(),
+        )?))
     }
 
     fn increment(&self, row: &[u8], family: &[u8], qualifier: &[u8]) -> Result<i64> {
