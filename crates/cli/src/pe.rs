@@ -192,9 +192,41 @@ pub trait Backend: Send + Sync {
     fn scan(&self, start: &[u8], rows: usize) -> Result<usize>;
     /// Adds 1 to the counter `family:qualifier` of `row`, atomically; returns the new value.
     fn increment(&self, row: &[u8], family: &[u8], qualifier: &[u8]) -> Result<i64>;
-    /// A connection for one client thread's `BufferedMutator` (`--auto-flush false`).
-    fn client(&self) -> Result<Arc<dyn basalt_client::Client>> {
+    /// One client thread's buffered writes (`--auto-flush false`).
+    fn buffered(&self) -> Result<Buffered> {
         bail!("--auto-flush false needs the embedded engine or --rpc")
+    }
+}
+
+/// One client thread's writes through a `BufferedMutator`, with the backend's durability.
+pub struct Buffered {
+    mutator: basalt_client::BufferedMutator,
+    durability: Durability,
+}
+
+impl Buffered {
+    pub fn new(
+        client: Arc<dyn basalt_client::Client>,
+        table: TableName,
+        durability: Durability,
+    ) -> Result<Buffered> {
+        let params = basalt_client::BufferedMutatorParams::default();
+        Ok(Buffered {
+            mutator: basalt_client::BufferedMutator::new(client, table, params)?,
+            durability,
+        })
+    }
+
+    fn put(&mut self, rows: &[RowSpec]) -> Result<()> {
+        let durability = self.durability;
+        Ok(self
+            .mutator
+            .mutate_all(rows.iter().map(|r| put_of(r, durability)))?)
+    }
+
+    /// Sends what is still buffered and waits for it.
+    fn close(self) -> Result<()> {
+        Ok(self.mutator.close()?)
     }
 }
 
@@ -249,8 +281,9 @@ impl Backend for Embedded {
             .increment_column_value(row, family, qualifier, 1)?)
     }
 
-    fn client(&self) -> Result<Arc<dyn basalt_client::Client>> {
-        Ok(Arc::new(self.conn.clone()))
+    fn buffered(&self) -> Result<Buffered> {
+        let conn = Arc::new(self.conn.clone());
+        Buffered::new(conn, self.table.name().clone(), self.durability)
     }
 }
 
@@ -443,18 +476,10 @@ pub fn run_command(
         let mut found = 0u64;
         let mut i = 0;
         let writes = matches!(command, Command::SequentialWrite | Command::RandomWrite);
-        let mut mutator = match (writes, args.auto_flush) {
-            (true, false) => Some(basalt_client::BufferedMutator::new(
-                backend.client()?,
-                TableName::parse(&table_name(args))?,
-                basalt_client::BufferedMutatorParams::default(),
-            )?),
+        let mut buffered = match (writes, args.auto_flush) {
+            (true, false) => Some(backend.buffered()?),
             _ => None,
         };
-        let durability: Durability = args
-            .durability
-            .parse()
-            .with_context(|| format!("--durability {}", args.durability))?;
         while i < args.rows {
             let began = Instant::now();
             let n = match command {
@@ -470,8 +495,8 @@ pub fn run_command(
                             (row_key(row), cells.clone())
                         })
                         .collect();
-                    match &mut mutator {
-                        Some(m) => m.mutate_all(batch.iter().map(|r| put_of(r, durability)))?,
+                    match &mut buffered {
+                        Some(b) => b.put(&batch)?,
                         None => backend.put(&batch)?,
                     }
                     n
@@ -512,8 +537,8 @@ pub fn run_command(
             }
         }
         // What is still buffered is part of the run.
-        if let Some(m) = mutator {
-            m.close()?;
+        if let Some(b) = buffered {
+            b.close()?;
         }
         Ok((hist, found))
     })

@@ -133,10 +133,7 @@ impl BufferedMutator {
             return Err(Error::EmptyRow);
         }
         self.buffered_bytes += weight(&mutation);
-        self.buffer.push(match mutation {
-            Mutation::Put(p) => BatchOp::Put(p),
-            Mutation::Delete(d) => BatchOp::Delete(d),
-        });
+        self.buffer.push(mutation.into());
         if self.buffered_bytes >= self.params.write_buffer_size {
             self.hand_over()?;
         }
@@ -237,7 +234,7 @@ fn send_batches(client: &dyn Client, table: &TableName, jobs: &Receiver<Job>, fa
                 let failed: Vec<(Bytes, Error)> = batch
                     .iter()
                     .zip(results)
-                    .filter_map(|(op, r)| r.err().map(|e| (row_of(op), e)))
+                    .filter_map(|(op, r)| r.err().map(|e| (op.row().clone(), e)))
                     .collect();
                 if !failed.is_empty() {
                     lock(failures).extend(failed);
@@ -247,15 +244,6 @@ fn send_batches(client: &dyn Client, table: &TableName, jobs: &Receiver<Job>, fa
                 let _ = done.send(());
             }
         }
-    }
-}
-
-fn row_of(op: &BatchOp) -> Bytes {
-    match op {
-        BatchOp::Put(p) => p.row.clone(),
-        BatchOp::Delete(d) => d.row.clone(),
-        // Only puts and deletes are buffered.
-        _ => Bytes::new(),
     }
 }
 

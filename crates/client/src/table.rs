@@ -4,7 +4,9 @@ use std::ops::Bound;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment, RowMutations};
+use basalt_common::ops::{
+    Append, CheckAndMutate, CheckAndMutateResult, Increment, Mutation, RowMutations,
+};
 use basalt_common::{Bytes, Delete, Error, Get, Put, Result, RowResult, Scan, TableName};
 use basalt_region::{Region, RegionScanner};
 
@@ -216,6 +218,30 @@ pub enum BatchOp {
     Append(Append),
     RowMutations(RowMutations),
     CheckAndMutate(CheckAndMutate),
+}
+
+impl BatchOp {
+    /// The row the operation reads or writes.
+    pub fn row(&self) -> &Bytes {
+        match self {
+            BatchOp::Get(g) => &g.row,
+            BatchOp::Put(p) => &p.row,
+            BatchOp::Delete(d) => &d.row,
+            BatchOp::Increment(i) => &i.row,
+            BatchOp::Append(a) => &a.row,
+            BatchOp::RowMutations(m) => &m.row,
+            BatchOp::CheckAndMutate(c) => &c.row,
+        }
+    }
+}
+
+impl From<Mutation> for BatchOp {
+    fn from(m: Mutation) -> Self {
+        match m {
+            Mutation::Put(p) => BatchOp::Put(p),
+            Mutation::Delete(d) => BatchOp::Delete(d),
+        }
+    }
 }
 
 /// What one operation of a batch returned: a row (Get, Increment, Append), nothing (Put,

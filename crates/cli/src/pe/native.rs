@@ -7,10 +7,10 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use basalt_client::{BatchOp, Bytes, Durability, Get, Increment, Scan, TableDescriptor};
+use basalt_client::{BatchOp, Bytes, Durability, Get, Increment, Scan, TableDescriptor, TableName};
 use basalt_rpc::remote::{RemoteConfig, RemoteConnection, RemoteTable};
 
-use super::{Args, Backend, RowSpec, put_of, table_name};
+use super::{Args, Backend, Buffered, RowSpec, put_of, table_name};
 
 pub struct Native {
     addr: SocketAddr,
@@ -105,16 +105,14 @@ impl Backend for Native {
         })
     }
 
-    /// The shared connection with `--one-con`; otherwise a connection of the mutator's own
-    /// (a thread's other calls keep theirs).
-    fn client(&self) -> Result<Arc<dyn basalt_client::Client>> {
-        if let Some(conn) = &self.shared {
-            return Ok(Arc::clone(conn) as Arc<dyn basalt_client::Client>);
-        }
-        Ok(Arc::new(RemoteConnection::connect(
-            self.addr,
-            self.config.clone(),
-        )?))
+    /// Over the shared connection with `--one-con`; otherwise over a connection of the
+    /// mutator's own (a thread's other calls keep theirs).
+    fn buffered(&self) -> Result<Buffered> {
+        let conn: Arc<dyn basalt_client::Client> = match &self.shared {
+            Some(conn) => conn.clone(),
+            None => Arc::new(RemoteConnection::connect(self.addr, self.config.clone())?),
+        };
+        Buffered::new(conn, TableName::parse(&self.table)?, self.durability)
     }
 
     fn increment(&self, row: &[u8], family: &[u8], qualifier: &[u8]) -> Result<i64> {
