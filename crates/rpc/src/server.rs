@@ -1,7 +1,7 @@
 //! The RPC server: an accept loop and a thread per connection (as the Thrift gateway: engine
 //! calls block), and handler threads for slow mutations from connections that threads share
-//! (see `handlers`, and `docs/design/rpc.md`). A connection that sends something unreadable is closed;
-//! the others go on.
+//! (see `handlers`, and `docs/design/rpc.md`). A connection that sends something unreadable
+//! is closed; the others go on.
 
 use std::io::{self, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
