@@ -18,5 +18,5 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     // The same bytes as calls from the start, and as a cell block.
     let mut again = data;
     let _ = read_call(&mut again, limit);
-    let _ = basalt_rpc::cellblock::decode(data);
+    let _ = basalt_rpc::cellblock::decode(&bytes::Bytes::copy_from_slice(data));
 });

@@ -3,23 +3,62 @@
 //! block each mutation owns, in order). Codecs: `KeyValueCodec` and `KeyValueCodecWithTags`;
 //! format in `docs/design/rpc.md`.
 
-use crate::client_service::exception;
-use crate::pb::{ExceptionResponse, MultiRequest, MutateRequest, MutationProto, mutation_proto};
+use std::ops::Range;
 
-const KEY_VALUE_CODEC: &str = "org.apache.hadoop.hbase.codec.KeyValueCodec";
+use basalt_client::Bytes;
+
+use crate::client_service::exception;
+use crate::pb::mutation_proto::DeleteType;
+use crate::pb::{ExceptionResponse, MutationProto};
+
+pub const KEY_VALUE_CODEC: &str = "org.apache.hadoop.hbase.codec.KeyValueCodec";
 const KEY_VALUE_CODEC_WITH_TAGS: &str = "org.apache.hadoop.hbase.codec.KeyValueCodecWithTags";
 
-/// One cell of a block, as HBase's KeyValue holds it.
+/// One cell of a block, as HBase's KeyValue holds it. Decoded, its parts are slices of the
+/// call's frame, not copies.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyValue {
-    pub row: Vec<u8>,
-    pub family: Vec<u8>,
-    pub qualifier: Vec<u8>,
+    pub row: Bytes,
+    pub family: Bytes,
+    pub qualifier: Bytes,
     pub timestamp: i64,
     /// KeyValue.Type: Put 4, Delete 8, DeleteFamilyVersion 10, DeleteColumn 12,
     /// DeleteFamily 14.
     pub kind: u8,
-    pub value: Vec<u8>,
+    pub value: Bytes,
+}
+
+/// KeyValue.Type of a put cell.
+pub const PUT: u8 = 4;
+
+impl KeyValue {
+    /// The delete kind of a delete cell; None for a put; an error for an unknown type.
+    pub fn delete_type(&self) -> Result<Option<DeleteType>, ExceptionResponse> {
+        Ok(match self.kind {
+            PUT => None,
+            8 => Some(DeleteType::DeleteOneVersion),
+            10 => Some(DeleteType::DeleteFamilyVersion),
+            12 => Some(DeleteType::DeleteMultipleVersions),
+            14 => Some(DeleteType::DeleteFamily),
+            other => return Err(bad(format!("cell block: cell type {other}"))),
+        })
+    }
+
+    /// The cell's timestamp; None for HBase's LATEST_TIMESTAMP (Long.MAX_VALUE), which means
+    /// the server's time, as a cell sent without one.
+    pub fn given_timestamp(&self) -> Option<i64> {
+        (self.timestamp != i64::MAX).then_some(self.timestamp)
+    }
+}
+
+/// The KeyValue.Type of a delete kind.
+pub fn delete_kind(d: DeleteType) -> u8 {
+    match d {
+        DeleteType::DeleteOneVersion => 8,
+        DeleteType::DeleteFamilyVersion => 10,
+        DeleteType::DeleteMultipleVersions => 12,
+        DeleteType::DeleteFamily => 14,
+    }
 }
 
 fn bad(what: String) -> ExceptionResponse {
@@ -46,26 +85,25 @@ pub fn check_codec(codec: Option<&str>, compressor: Option<&str>) -> Result<(), 
 }
 
 /// Splits `n` bytes off the front of `buf`.
-fn take<'a>(buf: &mut &'a [u8], n: usize, what: &str) -> Result<&'a [u8], ExceptionResponse> {
+fn take(buf: &mut Bytes, n: usize, what: &str) -> Result<Bytes, ExceptionResponse> {
     if buf.len() < n {
         return Err(bad(format!(
             "cell block: {what} needs {n} bytes, {} left",
             buf.len()
         )));
     }
-    let (head, rest) = buf.split_at(n);
-    *buf = rest;
-    Ok(head)
+    Ok(buf.split_to(n))
 }
 
-fn be_u32(buf: &mut &[u8], what: &str) -> Result<usize, ExceptionResponse> {
+fn be_u32(buf: &mut Bytes, what: &str) -> Result<usize, ExceptionResponse> {
     let b = take(buf, 4, what)?;
     Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as usize)
 }
 
 /// The cells of a block: each a 4-byte length, then a KeyValue (key length, value length, key,
 /// value, and with tags a 2-byte tags length and the tags, which Basalt drops).
-pub fn decode(mut block: &[u8]) -> Result<Vec<KeyValue>, ExceptionResponse> {
+pub fn decode(block: &Bytes) -> Result<Vec<KeyValue>, ExceptionResponse> {
+    let mut block = block.clone();
     let mut cells = Vec::new();
     while !block.is_empty() {
         let len = be_u32(&mut block, "a cell's length")?;
@@ -73,139 +111,112 @@ pub fn decode(mut block: &[u8]) -> Result<Vec<KeyValue>, ExceptionResponse> {
         let key_len = be_u32(&mut kv, "a key length")?;
         let value_len = be_u32(&mut kv, "a value length")?;
         let mut key = take(&mut kv, key_len, "a key")?;
-        let value = take(&mut kv, value_len, "a value")?.to_vec();
+        let value = take(&mut kv, value_len, "a value")?;
         // Whatever follows the value inside the cell's length is tags.
-        let row_len = usize::from(u16::from_be_bytes(
-            take(&mut key, 2, "a row length")?
-                .try_into()
-                .unwrap_or([0; 2]),
-        ));
-        let row = take(&mut key, row_len, "a row")?.to_vec();
+        let row_len = take(&mut key, 2, "a row length")?;
+        let row_len = usize::from(u16::from_be_bytes([row_len[0], row_len[1]]));
+        let row = take(&mut key, row_len, "a row")?;
         let family_len = usize::from(take(&mut key, 1, "a family length")?[0]);
-        let family = take(&mut key, family_len, "a family")?.to_vec();
+        let family = take(&mut key, family_len, "a family")?;
         let qualifier_len = key
             .len()
             .checked_sub(9)
             .ok_or_else(|| bad("cell block: a key too short for its timestamp and type".into()))?;
-        let qualifier = take(&mut key, qualifier_len, "a qualifier")?.to_vec();
-        let timestamp = i64::from_be_bytes(
-            take(&mut key, 8, "a timestamp")?
-                .try_into()
-                .unwrap_or([0; 8]),
-        );
-        let kind = take(&mut key, 1, "a type")?[0];
-        cells.push(KeyValue {
+        let qualifier = take(&mut key, qualifier_len, "a qualifier")?;
+        let mut timestamp = [0; 8];
+        timestamp.copy_from_slice(&key[..8]);
+        let cell = KeyValue {
             row,
             family,
             qualifier,
-            timestamp,
-            kind,
+            timestamp: i64::from_be_bytes(timestamp),
+            kind: key[8],
             value,
-        });
+        };
+        cell.delete_type()?;
+        cells.push(cell);
     }
     Ok(cells)
 }
 
-/// Moves a mutation's `associated_cell_count` cells from `cells` into its `column_value`s, so
-/// the rest of the server sees one form. Each cell must be of the mutation's row.
-fn inflate(
-    m: &mut MutationProto,
-    cells: &mut std::vec::IntoIter<KeyValue>,
-) -> Result<(), ExceptionResponse> {
-    use mutation_proto::column_value::QualifierValue;
-    use mutation_proto::{ColumnValue, DeleteType};
-    let n = usize::try_from(m.associated_cell_count.take().unwrap_or(0)).unwrap_or(0);
-    for _ in 0..n {
-        let c = cells.next().ok_or_else(|| {
+/// Deals a block's cells to the mutations that count them, in order: for each mutation, the
+/// range of `cells` it owns (empty for a mutation whose cells are in the message). Checks
+/// everything before anything is written: a count past the block's end, cells left over, a
+/// cell of another row than its mutation's.
+pub fn deal<'a>(
+    mutations: impl IntoIterator<Item = Option<&'a MutationProto>>,
+    cells: &[KeyValue],
+) -> Result<Vec<Range<usize>>, ExceptionResponse> {
+    let mut next = 0;
+    let mut dealt = Vec::new();
+    for m in mutations {
+        let n = m
+            .and_then(|m| m.associated_cell_count)
+            .and_then(|n| usize::try_from(n).ok())
+            .unwrap_or(0);
+        let owned = cells.get(next..next + n).ok_or_else(|| {
             bad("cell block: a mutation counts more cells than the block holds".into())
         })?;
-        if m.row.as_deref() != Some(&c.row[..]) {
-            if m.row.is_none() {
-                m.row = Some(c.row.clone());
-            } else {
+        let row = m.and_then(|m| m.row.as_deref());
+        for c in owned {
+            if row.is_some_and(|r| r != &c.row[..]) || c.row != owned[0].row {
                 return Err(bad(format!(
                     "cell block: a cell of row {:?} in a mutation of row {:?}",
                     String::from_utf8_lossy(&c.row),
-                    String::from_utf8_lossy(m.row.as_deref().unwrap_or_default())
+                    String::from_utf8_lossy(row.unwrap_or(&owned[0].row))
                 )));
             }
         }
-        let delete_type = match c.kind {
-            4 => None,
-            8 => Some(DeleteType::DeleteOneVersion),
-            10 => Some(DeleteType::DeleteFamilyVersion),
-            12 => Some(DeleteType::DeleteMultipleVersions),
-            14 => Some(DeleteType::DeleteFamily),
-            other => return Err(bad(format!("cell block: cell type {other}"))),
-        };
-        let qv = QualifierValue {
-            qualifier: Some(c.qualifier),
-            value: Some(c.value),
-            // HBase's LATEST_TIMESTAMP (Long.MAX_VALUE) means "server time", like no timestamp.
-            timestamp: u64::try_from(c.timestamp)
-                .ok()
-                .filter(|&t| t != i64::MAX as u64),
-            delete_type: delete_type.map(|d| d as i32),
-            tags: None,
-        };
-        match m.column_value.last_mut() {
-            Some(cv) if cv.family == c.family => cv.qualifier_value.push(qv),
-            _ => m.column_value.push(ColumnValue {
-                family: c.family,
-                qualifier_value: vec![qv],
-            }),
-        }
+        dealt.push(next..next + n);
+        next += n;
     }
-    Ok(())
-}
-
-fn finish(cells: &std::vec::IntoIter<KeyValue>) -> Result<(), ExceptionResponse> {
-    match cells.len() {
-        0 => Ok(()),
+    match cells.len() - next {
+        0 => Ok(dealt),
         n => Err(bad(format!(
             "cell block: {n} cells left over that no mutation counts"
         ))),
     }
 }
 
-/// A Mutate call's cells, moved into its mutation.
-pub fn inflate_mutate(req: &mut MutateRequest, block: &[u8]) -> Result<(), ExceptionResponse> {
-    let mut cells = decode(block)?.into_iter();
-    inflate(&mut req.mutation, &mut cells)?;
-    finish(&cells)
-}
-
-/// A Multi call's cells, moved into its mutations in the order they appear (region action by
-/// region action, action by action), as HBase's client writes them.
-pub fn inflate_multi(req: &mut MultiRequest, block: &[u8]) -> Result<(), ExceptionResponse> {
-    let mut cells = decode(block)?.into_iter();
-    for ra in &mut req.region_action {
-        for a in &mut ra.action {
-            if let Some(m) = &mut a.mutation {
-                inflate(m, &mut cells)?;
-            }
-        }
-    }
-    finish(&cells)
+/// Writes one cell in KeyValueCodec form.
+pub fn write_cell(
+    out: &mut Vec<u8>,
+    row: &[u8],
+    family: &[u8],
+    qualifier: &[u8],
+    timestamp: i64,
+    kind: u8,
+    value: &[u8],
+) {
+    let key_len = 2 + row.len() + 1 + family.len() + qualifier.len() + 8 + 1;
+    let len = 8 + key_len + value.len();
+    out.reserve(4 + len);
+    out.extend_from_slice(&(len as u32).to_be_bytes());
+    out.extend_from_slice(&(key_len as u32).to_be_bytes());
+    out.extend_from_slice(&(value.len() as u32).to_be_bytes());
+    out.extend_from_slice(&(row.len() as u16).to_be_bytes());
+    out.extend_from_slice(row);
+    out.push(family.len() as u8);
+    out.extend_from_slice(family);
+    out.extend_from_slice(qualifier);
+    out.extend_from_slice(&timestamp.to_be_bytes());
+    out.push(kind);
+    out.extend_from_slice(value);
 }
 
 /// Encodes cells as a KeyValueCodec block (for clients and tests).
 pub fn encode(cells: &[KeyValue]) -> Vec<u8> {
     let mut out = Vec::new();
     for c in cells {
-        let key_len = 2 + c.row.len() + 1 + c.family.len() + c.qualifier.len() + 8 + 1;
-        let len = 8 + key_len + c.value.len();
-        out.extend_from_slice(&(len as u32).to_be_bytes());
-        out.extend_from_slice(&(key_len as u32).to_be_bytes());
-        out.extend_from_slice(&(c.value.len() as u32).to_be_bytes());
-        out.extend_from_slice(&(c.row.len() as u16).to_be_bytes());
-        out.extend_from_slice(&c.row);
-        out.push(c.family.len() as u8);
-        out.extend_from_slice(&c.family);
-        out.extend_from_slice(&c.qualifier);
-        out.extend_from_slice(&c.timestamp.to_be_bytes());
-        out.push(c.kind);
-        out.extend_from_slice(&c.value);
+        write_cell(
+            &mut out,
+            &c.row,
+            &c.family,
+            &c.qualifier,
+            c.timestamp,
+            c.kind,
+            &c.value,
+        );
     }
     out
 }

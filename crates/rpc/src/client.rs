@@ -23,8 +23,11 @@ use std::time::{Duration, Instant};
 
 use prost::Message;
 
+use crate::cellblock;
 use crate::client_service::META_REGION;
-use crate::frame::{FrameError, encode_call, encode_connection_start, read_response};
+use crate::frame::{
+    FrameError, encode_call, encode_call_with_cells, encode_connection_start, read_response,
+};
 use crate::pb::{
     self, ConnectionHeader, RegionSpecifier, ResponseHeader, Scan, ScanRequest, ScanResponse,
     UserInformation, region_specifier::RegionSpecifierType,
@@ -336,6 +339,8 @@ impl RpcClient {
                 real_user: None,
             }),
             service_name: Some(service.into()),
+            // Puts and deletes send their cells in cell blocks, as HBase's client does.
+            cell_block_codec_class: Some(cellblock::KEY_VALUE_CODEC.into()),
             ..ConnectionHeader::default()
         }))?;
         let input = BufReader::with_capacity(64 * 1024, stream.try_clone()?);
@@ -399,6 +404,28 @@ impl RpcClient {
         method: &str,
         request: &Q,
     ) -> Result<R, RpcError> {
+        self.call_frame(method, |id| encode_call(id, method, request))
+    }
+
+    /// A call whose mutations' cells follow the request in a KeyValueCodec cell block (see
+    /// `cellblock`), as HBase's client sends puts and deletes.
+    pub fn call_with_cells<Q: Message, R: Message + Default>(
+        &self,
+        method: &str,
+        request: &Q,
+        cells: &[u8],
+    ) -> Result<R, RpcError> {
+        self.call_frame(method, |id| {
+            encode_call_with_cells(id, method, request, cells)
+        })
+    }
+
+    /// Sends the frame `encode` makes for a new call id and waits for the answer.
+    fn call_frame<R: Message + Default>(
+        &self,
+        method: &str,
+        encode: impl FnOnce(u32) -> Vec<u8>,
+    ) -> Result<R, RpcError> {
         let shared = &self.shared;
         let id = shared
             .next_id
@@ -414,7 +441,7 @@ impl RpcClient {
                 .insert(id, Slot::Waiting(std::thread::current()));
             calls.waiting.len() > 1
         };
-        if let Err(e) = shared.send(&encode_call(id, method, request), others_waiting) {
+        if let Err(e) = shared.send(&encode(id), others_waiting) {
             lock(&shared.calls).waiting.remove(&id);
             return Err(e.into());
         }

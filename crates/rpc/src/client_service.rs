@@ -2,6 +2,7 @@
 //! its region (`table,start,id.encoded.`); reads and scans stay inside it, as a region server
 //! would, so a client that walks the regions in `hbase:meta` sees every row once.
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
@@ -14,7 +15,7 @@ use basalt_client::{
 use basalt_net::{Leases, lock_leased};
 use prost::Message;
 
-use crate::cellblock;
+use crate::cellblock::{self, KeyValue};
 use crate::pb::{
     self, BinaryComparator, ExceptionResponse, GetRequest, GetResponse, MultiRequest,
     MultiResponse, MutateRequest, MutateResponse, NameBytesPair, RegionActionResult,
@@ -201,7 +202,7 @@ impl ClientService {
     /// Runs `method`; `None` if ClientService has no such method. `cell_block` holds the
     /// cells of the call's mutations when the client sent them outside the message (empty
     /// otherwise; the server has checked the connection's codec).
-    pub fn call(&self, method: &str, param: Option<&[u8]>, cell_block: &[u8]) -> Option<Outcome> {
+    pub fn call(&self, method: &str, param: Option<&[u8]>, cell_block: &Bytes) -> Option<Outcome> {
         fn no_cells<R>(r: R, cell_block: &[u8]) -> Result<R, ExceptionResponse> {
             if cell_block.is_empty() {
                 Ok(r)
@@ -213,20 +214,22 @@ impl ClientService {
             "Get" => decode::<GetRequest>(param)
                 .and_then(|r| no_cells(r, cell_block))
                 .and_then(|r| self.get(&r)),
-            "Mutate" => decode::<MutateRequest>(param).and_then(|mut r| {
-                if !cell_block.is_empty() {
-                    cellblock::inflate_mutate(&mut r, cell_block)?;
-                }
-                self.mutate(&r)
+            "Mutate" => decode::<MutateRequest>(param).and_then(|r| {
+                let cells = cellblock::decode(cell_block)?;
+                let dealt = cellblock::deal([Some(&r.mutation)], &cells)?;
+                self.mutate(&r, share(&cells, &dealt, 0))
             }),
             "Scan" => decode::<ScanRequest>(param)
                 .and_then(|r| no_cells(r, cell_block))
                 .and_then(|r| self.scan(&r)),
-            "Multi" => decode::<MultiRequest>(param).and_then(|mut r| {
-                if !cell_block.is_empty() {
-                    cellblock::inflate_multi(&mut r, cell_block)?;
-                }
-                self.multi(&r)
+            "Multi" => decode::<MultiRequest>(param).and_then(|r| {
+                let cells = cellblock::decode(cell_block)?;
+                let mutations = r
+                    .region_action
+                    .iter()
+                    .flat_map(|ra| ra.action.iter().map(|a| a.mutation.as_ref()));
+                let dealt = cellblock::deal(mutations, &cells)?;
+                self.multi(&r, &cells, &dealt)
             }),
             "BulkLoadHFile"
             | "PrepareBulkLoad"
@@ -315,9 +318,10 @@ impl ClientService {
         Ok(GetResponse { result: Some(res) }.encode_to_vec())
     }
 
-    fn mutate(&self, req: &MutateRequest) -> Outcome {
+    /// Mutate; `cells` are the mutation's share of the call's cell block.
+    fn mutate(&self, req: &MutateRequest, cells: &[KeyValue]) -> Outcome {
         let (table, _) = self.region(Some(&req.region))?;
-        let (row, action) = action(&req.mutation)?;
+        let (row, action) = action(&req.mutation, cells)?;
         let response = |result: Option<RowResult>, processed: Option<bool>| {
             MutateResponse {
                 result: result.map(|r| result_of(&r)),
@@ -339,15 +343,21 @@ impl ClientService {
 
     /// Multi: each region action's actions in order, a result or an exception each; an atomic
     /// region action is one row's mutations applied together (with the request's condition,
-    /// a check-and-mutate).
-    fn multi(&self, req: &MultiRequest) -> Outcome {
+    /// a check-and-mutate). `dealt` gives each action's share of `cells`, the call's cell
+    /// block, counting actions across region actions in order.
+    fn multi(&self, req: &MultiRequest, cells: &[KeyValue], dealt: &[Range<usize>]) -> Outcome {
         let mut out = MultiResponse::default();
+        // The number of the region action's first action, over the whole call.
+        let mut first = 0;
         for ra in &req.region_action {
             let mut result = RegionActionResult::default();
+            let base = first;
+            let share = move |k: usize| share(cells, dealt, base + k);
+            first += ra.action.len();
             match self.region(Some(&ra.region)) {
                 Err(e) => result.exception = Some(as_pair(&e)),
                 Ok((table, _)) if ra.atomic() => {
-                    match self.atomic(&table, ra, req.condition.as_ref()) {
+                    match self.atomic(&table, ra, share, req.condition.as_ref()) {
                         Ok(processed) => {
                             out.processed = processed.or(out.processed);
                             for a in &ra.action {
@@ -362,7 +372,7 @@ impl ClientService {
                     }
                 }
                 Ok((table, _)) => {
-                    for a in &ra.action {
+                    for (k, a) in ra.action.iter().enumerate() {
                         let outcome = match (&a.get, &a.mutation) {
                             (Some(g), _) => self
                                 .get(&GetRequest {
@@ -374,7 +384,7 @@ impl ClientService {
                                         .map(|r| r.result.unwrap_or_default())
                                         .map_err(|e| unsupported(&e.to_string()))
                                 }),
-                            (None, Some(m)) => action(m)
+                            (None, Some(m)) => action(m, share(k))
                                 .and_then(|(_, op)| apply(&table, op))
                                 .map(|r| r.map(|r| result_of(&r)).unwrap_or_default()),
                             (None, None) => Err(unsupported("an empty action")),
@@ -401,20 +411,21 @@ impl ClientService {
 
     /// One region action's mutations as one row's atomic mutation; with a condition, only if it
     /// holds (the returned flag).
-    fn atomic(
+    fn atomic<'a>(
         &self,
         table: &Table,
         ra: &pb::RegionAction,
+        share: impl Fn(usize) -> &'a [KeyValue],
         condition: Option<&pb::Condition>,
     ) -> Result<Option<bool>, ExceptionResponse> {
         let mut row: Option<Bytes> = None;
         let mut mutations = Vec::new();
-        for a in &ra.action {
+        for (k, a) in ra.action.iter().enumerate() {
             let m = a
                 .mutation
                 .as_ref()
                 .ok_or_else(|| unsupported("a Get in an atomic region action"))?;
-            let (r, op) = action(m)?;
+            let (r, op) = action(m, share(k))?;
             if row.as_ref().is_some_and(|x| *x != r) {
                 return Err(exception(
                     "org.apache.hadoop.hbase.DoNotRetryIOException",
@@ -631,46 +642,92 @@ impl ClientService {
     }
 }
 
-/// The row and the operation a `MutationProto` describes (cells carried in the message).
-fn action(m: &pb::MutationProto) -> Result<(Bytes, CheckAction), ExceptionResponse> {
+/// One cell of a mutation, from the message or from the call's cell block.
+struct Part {
+    family: Bytes,
+    qualifier: Bytes,
+    timestamp: Option<u64>,
+    delete_type: Option<i32>,
+    value: Bytes,
+}
+
+/// The cells of a mutation: `cells` (its share of the call's cell block, sliced from the
+/// frame) if it counts any, else those in the message (copied out of it).
+fn parts(m: &pb::MutationProto, cells: &[KeyValue]) -> Result<Vec<Part>, ExceptionResponse> {
     if m.associated_cell_count.unwrap_or(0) > 0 {
-        return Err(unsupported(
-            "a mutation counting cells of a call without a cell block",
-        ));
+        if cells.is_empty() {
+            return Err(unsupported(
+                "a mutation counting cells of a call without a cell block",
+            ));
+        }
+        return cells
+            .iter()
+            .map(|c| {
+                Ok(Part {
+                    family: c.family.clone(),
+                    qualifier: c.qualifier.clone(),
+                    // LATEST_TIMESTAMP (and a negative one) means the server's time.
+                    timestamp: u64::try_from(c.timestamp)
+                        .ok()
+                        .filter(|&t| t != LATEST_TIMESTAMP as u64),
+                    delete_type: c.delete_type()?.map(|d| d as i32),
+                    value: c.value.clone(),
+                })
+            })
+            .collect();
     }
-    let row = Bytes::copy_from_slice(m.row.as_deref().unwrap_or_default());
-    let ts = given(m.timestamp).unwrap_or(LATEST_TIMESTAMP);
-    let cells = m
-        .column_value
+    let copy = |b: Option<&Vec<u8>>| Bytes::copy_from_slice(b.map_or(&[][..], Vec::as_slice));
+    Ok(m.column_value
         .iter()
-        .flat_map(|cv| cv.qualifier_value.iter().map(move |qv| (&cv.family, qv)));
+        .flat_map(|cv| {
+            let family = Bytes::copy_from_slice(&cv.family);
+            cv.qualifier_value.iter().map(move |qv| Part {
+                family: family.clone(),
+                qualifier: copy(qv.qualifier.as_ref()),
+                timestamp: qv.timestamp,
+                delete_type: qv.delete_type,
+                value: copy(qv.value.as_ref()),
+            })
+        })
+        .collect())
+}
+
+/// The row and the operation a `MutationProto` describes, its cells in the message or, when it
+/// counts them, in `cells`.
+fn action(
+    m: &pb::MutationProto,
+    cells: &[KeyValue],
+) -> Result<(Bytes, CheckAction), ExceptionResponse> {
+    let parts = parts(m, cells)?;
+    let row = match (&m.row, cells.first()) {
+        (None, Some(c)) if m.associated_cell_count.unwrap_or(0) > 0 => c.row.clone(),
+        (row, _) => Bytes::copy_from_slice(row.as_deref().unwrap_or_default()),
+    };
+    let ts = given(m.timestamp).unwrap_or(LATEST_TIMESTAMP);
     use mutation_proto::{DeleteType, MutationType};
     let kind = m.mutate_type.and_then(|t| MutationType::try_from(t).ok());
     let action = match kind {
         Some(MutationType::Put) => {
             let mut put = Put::new(row.clone()).with_timestamp(ts);
-            for (family, qv) in cells {
-                let (f, q) = (
-                    Bytes::copy_from_slice(family),
-                    Bytes::copy_from_slice(qv.qualifier.as_deref().unwrap_or_default()),
-                );
-                let v = Bytes::copy_from_slice(qv.value.as_deref().unwrap_or_default());
-                put = match qv.timestamp {
-                    Some(t) => {
-                        put.add_column_at(f, q, i64::try_from(t).unwrap_or(LATEST_TIMESTAMP), v)
-                    }
-                    None => put.add_column(f, q, v),
+            for p in parts {
+                put = match p.timestamp {
+                    Some(t) => put.add_column_at(
+                        p.family,
+                        p.qualifier,
+                        i64::try_from(t).unwrap_or(LATEST_TIMESTAMP),
+                        p.value,
+                    ),
+                    None => put.add_column(p.family, p.qualifier, p.value),
                 };
             }
             CheckAction::Put(put.with_durability(durability(m.durability)))
         }
         Some(MutationType::Delete) => {
             let mut delete = Delete::new(row.clone()).with_timestamp(ts);
-            for (family, qv) in cells {
-                let f = Bytes::copy_from_slice(family);
-                let q = Bytes::copy_from_slice(qv.qualifier.as_deref().unwrap_or_default());
-                let t = given(qv.timestamp);
-                let kind = qv.delete_type.and_then(|d| DeleteType::try_from(d).ok());
+            for p in parts {
+                let (f, q) = (p.family, p.qualifier);
+                let t = given(p.timestamp);
+                let kind = p.delete_type.and_then(|d| DeleteType::try_from(d).ok());
                 delete = match (kind, t) {
                     (Some(DeleteType::DeleteOneVersion), Some(t)) => delete.add_column_at(f, q, t),
                     (Some(DeleteType::DeleteOneVersion), None) => delete.add_column(f, q),
@@ -687,37 +744,33 @@ fn action(m: &pb::MutationProto) -> Result<(Bytes, CheckAction), ExceptionRespon
         }
         Some(MutationType::Increment) => {
             let mut inc = Increment::new(row.clone());
-            for (family, qv) in cells {
-                let v = qv.value.as_deref().unwrap_or_default();
-                let amount = i64::from_be_bytes(v.try_into().map_err(|_| {
+            for p in parts {
+                let amount = i64::from_be_bytes(p.value[..].try_into().map_err(|_| {
                     exception(
                         "org.apache.hadoop.hbase.DoNotRetryIOException",
-                        format!("Field is not a long, it's {} bytes wide", v.len()),
+                        format!("Field is not a long, it's {} bytes wide", p.value.len()),
                         true,
                     )
                 })?);
-                inc = inc.add_column(
-                    Bytes::copy_from_slice(family),
-                    Bytes::copy_from_slice(qv.qualifier.as_deref().unwrap_or_default()),
-                    amount,
-                );
+                inc = inc.add_column(p.family, p.qualifier, amount);
             }
             CheckAction::Increment(inc.with_durability(durability(m.durability)))
         }
         Some(MutationType::Append) => {
             let mut app = Append::new(row.clone());
-            for (family, qv) in cells {
-                app = app.add_column(
-                    Bytes::copy_from_slice(family),
-                    Bytes::copy_from_slice(qv.qualifier.as_deref().unwrap_or_default()),
-                    Bytes::copy_from_slice(qv.value.as_deref().unwrap_or_default()),
-                );
+            for p in parts {
+                app = app.add_column(p.family, p.qualifier, p.value);
             }
             CheckAction::Append(app.with_durability(durability(m.durability)))
         }
         None => return Err(unsupported("a mutation without a type")),
     };
     Ok((row, action))
+}
+
+/// The cells `dealt` gives the `k`th mutation of a call (none when the call has no block).
+fn share<'a>(cells: &'a [KeyValue], dealt: &[Range<usize>], k: usize) -> &'a [KeyValue] {
+    dealt.get(k).map_or(&[], |r| &cells[r.clone()])
 }
 
 /// Applies one operation; increments and appends return their new cells.

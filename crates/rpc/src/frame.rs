@@ -3,6 +3,7 @@
 
 use std::io::{self, Read};
 
+use basalt_client::Bytes;
 use prost::Message;
 
 use crate::pb::{
@@ -124,15 +125,16 @@ pub fn read_connection_header(
 #[derive(Debug)]
 pub struct Call {
     pub header: RequestHeader,
-    pub param: Option<Vec<u8>>,
-    pub cell_block: Vec<u8>,
+    /// The parameter and the cell block are slices of the frame, not copies.
+    pub param: Option<Bytes>,
+    pub cell_block: Bytes,
 }
 
 /// Reads one call: a 4-byte total length, the delimited header, the delimited parameter if
 /// the header says one follows, and the rest as a cell block.
 pub fn read_call(r: &mut impl Read, limit: usize) -> Result<Call, FrameError> {
     let len = read_length(r, limit)?;
-    let bytes = read_bytes(r, len)?;
+    let bytes = Bytes::from(read_bytes(r, len)?);
     let mut buf = &bytes[..];
     let header = RequestHeader::decode_length_delimited(&mut buf)
         .map_err(|e| malformed(format!("request header: {e}")))?;
@@ -145,14 +147,14 @@ pub fn read_call(r: &mut impl Read, limit: usize) -> Result<Call, FrameError> {
         let n = usize::try_from(n).unwrap_or(usize::MAX).min(buf.len());
         let (param, rest) = buf.split_at(n);
         buf = rest;
-        Some(param.to_vec())
+        Some(bytes.slice_ref(param))
     } else {
         None
     };
     Ok(Call {
         header,
         param,
-        cell_block: buf.to_vec(),
+        cell_block: bytes.slice_ref(buf),
     })
 }
 
@@ -250,7 +252,7 @@ pub fn read_response(
     limit: usize,
 ) -> Result<(ResponseHeader, Option<Vec<u8>>), FrameError> {
     let len = read_length(r, limit)?;
-    let bytes = read_bytes(r, len)?;
+    let bytes = Bytes::from(read_bytes(r, len)?);
     let mut buf = &bytes[..];
     let header = ResponseHeader::decode_length_delimited(&mut buf)
         .map_err(|e| malformed(format!("response header: {e}")))?;

@@ -382,7 +382,9 @@ fn execute(
                 },
             ),
         ),
-        "ClientService" => shared.service.call(method, call.param.as_deref(), &[]),
+        "ClientService" => shared
+            .service
+            .call(method, call.param.as_deref(), &call.cell_block),
         "MasterService" => shared.master.call(method, call.param.as_deref()),
         "AdminService" => shared.admin.call(method, call.param.as_deref()),
         _ => None,

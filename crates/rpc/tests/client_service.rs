@@ -7,7 +7,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use basalt_client::{ColumnFamilyDescriptor, Connection, TableDescriptor, TableName};
+use basalt_client::{Bytes, ColumnFamilyDescriptor, Connection, TableDescriptor, TableName};
 use basalt_rpc::cellblock::{self, KeyValue};
 use basalt_rpc::frame::{encode_call_with_cells, encode_connection_start, read_response};
 use basalt_rpc::pb::{
@@ -746,12 +746,12 @@ fn the_client_finds_regions_in_meta_and_routes_rows() {
 
 fn kv(row: &[u8], q: &[u8], ts: i64, kind: u8, value: &[u8]) -> KeyValue {
     KeyValue {
-        row: row.to_vec(),
-        family: b"f".to_vec(),
-        qualifier: q.to_vec(),
+        row: Bytes::copy_from_slice(row),
+        family: Bytes::from_static(b"f"),
+        qualifier: Bytes::copy_from_slice(q),
         timestamp: ts,
         kind,
-        value: value.to_vec(),
+        value: Bytes::copy_from_slice(value),
     }
 }
 

@@ -71,19 +71,23 @@ fn random_and_mutated_frames_never_panic() {
 
 #[test]
 fn random_and_mutated_cell_blocks_never_panic() {
+    use basalt_client::Bytes;
     use basalt_rpc::cellblock::{KeyValue, decode, encode};
-    let cell = |row: &[u8], value: &[u8]| KeyValue {
-        row: row.to_vec(),
-        family: b"f".to_vec(),
-        qualifier: b"q".to_vec(),
+    let cell = |row: &'static [u8], value: &'static [u8]| KeyValue {
+        row: Bytes::from_static(row),
+        family: Bytes::from_static(b"f"),
+        qualifier: Bytes::from_static(b"q"),
         timestamp: 7,
         kind: 4,
-        value: value.to_vec(),
+        value: Bytes::from_static(value),
     };
     let cells = vec![cell(b"a", b"1"), cell(b"bb", b""), cell(b"", b"value")];
     let valid = encode(&cells);
-    assert_eq!(decode(&valid).unwrap_or_default(), cells);
+    assert_eq!(
+        decode(&Bytes::from(valid.clone())).unwrap_or_default(),
+        cells
+    );
     mutate(&valid, &mut Rng(0xce11), |m| {
-        let _ = decode(m);
+        let _ = decode(&Bytes::copy_from_slice(m));
     });
 }

@@ -181,26 +181,91 @@ pub(super) fn put_pb(put: &Put) -> MutationProto {
     )
 }
 
-pub(super) fn delete_pb(delete: &Delete) -> MutationProto {
+/// A put as HBase's client sends it over a connection with a codec: the MutationProto counts
+/// its cells, which are appended to `block` (each with its own timestamp, or
+/// LATEST_TIMESTAMP for the put's).
+pub(super) fn put_cells(put: &Put, block: &mut Vec<u8>) -> MutationProto {
+    for c in &put.cells {
+        let ts = c.timestamp.unwrap_or(basalt_client::LATEST_TIMESTAMP);
+        cellblock::write_cell(
+            block,
+            &put.row,
+            &c.family,
+            &c.qualifier,
+            ts,
+            cellblock::PUT,
+            &c.value,
+        );
+    }
+    counted(
+        &put.row,
+        mutation_proto::MutationType::Put,
+        put.timestamp,
+        put.durability,
+        put.cells.len(),
+    )
+}
+
+/// A delete in cell block form, as [`put_cells`].
+pub(super) fn delete_cells(delete: &Delete, block: &mut Vec<u8>) -> MutationProto {
+    for e in &delete.entries {
+        let ts = e.timestamp.unwrap_or(basalt_client::LATEST_TIMESTAMP);
+        let kind = cellblock::delete_kind(delete_type(e.kind));
+        cellblock::write_cell(block, &delete.row, &e.family, &e.qualifier, ts, kind, &[]);
+    }
+    counted(
+        &delete.row,
+        mutation_proto::MutationType::Delete,
+        delete.timestamp,
+        delete.durability,
+        delete.entries.len(),
+    )
+}
+
+/// A MutationProto whose `cells` cells travel in the call's cell block.
+fn counted(
+    row: &Bytes,
+    kind: mutation_proto::MutationType,
+    timestamp: i64,
+    durability: Durability,
+    cells: usize,
+) -> MutationProto {
+    MutationProto {
+        row: Some(row.to_vec()),
+        mutate_type: Some(kind as i32),
+        associated_cell_count: i32::try_from(cells).ok(),
+        timestamp: (timestamp != basalt_client::LATEST_TIMESTAMP)
+            .then(|| u64::try_from(timestamp).ok())
+            .flatten(),
+        durability: Some(pb_durability(durability)),
+        ..MutationProto::default()
+    }
+}
+
+/// The protobuf delete kind of a delete entry's cell type.
+fn delete_type(kind: CellType) -> mutation_proto::DeleteType {
     use mutation_proto::DeleteType as D;
+    match kind {
+        CellType::Delete => D::DeleteOneVersion,
+        CellType::DeleteFamily => D::DeleteFamily,
+        CellType::DeleteFamilyVersion => D::DeleteFamilyVersion,
+        _ => D::DeleteMultipleVersions,
+    }
+}
+
+pub(super) fn delete_pb(delete: &Delete) -> MutationProto {
     mutation(
         &delete.row,
         mutation_proto::MutationType::Delete,
         Some(delete.timestamp),
         delete.durability,
         delete.entries.iter().map(|e| {
-            let kind = match e.kind {
-                CellType::Delete => D::DeleteOneVersion,
-                CellType::DeleteFamily => D::DeleteFamily,
-                CellType::DeleteFamilyVersion => D::DeleteFamilyVersion,
-                _ => D::DeleteMultipleVersions,
-            };
             (
                 e.family.clone(),
                 e.qualifier.clone(),
                 Vec::new(),
                 e.timestamp,
-                Some(kind as i32),
+                Some(delete_type(e.kind) as i32),
             )
         }),
     )
@@ -267,5 +332,72 @@ pub(super) fn pair_error(e: pb::NameBytesPair) -> RpcError {
     RpcError::Remote {
         message: String::from_utf8_lossy(e.value.as_deref().unwrap_or_default()).into_owned(),
         class: e.name,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cellblock::{KeyValue, decode};
+
+    fn cells(block: Vec<u8>) -> Vec<KeyValue> {
+        decode(&Bytes::from(block)).unwrap_or_default()
+    }
+
+    #[test]
+    fn puts_and_deletes_count_their_cells_in_the_block() {
+        let put = Put::new("r")
+            .with_timestamp(9)
+            .add_column("f", "a", "1")
+            .add_column_at("f", "b", 5, "2")
+            .with_durability(Durability::SkipWal);
+        let mut block = Vec::new();
+        let m = put_cells(&put, &mut block);
+        assert_eq!(m.associated_cell_count, Some(2));
+        assert!(m.column_value.is_empty(), "cells travel outside the message");
+        assert_eq!(m.row.as_deref(), Some(&b"r"[..]));
+        assert_eq!(m.timestamp, Some(9));
+        assert_eq!(
+            m.durability,
+            Some(mutation_proto::Durability::SkipWal as i32)
+        );
+        let got = cells(block);
+        let shape: Vec<_> = got
+            .iter()
+            .map(|c| (&c.row[..], &c.qualifier[..], c.timestamp, c.kind, &c.value[..]))
+            .collect();
+        // A cell without its own timestamp takes LATEST_TIMESTAMP; the server gives it the
+        // mutation's, as it does a message's cell without one.
+        assert_eq!(
+            shape,
+            [
+                (&b"r"[..], &b"a"[..], i64::MAX, 4, &b"1"[..]),
+                (&b"r"[..], &b"b"[..], 5, 4, &b"2"[..])
+            ]
+        );
+
+        let delete = Delete::new("r")
+            .add_column("f", "a")
+            .add_columns_at("f", "b", 3)
+            .add_family("g")
+            .add_family_version("h", 4);
+        let mut block = Vec::new();
+        let m = delete_cells(&delete, &mut block);
+        assert_eq!(m.associated_cell_count, Some(4));
+        assert_eq!(m.timestamp, None);
+        let got = cells(block);
+        let kinds: Vec<_> = got
+            .iter()
+            .map(|c| (&c.family[..], c.kind, c.timestamp))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                (&b"f"[..], 8, i64::MAX),
+                (&b"f"[..], 12, 3),
+                (&b"g"[..], 14, i64::MAX),
+                (&b"h"[..], 10, 4)
+            ]
+        );
     }
 }

@@ -19,6 +19,7 @@ use basalt_client::{
     TableDescriptor, TableName, TimeRange,
 };
 
+use crate::cellblock;
 use crate::client::{Location, RpcClient, RpcError, locate, region};
 use crate::filters::{comparator_pb, compare_type, filter_pb};
 use crate::master_service::{
@@ -227,6 +228,22 @@ impl RemoteConnection {
         request: &Q,
     ) -> std::result::Result<R, RpcError> {
         self.call_on(self.thread_client(), "ClientService", method, request)
+    }
+
+    /// A ClientService call on this thread's connection whose mutations' cells follow in
+    /// `cells`, a KeyValueCodec block (a plain call when it is empty).
+    fn call_with_cells<Q: prost::Message, R: prost::Message + Default>(
+        &self,
+        method: &str,
+        request: &Q,
+        cells: &[u8],
+    ) -> std::result::Result<R, RpcError> {
+        if cells.is_empty() {
+            return self.call(method, request);
+        }
+        self.with_client(self.thread_client(), "ClientService", |c| {
+            c.call_with_cells(method, request, cells)
+        })
     }
 
     /// One call on the connection to `service` kept in `slot`.

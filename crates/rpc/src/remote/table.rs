@@ -14,12 +14,14 @@ impl RemoteTable<'_> {
         &self.name
     }
 
-    /// One Mutate call (under `condition` if given): the result it returns and, with a
-    /// condition, whether it was applied.
+    /// One Mutate call (under `condition` if given), the mutation's cells in the message or
+    /// in `cells` (a cell block): the result it returns and, with a condition, whether it was
+    /// applied.
     fn mutate(
         &self,
         row: &Bytes,
         mutation: MutationProto,
+        cells: &[u8],
         condition: Option<pb::Condition>,
     ) -> Result<(Option<RowResult>, Option<bool>)> {
         let name = &self.name;
@@ -33,7 +35,7 @@ impl RemoteTable<'_> {
             request.region = region(row_region(regions, row)?);
             let response: MutateResponse = self
                 .conn
-                .call("Mutate", &request)
+                .call_with_cells("Mutate", &request, cells)
                 .map_err(|e| classify(name, e))?;
             Ok((response.result.map(row_result), response.processed))
         })
@@ -43,7 +45,9 @@ impl RemoteTable<'_> {
         no_negative(
             std::iter::once(put.timestamp).chain(put.cells.iter().filter_map(|c| c.timestamp)),
         )?;
-        self.mutate(&put.row, put_pb(put), None).map(|_| ())
+        let mut cells = Vec::new();
+        let mutation = put_cells(put, &mut cells);
+        self.mutate(&put.row, mutation, &cells, None).map(|_| ())
     }
 
     pub fn delete(&self, delete: &Delete) -> Result<()> {
@@ -51,20 +55,21 @@ impl RemoteTable<'_> {
             std::iter::once(delete.timestamp)
                 .chain(delete.entries.iter().filter_map(|e| e.timestamp)),
         )?;
-        self.mutate(&delete.row, delete_pb(delete), None)
-            .map(|_| ())
+        let mut cells = Vec::new();
+        let mutation = delete_cells(delete, &mut cells);
+        self.mutate(&delete.row, mutation, &cells, None).map(|_| ())
     }
 
     pub fn increment(&self, inc: &Increment) -> Result<RowResult> {
         Ok(self
-            .mutate(&inc.row, increment_pb(inc), None)?
+            .mutate(&inc.row, increment_pb(inc), &[], None)?
             .0
             .unwrap_or_default())
     }
 
     pub fn append(&self, append: &Append) -> Result<RowResult> {
         Ok(self
-            .mutate(&append.row, append_pb(append), None)?
+            .mutate(&append.row, append_pb(append), &[], None)?
             .0
             .unwrap_or_default())
     }
@@ -90,7 +95,7 @@ impl RemoteTable<'_> {
             CheckAction::Increment(i) => increment_pb(i),
             CheckAction::Append(a) => append_pb(a),
         };
-        let (result, done) = self.mutate(&cam.row, mutation, Some(condition))?;
+        let (result, done) = self.mutate(&cam.row, mutation, &[], Some(condition))?;
         let success = done.unwrap_or(false);
         Ok(CheckAndMutateResult { success, result })
     }
@@ -175,45 +180,64 @@ impl RemoteTable<'_> {
         let Ok(regions) = self.conn.locations(&self.name) else {
             return out;
         };
-        let mut by_region: Vec<pb::RegionAction> = Vec::new();
+        // Each region action with the cells of its puts and deletes, which travel in the
+        // call's cell block in region action order.
+        let mut by_region: Vec<(pb::RegionAction, Vec<u8>)> = Vec::new();
         for (index, op) in ops.iter().enumerate() {
-            let (row, mutation, get) = match op {
-                BatchOp::Get(g) => (&g.row, None, Some(get_pb(g))),
-                BatchOp::Put(p) => (&p.row, Some(put_pb(p)), None),
-                BatchOp::Delete(d) => (&d.row, Some(delete_pb(d)), None),
-                BatchOp::Increment(i) => (&i.row, Some(increment_pb(i)), None),
-                BatchOp::Append(a) => (&a.row, Some(append_pb(a)), None),
+            let row = match op {
+                BatchOp::Get(g) => &g.row,
+                BatchOp::Put(p) => &p.row,
+                BatchOp::Delete(d) => &d.row,
+                BatchOp::Increment(i) => &i.row,
+                BatchOp::Append(a) => &a.row,
                 BatchOp::RowMutations(_) | BatchOp::CheckAndMutate(_) => continue,
             };
             let Some(location) = locate(&regions, row) else {
                 continue;
             };
-            let action = pb::Action {
+            let at = match by_region
+                .iter()
+                .position(|(ra, _)| ra.region.value == location.name)
+            {
+                Some(at) => at,
+                None => {
+                    by_region.push((
+                        pb::RegionAction {
+                            region: region(&location.name),
+                            atomic: None,
+                            action: Vec::new(),
+                        },
+                        Vec::new(),
+                    ));
+                    by_region.len() - 1
+                }
+            };
+            let (ra, cells) = &mut by_region[at];
+            let (mutation, get) = match op {
+                BatchOp::Get(g) => (None, Some(get_pb(g))),
+                BatchOp::Put(p) => (Some(put_cells(p, cells)), None),
+                BatchOp::Delete(d) => (Some(delete_cells(d, cells)), None),
+                BatchOp::Increment(i) => (Some(increment_pb(i)), None),
+                BatchOp::Append(a) => (Some(append_pb(a)), None),
+                BatchOp::RowMutations(_) | BatchOp::CheckAndMutate(_) => continue,
+            };
+            ra.action.push(pb::Action {
                 index: u32::try_from(index).ok(),
                 mutation,
                 get,
-            };
-            match by_region
-                .iter_mut()
-                .find(|ra| ra.region.value == location.name)
-            {
-                Some(ra) => ra.action.push(action),
-                None => by_region.push(pb::RegionAction {
-                    region: region(&location.name),
-                    atomic: None,
-                    action: vec![action],
-                }),
-            }
+            });
         }
         if by_region.is_empty() {
             return out;
         }
-        let response: MultiResponse = match self.conn.call(
+        let (region_action, blocks): (Vec<_>, Vec<_>) = by_region.into_iter().unzip();
+        let response: MultiResponse = match self.conn.call_with_cells(
             "Multi",
             &MultiRequest {
-                region_action: by_region,
+                region_action,
                 ..MultiRequest::default()
             },
+            &blocks.concat(),
         ) {
             Ok(r) => r,
             Err(_) => return out,
