@@ -6,6 +6,7 @@
 # gets, each over `basalt pe --rpc` and `basalt pe --thrift` against one `basalt standalone`;
 # then the 16 threads' puts and gets over one shared RPC connection (`--one-con`), with one
 # socket and with a pool of two (`--ipc-pool-size 2`, HBase's hbase.client.ipc.pool.size);
+# then one thread's batched puts (batches of 100 against Thrift's, and a BufferedMutator);
 # last, FSYNC_WAL puts over the native RPC alone (group commit through the server's handlers).
 set -euo pipefail
 rows="${1:-100000}"
@@ -40,6 +41,22 @@ for spec in "1 sequentialWrite $rows" "1 randomRead $rows" "16 sequentialWrite $
                 "$(awk "BEGIN{printf \"%.2f\", $o/$t}")"
         done
     fi
+done
+# Batched puts from one thread: batches of 100 as one Multi (cells in a cell block) against
+# Thrift's mutateRows, and the native client's BufferedMutator (`--auto-flush false`, HBase
+# PE's default), which sends a 2 MiB buffer while the next fills.
+# Two rounds, Thrift first in each, since the server slows as its tables grow.
+printf "\n%-28s %10s %10s %6s\n" "batched puts, 1 thread" rpc thrift ratio
+for round in 1 2; do
+    t=$("$basalt" pe --thrift "127.0.0.1:$port" --batch 100 --value-size 100 --table "tb$round" \
+        --rows "$rows" sequentialWrite | rate)
+    for spec in "batches of 100:--batch 100" "buffered mutator:--auto-flush false"; do
+        IFS=: read -r label flag <<<"$spec"
+        r=$("$basalt" pe --rpc "127.0.0.1:$((port + 1))" $flag --value-size 100 \
+            --table "rb$round${label%% *}" --rows "$rows" sequentialWrite | rate)
+        printf "%-28s %10s %10s %6s\n" "$label" "$r" "$t" \
+            "$(awk "BEGIN{printf \"%.2f\", $r/$t}")"
+    done
 done
 # Group commit over the native RPC: FSYNC_WAL puts from one thread, from 16 threads sharing
 # one connection (their puts run on the server's handler threads and share syncs) and from

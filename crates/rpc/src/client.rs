@@ -263,10 +263,15 @@ impl Shared {
     /// With `others_waiting` (calls of other callers await answers), the writer first lets
     /// them run: callers woken by answers that came together queue their frames meanwhile,
     /// and this write takes them too.
-    fn send(&self, frame: &[u8], others_waiting: bool) -> io::Result<()> {
+    fn send(&self, frame: Vec<u8>, others_waiting: bool) -> io::Result<()> {
         {
             let mut out = lock(&self.out);
-            out.queued.extend_from_slice(frame);
+            if out.queued.is_empty() {
+                // A large frame (a batch's cells) is not copied again.
+                out.queued = frame;
+            } else {
+                out.queued.extend_from_slice(&frame);
+            }
             if out.writing {
                 return Ok(());
             }
@@ -408,12 +413,12 @@ impl RpcClient {
     }
 
     /// A call whose mutations' cells follow the request in a KeyValueCodec cell block (see
-    /// `cellblock`), as HBase's client sends puts and deletes.
+    /// `cellblock`), given in parts, as HBase's client sends puts and deletes.
     pub fn call_with_cells<Q: Message, R: Message + Default>(
         &self,
         method: &str,
         request: &Q,
-        cells: &[u8],
+        cells: &[&[u8]],
     ) -> Result<R, RpcError> {
         self.call_frame(method, |id| {
             encode_call_with_cells(id, method, request, cells)
@@ -441,7 +446,7 @@ impl RpcClient {
                 .insert(id, Slot::Waiting(std::thread::current()));
             calls.waiting.len() > 1
         };
-        if let Err(e) = shared.send(&encode(id), others_waiting) {
+        if let Err(e) = shared.send(encode(id), others_waiting) {
             lock(&shared.calls).waiting.remove(&id);
             return Err(e.into());
         }

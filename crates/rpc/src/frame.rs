@@ -208,29 +208,34 @@ pub fn encode_call(call_id: u32, method: &str, param: &impl Message) -> Vec<u8> 
 }
 
 /// A call frame whose mutations' cells follow the parameter as a cell block (see
-/// `cellblock`); an empty block is left out.
+/// `cellblock`), given in parts that are written one after the other; an empty block is left
+/// out.
 pub fn encode_call_with_cells(
     call_id: u32,
     method: &str,
     param: &impl Message,
-    cell_block: &[u8],
+    cell_block: &[&[u8]],
 ) -> Vec<u8> {
+    let cells: usize = cell_block.iter().map(|part| part.len()).sum();
     let header = RequestHeader {
         call_id: Some(call_id),
         method_name: Some(method.to_owned()),
         request_param: Some(true),
-        cell_block_meta: (!cell_block.is_empty()).then(|| CellBlockMeta {
-            length: u32::try_from(cell_block.len()).ok(),
+        cell_block_meta: (cells > 0).then(|| CellBlockMeta {
+            length: u32::try_from(cells).ok(),
         }),
         ..RequestHeader::default()
     };
-    let mut body = Vec::new();
-    let _ = header.encode_length_delimited(&mut body);
-    let _ = param.encode_length_delimited(&mut body);
-    body.extend_from_slice(cell_block);
-    let mut frame = Vec::with_capacity(4 + body.len());
-    frame.extend_from_slice(&u32::try_from(body.len()).unwrap_or(u32::MAX).to_be_bytes());
-    frame.extend_from_slice(&body);
+    let delimited = |len: usize| prost::length_delimiter_len(len) + len;
+    let body = delimited(header.encoded_len()) + delimited(param.encoded_len()) + cells;
+    let mut frame = Vec::with_capacity(4 + body);
+    frame.extend_from_slice(&u32::try_from(body).unwrap_or(u32::MAX).to_be_bytes());
+    // Encoding into a Vec cannot fail.
+    let _ = header.encode_length_delimited(&mut frame);
+    let _ = param.encode_length_delimited(&mut frame);
+    for part in cell_block {
+        frame.extend_from_slice(part);
+    }
     frame
 }
 

@@ -57,7 +57,12 @@ impl Client {
         self.call_id += 1;
         let cells = std::mem::take(&mut self.cells);
         self.stream
-            .write_all(&encode_call_with_cells(self.call_id, method, param, &cells))
+            .write_all(&encode_call_with_cells(
+                self.call_id,
+                method,
+                param,
+                &[&cells],
+            ))
             .unwrap();
         let (h, m) = read_response(&mut self.stream, 1 << 30).unwrap();
         assert_eq!(h.call_id, Some(self.call_id));

@@ -354,7 +354,10 @@ mod tests {
         let mut block = Vec::new();
         let m = put_cells(&put, &mut block);
         assert_eq!(m.associated_cell_count, Some(2));
-        assert!(m.column_value.is_empty(), "cells travel outside the message");
+        assert!(
+            m.column_value.is_empty(),
+            "cells travel outside the message"
+        );
         assert_eq!(m.row.as_deref(), Some(&b"r"[..]));
         assert_eq!(m.timestamp, Some(9));
         assert_eq!(
@@ -364,7 +367,15 @@ mod tests {
         let got = cells(block);
         let shape: Vec<_> = got
             .iter()
-            .map(|c| (&c.row[..], &c.qualifier[..], c.timestamp, c.kind, &c.value[..]))
+            .map(|c| {
+                (
+                    &c.row[..],
+                    &c.qualifier[..],
+                    c.timestamp,
+                    c.kind,
+                    &c.value[..],
+                )
+            })
             .collect();
         // A cell without its own timestamp takes LATEST_TIMESTAMP; the server gives it the
         // mutation's, as it does a message's cell without one.

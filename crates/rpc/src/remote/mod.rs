@@ -231,14 +231,14 @@ impl RemoteConnection {
     }
 
     /// A ClientService call on this thread's connection whose mutations' cells follow in
-    /// `cells`, a KeyValueCodec block (a plain call when it is empty).
+    /// `cells`, the parts of a KeyValueCodec block (a plain call when they are empty).
     fn call_with_cells<Q: prost::Message, R: prost::Message + Default>(
         &self,
         method: &str,
         request: &Q,
-        cells: &[u8],
+        cells: &[&[u8]],
     ) -> std::result::Result<R, RpcError> {
-        if cells.is_empty() {
+        if cells.iter().all(|part| part.is_empty()) {
             return self.call(method, request);
         }
         self.with_client(self.thread_client(), "ClientService", |c| {

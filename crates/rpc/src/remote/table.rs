@@ -35,7 +35,7 @@ impl RemoteTable<'_> {
             request.region = region(row_region(regions, row)?);
             let response: MutateResponse = self
                 .conn
-                .call_with_cells("Mutate", &request, cells)
+                .call_with_cells("Mutate", &request, &[cells])
                 .map_err(|e| classify(name, e))?;
             Ok((response.result.map(row_result), response.processed))
         })
@@ -237,7 +237,7 @@ impl RemoteTable<'_> {
                 region_action,
                 ..MultiRequest::default()
             },
-            &blocks.concat(),
+            &blocks.iter().map(Vec::as_slice).collect::<Vec<_>>(),
         ) {
             Ok(r) => r,
             Err(_) => return out,
