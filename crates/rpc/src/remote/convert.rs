@@ -185,55 +185,50 @@ pub(super) fn put_pb(put: &Put) -> MutationProto {
 /// its cells, which are appended to `block` (each with its own timestamp, or
 /// LATEST_TIMESTAMP for the put's).
 pub(super) fn put_cells(put: &Put, block: &mut Vec<u8>) -> MutationProto {
-    for c in &put.cells {
-        let ts = c.timestamp.unwrap_or(basalt_client::LATEST_TIMESTAMP);
-        cellblock::write_cell(
-            block,
-            &put.row,
-            &c.family,
-            &c.qualifier,
-            ts,
-            cellblock::PUT,
-            &c.value,
-        );
-    }
-    counted(
-        &put.row,
-        mutation_proto::MutationType::Put,
-        put.timestamp,
-        put.durability,
-        put.cells.len(),
-    )
+    let cells = put.cells.iter().map(|c| {
+        let (f, q, v) = (&c.family[..], &c.qualifier[..], &c.value[..]);
+        (f, q, c.timestamp, cellblock::PUT, v)
+    });
+    let kind = mutation_proto::MutationType::Put;
+    counted(&put.row, kind, put.timestamp, put.durability, cells, block)
 }
 
 /// A delete in cell block form, as [`put_cells`].
 pub(super) fn delete_cells(delete: &Delete, block: &mut Vec<u8>) -> MutationProto {
-    for e in &delete.entries {
-        let ts = e.timestamp.unwrap_or(basalt_client::LATEST_TIMESTAMP);
+    let cells = delete.entries.iter().map(|e| {
         let kind = cellblock::delete_kind(delete_type(e.kind));
-        cellblock::write_cell(block, &delete.row, &e.family, &e.qualifier, ts, kind, &[]);
-    }
+        (&e.family[..], &e.qualifier[..], e.timestamp, kind, &[][..])
+    });
+    let kind = mutation_proto::MutationType::Delete;
     counted(
         &delete.row,
-        mutation_proto::MutationType::Delete,
+        kind,
         delete.timestamp,
         delete.durability,
-        delete.entries.len(),
+        cells,
+        block,
     )
 }
 
-/// A MutationProto whose `cells` cells travel in the call's cell block.
-fn counted(
+/// A MutationProto whose cells (family, qualifier, timestamp, KeyValue type, value) are
+/// appended to `block`, the call's cell block, and counted in the message.
+fn counted<'a>(
     row: &Bytes,
     kind: mutation_proto::MutationType,
     timestamp: i64,
     durability: Durability,
-    cells: usize,
+    cells: impl ExactSizeIterator<Item = (&'a [u8], &'a [u8], Option<i64>, u8, &'a [u8])>,
+    block: &mut Vec<u8>,
 ) -> MutationProto {
+    let count = cells.len();
+    for (family, qualifier, ts, cell_kind, value) in cells {
+        let ts = ts.unwrap_or(basalt_client::LATEST_TIMESTAMP);
+        cellblock::write_cell(block, row, family, qualifier, ts, cell_kind, value);
+    }
     MutationProto {
         row: Some(row.to_vec()),
         mutate_type: Some(kind as i32),
-        associated_cell_count: i32::try_from(cells).ok(),
+        associated_cell_count: i32::try_from(count).ok(),
         timestamp: (timestamp != basalt_client::LATEST_TIMESTAMP)
             .then(|| u64::try_from(timestamp).ok())
             .flatten(),
