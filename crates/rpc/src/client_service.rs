@@ -216,7 +216,7 @@ impl ClientService {
                 .and_then(|r| self.get(&r)),
             "Mutate" => decode::<MutateRequest>(param).and_then(|r| {
                 let cells = cellblock::decode(cell_block)?;
-                let dealt = cellblock::deal([Some(&r.mutation)], &cells)?;
+                let dealt = dealt(cell_block, [Some(&r.mutation)], &cells)?;
                 self.mutate(&r, share(&cells, &dealt, 0))
             }),
             "Scan" => decode::<ScanRequest>(param)
@@ -228,7 +228,7 @@ impl ClientService {
                     .region_action
                     .iter()
                     .flat_map(|ra| ra.action.iter().map(|a| a.mutation.as_ref()));
-                let dealt = cellblock::deal(mutations, &cells)?;
+                let dealt = dealt(cell_block, mutations, &cells)?;
                 self.multi(&r, &cells, &dealt)
             }),
             "BulkLoadHFile"
@@ -766,6 +766,19 @@ fn action(
         None => return Err(unsupported("a mutation without a type")),
     };
     Ok((row, action))
+}
+
+/// The block's cells dealt to a call's mutations ([`cellblock::deal`]); nothing without a
+/// block (a mutation that counts cells then fails by itself, naming the missing block).
+fn dealt<'a>(
+    block: &[u8],
+    mutations: impl IntoIterator<Item = Option<&'a pb::MutationProto>>,
+    cells: &[KeyValue],
+) -> Result<Vec<Range<usize>>, ExceptionResponse> {
+    if block.is_empty() {
+        return Ok(Vec::new());
+    }
+    cellblock::deal(mutations, cells)
 }
 
 /// The cells `dealt` gives the `k`th mutation of a call (none when the call has no block).

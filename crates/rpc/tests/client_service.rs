@@ -898,6 +898,9 @@ fn mutations_carry_their_cells_in_a_cell_block() {
     block.truncate(block.len() - 2);
     let e = refused(&mut c, block, 1);
     assert!(e.contains("DoNotRetryIOException"), "{e}");
+    // A mutation that counts cells in a call with no block at all.
+    let e = refused(&mut c, Vec::new(), 1);
+    assert!(e.contains("without a cell block"), "{e}");
     c.cells = one();
     let e = c.err("Get", &get_row(low, b"b"));
     assert!(e.contains("cell block"), "{e}");
