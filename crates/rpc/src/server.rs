@@ -308,7 +308,7 @@ fn serve_calls(
             busy = false;
         }
         input.next_message();
-        let call = match frame::read_call(input, limit) {
+        let mut call = match frame::read_call(input, limit) {
             Ok(call) => call,
             Err(FrameError::Closed) => return Ok(()),
             Err(e) => return Err(e),
@@ -318,7 +318,7 @@ fn serve_calls(
             busy = true;
         }
         let call_id = call.header.call_id.unwrap_or(0);
-        let method = call.header.method_name.clone().unwrap_or_default();
+        let method = call.header.method_name.take().unwrap_or_default();
         let mutation = may_wait(&conn.service, &method);
         // A call with another whole one behind it: threads share this connection (or see
         // below). From then on its slow mutations go to handlers, so that they wait together

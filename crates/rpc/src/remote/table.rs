@@ -184,44 +184,23 @@ impl RemoteTable<'_> {
         // call's cell block in region action order.
         let mut by_region: Vec<(pb::RegionAction, Vec<u8>)> = Vec::new();
         for (index, op) in ops.iter().enumerate() {
-            let row = match op {
-                BatchOp::Get(g) => &g.row,
-                BatchOp::Put(p) => &p.row,
-                BatchOp::Delete(d) => &d.row,
-                BatchOp::Increment(i) => &i.row,
-                BatchOp::Append(a) => &a.row,
-                BatchOp::RowMutations(_) | BatchOp::CheckAndMutate(_) => continue,
-            };
-            let Some(location) = locate(&regions, row) else {
+            let Some(location) = locate(&regions, op.row()) else {
                 continue;
             };
-            let at = match by_region
-                .iter()
-                .position(|(ra, _)| ra.region.value == location.name)
-            {
-                Some(at) => at,
-                None => {
-                    by_region.push((
-                        pb::RegionAction {
-                            region: region(&location.name),
-                            atomic: None,
-                            action: Vec::new(),
-                        },
-                        Vec::new(),
-                    ));
-                    by_region.len() - 1
-                }
-            };
-            let (ra, cells) = &mut by_region[at];
+            let name = &location.name;
             let (mutation, get) = match op {
                 BatchOp::Get(g) => (None, Some(get_pb(g))),
-                BatchOp::Put(p) => (Some(put_cells(p, cells)), None),
-                BatchOp::Delete(d) => (Some(delete_cells(d, cells)), None),
+                BatchOp::Put(p) => (Some(put_cells(p, &mut part(&mut by_region, name).1)), None),
+                BatchOp::Delete(d) => {
+                    let cells = &mut part(&mut by_region, name).1;
+                    (Some(delete_cells(d, cells)), None)
+                }
                 BatchOp::Increment(i) => (Some(increment_pb(i)), None),
                 BatchOp::Append(a) => (Some(append_pb(a)), None),
+                // These run on their own.
                 BatchOp::RowMutations(_) | BatchOp::CheckAndMutate(_) => continue,
             };
-            ra.action.push(pb::Action {
+            part(&mut by_region, name).0.action.push(pb::Action {
                 index: u32::try_from(index).ok(),
                 mutation,
                 get,
@@ -422,4 +401,25 @@ fn no_negative(mut timestamps: impl Iterator<Item = i64>) -> Result<()> {
         Some(t) => Err(Error::NegativeTimestamp(t)),
         None => Ok(()),
     }
+}
+
+/// The region action (and its cell block) of a Multi for the region `name`, added if the call
+/// has none yet.
+fn part<'a>(
+    by_region: &'a mut Vec<(pb::RegionAction, Vec<u8>)>,
+    name: &[u8],
+) -> &'a mut (pb::RegionAction, Vec<u8>) {
+    let at = match by_region.iter().position(|(ra, _)| ra.region.value == name) {
+        Some(at) => at,
+        None => {
+            let action = pb::RegionAction {
+                region: region(name),
+                atomic: None,
+                action: Vec::new(),
+            };
+            by_region.push((action, Vec::new()));
+            by_region.len() - 1
+        }
+    };
+    &mut by_region[at]
 }
