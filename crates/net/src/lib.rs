@@ -184,34 +184,30 @@ fn accept_until_stopped<E: std::fmt::Display + 'static>(
     let mut threads: Vec<JoinHandle<()>> = Vec::new();
     while !stop.load(Ordering::Acquire) {
         match listener.accept() {
-            Ok((stream, _)) => {
+            Ok((stream, peer)) => {
                 if stop.load(Ordering::Acquire) {
                     break;
                 }
                 if live.load(Ordering::Acquire) >= max {
-                    warn!("{name}: refusing a connection: {max} are open");
+                    warn!("{name}: refusing a connection from {peer}: {max} are open");
                     continue;
                 }
-                live.fetch_add(1, Ordering::AcqRel);
-                let (live_c, serve) = (Arc::clone(&live), Arc::clone(&serve));
+                let slot = Slot::take(&live);
+                let serve = Arc::clone(&serve);
                 let thread_name = name.to_owned();
                 let spawned = std::thread::Builder::new()
                     .name(format!("{name}-conn"))
                     .spawn(move || {
-                        if let Err(e) = serve(stream) {
-                            warn!("{thread_name}: connection dropped: {e}");
-                        }
-                        live_c.fetch_sub(1, Ordering::AcqRel);
+                        // The slot is given back however the thread ends, a panic included.
+                        let _slot = slot;
+                        serve_one(&thread_name, peer, stream, &*serve);
                     });
                 match spawned {
                     Ok(handle) => {
                         threads.retain(|t| !t.is_finished());
                         threads.push(handle);
                     }
-                    Err(e) => {
-                        live.fetch_sub(1, Ordering::AcqRel);
-                        warn!("{name}: cannot start a connection thread: {e}");
-                    }
+                    Err(e) => warn!("{name}: cannot start a connection thread: {e}"),
                 }
             }
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => std::thread::sleep(POLL / 10),
@@ -223,5 +219,98 @@ fn accept_until_stopped<E: std::fmt::Display + 'static>(
     }
     for t in threads {
         let _ = t.join();
+    }
+}
+
+/// One of a listener's `max` connection places, given back when dropped.
+struct Slot(Arc<AtomicUsize>);
+
+impl Slot {
+    fn take(live: &Arc<AtomicUsize>) -> Slot {
+        live.fetch_add(1, Ordering::AcqRel);
+        Slot(Arc::clone(live))
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Serves one connection; an error or a panic ends this connection alone, with a line naming
+/// the peer.
+fn serve_one<E: std::fmt::Display>(
+    name: &str,
+    peer: std::net::SocketAddr,
+    stream: TcpStream,
+    serve: &(dyn Fn(TcpStream) -> Result<(), E> + Send + Sync),
+) {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| serve(stream))) {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => warn!("{name}: connection from {peer} dropped: {e}"),
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic".to_owned());
+            warn!("{name}: connection from {peer} ended by a bug: {what}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read as _, Write as _};
+
+    use super::*;
+
+    /// A connection thread that panics gives its place back: with room for one connection,
+    /// ten panicking ones in a row still leave the listener serving.
+    #[test]
+    fn a_panicking_connection_frees_its_place() {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let stop = Arc::new(AtomicBool::new(false));
+        let serve: Arc<dyn Fn(TcpStream) -> Result<(), io::Error> + Send + Sync> =
+            Arc::new(|mut s: TcpStream| {
+                let mut b = [0u8; 1];
+                s.read_exact(&mut b)?;
+                assert!(b[0] != b'p', "asked to panic");
+                s.write_all(b"ok")
+            });
+        let server = {
+            let stop = Arc::clone(&stop);
+            std::thread::spawn(move || serve_connections(&listener, &stop, 1, "test", serve))
+        };
+        let call = |byte: u8| -> Vec<u8> {
+            let mut s = TcpStream::connect(addr).expect("connect");
+            s.set_read_timeout(Some(Duration::from_secs(10)))
+                .expect("timeout");
+            s.write_all(&[byte]).expect("write");
+            let mut got = Vec::new();
+            let _ = s.read_to_end(&mut got);
+            got
+        };
+        // A place is given back just after the client sees its connection end, so each call
+        // waits (a bounded time) for the one before it to have freed its place.
+        let served = |byte: u8, want: &[u8]| {
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while Instant::now() < deadline {
+                if call(byte) == want {
+                    return true;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            false
+        };
+        for _ in 0..10 {
+            assert!(served(b'x', b"ok"), "the listener stopped serving");
+            assert_eq!(call(b'p'), b"");
+        }
+        assert!(served(b'x', b"ok"), "the panics kept their places");
+        stop.store(true, Ordering::Release);
+        server.join().expect("server thread");
     }
 }

@@ -988,6 +988,7 @@ impl Region {
 
     /// Opens a scanner over the rows `scan` selects, at the current read point.
     pub fn scan(&self, scan: &Scan) -> Result<RegionScanner> {
+        scan.validate()?;
         if self.is_closed() {
             return Err(self.not_serving());
         }

@@ -609,3 +609,65 @@ fn bad_clients_lose_only_their_own_connection() {
         "shutdown waits out idle connections quickly"
     );
 }
+
+/// Keys longer than a row key may be (32,767 bytes) are refused by name wherever a client
+/// can send one, and the connection goes on serving.
+#[test]
+fn keys_longer_than_a_row_key_are_errors_not_panics() {
+    let (srv, _conn) = server(false, false);
+    let mut c = Client::connect(&srv);
+    create(&mut c, b"t", &[(b"f:", None)]);
+    let cols: &[&[u8]] = &[b"f"];
+    for len in [32_768usize, 40_000, 70_000] {
+        let long = vec![b'k'; len];
+        let scans: [(&str, Vec<(i16, Arg<'_>)>); 3] = [
+            (
+                "scannerOpenWithPrefix",
+                vec![
+                    (1, Arg::Bin(b"t")),
+                    (2, Arg::Bin(&long)),
+                    (3, Arg::Texts(cols)),
+                ],
+            ),
+            (
+                "scannerOpen",
+                vec![
+                    (1, Arg::Bin(b"t")),
+                    (2, Arg::Bin(&long)),
+                    (3, Arg::Texts(cols)),
+                ],
+            ),
+            (
+                "scannerOpenWithStop",
+                vec![
+                    (1, Arg::Bin(b"t")),
+                    (2, Arg::Bin(b"a")),
+                    (3, Arg::Bin(&long)),
+                    (4, Arg::Texts(cols)),
+                ],
+            ),
+        ];
+        for (method, args) in &scans {
+            let r = c.call(method, args);
+            let m = exception(&r, 1);
+            assert!(m.contains("length"), "{method} with {len} bytes: {m}");
+        }
+        let r = c.call("getRow", &[(1, Arg::Bin(b"t")), (2, Arg::Bin(&long))]);
+        assert!(exception(&r, 1).contains("Row length"), "getRow {len}");
+        let m = |w: &mut basalt_thrift::protocol::Writer, _| mutation(w, false, b"f:q", b"v");
+        let r = c.call(
+            "mutateRow",
+            &[
+                (1, Arg::Bin(b"t")),
+                (2, Arg::Bin(&long)),
+                (3, Arg::Structs(1, &m)),
+            ],
+        );
+        assert!(
+            r.strukt(1).is_some() || r.strukt(2).is_some(),
+            "mutateRow {len}: {r:?}"
+        );
+    }
+    put(&mut c, b"t", b"r", b"f:q", b"v", None);
+    assert_eq!(get(&mut c, b"t", b"r", b"f:q").len(), 1);
+}

@@ -353,6 +353,16 @@ impl Scan {
 
     /// Rejects option combinations HBase rejects.
     pub fn validate(&self) -> Result<()> {
+        for (which, row) in [("startRow", &self.start_row), ("stopRow", &self.stop_row)] {
+            if row.len() > crate::cell::MAX_ROW_LENGTH {
+                return Err(Error::InvalidArgument(format!(
+                    "{which}'s length must be less than or equal to {} to meet the criteria for \
+                     a row key, got {} bytes",
+                    crate::cell::MAX_ROW_LENGTH,
+                    row.len()
+                )));
+            }
+        }
         self.time_range.validate()?;
         for range in self.family_time_ranges.values() {
             range.validate()?;
@@ -390,6 +400,17 @@ pub fn prefix_stop_row(prefix: &[u8]) -> Bytes {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scan_rows_longer_than_a_row_key_are_refused() {
+        let long = Bytes::from(vec![b'a'; crate::cell::MAX_ROW_LENGTH + 1]);
+        let err = Scan::new().with_start_row(long.clone()).validate();
+        assert!(matches!(&err, Err(Error::InvalidArgument(m)) if m.contains("startRow")));
+        let err = Scan::new().with_stop_row(long).validate();
+        assert!(matches!(&err, Err(Error::InvalidArgument(m)) if m.contains("stopRow")));
+        let longest = Bytes::from(vec![b'a'; crate::cell::MAX_ROW_LENGTH]);
+        assert!(Scan::new().with_start_row(longest).validate().is_ok());
+    }
 
     #[test]
     fn prefix_stop() {
