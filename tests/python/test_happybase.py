@@ -143,6 +143,21 @@ def test_counters(table):
         table.counter_inc(b"c", b"cf1:s")
 
 
+def test_counter_set_right_after_increments(table):
+    # happybase's own test_atomic_counters sequence: increments, a set to 0 and one more
+    # increment, all well within one millisecond of each other on a fast server.
+    for _ in range(20):
+        row = b"ctr-%d" % _
+        assert table.counter_inc(row, b"cf1:c") == 1
+        assert table.counter_inc(row, b"cf1:c") == 2
+        table.counter_set(row, b"cf1:c", 0)
+        assert table.counter_get(row, b"cf1:c") == 0
+        assert table.counter_inc(row, b"cf1:c") == 1
+        table.delete(row, columns=[b"cf1:c"])
+        table.put(row, {b"cf1:c": b"x"})
+        assert table.row(row) == {b"cf1:c": b"x"}
+
+
 def test_batches(table):
     with table.batch(batch_size=7) as b:
         for i in range(40):

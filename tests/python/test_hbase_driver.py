@@ -20,6 +20,8 @@ from hbasedriver.operations.delete import Delete
 from hbasedriver.operations.get import Get
 from hbasedriver.operations.increment import CheckAndPut, Increment
 from hbasedriver.operations.put import Put
+from hbasedriver.operations.append import Append
+from hbasedriver.operations.row_mutations import RowMutations
 from hbasedriver.operations.scan import Scan
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -111,6 +113,40 @@ def test_batches_counters_and_check_and_put(table):
     again.set_put(Put(b"lock").add_column(b"cf", b"owner", b"you"))
     assert not table.check_and_put(again)
     assert table.get(Get(b"lock")).get(b"cf", b"owner") == b"me"
+
+
+def test_mutations_report_that_they_were_processed(table):
+    # HBase sets MutateResponse.processed for an applied Put or Delete; the driver returns it.
+    assert table.put(Put(b"p").add_column(b"cf", b"q", b"v")) is True
+    assert table.batch_put(BatchPut().add_put(Put(b"p2").add_column(b"cf", b"q", b"w"))) == [True]
+    assert table.delete(Delete(b"p2")) is True
+    assert table.get(Get(b"p2")) is None
+
+
+def test_row_mutations_with_increments_and_appends(table):
+    table.put(Put(b"m").add_column(b"cf", b"old", b"x").add_column(b"cf", b"tail", b"ab"))
+    rm = RowMutations(b"m")
+    rm.add(Put(b"m").add_column(b"cf", b"new", b"y"))
+    rm.add(Delete(b"m").add_column(b"cf", b"old"))
+    rm.add(Increment(b"m").add_column(b"cf", b"hits", 7))
+    rm.add(Append(b"m").add_column(b"cf", b"tail", b"cd"))
+    assert table.mutate_row(rm) is True
+    row = table.get(Get(b"m"))
+    assert row.get(b"cf", b"new") == b"y"
+    assert row.get(b"cf", b"old") is None
+    assert row.get(b"cf", b"tail") == b"abcd"
+    assert row.get(b"cf", b"hits") == (7).to_bytes(8, "big")
+
+
+def test_cluster_status_carries_each_servers_load(client, table):
+    for i in range(10):
+        table.put(Put(b"load%d" % i).add_column(b"cf", b"q", b"v"))
+    table.get(Get(b"load1"))
+    status = client.get_admin().get_cluster_status()
+    assert len(status["live_servers"]) == 1
+    load = status["live_servers"][0]["load"]
+    assert load["total_number_of_requests"] >= 11
+    assert load["used_heap_mb"] > 0 and load["max_heap_mb"] >= load["used_heap_mb"]
 
 
 def test_table_state_and_deletes_by_column_and_version(client):

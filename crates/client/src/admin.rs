@@ -71,6 +71,10 @@ pub struct RegionDescription {
     /// Bytes of store files (a reference counts its whole parent file).
     pub store_file_size: u64,
     pub memstore_size: u64,
+    /// Gets and scanned rows served since the region opened (HBase's readRequestsCount).
+    pub read_requests: u64,
+    /// Row mutations applied since the region opened (HBase's writeRequestsCount).
+    pub write_requests: u64,
 }
 
 impl RegionDescription {
@@ -85,6 +89,8 @@ impl RegionDescription {
             store_files: region.store_file_counts().iter().sum(),
             store_file_size: region.store_files_size(),
             memstore_size: region.memstore_bytes() as u64,
+            read_requests: region.requests().reads(),
+            write_requests: region.requests().writes(),
         }
     }
 }

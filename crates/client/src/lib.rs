@@ -43,7 +43,7 @@ pub use basalt_common::bytes_display::BinaryDisplay;
 pub use basalt_common::filter::{BitOp, Comparator, FilterSpec, RowRange, parse_filter};
 pub use basalt_common::ops::{
     Append, Check, CheckAction, CheckAndMutate, CheckAndMutateResult, CompareOperator, Condition,
-    DeleteEntry, FamilyMap, Increment, Mutation, PutCell, RowMutations,
+    DeleteEntry, FamilyMap, Increment, Mutation, PutCell, RowMutations, RowOp,
 };
 pub use basalt_common::{
     BloomType, Bytes, Cell, CellType, Clock, ColumnFamilyDescriptor, Compression,

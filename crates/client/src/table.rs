@@ -133,8 +133,10 @@ impl Table {
         self.on_row(&append.row, true, |r| r.append(append))
     }
 
-    /// Applies puts and deletes of one row atomically (HBase's `mutateRow`).
-    pub fn mutate_row(&self, mutations: &RowMutations) -> Result<()> {
+    /// Applies puts, deletes, increments and appends of one row atomically (HBase's
+    /// `mutateRow`); one result per mutation, in order: an increment's or append's new
+    /// cells, empty for a put or a delete.
+    pub fn mutate_row(&self, mutations: &RowMutations) -> Result<Vec<RowResult>> {
         self.on_row(&mutations.row, true, |r| r.mutate_row(mutations))
     }
 
@@ -154,7 +156,7 @@ impl Table {
                 BatchOp::Delete(d) => self.delete(d).map(|()| BatchOutcome::Done),
                 BatchOp::Increment(i) => self.increment(i).map(BatchOutcome::Row),
                 BatchOp::Append(a) => self.append(a).map(BatchOutcome::Row),
-                BatchOp::RowMutations(m) => self.mutate_row(m).map(|()| BatchOutcome::Done),
+                BatchOp::RowMutations(m) => self.mutate_row(m).map(BatchOutcome::Rows),
                 BatchOp::CheckAndMutate(c) => {
                     self.check_and_mutate(c).map(BatchOutcome::CheckAndMutate)
                 }
@@ -249,6 +251,8 @@ impl From<Mutation> for BatchOp {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BatchOutcome {
     Row(RowResult),
+    /// A RowMutations' results, one per mutation.
+    Rows(Vec<RowResult>),
     Done,
     CheckAndMutate(CheckAndMutateResult),
 }

@@ -13,5 +13,5 @@ pub use query::{FamilyMap, Get, Scan, TimeRange};
 pub use result::RowResult;
 pub use rmw::{
     Append, Check, CheckAction, CheckAndMutate, CheckAndMutateResult, ColumnUpdates,
-    CompareOperator, Condition, Increment, Mutation, RowMutations,
+    CompareOperator, Condition, Increment, Mutation, RowMutations, RowOp,
 };

@@ -30,9 +30,12 @@ use basalt_wal::{Wal, WalEdit};
 use crate::budget::{BLOCK_MULTIPLIER, MemstoreBudget};
 
 mod rmw;
+mod stamps;
+
 use crate::compaction::{CompactionConfig, select_minor};
 use crate::memstore::MemStore;
 use crate::reference::RowRange;
+pub use stamps::RowStamps;
 
 /// One of the mutations of [`Region::mutate_rows`].
 #[derive(Debug, Clone)]
@@ -95,6 +98,8 @@ pub struct RegionConfig {
     /// Bytes a store's active memstore holds before it is frozen and flattened into a sorted
     /// array in the background (HBase's in-memory flush; `crate::flat`).
     pub in_memory_flush_size: usize,
+    /// The server's rows whose timestamps ran ahead of the clock (`region/stamps.rs`).
+    pub stamps: Arc<RowStamps>,
 }
 
 impl Default for RegionConfig {
@@ -105,6 +110,7 @@ impl Default for RegionConfig {
             block_cache: None,
             budget: None,
             in_memory_flush_size: DEFAULT_IN_MEMORY_FLUSH_SIZE,
+            stamps: Arc::default(),
         }
     }
 }
@@ -161,6 +167,34 @@ pub struct Region {
     row_locks: RowLocks,
     clock: Arc<dyn Clock>,
     config: RegionConfig,
+    /// Reads and writes served, as HBase's region load counts them.
+    requests: Arc<RequestCounts>,
+}
+
+/// A region's request counters (HBase's `readRequestsCount` and `writeRequestsCount`): a Get
+/// or a row a scanner returns is one read, a mutation of a row is one write.
+#[derive(Debug, Default)]
+pub struct RequestCounts {
+    reads: AtomicU64,
+    writes: AtomicU64,
+}
+
+impl RequestCounts {
+    pub(crate) fn read(&self) {
+        self.reads.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn write(&self) {
+        self.writes.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn reads(&self) -> u64 {
+        self.reads.load(Ordering::Relaxed)
+    }
+
+    pub fn writes(&self) -> u64 {
+        self.writes.load(Ordering::Relaxed)
+    }
 }
 
 impl Region {
@@ -228,11 +262,21 @@ impl Region {
             row_locks: RowLocks::default(),
             clock,
             config,
+            requests: Arc::default(),
         })
     }
 
     pub fn descriptor(&self) -> &TableDescriptor {
         &self.descriptor
+    }
+
+    /// The reads and writes this region has served since it opened.
+    pub fn requests(&self) -> &RequestCounts {
+        &self.requests
+    }
+
+    pub(crate) fn request_counts(&self) -> Arc<RequestCounts> {
+        Arc::clone(&self.requests)
     }
 
     /// Which rows the region holds, and its name.
@@ -353,6 +397,24 @@ impl Region {
         self.clock.now_millis()
     }
 
+    /// The server's time for a write of `row`: the clock, or later where an earlier server
+    /// stamp of the row ran ahead of it, so a later write never lands below an earlier one.
+    fn now_for(&self, row: &[u8]) -> i64 {
+        self.config
+            .stamps
+            .now_for(&self.table_name, row, self.now())
+    }
+
+    /// Records the newest timestamp the server gave `cells` of `row`, if it ran ahead of
+    /// the clock.
+    fn note_stamps(&self, row: &Bytes, cells: &[(usize, Cell)]) {
+        if let Some(ts) = cells.iter().map(|(_, c)| c.timestamp).max() {
+            self.config
+                .stamps
+                .note(&self.table_name, row, ts, self.now());
+        }
+    }
+
     fn store_index(&self, family: &[u8]) -> Result<usize> {
         self.stores
             .iter()
@@ -376,7 +438,7 @@ impl Region {
         self.check_writable()?;
         validate_row(&put.row)?;
         self.check_serving(&put.row)?;
-        let cells = self.put_cells(put, self.now())?;
+        let cells = self.put_cells(put, self.now_for(&put.row))?;
         let _lock = self.row_locks.shared(&put.row);
         self.apply(cells, put.durability)
     }
@@ -470,6 +532,7 @@ impl Region {
     /// the read point moves past them. Building the cells (the only step that can fail) is
     /// done before, so a mutation is never applied in part.
     fn apply(&self, cells: Vec<(usize, Cell)>, durability: Durability) -> Result<()> {
+        self.requests.write();
         if let Some(budget) = &self.config.budget {
             let block_at = usize::try_from(self.descriptor.memstore_flushsize)
                 .unwrap_or(usize::MAX)
@@ -768,7 +831,15 @@ impl Region {
         } else {
             _shared = self.row_locks.shared(&delete.row);
         }
-        let markers = self.delete_markers(delete, self.now())?;
+        let now = self.now_for(&delete.row);
+        let markers = self.delete_markers(delete, now)?;
+        // A marker the server stamped masks everything up to `now`: a write the server
+        // stamps after it goes one later, so it is not masked (a Put right after a Delete is
+        // seen, where HBase would hide it until the clock moved on).
+        if markers.iter().any(|m| m.2 == now) {
+            let clock = self.now();
+            (self.config.stamps).note(&self.table_name, &delete.row, now.saturating_add(1), clock);
+        }
         let cells = self.marker_cells(&delete.row, markers)?;
         self.apply(cells, delete.durability)
     }
@@ -937,6 +1008,7 @@ impl Region {
     pub fn get(&self, get: &Get) -> Result<RowResult> {
         validate_row(&get.row)?;
         self.check_serving(&get.row)?;
+        self.requests.read();
         let now = self.now();
         let mut queries = self.store_queries(
             &get.families,

@@ -15,7 +15,7 @@ use basalt_common::{Bytes, Cell};
 
 use crate::cursor::{CellCursor, same_bytes};
 use crate::matcher::{StoreQuery, read_row};
-use crate::region::Region;
+use crate::region::{Region, RequestCounts};
 use crate::store::{FileFilter, StoreView};
 
 /// Rows read per refill unless the scan sets its caching.
@@ -47,6 +47,8 @@ pub struct RegionScanner {
     filter: Option<Box<dyn Filter>>,
     /// The scan ended because the filter is done with every later row.
     filter_ended: bool,
+    /// The region's read counter: each whole row returned is one read.
+    requests: Arc<RequestCounts>,
 }
 
 /// What a read's filter says of a row before its cells are read.
@@ -131,6 +133,7 @@ impl RegionScanner {
             exhausted: scan.limit == Some(0),
             filter,
             filter_ended: false,
+            requests: region.request_counts(),
         })
     }
 
@@ -375,6 +378,10 @@ impl Iterator for RegionScanner {
                 return Some(Err(e));
             }
         }
-        self.buffer.pop_front().map(Ok)
+        let row = self.buffer.pop_front()?;
+        if !row.partial {
+            self.requests.read();
+        }
+        Some(Ok(row))
     }
 }

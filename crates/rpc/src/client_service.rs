@@ -338,7 +338,10 @@ impl ClientService {
             let out = table.check_and_mutate(&cam).map_err(|e| from_error(&e))?;
             return Ok(response(out.result, Some(out.success)));
         }
-        Ok(response(apply(&table, action)?, None))
+        // As HBase: an applied Put or Delete says so; an Increment or Append answers with its
+        // cells instead.
+        let plain = matches!(action, CheckAction::Put(_) | CheckAction::Delete(_));
+        Ok(response(apply(&table, action)?, plain.then_some(true)))
     }
 
     /// Multi: each region action's actions in order, a result or an exception each; an atomic
@@ -356,14 +359,19 @@ impl ClientService {
             first += ra.action.len();
             match self.region(Some(&ra.region)) {
                 Err(e) => result.exception = Some(as_pair(&e)),
-                Ok((table, _)) if ra.atomic() => {
-                    match self.atomic(&table, ra, share, req.condition.as_ref()) {
-                        Ok(processed) => {
-                            out.processed = processed.or(out.processed);
-                            for a in &ra.action {
+                Ok((table, _)) if ra.atomic() || ra.condition.is_some() => {
+                    let condition = ra.condition.as_ref().or(req.condition.as_ref());
+                    match self.atomic(&table, ra, share, condition) {
+                        Ok((processed, results)) => {
+                            // HBase 2.4+ answers in the region action's result; older
+                            // clients read the response's flag.
+                            result.processed = Some(processed);
+                            out.processed = Some(processed);
+                            for (k, a) in ra.action.iter().enumerate() {
+                                let r = results.get(k).map(result_of).unwrap_or_default();
                                 result.result_or_exception.push(ResultOrException {
                                     index: a.index,
-                                    result: Some(pb::Result::default()),
+                                    result: Some(r),
                                     exception: None,
                                 });
                             }
@@ -409,17 +417,18 @@ impl ClientService {
         Ok(out.encode_to_vec())
     }
 
-    /// One region action's mutations as one row's atomic mutation; with a condition, only if it
-    /// holds (the returned flag).
+    /// One region action's mutations as one row's atomic mutation; with a condition, only if
+    /// it holds. Returns whether it was applied and each action's result (an increment's or
+    /// append's new cells, empty for the others).
     fn atomic<'a>(
         &self,
         table: &Table,
         ra: &pb::RegionAction,
         share: impl Fn(usize) -> &'a [KeyValue],
         condition: Option<&pb::Condition>,
-    ) -> Result<Option<bool>, ExceptionResponse> {
+    ) -> Result<(bool, Vec<RowResult>), ExceptionResponse> {
         let mut row: Option<Bytes> = None;
-        let mut mutations = Vec::new();
+        let mut rm: Option<basalt_client::RowMutations> = None;
         for (k, a) in ra.action.iter().enumerate() {
             let m = a
                 .mutation
@@ -433,20 +442,23 @@ impl ClientService {
                     true,
                 ));
             }
+            let mutations = rm
+                .take()
+                .unwrap_or_else(|| basalt_client::RowMutations::new(r.clone()));
             row = Some(r);
-            mutations.push(op);
+            rm = Some(match op {
+                CheckAction::Put(p) => mutations.add_put(p),
+                CheckAction::Delete(d) => mutations.add_delete(d),
+                CheckAction::Increment(i) => mutations.add_increment(i),
+                CheckAction::Append(a) => mutations.add_append(a),
+                CheckAction::RowMutations(_) => {
+                    return Err(unsupported("row mutations inside row mutations"));
+                }
+            });
         }
-        let Some(row) = row else {
-            return Ok(None);
+        let (Some(row), Some(rm)) = (row, rm) else {
+            return Ok((true, Vec::new()));
         };
-        let mut rm = basalt_client::RowMutations::new(row.clone());
-        for op in mutations {
-            rm = match op {
-                CheckAction::Put(p) => rm.add_put(p),
-                CheckAction::Delete(d) => rm.add_delete(d),
-                _ => return Err(unsupported("an increment or append in row mutations")),
-            };
-        }
         match condition {
             Some(c) => {
                 let cam = CheckAndMutate {
@@ -455,11 +467,11 @@ impl ClientService {
                     action: CheckAction::RowMutations(rm),
                 };
                 let out = table.check_and_mutate(&cam).map_err(|e| from_error(&e))?;
-                Ok(Some(out.success))
+                Ok((out.success, Vec::new()))
             }
             None => {
-                table.mutate_row(&rm).map_err(|e| from_error(&e))?;
-                Ok(None)
+                let results = table.mutate_row(&rm).map_err(|e| from_error(&e))?;
+                Ok((true, results))
             }
         }
     }
@@ -794,7 +806,9 @@ fn apply(table: &Table, action: CheckAction) -> Result<Option<RowResult>, Except
         CheckAction::Delete(d) => table.delete(&d).map_err(fail)?,
         CheckAction::Increment(i) => return Ok(Some(table.increment(&i).map_err(fail)?)),
         CheckAction::Append(a) => return Ok(Some(table.append(&a).map_err(fail)?)),
-        CheckAction::RowMutations(m) => table.mutate_row(&m).map_err(fail)?,
+        CheckAction::RowMutations(m) => {
+            table.mutate_row(&m).map_err(fail)?;
+        }
     }
     Ok(None)
 }

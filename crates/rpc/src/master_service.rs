@@ -37,6 +37,9 @@ pub struct MasterService {
     /// This master's address, and the region server's it reports in the cluster status.
     master: SocketAddr,
     region_server: SocketAddr,
+    /// When the cluster status was last asked for, and the requests served until then: the
+    /// server load's requests per second are measured over the time between two asks.
+    last_status: std::sync::Mutex<(std::time::Instant, u64)>,
 }
 
 fn bad(what: impl Into<String>) -> ExceptionResponse {
@@ -175,6 +178,7 @@ impl MasterService {
             procedures: AtomicU64::new(0),
             master,
             region_server,
+            last_status: std::sync::Mutex::new((std::time::Instant::now(), 0)),
         }
     }
 
@@ -202,12 +206,14 @@ impl MasterService {
         let mb = |bytes: u64| u32::try_from(bytes >> 20).unwrap_or(u32::MAX);
         let mut loads = Vec::new();
         let mut counts = Vec::new();
+        let mut total_requests = 0u64;
         for t in &tables {
             let regions = admin.regions(t).map_err(|e| fail(&e))?;
             let stores = admin
                 .describe_table(t)
                 .map_or(0, |d| u32::try_from(d.families().len()).unwrap_or(u32::MAX));
             for r in &regions {
+                total_requests += r.read_requests + r.write_requests;
                 loads.push(RegionLoad {
                     region_specifier: crate::client::region(&r.name),
                     stores: Some(stores),
@@ -216,7 +222,8 @@ impl MasterService {
                     storefile_size_mb: Some(mb(r.store_file_size)),
                     mem_store_size_mb: Some(mb(r.memstore_size)),
                     region_size_mb: Some(mb(r.store_file_size + r.memstore_size)),
-                    ..RegionLoad::default()
+                    read_requests_count: Some(r.read_requests),
+                    write_requests_count: Some(r.write_requests),
                 });
             }
             let n = u32::try_from(regions.len()).unwrap_or(u32::MAX);
@@ -241,9 +248,17 @@ impl MasterService {
                 vec![LiveServerInfo {
                     server: region_server.clone(),
                     server_load: ServerLoad {
+                        number_of_requests: Some(self.requests_per_second(total_requests)),
+                        total_number_of_requests: Some(total_requests),
+                        used_heap_mb: memory_mb("/proc/self/status", "VmRSS:"),
+                        max_heap_mb: memory_mb("/proc/meminfo", "MemTotal:"),
                         region_loads: loads,
                         report_start_time: u64::try_from(start_code).ok(),
-                        ..ServerLoad::default()
+                        report_end_time: std::time::SystemTime::now()
+                            .duration_since(std::time::UNIX_EPOCH)
+                            .ok()
+                            .and_then(|d| u64::try_from(d.as_millis()).ok()),
+                        info_server_port: None,
                     },
                 }]
             } else {
@@ -272,6 +287,20 @@ impl MasterService {
             cluster_status: status,
         }
         .encode_to_vec())
+    }
+
+    /// Requests per second since the cluster status was last asked for (since the service
+    /// started, the first time), given the requests served until now.
+    fn requests_per_second(&self, total: u64) -> u64 {
+        let mut last = self
+            .last_status
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let now = std::time::Instant::now();
+        let seconds = now.duration_since(last.0).as_secs_f64().max(0.001);
+        let rate = total.saturating_sub(last.1) as f64 / seconds;
+        *last = (now, total);
+        rate.round() as u64
     }
 
     /// The name of the serving region a RegionInfo describes (table, start key and id).
@@ -518,4 +547,20 @@ impl MasterService {
         names.sort();
         Ok(names)
     }
+}
+
+/// A memory figure from a `/proc` file (`key` then kilobytes), in MiB: the server load's
+/// "heap" figures, since Basalt has no heap of its own to report (the process's resident
+/// memory is its used heap, the machine's memory its maximum). `None` where the file is not
+/// there (not Linux).
+fn memory_mb(file: &str, key: &str) -> Option<u32> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let line = text.lines().find(|l| l.starts_with(key))?;
+    let kb: u64 = line[key.len()..]
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    u32::try_from(kb / 1024).ok()
 }

@@ -312,6 +312,21 @@ fn modify_table_and_cluster_status() {
         get_procedure_result_response::State::Finished as i32
     );
 
+    // Requests the server load will count: three writes and two reads in t's first region,
+    // one write and a two-row scan in its second.
+    {
+        use basalt_client::{Get, Put, Scan};
+        let t = conn.table("t").unwrap();
+        for v in [b"1", b"2", b"3"] {
+            t.put(&Put::new("a").add_column("f", "q", &v[..])).unwrap();
+        }
+        t.put(&Put::new("x").add_column("f", "q", "v")).unwrap();
+        t.put(&Put::new("y").add_column("f", "q", "v")).unwrap();
+        t.get(&Get::new("a")).unwrap();
+        t.get(&Get::new("b")).unwrap();
+        let rows = t.scan(&Scan::new().with_start_row("m")).unwrap().count();
+        assert_eq!(rows, 2);
+    }
     // Cluster status: one live server holding meta's region and t's two, which is the master.
     let status: GetClusterStatusResponse = m
         .call(
@@ -341,6 +356,20 @@ fn modify_table_and_cluster_status() {
         names[1].starts_with("t,,") && names[2].starts_with("t,m,"),
         "{names:?}"
     );
+    let load = |i: usize| {
+        let l = &live.server_load.region_loads[i];
+        (
+            l.read_requests_count.unwrap(),
+            l.write_requests_count.unwrap(),
+        )
+    };
+    assert_eq!(load(1), (2, 3), "reads and writes of t's first region");
+    assert_eq!(load(2), (2, 2), "reads and writes of t's second region");
+    let total = live.server_load.total_number_of_requests.unwrap();
+    assert!(total >= 9, "{total}");
+    assert!(live.server_load.number_of_requests.is_some());
+    assert!(live.server_load.used_heap_mb.unwrap() > 0);
+    assert!(live.server_load.max_heap_mb.unwrap() >= live.server_load.used_heap_mb.unwrap());
     assert_eq!(s.master, Some(live.server.clone()));
     assert!(s.dead_servers.is_empty() && s.backup_masters.is_empty());
     assert_eq!(

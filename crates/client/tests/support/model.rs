@@ -143,6 +143,9 @@ pub struct Oracle {
     /// whole memstore); major compactions touch only those.
     flushed_seq: u64,
     pub now: i64,
+    /// Rows whose server timestamps ran ahead of the clock, and how far: the next server
+    /// stamp of the row is at least this (docs/design/data-model.md, "Server timestamps").
+    floor: BTreeMap<Row, i64>,
 }
 
 /// One cell to return, before it becomes a [`Cell`].
@@ -165,11 +168,30 @@ impl Oracle {
             seq: 0,
             flushed_seq: 0,
             now,
+            floor: BTreeMap::new(),
         }
     }
 
-    fn resolve(&self, ts: Option<i64>) -> i64 {
-        ts.unwrap_or(self.now)
+    /// The time the server stamps a write of `row` with.
+    pub fn row_now(&self, row: &Row) -> i64 {
+        self.floor.get(row).map_or(self.now, |&f| f.max(self.now))
+    }
+
+    /// The server restarted: it no longer knows which rows ran ahead of the clock.
+    pub fn restarted(&mut self) {
+        self.floor.clear();
+    }
+
+    /// The server stamped a write of `row` at `ts`.
+    pub fn note_stamp(&mut self, row: &Row, ts: i64) {
+        if ts > self.now {
+            let floor = self.floor.entry(row.clone()).or_insert(ts);
+            *floor = (*floor).max(ts);
+        }
+    }
+
+    fn resolve(&self, row: &Row, ts: Option<i64>) -> i64 {
+        ts.unwrap_or(self.row_now(row))
     }
 
     pub fn put(
@@ -181,7 +203,7 @@ impl Oracle {
     ) {
         self.seq += 1;
         for (f, q, cell_ts, value) in cells {
-            let ts = self.resolve(cell_ts.or(ts));
+            let ts = self.resolve(row, cell_ts.or(ts));
             let versions = self
                 .data
                 .entry(row.clone())
@@ -209,9 +231,10 @@ impl Oracle {
         entries: &[(usize, Row, Option<i64>, CellType)],
     ) {
         let mut new = Vec::new();
+        let now = self.row_now(row);
         if entries.is_empty() {
             for f in 0..self.families.len() {
-                new.push((f, Vec::new(), self.resolve(ts), CellType::DeleteFamily));
+                new.push((f, Vec::new(), self.resolve(row, ts), CellType::DeleteFamily));
             }
         }
         for (i, (f, q, e_ts, kind)) in entries.iter().enumerate() {
@@ -227,11 +250,15 @@ impl Oracle {
                         })
                         .count();
                     let newest = self.read_column(row, *f, q, TimeRange::ALL, k as u32);
-                    newest.get(k - 1).map_or(self.now, |c| c.ts)
+                    newest.get(k - 1).map_or(now, |c| c.ts)
                 }
-                (t, _) => self.resolve(t),
+                (t, _) => self.resolve(row, t),
             };
             new.push((*f, q.clone(), ts, *kind));
+        }
+        // A marker at the server's time: later server stamps of the row go one past it.
+        if new.iter().any(|m| m.2 == now) {
+            self.note_stamp(row, now + 1);
         }
         self.seq += 1;
         for (f, qualifier, ts, kind) in new {
@@ -571,8 +598,9 @@ impl Oracle {
 
     /// The timestamp a read-modify-write stamps its new cell with: one past the cell it
     /// read, or now if later (HBase's `reckonDelta`).
-    pub fn rmw_timestamp(&self, current: Option<&Cell>) -> i64 {
-        current.map_or(self.now, |c| self.now.max(c.timestamp + 1))
+    pub fn rmw_timestamp(&self, row: &Row, current: Option<&Cell>) -> i64 {
+        let now = self.row_now(row);
+        current.map_or(now, |c| now.max(c.timestamp + 1))
     }
 
     pub fn scan(&self, s: &ScanSpec) -> Vec<RowResult> {
@@ -884,6 +912,8 @@ pub fn run(families: &[FamilySpec], splits: &[Row], ops: &[Op]) -> Result<(), St
             Op::Reopen => {
                 engine.reopen().map_err(|e| format!("op {i}: {e}"))?;
                 oracle.flushed();
+                // A restarted server has forgotten which rows ran ahead of the clock.
+                oracle.restarted();
             }
             Op::MajorCompact => {
                 let admin = engine.conn.admin();
@@ -940,7 +970,7 @@ pub fn run(families: &[FamilySpec], splits: &[Row], ops: &[Op]) -> Result<(), St
                             0
                         }
                     };
-                    let ts = oracle.rmw_timestamp(current.as_ref());
+                    let ts = oracle.rmw_timestamp(row, current.as_ref());
                     cells.push((
                         *f,
                         b"n".to_vec(),
@@ -960,6 +990,9 @@ pub fn run(families: &[FamilySpec], splits: &[Row], ops: &[Op]) -> Result<(), St
                             ));
                         }
                         oracle.put(row, None, None, &cells);
+                        for c in &cells {
+                            oracle.note_stamp(row, c.2.unwrap_or_default());
+                        }
                     }
                     (got, _) => {
                         return Err(format!(
@@ -991,7 +1024,7 @@ pub fn run(families: &[FamilySpec], splits: &[Row], ops: &[Op]) -> Result<(), St
                     cells.push((
                         *f,
                         q.clone(),
-                        Some(oracle.rmw_timestamp(current.as_ref())),
+                        Some(oracle.rmw_timestamp(row, current.as_ref())),
                         v,
                     ));
                 }
@@ -1003,6 +1036,9 @@ pub fn run(families: &[FamilySpec], splits: &[Row], ops: &[Op]) -> Result<(), St
                     ));
                 }
                 oracle.put(row, None, None, &cells);
+                for c in &cells {
+                    oracle.note_stamp(row, c.2.unwrap_or_default());
+                }
             }
             Op::CheckAndPut {
                 row,
@@ -1039,13 +1075,15 @@ pub fn run(families: &[FamilySpec], splits: &[Row], ops: &[Op]) -> Result<(), St
                     ));
                 }
                 if holds {
-                    let stamp = oracle.now.max(current.map_or(oracle.now, |c| c.timestamp));
+                    let now = oracle.row_now(row);
+                    let stamp = now.max(current.map_or(now, |c| c.timestamp));
                     oracle.put(
                         row,
                         None,
                         None,
                         &[(put.0, put.1.clone(), Some(stamp), put.2.clone())],
                     );
+                    oracle.note_stamp(row, stamp);
                 }
             }
             Op::DisableEnable => {

@@ -108,7 +108,46 @@ impl Mutation {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RowMutations {
     pub row: Bytes,
-    pub mutations: Vec<Mutation>,
+    pub mutations: Vec<RowOp>,
+}
+
+/// One mutation of a [`RowMutations`]: a put, a delete, or (as HBase 2.4 allows) an increment
+/// or an append, all applied together.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RowOp {
+    Put(Put),
+    Delete(Delete),
+    Increment(Increment),
+    Append(Append),
+}
+
+impl RowOp {
+    pub fn row(&self) -> &Bytes {
+        match self {
+            RowOp::Put(p) => &p.row,
+            RowOp::Delete(d) => &d.row,
+            RowOp::Increment(i) => &i.row,
+            RowOp::Append(a) => &a.row,
+        }
+    }
+
+    pub fn durability(&self) -> Durability {
+        match self {
+            RowOp::Put(p) => p.durability,
+            RowOp::Delete(d) => d.durability,
+            RowOp::Increment(i) => i.durability,
+            RowOp::Append(a) => a.durability,
+        }
+    }
+}
+
+impl From<Mutation> for RowOp {
+    fn from(m: Mutation) -> Self {
+        match m {
+            Mutation::Put(p) => RowOp::Put(p),
+            Mutation::Delete(d) => RowOp::Delete(d),
+        }
+    }
 }
 
 impl RowMutations {
@@ -120,12 +159,22 @@ impl RowMutations {
     }
 
     pub fn add_put(mut self, put: Put) -> Self {
-        self.mutations.push(Mutation::Put(put));
+        self.mutations.push(RowOp::Put(put));
         self
     }
 
     pub fn add_delete(mut self, delete: Delete) -> Self {
-        self.mutations.push(Mutation::Delete(delete));
+        self.mutations.push(RowOp::Delete(delete));
+        self
+    }
+
+    pub fn add_increment(mut self, increment: Increment) -> Self {
+        self.mutations.push(RowOp::Increment(increment));
+        self
+    }
+
+    pub fn add_append(mut self, append: Append) -> Self {
+        self.mutations.push(RowOp::Append(append));
         self
     }
 

@@ -8,13 +8,16 @@ use basalt_common::bytes_display::BinaryDisplay;
 use basalt_common::cell::validate_row;
 use basalt_common::error::{Error, Result};
 use basalt_common::ops::{
-    Append, Check, CheckAction, CheckAndMutate, CheckAndMutateResult, Get, Increment, Mutation,
-    RowMutations, RowResult, TimeRange,
+    Append, Check, CheckAction, CheckAndMutate, CheckAndMutateResult, Get, Increment, RowMutations,
+    RowOp, RowResult, TimeRange,
 };
 use basalt_common::{Bytes, Cell, CellType, Durability};
 
 use super::Region;
 use crate::matcher::StoreQuery;
+
+/// Cells to apply, each with the index of its store.
+type StoreCells = Vec<(usize, Cell)>;
 
 /// An 8-byte big-endian counter, or HBase's error for a cell of another size.
 fn decode_counter(value: &[u8]) -> Result<i64> {
@@ -29,7 +32,7 @@ fn decode_counter(value: &[u8]) -> Result<i64> {
 
 /// The strongest durability the mutations ask for (USE_DEFAULT counts as the table's, so it
 /// is kept unless FSYNC_WAL is asked for).
-fn strongest(mutations: &[Mutation]) -> Durability {
+fn strongest(mutations: &[RowOp]) -> Durability {
     let rank = |d: Durability| match d {
         Durability::SkipWal => 0,
         Durability::AsyncWal => 1,
@@ -39,7 +42,7 @@ fn strongest(mutations: &[Mutation]) -> Durability {
     };
     mutations
         .iter()
-        .map(Mutation::durability)
+        .map(RowOp::durability)
         .max_by_key(|d| rank(*d))
         .unwrap_or(Durability::UseDefault)
 }
@@ -60,7 +63,8 @@ impl Region {
     /// fails the whole Increment. Overflow wraps, as Java's long arithmetic does.
     pub fn increment(&self, inc: &Increment) -> Result<RowResult> {
         let _lock = self.lock_for_rmw(&inc.row)?;
-        let (cells, out) = self.increment_cells(inc, self.now())?;
+        let (cells, out) = self.increment_cells(inc, self.now_for(&inc.row))?;
+        self.note_stamps(&inc.row, &cells);
         self.apply(cells, inc.durability)?;
         Ok(out)
     }
@@ -69,18 +73,24 @@ impl Region {
     /// timestamps as for increments.
     pub fn append(&self, append: &Append) -> Result<RowResult> {
         let _lock = self.lock_for_rmw(&append.row)?;
-        let (cells, out) = self.append_cells(append, self.now())?;
+        let (cells, out) = self.append_cells(append, self.now_for(&append.row))?;
+        self.note_stamps(&append.row, &cells);
         self.apply(cells, append.durability)?;
         Ok(out)
     }
 
-    /// Applies puts and deletes of one row atomically (HBase's `mutateRow`): one sequence id,
-    /// all visible together. Deletes of "the newest version" see the row as it was before.
-    pub fn mutate_row(&self, mutations: &RowMutations) -> Result<()> {
+    /// Applies puts, deletes, increments and appends of one row atomically (HBase's
+    /// `mutateRow`): one sequence id, all visible together. Every read (deletes of "the newest
+    /// version", increments, appends) sees the row as it was before. Returns one result per
+    /// mutation, in order: an increment's or append's new cells, empty for a put or delete.
+    pub fn mutate_row(&self, mutations: &RowMutations) -> Result<Vec<RowResult>> {
         mutations.validate()?;
         let _lock = self.lock_for_rmw(&mutations.row)?;
-        let cells = self.row_mutation_cells(mutations, self.now())?;
-        self.apply(cells, strongest(&mutations.mutations))
+        let now = self.now_for(&mutations.row);
+        let (cells, results) = self.row_mutation_cells(mutations, now)?;
+        self.note_stamps(&mutations.row, &cells);
+        self.apply(cells, strongest(&mutations.mutations))?;
+        Ok(results)
     }
 
     /// Applies `cam.action` if `cam.condition` holds on the row's current data, atomically
@@ -102,7 +112,7 @@ impl Region {
                 c.time_range.validate()?;
                 let store = self.store_index(&c.family)?;
                 let lock = self.lock_for_rmw(&cam.row)?;
-                let now = self.now();
+                let now = self.now_for(&cam.row);
                 let current = self.newest_cell(&cam.row, store, &c.qualifier, c.time_range, now)?;
                 let holds = c.holds(current.as_ref().map(Cell::value));
                 let stamp = now.max(current.map_or(now, |c| c.timestamp));
@@ -112,7 +122,7 @@ impl Region {
                 let mut get = Get::new(cam.row.clone()).with_filter(filter.clone());
                 get.time_range = *time_range;
                 let lock = self.lock_for_rmw(&cam.row)?;
-                let now = self.now();
+                let now = self.now_for(&cam.row);
                 let holds = !self.get(&get)?.cells.is_empty();
                 (holds, now, lock, now)
             }
@@ -131,7 +141,7 @@ impl Region {
                 (self.marker_cells(&d.row, markers)?, d.durability, None)
             }
             CheckAction::RowMutations(m) => (
-                self.row_mutation_cells(m, stamp)?,
+                self.row_mutation_cells(m, stamp)?.0,
                 strongest(&m.mutations),
                 None,
             ),
@@ -144,6 +154,7 @@ impl Region {
                 (cells, a.durability, Some(out))
             }
         };
+        self.note_stamps(&cam.row, &cells);
         self.apply(cells, durability)?;
         Ok(CheckAndMutateResult {
             success: true,
@@ -151,23 +162,46 @@ impl Region {
         })
     }
 
-    /// The cells of a RowMutations, in order (the caller holds the row's exclusive lock).
-    fn row_mutation_cells(&self, m: &RowMutations, now: i64) -> Result<Vec<(usize, Cell)>> {
+    /// The cells of a RowMutations, in order, and each mutation's result (the caller holds the
+    /// row's exclusive lock).
+    fn row_mutation_cells(
+        &self,
+        m: &RowMutations,
+        now: i64,
+    ) -> Result<(StoreCells, Vec<RowResult>)> {
         let mut cells = Vec::new();
+        let mut results = Vec::with_capacity(m.mutations.len());
         for mutation in &m.mutations {
-            match mutation {
-                Mutation::Put(p) => {
+            let result = match mutation {
+                RowOp::Put(p) => {
                     validate_row(&p.row)?;
                     cells.extend(self.put_cells(p, now)?);
+                    None
                 }
-                Mutation::Delete(d) => {
+                RowOp::Delete(d) => {
                     self.validate_delete(d)?;
                     let markers = self.delete_markers(d, now)?;
                     cells.extend(self.marker_cells(&d.row, markers)?);
+                    None
                 }
-            }
+                RowOp::Increment(i) => {
+                    let (more, out) = self.increment_cells(i, now)?;
+                    cells.extend(more);
+                    Some(out)
+                }
+                RowOp::Append(a) => {
+                    let (more, out) = self.append_cells(a, now)?;
+                    cells.extend(more);
+                    Some(out)
+                }
+            };
+            results.push(result.unwrap_or_else(|| RowResult {
+                row: m.row.clone(),
+                cells: Vec::new(),
+                partial: false,
+            }));
         }
-        Ok(cells)
+        Ok((cells, results))
     }
 
     /// Reads each column of a read-modify-write (the caller holds the row's exclusive lock)

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use basalt_client::{
     Append, BatchOp, BatchOutcome, Bytes, Cell, CellType, Check, CheckAction, CheckAndMutate,
     CheckAndMutateResult, ColumnFamilyDescriptor, Comparator, Delete, Durability, Error, Get,
-    Increment, Mutation, NamespaceDescriptor, Put, Result, RowMutations, RowResult, Scan,
+    Increment, NamespaceDescriptor, Put, Result, RowMutations, RowOp, RowResult, Scan,
     TableDescriptor, TableName, TimeRange,
 };
 

@@ -75,8 +75,10 @@ impl RemoteTable<'_> {
     }
 
     /// Mutations of one row applied together (HBase's `mutateRow`): one atomic region action.
-    pub fn mutate_row(&self, mutations: &RowMutations) -> Result<()> {
-        self.atomic(mutations, None).map(|_| ())
+    /// One result per mutation, in order: an increment's or append's new cells, empty for a
+    /// put or a delete.
+    pub fn mutate_row(&self, mutations: &RowMutations) -> Result<Vec<RowResult>> {
+        self.atomic(mutations, None).map(|(_, results)| results)
     }
 
     /// A mutation applied only if the condition holds, atomically (HBase's `checkAndMutate`).
@@ -84,7 +86,7 @@ impl RemoteTable<'_> {
         let condition = condition_pb(&cam.row, &cam.check);
         let mutation = match &cam.action {
             CheckAction::RowMutations(rm) => {
-                let success = self.atomic(rm, Some(condition))?;
+                let (success, _) = self.atomic(rm, Some(condition))?;
                 return Ok(CheckAndMutateResult {
                     success,
                     result: None,
@@ -100,9 +102,14 @@ impl RemoteTable<'_> {
         Ok(CheckAndMutateResult { success, result })
     }
 
-    /// One atomic region action holding the row's mutations, under `condition` if given;
-    /// whether it was applied.
-    fn atomic(&self, rm: &RowMutations, condition: Option<pb::Condition>) -> Result<bool> {
+    /// One atomic region action holding the row's mutations, under `condition` if given (in
+    /// the region action, as HBase 2.4's client sends it): whether it was applied, and each
+    /// mutation's result.
+    fn atomic(
+        &self,
+        rm: &RowMutations,
+        condition: Option<pb::Condition>,
+    ) -> Result<(bool, Vec<RowResult>)> {
         let name = &self.name;
         let actions: Vec<pb::Action> = rm
             .mutations
@@ -111,21 +118,23 @@ impl RemoteTable<'_> {
             .map(|(m, index)| pb::Action {
                 index: Some(index),
                 mutation: Some(match m {
-                    Mutation::Put(p) => put_pb(p),
-                    Mutation::Delete(d) => delete_pb(d),
+                    RowOp::Put(p) => put_pb(p),
+                    RowOp::Delete(d) => delete_pb(d),
+                    RowOp::Increment(i) => increment_pb(i),
+                    RowOp::Append(a) => append_pb(a),
                 }),
                 ..pb::Action::default()
             })
             .collect();
-        let processed_without_condition = condition.is_none();
+        let unconditional = condition.is_none();
         // Built once; a retry only names another region.
         let mut request = MultiRequest {
             region_action: vec![pb::RegionAction {
                 region: pb::RegionSpecifier::default(),
                 atomic: Some(true),
                 action: actions,
+                condition,
             }],
-            condition,
             ..MultiRequest::default()
         };
         self.conn.retrying(name, |regions| {
@@ -134,15 +143,35 @@ impl RemoteTable<'_> {
                 .conn
                 .call("Multi", &request)
                 .map_err(|e| classify(name, e))?;
-            if let Some(e) = response
-                .region_action_result
-                .into_iter()
-                .next()
-                .and_then(|r| r.exception)
-            {
+            let processed = response.processed;
+            let Some(result) = response.region_action_result.into_iter().next() else {
+                return Ok((processed.unwrap_or(unconditional), Vec::new()));
+            };
+            if let Some(e) = result.exception {
                 return Err(classify(name, pair_error(e)));
             }
-            Ok(response.processed.unwrap_or(processed_without_condition))
+            let applied = result.processed.or(processed).unwrap_or(unconditional);
+            let mut results: Vec<(u32, RowResult)> = result
+                .result_or_exception
+                .into_iter()
+                .map(|r| {
+                    (
+                        r.index.unwrap_or(0),
+                        r.result.map(row_result).unwrap_or_default(),
+                    )
+                })
+                .collect();
+            results.sort_by_key(|(index, _)| *index);
+            let results = results
+                .into_iter()
+                .map(|(_, mut r)| {
+                    if r.row.is_empty() {
+                        r.row = rm.row.clone();
+                    }
+                    r
+                })
+                .collect();
+            Ok((applied, results))
         })
     }
 
@@ -167,7 +196,7 @@ impl RemoteTable<'_> {
             BatchOp::Delete(d) => self.delete(d).map(|()| BatchOutcome::Done),
             BatchOp::Increment(i) => self.increment(i).map(BatchOutcome::Row),
             BatchOp::Append(a) => self.append(a).map(BatchOutcome::Row),
-            BatchOp::RowMutations(m) => self.mutate_row(m).map(|()| BatchOutcome::Done),
+            BatchOp::RowMutations(m) => self.mutate_row(m).map(BatchOutcome::Rows),
             BatchOp::CheckAndMutate(c) => {
                 self.check_and_mutate(c).map(BatchOutcome::CheckAndMutate)
             }
@@ -416,6 +445,7 @@ fn part<'a>(
                 region: region(name),
                 atomic: None,
                 action: Vec::new(),
+                condition: None,
             };
             by_region.push((action, Vec::new()));
             by_region.len() - 1
