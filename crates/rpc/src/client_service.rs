@@ -16,6 +16,7 @@ use basalt_net::{Leases, lock_leased};
 use prost::Message;
 
 use crate::cellblock::{self, KeyValue};
+use crate::nonces::{NO_NONCE, Nonces, Start};
 use crate::pb::{
     self, BinaryComparator, ExceptionResponse, GetRequest, GetResponse, MultiRequest,
     MultiResponse, MutateRequest, MutateResponse, NameBytesPair, RegionActionResult,
@@ -90,6 +91,8 @@ pub struct ClientService {
     /// gives (hbase-driver sends one).
     finished: Mutex<std::collections::VecDeque<u64>>,
     next_scanner: AtomicU64,
+    /// Nonces of increments, appends and check-and-mutates recently run.
+    nonces: Nonces,
 }
 
 impl std::fmt::Debug for ClientService {
@@ -196,6 +199,7 @@ impl ClientService {
             scanners: Leases::new(lease),
             finished: Mutex::new(std::collections::VecDeque::new()),
             next_scanner: AtomicU64::new(1),
+            nonces: Nonces::default(),
         }
     }
 
@@ -318,7 +322,8 @@ impl ClientService {
         Ok(GetResponse { result: Some(res) }.encode_to_vec())
     }
 
-    /// Mutate; `cells` are the mutation's share of the call's cell block.
+    /// Mutate; `cells` are the mutation's share of the call's cell block. An increment,
+    /// append or check-and-mutate with a nonce runs at most once (`crate::nonces`).
     fn mutate(&self, req: &MutateRequest, cells: &[KeyValue]) -> Outcome {
         let (table, _) = self.region(Some(&req.region))?;
         let (row, action) = action(&req.mutation, cells)?;
@@ -329,19 +334,55 @@ impl ClientService {
             }
             .encode_to_vec()
         };
-        if let Some(c) = &req.condition {
+        let nonce = Nonce::of(
+            req.nonce_group,
+            &req.mutation,
+            &action,
+            req.condition.is_some(),
+        );
+        if let Start::AlreadyDone { applied } = self.nonces.start(nonce.group, nonce.nonce) {
+            let result = current(&table, &action)?;
+            return Ok(if req.condition.is_some() {
+                response(result.filter(|_| applied), Some(applied))
+            } else {
+                response(result, None)
+            });
+        }
+        let outcome = self.mutate_once(&table, row, action, req.condition.as_ref());
+        self.nonces.finish(
+            nonce.group,
+            nonce.nonce,
+            outcome
+                .as_ref()
+                .ok()
+                .map(|(_, processed)| processed.unwrap_or(true)),
+        );
+        let (result, processed) = outcome?;
+        Ok(response(result, processed))
+    }
+
+    /// Applies a Mutate's operation (under its condition, if any): its result and
+    /// `processed` flag.
+    fn mutate_once(
+        &self,
+        table: &Table,
+        row: Bytes,
+        action: CheckAction,
+        condition: Option<&pb::Condition>,
+    ) -> Result<(Option<RowResult>, Option<bool>), ExceptionResponse> {
+        if let Some(c) = condition {
             let cam = CheckAndMutate {
                 row,
                 check: check(c)?,
                 action,
             };
             let out = table.check_and_mutate(&cam).map_err(|e| from_error(&e))?;
-            return Ok(response(out.result, Some(out.success)));
+            return Ok((out.result, Some(out.success)));
         }
         // As HBase: an applied Put or Delete says so; an Increment or Append answers with its
         // cells instead.
         let plain = matches!(action, CheckAction::Put(_) | CheckAction::Delete(_));
-        Ok(response(apply(&table, action)?, plain.then_some(true)))
+        Ok((apply(table, action)?, plain.then_some(true)))
     }
 
     /// Multi: each region action's actions in order, a result or an exception each; an atomic
@@ -393,7 +434,10 @@ impl ClientService {
                                         .map_err(|e| unsupported(&e.to_string()))
                                 }),
                             (None, Some(m)) => action(m, share(k))
-                                .and_then(|(_, op)| apply(&table, op))
+                                .and_then(|(_, op)| {
+                                    let nonce = Nonce::of(req.nonce_group, m, &op, false);
+                                    self.once(&table, op, nonce)
+                                })
                                 .map(|r| r.map(|r| result_of(&r)).unwrap_or_default()),
                             (None, None) => Err(unsupported("an empty action")),
                         };
@@ -415,6 +459,22 @@ impl ClientService {
             out.region_action_result.push(result);
         }
         Ok(out.encode_to_vec())
+    }
+
+    /// Applies one operation of a Multi, at most once when it carries a nonce.
+    fn once(
+        &self,
+        table: &Table,
+        op: CheckAction,
+        nonce: Nonce,
+    ) -> Result<Option<RowResult>, ExceptionResponse> {
+        if let Start::AlreadyDone { .. } = self.nonces.start(nonce.group, nonce.nonce) {
+            return current(table, &op);
+        }
+        let outcome = apply(table, op);
+        let done = outcome.as_ref().ok().map(|_| true);
+        self.nonces.finish(nonce.group, nonce.nonce, done);
+        outcome
     }
 
     /// One region action's mutations as one row's atomic mutation; with a condition, only if
@@ -644,8 +704,10 @@ impl ClientService {
         Ok(id)
     }
 
-    /// Closes scanners idle past the lease; returns how many.
+    /// Closes scanners idle past the lease, and forgets nonces past their grace period;
+    /// returns how many scanners.
     pub fn expire(&self) -> usize {
+        self.nonces.expire();
         self.scanners.expire()
     }
 
@@ -796,6 +858,44 @@ fn dealt<'a>(
 /// The cells `dealt` gives the `k`th mutation of a call (none when the call has no block).
 fn share<'a>(cells: &'a [KeyValue], dealt: &[Range<usize>], k: usize) -> &'a [KeyValue] {
     dealt.get(k).map_or(&[], |r| &cells[r.clone()])
+}
+
+/// An operation's nonce, where it has one that counts: increments, appends and
+/// check-and-mutates (a plain put or delete applied twice changes nothing more).
+#[derive(Debug, Clone, Copy)]
+struct Nonce {
+    group: u64,
+    nonce: u64,
+}
+
+impl Nonce {
+    fn of(group: Option<u64>, m: &pb::MutationProto, op: &CheckAction, conditional: bool) -> Nonce {
+        let counts =
+            conditional || matches!(op, CheckAction::Increment(_) | CheckAction::Append(_));
+        Nonce {
+            group: group.unwrap_or(0),
+            nonce: if counts {
+                m.nonce.unwrap_or(NO_NONCE)
+            } else {
+                NO_NONCE
+            },
+        }
+    }
+}
+
+/// The answer to a repeated increment or append (its nonce already ran): the current values
+/// of its columns, as HBase turns a duplicate into a Get; nothing for other operations.
+fn current(table: &Table, op: &CheckAction) -> Result<Option<RowResult>, ExceptionResponse> {
+    let (row, columns): (&Bytes, Vec<(&Bytes, &Bytes)>) = match op {
+        CheckAction::Increment(i) => (&i.row, i.columns.iter().map(|c| (&c.0, &c.1)).collect()),
+        CheckAction::Append(a) => (&a.row, a.columns.iter().map(|c| (&c.0, &c.1)).collect()),
+        _ => return Ok(None),
+    };
+    let mut get = Get::new(row.clone());
+    for (family, qualifier) in columns {
+        get = get.add_column(family.clone(), qualifier.clone());
+    }
+    table.get(&get).map(Some).map_err(|e| from_error(&e))
 }
 
 /// Applies one operation; increments and appends return their new cells.

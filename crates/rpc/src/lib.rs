@@ -11,6 +11,7 @@ pub mod filters;
 pub mod frame;
 mod handlers;
 pub mod master_service;
+pub mod nonces;
 pub mod remote;
 pub mod server;
 pub mod zk;

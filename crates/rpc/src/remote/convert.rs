@@ -277,6 +277,7 @@ pub(super) fn increment_pb(inc: &Increment) -> MutationProto {
             .map(|(f, q, n)| (f.clone(), q.clone(), n.to_be_bytes().to_vec(), None, None)),
     );
     m.time_range = pb_time_range(&inc.time_range);
+    m.nonce = Some(new_nonce());
     m
 }
 
@@ -292,7 +293,34 @@ pub(super) fn append_pb(append: &Append) -> MutationProto {
             .map(|(f, q, v)| (f.clone(), q.clone(), v.to_vec(), None, None)),
     );
     m.time_range = pb_time_range(&append.time_range);
+    m.nonce = Some(new_nonce());
     m
+}
+
+/// A random number, never 0 (HBase's "no nonce").
+fn random_nonzero() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    h.finish().max(1)
+}
+
+/// This process's nonce group (HBase's client draws one at random, as here).
+pub(super) fn nonce_group() -> u64 {
+    static GROUP: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *GROUP.get_or_init(random_nonzero)
+}
+
+/// A nonce for one increment, append or check-and-mutate: sent again, unchanged, by every
+/// retry of it, so the server applies it once (`crate::nonces`).
+pub(super) fn new_nonce() -> u64 {
+    random_nonzero()
 }
 
 /// A check as HBase's Condition: a column against a BinaryComparator (NullComparator for

@@ -25,8 +25,13 @@ impl RemoteTable<'_> {
         condition: Option<pb::Condition>,
     ) -> Result<(Option<RowResult>, Option<bool>)> {
         let name = &self.name;
-        // Built once; a retry only names another region.
+        // Built once (its nonce too); a retry only names another region.
+        let mut mutation = mutation;
+        if condition.is_some() && mutation.nonce.is_none() {
+            mutation.nonce = Some(new_nonce());
+        }
         let mut request = MutateRequest {
+            nonce_group: mutation.nonce.map(|_| nonce_group()),
             mutation,
             condition,
             ..MutateRequest::default()
@@ -243,6 +248,7 @@ impl RemoteTable<'_> {
             "Multi",
             &MultiRequest {
                 region_action,
+                nonce_group: Some(nonce_group()),
                 ..MultiRequest::default()
             },
             &blocks.iter().map(Vec::as_slice).collect::<Vec<_>>(),
