@@ -115,6 +115,41 @@ def test_batches_counters_and_check_and_put(table):
     assert table.get(Get(b"lock")).get(b"cf", b"owner") == b"me"
 
 
+AWKWARD_KEYS = [b"\x00", b"\x00,\xff", b",", b"a,b,c", bytes(range(256)), b"\xff\xff"]
+# Split points around them (none equal to a key: hbase-driver searches from `<table>,<row>,`,
+# which, as against HBase, finds the region before one that starts exactly at the row).
+AWKWARD_SPLITS = [b"\x00\x01", b"+", b"a", b"\x80", b"\xff"]
+
+
+def test_binary_row_keys_find_their_regions(zookeeper, client):
+    # hbase-driver finds a row's region with a reversed scan of hbase:meta from
+    # `<table>,<row>,`: meta must sort as HBase's meta comparator does, or rows below `,`
+    # find the wrong region (or another table's).
+    admin = client.get_admin()
+    name = TableName.value_of(b"default", b"bin_keys")
+    admin.create_table(name, [ColumnFamilyDescriptorBuilder(b"cf").build()], split_keys=AWKWARD_SPLITS)
+    # A table whose name sorts right after this one's in plain byte order.
+    other = TableName.value_of(b"default", b"bin_keys-2")
+    admin.create_table(other, [ColumnFamilyDescriptorBuilder(b"cf").build()])
+    conf = {"hbase.zookeeper.quorum": f"127.0.0.1:{zookeeper}"}
+    for key in AWKWARD_KEYS:
+        fresh = Client(conf)  # a fresh region lookup for every row
+        table = fresh.get_table(b"default", b"bin_keys")
+        expected = max(s for s in [b""] + AWKWARD_SPLITS if s < key)
+        assert table.locate_target_region(key).region_info.start_key == expected, key
+        assert table.put(Put(key).add_column(b"cf", b"q", key))
+        fresh.close()
+    for key in AWKWARD_KEYS:
+        fresh = Client(conf)
+        row = fresh.get_table(b"default", b"bin_keys").get(Get(key))
+        assert row is not None and row.get(b"cf", b"q") == key, key
+        fresh.close()
+    for n in (name, other):
+        admin.disable_table(n)
+        admin.delete_table(n)
+    client.close()
+
+
 def test_mutations_report_that_they_were_processed(table):
     # HBase sets MutateResponse.processed for an applied Put or Delete; the driver returns it.
     assert table.put(Put(b"p").add_column(b"cf", b"q", b"v")) is True

@@ -9,7 +9,9 @@ use basalt_common::{Error, RegionInfo, Result, TableDescriptor, TableName};
 use basalt_fs::{FileSystem, FsError};
 
 pub(crate) const VERSION_FILE: &str = "basalt.version";
-const VERSION_TEXT: &str = "basalt-data 2\n";
+const VERSION_TEXT: &str = "basalt-data 3\n";
+/// The version before `hbase:meta`'s rows were stored in meta order.
+const PLAIN_META_VERSION_TEXT: &str = "basalt-data 2\n";
 pub(crate) const LOCK_FILE: &str = "LOCK";
 /// Write-ahead log segments, one directory per server (HBase's `WALs/<server>`).
 pub(crate) const WAL_DIR: &str = "WALs";
@@ -34,21 +36,45 @@ fn read_text(fs: &dyn FileSystem, path: &Path) -> Result<String> {
         .map_err(|_| Error::Corrupt(format!("{}: not UTF-8 text", path.display())))
 }
 
-/// Creates the root directory and its version file, or checks the version file.
-pub(crate) fn init_root(fs: &dyn FileSystem, root: &Path) -> Result<()> {
+/// What a data directory's version file says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Version {
+    /// This version's layout (or a new directory, now written as this version).
+    Current,
+    /// Version 2: `hbase:meta`'s rows in plain byte order; opening it upgrades it
+    /// (`crate::upgrade`).
+    PlainMeta,
+}
+
+/// Creates the root directory and its version file, or checks the version file. With
+/// `legacy`, a new directory is written as version 2 (for the upgrade's tests).
+pub(crate) fn init_root(fs: &dyn FileSystem, root: &Path, legacy: bool) -> Result<Version> {
     fs.create_dir_all(root).map_err(storage)?;
     let version = root.join(VERSION_FILE);
     if fs.exists(&version).map_err(storage)? {
         let text = read_text(fs, &version)?;
-        if text != VERSION_TEXT {
-            return Err(Error::Corrupt(format!(
-                "{}: expected {VERSION_TEXT:?}, found {text:?}: not a Basalt data directory this version can open",
-                version.display()
-            )));
+        if text == VERSION_TEXT {
+            return Ok(Version::Current);
         }
-        return Ok(());
+        if text == PLAIN_META_VERSION_TEXT {
+            return Ok(Version::PlainMeta);
+        }
+        return Err(Error::Corrupt(format!(
+            "{}: expected {VERSION_TEXT:?}, found {text:?}: not a Basalt data directory this version can open",
+            version.display()
+        )));
     }
-    write_file(fs, &version, VERSION_TEXT.as_bytes())
+    if legacy {
+        write_file(fs, &version, PLAIN_META_VERSION_TEXT.as_bytes())?;
+        return Ok(Version::PlainMeta);
+    }
+    write_version(fs, root)?;
+    Ok(Version::Current)
+}
+
+/// Writes this version's version file.
+pub(crate) fn write_version(fs: &dyn FileSystem, root: &Path) -> Result<()> {
+    write_file(fs, &root.join(VERSION_FILE), VERSION_TEXT.as_bytes())
 }
 
 /// `<root>/data/<namespace>/<table>`.

@@ -322,6 +322,7 @@ impl Connection {
             background: compactor::Settings::default(),
             global_memstore_bytes: BlockCache::default_capacity(),
             memstore_block_wait: Duration::from_secs(60),
+            plain_meta: false,
         }
     }
 
@@ -430,9 +431,21 @@ pub struct ConnectionBuilder {
     background: compactor::Settings,
     global_memstore_bytes: u64,
     memstore_block_wait: Duration,
+    /// Writes a new directory as version 2 (meta rows in plain byte order) and opens a
+    /// version 2 directory without upgrading it: for the upgrade's tests only.
+    plain_meta: bool,
 }
 
 impl ConnectionBuilder {
+    /// Writes a new data directory in the version 2 layout (`hbase:meta`'s rows in plain
+    /// byte order) and keeps a version 2 directory as it is, so tests can make one to
+    /// upgrade. Not for use outside tests.
+    #[doc(hidden)]
+    pub fn plain_meta_for_tests(mut self) -> Self {
+        self.plain_meta = true;
+        self
+    }
+
     /// Bytes all memstores of this engine may hold together (HBase's
     /// `hbase.regionserver.global.memstore.size`; default: a quarter of the machine's
     /// memory). Above 95% of it the largest regions are flushed; at it, writers wait. 0 turns
@@ -559,6 +572,7 @@ impl ConnectionBuilder {
         lock: Option<Box<dyn FileLock>>,
         compactions: Sender<()>,
         wal: Option<Arc<Wal>>,
+        segments: &[PathBuf],
     ) -> Result<Engine> {
         if self.block_cache_bytes > 0 {
             self.region_config.block_cache =
@@ -571,7 +585,19 @@ impl ConnectionBuilder {
                 self.memstore_block_wait,
             )));
         }
-        catalog::init_root(self.fs.as_ref(), &self.root)?;
+        match catalog::init_root(self.fs.as_ref(), &self.root, self.plain_meta)? {
+            catalog::Version::PlainMeta if self.plain_meta => {
+                self.region_config.legacy_meta_rows = true;
+            }
+            catalog::Version::PlainMeta => crate::upgrade::meta_order(
+                &self.fs,
+                &self.root,
+                segments,
+                &self.clock,
+                &self.region_config,
+            )?,
+            catalog::Version::Current => crate::upgrade::tidy_after(self.fs.as_ref(), &self.root)?,
+        }
         let meta_info = meta::meta_region_info()?;
         let meta_dir = catalog::table_dir(&self.root, &meta_info.table).join(meta::META_ENCODED);
         let meta = Region::open(
@@ -620,7 +646,7 @@ impl ConnectionBuilder {
     fn try_build(self) -> Result<Connection> {
         let (tx, rx) = channel();
         let every = self.major_compaction_interval;
-        let engine = self.engine(None, tx, None)?;
+        let engine = self.engine(None, tx, None, &[])?;
         boot(&engine, &[], false)?;
         Ok(ConnectionBuilder::start(engine, rx, every))
     }
@@ -638,7 +664,7 @@ impl ConnectionBuilder {
             )),
             other => storage(other),
         })?;
-        catalog::init_root(fs.as_ref(), &root)?;
+        catalog::init_root(fs.as_ref(), &root, self.plain_meta)?;
         let wal_dir = root.join(catalog::WAL_DIR).join(catalog::SERVER_NAME);
         let left_by_last_run = basalt_wal::segments_in(fs.as_ref(), &wal_dir)?;
         let wal = Wal::create(
@@ -650,7 +676,7 @@ impl ConnectionBuilder {
         let (tx, rx) = channel();
         let every = self.major_compaction_interval;
         let skip_corrupt_wal = self.skip_corrupt_wal;
-        let engine = self.engine(Some(lock), tx, Some(Arc::clone(&wal)))?;
+        let engine = self.engine(Some(lock), tx, Some(Arc::clone(&wal)), &left_by_last_run)?;
         boot(&engine, &left_by_last_run, skip_corrupt_wal)?;
         wal.archive(&left_by_last_run)?;
         Ok(ConnectionBuilder::start(engine, rx, every))
@@ -764,7 +790,7 @@ fn boot(engine: &Engine, segments: &[PathBuf], skip_corrupt: bool) -> Result<()>
 /// stops the open with an error naming the segment and the offset; a torn final record (a
 /// crash while appending) is expected and ignored. With `skip_corrupt`, such a segment is
 /// replayed up to the damage, with a warning.
-fn recover(
+pub(crate) fn recover(
     fs: &dyn FileSystem,
     segments: &[PathBuf],
     regions: &[&Region],

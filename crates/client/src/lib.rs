@@ -28,6 +28,7 @@ mod flusher;
 mod meta;
 mod procedures;
 mod table;
+mod upgrade;
 
 pub use admin::{Admin, RegionDescription, SplitAlgorithm};
 pub use buffered::{BufferedMutator, BufferedMutatorParams, DEFAULT_WRITE_BUFFER_SIZE};

@@ -5,7 +5,7 @@
 //! does to a local disk: every directory goes back to its last synced listing (an unsynced
 //! rename is undone, an unsynced creation vanishes, an unsynced deletion comes back), and every
 //! file keeps only its synced bytes. Directories themselves, once created, always survive, and
-//! deleting a directory tree is immediately durable.
+//! deleting or renaming a directory tree is immediately durable.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -73,6 +73,44 @@ impl MemFs {
         locks.clear();
     }
 
+    /// Moves a directory and everything below it. Like deleting a tree, it is durable at
+    /// once (a real disk needs the parent directory synced; callers do that too).
+    fn rename_dir(tree: &mut Tree, from: &Path, to: &Path) -> Result<()> {
+        if tree.files.contains_key(to)
+            || tree.files.keys().any(|f| f.starts_with(to))
+            || tree.dirs.iter().any(|d| d.starts_with(to) && d != to)
+        {
+            return Err(FsError::AlreadyExists(to.to_owned()));
+        }
+        let moved = |p: &Path| -> PathBuf {
+            p.strip_prefix(from)
+                .map_or_else(|_| p.to_owned(), |rest| to.join(rest))
+        };
+        let dirs: Vec<PathBuf> = tree
+            .dirs
+            .iter()
+            .filter(|d| d.starts_with(from))
+            .cloned()
+            .collect();
+        for d in dirs {
+            tree.dirs.remove(&d);
+            tree.dirs.insert(moved(&d));
+        }
+        for map in [&mut tree.files, &mut tree.durable] {
+            let under: Vec<PathBuf> = map
+                .keys()
+                .filter(|f| f.starts_with(from))
+                .cloned()
+                .collect();
+            for f in under {
+                if let Some(data) = map.remove(&f) {
+                    map.insert(moved(&f), data);
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn check_dir(tree: &Tree, dir: &Path) -> Result<()> {
         // The root always exists, as on a disk.
         if dir.as_os_str().is_empty() || dir.parent().is_none() || tree.dirs.contains(dir) {
@@ -124,6 +162,9 @@ impl FileSystem for MemFs {
     fn rename(&self, from: &Path, to: &Path) -> Result<()> {
         let mut tree = lock(&self.tree);
         Self::check_dir(&tree, &parent(to))?;
+        if tree.dirs.contains(from) {
+            return Self::rename_dir(&mut tree, from, to);
+        }
         let data = tree
             .files
             .remove(from)

@@ -86,6 +86,30 @@ fn create_refuses_existing_and_open_missing() {
 }
 
 #[test]
+fn a_directory_renames_with_everything_below_it() {
+    on_every_fs(|fs, root| {
+        let from = root.join("region");
+        fs.create_dir_all(&from.join("family")).unwrap();
+        for path in [from.join("a"), from.join("family").join("file")] {
+            let mut w = fs.create(&path).unwrap();
+            w.append(b"bytes").unwrap();
+            w.sync().unwrap();
+        }
+        let to = root.join("region.new");
+        fs.rename(&from, &to).unwrap();
+        fs.sync_dir(root).unwrap();
+        assert!(!fs.exists(&from).unwrap());
+        assert_eq!(fs.list(&to).unwrap(), ["a", "family"]);
+        let moved = fs.open(&to.join("family").join("file")).unwrap();
+        assert_eq!(&moved.read_at(0, 5).unwrap()[..], b"bytes");
+        // Onto a directory that has entries: refused.
+        fs.create_dir_all(&from).unwrap();
+        assert!(fs.rename(&from, &to).is_err());
+        assert!(fs.exists(&to.join("a")).unwrap());
+    });
+}
+
+#[test]
 fn rename_replaces_and_list_is_sorted() {
     on_every_fs(|fs, root| {
         let dir = root.join("d");

@@ -13,6 +13,7 @@ mod flat;
 mod key;
 mod matcher;
 mod memstore;
+pub mod meta_keys;
 mod mslab;
 mod mvcc;
 mod reference;

@@ -8,9 +8,7 @@ use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use basalt_common::bytes_display::BinaryDisplay;
-use basalt_common::cell::{
-    DEFAULT_MAX_CELL_SIZE, key_value_size, validate_row, validate_timestamp,
-};
+use basalt_common::cell::{DEFAULT_MAX_CELL_SIZE, key_value_size, validate_timestamp};
 use basalt_common::error::{Error, Result};
 use basalt_common::filter::Filter;
 use basalt_common::ops::{Delete, FamilyMap, Get, Put, RowResult, Scan, TimeRange};
@@ -29,12 +27,14 @@ use basalt_wal::{Wal, WalEdit};
 
 use crate::budget::{BLOCK_MULTIPLIER, MemstoreBudget};
 
+mod meta_rows;
 mod rmw;
 mod stamps;
 
 use crate::compaction::{CompactionConfig, select_minor};
 use crate::memstore::MemStore;
 use crate::reference::RowRange;
+pub(crate) use meta_rows::shown_if;
 pub use stamps::RowStamps;
 
 /// One of the mutations of [`Region::mutate_rows`].
@@ -100,6 +100,9 @@ pub struct RegionConfig {
     pub in_memory_flush_size: usize,
     /// The server's rows whose timestamps ran ahead of the clock (`region/stamps.rs`).
     pub stamps: Arc<RowStamps>,
+    /// Opens `hbase:meta` with its rows in plain byte order, as data directories before
+    /// version 3 stored them: only the upgrade that converts them sets it.
+    pub legacy_meta_rows: bool,
 }
 
 impl Default for RegionConfig {
@@ -111,6 +114,7 @@ impl Default for RegionConfig {
             budget: None,
             in_memory_flush_size: DEFAULT_IN_MEMORY_FLUSH_SIZE,
             stamps: Arc::default(),
+            legacy_meta_rows: false,
         }
     }
 }
@@ -169,6 +173,9 @@ pub struct Region {
     config: RegionConfig,
     /// Reads and writes served, as HBase's region load counts them.
     requests: Arc<RequestCounts>,
+    /// Whether this is `hbase:meta`'s region, whose rows are stored in meta order
+    /// (`crate::meta_keys`).
+    meta: bool,
 }
 
 /// A region's request counters (HBase's `readRequestsCount` and `writeRequestsCount`): a Get
@@ -234,6 +241,9 @@ impl Region {
             stores.push(store);
         }
         let table_name = descriptor.name.to_string();
+        let descriptor_is_meta = descriptor.name.is_system()
+            && descriptor.name.qualifier() == "meta"
+            && !config.legacy_meta_rows;
         Ok(Region {
             info,
             descriptor,
@@ -263,6 +273,7 @@ impl Region {
             clock,
             config,
             requests: Arc::default(),
+            meta: descriptor_is_meta,
         })
     }
 
@@ -434,9 +445,9 @@ impl Region {
     }
 
     /// Writes every cell of `put` atomically.
-    pub fn put(&self, put: &Put) -> Result<()> {
+    pub(crate) fn put_stored(&self, put: &Put) -> Result<()> {
         self.check_writable()?;
-        validate_row(&put.row)?;
+        self.check_row(&put.row)?;
         self.check_serving(&put.row)?;
         let cells = self.put_cells(put, self.now_for(&put.row))?;
         let _lock = self.row_locks.shared(&put.row);
@@ -498,13 +509,17 @@ impl Region {
     /// WAL record, all visible at once (HBase's `mutateRowsWithLocks`, which `hbase:meta`
     /// changes use). Deletes must name their timestamps or delete whole columns or families:
     /// a "newest version" delete would have to read first.
-    pub fn mutate_rows(&self, mutations: &[RowMutation], durability: Durability) -> Result<()> {
+    pub(crate) fn mutate_rows_stored(
+        &self,
+        mutations: &[RowMutation],
+        durability: Durability,
+    ) -> Result<()> {
         self.check_writable()?;
         let mut cells = Vec::new();
         for m in mutations {
             match m {
                 RowMutation::Put(put) => {
-                    validate_row(&put.row)?;
+                    self.check_row(&put.row)?;
                     self.check_serving(&put.row)?;
                     cells.extend(self.put_cells(put, self.now())?);
                 }
@@ -820,7 +835,7 @@ impl Region {
     /// DeleteFamily marker per family; a single-version delete without a timestamp masks the
     /// newest version there is (or "now" when there is none), as HBase's
     /// `prepareDeleteTimestamps` does.
-    pub fn delete(&self, delete: &Delete) -> Result<()> {
+    pub(crate) fn delete_stored(&self, delete: &Delete) -> Result<()> {
         self.check_writable()?;
         self.validate_delete(delete)?;
         self.check_serving(&delete.row)?;
@@ -845,7 +860,7 @@ impl Region {
     }
 
     fn validate_delete(&self, delete: &Delete) -> Result<()> {
-        validate_row(&delete.row)?;
+        self.check_row(&delete.row)?;
         validate_timestamp(delete.timestamp)?;
         for e in &delete.entries {
             self.store_index(&e.family)?;
@@ -1005,8 +1020,8 @@ impl Region {
     }
 
     /// Reads one row.
-    pub fn get(&self, get: &Get) -> Result<RowResult> {
-        validate_row(&get.row)?;
+    pub(crate) fn get_stored(&self, get: &Get) -> Result<RowResult> {
+        self.check_row(&get.row)?;
         self.check_serving(&get.row)?;
         self.requests.read();
         let now = self.now();
@@ -1025,7 +1040,7 @@ impl Region {
         let mut cells = Vec::new();
         // A Get is a scan of one row: the filter runs the same protocol.
         let mut filter = match &get.filter {
-            Some(spec) => Some(spec.build(false)?),
+            Some(spec) => Some(self.build_filter(spec, false)?),
             None => None,
         };
         let skipped = filter
@@ -1059,7 +1074,7 @@ impl Region {
     }
 
     /// Opens a scanner over the rows `scan` selects, at the current read point.
-    pub fn scan(&self, scan: &Scan) -> Result<RegionScanner> {
+    pub(crate) fn scan_stored(&self, scan: &Scan) -> Result<RegionScanner> {
         scan.validate()?;
         if self.is_closed() {
             return Err(self.not_serving());

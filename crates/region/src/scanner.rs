@@ -49,6 +49,8 @@ pub struct RegionScanner {
     filter_ended: bool,
     /// The region's read counter: each whole row returned is one read.
     requests: Arc<RequestCounts>,
+    /// Rows are stored in meta order and decoded on the way out (`crate::meta_keys`).
+    meta: bool,
 }
 
 /// What a read's filter says of a row before its cells are read.
@@ -106,7 +108,7 @@ impl RegionScanner {
             .collect();
         let position = scan.start_bound();
         let filter = match &scan.filter {
-            Some(spec) => Some(spec.build(scan.reversed)?),
+            Some(spec) => Some(region.build_filter(spec, scan.reversed)?),
             None => None,
         };
         if scan.batch.is_some() && filter.as_ref().is_some_and(|f| f.has_filter_row()) {
@@ -134,6 +136,7 @@ impl RegionScanner {
             filter,
             filter_ended: false,
             requests: region.request_counts(),
+            meta: region.is_meta(),
         })
     }
 
@@ -382,6 +385,6 @@ impl Iterator for RegionScanner {
         if !row.partial {
             self.requests.read();
         }
-        Some(Ok(row))
+        Some(Ok(crate::region::shown_if(self.meta, row)))
     }
 }

@@ -940,3 +940,69 @@ fn a_buffered_mutator_writes_through_a_remote_connection() {
     );
     server.shutdown();
 }
+
+/// Rows whose bytes sort around `,` in a table split at them: a client that looks each one's
+/// region up afresh (a new connection each time) reaches the right region.
+#[test]
+fn binary_row_keys_find_their_regions() {
+    let every_byte: Vec<u8> = (0..=255u8).collect();
+    let keys: Vec<Bytes> = vec![
+        Bytes::from_static(b"\x00"),
+        Bytes::from_static(b"\x00,\xff"),
+        Bytes::from_static(b","),
+        Bytes::from_static(b"a,b,c"),
+        Bytes::from(every_byte),
+        Bytes::from_static(b"\xff\xff"),
+    ];
+    let conn = Connection::in_memory();
+    let desc = TableDescriptor::named("bin")
+        .unwrap()
+        .with_family(ColumnFamilyDescriptor::new("f"));
+    conn.admin().create_table_with_splits(desc, &keys).unwrap();
+    // A table whose name sorts between `bin` and `bin,...` in byte order.
+    let other = TableDescriptor::named("bin-2")
+        .unwrap()
+        .with_family(ColumnFamilyDescriptor::new("f"));
+    conn.admin().create_table(other).unwrap();
+    let server = server(&conn);
+    for key in &keys {
+        let remote =
+            RemoteConnection::connect(server.local_addr(), RemoteConfig::default()).unwrap();
+        remote
+            .table("bin")
+            .unwrap()
+            .put(&Put::new(key.clone()).add_column("f", "q", key.clone()))
+            .unwrap();
+    }
+    for key in &keys {
+        let remote =
+            RemoteConnection::connect(server.local_addr(), RemoteConfig::default()).unwrap();
+        let got = remote
+            .table("bin")
+            .unwrap()
+            .get(&Get::new(key.clone()))
+            .unwrap();
+        assert_eq!(got.cells.len(), 1, "{key:?}");
+        assert_eq!(got.cells[0].value(), &key[..]);
+    }
+    // Each row landed in the region that starts at it.
+    let embedded = conn.table("bin").unwrap();
+    for (region, key) in conn
+        .admin()
+        .regions(embedded.name())
+        .unwrap()
+        .iter()
+        .skip(1)
+        .zip({
+            let mut sorted = keys.clone();
+            sorted.sort();
+            sorted
+        })
+    {
+        assert_eq!(region.start_key, key);
+    }
+    let remote = RemoteConnection::connect(server.local_addr(), RemoteConfig::default()).unwrap();
+    let all = remote.table("bin").unwrap().scan(&Scan::new()).unwrap();
+    assert_eq!(all.len(), keys.len());
+    server.shutdown();
+}

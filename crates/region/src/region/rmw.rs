@@ -5,7 +5,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use basalt_common::bytes_display::BinaryDisplay;
-use basalt_common::cell::validate_row;
 use basalt_common::error::{Error, Result};
 use basalt_common::ops::{
     Append, Check, CheckAction, CheckAndMutate, CheckAndMutateResult, Get, Increment, RowMutations,
@@ -51,7 +50,7 @@ impl Region {
     /// Checks what every read-modify-write checks first, and returns the row's exclusive lock.
     fn lock_for_rmw(&self, row: &[u8]) -> Result<std::sync::RwLockWriteGuard<'_, ()>> {
         self.check_writable()?;
-        validate_row(row)?;
+        self.check_row(row)?;
         self.check_serving(row)?;
         Ok(self.row_locks.exclusive(row))
     }
@@ -61,7 +60,7 @@ impl Region {
     /// counts as 0) and written at `max(its timestamp + 1, now)`, all under the row's
     /// exclusive lock, so concurrent increments lose nothing. A counter that is not 8 bytes
     /// fails the whole Increment. Overflow wraps, as Java's long arithmetic does.
-    pub fn increment(&self, inc: &Increment) -> Result<RowResult> {
+    pub(crate) fn increment_stored(&self, inc: &Increment) -> Result<RowResult> {
         let _lock = self.lock_for_rmw(&inc.row)?;
         let (cells, out) = self.increment_cells(inc, self.now_for(&inc.row))?;
         self.note_stamps(&inc.row, &cells);
@@ -71,7 +70,7 @@ impl Region {
 
     /// Appends to cells of one row and returns their new cells, atomically (HBase's `append`);
     /// timestamps as for increments.
-    pub fn append(&self, append: &Append) -> Result<RowResult> {
+    pub(crate) fn append_stored(&self, append: &Append) -> Result<RowResult> {
         let _lock = self.lock_for_rmw(&append.row)?;
         let (cells, out) = self.append_cells(append, self.now_for(&append.row))?;
         self.note_stamps(&append.row, &cells);
@@ -83,7 +82,7 @@ impl Region {
     /// `mutateRow`): one sequence id, all visible together. Every read (deletes of "the newest
     /// version", increments, appends) sees the row as it was before. Returns one result per
     /// mutation, in order: an increment's or append's new cells, empty for a put or delete.
-    pub fn mutate_row(&self, mutations: &RowMutations) -> Result<Vec<RowResult>> {
+    pub(crate) fn mutate_row_stored(&self, mutations: &RowMutations) -> Result<Vec<RowResult>> {
         mutations.validate()?;
         let _lock = self.lock_for_rmw(&mutations.row)?;
         let now = self.now_for(&mutations.row);
@@ -96,7 +95,10 @@ impl Region {
     /// Applies `cam.action` if `cam.condition` holds on the row's current data, atomically
     /// (HBase's `checkAndMutate`). A Put's cells without a timestamp are written at
     /// `max(now, the checked cell's timestamp)`, as HBase does.
-    pub fn check_and_mutate(&self, cam: &CheckAndMutate) -> Result<CheckAndMutateResult> {
+    pub(crate) fn check_and_mutate_stored(
+        &self,
+        cam: &CheckAndMutate,
+    ) -> Result<CheckAndMutateResult> {
         if cam.action.row() != &cam.row {
             return Err(Error::InvalidArgument(format!(
                 "The row of the action ({}) differs from the checked row ({})",
@@ -123,7 +125,7 @@ impl Region {
                 get.time_range = *time_range;
                 let lock = self.lock_for_rmw(&cam.row)?;
                 let now = self.now_for(&cam.row);
-                let holds = !self.get(&get)?.cells.is_empty();
+                let holds = !self.get_stored(&get)?.cells.is_empty();
                 (holds, now, lock, now)
             }
         };
@@ -174,7 +176,7 @@ impl Region {
         for mutation in &m.mutations {
             let result = match mutation {
                 RowOp::Put(p) => {
-                    validate_row(&p.row)?;
+                    self.check_row(&p.row)?;
                     cells.extend(self.put_cells(p, now)?);
                     None
                 }
