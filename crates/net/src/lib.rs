@@ -5,6 +5,8 @@
 //! Sockets read with a short timeout so a stopping server notices idle connections
 //! ([`Patient`]); a message whose bytes stop arriving drops its connection.
 
+#[doc(hidden)]
+pub mod hostile;
 mod leases;
 
 pub use leases::{Leased, Leases, lock as lock_leased};
