@@ -81,6 +81,8 @@ struct Open {
     /// Whether the scan can go on past this region (a later region exists in its direction
     /// and the scan's stop row lies beyond this region).
     more_after: bool,
+    /// Bytes of cells after which a call's answer ends (at least one result goes back).
+    max_result_size: Option<u64>,
 }
 
 /// ClientService for one server.
@@ -108,6 +110,45 @@ impl std::fmt::Debug for ClientService {
 fn given(ts: Option<u64>) -> Option<i64> {
     ts.and_then(|t| i64::try_from(t).ok())
         .filter(|t| *t != LATEST_TIMESTAMP)
+}
+
+/// The name of the mutation attribute that carries a cell TTL (HBase's `Mutation.setTTL`):
+/// milliseconds as an 8-byte big-endian long.
+pub const TTL_ATTRIBUTE: &str = "_ttl";
+
+/// A mutation's cell TTL in milliseconds, from its `_ttl` attribute; an attribute of another
+/// width, or a TTL that is not positive, is refused by name.
+fn ttl_attribute(attributes: &[pb::NameBytesPair]) -> Result<Option<u64>, ExceptionResponse> {
+    let Some(a) = attributes.iter().find(|a| a.name == TTL_ATTRIBUTE) else {
+        return Ok(None);
+    };
+    let value = a.value.as_deref().unwrap_or_default();
+    let ms = <[u8; 8]>::try_from(value)
+        .map(i64::from_be_bytes)
+        .ok()
+        .and_then(|ms| u64::try_from(ms).ok())
+        .filter(|&ms| ms > 0);
+    match ms {
+        Some(ms) => Ok(Some(ms)),
+        None => Err(exception(
+            "org.apache.hadoop.hbase.DoNotRetryIOException",
+            format!(
+                "the mutation attribute {TTL_ATTRIBUTE} must be a positive 8-byte long, got {value:?}"
+            ),
+            true,
+        )),
+    }
+}
+
+/// Per-family time ranges (HBase's `setColumnFamilyTimeRange`), as family -> [min, max).
+fn family_time_ranges(ranges: &[pb::ColumnFamilyTimeRange]) -> Vec<(Bytes, i64, i64)> {
+    ranges
+        .iter()
+        .map(|r| {
+            let (from, to) = ts_range(Some(&r.time_range));
+            (Bytes::copy_from_slice(&r.column_family), from, to)
+        })
+        .collect()
 }
 
 /// HBase's client asks for a raw scan with the attribute `_raw_` = `Bytes.toBytes(true)`
@@ -307,6 +348,9 @@ impl ClientService {
             }
         }
         let (from, to) = ts_range(g.time_range.as_ref());
+        for (family, min, max) in family_time_ranges(&g.cf_time_range) {
+            get = get.with_family_time_range(family, min, max);
+        }
         get = get
             .with_time_range(from, to)
             .read_versions(g.max_versions().max(1))
@@ -582,9 +626,17 @@ impl ClientService {
         if wanted > 0 {
             let mut open = lock_leased(&entry);
             let n = wanted as usize;
-            while results.len() < n {
+            let mut bytes = 0u64;
+            while results.len() < n && open.max_result_size.is_none_or(|max| bytes < max) {
                 match open.scanner.next() {
-                    Some(Ok(r)) => results.push(result(&r.cells, r.partial)),
+                    Some(Ok(r)) => {
+                        bytes += r
+                            .cells
+                            .iter()
+                            .map(|c| c.serialized_size() as u64)
+                            .sum::<u64>();
+                        results.push(result(&r.cells, r.partial));
+                    }
                     Some(Err(e)) => return Err(from_error(&e)),
                     None => {
                         done = true;
@@ -634,6 +686,22 @@ impl ClientService {
             }
         }
         let (from, to) = ts_range(s.time_range.as_ref());
+        for (family, min, max) in family_time_ranges(&s.cf_time_range) {
+            scan = scan.with_family_time_range(family, min, max);
+        }
+        // A limit on bytes per call; with partial results allowed, a larger row comes cut
+        // into parts of about that size (HBase's `setMaxResultSize` and
+        // `setAllowPartialResults`).
+        let max_result_size = s.max_result_size.filter(|&b| b > 0);
+        if let Some(bytes) = max_result_size {
+            scan = scan
+                .with_max_result_size(bytes)
+                .with_allow_partial_results(s.allow_partial_results());
+        }
+        // HBase 2's client sends the rows still wanted with each region's open.
+        if let Some(rows) = req.limit_of_rows.filter(|&r| r > 0) {
+            scan = scan.with_limit(rows as usize);
+        }
         scan = scan
             .with_time_range(from, to)
             .read_versions(s.max_versions().max(1))
@@ -699,6 +767,7 @@ impl ClientService {
             Open {
                 scanner,
                 more_after,
+                max_result_size,
             },
         );
         Ok(id)
@@ -778,6 +847,7 @@ fn action(
         (row, _) => Bytes::copy_from_slice(row.as_deref().unwrap_or_default()),
     };
     let ts = given(m.timestamp).unwrap_or(LATEST_TIMESTAMP);
+    let ttl_ms = ttl_attribute(&m.attribute)?;
     use mutation_proto::{DeleteType, MutationType};
     let kind = m.mutate_type.and_then(|t| MutationType::try_from(t).ok());
     let action = match kind {
@@ -794,6 +864,7 @@ fn action(
                     None => put.add_column(p.family, p.qualifier, p.value),
                 };
             }
+            put.ttl_ms = ttl_ms;
             CheckAction::Put(put.with_durability(durability(m.durability)))
         }
         Some(MutationType::Delete) => {
@@ -828,14 +899,24 @@ fn action(
                 })?);
                 inc = inc.add_column(p.family, p.qualifier, amount);
             }
-            CheckAction::Increment(inc.with_durability(durability(m.durability)))
+            inc.ttl_ms = ttl_ms;
+            let (from, to) = ts_range(m.time_range.as_ref());
+            CheckAction::Increment(
+                inc.with_time_range(from, to)
+                    .with_durability(durability(m.durability)),
+            )
         }
         Some(MutationType::Append) => {
             let mut app = Append::new(row.clone());
             for p in parts {
                 app = app.add_column(p.family, p.qualifier, p.value);
             }
-            CheckAction::Append(app.with_durability(durability(m.durability)))
+            app.ttl_ms = ttl_ms;
+            let (from, to) = ts_range(m.time_range.as_ref());
+            CheckAction::Append(
+                app.with_time_range(from, to)
+                    .with_durability(durability(m.durability)),
+            )
         }
         None => return Err(unsupported("a mutation without a type")),
     };

@@ -957,3 +957,82 @@ fn mutations_carry_their_cells_in_a_cell_block() {
     assert!(versions(&mut c, low, b"b").is_empty());
     server.shutdown();
 }
+
+/// Scan options a client leaves to the server: the rows it still wants in the region
+/// (`limit_of_rows`), bytes per answer (`max_result_size`); and a mutation's `_ttl`.
+#[test]
+fn scan_limits_result_sizes_and_cell_ttls_are_the_servers_to_apply() {
+    let (server, _conn, regions) = setup();
+    let low = &regions[0];
+    let mut c = Client::connect(&server, "ClientService");
+    for row in [&b"a"[..], b"b", b"c", b"d"] {
+        let _: MutateResponse = c.ok(
+            "Mutate",
+            &MutateRequest {
+                region: region(low),
+                mutation: put(row, b"q", &[b'x'; 100]),
+                ..MutateRequest::default()
+            },
+        );
+    }
+    let open = |scan: Scan, limit: Option<u32>| ScanRequest {
+        region: Some(region(low)),
+        scan: Some(scan),
+        number_of_rows: Some(100),
+        limit_of_rows: limit,
+        ..ScanRequest::default()
+    };
+    let limited: ScanResponse = c.ok("Scan", &open(Scan::default(), Some(2)));
+    assert_eq!(limited.results.len(), 2, "limit_of_rows");
+    assert_eq!(limited.more_results_in_region, Some(false));
+    // About 250 bytes an answer: three rows of ~120 bytes (the last one crosses the size).
+    let sized: ScanResponse = c.ok(
+        "Scan",
+        &open(
+            Scan {
+                max_result_size: Some(250),
+                ..Scan::default()
+            },
+            None,
+        ),
+    );
+    assert_eq!(sized.results.len(), 3, "max_result_size");
+    assert_eq!(sized.more_results_in_region, Some(true));
+    let rest: ScanResponse = c.ok(
+        "Scan",
+        &ScanRequest {
+            scanner_id: sized.scanner_id,
+            number_of_rows: Some(100),
+            ..ScanRequest::default()
+        },
+    );
+    assert_eq!(rest.results.len(), 1);
+    // A cell TTL: 1 ms on a cell written at timestamp 1 is long gone.
+    let mut expiring = put(b"e", b"q", b"v");
+    expiring.column_value[0].qualifier_value[0].timestamp = Some(1);
+    expiring.attribute = vec![pb::NameBytesPair {
+        name: "_ttl".into(),
+        value: Some(1i64.to_be_bytes().to_vec()),
+    }];
+    let _: MutateResponse = c.ok(
+        "Mutate",
+        &MutateRequest {
+            region: region(low),
+            mutation: expiring.clone(),
+            ..MutateRequest::default()
+        },
+    );
+    let got: GetResponse = c.ok("Get", &get_row(low, b"e"));
+    assert!(got.result.unwrap().cell.is_empty(), "expired by its TTL");
+    expiring.attribute[0].value = Some(vec![1, 2, 3]);
+    let e = c.err(
+        "Mutate",
+        &MutateRequest {
+            region: region(low),
+            mutation: expiring,
+            ..MutateRequest::default()
+        },
+    );
+    assert!(e.contains("_ttl"), "{e}");
+    server.shutdown();
+}

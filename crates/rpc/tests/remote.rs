@@ -126,6 +126,111 @@ fn both(scenario: fn(&dyn Ops, &mut Vec<String>)) {
     assert!(!local.is_empty());
 }
 
+/// What travels as attributes and scan options rather than as cells: a mutation's cell TTL,
+/// per-family time ranges of gets and scans, partial rows cut at a result size, and limits.
+#[test]
+fn cell_ttls_family_time_ranges_partial_rows_and_limits() {
+    both(|t, log| {
+        // A cell TTL of 1 ms on a cell written a minute ago: expired at once; a day: kept.
+        let old = i64::try_from(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_millis(),
+        )
+        .unwrap()
+            - 60_000;
+        t.put(
+            &Put::new("ttl")
+                .add_column_at("f", "gone", old, "x")
+                .with_ttl_ms(1),
+        )
+        .unwrap();
+        t.put(
+            &Put::new("ttl")
+                .add_column_at("f", "kept", old, "y")
+                .with_ttl_ms(86_400_000),
+        )
+        .unwrap();
+        let ttl = t.get(&Get::new("ttl")).unwrap();
+        assert_eq!(show(&ttl), format!("ttl: f:kept@{old}=y"));
+        log.push(format!("{} cells", ttl.cells.len()));
+        let inc = t
+            .increment(
+                &Increment::new("counter")
+                    .add_column("f", "n", 1i64)
+                    .with_ttl_ms(1),
+            )
+            .unwrap();
+        assert_eq!(inc.cells.len(), 1);
+        // Family time ranges: f read at [0, 3), g at the read's own range.
+        for ts in 1..=4 {
+            t.put(
+                &Put::new("ranges")
+                    .add_column_at("f", "q", ts, format!("f{ts}"))
+                    .add_column_at("g", "q", ts, format!("g{ts}")),
+            )
+            .unwrap();
+        }
+        let got = t
+            .get(&Get::new("ranges").with_family_time_range("f", 0, 3))
+            .unwrap();
+        assert_eq!(show(&got), "ranges: f:q@2=f2 g:q@4=g4");
+        log.push(show(&got));
+        let scanned = t
+            .scan(
+                &Scan::new()
+                    .with_start_row("ranges")
+                    .with_stop_row("ranges\0")
+                    .with_family_time_range("g", 1, 2),
+            )
+            .unwrap();
+        assert_eq!(
+            scanned.iter().map(show).collect::<Vec<_>>(),
+            ["ranges: f:q@4=f4 g:q@1=g1"]
+        );
+        log.push(show(&scanned[0]));
+        // A wide row cut into parts of about 300 bytes when partial results are allowed.
+        let mut wide = Put::new("wide");
+        for i in 0..10 {
+            wide = wide.add_column_at("f", format!("c{i}"), 1, vec![b'x'; 100]);
+        }
+        t.put(&wide).unwrap();
+        let parts = t
+            .scan(
+                &Scan::new()
+                    .with_start_row("wide")
+                    .with_stop_row("wide\0")
+                    .with_max_result_size(300)
+                    .with_allow_partial_results(true),
+            )
+            .unwrap();
+        assert!(parts.len() > 1, "{} parts", parts.len());
+        assert_eq!(parts.iter().map(|r| r.cells.len()).sum::<usize>(), 10);
+        assert!(parts[..parts.len() - 1].iter().all(|r| r.partial));
+        assert!(!parts[parts.len() - 1].partial);
+        log.push(format!(
+            "{:?}",
+            parts
+                .iter()
+                .map(|r| (r.cells.len(), r.partial))
+                .collect::<Vec<_>>()
+        ));
+        // A limit counts rows over the whole scan.
+        let limited = t
+            .scan(
+                &Scan::new()
+                    .with_start_row("r")
+                    .with_limit(2)
+                    .with_caching(1),
+            )
+            .unwrap();
+        let keys: Vec<&[u8]> = limited.iter().map(|r| &r.row[..]).collect();
+        assert_eq!(keys, [&b"ranges"[..], b"ttl"]);
+        log.push(format!("{keys:?}"));
+    });
+}
+
 #[test]
 fn versions_columns_and_time_ranges() {
     both(|t, log| {

@@ -150,6 +150,7 @@ pub(super) fn get_pb(get: &Get) -> pb::Get {
         max_versions: Some(get.max_versions),
         cache_blocks: Some(get.cache_blocks),
         filter: get.filter.as_ref().map(filter_pb),
+        cf_time_range: pb_family_time_ranges(&get.family_time_ranges),
         ..pb::Get::default()
     }
 }
@@ -163,8 +164,35 @@ pub(super) fn got(get: &Get, result: pb::Result) -> RowResult {
     r
 }
 
+/// The `_ttl` attribute HBase's client sends for a mutation's cell TTL.
+fn ttl_pb(ttl_ms: Option<u64>) -> Vec<pb::NameBytesPair> {
+    ttl_ms
+        .and_then(|ms| i64::try_from(ms).ok())
+        .map(|ms| pb::NameBytesPair {
+            name: crate::client_service::TTL_ATTRIBUTE.into(),
+            value: Some(ms.to_be_bytes().to_vec()),
+        })
+        .into_iter()
+        .collect()
+}
+
+/// Per-family time ranges as HBase's Get and Scan carry them.
+pub(super) fn pb_family_time_ranges(
+    ranges: &std::collections::BTreeMap<Bytes, TimeRange>,
+) -> Vec<pb::ColumnFamilyTimeRange> {
+    ranges
+        .iter()
+        .filter_map(|(family, range)| {
+            Some(pb::ColumnFamilyTimeRange {
+                column_family: family.to_vec(),
+                time_range: pb_time_range(range)?,
+            })
+        })
+        .collect()
+}
+
 pub(super) fn put_pb(put: &Put) -> MutationProto {
-    mutation(
+    let mut m = mutation(
         &put.row,
         mutation_proto::MutationType::Put,
         Some(put.timestamp),
@@ -178,7 +206,9 @@ pub(super) fn put_pb(put: &Put) -> MutationProto {
                 None,
             )
         }),
-    )
+    );
+    m.attribute = ttl_pb(put.ttl_ms);
+    m
 }
 
 /// A put as HBase's client sends it over a connection with a codec: the MutationProto counts
@@ -190,7 +220,9 @@ pub(super) fn put_cells(put: &Put, block: &mut Vec<u8>) -> MutationProto {
         (f, q, c.timestamp, cellblock::PUT, v)
     });
     let kind = mutation_proto::MutationType::Put;
-    counted(&put.row, kind, put.timestamp, put.durability, cells, block)
+    let mut m = counted(&put.row, kind, put.timestamp, put.durability, cells, block);
+    m.attribute = ttl_pb(put.ttl_ms);
+    m
 }
 
 /// A delete in cell block form, as [`put_cells`].
@@ -277,6 +309,7 @@ pub(super) fn increment_pb(inc: &Increment) -> MutationProto {
             .map(|(f, q, n)| (f.clone(), q.clone(), n.to_be_bytes().to_vec(), None, None)),
     );
     m.time_range = pb_time_range(&inc.time_range);
+    m.attribute = ttl_pb(inc.ttl_ms);
     m.nonce = Some(new_nonce());
     m
 }
@@ -293,6 +326,7 @@ pub(super) fn append_pb(append: &Append) -> MutationProto {
             .map(|(f, q, v)| (f.clone(), q.clone(), v.to_vec(), None, None)),
     );
     m.time_range = pb_time_range(&append.time_range);
+    m.attribute = ttl_pb(append.ttl_ms);
     m.nonce = Some(new_nonce());
     m
 }

@@ -340,6 +340,9 @@ impl RemoteTable<'_> {
                     cache_blocks: Some(scan.cache_blocks),
                     batch_size: scan.batch.and_then(|b| u32::try_from(b).ok()),
                     filter: scan.filter.as_ref().map(filter_pb),
+                    cf_time_range: pb_family_time_ranges(&scan.family_time_ranges),
+                    max_result_size: scan.max_result_size,
+                    allow_partial_results: scan.max_result_size.map(|_| scan.allow_partial_results),
                     attribute: if scan.raw {
                         vec![pb::NameBytesPair {
                             name: crate::client_service::RAW_ATTRIBUTE.into(),
@@ -366,6 +369,7 @@ impl RemoteTable<'_> {
                             scan: Some(request),
                             number_of_rows: Some(last.unwrap_or(caching)),
                             close_scanner: last.map(|_| true),
+                            limit_of_rows: remaining.and_then(|r| u32::try_from(r).ok()),
                             ..ScanRequest::default()
                         },
                     )
