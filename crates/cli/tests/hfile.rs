@@ -17,6 +17,7 @@ fn write_file(path: &Path) {
         block_size: 64,
         compression: Compression::Lz4,
         bloom: BloomType::Row,
+        bloom_prefix_len: 0,
         max_index_block: 65_536,
         compacted_from: Vec::new(),
     };

@@ -153,6 +153,7 @@ impl Admin {
 
     /// Creates a table with one region, enabled.
     pub fn create_table(&self, descriptor: TableDescriptor) -> Result<()> {
+        descriptor.check_supported()?;
         procedures::create_table(&self.engine, descriptor, &[])
     }
 
@@ -162,6 +163,7 @@ impl Admin {
         descriptor: TableDescriptor,
         split_keys: &[Bytes],
     ) -> Result<()> {
+        descriptor.check_supported()?;
         procedures::create_table(&self.engine, descriptor, split_keys)
     }
 
@@ -173,6 +175,7 @@ impl Admin {
         regions: usize,
         algorithm: SplitAlgorithm,
     ) -> Result<()> {
+        descriptor.check_supported()?;
         let keys = algorithm.split_keys(regions)?;
         procedures::create_table(&self.engine, descriptor, &keys)
     }
@@ -248,6 +251,7 @@ impl Admin {
 
     /// Replaces a table's schema, online (HBase 2's alter): each region is reopened with it.
     pub fn modify_table(&self, descriptor: TableDescriptor) -> Result<()> {
+        descriptor.check_supported()?;
         procedures::modify_table(&self.engine, descriptor)
     }
 

@@ -190,6 +190,10 @@ pub(crate) fn set_enabled(engine: &Engine, name: &TableName, enabled: bool) -> R
                 return Err(e);
             }
         }
+        // As HBase's closing of a disabled table's regions does.
+        for r in &regions {
+            r.evict_blocks_on_close();
+        }
     }
     let mut batch = engine.meta_batch();
     batch.table_state(

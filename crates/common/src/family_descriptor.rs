@@ -211,6 +211,92 @@ impl ColumnFamilyDescriptor {
         Ok(())
     }
 
+    /// Refuses, naming it, every attribute Basalt would accept and not act on (see
+    /// [`crate::TableDescriptor::check_supported`]).
+    pub fn check_supported(&self) -> Result<()> {
+        let refuse = |attribute: &str, reason: String| Error::InvalidDescriptor {
+            what: format!("column family {}", self.name_str()),
+            reason: format!("{attribute}: {reason}"),
+        };
+        let codecs = [
+            ("COMPRESSION", Some(self.compression)),
+            ("COMPRESSION_COMPACT", self.compression_compact),
+            ("COMPRESSION_COMPACT_MAJOR", self.compression_compact_major),
+            ("COMPRESSION_COMPACT_MINOR", self.compression_compact_minor),
+        ];
+        for (attribute, codec) in codecs {
+            if let Some(c) = codec
+                && matches!(
+                    c,
+                    Compression::Lzo | Compression::Bzip2 | Compression::Lzma | Compression::Brotli
+                )
+            {
+                return Err(refuse(
+                    attribute,
+                    format!("{c} is not built into Basalt (it has NONE, GZ, SNAPPY, LZ4, ZSTD)"),
+                ));
+            }
+        }
+        if self.index_block_encoding != IndexBlockEncoding::None {
+            return Err(refuse(
+                "INDEX_BLOCK_ENCODING",
+                format!(
+                    "{}: Basalt's index blocks have one encoding, NONE",
+                    self.index_block_encoding
+                ),
+            ));
+        }
+        if self.replication_scope != 0 {
+            return Err(refuse(
+                "REPLICATION_SCOPE",
+                "Basalt has no replication yet; only 0 (local) is supported".into(),
+            ));
+        }
+        if self.new_version_behavior {
+            return Err(refuse(
+                "NEW_VERSION_BEHAVIOR",
+                "not yet supported; Basalt applies HBase's default delete and version rules".into(),
+            ));
+        }
+        if matches!(
+            self.in_memory_compaction,
+            Some(MemoryCompaction::Eager | MemoryCompaction::Adaptive)
+        ) {
+            return Err(refuse(
+                "IN_MEMORY_COMPACTION",
+                "Basalt flattens memstores in memory (BASIC) or not at all (NONE); EAGER and \
+                 ADAPTIVE are not supported"
+                    .into(),
+            ));
+        }
+        let defaults = ColumnFamilyDescriptor::new(self.name.clone());
+        if self.is_mob
+            || self.mob_threshold != defaults.mob_threshold
+            || self.mob_compact_partition_policy != defaults.mob_compact_partition_policy
+        {
+            return Err(refuse("IS_MOB", "Basalt has no MOB storage".into()));
+        }
+        if self.dfs_replication != 0 {
+            return Err(refuse(
+                "DFS_REPLICATION",
+                "an HDFS setting; Basalt does not store on HDFS".into(),
+            ));
+        }
+        if self.storage_policy.is_some() {
+            return Err(refuse(
+                "STORAGE_POLICY",
+                "an HDFS setting; Basalt does not store on HDFS".into(),
+            ));
+        }
+        if self.encryption.is_some() || self.encryption_key.is_some() {
+            return Err(refuse(
+                "ENCRYPTION",
+                "Basalt does not encrypt store files yet".into(),
+            ));
+        }
+        Ok(())
+    }
+
     /// Sets an attribute by its HBase name (`VERSIONS`, `TTL`, `BLOCKCACHE`, ...), as the shell
     /// and the gateways receive them; case matters, as in HBase. Unknown names are kept as
     /// METADATA, as HBase does.

@@ -9,6 +9,14 @@ use crate::schema::Durability;
 use crate::table_name::TableName;
 
 /// Default region split threshold (`hbase.hregion.max.filesize`, 10 GiB).
+/// The split policies Basalt implements (`SPLIT_POLICY`, by simple class name).
+pub const SPLIT_POLICIES: [&str; 4] = [
+    "SteppingSplitPolicy",
+    "IncreasingToUpperBoundRegionSplitPolicy",
+    "ConstantSizeRegionSplitPolicy",
+    "DisabledRegionSplitPolicy",
+];
+
 pub const DEFAULT_MAX_FILESIZE: u64 = 10 * 1024 * 1024 * 1024;
 /// Default memstore flush threshold (`hbase.hregion.memstore.flush.size`, 128 MiB).
 pub const DEFAULT_MEMSTORE_FLUSHSIZE: u64 = 128 * 1024 * 1024;
@@ -144,6 +152,81 @@ impl TableDescriptor {
         }
         if self.region_replication == 0 {
             return Err(bad("REGION_REPLICATION must be at least 1".into()));
+        }
+        Ok(())
+    }
+
+    /// Refuses, naming it, every attribute Basalt would accept and not act on: what a create
+    /// or an alter checks (docs/design/schema.md). Opening a table written before a refusal
+    /// was added does not check, so old tables stay readable.
+    pub fn check_supported(&self) -> Result<()> {
+        let refuse = |attribute: &str, reason: String| Error::InvalidDescriptor {
+            what: format!("table {}", self.name),
+            reason: format!("{attribute}: {reason}"),
+        };
+        if let Some(policy) = &self.split_policy {
+            let name = policy.rsplit('.').next().unwrap_or(policy);
+            if !SPLIT_POLICIES.contains(&name) {
+                return Err(refuse(
+                    "SPLIT_POLICY",
+                    format!(
+                        "{policy} is not a split policy Basalt has (it has {})",
+                        SPLIT_POLICIES.join(", ")
+                    ),
+                ));
+            }
+        }
+        if let Some(policy) = &self.flush_policy {
+            let name = policy.rsplit('.').next().unwrap_or(policy);
+            if name != "FlushAllStoresPolicy" {
+                return Err(refuse(
+                    "FLUSH_POLICY",
+                    format!(
+                        "{policy}: Basalt always flushes every store of a region (FlushAllStoresPolicy)"
+                    ),
+                ));
+            }
+        }
+        if self.normalization_enabled
+            || self.normalizer_target_region_count.is_some()
+            || self.normalizer_target_region_size_mb.is_some()
+        {
+            return Err(refuse(
+                "NORMALIZATION_ENABLED",
+                "Basalt has no region normalizer yet".into(),
+            ));
+        }
+        if self.region_replication > 1 || !self.region_memstore_replication {
+            return Err(refuse(
+                "REGION_REPLICATION",
+                "Basalt has no read replicas yet; only 1 is supported".into(),
+            ));
+        }
+        if self.priority != 0 {
+            return Err(refuse(
+                "PRIORITY",
+                "Basalt does not schedule requests by table priority".into(),
+            ));
+        }
+        if self.erasure_coding_policy.is_some() {
+            return Err(refuse(
+                "ERASURE_CODING_POLICY",
+                "an HDFS setting; Basalt does not store on HDFS".into(),
+            ));
+        }
+        if !self.coprocessors.is_empty()
+            || self
+                .metadata
+                .keys()
+                .any(|k| k.to_ascii_lowercase().starts_with("coprocessor$"))
+        {
+            return Err(refuse(
+                "coprocessor",
+                "Basalt cannot load Java coprocessors".into(),
+            ));
+        }
+        for f in &self.families {
+            f.check_supported()?;
         }
         Ok(())
     }

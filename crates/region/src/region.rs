@@ -12,6 +12,7 @@ use basalt_common::cell::{DEFAULT_MAX_CELL_SIZE, key_value_size, validate_timest
 use basalt_common::error::{Error, Result};
 use basalt_common::filter::Filter;
 use basalt_common::ops::{Delete, FamilyMap, Get, Put, RowResult, Scan, TimeRange};
+use basalt_common::schema::MemoryCompaction;
 use basalt_common::{
     Bytes, Cell, CellType, Clock, Durability, LATEST_TIMESTAMP, RegionInfo, TableDescriptor,
 };
@@ -335,7 +336,20 @@ impl Region {
             self.closed.store(false, Ordering::Release);
             return Err(e);
         }
+        self.evict_blocks_on_close();
         Ok(())
+    }
+
+    /// Drops from the block cache the blocks of every family with EVICT_BLOCKS_ON_CLOSE: what
+    /// closing the region does, and disabling its table (which in HBase closes it).
+    pub fn evict_blocks_on_close(&self) {
+        for store in self
+            .stores
+            .iter()
+            .filter(|s| s.family().evict_blocks_on_close)
+        {
+            store.evict_blocks();
+        }
     }
 
     /// Serves again after a [`Region::close`] that its caller could not go through with.
@@ -591,9 +605,13 @@ impl Region {
     fn freeze_full_stores(&self, at: usize) {
         let frozen: Vec<&Store> = {
             let _no_updates = self.updates.write().unwrap_or_else(PoisonError::into_inner);
+            // IN_MEMORY_COMPACTION NONE: the family's memstore is not flattened in memory.
             self.stores
                 .iter()
-                .filter(|store| store.freeze(at))
+                .filter(|store| {
+                    store.family().in_memory_compaction != Some(MemoryCompaction::None)
+                        && store.freeze(at)
+                })
                 .collect()
         };
         for store in frozen {
@@ -1169,5 +1187,45 @@ mod in_memory_flush_tests {
         region.flush().unwrap();
         assert!(region.stores()[0].view().frozen.is_empty());
         check("flushed");
+    }
+
+    /// IN_MEMORY_COMPACTION NONE: the family's memstore stays one list until the flush.
+    #[test]
+    fn a_family_without_in_memory_compaction_is_not_frozen() {
+        let mut none = ColumnFamilyDescriptor::new("none");
+        none.set_attribute("IN_MEMORY_COMPACTION", "NONE").unwrap();
+        let desc = TableDescriptor::named("t")
+            .unwrap()
+            .with_family(none)
+            .with_family(ColumnFamilyDescriptor::new("basic"));
+        let config = RegionConfig {
+            in_memory_flush_size: 16 * 1024,
+            ..RegionConfig::default()
+        };
+        let region = Region::open(
+            RegionInfo::whole_table(desc.name.clone(), 1),
+            desc,
+            Arc::new(ManualClock::new(1_000)),
+            config,
+            Arc::new(MemFs::new()),
+            Path::new("/r"),
+        )
+        .unwrap();
+        for i in 0..2_000 {
+            let v = Bytes::from(i.to_string());
+            let put = Put::new(row(i))
+                .add_column("none", "q", v.clone())
+                .add_column("basic", "q", v);
+            region.put(&put).unwrap();
+        }
+        let stores = region.stores();
+        let (basic, none) = (&stores[0], &stores[1]);
+        assert_eq!(none.family().name, "none");
+        assert!(none.view().frozen.is_empty(), "NONE was frozen");
+        assert!(
+            !basic.view().frozen.is_empty(),
+            "BASIC (the default) was not"
+        );
+        assert_eq!(region.get(&Get::new(row(7))).unwrap().cells.len(), 2);
     }
 }

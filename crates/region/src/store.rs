@@ -485,7 +485,40 @@ impl Store {
             cache,
             compacting: Mutex::new(()),
         };
+        if store.family.prefetch_blocks_on_open {
+            store.prefetch();
+        }
         Ok((store, max_seq_id))
+    }
+
+    /// Reads every data block of the store's files into the block cache on a background
+    /// thread (HBase's PREFETCH_BLOCKS_ON_OPEN); a failed read just ends the prefetch.
+    fn prefetch(&self) {
+        let readers: Vec<Arc<StoreFileReader>> = self
+            .view()
+            .files
+            .iter()
+            .map(|f| Arc::clone(&f.reader))
+            .collect();
+        if readers.is_empty() {
+            return;
+        }
+        let _ = std::thread::Builder::new()
+            .name("prefetch".into())
+            .spawn(move || {
+                for r in readers {
+                    if r.warm_cache().is_err() {
+                        return;
+                    }
+                }
+            });
+    }
+
+    /// Drops the store's blocks from the block cache (HBase's EVICT_BLOCKS_ON_CLOSE).
+    pub fn evict_blocks(&self) {
+        for f in &self.view().files {
+            f.reader.evict_from_cache();
+        }
     }
 
     pub fn family(&self) -> &ColumnFamilyDescriptor {
@@ -695,6 +728,11 @@ impl Store {
             &path,
             cache_use(&self.family, &self.cache),
         )?;
+        // HBase's CACHE_DATA_ON_WRITE: the flushed blocks go into the cache now, not at their
+        // first read. (Index and bloom blocks are always held by the reader.)
+        if self.family.cache_data_on_write {
+            reader.warm_cache()?;
+        }
         let file = Arc::new(StoreFile {
             reader: Arc::new(reader),
             path,
@@ -755,8 +793,18 @@ impl Store {
         // The new file names the files it replaces: if a crash comes before they are
         // deleted, the next open deletes them instead of reading their cells twice.
         let compacted_from = selected.iter().map(|f| f.name()).collect();
+        // HBase's COMPRESSION_COMPACT_MAJOR / _MINOR, else COMPRESSION_COMPACT, else the
+        // family's COMPRESSION.
+        let f = &self.family;
+        let compression = if all_files {
+            f.compression_compact_major.or(f.compression_compact)
+        } else {
+            f.compression_compact_minor.or(f.compression_compact)
+        }
+        .unwrap_or(f.compression);
         let opts = WriterOptions {
             compacted_from,
+            compression,
             ..WriterOptions::for_family(&self.family)
         };
         let mut writer = StoreFileWriter::create(Arc::clone(&self.fs), &path, opts)?;

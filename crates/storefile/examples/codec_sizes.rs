@@ -69,6 +69,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             block_size: 64 * 1024,
             compression,
             bloom: BloomType::Row,
+            bloom_prefix_len: 0,
             max_index_block: 64 * 1024,
             compacted_from: Vec::new(),
         };

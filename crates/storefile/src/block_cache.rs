@@ -150,6 +150,11 @@ impl BlockCache {
             .insert(key, CachedBlock { cells, weight });
     }
 
+    /// Drops one block, if cached.
+    pub fn remove(&self, key: BlockKey, in_memory: bool) {
+        self.partition(in_memory).remove(&key);
+    }
+
     pub fn stats(&self) -> BlockCacheStats {
         BlockCacheStats {
             hits: self.hits.load(Ordering::Relaxed),

@@ -20,6 +20,12 @@ fn bloom_key(kind: BloomType, row: &[u8], qualifier: &[u8], out: &mut Vec<u8>) {
     }
 }
 
+/// The part of `row` a ROWPREFIX_FIXED_LENGTH filter keys on: its first `len` bytes, or the
+/// whole row when it is shorter (as HBase's `RowPrefixFixedLengthBloomContext` does).
+fn prefix(row: &[u8], len: usize) -> &[u8] {
+    &row[..row.len().min(len)]
+}
+
 /// `x % d` for 32-bit `x` and a fixed `d`, by multiplications instead of a division
 /// (Lemire, Kaser and Kurz, "Faster remainder by direct computation", 2019): exact for every
 /// 32-bit `x` and nonzero `d`.
@@ -57,15 +63,24 @@ fn probes(hash: u64, k: u8, m: Modulus) -> impl Iterator<Item = u64> {
 #[derive(Debug)]
 pub struct BloomBuilder {
     kind: BloomType,
+    /// For ROWPREFIX_FIXED_LENGTH: the prefix length.
+    prefix_len: usize,
     hashes: Vec<u64>,
     scratch: Vec<u8>,
 }
 
 impl BloomBuilder {
-    /// A builder for ROW or ROWCOL; `None` for other kinds.
-    pub fn new(kind: BloomType) -> Option<Self> {
-        matches!(kind, BloomType::Row | BloomType::RowCol).then(|| BloomBuilder {
+    /// A builder for ROW, ROWCOL or ROWPREFIX_FIXED_LENGTH (keyed on the first `prefix_len`
+    /// bytes of each row, which must then be positive); `None` for NONE.
+    pub fn new(kind: BloomType, prefix_len: usize) -> Option<Self> {
+        let usable = match kind {
+            BloomType::Row | BloomType::RowCol => true,
+            BloomType::RowPrefixFixedLength => prefix_len > 0 && u32::try_from(prefix_len).is_ok(),
+            _ => false,
+        };
+        usable.then(|| BloomBuilder {
             kind,
+            prefix_len,
             hashes: Vec::new(),
             scratch: Vec::new(),
         })
@@ -76,6 +91,15 @@ impl BloomBuilder {
     pub fn add(&mut self, cell: &Cell, step: Step) {
         match (self.kind, step) {
             (BloomType::Row, Step::NewRow) => self.hashes.push(xxh3_64(cell.row())),
+            (BloomType::RowPrefixFixedLength, Step::NewRow) => {
+                // Rows sharing a prefix arrive together: the prefix is hashed once.
+                let p = prefix(cell.row(), self.prefix_len);
+                if self.scratch != p || self.hashes.is_empty() {
+                    self.scratch.clear();
+                    self.scratch.extend_from_slice(p);
+                    self.hashes.push(xxh3_64(p));
+                }
+            }
             (BloomType::RowCol, Step::NewRow | Step::NewColumn) => {
                 bloom_key(self.kind, cell.row(), cell.qualifier(), &mut self.scratch);
                 self.hashes.push(xxh3_64(&self.scratch));
@@ -105,8 +129,16 @@ impl BloomBuilder {
                 }
             }
         };
-        let mut out = vec![if self.kind == BloomType::RowCol { 2 } else { 1 }, HASHES];
+        let code = match self.kind {
+            BloomType::RowCol => 2,
+            BloomType::RowPrefixFixedLength => 3,
+            _ => 1,
+        };
+        let mut out = vec![code, HASHES];
         out.extend_from_slice(&m.to_be_bytes());
+        if self.kind == BloomType::RowPrefixFixedLength {
+            out.extend_from_slice(&(self.prefix_len as u32).to_be_bytes());
+        }
         let header = out.len();
         out.resize(header + m.div_ceil(8) as usize, 0);
         let bits = &mut out[header..];
@@ -145,6 +177,8 @@ impl BloomBuilder {
 #[derive(Debug, Clone)]
 pub struct BloomFilter {
     kind: BloomType,
+    /// For ROWPREFIX_FIXED_LENGTH: the prefix length.
+    prefix_len: usize,
     k: u8,
     /// The bit count, with the remainder it takes computed once for every probe.
     m: Modulus,
@@ -159,13 +193,25 @@ impl BloomFilter {
         let kind = match payload[0] {
             1 => BloomType::Row,
             2 => BloomType::RowCol,
+            3 => BloomType::RowPrefixFixedLength,
             other => return Err(format!("unknown bloom kind {other}")),
         };
         let k = payload[1];
         let m = u64::from(u32::from_be_bytes([
             payload[2], payload[3], payload[4], payload[5],
         ]));
-        let bits = payload[6..].to_vec();
+        let (prefix_len, bits) = if kind == BloomType::RowPrefixFixedLength {
+            let Some(len) = payload.get(6..10) else {
+                return Err("bloom block shorter than its prefix length".into());
+            };
+            let len = u32::from_be_bytes([len[0], len[1], len[2], len[3]]) as usize;
+            if len == 0 {
+                return Err("bloom block with a prefix length of 0".into());
+            }
+            (len, payload[10..].to_vec())
+        } else {
+            (0, payload[6..].to_vec())
+        };
         if k == 0 || m == 0 || bits.len() as u64 != m.div_ceil(8) {
             return Err(format!(
                 "bloom block: {k} hashes over {m} bits in {} bytes",
@@ -174,6 +220,7 @@ impl BloomFilter {
         }
         Ok(BloomFilter {
             kind,
+            prefix_len,
             k,
             // Read from 32 bits, and not 0.
             m: Modulus::new(m as u32),
@@ -200,11 +247,18 @@ impl BloomFilter {
 
     /// False only if the file surely holds no cell of `row`. A ROWCOL filter cannot tell.
     pub fn may_contain_row(&self, row: &[u8]) -> bool {
-        self.kind != BloomType::Row || self.contains_key(row)
+        match self.kind {
+            BloomType::Row => self.contains_key(row),
+            BloomType::RowPrefixFixedLength => self.contains_key(prefix(row, self.prefix_len)),
+            _ => true,
+        }
     }
 
     /// False only if the file surely holds no cell of column `row, qualifier`.
     pub fn may_contain_column(&self, row: &[u8], qualifier: &[u8]) -> bool {
+        if self.kind != BloomType::RowCol {
+            return self.may_contain_row(row);
+        }
         let mut key = Vec::new();
         bloom_key(self.kind, row, qualifier, &mut key);
         self.contains_key(&key)
@@ -218,7 +272,7 @@ mod tests {
     #[test]
     fn no_false_negatives_and_few_false_positives() {
         for kind in [BloomType::Row, BloomType::RowCol] {
-            let mut b = BloomBuilder::new(kind).unwrap();
+            let mut b = BloomBuilder::new(kind, 0).unwrap();
             for i in 0..1_000 {
                 let cell = Cell::put(format!("row{i:05}").as_bytes(), b"cf", b"q", 1, b"");
                 b.add(&cell, Step::NewRow);
@@ -235,8 +289,41 @@ mod tests {
                 .count();
             assert!(false_positives < 300, "{kind}: {false_positives} of 10000");
         }
-        assert!(BloomBuilder::new(BloomType::None).is_none());
+        assert!(BloomBuilder::new(BloomType::None, 0).is_none());
+        assert!(BloomBuilder::new(BloomType::RowPrefixFixedLength, 0).is_none());
         assert!(BloomFilter::decode(&[1, 7, 0, 0, 0, 64]).is_err());
+    }
+
+    #[test]
+    fn a_prefix_filter_keys_on_the_first_bytes_of_each_row() {
+        let mut b = BloomBuilder::new(BloomType::RowPrefixFixedLength, 4).unwrap();
+        for user in 0..100 {
+            for event in 0..10 {
+                let row = format!("u{user:03}/event{event}");
+                b.add(
+                    &Cell::put(row.as_bytes(), b"cf", b"q", 1, b""),
+                    Step::NewRow,
+                );
+            }
+        }
+        b.add(&Cell::put(b"ab", b"cf", b"q", 1, b""), Step::NewRow);
+        assert_eq!(b.hashes.len(), 101, "one key per prefix");
+        let f = BloomFilter::decode(&b.finish()).unwrap();
+        assert_eq!(f.kind(), BloomType::RowPrefixFixedLength);
+        for user in 0..100 {
+            assert!(f.may_contain_row(format!("u{user:03}/anything").as_bytes()));
+            assert!(f.may_contain_column(format!("u{user:03}").as_bytes(), b"q"));
+        }
+        assert!(
+            f.may_contain_row(b"ab"),
+            "a row shorter than the prefix: itself"
+        );
+        let absent = (100..1_100)
+            .filter(|u| f.may_contain_row(format!("u{u:03}x").as_bytes()))
+            .count();
+        assert!(absent < 100, "{absent} false positives of 1000");
+        assert!(BloomFilter::decode(&[3, 7, 0, 0, 0, 64, 0, 0]).is_err());
+        assert!(BloomFilter::decode(&[3, 7, 0, 0, 0, 64, 0, 0, 0, 0]).is_err());
     }
 
     #[test]
@@ -272,7 +359,7 @@ mod tests {
     #[test]
     fn the_bits_follow_the_format() {
         for n in [500, 70_000] {
-            let mut b = BloomBuilder::new(BloomType::Row).unwrap();
+            let mut b = BloomBuilder::new(BloomType::Row, 0).unwrap();
             let rows: Vec<String> = (0..n).map(|i| format!("user{i:07}")).collect();
             for row in &rows {
                 b.add(

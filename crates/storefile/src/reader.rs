@@ -253,6 +253,39 @@ impl StoreFileReader {
         self.file.len() - TRAILER_LEN as u64
     }
 
+    /// Reads every data block into the block cache (HBase's PREFETCH_BLOCKS_ON_OPEN and
+    /// CACHE_DATA_ON_WRITE); nothing without a cache. Returns how many blocks were read.
+    pub fn warm_cache(&self) -> Result<usize> {
+        let Some(c) = &self.cache else {
+            return Ok(0);
+        };
+        let mut read = 0;
+        for (i, b) in self.blocks.iter().enumerate() {
+            if c.cache.get((self.id, b.offset), c.in_memory).is_none() {
+                let cells = self.data_block(i)?;
+                // A family that does not cache blocks on reads still asked for these.
+                if !c.cache_blocks {
+                    let weight = (b.size as usize
+                        + std::mem::size_of::<Cell>() * cells.len()
+                        + cells.search_bytes()) as u64;
+                    c.cache
+                        .insert((self.id, b.offset), cells, weight, c.in_memory);
+                }
+                read += 1;
+            }
+        }
+        Ok(read)
+    }
+
+    /// Drops this file's blocks from the block cache (HBase's EVICT_BLOCKS_ON_CLOSE).
+    pub fn evict_from_cache(&self) {
+        if let Some(c) = &self.cache {
+            for b in &self.blocks {
+                c.cache.remove((self.id, b.offset), c.in_memory);
+            }
+        }
+    }
+
     /// The file's size in bytes.
     pub fn file_size(&self) -> u64 {
         self.file.len()

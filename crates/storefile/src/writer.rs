@@ -23,6 +23,8 @@ pub struct WriterOptions {
     pub block_size: usize,
     pub compression: Compression,
     pub bloom: BloomType,
+    /// The prefix length of a ROWPREFIX_FIXED_LENGTH bloom (from the family's CONFIGURATION).
+    pub bloom_prefix_len: usize,
     /// Largest index block before the index gains a level.
     pub max_index_block: usize,
     /// For a compaction's output: the names of the files it replaces.
@@ -37,6 +39,11 @@ impl WriterOptions {
             block_size: family.block_size as usize,
             compression: family.compression,
             bloom: family.bloom_filter,
+            bloom_prefix_len: family
+                .configuration
+                .get(basalt_common::family_descriptor::ROW_PREFIX_BLOOM_LENGTH_KEY)
+                .and_then(|l| l.parse().ok())
+                .unwrap_or(0),
             max_index_block: MAX_INDEX_BLOCK,
             compacted_from: Vec::new(),
         }
@@ -85,7 +92,7 @@ impl DataEncoder {
             block_first_key: Vec::new(),
             written: 0,
             index: Vec::new(),
-            bloom: BloomBuilder::new(opts.bloom),
+            bloom: BloomBuilder::new(opts.bloom, opts.bloom_prefix_len),
             first: None,
             min_timestamp: i64::MAX,
             max_timestamp: i64::MIN,

@@ -18,6 +18,7 @@ fn opts(compression: Compression) -> WriterOptions {
         block_size: 256,
         compression,
         bloom: BloomType::Row,
+        bloom_prefix_len: 0,
         max_index_block: 512,
         compacted_from: Vec::new(),
     }

@@ -18,6 +18,7 @@ fn real_file(compression: Compression) -> Vec<u8> {
         block_size: 128,
         compression,
         bloom: BloomType::RowCol,
+        bloom_prefix_len: 0,
         max_index_block: 256,
         compacted_from: Vec::new(),
     };

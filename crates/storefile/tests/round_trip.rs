@@ -27,6 +27,7 @@ fn options(
         block_size,
         compression,
         bloom,
+        bloom_prefix_len: 3,
         max_index_block,
         compacted_from: Vec::new(),
     }
@@ -128,7 +129,7 @@ proptest! {
     fn write_read_seek(
         cells in prop::collection::vec(cell_strategy(), 1..300).prop_map(sorted_unique),
         compression in prop::sample::select(vec![Compression::None, Compression::Gz, Compression::Snappy, Compression::Lz4, Compression::Zstd]),
-        bloom in prop::sample::select(vec![BloomType::None, BloomType::Row, BloomType::RowCol]),
+        bloom in prop::sample::select(vec![BloomType::None, BloomType::Row, BloomType::RowCol, BloomType::RowPrefixFixedLength]),
         block_size in prop::sample::select(vec![64usize, 512, 65_536]),
         max_index_block in prop::sample::select(vec![100usize, 65_536]),
         targets in prop::collection::vec(cell_strategy(), 1..20),
