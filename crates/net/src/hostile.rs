@@ -57,3 +57,37 @@ pub fn mutate(rng: &mut Rng, valid: &[u8]) -> Vec<u8> {
     }
     m
 }
+
+/// Connects to `addr` again and again, each time sending one to three of `valid` messages
+/// (chosen and changed by [`mutate`]) and reading whatever comes back until the server closes
+/// or goes quiet, for at most `max_messages` messages and `time`. Returns how many were sent.
+pub fn send_mutated(
+    addr: std::net::SocketAddr,
+    valid: &[Vec<u8>],
+    rng: &mut Rng,
+    max_messages: usize,
+    time: std::time::Duration,
+) -> usize {
+    use std::io::{Read, Write};
+    let started = std::time::Instant::now();
+    let mut sent = 0;
+    while sent < max_messages && started.elapsed() < time {
+        let Ok(mut s) = std::net::TcpStream::connect(addr) else {
+            continue;
+        };
+        if s.set_read_timeout(Some(std::time::Duration::from_millis(50)))
+            .is_err()
+        {
+            continue;
+        }
+        for _ in 0..=rng.below(3) {
+            let message = &valid[rng.below(valid.len())];
+            let _ = s.write_all(&mutate(rng, message));
+            sent += 1;
+        }
+        let _ = s.shutdown(std::net::Shutdown::Write);
+        let mut sink = [0u8; 4096];
+        while matches!(s.read(&mut sink), Ok(n) if n > 0) {}
+    }
+    sent
+}

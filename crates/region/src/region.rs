@@ -1125,18 +1125,13 @@ mod in_memory_flush_tests {
         Bytes::from(format!("row{:08x}", i.wrapping_mul(0x9E37_79B9)))
     }
 
-    /// Writes with a tiny in-memory flush size freeze, flatten and merge the memstore in the
-    /// background; every get and the scan read what was written, before and after a flush.
-    #[test]
-    fn frozen_flattened_and_merged_segments_read_back() {
-        let desc = TableDescriptor::named("t")
-            .unwrap()
-            .with_family(ColumnFamilyDescriptor::new("cf"));
+    /// A region in memory whose memstores freeze every 16 KiB.
+    fn tiny_in_memory_flushes(desc: TableDescriptor) -> Region {
         let config = RegionConfig {
             in_memory_flush_size: 16 * 1024,
             ..RegionConfig::default()
         };
-        let region = Region::open(
+        Region::open(
             RegionInfo::whole_table(desc.name.clone(), 1),
             desc,
             Arc::new(ManualClock::new(1_000)),
@@ -1144,7 +1139,17 @@ mod in_memory_flush_tests {
             Arc::new(MemFs::new()),
             Path::new("/r"),
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    /// Writes with a tiny in-memory flush size freeze, flatten and merge the memstore in the
+    /// background; every get and the scan read what was written, before and after a flush.
+    #[test]
+    fn frozen_flattened_and_merged_segments_read_back() {
+        let desc = TableDescriptor::named("t")
+            .unwrap()
+            .with_family(ColumnFamilyDescriptor::new("cf"));
+        let region = tiny_in_memory_flushes(desc);
         const ROWS: u32 = 3_000;
         for i in 0..ROWS {
             let put = Put::new(row(i)).add_column("cf", "q", Bytes::from(i.to_string()));
@@ -1198,19 +1203,7 @@ mod in_memory_flush_tests {
             .unwrap()
             .with_family(none)
             .with_family(ColumnFamilyDescriptor::new("basic"));
-        let config = RegionConfig {
-            in_memory_flush_size: 16 * 1024,
-            ..RegionConfig::default()
-        };
-        let region = Region::open(
-            RegionInfo::whole_table(desc.name.clone(), 1),
-            desc,
-            Arc::new(ManualClock::new(1_000)),
-            config,
-            Arc::new(MemFs::new()),
-            Path::new("/r"),
-        )
-        .unwrap();
+        let region = tiny_in_memory_flushes(desc);
         for i in 0..2_000 {
             let v = Bytes::from(i.to_string());
             let put = Put::new(row(i))

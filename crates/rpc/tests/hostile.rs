@@ -6,14 +6,12 @@
 
 mod support;
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use basalt_client::{Bytes, ColumnFamilyDescriptor, Connection, Get, Put, TableDescriptor};
-use basalt_net::hostile::{Rng, mutate};
+use basalt_client::{Bytes, Get, Put};
+use basalt_net::hostile::{Rng, send_mutated};
 use basalt_rpc::client::region;
 use basalt_rpc::frame::{encode_call, encode_call_with_cells, encode_connection_start};
 use basalt_rpc::pb::{
@@ -198,14 +196,7 @@ fn random_and_mutated_frames_leave_the_server_serving() {
         default_hook(info);
     }));
 
-    let conn = Connection::in_memory();
-    conn.admin()
-        .create_table(
-            TableDescriptor::named("t")
-                .unwrap()
-                .with_family(ColumnFamilyDescriptor::new("f")),
-        )
-        .unwrap();
+    let conn = support::engine_with_table_t();
     let server = RpcServer::start(
         conn.clone(),
         RpcConfig {
@@ -220,21 +211,14 @@ fn random_and_mutated_frames_leave_the_server_serving() {
         .clone();
     let streams = valid_streams(&region_name);
     let mut rng = Rng(0xBA5A17);
-    let started = Instant::now();
-    let mut sent = 0;
-    while sent < 4_000 && started.elapsed() < Duration::from_secs(20) {
-        let Ok(mut s) = TcpStream::connect(server.local_addr()) else {
-            continue;
-        };
-        s.set_read_timeout(Some(Duration::from_millis(50))).unwrap();
-        let valid = &streams[rng.below(streams.len())];
-        let _ = s.write_all(&mutate(&mut rng, valid));
-        sent += 1;
-        let _ = s.shutdown(std::net::Shutdown::Write);
-        let mut sink = [0u8; 4096];
-        while matches!(s.read(&mut sink), Ok(n) if n > 0) {}
-    }
-    assert!(sent >= 100, "only {sent} connections in the time allowed");
+    let sent = send_mutated(
+        server.local_addr(),
+        &streams,
+        &mut rng,
+        4_000,
+        Duration::from_secs(20),
+    );
+    assert!(sent >= 100, "only {sent} messages in the time allowed");
     assert_eq!(
         panics.load(Ordering::Acquire),
         0,

@@ -12,8 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use basalt_client::{
-    Append, Bytes, CheckAction, CheckAndMutate, ColumnFamilyDescriptor, CompareOperator, Condition,
-    Connection, Get, Increment, Put, TableDescriptor,
+    Append, Bytes, CheckAction, CheckAndMutate, CompareOperator, Condition, Get, Increment, Put,
 };
 use basalt_rpc::remote::{RemoteConfig, RemoteConnection};
 use support::serve;
@@ -98,14 +97,7 @@ impl Drop for Proxy {
 
 #[test]
 fn a_retried_operation_whose_answer_was_lost_is_applied_once() {
-    let conn = Connection::in_memory();
-    conn.admin()
-        .create_table(
-            TableDescriptor::named("t")
-                .unwrap()
-                .with_family(ColumnFamilyDescriptor::new("f")),
-        )
-        .unwrap();
+    let conn = support::engine_with_table_t();
     let server = serve(&conn);
     let proxy = Proxy::start(server.local_addr());
     let config = RemoteConfig {

@@ -6,13 +6,11 @@
 
 mod support;
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use basalt_net::hostile::{Rng, mutate};
+use basalt_net::hostile::{Rng, send_mutated};
 use basalt_thrift::ThriftConfig;
 use support::{Arg, Client, column_descriptor, list, mutation, server_with, success, tcells};
 
@@ -92,22 +90,13 @@ fn hammer(framed: bool, compact: bool, seed: u64, panics: &AtomicUsize) {
     );
     let calls = valid_calls(&mut good);
     let mut rng = Rng(seed);
-    let started = Instant::now();
-    let mut sent = 0;
-    while sent < 4_000 && started.elapsed() < Duration::from_secs(15) {
-        let Ok(mut s) = TcpStream::connect(srv.local_addr()) else {
-            continue;
-        };
-        s.set_read_timeout(Some(Duration::from_millis(50))).unwrap();
-        for _ in 0..=rng.below(3) {
-            let valid = &calls[rng.below(calls.len())];
-            let _ = s.write_all(&mutate(&mut rng, valid));
-            sent += 1;
-        }
-        let _ = s.shutdown(std::net::Shutdown::Write);
-        let mut sink = [0u8; 4096];
-        while matches!(s.read(&mut sink), Ok(n) if n > 0) {}
-    }
+    let sent = send_mutated(
+        srv.local_addr(),
+        &calls,
+        &mut rng,
+        4_000,
+        Duration::from_secs(15),
+    );
     assert!(sent >= 100, "only {sent} messages in the time allowed");
     assert_eq!(
         panics.load(Ordering::Acquire),

@@ -8,6 +8,19 @@ use basalt_rpc::client::{RpcClient, RpcError};
 use basalt_rpc::{RpcConfig, RpcServer};
 use prost::Message;
 
+/// An in-memory engine holding table `t` with one family, `f`.
+pub fn engine_with_table_t() -> Connection {
+    let conn = Connection::in_memory();
+    conn.admin()
+        .create_table(
+            basalt_client::TableDescriptor::named("t")
+                .unwrap()
+                .with_family(basalt_client::ColumnFamilyDescriptor::new("f")),
+        )
+        .unwrap();
+    conn
+}
+
 /// The server's defaults, bound to a free port of 127.0.0.1.
 pub fn loopback() -> RpcConfig {
     RpcConfig {
