@@ -58,11 +58,14 @@ fn family_spec() -> impl Strategy<Value = FamilySpec> {
             KeepDeletedCells::True,
             KeepDeletedCells::Ttl,
         ]),
+        any::<bool>(),
     )
-        .prop_map(|(max_versions, min, ttl_seconds, kdc)| FamilySpec {
+        .prop_map(|(max_versions, min, ttl_seconds, kdc, nvb)| FamilySpec {
             max_versions,
             min_versions: min.min(max_versions),
             ttl_seconds,
+            // NEW_VERSION_BEHAVIOR goes only without KEEP_DELETED_CELLS.
+            nvb: nvb && kdc == KeepDeletedCells::False,
             kdc,
         })
 }

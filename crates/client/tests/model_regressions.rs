@@ -11,6 +11,7 @@ fn plain(max_versions: u32) -> FamilySpec {
         min_versions: 0,
         ttl_seconds: None,
         kdc: KeepDeletedCells::False,
+        nvb: false,
     }
 }
 

@@ -252,10 +252,10 @@ impl ColumnFamilyDescriptor {
                 "Basalt has no replication yet; only 0 (local) is supported".into(),
             ));
         }
-        if self.new_version_behavior {
+        if self.new_version_behavior && self.keep_deleted_cells != KeepDeletedCells::False {
             return Err(refuse(
                 "NEW_VERSION_BEHAVIOR",
-                "not yet supported; Basalt applies HBase's default delete and version rules".into(),
+                "together with KEEP_DELETED_CELLS is not supported yet".into(),
             ));
         }
         if matches!(

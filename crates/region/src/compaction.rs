@@ -119,6 +119,9 @@ pub fn retain_for_major(row: &[Cell], family: &ColumnFamilyDescriptor, now: i64)
     let oldest = family
         .ttl_millis()
         .map_or(i64::MIN, |ttl| now.saturating_sub(ttl));
+    if family.new_version_behavior {
+        return retain_by_write_order(row, family, oldest, now);
+    }
     let mut family_delete: Option<i64> = None;
     let mut family_versions: Vec<i64> = Vec::new();
     for c in row.iter().filter(|c| c.qualifier().is_empty()) {
@@ -143,6 +146,51 @@ pub fn retain_for_major(row: &[Cell], family: &ColumnFamilyDescriptor, now: i64)
             &mut out,
         );
         i = end;
+    }
+    out
+}
+
+/// What a major compaction keeps under NEW_VERSION_BEHAVIOR (which create and alter allow
+/// only without KEEP_DELETED_CELLS): every put the write order leaves visible (`crate::nvb`),
+/// less the expired ones; no marker. Every cell a marker masks is in the compaction (it was
+/// written before the marker, so before any cell still in memory), so dropping the markers
+/// with the cells they mask changes no read, and a version once out of VERSIONS never comes
+/// back, so it can go too.
+fn retain_by_write_order(
+    row: &[Cell],
+    family: &ColumnFamilyDescriptor,
+    oldest: i64,
+    now: i64,
+) -> Vec<Cell> {
+    let mut tracker = crate::nvb::NvbTracker::new(family.max_versions);
+    tracker.start_row();
+    let mut out = Vec::new();
+    let mut qualifier: Option<&[u8]> = None;
+    let mut versions = 0u32;
+    for c in row {
+        if qualifier != Some(c.qualifier()) {
+            qualifier = Some(c.qualifier());
+            tracker.start_column(c.qualifier().is_empty());
+            versions = 0;
+        }
+        let ts = c.timestamp;
+        if c.cell_type.is_delete() {
+            tracker.add_marker(c.cell_type, ts, c.seq_id);
+            continue;
+        }
+        if c.ttl_ms
+            .is_some_and(|ttl| ts.saturating_add(i64::try_from(ttl).unwrap_or(i64::MAX)) < now)
+        {
+            continue;
+        }
+        if tracker.hides_put(ts, c.seq_id) {
+            continue;
+        }
+        versions += 1;
+        if ts < oldest && versions > family.min_versions {
+            continue;
+        }
+        out.push(c.clone());
     }
     out
 }

@@ -16,6 +16,7 @@ mod memstore;
 pub mod meta_keys;
 mod mslab;
 mod mvcc;
+pub mod nvb;
 mod reference;
 mod region;
 mod row_lock;

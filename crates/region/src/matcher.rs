@@ -34,6 +34,7 @@ use basalt_common::{Bytes, Cell, CellType, ColumnFamilyDescriptor, Result};
 
 use crate::cursor::{CellCursor, same_bytes};
 use crate::key::bytes_eq;
+use crate::nvb::NvbTracker;
 
 /// What a read asks of one store, resolved against the family's schema.
 #[derive(Debug, Clone)]
@@ -53,6 +54,9 @@ pub struct StoreQuery {
     pub see_past_deletes: bool,
     /// Whether store file blocks read enter the block cache.
     pub cache_blocks: bool,
+    /// With NEW_VERSION_BEHAVIOR (not raw): the family's VERSIONS, which the order of writes
+    /// enforces (`crate::nvb`).
+    pub nvb_versions: Option<u32>,
 }
 
 impl StoreQuery {
@@ -88,6 +92,7 @@ impl StoreQuery {
             raw,
             see_past_deletes: family.keep_deleted_cells != KeepDeletedCells::False,
             cache_blocks: true,
+            nvb_versions: (family.new_version_behavior && !raw).then_some(family.max_versions),
         }
     }
 }
@@ -176,6 +181,7 @@ pub fn read_row<C: CellCursor + ?Sized>(
     out: &mut Vec<Cell>,
 ) -> Result<bool> {
     let mut deletes = DeleteTracker::default();
+    let mut nvb = query.nvb_versions.map(NvbTracker::new);
     let mut col = ColumnState::default();
     // The current column's qualifier, copied: cursors over files may drop a block's cells
     // once they move past them.
@@ -203,6 +209,9 @@ pub fn read_row<C: CellCursor + ?Sized>(
                     ..ColumnState::default()
                 };
                 deletes.start_column();
+                if let Some(t) = &mut nvb {
+                    t.start_column(cell_qualifier.is_empty());
+                }
                 if let Some(wanted) = &query.columns {
                     while next_wanted < wanted.len() && wanted[next_wanted][..] < *cell_qualifier {
                         next_wanted += 1;
@@ -224,6 +233,7 @@ pub fn read_row<C: CellCursor + ?Sized>(
                     cell,
                     query,
                     &mut deletes,
+                    nvb.as_mut(),
                     &mut col,
                     filter.as_deref_mut(),
                     out,
@@ -296,6 +306,7 @@ fn match_cell<'f>(
     cell: &Cell,
     query: &StoreQuery,
     deletes: &mut DeleteTracker,
+    nvb: Option<&mut NvbTracker>,
     col: &mut ColumnState,
     filter: Option<&mut (dyn Filter + 'f)>,
     out: &mut Vec<Cell>,
@@ -325,18 +336,27 @@ fn match_cell<'f>(
                 query.time_range.contains_or_after(ts)
             };
             if counts {
-                deletes.add(kind, ts);
+                match nvb {
+                    Some(t) => t.add_marker(kind, ts, cell.seq_id),
+                    None => deletes.add(kind, ts),
+                }
             }
             return Step::Next;
         }
         if !col.selected || col.done {
             return Step::Next;
         }
-        // 3. Masked puts.
-        match deletes.check(ts) {
-            Some(Masked::AllOlder) if !query.see_past_deletes => return Step::NextColumn,
-            Some(_) => return Step::Next,
-            None => {}
+        // 3. Masked puts: by the order of writes (NEW_VERSION_BEHAVIOR), or by timestamps.
+        if let Some(t) = nvb {
+            if t.hides_put(ts, cell.seq_id) {
+                return Step::Next;
+            }
+        } else {
+            match deletes.check(ts) {
+                Some(Masked::AllOlder) if !query.see_past_deletes => return Step::NextColumn,
+                Some(_) => return Step::Next,
+                None => {}
+            }
         }
     }
     // 4. Time range.
