@@ -10,7 +10,7 @@ use std::time::Duration;
 use basalt_client::{
     Append, Bytes, Cell, CellType, Check, CheckAction, CheckAndMutate, Condition, Connection,
     Delete, Durability, Error, Get, Increment, LATEST_TIMESTAMP, Put, ResultScanner, RowResult,
-    Scan, Table, TableName, TimeRange,
+    Scan, Table, TimeRange,
 };
 use basalt_net::{Leases, lock_leased};
 use prost::Message;
@@ -21,7 +21,6 @@ use crate::pb::{
     self, BinaryComparator, ExceptionResponse, GetRequest, GetResponse, MultiRequest,
     MultiResponse, MutateRequest, MutateResponse, NameBytesPair, RegionActionResult,
     ResultOrException, ScanRequest, ScanResponse, mutation_proto,
-    region_specifier::RegionSpecifierType,
 };
 
 /// The name clients give meta's region.
@@ -229,8 +228,31 @@ pub(crate) fn decode<M: Message + Default>(param: Option<&[u8]>) -> Result<M, Ex
 
 /// The key range a region serves: `[start_key, end_key)`, an empty end meaning the table's end.
 struct RegionKeys {
+    name: Bytes,
     start_key: Bytes,
     end_key: Bytes,
+}
+
+impl RegionKeys {
+    /// A row outside the region named in the call is the client's stale location: a
+    /// NotServingRegionException, so it looks the row's region up again (HBase's region
+    /// server refuses it too, where it serves only the regions it holds).
+    fn holds(&self, row: &[u8]) -> Result<(), ExceptionResponse> {
+        let inside =
+            row >= &self.start_key[..] && (self.end_key.is_empty() || row < &self.end_key[..]);
+        if inside {
+            return Ok(());
+        }
+        Err(exception(
+            "org.apache.hadoop.hbase.NotServingRegionException",
+            format!(
+                "Region {} does not hold row {}",
+                String::from_utf8_lossy(&self.name),
+                basalt_client::BinaryDisplay::new(row)
+            ),
+            false,
+        ))
+    }
 }
 
 impl ClientService {
@@ -285,56 +307,29 @@ impl ClientService {
         })
     }
 
-    /// The table a specifier names, and its region's start and end keys.
+    /// The table a specifier names (by full or encoded region name, as HBase's clients name
+    /// regions), and its region's start and end keys. A region this server does not hold is
+    /// a NotServingRegionException, so the client looks it up again.
     fn region(
         &self,
         spec: Option<&pb::RegionSpecifier>,
     ) -> Result<(Table, RegionKeys), ExceptionResponse> {
         let spec = spec.ok_or_else(|| unsupported("a call without a region"))?;
-        if spec.r#type() != RegionSpecifierType::RegionName {
-            return Err(unsupported("an encoded region name"));
-        }
-        let name = &spec.value;
-        let comma = name.iter().position(|&b| b == b',').ok_or_else(|| {
-            exception(
-                "org.apache.hadoop.hbase.UnknownRegionException",
-                format!("{} is not a region name", String::from_utf8_lossy(name)),
-                true,
-            )
-        })?;
-        let table = std::str::from_utf8(&name[..comma])
-            .map_err(|_| unsupported("a table name that is not UTF-8"))?;
-        let table_name = TableName::parse(table).map_err(|e| from_error(&e))?;
-        let admin = self.conn.admin();
-        // `hbase:meta,,1` is HBase's fixed name of meta's one region, without the encoded
-        // suffix the other regions carry.
-        let keys = if &name[..] == META_REGION {
-            admin
-                .regions(&table_name)
-                .map_err(|e| from_error(&e))?
-                .first()
-                .map(|r| (r.start_key.clone(), r.end_key.clone()))
-        } else {
-            admin
-                .region_keys(&table_name, name)
-                .map_err(|e| from_error(&e))?
-        };
-        let (start_key, end_key) = keys.ok_or_else(|| {
-            exception(
-                "org.apache.hadoop.hbase.NotServingRegionException",
-                format!("Region {} is not online", String::from_utf8_lossy(name)),
-                false,
-            )
-        })?;
+        let info = crate::admin_service::named_region(&self.conn, spec)?;
         Ok((
-            self.conn.table_named(table_name),
-            RegionKeys { start_key, end_key },
+            self.conn.table_named(info.table.clone()),
+            RegionKeys {
+                name: info.region_name(),
+                start_key: info.start_key,
+                end_key: info.end_key,
+            },
         ))
     }
 
     fn get(&self, req: &GetRequest) -> Outcome {
-        let (table, _) = self.region(Some(&req.region))?;
+        let (table, region) = self.region(Some(&req.region))?;
         let g = &req.get;
+        region.holds(&g.row)?;
         let mut get = Get::new(Bytes::copy_from_slice(&g.row));
         if let Some(f) = &g.filter {
             get = get.with_filter(crate::filters::filter(f).map_err(|e| bad_filter(&e))?);
@@ -369,8 +364,9 @@ impl ClientService {
     /// Mutate; `cells` are the mutation's share of the call's cell block. An increment,
     /// append or check-and-mutate with a nonce runs at most once (`crate::nonces`).
     fn mutate(&self, req: &MutateRequest, cells: &[KeyValue]) -> Outcome {
-        let (table, _) = self.region(Some(&req.region))?;
+        let (table, region) = self.region(Some(&req.region))?;
         let (row, action) = action(&req.mutation, cells)?;
+        region.holds(&row)?;
         let response = |result: Option<RowResult>, processed: Option<bool>| {
             MutateResponse {
                 result: result.map(|r| result_of(&r)),
@@ -444,9 +440,9 @@ impl ClientService {
             first += ra.action.len();
             match self.region(Some(&ra.region)) {
                 Err(e) => result.exception = Some(as_pair(&e)),
-                Ok((table, _)) if ra.atomic() || ra.condition.is_some() => {
+                Ok((table, region)) if ra.atomic() || ra.condition.is_some() => {
                     let condition = ra.condition.as_ref().or(req.condition.as_ref());
-                    match self.atomic(&table, ra, share, condition) {
+                    match self.atomic(&table, &region, ra, share, condition) {
                         Ok((processed, results)) => {
                             // HBase 2.4+ answers in the region action's result; older
                             // clients read the response's flag.
@@ -464,7 +460,7 @@ impl ClientService {
                         Err(e) => result.exception = Some(as_pair(&e)),
                     }
                 }
-                Ok((table, _)) => {
+                Ok((table, region)) => {
                     for (k, a) in ra.action.iter().enumerate() {
                         let outcome = match (&a.get, &a.mutation) {
                             (Some(g), _) => self
@@ -478,7 +474,8 @@ impl ClientService {
                                         .map_err(|e| unsupported(&e.to_string()))
                                 }),
                             (None, Some(m)) => action(m, share(k))
-                                .and_then(|(_, op)| {
+                                .and_then(|(row, op)| {
+                                    region.holds(&row)?;
                                     let nonce = Nonce::of(req.nonce_group, m, &op, false);
                                     self.once(&table, op, nonce)
                                 })
@@ -527,6 +524,7 @@ impl ClientService {
     fn atomic<'a>(
         &self,
         table: &Table,
+        region: &RegionKeys,
         ra: &pb::RegionAction,
         share: impl Fn(usize) -> &'a [KeyValue],
         condition: Option<&pb::Condition>,
@@ -563,6 +561,7 @@ impl ClientService {
         let (Some(row), Some(rm)) = (row, rm) else {
             return Ok((true, Vec::new()));
         };
+        region.holds(&row)?;
         match condition {
             Some(c) => {
                 let cam = CheckAndMutate {

@@ -190,6 +190,25 @@ fn get_mutate_and_scan_by_region() {
         values(&got.result.unwrap()),
         [(b"n".to_vec(), b"n".to_vec())]
     );
+    // The region named by its encoded name, as HBase's clients may name it.
+    let encoded = &high[high.len() - 33..high.len() - 1];
+    let by_encoded: GetResponse = c.ok(
+        "Get",
+        &GetRequest {
+            region: RegionSpecifier {
+                r#type: RegionSpecifierType::EncodedRegionName as i32,
+                value: encoded.to_vec(),
+            },
+            get: Get {
+                row: b"z".to_vec(),
+                ..Get::default()
+            },
+        },
+    );
+    assert_eq!(
+        values(&by_encoded.result.unwrap()),
+        [(b"z".to_vec(), b"z".to_vec())]
+    );
     // A scan stays inside its region.
     let opened: ScanResponse = c.ok(
         "Scan",
@@ -382,9 +401,16 @@ fn get_mutate_and_scan_by_region() {
 fn errors_are_hbase_exceptions_and_bad_connections_close() {
     let (server, _conn, regions) = setup();
     let mut c = Client::connect(&server, "ClientService");
+    // A region this server does not hold, of a table that does not exist or of one that
+    // does, and a row outside the region named: the client must look the region up again.
     let e = c.err("Get", &get_row(b"nope,,1.abc.", b"a"));
     assert!(
-        e.starts_with("org.apache.hadoop.hbase.TableNotFoundException"),
+        e.starts_with("org.apache.hadoop.hbase.NotServingRegionException"),
+        "{e}"
+    );
+    let e = c.err("Get", &get_row(&regions[0], b"zz"));
+    assert!(
+        e.starts_with("org.apache.hadoop.hbase.NotServingRegionException") && e.contains("zz"),
         "{e}"
     );
     let e = c.err("Get", &get_row(b"t,zz,1.abc.", b"a"));
@@ -443,8 +469,9 @@ fn multi_runs_actions_and_atomic_row_mutations() {
         row: row.to_vec(),
         ..Get::default()
     };
-    // Non-atomic: two puts, a get, and a put to a missing family (its own exception).
-    let mut bad = put(b"x", b"q", b"v");
+    // Non-atomic: two puts, a get, a put to a missing family and a put of a row the region
+    // does not hold (each its own exception).
+    let mut bad = put(b"c", b"q", b"v");
     bad.column_value[0].family = b"nofamily".to_vec();
     let resp: MultiResponse = c.ok(
         "Multi",
@@ -468,6 +495,11 @@ fn multi_runs_actions_and_atomic_row_mutations() {
                         mutation: None,
                         get: Some(get(b"a")),
                     },
+                    Action {
+                        index: Some(3),
+                        mutation: Some(put(b"z", b"q", b"elsewhere")),
+                        get: None,
+                    },
                 ],
                 condition: None,
             }],
@@ -475,7 +507,15 @@ fn multi_runs_actions_and_atomic_row_mutations() {
         },
     );
     let results = &resp.region_action_result[0].result_or_exception;
-    assert_eq!(results.len(), 3);
+    assert_eq!(results.len(), 4);
+    assert!(
+        results[3]
+            .exception
+            .as_ref()
+            .unwrap()
+            .name
+            .ends_with("NotServingRegionException")
+    );
     assert!(results[0].exception.is_none());
     assert!(
         results[1]
@@ -874,17 +914,17 @@ fn mutations_carry_their_cells_in_a_cell_block() {
 
     // An increment's amount is the cell's 8-byte value.
     for _ in 0..2 {
-        c.cells = cellblock::encode(&[kv(b"n", b"count", i64::MAX, 4, &7i64.to_be_bytes())]);
+        c.cells = cellblock::encode(&[kv(b"k", b"count", i64::MAX, 4, &7i64.to_be_bytes())]);
         let _: MutateResponse = c.ok(
             "Mutate",
             &MutateRequest {
                 region: region(low),
-                mutation: counted(b"n", T::Increment, 1),
+                mutation: counted(b"k", T::Increment, 1),
                 ..MutateRequest::default()
             },
         );
     }
-    assert_eq!(versions(&mut c, low, b"n")[0].2, 14i64.to_be_bytes());
+    assert_eq!(versions(&mut c, low, b"k")[0].2, 14i64.to_be_bytes());
 
     // Counts that do not match the block, cells of another row, and a cell block on a Get
     // are refused; nothing is written.
