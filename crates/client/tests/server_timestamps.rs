@@ -80,3 +80,28 @@ fn client_timestamps_do_not_move_server_stamps() {
     t.put(&Put::new("r").add_column("f", "q", "now")).unwrap();
     assert_eq!(cells(&t.get(&Get::new("r")).unwrap()), ["f:q@9000=future"]);
 }
+
+/// Row mutations follow the rule too: a delete they stamp is followed, one later; a client's
+/// timestamp among them moves nothing.
+#[test]
+fn row_mutations_follow_the_rule() {
+    let (conn, _clock) = connection_at(3_000);
+    let t = create_table(&conn, "t", &["f"]);
+    t.mutate_row(
+        &basalt_client::RowMutations::new("r")
+            .add_put(Put::new("r").add_column_at("f", "q", 9_000, "future")),
+    )
+    .unwrap();
+    t.put(&Put::new("r").add_column("f", "p", "now")).unwrap();
+    assert_eq!(
+        cells(&t.get(&Get::new("r")).unwrap()),
+        ["f:p@3000=now", "f:q@9000=future"]
+    );
+    t.put(&Put::new("s").add_column("f", "q", "before"))
+        .unwrap();
+    t.mutate_row(&basalt_client::RowMutations::new("s").add_delete(Delete::new("s")))
+        .unwrap();
+    assert!(t.get(&Get::new("s")).unwrap().cells.is_empty());
+    t.put(&Put::new("s").add_column("f", "q", "after")).unwrap();
+    assert_eq!(cells(&t.get(&Get::new("s")).unwrap()), ["f:q@3001=after"]);
+}

@@ -430,14 +430,32 @@ impl Region {
             .now_for(&self.table_name, row, self.now())
     }
 
-    /// Records the newest timestamp the server gave `cells` of `row`, if it ran ahead of
-    /// the clock.
-    fn note_stamps(&self, row: &Bytes, cells: &[(usize, Cell)]) {
-        if let Some(ts) = cells.iter().map(|(_, c)| c.timestamp).max() {
+    /// Records that the server's next stamp of `row` must be at least `floor` (the newest
+    /// stamp it gave, or one past a delete marker it stamped), if that is ahead of the clock.
+    /// Timestamps clients chose never come here.
+    fn note_floor(&self, row: &Bytes, floor: Option<i64>) {
+        if let Some(ts) = floor {
             self.config
                 .stamps
                 .note(&self.table_name, row, ts, self.now());
         }
+    }
+
+    /// The floor a Put stamped at `stamp` leaves: the stamp, if any cell took it.
+    fn put_floor(put: &Put, stamp: i64) -> Option<i64> {
+        put.cells
+            .iter()
+            .any(|c| c.timestamp.unwrap_or(put.timestamp) == LATEST_TIMESTAMP)
+            .then_some(stamp)
+    }
+
+    /// The floor delete markers stamped at `now` leave: one past them, so a write stamped
+    /// after them is not masked.
+    fn delete_floor(markers: &[(usize, Bytes, i64, CellType)], now: i64) -> Option<i64> {
+        markers
+            .iter()
+            .any(|m| m.2 == now)
+            .then(|| now.saturating_add(1))
     }
 
     fn store_index(&self, family: &[u8]) -> Result<usize> {
@@ -869,10 +887,7 @@ impl Region {
         // A marker the server stamped masks everything up to `now`: a write the server
         // stamps after it goes one later, so it is not masked (a Put right after a Delete is
         // seen, where HBase would hide it until the clock moved on).
-        if markers.iter().any(|m| m.2 == now) {
-            let clock = self.now();
-            (self.config.stamps).note(&self.table_name, &delete.row, now.saturating_add(1), clock);
-        }
+        self.note_floor(&delete.row, Self::delete_floor(&markers, now));
         let cells = self.marker_cells(&delete.row, markers)?;
         self.apply(cells, delete.durability)
     }

@@ -18,6 +18,11 @@ use crate::matcher::StoreQuery;
 /// Cells to apply, each with the index of its store.
 type StoreCells = Vec<(usize, Cell)>;
 
+/// The newest timestamp among cells the server stamped.
+fn newest(cells: &[(usize, Cell)]) -> Option<i64> {
+    cells.iter().map(|(_, c)| c.timestamp).max()
+}
+
 /// An 8-byte big-endian counter, or HBase's error for a cell of another size.
 fn decode_counter(value: &[u8]) -> Result<i64> {
     let bytes: [u8; 8] = value.try_into().map_err(|_| {
@@ -63,7 +68,7 @@ impl Region {
     pub(crate) fn increment_stored(&self, inc: &Increment) -> Result<RowResult> {
         let _lock = self.lock_for_rmw(&inc.row)?;
         let (cells, out) = self.increment_cells(inc, self.now_for(&inc.row))?;
-        self.note_stamps(&inc.row, &cells);
+        self.note_floor(&inc.row, newest(&cells));
         self.apply(cells, inc.durability)?;
         Ok(out)
     }
@@ -73,7 +78,7 @@ impl Region {
     pub(crate) fn append_stored(&self, append: &Append) -> Result<RowResult> {
         let _lock = self.lock_for_rmw(&append.row)?;
         let (cells, out) = self.append_cells(append, self.now_for(&append.row))?;
-        self.note_stamps(&append.row, &cells);
+        self.note_floor(&append.row, newest(&cells));
         self.apply(cells, append.durability)?;
         Ok(out)
     }
@@ -86,8 +91,8 @@ impl Region {
         mutations.validate()?;
         let _lock = self.lock_for_rmw(&mutations.row)?;
         let now = self.now_for(&mutations.row);
-        let (cells, results) = self.row_mutation_cells(mutations, now)?;
-        self.note_stamps(&mutations.row, &cells);
+        let (cells, results, floor) = self.row_mutation_cells(mutations, now)?;
+        self.note_floor(&mutations.row, floor);
         self.apply(cells, strongest(&mutations.mutations))?;
         Ok(results)
     }
@@ -135,28 +140,40 @@ impl Region {
                 result: None,
             });
         }
-        let (cells, durability, result) = match &cam.action {
-            CheckAction::Put(p) => (self.put_cells(p, stamp)?, p.durability, None),
+        let (cells, durability, result, floor) = match &cam.action {
+            CheckAction::Put(p) => (
+                self.put_cells(p, stamp)?,
+                p.durability,
+                None,
+                Self::put_floor(p, stamp),
+            ),
             CheckAction::Delete(d) => {
                 self.validate_delete(d)?;
                 let markers = self.delete_markers(d, now)?;
-                (self.marker_cells(&d.row, markers)?, d.durability, None)
+                let floor = Self::delete_floor(&markers, now);
+                (
+                    self.marker_cells(&d.row, markers)?,
+                    d.durability,
+                    None,
+                    floor,
+                )
             }
-            CheckAction::RowMutations(m) => (
-                self.row_mutation_cells(m, stamp)?.0,
-                strongest(&m.mutations),
-                None,
-            ),
+            CheckAction::RowMutations(m) => {
+                let (cells, _, floor) = self.row_mutation_cells(m, stamp)?;
+                (cells, strongest(&m.mutations), None, floor)
+            }
             CheckAction::Increment(i) => {
                 let (cells, out) = self.increment_cells(i, now)?;
-                (cells, i.durability, Some(out))
+                let floor = newest(&cells);
+                (cells, i.durability, Some(out), floor)
             }
             CheckAction::Append(a) => {
                 let (cells, out) = self.append_cells(a, now)?;
-                (cells, a.durability, Some(out))
+                let floor = newest(&cells);
+                (cells, a.durability, Some(out), floor)
             }
         };
-        self.note_stamps(&cam.row, &cells);
+        self.note_floor(&cam.row, floor);
         self.apply(cells, durability)?;
         Ok(CheckAndMutateResult {
             success: true,
@@ -164,46 +181,51 @@ impl Region {
         })
     }
 
-    /// The cells of a RowMutations, in order, and each mutation's result (the caller holds the
-    /// row's exclusive lock).
+    /// The cells of a RowMutations, in order, each mutation's result, and the floor the
+    /// server's stamps of them leave (the caller holds the row's exclusive lock).
     fn row_mutation_cells(
         &self,
         m: &RowMutations,
         now: i64,
-    ) -> Result<(StoreCells, Vec<RowResult>)> {
+    ) -> Result<(StoreCells, Vec<RowResult>, Option<i64>)> {
         let mut cells = Vec::new();
         let mut results = Vec::with_capacity(m.mutations.len());
+        let mut floor: Option<i64> = None;
         for mutation in &m.mutations {
-            let result = match mutation {
+            let (result, stamped) = match mutation {
                 RowOp::Put(p) => {
                     self.check_row(&p.row)?;
                     cells.extend(self.put_cells(p, now)?);
-                    None
+                    (None, Self::put_floor(p, now))
                 }
                 RowOp::Delete(d) => {
                     self.validate_delete(d)?;
                     let markers = self.delete_markers(d, now)?;
+                    let stamped = Self::delete_floor(&markers, now);
                     cells.extend(self.marker_cells(&d.row, markers)?);
-                    None
+                    (None, stamped)
                 }
                 RowOp::Increment(i) => {
                     let (more, out) = self.increment_cells(i, now)?;
+                    let stamped = newest(&more);
                     cells.extend(more);
-                    Some(out)
+                    (Some(out), stamped)
                 }
                 RowOp::Append(a) => {
                     let (more, out) = self.append_cells(a, now)?;
+                    let stamped = newest(&more);
                     cells.extend(more);
-                    Some(out)
+                    (Some(out), stamped)
                 }
             };
+            floor = floor.max(stamped);
             results.push(result.unwrap_or_else(|| RowResult {
                 row: m.row.clone(),
                 cells: Vec::new(),
                 partial: false,
             }));
         }
-        Ok((cells, results))
+        Ok((cells, results, floor))
     }
 
     /// Reads each column of a read-modify-write (the caller holds the row's exclusive lock)
