@@ -22,6 +22,19 @@ fn put(t: &Table, q: &str, ts: i64) {
         .unwrap();
 }
 
+/// A Delete of c1's version at `ts`.
+fn delete_version(t: &Table, ts: i64) {
+    t.delete(&Delete::new("row").add_column_at("f", "c1", ts))
+        .unwrap();
+}
+
+/// Column c1 at 1_000_001 to 1_000_004, one put each.
+fn four_versions(t: &Table) {
+    for ts in 1_000_001..=1_000_004 {
+        put(t, "c1", ts);
+    }
+}
+
 /// The timestamps a Get of `versions` returns, in cell order, checked the same before a
 /// flush, after it and after a major compaction.
 fn stamps(conn: &Connection, t: &Table, get: Get) -> Vec<i64> {
@@ -48,9 +61,7 @@ fn versions(n: u32) -> Get {
 #[test]
 fn a_put_written_after_a_delete_is_seen_even_with_an_older_timestamp() {
     let (conn, t) = nvb_table();
-    for ts in 1_000_001..=1_000_004 {
-        put(&t, "c1", ts);
-    }
+    four_versions(&t);
     t.delete(&Delete::new("row").add_columns_at("f", "c1", 2_000_000))
         .unwrap();
     put(&t, "c1", 1_000_000);
@@ -60,11 +71,8 @@ fn a_put_written_after_a_delete_is_seen_even_with_an_older_timestamp() {
 #[test]
 fn a_version_out_of_versions_stays_out_when_newer_ones_are_deleted() {
     let (conn, t) = nvb_table();
-    for ts in 1_000_001..=1_000_004 {
-        put(&t, "c1", ts);
-    }
-    t.delete(&Delete::new("row").add_column_at("f", "c1", 1_000_003))
-        .unwrap();
+    four_versions(&t);
+    delete_version(&t, 1_000_003);
     assert_eq!(stamps(&conn, &t, versions(3)), [1_000_004, 1_000_002]);
 }
 
@@ -73,8 +81,7 @@ fn a_delete_before_the_version_was_written_does_not_mask_it() {
     let (conn, t) = nvb_table();
     put(&t, "c1", 1_000_001);
     put(&t, "c1", 1_000_002);
-    t.delete(&Delete::new("row").add_column_at("f", "c1", 1_000_003))
-        .unwrap();
+    delete_version(&t, 1_000_003);
     put(&t, "c1", 1_000_003);
     put(&t, "c1", 1_000_004);
     assert_eq!(
@@ -86,13 +93,9 @@ fn a_delete_before_the_version_was_written_does_not_mask_it() {
 #[test]
 fn the_versions_a_read_asks_for_count_after_the_deletes() {
     let (conn, t) = nvb_table();
-    for ts in 1_000_001..=1_000_004 {
-        put(&t, "c1", ts);
-    }
-    t.delete(&Delete::new("row").add_column_at("f", "c1", 1_000_004))
-        .unwrap();
-    t.delete(&Delete::new("row").add_column_at("f", "c1", 1_000_003))
-        .unwrap();
+    four_versions(&t);
+    delete_version(&t, 1_000_004);
+    delete_version(&t, 1_000_003);
     assert_eq!(stamps(&conn, &t, versions(1)), [1_000_002]);
 }
 
@@ -114,8 +117,7 @@ fn puts_at_one_timestamp_are_one_version() {
     ] {
         put(&t, "c1", ts);
     }
-    t.delete(&Delete::new("row").add_column_at("f", "c1", 1_000_003))
-        .unwrap();
+    delete_version(&t, 1_000_003);
     put(&t, "c1", 1_000_004);
     assert_eq!(
         stamps(&conn, &t, versions(3)),
@@ -168,13 +170,9 @@ fn versions_out_of_a_time_range_still_count() {
 #[test]
 fn a_major_compaction_keeps_only_what_reads_see() {
     let (conn, t) = nvb_table();
-    for ts in 1_000_001..=1_000_004 {
-        put(&t, "c1", ts);
-    }
-    t.delete(&Delete::new("row").add_column_at("f", "c1", 1_000_004))
-        .unwrap();
-    t.delete(&Delete::new("row").add_column_at("f", "c1", 1_000_003))
-        .unwrap();
+    four_versions(&t);
+    delete_version(&t, 1_000_004);
+    delete_version(&t, 1_000_003);
     let raw = || -> usize {
         t.scan(&Scan::new().raw(true).read_versions(10))
             .unwrap()

@@ -91,3 +91,34 @@ pub fn send_mutated(
     }
     sent
 }
+
+/// Counts the panics of every thread from now on (the previous hook still prints them).
+pub fn count_panics() -> std::sync::Arc<std::sync::atomic::AtomicUsize> {
+    let panics = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = std::sync::Arc::clone(&panics);
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        seen.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        previous(info);
+    }));
+    panics
+}
+
+/// [`send_mutated`] with up to 4,000 messages in `time`, then panics (failing the test) unless
+/// at least 100 went and no thread panicked meanwhile.
+pub fn hammer(
+    addr: std::net::SocketAddr,
+    valid: &[Vec<u8>],
+    seed: u64,
+    time: std::time::Duration,
+    panics: &std::sync::atomic::AtomicUsize,
+) {
+    let before = panics.load(std::sync::atomic::Ordering::Acquire);
+    let sent = send_mutated(addr, valid, &mut Rng(seed), 4_000, time);
+    assert!(sent >= 100, "only {sent} messages in the time allowed");
+    assert_eq!(
+        panics.load(std::sync::atomic::Ordering::Acquire),
+        before,
+        "a connection thread panicked"
+    );
+}

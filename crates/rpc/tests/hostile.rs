@@ -6,12 +6,10 @@
 
 mod support;
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use basalt_client::{Bytes, Get, Put};
-use basalt_net::hostile::{Rng, send_mutated};
+use basalt_net::hostile::{count_panics, hammer};
 use basalt_rpc::client::region;
 use basalt_rpc::frame::{encode_call, encode_call_with_cells, encode_connection_start};
 use basalt_rpc::pb::{
@@ -188,13 +186,7 @@ fn valid_streams(region_name: &[u8]) -> Vec<Vec<u8>> {
 
 #[test]
 fn random_and_mutated_frames_leave_the_server_serving() {
-    let panics = Arc::new(AtomicUsize::new(0));
-    let seen = Arc::clone(&panics);
-    let default_hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        seen.fetch_add(1, Ordering::AcqRel);
-        default_hook(info);
-    }));
+    let panics = count_panics();
 
     let conn = support::engine_with_table_t();
     let server = RpcServer::start(
@@ -210,19 +202,12 @@ fn random_and_mutated_frames_leave_the_server_serving() {
         .name
         .clone();
     let streams = valid_streams(&region_name);
-    let mut rng = Rng(0xBA5A17);
-    let sent = send_mutated(
+    hammer(
         server.local_addr(),
         &streams,
-        &mut rng,
-        4_000,
+        0xBA5A17,
         Duration::from_secs(20),
-    );
-    assert!(sent >= 100, "only {sent} messages in the time allowed");
-    assert_eq!(
-        panics.load(Ordering::Acquire),
-        0,
-        "a connection thread panicked"
+        &panics,
     );
 
     // Every service still answers, correctly.
