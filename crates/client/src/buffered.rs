@@ -96,7 +96,7 @@ impl BufferedMutator {
                 let (table, failures) = (table.clone(), Arc::clone(&failures));
                 move || send_batches(client.as_ref(), &table, &receiver, &failures)
             })
-            .map_err(|e| Error::Storage(format!("starting a buffered mutator's thread: {e}")))?;
+            .map_err(|e| Error::storage(format!("starting a buffered mutator's thread: {e}")))?;
         Ok(BufferedMutator {
             table,
             params,
@@ -273,5 +273,5 @@ fn lock(failures: &Failures) -> std::sync::MutexGuard<'_, Vec<(Bytes, Error)>> {
 }
 
 fn sender_gone() -> Error {
-    Error::Storage("the buffered mutator's sending thread has stopped".into())
+    Error::storage("the buffered mutator's sending thread has stopped")
 }

@@ -23,7 +23,7 @@ const TABLEDESC: &str = ".tabledesc";
 const REGIONINFO: &str = ".regioninfo";
 
 pub(crate) fn storage(e: FsError) -> Error {
-    Error::Storage(e.to_string())
+    Error::storage_from(e)
 }
 
 fn write_file(fs: &dyn FileSystem, path: &Path, bytes: &[u8]) -> Result<()> {
@@ -33,7 +33,7 @@ fn write_file(fs: &dyn FileSystem, path: &Path, bytes: &[u8]) -> Result<()> {
 fn read_text(fs: &dyn FileSystem, path: &Path) -> Result<String> {
     let bytes = basalt_fs::read_all(fs, path).map_err(storage)?;
     String::from_utf8(bytes.to_vec())
-        .map_err(|_| Error::Corrupt(format!("{}: not UTF-8 text", path.display())))
+        .map_err(|_| Error::corrupt(format!("{}: not UTF-8 text", path.display())))
 }
 
 /// What a data directory's version file says.
@@ -59,7 +59,7 @@ pub(crate) fn init_root(fs: &dyn FileSystem, root: &Path, legacy: bool) -> Resul
         if text == PLAIN_META_VERSION_TEXT {
             return Ok(Version::PlainMeta);
         }
-        return Err(Error::Corrupt(format!(
+        return Err(Error::corrupt(format!(
             "{}: expected {VERSION_TEXT:?}, found {text:?}: not a Basalt data directory this version can open",
             version.display()
         )));
@@ -87,7 +87,7 @@ pub(crate) fn table_dir(root: &Path, name: &TableName) -> PathBuf {
 pub(crate) fn read_descriptor(fs: &dyn FileSystem, table_dir: &Path) -> Result<TableDescriptor> {
     let path = table_dir.join(TABLEDESC);
     descriptor_file::from_text(&read_text(fs, &path)?)
-        .map_err(|e| Error::Corrupt(format!("{}: {e}", path.display())))
+        .map_err(|e| Error::corrupt(format!("{}: {e}", path.display())))
 }
 
 pub(crate) fn write_descriptor(

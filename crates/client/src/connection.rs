@@ -208,7 +208,7 @@ impl Engine {
 
     pub(crate) fn check_open(&self) -> Result<()> {
         if self.closed.load(Ordering::Acquire) {
-            return Err(Error::Storage("the connection is closed".into()));
+            return Err(Error::storage("the connection is closed"));
         }
         Ok(())
     }
@@ -658,7 +658,7 @@ impl ConnectionBuilder {
         let (fs, root) = (Arc::clone(&self.fs), self.root.clone());
         fs.create_dir_all(&root).map_err(storage)?;
         let lock = fs.lock(&root.join(LOCK_FILE)).map_err(|e| match e {
-            FsError::Locked(_) => Error::Storage(format!(
+            FsError::Locked(_) => Error::storage(format!(
                 "data directory {} is in use by another Basalt process",
                 root.display()
             )),

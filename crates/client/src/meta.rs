@@ -59,7 +59,7 @@ impl NamespaceDescriptor {
     }
 
     fn from_pb(value: &[u8]) -> Result<Self> {
-        let bad = |reason: String| Error::Corrupt(format!("namespace descriptor: {reason}"));
+        let bad = |reason: String| Error::corrupt(format!("namespace descriptor: {reason}"));
         let text = |b: &[u8]| String::from_utf8(b.to_vec()).map_err(|_| bad("not UTF-8".into()));
         let mut ns = NamespaceDescriptor::new("");
         for (field, v) in pb::fields(pb::strip_magic(value).map_err(bad)?).map_err(bad)? {
@@ -104,7 +104,7 @@ impl TableState {
     /// Reads the bare message, or one behind `PBUF` (data directories written before this
     /// matched HBase).
     fn from_pb(value: &[u8]) -> Result<Self> {
-        let bad = |reason: String| Error::Corrupt(format!("table state: {reason}"));
+        let bad = |reason: String| Error::corrupt(format!("table state: {reason}"));
         let body = value.strip_prefix(pb::PB_MAGIC).unwrap_or(value);
         let fields = pb::fields(body).map_err(bad)?;
         match fields.first() {
@@ -316,7 +316,7 @@ pub(crate) fn read_table_states(meta: &Region) -> Result<BTreeMap<TableName, Tab
             continue;
         };
         let name = String::from_utf8(row.row.to_vec())
-            .map_err(|_| Error::Corrupt("hbase:meta: a table row is not UTF-8".into()))?;
+            .map_err(|_| Error::corrupt("hbase:meta: a table row is not UTF-8"))?;
         out.insert(TableName::parse(&name)?, TableState::from_pb(v)?);
     }
     Ok(out)

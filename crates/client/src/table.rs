@@ -119,7 +119,7 @@ impl Table {
             .cells
             .first()
             .and_then(|c| c.value().try_into().ok())
-            .ok_or_else(|| Error::Corrupt("an increment returned no 8-byte counter".into()))?;
+            .ok_or_else(|| Error::corrupt("an increment returned no 8-byte counter"))?;
         Ok(i64::from_be_bytes(counter))
     }
 

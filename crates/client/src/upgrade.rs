@@ -165,7 +165,7 @@ fn convert(
     new.replay(&edit(last_seq_id.max(1), Vec::new()))?;
     new.flush()?;
     if new.last_sequence_id() < last_seq_id {
-        return Err(basalt_common::Error::Storage(format!(
+        return Err(basalt_common::Error::storage(format!(
             "upgrading hbase:meta: the new region's sequence id {} is below the old one's {last_seq_id}",
             new.last_sequence_id()
         )));

@@ -93,7 +93,7 @@ impl RegionInfo {
 
     /// Reads `PBUF` + a `RegionInfo` message.
     pub fn from_pb(value: &[u8]) -> Result<Self> {
-        let bad = |reason: String| Error::Corrupt(format!("region info: {reason}"));
+        let bad = |reason: String| Error::corrupt(format!("region info: {reason}"));
         let msg = pb::strip_magic(value).map_err(bad)?;
         let (mut id, mut table, mut start, mut end) = (None, None, Bytes::new(), Bytes::new());
         let (mut offline, mut split) = (false, false);

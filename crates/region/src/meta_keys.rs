@@ -62,7 +62,7 @@ pub fn encode(row: &[u8]) -> Vec<u8> {
 /// The meta row a stored key holds; an error for bytes [`encode`] cannot have written.
 pub fn decode(key: &[u8]) -> Result<Vec<u8>> {
     let corrupt = |at: usize, what: &str| {
-        Error::Corrupt(format!(
+        Error::corrupt(format!(
             "hbase:meta row key {}: {what} at byte {at}",
             basalt_common::bytes_display::BinaryDisplay::new(key)
         ))
@@ -280,7 +280,7 @@ mod tests {
             b"a\x00\x01b\x00\x01c\x00\x01d\x00\x01",
         ] {
             assert!(
-                matches!(decode(bad), Err(Error::Corrupt(_))),
+                matches!(decode(bad), Err(Error::Corrupt { .. })),
                 "{bad:?} decoded"
             );
         }

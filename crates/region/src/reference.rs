@@ -105,14 +105,14 @@ pub(crate) fn decode(b: &[u8]) -> std::result::Result<RowRange, String> {
 
 /// Writes a reference (temporary name, synced, renamed).
 pub fn write_reference(fs: &dyn FileSystem, path: &Path, range: &RowRange) -> Result<()> {
-    basalt_fs::write_atomically(fs, path, &encode(range)).map_err(|e| Error::Storage(e.to_string()))
+    basalt_fs::write_atomically(fs, path, &encode(range)).map_err(Error::storage_from)
 }
 
 /// Reads a reference, with an error naming the file if it is damaged.
 pub fn read_reference(fs: &dyn FileSystem, path: &Path) -> Result<RowRange> {
-    let bytes = basalt_fs::read_all(fs, path).map_err(|e| Error::Storage(e.to_string()))?;
+    let bytes = basalt_fs::read_all(fs, path).map_err(Error::storage_from)?;
     decode(&bytes)
-        .map_err(|reason| Error::Corrupt(format!("reference file {}: {reason}", path.display())))
+        .map_err(|reason| Error::corrupt(format!("reference file {}: {reason}", path.display())))
 }
 
 #[cfg(test)]

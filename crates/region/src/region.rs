@@ -51,19 +51,16 @@ const SEQID_FILE: &str = ".seqid";
 /// The sequence id recorded in the region's `.seqid` file; 0 if there is none yet.
 fn read_seqid(fs: &dyn FileSystem, dir: &Path) -> Result<u64> {
     let path = dir.join(SEQID_FILE);
-    if !fs
-        .exists(&path)
-        .map_err(|e| Error::Storage(e.to_string()))?
-    {
+    if !fs.exists(&path).map_err(Error::storage_from)? {
         return Ok(0);
     }
-    let bytes = basalt_fs::read_all(fs, &path).map_err(|e| Error::Storage(e.to_string()))?;
+    let bytes = basalt_fs::read_all(fs, &path).map_err(Error::storage_from)?;
     let text = String::from_utf8_lossy(&bytes);
     match text.lines().collect::<Vec<_>>().as_slice() {
         ["basalt-seqid 1", n] => n
             .parse()
-            .map_err(|_| Error::Corrupt(format!("{}: bad sequence id {n:?}", path.display()))),
-        _ => Err(Error::Corrupt(format!(
+            .map_err(|_| Error::corrupt(format!("{}: bad sequence id {n:?}", path.display()))),
+        _ => Err(Error::corrupt(format!(
             "{}: not a Basalt sequence id file",
             path.display()
         ))),
@@ -805,7 +802,7 @@ impl Region {
             &self.dir.join(SEQID_FILE),
             text.as_bytes(),
         )
-        .map_err(|e| Error::Storage(e.to_string()))
+        .map_err(Error::storage_from)
     }
 
     /// Sends a message on `tx` whenever a flush leaves a minor compaction to do.

@@ -217,9 +217,7 @@ fn write_in_parts(
                         // for it forever.
                         let done =
                             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| encode(i)))
-                                .unwrap_or_else(|_| {
-                                    Err(Error::Storage("a flush thread panicked".into()))
-                                });
+                                .unwrap_or_else(|_| Err(Error::storage("a flush thread panicked")));
                         board.put(i, done);
                     }
                 });
@@ -412,7 +410,7 @@ impl Store {
         dir: PathBuf,
         cache: Option<Arc<BlockCache>>,
     ) -> Result<(Self, u64)> {
-        let storage = |e: basalt_fs::FsError| Error::Storage(e.to_string());
+        let storage = |e: basalt_fs::FsError| Error::storage_from(e);
         fs.create_dir_all(&dir).map_err(storage)?;
         let mut files = Vec::new();
         let mut next_number = 0;
@@ -665,7 +663,7 @@ impl Store {
     ) -> Result<()> {
         self.fs
             .create_dir_all(target)
-            .map_err(|e| Error::Storage(e.to_string()))?;
+            .map_err(Error::storage_from)?;
         for f in &self.view().files {
             let info = f.reader.info();
             if range.overlaps(info.first_key.row(), info.last_key.row()) {
@@ -818,11 +816,7 @@ impl Store {
                 return Err(e);
             }
         }
-        let merged = if self
-            .fs
-            .exists(&path)
-            .map_err(|e| Error::Storage(e.to_string()))?
-        {
+        let merged = if self.fs.exists(&path).map_err(Error::storage_from)? {
             let reader = StoreFileReader::open_with_cache(
                 self.fs.as_ref(),
                 &path,
@@ -854,14 +848,10 @@ impl Store {
         });
         for f in &selected {
             // A reference's own file goes; the parent's file is the parent's to delete.
-            self.fs
-                .delete(&f.path)
-                .map_err(|e| Error::Storage(e.to_string()))?;
+            self.fs.delete(&f.path).map_err(Error::storage_from)?;
         }
         if let Some(dir) = path.parent() {
-            self.fs
-                .sync_dir(dir)
-                .map_err(|e| Error::Storage(e.to_string()))?;
+            self.fs.sync_dir(dir).map_err(Error::storage_from)?;
         }
         Ok(true)
     }

@@ -26,29 +26,6 @@ use crate::pb::{
 /// The name clients give meta's region.
 pub const META_REGION: &[u8] = b"hbase:meta,,1";
 
-/// The Java class HBase's clients expect for an error.
-pub fn java_class(e: &Error) -> &'static str {
-    match e.exception_name() {
-        "NoSuchColumnFamilyException" => {
-            "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException"
-        }
-        "TableNotFoundException" => "org.apache.hadoop.hbase.TableNotFoundException",
-        "NamespaceNotFoundException" => "org.apache.hadoop.hbase.NamespaceNotFoundException",
-        "TableExistsException" => "org.apache.hadoop.hbase.TableExistsException",
-        "TableNotEnabledException" => "org.apache.hadoop.hbase.TableNotEnabledException",
-        "TableNotDisabledException" => "org.apache.hadoop.hbase.TableNotDisabledException",
-        "NotServingRegionException" => "org.apache.hadoop.hbase.NotServingRegionException",
-        "UnknownRegionException" => "org.apache.hadoop.hbase.UnknownRegionException",
-        "RegionTooBusyException" => "org.apache.hadoop.hbase.RegionTooBusyException",
-        "NamespaceExistException" => "org.apache.hadoop.hbase.NamespaceExistException",
-        "ConstraintException" => "org.apache.hadoop.hbase.constraint.ConstraintException",
-        "CorruptHFileException" => "org.apache.hadoop.hbase.io.hfile.CorruptHFileException",
-        "DoNotRetryIOException" => "org.apache.hadoop.hbase.DoNotRetryIOException",
-        "IllegalArgumentException" => "org.apache.hadoop.hbase.DoNotRetryIOException",
-        _ => "java.io.IOException",
-    }
-}
-
 /// An exception for the response header.
 pub fn exception(class: &str, message: String, do_not_retry: bool) -> ExceptionResponse {
     ExceptionResponse {
@@ -61,7 +38,12 @@ pub fn exception(class: &str, message: String, do_not_retry: bool) -> ExceptionR
 
 pub(crate) fn from_error(e: &Error) -> ExceptionResponse {
     let retry = matches!(e.kind(), basalt_client::ErrorKind::Unavailable);
-    exception(java_class(e), e.to_string(), !retry)
+    // HBase's region server wraps an IllegalArgumentException in DoNotRetryIOException.
+    let class = match e.java_class() {
+        "java.lang.IllegalArgumentException" => "org.apache.hadoop.hbase.DoNotRetryIOException",
+        class => class,
+    };
+    exception(class, e.to_string(), !retry)
 }
 
 fn unsupported(what: &str) -> ExceptionResponse {

@@ -23,8 +23,8 @@ pub type Result<T, E = StoreFileError> = std::result::Result<T, E>;
 impl From<StoreFileError> for basalt_common::Error {
     fn from(e: StoreFileError) -> Self {
         match e {
-            StoreFileError::Corrupt { .. } => basalt_common::Error::Corrupt(e.to_string()),
-            _ => basalt_common::Error::Storage(e.to_string()),
+            StoreFileError::Corrupt { .. } => basalt_common::Error::corrupt_from(e),
+            _ => basalt_common::Error::storage_from(e),
         }
     }
 }

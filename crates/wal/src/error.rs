@@ -25,9 +25,9 @@ pub type Result<T, E = WalError> = std::result::Result<T, E>;
 impl From<WalError> for basalt_common::Error {
     fn from(e: WalError) -> Self {
         match e {
-            WalError::Corrupt { .. } => basalt_common::Error::Corrupt(e.to_string()),
+            WalError::Corrupt { .. } => basalt_common::Error::corrupt_from(e),
             WalError::Unloggable(_) => basalt_common::Error::InvalidArgument(e.to_string()),
-            WalError::Fs(_) | WalError::Failed(_) => basalt_common::Error::Storage(e.to_string()),
+            WalError::Fs(_) | WalError::Failed(_) => basalt_common::Error::storage_from(e),
         }
     }
 }

@@ -105,7 +105,7 @@ impl RemoteAdmin<'_> {
             .first()
             .ok_or_else(|| Error::TableNotFound(name.clone()))?;
         descriptor(name.clone(), schema).map_err(|e| {
-            Error::Corrupt(format!(
+            Error::corrupt(format!(
                 "the server's schema of {name}: {}",
                 e.stack_trace.unwrap_or_default()
             ))
@@ -128,7 +128,7 @@ impl RemoteAdmin<'_> {
         let mut out = names
             .table_names
             .iter()
-            .map(|t| table_name(t).map_err(|e| Error::Corrupt(e.stack_trace.unwrap_or_default())))
+            .map(|t| table_name(t).map_err(|e| Error::corrupt(e.stack_trace.unwrap_or_default())))
             .collect::<Result<Vec<_>>>()?;
         out.sort();
         Ok(out)
@@ -441,7 +441,7 @@ impl RemoteAdmin<'_> {
                 "GetServerInfo",
                 &pb::GetServerInfoRequest {},
             )
-            .map_err(|e| Error::Storage(format!("GetServerInfo: {e}")))?;
+            .map_err(|e| Error::storage(format!("GetServerInfo: {e}")))?;
         let s = info.server_info.server_name;
         Ok(format!(
             "{},{},{}",

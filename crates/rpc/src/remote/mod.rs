@@ -131,7 +131,7 @@ fn remote_error(table: &TableName, class: &str, message: String) -> Error {
         "NamespaceExistException" => Error::NamespaceExists(message),
         "DoNotRetryIOException" | "IllegalArgumentException" => Error::InvalidArgument(message),
         "ConstraintException" => Error::Refused(message),
-        _ => Error::Storage(format!("{class}: {message}")),
+        _ => Error::storage(format!("{class}: {message}")),
     }
 }
 
@@ -142,7 +142,7 @@ fn classify(table: &TableName, e: RpcError) -> Failure {
         }
         RpcError::Remote { class, message } => Failure::Fatal(remote_error(table, &class, message)),
         RpcError::Frame(f) => Failure::Retry(f.to_string()),
-        RpcError::Decode(d) => Failure::Fatal(Error::Corrupt(format!("a response: {d}"))),
+        RpcError::Decode(d) => Failure::Fatal(Error::corrupt(format!("a response: {d}"))),
     }
 }
 
@@ -160,7 +160,7 @@ impl RemoteConnection {
     /// Connects to a server's RPC port (`basalt standalone --rpc-port`).
     pub fn connect(addr: SocketAddr, config: RemoteConfig) -> Result<RemoteConnection> {
         let client = Self::open(addr, &config, "ClientService")
-            .map_err(|e| Error::Storage(format!("cannot connect to {addr}: {e}")))?;
+            .map_err(|e| Error::storage(format!("cannot connect to {addr}: {e}")))?;
         let mut clients = vec![Mutex::new(Some(Arc::new(client)))];
         clients.resize_with(config.pool_size.max(1), || Mutex::new(None));
         Ok(RemoteConnection {
@@ -177,7 +177,7 @@ impl RemoteConnection {
     /// `/hbase/meta-region-server` names it.
     pub fn through_zookeeper(quorum: &str, config: RemoteConfig) -> Result<RemoteConnection> {
         let addr = crate::zk::meta_server(quorum, config.rpc_timeout)
-            .map_err(|e| Error::Storage(format!("finding the server in ZooKeeper: {e}")))?;
+            .map_err(|e| Error::storage(format!("finding the server in ZooKeeper: {e}")))?;
         Self::connect(addr, config)
     }
 
