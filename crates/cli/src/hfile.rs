@@ -27,10 +27,27 @@ pub struct Args {
     pub path: PathBuf,
 }
 
-fn key(cell: &Cell) -> String {
+/// A row as it is: `hbase:meta`'s store files hold their rows under meta's stored keys
+/// (docs/design/catalog.md), which are decoded to be shown.
+fn shown_row(row: &[u8], meta: bool) -> String {
+    match meta.then(|| basalt_common::meta_key::decode(row)) {
+        Some(Ok(decoded)) => to_string_binary(&decoded),
+        _ => to_string_binary(row),
+    }
+}
+
+/// Whether `path` is a store file of `hbase:meta` (`.../data/hbase/meta/...`).
+fn is_meta_file(path: &std::path::Path) -> bool {
+    let parts: Vec<_> = path.components().map(|c| c.as_os_str()).collect();
+    parts
+        .windows(3)
+        .any(|w| w[0] == "data" && w[1] == "hbase" && w[2] == "meta")
+}
+
+fn key(cell: &Cell, meta: bool) -> String {
     format!(
         "{}/{}:{}/{}/{}/seqid={}",
-        to_string_binary(cell.row()),
+        shown_row(cell.row(), meta),
         to_string_binary(cell.family()),
         to_string_binary(cell.qualifier()),
         cell.timestamp,
@@ -42,6 +59,7 @@ fn key(cell: &Cell) -> String {
 /// Prints what `args` asks for about one store file. With no option it prints the summary
 /// (`-m`), as a bare `hbase hfile FILE` prints at least that much.
 pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
+    let catalog = is_meta_file(&args.path);
     let reader = StoreFileReader::open(&LocalFs, &args.path)
         .with_context(|| format!("cannot read store file {}", args.path.display()))?;
     let meta = args.meta || !(args.stats || args.blocks || args.cells);
@@ -68,8 +86,8 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
         writeln!(out, "    entryCount={}", t.cell_count)?;
         writeln!(out, "Fileinfo:")?;
         writeln!(out, "    FAMILY = {}", to_string_binary(&info.family))?;
-        writeln!(out, "    FIRST_KEY = {}", key(&info.first_key))?;
-        writeln!(out, "    LAST_KEY = {}", key(&info.last_key))?;
+        writeln!(out, "    FIRST_KEY = {}", key(&info.first_key, catalog))?;
+        writeln!(out, "    LAST_KEY = {}", key(&info.last_key, catalog))?;
         writeln!(out, "    MIN_TIMESTAMP = {}", info.min_timestamp)?;
         writeln!(out, "    MAX_TIMESTAMP = {}", info.max_timestamp)?;
         writeln!(out, "    MAX_SEQ_ID = {}", info.max_seq_id)?;
@@ -102,7 +120,7 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
                 "    block {i}: offset={}, size={}, firstKey={}",
                 b.offset,
                 b.size,
-                key(&b.first)
+                key(&b.first, catalog)
             )?;
         }
     }
@@ -114,7 +132,12 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
         let mut last_row: Option<Vec<u8>> = None;
         while let Some(c) = scanner.current() {
             if args.cells {
-                writeln!(out, "K: {} V: {}", key(c), to_string_binary(c.value()))?;
+                writeln!(
+                    out,
+                    "K: {} V: {}",
+                    key(c, catalog),
+                    to_string_binary(c.value())
+                )?;
             }
             cells += 1;
             key_bytes += (c.row().len() + c.family().len() + c.qualifier().len() + 12) as u64;

@@ -53,14 +53,18 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
         if !args.selects(edit) {
             continue;
         }
+        // `hbase:meta`'s edits hold its rows as stored (docs/design/catalog.md): shown decoded.
+        let meta = edit.table == "hbase:meta";
+        let row_of = |c: &basalt_common::Cell| match meta
+            .then(|| basalt_common::meta_key::decode(c.row()))
+        {
+            Some(Ok(decoded)) => to_string_binary(&decoded),
+            _ => to_string_binary(c.row()),
+        };
         let cells: Vec<_> = edit
             .cells
             .iter()
-            .filter(|c| {
-                args.row
-                    .as_ref()
-                    .is_none_or(|r| *r == to_string_binary(c.row()))
-            })
+            .filter(|c| args.row.as_ref().is_none_or(|r| *r == row_of(c)))
             .collect();
         if cells.is_empty() {
             continue;
@@ -77,7 +81,7 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
             writeln!(
                 out,
                 "row={}, type={}, column={}:{}",
-                to_string_binary(cell.row()),
+                row_of(cell),
                 cell.cell_type,
                 to_string_binary(cell.family()),
                 to_string_binary(cell.qualifier())

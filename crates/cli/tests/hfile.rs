@@ -95,3 +95,39 @@ fn damaged_files_give_an_error_naming_file_and_offset() {
     let (ok, _, err) = basalt(&["hfile", dir.path().join("missing").to_str().unwrap()]);
     assert!(!ok && err.contains("no such file"), "{err}");
 }
+
+/// `hbase:meta`'s store files hold rows under meta's stored keys; the tool shows the rows.
+#[test]
+fn meta_rows_are_shown_as_they_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("data/hbase/meta/1588230740/info");
+    std::fs::create_dir_all(&store).unwrap();
+    let path = store.join("0000000000000001");
+    let opts = WriterOptions {
+        family: "info".into(),
+        block_size: 64,
+        compression: Compression::None,
+        bloom: BloomType::Row,
+        bloom_prefix_len: 0,
+        max_index_block: 65_536,
+        compacted_from: Vec::new(),
+    };
+    let mut w = StoreFileWriter::create(Arc::new(LocalFs), &path, opts).unwrap();
+    for row in ["t,,1.aaa.", "t,\x00,2.bbb."] {
+        let key = basalt_common::meta_key::encode(row.as_bytes());
+        w.append(&Cell::new(
+            &key,
+            b"info",
+            b"state",
+            1,
+            CellType::Put,
+            b"OPEN",
+        ))
+        .unwrap();
+    }
+    w.finish().unwrap();
+    let (ok, out, err) = basalt(&["hfile", "-p", path.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert!(out.contains("K: t,,1.aaa./info:state/1/Put"), "{out}");
+    assert!(out.contains("K: t,\\x00,2.bbb./info:state/1/Put"), "{out}");
+}

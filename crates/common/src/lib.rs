@@ -12,6 +12,7 @@ pub mod error;
 pub mod family_descriptor;
 pub mod filter;
 pub mod md5;
+pub mod meta_key;
 pub mod ops;
 pub mod pb;
 pub mod region_info;
