@@ -5,6 +5,7 @@
 //! location, and a server that goes away.
 #![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
+use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use basalt_client::{
@@ -216,6 +217,25 @@ fn cell_ttls_family_time_ranges_partial_rows_and_limits() {
                 .map(|r| (r.cells.len(), r.partial))
                 .collect::<Vec<_>>()
         ));
+        // A limit counts whole rows, however many parts each comes in.
+        let mut second = Put::new("wide2");
+        for i in 0..10 {
+            second = second.add_column_at("f", format!("c{i}"), 1, vec![b'y'; 100]);
+        }
+        t.put(&second).unwrap();
+        let two = t
+            .scan(
+                &Scan::new()
+                    .with_start_row("wide")
+                    .with_max_result_size(300)
+                    .with_allow_partial_results(true)
+                    .with_limit(2),
+            )
+            .unwrap();
+        let rows: BTreeSet<&[u8]> = two.iter().map(|r| &r.row[..]).collect();
+        assert_eq!(rows.len(), 2, "{:?}", rows);
+        assert_eq!(two.iter().map(|r| r.cells.len()).sum::<usize>(), 20);
+        log.push(format!("{} parts of 2 rows", two.len()));
         // A limit counts rows over the whole scan.
         let limited = t
             .scan(

@@ -317,7 +317,7 @@ impl RemoteTable<'_> {
         let mut from = scan.start_row.clone();
         let mut include_from = scan.include_start_row;
         loop {
-            let remaining = scan.limit.map(|l| l.saturating_sub(out.len()));
+            let remaining = scan.limit.map(|l| l.saturating_sub(whole_rows(&out)));
             if remaining == Some(0) {
                 return Ok(out);
             }
@@ -355,10 +355,13 @@ impl RemoteTable<'_> {
                 };
                 let caching = u32::try_from(scan.caching.unwrap_or(100).max(1)).unwrap_or(100);
                 // A limit within one call's rows: ask for exactly that and close at once (one
-                // round trip, as HBase's small scans); whole rows only, so not with batches.
+                // round trip, as HBase's small scans); whole rows only, so not with batches or
+                // partial results.
+                let cuts_rows = scan.batch.is_some()
+                    || (scan.allow_partial_results && scan.max_result_size.is_some());
                 let last = remaining
                     .and_then(|r| u32::try_from(r).ok())
-                    .filter(|&r| r <= caching && scan.batch.is_none());
+                    .filter(|&r| r <= caching && !cuts_rows);
                 let mut rows = Vec::new();
                 let mut response: ScanResponse = self
                     .conn
@@ -384,7 +387,7 @@ impl RemoteTable<'_> {
                     if !response.more_results_in_region.unwrap_or(false) {
                         break;
                     }
-                    if remaining.is_some_and(|r| rows.len() >= r) {
+                    if remaining.is_some_and(|r| whole_rows(&rows) >= r) {
                         let _: std::result::Result<ScanResponse, RpcError> = self.conn.call(
                             "Scan",
                             &ScanRequest {
@@ -412,7 +415,7 @@ impl RemoteTable<'_> {
             })?;
             out.extend(rows);
             if let Some(limit) = scan.limit {
-                out.truncate(limit);
+                out.truncate(results_for_rows(&out, limit));
             }
             // The next region: after this one going forward, before it going back.
             let (next, past_stop) = if scan.reversed {
@@ -431,6 +434,26 @@ impl RemoteTable<'_> {
             include_from = !scan.reversed;
         }
     }
+}
+
+/// Rows a scan's results complete: a row cut into parts (a batch, or partial results) ends
+/// with its one result not marked partial.
+fn whole_rows(results: &[RowResult]) -> usize {
+    results.iter().filter(|r| !r.partial).count()
+}
+
+/// How many of `results` hold the first `rows` rows.
+fn results_for_rows(results: &[RowResult], rows: usize) -> usize {
+    let mut complete = 0;
+    for (i, r) in results.iter().enumerate() {
+        if complete == rows {
+            return i;
+        }
+        if !r.partial {
+            complete += 1;
+        }
+    }
+    results.len()
 }
 
 /// Refuses a negative timestamp before it is sent, as the embedded engine does (the wire's
