@@ -523,6 +523,12 @@ impl Store {
         &self.family
     }
 
+    /// Whether a full active memstore is frozen and flattened in memory (HBase's in-memory
+    /// compaction): not with IN_MEMORY_COMPACTION NONE.
+    pub fn flattens_in_memory(&self) -> bool {
+        self.family.in_memory_compaction != Some(basalt_common::schema::MemoryCompaction::None)
+    }
+
     /// The store's current contents.
     pub fn view(&self) -> Arc<StoreView> {
         self.views.get()

@@ -217,6 +217,12 @@ impl StoreFileReader {
     /// [`StoreFileReader::data_block`]; with `cache_new` false, a block read from the file is
     /// not added to the cache (a read that set `cache_blocks(false)`, or a compaction).
     pub fn data_block_cached(&self, i: usize, cache_new: bool) -> Result<Arc<DecodedBlock>> {
+        let cache = self.cache.as_ref().is_some_and(|c| c.cache_blocks) && cache_new;
+        self.load_block(i, cache)
+    }
+
+    /// Data block `i` from the cache, or from the file (and then into the cache if `cache`).
+    fn load_block(&self, i: usize, cache: bool) -> Result<Arc<DecodedBlock>> {
         let b = self
             .blocks
             .get(i)
@@ -238,7 +244,7 @@ impl StoreFileReader {
             ));
         }
         let cells = Arc::new(DecodedBlock::new(cells));
-        if let Some(c) = self.cache.as_ref().filter(|c| c.cache_blocks && cache_new) {
+        if let Some(c) = self.cache.as_ref().filter(|_| cache) {
             // The decoded bytes, each cell's own struct and the search array.
             let weight = (payload.len()
                 + std::mem::size_of::<Cell>() * cells.len()
@@ -254,27 +260,16 @@ impl StoreFileReader {
     }
 
     /// Reads every data block into the block cache (HBase's PREFETCH_BLOCKS_ON_OPEN and
-    /// CACHE_DATA_ON_WRITE); nothing without a cache. Returns how many blocks were read.
-    pub fn warm_cache(&self) -> Result<usize> {
-        let Some(c) = &self.cache else {
-            return Ok(0);
-        };
-        let mut read = 0;
-        for (i, b) in self.blocks.iter().enumerate() {
-            if c.cache.get((self.id, b.offset), c.in_memory).is_none() {
-                let cells = self.data_block(i)?;
-                // A family that does not cache blocks on reads still asked for these.
-                if !c.cache_blocks {
-                    let weight = (b.size as usize
-                        + std::mem::size_of::<Cell>() * cells.len()
-                        + cells.search_bytes()) as u64;
-                    c.cache
-                        .insert((self.id, b.offset), cells, weight, c.in_memory);
-                }
-                read += 1;
-            }
+    /// CACHE_DATA_ON_WRITE); nothing without a cache. A family that does not cache the
+    /// blocks its reads fetch (BLOCKCACHE false) still gets these.
+    pub fn warm_cache(&self) -> Result<()> {
+        if self.cache.is_none() {
+            return Ok(());
         }
-        Ok(read)
+        for i in 0..self.blocks.len() {
+            self.load_block(i, true)?;
+        }
+        Ok(())
     }
 
     /// Drops this file's blocks from the block cache (HBase's EVICT_BLOCKS_ON_CLOSE).
