@@ -438,13 +438,20 @@ impl Admin {
 
     /// One serving region's identity, named by its full or encoded name (`hbase:meta`'s too).
     pub fn region_info(&self, region: &[u8]) -> Result<RegionInfo> {
-        let meta = self.engine.meta.info();
-        if meta.region_name()[..] == region[..]
-            || self.engine.meta.encoded_name().as_bytes() == region
-        {
-            return Ok(meta.clone());
+        match self.engine.find_region(region) {
+            Ok((_, r)) => Ok(r.info().clone()),
+            Err(e) => {
+                // Meta by its full name (its encoded name is its directory's, 1588230740,
+                // not the MD5 a full name ends with).
+                let meta = self.engine.meta.info();
+                if meta.region_name()[..] == region[..]
+                    || self.engine.meta.encoded_name().as_bytes() == region
+                {
+                    return Ok(meta.clone());
+                }
+                Err(e)
+            }
         }
-        Ok(self.engine.find_region(region)?.1.info().clone())
     }
 
     /// Deletes the split and merge parents no region reads any more (HBase's

@@ -271,9 +271,25 @@ impl Engine {
     /// A region by its full name or its encoded name, with its table.
     pub(crate) fn find_region(&self, name: &[u8]) -> Result<(Arc<HostedTable>, Arc<Region>)> {
         self.check_open()?;
-        for t in self.tables().values() {
+        // A full name `table,start,id.<encoded>.` ends with the encoded name, the MD5 of the
+        // rest: that identifies the region, and the table narrows the search. (This runs on
+        // every native RPC call: no name is built or hashed here.)
+        let n = name.len();
+        let full = n >= 34 && name[n - 34] == b'.' && name[n - 1] == b'.';
+        let encoded = if full { &name[n - 33..n - 1] } else { name };
+        let table = full
+            .then(|| name.iter().position(|&b| b == b','))
+            .flatten()
+            .and_then(|comma| std::str::from_utf8(&name[..comma]).ok())
+            .and_then(|t| TableName::parse(t).ok());
+        let tables = self.tables();
+        let candidates: Vec<&Arc<HostedTable>> = match &table {
+            Some(t) => tables.get(t).into_iter().collect(),
+            None => tables.values().collect(),
+        };
+        for t in candidates {
             for r in t.regions() {
-                if r.info().region_name()[..] == name[..] || r.encoded_name().as_bytes() == name {
+                if r.encoded_name().as_bytes() == encoded {
                     return Ok((Arc::clone(t), r));
                 }
             }
