@@ -27,7 +27,8 @@ const PRUNE_AT: usize = 1024;
 /// The rows (by table) whose server timestamps ran ahead of the clock.
 #[derive(Debug, Default)]
 pub struct RowStamps {
-    ahead: Mutex<HashMap<(String, Bytes), i64>>,
+    /// Table name -> row -> the newest stamp (looked up without building a key).
+    ahead: Mutex<HashMap<String, HashMap<Bytes, i64>>>,
     /// How many rows `ahead` holds, read without the lock: the common case (no row ahead)
     /// costs one load.
     len: AtomicUsize,
@@ -40,8 +41,10 @@ impl RowStamps {
             return now;
         }
         let ahead = self.ahead.lock().unwrap_or_else(PoisonError::into_inner);
-        let key = (table.to_owned(), Bytes::copy_from_slice(row));
-        ahead.get(&key).map_or(now, |&t| t.max(now))
+        ahead
+            .get(table)
+            .and_then(|rows| rows.get(row))
+            .map_or(now, |&t| t.max(now))
     }
 
     /// Records that the server stamped a write of `row` at `ts` when the clock said `now`.
@@ -50,12 +53,18 @@ impl RowStamps {
             return;
         }
         let mut ahead = self.ahead.lock().unwrap_or_else(PoisonError::into_inner);
-        let entry = ahead.entry((table.to_owned(), row.clone())).or_insert(ts);
+        let rows = ahead.entry(table.to_owned()).or_default();
+        let entry = rows.entry(row.clone()).or_insert(ts);
         *entry = (*entry).max(ts);
-        if ahead.len() > PRUNE_AT {
-            ahead.retain(|_, t| *t > now);
+        let mut len: usize = ahead.values().map(HashMap::len).sum();
+        if len > PRUNE_AT {
+            for rows in ahead.values_mut() {
+                rows.retain(|_, t| *t > now);
+            }
+            ahead.retain(|_, rows| !rows.is_empty());
+            len = ahead.values().map(HashMap::len).sum();
         }
-        self.len.store(ahead.len(), Ordering::Release);
+        self.len.store(len, Ordering::Release);
     }
 }
 
