@@ -1,5 +1,7 @@
 """Starts real `basalt standalone` processes for the tests: each on a free port and its own
-data directory, stopped with SIGTERM and required to exit cleanly."""
+data directory, stopped with SIGTERM and required to exit cleanly. The "remote" variant puts
+a `basalt thrift --connect` gateway in front of a standalone server's native RPC, so the same
+happybase tests run through a gateway that is a client of the server."""
 
 import os
 import re
@@ -40,11 +42,56 @@ class Basalt:
         return self.proc.returncode, out, err
 
 
-@pytest.fixture(scope="module", params=["buffered", "framed"])
+class RemoteGateway:
+    """A `basalt standalone` serving the native RPC, and a `basalt thrift --connect` gateway
+    to it; `port` is the gateway's."""
+
+    def __init__(self, data):
+        self.server = Basalt(data, "--rpc-port", "0")
+        self.data = self.server.data
+        rpc = None
+        # Bounded: the server prints a handful of lines before it serves.
+        for _ in range(20):
+            line = self.server.proc.stdout.readline()
+            match = re.match(r"rpc \(.*\) listening on (\S+)", line)
+            if match:
+                rpc = match.group(1)
+                break
+        if rpc is None:
+            self.server.stop()
+            raise RuntimeError("basalt standalone named no RPC address")
+        self.proc = subprocess.Popen(
+            [BASALT, "thrift", "--connect", rpc, "--port", "0"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        line = self.proc.stdout.readline()
+        match = re.match(r"thrift listening on 127\.0\.0\.1:(\d+)", line)
+        if not match:
+            self.proc.kill()
+            self.server.stop()
+            raise RuntimeError(f"basalt thrift did not start: {line!r} {self.proc.stderr.read()!r}")
+        self.port = int(match.group(1))
+
+    def stop(self, sig=signal.SIGTERM):
+        """Stops the gateway, then the server; returns the gateway's exit code and output."""
+        self.proc.send_signal(sig)
+        out, err = self.proc.communicate(timeout=60)
+        code, _, server_err = self.server.stop(sig)
+        assert code == 0, server_err
+        return self.proc.returncode, out, err
+
+
+@pytest.fixture(scope="module", params=["buffered", "framed", "remote"])
 def server(request, tmp_path_factory):
     transport = request.param
-    flags = ["--framed"] if transport == "framed" else []
-    basalt = Basalt(tmp_path_factory.mktemp("data"), *flags)
+    data = tmp_path_factory.mktemp("data")
+    if transport == "remote":
+        basalt = RemoteGateway(data)
+        transport = "buffered"
+    else:
+        basalt = Basalt(data, *(["--framed"] if transport == "framed" else []))
     basalt.transport = transport
     yield basalt
     if basalt.proc.poll() is None:

@@ -1,12 +1,25 @@
 //! `basalt`: the one Basalt binary. It runs the server (`basalt standalone`), inspects store
 //! files (`basalt hfile`) and WAL segments (`basalt wal`), and measures performance
-//! (`basalt pe`), and runs HBase's shell (`basalt shell`).
+//! (`basalt pe`), and runs HBase's shell (`basalt shell`) and the Thrift gateway on its own
+//! (`basalt thrift`).
 
+mod connect;
 mod hfile;
 mod pe;
 mod shell;
 mod standalone;
+mod thrift;
 mod wal;
+
+/// Prints a line for the operator; a closed or broken stdout (a server's output piped to a
+/// reader that went away) must not stop the server, so write errors are ignored.
+#[macro_export]
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
 
 use clap::{Parser, Subcommand};
 
@@ -27,6 +40,8 @@ enum Command {
     Standalone(standalone::Args),
     /// HBase's shell, on a running server or a data directory.
     Shell(shell::Args),
+    /// The Thrift1 gateway on its own, a client of a running server (`--connect HOST:PORT`).
+    Thrift(thrift::Args),
     /// Print a store file's trailer, file info, index, bloom filter and cells (like `hbase hfile`).
     Hfile(hfile::Args),
     /// Print a WAL segment's edits and how it ends (like `hbase wal`).
@@ -42,6 +57,7 @@ fn main() -> std::process::ExitCode {
     let result = match cli.command {
         Command::Standalone(args) => standalone::run(&args),
         Command::Shell(args) => shell::run(&args),
+        Command::Thrift(args) => thrift::run(&args),
         Command::Hfile(args) => hfile::run(&args, &mut std::io::stdout().lock()),
         Command::Wal(args) => wal::run(&args, &mut std::io::stdout().lock()),
         Command::Pe(args) => pe::run(&args, &mut std::io::stdout().lock()),

@@ -2,13 +2,12 @@
 //! ZooKeeper) or directly on a data directory.
 
 use std::io::{self, BufRead, IsTerminal, Write};
-use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use basalt_client::{Client, Connection};
-use basalt_rpc::remote::{RemoteConfig, RemoteConnection};
+use basalt_rpc::remote::RemoteConnection;
 use basalt_shell::{Failure, Options, Shell};
 
 #[derive(Debug, clap::Args)]
@@ -49,13 +48,6 @@ impl Session {
     }
 }
 
-fn resolve(addr: &str) -> Result<SocketAddr> {
-    addr.to_socket_addrs()
-        .with_context(|| format!("bad server address {addr}"))?
-        .next()
-        .with_context(|| format!("{addr} resolves to no address"))
-}
-
 fn open(args: &Args) -> Result<(Session, String)> {
     if let Some(dir) = &args.data {
         let conn = Connection::open(dir)
@@ -65,20 +57,15 @@ fn open(args: &Args) -> Result<(Session, String)> {
             format!("data directory {}", dir.display()),
         ));
     }
-    let config = RemoteConfig::default();
-    if let Some(quorum) = &args.zookeeper {
-        let conn = RemoteConnection::through_zookeeper(quorum, config)
-            .with_context(|| format!("connecting through ZooKeeper at {quorum}"))?;
-        return Ok((
-            Session::Remote(Arc::new(conn)),
-            format!("server found through ZooKeeper {quorum}"),
-        ));
-    }
-    let target = args.connect.as_deref().unwrap_or("127.0.0.1:16020");
-    let conn = RemoteConnection::connect(resolve(target)?, config).with_context(|| {
-        format!("connecting to {target} (start one with `basalt standalone`, or use --data DIR)")
-    })?;
-    Ok((Session::Remote(Arc::new(conn)), format!("server {target}")))
+    let (conn, place) = crate::connect::remote(args.connect.as_deref(), args.zookeeper.as_deref())
+        .map_err(|e| {
+            if args.connect.is_none() && args.zookeeper.is_none() {
+                e.context("no server (or use --data DIR)")
+            } else {
+                e
+            }
+        })?;
+    Ok((Session::Remote(Arc::new(conn)), place))
 }
 
 pub fn run(args: &Args) -> Result<()> {

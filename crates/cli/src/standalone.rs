@@ -13,14 +13,7 @@ use anyhow::{Context, bail};
 use basalt_client::Connection;
 use basalt_thrift::{ThriftConfig, ThriftServer};
 
-/// Prints a line for the operator; a closed or broken stdout (the server's output piped to a
-/// reader that went away) must not stop the server, so write errors are ignored.
-macro_rules! say {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stdout(), $($arg)*);
-    }};
-}
+use crate::say;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -226,7 +219,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         server_host: s.bind.to_string(),
         ..ThriftConfig::default()
     };
-    let thrift = match ThriftServer::start(conn.clone(), config) {
+    let thrift = match ThriftServer::start(Arc::new(conn.clone()), config) {
         Ok(t) => t,
         Err(e) => {
             conn.close()?;

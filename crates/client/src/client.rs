@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
 
 use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment};
 use basalt_common::{
@@ -31,6 +32,23 @@ impl RegionSummary {
             ""
         }
     }
+
+    /// The region id (creation time in ms) in the region name, between the start key and
+    /// the encoded name; 0 if the name has none.
+    pub fn region_id(&self) -> i64 {
+        let n = self.name.len();
+        let end = if self.encoded_name().is_empty() {
+            n
+        } else {
+            n - 34
+        };
+        let name = &self.name[..end];
+        name.iter()
+            .rposition(|&b| b == b',')
+            .and_then(|comma| std::str::from_utf8(&name[comma + 1..]).ok())
+            .and_then(|id| id.parse().ok())
+            .unwrap_or(0)
+    }
 }
 
 /// How many servers and regions a cluster has (the shell's `status`).
@@ -42,8 +60,39 @@ pub struct ClusterSummary {
     pub regions: usize,
 }
 
-/// Rows of a scan, one at a time.
-pub type Rows<'a> = Box<dyn Iterator<Item = Result<RowResult>> + 'a>;
+/// The rows of a scan, one at a time, fetched as they are needed. It owns what it needs, so
+/// a gateway can keep it between calls (Thrift's scanner ids).
+pub struct Scanner(Box<dyn Iterator<Item = Result<RowResult>> + Send>);
+
+impl Scanner {
+    pub fn new(rows: impl Iterator<Item = Result<RowResult>> + Send + 'static) -> Self {
+        Scanner(Box::new(rows))
+    }
+}
+
+impl Iterator for Scanner {
+    type Item = Result<RowResult>;
+
+    fn next(&mut self) -> Option<Result<RowResult>> {
+        self.0.next()
+    }
+}
+
+impl fmt::Debug for Scanner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Scanner")
+    }
+}
+
+/// The new value of an incremented counter: the increment's one cell, 8 bytes.
+pub(crate) fn counter_value(result: &RowResult) -> Result<i64> {
+    let counter: [u8; 8] = result
+        .cells
+        .first()
+        .and_then(|c| c.value().try_into().ok())
+        .ok_or_else(|| Error::corrupt("an increment returned no 8-byte counter"))?;
+    Ok(i64::from_be_bytes(counter))
+}
 
 /// What a tool needs of a connection, embedded or remote. Tables are named on each call.
 pub trait Client: Send + Sync + fmt::Debug {
@@ -76,6 +125,8 @@ pub trait Client: Send + Sync + fmt::Debug {
     fn region_sizes(&self, name: &TableName) -> Result<HashMap<Bytes, u64>>;
     fn flush(&self, name: &TableName) -> Result<()>;
     fn compact(&self, name: &TableName, major: bool) -> Result<()>;
+    /// Compacts one region, named by its full name.
+    fn compact_region(&self, region: &[u8], major: bool) -> Result<()>;
     /// Splits the region holding `at` there, or every region at its own split point.
     fn split(&self, name: &TableName, at: Option<&[u8]>) -> Result<()>;
     /// Merges two adjacent regions of `name`, given by their full names.
@@ -84,9 +135,26 @@ pub trait Client: Send + Sync + fmt::Debug {
     fn put(&self, table: &TableName, put: &Put) -> Result<()>;
     fn delete(&self, table: &TableName, delete: &Delete) -> Result<()>;
     fn get(&self, table: &TableName, get: &Get) -> Result<RowResult>;
-    fn scan<'a>(&'a self, table: &TableName, scan: &Scan) -> Result<Rows<'a>>;
+    /// Opens a scanner; it holds the connection (hence the `Arc`) while it lives.
+    fn scan(self: Arc<Self>, table: &TableName, scan: &Scan) -> Result<Scanner>;
     fn increment(&self, table: &TableName, inc: &Increment) -> Result<RowResult>;
     fn append(&self, table: &TableName, append: &Append) -> Result<RowResult>;
+    /// Adds `amount` to one counter and returns its new value.
+    fn increment_column_value(
+        &self,
+        table: &TableName,
+        row: &[u8],
+        family: &[u8],
+        qualifier: &[u8],
+        amount: i64,
+    ) -> Result<i64> {
+        let inc = Increment::new(Bytes::copy_from_slice(row)).add_column(
+            Bytes::copy_from_slice(family),
+            Bytes::copy_from_slice(qualifier),
+            amount,
+        );
+        counter_value(&self.increment(table, &inc)?)
+    }
     fn check_and_mutate(
         &self,
         table: &TableName,
@@ -208,6 +276,10 @@ impl Client for Connection {
         }
     }
 
+    fn compact_region(&self, region: &[u8], major: bool) -> Result<()> {
+        self.admin().compact_region(region, major)
+    }
+
     fn split(&self, name: &TableName, at: Option<&[u8]>) -> Result<()> {
         self.admin().split(name, at)
     }
@@ -238,8 +310,8 @@ impl Client for Connection {
         self.table_named(table.clone()).get(get)
     }
 
-    fn scan<'a>(&'a self, table: &TableName, scan: &Scan) -> Result<Rows<'a>> {
-        Ok(Box::new(self.table_named(table.clone()).scan(scan)?))
+    fn scan(self: Arc<Self>, table: &TableName, scan: &Scan) -> Result<Scanner> {
+        Ok(Scanner::new(self.table_named(table.clone()).scan(scan)?))
     }
 
     fn increment(&self, table: &TableName, inc: &Increment) -> Result<RowResult> {

@@ -32,7 +32,7 @@ mod upgrade;
 
 pub use admin::{Admin, RegionDescription, SplitAlgorithm};
 pub use buffered::{BufferedMutator, BufferedMutatorParams, DEFAULT_WRITE_BUFFER_SIZE};
-pub use client::{Client, ClusterSummary, RegionSummary, Rows};
+pub use client::{Client, ClusterSummary, RegionSummary, Scanner};
 pub use connection::{Connection, ConnectionBuilder};
 pub use meta::NamespaceDescriptor;
 pub use table::{BatchOp, BatchOutcome, ResultScanner, Table};

@@ -113,14 +113,7 @@ impl Table {
             Bytes::copy_from_slice(qualifier),
             amount,
         );
-        let result = self.increment(&inc)?;
-        // The increment's one cell, 8 bytes by construction.
-        let counter: [u8; 8] = result
-            .cells
-            .first()
-            .and_then(|c| c.value().try_into().ok())
-            .ok_or_else(|| Error::corrupt("an increment returned no 8-byte counter"))?;
-        Ok(i64::from_be_bytes(counter))
+        crate::client::counter_value(&self.increment(&inc)?)
     }
 
     /// Adds to counters of one row and returns their new cells (HBase's `increment`).

@@ -3,12 +3,13 @@
 //! are exclusive upper bounds, `mutateRows` applies its puts before its deletes, a column
 //! without `:` is a whole family and `cf:` the empty qualifier.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use basalt_client::{
-    Append, BatchOp, Bytes, CheckAction, CheckAndMutate, ColumnFamilyDescriptor, Condition,
-    Connection, Delete, Durability, FilterSpec, Get, Increment, LATEST_TIMESTAMP, Put, RowResult,
-    Scan, Table, TableDescriptor, TableName, parse_filter,
+    Append, BatchOp, Bytes, CheckAction, CheckAndMutate, Client, ColumnFamilyDescriptor, Condition,
+    Delete, Durability, FilterSpec, Get, Increment, LATEST_TIMESTAMP, Put, RegionSummary,
+    RowResult, Scan, TableDescriptor, TableName, parse_filter,
 };
 
 use crate::protocol::{Fields, Value};
@@ -17,10 +18,11 @@ use crate::scanners::Scanners;
 
 type Outcome = Result<Reply, Failure>;
 
-/// Serves calls for one server; shared by its connections.
+/// Serves calls for one server; shared by its connections. It is a client of Basalt like any
+/// other: the connection is embedded or remote.
 #[derive(Debug)]
 pub struct Handler {
-    conn: Connection,
+    conn: Arc<dyn Client>,
     pub scanners: Scanners,
     host: String,
     port: i32,
@@ -178,7 +180,7 @@ fn family_from(desc: &Fields) -> Result<ColumnFamilyDescriptor, Failure> {
 }
 
 impl Handler {
-    pub fn new(conn: Connection, scanner_lease: Duration, host: String, port: i32) -> Self {
+    pub fn new(conn: Arc<dyn Client>, scanner_lease: Duration, host: String, port: i32) -> Self {
         Handler {
             conn,
             scanners: Scanners::new(scanner_lease),
@@ -187,28 +189,32 @@ impl Handler {
         }
     }
 
-    fn table(&self, args: &Fields) -> Result<Table, Failure> {
-        Ok(self.conn.table_named(table_name(args, 1)?))
+    /// The table named by argument 1 (or field 1 of a struct argument).
+    fn table(&self, args: &Fields) -> Result<TableName, Failure> {
+        table_name(args, 1)
     }
 
     /// Runs method `name` on its decoded arguments; `None` for a method the service lacks.
     pub fn call(&self, name: &str, a: &Fields) -> Option<Outcome> {
         Some(match name {
-            "enableTable" => self.admin_call(a, |admin, t| admin.enable_table(t)),
-            "disableTable" => self.admin_call(a, |admin, t| admin.disable_table(t)),
-            "isTableEnabled" => table_name(a, 1)
-                .and_then(|t| Ok(Reply::Bool(self.conn.admin().is_table_enabled(&t)?))),
+            "enableTable" => self.admin_call(a, |c, t| c.enable_table(t)),
+            "disableTable" => self.admin_call(a, |c, t| c.disable_table(t)),
+            "isTableEnabled" => {
+                table_name(a, 1).and_then(|t| Ok(Reply::Bool(self.conn.is_table_enabled(&t)?)))
+            }
             "compact" => self.compact(a, false),
             "majorCompact" => self.compact(a, true),
-            "getTableNames" => Ok(Reply::Names(
-                self.table_names()
-                    .into_iter()
-                    .map(|t| t.to_string().into_bytes())
-                    .collect(),
-            )),
+            "getTableNames" => self.table_names().map(|names| {
+                Reply::Names(
+                    names
+                        .into_iter()
+                        .map(|t| t.to_string().into_bytes())
+                        .collect(),
+                )
+            }),
             "getTableNamesWithIsTableEnabled" => self.names_enabled(),
             "getColumnDescriptors" => table_name(a, 1).and_then(|t| {
-                let desc = self.conn.admin().describe_table(&t)?;
+                let desc = self.conn.describe_table(&t)?;
                 Ok(Reply::Families(desc.families().to_vec()))
             }),
             "getTableRegions" => self.table_regions(a),
@@ -268,24 +274,23 @@ impl Handler {
     fn admin_call(
         &self,
         a: &Fields,
-        f: impl FnOnce(&basalt_client::Admin, &TableName) -> basalt_client::Result<()>,
+        f: impl FnOnce(&dyn Client, &TableName) -> basalt_client::Result<()>,
     ) -> Outcome {
         let t = table_name(a, 1)?;
-        f(&self.conn.admin(), &t)?;
+        f(self.conn.as_ref(), &t)?;
         Ok(Reply::Void)
     }
 
-    fn table_names(&self) -> Vec<TableName> {
-        let mut names = self.conn.admin().list_table_names();
+    fn table_names(&self) -> Result<Vec<TableName>, Failure> {
+        let mut names = self.conn.table_names()?;
         names.sort();
-        names
+        Ok(names)
     }
 
     fn names_enabled(&self) -> Outcome {
-        let admin = self.conn.admin();
         let mut out = Vec::new();
-        for t in self.table_names() {
-            out.push((t.to_string().into_bytes(), admin.is_table_enabled(&t)?));
+        for t in self.table_names()? {
+            out.push((t.to_string().into_bytes(), self.conn.is_table_enabled(&t)?));
         }
         Ok(Reply::NamesEnabled(out))
     }
@@ -293,20 +298,15 @@ impl Handler {
     /// A region name first, else a table name, as HBase does.
     fn compact(&self, a: &Fields, major: bool) -> Outcome {
         let name = bin(a, 1, "tableNameOrRegionName")?;
-        let admin = self.conn.admin();
-        if admin.compact_region(name, major).is_ok() {
+        if self.conn.compact_region(name, major).is_ok() {
             return Ok(Reply::Void);
         }
         let table = TableName::parse(text(name)?)?;
-        if major {
-            admin.major_compact(&table)?;
-        } else {
-            admin.compact(&table)?;
-        }
+        self.conn.compact(&table, major)?;
         Ok(Reply::Void)
     }
 
-    fn region(&self, region: basalt_client::RegionDescription) -> RegionInfo {
+    fn region(&self, region: RegionSummary) -> RegionInfo {
         RegionInfo {
             region,
             host: self.host.clone(),
@@ -317,7 +317,7 @@ impl Handler {
     fn table_regions(&self, a: &Fields) -> Outcome {
         let t = table_name(a, 1)?;
         // A missing table has no regions, which is not an error (as in HBase).
-        let regions = match self.conn.admin().regions(&t) {
+        let regions = match self.conn.regions(&t) {
             Ok(r) => r,
             Err(basalt_client::Error::TableNotFound(_)) => Vec::new(),
             Err(e) => return Err(e.into()),
@@ -340,19 +340,18 @@ impl Handler {
             };
             desc = desc.with_family(family_from(f)?);
         }
-        self.conn.admin().create_table(desc)?;
+        self.conn.create_table(desc, &[])?;
         Ok(Reply::Void)
     }
 
     fn delete_table(&self, a: &Fields) -> Outcome {
         let t = table_name(a, 1)?;
-        let admin = self.conn.admin();
-        if !admin.table_exists(&t) {
+        if !self.conn.table_exists(&t)? {
             return Err(Failure::Io(format!(
                 "TableNotFoundException: table {t} does not exist"
             )));
         }
-        admin.delete_table(&t)?;
+        self.conn.delete_table(&t)?;
         Ok(Reply::Void)
     }
 
@@ -368,7 +367,7 @@ impl Handler {
         if let Some(ts) = ts {
             get = get.with_time_range(0, ts);
         }
-        Ok(Reply::Cells(table.get(&get)?.cells))
+        Ok(Reply::Cells(self.conn.get(&table, &get)?.cells))
     }
 
     /// The getRow* family: one or many rows, some columns or all, before a timestamp or not.
@@ -386,7 +385,7 @@ impl Handler {
             if let Some(ts) = ts {
                 get = get.with_time_range(0, ts);
             }
-            let result = table.get(&get)?;
+            let result = self.conn.get(&table, &get)?;
             if !result.cells.is_empty() {
                 out.push(result);
             }
@@ -403,10 +402,10 @@ impl Handler {
         let row = bin(a, 2, "row")?;
         let (put, delete) = row_mutations(row, a.list(3).unwrap_or_default(), ts)?;
         if !delete.entries.is_empty() {
-            table.delete(&delete)?;
+            self.conn.delete(&table, &delete)?;
         }
         if !put.cells.is_empty() {
-            table.put(&put)?;
+            self.conn.put(&table, &put)?;
         }
         Ok(Reply::Void)
     }
@@ -431,11 +430,11 @@ impl Handler {
         }
         // One row's put (a client writing row by row) skips the batch machinery.
         if let ([BatchOp::Put(put)], []) = (&puts[..], &deletes[..]) {
-            table.put(put)?;
+            self.conn.put(&table, put)?;
             return Ok(Reply::Void);
         }
         for ops in [puts, deletes] {
-            for outcome in table.batch(&ops) {
+            for outcome in self.conn.batch(&table, &ops) {
                 outcome?;
             }
         }
@@ -447,8 +446,13 @@ impl Handler {
         let row = bin(a, 2, "row")?;
         let (family, qualifier) = parse_column(bin(a, 3, "column")?);
         let value = a.i64(4).unwrap_or(0);
-        let v =
-            table.increment_column_value(row, &family, &qualifier.unwrap_or_default(), value)?;
+        let v = self.conn.increment_column_value(
+            &table,
+            row,
+            &family,
+            &qualifier.unwrap_or_default(),
+            value,
+        )?;
         Ok(Reply::I64(v))
     }
 
@@ -463,7 +467,7 @@ impl Handler {
                 (f, Some(q)) => delete.add_columns(f, q),
             },
         };
-        table.delete(&delete)?;
+        self.conn.delete(&table, &delete)?;
         Ok(Reply::Void)
     }
 
@@ -477,7 +481,7 @@ impl Handler {
             qualifier.unwrap_or_default(),
             i.i64(4).unwrap_or(0),
         );
-        table.increment(&inc)?;
+        self.conn.increment(&table, &inc)?;
         Ok(())
     }
 
@@ -514,7 +518,7 @@ impl Handler {
                 Bytes::copy_from_slice(v),
             );
         }
-        Ok(Reply::Cells(table.append(&append)?.cells))
+        Ok(Reply::Cells(self.conn.append(&table, &append)?.cells))
     }
 
     fn check_and_put(&self, a: &Fields) -> Outcome {
@@ -542,7 +546,9 @@ impl Handler {
             None => Condition::not_exists(family, qualifier),
         };
         let cam = CheckAndMutate::new(row, condition, CheckAction::Put(put));
-        Ok(Reply::Bool(table.check_and_mutate(&cam)?.success))
+        Ok(Reply::Bool(
+            self.conn.check_and_mutate(&table, &cam)?.success,
+        ))
     }
 
     fn scanner_open_with_scan(&self, a: &Fields) -> Outcome {
@@ -577,7 +583,7 @@ impl Handler {
                 })?;
             scan = scan.with_filter(filter);
         }
-        let scanner = table.scan(&scan)?;
+        let scanner = Arc::clone(&self.conn).scan(&table, &scan)?;
         Ok(Reply::I32(
             self.scanners.add(scanner, s.bool(8).unwrap_or(false)),
         ))
@@ -611,7 +617,7 @@ impl Handler {
         if let Some(ts) = ts {
             scan = scan.with_time_range(0, ts);
         }
-        let scanner = table.scan(&scan)?;
+        let scanner = Arc::clone(&self.conn).scan(&table, &scan)?;
         Ok(Reply::I32(self.scanners.add(scanner, false)))
     }
 
@@ -640,7 +646,6 @@ impl Handler {
         let row = &rest[..rest.iter().rposition(|&b| b == b',').unwrap_or(rest.len())];
         let region = self
             .conn
-            .admin()
             .regions(&table)?
             .into_iter()
             .find(|r| r.start_key[..] <= *row && (r.end_key.is_empty() || *row < r.end_key[..]))
@@ -659,7 +664,10 @@ impl Handler {
             .reversed(true)
             .add_family(family)
             .with_limit(1);
-        let first: Option<RowResult> = table.scan(&scan)?.next().transpose()?;
+        let first: Option<RowResult> = Arc::clone(&self.conn)
+            .scan(&table, &scan)?
+            .next()
+            .transpose()?;
         Ok(Reply::Cells(first.map(|r| r.cells).unwrap_or_default()))
     }
 }

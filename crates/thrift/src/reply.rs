@@ -1,6 +1,6 @@
 //! What a call answers, and how each HBase Thrift1 type is written.
 
-use basalt_client::{Cell, ColumnFamilyDescriptor, RegionDescription, RowResult};
+use basalt_client::{Cell, ColumnFamilyDescriptor, RegionSummary, RowResult};
 
 use crate::protocol::{TType, Writer};
 
@@ -33,7 +33,7 @@ pub enum Reply {
 /// A TRegionInfo's contents.
 #[derive(Debug)]
 pub struct RegionInfo {
-    pub region: RegionDescription,
+    pub region: RegionSummary,
     pub host: String,
     pub port: i32,
 }
@@ -151,7 +151,7 @@ fn region_info(w: &mut Writer, r: &RegionInfo) {
     w.field(2, TType::String);
     w.binary(&r.region.end_key);
     w.field(3, TType::I64);
-    w.i64(r.region.region_id);
+    w.i64(r.region.region_id());
     w.field(4, TType::String);
     w.binary(&r.region.name);
     w.field(5, TType::Byte);

@@ -4,13 +4,13 @@
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Duration;
 
-use basalt_client::{Result, ResultScanner, RowResult};
+use basalt_client::{Result, RowResult, Scanner};
 use basalt_net::{Leases, lock_leased};
 
 /// One open scanner.
 #[derive(Debug)]
 struct Entry {
-    scanner: ResultScanner,
+    scanner: Scanner,
     sorted: bool,
 }
 
@@ -30,7 +30,7 @@ impl Scanners {
     }
 
     /// Registers a scanner; returns its id.
-    pub fn add(&self, scanner: ResultScanner, sorted: bool) -> i32 {
+    pub fn add(&self, scanner: Scanner, sorted: bool) -> i32 {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         self.open.insert(id, Entry { scanner, sorted });
         id

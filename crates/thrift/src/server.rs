@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use basalt_client::Connection;
+use basalt_client::Client;
 use basalt_net::{POLL, Patient, serve_connections};
 
 use crate::handler::{Handler, declares_illegal_argument};
@@ -76,8 +76,10 @@ struct Shared {
 }
 
 impl ThriftServer {
-    /// Binds and starts serving `conn`. Port 0 picks a free port ([`ThriftServer::local_addr`]).
-    pub fn start(conn: Connection, config: ThriftConfig) -> io::Result<ThriftServer> {
+    /// Binds and starts serving `conn`, an embedded or a remote connection (the gateway is a
+    /// client of Basalt, as HBase's Thrift server is of its cluster). Port 0 picks a free
+    /// port ([`ThriftServer::local_addr`]).
+    pub fn start(conn: Arc<dyn Client>, config: ThriftConfig) -> io::Result<ThriftServer> {
         let listener = TcpListener::bind(config.bind)?;
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;

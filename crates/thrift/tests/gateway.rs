@@ -5,6 +5,17 @@
 
 mod support;
 
+on_both_backends!(
+    tables_rows_and_scans_over_every_transport_and_protocol,
+    the_benchmark_client_over_every_transport_and_protocol,
+    hbase_thrift_semantics,
+    counters_appends_and_checks,
+    scanner_variants_regions_and_sorting,
+    scanners_expire_after_their_lease,
+    bad_clients_lose_only_their_own_connection,
+    keys_longer_than_a_row_key_are_errors_not_panics,
+);
+
 use std::io::Read;
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
@@ -12,8 +23,8 @@ use std::time::{Duration, Instant};
 use basalt_thrift::protocol::{TType, Value};
 use basalt_thrift::{ClientError, ThriftClient, ThriftConfig};
 use support::{
-    Answer, Arg, Client, Row, column_descriptor, exception, list, mutation, row_columns, server,
-    server_with, success, tcells,
+    Answer, Arg, Backend, Client, Row, column_descriptor, exception, list, mutation, row_columns,
+    server, server_with, success, tcells,
 };
 
 fn create(c: &mut Client, table: &[u8], families: &[(&[u8], Option<i32>)]) {
@@ -70,10 +81,9 @@ fn scan_all(c: &mut Client, id: i32) -> Vec<Row> {
     out
 }
 
-#[test]
-fn tables_rows_and_scans_over_every_transport_and_protocol() {
+fn tables_rows_and_scans_over_every_transport_and_protocol(backend: Backend) {
     for (framed, compact) in [(false, false), (true, false), (false, true), (true, true)] {
-        let (srv, _conn) = server(framed, compact);
+        let (srv, _conn) = server(backend, framed, compact);
         let mut c = Client::connect(&srv).with(framed, compact);
         let names = c.call("getTableNames", &[]);
         assert!(list(success(&names)).is_empty());
@@ -135,11 +145,10 @@ fn tables_rows_and_scans_over_every_transport_and_protocol() {
 
 /// `ThriftClient` (what `basalt pe` drives the gateway with) reads replies as they stream in,
 /// without building them: every transport and protocol, and the errors it reports.
-#[test]
-fn the_benchmark_client_over_every_transport_and_protocol() {
+fn the_benchmark_client_over_every_transport_and_protocol(backend: Backend) {
     type Cells = basalt_thrift::client::RowCells<&'static [u8], &'static [u8]>;
     for (framed, compact) in [(false, false), (true, false), (false, true), (true, true)] {
-        let (srv, _conn) = server(framed, compact);
+        let (srv, _conn) = server(backend, framed, compact);
         let mut c = ThriftClient::connect(srv.local_addr(), framed, compact).unwrap();
         c.create_table(b"t", &[(b"a", 3, "NONE"), (b"b", 1, "NONE")])
             .unwrap();
@@ -166,9 +175,8 @@ fn the_benchmark_client_over_every_transport_and_protocol() {
     }
 }
 
-#[test]
-fn hbase_thrift_semantics() {
-    let (srv, _conn) = server(false, false);
+fn hbase_thrift_semantics(backend: Backend) {
+    let (srv, _conn) = server(backend, false, false);
     let mut c = Client::connect(&srv);
     create(&mut c, b"t", &[(b"a:", None), (b"b:", Some(2))]);
     // Read timestamps are exclusive upper bounds.
@@ -293,9 +301,8 @@ fn hbase_thrift_semantics() {
     srv.shutdown();
 }
 
-#[test]
-fn counters_appends_and_checks() {
-    let (srv, _conn) = server(false, false);
+fn counters_appends_and_checks(backend: Backend) {
+    let (srv, _conn) = server(backend, false, false);
     let mut c = Client::connect(&srv);
     create(&mut c, b"t", &[(b"f:", None)]);
     let inc = |c: &mut Client, by: i64| {
@@ -376,9 +383,8 @@ fn counters_appends_and_checks() {
     srv.shutdown();
 }
 
-#[test]
-fn scanner_variants_regions_and_sorting() {
-    let (srv, conn) = server(false, false);
+fn scanner_variants_regions_and_sorting(backend: Backend) {
+    let (srv, conn) = server(backend, false, false);
     let mut c = Client::connect(&srv);
     create(&mut c, b"t", &[(b"f:", None)]);
     for r in ["a1", "a2", "b1", "b2", "c1"] {
@@ -509,13 +515,15 @@ fn scanner_variants_regions_and_sorting() {
     srv.shutdown();
 }
 
-#[test]
-fn scanners_expire_after_their_lease() {
-    let (srv, _conn) = server_with(ThriftConfig {
-        bind: "127.0.0.1:0".parse().unwrap(),
-        scanner_lease: Duration::from_millis(200),
-        ..ThriftConfig::default()
-    });
+fn scanners_expire_after_their_lease(backend: Backend) {
+    let (srv, _conn) = server_with(
+        backend,
+        ThriftConfig {
+            bind: "127.0.0.1:0".parse().unwrap(),
+            scanner_lease: Duration::from_millis(200),
+            ..ThriftConfig::default()
+        },
+    );
     let mut c = Client::connect(&srv);
     create(&mut c, b"t", &[(b"f:", None)]);
     put(&mut c, b"t", b"r", b"f:q", b"v", None);
@@ -549,14 +557,16 @@ fn closed_by_server(stream: &mut TcpStream) -> bool {
     }
 }
 
-#[test]
-fn bad_clients_lose_only_their_own_connection() {
-    let (srv, _conn) = server_with(ThriftConfig {
-        bind: "127.0.0.1:0".parse().unwrap(),
-        max_message: 64 * 1024,
-        stall_timeout: Duration::from_millis(500),
-        ..ThriftConfig::default()
-    });
+fn bad_clients_lose_only_their_own_connection(backend: Backend) {
+    let (srv, _conn) = server_with(
+        backend,
+        ThriftConfig {
+            bind: "127.0.0.1:0".parse().unwrap(),
+            max_message: 64 * 1024,
+            stall_timeout: Duration::from_millis(500),
+            ..ThriftConfig::default()
+        },
+    );
     let mut good = Client::connect(&srv);
     create(&mut good, b"t", &[(b"f:", None)]);
     // Garbage.
@@ -612,9 +622,8 @@ fn bad_clients_lose_only_their_own_connection() {
 
 /// Keys longer than a row key may be (32,767 bytes) are refused by name wherever a client
 /// can send one, and the connection goes on serving.
-#[test]
-fn keys_longer_than_a_row_key_are_errors_not_panics() {
-    let (srv, _conn) = server(false, false);
+fn keys_longer_than_a_row_key_are_errors_not_panics(backend: Backend) {
+    let (srv, _conn) = server(backend, false, false);
     let mut c = Client::connect(&srv);
     create(&mut c, b"t", &[(b"f:", None)]);
     let cols: &[&[u8]] = &[b"f"];

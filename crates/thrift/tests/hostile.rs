@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 
 use basalt_net::hostile::{count_panics, hammer};
 use basalt_thrift::ThriftConfig;
-use support::{Arg, Client, column_descriptor, list, mutation, server_with, success, tcells};
+use support::{
+    Arg, Backend, Client, column_descriptor, list, mutation, server_with, success, tcells,
+};
 
 /// Valid calls of many methods, over every kind of argument.
 fn valid_calls(c: &mut Client) -> Vec<Vec<u8>> {
@@ -73,14 +75,17 @@ fn valid_calls(c: &mut Client) -> Vec<Vec<u8>> {
 }
 
 fn serve_hostile_input(framed: bool, compact: bool, seed: u64, panics: &AtomicUsize) {
-    let (srv, conn) = server_with(ThriftConfig {
-        bind: "127.0.0.1:0".parse().unwrap(),
-        framed,
-        compact,
-        max_message: 1 << 20,
-        stall_timeout: Duration::from_millis(200),
-        ..ThriftConfig::default()
-    });
+    let (srv, conn) = server_with(
+        Backend::Embedded,
+        ThriftConfig {
+            bind: "127.0.0.1:0".parse().unwrap(),
+            framed,
+            compact,
+            max_message: 1 << 20,
+            stall_timeout: Duration::from_millis(200),
+            ..ThriftConfig::default()
+        },
+    );
     let mut good = Client::connect(&srv).with(framed, compact);
     let f = |w: &mut basalt_thrift::protocol::Writer, _| column_descriptor(w, b"f:", None);
     good.call(

@@ -294,6 +294,39 @@ impl RemoteAdmin<'_> {
         })
     }
 
+    /// Compacts one region, named by its full name (AdminService CompactRegion).
+    pub fn compact_region(&self, name: &[u8], major: bool) -> Result<()> {
+        let table = name
+            .split(|&b| b == b',')
+            .next()
+            .and_then(|t| std::str::from_utf8(t).ok())
+            .and_then(|t| TableName::parse(t).ok())
+            .filter(|_| name.contains(&b','))
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "{} is not a region name",
+                    String::from_utf8_lossy(name)
+                ))
+            })?;
+        let c = self.conn;
+        let _: pb::CompactRegionResponse = c
+            .call_on(
+                &c.region_admin,
+                "AdminService",
+                "CompactRegion",
+                &pb::CompactRegionRequest {
+                    region: region(name),
+                    major: Some(major),
+                    family: None,
+                },
+            )
+            .map_err(|e| match classify(&table, e) {
+                Failure::Fatal(e) => e,
+                Failure::Retry(reason) => Error::NotServingRegion(reason),
+            })?;
+        Ok(())
+    }
+
     /// One AdminService call per region of the table, the request built by `request`.
     fn each_region<Q: prost::Message>(
         &self,

@@ -1,7 +1,9 @@
 //! [`Client`] for [`RemoteConnection`]: the remote side of the interface tools share with
 //! embedded connections.
 
-use basalt_client::{Client, ClusterSummary, RegionSummary, Rows};
+use std::sync::Arc;
+
+use basalt_client::{Client, ClusterSummary, RegionSummary, Scanner};
 
 use super::*;
 
@@ -110,6 +112,10 @@ impl Client for RemoteConnection {
         self.admin().compact(name, major)
     }
 
+    fn compact_region(&self, region: &[u8], major: bool) -> Result<()> {
+        self.admin().compact_region(region, major)
+    }
+
     fn split(&self, name: &TableName, at: Option<&[u8]>) -> Result<()> {
         self.admin().split(name, at)
     }
@@ -130,9 +136,12 @@ impl Client for RemoteConnection {
         self.on(table).get(get)
     }
 
-    fn scan<'a>(&'a self, table: &TableName, scan: &Scan) -> Result<Rows<'a>> {
-        let rows = self.on(table).scan(scan)?;
-        Ok(Box::new(rows.into_iter().map(Ok)))
+    fn scan(self: Arc<Self>, table: &TableName, scan: &Scan) -> Result<Scanner> {
+        Ok(Scanner::new(RemoteScanner::open(
+            self,
+            table.clone(),
+            scan.clone(),
+        )?))
     }
 
     fn increment(&self, table: &TableName, inc: &Increment) -> Result<RowResult> {

@@ -28,9 +28,11 @@ use crate::master_service::{
 mod admin;
 mod client_impl;
 mod convert;
+mod scanner;
 mod table;
 
 pub use admin::RemoteAdmin;
+pub use scanner::RemoteScanner;
 pub use table::RemoteTable;
 
 use convert::*;

@@ -309,151 +309,16 @@ impl RemoteTable<'_> {
     }
 
     /// Every row of the scan, region after region (for a reversed scan, from the last region
-    /// back). Rows come in `caching`-sized calls.
+    /// back). Rows come in `caching`-sized calls; [`RemoteTable::scanner`] hands them out as
+    /// they come.
     pub fn scan(&self, scan: &Scan) -> Result<Vec<RowResult>> {
-        let name = &self.name;
-        let mut out: Vec<RowResult> = Vec::new();
-        // Where the next region's part of the scan starts, and whether that row is included.
-        let mut from = scan.start_row.clone();
-        let mut include_from = scan.include_start_row;
-        loop {
-            let remaining = scan.limit.map(|l| l.saturating_sub(whole_rows(&out)));
-            if remaining == Some(0) {
-                return Ok(out);
-            }
-            let (rows, region, more) = self.conn.retrying(name, |regions| {
-                let location = if scan.reversed {
-                    locate_below(regions, &from, include_from)
-                } else {
-                    locate(regions, &from)
-                }
-                .ok_or_else(|| Failure::Retry("no cached region holds the scan's start".into()))?;
-                let request = pb::Scan {
-                    reversed: Some(scan.reversed),
-                    column: pb_columns(&scan.families),
-                    start_row: Some(from.to_vec()),
-                    stop_row: (!scan.stop_row.is_empty()).then(|| scan.stop_row.to_vec()),
-                    include_start_row: Some(include_from),
-                    include_stop_row: Some(scan.include_stop_row),
-                    time_range: pb_time_range(&scan.time_range),
-                    max_versions: Some(scan.max_versions),
-                    cache_blocks: Some(scan.cache_blocks),
-                    batch_size: scan.batch.and_then(|b| u32::try_from(b).ok()),
-                    filter: scan.filter.as_ref().map(filter_pb),
-                    cf_time_range: pb_family_time_ranges(&scan.family_time_ranges),
-                    max_result_size: scan.max_result_size,
-                    allow_partial_results: scan.max_result_size.map(|_| scan.allow_partial_results),
-                    attribute: if scan.raw {
-                        vec![pb::NameBytesPair {
-                            name: crate::client_service::RAW_ATTRIBUTE.into(),
-                            value: Some(vec![0xff]),
-                        }]
-                    } else {
-                        Vec::new()
-                    },
-                    ..pb::Scan::default()
-                };
-                let caching = u32::try_from(scan.caching.unwrap_or(100).max(1)).unwrap_or(100);
-                // A limit within one call's rows: ask for exactly that and close at once (one
-                // round trip, as HBase's small scans); whole rows only, so not with batches or
-                // partial results.
-                let cuts_rows = scan.batch.is_some()
-                    || (scan.allow_partial_results && scan.max_result_size.is_some());
-                let last = remaining
-                    .and_then(|r| u32::try_from(r).ok())
-                    .filter(|&r| r <= caching && !cuts_rows);
-                let mut rows = Vec::new();
-                let mut response: ScanResponse = self
-                    .conn
-                    .call(
-                        "Scan",
-                        &ScanRequest {
-                            region: Some(region(&location.name)),
-                            scan: Some(request),
-                            number_of_rows: Some(last.unwrap_or(caching)),
-                            close_scanner: last.map(|_| true),
-                            limit_of_rows: remaining.and_then(|r| u32::try_from(r).ok()),
-                            ..ScanRequest::default()
-                        },
-                    )
-                    .map_err(|e| classify(name, e))?;
-                // False once the server says the whole scan is over (a filter that is done).
-                let mut more;
-                loop {
-                    rows.extend(response.results.drain(..).map(row_result));
-                    more = response.more_results.unwrap_or(true);
-                    // The server closes a scanner whose region part is done.
-                    let Some(id) = response.scanner_id else { break };
-                    if !response.more_results_in_region.unwrap_or(false) {
-                        break;
-                    }
-                    if remaining.is_some_and(|r| whole_rows(&rows) >= r) {
-                        let _: std::result::Result<ScanResponse, RpcError> = self.conn.call(
-                            "Scan",
-                            &ScanRequest {
-                                scanner_id: Some(id),
-                                close_scanner: Some(true),
-                                number_of_rows: Some(0),
-                                ..ScanRequest::default()
-                            },
-                        );
-                        break;
-                    }
-                    response = self
-                        .conn
-                        .call(
-                            "Scan",
-                            &ScanRequest {
-                                scanner_id: Some(id),
-                                number_of_rows: Some(caching),
-                                ..ScanRequest::default()
-                            },
-                        )
-                        .map_err(|e| classify(name, e))?;
-                }
-                Ok((rows, location.clone(), more))
-            })?;
-            out.extend(rows);
-            if let Some(limit) = scan.limit {
-                out.truncate(results_for_rows(&out, limit));
-            }
-            // The next region: after this one going forward, before it going back.
-            let (next, past_stop) = if scan.reversed {
-                let past = !scan.stop_row.is_empty() && region.start[..] <= scan.stop_row[..];
-                (region.start, past)
-            } else {
-                let past = !scan.stop_row.is_empty() && region.end[..] >= scan.stop_row[..];
-                (region.end, past)
-            };
-            if next.is_empty() || past_stop || !more {
-                return Ok(out);
-            }
-            from = Bytes::from(next);
-            // Forward, the next region starts at this one's end; back, the rows go on below
-            // this one's start.
-            include_from = !scan.reversed;
-        }
+        self.scanner(scan)?.collect()
     }
-}
 
-/// Rows a scan's results complete: a row cut into parts (a batch, or partial results) ends
-/// with its one result not marked partial.
-fn whole_rows(results: &[RowResult]) -> usize {
-    results.iter().filter(|r| !r.partial).count()
-}
-
-/// How many of `results` hold the first `rows` rows.
-fn results_for_rows(results: &[RowResult], rows: usize) -> usize {
-    let mut complete = 0;
-    for (i, r) in results.iter().enumerate() {
-        if complete == rows {
-            return i;
-        }
-        if !r.partial {
-            complete += 1;
-        }
+    /// The scan's rows, fetched as they are read (the first call is made now).
+    pub fn scanner(&self, scan: &Scan) -> Result<RemoteScanner<&RemoteConnection>> {
+        RemoteScanner::open(self.conn, self.name.clone(), scan.clone())
     }
-    results.len()
 }
 
 /// Refuses a negative timestamp before it is sent, as the embedded engine does (the wire's

@@ -2,6 +2,7 @@
 //! truncate.
 
 use super::*;
+use std::sync::Arc;
 
 pub(super) fn put(shell: &mut Shell, args: &[Value], _: &mut dyn Write) -> CommandResult {
     let a = Args::new(args);
@@ -207,7 +208,7 @@ pub(super) fn scan(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> Co
     let epoch = shell.options.epoch_timestamps;
     let mut f = Formatter::new(shell.options.width);
     f.header(out, &["ROW", "COLUMN+CELL"]).map_err(io)?;
-    let rows = client(shell, args, shell.client.scan(&table, &s))?;
+    let rows = client(shell, args, Arc::clone(&shell.client).scan(&table, &s))?;
     // Each result counts, as in HBase: a row cut into batches counts once per batch.
     let mut count = 0usize;
     for row in rows {
@@ -264,7 +265,7 @@ pub(super) fn deleteall(shell: &mut Shell, args: &[Value], out: &mut dyn Write) 
         let s = Scan::new()
             .with_row_prefix(prefix)
             .with_filter(parse_filter("KeyOnlyFilter()").map_err(|e| e.to_string())?);
-        let rows: Vec<Bytes> = client(shell, args, shell.client.scan(&table, &s))?
+        let rows: Vec<Bytes> = client(shell, args, Arc::clone(&shell.client).scan(&table, &s))?
             .map(|r| r.map(|r| r.row))
             .collect::<basalt_client::Result<_>>()
             .map_err(|e| e.to_string())?;
@@ -374,7 +375,7 @@ pub(super) fn count(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> C
         );
     }
     let mut n = 0usize;
-    for row in client(shell, args, shell.client.scan(&table, &s))? {
+    for row in client(shell, args, Arc::clone(&shell.client).scan(&table, &s))? {
         let row = row.map_err(|e| hbase_error(shell, e, &first_text(args)))?;
         n += 1;
         if n.is_multiple_of(interval) {

@@ -6,26 +6,102 @@ use std::io::{BufReader, Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use basalt_client::Connection;
+use std::ops::Deref;
+use std::sync::Arc;
+
+use basalt_client::{Client as BasaltClient, Connection};
+use basalt_rpc::remote::{RemoteConfig, RemoteConnection};
+use basalt_rpc::{RpcConfig, RpcServer};
 use basalt_thrift::protocol::{
     CALL, EXCEPTION, Fields, MessageHeader, Protocol, REPLY, Reader, TType, Value, Writer,
 };
 use basalt_thrift::{ThriftConfig, ThriftServer};
 
-/// A server on a free port over an in-memory engine.
-pub fn server(framed: bool, compact: bool) -> (ThriftServer, Connection) {
-    server_with(ThriftConfig {
-        bind: "127.0.0.1:0".parse().expect("addr"),
-        framed,
-        compact,
-        ..ThriftConfig::default()
-    })
+/// The connection the gateway serves: the engine in process, or a server reached over the
+/// native RPC (as `basalt thrift --connect` runs it).
+#[derive(Debug, Clone, Copy)]
+pub enum Backend {
+    Embedded,
+    Remote,
 }
 
-pub fn server_with(config: ThriftConfig) -> (ThriftServer, Connection) {
+/// Runs each named test (a `fn(Backend)`) once per backend, as `embedded::name` and
+/// `remote::name`.
+#[macro_export]
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {
+        mod embedded {
+            $(#[test]
+            fn $name() {
+                super::$name(super::support::Backend::Embedded)
+            })*
+        }
+        mod remote {
+            $(#[test]
+            fn $name() {
+                super::$name(super::support::Backend::Remote)
+            })*
+        }
+    };
+}
+
+/// The in-memory engine behind a gateway, and the RPC server in front of it for the remote
+/// backend (stopped when this is dropped).
+#[derive(Debug)]
+pub struct Engine {
+    conn: Connection,
+    rpc: Option<RpcServer>,
+}
+
+impl Deref for Engine {
+    type Target = Connection;
+
+    fn deref(&self) -> &Connection {
+        &self.conn
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        if let Some(rpc) = self.rpc.take() {
+            rpc.shutdown();
+        }
+    }
+}
+
+/// A server on a free port over an in-memory engine.
+pub fn server(backend: Backend, framed: bool, compact: bool) -> (ThriftServer, Engine) {
+    server_with(
+        backend,
+        ThriftConfig {
+            bind: "127.0.0.1:0".parse().expect("addr"),
+            framed,
+            compact,
+            ..ThriftConfig::default()
+        },
+    )
+}
+
+pub fn server_with(backend: Backend, config: ThriftConfig) -> (ThriftServer, Engine) {
     let conn = Connection::in_memory();
-    let server = ThriftServer::start(conn.clone(), config).expect("start");
-    (server, conn)
+    let (client, rpc): (Arc<dyn BasaltClient>, _) = match backend {
+        Backend::Embedded => (Arc::new(conn.clone()), None),
+        Backend::Remote => {
+            let rpc = RpcServer::start(
+                conn.clone(),
+                RpcConfig {
+                    bind: ([127, 0, 0, 1], 0).into(),
+                    ..RpcConfig::default()
+                },
+            )
+            .expect("rpc server");
+            let remote = RemoteConnection::connect(rpc.local_addr(), RemoteConfig::default())
+                .expect("remote connection");
+            (Arc::new(remote), Some(rpc))
+        }
+    };
+    let server = ThriftServer::start(client, config).expect("start");
+    (server, Engine { conn, rpc })
 }
 
 /// One argument of a call.

@@ -1,0 +1,36 @@
+//! Reaching a running server over the native RPC, for the tools that are its clients
+//! (`basalt shell`, `basalt thrift`): by address, or through ZooKeeper as HBase's clients do.
+
+use std::net::{SocketAddr, ToSocketAddrs};
+
+use anyhow::{Context, Result};
+use basalt_rpc::remote::{RemoteConfig, RemoteConnection};
+
+/// HBase's region server port, where a server is looked for when no address is given.
+pub const DEFAULT_SERVER: &str = "127.0.0.1:16020";
+
+fn resolve(addr: &str) -> Result<SocketAddr> {
+    addr.to_socket_addrs()
+        .with_context(|| format!("bad server address {addr}"))?
+        .next()
+        .with_context(|| format!("{addr} resolves to no address"))
+}
+
+/// Connects to the server at `connect` (default [`DEFAULT_SERVER`]), or to the one ZooKeeper
+/// at `zookeeper` names; also says which, for the operator.
+pub fn remote(
+    connect: Option<&str>,
+    zookeeper: Option<&str>,
+) -> Result<(RemoteConnection, String)> {
+    let config = RemoteConfig::default();
+    if let Some(quorum) = zookeeper {
+        let conn = RemoteConnection::through_zookeeper(quorum, config)
+            .with_context(|| format!("connecting through ZooKeeper at {quorum}"))?;
+        return Ok((conn, format!("server found through ZooKeeper {quorum}")));
+    }
+    let target = connect.unwrap_or(DEFAULT_SERVER);
+    let conn = RemoteConnection::connect(resolve(target)?, config).with_context(|| {
+        format!("connecting to {target} (start one with `basalt standalone --rpc-port 16020`)")
+    })?;
+    Ok((conn, format!("server {target}")))
+}

@@ -1,0 +1,83 @@
+//! `basalt thrift`: the Thrift1 gateway as a process of its own, a client of a running server
+//! (by address or through ZooKeeper), as HBase's Thrift server is a client of its cluster.
+//! `basalt standalone` runs the same gateway on its embedded engine. SIGINT or SIGTERM stops
+//! it after the calls in flight.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use basalt_client::Client;
+use basalt_thrift::{ThriftConfig, ThriftServer};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The server's RPC address, `HOST:PORT` (default 127.0.0.1:16020)
+    #[arg(long, conflicts_with = "zookeeper")]
+    connect: Option<String>,
+    /// Find the server through ZooKeeper, `HOST:PORT` of the quorum
+    #[arg(long)]
+    zookeeper: Option<String>,
+    /// Address the gateway listens on
+    #[arg(long, default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
+    bind: IpAddr,
+    /// Thrift1 port; 0 picks a free one
+    #[arg(long, default_value_t = 9090)]
+    port: u16,
+    /// Framed transport (buffered otherwise), as HBase's `--framed`
+    #[arg(long)]
+    framed: bool,
+    /// Compact protocol (binary otherwise), as HBase's `--compact`
+    #[arg(long)]
+    compact: bool,
+    /// Largest frame or message accepted, in MiB
+    #[arg(long, default_value_t = 64)]
+    max_message_mb: usize,
+    /// Seconds an idle scanner lives
+    #[arg(long, default_value_t = 60)]
+    scanner_lease_secs: u64,
+}
+
+pub fn run(args: &Args) -> Result<()> {
+    if args.max_message_mb == 0 {
+        bail!("--max-message-mb must be at least 1");
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(signal, Arc::clone(&stop))
+            .context("cannot install the signal handlers")?;
+    }
+    let (conn, place) = crate::connect::remote(args.connect.as_deref(), args.zookeeper.as_deref())?;
+    // TRegionInfo names the region server: the one this gateway talks to.
+    let server = conn.server_name();
+    let mut parts = server.split(',');
+    let host = parts.next().unwrap_or("localhost").to_owned();
+    let port = parts.next().and_then(|p| p.parse().ok()).unwrap_or(16020);
+    let config = ThriftConfig {
+        bind: SocketAddr::new(args.bind, args.port),
+        framed: args.framed,
+        compact: args.compact,
+        max_message: args.max_message_mb << 20,
+        scanner_lease: Duration::from_secs(args.scanner_lease_secs),
+        server_host: host,
+        server_port: port,
+        ..ThriftConfig::default()
+    };
+    let thrift = ThriftServer::start(Arc::new(conn), config)
+        .with_context(|| format!("cannot listen on {}:{}", args.bind, args.port))?;
+    crate::say!(
+        "thrift listening on {} ({}, {}), serving {place}",
+        thrift.local_addr(),
+        if args.framed { "framed" } else { "buffered" },
+        if args.compact { "compact" } else { "binary" }
+    );
+    while !stop.load(Ordering::Acquire) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    crate::say!("shutting down: finishing calls in flight");
+    thrift.shutdown();
+    crate::say!("stopped");
+    Ok(())
+}
