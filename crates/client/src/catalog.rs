@@ -15,8 +15,6 @@ const PLAIN_META_VERSION_TEXT: &str = "basalt-data 2\n";
 pub(crate) const LOCK_FILE: &str = "LOCK";
 /// Write-ahead log segments, one directory per server (HBase's `WALs/<server>`).
 pub(crate) const WAL_DIR: &str = "WALs";
-/// The embedded engine's server directory under [`WAL_DIR`].
-pub(crate) const SERVER_NAME: &str = "embedded";
 /// Segments no region needs any more (HBase's `oldWALs`).
 pub(crate) const OLD_WAL_DIR: &str = "oldWALs";
 const TABLEDESC: &str = ".tabledesc";

@@ -23,6 +23,7 @@ use crate::catalog::{self, LOCK_FILE, storage};
 use crate::compactor;
 use crate::flusher;
 use crate::meta::{self, MetaBatch, NamespaceDescriptor, ServerName};
+use crate::server_wals;
 use crate::table::Table;
 
 /// A table hosted by the engine: its schema, state and regions.
@@ -143,8 +144,11 @@ pub(crate) struct Engine {
     /// Where everything is stored, and the root directory on it (layout: DESIGN.md section 5).
     pub(crate) fs: Arc<dyn FileSystem>,
     pub(crate) root: PathBuf,
-    /// Held while the engine owns the data directory.
-    lock: Mutex<Option<Box<dyn FileLock>>>,
+    /// Held while the engine owns the data directory: the root's `LOCK` (one master per
+    /// directory) and its server's `WALs/<server>/LOCK`.
+    locks: Mutex<Vec<Box<dyn FileLock>>>,
+    /// This server's WAL directory, archived and deleted at a clean close (None in memory).
+    wal_dir: Option<PathBuf>,
     closed: AtomicBool,
     /// Regions tell the background worker here when a flush leaves work for it.
     compactions: Sender<()>,
@@ -422,12 +426,19 @@ impl Connection {
         }
         if let Some(wal) = &self.engine.region_config.wal {
             wal.close()?;
+            // Every edit is in a store file: the server's directory goes, as a gone
+            // server's does at the next open.
+            if let Some(dir) = &self.engine.wal_dir {
+                let fs = self.engine.fs.as_ref();
+                wal.archive(&basalt_wal::segments_in(fs, dir)?)?;
+                fs.delete_dir_all(dir).map_err(storage)?;
+            }
         }
         self.engine
-            .lock
+            .locks
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .take();
+            .clear();
         Ok(())
     }
 }
@@ -585,11 +596,15 @@ impl ConnectionBuilder {
     /// the built-in namespaces written) and no tables yet.
     fn engine(
         mut self,
-        lock: Option<Box<dyn FileLock>>,
+        locks: Vec<Box<dyn FileLock>>,
         compactions: Sender<()>,
-        wal: Option<Arc<Wal>>,
+        wal: Option<(Arc<Wal>, PathBuf, i64)>,
         segments: &[PathBuf],
     ) -> Result<Engine> {
+        let (wal, wal_dir, start_code) = match wal {
+            Some((wal, dir, start_code)) => (Some(wal), Some(dir), start_code),
+            None => (None, None, self.clock.now_millis()),
+        };
         if self.block_cache_bytes > 0 {
             self.region_config.block_cache =
                 Some(Arc::new(BlockCache::new(self.block_cache_bytes)));
@@ -625,7 +640,6 @@ impl ConnectionBuilder {
             &meta_dir,
         )?;
         meta.set_compaction_listener(compactions.clone());
-        let start_code = self.clock.now_millis();
         Ok(Engine {
             tables: RwLock::new(BTreeMap::new()),
             namespaces: RwLock::new(BTreeMap::new()),
@@ -640,7 +654,8 @@ impl ConnectionBuilder {
             region_config: self.region_config,
             fs: self.fs,
             root: self.root,
-            lock: Mutex::new(lock),
+            locks: Mutex::new(locks),
+            wal_dir,
             closed: AtomicBool::new(false),
             compactions,
             workers: Mutex::new(Vec::new()),
@@ -662,7 +677,7 @@ impl ConnectionBuilder {
     fn try_build(self) -> Result<Connection> {
         let (tx, rx) = channel();
         let every = self.major_compaction_interval;
-        let engine = self.engine(None, tx, None, &[])?;
+        let engine = self.engine(Vec::new(), tx, None, &[])?;
         boot(&engine, &[], false)?;
         Ok(ConnectionBuilder::start(engine, rx, every))
     }
@@ -681,20 +696,33 @@ impl ConnectionBuilder {
             other => storage(other),
         })?;
         catalog::init_root(fs.as_ref(), &root, self.plain_meta)?;
-        let wal_dir = root.join(catalog::WAL_DIR).join(catalog::SERVER_NAME);
-        let left_by_last_run = basalt_wal::segments_in(fs.as_ref(), &wal_dir)?;
+        let wal_root = root.join(catalog::WAL_DIR);
+        let own = server_wals::claim(
+            fs.as_ref(),
+            &wal_root,
+            &self.server_host_port,
+            self.clock.now_millis(),
+        )?;
+        // Servers that are gone left edits that may be in no store file yet.
+        let dead = server_wals::dead_servers(fs.as_ref(), &wal_root, &own.dir)?;
+        let left_by_last_run: Vec<PathBuf> = dead
+            .iter()
+            .flat_map(|d| d.segments.iter().cloned())
+            .collect();
         let wal = Wal::create(
             Arc::clone(&fs),
-            &wal_dir,
+            &own.dir,
             &root.join(catalog::OLD_WAL_DIR),
             self.wal_config.clone(),
         )?;
         let (tx, rx) = channel();
         let every = self.major_compaction_interval;
         let skip_corrupt_wal = self.skip_corrupt_wal;
-        let engine = self.engine(Some(lock), tx, Some(Arc::clone(&wal)), &left_by_last_run)?;
+        let own_wal = (Arc::clone(&wal), own.dir, own.start_code);
+        let engine = self.engine(vec![lock, own.lock], tx, Some(own_wal), &left_by_last_run)?;
         boot(&engine, &left_by_last_run, skip_corrupt_wal)?;
         wal.archive(&left_by_last_run)?;
+        server_wals::retire(fs.as_ref(), dead)?;
         Ok(ConnectionBuilder::start(engine, rx, every))
     }
 }

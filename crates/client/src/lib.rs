@@ -27,6 +27,7 @@ mod connection;
 mod flusher;
 mod meta;
 mod procedures;
+mod server_wals;
 mod table;
 mod upgrade;
 

@@ -7,7 +7,7 @@
 
 mod support;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use basalt_client::{
@@ -39,8 +39,32 @@ fn value(conn: &Connection, row: &str) -> Option<String> {
         .map(|v| String::from_utf8_lossy(v).into_owned())
 }
 
-fn segments(fs: &FaultyFs, dir: &str) -> usize {
-    fs.list(Path::new(dir)).map_or(0, |names| names.len())
+/// The server directories under `WALs/` (`host,port,start code`).
+fn server_dirs(fs: &FaultyFs) -> Vec<PathBuf> {
+    let root = Path::new("/data/WALs");
+    fs.list(root).map_or_else(
+        |_| Vec::new(),
+        |names| names.iter().map(|n| root.join(n)).collect(),
+    )
+}
+
+/// Segments in the server directories.
+fn live_segments(fs: &FaultyFs) -> usize {
+    server_dirs(fs)
+        .iter()
+        .map(|d| basalt_wal::segments_in(fs, d).unwrap().len())
+        .sum()
+}
+
+/// Segments in the archive, `oldWALs/<server>/`.
+fn archived_segments(fs: &FaultyFs) -> usize {
+    let root = Path::new("/data/oldWALs");
+    fs.list(root).map_or(0, |names| {
+        names
+            .iter()
+            .map(|n| basalt_wal::segments_in(fs, &root.join(n)).unwrap().len())
+            .sum()
+    })
 }
 
 #[test]
@@ -85,9 +109,12 @@ fn a_killed_process_loses_no_acknowledged_write() {
     t.put(&Put::new("sync").add_column_at("cf", "q", 5, "newer"))
         .unwrap();
     assert_eq!(value(&conn, "sync").as_deref(), Some("newer"));
-    // Recovery flushed what it replayed and archived the old segment.
-    assert_eq!(segments(&fs, "/data/WALs/embedded"), 1);
-    assert_eq!(segments(&fs, "/data/oldWALs"), 1);
+    // Recovery flushed what it replayed, archived the old segment under the old server's
+    // name, and deleted that server's directory.
+    assert_eq!(server_dirs(&fs).len(), 1, "{:?}", server_dirs(&fs));
+    assert_eq!(live_segments(&fs), 1);
+    assert_eq!(archived_segments(&fs), 1);
+    assert_eq!(fs.list(Path::new("/data/oldWALs")).unwrap().len(), 1);
 }
 
 #[test]
@@ -153,9 +180,11 @@ fn a_segment_damaged_in_the_middle_stops_the_open() {
     }
     fs.crash();
     drop((t, conn));
-    let dir = Path::new("/data/WALs/embedded");
-    let name = fs.list(dir).unwrap().pop().unwrap();
-    let path = dir.join(&name);
+    let [dir] = &server_dirs(&fs)[..] else {
+        panic!("one server directory: {:?}", server_dirs(&fs))
+    };
+    let path = basalt_wal::segments_in(&fs, dir).unwrap().pop().unwrap();
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
     let mut bytes = basalt_fs::read_all(&fs, &path).unwrap().to_vec();
     // Damage the record of the third put (the segment also holds the catalog's edits).
     let contents = basalt_wal::read_segment_file(&fs, &path).unwrap();
@@ -192,8 +221,11 @@ fn a_segment_damaged_in_the_middle_stops_the_open() {
         .unwrap();
     assert_eq!(value(&conn, "r0").as_deref(), Some("v"));
     assert_eq!(value(&conn, "r4"), None, "edits after the damage are lost");
-    // The damaged segment (and the empty one the refused open started) are archived.
-    assert_eq!(segments(&fs, "/data/WALs/embedded"), 1);
+    // The damaged segment (and the empty one the refused open started) are archived, and
+    // both servers' directories gone.
+    assert_eq!(server_dirs(&fs).len(), 1, "{:?}", server_dirs(&fs));
+    assert_eq!(live_segments(&fs), 1);
+    assert_eq!(archived_segments(&fs), 2);
 }
 
 /// Found by the crash test: a flush that retried a failed flush's snapshot told the log (and
@@ -257,12 +289,9 @@ fn too_many_segments_make_the_regions_keeping_the_oldest_flush() {
         busy.put(&Put::new(format!("r{i:03}")).add_column("cf", "q", vec![b'v'; 100]))
             .unwrap();
     }
-    assert!(
-        segments(&fs, "/data/WALs/embedded") > 3,
-        "the log should have rolled"
-    );
+    assert!(live_segments(&fs) > 3, "the log should have rolled");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while segments(&fs, "/data/WALs/embedded") > 3 {
+    while live_segments(&fs) > 3 {
         assert!(
             std::time::Instant::now() < deadline,
             "old segments were never freed"
@@ -295,22 +324,19 @@ fn archived_segments_are_cleaned_after_their_time_to_live() {
         t.put(&Put::new(format!("r{i:03}")).add_column("cf", "q", vec![b'v'; 100]))
             .unwrap();
     }
-    assert!(
-        segments(&fs, "/data/WALs/embedded") > 2,
-        "the log should have rolled"
-    );
+    assert!(live_segments(&fs) > 2, "the log should have rolled");
     // Flushing every region (meta included) lets the log archive its rolled segments.
     conn.admin().flush(t.name()).unwrap();
     conn.admin()
         .flush(&basalt_client::TableName::parse("hbase:meta").unwrap())
         .unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while segments(&fs, "/data/WALs/embedded") > 1 || segments(&fs, "/data/oldWALs") > 0 {
+    while live_segments(&fs) > 1 || archived_segments(&fs) > 0 {
         assert!(
             std::time::Instant::now() < deadline,
             "segments left: {} in WALs, {} in oldWALs",
-            segments(&fs, "/data/WALs/embedded"),
-            segments(&fs, "/data/oldWALs")
+            live_segments(&fs),
+            archived_segments(&fs)
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }

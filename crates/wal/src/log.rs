@@ -119,7 +119,9 @@ struct Parked {
 pub struct Wal {
     fs: Arc<dyn FileSystem>,
     dir: PathBuf,
-    archive_dir: PathBuf,
+    /// `oldWALs`: archived segments go to a directory in it named as the one they were
+    /// written in (`oldWALs/<server>/`), so servers' segment numbers never collide.
+    archive_root: PathBuf,
     config: WalConfig,
     state: Mutex<State>,
     /// The synced ticket, readable without the lock (see `written_hint`).
@@ -209,17 +211,19 @@ fn segment_number(name: &str) -> Option<u64> {
 }
 
 impl Wal {
-    /// Starts a log in `dir` with a new segment numbered after any already there (those are
-    /// left alone: recovery reads them, then archives them with [`Wal::archive`]). Rolled
-    /// segments go to `archive_dir` once every region has flushed past them.
+    /// Starts a log in `dir` (a server's, `WALs/<server>`) with a new segment numbered after
+    /// any already there (those are left alone: recovery reads them, then archives them with
+    /// [`Wal::archive`]). Rolled segments go to `archive_root/<dir's name>/` once every
+    /// region has flushed past them. Segments archived earlier, by any server, are found and
+    /// given their time to live from now.
     pub fn create(
         fs: Arc<dyn FileSystem>,
         dir: &Path,
-        archive_dir: &Path,
+        archive_root: &Path,
         config: WalConfig,
     ) -> Result<Arc<Wal>> {
         fs.create_dir_all(dir)?;
-        fs.create_dir_all(archive_dir)?;
+        fs.create_dir_all(archive_root)?;
         let existing = segments_in(fs.as_ref(), dir)?;
         let number = existing
             .iter()
@@ -228,15 +232,27 @@ impl Wal {
             .map_or(1, |n| n + 1);
         let path = segment_path(dir, number);
         let started = Instant::now();
-        let archived = segments_in(fs.as_ref(), archive_dir)?
-            .into_iter()
-            .map(|p| (started, p))
-            .collect();
+        // Flat (before segments were archived by server), then each server's directory.
+        let mut archived: std::collections::VecDeque<(Instant, PathBuf)> =
+            segments_in(fs.as_ref(), archive_root)?
+                .into_iter()
+                .map(|p| (started, p))
+                .collect();
+        for server in fs.list(archive_root)? {
+            if segment_number(&server).is_none() {
+                let server = archive_root.join(server);
+                archived.extend(
+                    segments_in(fs.as_ref(), &server)?
+                        .into_iter()
+                        .map(|p| (started, p)),
+                );
+            }
+        }
         let writer = SegmentWriter::create_log(fs.as_ref(), &path, config.segment_capacity())?;
         let wal = Arc::new(Wal {
             fs,
             dir: dir.to_owned(),
-            archive_dir: archive_dir.to_owned(),
+            archive_root: archive_root.to_owned(),
             config,
             state: Mutex::new(State {
                 writer: Some(writer),
@@ -574,19 +590,33 @@ impl Wal {
         self.archive(&archivable)
     }
 
-    /// Moves segments to the archive directory (recovery does this with the segments it
-    /// replayed, once their edits are flushed).
+    /// Moves segments to the archive, each to `archive_root/<the name of the directory it was
+    /// written in>/` (recovery does this with the segments it replayed, this server's or a
+    /// dead one's, once their edits are flushed).
     pub fn archive(&self, segments: &[PathBuf]) -> Result<()> {
+        let mut touched: Vec<PathBuf> = Vec::new();
         for path in segments {
-            if let Some(name) = path.file_name() {
-                let to = self.archive_dir.join(name);
-                self.fs.rename(path, &to)?;
-                self.lock().archived.push_back((Instant::now(), to));
+            let (Some(name), Some(from)) = (path.file_name(), path.parent()) else {
+                continue;
+            };
+            let server = from.file_name().unwrap_or(name);
+            let to_dir = self.archive_root.join(server);
+            if !touched.contains(&to_dir) {
+                self.fs.create_dir_all(&to_dir)?;
+                touched.push(to_dir.clone());
             }
+            if !touched.iter().any(|d| d == from) {
+                touched.push(from.to_owned());
+            }
+            let to = to_dir.join(name);
+            self.fs.rename(path, &to)?;
+            self.lock().archived.push_back((Instant::now(), to));
         }
         if !segments.is_empty() {
-            self.fs.sync_dir(&self.dir)?;
-            self.fs.sync_dir(&self.archive_dir)?;
+            self.fs.sync_dir(&self.archive_root)?;
+        }
+        for dir in &touched {
+            self.fs.sync_dir(dir)?;
         }
         Ok(())
     }
@@ -599,6 +629,7 @@ impl Wal {
             return Ok(0);
         };
         let mut deleted = 0;
+        let mut dirs: Vec<PathBuf> = Vec::new();
         loop {
             // One at a time, so the log's lock is never held across a delete.
             let next = {
@@ -611,7 +642,14 @@ impl Wal {
             let Some((at, path)) = next else { break };
             match self.fs.delete(&path) {
                 // Someone deleted it already: as good.
-                Ok(()) | Err(basalt_fs::FsError::NotFound(_)) => deleted += 1,
+                Ok(()) | Err(basalt_fs::FsError::NotFound(_)) => {
+                    deleted += 1;
+                    if let Some(dir) = path.parent()
+                        && !dirs.iter().any(|d| d == dir)
+                    {
+                        dirs.push(dir.to_owned());
+                    }
+                }
                 Err(e) => {
                     // Still due: the next call tries again.
                     self.lock().archived.push_front((at, path));
@@ -619,8 +657,8 @@ impl Wal {
                 }
             }
         }
-        if deleted > 0 {
-            self.fs.sync_dir(&self.archive_dir)?;
+        for dir in &dirs {
+            self.fs.sync_dir(dir)?;
         }
         Ok(deleted)
     }

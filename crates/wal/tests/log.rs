@@ -201,8 +201,14 @@ fn segments_roll_and_are_archived_once_every_region_flushed_past_them() {
     assert_eq!(wal.rolled_segments(), rolled);
     wal.region_flushed("odd", seq).unwrap();
     assert!(wal.rolled_segments().is_empty());
+    // Archived by the server that wrote them, under its name.
+    assert_eq!(
+        fs.list(Path::new("/r/oldWALs")).unwrap(),
+        ["s1"],
+        "one directory per server"
+    );
     let archived: Vec<PathBuf> = fs
-        .list(Path::new("/r/oldWALs"))
+        .list(Path::new("/r/oldWALs/s1"))
         .unwrap()
         .into_iter()
         .map(PathBuf::from)
@@ -238,7 +244,7 @@ fn a_new_log_starts_after_the_segments_already_there() {
 #[test]
 fn archived_segments_are_deleted_after_their_time_to_live() {
     let fs = FaultyFs::new();
-    let archived = |fs: &FaultyFs| fs.list(Path::new("/r/oldWALs")).unwrap().len();
+    let archived = |fs: &FaultyFs| segments_in(fs, Path::new("/r/oldWALs/s1")).unwrap().len();
     let keep = open(&fs, WalConfig::default());
     keep.append(&edit("r1", 1), Durability::SyncWal).unwrap();
     keep.close().unwrap();
@@ -278,6 +284,63 @@ fn archived_segments_are_deleted_after_their_time_to_live() {
     std::thread::sleep(Duration::from_millis(60));
     assert_eq!(short.clean_archive().unwrap(), 1);
     assert_eq!(archived(&fs), 0);
+
+    // Segments archived flat (before archives went by server) and another server's are
+    // found too.
+    fs.create_dir_all(Path::new("/r/oldWALs/s0")).unwrap();
+    drop(
+        fs.create(Path::new("/r/oldWALs/s0/wal.00000000000000000001"))
+            .unwrap(),
+    );
+    drop(
+        fs.create(Path::new("/r/oldWALs/wal.00000000000000000007"))
+            .unwrap(),
+    );
+    let later = open(
+        &fs,
+        WalConfig {
+            archive_ttl: Some(Duration::ZERO),
+            ..WalConfig::default()
+        },
+    );
+    assert_eq!(later.clean_archive().unwrap(), 2);
+    assert!(
+        segments_in(&fs, Path::new("/r/oldWALs"))
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        segments_in(&fs, Path::new("/r/oldWALs/s0"))
+            .unwrap()
+            .is_empty()
+    );
+}
+
+/// A dead server's segments, archived by the server that replayed them, go under the dead
+/// server's name: equal segment numbers of two servers never meet.
+#[test]
+fn another_servers_segments_are_archived_under_its_name() {
+    let fs = FaultyFs::new();
+    let dead = Wal::create(
+        Arc::new(fs.clone()),
+        Path::new("/r/WALs/s0"),
+        Path::new("/r/oldWALs"),
+        WalConfig::default(),
+    )
+    .unwrap();
+    dead.append(&edit("r1", 1), Durability::SyncWal).unwrap();
+    let theirs = dead.current_segment();
+    drop(dead);
+    let wal = open(&fs, WalConfig::default());
+    let mine = wal.current_segment();
+    assert_eq!(mine.file_name(), theirs.file_name(), "the same number");
+    wal.archive(std::slice::from_ref(&theirs)).unwrap();
+    assert!(!fs.exists(&theirs).unwrap());
+    assert!(
+        fs.exists(&Path::new("/r/oldWALs/s0").join(theirs.file_name().unwrap()))
+            .unwrap()
+    );
+    assert!(fs.exists(&mine).unwrap());
 }
 
 /// On the local disk a segment is a reserved, memory-mapped file: a SYNC_WAL append is in
