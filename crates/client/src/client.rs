@@ -165,7 +165,7 @@ pub trait Client: Send + Sync + fmt::Debug {
 
 impl Client for Connection {
     fn server_name(&self) -> String {
-        let server = &self.engine.server;
+        let server = &self.engine.rs.name;
         format!(
             "{},{}",
             server.host_port.replacen(':', ",", 1),

@@ -23,6 +23,7 @@ use crate::catalog::{self, LOCK_FILE, storage};
 use crate::compactor;
 use crate::flusher;
 use crate::meta::{self, MetaBatch, NamespaceDescriptor, ServerName};
+use crate::regionserver::RegionServer;
 use crate::server_wals;
 use crate::table::Table;
 
@@ -138,17 +139,13 @@ pub(crate) struct Engine {
     ddl: Mutex<()>,
     /// The timestamp of the last catalog change (they only grow).
     last_meta_ts: AtomicI64,
-    pub(crate) server: ServerName,
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) region_config: RegionConfig,
     /// Where everything is stored, and the root directory on it (layout: DESIGN.md section 5).
     pub(crate) fs: Arc<dyn FileSystem>,
     pub(crate) root: PathBuf,
-    /// Held while the engine owns the data directory: the root's `LOCK` (one master per
-    /// directory) and its server's `WALs/<server>/LOCK`.
-    locks: Mutex<Vec<Box<dyn FileLock>>>,
-    /// This server's WAL directory, archived and deleted at a clean close (None in memory).
-    wal_dir: Option<PathBuf>,
+    /// The region server in this process: every region is opened and closed through it.
+    pub(crate) rs: RegionServer,
     closed: AtomicBool,
     /// Regions tell the background worker here when a flush leaves work for it.
     compactions: Sender<()>,
@@ -157,6 +154,11 @@ pub(crate) struct Engine {
     /// Tells the splitter to stop.
     stop_splitter: Mutex<Option<Sender<()>>>,
     pub(crate) background: compactor::Settings,
+    /// The root's `LOCK`, held while the engine's master owns the data directory. The last
+    /// field, so it is dropped last: an engine dropped without closing lets go of its region
+    /// server's WAL directory first, and the next engine to take the root lock finds that
+    /// directory free to recover (fields drop in declaration order).
+    lock: Mutex<Option<Box<dyn FileLock>>>,
 }
 
 impl Engine {
@@ -207,7 +209,7 @@ impl Engine {
     }
 
     pub(crate) fn region_dir(&self, info: &RegionInfo) -> PathBuf {
-        self.table_dir(&info.table).join(info.encoded_name())
+        self.rs.region_dir(info)
     }
 
     pub(crate) fn check_open(&self) -> Result<()> {
@@ -217,38 +219,12 @@ impl Engine {
         Ok(())
     }
 
-    /// Opens (or creates) the region `info` of a table with schema `descriptor`, hooked up to
-    /// the background worker.
-    pub(crate) fn open_region(
-        &self,
-        info: RegionInfo,
-        descriptor: &TableDescriptor,
-    ) -> Result<Arc<Region>> {
-        let dir = self.region_dir(&info);
-        let region = Region::open(
-            info,
-            descriptor.clone(),
-            Arc::clone(&self.clock),
-            self.region_config.clone(),
-            Arc::clone(&self.fs),
-            &dir,
-        )?;
-        region.set_compaction_listener(self.compactions.clone());
-        Ok(Arc::new(region))
-    }
-
     pub(crate) fn table(&self, name: &TableName) -> Result<Arc<HostedTable>> {
         self.check_open()?;
         self.tables()
             .get(name)
             .cloned()
             .ok_or_else(|| Error::TableNotFound(name.clone()))
-    }
-
-    /// Tells the background worker to look for work now (after a split or merge, whose new
-    /// regions want their references compacted).
-    pub(crate) fn wake_background(&self) {
-        let _ = self.compactions.send(());
     }
 
     /// Records in meta the sequence ids the regions opened with (`info:seqnumDuringOpen`).
@@ -276,27 +252,18 @@ impl Engine {
     pub(crate) fn find_region(&self, name: &[u8]) -> Result<(Arc<HostedTable>, Arc<Region>)> {
         self.check_open()?;
         // A full name `table,start,id.<encoded>.` ends with the encoded name, the MD5 of the
-        // rest: that identifies the region, and the table narrows the search. (This runs on
-        // every native RPC call: no name is built or hashed here.)
+        // rest: that identifies the region. (This runs on every native RPC call: no name is
+        // built or hashed here.)
         let n = name.len();
         let full = n >= 34 && name[n - 34] == b'.' && name[n - 1] == b'.';
         let encoded = if full { &name[n - 33..n - 1] } else { name };
-        let table = full
-            .then(|| name.iter().position(|&b| b == b','))
-            .flatten()
-            .and_then(|comma| std::str::from_utf8(&name[..comma]).ok())
-            .and_then(|t| TableName::parse(t).ok());
-        let tables = self.tables();
-        let candidates: Vec<&Arc<HostedTable>> = match &table {
-            Some(t) => tables.get(t).into_iter().collect(),
-            None => tables.values().collect(),
-        };
-        for t in candidates {
-            for r in t.regions() {
-                if r.encoded_name().as_bytes() == encoded {
-                    return Ok((Arc::clone(t), r));
-                }
-            }
+        let region = std::str::from_utf8(encoded)
+            .ok()
+            .and_then(|e| self.rs.online_region(e));
+        if let Some(region) = region
+            && let Some(table) = self.tables().get(&region.info().table)
+        {
+            return Ok((Arc::clone(table), region));
         }
         Err(Error::UnknownRegion(
             String::from_utf8_lossy(name).into_owned(),
@@ -377,7 +344,7 @@ impl Connection {
     /// When this server started, in milliseconds since the epoch: the start code of its
     /// server name (`host,port,startcode`), as `hbase:meta`'s `info:serverstartcode` holds it.
     pub fn server_start_code(&self) -> i64 {
-        self.engine.server.start_code
+        self.engine.rs.name.start_code
     }
 
     /// The block cache's counters (all zero when it is off).
@@ -426,19 +393,15 @@ impl Connection {
         }
         if let Some(wal) = &self.engine.region_config.wal {
             wal.close()?;
-            // Every edit is in a store file: the server's directory goes, as a gone
-            // server's does at the next open.
-            if let Some(dir) = &self.engine.wal_dir {
-                let fs = self.engine.fs.as_ref();
-                wal.archive(&basalt_wal::segments_in(fs, dir)?)?;
-                fs.delete_dir_all(dir).map_err(storage)?;
-            }
         }
+        // Every edit is in a store file: the server's directory goes, as a gone server's
+        // does at the next open.
+        self.engine.rs.stop()?;
         self.engine
-            .locks
+            .lock
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .clear();
+            .take();
         Ok(())
     }
 }
@@ -596,13 +559,16 @@ impl ConnectionBuilder {
     /// the built-in namespaces written) and no tables yet.
     fn engine(
         mut self,
-        locks: Vec<Box<dyn FileLock>>,
+        lock: Option<Box<dyn FileLock>>,
         compactions: Sender<()>,
-        wal: Option<(Arc<Wal>, PathBuf, i64)>,
+        wal: Option<(Arc<Wal>, server_wals::OwnWals)>,
         segments: &[PathBuf],
     ) -> Result<Engine> {
-        let (wal, wal_dir, start_code) = match wal {
-            Some((wal, dir, start_code)) => (Some(wal), Some(dir), start_code),
+        let (wal, own, start_code) = match wal {
+            Some((wal, own)) => {
+                let start_code = own.start_code;
+                (Some(wal), Some((own.dir, own.lock)), start_code)
+            }
             None => (None, None, self.clock.now_millis()),
         };
         if self.block_cache_bytes > 0 {
@@ -640,22 +606,33 @@ impl ConnectionBuilder {
             &meta_dir,
         )?;
         meta.set_compaction_listener(compactions.clone());
+        let server = ServerName {
+            host_port: self.server_host_port,
+            start_code,
+        };
+        let rs = RegionServer::new(
+            server,
+            Arc::clone(&self.clock),
+            self.region_config.clone(),
+            Arc::clone(&self.fs),
+            self.root.clone(),
+            compactions.clone(),
+            own,
+        );
+        let meta = Arc::new(meta);
+        rs.put_online(&meta);
         Ok(Engine {
             tables: RwLock::new(BTreeMap::new()),
             namespaces: RwLock::new(BTreeMap::new()),
-            meta: Arc::new(meta),
+            meta,
             ddl: Mutex::new(()),
             last_meta_ts: AtomicI64::new(0),
-            server: ServerName {
-                host_port: self.server_host_port,
-                start_code,
-            },
             clock: self.clock,
             region_config: self.region_config,
             fs: self.fs,
             root: self.root,
-            locks: Mutex::new(locks),
-            wal_dir,
+            lock: Mutex::new(lock),
+            rs,
             closed: AtomicBool::new(false),
             compactions,
             workers: Mutex::new(Vec::new()),
@@ -677,7 +654,7 @@ impl ConnectionBuilder {
     fn try_build(self) -> Result<Connection> {
         let (tx, rx) = channel();
         let every = self.major_compaction_interval;
-        let engine = self.engine(Vec::new(), tx, None, &[])?;
+        let engine = self.engine(None, tx, None, &[])?;
         boot(&engine, &[], false)?;
         Ok(ConnectionBuilder::start(engine, rx, every))
     }
@@ -718,8 +695,12 @@ impl ConnectionBuilder {
         let (tx, rx) = channel();
         let every = self.major_compaction_interval;
         let skip_corrupt_wal = self.skip_corrupt_wal;
-        let own_wal = (Arc::clone(&wal), own.dir, own.start_code);
-        let engine = self.engine(vec![lock, own.lock], tx, Some(own_wal), &left_by_last_run)?;
+        let engine = self.engine(
+            Some(lock),
+            tx,
+            Some((Arc::clone(&wal), own)),
+            &left_by_last_run,
+        )?;
         boot(&engine, &left_by_last_run, skip_corrupt_wal)?;
         wal.archive(&left_by_last_run)?;
         server_wals::retire(fs.as_ref(), dead)?;
@@ -764,7 +745,7 @@ fn boot(engine: &Engine, segments: &[PathBuf], skip_corrupt: bool) -> Result<()>
             .iter()
             .filter(|r| &r.info.table == name && r.is_serving())
         {
-            let region = engine.open_region(row.info.clone(), &descriptor)?;
+            let region = engine.rs.open_region(row.info.clone(), &descriptor)?;
             // Families an alter dropped before a crash let it delete their directories.
             crate::procedures::remove_dropped_families(engine, &region)?;
             opened.push(Arc::clone(&region));
@@ -806,7 +787,7 @@ fn boot(engine: &Engine, segments: &[PathBuf], skip_corrupt: bool) -> Result<()>
     let mut batch = engine.meta_batch();
     for region in &opened {
         batch
-            .region(region.info(), "OPEN", &engine.server)
+            .region(region.info(), "OPEN", &engine.rs.name)
             .opened(region.info(), region.last_sequence_id());
     }
     for t in tables.values().filter(|t| !t.is_enabled()) {

@@ -20,7 +20,7 @@ const TICK: Duration = Duration::from_millis(100);
 
 /// One round: flushes what is due. Returns whether it flushed anything.
 fn flush_due(engine: &Engine, budget: &MemstoreBudget) -> bool {
-    let mut regions = engine.all_regions();
+    let mut regions = engine.rs.online_regions();
     regions.sort_by_key(|r| Reverse(r.memstore_bytes()));
     let mut flushed = false;
     for region in &regions {

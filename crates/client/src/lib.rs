@@ -27,7 +27,10 @@ mod connection;
 mod flusher;
 mod meta;
 mod procedures;
+mod regionserver;
 mod server_wals;
+#[cfg(test)]
+mod split_halves_tests;
 mod table;
 mod upgrade;
 

@@ -140,7 +140,7 @@ fn create_table_locked(
         let mut regions = Vec::new();
         for info in &infos {
             catalog::write_region_info(fs, &engine.region_dir(info), info)?;
-            regions.push(engine.open_region(info.clone(), &descriptor)?);
+            regions.push(engine.rs.open_region(info.clone(), &descriptor)?);
         }
         Ok(regions)
     })();
@@ -153,7 +153,7 @@ fn create_table_locked(
     };
     let mut batch = engine.meta_batch();
     for info in &infos {
-        batch.region(info, "OPEN", &engine.server);
+        batch.region(info, "OPEN", &engine.rs.name);
     }
     batch.table_state(&name, TableState::Enabled);
     for region in &regions {
@@ -242,11 +242,10 @@ fn delete_table_locked(engine: &Engine, name: &TableName) -> Result<()> {
     batch.commit(&engine.meta)?;
     engine.tables_mut().remove(name);
     for r in table.regions() {
-        let _ = r.close();
-        if let Some(wal) = &engine.region_config.wal {
-            // The region's edits are needed by nobody now: its segments may be archived.
-            wal.region_flushed(r.encoded_name(), u64::MAX)?;
-        }
+        let _ = engine.rs.close_region(&r);
+        engine.rs.take_offline(&r);
+        // The region's edits are needed by nobody now: its segments may be archived.
+        engine.rs.forget_edits(&r)?;
     }
     catalog::delete_dir(engine.fs.as_ref(), &engine.table_dir(name))
 }
@@ -289,11 +288,11 @@ pub(crate) fn modify_table(engine: &Engine, descriptor: TableDescriptor) -> Resu
     catalog::write_descriptor(engine.fs.as_ref(), &engine.table_dir(&name), &descriptor)?;
     table.set_descriptor(descriptor.clone());
     for old in table.regions() {
-        old.close()?;
-        let new = match engine.open_region(old.info().clone(), &descriptor) {
+        engine.rs.close_region(&old)?;
+        let new = match engine.rs.open_region(old.info().clone(), &descriptor) {
             Ok(r) => r,
             Err(e) => {
-                old.reopen();
+                engine.rs.reopen_region(&old);
                 return Err(e);
             }
         };
@@ -385,52 +384,24 @@ pub(crate) fn split_region(
             ))
         })?,
     };
-    parent.close()?;
     let id = next_region_id(engine, &[info.region_id]);
-    let a = RegionInfo::new(
-        info.table.clone(),
-        info.start_key.clone(),
-        split_key.clone(),
-        id,
-    );
-    let b = RegionInfo::new(info.table.clone(), split_key, info.end_key.clone(), id);
-    let fs = engine.fs.as_ref();
-    let prepared = (|| {
-        for d in [&a, &b] {
-            let dir = engine.region_dir(d);
-            catalog::write_region_info(fs, &dir, d)?;
-            parent.write_references(&dir, &d.start_key, &d.end_key)?;
-        }
-        Ok(())
-    })();
-    if let Err(e) = prepared {
-        for d in [&a, &b] {
-            let _ = catalog::delete_dir(fs, &engine.region_dir(d));
-        }
-        parent.reopen();
-        return Err(e);
-    }
-    let mut batch = engine.meta_batch();
-    batch
-        .split_parent(&info, &a, &b)
-        .region(&a, "OPEN", &engine.server)
-        .region(&b, "OPEN", &engine.server);
-    if let Err(e) = batch.commit(&engine.meta) {
+    // The region server's half: the parent closed, the daughters' files written.
+    let prepared = engine.rs.prepare_split(parent, split_key, id)?;
+    // The master's half: one atomic catalog change.
+    if let Err(e) = commit_split(engine, &info, &prepared.daughters) {
         // The commit may have reached the log all the same: the daughters' files stay for
         // the next open to keep or delete. Until then the parent serves what it holds.
-        parent.reopen();
+        engine.rs.reopen_region(parent);
         return Err(e);
     }
     // Committed: the daughters are the table's regions now (after a crash too).
-    let descriptor = table.descriptor();
-    let ra = engine.open_region(a.clone(), &descriptor)?;
-    let rb = engine.open_region(b.clone(), &descriptor)?;
-    engine.record_opened(&[&ra, &rb]);
-    table.replace_regions(&[Arc::clone(parent)], &[ra, rb]);
-    if let Some(wal) = &engine.region_config.wal {
-        wal.region_flushed(parent.encoded_name(), u64::MAX)?;
-    }
-    engine.wake_background();
+    let opened = engine
+        .rs
+        .open_children(&[parent], &prepared.daughters, &table.descriptor())?;
+    engine.record_opened(&opened.iter().collect::<Vec<_>>());
+    table.replace_regions(&[Arc::clone(parent)], &opened);
+    engine.rs.wake_background();
+    let [a, b] = prepared.daughters;
     Ok((a, b))
 }
 
@@ -473,11 +444,6 @@ pub(crate) fn merge_regions(
             return Err(has_references_error(r));
         }
     }
-    lo.close()?;
-    if let Err(e) = hi.close() {
-        lo.reopen();
-        return Err(e);
-    }
     let (li, hi_info) = (lo.info().clone(), hi.info().clone());
     let id = next_region_id(engine, &[li.region_id, hi_info.region_id]);
     let merged = RegionInfo::new(
@@ -486,40 +452,57 @@ pub(crate) fn merge_regions(
         hi_info.end_key.clone(),
         id,
     );
-    let fs = engine.fs.as_ref();
-    let dir = engine.region_dir(&merged);
-    let prepared = (|| {
-        catalog::write_region_info(fs, &dir, &merged)?;
-        lo.write_references(&dir, &li.start_key, &li.end_key)?;
-        hi.write_references(&dir, &hi_info.start_key, &hi_info.end_key)
-    })();
-    if let Err(e) = prepared {
-        let _ = catalog::delete_dir(fs, &dir);
-        lo.reopen();
-        hi.reopen();
+    // The region server's half: both parents closed, the merged region's files written.
+    engine.rs.prepare_merge(lo, hi, &merged)?;
+    // The master's half: one atomic catalog change.
+    if let Err(e) = commit_merge(engine, [&li, &hi_info], &merged) {
+        // As for a split: the merged region's files stay for the next open to judge.
+        engine.rs.reopen_region(lo);
+        engine.rs.reopen_region(hi);
         return Err(e);
     }
+    let opened = engine.rs.open_children(
+        &[lo, hi],
+        std::slice::from_ref(&merged),
+        &table.descriptor(),
+    )?;
+    engine.record_opened(&opened.iter().collect::<Vec<_>>());
+    table.replace_regions(&[Arc::clone(lo), Arc::clone(hi)], &opened);
+    engine.rs.wake_background();
+    Ok(merged)
+}
+
+/// The master's half of a split: in one `hbase:meta` mutation, the parent becomes an offline
+/// split parent naming its daughters, and the daughters serving regions on the region server
+/// that prepared them. Before it, a crash leaves the parent as it was (the next open deletes
+/// the daughters' directories); after it, the daughters (the next open opens them).
+pub(crate) fn commit_split(
+    engine: &Engine,
+    parent: &RegionInfo,
+    [a, b]: &[RegionInfo; 2],
+) -> Result<()> {
     let mut batch = engine.meta_batch();
     batch
-        .delete_row(li.region_name())
-        .delete_row(hi_info.region_name())
-        .region(&merged, "OPEN", &engine.server)
-        .merge_parents(&merged, &[&li, &hi_info]);
-    if let Err(e) = batch.commit(&engine.meta) {
-        // As for a split: the merged region's files stay for the next open to judge.
-        lo.reopen();
-        hi.reopen();
-        return Err(e);
-    }
-    let region = engine.open_region(merged.clone(), &table.descriptor())?;
-    engine.record_opened(&[&region]);
-    table.replace_regions(&[Arc::clone(lo), Arc::clone(hi)], &[region]);
-    if let Some(wal) = &engine.region_config.wal {
-        wal.region_flushed(lo.encoded_name(), u64::MAX)?;
-        wal.region_flushed(hi.encoded_name(), u64::MAX)?;
-    }
-    engine.wake_background();
-    Ok(merged)
+        .split_parent(parent, a, b)
+        .region(a, "OPEN", &engine.rs.name)
+        .region(b, "OPEN", &engine.rs.name);
+    batch.commit(&engine.meta)
+}
+
+/// The master's half of a merge, as [`commit_split`]'s: the parents' rows go and the merged
+/// region's arrives, naming its parents (for the janitor), in one mutation.
+pub(crate) fn commit_merge(
+    engine: &Engine,
+    [lo, hi]: [&RegionInfo; 2],
+    merged: &RegionInfo,
+) -> Result<()> {
+    let mut batch = engine.meta_batch();
+    batch
+        .delete_row(lo.region_name())
+        .delete_row(hi.region_name())
+        .region(merged, "OPEN", &engine.rs.name)
+        .merge_parents(merged, &[lo, hi]);
+    batch.commit(&engine.meta)
 }
 
 /// Deletes split and merge parents that no serving region reads any more (HBase's

@@ -1,0 +1,281 @@
+//! The region server (HBase's `HRegionServer`): the regions it has online, by encoded name,
+//! and what they share — its write-ahead log in its own directory (`WALs/<server>/`), the
+//! block cache and the memstore budget (in its [`RegionConfig`]) — and the region half of
+//! splits and merges: flushing and closing the parents, writing the new regions' files, and
+//! opening them once the master has committed the change to `hbase:meta`
+//! (`procedures.rs` is the master's half). The embedded engine runs one, next to its master.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+
+use basalt_common::{Bytes, Clock, RegionInfo, Result, TableDescriptor};
+use basalt_fs::{FileLock, FileSystem};
+use basalt_region::{Region, RegionConfig};
+
+use crate::catalog::{self, storage};
+use crate::meta::ServerName;
+
+/// One region server; see the module documentation.
+#[derive(Debug)]
+pub(crate) struct RegionServer {
+    pub(crate) name: ServerName,
+    pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) config: RegionConfig,
+    pub(crate) fs: Arc<dyn FileSystem>,
+    pub(crate) root: PathBuf,
+    /// The open regions by encoded name (`hbase:meta`'s included): what calls naming a region
+    /// are served from.
+    online: RwLock<HashMap<String, Arc<Region>>>,
+    /// Regions tell the background worker here when a flush leaves work for it.
+    compactions: Sender<()>,
+    /// This server's WAL directory (None in memory), and its lock, held while it lives.
+    wal_dir: Option<PathBuf>,
+    lock: Mutex<Option<Box<dyn FileLock>>>,
+}
+
+/// A split the region server has prepared: the parent closed, the daughters' directories
+/// written (their `.regioninfo` and references to the parent's files), nothing committed.
+#[derive(Debug)]
+pub(crate) struct PreparedSplit {
+    pub(crate) daughters: [RegionInfo; 2],
+}
+
+impl RegionServer {
+    pub(crate) fn new(
+        name: ServerName,
+        clock: Arc<dyn Clock>,
+        config: RegionConfig,
+        fs: Arc<dyn FileSystem>,
+        root: PathBuf,
+        compactions: Sender<()>,
+        wal: Option<(PathBuf, Box<dyn FileLock>)>,
+    ) -> Self {
+        let (wal_dir, lock) = match wal {
+            Some((dir, lock)) => (Some(dir), Some(lock)),
+            None => (None, None),
+        };
+        RegionServer {
+            name,
+            clock,
+            config,
+            fs,
+            root,
+            online: RwLock::new(HashMap::new()),
+            compactions,
+            wal_dir,
+            lock: Mutex::new(lock),
+        }
+    }
+
+    /// `<root>/data/<namespace>/<table>/<encoded name>`.
+    pub(crate) fn region_dir(&self, info: &RegionInfo) -> PathBuf {
+        catalog::table_dir(&self.root, &info.table).join(info.encoded_name())
+    }
+
+    /// Opens (or creates) the region `info` of a table with schema `descriptor`, hooked up to
+    /// the background worker, and puts it online.
+    pub(crate) fn open_region(
+        &self,
+        info: RegionInfo,
+        descriptor: &TableDescriptor,
+    ) -> Result<Arc<Region>> {
+        let dir = self.region_dir(&info);
+        let region = Arc::new(Region::open(
+            info,
+            descriptor.clone(),
+            Arc::clone(&self.clock),
+            self.config.clone(),
+            Arc::clone(&self.fs),
+            &dir,
+        )?);
+        region.set_compaction_listener(self.compactions.clone());
+        self.put_online(&region);
+        Ok(region)
+    }
+
+    /// Puts an open region online (meta's region, opened before the server is).
+    pub(crate) fn put_online(&self, region: &Arc<Region>) {
+        self.online
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(region.encoded_name().to_owned(), Arc::clone(region));
+    }
+
+    /// Flushes and closes a region and takes it offline.
+    pub(crate) fn close_region(&self, region: &Arc<Region>) -> Result<()> {
+        region.close()?;
+        self.take_offline(region);
+        Ok(())
+    }
+
+    /// Serves a region closed by an operation that then failed, as before it.
+    pub(crate) fn reopen_region(&self, region: &Arc<Region>) {
+        region.reopen();
+        self.put_online(region);
+    }
+
+    /// Takes a region offline (only that region: one reopened under the same name since
+    /// stays).
+    pub(crate) fn take_offline(&self, region: &Arc<Region>) {
+        let mut online = self.online.write().unwrap_or_else(PoisonError::into_inner);
+        if online
+            .get(region.encoded_name())
+            .is_some_and(|r| Arc::ptr_eq(r, region))
+        {
+            online.remove(region.encoded_name());
+        }
+    }
+
+    /// The online region with this encoded name.
+    pub(crate) fn online_region(&self, encoded: &str) -> Option<Arc<Region>> {
+        self.online
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(encoded)
+            .cloned()
+    }
+
+    /// Every online region.
+    pub(crate) fn online_regions(&self) -> Vec<Arc<Region>> {
+        self.online
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+            .cloned()
+            .collect()
+    }
+
+    /// Tells the background worker to look for work now (after a split or merge, whose new
+    /// regions want their references compacted).
+    pub(crate) fn wake_background(&self) {
+        let _ = self.compactions.send(());
+    }
+
+    /// Tells the log that nothing needs a region's edits any more (a dropped table's region, a
+    /// split or merge parent), so its segments may be archived.
+    pub(crate) fn forget_edits(&self, region: &Region) -> Result<()> {
+        if let Some(wal) = &self.config.wal {
+            wal.region_flushed(region.encoded_name(), u64::MAX)?;
+        }
+        Ok(())
+    }
+
+    /// The region server's half of a split of `parent` at `split_key` into daughters with
+    /// region id `id`: the parent is flushed and closed, and each daughter's directory gets
+    /// its `.regioninfo` and references to the parent's files. On failure the daughters'
+    /// files are deleted and the parent serves again. Until the master commits the split,
+    /// the next open deletes the daughters' directories (no catalog entry owns them); after
+    /// it, they are the table's regions.
+    pub(crate) fn prepare_split(
+        &self,
+        parent: &Arc<Region>,
+        split_key: Bytes,
+        id: i64,
+    ) -> Result<PreparedSplit> {
+        let info = parent.info();
+        let daughters = [
+            RegionInfo::new(
+                info.table.clone(),
+                info.start_key.clone(),
+                split_key.clone(),
+                id,
+            ),
+            RegionInfo::new(info.table.clone(), split_key, info.end_key.clone(), id),
+        ];
+        self.close_region(parent)?;
+        let written = daughters
+            .iter()
+            .try_for_each(|d| self.write_child(d, &[parent]));
+        if let Err(e) = written {
+            self.abort_children(&[parent], &daughters);
+            return Err(e);
+        }
+        Ok(PreparedSplit { daughters })
+    }
+
+    /// The region server's half of a merge of two adjacent regions (`lo` before `hi`) into
+    /// `merged`: both closed, the merged region's directory written with references to both
+    /// parents' files. On failure the merged region's files go and the parents serve again.
+    pub(crate) fn prepare_merge(
+        &self,
+        lo: &Arc<Region>,
+        hi: &Arc<Region>,
+        merged: &RegionInfo,
+    ) -> Result<()> {
+        self.close_region(lo)?;
+        if let Err(e) = self.close_region(hi) {
+            self.reopen_region(lo);
+            return Err(e);
+        }
+        if let Err(e) = self.write_child(merged, &[lo, hi]) {
+            self.abort_children(&[lo, hi], std::slice::from_ref(merged));
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// A new region's directory: its `.regioninfo`, and references to the part of each
+    /// parent's files inside its key range.
+    fn write_child(&self, child: &RegionInfo, parents: &[&Arc<Region>]) -> Result<()> {
+        let dir = self.region_dir(child);
+        catalog::write_region_info(self.fs.as_ref(), &dir, child)?;
+        for parent in parents {
+            let p = parent.info();
+            let start = child.start_key.clone().max(p.start_key.clone());
+            let end = match (child.end_key.is_empty(), p.end_key.is_empty()) {
+                (true, _) => p.end_key.clone(),
+                (_, true) => child.end_key.clone(),
+                _ => child.end_key.clone().min(p.end_key.clone()),
+            };
+            parent.write_references(&dir, &start, &end)?;
+        }
+        Ok(())
+    }
+
+    /// Undoes a prepared split or merge the master did not commit: the new regions' files
+    /// go, and the parents serve again.
+    pub(crate) fn abort_children(&self, parents: &[&Arc<Region>], children: &[RegionInfo]) {
+        for child in children {
+            let _ = catalog::delete_dir(self.fs.as_ref(), &self.region_dir(child));
+        }
+        for parent in parents {
+            self.reopen_region(parent);
+        }
+    }
+
+    /// Opens the regions a committed split or merge made, and lets the log forget the
+    /// parents' edits (the parents' files hold all of them). Once they serve, the caller
+    /// wakes the background worker to compact their references away.
+    pub(crate) fn open_children(
+        &self,
+        parents: &[&Arc<Region>],
+        children: &[RegionInfo],
+        descriptor: &TableDescriptor,
+    ) -> Result<Vec<Arc<Region>>> {
+        let opened = children
+            .iter()
+            .map(|c| self.open_region(c.clone(), descriptor))
+            .collect::<Result<Vec<_>>>()?;
+        for parent in parents {
+            self.forget_edits(parent)?;
+        }
+        Ok(opened)
+    }
+
+    /// At a clean stop, after every region is flushed and the log closed: the server's own
+    /// WAL directory is archived and deleted (nothing in it is needed), and its lock let go.
+    pub(crate) fn stop(&self) -> Result<()> {
+        if let (Some(wal), Some(dir)) = (&self.config.wal, &self.wal_dir) {
+            let fs = self.fs.as_ref();
+            wal.archive(&basalt_wal::segments_in(fs, dir)?)?;
+            fs.delete_dir_all(dir).map_err(storage)?;
+        }
+        self.lock
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        Ok(())
+    }
+}
