@@ -1,20 +1,23 @@
-//! Every filter of reference §3.1 on a small table, through the filter language where HBase
-//! lets it be named and through the API otherwise, with the results HBase documents: which
-//! rows and cells come back, how wrappers and lists combine, how filters meet versions,
-//! deletes, regions and flushed files.
+//! Every filter of reference §3.1 on a small table (one region), through the filter language
+//! where HBase lets it be named and through the API otherwise, with the results HBase
+//! documents: which rows and cells come back, how wrappers and lists combine, how filters meet
+//! versions, deletes and flushed files. Filters across regions: the client's
+//! `filters_across_regions.rs`.
 #![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
 mod support;
 
-use basalt_client::{
-    BitOp, CheckAction, CheckAndMutate, Comparator, CompareOperator, Delete, FilterSpec, Get, Put,
-    RowRange, Scan, Table, TableDescriptor, TableName, parse_filter,
-};
-use basalt_common::ColumnFamilyDescriptor;
-use support::{cells, connection_at, create_table, create_with};
+use std::sync::Arc;
+
+use basalt_common::filter::{BitOp, Comparator, FilterSpec, RowRange, parse_filter};
+use basalt_common::ops::{CheckAction, CheckAndMutate, CompareOperator};
+use basalt_common::{ColumnFamilyDescriptor, Delete, Get, Put, Scan, TableDescriptor};
+use basalt_region::Region;
+use basalt_storefile::BlockCache;
+use support::{cells, create_table, create_with, host_at};
 
 /// Rows as `row: f:q=v f:q=v`, timestamps left out.
-fn scan(t: &Table, scan: Scan) -> Vec<String> {
+fn scan(t: &Region, scan: Scan) -> Vec<String> {
     t.scan(&scan)
         .unwrap()
         .map(|r| {
@@ -32,11 +35,11 @@ fn scan(t: &Table, scan: Scan) -> Vec<String> {
         .collect()
 }
 
-fn filtered(t: &Table, filter: &str) -> Vec<String> {
+fn filtered(t: &Region, filter: &str) -> Vec<String> {
     scan(t, Scan::new().with_filter(parse_filter(filter).unwrap()))
 }
 
-fn row_keys(t: &Table, filter: FilterSpec) -> Vec<String> {
+fn row_keys(t: &Region, filter: FilterSpec) -> Vec<String> {
     scan(t, Scan::new().with_filter(filter))
         .into_iter()
         .map(|r| r.split(':').next().unwrap().to_string())
@@ -52,7 +55,7 @@ fn row_keys(t: &Table, filter: FilterSpec) -> Vec<String> {
 /// row4: f:a=almond f:d=date
 /// row5: g:x=3
 /// ```
-fn sample(t: &Table) {
+fn sample(t: &Region) {
     let puts = [
         ("row1", "f", "a", "apple"),
         ("row1", "f", "b", "Banana"),
@@ -73,11 +76,11 @@ fn sample(t: &Table) {
     }
 }
 
-fn sample_table() -> (basalt_client::Connection, Table) {
-    let (conn, _clock) = connection_at(1_000);
-    let t = create_table(&conn, "t", &["f", "g"]);
+fn sample_table() -> (support::Host, Region) {
+    let (host, _clock) = host_at(1_000);
+    let t = create_table(&host, "t", &["f", "g"]);
     sample(&t);
-    (conn, t)
+    (host, t)
 }
 
 #[test]
@@ -295,10 +298,10 @@ fn single_column_value_filters() {
         ["row2: f:a=avocado"]
     );
     // latestVersionOnly=false: an older version may match.
-    let (conn, _clock) = connection_at(1_000);
+    let (host, _clock) = host_at(1_000);
     let mut desc = TableDescriptor::named("v").unwrap();
     desc.add_family(ColumnFamilyDescriptor::new(b"f".to_vec()).with_max_versions(3));
-    let v = create_with(&conn, desc);
+    let v = create_with(&host, desc);
     v.put(&Put::new("r").add_column_at("f", "s", 1, "old"))
         .unwrap();
     v.put(&Put::new("r").add_column_at("f", "s", 2, "new"))
@@ -322,8 +325,8 @@ fn single_column_value_filters() {
 
 #[test]
 fn dependent_and_column_value_filters() {
-    let (conn, _clock) = connection_at(1_000);
-    let t = create_table(&conn, "d", &["f"]);
+    let (host, _clock) = host_at(1_000);
+    let t = create_table(&host, "d", &["f"]);
     t.put(&Put::new("r1").add_column_at("f", "ref", 10, "go"))
         .unwrap();
     t.put(&Put::new("r1").add_column_at("f", "a", 10, "a10"))
@@ -358,10 +361,10 @@ fn dependent_and_column_value_filters() {
 
 #[test]
 fn timestamps_and_versions_after_the_filter() {
-    let (conn, _clock) = connection_at(1_000);
+    let (host, _clock) = host_at(1_000);
     let mut desc = TableDescriptor::named("ts").unwrap();
     desc.add_family(ColumnFamilyDescriptor::new(b"f".to_vec()).with_max_versions(5));
-    let t = create_with(&conn, desc);
+    let t = create_with(&host, desc);
     for ts in 1..=4 {
         t.put(&Put::new("r").add_column_at("f", "q", ts, format!("v{ts}")))
             .unwrap();
@@ -388,58 +391,6 @@ fn timestamps_and_versions_after_the_filter() {
         ),
         ["r: f:q=v3 f:q=v2"]
     );
-}
-
-#[test]
-fn count_page_and_while_end_scans() {
-    let (conn, _clock) = connection_at(1_000);
-    let desc = {
-        let mut d = TableDescriptor::named("p").unwrap();
-        d.add_family(ColumnFamilyDescriptor::new(b"f".to_vec()));
-        d
-    };
-    conn.admin()
-        .create_table_with_splits(desc, &["r3".into()])
-        .unwrap();
-    let t = conn.table("p").unwrap();
-    for r in 1..=5 {
-        for q in ["a", "b", "c"] {
-            t.put(&Put::new(format!("r{r}")).add_column("f", q, "v"))
-                .unwrap();
-        }
-    }
-    let keys = |f: &str| row_keys(&t, parse_filter(f).unwrap());
-    // A page per region: two regions, two rows each.
-    assert_eq!(keys("PageFilter(2)"), ["r1", "r2", "r3", "r4"]);
-    // Two columns per row; a row with a fourth column makes the filter see a cell past its
-    // limit, and the scan ends there (HBase's DONE_SCAN).
-    assert_eq!(filtered(&t, "ColumnCountGetFilter(2)").len(), 5);
-    t.put(&Put::new("r2").add_column("f", "d", "v")).unwrap();
-    assert_eq!(
-        filtered(&t, "ColumnCountGetFilter(2)"),
-        ["r1: f:a=v f:b=v", "r2: f:a=v f:b=v"]
-    );
-    let got = t
-        .get(&Get::new("r4").with_filter(parse_filter("ColumnCountGetFilter(1)").unwrap()))
-        .unwrap();
-    assert_eq!(cells(&got).len(), 1);
-    // WHILE ends the whole scan, across regions, at the first row it rejects.
-    assert_eq!(keys("WHILE RowFilter(!=, 'binary:r2')"), ["r1"]);
-    assert_eq!(
-        keys("WHILE RowFilter(<, 'binary:r5')"),
-        ["r1", "r2", "r3", "r4"]
-    );
-    // Batching and whole-row filters do not mix, as in HBase.
-    let err = t
-        .scan(
-            &Scan::new()
-                .with_batch(1)
-                .with_filter(parse_filter("PageFilter(1)").unwrap()),
-        )
-        .map(|mut s| s.next().unwrap().map(|_| ()))
-        .and_then(|r| r)
-        .unwrap_err();
-    assert!(err.to_string().contains("Cannot set batch"), "{err}");
 }
 
 #[test]
@@ -506,8 +457,8 @@ fn skip_while_and_lists() {
 
 #[test]
 fn fuzzy_row_and_row_ranges_seek() {
-    let (conn, _clock) = connection_at(1_000);
-    let t = create_table(&conn, "z", &["f"]);
+    let (host, _clock) = host_at(1_000);
+    let t = create_table(&host, "z", &["f"]);
     for user in 0..20 {
         for action in ["a", "b", "c"] {
             t.put(&Put::new(format!("u{user:02}_{action}_x")).add_column("f", "q", "v"))
@@ -558,10 +509,10 @@ fn fuzzy_row_and_row_ranges_seek() {
 
 #[test]
 fn filters_read_flushed_files_and_gets() {
-    let (conn, _c) = connection_at(1_000);
-    let t = create_table(&conn, "t", &["f", "g"]);
+    let (host, _c) = host_at(1_000);
+    let t = create_table(&host, "t", &["f", "g"]);
     sample(&t);
-    conn.admin().flush(&TableName::parse("t").unwrap()).unwrap();
+    t.flush().unwrap();
     t.put(&Put::new("row2").add_column("f", "b", "bread"))
         .unwrap();
     assert_eq!(
@@ -598,14 +549,14 @@ fn filters_read_flushed_files_and_gets() {
 }
 
 /// Data-block reads (cache hits plus misses) a scan makes.
-fn blocks_read(conn: &basalt_client::Connection, t: &Table, scan: Scan) -> (u64, usize) {
-    let before = conn.block_cache_stats();
+fn blocks_read(cache: &BlockCache, t: &Region, scan: Scan) -> (u64, usize) {
+    let before = cache.stats();
     let rows = t
         .scan(&scan)
         .unwrap()
         .inspect(|r| assert!(r.is_ok()))
         .count();
-    let after = conn.block_cache_stats();
+    let after = cache.stats();
     (
         after.hits + after.misses - before.hits - before.misses,
         rows,
@@ -614,12 +565,11 @@ fn blocks_read(conn: &basalt_client::Connection, t: &Table, scan: Scan) -> (u64,
 
 #[test]
 fn selective_filters_seek_instead_of_reading_everything() {
-    let conn = basalt_client::Connection::builder()
-        .block_cache_size(64 << 20)
-        .build();
+    let cache = Arc::new(BlockCache::new(64 << 20));
+    let host = support::host_with_cache(Arc::clone(&cache));
     let mut desc = TableDescriptor::named("big").unwrap();
     desc.add_family(ColumnFamilyDescriptor::new(b"f".to_vec()).with_block_size(1024));
-    let t = create_with(&conn, desc);
+    let t = create_with(&host, desc);
     for r in 0..3000 {
         t.put(&Put::new(format!("row{r:05}")).add_column("f", "q", "value-of-some-length"))
             .unwrap();
@@ -629,11 +579,11 @@ fn selective_filters_seek_instead_of_reading_everything() {
         wide = wide.add_column("f", format!("q{q:05}"), "value-of-some-length");
     }
     t.put(&wide).unwrap();
-    conn.admin().flush(t.name()).unwrap();
-    let (all, rows) = blocks_read(&conn, &t, Scan::new());
+    t.flush().unwrap();
+    let (all, rows) = blocks_read(&cache, &t, Scan::new());
     assert_eq!(rows, 3001);
     assert!(all > 100, "{all} blocks");
-    let with = |f: FilterSpec| blocks_read(&conn, &t, Scan::new().with_filter(f));
+    let with = |f: FilterSpec| blocks_read(&cache, &t, Scan::new().with_filter(f));
     let (prefix, rows) = with(parse_filter("PrefixFilter('row0299')").unwrap());
     assert_eq!(rows, 10);
     assert!(prefix * 10 < all, "prefix read {prefix} of {all} blocks");

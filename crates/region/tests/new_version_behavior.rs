@@ -5,31 +5,31 @@
 
 mod support;
 
-use basalt_client::{
-    ColumnFamilyDescriptor, Connection, Delete, Get, Put, Scan, Table, TableDescriptor,
-};
+use basalt_common::{ColumnFamilyDescriptor, Delete, Get, Put, Scan, TableDescriptor};
+use basalt_region::Region;
+use support::Host;
 
-fn nvb_table() -> (Connection, Table) {
-    let conn = Connection::in_memory();
+fn nvb_table() -> (Host, Region) {
+    let conn = support::host_at(1_700_000_000_000).0;
     let mut f = ColumnFamilyDescriptor::new("f").with_max_versions(3);
     f.set_attribute("NEW_VERSION_BEHAVIOR", "true").unwrap();
     let t = support::create_with(&conn, TableDescriptor::named("t").unwrap().with_family(f));
     (conn, t)
 }
 
-fn put(t: &Table, q: &str, ts: i64) {
+fn put(t: &Region, q: &str, ts: i64) {
     t.put(&Put::new("row").add_column_at("f", q.to_owned(), ts, "v"))
         .unwrap();
 }
 
 /// A Delete of c1's version at `ts`.
-fn delete_version(t: &Table, ts: i64) {
+fn delete_version(t: &Region, ts: i64) {
     t.delete(&Delete::new("row").add_column_at("f", "c1", ts))
         .unwrap();
 }
 
 /// Column c1 at 1_000_001 to 1_000_004, one put each.
-fn four_versions(t: &Table) {
+fn four_versions(t: &Region) {
     for ts in 1_000_001..=1_000_004 {
         put(t, "c1", ts);
     }
@@ -37,7 +37,7 @@ fn four_versions(t: &Table) {
 
 /// The timestamps a Get of `versions` returns, in cell order, checked the same before a
 /// flush, after it and after a major compaction.
-fn stamps(conn: &Connection, t: &Table, get: Get) -> Vec<i64> {
+fn stamps(_host: &Host, t: &Region, get: Get) -> Vec<i64> {
     let read = || -> Vec<i64> {
         t.get(&get)
             .unwrap()
@@ -47,9 +47,9 @@ fn stamps(conn: &Connection, t: &Table, get: Get) -> Vec<i64> {
             .collect()
     };
     let before = read();
-    conn.admin().flush(t.name()).unwrap();
+    t.flush().unwrap();
     assert_eq!(read(), before, "a flush changed the answer");
-    conn.admin().major_compact(t.name()).unwrap();
+    t.compact(true).unwrap();
     assert_eq!(read(), before, "a major compaction changed the answer");
     before
 }
@@ -180,9 +180,9 @@ fn a_major_compaction_keeps_only_what_reads_see() {
             .sum()
     };
     assert_eq!(raw(), 6);
-    conn.admin().flush(t.name()).unwrap();
+    t.flush().unwrap();
     assert_eq!(raw(), 6);
-    conn.admin().major_compact(t.name()).unwrap();
+    t.compact(true).unwrap();
     let left = t.scan(&Scan::new().raw(true).read_versions(10)).unwrap();
     let cells: Vec<i64> = left
         .flat_map(|r| r.unwrap().cells)
@@ -193,7 +193,7 @@ fn a_major_compaction_keeps_only_what_reads_see() {
 
 #[test]
 fn without_the_attribute_a_delete_masks_later_puts_as_in_hbase() {
-    let conn = Connection::in_memory();
+    let conn = support::host_at(1_700_000_000_000).0;
     let t = support::create_with(
         &conn,
         TableDescriptor::named("t")

@@ -3,13 +3,13 @@
 
 mod support;
 
-use basalt_client::{ColumnFamilyDescriptor, Delete, Get, Put, Scan, TableDescriptor};
-use support::{cells, connection_at, create_table, create_with};
+use basalt_common::{ColumnFamilyDescriptor, Delete, Get, Put, Scan, TableDescriptor};
+use support::{cells, create_table, create_with, host_at};
 
 #[test]
 fn marker_masks_puts_written_after_it() {
-    let (conn, _) = connection_at(100);
-    let t = create_table(&conn, "t", &["cf"]);
+    let (host, _) = host_at(100);
+    let t = create_table(&host, "t", &["cf"]);
     t.delete(&Delete::new("r").add_columns_at("cf", "q", 10))
         .unwrap();
     t.put(&Put::new("r").add_column_at("cf", "q", 5, "old"))
@@ -27,11 +27,11 @@ fn marker_masks_puts_written_after_it() {
 
 #[test]
 fn delete_without_timestamp_removes_newest_version_and_an_older_one_reappears() {
-    let (conn, _) = connection_at(100);
+    let (host, _) = host_at(100);
     let desc = TableDescriptor::named("t")
         .unwrap()
         .with_family(ColumnFamilyDescriptor::new("cf").with_max_versions(2));
-    let t = create_with(&conn, desc);
+    let t = create_with(&host, desc);
     for ts in [1, 2, 3] {
         t.put(&Put::new("r").add_column_at("cf", "q", ts, format!("v{ts}")))
             .unwrap();
@@ -45,8 +45,8 @@ fn delete_without_timestamp_removes_newest_version_and_an_older_one_reappears() 
 
 #[test]
 fn delete_of_newest_version_with_nothing_there_uses_now() {
-    let (conn, clock) = connection_at(1_000);
-    let t = create_table(&conn, "t", &["cf"]);
+    let (host, clock) = host_at(1_000);
+    let t = create_table(&host, "t", &["cf"]);
     t.delete(&Delete::new("r").add_column("cf", "q")).unwrap();
     // The marker sits at "now" (1000) and masks only that exact version.
     t.put(&Put::new("r").add_column_at("cf", "q", 999, "before"))
@@ -61,14 +61,14 @@ fn delete_of_newest_version_with_nothing_there_uses_now() {
         .unwrap()
         .collect();
     let raw = raw.into_iter().next().unwrap().unwrap();
-    assert_eq!(raw.cells[0].cell_type, basalt_client::CellType::Delete);
+    assert_eq!(raw.cells[0].cell_type, basalt_common::CellType::Delete);
     assert_eq!(raw.cells[0].timestamp, 1_000);
 }
 
 #[test]
 fn exact_version_delete_leaves_other_versions() {
-    let (conn, _) = connection_at(100);
-    let t = create_table(&conn, "t", &["cf"]);
+    let (host, _) = host_at(100);
+    let t = create_table(&host, "t", &["cf"]);
     for ts in [1, 2, 3] {
         t.put(&Put::new("r").add_column_at("cf", "q", ts, format!("v{ts}")))
             .unwrap();
@@ -81,8 +81,8 @@ fn exact_version_delete_leaves_other_versions() {
 
 #[test]
 fn delete_family_and_family_version() {
-    let (conn, _) = connection_at(100);
-    let t = create_table(&conn, "t", &["a", "b"]);
+    let (host, _) = host_at(100);
+    let t = create_table(&host, "t", &["a", "b"]);
     let row = Put::new("r")
         .add_column_at("a", "x", 5, "ax5")
         .add_column_at("a", "y", 7, "ay7")
@@ -99,8 +99,8 @@ fn delete_family_and_family_version() {
 
 #[test]
 fn whole_row_delete_spares_future_timestamps() {
-    let (conn, _) = connection_at(1_000);
-    let t = create_table(&conn, "t", &["a", "b"]);
+    let (host, _) = host_at(1_000);
+    let t = create_table(&host, "t", &["a", "b"]);
     t.put(
         &Put::new("r")
             .add_column("a", "q", "now")
@@ -117,8 +117,8 @@ fn whole_row_delete_spares_future_timestamps() {
 
 #[test]
 fn raw_scan_shows_markers_and_masked_cells() {
-    let (conn, _) = connection_at(100);
-    let t = create_table(&conn, "t", &["cf"]);
+    let (host, _) = host_at(100);
+    let t = create_table(&host, "t", &["cf"]);
     t.put(&Put::new("r").add_column_at("cf", "q", 1, "v1"))
         .unwrap();
     t.delete(&Delete::new("r").add_columns_at("cf", "q", 2))

@@ -2,13 +2,13 @@
 
 mod support;
 
-use basalt_client::{ColumnFamilyDescriptor, Get, Put, TableDescriptor};
-use support::{cells, connection_at, create_table, create_with};
+use basalt_common::{ColumnFamilyDescriptor, Get, Put, TableDescriptor};
+use support::{cells, create_table, create_with, host_at};
 
 #[test]
 fn reads_never_exceed_family_versions() {
-    let (conn, _) = connection_at(100);
-    let t = create_table(&conn, "t", &["cf"]); // VERSIONS 3
+    let (host, _) = host_at(100);
+    let t = create_table(&host, "t", &["cf"]); // VERSIONS 3
     for ts in 1..=5 {
         t.put(&Put::new("r").add_column_at("cf", "q", ts, format!("v{ts}")))
             .unwrap();
@@ -25,8 +25,8 @@ fn reads_never_exceed_family_versions() {
 
 #[test]
 fn versions_are_ordered_by_timestamp_not_write_order() {
-    let (conn, _) = connection_at(100);
-    let t = create_table(&conn, "t", &["cf"]);
+    let (host, _) = host_at(100);
+    let t = create_table(&host, "t", &["cf"]);
     for ts in [5, 1, 9, 3] {
         t.put(&Put::new("r").add_column_at("cf", "q", ts, format!("v{ts}")))
             .unwrap();
@@ -36,8 +36,8 @@ fn versions_are_ordered_by_timestamp_not_write_order() {
 
 #[test]
 fn same_timestamp_rewrite_wins() {
-    let (conn, _) = connection_at(100);
-    let t = create_table(&conn, "t", &["cf"]);
+    let (host, _) = host_at(100);
+    let t = create_table(&host, "t", &["cf"]);
     t.put(&Put::new("r").add_column_at("cf", "q", 7, "first"))
         .unwrap();
     t.put(&Put::new("r").add_column_at("cf", "q", 7, "second"))
@@ -48,8 +48,8 @@ fn same_timestamp_rewrite_wins() {
 
 #[test]
 fn time_range_and_exact_timestamp() {
-    let (conn, _) = connection_at(100);
-    let t = create_table(&conn, "t", &["cf"]);
+    let (host, _) = host_at(100);
+    let t = create_table(&host, "t", &["cf"]);
     for ts in [10, 20, 30] {
         t.put(&Put::new("r").add_column_at("cf", "q", ts, format!("v{ts}")))
             .unwrap();
@@ -66,8 +66,8 @@ fn time_range_and_exact_timestamp() {
 
 #[test]
 fn server_assigns_one_timestamp_per_put() {
-    let (conn, _) = connection_at(4_242);
-    let t = create_table(&conn, "t", &["cf"]);
+    let (host, _) = host_at(4_242);
+    let t = create_table(&host, "t", &["cf"]);
     t.put(
         &Put::new("r")
             .add_column("cf", "a", "1")
@@ -84,11 +84,11 @@ fn server_assigns_one_timestamp_per_put() {
 
 #[test]
 fn family_ttl_expires_cells() {
-    let (conn, clock) = connection_at(1_000_000);
+    let (host, clock) = host_at(1_000_000);
     let desc = TableDescriptor::named("t")
         .unwrap()
         .with_family(ColumnFamilyDescriptor::new("cf").with_ttl_seconds(10));
-    let t = create_with(&conn, desc);
+    let t = create_with(&host, desc);
     t.put(&Put::new("r").add_column("cf", "q", "v")).unwrap();
     clock.advance(10_000);
     assert_eq!(
@@ -102,13 +102,13 @@ fn family_ttl_expires_cells() {
 
 #[test]
 fn min_versions_keeps_newest_past_ttl() {
-    let (conn, clock) = connection_at(1_000_000);
+    let (host, clock) = host_at(1_000_000);
     let desc = TableDescriptor::named("t").unwrap().with_family(
         ColumnFamilyDescriptor::new("cf")
             .with_ttl_seconds(1)
             .with_min_versions(2),
     );
-    let t = create_with(&conn, desc);
+    let t = create_with(&host, desc);
     for i in 0..4 {
         t.put(&Put::new("r").add_column("cf", "q", format!("v{i}")))
             .unwrap();
@@ -121,8 +121,8 @@ fn min_versions_keeps_newest_past_ttl() {
 
 #[test]
 fn cell_ttl_in_milliseconds() {
-    let (conn, clock) = connection_at(1_000);
-    let t = create_table(&conn, "t", &["cf"]);
+    let (host, clock) = host_at(1_000);
+    let t = create_table(&host, "t", &["cf"]);
     t.put(&Put::new("r").add_column("cf", "short", "x").with_ttl_ms(50))
         .unwrap();
     t.put(&Put::new("r").add_column("cf", "long", "y")).unwrap();
@@ -134,8 +134,8 @@ fn cell_ttl_in_milliseconds() {
 
 #[test]
 fn empty_qualifier_is_a_real_column() {
-    let (conn, _) = connection_at(100);
-    let t = create_table(&conn, "t", &["cf"]);
+    let (host, _) = host_at(100);
+    let t = create_table(&host, "t", &["cf"]);
     t.put(
         &Put::new("r")
             .add_column("cf", "", "bare")

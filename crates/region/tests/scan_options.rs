@@ -3,12 +3,13 @@
 
 mod support;
 
-use basalt_client::{Get, Put, Scan, Table};
-use support::{connection_at, create_table, scan_rows};
+use basalt_common::{Get, Put, Scan};
+use basalt_region::Region;
+use support::{create_table, host_at, scan_rows};
 
-fn rows_table() -> Table {
-    let (conn, _) = connection_at(100);
-    let t = create_table(&conn, "t", &["a", "b"]);
+fn rows_table() -> Region {
+    let (host, _) = host_at(100);
+    let t = create_table(&host, "t", &["a", "b"]);
     for r in ["r1", "r2", "r3", "r4", "r5"] {
         t.put(
             &Put::new(r)
@@ -138,8 +139,8 @@ fn scanner_sees_a_consistent_point() {
 
 #[test]
 fn family_time_ranges_replace_the_reads_range_for_their_family() {
-    let (conn, _) = connection_at(1_000);
-    let t = create_table(&conn, "t", &["a", "b"]);
+    let (host, _) = host_at(1_000);
+    let t = create_table(&host, "t", &["a", "b"]);
     for ts in [10, 20, 30] {
         t.put(
             &Put::new("r")
@@ -163,14 +164,14 @@ fn family_time_ranges_replace_the_reads_range_for_their_family() {
     assert_eq!(rows[0].value(b"b", b"q"), Some(&b"b30"[..]));
     assert!(matches!(
         t.get(&Get::new("r").with_family_time_range("nope", 0, 1)),
-        Err(basalt_client::Error::NoSuchColumnFamily { .. })
+        Err(basalt_common::Error::NoSuchColumnFamily { .. })
     ));
 }
 
 #[test]
 fn partial_results_cut_rows_at_the_max_result_size() {
-    let (conn, _) = connection_at(1_000);
-    let t = create_table(&conn, "t", &["f"]);
+    let (host, _) = host_at(1_000);
+    let t = create_table(&host, "t", &["f"]);
     let mut put = Put::new("wide");
     for i in 0..10 {
         put = put.add_column("f", format!("q{i}"), vec![b'x'; 100]);

@@ -6,10 +6,11 @@
 
 mod support;
 
-use basalt_client::{Delete, Get, Increment, Put};
-use support::{cells, connection_at, create_table};
+use basalt_common::ops::{Increment, RowMutations};
+use basalt_common::{Delete, Get, Put};
+use support::{cells, create_table, host_at};
 
-fn counter(t: &basalt_client::Table, row: &str) -> Option<i64> {
+fn counter(t: &basalt_region::Region, row: &str) -> Option<i64> {
     let r = t
         .get(&Get::new(row.to_owned()).add_column("f", "n"))
         .unwrap();
@@ -22,8 +23,8 @@ fn counter(t: &basalt_client::Table, row: &str) -> Option<i64> {
 /// the clock standing still throughout.
 #[test]
 fn a_counter_set_after_increments_in_the_same_millisecond_is_seen() {
-    let (conn, _clock) = connection_at(1_000);
-    let t = create_table(&conn, "t", &["f"]);
+    let (host, _clock) = host_at(1_000);
+    let t = create_table(&host, "t", &["f"]);
     let inc = || {
         t.increment(&Increment::new("c").add_column("f", "n", 1i64))
             .unwrap()
@@ -53,8 +54,8 @@ fn a_counter_set_after_increments_in_the_same_millisecond_is_seen() {
 
 #[test]
 fn a_put_after_a_delete_in_the_same_millisecond_is_seen() {
-    let (conn, clock) = connection_at(5_000);
-    let t = create_table(&conn, "t", &["f"]);
+    let (host, clock) = host_at(5_000);
+    let t = create_table(&host, "t", &["f"]);
     t.put(&Put::new("r").add_column("f", "q", "old")).unwrap();
     t.delete(&Delete::new("r")).unwrap();
     assert!(t.get(&Get::new("r")).unwrap().cells.is_empty());
@@ -73,8 +74,8 @@ fn a_put_after_a_delete_in_the_same_millisecond_is_seen() {
 /// server-stamped write below a future client timestamp stays hidden).
 #[test]
 fn client_timestamps_do_not_move_server_stamps() {
-    let (conn, _clock) = connection_at(2_000);
-    let t = create_table(&conn, "t", &["f"]);
+    let (host, _clock) = host_at(2_000);
+    let t = create_table(&host, "t", &["f"]);
     t.put(&Put::new("r").add_column_at("f", "q", 9_000, "future"))
         .unwrap();
     t.put(&Put::new("r").add_column("f", "q", "now")).unwrap();
@@ -85,11 +86,10 @@ fn client_timestamps_do_not_move_server_stamps() {
 /// timestamp among them moves nothing.
 #[test]
 fn row_mutations_follow_the_rule() {
-    let (conn, _clock) = connection_at(3_000);
-    let t = create_table(&conn, "t", &["f"]);
+    let (host, _clock) = host_at(3_000);
+    let t = create_table(&host, "t", &["f"]);
     t.mutate_row(
-        &basalt_client::RowMutations::new("r")
-            .add_put(Put::new("r").add_column_at("f", "q", 9_000, "future")),
+        &RowMutations::new("r").add_put(Put::new("r").add_column_at("f", "q", 9_000, "future")),
     )
     .unwrap();
     t.put(&Put::new("r").add_column("f", "p", "now")).unwrap();
@@ -99,7 +99,7 @@ fn row_mutations_follow_the_rule() {
     );
     t.put(&Put::new("s").add_column("f", "q", "before"))
         .unwrap();
-    t.mutate_row(&basalt_client::RowMutations::new("s").add_delete(Delete::new("s")))
+    t.mutate_row(&RowMutations::new("s").add_delete(Delete::new("s")))
         .unwrap();
     assert!(t.get(&Get::new("s")).unwrap().cells.is_empty());
     t.put(&Put::new("s").add_column("f", "q", "after")).unwrap();
