@@ -256,7 +256,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
 #[derive(Default)]
 struct Rpc {
     servers: Vec<basalt_rpc::RpcServer>,
-    zookeeper: Option<basalt_rpc::zk::ZkPublisher>,
+    zookeeper: Option<basalt_coord::ZkPublisher>,
 }
 
 impl Rpc {
@@ -315,14 +315,14 @@ fn start_rpc(s: &Settings, conn: &Connection) -> anyhow::Result<Rpc> {
     if let Some(quorum) = &s.zookeeper {
         // The same start code as meta's `info:serverstartcode` and AdminService's server name.
         let start_code = u64::try_from(conn.server_start_code()).unwrap_or(0);
-        let published = basalt_rpc::zk::Published {
+        let published = basalt_coord::Published {
             host: s.bind.to_string(),
             rpc_port,
             master_port,
             start_code,
-            cluster_id: basalt_rpc::zk::cluster_id(conn.server_start_code()),
+            cluster_id: basalt_coord::cluster_id(conn.server_start_code()),
         };
-        match basalt_rpc::zk::ZkPublisher::start(quorum, published, Duration::from_secs(15)) {
+        match basalt_coord::ZkPublisher::start(quorum, published, Duration::from_secs(15)) {
             Ok(z) => {
                 say!(
                     "zookeeper: published /hbase/master and /hbase/meta-region-server to {quorum}"

@@ -60,58 +60,58 @@ fn versions(n: u32) -> Get {
 
 #[test]
 fn a_put_written_after_a_delete_is_seen_even_with_an_older_timestamp() {
-    let (conn, t) = nvb_table();
+    let (host, t) = nvb_table();
     four_versions(&t);
     t.delete(&Delete::new("row").add_columns_at("f", "c1", 2_000_000))
         .unwrap();
     put(&t, "c1", 1_000_000);
-    assert_eq!(stamps(&conn, &t, versions(3)), [1_000_000]);
+    assert_eq!(stamps(&host, &t, versions(3)), [1_000_000]);
 }
 
 #[test]
 fn a_version_out_of_versions_stays_out_when_newer_ones_are_deleted() {
-    let (conn, t) = nvb_table();
+    let (host, t) = nvb_table();
     four_versions(&t);
     delete_version(&t, 1_000_003);
-    assert_eq!(stamps(&conn, &t, versions(3)), [1_000_004, 1_000_002]);
+    assert_eq!(stamps(&host, &t, versions(3)), [1_000_004, 1_000_002]);
 }
 
 #[test]
 fn a_delete_before_the_version_was_written_does_not_mask_it() {
-    let (conn, t) = nvb_table();
+    let (host, t) = nvb_table();
     put(&t, "c1", 1_000_001);
     put(&t, "c1", 1_000_002);
     delete_version(&t, 1_000_003);
     put(&t, "c1", 1_000_003);
     put(&t, "c1", 1_000_004);
     assert_eq!(
-        stamps(&conn, &t, versions(3)),
+        stamps(&host, &t, versions(3)),
         [1_000_004, 1_000_003, 1_000_002]
     );
 }
 
 #[test]
 fn the_versions_a_read_asks_for_count_after_the_deletes() {
-    let (conn, t) = nvb_table();
+    let (host, t) = nvb_table();
     four_versions(&t);
     delete_version(&t, 1_000_004);
     delete_version(&t, 1_000_003);
-    assert_eq!(stamps(&conn, &t, versions(1)), [1_000_002]);
+    assert_eq!(stamps(&host, &t, versions(1)), [1_000_002]);
 }
 
 #[test]
 fn puts_at_one_timestamp_are_one_version() {
-    let (conn, t) = nvb_table();
+    let (host, t) = nvb_table();
     for ts in [
         1_000_001, 1_000_002, 1_000_003, 1_000_003, 1_000_003, 1_000_004,
     ] {
         put(&t, "c1", ts);
     }
     assert_eq!(
-        stamps(&conn, &t, versions(3)),
+        stamps(&host, &t, versions(3)),
         [1_000_004, 1_000_003, 1_000_002]
     );
-    let (conn, t) = nvb_table();
+    let (host, t) = nvb_table();
     for ts in [
         1_000_001, 1_000_002, 1_000_003, 1_000_003, 1_000_003, 1_000_003,
     ] {
@@ -120,14 +120,14 @@ fn puts_at_one_timestamp_are_one_version() {
     delete_version(&t, 1_000_003);
     put(&t, "c1", 1_000_004);
     assert_eq!(
-        stamps(&conn, &t, versions(3)),
+        stamps(&host, &t, versions(3)),
         [1_000_004, 1_000_002, 1_000_001]
     );
 }
 
 #[test]
 fn family_deletes_mask_only_earlier_writes() {
-    let (conn, t) = nvb_table();
+    let (host, t) = nvb_table();
     put(&t, "c1", 1_000_001);
     put(&t, "c1", 1_000_002);
     put(&t, "c2", 1_000_002);
@@ -139,18 +139,18 @@ fn family_deletes_mask_only_earlier_writes() {
     put(&t, "c1", 1_500_001);
     put(&t, "c1", 1_500_002);
     assert_eq!(
-        stamps(&conn, &t, versions(3)),
+        stamps(&host, &t, versions(3)),
         [1_500_002, 1_500_001, 1_500_001, 1_500_002]
     );
     t.delete(&Delete::new("row").add_family_version("f", 1_500_001))
         .unwrap();
-    assert_eq!(stamps(&conn, &t, versions(3)), [1_500_002, 1_500_002]);
+    assert_eq!(stamps(&host, &t, versions(3)), [1_500_002, 1_500_002]);
     put(&t, "c1", 1_000_001);
     put(&t, "c1", 1_000_002);
     put(&t, "c2", 1_000_002);
     put(&t, "c3", 1_000_001);
     assert_eq!(
-        stamps(&conn, &t, versions(3)),
+        stamps(&host, &t, versions(3)),
         [
             1_500_002, 1_000_002, 1_000_001, 1_000_002, 1_500_002, 1_000_001
         ]
@@ -159,17 +159,17 @@ fn family_deletes_mask_only_earlier_writes() {
 
 #[test]
 fn versions_out_of_a_time_range_still_count() {
-    let (conn, t) = nvb_table();
+    let (host, t) = nvb_table();
     for ts in 1_000_001..=1_000_008 {
         put(&t, "c1", ts);
     }
     let ranged = versions(3).with_time_range(0, 1_000_005);
-    assert!(stamps(&conn, &t, ranged).is_empty());
+    assert!(stamps(&host, &t, ranged).is_empty());
 }
 
 #[test]
 fn a_major_compaction_keeps_only_what_reads_see() {
-    let (conn, t) = nvb_table();
+    let (_host, t) = nvb_table();
     four_versions(&t);
     delete_version(&t, 1_000_004);
     delete_version(&t, 1_000_003);

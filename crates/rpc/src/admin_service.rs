@@ -9,13 +9,13 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use basalt_client::{Connection, ErrorKind, RegionInfo};
 use prost::Message;
 
-use crate::client_service::{META_REGION, decode, exception, from_error};
-use crate::master_service::pb_table_name;
 use crate::pb::{
     self, CompactRegionRequest, CompactRegionResponse, ExceptionResponse, FlushRegionRequest,
     FlushRegionResponse, GetOnlineRegionResponse, GetRegionInfoRequest, GetRegionInfoResponse,
     GetServerInfoResponse, RegionSpecifier, ServerInfo, get_region_info_response,
 };
+use basalt_proto::schema::region_info_pb;
+use basalt_proto::{META_REGION, decode, exception, from_error};
 
 type Outcome = Result<Vec<u8>, ExceptionResponse>;
 
@@ -25,20 +25,6 @@ pub struct AdminService {
     conn: Connection,
     /// Where this server's RPC listens: the host and port of its server name.
     addr: SocketAddr,
-}
-
-/// HBase's protobuf RegionInfo for one of Basalt's regions.
-pub(crate) fn region_info_pb(info: &RegionInfo) -> pb::RegionInfo {
-    pb::RegionInfo {
-        region_id: u64::try_from(info.region_id).unwrap_or(0),
-        table_name: pb_table_name(&info.table),
-        start_key: Some(info.start_key.to_vec()),
-        end_key: Some(info.end_key.to_vec()),
-        offline: Some(info.offline),
-        split: Some(info.split),
-        replica_id: Some(0),
-        region_encoded_name: None,
-    }
 }
 
 /// The region a specifier names (full name, encoded name, or HBase's fixed `hbase:meta,,1`).

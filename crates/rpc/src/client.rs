@@ -24,7 +24,6 @@ use std::time::{Duration, Instant};
 use prost::Message;
 
 use crate::cellblock;
-use crate::client_service::META_REGION;
 use crate::frame::{
     FrameError, encode_call, encode_call_with_cells, encode_connection_start, read_response,
 };
@@ -32,6 +31,7 @@ use crate::pb::{
     self, ConnectionHeader, RegionSpecifier, ResponseHeader, Scan, ScanRequest, ScanResponse,
     UserInformation, region_specifier::RegionSpecifierType,
 };
+use basalt_proto::META_REGION;
 
 /// Why a call failed.
 #[derive(Debug)]

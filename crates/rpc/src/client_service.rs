@@ -13,6 +13,7 @@ use basalt_client::{
     Scan, Table, TimeRange,
 };
 use basalt_net::{Leases, lock_leased};
+use basalt_proto::{RAW_ATTRIBUTE, TTL_ATTRIBUTE, decode, exception, from_error};
 use prost::Message;
 
 use crate::cellblock::{self, KeyValue};
@@ -22,29 +23,6 @@ use crate::pb::{
     MultiResponse, MutateRequest, MutateResponse, NameBytesPair, RegionActionResult,
     ResultOrException, ScanRequest, ScanResponse, mutation_proto,
 };
-
-/// The name clients give meta's region.
-pub const META_REGION: &[u8] = b"hbase:meta,,1";
-
-/// An exception for the response header.
-pub fn exception(class: &str, message: String, do_not_retry: bool) -> ExceptionResponse {
-    ExceptionResponse {
-        exception_class_name: Some(class.to_owned()),
-        stack_trace: Some(message),
-        do_not_retry: Some(do_not_retry),
-        ..ExceptionResponse::default()
-    }
-}
-
-pub(crate) fn from_error(e: &Error) -> ExceptionResponse {
-    let retry = matches!(e.kind(), basalt_client::ErrorKind::Unavailable);
-    // HBase's region server wraps an IllegalArgumentException in DoNotRetryIOException.
-    let class = match e.java_class() {
-        "java.lang.IllegalArgumentException" => "org.apache.hadoop.hbase.DoNotRetryIOException",
-        class => class,
-    };
-    exception(class, e.to_string(), !retry)
-}
 
 fn unsupported(what: &str) -> ExceptionResponse {
     exception(
@@ -93,10 +71,6 @@ fn given(ts: Option<u64>) -> Option<i64> {
         .filter(|t| *t != LATEST_TIMESTAMP)
 }
 
-/// The name of the mutation attribute that carries a cell TTL (HBase's `Mutation.setTTL`):
-/// milliseconds as an 8-byte big-endian long.
-pub const TTL_ATTRIBUTE: &str = "_ttl";
-
 /// A mutation's cell TTL in milliseconds, from its `_ttl` attribute; an attribute of another
 /// width, or a TTL that is not positive, is refused by name.
 fn ttl_attribute(attributes: &[pb::NameBytesPair]) -> Result<Option<u64>, ExceptionResponse> {
@@ -131,10 +105,6 @@ fn family_time_ranges(ranges: &[pb::ColumnFamilyTimeRange]) -> Vec<(Bytes, i64, 
         })
         .collect()
 }
-
-/// HBase's client asks for a raw scan with the attribute `_raw_` = `Bytes.toBytes(true)`
-/// (one byte, -1), not with a field of Scan.
-pub(crate) const RAW_ATTRIBUTE: &str = "_raw_";
 
 fn raw_attribute(attributes: &[pb::NameBytesPair]) -> bool {
     attributes.iter().any(|a| {
@@ -196,16 +166,6 @@ fn result(cells: &[Cell], partial: bool) -> pb::Result {
         partial: partial.then_some(true),
         ..pb::Result::default()
     }
-}
-
-pub(crate) fn decode<M: Message + Default>(param: Option<&[u8]>) -> Result<M, ExceptionResponse> {
-    M::decode(param.unwrap_or_default()).map_err(|e| {
-        exception(
-            "org.apache.hadoop.hbase.DoNotRetryIOException",
-            format!("cannot decode the request: {e}"),
-            true,
-        )
-    })
 }
 
 /// The key range a region serves: `[start_key, end_key)`, an empty end meaning the table's end.

@@ -5,14 +5,10 @@
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use basalt_client::{
-    Bytes, ColumnFamilyDescriptor, Connection, NamespaceDescriptor, RegionInfo, TableDescriptor,
-    TableName,
-};
+use basalt_client::{Bytes, Connection, RegionInfo, TableName};
 use prost::Message;
 
 use crate::admin_service::named_region;
-use crate::client_service::{decode, exception, from_error as fail};
 use crate::pb::{
     self, AddColumnRequest, ClusterStatusOption, CreateTableRequest, DeleteColumnRequest,
     ExceptionResponse, GetClusterStatusRequest, GetClusterStatusResponse,
@@ -25,8 +21,20 @@ use crate::pb::{
     RegionStatesCount, ServerLoad, SplitTableRegionRequest, TableNameRequest,
     TableRegionStatesCount, TruncateTableRequest, get_procedure_result_response, table_state,
 };
+use basalt_proto::schema::{
+    descriptor, family, namespace, namespace_descriptor, pb_table_name, schema, table_name,
+};
+use basalt_proto::{decode, exception, from_error as fail};
 
 type Outcome = Result<Vec<u8>, ExceptionResponse>;
+
+fn bad(what: impl Into<String>) -> ExceptionResponse {
+    exception(
+        "org.apache.hadoop.hbase.DoNotRetryIOException",
+        what.into(),
+        true,
+    )
+}
 
 /// MasterService for one server.
 #[derive(Debug)]
@@ -40,135 +48,6 @@ pub struct MasterService {
     /// When the cluster status was last asked for, and the requests served until then: the
     /// server load's requests per second are measured over the time between two asks.
     last_status: std::sync::Mutex<(std::time::Instant, u64)>,
-}
-
-fn bad(what: impl Into<String>) -> ExceptionResponse {
-    exception(
-        "org.apache.hadoop.hbase.DoNotRetryIOException",
-        what.into(),
-        true,
-    )
-}
-
-pub(crate) fn table_name(t: &pb::TableName) -> Result<TableName, ExceptionResponse> {
-    let ns = String::from_utf8_lossy(&t.namespace);
-    let q = String::from_utf8_lossy(&t.qualifier);
-    let full = if ns.is_empty() || ns == "default" {
-        q.into_owned()
-    } else {
-        format!("{ns}:{q}")
-    };
-    TableName::parse(&full).map_err(|e| fail(&e))
-}
-
-pub(crate) fn pb_table_name(t: &TableName) -> pb::TableName {
-    pb::TableName {
-        namespace: t.namespace().as_bytes().to_vec(),
-        qualifier: t.qualifier().as_bytes().to_vec(),
-    }
-}
-
-/// A family from HBase's schema message: its attributes by HBase's names.
-pub(crate) fn family(
-    f: &pb::ColumnFamilySchema,
-) -> Result<ColumnFamilyDescriptor, ExceptionResponse> {
-    let mut family = ColumnFamilyDescriptor::new(Bytes::copy_from_slice(&f.name));
-    for a in &f.attributes {
-        let key = String::from_utf8_lossy(&a.first);
-        let value = String::from_utf8_lossy(&a.second);
-        family.set_attribute(&key, &value).map_err(|e| fail(&e))?;
-    }
-    for c in &f.configuration {
-        family.configuration.insert(c.name.clone(), c.value.clone());
-    }
-    Ok(family)
-}
-
-/// A table descriptor from HBase's schema message: table attributes and families by HBase's
-/// names (unknown table attributes are kept as metadata, as HBase keeps them).
-pub(crate) fn descriptor(
-    name: TableName,
-    s: &pb::TableSchema,
-) -> Result<TableDescriptor, ExceptionResponse> {
-    let mut desc = TableDescriptor::new(name);
-    for a in &s.attributes {
-        let key = String::from_utf8_lossy(&a.first);
-        let value = String::from_utf8_lossy(&a.second);
-        desc.set_attribute(&key, &value).map_err(|e| fail(&e))?;
-    }
-    for c in &s.configuration {
-        desc.configuration.insert(c.name.clone(), c.value.clone());
-    }
-    for f in &s.column_families {
-        desc = desc.with_family(family(f)?);
-    }
-    Ok(desc)
-}
-
-/// METADATA travels as plain attributes and CONFIGURATION as name/value pairs, as in HBase.
-fn pairs(
-    known: impl Iterator<Item = (String, String)>,
-    metadata: &std::collections::BTreeMap<String, String>,
-) -> Vec<pb::BytesBytesPair> {
-    known
-        .chain(metadata.iter().map(|(k, v)| (k.clone(), v.clone())))
-        .map(|(k, v)| pb::BytesBytesPair {
-            first: k.into_bytes(),
-            second: v.into_bytes(),
-        })
-        .collect()
-}
-
-fn name_strings(map: &std::collections::BTreeMap<String, String>) -> Vec<pb::NameStringPair> {
-    map.iter()
-        .map(|(k, v)| pb::NameStringPair {
-            name: k.clone(),
-            value: v.clone(),
-        })
-        .collect()
-}
-
-pub(crate) fn schema(d: &TableDescriptor) -> pb::TableSchema {
-    pb::TableSchema {
-        table_name: Some(pb_table_name(&d.name)),
-        attributes: pairs(d.non_default_attributes().into_iter(), &d.metadata),
-        column_families: d
-            .families()
-            .iter()
-            .map(|f| pb::ColumnFamilySchema {
-                name: f.name.to_vec(),
-                attributes: pairs(
-                    f.attributes().into_iter().map(|(k, v)| (k.to_owned(), v)),
-                    &f.metadata,
-                ),
-                configuration: name_strings(&f.configuration),
-            })
-            .collect(),
-        configuration: name_strings(&d.configuration),
-    }
-}
-
-/// A namespace from its protobuf form.
-pub(crate) fn namespace_descriptor(d: &pb::NamespaceDescriptor) -> NamespaceDescriptor {
-    let mut ns = NamespaceDescriptor::new(&String::from_utf8_lossy(&d.name));
-    for c in &d.configuration {
-        ns = ns.with_configuration(&c.name, &c.value);
-    }
-    ns
-}
-
-pub(crate) fn namespace(n: &NamespaceDescriptor) -> pb::NamespaceDescriptor {
-    pb::NamespaceDescriptor {
-        name: n.name.as_bytes().to_vec(),
-        configuration: n
-            .configuration
-            .iter()
-            .map(|(k, v)| pb::NameStringPair {
-                name: k.clone(),
-                value: v.clone(),
-            })
-            .collect(),
-    }
 }
 
 impl MasterService {
@@ -266,7 +145,7 @@ impl MasterService {
             },
             dead_servers: Vec::new(),
             cluster_id: wants(O::ClusterId).then(|| pb::ClusterId {
-                cluster_id: crate::zk::cluster_id(start_code),
+                cluster_id: basalt_coord::cluster_id(start_code),
             }),
             master: wants(O::Master).then(|| self.server_name(self.master)),
             backup_masters: Vec::new(),

@@ -374,7 +374,7 @@ fn modify_table_and_cluster_status() {
     assert!(s.dead_servers.is_empty() && s.backup_masters.is_empty());
     assert_eq!(
         s.cluster_id.unwrap().cluster_id,
-        basalt_rpc::zk::cluster_id(conn.server_start_code())
+        basalt_coord::cluster_id(conn.server_start_code())
     );
     let t_count = s
         .table_region_states_count

@@ -7,8 +7,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
+use basalt_coord::{Published, ZkPublisher, unframe};
 use basalt_rpc::pb;
-use basalt_rpc::zk::{Published, ZkPublisher, unframe};
 use prost::Message;
 use zookeeper_client as zk;
 
@@ -165,7 +165,7 @@ fn a_remote_client_finds_the_server_through_zookeeper() {
             rpc_port: server.local_addr().port(),
             master_port: server.local_addr().port(),
             start_code: u64::try_from(conn.server_start_code()).unwrap(),
-            cluster_id: basalt_rpc::zk::cluster_id(conn.server_start_code()),
+            cluster_id: basalt_coord::cluster_id(conn.server_start_code()),
         },
         Duration::from_secs(20),
     )

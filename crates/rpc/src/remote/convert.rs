@@ -169,7 +169,7 @@ fn ttl_pb(ttl_ms: Option<u64>) -> Vec<pb::NameBytesPair> {
     ttl_ms
         .and_then(|ms| i64::try_from(ms).ok())
         .map(|ms| pb::NameBytesPair {
-            name: crate::client_service::TTL_ATTRIBUTE.into(),
+            name: basalt_proto::TTL_ATTRIBUTE.into(),
             value: Some(ms.to_be_bytes().to_vec()),
         })
         .into_iter()

@@ -22,7 +22,7 @@ use basalt_client::{
 use crate::cellblock;
 use crate::client::{Location, RpcClient, RpcError, locate, region};
 use crate::filters::{comparator_pb, compare_type, filter_pb};
-use crate::master_service::{
+use basalt_proto::schema::{
     descriptor, namespace, namespace_descriptor, pb_table_name, schema, table_name,
 };
 mod admin;
@@ -178,7 +178,7 @@ impl RemoteConnection {
     /// Finds the server through ZooKeeper (`host:port` of the quorum), as HBase's clients do:
     /// `/hbase/meta-region-server` names it.
     pub fn through_zookeeper(quorum: &str, config: RemoteConfig) -> Result<RemoteConnection> {
-        let addr = crate::zk::meta_server(quorum, config.rpc_timeout)
+        let addr = basalt_coord::meta_server(quorum, config.rpc_timeout)
             .map_err(|e| Error::storage(format!("finding the server in ZooKeeper: {e}")))?;
         Self::connect(addr, config)
     }

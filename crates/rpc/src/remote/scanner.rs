@@ -280,7 +280,7 @@ fn scan_pb(scan: &Scan, from: &[u8], include_from: bool) -> pb::Scan {
         allow_partial_results: scan.max_result_size.map(|_| scan.allow_partial_results),
         attribute: if scan.raw {
             vec![pb::NameBytesPair {
-                name: crate::client_service::RAW_ATTRIBUTE.into(),
+                name: basalt_proto::RAW_ATTRIBUTE.into(),
                 value: Some(vec![0xff]),
             }]
         } else {

@@ -5,9 +5,9 @@
 
 use std::ops::Range;
 
-use basalt_client::Bytes;
+use basalt_common::Bytes;
 
-use crate::client_service::exception;
+use crate::exception;
 use crate::pb::mutation_proto::DeleteType;
 use crate::pb::{ExceptionResponse, MutationProto};
 

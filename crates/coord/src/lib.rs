@@ -1,4 +1,5 @@
-//! Publishing the server in a real ZooKeeper the way HBase does, so native clients find it:
+//! Coordination through ZooKeeper (HBase's `ZKWatcher` and friends). So far: publishing the
+//! server in a real ZooKeeper the way HBase does, so native clients find it:
 //! `/hbase/master` and `/hbase/rs/<server>` (ephemeral: they vanish with the session if the
 //! process dies), `/hbase/meta-region-server` and `/hbase/hbaseid`. Each znode's data is HBase's
 //! framing: `0xFF`, a 4-byte big-endian id length, the id (`pid@host`), `PBUF`, the protobuf.
@@ -15,7 +16,7 @@ use std::time::Duration;
 use prost::Message;
 use zookeeper_client as zk;
 
-use crate::pb;
+use basalt_proto::pb;
 
 /// Where this server serves, as the znodes say.
 #[derive(Debug, Clone)]

@@ -3,7 +3,7 @@
 
 use std::io::{self, Read};
 
-use basalt_client::Bytes;
+use basalt_common::Bytes;
 use prost::Message;
 
 use crate::pb::{

@@ -1,7 +1,9 @@
 //! Filters and comparators as native clients send them (a Java class name and that class's
 //! serialized protobuf) turned into Basalt's [`FilterSpec`] and [`Comparator`].
 
-use basalt_client::{BitOp, Bytes, Comparator, CompareOperator, FilterSpec, RowRange};
+use basalt_common::Bytes;
+use basalt_common::filter::{BitOp, Comparator, FilterSpec, RowRange};
+use basalt_common::ops::CompareOperator;
 use prost::Message;
 
 use crate::pb::{self, CompareType};
@@ -16,7 +18,7 @@ fn decode<M: Message + Default>(what: &str, bytes: Option<&[u8]>) -> Result<M, S
 }
 
 /// HBase's CompareType as Basalt's operator.
-pub(crate) fn op(t: CompareType) -> CompareOperator {
+pub fn op(t: CompareType) -> CompareOperator {
     match t {
         CompareType::Less => CompareOperator::Less,
         CompareType::LessOrEqual => CompareOperator::LessOrEqual,
@@ -281,7 +283,7 @@ pub fn filter(f: &pb::Filter) -> Result<FilterSpec, String> {
 }
 
 /// Basalt's operator as HBase's CompareType.
-pub(crate) fn compare_type(o: CompareOperator) -> CompareType {
+pub fn compare_type(o: CompareOperator) -> CompareType {
     match o {
         CompareOperator::Less => CompareType::Less,
         CompareOperator::LessOrEqual => CompareType::LessOrEqual,

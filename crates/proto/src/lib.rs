@@ -1,0 +1,67 @@
+//! HBase's protobuf RPC as data: the message types (`pb`, compiled from `proto/`, HBase's field
+//! numbers), framing (`frame`), cell blocks (`cellblock`), and the conversions between
+//! protobuf and Basalt's types (`filters`, `schema`), with the exceptions calls answer with.
+//! Both sides use it: the servers (`basalt-rpc`) and the remote client. Framing:
+//! `docs/design/rpc.md`.
+
+pub mod cellblock;
+pub mod filters;
+pub mod frame;
+pub mod schema;
+
+/// The generated protobuf messages (package `hbase.pb`).
+#[allow(missing_debug_implementations, clippy::all, reason = "generated code")]
+pub mod pb {
+    include!(concat!(env!("OUT_DIR"), "/hbase.pb.rs"));
+}
+
+use basalt_common::Error;
+use pb::ExceptionResponse;
+use prost::Message;
+
+/// The HBase version Basalt's native RPC reports (cluster status): the 2.x line whose
+/// protocol and behaviour it follows.
+pub const HBASE_VERSION: &str = "2.6.0";
+
+/// The name clients give meta's region.
+pub const META_REGION: &[u8] = b"hbase:meta,,1";
+
+/// The name of the mutation attribute that carries a cell TTL (HBase's `Mutation.setTTL`):
+/// milliseconds as an 8-byte big-endian long.
+pub const TTL_ATTRIBUTE: &str = "_ttl";
+
+/// HBase's client asks for a raw scan with the attribute `_raw_` = `Bytes.toBytes(true)`
+/// (one byte, -1), not with a field of Scan.
+pub const RAW_ATTRIBUTE: &str = "_raw_";
+
+/// An exception for the response header.
+pub fn exception(class: &str, message: String, do_not_retry: bool) -> ExceptionResponse {
+    ExceptionResponse {
+        exception_class_name: Some(class.to_owned()),
+        stack_trace: Some(message),
+        do_not_retry: Some(do_not_retry),
+        ..ExceptionResponse::default()
+    }
+}
+
+/// The exception for one of Basalt's errors, by its Java class (`Error::java_class`).
+pub fn from_error(e: &Error) -> ExceptionResponse {
+    let retry = matches!(e.kind(), basalt_common::ErrorKind::Unavailable);
+    // HBase's region server wraps an IllegalArgumentException in DoNotRetryIOException.
+    let class = match e.java_class() {
+        "java.lang.IllegalArgumentException" => "org.apache.hadoop.hbase.DoNotRetryIOException",
+        class => class,
+    };
+    exception(class, e.to_string(), !retry)
+}
+
+/// Decodes a call's parameter; a malformed one is a DoNotRetryIOException.
+pub fn decode<M: Message + Default>(param: Option<&[u8]>) -> Result<M, ExceptionResponse> {
+    M::decode(param.unwrap_or_default()).map_err(|e| {
+        exception(
+            "org.apache.hadoop.hbase.DoNotRetryIOException",
+            format!("cannot decode the request: {e}"),
+            true,
+        )
+    })
+}
