@@ -4,7 +4,7 @@
 use std::net::{SocketAddr, ToSocketAddrs};
 
 use anyhow::{Context, Result};
-use basalt_rpc::remote::{RemoteConfig, RemoteConnection};
+use basalt_client::remote::{RemoteConfig, RemoteConnection};
 
 /// HBase's region server port, where a server is looked for when no address is given.
 pub const DEFAULT_SERVER: &str = "127.0.0.1:16020";

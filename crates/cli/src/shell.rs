@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
+use basalt_client::remote::RemoteConnection;
 use basalt_client::{Client, Connection};
-use basalt_rpc::remote::RemoteConnection;
 use basalt_shell::{Failure, Options, Shell};
 
 #[derive(Debug, clap::Args)]

@@ -28,6 +28,7 @@ mod flusher;
 mod meta;
 mod procedures;
 mod regionserver;
+pub mod remote;
 mod server_wals;
 #[cfg(test)]
 mod split_halves_tests;

@@ -2,13 +2,14 @@
 //! commit): a process that dies after either half opens again with the change either not
 //! made or made whole, and every row readable.
 
-#![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
-
 use std::sync::Arc;
 
 use basalt_common::{Bytes, ColumnFamilyDescriptor, Get, Put, Scan, TableDescriptor, TableName};
 use basalt_fs::{FileSystem, MemFs};
 
+use basalt_region::Region;
+
+use crate::regionserver::PreparedSplit;
 use crate::{Connection, procedures};
 
 const ROWS: usize = 200;
@@ -49,7 +50,7 @@ fn check_rows(conn: &Connection) {
     let table = conn.table("t").unwrap();
     assert_eq!(table.scan(&Scan::new()).unwrap().count(), ROWS);
     let row = table.get(&Get::new("r150")).unwrap();
-    assert_eq!(row.value(b"f", b"q").map(|v| &v[..]), Some(&b"v150"[..]));
+    assert_eq!(row.value(b"f", b"q"), Some(&b"v150"[..]));
 }
 
 /// The region directories of `t` on the file system.
@@ -70,22 +71,27 @@ fn starts(conn: &Connection) -> Vec<Bytes> {
         .collect()
 }
 
-#[test]
-fn a_split_whose_catalog_commit_never_ran_is_undone_at_the_next_open() {
-    let fs = Arc::new(MemFs::new());
-    let conn = with_rows(&fs);
-    let (_, parent) = conn
-        .engine
-        .find_region(&conn.admin().regions(&t()).unwrap()[1].name)
-        .unwrap();
+/// The region server's half of a split of `t`'s second region at `r150`, done: the parent
+/// closed, the daughters' directories written.
+fn prepared_split(conn: &Connection) -> (Arc<Region>, PreparedSplit) {
+    let regions = conn.admin().regions(&t()).unwrap();
+    let (_, parent) = conn.engine.find_region(&regions[1].name).unwrap();
     parent.flush().unwrap();
     let prepared = conn
         .engine
         .rs
         .prepare_split(&parent, Bytes::from_static(b"r150"), i64::MAX / 2)
         .unwrap();
-    assert_eq!(region_dirs(&fs).len(), 4, "two regions and two daughters");
     assert!(parent.is_closed());
+    (parent, prepared)
+}
+
+#[test]
+fn a_split_whose_catalog_commit_never_ran_is_undone_at_the_next_open() {
+    let fs = Arc::new(MemFs::new());
+    let conn = with_rows(&fs);
+    let (parent, prepared) = prepared_split(&conn);
+    assert_eq!(region_dirs(&fs).len(), 4, "two regions and two daughters");
     // The process dies here: no catalog change.
     drop((parent, prepared, conn));
     let conn = open(&fs);
@@ -99,16 +105,7 @@ fn a_split_whose_catalog_commit_never_ran_is_undone_at_the_next_open() {
 fn a_split_committed_but_not_opened_is_finished_at_the_next_open() {
     let fs = Arc::new(MemFs::new());
     let conn = with_rows(&fs);
-    let (_, parent) = conn
-        .engine
-        .find_region(&conn.admin().regions(&t()).unwrap()[1].name)
-        .unwrap();
-    parent.flush().unwrap();
-    let prepared = conn
-        .engine
-        .rs
-        .prepare_split(&parent, Bytes::from_static(b"r150"), i64::MAX / 2)
-        .unwrap();
+    let (parent, prepared) = prepared_split(&conn);
     procedures::commit_split(&conn.engine, parent.info(), &prepared.daughters).unwrap();
     // The process dies here: the daughters were never opened.
     drop((parent, prepared, conn));

@@ -16,7 +16,7 @@ pub mod pb {
 }
 
 use basalt_common::Error;
-use pb::ExceptionResponse;
+use pb::{ExceptionResponse, RegionSpecifier, region_specifier::RegionSpecifierType};
 use prost::Message;
 
 /// The HBase version Basalt's native RPC reports (cluster status): the 2.x line whose
@@ -64,4 +64,12 @@ pub fn decode<M: Message + Default>(param: Option<&[u8]>) -> Result<M, Exception
             true,
         )
     })
+}
+
+/// The region specifier for a region name.
+pub fn region(name: &[u8]) -> RegionSpecifier {
+    RegionSpecifier {
+        r#type: RegionSpecifierType::RegionName as i32,
+        value: name.to_vec(),
+    }
 }

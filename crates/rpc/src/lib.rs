@@ -1,16 +1,14 @@
 //! HBase's native RPC (the protocol HBase's own clients speak to a region server), served onto
 //! Basalt's client API: ClientService (`client_service`), AdminService (`admin_service`),
-//! MasterService (`master_service`), the server (`server`), and the remote client
-//! (`remote`, `client`). The messages, framing and conversions are `basalt-proto`'s;
+//! MasterService (`master_service`) and the server (`server`). The remote client, HBase's
+//! client side, is `basalt_client::remote`. The messages, framing and conversions are `basalt-proto`'s;
 //! framing: `docs/design/rpc.md`.
 
 pub mod admin_service;
-pub mod client;
 pub mod client_service;
 mod handlers;
 pub mod master_service;
 pub mod nonces;
-pub mod remote;
 pub mod server;
 
 // The wire's data, kept in `basalt-proto`, under the names this crate always gave them.

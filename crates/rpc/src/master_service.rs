@@ -94,7 +94,7 @@ impl MasterService {
             for r in &regions {
                 total_requests += r.read_requests + r.write_requests;
                 loads.push(RegionLoad {
-                    region_specifier: crate::client::region(&r.name),
+                    region_specifier: basalt_proto::region(&r.name),
                     stores: Some(stores),
                     storefiles: u32::try_from(r.store_files).ok(),
                     store_uncompressed_size_mb: Some(mb(r.store_file_size)),

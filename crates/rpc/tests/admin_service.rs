@@ -3,11 +3,12 @@
 //! region, the server's name, and splits and merges as HBase 2 clients ask for them.
 #![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
+use basalt_client::remote::RpcClient;
 use basalt_client::{
     ColumnFamilyDescriptor, Connection, Get, Put, RegionDescription, TableDescriptor, TableName,
 };
+use basalt_proto::region;
 use basalt_rpc::RpcServer;
-use basalt_rpc::client::{RpcClient, region};
 use basalt_rpc::pb::{
     CompactRegionRequest, CompactRegionResponse, FlushRegionRequest, FlushRegionResponse,
     GetOnlineRegionRequest, GetOnlineRegionResponse, GetRegionInfoRequest, GetRegionInfoResponse,

@@ -786,7 +786,7 @@ fn renewals_keep_a_scanner_past_its_lease() {
 
 #[test]
 fn the_client_finds_regions_in_meta_and_routes_rows() {
-    use basalt_rpc::client::{RpcClient, locate};
+    use basalt_client::remote::{RpcClient, locate};
     let (server, _conn, regions) = setup();
     let c = RpcClient::connect(server.local_addr(), "ClientService").unwrap();
     let found = c.regions("t").unwrap();

@@ -8,15 +8,15 @@ mod support;
 
 use std::time::{Duration, Instant};
 
+use basalt_client::remote::{RemoteConfig, RemoteConnection};
 use basalt_client::{Bytes, Get, Put};
 use basalt_net::hostile::{count_panics, hammer};
-use basalt_rpc::client::region;
+use basalt_proto::region;
 use basalt_rpc::frame::{encode_call, encode_call_with_cells, encode_connection_start};
 use basalt_rpc::pb::{
     self, Action, ConnectionHeader, GetRequest, MultiRequest, MutateRequest, MutationProto,
     RegionAction, ScanRequest, UserInformation, mutation_proto,
 };
-use basalt_rpc::remote::{RemoteConfig, RemoteConnection};
 use basalt_rpc::{RpcConfig, RpcServer};
 
 fn start(service: &str) -> Vec<u8> {

@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use basalt_client::Connection;
+use basalt_client::remote::RpcClient;
 use basalt_rpc::RpcServer;
-use basalt_rpc::client::RpcClient;
 use basalt_rpc::pb::{
     self, BytesBytesPair, ColumnFamilySchema, CreateTableRequest, Empty, GetProcedureResultRequest,
     GetProcedureResultResponse, GetTableDescriptorsRequest, GetTableDescriptorsResponse,

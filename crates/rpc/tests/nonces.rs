@@ -11,10 +11,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use basalt_client::remote::{RemoteConfig, RemoteConnection};
 use basalt_client::{
     Append, Bytes, CheckAction, CheckAndMutate, CompareOperator, Condition, Get, Increment, Put,
 };
-use basalt_rpc::remote::{RemoteConfig, RemoteConnection};
 use support::serve;
 
 /// A TCP proxy in front of a server that, once armed, swallows the next answer the server

@@ -8,13 +8,13 @@
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
+use basalt_client::remote::{RemoteConfig, RemoteConnection, RemoteTable};
 use basalt_client::{
     Append, BatchOp, BatchOutcome, Bytes, CheckAction, CheckAndMutate, CheckAndMutateResult,
     ColumnFamilyDescriptor, CompareOperator, Condition, Connection, Delete, ErrorKind, Get,
     Increment, NamespaceDescriptor, Put, Result, RowMutations, RowResult, Scan, Table,
     TableDescriptor, TableName,
 };
-use basalt_rpc::remote::{RemoteConfig, RemoteConnection, RemoteTable};
 use support::serve as server;
 
 mod support;

@@ -6,11 +6,11 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use basalt_client::remote::{RemoteConfig, RemoteConnection};
 use basalt_client::{
     Bytes, Client, ColumnFamilyDescriptor, Connection, Put, Scan, TableDescriptor, TableName,
 };
 use basalt_rpc::RpcServer;
-use basalt_rpc::remote::{RemoteConfig, RemoteConnection};
 
 mod support;
 

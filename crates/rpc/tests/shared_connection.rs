@@ -7,15 +7,15 @@ use std::io::{BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
+use basalt_client::remote::{RemoteConfig, RemoteConnection};
+use basalt_client::remote::{RpcClient, RpcError};
 use basalt_client::{Bytes, ColumnFamilyDescriptor, Connection, Get, Put, TableDescriptor};
 use basalt_rpc::RpcServer;
-use basalt_rpc::client::{RpcClient, RpcError};
 use basalt_rpc::frame::{
     encode_call, encode_connection_start, encode_response, read_call, read_connection_header,
     read_preamble, read_response,
 };
 use basalt_rpc::pb::{ConnectionHeader, GetRequest, GetResponse};
-use basalt_rpc::remote::{RemoteConfig, RemoteConnection};
 
 mod support;
 
@@ -215,7 +215,7 @@ fn the_reading_thread_starts_once_calls_overlap() {
     let client = RpcClient::connect(server.local_addr(), "ClientService").unwrap();
     let region = client.regions("t").unwrap()[0].name.clone();
     let get = |i: usize| GetRequest {
-        region: basalt_rpc::client::region(&region),
+        region: basalt_proto::region(&region),
         get: basalt_rpc::pb::Get {
             row: format!("a{i}").into_bytes(),
             ..basalt_rpc::pb::Get::default()
@@ -319,7 +319,7 @@ fn get_call(id: u32, region: &[u8]) -> Vec<u8> {
         id,
         "Get",
         &GetRequest {
-            region: basalt_rpc::client::region(region),
+            region: basalt_proto::region(region),
             get: basalt_rpc::pb::Get {
                 row: b"a".to_vec(),
                 ..basalt_rpc::pb::Get::default()
@@ -401,7 +401,7 @@ fn silent_server(
 
 fn some_get(i: usize) -> GetRequest {
     GetRequest {
-        region: basalt_rpc::client::region(&[b'r'; 64]),
+        region: basalt_proto::region(&[b'r'; 64]),
         get: basalt_rpc::pb::Get {
             row: format!("row {i}").into_bytes(),
             ..basalt_rpc::pb::Get::default()

@@ -9,8 +9,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use basalt_client::remote::{RemoteConfig, RemoteConnection};
 use basalt_client::{Client, Connection};
-use basalt_rpc::remote::{RemoteConfig, RemoteConnection};
 use basalt_rpc::{RpcConfig, RpcServer};
 use basalt_shell::{Failure, Options, Shell};
 use regex::Regex;

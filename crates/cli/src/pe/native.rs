@@ -1,5 +1,5 @@
 //! `basalt pe --rpc HOST:PORT`: the same benchmarks over HBase's native RPC, through
-//! `basalt_rpc::remote` (region cache from `hbase:meta`, retries): one connection per client
+//! `basalt_client::remote` (region cache from `hbase:meta`, retries): one connection per client
 //! thread, or one all threads share (`--one-con`), each over `--ipc-pool-size` sockets.
 
 use std::cell::RefCell;
@@ -7,8 +7,8 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
+use basalt_client::remote::{RemoteConfig, RemoteConnection, RemoteTable};
 use basalt_client::{BatchOp, Bytes, Durability, Get, Increment, Scan, TableDescriptor, TableName};
-use basalt_rpc::remote::{RemoteConfig, RemoteConnection, RemoteTable};
 
 use super::{Args, Backend, Buffered, RowSpec, put_of, table_name};
 

@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
 use basalt_client::Connection;
-use basalt_rpc::client::{RpcClient, RpcError};
+use basalt_client::remote::{RpcClient, RpcError};
 use basalt_rpc::{RpcConfig, RpcServer};
 use prost::Message;
 

@@ -1,43 +1,45 @@
-//! Tables of a remote server, over the native RPC: the data half of issue 10's remote client.
-//! [`RemoteConnection`] finds a table's regions in `hbase:meta` and caches them; each
+//! The remote backend: a server reached over HBase's native RPC (HBase's `AsyncConnectionImpl`,
+//! region locator and retrying callers). [`RemoteConnection`] finds a table's regions in `hbase:meta` and caches them; each
 //! [`RemoteTable`] call goes to the region holding its row, and is retried with backoff (the
 //! region cache dropped first) when the server answers that the region moved, is not served,
 //! or is busy, or when the connection breaks, until the operation timeout. Calls take and
 //! return `basalt_client`'s types (Get, Put, Delete, Scan, Increment, Append, RowMutations,
-//! CheckAndMutate, RowResult), so the same code runs embedded or remote; `Connection` is to
-//! grow a remote mode on top of it. Filters travel in HBase's protobuf form.
+//! CheckAndMutate, RowResult), and it implements [`crate::Client`], so tools and gateways run
+//! on it as on an embedded connection. Filters travel in HBase's protobuf form.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use basalt_client::{
+use basalt_proto::filters::{comparator_pb, compare_type, filter_pb};
+use basalt_proto::schema::{
+    descriptor, namespace, namespace_descriptor, pb_table_name, schema, table_name,
+};
+use basalt_proto::{cellblock, region};
+
+use crate::{
     Append, BatchOp, BatchOutcome, Bytes, Cell, CellType, Check, CheckAction, CheckAndMutate,
     CheckAndMutateResult, ColumnFamilyDescriptor, Comparator, Delete, Durability, Error, Get,
     Increment, NamespaceDescriptor, Put, Result, RowMutations, RowOp, RowResult, Scan,
     TableDescriptor, TableName, TimeRange,
 };
 
-use crate::cellblock;
-use crate::client::{Location, RpcClient, RpcError, locate, region};
-use crate::filters::{comparator_pb, compare_type, filter_pb};
-use basalt_proto::schema::{
-    descriptor, namespace, namespace_descriptor, pb_table_name, schema, table_name,
-};
 mod admin;
 mod client_impl;
 mod convert;
+mod rpc;
 mod scanner;
 mod table;
 
 pub use admin::RemoteAdmin;
+pub use rpc::{Location, RpcClient, RpcError, locate};
 pub use scanner::RemoteScanner;
 pub use table::RemoteTable;
 
 use convert::*;
 
-use crate::pb::{
+use basalt_proto::pb::{
     self, GetRequest, GetResponse, MultiRequest, MultiResponse, MutateRequest, MutateResponse,
     MutationProto, ScanRequest, ScanResponse, mutation_proto,
 };
@@ -124,7 +126,7 @@ fn remote_error(table: &TableName, class: &str, message: String) -> Error {
                 .unwrap_or_default();
             Error::NoSuchColumnFamily {
                 table: table.clone(),
-                family: basalt_client::BinaryDisplay::new(family.as_bytes()),
+                family: crate::BinaryDisplay::new(family.as_bytes()),
             }
         }
         "TableExistsException" => Error::TableExists(table.clone()),

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use basalt_client::{Client, ClusterSummary, RegionSummary, Scanner};
+use crate::{Client, ClusterSummary, RegionSummary, Scanner};
 
 use super::*;
 

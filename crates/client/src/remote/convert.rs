@@ -55,7 +55,7 @@ pub(super) fn pb_time_range(t: &TimeRange) -> Option<pb::TimeRange> {
     })
 }
 
-pub(super) fn pb_columns(families: &basalt_client::FamilyMap) -> Vec<pb::Column> {
+pub(super) fn pb_columns(families: &crate::FamilyMap) -> Vec<pb::Column> {
     families
         .iter()
         .map(|(family, qualifiers)| pb::Column {
@@ -135,7 +135,7 @@ pub(super) fn mutation(
         mutate_type: Some(kind as i32),
         column_value,
         timestamp: timestamp
-            .filter(|&t| t != basalt_client::LATEST_TIMESTAMP)
+            .filter(|&t| t != crate::LATEST_TIMESTAMP)
             .and_then(|t| u64::try_from(t).ok()),
         durability: Some(pb_durability(durability)),
         ..MutationProto::default()
@@ -254,14 +254,14 @@ fn counted<'a>(
 ) -> MutationProto {
     let count = cells.len();
     for (family, qualifier, ts, cell_kind, value) in cells {
-        let ts = ts.unwrap_or(basalt_client::LATEST_TIMESTAMP);
+        let ts = ts.unwrap_or(crate::LATEST_TIMESTAMP);
         cellblock::write_cell(block, row, family, qualifier, ts, cell_kind, value);
     }
     MutationProto {
         row: Some(row.to_vec()),
         mutate_type: Some(kind as i32),
         associated_cell_count: i32::try_from(count).ok(),
-        timestamp: (timestamp != basalt_client::LATEST_TIMESTAMP)
+        timestamp: (timestamp != crate::LATEST_TIMESTAMP)
             .then(|| u64::try_from(timestamp).ok())
             .flatten(),
         durability: Some(pb_durability(durability)),
@@ -395,7 +395,7 @@ pub(super) fn pair_error(e: pb::NameBytesPair) -> RpcError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cellblock::{KeyValue, decode};
+    use basalt_proto::cellblock::{KeyValue, decode};
 
     fn cells(block: Vec<u8>) -> Vec<KeyValue> {
         decode(&Bytes::from(block)).unwrap_or_default()

@@ -451,9 +451,9 @@ impl RemoteAdmin<'_> {
     }
 
     /// Live and dead servers and serving regions (MasterService GetClusterStatus).
-    pub fn cluster_summary(&self) -> Result<basalt_client::ClusterSummary> {
+    pub fn cluster_summary(&self) -> Result<crate::ClusterSummary> {
         let status = self.cluster_status()?;
-        Ok(basalt_client::ClusterSummary {
+        Ok(crate::ClusterSummary {
             live_servers: status.live_servers.len(),
             dead_servers: status.dead_servers.len(),
             regions: status

@@ -1,4 +1,4 @@
-//! A small native-RPC client: one connection to one service, shared by any number of threads
+//! The native-RPC client (HBase's `RpcClient`): one connection to one service, shared by any number of threads
 //! as HBase's clients share theirs, and the region lookup a client needs (a scan of
 //! `hbase:meta`).
 //!
@@ -23,15 +23,14 @@ use std::time::{Duration, Instant};
 
 use prost::Message;
 
-use crate::cellblock;
-use crate::frame::{
+use basalt_proto::cellblock;
+use basalt_proto::frame::{
     FrameError, encode_call, encode_call_with_cells, encode_connection_start, read_response,
 };
-use crate::pb::{
-    self, ConnectionHeader, RegionSpecifier, ResponseHeader, Scan, ScanRequest, ScanResponse,
-    UserInformation, region_specifier::RegionSpecifierType,
+use basalt_proto::pb::{
+    self, ConnectionHeader, ResponseHeader, Scan, ScanRequest, ScanResponse, UserInformation,
 };
-use basalt_proto::META_REGION;
+use basalt_proto::{META_REGION, region};
 
 /// Why a call failed.
 #[derive(Debug)]
@@ -323,14 +322,6 @@ pub struct Location {
     pub name: Vec<u8>,
     pub start: Vec<u8>,
     pub end: Vec<u8>,
-}
-
-/// The region specifier for a region name.
-pub fn region(name: &[u8]) -> RegionSpecifier {
-    RegionSpecifier {
-        r#type: RegionSpecifierType::RegionName as i32,
-        value: name.to_vec(),
-    }
 }
 
 impl RpcClient {
