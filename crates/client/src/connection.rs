@@ -15,16 +15,16 @@ use basalt_common::{
 };
 use basalt_fs::{FileLock, FileSystem, FsError, LocalFs, MemFs};
 use basalt_region::{MemstoreBudget, Region, RegionConfig};
+use basalt_regionserver::RegionServer;
+use basalt_regionserver::flusher;
+use basalt_regionserver::layout::{self, LOCK_FILE, storage};
+use basalt_regionserver::wal_dirs;
 use basalt_storefile::{BlockCache, BlockCacheStats};
 use basalt_wal::{Wal, WalConfig};
 
 use crate::admin::Admin;
-use crate::catalog::{self, LOCK_FILE, storage};
 use crate::compactor;
-use crate::flusher;
 use crate::meta::{self, MetaBatch, NamespaceDescriptor, ServerName};
-use crate::regionserver::RegionServer;
-use crate::server_wals;
 use crate::table::Table;
 
 /// A table hosted by the engine: its schema, state and regions.
@@ -145,7 +145,7 @@ pub(crate) struct Engine {
     pub(crate) fs: Arc<dyn FileSystem>,
     pub(crate) root: PathBuf,
     /// The region server in this process: every region is opened and closed through it.
-    pub(crate) rs: RegionServer,
+    pub(crate) rs: Arc<RegionServer>,
     closed: AtomicBool,
     /// Regions tell the background worker here when a flush leaves work for it.
     compactions: Sender<()>,
@@ -154,11 +154,18 @@ pub(crate) struct Engine {
     /// Tells the splitter to stop.
     stop_splitter: Mutex<Option<Sender<()>>>,
     pub(crate) background: compactor::Settings,
-    /// The root's `LOCK`, held while the engine's master owns the data directory. The last
-    /// field, so it is dropped last: an engine dropped without closing lets go of its region
-    /// server's WAL directory first, and the next engine to take the root lock finds that
-    /// directory free to recover (fields drop in declaration order).
+    /// The root's `LOCK`, held while the engine's master owns the data directory. An engine
+    /// dropped without closing lets go of its region server's WAL directory first (`Drop`),
+    /// so the next engine to take the root lock finds that directory free to recover.
     lock: Mutex<Option<Box<dyn FileLock>>>,
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        // Before any field, the root lock included: a background thread may still hold the
+        // region server for a moment.
+        self.rs.release_wal_lock();
+    }
 }
 
 impl Engine {
@@ -205,7 +212,7 @@ impl Engine {
 
     /// `<root>/data/<namespace>/<table>`.
     pub(crate) fn table_dir(&self, name: &TableName) -> PathBuf {
-        catalog::table_dir(&self.root, name)
+        layout::table_dir(&self.root, name)
     }
 
     pub(crate) fn region_dir(&self, info: &RegionInfo) -> PathBuf {
@@ -373,9 +380,7 @@ impl Connection {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner),
         );
-        if let Some(budget) = &self.engine.region_config.budget {
-            budget.stop();
-        }
+        self.engine.rs.stop_background();
         if let Some(stop) = self
             .engine
             .stop_splitter
@@ -546,7 +551,10 @@ impl ConnectionBuilder {
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = Some(stop_splitter);
         if let Some(budget) = &engine.region_config.budget {
-            workers.extend(flusher::start(Arc::downgrade(&engine), Arc::clone(budget)));
+            workers.extend(flusher::start(
+                Arc::downgrade(&engine.rs),
+                Arc::clone(budget),
+            ));
         }
         *engine
             .workers
@@ -561,7 +569,7 @@ impl ConnectionBuilder {
         mut self,
         lock: Option<Box<dyn FileLock>>,
         compactions: Sender<()>,
-        wal: Option<(Arc<Wal>, server_wals::OwnWals)>,
+        wal: Option<(Arc<Wal>, wal_dirs::OwnWals)>,
         segments: &[PathBuf],
     ) -> Result<Engine> {
         let (wal, own, start_code) = match wal {
@@ -582,21 +590,21 @@ impl ConnectionBuilder {
                 self.memstore_block_wait,
             )));
         }
-        match catalog::init_root(self.fs.as_ref(), &self.root, self.plain_meta)? {
-            catalog::Version::PlainMeta if self.plain_meta => {
+        match layout::init_root(self.fs.as_ref(), &self.root, self.plain_meta)? {
+            layout::Version::PlainMeta if self.plain_meta => {
                 self.region_config.legacy_meta_rows = true;
             }
-            catalog::Version::PlainMeta => crate::upgrade::meta_order(
+            layout::Version::PlainMeta => crate::upgrade::meta_order(
                 &self.fs,
                 &self.root,
                 segments,
                 &self.clock,
                 &self.region_config,
             )?,
-            catalog::Version::Current => crate::upgrade::tidy_after(self.fs.as_ref(), &self.root)?,
+            layout::Version::Current => crate::upgrade::tidy_after(self.fs.as_ref(), &self.root)?,
         }
         let meta_info = meta::meta_region_info()?;
-        let meta_dir = catalog::table_dir(&self.root, &meta_info.table).join(meta::META_ENCODED);
+        let meta_dir = layout::table_dir(&self.root, &meta_info.table).join(meta::META_ENCODED);
         let meta = Region::open(
             meta_info,
             meta::meta_descriptor()?,
@@ -610,7 +618,7 @@ impl ConnectionBuilder {
             host_port: self.server_host_port,
             start_code,
         };
-        let rs = RegionServer::new(
+        let rs = Arc::new(RegionServer::new(
             server,
             Arc::clone(&self.clock),
             self.region_config.clone(),
@@ -618,7 +626,7 @@ impl ConnectionBuilder {
             self.root.clone(),
             compactions.clone(),
             own,
-        );
+        ));
         let meta = Arc::new(meta);
         rs.put_online(&meta);
         Ok(Engine {
@@ -661,7 +669,7 @@ impl ConnectionBuilder {
 
     /// Opens the data directory: takes its lock (failing at once if another engine holds it),
     /// checks or writes its version file, opens `hbase:meta` and every region it lists, and
-    /// replays the write-ahead log into them (see [`recover`]).
+    /// replays the write-ahead log into them (see [`basalt_regionserver::recover`]).
     pub fn open(self) -> Result<Connection> {
         let (fs, root) = (Arc::clone(&self.fs), self.root.clone());
         fs.create_dir_all(&root).map_err(storage)?;
@@ -672,16 +680,16 @@ impl ConnectionBuilder {
             )),
             other => storage(other),
         })?;
-        catalog::init_root(fs.as_ref(), &root, self.plain_meta)?;
-        let wal_root = root.join(catalog::WAL_DIR);
-        let own = server_wals::claim(
+        layout::init_root(fs.as_ref(), &root, self.plain_meta)?;
+        let wal_root = root.join(layout::WAL_DIR);
+        let own = wal_dirs::claim(
             fs.as_ref(),
             &wal_root,
             &self.server_host_port,
             self.clock.now_millis(),
         )?;
         // Servers that are gone left edits that may be in no store file yet.
-        let dead = server_wals::dead_servers(fs.as_ref(), &wal_root, &own.dir)?;
+        let dead = wal_dirs::dead_servers(fs.as_ref(), &wal_root, &own.dir)?;
         let left_by_last_run: Vec<PathBuf> = dead
             .iter()
             .flat_map(|d| d.segments.iter().cloned())
@@ -689,7 +697,7 @@ impl ConnectionBuilder {
         let wal = Wal::create(
             Arc::clone(&fs),
             &own.dir,
-            &root.join(catalog::OLD_WAL_DIR),
+            &root.join(layout::OLD_WAL_DIR),
             self.wal_config.clone(),
         )?;
         let (tx, rx) = channel();
@@ -703,7 +711,7 @@ impl ConnectionBuilder {
         )?;
         boot(&engine, &left_by_last_run, skip_corrupt_wal)?;
         wal.archive(&left_by_last_run)?;
-        server_wals::retire(fs.as_ref(), dead)?;
+        wal_dirs::retire(fs.as_ref(), dead)?;
         Ok(ConnectionBuilder::start(engine, rx, every))
     }
 }
@@ -715,7 +723,7 @@ impl ConnectionBuilder {
 fn boot(engine: &Engine, segments: &[PathBuf], skip_corrupt: bool) -> Result<()> {
     let fs = engine.fs.as_ref();
     let meta = engine.meta.as_ref();
-    recover(fs, segments, &[meta], skip_corrupt)?;
+    basalt_regionserver::recover(fs, segments, &[meta], skip_corrupt)?;
     // Catalog changes continue after the newest one, even if the clock went back: a row
     // written again must not fall under an older run's delete marker.
     let newest = meta::newest_timestamp(meta)?;
@@ -739,7 +747,7 @@ fn boot(engine: &Engine, segments: &[PathBuf], skip_corrupt: bool) -> Result<()>
     let mut opened: Vec<Arc<Region>> = Vec::new();
     for (name, state) in &states {
         let dir = engine.table_dir(name);
-        let descriptor = catalog::read_descriptor(fs, &dir)?;
+        let descriptor = layout::read_descriptor(fs, &dir)?;
         let mut regions = Vec::new();
         for row in rows
             .iter()
@@ -756,8 +764,8 @@ fn boot(engine: &Engine, segments: &[PathBuf], skip_corrupt: bool) -> Result<()>
     }
     // Directories no catalog entry owns.
     let data = engine.root.join("data");
-    for ns in catalog::list(fs, &data)? {
-        for qualifier in catalog::list(fs, &data.join(&ns))? {
+    for ns in layout::list(fs, &data)? {
+        for qualifier in layout::list(fs, &data.join(&ns))? {
             let dir = data.join(&ns).join(&qualifier);
             let Ok(name) = TableName::new(&ns, &qualifier) else {
                 continue;
@@ -766,10 +774,10 @@ fn boot(engine: &Engine, segments: &[PathBuf], skip_corrupt: bool) -> Result<()>
                 continue;
             }
             if !states.contains_key(&name) {
-                catalog::delete_dir(fs, &dir)?;
+                layout::delete_dir(fs, &dir)?;
                 continue;
             }
-            for entry in catalog::list(fs, &dir)? {
+            for entry in layout::list(fs, &dir)? {
                 let owned = entry.starts_with('.')
                     || rows.iter().any(|r| {
                         r.info.table == name
@@ -777,13 +785,13 @@ fn boot(engine: &Engine, segments: &[PathBuf], skip_corrupt: bool) -> Result<()>
                                 || r.merge_parents.iter().any(|p| p.encoded_name() == entry))
                     });
                 if !owned {
-                    catalog::delete_dir(fs, &dir.join(&entry))?;
+                    layout::delete_dir(fs, &dir.join(&entry))?;
                 }
             }
         }
     }
     let regions: Vec<&Region> = opened.iter().map(AsRef::as_ref).collect();
-    recover(fs, segments, &regions, skip_corrupt)?;
+    basalt_regionserver::recover(fs, segments, &regions, skip_corrupt)?;
     let mut batch = engine.meta_batch();
     for region in &opened {
         batch
@@ -803,59 +811,5 @@ fn boot(engine: &Engine, segments: &[PathBuf], skip_corrupt: bool) -> Result<()>
     );
     tables.insert(meta.info().table.clone(), meta_table);
     *engine.tables_mut() = tables;
-    Ok(())
-}
-
-/// Replays the segments an earlier run left (oldest first) into `regions`: every edit newer
-/// than what a region's store files hold goes back into its memstore; edits of other regions
-/// are skipped (boot replays meta first, then the regions meta lists). The regions that took
-/// edits are flushed; the caller archives the segments once every region has replayed. A
-/// crash at any point leaves the segments in place, and the next open replays them again:
-/// edits the flush already wrote are skipped by sequence id. A segment damaged in the middle
-/// stops the open with an error naming the segment and the offset; a torn final record (a
-/// crash while appending) is expected and ignored. With `skip_corrupt`, such a segment is
-/// replayed up to the damage, with a warning.
-pub(crate) fn recover(
-    fs: &dyn FileSystem,
-    segments: &[PathBuf],
-    regions: &[&Region],
-    skip_corrupt: bool,
-) -> Result<()> {
-    if segments.is_empty() || regions.is_empty() {
-        return Ok(());
-    }
-    let by_name: std::collections::HashMap<&str, &Region> =
-        regions.iter().map(|r| (r.encoded_name(), *r)).collect();
-    let mut replayed = std::collections::BTreeSet::new();
-    for segment in segments {
-        let contents = if skip_corrupt {
-            let contents = basalt_wal::salvage_segment_file(fs, segment)?;
-            if let basalt_wal::SegmentEnd::Corrupt { offset, reason } = &contents.end {
-                // (A closed stderr must not stop recovery: a failed write is ignored.)
-                use std::io::Write as _;
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "WARNING: WAL segment {} is corrupt at offset {offset} ({reason}); \
-                     replaying the {} edits before it and skipping the rest",
-                    segment.display(),
-                    contents.edits.len()
-                );
-            }
-            contents
-        } else {
-            basalt_wal::read_segment_file(fs, segment)?
-        };
-        for (_, edit) in &contents.edits {
-            // Edits of regions that no longer exist (dropped tables, split parents) are skipped.
-            if let Some(region) = by_name.get(edit.region.as_str())
-                && region.replay(edit)?
-            {
-                replayed.insert(region.encoded_name());
-            }
-        }
-    }
-    for name in replayed {
-        by_name[name].flush()?;
-    }
     Ok(())
 }

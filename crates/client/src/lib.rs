@@ -20,16 +20,12 @@
 
 mod admin;
 mod buffered;
-mod catalog;
 mod client;
 mod compactor;
 mod connection;
-mod flusher;
 mod meta;
 mod procedures;
-mod regionserver;
 pub mod remote;
-mod server_wals;
 #[cfg(test)]
 mod split_halves_tests;
 mod table;

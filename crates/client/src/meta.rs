@@ -14,7 +14,7 @@ use basalt_common::{
 };
 use basalt_region::{Region, RowMutation};
 
-pub use basalt_common::NamespaceDescriptor;
+pub use basalt_common::{NamespaceDescriptor, ServerName};
 
 /// The meta region's encoded name (and directory), as HBase has always named it.
 pub(crate) const META_ENCODED: &str = "1588230740";
@@ -105,13 +105,6 @@ pub(crate) fn meta_region_info() -> Result<RegionInfo> {
         TableName::new(SYSTEM_NAMESPACE, "meta")?,
         1,
     ))
-}
-
-/// Where this server says regions are (`info:server`), and since when.
-#[derive(Debug, Clone)]
-pub(crate) struct ServerName {
-    pub host_port: String,
-    pub start_code: i64,
 }
 
 /// Builds the mutations of catalog changes, all at one timestamp that only grows, so a row

@@ -10,8 +10,8 @@ use std::sync::Arc;
 use basalt_common::table_name::SYSTEM_NAMESPACE;
 use basalt_common::{Bytes, Error, RegionInfo, Result, TableDescriptor, TableName};
 use basalt_region::Region;
+use basalt_regionserver::layout;
 
-use crate::catalog;
 use crate::connection::{Engine, HostedTable};
 use crate::meta::{self, NamespaceDescriptor, TableState};
 
@@ -74,7 +74,7 @@ pub(crate) fn delete_namespace(engine: &Engine, name: &str) -> Result<()> {
         .delete_row(name.as_bytes().to_vec())
         .commit(&engine.meta)?;
     engine.namespaces_mut().remove(name);
-    catalog::delete_dir(engine.fs.as_ref(), &engine.root.join("data").join(name))
+    layout::delete_dir(engine.fs.as_ref(), &engine.root.join("data").join(name))
 }
 
 /// Checks split keys as HBase does: none empty, none repeated; returns them sorted.
@@ -136,10 +136,10 @@ fn create_table_locked(
     // regions' directories have other names and go when the next open finds no owner.
     let table_dir = engine.table_dir(&name);
     let written = (|| {
-        catalog::write_descriptor(fs, &table_dir, &descriptor)?;
+        layout::write_descriptor(fs, &table_dir, &descriptor)?;
         let mut regions = Vec::new();
         for info in &infos {
-            catalog::write_region_info(fs, &engine.region_dir(info), info)?;
+            layout::write_region_info(fs, &engine.region_dir(info), info)?;
             regions.push(engine.rs.open_region(info.clone(), &descriptor)?);
         }
         Ok(regions)
@@ -147,7 +147,7 @@ fn create_table_locked(
     let regions = match written {
         Ok(r) => r,
         Err(e) => {
-            let _ = catalog::delete_dir(fs, &table_dir);
+            let _ = layout::delete_dir(fs, &table_dir);
             return Err(e);
         }
     };
@@ -247,7 +247,7 @@ fn delete_table_locked(engine: &Engine, name: &TableName) -> Result<()> {
         // The region's edits are needed by nobody now: its segments may be archived.
         engine.rs.forget_edits(&r)?;
     }
-    catalog::delete_dir(engine.fs.as_ref(), &engine.table_dir(name))
+    layout::delete_dir(engine.fs.as_ref(), &engine.table_dir(name))
 }
 
 pub(crate) fn truncate_table(
@@ -285,7 +285,7 @@ pub(crate) fn modify_table(engine: &Engine, descriptor: TableDescriptor) -> Resu
     let table = engine.table(&name)?;
     refuse_system(&name)?;
     descriptor.validate()?;
-    catalog::write_descriptor(engine.fs.as_ref(), &engine.table_dir(&name), &descriptor)?;
+    layout::write_descriptor(engine.fs.as_ref(), &engine.table_dir(&name), &descriptor)?;
     table.set_descriptor(descriptor.clone());
     for old in table.regions() {
         engine.rs.close_region(&old)?;
@@ -311,9 +311,9 @@ pub(crate) fn remove_dropped_families(engine: &Engine, region: &Region) -> Resul
         .iter()
         .map(|f| f.name_str())
         .collect();
-    for entry in catalog::list(fs, region.dir())? {
+    for entry in layout::list(fs, region.dir())? {
         if !entry.starts_with('.') && !families.contains(&entry) {
-            catalog::delete_dir(fs, &region.dir().join(entry))?;
+            layout::delete_dir(fs, &region.dir().join(entry))?;
         }
     }
     Ok(())
@@ -540,7 +540,7 @@ pub(crate) fn clean_parents(engine: &Engine) -> Result<usize> {
                 .meta_batch()
                 .delete_row(row.info.region_name())
                 .commit(&engine.meta)?;
-            catalog::delete_dir(fs, &engine.region_dir(&row.info))?;
+            layout::delete_dir(fs, &engine.region_dir(&row.info))?;
             cleaned += 1;
         }
         if !row.merge_parents.is_empty()
@@ -555,7 +555,7 @@ pub(crate) fn clean_parents(engine: &Engine) -> Result<usize> {
                 .clear_merge_parents(&row.info, row.merge_parents.len())
                 .commit(&engine.meta)?;
             for p in &row.merge_parents {
-                catalog::delete_dir(fs, &engine.region_dir(p))?;
+                layout::delete_dir(fs, &engine.region_dir(p))?;
             }
             cleaned += row.merge_parents.len();
         }

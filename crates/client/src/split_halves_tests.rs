@@ -8,8 +8,8 @@ use basalt_common::{Bytes, ColumnFamilyDescriptor, Get, Put, Scan, TableDescript
 use basalt_fs::{FileSystem, MemFs};
 
 use basalt_region::Region;
+use basalt_regionserver::PreparedSplit;
 
-use crate::regionserver::PreparedSplit;
 use crate::{Connection, procedures};
 
 const ROWS: usize = 200;

@@ -21,9 +21,9 @@ use std::sync::Arc;
 use basalt_common::{Cell, Clock, Result, Scan};
 use basalt_fs::FileSystem;
 use basalt_region::{Region, RegionConfig, meta_keys};
+use basalt_regionserver::layout::{self, storage};
 use basalt_wal::WalEdit;
 
-use crate::catalog::{self, storage};
 use crate::meta;
 
 /// Left in the new meta region once it holds every cell: from then on the upgrade finishes.
@@ -37,7 +37,7 @@ struct Dirs {
 
 impl Dirs {
     fn of(root: &Path) -> Result<Dirs> {
-        let table = catalog::table_dir(root, &meta::meta_region_info()?.table);
+        let table = layout::table_dir(root, &meta::meta_region_info()?.table);
         Ok(Dirs {
             meta: table.join(meta::META_ENCODED),
             upgrade: table.join(format!("{}.upgrade", meta::META_ENCODED)),
@@ -58,7 +58,7 @@ pub(crate) fn meta_order(
     let dirs = Dirs::of(root)?;
     let marked = |dir: &Path| fs.exists(&dir.join(MARKER)).map_err(storage);
     if !marked(&dirs.upgrade)? && !marked(&dirs.meta)? {
-        catalog::delete_dir(fs.as_ref(), &dirs.upgrade)?;
+        layout::delete_dir(fs.as_ref(), &dirs.upgrade)?;
         convert(fs, &dirs, segments, clock, config)?;
     }
     finish(fs.as_ref(), root, &dirs)
@@ -75,7 +75,7 @@ fn finish(fs: &dyn FileSystem, root: &Path, dirs: &Dirs) -> Result<()> {
             fs.sync_dir(parent).map_err(storage)?;
         }
     }
-    catalog::write_version(fs, root)?;
+    layout::write_version(fs, root)?;
     tidy(fs, dirs)
 }
 
@@ -85,7 +85,7 @@ fn tidy(fs: &dyn FileSystem, dirs: &Dirs) -> Result<()> {
     if fs.exists(&marker).map_err(storage)? {
         fs.delete(&marker).map_err(storage)?;
     }
-    catalog::delete_dir(fs, &dirs.old)
+    layout::delete_dir(fs, &dirs.old)
 }
 
 /// After a version 3 directory opened: the leftovers of an upgrade that stopped just after
@@ -118,7 +118,7 @@ fn convert(
         Arc::clone(fs),
         &dirs.meta,
     )?;
-    crate::connection::recover(fs.as_ref(), segments, &[&old], false)?;
+    basalt_regionserver::recover(fs.as_ref(), segments, &[&old], false)?;
     let last_seq_id = old.last_sequence_id();
     let mut by_seq: BTreeMap<u64, Vec<Cell>> = BTreeMap::new();
     let everything = Scan::new().raw(true).read_versions(u32::MAX);

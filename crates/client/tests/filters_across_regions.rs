@@ -1,7 +1,6 @@
 //! Filters on a table of two regions: a page per region, ColumnCountGet and WHILE ending the
 //! whole scan, across regions (HBase's DONE_SCAN), and batches refused with whole-row filters.
 //! Filters within one region: the region crate's `filters.rs`.
-#![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
 mod support;
 

@@ -18,6 +18,7 @@ pub mod ops;
 pub mod pb;
 pub mod region_info;
 pub mod schema;
+pub mod server_name;
 pub mod table_descriptor;
 pub mod table_name;
 
@@ -30,5 +31,6 @@ pub use namespace::NamespaceDescriptor;
 pub use ops::{Delete, Get, Put, RowResult, Scan, TimeRange};
 pub use region_info::RegionInfo;
 pub use schema::{BloomType, Compression, DataBlockEncoding, Durability, KeepDeletedCells};
+pub use server_name::ServerName;
 pub use table_descriptor::TableDescriptor;
 pub use table_name::TableName;

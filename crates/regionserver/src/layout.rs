@@ -1,6 +1,8 @@
-//! The embedded engine's files beside `hbase:meta` (docs/design/catalog.md):
-//! `<root>/basalt.version`, `<root>/LOCK`, per table `.tabledesc`, per region `.regioninfo`.
-//! Each is written whole under a temporary name, synced and renamed.
+//! The data directory's layout (docs/design/catalog.md; HBase's `FSUtils`,
+//! `FSTableDescriptors`, `HRegionFileSystem`): where tables, regions and logs live, and the
+//! files beside `hbase:meta`: `<root>/basalt.version`, `<root>/LOCK`, per table `.tabledesc`,
+//! per region `.regioninfo`. Each is written whole under a temporary name, synced and renamed.
+//! The region server and the master both use it.
 
 use std::path::{Path, PathBuf};
 
@@ -8,19 +10,19 @@ use basalt_common::descriptor_file;
 use basalt_common::{Error, RegionInfo, Result, TableDescriptor, TableName};
 use basalt_fs::{FileSystem, FsError};
 
-pub(crate) const VERSION_FILE: &str = "basalt.version";
+pub const VERSION_FILE: &str = "basalt.version";
 const VERSION_TEXT: &str = "basalt-data 3\n";
 /// The version before `hbase:meta`'s rows were stored in meta order.
 const PLAIN_META_VERSION_TEXT: &str = "basalt-data 2\n";
-pub(crate) const LOCK_FILE: &str = "LOCK";
+pub const LOCK_FILE: &str = "LOCK";
 /// Write-ahead log segments, one directory per server (HBase's `WALs/<server>`).
-pub(crate) const WAL_DIR: &str = "WALs";
+pub const WAL_DIR: &str = "WALs";
 /// Segments no region needs any more (HBase's `oldWALs`).
-pub(crate) const OLD_WAL_DIR: &str = "oldWALs";
+pub const OLD_WAL_DIR: &str = "oldWALs";
 const TABLEDESC: &str = ".tabledesc";
 const REGIONINFO: &str = ".regioninfo";
 
-pub(crate) fn storage(e: FsError) -> Error {
+pub fn storage(e: FsError) -> Error {
     Error::storage_from(e)
 }
 
@@ -36,17 +38,17 @@ fn read_text(fs: &dyn FileSystem, path: &Path) -> Result<String> {
 
 /// What a data directory's version file says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Version {
+pub enum Version {
     /// This version's layout (or a new directory, now written as this version).
     Current,
-    /// Version 2: `hbase:meta`'s rows in plain byte order; opening it upgrades it
-    /// (`crate::upgrade`).
+    /// Version 2: `hbase:meta`'s rows in plain byte order; opening it upgrades it (the
+    /// client's `upgrade`).
     PlainMeta,
 }
 
 /// Creates the root directory and its version file, or checks the version file. With
 /// `legacy`, a new directory is written as version 2 (for the upgrade's tests).
-pub(crate) fn init_root(fs: &dyn FileSystem, root: &Path, legacy: bool) -> Result<Version> {
+pub fn init_root(fs: &dyn FileSystem, root: &Path, legacy: bool) -> Result<Version> {
     fs.create_dir_all(root).map_err(storage)?;
     let version = root.join(VERSION_FILE);
     if fs.exists(&version).map_err(storage)? {
@@ -71,24 +73,24 @@ pub(crate) fn init_root(fs: &dyn FileSystem, root: &Path, legacy: bool) -> Resul
 }
 
 /// Writes this version's version file.
-pub(crate) fn write_version(fs: &dyn FileSystem, root: &Path) -> Result<()> {
+pub fn write_version(fs: &dyn FileSystem, root: &Path) -> Result<()> {
     write_file(fs, &root.join(VERSION_FILE), VERSION_TEXT.as_bytes())
 }
 
 /// `<root>/data/<namespace>/<table>`.
-pub(crate) fn table_dir(root: &Path, name: &TableName) -> PathBuf {
+pub fn table_dir(root: &Path, name: &TableName) -> PathBuf {
     root.join("data")
         .join(name.namespace())
         .join(name.qualifier())
 }
 
-pub(crate) fn read_descriptor(fs: &dyn FileSystem, table_dir: &Path) -> Result<TableDescriptor> {
+pub fn read_descriptor(fs: &dyn FileSystem, table_dir: &Path) -> Result<TableDescriptor> {
     let path = table_dir.join(TABLEDESC);
     descriptor_file::from_text(&read_text(fs, &path)?)
         .map_err(|e| Error::corrupt(format!("{}: {e}", path.display())))
 }
 
-pub(crate) fn write_descriptor(
+pub fn write_descriptor(
     fs: &dyn FileSystem,
     table_dir: &Path,
     descriptor: &TableDescriptor,
@@ -102,17 +104,13 @@ pub(crate) fn write_descriptor(
 }
 
 /// Writes a region's `.regioninfo` ("PBUF" and HBase's RegionInfo message, as HBase does).
-pub(crate) fn write_region_info(
-    fs: &dyn FileSystem,
-    region_dir: &Path,
-    info: &RegionInfo,
-) -> Result<()> {
+pub fn write_region_info(fs: &dyn FileSystem, region_dir: &Path, info: &RegionInfo) -> Result<()> {
     fs.create_dir_all(region_dir).map_err(storage)?;
     write_file(fs, &region_dir.join(REGIONINFO), &info.to_pb())
 }
 
 /// Deletes a directory tree if it exists.
-pub(crate) fn delete_dir(fs: &dyn FileSystem, dir: &Path) -> Result<()> {
+pub fn delete_dir(fs: &dyn FileSystem, dir: &Path) -> Result<()> {
     match fs.delete_dir_all(dir) {
         Ok(()) | Err(FsError::NotFound(_)) => Ok(()),
         Err(e) => Err(storage(e)),
@@ -120,7 +118,7 @@ pub(crate) fn delete_dir(fs: &dyn FileSystem, dir: &Path) -> Result<()> {
 }
 
 /// The entries of a directory, or none if it does not exist.
-pub(crate) fn list(fs: &dyn FileSystem, dir: &Path) -> Result<Vec<String>> {
+pub fn list(fs: &dyn FileSystem, dir: &Path) -> Result<Vec<String>> {
     if !fs.exists(dir).map_err(storage)? {
         return Ok(Vec::new());
     }

@@ -3,28 +3,29 @@
 //! block cache and the memstore budget (in its [`RegionConfig`]) — and the region half of
 //! splits and merges: flushing and closing the parents, writing the new regions' files, and
 //! opening them once the master has committed the change to `hbase:meta`
-//! (`procedures.rs` is the master's half). The embedded engine runs one, next to its master.
+//! (the client's `procedures.rs` is the master's half). The embedded engine runs one, next
+//! to its master.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
-use basalt_common::{Bytes, Clock, RegionInfo, Result, TableDescriptor};
+use basalt_common::{Bytes, Clock, RegionInfo, Result, ServerName, TableDescriptor};
 use basalt_fs::{FileLock, FileSystem};
 use basalt_region::{Region, RegionConfig};
 
-use crate::catalog::{self, storage};
-use crate::meta::ServerName;
+use crate::layout::{self, storage};
 
 /// One region server; see the module documentation.
 #[derive(Debug)]
-pub(crate) struct RegionServer {
-    pub(crate) name: ServerName,
-    pub(crate) clock: Arc<dyn Clock>,
-    pub(crate) config: RegionConfig,
-    pub(crate) fs: Arc<dyn FileSystem>,
-    pub(crate) root: PathBuf,
+pub struct RegionServer {
+    pub name: ServerName,
+    pub clock: Arc<dyn Clock>,
+    pub config: RegionConfig,
+    pub fs: Arc<dyn FileSystem>,
+    pub root: PathBuf,
     /// The open regions by encoded name (`hbase:meta`'s included): what calls naming a region
     /// are served from.
     online: RwLock<HashMap<String, Arc<Region>>>,
@@ -33,17 +34,19 @@ pub(crate) struct RegionServer {
     /// This server's WAL directory (None in memory), and its lock, held while it lives.
     wal_dir: Option<PathBuf>,
     lock: Mutex<Option<Box<dyn FileLock>>>,
+    /// Set when the server stops: its background threads end.
+    stopping: AtomicBool,
 }
 
 /// A split the region server has prepared: the parent closed, the daughters' directories
 /// written (their `.regioninfo` and references to the parent's files), nothing committed.
 #[derive(Debug)]
-pub(crate) struct PreparedSplit {
-    pub(crate) daughters: [RegionInfo; 2],
+pub struct PreparedSplit {
+    pub daughters: [RegionInfo; 2],
 }
 
 impl RegionServer {
-    pub(crate) fn new(
+    pub fn new(
         name: ServerName,
         clock: Arc<dyn Clock>,
         config: RegionConfig,
@@ -66,17 +69,18 @@ impl RegionServer {
             compactions,
             wal_dir,
             lock: Mutex::new(lock),
+            stopping: AtomicBool::new(false),
         }
     }
 
     /// `<root>/data/<namespace>/<table>/<encoded name>`.
-    pub(crate) fn region_dir(&self, info: &RegionInfo) -> PathBuf {
-        catalog::table_dir(&self.root, &info.table).join(info.encoded_name())
+    pub fn region_dir(&self, info: &RegionInfo) -> PathBuf {
+        layout::table_dir(&self.root, &info.table).join(info.encoded_name())
     }
 
     /// Opens (or creates) the region `info` of a table with schema `descriptor`, hooked up to
     /// the background worker, and puts it online.
-    pub(crate) fn open_region(
+    pub fn open_region(
         &self,
         info: RegionInfo,
         descriptor: &TableDescriptor,
@@ -96,7 +100,7 @@ impl RegionServer {
     }
 
     /// Puts an open region online (meta's region, opened before the server is).
-    pub(crate) fn put_online(&self, region: &Arc<Region>) {
+    pub fn put_online(&self, region: &Arc<Region>) {
         self.online
             .write()
             .unwrap_or_else(PoisonError::into_inner)
@@ -104,21 +108,21 @@ impl RegionServer {
     }
 
     /// Flushes and closes a region and takes it offline.
-    pub(crate) fn close_region(&self, region: &Arc<Region>) -> Result<()> {
+    pub fn close_region(&self, region: &Arc<Region>) -> Result<()> {
         region.close()?;
         self.take_offline(region);
         Ok(())
     }
 
     /// Serves a region closed by an operation that then failed, as before it.
-    pub(crate) fn reopen_region(&self, region: &Arc<Region>) {
+    pub fn reopen_region(&self, region: &Arc<Region>) {
         region.reopen();
         self.put_online(region);
     }
 
     /// Takes a region offline (only that region: one reopened under the same name since
     /// stays).
-    pub(crate) fn take_offline(&self, region: &Arc<Region>) {
+    pub fn take_offline(&self, region: &Arc<Region>) {
         let mut online = self.online.write().unwrap_or_else(PoisonError::into_inner);
         if online
             .get(region.encoded_name())
@@ -129,7 +133,7 @@ impl RegionServer {
     }
 
     /// The online region with this encoded name.
-    pub(crate) fn online_region(&self, encoded: &str) -> Option<Arc<Region>> {
+    pub fn online_region(&self, encoded: &str) -> Option<Arc<Region>> {
         self.online
             .read()
             .unwrap_or_else(PoisonError::into_inner)
@@ -138,7 +142,7 @@ impl RegionServer {
     }
 
     /// Every online region.
-    pub(crate) fn online_regions(&self) -> Vec<Arc<Region>> {
+    pub fn online_regions(&self) -> Vec<Arc<Region>> {
         self.online
             .read()
             .unwrap_or_else(PoisonError::into_inner)
@@ -149,13 +153,13 @@ impl RegionServer {
 
     /// Tells the background worker to look for work now (after a split or merge, whose new
     /// regions want their references compacted).
-    pub(crate) fn wake_background(&self) {
+    pub fn wake_background(&self) {
         let _ = self.compactions.send(());
     }
 
     /// Tells the log that nothing needs a region's edits any more (a dropped table's region, a
     /// split or merge parent), so its segments may be archived.
-    pub(crate) fn forget_edits(&self, region: &Region) -> Result<()> {
+    pub fn forget_edits(&self, region: &Region) -> Result<()> {
         if let Some(wal) = &self.config.wal {
             wal.region_flushed(region.encoded_name(), u64::MAX)?;
         }
@@ -168,7 +172,7 @@ impl RegionServer {
     /// files are deleted and the parent serves again. Until the master commits the split,
     /// the next open deletes the daughters' directories (no catalog entry owns them); after
     /// it, they are the table's regions.
-    pub(crate) fn prepare_split(
+    pub fn prepare_split(
         &self,
         parent: &Arc<Region>,
         split_key: Bytes,
@@ -198,7 +202,7 @@ impl RegionServer {
     /// The region server's half of a merge of two adjacent regions (`lo` before `hi`) into
     /// `merged`: both closed, the merged region's directory written with references to both
     /// parents' files. On failure the merged region's files go and the parents serve again.
-    pub(crate) fn prepare_merge(
+    pub fn prepare_merge(
         &self,
         lo: &Arc<Region>,
         hi: &Arc<Region>,
@@ -220,7 +224,7 @@ impl RegionServer {
     /// parent's files inside its key range.
     fn write_child(&self, child: &RegionInfo, parents: &[&Arc<Region>]) -> Result<()> {
         let dir = self.region_dir(child);
-        catalog::write_region_info(self.fs.as_ref(), &dir, child)?;
+        layout::write_region_info(self.fs.as_ref(), &dir, child)?;
         for parent in parents {
             let p = parent.info();
             let start = child.start_key.clone().max(p.start_key.clone());
@@ -236,9 +240,9 @@ impl RegionServer {
 
     /// Undoes a prepared split or merge the master did not commit: the new regions' files
     /// go, and the parents serve again.
-    pub(crate) fn abort_children(&self, parents: &[&Arc<Region>], children: &[RegionInfo]) {
+    pub fn abort_children(&self, parents: &[&Arc<Region>], children: &[RegionInfo]) {
         for child in children {
-            let _ = catalog::delete_dir(self.fs.as_ref(), &self.region_dir(child));
+            let _ = layout::delete_dir(self.fs.as_ref(), &self.region_dir(child));
         }
         for parent in parents {
             self.reopen_region(parent);
@@ -248,7 +252,7 @@ impl RegionServer {
     /// Opens the regions a committed split or merge made, and lets the log forget the
     /// parents' edits (the parents' files hold all of them). Once they serve, the caller
     /// wakes the background worker to compact their references away.
-    pub(crate) fn open_children(
+    pub fn open_children(
         &self,
         parents: &[&Arc<Region>],
         children: &[RegionInfo],
@@ -264,18 +268,38 @@ impl RegionServer {
         Ok(opened)
     }
 
+    /// Tells the server's background threads (the flushers) to end.
+    pub fn stop_background(&self) {
+        self.stopping.store(true, Ordering::Release);
+        if let Some(budget) = &self.config.budget {
+            budget.stop();
+        }
+    }
+
+    pub fn is_stopping(&self) -> bool {
+        self.stopping.load(Ordering::Acquire)
+    }
+
     /// At a clean stop, after every region is flushed and the log closed: the server's own
     /// WAL directory is archived and deleted (nothing in it is needed), and its lock let go.
-    pub(crate) fn stop(&self) -> Result<()> {
+    pub fn stop(&self) -> Result<()> {
         if let (Some(wal), Some(dir)) = (&self.config.wal, &self.wal_dir) {
             let fs = self.fs.as_ref();
             wal.archive(&basalt_wal::segments_in(fs, dir)?)?;
             fs.delete_dir_all(dir).map_err(storage)?;
         }
+        self.release_wal_lock();
+        Ok(())
+    }
+
+    /// Lets go of the WAL directory's lock: the directory is then free for recovery by the
+    /// next server (at a clean stop, after the directory is archived; when the engine holding
+    /// this server goes away without stopping, before its master's lock goes, even while a
+    /// background thread still holds the server).
+    pub fn release_wal_lock(&self) {
         self.lock
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .take();
-        Ok(())
     }
 }

@@ -7,38 +7,30 @@
 
 use std::path::{Path, PathBuf};
 
-use basalt_common::Result;
+use basalt_common::{Result, ServerName};
 use basalt_fs::{FileLock, FileSystem, FsError};
 
-use crate::catalog::{self, storage};
+use crate::layout::{self, storage};
 
 /// The lock file in a server's directory.
 const SERVER_LOCK: &str = "LOCK";
 
 /// This server's directory, claimed and locked.
 #[derive(Debug)]
-pub(crate) struct OwnWals {
-    pub(crate) dir: PathBuf,
+pub struct OwnWals {
+    pub dir: PathBuf,
     /// The start code in the directory's name (the server's, everywhere it is named).
-    pub(crate) start_code: i64,
-    pub(crate) lock: Box<dyn FileLock>,
+    pub start_code: i64,
+    pub lock: Box<dyn FileLock>,
 }
 
 /// A gone server's directory: its segments, and its lock, held until it is retired.
 #[derive(Debug)]
-pub(crate) struct DeadServer {
+pub struct DeadServer {
     dir: PathBuf,
     start_code: i64,
-    pub(crate) segments: Vec<PathBuf>,
+    pub segments: Vec<PathBuf>,
     _lock: Box<dyn FileLock>,
-}
-
-/// `host,port,start code`, as HBase writes a server name (`host_port` is `host:port`).
-pub(crate) fn server_dir_name(host_port: &str, start_code: i64) -> String {
-    match host_port.rsplit_once(':') {
-        Some((host, port)) => format!("{host},{port},{start_code}"),
-        None => format!("{host_port},{start_code}"),
-    }
 }
 
 /// The start code at the end of a server directory's name; 0 for a name without one
@@ -51,19 +43,14 @@ fn start_code_of(name: &str) -> i64 {
 
 /// Claims this server's directory under `wal_root`: start code `now`, or the first later one
 /// no directory has (a restart within the same millisecond, or a clock that went back).
-pub(crate) fn claim(
-    fs: &dyn FileSystem,
-    wal_root: &Path,
-    host_port: &str,
-    now: i64,
-) -> Result<OwnWals> {
-    let existing = catalog::list(fs, wal_root)?;
+pub fn claim(fs: &dyn FileSystem, wal_root: &Path, host_port: &str, now: i64) -> Result<OwnWals> {
+    let existing = layout::list(fs, wal_root)?;
     // Bounded: each turn passes a name that exists, or one another server took meanwhile.
     let tries = i64::try_from(existing.len())
         .unwrap_or(i64::MAX)
         .saturating_add(64);
     for start_code in now..=now.saturating_add(tries) {
-        let name = server_dir_name(host_port, start_code);
+        let name = ServerName::new(host_port, start_code).to_string();
         if !existing.contains(&name) {
             let dir = wal_root.join(name);
             fs.create_dir_all(&dir).map_err(storage)?;
@@ -89,13 +76,9 @@ pub(crate) fn claim(
 
 /// The directories of servers that are gone (their lock is free), oldest first, each locked
 /// until [`retire`]d. Directories of live servers, and `own`, are left alone.
-pub(crate) fn dead_servers(
-    fs: &dyn FileSystem,
-    wal_root: &Path,
-    own: &Path,
-) -> Result<Vec<DeadServer>> {
+pub fn dead_servers(fs: &dyn FileSystem, wal_root: &Path, own: &Path) -> Result<Vec<DeadServer>> {
     let mut dead = Vec::new();
-    for name in catalog::list(fs, wal_root)? {
+    for name in layout::list(fs, wal_root)? {
         let dir = wal_root.join(&name);
         if dir == own {
             continue;
@@ -116,7 +99,7 @@ pub(crate) fn dead_servers(
 }
 
 /// Deletes gone servers' directories, once their segments are replayed, flushed and archived.
-pub(crate) fn retire(fs: &dyn FileSystem, dead: Vec<DeadServer>) -> Result<()> {
+pub fn retire(fs: &dyn FileSystem, dead: Vec<DeadServer>) -> Result<()> {
     for server in dead {
         fs.delete_dir_all(&server.dir).map_err(storage)?;
     }

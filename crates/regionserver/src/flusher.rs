@@ -10,17 +10,17 @@ use std::time::Duration;
 
 use basalt_region::MemstoreBudget;
 
-use crate::connection::Engine;
+use crate::RegionServer;
 
 /// Flusher threads (HBase's `hbase.hstore.flusher.count`).
-pub(crate) const FLUSHERS: usize = 2;
+pub const FLUSHERS: usize = 2;
 
-/// How often a flusher looks without being asked: to notice its connection is gone.
+/// How often a flusher looks without being asked: to notice its server is gone.
 const TICK: Duration = Duration::from_millis(100);
 
 /// One round: flushes what is due. Returns whether it flushed anything.
-fn flush_due(engine: &Engine, budget: &MemstoreBudget) -> bool {
-    let mut regions = engine.rs.online_regions();
+fn flush_due(rs: &RegionServer, budget: &MemstoreBudget) -> bool {
+    let mut regions = rs.online_regions();
     regions.sort_by_key(|r| Reverse(r.memstore_bytes()));
     let mut flushed = false;
     for region in &regions {
@@ -33,23 +33,23 @@ fn flush_due(engine: &Engine, budget: &MemstoreBudget) -> bool {
     flushed
 }
 
-/// Starts the flushers; each ends when the connection is closed or dropped.
-pub(crate) fn start(engine: Weak<Engine>, budget: Arc<MemstoreBudget>) -> Vec<JoinHandle<()>> {
+/// Starts the flushers; each ends when the server stops or is dropped.
+pub fn start(rs: Weak<RegionServer>, budget: Arc<MemstoreBudget>) -> Vec<JoinHandle<()>> {
     (0..FLUSHERS)
         .filter_map(|i| {
-            let engine = engine.clone();
+            let rs = rs.clone();
             let budget = Arc::clone(&budget);
             std::thread::Builder::new()
                 .name(format!("basalt-flusher-{i}"))
                 .spawn(move || {
                     while budget.wait_for_work(TICK) {
-                        let Some(engine) = engine.upgrade() else {
+                        let Some(rs) = rs.upgrade() else {
                             return;
                         };
-                        if engine.check_open().is_err() {
+                        if rs.is_stopping() {
                             return;
                         }
-                        while flush_due(&engine, &budget) && engine.check_open().is_ok() {}
+                        while flush_due(&rs, &budget) && !rs.is_stopping() {}
                     }
                 })
                 .ok()

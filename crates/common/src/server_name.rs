@@ -1,0 +1,47 @@
+//! A server's name as HBase gives it (`ServerName`): where it serves and when it started.
+
+use std::fmt;
+
+/// `host:port` where a server serves, and its start code (its start time in ms), which tells
+/// a restarted server from the one before it. Shown as HBase writes it: `host,port,start code`
+/// (the name of the server's WAL directory, and what AdminService reports).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ServerName {
+    pub host_port: String,
+    pub start_code: i64,
+}
+
+impl ServerName {
+    pub fn new(host_port: impl Into<String>, start_code: i64) -> Self {
+        ServerName {
+            host_port: host_port.into(),
+            start_code,
+        }
+    }
+}
+
+impl fmt::Display for ServerName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.host_port.rsplit_once(':') {
+            Some((host, port)) => write!(f, "{host},{port},{}", self.start_code),
+            None => write!(f, "{},{}", self.host_port, self.start_code),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ServerName;
+
+    #[test]
+    fn shown_as_hbase_writes_it() {
+        assert_eq!(
+            ServerName::new("db1.example:16020", 1_700_000_000_000).to_string(),
+            "db1.example,16020,1700000000000"
+        );
+        assert_eq!(
+            ServerName::new("[::1]:16020", 5).to_string(),
+            "[::1],16020,5"
+        );
+    }
+}

@@ -1,0 +1,15 @@
+//! The region server (HBase's `HRegionServer`): the regions it has online, by encoded name;
+//! what they share (its write-ahead log in `WALs/<server>/`, the block cache, the memstore
+//! budget and the flushers that keep to it); the region half of splits and merges; and
+//! recovery of a gone server's log. The data directory's layout, which the master shares, is
+//! here too. The embedded engine (`basalt-client`) runs one next to its master; the native
+//! RPC's ClientService and AdminService (`basalt-rpc`) serve it.
+
+pub mod flusher;
+pub mod layout;
+mod recovery;
+mod server;
+pub mod wal_dirs;
+
+pub use recovery::recover;
+pub use server::{PreparedSplit, RegionServer};
