@@ -258,19 +258,23 @@ impl Engine {
     /// A region by its full name or its encoded name, with its table.
     pub(crate) fn find_region(&self, name: &[u8]) -> Result<(Arc<HostedTable>, Arc<Region>)> {
         self.check_open()?;
-        // A full name `table,start,id.<encoded>.` ends with the encoded name, the MD5 of the
-        // rest: that identifies the region. (This runs on every native RPC call: no name is
-        // built or hashed here.)
-        let n = name.len();
-        let full = n >= 34 && name[n - 34] == b'.' && name[n - 1] == b'.';
-        let encoded = if full { &name[n - 33..n - 1] } else { name };
-        let region = std::str::from_utf8(encoded)
-            .ok()
-            .and_then(|e| self.rs.online_region(e));
-        if let Some(region) = region
+        if let Some(region) = self.rs.region_named(name)
             && let Some(table) = self.tables().get(&region.info().table)
         {
             return Ok((Arc::clone(table), region));
+        }
+        // Not online: a disabled table's region, which the catalog still lists.
+        let n = name.len();
+        let full = n >= 34 && name[n - 34] == b'.' && name[n - 1] == b'.';
+        let encoded = if full { &name[n - 33..n - 1] } else { name };
+        for table in self.tables().values() {
+            if let Some(r) = table
+                .regions()
+                .into_iter()
+                .find(|r| r.encoded_name().as_bytes() == encoded)
+            {
+                return Ok((Arc::clone(table), r));
+            }
         }
         Err(Error::UnknownRegion(
             String::from_utf8_lossy(name).into_owned(),
@@ -346,6 +350,12 @@ impl Connection {
     /// carries once, to check it).
     pub fn table_named(&self, name: TableName) -> Table {
         Table::new(Arc::clone(&self.engine), name)
+    }
+
+    /// The region server of this embedded engine: what a native RPC server in front of it
+    /// serves ClientService from.
+    pub fn region_server(&self) -> Arc<RegionServer> {
+        Arc::clone(&self.engine.rs)
     }
 
     /// When this server started, in milliseconds since the epoch: the start code of its
@@ -760,6 +770,13 @@ fn boot(engine: &Engine, segments: &[PathBuf], skip_corrupt: bool) -> Result<()>
             regions.push(region);
         }
         let enabled = *state == meta::TableState::Enabled;
+        if !enabled {
+            // A disabled table's regions serve no client calls (they stay open for the
+            // embedded API's refusals and for enabling again).
+            for r in &regions {
+                engine.rs.take_offline(r);
+            }
+        }
         tables.insert(name.clone(), HostedTable::new(descriptor, enabled, regions));
     }
     // Directories no catalog entry owns.

@@ -16,8 +16,7 @@ use basalt_region::{Region, RowMutation};
 
 pub use basalt_common::{NamespaceDescriptor, ServerName};
 
-/// The meta region's encoded name (and directory), as HBase has always named it.
-pub(crate) const META_ENCODED: &str = "1588230740";
+pub(crate) use basalt_regionserver::layout::META_ENCODED;
 const INFO: &[u8] = b"info";
 const TABLE: &[u8] = b"table";
 const NS: &[u8] = b"ns";

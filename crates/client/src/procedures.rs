@@ -211,6 +211,14 @@ pub(crate) fn set_enabled(engine: &Engine, name: &TableName, enabled: bool) -> R
         table.set_enabled(!enabled);
         return Err(e);
     }
+    // The region server serves an enabled table's regions and no disabled table's.
+    for r in &regions {
+        if enabled {
+            engine.rs.put_online(r);
+        } else {
+            engine.rs.take_offline(r);
+        }
+    }
     table.set_enabled(enabled);
     Ok(())
 }
@@ -297,6 +305,9 @@ pub(crate) fn modify_table(engine: &Engine, descriptor: TableDescriptor) -> Resu
             }
         };
         remove_dropped_families(engine, &new)?;
+        if !table.is_enabled() {
+            engine.rs.take_offline(&new);
+        }
         table.replace_regions(&[Arc::clone(&old)], &[new]);
     }
     Ok(())

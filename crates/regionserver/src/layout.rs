@@ -15,6 +15,8 @@ const VERSION_TEXT: &str = "basalt-data 3\n";
 /// The version before `hbase:meta`'s rows were stored in meta order.
 const PLAIN_META_VERSION_TEXT: &str = "basalt-data 2\n";
 pub const LOCK_FILE: &str = "LOCK";
+/// The meta region's encoded name (and directory), as HBase has always named it.
+pub const META_ENCODED: &str = "1588230740";
 /// Write-ahead log segments, one directory per server (HBase's `WALs/<server>`).
 pub const WAL_DIR: &str = "WALs";
 /// Segments no region needs any more (HBase's `oldWALs`).

@@ -12,4 +12,4 @@ mod server;
 pub mod wal_dirs;
 
 pub use recovery::recover;
-pub use server::{PreparedSplit, RegionServer};
+pub use server::{META_REGION_NAME, PreparedSplit, RegionServer};

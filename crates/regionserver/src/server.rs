@@ -18,6 +18,9 @@ use basalt_region::{Region, RegionConfig};
 
 use crate::layout::{self, storage};
 
+/// The name HBase's clients give meta's region.
+pub const META_REGION_NAME: &[u8] = b"hbase:meta,,1";
+
 /// One region server; see the module documentation.
 #[derive(Debug)]
 pub struct RegionServer {
@@ -139,6 +142,22 @@ impl RegionServer {
             .unwrap_or_else(PoisonError::into_inner)
             .get(encoded)
             .cloned()
+    }
+
+    /// The online region a client names: by its full name (`table,start,id.<encoded>.`), its
+    /// encoded name, or HBase's fixed name for meta's region (`hbase:meta,,1`).
+    pub fn region_named(&self, name: &[u8]) -> Option<Arc<Region>> {
+        if name == META_REGION_NAME {
+            return self.online_region(layout::META_ENCODED);
+        }
+        // A full name ends with the encoded name, the MD5 of the rest, between dots: that
+        // identifies the region. (This runs on every native RPC call: nothing is hashed.)
+        let n = name.len();
+        let full = n >= 34 && name[n - 34] == b'.' && name[n - 1] == b'.';
+        let encoded = if full { &name[n - 33..n - 1] } else { name };
+        std::str::from_utf8(encoded)
+            .ok()
+            .and_then(|e| self.online_region(e))
     }
 
     /// Every online region.

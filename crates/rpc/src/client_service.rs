@@ -4,16 +4,17 @@
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use basalt_client::{
-    Append, Bytes, Cell, CellType, Check, CheckAction, CheckAndMutate, Condition, Connection,
-    Delete, Durability, Error, Get, Increment, LATEST_TIMESTAMP, Put, ResultScanner, RowResult,
-    Scan, Table, TimeRange,
+    Append, Bytes, Cell, CellType, Check, CheckAction, CheckAndMutate, Condition, Delete,
+    Durability, Error, Get, Increment, LATEST_TIMESTAMP, Put, RowResult, Scan, TimeRange,
 };
 use basalt_net::{Leases, lock_leased};
 use basalt_proto::{RAW_ATTRIBUTE, TTL_ATTRIBUTE, decode, exception, from_error};
+use basalt_region::{Region, RegionScanner};
+use basalt_regionserver::RegionServer;
 use prost::Message;
 
 use crate::cellblock::{self, KeyValue};
@@ -36,7 +37,7 @@ type Outcome = Result<Vec<u8>, ExceptionResponse>;
 
 /// One open scanner.
 struct Open {
-    scanner: ResultScanner,
+    scanner: RegionScanner,
     /// Whether the scan can go on past this region (a later region exists in its direction
     /// and the scan's stop row lies beyond this region).
     more_after: bool,
@@ -46,7 +47,8 @@ struct Open {
 
 /// ClientService for one server.
 pub struct ClientService {
-    conn: Connection,
+    /// The server whose online regions calls are served from.
+    rs: Arc<RegionServer>,
     scanners: Leases<u64, Open>,
     /// Recently finished scanners: one more "next" on them gets an empty answer, as HBase
     /// gives (hbase-driver sends one).
@@ -175,6 +177,15 @@ struct RegionKeys {
     end_key: Bytes,
 }
 
+/// A region this server does not serve: the client looks it up again.
+fn not_serving(name: &[u8]) -> ExceptionResponse {
+    exception(
+        "org.apache.hadoop.hbase.NotServingRegionException",
+        format!("Region {} is not online", String::from_utf8_lossy(name)),
+        false,
+    )
+}
+
 impl RegionKeys {
     /// A row outside the region named in the call is the client's stale location: a
     /// NotServingRegionException, so it looks the row's region up again (HBase's region
@@ -198,9 +209,9 @@ impl RegionKeys {
 }
 
 impl ClientService {
-    pub fn new(conn: Connection, lease: Duration) -> Self {
+    pub fn new(rs: Arc<RegionServer>, lease: Duration) -> Self {
         ClientService {
-            conn,
+            rs,
             scanners: Leases::new(lease),
             finished: Mutex::new(std::collections::VecDeque::new()),
             next_scanner: AtomicU64::new(1),
@@ -249,23 +260,25 @@ impl ClientService {
         })
     }
 
-    /// The table a specifier names (by full or encoded region name, as HBase's clients name
-    /// regions), and its region's start and end keys. A region this server does not hold is
-    /// a NotServingRegionException, so the client looks it up again.
+    /// The online region a specifier names (by full or encoded region name, as HBase's
+    /// clients name regions), and its start and end keys. A region this server does not
+    /// serve is a NotServingRegionException, so the client looks it up again.
     fn region(
         &self,
         spec: Option<&pb::RegionSpecifier>,
-    ) -> Result<(Table, RegionKeys), ExceptionResponse> {
+    ) -> Result<(Arc<Region>, RegionKeys), ExceptionResponse> {
         let spec = spec.ok_or_else(|| unsupported("a call without a region"))?;
-        let info = crate::admin_service::named_region(&self.conn, spec)?;
-        Ok((
-            self.conn.table_named(info.table.clone()),
-            RegionKeys {
-                name: info.region_name(),
-                start_key: info.start_key,
-                end_key: info.end_key,
-            },
-        ))
+        let region = self
+            .rs
+            .region_named(&spec.value)
+            .ok_or_else(|| not_serving(&spec.value))?;
+        let info = region.info();
+        let keys = RegionKeys {
+            name: info.region_name(),
+            start_key: info.start_key.clone(),
+            end_key: info.end_key.clone(),
+        };
+        Ok((region, keys))
     }
 
     fn get(&self, req: &GetRequest) -> Outcome {
@@ -347,7 +360,7 @@ impl ClientService {
     /// `processed` flag.
     fn mutate_once(
         &self,
-        table: &Table,
+        table: &Region,
         row: Bytes,
         action: CheckAction,
         condition: Option<&pb::Condition>,
@@ -447,7 +460,7 @@ impl ClientService {
     /// Applies one operation of a Multi, at most once when it carries a nonce.
     fn once(
         &self,
-        table: &Table,
+        table: &Region,
         op: CheckAction,
         nonce: Nonce,
     ) -> Result<Option<RowResult>, ExceptionResponse> {
@@ -465,7 +478,7 @@ impl ClientService {
     /// append's new cells, empty for the others).
     fn atomic<'a>(
         &self,
-        table: &Table,
+        table: &Region,
         region: &RegionKeys,
         ra: &pb::RegionAction,
         share: impl Fn(usize) -> &'a [KeyValue],
@@ -581,7 +594,7 @@ impl ClientService {
                     Some(Err(e)) => return Err(from_error(&e)),
                     None => {
                         done = true;
-                        filter_ended = open.scanner.filter_ended();
+                        filter_ended = open.scanner.filter_ends_scan();
                         break;
                     }
                 }
@@ -907,7 +920,7 @@ impl Nonce {
 
 /// The answer to a repeated increment or append (its nonce already ran): the current values
 /// of its columns, as HBase turns a duplicate into a Get; nothing for other operations.
-fn current(table: &Table, op: &CheckAction) -> Result<Option<RowResult>, ExceptionResponse> {
+fn current(table: &Region, op: &CheckAction) -> Result<Option<RowResult>, ExceptionResponse> {
     let (row, columns): (&Bytes, Vec<(&Bytes, &Bytes)>) = match op {
         CheckAction::Increment(i) => (&i.row, i.columns.iter().map(|c| (&c.0, &c.1)).collect()),
         CheckAction::Append(a) => (&a.row, a.columns.iter().map(|c| (&c.0, &c.1)).collect()),
@@ -921,7 +934,7 @@ fn current(table: &Table, op: &CheckAction) -> Result<Option<RowResult>, Excepti
 }
 
 /// Applies one operation; increments and appends return their new cells.
-fn apply(table: &Table, action: CheckAction) -> Result<Option<RowResult>, ExceptionResponse> {
+fn apply(table: &Region, action: CheckAction) -> Result<Option<RowResult>, ExceptionResponse> {
     let fail = |e: Error| from_error(&e);
     match action {
         CheckAction::Put(p) => table.put(&p).map_err(fail)?,

@@ -82,7 +82,10 @@ impl RpcServer {
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
         let stop = Arc::new(AtomicBool::new(false));
-        let service = Arc::new(ClientService::new(conn.clone(), config.scanner_lease));
+        let service = Arc::new(ClientService::new(
+            conn.region_server(),
+            config.scanner_lease,
+        ));
         let handlers = Arc::new(Handlers::new(
             config.handlers.saturating_mul(QUEUED_PER_HANDLER),
         ));
