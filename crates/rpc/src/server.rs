@@ -15,12 +15,12 @@ use basalt_net::{POLL, Patient, serve_connections};
 
 use crate::admin_service::AdminService;
 use crate::cellblock;
-use crate::client_service::ClientService;
 use crate::frame::{self, Call, FrameError};
 use crate::handlers::Handlers;
 use crate::master_service::MasterService;
 use crate::pb::ExceptionResponse;
 use basalt_proto::exception;
+use basalt_regionserver::client_service::ClientService;
 
 /// How the RPC server is started.
 #[derive(Debug, Clone)]

@@ -1,29 +1,35 @@
-//! ClientService: Get, Mutate and Scan, each a translation onto the client API. A call names
-//! its region (`table,start,id.encoded.`); reads and scans stay inside it, as a region server
-//! would, so a client that walks the regions in `hbase:meta` sees every row once.
+//! ClientService (HBase's `RSRpcServices` for data): Get, Mutate, Scan and Multi, each run on
+//! the online region the call names (`table,start,id.encoded.`, or its encoded name); reads
+//! and scans stay inside it, so a client that walks the regions in `hbase:meta` sees every
+//! row once.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use basalt_client::{
-    Append, Bytes, Cell, CellType, Check, CheckAction, CheckAndMutate, Condition, Delete,
-    Durability, Error, Get, Increment, LATEST_TIMESTAMP, Put, RowResult, Scan, TimeRange,
+use basalt_common::bytes_display::BinaryDisplay;
+use basalt_common::ops::{
+    Append, Check, CheckAction, CheckAndMutate, Condition, Increment, RowMutations,
+};
+use basalt_common::{
+    Bytes, Cell, CellType, Delete, Durability, Error, Get, LATEST_TIMESTAMP, Put, RowResult, Scan,
+    TimeRange,
 };
 use basalt_net::{Leases, lock_leased};
-use basalt_proto::{RAW_ATTRIBUTE, TTL_ATTRIBUTE, decode, exception, from_error};
-use basalt_region::{Region, RegionScanner};
-use basalt_regionserver::RegionServer;
-use prost::Message;
-
-use crate::cellblock::{self, KeyValue};
-use crate::nonces::{NO_NONCE, Nonces, Start};
-use crate::pb::{
+use basalt_proto::cellblock::{self, KeyValue};
+use basalt_proto::filters;
+use basalt_proto::pb::{
     self, BinaryComparator, ExceptionResponse, GetRequest, GetResponse, MultiRequest,
     MultiResponse, MutateRequest, MutateResponse, NameBytesPair, RegionActionResult,
     ResultOrException, ScanRequest, ScanResponse, mutation_proto,
 };
+use basalt_proto::{RAW_ATTRIBUTE, TTL_ATTRIBUTE, decode, exception, from_error};
+use basalt_region::{Region, RegionScanner};
+use prost::Message;
+
+use crate::RegionServer;
+use crate::nonces::{NO_NONCE, Nonces, Start};
 
 fn unsupported(what: &str) -> ExceptionResponse {
     exception(
@@ -201,7 +207,7 @@ impl RegionKeys {
             format!(
                 "Region {} does not hold row {}",
                 String::from_utf8_lossy(&self.name),
-                basalt_client::BinaryDisplay::new(row)
+                BinaryDisplay::new(row)
             ),
             false,
         ))
@@ -287,7 +293,7 @@ impl ClientService {
         region.holds(&g.row)?;
         let mut get = Get::new(Bytes::copy_from_slice(&g.row));
         if let Some(f) = &g.filter {
-            get = get.with_filter(crate::filters::filter(f).map_err(|e| bad_filter(&e))?);
+            get = get.with_filter(filters::filter(f).map_err(|e| bad_filter(&e))?);
         }
         for c in &g.column {
             if c.qualifier.is_empty() {
@@ -485,7 +491,7 @@ impl ClientService {
         condition: Option<&pb::Condition>,
     ) -> Result<(bool, Vec<RowResult>), ExceptionResponse> {
         let mut row: Option<Bytes> = None;
-        let mut rm: Option<basalt_client::RowMutations> = None;
+        let mut rm: Option<RowMutations> = None;
         for (k, a) in ra.action.iter().enumerate() {
             let m = a
                 .mutation
@@ -499,9 +505,7 @@ impl ClientService {
                     true,
                 ));
             }
-            let mutations = rm
-                .take()
-                .unwrap_or_else(|| basalt_client::RowMutations::new(r.clone()));
+            let mutations = rm.take().unwrap_or_else(|| RowMutations::new(r.clone()));
             row = Some(r);
             rm = Some(match op {
                 CheckAction::Put(p) => mutations.add_put(p),
@@ -628,7 +632,7 @@ impl ClientService {
         let (table, region) = self.region(req.region.as_ref())?;
         let mut scan = Scan::new().reversed(s.reversed());
         if let Some(f) = &s.filter {
-            scan = scan.with_filter(crate::filters::filter(f).map_err(|e| bad_filter(&e))?);
+            scan = scan.with_filter(filters::filter(f).map_err(|e| bad_filter(&e))?);
         }
         for c in &s.column {
             if c.qualifier.is_empty() {
@@ -976,7 +980,7 @@ fn check(c: &pb::Condition) -> Result<Check, ExceptionResponse> {
     if let Some(f) = &c.filter {
         let (from, to) = ts_range(c.time_range.as_ref());
         return Ok(Check::Filter {
-            filter: crate::filters::filter(f).map_err(|e| bad_filter(&e))?,
+            filter: filters::filter(f).map_err(|e| bad_filter(&e))?,
             time_range: TimeRange::new(from, to),
         });
     }
@@ -986,7 +990,7 @@ fn check(c: &pb::Condition) -> Result<Check, ExceptionResponse> {
 fn condition(c: &pb::Condition) -> Result<Condition, ExceptionResponse> {
     let family = Bytes::copy_from_slice(c.family.as_deref().unwrap_or_default());
     let qualifier = Bytes::copy_from_slice(c.qualifier.as_deref().unwrap_or_default());
-    let op = crate::filters::op(c.compare_type());
+    let op = filters::op(c.compare_type());
     let expected = match &c.comparator {
         None => Bytes::new(),
         Some(cmp) if cmp.name.ends_with(".NullComparator") => Bytes::new(),
