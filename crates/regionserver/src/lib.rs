@@ -2,10 +2,12 @@
 //! what they share (its write-ahead log in `WALs/<server>/`, the block cache, the memstore
 //! budget and the flushers that keep to it); the region half of splits and merges; and
 //! recovery of a gone server's log. The data directory's layout, which the master shares, is
-//! here too, and ClientService (`client_service`, HBase's `RSRpcServices` for data calls),
-//! which runs native-RPC calls on the online regions. The embedded engine (`basalt-client`)
+//! here too, and the region server's native-RPC services (HBase's `RSRpcServices`):
+//! ClientService (`client_service`, data calls) and AdminService (`admin_service`), run on
+//! the online regions. The embedded engine (`basalt-client`)
 //! runs one region server next to its master; `basalt-rpc`'s server carries its calls.
 
+pub mod admin_service;
 pub mod client_service;
 pub mod flusher;
 pub mod layout;

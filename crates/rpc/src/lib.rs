@@ -1,11 +1,9 @@
 //! HBase's native RPC (the protocol HBase's own clients speak to a region server), served onto
 //! Basalt's client API: the server (`server`) carrying the region server's ClientService
-//! (`basalt_regionserver::client_service`), AdminService (`admin_service`) and MasterService
-//! (`master_service`). The remote client, HBase's
+//! and AdminService (`basalt_regionserver`) and MasterService (`master_service`). The remote client, HBase's
 //! client side, is `basalt_client::remote`. The messages, framing and conversions are `basalt-proto`'s;
 //! framing: `docs/design/rpc.md`.
 
-pub mod admin_service;
 mod handlers;
 pub mod master_service;
 pub mod server;

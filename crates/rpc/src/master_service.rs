@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use basalt_client::{Bytes, Connection, RegionInfo, TableName};
 use prost::Message;
 
-use crate::admin_service::named_region;
 use crate::pb::{
     self, AddColumnRequest, ClusterStatusOption, CreateTableRequest, DeleteColumnRequest,
     ExceptionResponse, GetClusterStatusRequest, GetClusterStatusResponse,
@@ -27,6 +26,19 @@ use basalt_proto::schema::{
 use basalt_proto::{decode, exception, from_error as fail};
 
 type Outcome = Result<Vec<u8>, ExceptionResponse>;
+
+/// A region the catalog does not know is one no server serves: NotServingRegionException, as
+/// HBase's master answers, so the client looks it up again.
+fn unknown_region(e: &basalt_client::Error) -> ExceptionResponse {
+    match e.kind() {
+        basalt_client::ErrorKind::NotFound => exception(
+            "org.apache.hadoop.hbase.NotServingRegionException",
+            e.to_string(),
+            false,
+        ),
+        _ => fail(e),
+    }
+}
 
 fn bad(what: impl Into<String>) -> ExceptionResponse {
     exception(
@@ -248,9 +260,9 @@ impl MasterService {
                         r.region.len()
                     )));
                 };
-                let a = named_region(&self.conn, a)?.region_name();
-                let b = named_region(&self.conn, b)?.region_name();
-                admin.merge_regions(&a, &b).map_err(|e| fail(&e))?;
+                admin
+                    .merge_regions(&a.value, &b.value)
+                    .map_err(|e| unknown_region(&e))?;
                 Ok(self.done())
             }),
             "ModifyTable" => decode::<ModifyTableRequest>(param).and_then(|r| {

@@ -4,56 +4,47 @@
 //! (`SplitRegion`, `MergeTableRegions`), as in HBase 2.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use basalt_client::{Connection, ErrorKind, RegionInfo};
-use prost::Message;
-
-use crate::pb::{
+use basalt_proto::pb::{
     self, CompactRegionRequest, CompactRegionResponse, ExceptionResponse, FlushRegionRequest,
     FlushRegionResponse, GetOnlineRegionResponse, GetRegionInfoRequest, GetRegionInfoResponse,
     GetServerInfoResponse, RegionSpecifier, ServerInfo, get_region_info_response,
 };
 use basalt_proto::schema::region_info_pb;
-use basalt_proto::{META_REGION, decode, exception, from_error};
+use basalt_proto::{decode, exception, from_error};
+use basalt_region::Region;
+use prost::Message;
+
+use crate::RegionServer;
 
 type Outcome = Result<Vec<u8>, ExceptionResponse>;
 
-/// AdminService for one server.
+/// AdminService for one region server.
 #[derive(Debug)]
 pub struct AdminService {
-    conn: Connection,
+    rs: Arc<RegionServer>,
     /// Where this server's RPC listens: the host and port of its server name.
     addr: SocketAddr,
 }
 
-/// The region a specifier names (full name, encoded name, or HBase's fixed `hbase:meta,,1`).
-/// A region this server does not serve is a NotServingRegionException, as in HBase, so clients
-/// look it up again.
-pub(crate) fn named_region(
-    conn: &Connection,
+/// The online region a specifier names (full name, encoded name, or HBase's fixed
+/// `hbase:meta,,1`). A region this server does not serve is a NotServingRegionException, as
+/// in HBase, so clients look it up again.
+fn named_region(
+    rs: &RegionServer,
     spec: &RegionSpecifier,
-) -> Result<RegionInfo, ExceptionResponse> {
-    let admin = conn.admin();
-    let found = if spec.value == META_REGION {
-        admin
-            .online_regions()
-            .into_iter()
-            .next()
-            .ok_or_else(|| basalt_client::Error::UnknownRegion("hbase:meta".into()))
-    } else {
-        admin.region_info(&spec.value)
-    };
-    found.map_err(|e| match e.kind() {
-        ErrorKind::NotFound => exception(
+) -> Result<Arc<Region>, ExceptionResponse> {
+    rs.region_named(&spec.value).ok_or_else(|| {
+        exception(
             "org.apache.hadoop.hbase.NotServingRegionException",
             format!(
                 "Region {} is not online",
                 String::from_utf8_lossy(&spec.value)
             ),
             false,
-        ),
-        _ => from_error(&e),
+        )
     })
 }
 
@@ -64,18 +55,19 @@ fn millis_now() -> u64 {
 }
 
 impl AdminService {
-    pub fn new(conn: Connection, addr: SocketAddr) -> Self {
-        AdminService { conn, addr }
+    pub fn new(rs: Arc<RegionServer>, addr: SocketAddr) -> Self {
+        AdminService { rs, addr }
     }
 
     /// Runs `method`; `None` if Basalt does not serve it.
     pub fn call(&self, method: &str, param: Option<&[u8]>) -> Option<Outcome> {
         Some(match method {
             "GetRegionInfo" => decode::<GetRegionInfoRequest>(param).and_then(|r| {
-                let info = named_region(&self.conn, &r.region)?;
+                let region = named_region(&self.rs, &r.region)?;
+                let info = region.info();
                 let user_region = !info.table.is_system();
                 Ok(GetRegionInfoResponse {
-                    region_info: region_info_pb(&info),
+                    region_info: region_info_pb(info),
                     // Compactions run inside the calls that ask for them, so none is pending
                     // when another call can look.
                     compaction_state: r
@@ -87,23 +79,20 @@ impl AdminService {
                 }
                 .encode_to_vec())
             }),
-            "GetOnlineRegion" => Ok(GetOnlineRegionResponse {
-                region_info: self
-                    .conn
-                    .admin()
-                    .online_regions()
-                    .iter()
-                    .map(region_info_pb)
-                    .collect(),
+            "GetOnlineRegion" => {
+                // Meta's region first, then by name, as HBase lists them.
+                let mut online = self.rs.online_regions();
+                online.sort_by_key(|r| (!r.info().table.is_system(), r.info().region_name()));
+                Ok(GetOnlineRegionResponse {
+                    region_info: online.iter().map(|r| region_info_pb(r.info())).collect(),
+                }
+                .encode_to_vec())
             }
-            .encode_to_vec()),
             "FlushRegion" => decode::<FlushRegionRequest>(param).and_then(|r| {
-                let info = named_region(&self.conn, &r.region)?;
                 // Basalt flushes every family of the region; a flush of one family is a
                 // subset HBase allows, and flushing more never loses data.
-                self.conn
-                    .admin()
-                    .flush_region(&info.region_name())
+                named_region(&self.rs, &r.region)?
+                    .flush()
                     .map_err(|e| from_error(&e))?;
                 Ok(FlushRegionResponse {
                     last_flush_time: millis_now(),
@@ -113,11 +102,12 @@ impl AdminService {
                 .encode_to_vec())
             }),
             "CompactRegion" => decode::<CompactRegionRequest>(param).and_then(|r| {
-                let info = named_region(&self.conn, &r.region)?;
-                self.conn
-                    .admin()
-                    .compact_region(&info.region_name(), r.major())
+                named_region(&self.rs, &r.region)?
+                    .compact(r.major())
                     .map_err(|e| from_error(&e))?;
+                // Parents a compaction freed of their last references go with the master's
+                // next cleanup, which the background worker runs.
+                self.rs.wake_background();
                 Ok(CompactRegionResponse {}.encode_to_vec())
             }),
             "GetServerInfo" => Ok(GetServerInfoResponse {
@@ -125,7 +115,7 @@ impl AdminService {
                     server_name: pb::ServerName {
                         host_name: self.addr.ip().to_string(),
                         port: Some(u32::from(self.addr.port())),
-                        start_code: u64::try_from(self.conn.server_start_code()).ok(),
+                        start_code: u64::try_from(self.rs.name.start_code).ok(),
                     },
                     webui_port: None,
                 },
