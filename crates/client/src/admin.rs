@@ -7,9 +7,9 @@ use basalt_common::{
 };
 use basalt_region::Region;
 
-use crate::connection::{Engine, HostedTable};
-use crate::meta::NamespaceDescriptor;
-use crate::procedures;
+use basalt_master::{Engine, HostedTable, procedures};
+
+use crate::NamespaceDescriptor;
 
 /// How `NUMREGIONS` split keys are computed (HBase's `RegionSplitter` algorithms).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

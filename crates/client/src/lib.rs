@@ -21,21 +21,16 @@
 mod admin;
 mod buffered;
 mod client;
-mod compactor;
 mod connection;
-mod meta;
-mod procedures;
 pub mod remote;
 #[cfg(test)]
 mod split_halves_tests;
 mod table;
-mod upgrade;
 
 pub use admin::{Admin, RegionDescription, SplitAlgorithm};
 pub use buffered::{BufferedMutator, BufferedMutatorParams, DEFAULT_WRITE_BUFFER_SIZE};
 pub use client::{Client, ClusterSummary, RegionSummary, Scanner};
 pub use connection::{Connection, ConnectionBuilder};
-pub use meta::NamespaceDescriptor;
 pub use table::{BatchOp, BatchOutcome, ResultScanner, Table};
 
 pub use basalt_storefile::BlockCacheStats;
@@ -50,6 +45,6 @@ pub use basalt_common::ops::{
 pub use basalt_common::{
     BloomType, Bytes, Cell, CellType, Clock, ColumnFamilyDescriptor, Compression,
     DataBlockEncoding, Delete, Durability, Error, ErrorKind, Get, KeepDeletedCells,
-    LATEST_TIMESTAMP, ManualClock, Put, RegionInfo, Result, RowResult, Scan, SystemClock,
-    TableDescriptor, TableName, TimeRange,
+    LATEST_TIMESTAMP, ManualClock, NamespaceDescriptor, Put, RegionInfo, Result, RowResult, Scan,
+    ServerName, SystemClock, TableDescriptor, TableName, TimeRange,
 };

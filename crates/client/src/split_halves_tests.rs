@@ -10,7 +10,9 @@ use basalt_fs::{FileSystem, MemFs};
 use basalt_region::Region;
 use basalt_regionserver::PreparedSplit;
 
-use crate::{Connection, procedures};
+use basalt_master::procedures;
+
+use crate::Connection;
 
 const ROWS: usize = 200;
 

@@ -10,7 +10,7 @@ use basalt_common::ops::{
 use basalt_common::{Bytes, Delete, Error, Get, Put, Result, RowResult, Scan, TableName};
 use basalt_region::{Region, RegionScanner};
 
-use crate::connection::{Engine, HostedTable};
+use basalt_master::{Engine, HostedTable};
 
 /// How long a request keeps retrying while its region is unavailable (splitting, merging,
 /// being reopened by an alter): HBase's client retries for about as long by default.

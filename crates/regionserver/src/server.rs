@@ -3,7 +3,7 @@
 //! block cache and the memstore budget (in its [`RegionConfig`]) — and the region half of
 //! splits and merges: flushing and closing the parents, writing the new regions' files, and
 //! opening them once the master has committed the change to `hbase:meta`
-//! (the client's `procedures.rs` is the master's half). The embedded engine runs one, next
+//! (`basalt-master`'s `procedures` is the master's half). The embedded engine runs one, next
 //! to its master.
 
 use std::collections::HashMap;

@@ -48,7 +48,7 @@ impl Dirs {
 
 /// Brings a version 2 directory to version 3. `segments` are the write-ahead log segments
 /// the last run left (meta's edits among them); `config` is the engine's region settings.
-pub(crate) fn meta_order(
+pub fn meta_order(
     fs: &Arc<dyn FileSystem>,
     root: &Path,
     segments: &[PathBuf],
@@ -90,7 +90,7 @@ fn tidy(fs: &dyn FileSystem, dirs: &Dirs) -> Result<()> {
 
 /// After a version 3 directory opened: the leftovers of an upgrade that stopped just after
 /// writing the version file.
-pub(crate) fn tidy_after(fs: &dyn FileSystem, root: &Path) -> Result<()> {
+pub fn tidy_after(fs: &dyn FileSystem, root: &Path) -> Result<()> {
     tidy(fs, &Dirs::of(root)?)
 }
 

@@ -12,7 +12,7 @@ use basalt_common::{Bytes, Error, RegionInfo, Result, TableDescriptor, TableName
 use basalt_region::Region;
 use basalt_regionserver::layout;
 
-use crate::connection::{Engine, HostedTable};
+use crate::engine::{Engine, HostedTable};
 use crate::meta::{self, NamespaceDescriptor, TableState};
 
 fn refuse_system(name: &TableName) -> Result<()> {
@@ -33,7 +33,7 @@ fn validate_namespace_name(name: &str) -> Result<()> {
 }
 
 /// Writes a namespace: a new one (`create`) or new properties for an existing one.
-pub(crate) fn put_namespace(engine: &Engine, ns: &NamespaceDescriptor, create: bool) -> Result<()> {
+pub fn put_namespace(engine: &Engine, ns: &NamespaceDescriptor, create: bool) -> Result<()> {
     let _ddl = engine.ddl();
     engine.check_open()?;
     validate_namespace_name(&ns.name)?;
@@ -47,7 +47,7 @@ pub(crate) fn put_namespace(engine: &Engine, ns: &NamespaceDescriptor, create: b
     Ok(())
 }
 
-pub(crate) fn delete_namespace(engine: &Engine, name: &str) -> Result<()> {
+pub fn delete_namespace(engine: &Engine, name: &str) -> Result<()> {
     let _ddl = engine.ddl();
     engine.check_open()?;
     if !engine.namespaces().contains_key(name) {
@@ -94,7 +94,7 @@ fn sorted_split_keys(keys: &[Bytes]) -> Result<Vec<Bytes>> {
     Ok(sorted)
 }
 
-pub(crate) fn create_table(
+pub fn create_table(
     engine: &Engine,
     descriptor: TableDescriptor,
     split_keys: &[Bytes],
@@ -168,7 +168,7 @@ fn create_table_locked(
     Ok(())
 }
 
-pub(crate) fn set_enabled(engine: &Engine, name: &TableName, enabled: bool) -> Result<()> {
+pub fn set_enabled(engine: &Engine, name: &TableName, enabled: bool) -> Result<()> {
     let _ddl = engine.ddl();
     let table = engine.table(name)?;
     refuse_system(name)?;
@@ -231,7 +231,7 @@ fn region_rows(engine: &Engine, name: &TableName) -> Result<Vec<meta::RegionRow>
         .collect())
 }
 
-pub(crate) fn delete_table(engine: &Engine, name: &TableName) -> Result<()> {
+pub fn delete_table(engine: &Engine, name: &TableName) -> Result<()> {
     let _ddl = engine.ddl();
     delete_table_locked(engine, name)
 }
@@ -258,11 +258,7 @@ fn delete_table_locked(engine: &Engine, name: &TableName) -> Result<()> {
     layout::delete_dir(engine.fs.as_ref(), &engine.table_dir(name))
 }
 
-pub(crate) fn truncate_table(
-    engine: &Engine,
-    name: &TableName,
-    preserve_splits: bool,
-) -> Result<()> {
+pub fn truncate_table(engine: &Engine, name: &TableName, preserve_splits: bool) -> Result<()> {
     let _ddl = engine.ddl();
     let table = engine.table(name)?;
     refuse_system(name)?;
@@ -287,7 +283,7 @@ pub(crate) fn truncate_table(
 /// Alters a table online: the new schema is written, then each region is closed (its
 /// memstores flushed) and reopened with it. Requests to a region being reopened wait and
 /// retry. Families the new schema drops are deleted from every region.
-pub(crate) fn modify_table(engine: &Engine, descriptor: TableDescriptor) -> Result<()> {
+pub fn modify_table(engine: &Engine, descriptor: TableDescriptor) -> Result<()> {
     let _ddl = engine.ddl();
     let name = descriptor.name.clone();
     let table = engine.table(&name)?;
@@ -314,7 +310,7 @@ pub(crate) fn modify_table(engine: &Engine, descriptor: TableDescriptor) -> Resu
 }
 
 /// Deletes the directories of families a region's schema no longer has.
-pub(crate) fn remove_dropped_families(engine: &Engine, region: &Region) -> Result<()> {
+pub fn remove_dropped_families(engine: &Engine, region: &Region) -> Result<()> {
     let fs = engine.fs.as_ref();
     let families: BTreeSet<String> = region
         .descriptor()
@@ -359,7 +355,7 @@ fn has_references_error(region: &Region) -> Error {
 /// through references. The parent stops serving while the daughters are set up (a flush
 /// and a few small files: no data is copied) and the meta commit makes the daughters the
 /// serving regions.
-pub(crate) fn split_region(
+pub fn split_region(
     engine: &Engine,
     table: &Arc<HostedTable>,
     parent: &Arc<Region>,
@@ -418,7 +414,7 @@ pub(crate) fn split_region(
 
 /// Merges two adjacent regions of a table into one that reads both parents' files through
 /// references.
-pub(crate) fn merge_regions(
+pub fn merge_regions(
     engine: &Engine,
     table: &Arc<HostedTable>,
     first: &Arc<Region>,
@@ -487,11 +483,7 @@ pub(crate) fn merge_regions(
 /// split parent naming its daughters, and the daughters serving regions on the region server
 /// that prepared them. Before it, a crash leaves the parent as it was (the next open deletes
 /// the daughters' directories); after it, the daughters (the next open opens them).
-pub(crate) fn commit_split(
-    engine: &Engine,
-    parent: &RegionInfo,
-    [a, b]: &[RegionInfo; 2],
-) -> Result<()> {
+pub fn commit_split(engine: &Engine, parent: &RegionInfo, [a, b]: &[RegionInfo; 2]) -> Result<()> {
     let mut batch = engine.meta_batch();
     batch
         .split_parent(parent, a, b)
@@ -502,7 +494,7 @@ pub(crate) fn commit_split(
 
 /// The master's half of a merge, as [`commit_split`]'s: the parents' rows go and the merged
 /// region's arrives, naming its parents (for the janitor), in one mutation.
-pub(crate) fn commit_merge(
+pub fn commit_merge(
     engine: &Engine,
     [lo, hi]: [&RegionInfo; 2],
     merged: &RegionInfo,
@@ -518,7 +510,7 @@ pub(crate) fn commit_merge(
 
 /// Deletes split and merge parents that no serving region reads any more (HBase's
 /// CatalogJanitor): their directories, then their catalog entries. Returns how many went.
-pub(crate) fn clean_parents(engine: &Engine) -> Result<usize> {
+pub fn clean_parents(engine: &Engine) -> Result<usize> {
     let _ddl = engine.ddl();
     engine.check_open()?;
     let rows = meta::read_regions(&engine.meta)?;

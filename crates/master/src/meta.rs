@@ -16,14 +16,14 @@ use basalt_region::{Region, RowMutation};
 
 pub use basalt_common::{NamespaceDescriptor, ServerName};
 
-pub(crate) use basalt_regionserver::layout::META_ENCODED;
+pub use basalt_regionserver::layout::META_ENCODED;
 const INFO: &[u8] = b"info";
 const TABLE: &[u8] = b"table";
 const NS: &[u8] = b"ns";
 
 /// A table's state in `table:state` (HBase's `TableState.State`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum TableState {
+pub enum TableState {
     Enabled,
     Disabled,
 }
@@ -57,7 +57,7 @@ impl TableState {
 
 /// A region's row in meta.
 #[derive(Debug, Clone)]
-pub(crate) struct RegionRow {
+pub struct RegionRow {
     pub info: RegionInfo,
     /// `info:splitA` / `info:splitB` of a split parent.
     pub daughters: Vec<RegionInfo>,
@@ -74,7 +74,7 @@ impl RegionRow {
 
 /// The meta table's schema (HBase's `createMetaTableDescriptorBuilder`, with HBase 3's `ns`
 /// family holding namespaces).
-pub(crate) fn meta_descriptor() -> Result<TableDescriptor> {
+pub fn meta_descriptor() -> Result<TableDescriptor> {
     let info = ColumnFamilyDescriptor::new(INFO)
         .with_max_versions(3)
         .with_in_memory(true)
@@ -99,7 +99,7 @@ pub(crate) fn meta_descriptor() -> Result<TableDescriptor> {
 }
 
 /// Meta's own region: the whole key space, id 1 (its name is `hbase:meta,,1`).
-pub(crate) fn meta_region_info() -> Result<RegionInfo> {
+pub fn meta_region_info() -> Result<RegionInfo> {
     Ok(RegionInfo::whole_table(
         TableName::new(SYSTEM_NAMESPACE, "meta")?,
         1,
@@ -109,7 +109,7 @@ pub(crate) fn meta_region_info() -> Result<RegionInfo> {
 /// Builds the mutations of catalog changes, all at one timestamp that only grows, so a row
 /// deleted and written again within a millisecond is not masked by its own delete marker.
 #[derive(Debug)]
-pub(crate) struct MetaBatch {
+pub struct MetaBatch {
     ts: i64,
     pub mutations: Vec<RowMutation>,
 }
@@ -232,7 +232,7 @@ fn scan_family(meta: &Region, family: &'static [u8]) -> Result<Vec<basalt_common
     meta.scan(&scan)?.collect()
 }
 
-pub(crate) fn read_namespaces(meta: &Region) -> Result<Vec<NamespaceDescriptor>> {
+pub fn read_namespaces(meta: &Region) -> Result<Vec<NamespaceDescriptor>> {
     scan_family(meta, NS)?
         .iter()
         .filter_map(|r| r.value(NS, b"d"))
@@ -240,7 +240,7 @@ pub(crate) fn read_namespaces(meta: &Region) -> Result<Vec<NamespaceDescriptor>>
         .collect()
 }
 
-pub(crate) fn read_table_states(meta: &Region) -> Result<BTreeMap<TableName, TableState>> {
+pub fn read_table_states(meta: &Region) -> Result<BTreeMap<TableName, TableState>> {
     let mut out = BTreeMap::new();
     for row in scan_family(meta, TABLE)? {
         let Some(v) = row.value(TABLE, b"state") else {
@@ -253,7 +253,7 @@ pub(crate) fn read_table_states(meta: &Region) -> Result<BTreeMap<TableName, Tab
     Ok(out)
 }
 
-pub(crate) fn read_regions(meta: &Region) -> Result<Vec<RegionRow>> {
+pub fn read_regions(meta: &Region) -> Result<Vec<RegionRow>> {
     let mut out = Vec::new();
     for row in scan_family(meta, INFO)? {
         let Some(v) = row.value(INFO, b"regioninfo") else {
@@ -281,7 +281,7 @@ pub(crate) fn read_regions(meta: &Region) -> Result<Vec<RegionRow>> {
 }
 
 /// The newest timestamp of any cell in meta, delete markers included.
-pub(crate) fn newest_timestamp(meta: &Region) -> Result<i64> {
+pub fn newest_timestamp(meta: &Region) -> Result<i64> {
     let scan = Scan::new().raw(true).read_all_versions();
     let mut newest = 0;
     for row in meta.scan(&scan)? {
@@ -293,7 +293,7 @@ pub(crate) fn newest_timestamp(meta: &Region) -> Result<i64> {
 }
 
 /// The namespaces every catalog starts with.
-pub(crate) fn builtin_namespaces() -> [NamespaceDescriptor; 2] {
+pub fn builtin_namespaces() -> [NamespaceDescriptor; 2] {
     [
         NamespaceDescriptor::new(DEFAULT_NAMESPACE),
         NamespaceDescriptor::new(SYSTEM_NAMESPACE),

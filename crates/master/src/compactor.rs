@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use basalt_common::TableDescriptor;
 
-use crate::connection::{Engine, HostedTable};
+use crate::engine::{Engine, HostedTable};
 use crate::procedures;
 
 /// How often the worker looks even without a message: to notice its connection is gone and
@@ -24,7 +24,7 @@ const REGION_SPLIT_LIMIT: usize = 1000;
 
 /// What the background worker does besides compactions.
 #[derive(Debug, Clone)]
-pub(crate) struct Settings {
+pub struct Settings {
     pub auto_split: bool,
 }
 
@@ -38,7 +38,7 @@ impl Default for Settings {
 /// split policies (`SPLIT_POLICY`), SteppingSplitPolicy by default: twice the flush size
 /// while the table has one region, MAX_FILESIZE after. None: the table does not split by
 /// itself.
-pub(crate) fn split_size(table: &TableDescriptor, regions: usize) -> Option<u64> {
+pub fn split_size(table: &TableDescriptor, regions: usize) -> Option<u64> {
     if !table.split_enabled {
         return None;
     }
@@ -84,7 +84,7 @@ fn split_grown(engine: &Engine, table: &Arc<HostedTable>) {
 
 /// Starts the worker; it ends when the connection is closed or dropped. `None` if no thread
 /// could be started (compactions then run on demand only).
-pub(crate) fn start(
+pub fn start(
     engine: Weak<Engine>,
     wake: Receiver<()>,
     major_every: Option<Duration>,
@@ -139,7 +139,7 @@ pub(crate) fn start(
 /// Starts the splitter (HBase's split pool, one thread): every tick it splits the regions that
 /// grew past their split size, and deletes the split and merge parents no region reads any
 /// more. It ends when the connection is closed or dropped.
-pub(crate) fn start_splitter(engine: Weak<Engine>, stop: Receiver<()>) -> Option<JoinHandle<()>> {
+pub fn start_splitter(engine: Weak<Engine>, stop: Receiver<()>) -> Option<JoinHandle<()>> {
     let run = move || loop {
         match stop.recv_timeout(TICK) {
             Err(RecvTimeoutError::Timeout) => {}

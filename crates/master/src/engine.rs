@@ -1,0 +1,769 @@
+//! The master of the embedded engine (HBase's `HMaster`, with its catalog state): the tables
+//! it hosts, each a sorted run of regions, the `hbase:meta` region that records them, the
+//! namespaces, the DDL lock; opening a data directory (recovery, then `boot`), and the
+//! background worker that compacts and splits. Its region server is `basalt-regionserver`'s.
+
+use std::collections::BTreeMap;
+use std::marker::PhantomData;
+use std::ops::Bound;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use basalt_common::{
+    Bytes, Clock, Error, RegionInfo, Result, SystemClock, TableDescriptor, TableName,
+};
+use basalt_fs::{FileLock, FileSystem, FsError, MemFs};
+use basalt_region::{MemstoreBudget, Region, RegionConfig};
+use basalt_regionserver::RegionServer;
+use basalt_regionserver::flusher;
+use basalt_regionserver::layout::{self, LOCK_FILE, storage};
+use basalt_regionserver::wal_dirs;
+use basalt_storefile::BlockCache;
+use basalt_wal::{Wal, WalConfig};
+
+use crate::compactor;
+use crate::meta::{self, MetaBatch, NamespaceDescriptor, ServerName};
+
+/// A table hosted by the engine: its schema, state and regions.
+#[derive(Debug)]
+pub struct HostedTable {
+    pub name: TableName,
+    descriptor: RwLock<Arc<TableDescriptor>>,
+    enabled: AtomicBool,
+    /// The serving regions by start key; together they cover every row.
+    regions: RwLock<BTreeMap<Bytes, Arc<Region>>>,
+}
+
+impl HostedTable {
+    pub fn new(descriptor: TableDescriptor, enabled: bool, regions: Vec<Arc<Region>>) -> Arc<Self> {
+        Arc::new(HostedTable {
+            name: descriptor.name.clone(),
+            descriptor: RwLock::new(Arc::new(descriptor)),
+            enabled: AtomicBool::new(enabled),
+            regions: RwLock::new(
+                regions
+                    .into_iter()
+                    .map(|r| (r.info().start_key.clone(), r))
+                    .collect(),
+            ),
+        })
+    }
+
+    pub fn descriptor(&self) -> Arc<TableDescriptor> {
+        Arc::clone(
+            &self
+                .descriptor
+                .read()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
+    }
+
+    pub fn set_descriptor(&self, d: TableDescriptor) {
+        *self
+            .descriptor
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Arc::new(d);
+    }
+
+    pub fn is_enabled(&self) -> bool {
+        self.enabled.load(Ordering::Acquire)
+    }
+
+    pub fn set_enabled(&self, on: bool) {
+        self.enabled.store(on, Ordering::Release);
+    }
+
+    fn map(&self) -> RwLockReadGuard<'_, BTreeMap<Bytes, Arc<Region>>> {
+        // Changed only by whole-entry inserts and removes: never half-updated.
+        self.regions.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The region holding `row`.
+    pub fn region_for(&self, row: &[u8]) -> Result<Arc<Region>> {
+        self.map()
+            .range::<[u8], _>((Bound::Unbounded, Bound::Included(row)))
+            .next_back()
+            .map(|(_, r)| Arc::clone(r))
+            .ok_or_else(|| Error::TableNotFound(self.name.clone()))
+    }
+
+    /// The region holding the rows just below `row` (None below the first region).
+    pub fn region_before(&self, row: &[u8]) -> Option<Arc<Region>> {
+        self.map()
+            .range::<[u8], _>((Bound::Unbounded, Bound::Excluded(row)))
+            .next_back()
+            .map(|(_, r)| Arc::clone(r))
+    }
+
+    pub fn last_region(&self) -> Option<Arc<Region>> {
+        self.map().values().next_back().cloned()
+    }
+
+    /// The serving regions in key order.
+    pub fn regions(&self) -> Vec<Arc<Region>> {
+        self.map().values().cloned().collect()
+    }
+
+    /// Swaps regions in one step: readers see the old ones or the new ones.
+    pub fn replace_regions(&self, old: &[Arc<Region>], new: &[Arc<Region>]) {
+        let mut map = self.regions.write().unwrap_or_else(PoisonError::into_inner);
+        for r in old {
+            if map
+                .get(&r.info().start_key)
+                .is_some_and(|cur| Arc::ptr_eq(cur, r))
+            {
+                map.remove(&r.info().start_key);
+            }
+        }
+        for r in new {
+            map.insert(r.info().start_key.clone(), Arc::clone(r));
+        }
+    }
+}
+
+/// What all handles of one embedded connection share.
+#[derive(Debug)]
+pub struct Engine {
+    tables: RwLock<BTreeMap<TableName, Arc<HostedTable>>>,
+    namespaces: RwLock<BTreeMap<String, NamespaceDescriptor>>,
+    /// The `hbase:meta` region: the catalog.
+    pub meta: Arc<Region>,
+    /// One catalog change at a time: DDL, splits, merges, cleanup of split parents.
+    ddl: Mutex<()>,
+    /// The timestamp of the last catalog change (they only grow).
+    last_meta_ts: AtomicI64,
+    pub clock: Arc<dyn Clock>,
+    pub region_config: RegionConfig,
+    /// Where everything is stored, and the root directory on it (layout: DESIGN.md section 5).
+    pub fs: Arc<dyn FileSystem>,
+    pub root: PathBuf,
+    /// The region server in this process: every region is opened and closed through it.
+    pub rs: Arc<RegionServer>,
+    closed: AtomicBool,
+    /// Regions tell the background worker here when a flush leaves work for it.
+    compactions: Sender<()>,
+    /// The background workers and the flushers, joined when the connection closes.
+    workers: Mutex<Vec<JoinHandle<()>>>,
+    /// Tells the splitter to stop.
+    stop_splitter: Mutex<Option<Sender<()>>>,
+    pub background: compactor::Settings,
+    /// The root's `LOCK`, held while the engine's master owns the data directory. An engine
+    /// dropped without closing lets go of its region server's WAL directory first (`Drop`),
+    /// so the next engine to take the root lock finds that directory free to recover.
+    lock: Mutex<Option<Box<dyn FileLock>>>,
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        // Before any field, the root lock included: a background thread may still hold the
+        // region server for a moment.
+        self.rs.release_wal_lock();
+    }
+}
+
+impl Engine {
+    /// Stops the background work, flushes every region, closes the log and releases the data
+    /// directory. Every handle on the engine fails afterwards.
+    pub fn close(&self) -> Result<()> {
+        if self.closed.swap(true, Ordering::AcqRel) {
+            return Ok(());
+        }
+        // Stop the compaction worker first: once the directory is released, another engine
+        // may open it, and no compaction of ours may still be changing its files.
+        let _ = self.compactions.send(());
+        let workers =
+            std::mem::take(&mut *self.workers.lock().unwrap_or_else(PoisonError::into_inner));
+        self.rs.stop_background();
+        if let Some(stop) = self
+            .stop_splitter
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+        {
+            let _ = stop.send(());
+        }
+        for worker in workers {
+            let _ = worker.join();
+        }
+        for region in self.all_regions().iter().rev() {
+            region.flush()?;
+        }
+        if let Some(wal) = &self.region_config.wal {
+            wal.close()?;
+        }
+        // Every edit is in a store file: the server's directory goes, as a gone server's
+        // does at the next open.
+        self.rs.stop()?;
+        self.lock
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        Ok(())
+    }
+
+    pub fn tables(&self) -> RwLockReadGuard<'_, BTreeMap<TableName, Arc<HostedTable>>> {
+        // The map is only ever changed by single insert/remove calls; a panic cannot leave it
+        // half-updated, so a poisoned lock still guards consistent data.
+        self.tables.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub fn tables_mut(&self) -> RwLockWriteGuard<'_, BTreeMap<TableName, Arc<HostedTable>>> {
+        self.tables.write().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub fn namespaces(&self) -> RwLockReadGuard<'_, BTreeMap<String, NamespaceDescriptor>> {
+        self.namespaces
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub fn namespaces_mut(&self) -> RwLockWriteGuard<'_, BTreeMap<String, NamespaceDescriptor>> {
+        self.namespaces
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Serializes catalog changes.
+    pub fn ddl(&self) -> MutexGuard<'_, ()> {
+        self.ddl.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A batch of catalog mutations at a timestamp later than every earlier one.
+    pub fn meta_batch(&self) -> MetaBatch {
+        let now = self.clock.now_millis();
+        let prev = self
+            .last_meta_ts
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |last| {
+                Some(now.max(last + 1))
+            })
+            .unwrap_or(now);
+        MetaBatch::new(now.max(prev + 1))
+    }
+
+    /// `<root>/data/<namespace>/<table>`.
+    pub fn table_dir(&self, name: &TableName) -> PathBuf {
+        layout::table_dir(&self.root, name)
+    }
+
+    pub fn region_dir(&self, info: &RegionInfo) -> PathBuf {
+        self.rs.region_dir(info)
+    }
+
+    pub fn check_open(&self) -> Result<()> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(Error::storage("the connection is closed"));
+        }
+        Ok(())
+    }
+
+    pub fn table(&self, name: &TableName) -> Result<Arc<HostedTable>> {
+        self.check_open()?;
+        self.tables()
+            .get(name)
+            .cloned()
+            .ok_or_else(|| Error::TableNotFound(name.clone()))
+    }
+
+    /// Records in meta the sequence ids the regions opened with (`info:seqnumDuringOpen`).
+    /// Only informational: a failure here leaves the regions serving.
+    pub fn record_opened(&self, regions: &[&Arc<Region>]) {
+        let mut batch = self.meta_batch();
+        for r in regions {
+            batch.opened(r.info(), r.last_sequence_id());
+        }
+        let _ = batch.commit(&self.meta);
+    }
+
+    /// Every serving region, meta's first.
+    pub fn all_regions(&self) -> Vec<Arc<Region>> {
+        let mut out = vec![Arc::clone(&self.meta)];
+        for t in self.tables().values() {
+            if !t.name.is_system() {
+                out.extend(t.regions());
+            }
+        }
+        out
+    }
+
+    /// A region by its full name or its encoded name, with its table.
+    pub fn find_region(&self, name: &[u8]) -> Result<(Arc<HostedTable>, Arc<Region>)> {
+        self.check_open()?;
+        if let Some(region) = self.rs.region_named(name)
+            && let Some(table) = self.tables().get(&region.info().table)
+        {
+            return Ok((Arc::clone(table), region));
+        }
+        // Not online: a disabled table's region, which the catalog still lists.
+        let n = name.len();
+        let full = n >= 34 && name[n - 34] == b'.' && name[n - 1] == b'.';
+        let encoded = if full { &name[n - 33..n - 1] } else { name };
+        for table in self.tables().values() {
+            if let Some(r) = table
+                .regions()
+                .into_iter()
+                .find(|r| r.encoded_name().as_bytes() == encoded)
+            {
+                return Ok((Arc::clone(table), r));
+            }
+        }
+        Err(Error::UnknownRegion(
+            String::from_utf8_lossy(name).into_owned(),
+        ))
+    }
+}
+
+/// What an engine's handle is made from an engine: the client's `Connection`.
+pub trait FromEngine {
+    fn from_engine(engine: Arc<Engine>) -> Self;
+}
+
+/// Settings of an embedded engine; `open` and `build` hand it out as a `C` (the client's
+/// `Connection`, whose `ConnectionBuilder` this is).
+pub struct EngineBuilder<C> {
+    clock: Arc<dyn Clock>,
+    region_config: RegionConfig,
+    block_cache_bytes: u64,
+    major_compaction_interval: Duration,
+    skip_corrupt_wal: bool,
+    wal_config: WalConfig,
+    fs: Arc<dyn FileSystem>,
+    root: PathBuf,
+    server_host_port: String,
+    background: compactor::Settings,
+    global_memstore_bytes: u64,
+    memstore_block_wait: Duration,
+    /// Writes a new directory as version 2 (meta rows in plain byte order) and opens a
+    /// version 2 directory without upgrading it: for the upgrade's tests only.
+    plain_meta: bool,
+    output: PhantomData<fn() -> C>,
+}
+
+impl<C> std::fmt::Debug for EngineBuilder<C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EngineBuilder")
+            .field("root", &self.root)
+            .field("server", &self.server_host_port)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<C: FromEngine> Default for EngineBuilder<C> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<C: FromEngine> EngineBuilder<C> {
+    /// The defaults: in memory, a quarter of the machine's memory each for the block cache
+    /// and the memstores, HBase's periods and limits.
+    pub fn new() -> Self {
+        EngineBuilder {
+            clock: Arc::new(SystemClock),
+            region_config: RegionConfig::default(),
+            block_cache_bytes: BlockCache::default_capacity(),
+            major_compaction_interval: Duration::from_secs(7 * 24 * 3600),
+            skip_corrupt_wal: false,
+            wal_config: WalConfig::default(),
+            fs: Arc::new(MemFs::new()),
+            root: PathBuf::from("/basalt"),
+            server_host_port: "localhost:16020".into(),
+            background: compactor::Settings::default(),
+            global_memstore_bytes: BlockCache::default_capacity(),
+            memstore_block_wait: Duration::from_secs(60),
+            plain_meta: false,
+            output: PhantomData,
+        }
+    }
+
+    /// Writes a new data directory in the version 2 layout (`hbase:meta`'s rows in plain
+    /// byte order) and keeps a version 2 directory as it is, so tests can make one to
+    /// upgrade. Not for use outside tests.
+    #[doc(hidden)]
+    pub fn plain_meta_for_tests(mut self) -> Self {
+        self.plain_meta = true;
+        self
+    }
+
+    /// Bytes all memstores of this engine may hold together (HBase's
+    /// `hbase.regionserver.global.memstore.size`; default: a quarter of the machine's
+    /// memory). Above 95% of it the largest regions are flushed; at it, writers wait. 0 turns
+    /// the budget and the background flushers off: writers then flush full memstores
+    /// themselves.
+    pub fn global_memstore_size(mut self, bytes: u64) -> Self {
+        self.global_memstore_bytes = bytes;
+        self
+    }
+
+    /// How long a writer waits for flushes to make room (the server at its memstore limit, or
+    /// its region at four times its flush size) before failing with RegionTooBusy (default
+    /// 60 s).
+    pub fn memstore_block_wait(mut self, wait: Duration) -> Self {
+        self.memstore_block_wait = wait;
+        self
+    }
+
+    /// Whether regions split by themselves when they grow past their table's split size
+    /// (default true; a table's SPLIT_ENABLED false turns it off for that table).
+    pub fn auto_split(mut self, on: bool) -> Self {
+        self.background.auto_split = on;
+        self
+    }
+
+    /// The `host:port` meta records as the server of every region (default `localhost:16020`).
+    pub fn server_name(mut self, host_port: &str) -> Self {
+        self.server_host_port = host_port.to_owned();
+        self
+    }
+
+    /// The clock that assigns server timestamps and decides TTL expiry.
+    pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// Bytes a store's active memstore takes before it is frozen and flattened into a sorted
+    /// array in the background (HBase's in-memory flush; default 8 MiB). Flushes then read the
+    /// memstore in key order. Must be above zero.
+    pub fn in_memory_flush_size(mut self, bytes: usize) -> Self {
+        self.region_config.in_memory_flush_size = bytes.max(1);
+        self
+    }
+
+    /// Largest cell accepted, in bytes (default 10 MiB, HBase's `hbase.server.keyvalue.maxsize`).
+    pub fn max_cell_size(mut self, bytes: usize) -> Self {
+        self.region_config.max_cell_size = bytes;
+        self
+    }
+
+    /// How often every region is major-compacted in the background (default 7 days, as
+    /// HBase's `hbase.hregion.majorcompaction`); zero turns periodic major compactions off.
+    pub fn major_compaction_interval(mut self, every: Duration) -> Self {
+        self.major_compaction_interval = every;
+        self
+    }
+
+    /// Bytes of decoded store file blocks kept in memory (default: a quarter of the machine's
+    /// memory); 0 turns the block cache off.
+    pub fn block_cache_size(mut self, bytes: u64) -> Self {
+        self.block_cache_bytes = bytes;
+        self
+    }
+
+    /// The write-ahead log's settings: segment size, how many rolled segments before regions
+    /// are flushed to free them, the ASYNC_WAL interval.
+    pub fn wal(mut self, config: WalConfig) -> Self {
+        self.wal_config = config;
+        self
+    }
+
+    /// Whether opening replays a WAL segment damaged in the middle up to the damage and goes
+    /// on, with a warning on stderr (HBase's `hbase.hregion.edits.replay.skip.errors`),
+    /// rather than refusing to open. Off by default: the edits after the damage are lost.
+    pub fn skip_corrupt_wal(mut self, skip: bool) -> Self {
+        self.skip_corrupt_wal = skip;
+        self
+    }
+
+    /// The file system everything is stored on (default: a new in-memory one).
+    pub fn file_system(mut self, fs: Arc<dyn FileSystem>) -> Self {
+        self.fs = fs;
+        self
+    }
+
+    /// The data directory on that file system.
+    pub fn root(mut self, root: impl AsRef<Path>) -> Self {
+        self.root = root.as_ref().to_owned();
+        self
+    }
+
+    /// Starts the engine's background worker and hands out the connection.
+    fn start(engine: Engine, wake: Receiver<()>, major_every: Duration) -> C {
+        let engine = Arc::new(engine);
+        let major_every = (!major_every.is_zero()).then_some(major_every);
+        let (stop_splitter, splitter_stop) = channel();
+        let mut workers: Vec<JoinHandle<()>> =
+            compactor::start(Arc::downgrade(&engine), wake, major_every)
+                .into_iter()
+                .chain(compactor::start_splitter(
+                    Arc::downgrade(&engine),
+                    splitter_stop,
+                ))
+                .collect();
+        *engine
+            .stop_splitter
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(stop_splitter);
+        if let Some(budget) = &engine.region_config.budget {
+            workers.extend(flusher::start(
+                Arc::downgrade(&engine.rs),
+                Arc::clone(budget),
+            ));
+        }
+        *engine
+            .workers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = workers;
+        C::from_engine(engine)
+    }
+
+    /// An engine on the root directory, with its meta region open (and, on a new directory,
+    /// the built-in namespaces written) and no tables yet.
+    fn engine(
+        mut self,
+        lock: Option<Box<dyn FileLock>>,
+        compactions: Sender<()>,
+        wal: Option<(Arc<Wal>, wal_dirs::OwnWals)>,
+        segments: &[PathBuf],
+    ) -> Result<Engine> {
+        let (wal, own, start_code) = match wal {
+            Some((wal, own)) => {
+                let start_code = own.start_code;
+                (Some(wal), Some((own.dir, own.lock)), start_code)
+            }
+            None => (None, None, self.clock.now_millis()),
+        };
+        if self.block_cache_bytes > 0 {
+            self.region_config.block_cache =
+                Some(Arc::new(BlockCache::new(self.block_cache_bytes)));
+        }
+        self.region_config.wal = wal;
+        if self.global_memstore_bytes > 0 {
+            self.region_config.budget = Some(Arc::new(MemstoreBudget::new(
+                usize::try_from(self.global_memstore_bytes).unwrap_or(usize::MAX),
+                self.memstore_block_wait,
+            )));
+        }
+        match layout::init_root(self.fs.as_ref(), &self.root, self.plain_meta)? {
+            layout::Version::PlainMeta if self.plain_meta => {
+                self.region_config.legacy_meta_rows = true;
+            }
+            layout::Version::PlainMeta => crate::upgrade::meta_order(
+                &self.fs,
+                &self.root,
+                segments,
+                &self.clock,
+                &self.region_config,
+            )?,
+            layout::Version::Current => crate::upgrade::tidy_after(self.fs.as_ref(), &self.root)?,
+        }
+        let meta_info = meta::meta_region_info()?;
+        let meta_dir = layout::table_dir(&self.root, &meta_info.table).join(meta::META_ENCODED);
+        let meta = Region::open(
+            meta_info,
+            meta::meta_descriptor()?,
+            Arc::clone(&self.clock),
+            self.region_config.clone(),
+            Arc::clone(&self.fs),
+            &meta_dir,
+        )?;
+        meta.set_compaction_listener(compactions.clone());
+        let server = ServerName {
+            host_port: self.server_host_port,
+            start_code,
+        };
+        let rs = Arc::new(RegionServer::new(
+            server,
+            Arc::clone(&self.clock),
+            self.region_config.clone(),
+            Arc::clone(&self.fs),
+            self.root.clone(),
+            compactions.clone(),
+            own,
+        ));
+        let meta = Arc::new(meta);
+        rs.put_online(&meta);
+        Ok(Engine {
+            tables: RwLock::new(BTreeMap::new()),
+            namespaces: RwLock::new(BTreeMap::new()),
+            meta,
+            ddl: Mutex::new(()),
+            last_meta_ts: AtomicI64::new(0),
+            clock: self.clock,
+            region_config: self.region_config,
+            fs: self.fs,
+            root: self.root,
+            lock: Mutex::new(lock),
+            rs,
+            closed: AtomicBool::new(false),
+            compactions,
+            workers: Mutex::new(Vec::new()),
+            stop_splitter: Mutex::new(None),
+            background: self.background,
+        })
+    }
+
+    /// A connection on the builder's file system (by default a new in-memory one) without a
+    /// write-ahead log or a lock: for the in-memory default.
+    pub fn build(self) -> C {
+        match self.try_build() {
+            Ok(c) => c,
+            // Only a broken in-memory file system fails here; say so plainly.
+            Err(e) => panic!("cannot start an in-memory engine: {e}"),
+        }
+    }
+
+    fn try_build(self) -> Result<C> {
+        let (tx, rx) = channel();
+        let every = self.major_compaction_interval;
+        let engine = self.engine(None, tx, None, &[])?;
+        boot(&engine, &[], false)?;
+        Ok(Self::start(engine, rx, every))
+    }
+
+    /// Opens the data directory: takes its lock (failing at once if another engine holds it),
+    /// checks or writes its version file, opens `hbase:meta` and every region it lists, and
+    /// replays the write-ahead log into them (see [`basalt_regionserver::recover`]).
+    pub fn open(self) -> Result<C> {
+        let (fs, root) = (Arc::clone(&self.fs), self.root.clone());
+        fs.create_dir_all(&root).map_err(storage)?;
+        let lock = fs.lock(&root.join(LOCK_FILE)).map_err(|e| match e {
+            FsError::Locked(_) => Error::storage(format!(
+                "data directory {} is in use by another Basalt process",
+                root.display()
+            )),
+            other => storage(other),
+        })?;
+        layout::init_root(fs.as_ref(), &root, self.plain_meta)?;
+        let wal_root = root.join(layout::WAL_DIR);
+        let own = wal_dirs::claim(
+            fs.as_ref(),
+            &wal_root,
+            &self.server_host_port,
+            self.clock.now_millis(),
+        )?;
+        // Servers that are gone left edits that may be in no store file yet.
+        let dead = wal_dirs::dead_servers(fs.as_ref(), &wal_root, &own.dir)?;
+        let left_by_last_run: Vec<PathBuf> = dead
+            .iter()
+            .flat_map(|d| d.segments.iter().cloned())
+            .collect();
+        let wal = Wal::create(
+            Arc::clone(&fs),
+            &own.dir,
+            &root.join(layout::OLD_WAL_DIR),
+            self.wal_config.clone(),
+        )?;
+        let (tx, rx) = channel();
+        let every = self.major_compaction_interval;
+        let skip_corrupt_wal = self.skip_corrupt_wal;
+        let engine = self.engine(
+            Some(lock),
+            tx,
+            Some((Arc::clone(&wal), own)),
+            &left_by_last_run,
+        )?;
+        boot(&engine, &left_by_last_run, skip_corrupt_wal)?;
+        wal.archive(&left_by_last_run)?;
+        wal_dirs::retire(fs.as_ref(), dead)?;
+        Ok(Self::start(engine, rx, every))
+    }
+}
+
+/// Brings the catalog up: replays meta's WAL edits, writes the built-in namespaces into a new
+/// catalog, opens every serving region meta lists, deletes what no catalog entry owns (the
+/// leftovers of a change a crash interrupted before its meta commit), replays the other
+/// regions' edits, and records in meta where the regions are served.
+fn boot(engine: &Engine, segments: &[PathBuf], skip_corrupt: bool) -> Result<()> {
+    let fs = engine.fs.as_ref();
+    let meta = engine.meta.as_ref();
+    basalt_regionserver::recover(fs, segments, &[meta], skip_corrupt)?;
+    // Catalog changes continue after the newest one, even if the clock went back: a row
+    // written again must not fall under an older run's delete marker.
+    let newest = meta::newest_timestamp(meta)?;
+    engine.last_meta_ts.fetch_max(newest, Ordering::AcqRel);
+    let mut namespaces = meta::read_namespaces(meta)?;
+    if namespaces.is_empty() {
+        let mut batch = engine.meta_batch();
+        for ns in meta::builtin_namespaces() {
+            batch.namespace(&ns);
+        }
+        batch.commit(meta)?;
+        namespaces = meta::read_namespaces(meta)?;
+    }
+    *engine.namespaces_mut() = namespaces
+        .into_iter()
+        .map(|n| (n.name.clone(), n))
+        .collect();
+    let states = meta::read_table_states(meta)?;
+    let rows = meta::read_regions(meta)?;
+    let mut tables = BTreeMap::new();
+    let mut opened: Vec<Arc<Region>> = Vec::new();
+    for (name, state) in &states {
+        let dir = engine.table_dir(name);
+        let descriptor = layout::read_descriptor(fs, &dir)?;
+        let mut regions = Vec::new();
+        for row in rows
+            .iter()
+            .filter(|r| &r.info.table == name && r.is_serving())
+        {
+            let region = engine.rs.open_region(row.info.clone(), &descriptor)?;
+            // Families an alter dropped before a crash let it delete their directories.
+            crate::procedures::remove_dropped_families(engine, &region)?;
+            opened.push(Arc::clone(&region));
+            regions.push(region);
+        }
+        let enabled = *state == meta::TableState::Enabled;
+        if !enabled {
+            // A disabled table's regions serve no client calls (they stay open for the
+            // embedded API's refusals and for enabling again).
+            for r in &regions {
+                engine.rs.take_offline(r);
+            }
+        }
+        tables.insert(name.clone(), HostedTable::new(descriptor, enabled, regions));
+    }
+    // Directories no catalog entry owns.
+    let data = engine.root.join("data");
+    for ns in layout::list(fs, &data)? {
+        for qualifier in layout::list(fs, &data.join(&ns))? {
+            let dir = data.join(&ns).join(&qualifier);
+            let Ok(name) = TableName::new(&ns, &qualifier) else {
+                continue;
+            };
+            if name == engine.meta.info().table {
+                continue;
+            }
+            if !states.contains_key(&name) {
+                layout::delete_dir(fs, &dir)?;
+                continue;
+            }
+            for entry in layout::list(fs, &dir)? {
+                let owned = entry.starts_with('.')
+                    || rows.iter().any(|r| {
+                        r.info.table == name
+                            && (r.info.encoded_name() == entry
+                                || r.merge_parents.iter().any(|p| p.encoded_name() == entry))
+                    });
+                if !owned {
+                    layout::delete_dir(fs, &dir.join(&entry))?;
+                }
+            }
+        }
+    }
+    let regions: Vec<&Region> = opened.iter().map(AsRef::as_ref).collect();
+    basalt_regionserver::recover(fs, segments, &regions, skip_corrupt)?;
+    let mut batch = engine.meta_batch();
+    for region in &opened {
+        batch
+            .region(region.info(), "OPEN", &engine.rs.name)
+            .opened(region.info(), region.last_sequence_id());
+    }
+    for t in tables.values().filter(|t| !t.is_enabled()) {
+        for region in t.regions() {
+            batch.region_state(region.info(), "CLOSED");
+        }
+    }
+    batch.commit(meta)?;
+    let meta_table = HostedTable::new(
+        meta.descriptor().clone(),
+        true,
+        vec![Arc::clone(&engine.meta)],
+    );
+    tables.insert(meta.info().table.clone(), meta_table);
+    *engine.tables_mut() = tables;
+    Ok(())
+}

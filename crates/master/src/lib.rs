@@ -1,0 +1,14 @@
+//! The master (HBase's `HMaster`): the catalog (`hbase:meta`, its rows and the files beside
+//! it), the tables and namespaces it knows, DDL and the catalog half of splits and merges
+//! (`procedures`, HBase's procedures and CatalogJanitor), opening a data directory (recovery
+//! of gone servers' logs, the upgrade of older layouts, `boot`), and the background worker
+//! that compacts and splits. The embedded engine (`Engine`) is a master and one region server
+//! in one process; `basalt-client`'s `Connection` is a handle on it.
+
+pub mod compactor;
+mod engine;
+pub mod meta;
+pub mod procedures;
+mod upgrade;
+
+pub use engine::{Engine, EngineBuilder, FromEngine, HostedTable};
