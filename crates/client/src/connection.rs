@@ -10,8 +10,8 @@ use basalt_master::{Engine, EngineBuilder, FromEngine};
 use basalt_regionserver::RegionServer;
 use basalt_storefile::BlockCacheStats;
 
-use crate::admin::Admin;
 use crate::table::Table;
+use basalt_master::Admin;
 
 /// Settings of an embedded connection ([`Connection::builder`]).
 pub type ConnectionBuilder = EngineBuilder<Connection>;
@@ -70,6 +70,12 @@ impl Connection {
     /// carries once, to check it).
     pub fn table_named(&self, name: TableName) -> Table {
         Table::new(Arc::clone(&self.engine), name)
+    }
+
+    /// The engine itself (its master and region server), for the servers that serve it over
+    /// the native RPC.
+    pub fn engine(&self) -> Arc<Engine> {
+        Arc::clone(&self.engine)
     }
 
     /// The region server of this embedded engine: what a native RPC server in front of it

@@ -18,7 +18,6 @@
 //! # Ok::<(), basalt_client::Error>(())
 //! ```
 
-mod admin;
 mod buffered;
 mod client;
 mod connection;
@@ -27,7 +26,7 @@ pub mod remote;
 mod split_halves_tests;
 mod table;
 
-pub use admin::{Admin, RegionDescription, SplitAlgorithm};
+pub use basalt_master::{Admin, RegionDescription, SplitAlgorithm};
 pub use buffered::{BufferedMutator, BufferedMutatorParams, DEFAULT_WRITE_BUFFER_SIZE};
 pub use client::{Client, ClusterSummary, RegionSummary, Scanner};
 pub use connection::{Connection, ConnectionBuilder};

@@ -5,10 +5,13 @@
 //! that compacts and splits. The embedded engine (`Engine`) is a master and one region server
 //! in one process; `basalt-client`'s `Connection` is a handle on it.
 
+mod admin;
 pub mod compactor;
 mod engine;
+pub mod master_service;
 pub mod meta;
 pub mod procedures;
 mod upgrade;
 
+pub use admin::{Admin, RegionDescription, SplitAlgorithm};
 pub use engine::{Engine, EngineBuilder, FromEngine, HostedTable};

@@ -5,7 +5,6 @@
 //! framing: `docs/design/rpc.md`.
 
 mod handlers;
-pub mod master_service;
 pub mod server;
 
 // The wire's data, kept in `basalt-proto`, under the names this crate always gave them.

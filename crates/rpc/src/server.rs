@@ -16,8 +16,8 @@ use basalt_net::{POLL, Patient, serve_connections};
 use crate::cellblock;
 use crate::frame::{self, Call, FrameError};
 use crate::handlers::Handlers;
-use crate::master_service::MasterService;
 use crate::pb::ExceptionResponse;
+use basalt_master::master_service::MasterService;
 use basalt_proto::exception;
 use basalt_regionserver::admin_service::AdminService;
 use basalt_regionserver::client_service::ClientService;
@@ -91,7 +91,7 @@ impl RpcServer {
         ));
         let handler_threads = handlers.start(config.handlers);
         let shared = Arc::new(Shared {
-            master: MasterService::new(conn.clone(), addr, config.region_server.unwrap_or(addr)),
+            master: MasterService::new(conn.engine(), addr, config.region_server.unwrap_or(addr)),
             admin: AdminService::new(conn.region_server(), addr),
             service: Arc::clone(&service),
             config,

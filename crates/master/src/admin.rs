@@ -7,9 +7,8 @@ use basalt_common::{
 };
 use basalt_region::Region;
 
-use basalt_master::{Engine, HostedTable, procedures};
-
-use crate::NamespaceDescriptor;
+use crate::{Engine, HostedTable, procedures};
+use basalt_common::NamespaceDescriptor;
 
 /// How `NUMREGIONS` split keys are computed (HBase's `RegionSplitter` algorithms).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,7 +101,7 @@ pub struct Admin {
 }
 
 impl Admin {
-    pub(crate) fn new(engine: Arc<Engine>) -> Self {
+    pub fn new(engine: Arc<Engine>) -> Self {
         Admin { engine }
     }
 

@@ -5,10 +5,12 @@
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use basalt_client::{Bytes, Connection, RegionInfo, TableName};
+use std::sync::Arc;
+
+use basalt_common::{Bytes, Error, ErrorKind, RegionInfo, TableName};
 use prost::Message;
 
-use crate::pb::{
+use basalt_proto::pb::{
     self, AddColumnRequest, ClusterStatusOption, CreateTableRequest, DeleteColumnRequest,
     ExceptionResponse, GetClusterStatusRequest, GetClusterStatusResponse,
     GetNamespaceDescriptorResponse, GetProcedureResultRequest, GetProcedureResultResponse,
@@ -25,13 +27,15 @@ use basalt_proto::schema::{
 };
 use basalt_proto::{decode, exception, from_error as fail};
 
+use crate::{Admin, Engine};
+
 type Outcome = Result<Vec<u8>, ExceptionResponse>;
 
 /// A region the catalog does not know is one no server serves: NotServingRegionException, as
 /// HBase's master answers, so the client looks it up again.
-fn unknown_region(e: &basalt_client::Error) -> ExceptionResponse {
+fn unknown_region(e: &Error) -> ExceptionResponse {
     match e.kind() {
-        basalt_client::ErrorKind::NotFound => exception(
+        ErrorKind::NotFound => exception(
             "org.apache.hadoop.hbase.NotServingRegionException",
             e.to_string(),
             false,
@@ -51,7 +55,7 @@ fn bad(what: impl Into<String>) -> ExceptionResponse {
 /// MasterService for one server.
 #[derive(Debug)]
 pub struct MasterService {
-    conn: Connection,
+    engine: Arc<Engine>,
     /// The last procedure id handed out.
     procedures: AtomicU64,
     /// This master's address, and the region server's it reports in the cluster status.
@@ -63,9 +67,9 @@ pub struct MasterService {
 }
 
 impl MasterService {
-    pub fn new(conn: Connection, master: SocketAddr, region_server: SocketAddr) -> Self {
+    pub fn new(engine: Arc<Engine>, master: SocketAddr, region_server: SocketAddr) -> Self {
         MasterService {
-            conn,
+            engine,
             procedures: AtomicU64::new(0),
             master,
             region_server,
@@ -77,7 +81,7 @@ impl MasterService {
         pb::ServerName {
             host_name: addr.ip().to_string(),
             port: Some(u32::from(addr.port())),
-            start_code: u64::try_from(self.conn.server_start_code()).ok(),
+            start_code: u64::try_from(self.engine.rs.name.start_code).ok(),
         }
     }
 
@@ -87,7 +91,7 @@ impl MasterService {
     fn cluster_status(&self, options: &[i32]) -> Outcome {
         use ClusterStatusOption as O;
         let wants = |o: O| options.is_empty() || options.contains(&(o as i32));
-        let admin = self.conn.admin();
+        let admin = Admin::new(Arc::clone(&self.engine));
         let mut tables: Vec<TableName> = admin
             .online_regions()
             .into_iter()
@@ -130,10 +134,10 @@ impl MasterService {
             });
         }
         let region_server = self.server_name(self.region_server);
-        let start_code = self.conn.server_start_code();
+        let start_code = self.engine.rs.name.start_code;
         let status = pb::ClusterStatus {
             hbase_version: wants(O::HbaseVersion).then(|| HBaseVersionFileContent {
-                version: crate::HBASE_VERSION.to_owned(),
+                version: basalt_proto::HBASE_VERSION.to_owned(),
             }),
             live_servers: if wants(O::LiveServers) {
                 vec![LiveServerInfo {
@@ -211,7 +215,7 @@ impl MasterService {
 
     /// Runs `method`; `None` if Basalt does not serve it.
     pub fn call(&self, method: &str, param: Option<&[u8]>) -> Option<Outcome> {
-        let admin = self.conn.admin();
+        let admin = Admin::new(Arc::clone(&self.engine));
         Some(match method {
             "IsMasterRunning" => Ok(IsMasterRunningResponse {
                 is_master_running: true,
@@ -428,7 +432,7 @@ impl MasterService {
         include_system: bool,
         namespace: Option<&str>,
     ) -> Result<Vec<TableName>, ExceptionResponse> {
-        let admin = self.conn.admin();
+        let admin = Admin::new(Arc::clone(&self.engine));
         let mut names = admin
             .list_table_names_matching(regex.unwrap_or(".*"), include_system)
             .map_err(|e| fail(&e))?;
