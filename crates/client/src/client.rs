@@ -84,6 +84,15 @@ impl fmt::Debug for Scanner {
     }
 }
 
+/// An increment of one counter by `amount`.
+pub(crate) fn one_counter(row: &[u8], family: &[u8], qualifier: &[u8], amount: i64) -> Increment {
+    Increment::new(Bytes::copy_from_slice(row)).add_column(
+        Bytes::copy_from_slice(family),
+        Bytes::copy_from_slice(qualifier),
+        amount,
+    )
+}
+
 /// The new value of an incremented counter: the increment's one cell, 8 bytes.
 pub(crate) fn counter_value(result: &RowResult) -> Result<i64> {
     let counter: [u8; 8] = result
@@ -148,11 +157,7 @@ pub trait Client: Send + Sync + fmt::Debug {
         qualifier: &[u8],
         amount: i64,
     ) -> Result<i64> {
-        let inc = Increment::new(Bytes::copy_from_slice(row)).add_column(
-            Bytes::copy_from_slice(family),
-            Bytes::copy_from_slice(qualifier),
-            amount,
-        );
+        let inc = one_counter(row, family, qualifier, amount);
         counter_value(&self.increment(table, &inc)?)
     }
     fn check_and_mutate(

@@ -108,11 +108,7 @@ impl Table {
         qualifier: &[u8],
         amount: i64,
     ) -> Result<i64> {
-        let inc = Increment::new(Bytes::copy_from_slice(row)).add_column(
-            Bytes::copy_from_slice(family),
-            Bytes::copy_from_slice(qualifier),
-            amount,
-        );
+        let inc = crate::client::one_counter(row, family, qualifier, amount);
         crate::client::counter_value(&self.increment(&inc)?)
     }
 
