@@ -25,12 +25,9 @@ pub struct RegionSummary {
 impl RegionSummary {
     /// The 32-character encoded name at the end of the region name (empty if it has none).
     pub fn encoded_name(&self) -> &str {
-        let n = self.name.len();
-        if n >= 34 && self.name[n - 34] == b'.' && self.name[n - 1] == b'.' {
-            std::str::from_utf8(&self.name[n - 33..n - 1]).unwrap_or("")
-        } else {
-            ""
-        }
+        basalt_common::RegionInfo::encoded_part(&self.name)
+            .and_then(|e| std::str::from_utf8(e).ok())
+            .unwrap_or("")
     }
 
     /// The region id (creation time in ms) in the region name, between the start key and
@@ -170,12 +167,7 @@ pub trait Client: Send + Sync + fmt::Debug {
 
 impl Client for Connection {
     fn server_name(&self) -> String {
-        let server = &self.engine.rs.name;
-        format!(
-            "{},{}",
-            server.host_port.replacen(':', ",", 1),
-            server.start_code
-        )
+        self.engine.rs.name.to_string()
     }
 
     fn cluster_summary(&self) -> Result<ClusterSummary> {

@@ -879,16 +879,26 @@ fn alter_is_online_for_writers_and_readers() {
 }
 
 #[test]
-fn region_keys_find_a_serving_region_by_its_name_only() {
+fn the_region_server_finds_a_serving_region_by_its_name_only() {
     let conn = Connection::in_memory();
     let admin = conn.admin();
     admin
         .create_table_with_splits(desc("rk"), &keys(&["m"]))
         .unwrap();
+    let rs = conn.region_server();
+    let keys_of = |region_name: &[u8]| {
+        rs.region_named(region_name)
+            .map(|r| (r.info().start_key.clone(), r.info().end_key.clone()))
+    };
     let regions = admin.regions(&name("rk")).unwrap();
     for r in &regions {
         assert_eq!(
-            admin.region_keys(&name("rk"), &r.name).unwrap(),
+            keys_of(&r.name),
+            Some((r.start_key.clone(), r.end_key.clone()))
+        );
+        // By the encoded name alone too.
+        assert_eq!(
+            keys_of(r.encoded_name.as_bytes()),
             Some((r.start_key.clone(), r.end_key.clone()))
         );
     }
@@ -896,27 +906,23 @@ fn region_keys_find_a_serving_region_by_its_name_only() {
     let mut wrong = regions[0].name.to_vec();
     let n = wrong.len();
     wrong[n - 2] = if wrong[n - 2] == b'0' { b'1' } else { b'0' };
-    assert_eq!(admin.region_keys(&name("rk"), &wrong).unwrap(), None);
-    assert_eq!(
-        admin
-            .region_keys(&name("rk"), &regions[0].name[..n - 1])
-            .unwrap(),
-        None
-    );
-    assert_eq!(admin.region_keys(&name("rk"), b"rk,,1").unwrap(), None);
+    assert_eq!(keys_of(&wrong), None);
+    assert_eq!(keys_of(&regions[0].name[..n - 1]), None);
+    assert_eq!(keys_of(b"rk,,1"), None);
+    // Meta's fixed name is meta's region.
+    assert!(rs.region_named(b"hbase:meta,,1").is_some());
     // After a split the parent's name no longer serves; the daughters' names do.
     admin.split(&name("rk"), Some(b"t")).unwrap();
     let after = admin.regions(&name("rk")).unwrap();
     assert_eq!(after.len(), 3);
-    assert_eq!(
-        admin.region_keys(&name("rk"), &regions[1].name).unwrap(),
-        None
-    );
+    assert_eq!(keys_of(&regions[1].name), None);
     for r in &after {
-        assert!(admin.region_keys(&name("rk"), &r.name).unwrap().is_some());
+        assert!(keys_of(&r.name).is_some());
     }
-    assert!(matches!(
-        admin.region_keys(&name("missing"), &regions[0].name),
-        Err(Error::TableNotFound(_))
-    ));
+    // A dropped table's regions serve no more.
+    admin.disable_table(&name("rk")).unwrap();
+    admin.delete_table(&name("rk")).unwrap();
+    for r in &after {
+        assert_eq!(keys_of(&r.name), None);
+    }
 }

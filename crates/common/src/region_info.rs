@@ -67,6 +67,15 @@ impl RegionInfo {
     }
 
     /// Whether `row` falls in `[start, end)`.
+    /// The 32-character encoded name a full region name (`table,start,id.<encoded>.`) ends
+    /// with, between dots: the MD5 of the rest, so it identifies the region. None for a name
+    /// without one (an encoded name alone, or meta's `hbase:meta,,1`). Nothing is hashed.
+    pub fn encoded_part(region_name: &[u8]) -> Option<&[u8]> {
+        let n = region_name.len();
+        (n >= 34 && region_name[n - 34] == b'.' && region_name[n - 1] == b'.')
+            .then(|| &region_name[n - 33..n - 1])
+    }
+
     pub fn contains_row(&self, row: &[u8]) -> bool {
         row >= &self.start_key[..] && (self.end_key.is_empty() || row < &self.end_key[..])
     }

@@ -404,28 +404,6 @@ impl Admin {
             .collect())
     }
 
-    /// The start and end keys of the serving region of `name` whose region name (its
-    /// `hbase:meta` row, `table,start,id.encoded.`) is `region_name`, or None if no serving
-    /// region has that name. Cheaper than [`Admin::regions`]: it compares the cached encoded
-    /// names and reads no sizes, for per-call use by the RPC server.
-    pub fn region_keys(
-        &self,
-        name: &TableName,
-        region_name: &[u8],
-    ) -> Result<Option<(Bytes, Bytes)>> {
-        let regions = self.regions_of(name)?.1;
-        // The encoded name is the MD5 of everything before it, so it identifies the region.
-        let n = region_name.len();
-        if n < 34 || region_name[n - 34] != b'.' || region_name[n - 1] != b'.' {
-            return Ok(None);
-        }
-        let encoded = &region_name[n - 33..n - 1];
-        Ok(regions
-            .iter()
-            .find(|r| r.encoded_name().as_bytes() == encoded)
-            .map(|r| (r.info().start_key.clone(), r.info().end_key.clone())))
-    }
-
     /// Every region this server serves, `hbase:meta`'s first (HBase's online regions).
     pub fn online_regions(&self) -> Vec<RegionInfo> {
         self.engine

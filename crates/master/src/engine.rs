@@ -298,9 +298,7 @@ impl Engine {
             return Ok((Arc::clone(table), region));
         }
         // Not online: a disabled table's region, which the catalog still lists.
-        let n = name.len();
-        let full = n >= 34 && name[n - 34] == b'.' && name[n - 1] == b'.';
-        let encoded = if full { &name[n - 33..n - 1] } else { name };
+        let encoded = RegionInfo::encoded_part(name).unwrap_or(name);
         for table in self.tables().values() {
             if let Some(r) = table
                 .regions()

@@ -250,8 +250,9 @@ fn delete_table_locked(engine: &Engine, name: &TableName) -> Result<()> {
     batch.commit(&engine.meta)?;
     engine.tables_mut().remove(name);
     for r in table.regions() {
-        let _ = engine.rs.close_region(&r);
+        // Offline whether or not the close (a flush of a region about to be deleted) works.
         engine.rs.take_offline(&r);
+        let _ = r.close();
         // The region's edits are needed by nobody now: its segments may be archived.
         engine.rs.forget_edits(&r)?;
     }

@@ -150,11 +150,8 @@ impl RegionServer {
         if name == META_REGION_NAME {
             return self.online_region(layout::META_ENCODED);
         }
-        // A full name ends with the encoded name, the MD5 of the rest, between dots: that
-        // identifies the region. (This runs on every native RPC call: nothing is hashed.)
-        let n = name.len();
-        let full = n >= 34 && name[n - 34] == b'.' && name[n - 1] == b'.';
-        let encoded = if full { &name[n - 33..n - 1] } else { name };
+        // (This runs on every native RPC call: nothing is hashed.)
+        let encoded = RegionInfo::encoded_part(name).unwrap_or(name);
         std::str::from_utf8(encoded)
             .ok()
             .and_then(|e| self.online_region(e))

@@ -189,11 +189,6 @@ impl Handler {
         }
     }
 
-    /// The table named by argument 1 (or field 1 of a struct argument).
-    fn table(&self, args: &Fields) -> Result<TableName, Failure> {
-        table_name(args, 1)
-    }
-
     /// Runs method `name` on its decoded arguments; `None` for a method the service lacks.
     pub fn call(&self, name: &str, a: &Fields) -> Option<Outcome> {
         Some(match name {
@@ -357,7 +352,7 @@ impl Handler {
 
     /// `get` / `getVer` / `getVerTs`: the cells of one column (or family).
     fn get(&self, a: &Fields, column: i16, versions: Option<i32>, ts: Option<i64>) -> Outcome {
-        let table = self.table(a)?;
+        let table = table_name(a, 1)?;
         let row = bin(a, 2, "row")?;
         let column = bin(a, column, "column")?;
         let mut get = get_with_columns(Get::new(Bytes::copy_from_slice(row)), &[column]);
@@ -372,7 +367,7 @@ impl Handler {
 
     /// The getRow* family: one or many rows, some columns or all, before a timestamp or not.
     fn get_rows(&self, a: &Fields, many: bool, columns: Option<i16>, ts: Option<i64>) -> Outcome {
-        let table = self.table(a)?;
+        let table = table_name(a, 1)?;
         let rows: Vec<&[u8]> = if many {
             texts(a, 2)
         } else {
@@ -398,7 +393,7 @@ impl Handler {
 
     /// mutateRow(Ts): the Delete, then the Put (two steps, as HBase).
     fn mutate_row(&self, a: &Fields, ts: i64) -> Outcome {
-        let table = self.table(a)?;
+        let table = table_name(a, 1)?;
         let row = bin(a, 2, "row")?;
         let (put, delete) = row_mutations(row, a.list(3).unwrap_or_default(), ts)?;
         if !delete.entries.is_empty() {
@@ -412,7 +407,7 @@ impl Handler {
 
     /// mutateRows(Ts): every row's puts, then every row's deletes.
     fn mutate_rows(&self, a: &Fields, ts: i64) -> Outcome {
-        let table = self.table(a)?;
+        let table = table_name(a, 1)?;
         let mut puts = Vec::new();
         let mut deletes = Vec::new();
         for batch in a.list(2).unwrap_or_default() {
@@ -442,7 +437,7 @@ impl Handler {
     }
 
     fn atomic_increment(&self, a: &Fields) -> Outcome {
-        let table = self.table(a)?;
+        let table = table_name(a, 1)?;
         let row = bin(a, 2, "row")?;
         let (family, qualifier) = parse_column(bin(a, 3, "column")?);
         let value = a.i64(4).unwrap_or(0);
@@ -457,7 +452,7 @@ impl Handler {
     }
 
     fn delete_all(&self, a: &Fields, column: Option<i16>, ts: i64) -> Outcome {
-        let table = self.table(a)?;
+        let table = table_name(a, 1)?;
         let row = Bytes::copy_from_slice(bin(a, 2, "row")?);
         let delete = Delete::new(row).with_timestamp(ts);
         let delete = match column {
@@ -473,7 +468,7 @@ impl Handler {
 
     /// One TIncrement {table, row, column, ammount}.
     fn increment(&self, i: &Fields) -> Result<(), Failure> {
-        let table = self.table(i)?;
+        let table = table_name(i, 1)?;
         let row = bin(i, 2, "row")?;
         let (family, qualifier) = parse_column(bin(i, 3, "column")?);
         let inc = Increment::new(Bytes::copy_from_slice(row)).add_column(
@@ -498,7 +493,7 @@ impl Handler {
         let ap = a
             .strukt(1)
             .ok_or_else(|| illegal("missing argument append"))?;
-        let table = self.table(ap)?;
+        let table = table_name(ap, 1)?;
         let row = bin(ap, 2, "row")?;
         let columns = texts(ap, 3);
         let values = texts(ap, 4);
@@ -522,7 +517,7 @@ impl Handler {
     }
 
     fn check_and_put(&self, a: &Fields) -> Outcome {
-        let table = self.table(a)?;
+        let table = table_name(a, 1)?;
         let row = Bytes::copy_from_slice(bin(a, 2, "row")?);
         let (family, qualifier) = parse_column(bin(a, 3, "column")?);
         let m = a
@@ -552,7 +547,7 @@ impl Handler {
     }
 
     fn scanner_open_with_scan(&self, a: &Fields) -> Outcome {
-        let table = self.table(a)?;
+        let table = table_name(a, 1)?;
         let s = a.strukt(2).cloned().unwrap_or_default();
         let mut scan = scan_with_columns(Scan::new(), &texts(&s, 4))
             .reversed(s.bool(9).unwrap_or(false))
@@ -599,7 +594,7 @@ impl Handler {
         ts: Option<i64>,
         prefix: bool,
     ) -> Outcome {
-        let table = self.table(a)?;
+        let table = table_name(a, 1)?;
         let mut scan = scan_with_columns(Scan::new(), &texts(a, columns));
         if let Some(start) = start.and_then(|id| a.binary(id)) {
             let start = Bytes::copy_from_slice(start);
@@ -656,7 +651,7 @@ impl Handler {
     /// `getRowOrBefore(table, row, family)` (HBase 1.x): the cells of `family` in the last row
     /// at or before `row`.
     fn row_or_before(&self, a: &Fields) -> Outcome {
-        let table = self.table(a)?;
+        let table = table_name(a, 1)?;
         let row = Bytes::copy_from_slice(bin(a, 2, "row")?);
         let (family, _) = parse_column(bin(a, 3, "family")?);
         let scan = Scan::new()

@@ -99,13 +99,6 @@ fn result(cells: &[Cell], partial: bool) -> pb::Result {
     }
 }
 
-/// The key range a region serves: `[start_key, end_key)`, an empty end meaning the table's end.
-struct RegionKeys {
-    name: Bytes,
-    start_key: Bytes,
-    end_key: Bytes,
-}
-
 /// A region this server does not serve: the client looks it up again.
 fn not_serving(name: &[u8]) -> ExceptionResponse {
     exception(
@@ -115,26 +108,22 @@ fn not_serving(name: &[u8]) -> ExceptionResponse {
     )
 }
 
-impl RegionKeys {
-    /// A row outside the region named in the call is the client's stale location: a
-    /// NotServingRegionException, so it looks the row's region up again (HBase's region
-    /// server refuses it too, where it serves only the regions it holds).
-    fn holds(&self, row: &[u8]) -> Result<(), ExceptionResponse> {
-        let inside =
-            row >= &self.start_key[..] && (self.end_key.is_empty() || row < &self.end_key[..]);
-        if inside {
-            return Ok(());
-        }
-        Err(exception(
-            "org.apache.hadoop.hbase.NotServingRegionException",
-            format!(
-                "Region {} does not hold row {}",
-                String::from_utf8_lossy(&self.name),
-                BinaryDisplay::new(row)
-            ),
-            false,
-        ))
+/// A row outside the region named in the call is the client's stale location: a
+/// NotServingRegionException, so it looks the row's region up again (HBase's region server
+/// refuses it too, where it serves only the regions it holds).
+fn holds(region: &Region, row: &[u8]) -> Result<(), ExceptionResponse> {
+    if region.info().contains_row(row) {
+        return Ok(());
     }
+    Err(exception(
+        "org.apache.hadoop.hbase.NotServingRegionException",
+        format!(
+            "Region {} does not hold row {}",
+            String::from_utf8_lossy(&region.info().region_name()),
+            BinaryDisplay::new(row)
+        ),
+        false,
+    ))
 }
 
 impl ClientService {
@@ -190,30 +179,19 @@ impl ClientService {
     }
 
     /// The online region a specifier names (by full or encoded region name, as HBase's
-    /// clients name regions), and its start and end keys. A region this server does not
-    /// serve is a NotServingRegionException, so the client looks it up again.
-    fn region(
-        &self,
-        spec: Option<&pb::RegionSpecifier>,
-    ) -> Result<(Arc<Region>, RegionKeys), ExceptionResponse> {
+    /// clients name regions). A region this server does not serve is a
+    /// NotServingRegionException, so the client looks it up again.
+    fn region(&self, spec: Option<&pb::RegionSpecifier>) -> Result<Arc<Region>, ExceptionResponse> {
         let spec = spec.ok_or_else(|| unsupported("a call without a region"))?;
-        let region = self
-            .rs
+        self.rs
             .region_named(&spec.value)
-            .ok_or_else(|| not_serving(&spec.value))?;
-        let info = region.info();
-        let keys = RegionKeys {
-            name: info.region_name(),
-            start_key: info.start_key.clone(),
-            end_key: info.end_key.clone(),
-        };
-        Ok((region, keys))
+            .ok_or_else(|| not_serving(&spec.value))
     }
 
     fn get(&self, req: &GetRequest) -> Outcome {
-        let (table, region) = self.region(Some(&req.region))?;
+        let region = self.region(Some(&req.region))?;
         let g = &req.get;
-        region.holds(&g.row)?;
+        holds(&region, &g.row)?;
         let mut get = Get::new(Bytes::copy_from_slice(&g.row));
         if let Some(f) = &g.filter {
             get = get.with_filter(filters::filter(f).map_err(|e| bad_filter(&e))?);
@@ -234,7 +212,7 @@ impl ClientService {
             .with_time_range(from, to)
             .read_versions(g.max_versions().max(1))
             .with_cache_blocks(g.cache_blocks());
-        let row = table.get(&get).map_err(|e| from_error(&e))?;
+        let row = region.get(&get).map_err(|e| from_error(&e))?;
         let mut res = result(&row.cells, false);
         if g.existence_only() {
             res = pb::Result {
@@ -248,9 +226,9 @@ impl ClientService {
     /// Mutate; `cells` are the mutation's share of the call's cell block. An increment,
     /// append or check-and-mutate with a nonce runs at most once (`crate::nonces`).
     fn mutate(&self, req: &MutateRequest, cells: &[KeyValue]) -> Outcome {
-        let (table, region) = self.region(Some(&req.region))?;
+        let region = self.region(Some(&req.region))?;
         let (row, action) = action(&req.mutation, cells)?;
-        region.holds(&row)?;
+        holds(&region, &row)?;
         let response = |result: Option<RowResult>, processed: Option<bool>| {
             MutateResponse {
                 result: result.map(|r| result_of(&r)),
@@ -265,14 +243,14 @@ impl ClientService {
             req.condition.is_some(),
         );
         if let Start::AlreadyDone { applied } = self.nonces.start(nonce.group, nonce.nonce) {
-            let result = current(&table, &action)?;
+            let result = current(&region, &action)?;
             return Ok(if req.condition.is_some() {
                 response(result.filter(|_| applied), Some(applied))
             } else {
                 response(result, None)
             });
         }
-        let outcome = self.mutate_once(&table, row, action, req.condition.as_ref());
+        let outcome = self.mutate_once(&region, row, action, req.condition.as_ref());
         self.nonces.finish(
             nonce.group,
             nonce.nonce,
@@ -289,7 +267,7 @@ impl ClientService {
     /// `processed` flag.
     fn mutate_once(
         &self,
-        table: &Region,
+        region: &Region,
         row: Bytes,
         action: CheckAction,
         condition: Option<&pb::Condition>,
@@ -300,13 +278,13 @@ impl ClientService {
                 check: check(c)?,
                 action,
             };
-            let out = table.check_and_mutate(&cam).map_err(|e| from_error(&e))?;
+            let out = region.check_and_mutate(&cam).map_err(|e| from_error(&e))?;
             return Ok((out.result, Some(out.success)));
         }
         // As HBase: an applied Put or Delete says so; an Increment or Append answers with its
         // cells instead.
         let plain = matches!(action, CheckAction::Put(_) | CheckAction::Delete(_));
-        Ok((apply(table, action)?, plain.then_some(true)))
+        Ok((apply(region, action)?, plain.then_some(true)))
     }
 
     /// Multi: each region action's actions in order, a result or an exception each; an atomic
@@ -324,9 +302,9 @@ impl ClientService {
             first += ra.action.len();
             match self.region(Some(&ra.region)) {
                 Err(e) => result.exception = Some(as_pair(&e)),
-                Ok((table, region)) if ra.atomic() || ra.condition.is_some() => {
+                Ok(region) if ra.atomic() || ra.condition.is_some() => {
                     let condition = ra.condition.as_ref().or(req.condition.as_ref());
-                    match self.atomic(&table, &region, ra, share, condition) {
+                    match self.atomic(&region, ra, share, condition) {
                         Ok((processed, results)) => {
                             // HBase 2.4+ answers in the region action's result; older
                             // clients read the response's flag.
@@ -344,7 +322,7 @@ impl ClientService {
                         Err(e) => result.exception = Some(as_pair(&e)),
                     }
                 }
-                Ok((table, region)) => {
+                Ok(region) => {
                     for (k, a) in ra.action.iter().enumerate() {
                         let outcome = match (&a.get, &a.mutation) {
                             (Some(g), _) => self
@@ -359,9 +337,9 @@ impl ClientService {
                                 }),
                             (None, Some(m)) => action(m, share(k))
                                 .and_then(|(row, op)| {
-                                    region.holds(&row)?;
+                                    holds(&region, &row)?;
                                     let nonce = Nonce::of(req.nonce_group, m, &op, false);
-                                    self.once(&table, op, nonce)
+                                    self.once(&region, op, nonce)
                                 })
                                 .map(|r| r.map(|r| result_of(&r)).unwrap_or_default()),
                             (None, None) => Err(unsupported("an empty action")),
@@ -389,14 +367,14 @@ impl ClientService {
     /// Applies one operation of a Multi, at most once when it carries a nonce.
     fn once(
         &self,
-        table: &Region,
+        region: &Region,
         op: CheckAction,
         nonce: Nonce,
     ) -> Result<Option<RowResult>, ExceptionResponse> {
         if let Start::AlreadyDone { .. } = self.nonces.start(nonce.group, nonce.nonce) {
-            return current(table, &op);
+            return current(region, &op);
         }
-        let outcome = apply(table, op);
+        let outcome = apply(region, op);
         let done = outcome.as_ref().ok().map(|_| true);
         self.nonces.finish(nonce.group, nonce.nonce, done);
         outcome
@@ -407,8 +385,7 @@ impl ClientService {
     /// append's new cells, empty for the others).
     fn atomic<'a>(
         &self,
-        table: &Region,
-        region: &RegionKeys,
+        region: &Region,
         ra: &pb::RegionAction,
         share: impl Fn(usize) -> &'a [KeyValue],
         condition: Option<&pb::Condition>,
@@ -443,7 +420,7 @@ impl ClientService {
         let (Some(row), Some(rm)) = (row, rm) else {
             return Ok((true, Vec::new()));
         };
-        region.holds(&row)?;
+        holds(region, &row)?;
         match condition {
             Some(c) => {
                 let cam = CheckAndMutate {
@@ -451,11 +428,11 @@ impl ClientService {
                     check: check(c)?,
                     action: CheckAction::RowMutations(rm),
                 };
-                let out = table.check_and_mutate(&cam).map_err(|e| from_error(&e))?;
+                let out = region.check_and_mutate(&cam).map_err(|e| from_error(&e))?;
                 Ok((out.success, Vec::new()))
             }
             None => {
-                let results = table.mutate_row(&rm).map_err(|e| from_error(&e))?;
+                let results = region.mutate_row(&rm).map_err(|e| from_error(&e))?;
                 Ok((true, results))
             }
         }
@@ -498,7 +475,7 @@ impl Nonce {
 
 /// The answer to a repeated increment or append (its nonce already ran): the current values
 /// of its columns, as HBase turns a duplicate into a Get; nothing for other operations.
-fn current(table: &Region, op: &CheckAction) -> Result<Option<RowResult>, ExceptionResponse> {
+fn current(region: &Region, op: &CheckAction) -> Result<Option<RowResult>, ExceptionResponse> {
     let (row, columns): (&Bytes, Vec<(&Bytes, &Bytes)>) = match op {
         CheckAction::Increment(i) => (&i.row, i.columns.iter().map(|c| (&c.0, &c.1)).collect()),
         CheckAction::Append(a) => (&a.row, a.columns.iter().map(|c| (&c.0, &c.1)).collect()),
@@ -508,19 +485,19 @@ fn current(table: &Region, op: &CheckAction) -> Result<Option<RowResult>, Except
     for (family, qualifier) in columns {
         get = get.add_column(family.clone(), qualifier.clone());
     }
-    table.get(&get).map(Some).map_err(|e| from_error(&e))
+    region.get(&get).map(Some).map_err(|e| from_error(&e))
 }
 
 /// Applies one operation; increments and appends return their new cells.
-fn apply(table: &Region, action: CheckAction) -> Result<Option<RowResult>, ExceptionResponse> {
+fn apply(region: &Region, action: CheckAction) -> Result<Option<RowResult>, ExceptionResponse> {
     let fail = |e: Error| from_error(&e);
     match action {
-        CheckAction::Put(p) => table.put(&p).map_err(fail)?,
-        CheckAction::Delete(d) => table.delete(&d).map_err(fail)?,
-        CheckAction::Increment(i) => return Ok(Some(table.increment(&i).map_err(fail)?)),
-        CheckAction::Append(a) => return Ok(Some(table.append(&a).map_err(fail)?)),
+        CheckAction::Put(p) => region.put(&p).map_err(fail)?,
+        CheckAction::Delete(d) => region.delete(&d).map_err(fail)?,
+        CheckAction::Increment(i) => return Ok(Some(region.increment(&i).map_err(fail)?)),
+        CheckAction::Append(a) => return Ok(Some(region.append(&a).map_err(fail)?)),
         CheckAction::RowMutations(m) => {
-            table.mutate_row(&m).map_err(fail)?;
+            region.mutate_row(&m).map_err(fail)?;
         }
     }
     Ok(None)

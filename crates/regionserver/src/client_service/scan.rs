@@ -105,7 +105,8 @@ impl ClientService {
 
     /// Opens a scanner over the part of `scan` inside the request's region.
     fn open(&self, req: &ScanRequest, s: &pb::Scan) -> Result<u64, ExceptionResponse> {
-        let (table, region) = self.region(req.region.as_ref())?;
+        let region = self.region(req.region.as_ref())?;
+        let info = region.info();
         let mut scan = Scan::new().reversed(s.reversed());
         if let Some(f) = &s.filter {
             scan = scan.with_filter(filters::filter(f).map_err(|e| bad_filter(&e))?);
@@ -153,15 +154,15 @@ impl ClientService {
         let start = s.start_row.clone().unwrap_or_default();
         let stop = s.stop_row.clone().unwrap_or_default();
         if s.reversed() {
-            let (high, high_inclusive) = if !region.end_key.is_empty()
-                && (start.is_empty() || &region.end_key[..] <= start.as_slice())
+            let (high, high_inclusive) = if !info.end_key.is_empty()
+                && (start.is_empty() || &info.end_key[..] <= start.as_slice())
             {
-                (region.end_key.to_vec(), false)
+                (info.end_key.to_vec(), false)
             } else {
                 (start, s.include_start_row())
             };
-            let (low, low_inclusive) = if stop.as_slice() < &region.start_key[..] {
-                (region.start_key.to_vec(), true)
+            let (low, low_inclusive) = if stop.as_slice() < &info.start_key[..] {
+                (info.start_key.to_vec(), true)
             } else {
                 (stop, s.include_stop_row())
             };
@@ -169,15 +170,15 @@ impl ClientService {
                 .with_start_row_inclusive(Bytes::from(high), high_inclusive)
                 .with_stop_row_inclusive(Bytes::from(low), low_inclusive);
         } else {
-            let start = if start.as_slice() < &region.start_key[..] {
-                region.start_key.to_vec()
+            let start = if start.as_slice() < &info.start_key[..] {
+                info.start_key.to_vec()
             } else {
                 start
             };
-            let (stop, inclusive) = if !region.end_key.is_empty()
-                && (stop.is_empty() || &region.end_key[..] <= stop.as_slice())
+            let (stop, inclusive) = if !info.end_key.is_empty()
+                && (stop.is_empty() || &info.end_key[..] <= stop.as_slice())
             {
-                (region.end_key.to_vec(), false)
+                (info.end_key.to_vec(), false)
             } else {
                 (stop, s.include_stop_row())
             };
@@ -186,15 +187,15 @@ impl ClientService {
                 .with_stop_row_inclusive(Bytes::from(stop), inclusive);
         }
         let more_after = if s.reversed() {
-            !region.start_key.is_empty()
+            !info.start_key.is_empty()
                 && (s.stop_row.as_deref().unwrap_or_default().is_empty()
-                    || s.stop_row.as_deref().unwrap_or_default() < &region.start_key[..])
+                    || s.stop_row.as_deref().unwrap_or_default() < &info.start_key[..])
         } else {
-            !region.end_key.is_empty()
+            !info.end_key.is_empty()
                 && (s.stop_row.as_deref().unwrap_or_default().is_empty()
-                    || &region.end_key[..] < s.stop_row.as_deref().unwrap_or_default())
+                    || &info.end_key[..] < s.stop_row.as_deref().unwrap_or_default())
         };
-        let scanner = table.scan(&scan).map_err(|e| from_error(&e))?;
+        let scanner = region.scan(&scan).map_err(|e| from_error(&e))?;
         let id = self.next_scanner.fetch_add(1, Ordering::Relaxed);
         self.scanners.insert(
             id,
