@@ -53,6 +53,11 @@ impl TableName {
     pub fn is_system(&self) -> bool {
         self.namespace == SYSTEM_NAMESPACE
     }
+
+    /// Whether this is `hbase:meta`, the catalog.
+    pub fn is_meta(&self) -> bool {
+        self.is_system() && self.qualifier == "meta"
+    }
 }
 
 /// `qualifier` for the default namespace, `ns:qualifier` otherwise (HBase's `getNameAsString`).

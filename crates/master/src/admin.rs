@@ -357,13 +357,13 @@ impl Admin {
             return procedures::split_region(
                 &self.engine,
                 &table,
-                &region,
+                region.info(),
                 Some(Bytes::copy_from_slice(row)),
             )
             .map(|_| ());
         }
         for r in regions {
-            match procedures::split_region(&self.engine, &table, &r, None) {
+            match procedures::split_region(&self.engine, &table, r.info(), None) {
                 Ok(_) | Err(Error::Refused(_)) => {}
                 Err(e) => return Err(e),
             }
@@ -375,8 +375,12 @@ impl Admin {
     /// returns the daughters' names.
     pub fn split_region(&self, region: &[u8], at: Option<&[u8]>) -> Result<(Bytes, Bytes)> {
         let (table, r) = self.engine.find_region(region)?;
-        let (a, b) =
-            procedures::split_region(&self.engine, &table, &r, at.map(Bytes::copy_from_slice))?;
+        let (a, b) = procedures::split_region(
+            &self.engine,
+            &table,
+            r.info(),
+            at.map(Bytes::copy_from_slice),
+        )?;
         Ok((a.region_name(), b.region_name()))
     }
 
@@ -391,7 +395,7 @@ impl Admin {
                 table.name, table_b.name
             )));
         }
-        Ok(procedures::merge_regions(&self.engine, &table, &ra, &rb)?.region_name())
+        Ok(procedures::merge_regions(&self.engine, &table, ra.info(), rb.info())?.region_name())
     }
 
     /// The table's serving regions in key order, with their sizes.

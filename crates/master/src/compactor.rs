@@ -77,7 +77,7 @@ fn split_grown(engine: &Engine, table: &Arc<HostedTable>) {
         if region.largest_store_size() > limit && !region.has_references() {
             // A region that cannot split now (no split point, closed meanwhile) is looked at
             // again on the next tick.
-            let _ = procedures::split_region(engine, table, &region, None);
+            let _ = procedures::split_region(engine, table, region.info(), None);
         }
     }
 }

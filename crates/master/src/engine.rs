@@ -27,6 +27,7 @@ use basalt_wal::{Wal, WalConfig};
 
 use crate::compactor;
 use crate::meta::{self, MetaBatch, NamespaceDescriptor, ServerName};
+use crate::servers::{LocalServer, RegionServerAdmin};
 
 /// A table hosted by the engine: its schema, state and regions.
 #[derive(Debug)]
@@ -141,8 +142,11 @@ pub struct Engine {
     /// Where everything is stored, and the root directory on it (layout: DESIGN.md section 5).
     pub fs: Arc<dyn FileSystem>,
     pub root: PathBuf,
-    /// The region server in this process: every region is opened and closed through it.
+    /// The region server in this process. The master's procedures ask it for region work
+    /// through `server` (the interface a cluster's master uses for each of its servers); the
+    /// embedded client reads and writes its regions directly.
     pub rs: Arc<RegionServer>,
+    server: LocalServer,
     closed: AtomicBool,
     /// Regions tell the background worker here when a flush leaves work for it.
     compactions: Sender<()>,
@@ -253,6 +257,23 @@ impl Engine {
         self.rs.region_dir(info)
     }
 
+    /// The region server the master's procedures ask for region work.
+    pub fn server(&self) -> &dyn RegionServerAdmin {
+        &self.server
+    }
+
+    /// The region `info` names, open in this process (serving or held), for the embedded
+    /// client's direct calls.
+    pub fn local(&self, info: &RegionInfo) -> Result<Arc<Region>> {
+        let encoded = layout::encoded_name(info);
+        self.rs
+            .online_region(&encoded)
+            .or_else(|| self.rs.held_region(&encoded))
+            .ok_or_else(|| {
+                Error::NotServingRegion(String::from_utf8_lossy(&info.region_name()).into_owned())
+            })
+    }
+
     pub fn check_open(&self) -> Result<()> {
         if self.closed.load(Ordering::Acquire) {
             return Err(Error::storage("the connection is closed"));
@@ -266,16 +287,6 @@ impl Engine {
             .get(name)
             .cloned()
             .ok_or_else(|| Error::TableNotFound(name.clone()))
-    }
-
-    /// Records in meta the sequence ids the regions opened with (`info:seqnumDuringOpen`).
-    /// Only informational: a failure here leaves the regions serving.
-    pub fn record_opened(&self, regions: &[&Arc<Region>]) {
-        let mut batch = self.meta_batch();
-        for r in regions {
-            batch.opened(r.info(), r.last_sequence_id());
-        }
-        let _ = batch.commit(&self.meta);
     }
 
     /// Every serving region, meta's first.
@@ -585,6 +596,9 @@ impl<C: FromEngine> EngineBuilder<C> {
             fs: self.fs,
             root: self.root,
             lock: Mutex::new(lock),
+            server: LocalServer {
+                rs: Arc::clone(&rs),
+            },
             rs,
             closed: AtomicBool::new(false),
             compactions,
@@ -698,9 +712,8 @@ fn boot(engine: &Engine, segments: &[PathBuf], skip_corrupt: bool) -> Result<()>
             .iter()
             .filter(|r| &r.info.table == name && r.is_serving())
         {
-            let region = engine.rs.open_region(row.info.clone(), &descriptor)?;
-            // Families an alter dropped before a crash let it delete their directories.
-            crate::procedures::remove_dropped_families(engine, &region)?;
+            engine.server().open_region(&row.info)?;
+            let region = engine.local(&row.info)?;
             opened.push(Arc::clone(&region));
             regions.push(region);
         }
@@ -709,7 +722,7 @@ fn boot(engine: &Engine, segments: &[PathBuf], skip_corrupt: bool) -> Result<()>
             // A disabled table's regions serve no client calls (they stay open for the
             // embedded API's refusals and for enabling again).
             for r in &regions {
-                engine.rs.take_offline(r);
+                engine.server().set_serving(r.info(), false)?;
             }
         }
         tables.insert(name.clone(), HostedTable::new(descriptor, enabled, regions));
@@ -747,7 +760,7 @@ fn boot(engine: &Engine, segments: &[PathBuf], skip_corrupt: bool) -> Result<()>
     let mut batch = engine.meta_batch();
     for region in &opened {
         batch
-            .region(region.info(), "OPEN", &engine.rs.name)
+            .region(region.info(), "OPEN", engine.server().name())
             .opened(region.info(), region.last_sequence_id());
     }
     for t in tables.values().filter(|t| !t.is_enabled()) {

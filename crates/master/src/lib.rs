@@ -11,6 +11,7 @@ mod engine;
 pub mod master_service;
 pub mod meta;
 pub mod procedures;
+pub mod servers;
 mod upgrade;
 
 pub use admin::{Admin, RegionDescription, SplitAlgorithm};

@@ -8,15 +8,13 @@ use std::collections::BTreeMap;
 
 use basalt_common::pb::{self, PbValue, PbWriter};
 use basalt_common::table_name::{DEFAULT_NAMESPACE, SYSTEM_NAMESPACE};
-use basalt_common::{
-    BloomType, Bytes, ColumnFamilyDescriptor, Delete, Error, Put, RegionInfo, Result, Scan,
-    TableDescriptor, TableName,
-};
+use basalt_common::{Bytes, Delete, Error, Put, RegionInfo, Result, Scan, TableName};
 use basalt_region::{Region, RowMutation};
 
 pub use basalt_common::{NamespaceDescriptor, ServerName};
 
 pub use basalt_regionserver::layout::META_ENCODED;
+pub use basalt_regionserver::meta_schema::{meta_descriptor, meta_region_info};
 const INFO: &[u8] = b"info";
 const TABLE: &[u8] = b"table";
 const NS: &[u8] = b"ns";
@@ -70,40 +68,6 @@ impl RegionRow {
     pub fn is_serving(&self) -> bool {
         !self.info.offline && !self.info.split
     }
-}
-
-/// The meta table's schema (HBase's `createMetaTableDescriptorBuilder`, with HBase 3's `ns`
-/// family holding namespaces).
-pub fn meta_descriptor() -> Result<TableDescriptor> {
-    let info = ColumnFamilyDescriptor::new(INFO)
-        .with_max_versions(3)
-        .with_in_memory(true)
-        .with_block_size(8 * 1024)
-        .with_bloom_filter(BloomType::RowCol);
-    let mut d = TableDescriptor::new(TableName::new(SYSTEM_NAMESPACE, "meta")?)
-        .with_family(info)
-        .with_family(
-            ColumnFamilyDescriptor::new(TABLE)
-                .with_max_versions(3)
-                .with_in_memory(true)
-                .with_block_size(8 * 1024),
-        )
-        .with_family(
-            ColumnFamilyDescriptor::new(NS)
-                .with_max_versions(3)
-                .with_in_memory(true)
-                .with_block_size(8 * 1024),
-        );
-    d.is_meta = true;
-    Ok(d)
-}
-
-/// Meta's own region: the whole key space, id 1 (its name is `hbase:meta,,1`).
-pub fn meta_region_info() -> Result<RegionInfo> {
-    Ok(RegionInfo::whole_table(
-        TableName::new(SYSTEM_NAMESPACE, "meta")?,
-        1,
-    ))
 }
 
 /// Builds the mutations of catalog changes, all at one timestamp that only grows, so a row

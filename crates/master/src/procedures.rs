@@ -140,7 +140,8 @@ fn create_table_locked(
         let mut regions = Vec::new();
         for info in &infos {
             layout::write_region_info(fs, &engine.region_dir(info), info)?;
-            regions.push(engine.rs.open_region(info.clone(), &descriptor)?);
+            let seq_id = engine.server().open_region(info)?;
+            regions.push((engine.local(info)?, seq_id));
         }
         Ok(regions)
     })();
@@ -153,15 +154,16 @@ fn create_table_locked(
     };
     let mut batch = engine.meta_batch();
     for info in &infos {
-        batch.region(info, "OPEN", &engine.rs.name);
+        batch.region(info, "OPEN", engine.server().name());
     }
     batch.table_state(&name, TableState::Enabled);
-    for region in &regions {
-        batch.opened(region.info(), region.last_sequence_id());
+    for (region, seq_id) in &regions {
+        batch.opened(region.info(), *seq_id);
     }
     // A failed commit may still have reached the log (a write whose sync failed): the files
     // stay, and the next open keeps them if the log has the commit, deletes them if not.
     batch.commit(&engine.meta)?;
+    let regions = regions.into_iter().map(|(r, _)| r).collect();
     engine
         .tables_mut()
         .insert(name, HostedTable::new(descriptor, true, regions));
@@ -185,14 +187,10 @@ pub fn set_enabled(engine: &Engine, name: &TableName, enabled: bool) -> Result<(
         // nothing in memory and needs nothing from the WAL.
         table.set_enabled(false);
         for r in &regions {
-            if let Err(e) = r.flush() {
+            if let Err(e) = engine.server().flush_region(r.info()) {
                 table.set_enabled(true);
                 return Err(e);
             }
-        }
-        // As HBase's closing of a disabled table's regions does.
-        for r in &regions {
-            r.evict_blocks_on_close();
         }
     }
     let mut batch = engine.meta_batch();
@@ -213,11 +211,7 @@ pub fn set_enabled(engine: &Engine, name: &TableName, enabled: bool) -> Result<(
     }
     // The region server serves an enabled table's regions and no disabled table's.
     for r in &regions {
-        if enabled {
-            engine.rs.put_online(r);
-        } else {
-            engine.rs.take_offline(r);
-        }
+        engine.server().set_serving(r.info(), enabled)?;
     }
     table.set_enabled(enabled);
     Ok(())
@@ -250,11 +244,7 @@ fn delete_table_locked(engine: &Engine, name: &TableName) -> Result<()> {
     batch.commit(&engine.meta)?;
     engine.tables_mut().remove(name);
     for r in table.regions() {
-        // Offline whether or not the close (a flush of a region about to be deleted) works.
-        engine.rs.take_offline(&r);
-        let _ = r.close();
-        // The region's edits are needed by nobody now: its segments may be archived.
-        engine.rs.forget_edits(&r)?;
+        engine.server().drop_region(r.info())?;
     }
     layout::delete_dir(engine.fs.as_ref(), &engine.table_dir(name))
 }
@@ -293,36 +283,8 @@ pub fn modify_table(engine: &Engine, descriptor: TableDescriptor) -> Result<()> 
     layout::write_descriptor(engine.fs.as_ref(), &engine.table_dir(&name), &descriptor)?;
     table.set_descriptor(descriptor.clone());
     for old in table.regions() {
-        engine.rs.close_region(&old)?;
-        let new = match engine.rs.open_region(old.info().clone(), &descriptor) {
-            Ok(r) => r,
-            Err(e) => {
-                engine.rs.reopen_region(&old);
-                return Err(e);
-            }
-        };
-        remove_dropped_families(engine, &new)?;
-        if !table.is_enabled() {
-            engine.rs.take_offline(&new);
-        }
-        table.replace_regions(&[Arc::clone(&old)], &[new]);
-    }
-    Ok(())
-}
-
-/// Deletes the directories of families a region's schema no longer has.
-pub fn remove_dropped_families(engine: &Engine, region: &Region) -> Result<()> {
-    let fs = engine.fs.as_ref();
-    let families: BTreeSet<String> = region
-        .descriptor()
-        .families()
-        .iter()
-        .map(|f| f.name_str())
-        .collect();
-    for entry in layout::list(fs, region.dir())? {
-        if !entry.starts_with('.') && !families.contains(&entry) {
-            layout::delete_dir(fs, &region.dir().join(entry))?;
-        }
+        engine.server().reopen_region(old.info())?;
+        table.replace_regions(&[Arc::clone(&old)], &[engine.local(old.info())?]);
     }
     Ok(())
 }
@@ -334,22 +296,16 @@ fn next_region_id(engine: &Engine, ids: &[i64]) -> i64 {
     engine.clock.now_millis().max(after)
 }
 
-fn check_serving(table: &HostedTable, region: &Arc<Region>) -> Result<()> {
-    let current = table.region_for(&region.info().start_key)?;
-    if !Arc::ptr_eq(&current, region) || region.is_closed() {
+/// The table's serving region that `info` names (not a region that has since split, merged
+/// or been reopened away).
+fn serving(table: &HostedTable, info: &RegionInfo) -> Result<Arc<Region>> {
+    let current = table.region_for(&info.start_key)?;
+    if current.info() != info || current.is_closed() {
         return Err(Error::NotServingRegion(
-            String::from_utf8_lossy(&region.info().region_name()).into_owned(),
+            String::from_utf8_lossy(&info.region_name()).into_owned(),
         ));
     }
-    Ok(())
-}
-
-fn has_references_error(region: &Region) -> Error {
-    Error::Refused(format!(
-        "Region {} has references to its parent's files; it cannot split or merge until a \
-         compaction has rewritten them",
-        String::from_utf8_lossy(&region.info().region_name())
-    ))
+    Ok(current)
 }
 
 /// Splits `parent` at `at` (or its split point) into two daughters that read its files
@@ -359,7 +315,7 @@ fn has_references_error(region: &Region) -> Error {
 pub fn split_region(
     engine: &Engine,
     table: &Arc<HostedTable>,
-    parent: &Arc<Region>,
+    info: &RegionInfo,
     at: Option<Bytes>,
 ) -> Result<(RegionInfo, RegionInfo)> {
     let _ddl = engine.ddl();
@@ -368,49 +324,56 @@ pub fn split_region(
     if !table.is_enabled() {
         return Err(Error::TableNotEnabled(table.name.clone()));
     }
-    check_serving(table, parent)?;
-    let info = parent.info().clone();
-    let name = String::from_utf8_lossy(&info.region_name()).into_owned();
+    let parent = serving(table, info)?;
     if let Some(key) = &at
         && (!info.contains_row(key) || *key == info.start_key)
     {
         return Err(Error::InvalidArgument(format!(
-            "split row {} is not inside region {name} (or is its start row)",
-            basalt_common::bytes_display::BinaryDisplay::new(key)
+            "split row {} is not inside region {} (or is its start row)",
+            basalt_common::bytes_display::BinaryDisplay::new(key),
+            String::from_utf8_lossy(&info.region_name())
         )));
     }
-    if parent.has_references() {
-        return Err(has_references_error(parent));
-    }
-    // The bulk of the memstore goes to files while the region still serves.
-    parent.flush()?;
-    let split_key = match at {
-        Some(key) => key,
-        None => parent.split_point()?.ok_or_else(|| {
-            Error::Refused(format!(
-                "Region {name} has no split point: it is empty or holds a single row"
-            ))
-        })?,
-    };
     let id = next_region_id(engine, &[info.region_id]);
+    let server = engine.server();
     // The region server's half: the parent closed, the daughters' files written.
-    let prepared = engine.rs.prepare_split(parent, split_key, id)?;
+    let daughters = server.split_region(info, at, id)?;
+    let parents = std::slice::from_ref(info);
     // The master's half: one atomic catalog change.
-    if let Err(e) = commit_split(engine, &info, &prepared.daughters) {
+    if let Err(e) = commit_split(engine, info, &daughters) {
         // The commit may have reached the log all the same: the daughters' files stay for
         // the next open to keep or delete. Until then the parent serves what it holds.
-        engine.rs.reopen_region(parent);
+        let _ = server.settle(parents, &[], false);
         return Err(e);
     }
     // Committed: the daughters are the table's regions now (after a crash too).
-    let opened = engine
-        .rs
-        .open_children(&[parent], &prepared.daughters, &table.descriptor())?;
-    engine.record_opened(&opened.iter().collect::<Vec<_>>());
-    table.replace_regions(&[Arc::clone(parent)], &opened);
-    engine.rs.wake_background();
-    let [a, b] = prepared.daughters;
+    let seq_ids = server.settle(parents, &daughters, true)?;
+    serve_children(engine, table, &[parent], &daughters, &seq_ids)?;
+    let [a, b] = daughters;
     Ok((a, b))
+}
+
+/// Puts a committed split's or merge's new regions in the table's map, replacing their
+/// parents, and records the sequence ids they opened at.
+fn serve_children(
+    engine: &Engine,
+    table: &HostedTable,
+    parents: &[Arc<Region>],
+    children: &[RegionInfo],
+    seq_ids: &[u64],
+) -> Result<()> {
+    let opened = children
+        .iter()
+        .map(|c| engine.local(c))
+        .collect::<Result<Vec<_>>>()?;
+    table.replace_regions(parents, &opened);
+    let mut batch = engine.meta_batch();
+    for (info, seq_id) in children.iter().zip(seq_ids) {
+        batch.opened(info, *seq_id);
+    }
+    // Only informational: a failure here leaves the regions serving.
+    let _ = batch.commit(&engine.meta);
+    Ok(())
 }
 
 /// Merges two adjacent regions of a table into one that reads both parents' files through
@@ -418,8 +381,8 @@ pub fn split_region(
 pub fn merge_regions(
     engine: &Engine,
     table: &Arc<HostedTable>,
-    first: &Arc<Region>,
-    second: &Arc<Region>,
+    first: &RegionInfo,
+    second: &RegionInfo,
 ) -> Result<RegionInfo> {
     let _ddl = engine.ddl();
     engine.check_open()?;
@@ -433,50 +396,39 @@ pub fn merge_regions(
             table.name
         )));
     }
-    let (lo, hi) = if first.info().start_key <= second.info().start_key {
+    let (lo, hi) = if first.start_key <= second.start_key {
         (first, second)
     } else {
         (second, first)
     };
-    check_serving(table, lo)?;
-    check_serving(table, hi)?;
-    if Arc::ptr_eq(lo, hi) || lo.info().end_key != hi.info().start_key {
+    let parents = [serving(table, lo)?, serving(table, hi)?];
+    if lo == hi || lo.end_key != hi.start_key {
         return Err(Error::Refused(format!(
             "Regions {} and {} are not adjacent",
-            String::from_utf8_lossy(&lo.info().region_name()),
-            String::from_utf8_lossy(&hi.info().region_name())
+            String::from_utf8_lossy(&lo.region_name()),
+            String::from_utf8_lossy(&hi.region_name())
         )));
     }
-    for r in [lo, hi] {
-        if r.has_references() {
-            return Err(has_references_error(r));
-        }
-    }
-    let (li, hi_info) = (lo.info().clone(), hi.info().clone());
-    let id = next_region_id(engine, &[li.region_id, hi_info.region_id]);
+    let id = next_region_id(engine, &[lo.region_id, hi.region_id]);
     let merged = RegionInfo::new(
-        li.table.clone(),
-        li.start_key.clone(),
-        hi_info.end_key.clone(),
+        lo.table.clone(),
+        lo.start_key.clone(),
+        hi.end_key.clone(),
         id,
     );
+    let server = engine.server();
     // The region server's half: both parents closed, the merged region's files written.
-    engine.rs.prepare_merge(lo, hi, &merged)?;
+    server.merge_regions(lo, hi, &merged)?;
+    let infos = [lo.clone(), hi.clone()];
     // The master's half: one atomic catalog change.
-    if let Err(e) = commit_merge(engine, [&li, &hi_info], &merged) {
+    if let Err(e) = commit_merge(engine, [lo, hi], &merged) {
         // As for a split: the merged region's files stay for the next open to judge.
-        engine.rs.reopen_region(lo);
-        engine.rs.reopen_region(hi);
+        let _ = server.settle(&infos, &[], false);
         return Err(e);
     }
-    let opened = engine.rs.open_children(
-        &[lo, hi],
-        std::slice::from_ref(&merged),
-        &table.descriptor(),
-    )?;
-    engine.record_opened(&opened.iter().collect::<Vec<_>>());
-    table.replace_regions(&[Arc::clone(lo), Arc::clone(hi)], &opened);
-    engine.rs.wake_background();
+    let children = std::slice::from_ref(&merged);
+    let seq_ids = server.settle(&infos, children, true)?;
+    serve_children(engine, table, &parents, children, &seq_ids)?;
     Ok(merged)
 }
 
@@ -488,8 +440,8 @@ pub fn commit_split(engine: &Engine, parent: &RegionInfo, [a, b]: &[RegionInfo; 
     let mut batch = engine.meta_batch();
     batch
         .split_parent(parent, a, b)
-        .region(a, "OPEN", &engine.rs.name)
-        .region(b, "OPEN", &engine.rs.name);
+        .region(a, "OPEN", engine.server().name())
+        .region(b, "OPEN", engine.server().name());
     batch.commit(&engine.meta)
 }
 
@@ -504,7 +456,7 @@ pub fn commit_merge(
     batch
         .delete_row(lo.region_name())
         .delete_row(hi.region_name())
-        .region(merged, "OPEN", &engine.rs.name)
+        .region(merged, "OPEN", engine.server().name())
         .merge_parents(merged, &[lo, hi]);
     batch.commit(&engine.meta)
 }

@@ -24,6 +24,15 @@ pub const OLD_WAL_DIR: &str = "oldWALs";
 const TABLEDESC: &str = ".tabledesc";
 const REGIONINFO: &str = ".regioninfo";
 
+/// A region's directory name: its encoded name (meta's fixed one for `hbase:meta`).
+pub fn encoded_name(info: &RegionInfo) -> String {
+    if info.table.is_meta() {
+        META_ENCODED.to_owned()
+    } else {
+        info.encoded_name()
+    }
+}
+
 pub fn storage(e: FsError) -> Error {
     Error::storage_from(e)
 }

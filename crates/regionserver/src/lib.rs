@@ -11,9 +11,11 @@ pub mod admin_service;
 pub mod client_service;
 pub mod flusher;
 pub mod layout;
+pub mod meta_schema;
 pub mod nonces;
 mod recovery;
 mod server;
+mod transitions;
 pub mod wal_dirs;
 
 pub use recovery::recover;

@@ -32,6 +32,9 @@ pub struct RegionServer {
     /// The open regions by encoded name (`hbase:meta`'s included): what calls naming a region
     /// are served from.
     online: RwLock<HashMap<String, Arc<Region>>>,
+    /// Regions open here but not serving, by encoded name: the parents of a split or merge
+    /// waiting for the master's verdict, and (in the embedded engine) disabled tables' regions.
+    pub(crate) held: Mutex<HashMap<String, Arc<Region>>>,
     /// Regions tell the background worker here when a flush leaves work for it.
     compactions: Sender<()>,
     /// This server's WAL directory (None in memory), and its lock, held while it lives.
@@ -69,6 +72,7 @@ impl RegionServer {
             fs,
             root,
             online: RwLock::new(HashMap::new()),
+            held: Mutex::new(HashMap::new()),
             compactions,
             wal_dir,
             lock: Mutex::new(lock),
@@ -78,7 +82,7 @@ impl RegionServer {
 
     /// `<root>/data/<namespace>/<table>/<encoded name>`.
     pub fn region_dir(&self, info: &RegionInfo) -> PathBuf {
-        layout::table_dir(&self.root, &info.table).join(info.encoded_name())
+        layout::table_dir(&self.root, &info.table).join(layout::encoded_name(info))
     }
 
     /// Opens (or creates) the region `info` of a table with schema `descriptor`, hooked up to

@@ -28,12 +28,12 @@ use crate::{
 mod admin;
 mod client_impl;
 mod convert;
-mod rpc;
+
 mod scanner;
 mod table;
 
 pub use admin::RemoteAdmin;
-pub use rpc::{Location, RpcClient, RpcError, locate};
+pub use basalt_proto::rpc_client::{Location, RpcClient, RpcError, locate};
 pub use scanner::RemoteScanner;
 pub use table::RemoteTable;
 

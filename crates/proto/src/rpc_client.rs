@@ -23,14 +23,14 @@ use std::time::{Duration, Instant};
 
 use prost::Message;
 
-use basalt_proto::cellblock;
-use basalt_proto::frame::{
+use crate::cellblock;
+use crate::frame::{
     FrameError, encode_call, encode_call_with_cells, encode_connection_start, read_response,
 };
-use basalt_proto::pb::{
+use crate::pb::{
     self, ConnectionHeader, ResponseHeader, Scan, ScanRequest, ScanResponse, UserInformation,
 };
-use basalt_proto::{META_REGION, region};
+use crate::{META_REGION, region};
 
 /// Why a call failed.
 #[derive(Debug)]

@@ -1,0 +1,125 @@
+//! How the master asks a region server for region work (HBase's `AsyncRegionServerAdmin`, as
+//! its assignment manager and procedures use it): open, close and reopen a region, flush it,
+//! and the region half of a split or merge followed by the master's verdict. Every request
+//! names the region by its `RegionInfo`, which is all the master knows of it.
+//!
+//! [`LocalServer`] is the region server in the master's own process (`basalt standalone`, the
+//! embedded engine); a cluster's master reaches each of its region servers over AdminService
+//! (`remote`, `docs/design/cluster.md`). The master's procedures see only this interface.
+
+use std::sync::Arc;
+
+use basalt_common::{Bytes, RegionInfo, Result, ServerName};
+use basalt_regionserver::RegionServer;
+
+/// Region work the master asks of one region server; see the module documentation.
+pub trait RegionServerAdmin: Send + Sync + std::fmt::Debug {
+    /// The server's name (`host,port,startcode`), as meta records it.
+    fn name(&self) -> &ServerName;
+
+    /// Opens the region with its table's schema as stored and puts it online; returns the
+    /// sequence id it opened at (meta's `info:seqnumDuringOpen`). A region already online there
+    /// stays as it is.
+    fn open_region(&self, info: &RegionInfo) -> Result<u64>;
+
+    /// Flushes and closes the region; false when it was not online.
+    fn close_region(&self, info: &RegionInfo) -> Result<bool>;
+
+    /// Closes the region and opens it again with the schema as now stored (an altered
+    /// table); if it cannot open, the region serves on as it was and the error says why.
+    /// Returns the sequence id it opened at.
+    fn reopen_region(&self, info: &RegionInfo) -> Result<u64>;
+
+    /// Stops or starts serving the region (a table disabled or enabled).
+    fn set_serving(&self, info: &RegionInfo, serving: bool) -> Result<()>;
+
+    /// Closes a region of a deleted table without flushing it; nothing needs its edits.
+    fn drop_region(&self, info: &RegionInfo) -> Result<()>;
+
+    /// Flushes the region's memstore to store files.
+    fn flush_region(&self, info: &RegionInfo) -> Result<()>;
+
+    /// The region half of a split (flush, close, the daughters' files): the daughters, with
+    /// region id `daughter_id`, at `at` or the region's own split point.
+    fn split_region(
+        &self,
+        parent: &RegionInfo,
+        at: Option<Bytes>,
+        daughter_id: i64,
+    ) -> Result<[RegionInfo; 2]>;
+
+    /// The region half of a merge of adjacent `lo` and `hi` into `merged`.
+    fn merge_regions(&self, lo: &RegionInfo, hi: &RegionInfo, merged: &RegionInfo) -> Result<()>;
+
+    /// Ends a prepared split or merge: `committed`, the new regions open (their sequence ids
+    /// returned in order); otherwise the parents serve again.
+    fn settle(
+        &self,
+        parents: &[RegionInfo],
+        children: &[RegionInfo],
+        committed: bool,
+    ) -> Result<Vec<u64>>;
+}
+
+/// The region server in the master's own process.
+#[derive(Debug)]
+pub struct LocalServer {
+    pub rs: Arc<RegionServer>,
+}
+
+impl RegionServerAdmin for LocalServer {
+    fn name(&self) -> &ServerName {
+        &self.rs.name
+    }
+
+    fn open_region(&self, info: &RegionInfo) -> Result<u64> {
+        Ok(self.rs.assign(info)?.last_sequence_id())
+    }
+
+    fn close_region(&self, info: &RegionInfo) -> Result<bool> {
+        self.rs.unassign(info)
+    }
+
+    fn reopen_region(&self, info: &RegionInfo) -> Result<u64> {
+        Ok(self.rs.reopen(info)?.last_sequence_id())
+    }
+
+    fn set_serving(&self, info: &RegionInfo, serving: bool) -> Result<()> {
+        self.rs.set_serving(info, serving)
+    }
+
+    fn drop_region(&self, info: &RegionInfo) -> Result<()> {
+        self.rs.drop_region(info)
+    }
+
+    fn flush_region(&self, info: &RegionInfo) -> Result<()> {
+        self.rs.flush_named(info)
+    }
+
+    fn split_region(
+        &self,
+        parent: &RegionInfo,
+        at: Option<Bytes>,
+        daughter_id: i64,
+    ) -> Result<[RegionInfo; 2]> {
+        self.rs.split_region(parent, at, daughter_id)
+    }
+
+    fn merge_regions(&self, lo: &RegionInfo, hi: &RegionInfo, merged: &RegionInfo) -> Result<()> {
+        self.rs.merge_regions(lo, hi, merged)
+    }
+
+    fn settle(
+        &self,
+        parents: &[RegionInfo],
+        children: &[RegionInfo],
+        committed: bool,
+    ) -> Result<Vec<u64>> {
+        Ok(self
+            .rs
+            .settle(parents, children, committed)?
+            .iter()
+            .map(|r| r.last_sequence_id())
+            .collect())
+    }
+}
