@@ -10,9 +10,15 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use basalt_proto::pb::{
     self, CompactRegionRequest, CompactRegionResponse, ExceptionResponse, FlushRegionRequest,
     FlushRegionResponse, GetOnlineRegionResponse, GetRegionInfoRequest, GetRegionInfoResponse,
-    GetServerInfoResponse, RegionSpecifier, ServerInfo, get_region_info_response,
+    GetServerInfoResponse, OpenRegionRequest, OpenRegionResponse, PrepareMergeRequest,
+    PrepareMergeResponse, PrepareSplitRequest, PrepareSplitResponse, RegionSpecifier,
+    ReopenRegionRequest, ReopenRegionResponse, ServerInfo, SetServingRequest, SetServingResponse,
+    SettleRequest, SettleResponse, get_region_info_response,
+    CloseRegionRequest, CloseRegionResponse,
+    open_region_response::RegionOpeningState,
 };
-use basalt_proto::schema::region_info_pb;
+use basalt_common::Bytes;
+use basalt_proto::schema::{region_info, region_info_pb};
 use basalt_proto::{decode, exception, from_error};
 use basalt_region::Region;
 use prost::Message;
@@ -121,6 +127,110 @@ impl AdminService {
                 },
             }
             .encode_to_vec()),
+            _ => return self.assignment(method, param),
+        })
+    }
+
+    /// A call meant for the server with `start_code`: this one, or a refusal (a master that
+    /// still knows a server this one replaced at the same address).
+    fn check_target(&self, start_code: Option<u64>) -> Result<(), ExceptionResponse> {
+        let mine = u64::try_from(self.rs.name.start_code).ok();
+        match start_code {
+            Some(code) if Some(code) != mine => Err(exception(
+                "org.apache.hadoop.hbase.DoNotRetryIOException",
+                format!(
+                    "This RPC was supposed to go to the server with start code {code}, but this \
+                     server is {}",
+                    self.rs.name
+                ),
+                true,
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// The master's calls: opening and closing regions, and Basalt's own calls for the region
+    /// half of splits and merges (`docs/design/cluster.md`).
+    fn assignment(&self, method: &str, param: Option<&[u8]>) -> Option<Outcome> {
+        let failed = |e: basalt_common::Error| from_error(&e);
+        Some(match method {
+            "OpenRegion" => decode::<OpenRegionRequest>(param).and_then(|r| {
+                self.check_target(r.server_start_code)?;
+                let mut out = OpenRegionResponse::default();
+                for open in &r.open_info {
+                    let info = region_info(&open.region)?;
+                    let already = self.rs.is_online(&info);
+                    let region = self.rs.assign(&info).map_err(failed)?;
+                    out.opening_state.push(if already {
+                        RegionOpeningState::AlreadyOpened as i32
+                    } else {
+                        RegionOpeningState::Opened as i32
+                    });
+                    out.open_seq_num.push(region.last_sequence_id());
+                }
+                Ok(out.encode_to_vec())
+            }),
+            "CloseRegion" => decode::<CloseRegionRequest>(param).and_then(|r| {
+                self.check_target(r.server_start_code)?;
+                let region = named_region(&self.rs, &r.region)?;
+                let closed = self.rs.unassign(region.info()).map_err(failed)?;
+                Ok(CloseRegionResponse { closed }.encode_to_vec())
+            }),
+            "ReopenRegion" => decode::<ReopenRegionRequest>(param).and_then(|r| {
+                self.check_target(r.server_start_code)?;
+                let region = self.rs.reopen(&region_info(&r.region)?).map_err(failed)?;
+                Ok(ReopenRegionResponse {
+                    open_seq_num: region.last_sequence_id(),
+                }
+                .encode_to_vec())
+            }),
+            "SetServing" => decode::<SetServingRequest>(param).and_then(|r| {
+                self.check_target(r.server_start_code)?;
+                self.rs
+                    .set_serving(&region_info(&r.region)?, r.serving)
+                    .map_err(failed)?;
+                Ok(SetServingResponse {}.encode_to_vec())
+            }),
+            "PrepareSplit" => decode::<PrepareSplitRequest>(param).and_then(|r| {
+                self.check_target(r.server_start_code)?;
+                let daughters = self
+                    .rs
+                    .split_region(
+                        &region_info(&r.parent)?,
+                        r.split_row.map(Bytes::from),
+                        r.daughter_id,
+                    )
+                    .map_err(failed)?;
+                Ok(PrepareSplitResponse {
+                    daughter: daughters.iter().map(region_info_pb).collect(),
+                }
+                .encode_to_vec())
+            }),
+            "PrepareMerge" => decode::<PrepareMergeRequest>(param).and_then(|r| {
+                self.check_target(r.server_start_code)?;
+                self.rs
+                    .merge_regions(
+                        &region_info(&r.lo)?,
+                        &region_info(&r.hi)?,
+                        &region_info(&r.merged)?,
+                    )
+                    .map_err(failed)?;
+                Ok(PrepareMergeResponse {}.encode_to_vec())
+            }),
+            "Settle" => decode::<SettleRequest>(param).and_then(|r| {
+                self.check_target(r.server_start_code)?;
+                let infos = |list: &[pb::RegionInfo]| {
+                    list.iter().map(region_info).collect::<Result<Vec<_>, _>>()
+                };
+                let opened = self
+                    .rs
+                    .settle(&infos(&r.parent)?, &infos(&r.child)?, r.committed)
+                    .map_err(failed)?;
+                Ok(SettleResponse {
+                    open_seq_num: opened.iter().map(|r| r.last_sequence_id()).collect(),
+                }
+                .encode_to_vec())
+            }),
             _ => return None,
         })
     }

@@ -51,6 +51,11 @@ impl RegionServer {
             .filter(|r| r.info().start_key == info.start_key && r.info().end_key == info.end_key)
     }
 
+    /// Whether the region `info` names is online here.
+    pub fn is_online(&self, info: &RegionInfo) -> bool {
+        self.online(info).is_some()
+    }
+
     /// Opens the region the master assigns to this server, with its table's schema as stored,
     /// and puts it online. A region already online here stays as it is (HBase's
     /// ALREADY_OPENED).

@@ -7,10 +7,14 @@
 //! embedded engine); a cluster's master reaches each of its region servers over AdminService
 //! (`remote`, `docs/design/cluster.md`). The master's procedures see only this interface.
 
+mod remote;
+
 use std::sync::Arc;
 
 use basalt_common::{Bytes, RegionInfo, Result, ServerName};
 use basalt_regionserver::RegionServer;
+
+pub use remote::RemoteServer;
 
 /// Region work the master asks of one region server; see the module documentation.
 pub trait RegionServerAdmin: Send + Sync + std::fmt::Debug {

@@ -1,0 +1,249 @@
+//! A region server across the network, as a cluster's master reaches it: AdminService over
+//! the native RPC, one connection kept open and opened again after it breaks. Its exceptions
+//! come back as Basalt's errors: a region the server does not hold is NotServingRegion, a
+//! server that cannot be reached an I/O error naming it.
+
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use prost::Message;
+
+use basalt_common::{Bytes, Error, RegionInfo, Result, ServerName};
+use basalt_proto::pb::{
+    self, CloseRegionRequest, CloseRegionResponse, FlushRegionRequest, FlushRegionResponse,
+    OpenRegionRequest, OpenRegionResponse, PrepareMergeRequest, PrepareMergeResponse,
+    PrepareSplitRequest, PrepareSplitResponse, ReopenRegionRequest, ReopenRegionResponse,
+    SetServingRequest, SetServingResponse, SettleRequest, SettleResponse,
+    open_region_request::RegionOpenInfo,
+};
+use basalt_proto::region;
+use basalt_proto::rpc_client::{RpcClient, RpcError};
+use basalt_proto::schema::{region_info, region_info_pb};
+
+use super::RegionServerAdmin;
+
+/// One region server, reached over AdminService.
+#[derive(Debug)]
+pub struct RemoteServer {
+    name: ServerName,
+    addr: SocketAddr,
+    /// How long one call may take (opening a region replays its edits: minutes at worst).
+    timeout: Duration,
+    client: Mutex<Option<Arc<RpcClient>>>,
+}
+
+impl RemoteServer {
+    /// The server `name` (whose host and port are where it listens); nothing is connected
+    /// until the first call.
+    pub fn new(name: ServerName, timeout: Duration) -> Result<Self> {
+        let addr = name
+            .host_port
+            .to_socket_addrs()
+            .ok()
+            .and_then(|mut a| a.next())
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!("region server {name}: cannot resolve its address"))
+            })?;
+        Ok(RemoteServer {
+            name,
+            addr,
+            timeout,
+            client: Mutex::new(None),
+        })
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    fn start_code(&self) -> Option<u64> {
+        u64::try_from(self.name.start_code).ok()
+    }
+
+    fn client(&self) -> Result<Arc<RpcClient>> {
+        let mut slot = self.client.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(c) = slot.as_ref().filter(|c| !c.is_broken()) {
+            return Ok(Arc::clone(c));
+        }
+        let client = RpcClient::connect(self.addr, "AdminService")
+            .map_err(|e| self.unreachable(&e.to_string()))?;
+        client
+            .set_timeout(Some(self.timeout))
+            .map_err(|e| self.unreachable(&e.to_string()))?;
+        let client = Arc::new(client);
+        *slot = Some(Arc::clone(&client));
+        Ok(client)
+    }
+
+    fn unreachable(&self, why: &str) -> Error {
+        Error::storage(format!("region server {}: {why}", self.name))
+    }
+
+    fn call<Q: Message, R: Message + Default>(&self, method: &str, request: &Q) -> Result<R> {
+        let client = self.client()?;
+        client.call(method, request).map_err(|e| match e {
+            RpcError::Remote { class, message } => {
+                let short = class.rsplit('.').next().unwrap_or(&class);
+                match short {
+                    "NotServingRegionException" => Error::NotServingRegion(message),
+                    "ConstraintException" => Error::Refused(message),
+                    "IllegalArgumentException" => Error::InvalidArgument(message),
+                    _ => Error::storage(format!("region server {}: {class}: {message}", self.name)),
+                }
+            }
+            other => {
+                self.client
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .take();
+                self.unreachable(&other.to_string())
+            }
+        })
+    }
+}
+
+fn decoded(e: pb::ExceptionResponse) -> Error {
+    Error::corrupt(format!(
+        "a region server's answer: {}",
+        e.stack_trace.unwrap_or_default()
+    ))
+}
+
+fn infos(list: &[RegionInfo]) -> Vec<pb::RegionInfo> {
+    list.iter().map(region_info_pb).collect()
+}
+
+impl RegionServerAdmin for RemoteServer {
+    fn name(&self) -> &ServerName {
+        &self.name
+    }
+
+    fn open_region(&self, info: &RegionInfo) -> Result<u64> {
+        let r: OpenRegionResponse = self.call(
+            "OpenRegion",
+            &OpenRegionRequest {
+                open_info: vec![RegionOpenInfo {
+                    region: region_info_pb(info),
+                    ..RegionOpenInfo::default()
+                }],
+                server_start_code: self.start_code(),
+                ..OpenRegionRequest::default()
+            },
+        )?;
+        r.open_seq_num
+            .first()
+            .copied()
+            .ok_or_else(|| self.unreachable("OpenRegion answered without a sequence id"))
+    }
+
+    fn close_region(&self, info: &RegionInfo) -> Result<bool> {
+        let answer: Result<CloseRegionResponse> = self.call(
+            "CloseRegion",
+            &CloseRegionRequest {
+                region: region(&info.region_name()),
+                server_start_code: self.start_code(),
+                ..CloseRegionRequest::default()
+            },
+        );
+        match answer {
+            Ok(r) => Ok(r.closed),
+            Err(Error::NotServingRegion(_)) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn reopen_region(&self, info: &RegionInfo) -> Result<u64> {
+        let r: ReopenRegionResponse = self.call(
+            "ReopenRegion",
+            &ReopenRegionRequest {
+                region: region_info_pb(info),
+                server_start_code: self.start_code(),
+            },
+        )?;
+        Ok(r.open_seq_num)
+    }
+
+    fn set_serving(&self, info: &RegionInfo, serving: bool) -> Result<()> {
+        let _: SetServingResponse = self.call(
+            "SetServing",
+            &SetServingRequest {
+                region: region_info_pb(info),
+                serving,
+                server_start_code: self.start_code(),
+            },
+        )?;
+        Ok(())
+    }
+
+    fn drop_region(&self, info: &RegionInfo) -> Result<()> {
+        self.close_region(info).map(|_| ())
+    }
+
+    fn flush_region(&self, info: &RegionInfo) -> Result<()> {
+        let _: FlushRegionResponse = self.call(
+            "FlushRegion",
+            &FlushRegionRequest {
+                region: region(&info.region_name()),
+                ..FlushRegionRequest::default()
+            },
+        )?;
+        Ok(())
+    }
+
+    fn split_region(
+        &self,
+        parent: &RegionInfo,
+        at: Option<Bytes>,
+        daughter_id: i64,
+    ) -> Result<[RegionInfo; 2]> {
+        let r: PrepareSplitResponse = self.call(
+            "PrepareSplit",
+            &PrepareSplitRequest {
+                parent: region_info_pb(parent),
+                split_row: at.map(|k| k.to_vec()),
+                daughter_id,
+                server_start_code: self.start_code(),
+            },
+        )?;
+        let daughters = r
+            .daughter
+            .iter()
+            .map(region_info)
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(decoded)?;
+        <[RegionInfo; 2]>::try_from(daughters)
+            .map_err(|d| self.unreachable(&format!("PrepareSplit answered {} daughters", d.len())))
+    }
+
+    fn merge_regions(&self, lo: &RegionInfo, hi: &RegionInfo, merged: &RegionInfo) -> Result<()> {
+        let _: PrepareMergeResponse = self.call(
+            "PrepareMerge",
+            &PrepareMergeRequest {
+                lo: region_info_pb(lo),
+                hi: region_info_pb(hi),
+                merged: region_info_pb(merged),
+                server_start_code: self.start_code(),
+            },
+        )?;
+        Ok(())
+    }
+
+    fn settle(
+        &self,
+        parents: &[RegionInfo],
+        children: &[RegionInfo],
+        committed: bool,
+    ) -> Result<Vec<u64>> {
+        let r: SettleResponse = self.call(
+            "Settle",
+            &SettleRequest {
+                parent: infos(parents),
+                child: infos(children),
+                committed,
+                server_start_code: self.start_code(),
+            },
+        )?;
+        Ok(r.open_seq_num)
+    }
+}
