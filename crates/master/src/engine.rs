@@ -25,9 +25,10 @@ use basalt_regionserver::wal_dirs;
 use basalt_storefile::BlockCache;
 use basalt_wal::{Wal, WalConfig};
 
-use crate::compactor;
+use crate::janitor;
 use crate::meta::{self, MetaBatch, NamespaceDescriptor, ServerName};
 use crate::servers::{LocalServer, RegionServerAdmin};
+use basalt_regionserver::compactor;
 
 /// A table hosted by the engine: its schema, state and regions.
 #[derive(Debug)]
@@ -154,7 +155,7 @@ pub struct Engine {
     workers: Mutex<Vec<JoinHandle<()>>>,
     /// Tells the splitter to stop.
     stop_splitter: Mutex<Option<Sender<()>>>,
-    pub background: compactor::Settings,
+    pub background: janitor::Settings,
     /// The root's `LOCK`, held while the engine's master owns the data directory. An engine
     /// dropped without closing lets go of its region server's WAL directory first (`Drop`),
     /// so the next engine to take the root lock finds that directory free to recover.
@@ -178,10 +179,10 @@ impl Engine {
         }
         // Stop the compaction worker first: once the directory is released, another engine
         // may open it, and no compaction of ours may still be changing its files.
+        self.rs.stop_background();
         let _ = self.compactions.send(());
         let workers =
             std::mem::take(&mut *self.workers.lock().unwrap_or_else(PoisonError::into_inner));
-        self.rs.stop_background();
         if let Some(stop) = self
             .stop_splitter
             .lock()
@@ -342,7 +343,7 @@ pub struct EngineBuilder<C> {
     fs: Arc<dyn FileSystem>,
     root: PathBuf,
     server_host_port: String,
-    background: compactor::Settings,
+    background: janitor::Settings,
     global_memstore_bytes: u64,
     memstore_block_wait: Duration,
     /// Writes a new directory as version 2 (meta rows in plain byte order) and opens a
@@ -380,7 +381,7 @@ impl<C: FromEngine> EngineBuilder<C> {
             fs: Arc::new(MemFs::new()),
             root: PathBuf::from("/basalt"),
             server_host_port: "localhost:16020".into(),
-            background: compactor::Settings::default(),
+            background: janitor::Settings::default(),
             global_memstore_bytes: BlockCache::default_capacity(),
             memstore_block_wait: Duration::from_secs(60),
             plain_meta: false,
@@ -495,12 +496,9 @@ impl<C: FromEngine> EngineBuilder<C> {
         let major_every = (!major_every.is_zero()).then_some(major_every);
         let (stop_splitter, splitter_stop) = channel();
         let mut workers: Vec<JoinHandle<()>> =
-            compactor::start(Arc::downgrade(&engine), wake, major_every)
+            compactor::start(Arc::downgrade(&engine.rs), wake, major_every)
                 .into_iter()
-                .chain(compactor::start_splitter(
-                    Arc::downgrade(&engine),
-                    splitter_stop,
-                ))
+                .chain(janitor::start(Arc::downgrade(&engine), splitter_stop))
                 .collect();
         *engine
             .stop_splitter

@@ -146,13 +146,12 @@ pub fn region_info_pb(info: &RegionInfo) -> pb::RegionInfo {
 
 /// One of Basalt's regions from HBase's protobuf RegionInfo.
 pub fn region_info(info: &pb::RegionInfo) -> Result<RegionInfo, ExceptionResponse> {
-    let id = i64::try_from(info.region_id)
-        .map_err(|_| {
-            from_error(&basalt_common::Error::InvalidArgument(format!(
-                "region id {} is out of range",
-                info.region_id
-            )))
-        })?;
+    let id = i64::try_from(info.region_id).map_err(|_| {
+        from_error(&basalt_common::Error::InvalidArgument(format!(
+            "region id {} is out of range",
+            info.region_id
+        )))
+    })?;
     let mut out = RegionInfo::new(
         table_name(&info.table_name)?,
         Bytes::from(info.start_key.clone().unwrap_or_default()),

@@ -7,17 +7,16 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use basalt_common::Bytes;
 use basalt_proto::pb::{
-    self, CompactRegionRequest, CompactRegionResponse, ExceptionResponse, FlushRegionRequest,
-    FlushRegionResponse, GetOnlineRegionResponse, GetRegionInfoRequest, GetRegionInfoResponse,
-    GetServerInfoResponse, OpenRegionRequest, OpenRegionResponse, PrepareMergeRequest,
-    PrepareMergeResponse, PrepareSplitRequest, PrepareSplitResponse, RegionSpecifier,
-    ReopenRegionRequest, ReopenRegionResponse, ServerInfo, SetServingRequest, SetServingResponse,
-    SettleRequest, SettleResponse, get_region_info_response,
-    CloseRegionRequest, CloseRegionResponse,
+    self, CloseRegionRequest, CloseRegionResponse, CompactRegionRequest, CompactRegionResponse,
+    ExceptionResponse, FlushRegionRequest, FlushRegionResponse, GetOnlineRegionResponse,
+    GetRegionInfoRequest, GetRegionInfoResponse, GetServerInfoResponse, OpenRegionRequest,
+    OpenRegionResponse, PrepareMergeRequest, PrepareMergeResponse, PrepareSplitRequest,
+    PrepareSplitResponse, RegionSpecifier, ReopenRegionRequest, ReopenRegionResponse, ServerInfo,
+    SetServingRequest, SetServingResponse, SettleRequest, SettleResponse, get_region_info_response,
     open_region_response::RegionOpeningState,
 };
-use basalt_common::Bytes;
 use basalt_proto::schema::{region_info, region_info_pb};
 use basalt_proto::{decode, exception, from_error};
 use basalt_region::Region;

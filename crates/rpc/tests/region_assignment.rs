@@ -1,6 +1,7 @@
 //! The master's side of a region server across the network (`RemoteServer`, over AdminService):
 //! closing and opening regions, refusing calls meant for another server, and the region half
 //! of a split settled either way. Each is checked against what the server then serves.
+#![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
 mod support;
 
@@ -9,7 +10,9 @@ use std::time::Duration;
 use basalt_client::remote::RpcClient;
 use basalt_client::{Bytes, ErrorKind, Put, RegionInfo, ServerName, TableName};
 use basalt_master::servers::{RegionServerAdmin, RemoteServer};
-use basalt_rpc::pb::{self, GetOnlineRegionRequest, GetOnlineRegionResponse, GetRequest, GetResponse};
+use basalt_rpc::pb::{
+    self, GetOnlineRegionRequest, GetOnlineRegionResponse, GetRequest, GetResponse,
+};
 
 use support::{call, engine_with_table_t, serve};
 
@@ -28,7 +31,12 @@ fn online(client: &RpcClient) -> Vec<Vec<u8>> {
         call(client, "GetOnlineRegion", &GetOnlineRegionRequest {}).unwrap();
     r.region_info
         .iter()
-        .map(|i| basalt_proto::schema::region_info(i).unwrap().region_name().to_vec())
+        .map(|i| {
+            basalt_proto::schema::region_info(i)
+                .unwrap()
+                .region_name()
+                .to_vec()
+        })
         .collect()
 }
 
@@ -95,14 +103,23 @@ fn the_master_opens_closes_and_splits_regions_over_admin_service() {
         .unwrap();
     assert_eq!(daughters[0].end_key, Bytes::from_static(b"m"));
     assert!(!online(&admin).contains(&region.name.to_vec()));
-    assert!(remote.settle(&[info.clone()], &[], false).unwrap().is_empty());
+    assert!(
+        remote
+            .settle(std::slice::from_ref(&info), &[], false)
+            .unwrap()
+            .is_empty()
+    );
     assert!(online(&admin).contains(&region.name.to_vec()));
     let got: GetResponse = call(&data, "Get", &get(&region.name, b"z")).unwrap();
     assert_eq!(got.result.unwrap().cell.len(), 1);
 
     // A committed one: the daughters serve their halves, through references.
-    let daughters = remote.split_region(&info, None, info.region_id + 1).unwrap();
-    let seq_ids = remote.settle(&[info.clone()], &daughters, true).unwrap();
+    let daughters = remote
+        .split_region(&info, None, info.region_id + 1)
+        .unwrap();
+    let seq_ids = remote
+        .settle(std::slice::from_ref(&info), &daughters, true)
+        .unwrap();
     assert_eq!(seq_ids.len(), 2);
     let now = online(&admin);
     assert!(!now.contains(&region.name.to_vec()));
@@ -112,7 +129,9 @@ fn the_master_opens_closes_and_splits_regions_over_admin_service() {
         assert_eq!(got.result.unwrap().cell.len(), 1, "{d:?}");
     }
     // The parent is gone from the server: splitting it again is refused.
-    let e = remote.split_region(&info, None, info.region_id + 2).unwrap_err();
+    let e = remote
+        .split_region(&info, None, info.region_id + 2)
+        .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Unavailable, "{e}");
     server.shutdown();
 }

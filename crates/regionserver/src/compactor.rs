@@ -1,38 +1,26 @@
-//! The engine's background workers. The compactor flushes regions that keep old WAL segments
-//! from being archived and runs minor compactions when a flush says one is due and major
-//! compactions on a period (HBase's `hbase.hregion.majorcompaction`, 7 days by default). The
-//! splitter splits regions that grew past their table's split size and deletes split and
-//! merge parents no region reads any more. Reads and writes never wait for them.
+//! The region server's background work on its regions (HBase's `CompactSplit` and
+//! `CompactionChecker`): the compactor flushes regions that keep old WAL segments from being
+//! archived, runs minor compactions when a flush says one is due and major compactions on a
+//! period (HBase's `hbase.hregion.majorcompaction`, 7 days by default); and the split check
+//! names the regions that grew past their table's split size, for the master to split. Reads
+//! and writes never wait for them.
 
-use std::sync::Arc;
+use std::collections::HashMap;
 use std::sync::Weak;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use basalt_common::TableDescriptor;
+use basalt_common::{RegionInfo, TableDescriptor, TableName};
 
-use crate::engine::{Engine, HostedTable};
-use crate::procedures;
+use crate::RegionServer;
 
-/// How often the worker looks even without a message: to notice its connection is gone and
-/// to run periodic major compactions.
-const TICK: Duration = Duration::from_secs(1);
+/// How often the worker looks even without a message: to notice its server is gone and to
+/// run periodic major compactions.
+pub const TICK: Duration = Duration::from_secs(1);
 
 /// Most regions one server splits into (HBase's `hbase.regionserver.regionSplitLimit`).
 const REGION_SPLIT_LIMIT: usize = 1000;
-
-/// What the background worker does besides compactions.
-#[derive(Debug, Clone)]
-pub struct Settings {
-    pub auto_split: bool,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Settings { auto_split: true }
-    }
-}
 
 /// The size past which a region of `table` (which has `regions` regions) splits: HBase's
 /// split policies (`SPLIT_POLICY`), SteppingSplitPolicy by default: twice the flush size
@@ -64,28 +52,39 @@ pub fn split_size(table: &TableDescriptor, regions: usize) -> Option<u64> {
     }
 }
 
-/// Splits the regions of `table` whose largest store passed the split size.
-fn split_grown(engine: &Engine, table: &Arc<HostedTable>) {
-    if !table.is_enabled() || table.name.is_system() {
-        return;
-    }
-    let regions = table.regions();
-    let Some(limit) = split_size(&table.descriptor(), regions.len()) else {
-        return;
-    };
-    for region in regions {
-        if region.largest_store_size() > limit && !region.has_references() {
-            // A region that cannot split now (no split point, closed meanwhile) is looked at
-            // again on the next tick.
-            let _ = procedures::split_region(engine, table, region.info(), None);
+impl RegionServer {
+    /// The online regions that grew past their table's split size (HBase's split policy,
+    /// counting the table's regions on this server) and can split now (no references): what
+    /// this server asks its master to split. None while the server holds
+    /// `REGION_SPLIT_LIMIT` regions or more.
+    pub fn regions_to_split(&self) -> Vec<RegionInfo> {
+        let online = self.online_regions();
+        if online.len() >= REGION_SPLIT_LIMIT {
+            return Vec::new();
         }
+        let mut per_table: HashMap<&TableName, usize> = HashMap::new();
+        for r in &online {
+            *per_table.entry(&r.info().table).or_default() += 1;
+        }
+        let mut out: Vec<RegionInfo> = online
+            .iter()
+            .filter(|r| !r.info().table.is_system() && !r.is_closed() && !r.has_references())
+            .filter(|r| {
+                let count = per_table.get(&r.info().table).copied().unwrap_or(1);
+                split_size(r.descriptor(), count)
+                    .is_some_and(|limit| r.largest_store_size() > limit)
+            })
+            .map(|r| r.info().clone())
+            .collect();
+        out.sort_by(|a, b| (&a.table, &a.start_key).cmp(&(&b.table, &b.start_key)));
+        out
     }
 }
 
-/// Starts the worker; it ends when the connection is closed or dropped. `None` if no thread
+/// Starts the worker; it ends when the server stops or goes away. `None` if no thread
 /// could be started (compactions then run on demand only).
 pub fn start(
-    engine: Weak<Engine>,
+    server: Weak<RegionServer>,
     wake: Receiver<()>,
     major_every: Option<Duration>,
 ) -> Option<JoinHandle<()>> {
@@ -94,14 +93,14 @@ pub fn start(
             Ok(()) | Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => return,
         }
-        let Some(engine) = engine.upgrade() else {
+        let Some(server) = server.upgrade() else {
             return;
         };
-        if engine.check_open().is_err() {
+        if server.is_stopping() {
             return;
         }
-        let regions = engine.all_regions();
-        if let Some(wal) = &engine.region_config.wal {
+        let regions = server.online_regions();
+        if let Some(wal) = &server.config.wal {
             // Too many log segments: flush the regions that keep the oldest one, so it can
             // be archived (a failed flush is retried on the next tick).
             for name in wal.regions_to_flush() {
@@ -132,38 +131,6 @@ pub fn start(
     };
     std::thread::Builder::new()
         .name("basalt-compactor".into())
-        .spawn(run)
-        .ok()
-}
-
-/// Starts the splitter (HBase's split pool, one thread): every tick it splits the regions that
-/// grew past their split size, and deletes the split and merge parents no region reads any
-/// more. It ends when the connection is closed or dropped.
-pub fn start_splitter(engine: Weak<Engine>, stop: Receiver<()>) -> Option<JoinHandle<()>> {
-    let run = move || loop {
-        match stop.recv_timeout(TICK) {
-            Err(RecvTimeoutError::Timeout) => {}
-            Ok(()) | Err(RecvTimeoutError::Disconnected) => return,
-        }
-        let Some(engine) = engine.upgrade() else {
-            return;
-        };
-        if engine.check_open().is_err() {
-            return;
-        }
-        if engine.background.auto_split {
-            let tables: Vec<_> = engine.tables().values().cloned().collect();
-            let total: usize = tables.iter().map(|t| t.regions().len()).sum();
-            if total < REGION_SPLIT_LIMIT {
-                for table in &tables {
-                    split_grown(&engine, table);
-                }
-            }
-        }
-        let _ = procedures::clean_parents(&engine);
-    };
-    std::thread::Builder::new()
-        .name("basalt-splitter".into())
         .spawn(run)
         .ok()
 }
