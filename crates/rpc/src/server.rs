@@ -60,7 +60,17 @@ pub struct RpcServer {
     threads: Vec<JoinHandle<()>>,
     handlers: Arc<Handlers>,
     handler_threads: Vec<JoinHandle<()>>,
-    service: Arc<ClientService>,
+    service: Option<Arc<ClientService>>,
+}
+
+/// The services one port carries: a region server's ClientService and AdminService, a
+/// master's MasterService, or (standalone) all three. A call to one it lacks is an
+/// UnknownProtocolException.
+#[derive(Debug, Default)]
+pub struct Services {
+    pub client: Option<Arc<ClientService>>,
+    pub admin: Option<AdminService>,
+    pub master: Option<MasterService>,
 }
 
 /// Calls queued for the handlers beyond this many per handler run on their connection's
@@ -68,32 +78,52 @@ pub struct RpcServer {
 const QUEUED_PER_HANDLER: usize = 10;
 
 struct Shared {
-    service: Arc<ClientService>,
-    master: MasterService,
-    admin: AdminService,
+    service: Option<Arc<ClientService>>,
+    master: Option<MasterService>,
+    admin: Option<AdminService>,
     config: RpcConfig,
     stop: Arc<AtomicBool>,
     handlers: Arc<Handlers>,
 }
 
 impl RpcServer {
+    /// Serves an embedded engine: its master and its region server on one port.
     pub fn start(conn: Connection, config: RpcConfig) -> io::Result<RpcServer> {
         let listener = TcpListener::bind(config.bind)?;
+        let addr = listener.local_addr()?;
+        let services = Services {
+            client: Some(Arc::new(ClientService::new(
+                conn.region_server(),
+                config.scanner_lease,
+            ))),
+            admin: Some(AdminService::new(conn.region_server(), addr)),
+            master: Some(MasterService::new(
+                conn.engine(),
+                addr,
+                config.region_server.unwrap_or(addr),
+            )),
+        };
+        Self::serve(listener, services, config)
+    }
+
+    /// Serves `services` on a bound listener.
+    pub fn serve(
+        listener: TcpListener,
+        services: Services,
+        config: RpcConfig,
+    ) -> io::Result<RpcServer> {
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
         let stop = Arc::new(AtomicBool::new(false));
-        let service = Arc::new(ClientService::new(
-            conn.region_server(),
-            config.scanner_lease,
-        ));
+        let service = services.client;
         let handlers = Arc::new(Handlers::new(
             config.handlers.saturating_mul(QUEUED_PER_HANDLER),
         ));
         let handler_threads = handlers.start(config.handlers);
         let shared = Arc::new(Shared {
-            master: MasterService::new(conn.engine(), addr, config.region_server.unwrap_or(addr)),
-            admin: AdminService::new(conn.region_server(), addr),
-            service: Arc::clone(&service),
+            master: services.master,
+            admin: services.admin,
+            service: service.clone(),
             config,
             stop: Arc::clone(&stop),
             handlers: Arc::clone(&handlers),
@@ -120,7 +150,9 @@ impl RpcServer {
                 .spawn(move || {
                     while !shared.stop.load(Ordering::Acquire) {
                         std::thread::sleep(POLL);
-                        shared.service.expire();
+                        if let Some(service) = &shared.service {
+                            service.expire();
+                        }
                     }
                 })?
         };
@@ -139,7 +171,7 @@ impl RpcServer {
     }
 
     pub fn open_scanners(&self) -> usize {
-        self.service.open_scanners()
+        self.service.as_ref().map_or(0, |s| s.open_scanners())
     }
 
     /// Stops accepting, lets each connection and handler finish its call, and waits for them.
@@ -376,21 +408,28 @@ fn execute(
     let service = conn.service.as_str();
     // One port serves both services, chosen by the connection header.
     let outcome = match service {
-        "ClientService" if !call.cell_block.is_empty() => Some(
-            cellblock::check_codec(conn.codec.as_deref(), conn.compressor.as_deref()).and_then(
-                |()| {
-                    shared
-                        .service
-                        .call(method, call.param.as_deref(), &call.cell_block)
-                        .unwrap_or_else(|| Err(unknown(service, method)))
-                },
-            ),
-        ),
-        "ClientService" => shared
-            .service
-            .call(method, call.param.as_deref(), &call.cell_block),
-        "MasterService" => shared.master.call(method, call.param.as_deref()),
-        "AdminService" => shared.admin.call(method, call.param.as_deref()),
+        "ClientService" => shared.service.as_ref().and_then(|client| {
+            if call.cell_block.is_empty() {
+                return client.call(method, call.param.as_deref(), &call.cell_block);
+            }
+            Some(
+                cellblock::check_codec(conn.codec.as_deref(), conn.compressor.as_deref()).and_then(
+                    |()| {
+                        client
+                            .call(method, call.param.as_deref(), &call.cell_block)
+                            .unwrap_or_else(|| Err(unknown(service, method)))
+                    },
+                ),
+            )
+        }),
+        "MasterService" => shared
+            .master
+            .as_ref()
+            .and_then(|m| m.call(method, call.param.as_deref())),
+        "AdminService" => shared
+            .admin
+            .as_ref()
+            .and_then(|a| a.call(method, call.param.as_deref())),
         _ => None,
     };
     outcome.unwrap_or_else(|| Err(unknown(service, method)))
