@@ -26,7 +26,7 @@ use basalt_storefile::BlockCache;
 use basalt_wal::{Wal, WalConfig};
 
 use crate::janitor;
-use crate::meta::{self, MetaBatch, NamespaceDescriptor, ServerName};
+use crate::meta::{self, MetaBatch, MetaStore, NamespaceDescriptor, ServerName};
 use crate::servers::{LocalServer, RegionServerAdmin};
 use basalt_regionserver::compactor;
 
@@ -273,6 +273,11 @@ impl Engine {
             .ok_or_else(|| {
                 Error::NotServingRegion(String::from_utf8_lossy(&info.region_name()).into_owned())
             })
+    }
+
+    /// Where the catalog is read and written.
+    pub fn catalog(&self) -> &dyn MetaStore {
+        self.meta.as_ref()
     }
 
     pub fn check_open(&self) -> Result<()> {
@@ -683,7 +688,7 @@ fn boot(engine: &Engine, segments: &[PathBuf], skip_corrupt: bool) -> Result<()>
     basalt_regionserver::recover(fs, segments, &[meta], skip_corrupt)?;
     // Catalog changes continue after the newest one, even if the clock went back: a row
     // written again must not fall under an older run's delete marker.
-    let newest = meta::newest_timestamp(meta)?;
+    let newest = engine.catalog().newest_timestamp()?;
     engine.last_meta_ts.fetch_max(newest, Ordering::AcqRel);
     let mut namespaces = meta::read_namespaces(meta)?;
     if namespaces.is_empty() {

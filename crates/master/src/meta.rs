@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use basalt_common::pb::{self, PbValue, PbWriter};
 use basalt_common::table_name::{DEFAULT_NAMESPACE, SYSTEM_NAMESPACE};
-use basalt_common::{Bytes, Delete, Error, Put, RegionInfo, Result, Scan, TableName};
+use basalt_common::{Bytes, Delete, Error, Put, RegionInfo, Result, RowResult, Scan, TableName};
 use basalt_region::{Region, RowMutation};
 
 pub use basalt_common::{NamespaceDescriptor, ServerName};
@@ -185,28 +185,58 @@ impl MetaBatch {
 
     /// Applies the batch atomically, synced to disk before it returns: a catalog change
     /// survives power loss once made.
-    pub fn commit(&self, meta: &Region) -> Result<()> {
-        meta.mutate_rows(&self.mutations, basalt_common::Durability::FsyncWal)
+    pub fn commit(&self, meta: &dyn MetaStore) -> Result<()> {
+        meta.mutate_rows(&self.mutations)
     }
 }
 
-/// Every row of meta that has a cell in `family`, with that family's newest cells.
-fn scan_family(meta: &Region, family: &'static [u8]) -> Result<Vec<basalt_common::RowResult>> {
-    let scan = Scan::new().add_family(family);
-    meta.scan(&scan)?.collect()
+/// Where the catalog is read and written: the meta region in this process, or on the region
+/// server holding it (`servers::RemoteMeta`).
+pub trait MetaStore: Send + Sync + std::fmt::Debug {
+    /// Applies puts and deletes of several rows atomically, synced to disk (FSYNC_WAL)
+    /// before it returns.
+    fn mutate_rows(&self, mutations: &[RowMutation]) -> Result<()>;
+
+    /// Every row with a cell in `family`, with that family's newest cells.
+    fn scan_family(&self, family: &[u8]) -> Result<Vec<RowResult>>;
+
+    /// The newest timestamp of any cell, delete markers included.
+    fn newest_timestamp(&self) -> Result<i64>;
 }
 
-pub fn read_namespaces(meta: &Region) -> Result<Vec<NamespaceDescriptor>> {
-    scan_family(meta, NS)?
+impl MetaStore for Region {
+    fn mutate_rows(&self, mutations: &[RowMutation]) -> Result<()> {
+        Region::mutate_rows(self, mutations, basalt_common::Durability::FsyncWal)
+    }
+
+    fn scan_family(&self, family: &[u8]) -> Result<Vec<RowResult>> {
+        let scan = Scan::new().add_family(Bytes::copy_from_slice(family));
+        self.scan(&scan)?.collect()
+    }
+
+    fn newest_timestamp(&self) -> Result<i64> {
+        let scan = Scan::new().raw(true).read_all_versions();
+        let mut newest = 0;
+        for row in self.scan(&scan)? {
+            for cell in &row?.cells {
+                newest = newest.max(cell.timestamp);
+            }
+        }
+        Ok(newest)
+    }
+}
+
+pub fn read_namespaces(meta: &dyn MetaStore) -> Result<Vec<NamespaceDescriptor>> {
+    meta.scan_family(NS)?
         .iter()
         .filter_map(|r| r.value(NS, b"d"))
         .map(NamespaceDescriptor::from_pb)
         .collect()
 }
 
-pub fn read_table_states(meta: &Region) -> Result<BTreeMap<TableName, TableState>> {
+pub fn read_table_states(meta: &dyn MetaStore) -> Result<BTreeMap<TableName, TableState>> {
     let mut out = BTreeMap::new();
-    for row in scan_family(meta, TABLE)? {
+    for row in meta.scan_family(TABLE)? {
         let Some(v) = row.value(TABLE, b"state") else {
             continue;
         };
@@ -217,9 +247,9 @@ pub fn read_table_states(meta: &Region) -> Result<BTreeMap<TableName, TableState
     Ok(out)
 }
 
-pub fn read_regions(meta: &Region) -> Result<Vec<RegionRow>> {
+pub fn read_regions(meta: &dyn MetaStore) -> Result<Vec<RegionRow>> {
     let mut out = Vec::new();
-    for row in scan_family(meta, INFO)? {
+    for row in meta.scan_family(INFO)? {
         let Some(v) = row.value(INFO, b"regioninfo") else {
             continue;
         };
@@ -242,18 +272,6 @@ pub fn read_regions(meta: &Region) -> Result<Vec<RegionRow>> {
         });
     }
     Ok(out)
-}
-
-/// The newest timestamp of any cell in meta, delete markers included.
-pub fn newest_timestamp(meta: &Region) -> Result<i64> {
-    let scan = Scan::new().raw(true).read_all_versions();
-    let mut newest = 0;
-    for row in meta.scan(&scan)? {
-        for cell in &row?.cells {
-            newest = newest.max(cell.timestamp);
-        }
-    }
-    Ok(newest)
 }
 
 /// The namespaces every catalog starts with.

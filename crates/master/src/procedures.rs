@@ -42,7 +42,7 @@ pub fn put_namespace(engine: &Engine, ns: &NamespaceDescriptor, create: bool) ->
         (false, false) => return Err(Error::NamespaceNotFound(ns.name.clone())),
         _ => {}
     }
-    engine.meta_batch().namespace(ns).commit(&engine.meta)?;
+    engine.meta_batch().namespace(ns).commit(engine.catalog())?;
     engine.namespaces_mut().insert(ns.name.clone(), ns.clone());
     Ok(())
 }
@@ -72,7 +72,7 @@ pub fn delete_namespace(engine: &Engine, name: &str) -> Result<()> {
     engine
         .meta_batch()
         .delete_row(name.as_bytes().to_vec())
-        .commit(&engine.meta)?;
+        .commit(engine.catalog())?;
     engine.namespaces_mut().remove(name);
     layout::delete_dir(engine.fs.as_ref(), &engine.root.join("data").join(name))
 }
@@ -162,7 +162,7 @@ fn create_table_locked(
     }
     // A failed commit may still have reached the log (a write whose sync failed): the files
     // stay, and the next open keeps them if the log has the commit, deletes them if not.
-    batch.commit(&engine.meta)?;
+    batch.commit(engine.catalog())?;
     let regions = regions.into_iter().map(|(r, _)| r).collect();
     engine
         .tables_mut()
@@ -205,7 +205,7 @@ pub fn set_enabled(engine: &Engine, name: &TableName, enabled: bool) -> Result<(
     for r in &regions {
         batch.region_state(r.info(), if enabled { "OPEN" } else { "CLOSED" });
     }
-    if let Err(e) = batch.commit(&engine.meta) {
+    if let Err(e) = batch.commit(engine.catalog()) {
         table.set_enabled(!enabled);
         return Err(e);
     }
@@ -219,7 +219,7 @@ pub fn set_enabled(engine: &Engine, name: &TableName, enabled: bool) -> Result<(
 
 /// Every meta row of `name`'s regions, serving or not.
 fn region_rows(engine: &Engine, name: &TableName) -> Result<Vec<meta::RegionRow>> {
-    Ok(meta::read_regions(&engine.meta)?
+    Ok(meta::read_regions(engine.catalog())?
         .into_iter()
         .filter(|r| &r.info.table == name)
         .collect())
@@ -241,7 +241,7 @@ fn delete_table_locked(engine: &Engine, name: &TableName) -> Result<()> {
     for row in region_rows(engine, name)? {
         batch.delete_row(row.info.region_name());
     }
-    batch.commit(&engine.meta)?;
+    batch.commit(engine.catalog())?;
     engine.tables_mut().remove(name);
     for r in table.regions() {
         engine.server().drop_region(r.info())?;
@@ -372,7 +372,7 @@ fn serve_children(
         batch.opened(info, *seq_id);
     }
     // Only informational: a failure here leaves the regions serving.
-    let _ = batch.commit(&engine.meta);
+    let _ = batch.commit(engine.catalog());
     Ok(())
 }
 
@@ -442,7 +442,7 @@ pub fn commit_split(engine: &Engine, parent: &RegionInfo, [a, b]: &[RegionInfo; 
         .split_parent(parent, a, b)
         .region(a, "OPEN", engine.server().name())
         .region(b, "OPEN", engine.server().name());
-    batch.commit(&engine.meta)
+    batch.commit(engine.catalog())
 }
 
 /// The master's half of a merge, as [`commit_split`]'s: the parents' rows go and the merged
@@ -458,7 +458,7 @@ pub fn commit_merge(
         .delete_row(hi.region_name())
         .region(merged, "OPEN", engine.server().name())
         .merge_parents(merged, &[lo, hi]);
-    batch.commit(&engine.meta)
+    batch.commit(engine.catalog())
 }
 
 /// Deletes split and merge parents that no serving region reads any more (HBase's
@@ -466,7 +466,7 @@ pub fn commit_merge(
 pub fn clean_parents(engine: &Engine) -> Result<usize> {
     let _ddl = engine.ddl();
     engine.check_open()?;
-    let rows = meta::read_regions(&engine.meta)?;
+    let rows = meta::read_regions(engine.catalog())?;
     let serving = engine.all_regions();
     let referenced: BTreeSet<String> = serving
         .iter()
@@ -495,7 +495,7 @@ pub fn clean_parents(engine: &Engine) -> Result<usize> {
             engine
                 .meta_batch()
                 .delete_row(row.info.region_name())
-                .commit(&engine.meta)?;
+                .commit(engine.catalog())?;
             layout::delete_dir(fs, &engine.region_dir(&row.info))?;
             cleaned += 1;
         }
@@ -509,7 +509,7 @@ pub fn clean_parents(engine: &Engine) -> Result<usize> {
             engine
                 .meta_batch()
                 .clear_merge_parents(&row.info, row.merge_parents.len())
-                .commit(&engine.meta)?;
+                .commit(engine.catalog())?;
             for p in &row.merge_parents {
                 layout::delete_dir(fs, &engine.region_dir(p))?;
             }

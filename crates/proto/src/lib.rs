@@ -7,6 +7,7 @@
 pub mod cellblock;
 pub mod filters;
 pub mod frame;
+pub mod ops;
 pub mod rpc_client;
 pub mod schema;
 

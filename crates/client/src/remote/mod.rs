@@ -19,10 +19,10 @@ use basalt_proto::schema::{
 use basalt_proto::{cellblock, region};
 
 use crate::{
-    Append, BatchOp, BatchOutcome, Bytes, Cell, CellType, Check, CheckAction, CheckAndMutate,
-    CheckAndMutateResult, ColumnFamilyDescriptor, Comparator, Delete, Durability, Error, Get,
-    Increment, NamespaceDescriptor, Put, Result, RowMutations, RowOp, RowResult, Scan,
-    TableDescriptor, TableName, TimeRange,
+    Append, BatchOp, BatchOutcome, Bytes, Check, CheckAction, CheckAndMutate, CheckAndMutateResult,
+    ColumnFamilyDescriptor, Comparator, Delete, Durability, Error, Get, Increment,
+    NamespaceDescriptor, Put, Result, RowMutations, RowOp, RowResult, Scan, TableDescriptor,
+    TableName, TimeRange,
 };
 
 mod admin;

@@ -7,7 +7,9 @@
 //! embedded engine); a cluster's master reaches each of its region servers over AdminService
 //! (`remote`, `docs/design/cluster.md`). The master's procedures see only this interface.
 
+mod link;
 mod remote;
+mod remote_meta;
 
 use std::sync::Arc;
 
@@ -15,6 +17,7 @@ use basalt_common::{Bytes, RegionInfo, Result, ServerName};
 use basalt_regionserver::RegionServer;
 
 pub use remote::RemoteServer;
+pub use remote_meta::RemoteMeta;
 
 /// Region work the master asks of one region server; see the module documentation.
 pub trait RegionServerAdmin: Send + Sync + std::fmt::Debug {

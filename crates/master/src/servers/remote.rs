@@ -1,10 +1,8 @@
 //! A region server across the network, as a cluster's master reaches it: AdminService over
-//! the native RPC, one connection kept open and opened again after it breaks. Its exceptions
-//! come back as Basalt's errors: a region the server does not hold is NotServingRegion, a
-//! server that cannot be reached an I/O error naming it.
+//! the native RPC (`Link`). Its exceptions come back as Basalt's errors: a region the server
+//! does not hold is NotServingRegion, a server that cannot be reached an I/O error naming it.
 
-use std::net::{SocketAddr, ToSocketAddrs};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::net::SocketAddr;
 use std::time::Duration;
 
 use prost::Message;
@@ -18,88 +16,40 @@ use basalt_proto::pb::{
     open_region_request::RegionOpenInfo,
 };
 use basalt_proto::region;
-use basalt_proto::rpc_client::{RpcClient, RpcError};
 use basalt_proto::schema::{region_info, region_info_pb};
 
 use super::RegionServerAdmin;
+use super::link::Link;
 
 /// One region server, reached over AdminService.
 #[derive(Debug)]
 pub struct RemoteServer {
-    name: ServerName,
-    addr: SocketAddr,
-    /// How long one call may take (opening a region replays its edits: minutes at worst).
-    timeout: Duration,
-    client: Mutex<Option<Arc<RpcClient>>>,
+    link: Link,
 }
 
 impl RemoteServer {
     /// The server `name` (whose host and port are where it listens); nothing is connected
-    /// until the first call.
+    /// until the first call, and a call may take `timeout`.
     pub fn new(name: ServerName, timeout: Duration) -> Result<Self> {
-        let addr = name
-            .host_port
-            .to_socket_addrs()
-            .ok()
-            .and_then(|mut a| a.next())
-            .ok_or_else(|| {
-                Error::InvalidArgument(format!("region server {name}: cannot resolve its address"))
-            })?;
         Ok(RemoteServer {
-            name,
-            addr,
-            timeout,
-            client: Mutex::new(None),
+            link: Link::new(name, "AdminService", timeout)?,
         })
     }
 
     pub fn addr(&self) -> SocketAddr {
-        self.addr
+        self.link.addr
     }
 
     fn start_code(&self) -> Option<u64> {
-        u64::try_from(self.name.start_code).ok()
-    }
-
-    fn client(&self) -> Result<Arc<RpcClient>> {
-        let mut slot = self.client.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(c) = slot.as_ref().filter(|c| !c.is_broken()) {
-            return Ok(Arc::clone(c));
-        }
-        let client = RpcClient::connect(self.addr, "AdminService")
-            .map_err(|e| self.unreachable(&e.to_string()))?;
-        client
-            .set_timeout(Some(self.timeout))
-            .map_err(|e| self.unreachable(&e.to_string()))?;
-        let client = Arc::new(client);
-        *slot = Some(Arc::clone(&client));
-        Ok(client)
-    }
-
-    fn unreachable(&self, why: &str) -> Error {
-        Error::storage(format!("region server {}: {why}", self.name))
+        u64::try_from(self.link.name.start_code).ok()
     }
 
     fn call<Q: Message, R: Message + Default>(&self, method: &str, request: &Q) -> Result<R> {
-        let client = self.client()?;
-        client.call(method, request).map_err(|e| match e {
-            RpcError::Remote { class, message } => {
-                let short = class.rsplit('.').next().unwrap_or(&class);
-                match short {
-                    "NotServingRegionException" => Error::NotServingRegion(message),
-                    "ConstraintException" => Error::Refused(message),
-                    "IllegalArgumentException" => Error::InvalidArgument(message),
-                    _ => Error::storage(format!("region server {}: {class}: {message}", self.name)),
-                }
-            }
-            other => {
-                self.client
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .take();
-                self.unreachable(&other.to_string())
-            }
-        })
+        self.link.call(method, request)
+    }
+
+    fn unreachable(&self, why: &str) -> Error {
+        self.link.unreachable(why)
     }
 }
 
@@ -116,7 +66,7 @@ fn infos(list: &[RegionInfo]) -> Vec<pb::RegionInfo> {
 
 impl RegionServerAdmin for RemoteServer {
     fn name(&self) -> &ServerName {
-        &self.name
+        &self.link.name
     }
 
     fn open_region(&self, info: &RegionInfo) -> Result<u64> {

@@ -32,6 +32,7 @@ use crate::RegionServer;
 use crate::nonces::{NO_NONCE, Nonces, Start};
 
 mod decode;
+mod exec;
 mod scan;
 
 use decode::*;
@@ -169,11 +170,12 @@ impl ClientService {
                 let dealt = dealt(cell_block, mutations, &cells)?;
                 self.multi(&r, &cells, &dealt)
             }),
-            "BulkLoadHFile"
-            | "PrepareBulkLoad"
-            | "CleanupBulkLoad"
-            | "ExecService"
-            | "ExecRegionServerService" => Err(unsupported(method)),
+            "ExecService" => {
+                decode::<pb::CoprocessorServiceRequest>(param).and_then(|r| self.exec_service(&r))
+            }
+            "BulkLoadHFile" | "PrepareBulkLoad" | "CleanupBulkLoad" | "ExecRegionServerService" => {
+                Err(unsupported(method))
+            }
             _ => return None,
         })
     }
