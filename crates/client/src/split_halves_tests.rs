@@ -108,7 +108,13 @@ fn a_split_committed_but_not_opened_is_finished_at_the_next_open() {
     let fs = Arc::new(MemFs::new());
     let conn = with_rows(&fs);
     let (parent, prepared) = prepared_split(&conn);
-    procedures::commit_split(&conn.engine, parent.info(), &prepared.daughters).unwrap();
+    procedures::commit_split(
+        &conn.engine,
+        parent.info(),
+        &prepared.daughters,
+        &conn.engine.rs.name,
+    )
+    .unwrap();
     // The process dies here: the daughters were never opened.
     drop((parent, prepared, conn));
     let conn = open(&fs);
@@ -137,7 +143,13 @@ fn a_merge_dies_after_either_half_and_opens_whole() {
         let merged = basalt_common::RegionInfo::new(t(), Bytes::new(), Bytes::new(), i64::MAX / 2);
         conn.engine.rs.prepare_merge(&lo, &hi, &merged).unwrap();
         if commit {
-            procedures::commit_merge(&conn.engine, [lo.info(), hi.info()], &merged).unwrap();
+            procedures::commit_merge(
+                &conn.engine,
+                [lo.info(), hi.info()],
+                &merged,
+                &conn.engine.rs.name,
+            )
+            .unwrap();
         }
         drop((lo, hi, conn));
         let conn = open(&fs);

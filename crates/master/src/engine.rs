@@ -5,17 +5,13 @@
 
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
-use std::ops::Bound;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use basalt_common::{
-    Bytes, Clock, Error, RegionInfo, Result, SystemClock, TableDescriptor, TableName,
-};
+use basalt_common::{Clock, Error, RegionInfo, Result, SystemClock, TableName};
 use basalt_fs::{FileLock, FileSystem, FsError, MemFs};
 use basalt_region::{MemstoreBudget, Region, RegionConfig};
 use basalt_regionserver::RegionServer;
@@ -26,140 +22,42 @@ use basalt_storefile::BlockCache;
 use basalt_wal::{Wal, WalConfig};
 
 use crate::janitor;
-use crate::meta::{self, MetaBatch, MetaStore, NamespaceDescriptor, ServerName};
+use crate::master::{HostedTable, Master};
+use crate::meta::{self, MetaStore, ServerName};
 use crate::servers::{LocalServer, RegionServerAdmin};
 use basalt_regionserver::compactor;
 
-/// A table hosted by the engine: its schema, state and regions.
-#[derive(Debug)]
-pub struct HostedTable {
-    pub name: TableName,
-    descriptor: RwLock<Arc<TableDescriptor>>,
-    enabled: AtomicBool,
-    /// The serving regions by start key; together they cover every row.
-    regions: RwLock<BTreeMap<Bytes, Arc<Region>>>,
-}
-
-impl HostedTable {
-    pub fn new(descriptor: TableDescriptor, enabled: bool, regions: Vec<Arc<Region>>) -> Arc<Self> {
-        Arc::new(HostedTable {
-            name: descriptor.name.clone(),
-            descriptor: RwLock::new(Arc::new(descriptor)),
-            enabled: AtomicBool::new(enabled),
-            regions: RwLock::new(
-                regions
-                    .into_iter()
-                    .map(|r| (r.info().start_key.clone(), r))
-                    .collect(),
-            ),
-        })
-    }
-
-    pub fn descriptor(&self) -> Arc<TableDescriptor> {
-        Arc::clone(
-            &self
-                .descriptor
-                .read()
-                .unwrap_or_else(PoisonError::into_inner),
-        )
-    }
-
-    pub fn set_descriptor(&self, d: TableDescriptor) {
-        *self
-            .descriptor
-            .write()
-            .unwrap_or_else(PoisonError::into_inner) = Arc::new(d);
-    }
-
-    pub fn is_enabled(&self) -> bool {
-        self.enabled.load(Ordering::Acquire)
-    }
-
-    pub fn set_enabled(&self, on: bool) {
-        self.enabled.store(on, Ordering::Release);
-    }
-
-    fn map(&self) -> RwLockReadGuard<'_, BTreeMap<Bytes, Arc<Region>>> {
-        // Changed only by whole-entry inserts and removes: never half-updated.
-        self.regions.read().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// The region holding `row`.
-    pub fn region_for(&self, row: &[u8]) -> Result<Arc<Region>> {
-        self.map()
-            .range::<[u8], _>((Bound::Unbounded, Bound::Included(row)))
-            .next_back()
-            .map(|(_, r)| Arc::clone(r))
-            .ok_or_else(|| Error::TableNotFound(self.name.clone()))
-    }
-
-    /// The region holding the rows just below `row` (None below the first region).
-    pub fn region_before(&self, row: &[u8]) -> Option<Arc<Region>> {
-        self.map()
-            .range::<[u8], _>((Bound::Unbounded, Bound::Excluded(row)))
-            .next_back()
-            .map(|(_, r)| Arc::clone(r))
-    }
-
-    pub fn last_region(&self) -> Option<Arc<Region>> {
-        self.map().values().next_back().cloned()
-    }
-
-    /// The serving regions in key order.
-    pub fn regions(&self) -> Vec<Arc<Region>> {
-        self.map().values().cloned().collect()
-    }
-
-    /// Swaps regions in one step: readers see the old ones or the new ones.
-    pub fn replace_regions(&self, old: &[Arc<Region>], new: &[Arc<Region>]) {
-        let mut map = self.regions.write().unwrap_or_else(PoisonError::into_inner);
-        for r in old {
-            if map
-                .get(&r.info().start_key)
-                .is_some_and(|cur| Arc::ptr_eq(cur, r))
-            {
-                map.remove(&r.info().start_key);
-            }
-        }
-        for r in new {
-            map.insert(r.info().start_key.clone(), Arc::clone(r));
-        }
-    }
-}
-
-/// What all handles of one embedded connection share.
+/// The embedded engine: a master and one region server in one process, with the meta region
+/// open beside them. It is a [`Master`] (it dereferences to one) whose procedures ask the
+/// region server for region work through the same interface a cluster's master uses.
 #[derive(Debug)]
 pub struct Engine {
-    tables: RwLock<BTreeMap<TableName, Arc<HostedTable>>>,
-    namespaces: RwLock<BTreeMap<String, NamespaceDescriptor>>,
+    master: Master,
     /// The `hbase:meta` region: the catalog.
     pub meta: Arc<Region>,
-    /// One catalog change at a time: DDL, splits, merges, cleanup of split parents.
-    ddl: Mutex<()>,
-    /// The timestamp of the last catalog change (they only grow).
-    last_meta_ts: AtomicI64,
-    pub clock: Arc<dyn Clock>,
     pub region_config: RegionConfig,
-    /// Where everything is stored, and the root directory on it (layout: DESIGN.md section 5).
-    pub fs: Arc<dyn FileSystem>,
-    pub root: PathBuf,
-    /// The region server in this process. The master's procedures ask it for region work
-    /// through `server` (the interface a cluster's master uses for each of its servers); the
-    /// embedded client reads and writes its regions directly.
+    /// The region server in this process: the master's procedures ask it for region work
+    /// through `server`; the embedded client reads and writes its regions directly.
     pub rs: Arc<RegionServer>,
-    server: LocalServer,
-    closed: AtomicBool,
+    server: Arc<dyn RegionServerAdmin>,
     /// Regions tell the background worker here when a flush leaves work for it.
     compactions: Sender<()>,
     /// The background workers and the flushers, joined when the connection closes.
     workers: Mutex<Vec<JoinHandle<()>>>,
     /// Tells the splitter to stop.
     stop_splitter: Mutex<Option<Sender<()>>>,
-    pub background: janitor::Settings,
     /// The root's `LOCK`, held while the engine's master owns the data directory. An engine
     /// dropped without closing lets go of its region server's WAL directory first (`Drop`),
     /// so the next engine to take the root lock finds that directory free to recover.
     lock: Mutex<Option<Box<dyn FileLock>>>,
+}
+
+impl std::ops::Deref for Engine {
+    type Target = Master;
+
+    fn deref(&self) -> &Master {
+        &self.master
+    }
 }
 
 impl Drop for Engine {
@@ -174,7 +72,7 @@ impl Engine {
     /// Stops the background work, flushes every region, closes the log and releases the data
     /// directory. Every handle on the engine fails afterwards.
     pub fn close(&self) -> Result<()> {
-        if self.closed.swap(true, Ordering::AcqRel) {
+        if !self.master.mark_closed() {
             return Ok(());
         }
         // Stop the compaction worker first: once the directory is released, another engine
@@ -210,92 +108,12 @@ impl Engine {
         Ok(())
     }
 
-    pub fn tables(&self) -> RwLockReadGuard<'_, BTreeMap<TableName, Arc<HostedTable>>> {
-        // The map is only ever changed by single insert/remove calls; a panic cannot leave it
-        // half-updated, so a poisoned lock still guards consistent data.
-        self.tables.read().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    pub fn tables_mut(&self) -> RwLockWriteGuard<'_, BTreeMap<TableName, Arc<HostedTable>>> {
-        self.tables.write().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    pub fn namespaces(&self) -> RwLockReadGuard<'_, BTreeMap<String, NamespaceDescriptor>> {
-        self.namespaces
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-    }
-
-    pub fn namespaces_mut(&self) -> RwLockWriteGuard<'_, BTreeMap<String, NamespaceDescriptor>> {
-        self.namespaces
-            .write()
-            .unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Serializes catalog changes.
-    pub fn ddl(&self) -> MutexGuard<'_, ()> {
-        self.ddl.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// A batch of catalog mutations at a timestamp later than every earlier one.
-    pub fn meta_batch(&self) -> MetaBatch {
-        let now = self.clock.now_millis();
-        let prev = self
-            .last_meta_ts
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |last| {
-                Some(now.max(last + 1))
-            })
-            .unwrap_or(now);
-        MetaBatch::new(now.max(prev + 1))
-    }
-
-    /// `<root>/data/<namespace>/<table>`.
-    pub fn table_dir(&self, name: &TableName) -> PathBuf {
-        layout::table_dir(&self.root, name)
-    }
-
-    pub fn region_dir(&self, info: &RegionInfo) -> PathBuf {
-        self.rs.region_dir(info)
-    }
-
-    /// The region server the master's procedures ask for region work.
-    pub fn server(&self) -> &dyn RegionServerAdmin {
+    /// The region server in this process, as the master's procedures ask it for region work.
+    pub fn server(&self) -> &Arc<dyn RegionServerAdmin> {
         &self.server
     }
 
-    /// The region `info` names, open in this process (serving or held), for the embedded
-    /// client's direct calls.
-    pub fn local(&self, info: &RegionInfo) -> Result<Arc<Region>> {
-        let encoded = layout::encoded_name(info);
-        self.rs
-            .online_region(&encoded)
-            .or_else(|| self.rs.held_region(&encoded))
-            .ok_or_else(|| {
-                Error::NotServingRegion(String::from_utf8_lossy(&info.region_name()).into_owned())
-            })
-    }
-
-    /// Where the catalog is read and written.
-    pub fn catalog(&self) -> &dyn MetaStore {
-        self.meta.as_ref()
-    }
-
-    pub fn check_open(&self) -> Result<()> {
-        if self.closed.load(Ordering::Acquire) {
-            return Err(Error::storage("the connection is closed"));
-        }
-        Ok(())
-    }
-
-    pub fn table(&self, name: &TableName) -> Result<Arc<HostedTable>> {
-        self.check_open()?;
-        self.tables()
-            .get(name)
-            .cloned()
-            .ok_or_else(|| Error::TableNotFound(name.clone()))
-    }
-
-    /// Every serving region, meta's first.
+    /// Every open region, meta's first.
     pub fn all_regions(&self) -> Vec<Arc<Region>> {
         let mut out = vec![Arc::clone(&self.meta)];
         for t in self.tables().values() {
@@ -588,26 +406,28 @@ impl<C: FromEngine> EngineBuilder<C> {
         ));
         let meta = Arc::new(meta);
         rs.put_online(&meta);
+        let server: Arc<dyn RegionServerAdmin> = Arc::new(LocalServer {
+            rs: Arc::clone(&rs),
+        });
+        let master = Master::new(
+            Arc::clone(&meta) as Arc<dyn MetaStore>,
+            self.clock,
+            self.fs,
+            self.root,
+            Some(Arc::clone(&rs)),
+            self.background,
+        );
+        master.servers.add(Arc::clone(&server));
         Ok(Engine {
-            tables: RwLock::new(BTreeMap::new()),
-            namespaces: RwLock::new(BTreeMap::new()),
+            master,
             meta,
-            ddl: Mutex::new(()),
-            last_meta_ts: AtomicI64::new(0),
-            clock: self.clock,
             region_config: self.region_config,
-            fs: self.fs,
-            root: self.root,
             lock: Mutex::new(lock),
-            server: LocalServer {
-                rs: Arc::clone(&rs),
-            },
+            server,
             rs,
-            closed: AtomicBool::new(false),
             compactions,
             workers: Mutex::new(Vec::new()),
             stop_splitter: Mutex::new(None),
-            background: self.background,
         })
     }
 
@@ -688,8 +508,7 @@ fn boot(engine: &Engine, segments: &[PathBuf], skip_corrupt: bool) -> Result<()>
     basalt_regionserver::recover(fs, segments, &[meta], skip_corrupt)?;
     // Catalog changes continue after the newest one, even if the clock went back: a row
     // written again must not fall under an older run's delete marker.
-    let newest = engine.catalog().newest_timestamp()?;
-    engine.last_meta_ts.fetch_max(newest, Ordering::AcqRel);
+    engine.continue_after(meta.newest_timestamp()?);
     let mut namespaces = meta::read_namespaces(meta)?;
     if namespaces.is_empty() {
         let mut batch = engine.meta_batch();
@@ -707,6 +526,7 @@ fn boot(engine: &Engine, segments: &[PathBuf], skip_corrupt: bool) -> Result<()>
     let rows = meta::read_regions(meta)?;
     let mut tables = BTreeMap::new();
     let mut opened: Vec<Arc<Region>> = Vec::new();
+    let server = engine.server();
     for (name, state) in &states {
         let dir = engine.table_dir(name);
         let descriptor = layout::read_descriptor(fs, &dir)?;
@@ -715,17 +535,17 @@ fn boot(engine: &Engine, segments: &[PathBuf], skip_corrupt: bool) -> Result<()>
             .iter()
             .filter(|r| &r.info.table == name && r.is_serving())
         {
-            engine.server().open_region(&row.info)?;
-            let region = engine.local(&row.info)?;
-            opened.push(Arc::clone(&region));
-            regions.push(region);
+            server.open_region(&row.info)?;
+            let placed = engine.placed(&row.info, server);
+            opened.extend(placed.region.clone());
+            regions.push(placed);
         }
         let enabled = *state == meta::TableState::Enabled;
         if !enabled {
             // A disabled table's regions serve no client calls (they stay open for the
             // embedded API's refusals and for enabling again).
             for r in &regions {
-                engine.server().set_serving(r.info(), false)?;
+                server.set_serving(&r.info, false)?;
             }
         }
         tables.insert(name.clone(), HostedTable::new(descriptor, enabled, regions));
@@ -763,7 +583,7 @@ fn boot(engine: &Engine, segments: &[PathBuf], skip_corrupt: bool) -> Result<()>
     let mut batch = engine.meta_batch();
     for region in &opened {
         batch
-            .region(region.info(), "OPEN", engine.server().name())
+            .region(region.info(), "OPEN", server.name())
             .opened(region.info(), region.last_sequence_id());
     }
     for t in tables.values().filter(|t| !t.is_enabled()) {
@@ -775,7 +595,7 @@ fn boot(engine: &Engine, segments: &[PathBuf], skip_corrupt: bool) -> Result<()>
     let meta_table = HostedTable::new(
         meta.descriptor().clone(),
         true,
-        vec![Arc::clone(&engine.meta)],
+        vec![engine.placed(meta.info(), server)],
     );
     tables.insert(meta.info().table.clone(), meta_table);
     *engine.tables_mut() = tables;

@@ -10,6 +10,7 @@
 mod admin;
 mod engine;
 pub mod janitor;
+mod master;
 pub mod master_service;
 pub mod meta;
 pub mod procedures;
@@ -17,4 +18,5 @@ pub mod servers;
 mod upgrade;
 
 pub use admin::{Admin, RegionDescription, SplitAlgorithm};
-pub use engine::{Engine, EngineBuilder, FromEngine, HostedTable};
+pub use engine::{Engine, EngineBuilder, FromEngine};
+pub use master::{HostedTable, Master, Placed, Servers};

@@ -8,12 +8,12 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use basalt_common::table_name::SYSTEM_NAMESPACE;
-use basalt_common::{Bytes, Error, RegionInfo, Result, TableDescriptor, TableName};
-use basalt_region::Region;
+use basalt_common::{Bytes, Error, RegionInfo, Result, ServerName, TableDescriptor, TableName};
 use basalt_regionserver::layout;
 
-use crate::engine::{Engine, HostedTable};
+use crate::master::{HostedTable, Master, Placed};
 use crate::meta::{self, NamespaceDescriptor, TableState};
+use crate::servers::RegionServerAdmin;
 
 fn refuse_system(name: &TableName) -> Result<()> {
     if name.is_system() {
@@ -33,7 +33,7 @@ fn validate_namespace_name(name: &str) -> Result<()> {
 }
 
 /// Writes a namespace: a new one (`create`) or new properties for an existing one.
-pub fn put_namespace(engine: &Engine, ns: &NamespaceDescriptor, create: bool) -> Result<()> {
+pub fn put_namespace(engine: &Master, ns: &NamespaceDescriptor, create: bool) -> Result<()> {
     let _ddl = engine.ddl();
     engine.check_open()?;
     validate_namespace_name(&ns.name)?;
@@ -42,12 +42,15 @@ pub fn put_namespace(engine: &Engine, ns: &NamespaceDescriptor, create: bool) ->
         (false, false) => return Err(Error::NamespaceNotFound(ns.name.clone())),
         _ => {}
     }
-    engine.meta_batch().namespace(ns).commit(engine.catalog())?;
+    engine
+        .meta_batch()
+        .namespace(ns)
+        .commit(engine.catalog().as_ref())?;
     engine.namespaces_mut().insert(ns.name.clone(), ns.clone());
     Ok(())
 }
 
-pub fn delete_namespace(engine: &Engine, name: &str) -> Result<()> {
+pub fn delete_namespace(engine: &Master, name: &str) -> Result<()> {
     let _ddl = engine.ddl();
     engine.check_open()?;
     if !engine.namespaces().contains_key(name) {
@@ -72,7 +75,7 @@ pub fn delete_namespace(engine: &Engine, name: &str) -> Result<()> {
     engine
         .meta_batch()
         .delete_row(name.as_bytes().to_vec())
-        .commit(engine.catalog())?;
+        .commit(engine.catalog().as_ref())?;
     engine.namespaces_mut().remove(name);
     layout::delete_dir(engine.fs.as_ref(), &engine.root.join("data").join(name))
 }
@@ -95,7 +98,7 @@ fn sorted_split_keys(keys: &[Bytes]) -> Result<Vec<Bytes>> {
 }
 
 pub fn create_table(
-    engine: &Engine,
+    engine: &Master,
     descriptor: TableDescriptor,
     split_keys: &[Bytes],
 ) -> Result<()> {
@@ -104,7 +107,7 @@ pub fn create_table(
 }
 
 fn create_table_locked(
-    engine: &Engine,
+    engine: &Master,
     descriptor: TableDescriptor,
     split_keys: &[Bytes],
 ) -> Result<()> {
@@ -140,8 +143,9 @@ fn create_table_locked(
         let mut regions = Vec::new();
         for info in &infos {
             layout::write_region_info(fs, &engine.region_dir(info), info)?;
-            let seq_id = engine.server().open_region(info)?;
-            regions.push((engine.local(info)?, seq_id));
+            let server = engine.servers.pick()?;
+            let seq_id = server.open_region(info)?;
+            regions.push((engine.placed(info, &server), seq_id));
         }
         Ok(regions)
     })();
@@ -153,24 +157,23 @@ fn create_table_locked(
         }
     };
     let mut batch = engine.meta_batch();
-    for info in &infos {
-        batch.region(info, "OPEN", engine.server().name());
+    for (placed, seq_id) in &regions {
+        batch
+            .region(&placed.info, "OPEN", placed.server.name())
+            .opened(&placed.info, *seq_id);
     }
     batch.table_state(&name, TableState::Enabled);
-    for (region, seq_id) in &regions {
-        batch.opened(region.info(), *seq_id);
-    }
     // A failed commit may still have reached the log (a write whose sync failed): the files
     // stay, and the next open keeps them if the log has the commit, deletes them if not.
-    batch.commit(engine.catalog())?;
-    let regions = regions.into_iter().map(|(r, _)| r).collect();
+    batch.commit(engine.catalog().as_ref())?;
+    let regions = regions.into_iter().map(|(p, _)| p).collect();
     engine
         .tables_mut()
         .insert(name, HostedTable::new(descriptor, true, regions));
     Ok(())
 }
 
-pub fn set_enabled(engine: &Engine, name: &TableName, enabled: bool) -> Result<()> {
+pub fn set_enabled(engine: &Master, name: &TableName, enabled: bool) -> Result<()> {
     let _ddl = engine.ddl();
     let table = engine.table(name)?;
     refuse_system(name)?;
@@ -181,13 +184,13 @@ pub fn set_enabled(engine: &Engine, name: &TableName, enabled: bool) -> Result<(
             Error::TableNotEnabled(name.clone())
         });
     }
-    let regions = table.regions();
+    let regions = table.placed();
     if !enabled {
         // Writes stop first; then the memstores go to files, so a disabled table holds
         // nothing in memory and needs nothing from the WAL.
         table.set_enabled(false);
         for r in &regions {
-            if let Err(e) = engine.server().flush_region(r.info()) {
+            if let Err(e) = r.server.flush_region(&r.info) {
                 table.set_enabled(true);
                 return Err(e);
             }
@@ -203,34 +206,34 @@ pub fn set_enabled(engine: &Engine, name: &TableName, enabled: bool) -> Result<(
         },
     );
     for r in &regions {
-        batch.region_state(r.info(), if enabled { "OPEN" } else { "CLOSED" });
+        batch.region_state(&r.info, if enabled { "OPEN" } else { "CLOSED" });
     }
-    if let Err(e) = batch.commit(engine.catalog()) {
+    if let Err(e) = batch.commit(engine.catalog().as_ref()) {
         table.set_enabled(!enabled);
         return Err(e);
     }
     // The region server serves an enabled table's regions and no disabled table's.
     for r in &regions {
-        engine.server().set_serving(r.info(), enabled)?;
+        r.server.set_serving(&r.info, enabled)?;
     }
     table.set_enabled(enabled);
     Ok(())
 }
 
 /// Every meta row of `name`'s regions, serving or not.
-fn region_rows(engine: &Engine, name: &TableName) -> Result<Vec<meta::RegionRow>> {
-    Ok(meta::read_regions(engine.catalog())?
+fn region_rows(engine: &Master, name: &TableName) -> Result<Vec<meta::RegionRow>> {
+    Ok(meta::read_regions(engine.catalog().as_ref())?
         .into_iter()
         .filter(|r| &r.info.table == name)
         .collect())
 }
 
-pub fn delete_table(engine: &Engine, name: &TableName) -> Result<()> {
+pub fn delete_table(engine: &Master, name: &TableName) -> Result<()> {
     let _ddl = engine.ddl();
     delete_table_locked(engine, name)
 }
 
-fn delete_table_locked(engine: &Engine, name: &TableName) -> Result<()> {
+fn delete_table_locked(engine: &Master, name: &TableName) -> Result<()> {
     let table = engine.table(name)?;
     refuse_system(name)?;
     if table.is_enabled() {
@@ -241,15 +244,15 @@ fn delete_table_locked(engine: &Engine, name: &TableName) -> Result<()> {
     for row in region_rows(engine, name)? {
         batch.delete_row(row.info.region_name());
     }
-    batch.commit(engine.catalog())?;
+    batch.commit(engine.catalog().as_ref())?;
     engine.tables_mut().remove(name);
-    for r in table.regions() {
-        engine.server().drop_region(r.info())?;
+    for r in table.placed() {
+        r.server.drop_region(&r.info)?;
     }
     layout::delete_dir(engine.fs.as_ref(), &engine.table_dir(name))
 }
 
-pub fn truncate_table(engine: &Engine, name: &TableName, preserve_splits: bool) -> Result<()> {
+pub fn truncate_table(engine: &Master, name: &TableName, preserve_splits: bool) -> Result<()> {
     let _ddl = engine.ddl();
     let table = engine.table(name)?;
     refuse_system(name)?;
@@ -259,10 +262,10 @@ pub fn truncate_table(engine: &Engine, name: &TableName, preserve_splits: bool) 
     let descriptor = (*table.descriptor()).clone();
     let splits: Vec<Bytes> = if preserve_splits {
         table
-            .regions()
+            .placed()
             .iter()
             .skip(1)
-            .map(|r| r.info().start_key.clone())
+            .map(|r| r.info.start_key.clone())
             .collect()
     } else {
         Vec::new()
@@ -274,7 +277,7 @@ pub fn truncate_table(engine: &Engine, name: &TableName, preserve_splits: bool) 
 /// Alters a table online: the new schema is written, then each region is closed (its
 /// memstores flushed) and reopened with it. Requests to a region being reopened wait and
 /// retry. Families the new schema drops are deleted from every region.
-pub fn modify_table(engine: &Engine, descriptor: TableDescriptor) -> Result<()> {
+pub fn modify_table(engine: &Master, descriptor: TableDescriptor) -> Result<()> {
     let _ddl = engine.ddl();
     let name = descriptor.name.clone();
     let table = engine.table(&name)?;
@@ -282,25 +285,26 @@ pub fn modify_table(engine: &Engine, descriptor: TableDescriptor) -> Result<()> 
     descriptor.validate()?;
     layout::write_descriptor(engine.fs.as_ref(), &engine.table_dir(&name), &descriptor)?;
     table.set_descriptor(descriptor.clone());
-    for old in table.regions() {
-        engine.server().reopen_region(old.info())?;
-        table.replace_regions(&[Arc::clone(&old)], &[engine.local(old.info())?]);
+    for old in table.placed() {
+        old.server.reopen_region(&old.info)?;
+        let new = engine.placed(&old.info, &old.server);
+        table.replace_regions(std::slice::from_ref(&old.info), vec![new]);
     }
     Ok(())
 }
 
 /// A new region id after `ids`: the time, but always larger than the parents' ids (HBase's
 /// rule for daughters and merged regions).
-fn next_region_id(engine: &Engine, ids: &[i64]) -> i64 {
+fn next_region_id(engine: &Master, ids: &[i64]) -> i64 {
     let after = ids.iter().max().map_or(0, |m| m + 1);
     engine.clock.now_millis().max(after)
 }
 
 /// The table's serving region that `info` names (not a region that has since split, merged
 /// or been reopened away).
-fn serving(table: &HostedTable, info: &RegionInfo) -> Result<Arc<Region>> {
-    let current = table.region_for(&info.start_key)?;
-    if current.info() != info || current.is_closed() {
+fn serving(table: &HostedTable, info: &RegionInfo) -> Result<Placed> {
+    let current = table.placed_for(&info.start_key)?;
+    if current.info != *info || current.region.as_ref().is_some_and(|r| r.is_closed()) {
         return Err(Error::NotServingRegion(
             String::from_utf8_lossy(&info.region_name()).into_owned(),
         ));
@@ -313,7 +317,7 @@ fn serving(table: &HostedTable, info: &RegionInfo) -> Result<Arc<Region>> {
 /// and a few small files: no data is copied) and the meta commit makes the daughters the
 /// serving regions.
 pub fn split_region(
-    engine: &Engine,
+    engine: &Master,
     table: &Arc<HostedTable>,
     info: &RegionInfo,
     at: Option<Bytes>,
@@ -335,12 +339,12 @@ pub fn split_region(
         )));
     }
     let id = next_region_id(engine, &[info.region_id]);
-    let server = engine.server();
+    let server = &parent.server;
     // The region server's half: the parent closed, the daughters' files written.
     let daughters = server.split_region(info, at, id)?;
     let parents = std::slice::from_ref(info);
     // The master's half: one atomic catalog change.
-    if let Err(e) = commit_split(engine, info, &daughters) {
+    if let Err(e) = commit_split(engine, info, &daughters, server.name()) {
         // The commit may have reached the log all the same: the daughters' files stay for
         // the next open to keep or delete. Until then the parent serves what it holds.
         let _ = server.settle(parents, &[], false);
@@ -348,7 +352,7 @@ pub fn split_region(
     }
     // Committed: the daughters are the table's regions now (after a crash too).
     let seq_ids = server.settle(parents, &daughters, true)?;
-    serve_children(engine, table, &[parent], &daughters, &seq_ids)?;
+    serve_children(engine, table, server, parents, &daughters, &seq_ids);
     let [a, b] = daughters;
     Ok((a, b))
 }
@@ -356,30 +360,27 @@ pub fn split_region(
 /// Puts a committed split's or merge's new regions in the table's map, replacing their
 /// parents, and records the sequence ids they opened at.
 fn serve_children(
-    engine: &Engine,
+    engine: &Master,
     table: &HostedTable,
-    parents: &[Arc<Region>],
+    server: &Arc<dyn RegionServerAdmin>,
+    parents: &[RegionInfo],
     children: &[RegionInfo],
     seq_ids: &[u64],
-) -> Result<()> {
-    let opened = children
-        .iter()
-        .map(|c| engine.local(c))
-        .collect::<Result<Vec<_>>>()?;
-    table.replace_regions(parents, &opened);
+) {
+    let opened = children.iter().map(|c| engine.placed(c, server)).collect();
+    table.replace_regions(parents, opened);
     let mut batch = engine.meta_batch();
     for (info, seq_id) in children.iter().zip(seq_ids) {
         batch.opened(info, *seq_id);
     }
     // Only informational: a failure here leaves the regions serving.
-    let _ = batch.commit(engine.catalog());
-    Ok(())
+    let _ = batch.commit(engine.catalog().as_ref());
 }
 
 /// Merges two adjacent regions of a table into one that reads both parents' files through
 /// references.
 pub fn merge_regions(
-    engine: &Engine,
+    engine: &Master,
     table: &Arc<HostedTable>,
     first: &RegionInfo,
     second: &RegionInfo,
@@ -416,19 +417,29 @@ pub fn merge_regions(
         hi.end_key.clone(),
         id,
     );
-    let server = engine.server();
+    let server = &parents[0].server;
+    if parents[1].server.name() != server.name() {
+        return Err(Error::Refused(format!(
+            "Regions {} and {} are on different servers ({} and {}); move one to the other's \
+             server first",
+            String::from_utf8_lossy(&lo.region_name()),
+            String::from_utf8_lossy(&hi.region_name()),
+            server.name(),
+            parents[1].server.name()
+        )));
+    }
     // The region server's half: both parents closed, the merged region's files written.
     server.merge_regions(lo, hi, &merged)?;
     let infos = [lo.clone(), hi.clone()];
     // The master's half: one atomic catalog change.
-    if let Err(e) = commit_merge(engine, [lo, hi], &merged) {
+    if let Err(e) = commit_merge(engine, [lo, hi], &merged, server.name()) {
         // As for a split: the merged region's files stay for the next open to judge.
         let _ = server.settle(&infos, &[], false);
         return Err(e);
     }
     let children = std::slice::from_ref(&merged);
     let seq_ids = server.settle(&infos, children, true)?;
-    serve_children(engine, table, &parents, children, &seq_ids)?;
+    serve_children(engine, table, server, &infos, children, &seq_ids);
     Ok(merged)
 }
 
@@ -436,46 +447,62 @@ pub fn merge_regions(
 /// split parent naming its daughters, and the daughters serving regions on the region server
 /// that prepared them. Before it, a crash leaves the parent as it was (the next open deletes
 /// the daughters' directories); after it, the daughters (the next open opens them).
-pub fn commit_split(engine: &Engine, parent: &RegionInfo, [a, b]: &[RegionInfo; 2]) -> Result<()> {
+pub fn commit_split(
+    engine: &Master,
+    parent: &RegionInfo,
+    [a, b]: &[RegionInfo; 2],
+    server: &ServerName,
+) -> Result<()> {
     let mut batch = engine.meta_batch();
     batch
         .split_parent(parent, a, b)
-        .region(a, "OPEN", engine.server().name())
-        .region(b, "OPEN", engine.server().name());
-    batch.commit(engine.catalog())
+        .region(a, "OPEN", server)
+        .region(b, "OPEN", server);
+    batch.commit(engine.catalog().as_ref())
 }
 
 /// The master's half of a merge, as [`commit_split`]'s: the parents' rows go and the merged
 /// region's arrives, naming its parents (for the janitor), in one mutation.
 pub fn commit_merge(
-    engine: &Engine,
+    engine: &Master,
     [lo, hi]: [&RegionInfo; 2],
     merged: &RegionInfo,
+    server: &ServerName,
 ) -> Result<()> {
     let mut batch = engine.meta_batch();
     batch
         .delete_row(lo.region_name())
         .delete_row(hi.region_name())
-        .region(merged, "OPEN", engine.server().name())
+        .region(merged, "OPEN", server)
         .merge_parents(merged, &[lo, hi]);
-    batch.commit(engine.catalog())
+    batch.commit(engine.catalog().as_ref())
 }
 
 /// Deletes split and merge parents that no serving region reads any more (HBase's
 /// CatalogJanitor): their directories, then their catalog entries. Returns how many went.
-pub fn clean_parents(engine: &Engine) -> Result<usize> {
+pub fn clean_parents(engine: &Master) -> Result<usize> {
     let _ddl = engine.ddl();
     engine.check_open()?;
-    let rows = meta::read_regions(engine.catalog())?;
-    let serving = engine.all_regions();
-    let referenced: BTreeSet<String> = serving
-        .iter()
-        .flat_map(|r| r.referenced_parents())
+    let rows = meta::read_regions(engine.catalog().as_ref())?;
+    let placed: Vec<Placed> = engine
+        .tables()
+        .values()
+        .filter(|t| !t.name.is_system())
+        .flat_map(|t| t.placed())
         .collect();
-    let serving: BTreeSet<String> = serving
-        .iter()
-        .map(|r| r.encoded_name().to_owned())
-        .collect();
+    // What the serving regions read of their parents: from the open region where it is in
+    // this process, else from its store files' names on the shared storage.
+    let mut referenced = BTreeSet::new();
+    for p in &placed {
+        match &p.region {
+            Some(r) => referenced.extend(r.referenced_parents()),
+            None => referenced.extend(basalt_region::parents_on_disk(
+                engine.fs.as_ref(),
+                &engine.region_dir(&p.info),
+            )?),
+        }
+    }
+    let serving: BTreeSet<String> = placed.iter().map(|p| p.info.encoded_name()).collect();
     // A child meta lists as serving but that is not open (it failed to open) may still need
     // its parents' files: nothing is cleaned on its behalf.
     let unsure = |child: &RegionInfo| {
@@ -495,7 +522,7 @@ pub fn clean_parents(engine: &Engine) -> Result<usize> {
             engine
                 .meta_batch()
                 .delete_row(row.info.region_name())
-                .commit(engine.catalog())?;
+                .commit(engine.catalog().as_ref())?;
             layout::delete_dir(fs, &engine.region_dir(&row.info))?;
             cleaned += 1;
         }
@@ -509,7 +536,7 @@ pub fn clean_parents(engine: &Engine) -> Result<usize> {
             engine
                 .meta_batch()
                 .clear_merge_parents(&row.info, row.merge_parents.len())
-                .commit(engine.catalog())?;
+                .commit(engine.catalog().as_ref())?;
             for p in &row.merge_parents {
                 layout::delete_dir(fs, &engine.region_dir(p))?;
             }

@@ -25,6 +25,7 @@ mod store;
 
 pub use budget::{BLOCK_MULTIPLIER, MemstoreBudget};
 pub use compaction::{CompactionConfig, select_minor};
+pub use reference::parents_on_disk;
 pub use region::{Region, RegionConfig, RequestCounts, RowMutation};
 pub use scanner::RegionScanner;
 

@@ -56,6 +56,34 @@ pub fn referenced_path(store_dir: &Path, name: &str) -> Option<(PathBuf, String)
     ))
 }
 
+/// The encoded names of the regions whose files the region in `region_dir` reads through
+/// references, from its store directories' file names (HBase's
+/// `HRegionFileSystem.hasReferences`): what a master on shared storage learns without the
+/// region open.
+pub fn parents_on_disk(
+    fs: &dyn FileSystem,
+    region_dir: &Path,
+) -> Result<std::collections::BTreeSet<String>> {
+    let mut out = std::collections::BTreeSet::new();
+    let storage = |e| Error::storage_from(e);
+    if !fs.exists(region_dir).map_err(storage)? {
+        return Ok(out);
+    }
+    for family in fs.list(region_dir).map_err(storage)? {
+        // `.regioninfo` and the like, and recovered edits, are not stores.
+        if family.starts_with('.') || family == "recovered.edits" {
+            continue;
+        }
+        let store_dir = region_dir.join(&family);
+        for name in fs.list(&store_dir).map_err(storage)? {
+            if let Some((_, parent)) = referenced_path(&store_dir, &name) {
+                out.insert(parent);
+            }
+        }
+    }
+    Ok(out)
+}
+
 pub(crate) fn encode(range: &RowRange) -> Vec<u8> {
     let mut b = Vec::with_capacity(20 + range.start.len() + range.end.len());
     b.extend_from_slice(MAGIC);

@@ -35,7 +35,8 @@ fn the_catalog_reads_and_writes_the_same_over_rpc() {
     )
     .unwrap();
     let engine = conn.engine();
-    let local = engine.catalog();
+    let catalog = engine.catalog();
+    let local = catalog.as_ref();
 
     let infos = |m: &dyn MetaStore| -> Vec<_> {
         meta::read_regions(m)

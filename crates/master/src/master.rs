@@ -1,0 +1,368 @@
+//! The master's state (HBase's `HMaster` with its `TableStateManager` and the region states of
+//! its `AssignmentManager`): the tables it knows, each a sorted run of regions placed on region
+//! servers, the namespaces, the catalog it keeps them in, the region servers it can place
+//! regions on, and the DDL lock. The procedures (`procedures`) change it; the embedded engine
+//! (`Engine`) is a `Master` with one region server in its own process, and a cluster's master
+//! (`cluster`) is one with region servers across the network.
+
+use std::collections::BTreeMap;
+use std::ops::Bound;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use basalt_common::{Bytes, Clock, Error, RegionInfo, Result, TableDescriptor, TableName};
+use basalt_fs::FileSystem;
+use basalt_region::Region;
+use basalt_regionserver::RegionServer;
+use basalt_regionserver::layout;
+
+use crate::janitor;
+use crate::meta::{MetaBatch, MetaStore, NamespaceDescriptor};
+use crate::servers::RegionServerAdmin;
+
+/// A region where the master placed it: the server that serves it, and (in the embedded engine)
+/// the open region itself, which the embedded client reads and writes directly.
+#[derive(Debug, Clone)]
+pub struct Placed {
+    pub info: RegionInfo,
+    pub server: Arc<dyn RegionServerAdmin>,
+    pub region: Option<Arc<Region>>,
+}
+
+/// A table the master knows: its schema, state and regions.
+#[derive(Debug)]
+pub struct HostedTable {
+    pub name: TableName,
+    descriptor: RwLock<Arc<TableDescriptor>>,
+    enabled: AtomicBool,
+    /// The serving regions by start key; together they cover every row.
+    regions: RwLock<BTreeMap<Bytes, Placed>>,
+}
+
+fn not_serving(info: &RegionInfo) -> Error {
+    Error::NotServingRegion(String::from_utf8_lossy(&info.region_name()).into_owned())
+}
+
+impl HostedTable {
+    pub fn new(descriptor: TableDescriptor, enabled: bool, regions: Vec<Placed>) -> Arc<Self> {
+        Arc::new(HostedTable {
+            name: descriptor.name.clone(),
+            descriptor: RwLock::new(Arc::new(descriptor)),
+            enabled: AtomicBool::new(enabled),
+            regions: RwLock::new(
+                regions
+                    .into_iter()
+                    .map(|p| (p.info.start_key.clone(), p))
+                    .collect(),
+            ),
+        })
+    }
+
+    pub fn descriptor(&self) -> Arc<TableDescriptor> {
+        Arc::clone(
+            &self
+                .descriptor
+                .read()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
+    }
+
+    pub fn set_descriptor(&self, d: TableDescriptor) {
+        *self
+            .descriptor
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Arc::new(d);
+    }
+
+    pub fn is_enabled(&self) -> bool {
+        self.enabled.load(Ordering::Acquire)
+    }
+
+    pub fn set_enabled(&self, on: bool) {
+        self.enabled.store(on, Ordering::Release);
+    }
+
+    fn map(&self) -> RwLockReadGuard<'_, BTreeMap<Bytes, Placed>> {
+        // Changed only by whole-entry inserts and removes: never half-updated.
+        self.regions.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn local(p: &Placed) -> Result<Arc<Region>> {
+        p.region.clone().ok_or_else(|| not_serving(&p.info))
+    }
+
+    /// Where the region holding `row` is placed.
+    pub fn placed_for(&self, row: &[u8]) -> Result<Placed> {
+        self.map()
+            .range::<[u8], _>((Bound::Unbounded, Bound::Included(row)))
+            .next_back()
+            .map(|(_, p)| p.clone())
+            .ok_or_else(|| Error::TableNotFound(self.name.clone()))
+    }
+
+    /// Every region's placement, in key order.
+    pub fn placed(&self) -> Vec<Placed> {
+        self.map().values().cloned().collect()
+    }
+
+    /// The open region holding `row` (embedded engine).
+    pub fn region_for(&self, row: &[u8]) -> Result<Arc<Region>> {
+        Self::local(&self.placed_for(row)?)
+    }
+
+    /// The open region holding the rows just below `row` (None below the first region).
+    pub fn region_before(&self, row: &[u8]) -> Option<Arc<Region>> {
+        self.map()
+            .range::<[u8], _>((Bound::Unbounded, Bound::Excluded(row)))
+            .next_back()
+            .and_then(|(_, p)| p.region.clone())
+    }
+
+    pub fn last_region(&self) -> Option<Arc<Region>> {
+        self.map()
+            .values()
+            .next_back()
+            .and_then(|p| p.region.clone())
+    }
+
+    /// The open regions in key order (embedded engine: every region).
+    pub fn regions(&self) -> Vec<Arc<Region>> {
+        self.map()
+            .values()
+            .filter_map(|p| p.region.clone())
+            .collect()
+    }
+
+    /// Swaps regions in one step: readers see the old ones or the new ones. An old region
+    /// goes only if it is still the one placed at its start key.
+    pub fn replace_regions(&self, old: &[RegionInfo], new: Vec<Placed>) {
+        let mut map = self.regions.write().unwrap_or_else(PoisonError::into_inner);
+        for info in old {
+            if map
+                .get(&info.start_key)
+                .is_some_and(|cur| cur.info == *info)
+            {
+                map.remove(&info.start_key);
+            }
+        }
+        for p in new {
+            map.insert(p.info.start_key.clone(), p);
+        }
+    }
+}
+
+/// The region servers a master places regions on, by name.
+#[derive(Debug, Default)]
+pub struct Servers {
+    live: RwLock<BTreeMap<String, Arc<dyn RegionServerAdmin>>>,
+    next: AtomicUsize,
+}
+
+impl Servers {
+    pub fn add(&self, server: Arc<dyn RegionServerAdmin>) {
+        self.live
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(server.name().to_string(), server);
+    }
+
+    pub fn remove(&self, name: &str) -> Option<Arc<dyn RegionServerAdmin>> {
+        self.live
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(name)
+    }
+
+    pub fn get(&self, name: &str) -> Option<Arc<dyn RegionServerAdmin>> {
+        self.live
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(name)
+            .cloned()
+    }
+
+    /// The live servers, by name.
+    pub fn all(&self) -> Vec<Arc<dyn RegionServerAdmin>> {
+        self.live
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+            .cloned()
+            .collect()
+    }
+
+    /// A server for a new region: the live servers in turn.
+    pub fn pick(&self) -> Result<Arc<dyn RegionServerAdmin>> {
+        let all = self.all();
+        if all.is_empty() {
+            return Err(Error::storage(
+                "no region server is running: nothing can serve a region",
+            ));
+        }
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        Ok(Arc::clone(&all[n % all.len()]))
+    }
+}
+
+/// The master's state; see the module documentation.
+#[derive(Debug)]
+pub struct Master {
+    tables: RwLock<BTreeMap<TableName, Arc<HostedTable>>>,
+    namespaces: RwLock<BTreeMap<String, NamespaceDescriptor>>,
+    /// Where the catalog is read and written (it changes when meta moves).
+    catalog: RwLock<Arc<dyn MetaStore>>,
+    /// One catalog change at a time: DDL, splits, merges, cleanup of split parents.
+    ddl: Mutex<()>,
+    /// The timestamp of the last catalog change (they only grow).
+    last_meta_ts: AtomicI64,
+    pub clock: Arc<dyn Clock>,
+    /// Where everything is stored, and the root directory on it (layout: DESIGN.md section 5).
+    pub fs: Arc<dyn FileSystem>,
+    pub root: PathBuf,
+    pub servers: Servers,
+    /// The region server in this process (the embedded engine), whose open regions the
+    /// embedded client uses directly.
+    local: Option<Arc<RegionServer>>,
+    closed: AtomicBool,
+    pub background: janitor::Settings,
+}
+
+impl Master {
+    pub fn new(
+        catalog: Arc<dyn MetaStore>,
+        clock: Arc<dyn Clock>,
+        fs: Arc<dyn FileSystem>,
+        root: PathBuf,
+        local: Option<Arc<RegionServer>>,
+        background: janitor::Settings,
+    ) -> Self {
+        Master {
+            tables: RwLock::new(BTreeMap::new()),
+            namespaces: RwLock::new(BTreeMap::new()),
+            catalog: RwLock::new(catalog),
+            ddl: Mutex::new(()),
+            last_meta_ts: AtomicI64::new(0),
+            clock,
+            fs,
+            root,
+            servers: Servers::default(),
+            local,
+            closed: AtomicBool::new(false),
+            background,
+        }
+    }
+
+    pub fn tables(&self) -> RwLockReadGuard<'_, BTreeMap<TableName, Arc<HostedTable>>> {
+        // The map is only ever changed by single insert/remove calls; a panic cannot leave it
+        // half-updated, so a poisoned lock still guards consistent data.
+        self.tables.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub fn tables_mut(&self) -> RwLockWriteGuard<'_, BTreeMap<TableName, Arc<HostedTable>>> {
+        self.tables.write().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub fn namespaces(&self) -> RwLockReadGuard<'_, BTreeMap<String, NamespaceDescriptor>> {
+        self.namespaces
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub fn namespaces_mut(&self) -> RwLockWriteGuard<'_, BTreeMap<String, NamespaceDescriptor>> {
+        self.namespaces
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Serializes catalog changes.
+    pub fn ddl(&self) -> MutexGuard<'_, ()> {
+        self.ddl.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Where the catalog is read and written.
+    pub fn catalog(&self) -> Arc<dyn MetaStore> {
+        Arc::clone(&self.catalog.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// The catalog is now read and written at `catalog` (meta moved).
+    pub fn set_catalog(&self, catalog: Arc<dyn MetaStore>) {
+        *self.catalog.write().unwrap_or_else(PoisonError::into_inner) = catalog;
+    }
+
+    /// Catalog changes continue after `ts` (the newest one the catalog holds), even if the
+    /// clock went back: a row written again must not fall under an older run's delete marker.
+    pub fn continue_after(&self, ts: i64) {
+        self.last_meta_ts.fetch_max(ts, Ordering::AcqRel);
+    }
+
+    /// A batch of catalog mutations at a timestamp later than every earlier one.
+    pub fn meta_batch(&self) -> MetaBatch {
+        let now = self.clock.now_millis();
+        let prev = self
+            .last_meta_ts
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |last| {
+                Some(now.max(last + 1))
+            })
+            .unwrap_or(now);
+        MetaBatch::new(now.max(prev + 1))
+    }
+
+    /// `<root>/data/<namespace>/<table>`.
+    pub fn table_dir(&self, name: &TableName) -> PathBuf {
+        layout::table_dir(&self.root, name)
+    }
+
+    /// `<root>/data/<namespace>/<table>/<encoded name>`.
+    pub fn region_dir(&self, info: &RegionInfo) -> PathBuf {
+        self.table_dir(&info.table).join(layout::encoded_name(info))
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Marks the master closed: every call on it fails from now on. False if it already was.
+    pub fn mark_closed(&self) -> bool {
+        !self.closed.swap(true, Ordering::AcqRel)
+    }
+
+    pub fn check_open(&self) -> Result<()> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(Error::storage("the connection is closed"));
+        }
+        Ok(())
+    }
+
+    pub fn table(&self, name: &TableName) -> Result<Arc<HostedTable>> {
+        self.check_open()?;
+        self.tables()
+            .get(name)
+            .cloned()
+            .ok_or_else(|| Error::TableNotFound(name.clone()))
+    }
+
+    /// The placement of a region the master has just opened on `server`: with the open region
+    /// itself when `server` is the one in this process.
+    pub fn placed(&self, info: &RegionInfo, server: &Arc<dyn RegionServerAdmin>) -> Placed {
+        let region = self.local.as_ref().and_then(|rs| {
+            (rs.name == *server.name())
+                .then(|| {
+                    let encoded = layout::encoded_name(info);
+                    rs.online_region(&encoded)
+                        .or_else(|| rs.held_region(&encoded))
+                })
+                .flatten()
+        });
+        Placed {
+            info: info.clone(),
+            server: Arc::clone(server),
+            region,
+        }
+    }
+
+    /// The region server in this process, if any.
+    pub fn local_server(&self) -> Option<&Arc<RegionServer>> {
+        self.local.as_ref()
+    }
+}
