@@ -46,7 +46,7 @@ impl Connection {
 
     /// The administrative interface: tables and their schemas.
     pub fn admin(&self) -> Admin {
-        Admin::new(Arc::clone(&self.engine))
+        Admin::new(self.engine.master())
     }
 
     /// A handle on table `name` (`table` or `namespace:table`). Like HBase's `getTable`, it

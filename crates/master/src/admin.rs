@@ -7,7 +7,8 @@ use basalt_common::{
 };
 use basalt_region::Region;
 
-use crate::{Engine, HostedTable, procedures};
+use crate::master::{Master, Placed};
+use crate::procedures;
 use basalt_common::NamespaceDescriptor;
 
 /// How `NUMREGIONS` split keys are computed (HBase's `RegionSplitter` algorithms).
@@ -77,32 +78,43 @@ pub struct RegionDescription {
 }
 
 impl RegionDescription {
-    fn of(region: &Region) -> Self {
-        let info: &RegionInfo = region.info();
-        RegionDescription {
+    /// A placed region's description; its sizes and counts where it is open in this process
+    /// (zero for one on another server).
+    pub(crate) fn of(placed: &Placed) -> Self {
+        let info: &RegionInfo = &placed.info;
+        let mut d = RegionDescription {
             name: info.region_name(),
             encoded_name: info.encoded_name(),
             start_key: info.start_key.clone(),
             end_key: info.end_key.clone(),
             region_id: info.region_id,
-            store_files: region.store_file_counts().iter().sum(),
-            store_file_size: region.store_files_size(),
-            memstore_size: region.memstore_bytes() as u64,
-            read_requests: region.requests().reads(),
-            write_requests: region.requests().writes(),
+            store_files: 0,
+            store_file_size: 0,
+            memstore_size: 0,
+            read_requests: 0,
+            write_requests: 0,
+        };
+        if let Some(region) = &placed.region {
+            d.encoded_name = region.encoded_name().to_owned();
+            d.store_files = region.store_file_counts().iter().sum();
+            d.store_file_size = region.store_files_size();
+            d.memstore_size = region.memstore_bytes() as u64;
+            d.read_requests = region.requests().reads();
+            d.write_requests = region.requests().writes();
         }
+        d
     }
 }
 
 /// Table administration (HBase's `Admin`).
 #[derive(Debug, Clone)]
 pub struct Admin {
-    engine: Arc<Engine>,
+    engine: Arc<Master>,
 }
 
 impl Admin {
-    pub fn new(engine: Arc<Engine>) -> Self {
-        Admin { engine }
+    pub fn new(master: Arc<Master>) -> Self {
+        Admin { engine: master }
     }
 
     // Namespaces.
@@ -300,16 +312,19 @@ impl Admin {
         self.modify_table(d)
     }
 
-    fn regions_of(&self, name: &TableName) -> Result<(Arc<HostedTable>, Vec<Arc<Region>>)> {
-        let table = self.engine.table(name)?;
-        let regions = table.regions();
-        Ok((table, regions))
+    fn regions_of(&self, name: &TableName) -> Result<Vec<Placed>> {
+        Ok(self.engine.table(name)?.placed())
+    }
+
+    /// The table's open regions in this process (the embedded engine's: all of them).
+    fn open_regions(&self, name: &TableName) -> Result<Vec<Arc<Region>>> {
+        Ok(self.engine.table(name)?.regions())
     }
 
     /// Writes the table's memstores to store files (HBase's `flush`).
     pub fn flush(&self, name: &TableName) -> Result<()> {
-        for r in self.regions_of(name)?.1 {
-            r.flush()?;
+        for p in self.regions_of(name)? {
+            p.server.flush_region(&p.info)?;
         }
         Ok(())
     }
@@ -317,8 +332,8 @@ impl Admin {
     /// A minor compaction of the table's stores (HBase's `compact`): the exploring policy's
     /// pick of files merged, every cell kept.
     pub fn compact(&self, name: &TableName) -> Result<()> {
-        for r in self.regions_of(name)?.1 {
-            r.compact(false)?;
+        for p in self.regions_of(name)? {
+            p.server.compact_region(&p.info, false)?;
         }
         Ok(())
     }
@@ -327,20 +342,22 @@ impl Admin {
     /// without delete markers, masked, surplus or expired cells (KEEP_DELETED_CELLS and
     /// MIN_VERSIONS honoured). References to parent regions are rewritten too.
     pub fn major_compact(&self, name: &TableName) -> Result<()> {
-        for r in self.regions_of(name)?.1 {
-            r.compact(true)?;
+        for p in self.regions_of(name)? {
+            p.server.compact_region(&p.info, true)?;
         }
         procedures::clean_parents(&self.engine).map(|_| ())
     }
 
     /// Flushes one region, named by its full or encoded name.
     pub fn flush_region(&self, region: &[u8]) -> Result<()> {
-        self.engine.find_region(region)?.1.flush()
+        let (_, p) = self.engine.find_placed(region)?;
+        p.server.flush_region(&p.info)
     }
 
     /// Compacts one region (major or minor), named by its full or encoded name.
     pub fn compact_region(&self, region: &[u8], major: bool) -> Result<()> {
-        self.engine.find_region(region)?.1.compact(major)?;
+        let (_, p) = self.engine.find_placed(region)?;
+        p.server.compact_region(&p.info, major)?;
         if major {
             procedures::clean_parents(&self.engine)?;
         }
@@ -351,19 +368,19 @@ impl Admin {
     /// holds that row there. Regions that cannot split (too little data, references left by
     /// an earlier split) are skipped when no row is given.
     pub fn split(&self, name: &TableName, at: Option<&[u8]>) -> Result<()> {
-        let (table, regions) = self.regions_of(name)?;
+        let table = self.engine.table(name)?;
         if let Some(row) = at {
-            let region = table.region_for(row)?;
+            let placed = table.placed_for(row)?;
             return procedures::split_region(
                 &self.engine,
                 &table,
-                region.info(),
+                &placed.info,
                 Some(Bytes::copy_from_slice(row)),
             )
             .map(|_| ());
         }
-        for r in regions {
-            match procedures::split_region(&self.engine, &table, r.info(), None) {
+        for p in table.placed() {
+            match procedures::split_region(&self.engine, &table, &p.info, None) {
                 Ok(_) | Err(Error::Refused(_)) => {}
                 Err(e) => return Err(e),
             }
@@ -374,11 +391,11 @@ impl Admin {
     /// Splits one region (named by its full or encoded name) at `at` or its split point;
     /// returns the daughters' names.
     pub fn split_region(&self, region: &[u8], at: Option<&[u8]>) -> Result<(Bytes, Bytes)> {
-        let (table, r) = self.engine.find_region(region)?;
+        let (table, p) = self.engine.find_placed(region)?;
         let (a, b) = procedures::split_region(
             &self.engine,
             &table,
-            r.info(),
+            &p.info,
             at.map(Bytes::copy_from_slice),
         )?;
         Ok((a.region_name(), b.region_name()))
@@ -387,52 +404,34 @@ impl Admin {
     /// Merges two adjacent regions of one table (named by full or encoded names); returns the
     /// merged region's name.
     pub fn merge_regions(&self, a: &[u8], b: &[u8]) -> Result<Bytes> {
-        let (table, ra) = self.engine.find_region(a)?;
-        let (table_b, rb) = self.engine.find_region(b)?;
+        let (table, ra) = self.engine.find_placed(a)?;
+        let (table_b, rb) = self.engine.find_placed(b)?;
         if table.name != table_b.name {
             return Err(Error::Refused(format!(
                 "cannot merge regions of different tables ({} and {})",
                 table.name, table_b.name
             )));
         }
-        Ok(procedures::merge_regions(&self.engine, &table, ra.info(), rb.info())?.region_name())
+        Ok(procedures::merge_regions(&self.engine, &table, &ra.info, &rb.info)?.region_name())
     }
 
     /// The table's serving regions in key order, with their sizes.
     pub fn regions(&self, name: &TableName) -> Result<Vec<RegionDescription>> {
         Ok(self
             .regions_of(name)?
-            .1
             .iter()
-            .map(|r| RegionDescription::of(r))
+            .map(RegionDescription::of)
             .collect())
     }
 
     /// Every region this server serves, `hbase:meta`'s first (HBase's online regions).
     pub fn online_regions(&self) -> Vec<RegionInfo> {
-        self.engine
-            .all_regions()
-            .iter()
-            .map(|r| r.info().clone())
-            .collect()
+        self.engine.serving_regions()
     }
 
     /// One serving region's identity, named by its full or encoded name (`hbase:meta`'s too).
     pub fn region_info(&self, region: &[u8]) -> Result<RegionInfo> {
-        match self.engine.find_region(region) {
-            Ok((_, r)) => Ok(r.info().clone()),
-            Err(e) => {
-                // Meta by its full name (its encoded name is its directory's, 1588230740,
-                // not the MD5 a full name ends with).
-                let meta = self.engine.meta.info();
-                if meta.region_name()[..] == region[..]
-                    || self.engine.meta.encoded_name().as_bytes() == region
-                {
-                    return Ok(meta.clone());
-                }
-                Err(e)
-            }
-        }
+        Ok(self.engine.find_placed(region)?.1.info)
     }
 
     /// Deletes the split and merge parents no region reads any more (HBase's
@@ -444,7 +443,7 @@ impl Admin {
     /// Store files per family, summed over the table's regions, in family order.
     pub fn store_file_counts(&self, name: &TableName) -> Result<Vec<usize>> {
         let mut counts: Vec<usize> = Vec::new();
-        for r in self.regions_of(name)?.1 {
+        for r in self.open_regions(name)? {
             let c = r.store_file_counts();
             counts.resize(c.len().max(counts.len()), 0);
             for (sum, n) in counts.iter_mut().zip(c) {

@@ -32,7 +32,7 @@ use basalt_regionserver::compactor;
 /// region server for region work through the same interface a cluster's master uses.
 #[derive(Debug)]
 pub struct Engine {
-    master: Master,
+    master: Arc<Master>,
     /// The `hbase:meta` region: the catalog.
     pub meta: Arc<Region>,
     pub region_config: RegionConfig,
@@ -106,6 +106,11 @@ impl Engine {
             .unwrap_or_else(PoisonError::into_inner)
             .take();
         Ok(())
+    }
+
+    /// The master, shared with the handles that administer it (`Admin`, `MasterService`).
+    pub fn master(&self) -> Arc<Master> {
+        Arc::clone(&self.master)
     }
 
     /// The region server in this process, as the master's procedures ask it for region work.
@@ -419,7 +424,7 @@ impl<C: FromEngine> EngineBuilder<C> {
         );
         master.servers.add(Arc::clone(&server));
         Ok(Engine {
-            master,
+            master: Arc::new(master),
             meta,
             region_config: self.region_config,
             lock: Mutex::new(lock),

@@ -14,8 +14,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, Rw
 use basalt_common::{Bytes, Clock, Error, RegionInfo, Result, TableDescriptor, TableName};
 use basalt_fs::FileSystem;
 use basalt_region::Region;
-use basalt_regionserver::RegionServer;
 use basalt_regionserver::layout;
+use basalt_regionserver::{META_REGION_NAME, RegionServer};
 
 use crate::janitor;
 use crate::meta::{MetaBatch, MetaStore, NamespaceDescriptor};
@@ -359,6 +359,43 @@ impl Master {
             server: Arc::clone(server),
             region,
         }
+    }
+
+    /// A region the master placed, by its full name, its encoded name or (meta's) HBase's
+    /// fixed `hbase:meta,,1`, with its table.
+    pub fn find_placed(&self, name: &[u8]) -> Result<(Arc<HostedTable>, Placed)> {
+        self.check_open()?;
+        let encoded = RegionInfo::encoded_part(name).unwrap_or(name);
+        for table in self.tables().values() {
+            for p in table.placed() {
+                let meta_named = p.info.table.is_meta() && name == META_REGION_NAME;
+                if meta_named
+                    || p.info.region_name()[..] == name[..]
+                    || layout::encoded_name(&p.info).as_bytes() == encoded
+                {
+                    return Ok((Arc::clone(table), p));
+                }
+            }
+        }
+        Err(Error::UnknownRegion(
+            String::from_utf8_lossy(name).into_owned(),
+        ))
+    }
+
+    /// Every region placed on a server to serve, `hbase:meta`'s first (disabled tables'
+    /// regions are not served).
+    pub fn serving_regions(&self) -> Vec<RegionInfo> {
+        let tables = self.tables();
+        let (system, user): (Vec<_>, Vec<_>) = tables
+            .values()
+            .filter(|t| t.is_enabled())
+            .partition(|t| t.name.is_meta());
+        system
+            .iter()
+            .chain(user.iter())
+            .flat_map(|t| t.placed())
+            .map(|p| p.info)
+            .collect()
     }
 
     /// The region server in this process, if any.

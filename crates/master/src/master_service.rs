@@ -2,6 +2,7 @@
 //! procedures finish before the call returns, so every procedure id handed out is FINISHED
 //! when asked about.
 
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -27,7 +28,9 @@ use basalt_proto::schema::{
 };
 use basalt_proto::{decode, exception, from_error as fail};
 
-use crate::{Admin, Engine};
+use crate::master::Master;
+use crate::{Admin, RegionDescription};
+use basalt_common::ServerName;
 
 type Outcome = Result<Vec<u8>, ExceptionResponse>;
 
@@ -55,75 +58,87 @@ fn bad(what: impl Into<String>) -> ExceptionResponse {
 /// MasterService for one server.
 #[derive(Debug)]
 pub struct MasterService {
-    engine: Arc<Engine>,
+    master: Arc<Master>,
     /// The last procedure id handed out.
     procedures: AtomicU64,
-    /// This master's address, and the region server's it reports in the cluster status.
-    master: SocketAddr,
-    region_server: SocketAddr,
+    /// This master's address, and (standalone) the address its one region server serves at,
+    /// which the cluster status reports for it.
+    master_addr: SocketAddr,
+    region_server: Option<SocketAddr>,
     /// When the cluster status was last asked for, and the requests served until then: the
     /// server load's requests per second are measured over the time between two asks.
     last_status: std::sync::Mutex<(std::time::Instant, u64)>,
 }
 
 impl MasterService {
-    pub fn new(engine: Arc<Engine>, master: SocketAddr, region_server: SocketAddr) -> Self {
+    pub fn new(master: Arc<Master>, addr: SocketAddr, region_server: Option<SocketAddr>) -> Self {
         MasterService {
-            engine,
-            procedures: AtomicU64::new(0),
             master,
+            procedures: AtomicU64::new(0),
+            master_addr: addr,
             region_server,
             last_status: std::sync::Mutex::new((std::time::Instant::now(), 0)),
         }
     }
 
-    fn server_name(&self, addr: SocketAddr) -> pb::ServerName {
+    /// A region server's name as the status reports it: its own, or (standalone) the
+    /// address its RPC serves at with its start code.
+    fn pb_server(&self, name: &ServerName) -> pb::ServerName {
+        let (host, port) = match self.region_server {
+            Some(addr) => (addr.ip().to_string(), addr.port()),
+            None => {
+                let (h, p) = name
+                    .host_port
+                    .rsplit_once(':')
+                    .unwrap_or((&name.host_port, "0"));
+                (h.to_owned(), p.parse().unwrap_or(0))
+            }
+        };
         pb::ServerName {
-            host_name: addr.ip().to_string(),
-            port: Some(u32::from(addr.port())),
-            start_code: u64::try_from(self.engine.rs.name.start_code).ok(),
+            host_name: host,
+            port: Some(u32::from(port)),
+            start_code: u64::try_from(name.start_code).ok(),
         }
     }
 
-    /// The cluster as HBase's ClusterStatus describes it: one live region server (with each
-    /// region's load), which is also the master; no dead servers, no backup masters, no
-    /// balancer. `options` picks the parts, as HBase does; none asked means all.
+    /// The cluster as HBase's ClusterStatus describes it: the live region servers, each with
+    /// its regions' loads (figures where the region is open in this process), the master; no
+    /// dead servers or backup masters yet. `options` picks the parts, as HBase does; none
+    /// asked means all.
     fn cluster_status(&self, options: &[i32]) -> Outcome {
         use ClusterStatusOption as O;
         let wants = |o: O| options.is_empty() || options.contains(&(o as i32));
-        let admin = Admin::new(Arc::clone(&self.engine));
-        let mut tables: Vec<TableName> = admin
-            .online_regions()
-            .into_iter()
-            .map(|r| r.table)
-            .collect();
-        tables.dedup();
         let mb = |bytes: u64| u32::try_from(bytes >> 20).unwrap_or(u32::MAX);
-        let mut loads = Vec::new();
+        let mut loads: BTreeMap<String, Vec<RegionLoad>> = BTreeMap::new();
         let mut counts = Vec::new();
         let mut total_requests = 0u64;
-        for t in &tables {
-            let regions = admin.regions(t).map_err(|e| fail(&e))?;
-            let stores = admin
-                .describe_table(t)
-                .map_or(0, |d| u32::try_from(d.families().len()).unwrap_or(u32::MAX));
-            for r in &regions {
+        let mut tables: Vec<_> = self.master.tables().values().cloned().collect();
+        // Meta's region first, as HBase lists a server's regions.
+        tables.sort_by_key(|t| !t.name.is_meta());
+        for t in tables.iter().filter(|t| t.is_enabled()) {
+            let stores = u32::try_from(t.descriptor().families().len()).unwrap_or(u32::MAX);
+            let placed = t.placed();
+            for p in &placed {
+                let r = RegionDescription::of(p);
                 total_requests += r.read_requests + r.write_requests;
-                loads.push(RegionLoad {
-                    region_specifier: basalt_proto::region(&r.name),
-                    stores: Some(stores),
-                    storefiles: u32::try_from(r.store_files).ok(),
-                    store_uncompressed_size_mb: Some(mb(r.store_file_size)),
-                    storefile_size_mb: Some(mb(r.store_file_size)),
-                    mem_store_size_mb: Some(mb(r.memstore_size)),
-                    region_size_mb: Some(mb(r.store_file_size + r.memstore_size)),
-                    read_requests_count: Some(r.read_requests),
-                    write_requests_count: Some(r.write_requests),
-                });
+                loads
+                    .entry(p.server.name().to_string())
+                    .or_default()
+                    .push(RegionLoad {
+                        region_specifier: basalt_proto::region(&r.name),
+                        stores: Some(stores),
+                        storefiles: u32::try_from(r.store_files).ok(),
+                        store_uncompressed_size_mb: Some(mb(r.store_file_size)),
+                        storefile_size_mb: Some(mb(r.store_file_size)),
+                        mem_store_size_mb: Some(mb(r.memstore_size)),
+                        region_size_mb: Some(mb(r.store_file_size + r.memstore_size)),
+                        read_requests_count: Some(r.read_requests),
+                        write_requests_count: Some(r.write_requests),
+                    });
             }
-            let n = u32::try_from(regions.len()).unwrap_or(u32::MAX);
+            let n = u32::try_from(placed.len()).unwrap_or(u32::MAX);
             counts.push(TableRegionStatesCount {
-                table_name: pb_table_name(t),
+                table_name: pb_table_name(&t.name),
                 region_states_count: RegionStatesCount {
                     open_regions: n,
                     split_regions: 0,
@@ -133,29 +148,45 @@ impl MasterService {
                 },
             });
         }
-        let region_server = self.server_name(self.region_server);
-        let start_code = self.engine.rs.name.start_code;
+        let servers = self.master.servers.all();
+        let start_code = servers.first().map_or(0, |s| s.name().start_code);
+        let rate = self.requests_per_second(total_requests);
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()
+            .and_then(|d| u64::try_from(d.as_millis()).ok());
+        let live: Vec<LiveServerInfo> = servers
+            .iter()
+            .map(|server| LiveServerInfo {
+                server: self.pb_server(server.name()),
+                server_load: ServerLoad {
+                    number_of_requests: Some(rate),
+                    total_number_of_requests: Some(total_requests),
+                    used_heap_mb: memory_mb("/proc/self/status", "VmRSS:"),
+                    max_heap_mb: memory_mb("/proc/meminfo", "MemTotal:"),
+                    region_loads: loads.remove(&server.name().to_string()).unwrap_or_default(),
+                    report_start_time: u64::try_from(server.name().start_code).ok(),
+                    report_end_time: now,
+                    info_server_port: None,
+                },
+            })
+            .collect();
+        let master_name = pb::ServerName {
+            host_name: self.master_addr.ip().to_string(),
+            port: Some(u32::from(self.master_addr.port())),
+            start_code: u64::try_from(start_code).ok(),
+        };
         let status = pb::ClusterStatus {
             hbase_version: wants(O::HbaseVersion).then(|| HBaseVersionFileContent {
                 version: basalt_proto::HBASE_VERSION.to_owned(),
             }),
+            servers_name: if wants(O::ServersName) {
+                live.iter().map(|l| l.server.clone()).collect()
+            } else {
+                Vec::new()
+            },
             live_servers: if wants(O::LiveServers) {
-                vec![LiveServerInfo {
-                    server: region_server.clone(),
-                    server_load: ServerLoad {
-                        number_of_requests: Some(self.requests_per_second(total_requests)),
-                        total_number_of_requests: Some(total_requests),
-                        used_heap_mb: memory_mb("/proc/self/status", "VmRSS:"),
-                        max_heap_mb: memory_mb("/proc/meminfo", "MemTotal:"),
-                        region_loads: loads,
-                        report_start_time: u64::try_from(start_code).ok(),
-                        report_end_time: std::time::SystemTime::now()
-                            .duration_since(std::time::UNIX_EPOCH)
-                            .ok()
-                            .and_then(|d| u64::try_from(d.as_millis()).ok()),
-                        info_server_port: None,
-                    },
-                }]
+                live
             } else {
                 Vec::new()
             },
@@ -163,15 +194,10 @@ impl MasterService {
             cluster_id: wants(O::ClusterId).then(|| pb::ClusterId {
                 cluster_id: basalt_coord::cluster_id(start_code),
             }),
-            master: wants(O::Master).then(|| self.server_name(self.master)),
+            master: wants(O::Master).then_some(master_name),
             backup_masters: Vec::new(),
             balancer_on: wants(O::BalancerOn).then_some(false),
             master_info_port: wants(O::MasterInfoPort).then_some(-1),
-            servers_name: if wants(O::ServersName) {
-                vec![region_server]
-            } else {
-                Vec::new()
-            },
             table_region_states_count: if wants(O::TableToRegionsCount) {
                 counts
             } else {
@@ -215,7 +241,7 @@ impl MasterService {
 
     /// Runs `method`; `None` if Basalt does not serve it.
     pub fn call(&self, method: &str, param: Option<&[u8]>) -> Option<Outcome> {
-        let admin = Admin::new(Arc::clone(&self.engine));
+        let admin = Admin::new(Arc::clone(&self.master));
         Some(match method {
             "IsMasterRunning" => Ok(IsMasterRunningResponse {
                 is_master_running: true,
@@ -432,7 +458,7 @@ impl MasterService {
         include_system: bool,
         namespace: Option<&str>,
     ) -> Result<Vec<TableName>, ExceptionResponse> {
-        let admin = Admin::new(Arc::clone(&self.engine));
+        let admin = Admin::new(Arc::clone(&self.master));
         let mut names = admin
             .list_table_names_matching(regex.unwrap_or(".*"), include_system)
             .map_err(|e| fail(&e))?;

@@ -197,6 +197,18 @@ impl RegionServer {
         self.online(info).ok_or_else(|| not_serving(info))?.flush()
     }
 
+    /// Compacts an open region's stores (every file of each when `major`). Held regions (a
+    /// disabled table's, in the embedded engine) compact too.
+    pub fn compact_named(&self, info: &RegionInfo, major: bool) -> Result<()> {
+        let region = self
+            .online(info)
+            .or_else(|| self.held_region(&layout::encoded_name(info)))
+            .ok_or_else(|| not_serving(info))?;
+        region.compact(major)?;
+        self.wake_background();
+        Ok(())
+    }
+
     /// The region server's half of a split of `parent` (at `at`, or its split point) into
     /// daughters with region id `id`: see [`RegionServer::prepare_split`]. The parent, closed,
     /// waits for [`RegionServer::settle`].

@@ -98,9 +98,9 @@ impl RpcServer {
             ))),
             admin: Some(AdminService::new(conn.region_server(), addr)),
             master: Some(MasterService::new(
-                conn.engine(),
+                conn.engine().master(),
                 addr,
-                config.region_server.unwrap_or(addr),
+                Some(config.region_server.unwrap_or(addr)),
             )),
         };
         Self::serve(listener, services, config)

@@ -46,6 +46,9 @@ pub trait RegionServerAdmin: Send + Sync + std::fmt::Debug {
     /// Flushes the region's memstore to store files.
     fn flush_region(&self, info: &RegionInfo) -> Result<()>;
 
+    /// Compacts the region's stores (every file of each when `major`).
+    fn compact_region(&self, info: &RegionInfo, major: bool) -> Result<()>;
+
     /// The region half of a split (flush, close, the daughters' files): the daughters, with
     /// region id `daughter_id`, at `at` or the region's own split point.
     fn split_region(
@@ -101,6 +104,10 @@ impl RegionServerAdmin for LocalServer {
 
     fn flush_region(&self, info: &RegionInfo) -> Result<()> {
         self.rs.flush_named(info)
+    }
+
+    fn compact_region(&self, info: &RegionInfo, major: bool) -> Result<()> {
+        self.rs.compact_named(info, major)
     }
 
     fn split_region(

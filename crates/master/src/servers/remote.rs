@@ -9,11 +9,11 @@ use prost::Message;
 
 use basalt_common::{Bytes, Error, RegionInfo, Result, ServerName};
 use basalt_proto::pb::{
-    self, CloseRegionRequest, CloseRegionResponse, FlushRegionRequest, FlushRegionResponse,
-    OpenRegionRequest, OpenRegionResponse, PrepareMergeRequest, PrepareMergeResponse,
-    PrepareSplitRequest, PrepareSplitResponse, ReopenRegionRequest, ReopenRegionResponse,
-    SetServingRequest, SetServingResponse, SettleRequest, SettleResponse,
-    open_region_request::RegionOpenInfo,
+    self, CloseRegionRequest, CloseRegionResponse, CompactRegionRequest, CompactRegionResponse,
+    FlushRegionRequest, FlushRegionResponse, OpenRegionRequest, OpenRegionResponse,
+    PrepareMergeRequest, PrepareMergeResponse, PrepareSplitRequest, PrepareSplitResponse,
+    ReopenRegionRequest, ReopenRegionResponse, SetServingRequest, SetServingResponse,
+    SettleRequest, SettleResponse, open_region_request::RegionOpenInfo,
 };
 use basalt_proto::region;
 use basalt_proto::schema::{region_info, region_info_pb};
@@ -136,6 +136,18 @@ impl RegionServerAdmin for RemoteServer {
             &FlushRegionRequest {
                 region: region(&info.region_name()),
                 ..FlushRegionRequest::default()
+            },
+        )?;
+        Ok(())
+    }
+
+    fn compact_region(&self, info: &RegionInfo, major: bool) -> Result<()> {
+        let _: CompactRegionResponse = self.call(
+            "CompactRegion",
+            &CompactRegionRequest {
+                region: region(&info.region_name()),
+                major: Some(major),
+                family: None,
             },
         )?;
         Ok(())
