@@ -7,6 +7,10 @@
 //! The ZooKeeper client is asynchronous; it runs on a one-thread runtime of its own, the only
 //! async code in the server.
 
+mod session;
+
+pub use session::{NodeKind, ZkSession};
+
 use std::io;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::mpsc;

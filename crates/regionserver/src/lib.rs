@@ -20,5 +20,5 @@ mod server;
 mod transitions;
 pub mod wal_dirs;
 
-pub use recovery::recover;
+pub use recovery::{RECOVERED_EDITS, recover, replay_recovered_edits, split_log};
 pub use server::{META_REGION_NAME, PreparedSplit, RegionServer};

@@ -59,3 +59,98 @@ pub fn recover(
     }
     Ok(())
 }
+
+/// The directory, inside a region's, that holds the edits a WAL split left for it (HBase's
+/// `recovered.edits`).
+pub const RECOVERED_EDITS: &str = "recovered.edits";
+
+/// Splits a dead server's log (HBase's `WALSplitter`): every edit of the segments in
+/// `wal_dir` (oldest first) goes to its region's `recovered.edits/` as one WAL segment per
+/// region, named after the split log and synced. The regions' new servers replay them when
+/// they open the regions ([`replay_recovered_edits`]). Edits of regions whose directory is
+/// gone (dropped tables, cleaned parents) are skipped. Writing the same split again (after a
+/// crash of the master in the middle) replaces the files, so it is safe to repeat; the caller
+/// deletes `wal_dir` afterwards. Returns how many edits were written.
+pub fn split_log(
+    fs: &dyn FileSystem,
+    root: &std::path::Path,
+    wal_dir: &std::path::Path,
+    skip_corrupt: bool,
+) -> Result<usize> {
+    let storage = basalt_common::Error::storage_from;
+    let segments = basalt_wal::segments_in(fs, wal_dir)?;
+    let mut per_region: std::collections::BTreeMap<PathBuf, Vec<basalt_wal::WalEdit>> =
+        std::collections::BTreeMap::new();
+    for segment in &segments {
+        let contents = if skip_corrupt {
+            basalt_wal::salvage_segment_file(fs, segment)?
+        } else {
+            basalt_wal::read_segment_file(fs, segment)?
+        };
+        for (_, edit) in contents.edits {
+            let Ok(table) = basalt_common::TableName::parse(&edit.table) else {
+                continue;
+            };
+            let dir = crate::layout::table_dir(root, &table).join(&edit.region);
+            per_region.entry(dir).or_default().push(edit);
+        }
+    }
+    let name = wal_dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("split")
+        .replace(',', "_");
+    let mut written = 0;
+    for (dir, edits) in per_region {
+        if !fs.exists(&dir.join(".regioninfo")).map_err(storage)? {
+            continue;
+        }
+        let out_dir = dir.join(RECOVERED_EDITS);
+        fs.create_dir_all(&out_dir).map_err(storage)?;
+        let path = out_dir.join(format!("{name}.wal"));
+        let tmp = out_dir.join(format!("{name}.wal.tmp"));
+        let _ = fs.delete(&tmp);
+        let mut writer = basalt_wal::SegmentWriter::create(fs, &tmp)?;
+        for edit in &edits {
+            writer.append(edit)?;
+        }
+        writer.sync()?;
+        drop(writer);
+        fs.rename(&tmp, &path).map_err(storage)?;
+        fs.sync_dir(&out_dir).map_err(storage)?;
+        written += edits.len();
+    }
+    Ok(written)
+}
+
+/// Replays the edits a WAL split left for `region` (see [`split_log`]) into its memstore,
+/// flushes them to a store file, and deletes them. Edits the store files already hold are
+/// skipped by sequence id, so a crash in the middle replays them again harmlessly.
+pub fn replay_recovered_edits(fs: &dyn FileSystem, region: &Region) -> Result<usize> {
+    let storage = basalt_common::Error::storage_from;
+    let dir = region.dir().join(RECOVERED_EDITS);
+    if !fs.exists(&dir).map_err(storage)? {
+        return Ok(0);
+    }
+    let mut files: Vec<String> = fs
+        .list(&dir)
+        .map_err(storage)?
+        .into_iter()
+        .filter(|n| n.ends_with(".wal"))
+        .collect();
+    files.sort();
+    let mut applied = 0;
+    for file in &files {
+        let contents = basalt_wal::read_segment_file(fs, &dir.join(file))?;
+        for (_, edit) in &contents.edits {
+            if edit.region == region.encoded_name() && region.replay(edit)? {
+                applied += 1;
+            }
+        }
+    }
+    if applied > 0 {
+        region.flush()?;
+    }
+    fs.delete_dir_all(&dir).map_err(storage)?;
+    Ok(applied)
+}

@@ -67,11 +67,19 @@ impl RegionServer {
     }
 
     /// Opens a region with its table's schema as stored, deleting the directories of
-    /// families the schema no longer has (an alter that dropped them, perhaps interrupted).
+    /// families the schema no longer has (an alter that dropped them, perhaps interrupted),
+    /// and replaying the edits a split of a dead server's log left for it.
     fn open_stored(&self, info: &RegionInfo) -> Result<Arc<Region>> {
         let descriptor = self.descriptor_of(&info.table)?;
         let region = self.open_region(info.clone(), &descriptor)?;
         self.remove_dropped_families(&region)?;
+        // Edits a dead server's log left for the region (its split by the master) go in
+        // before the region serves anything.
+        if let Err(e) = crate::recovery::replay_recovered_edits(self.fs.as_ref(), &region) {
+            self.take_offline(&region);
+            let _ = region.close();
+            return Err(e);
+        }
         Ok(region)
     }
 
@@ -84,7 +92,8 @@ impl RegionServer {
             .map(|f| f.name_str())
             .collect();
         for entry in layout::list(fs, region.dir())? {
-            if !entry.starts_with('.') && !families.contains(&entry) {
+            let store = !entry.starts_with('.') && entry != crate::RECOVERED_EDITS;
+            if store && !families.contains(&entry) {
                 layout::delete_dir(fs, &region.dir().join(entry))?;
             }
         }
