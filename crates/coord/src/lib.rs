@@ -101,21 +101,81 @@ async fn put(
         .map(|_| ())
 }
 
-async fn publish(client: &zk::Client, p: &Published) -> Result<(), zk::Error> {
-    let id = format!("{}@{}", std::process::id(), p.host);
-    let server = |port: u16| pb::ServerName {
-        host_name: p.host.clone(),
+/// Where region servers register (`/hbase/rs/<host>,<port>,<start code>`, ephemeral).
+pub const RS_DIR: &str = "/hbase/rs";
+/// The active master (ephemeral): whoever creates it is active.
+pub const MASTER_NODE: &str = "/hbase/master";
+/// Masters waiting to take over (`/hbase/backup-masters/<server name>`, ephemeral).
+pub const BACKUP_MASTERS_DIR: &str = "/hbase/backup-masters";
+/// The cluster's id.
+pub const CLUSTER_ID_NODE: &str = "/hbase/hbaseid";
+
+/// The id HBase's znodes carry before their protobuf: `pid@host`.
+fn node_id(host: &str) -> String {
+    format!("{}@{host}", std::process::id())
+}
+
+fn pb_server(host: &str, port: u16, start_code: u64) -> pb::ServerName {
+    pb::ServerName {
+        host_name: host.to_owned(),
         port: Some(u32::from(port)),
-        start_code: Some(p.start_code),
-    };
-    ensure(client, "/hbase").await?;
-    ensure(client, "/hbase/rs").await?;
-    let cluster = frame(
-        &id,
-        &pb::ClusterId {
-            cluster_id: p.cluster_id.clone(),
+        start_code: Some(start_code),
+    }
+}
+
+/// `/hbase/master`'s data (and a backup master's): HBase's `Master` message.
+pub fn master_data(host: &str, port: u16, start_code: u64) -> Vec<u8> {
+    frame(
+        &node_id(host),
+        &pb::Master {
+            master: pb_server(host, port, start_code),
+            rpc_version: Some(0),
+            info_port: Some(0),
         },
-    );
+    )
+}
+
+/// `/hbase/meta-region-server`'s data: HBase's `MetaRegionServer` message, meta open there.
+pub fn meta_data(host: &str, port: u16, start_code: u64) -> Vec<u8> {
+    frame(
+        &node_id(host),
+        &pb::MetaRegionServer {
+            server: pb_server(host, port, start_code),
+            rpc_version: Some(0),
+            state: Some(pb::RegionStateState::Open as i32),
+        },
+    )
+}
+
+/// `/hbase/hbaseid`'s data.
+pub fn cluster_id_data(host: &str, cluster_id: &str) -> Vec<u8> {
+    frame(
+        &node_id(host),
+        &pb::ClusterId {
+            cluster_id: cluster_id.to_owned(),
+        },
+    )
+}
+
+/// The server a master or meta znode names: host, port and start code.
+pub fn read_server(data: &[u8], meta: bool) -> Option<(String, u16, u64)> {
+    let body = unframe(data)?;
+    let server = if meta {
+        pb::MetaRegionServer::decode(body).ok()?.server
+    } else {
+        pb::Master::decode(body).ok()?.master
+    };
+    Some((
+        server.host_name,
+        u16::try_from(server.port?).ok()?,
+        server.start_code.unwrap_or(0),
+    ))
+}
+
+async fn publish(client: &zk::Client, p: &Published) -> Result<(), zk::Error> {
+    ensure(client, "/hbase").await?;
+    ensure(client, RS_DIR).await?;
+    let cluster = cluster_id_data(&p.host, &p.cluster_id);
     put(
         client,
         "/hbase/hbaseid",
@@ -123,29 +183,15 @@ async fn publish(client: &zk::Client, p: &Published) -> Result<(), zk::Error> {
         zk::CreateMode::Persistent,
     )
     .await?;
-    let meta = frame(
-        &id,
-        &pb::MetaRegionServer {
-            server: server(p.rpc_port),
-            rpc_version: Some(0),
-            state: Some(pb::RegionStateState::Open as i32),
-        },
-    );
+    let meta = meta_data(&p.host, p.rpc_port, p.start_code);
     put(client, META_NODE, &meta, zk::CreateMode::Persistent).await?;
     let rs = format!(
         "/hbase/rs/{}",
         server_name(&p.host, p.rpc_port, p.start_code)
     );
     put(client, &rs, b"", zk::CreateMode::Ephemeral).await?;
-    let master = frame(
-        &id,
-        &pb::Master {
-            master: server(p.master_port),
-            rpc_version: Some(0),
-            info_port: Some(0),
-        },
-    );
-    put(client, "/hbase/master", &master, zk::CreateMode::Ephemeral).await
+    let master = master_data(&p.host, p.master_port, p.start_code);
+    put(client, MASTER_NODE, &master, zk::CreateMode::Ephemeral).await
 }
 
 async fn unpublish(client: &zk::Client, p: &Published) {

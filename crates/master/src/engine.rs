@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use basalt_common::{Clock, Error, RegionInfo, Result, SystemClock, TableName};
 use basalt_fs::{FileLock, FileSystem, FsError, MemFs};
-use basalt_region::{MemstoreBudget, Region, RegionConfig};
+use basalt_region::{Region, RegionConfig};
 use basalt_regionserver::RegionServer;
 use basalt_regionserver::flusher;
 use basalt_regionserver::layout::{self, LOCK_FILE, storage};
@@ -361,17 +361,15 @@ impl<C: FromEngine> EngineBuilder<C> {
             }
             None => (None, None, self.clock.now_millis()),
         };
-        if self.block_cache_bytes > 0 {
-            self.region_config.block_cache =
-                Some(Arc::new(BlockCache::new(self.block_cache_bytes)));
-        }
-        self.region_config.wal = wal;
-        if self.global_memstore_bytes > 0 {
-            self.region_config.budget = Some(Arc::new(MemstoreBudget::new(
-                usize::try_from(self.global_memstore_bytes).unwrap_or(usize::MAX),
-                self.memstore_block_wait,
-            )));
-        }
+        let shared = basalt_regionserver::process::region_config(
+            self.block_cache_bytes,
+            self.global_memstore_bytes,
+            self.memstore_block_wait,
+            wal,
+        );
+        self.region_config.block_cache = shared.block_cache;
+        self.region_config.budget = shared.budget;
+        self.region_config.wal = shared.wal;
         match layout::init_root(self.fs.as_ref(), &self.root, self.plain_meta)? {
             layout::Version::PlainMeta if self.plain_meta => {
                 self.region_config.legacy_meta_rows = true;

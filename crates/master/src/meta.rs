@@ -61,6 +61,10 @@ pub struct RegionRow {
     pub daughters: Vec<RegionInfo>,
     /// `info:merge0000`... of a merged region whose parents are not cleaned up yet.
     pub merge_parents: Vec<RegionInfo>,
+    /// `info:state` (OPEN, CLOSED, SPLIT, ...).
+    pub state: Option<String>,
+    /// `info:server` and `info:serverstartcode`: where the region was last opened.
+    pub server: Option<ServerName>,
 }
 
 impl RegionRow {
@@ -265,10 +269,25 @@ pub fn read_regions(meta: &dyn MetaStore) -> Result<Vec<RegionRow>> {
             .filter(|c| c.family() == INFO && c.qualifier().starts_with(b"merge"))
             .map(|c| RegionInfo::from_pb(c.value()))
             .collect::<Result<_>>()?;
+        let state = row
+            .value(INFO, b"state")
+            .map(|v| String::from_utf8_lossy(v).into_owned());
+        let server = match (row.value(INFO, b"server"), row.value(INFO, b"serverstartcode")) {
+            (Some(host_port), Some(code)) => Some(ServerName {
+                host_port: String::from_utf8_lossy(host_port).into_owned(),
+                start_code: code
+                    .try_into()
+                    .map(i64::from_be_bytes)
+                    .map_err(|_| Error::corrupt("hbase:meta: a serverstartcode is not 8 bytes"))?,
+            }),
+            _ => None,
+        };
         out.push(RegionRow {
             info,
             daughters,
             merge_parents,
+            state,
+            server,
         });
     }
     Ok(out)

@@ -15,6 +15,7 @@ pub mod flusher;
 pub mod layout;
 pub mod meta_schema;
 pub mod nonces;
+pub mod process;
 mod recovery;
 mod server;
 mod transitions;

@@ -171,6 +171,11 @@ impl RegionServer {
             .collect()
     }
 
+    /// This server's WAL directory (None in memory).
+    pub fn wal_dir(&self) -> Option<&std::path::Path> {
+        self.wal_dir.as_deref()
+    }
+
     /// Tells the background worker to look for work now (after a split or merge, whose new
     /// regions want their references compacted).
     pub fn wake_background(&self) {
