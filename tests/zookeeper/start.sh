@@ -11,7 +11,8 @@ if [ ! -e /usr/share/java/zookeeper.jar ]; then
 fi
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
 cat >"$dir/zoo.cfg" <<CFG
-tickTime=2000
+tickTime=1000
+maxClientCnxns=0
 dataDir=$dir/data
 clientPort=$port
 clientPortAddress=127.0.0.1

@@ -3,6 +3,7 @@
 //! (`basalt pe`), and runs HBase's shell (`basalt shell`) and the Thrift gateway on its own
 //! (`basalt thrift`).
 
+mod cluster;
 mod connect;
 mod hfile;
 mod pe;
@@ -38,6 +39,10 @@ struct Cli {
 enum Command {
     /// Run Basalt: the engine on a data directory and its Thrift1 gateway.
     Standalone(standalone::Args),
+    /// A cluster's master: active, or a backup until the active one goes.
+    Master(cluster::master::Args),
+    /// One region server of a cluster, on the shared data directory.
+    Regionserver(cluster::regionserver::Args),
     /// HBase's shell, on a running server or a data directory.
     Shell(shell::Args),
     /// The Thrift1 gateway on its own, a client of a running server (`--connect HOST:PORT`).
@@ -56,6 +61,8 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Standalone(args) => standalone::run(&args),
+        Command::Master(args) => cluster::master::run(&args),
+        Command::Regionserver(args) => cluster::regionserver::run(&args),
         Command::Shell(args) => shell::run(&args),
         Command::Thrift(args) => thrift::run(&args),
         Command::Hfile(args) => hfile::run(&args, &mut std::io::stdout().lock()),

@@ -20,6 +20,8 @@ pub struct RegionSummary {
     pub name: Bytes,
     pub start_key: Bytes,
     pub end_key: Bytes,
+    /// The server holding it, `host,port,startcode`, where known.
+    pub server: Option<String>,
 }
 
 impl RegionSummary {
@@ -49,12 +51,26 @@ impl RegionSummary {
 }
 
 /// How many servers and regions a cluster has (the shell's `status`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClusterSummary {
     pub live_servers: usize,
     pub dead_servers: usize,
     /// Every serving region, `hbase:meta`'s included.
     pub regions: usize,
+    /// The active master, `host,port,startcode`.
+    pub master: String,
+    pub backup_masters: usize,
+    /// Each live server and the regions it serves.
+    pub servers: Vec<ServerSummary>,
+}
+
+/// One live region server, as the cluster status describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerSummary {
+    /// `host,port,startcode`.
+    pub name: String,
+    /// Its regions' names.
+    pub regions: Vec<Bytes>,
 }
 
 /// The rows of a scan, one at a time, fetched as they are needed. It owns what it needs, so
@@ -171,10 +187,20 @@ impl Client for Connection {
     }
 
     fn cluster_summary(&self) -> Result<ClusterSummary> {
+        let regions: Vec<Bytes> = self
+            .admin()
+            .online_regions()
+            .iter()
+            .map(|r| r.region_name())
+            .collect();
+        let name = self.server_name();
         Ok(ClusterSummary {
             live_servers: 1,
             dead_servers: 0,
-            regions: self.admin().online_regions().len(),
+            regions: regions.len(),
+            master: name.clone(),
+            backup_masters: 0,
+            servers: vec![ServerSummary { name, regions }],
         })
     }
 
@@ -248,6 +274,7 @@ impl Client for Connection {
                 name: r.name,
                 start_key: r.start_key,
                 end_key: r.end_key,
+                server: Some(self.server_name()),
             })
             .collect())
     }

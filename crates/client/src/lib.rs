@@ -28,7 +28,7 @@ mod table;
 
 pub use basalt_master::{Admin, RegionDescription, SplitAlgorithm};
 pub use buffered::{BufferedMutator, BufferedMutatorParams, DEFAULT_WRITE_BUFFER_SIZE};
-pub use client::{Client, ClusterSummary, RegionSummary, Scanner};
+pub use client::{Client, ClusterSummary, RegionSummary, Scanner, ServerSummary};
 pub use connection::{Connection, ConnectionBuilder};
 pub use table::{BatchOp, BatchOutcome, ResultScanner, Table};
 

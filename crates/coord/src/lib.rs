@@ -243,6 +243,31 @@ pub fn meta_server(quorum: &str, timeout: Duration) -> io::Result<SocketAddr> {
         })
 }
 
+/// Where the active master serves, as `/hbase/master` in the ZooKeeper at `quorum` says.
+pub fn master_server(quorum: &str, timeout: Duration) -> io::Result<SocketAddr> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| err("runtime", e))?;
+    let data = runtime.block_on(async {
+        let client = tokio::time::timeout(timeout, zk::Client::connect(quorum))
+            .await
+            .map_err(|_| err(&format!("connecting to {quorum}"), "timed out"))?
+            .map_err(|e| err(&format!("connecting to {quorum}"), e))?;
+        let (data, _) = tokio::time::timeout(timeout, client.get_data(MASTER_NODE))
+            .await
+            .map_err(|_| err(&format!("reading {MASTER_NODE}"), "timed out"))?
+            .map_err(|e| err(&format!("reading {MASTER_NODE} (no active master?)"), e))?;
+        Ok::<_, io::Error>(data)
+    })?;
+    let (host, port, _) = read_server(&data, false)
+        .ok_or_else(|| err(&format!("reading {MASTER_NODE}"), "not in HBase's framing"))?;
+    (host.as_str(), port)
+        .to_socket_addrs()?
+        .next()
+        .ok_or_else(|| err(&format!("resolving {host}"), "no address"))
+}
+
 impl ZkPublisher {
     /// Connects to `quorum` (`host:port`), publishes `p`, and keeps the session alive until
     /// shutdown. Fails if ZooKeeper cannot be reached within `timeout`.

@@ -8,6 +8,7 @@
 //! `Connection` is a handle on it.
 
 mod admin;
+pub mod cluster;
 mod engine;
 pub mod janitor;
 mod master;

@@ -65,6 +65,8 @@ pub struct MasterService {
     /// which the cluster status reports for it.
     master_addr: SocketAddr,
     region_server: Option<SocketAddr>,
+    /// The master's own start code (a cluster's master); None: its region server's.
+    start_code: Option<i64>,
     /// When the cluster status was last asked for, and the requests served until then: the
     /// server load's requests per second are measured over the time between two asks.
     last_status: std::sync::Mutex<(std::time::Instant, u64)>,
@@ -77,8 +79,15 @@ impl MasterService {
             procedures: AtomicU64::new(0),
             master_addr: addr,
             region_server,
+            start_code: None,
             last_status: std::sync::Mutex::new((std::time::Instant::now(), 0)),
         }
+    }
+
+    /// A cluster's master, started at `start_code` (its name's).
+    pub fn with_start_code(mut self, start_code: i64) -> Self {
+        self.start_code = Some(start_code);
+        self
     }
 
     /// A region server's name as the status reports it: its own, or (standalone) the
@@ -174,7 +183,7 @@ impl MasterService {
         let master_name = pb::ServerName {
             host_name: self.master_addr.ip().to_string(),
             port: Some(u32::from(self.master_addr.port())),
-            start_code: u64::try_from(start_code).ok(),
+            start_code: u64::try_from(self.start_code.unwrap_or(start_code)).ok(),
         };
         let status = pb::ClusterStatus {
             hbase_version: wants(O::HbaseVersion).then(|| HBaseVersionFileContent {

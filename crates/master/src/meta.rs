@@ -272,7 +272,10 @@ pub fn read_regions(meta: &dyn MetaStore) -> Result<Vec<RegionRow>> {
         let state = row
             .value(INFO, b"state")
             .map(|v| String::from_utf8_lossy(v).into_owned());
-        let server = match (row.value(INFO, b"server"), row.value(INFO, b"serverstartcode")) {
+        let server = match (
+            row.value(INFO, b"server"),
+            row.value(INFO, b"serverstartcode"),
+        ) {
             (Some(host_port), Some(code)) => Some(ServerName {
                 host_port: String::from_utf8_lossy(host_port).into_owned(),
                 start_code: code

@@ -72,6 +72,8 @@ pub struct RpcClient {
     shared: Arc<Shared>,
     /// The reading thread, once calls overlapped.
     reader: Mutex<Option<JoinHandle<()>>>,
+    /// The server's address.
+    peer: SocketAddr,
 }
 
 #[derive(Debug)]
@@ -322,6 +324,8 @@ pub struct Location {
     pub name: Vec<u8>,
     pub start: Vec<u8>,
     pub end: Vec<u8>,
+    /// Where meta says it is served (`info:server`), if it says and the name resolves.
+    pub server: Option<SocketAddr>,
 }
 
 impl RpcClient {
@@ -351,6 +355,7 @@ impl RpcClient {
                 timeout_nanos: AtomicU64::new(0),
             }),
             reader: Mutex::new(None),
+            peer: addr,
         })
     }
 
@@ -388,6 +393,11 @@ impl RpcClient {
     /// then each caller reads its own answer.
     pub fn reads_on_a_thread(&self) -> bool {
         self.shared.reading_thread.load(Ordering::Acquire)
+    }
+
+    /// The server's address.
+    pub fn peer(&self) -> Option<SocketAddr> {
+        Some(self.peer)
     }
 
     /// Whether the connection broke (every call on it now fails).
@@ -537,10 +547,17 @@ impl RpcClient {
                 c.family.as_deref() == Some(&b"info"[..])
                     && c.qualifier.as_deref() == Some(&b"regioninfo"[..])
             });
-            let state = r.cell.iter().find(|c| {
-                c.family.as_deref() == Some(&b"info"[..])
-                    && c.qualifier.as_deref() == Some(&b"state"[..])
-            });
+            let column = |q: &[u8]| {
+                r.cell.iter().find(|c| {
+                    c.family.as_deref() == Some(&b"info"[..]) && c.qualifier.as_deref() == Some(q)
+                })
+            };
+            let state = column(b"state");
+            let server = column(b"server")
+                .and_then(|c| c.value.as_deref())
+                .and_then(|v| std::str::from_utf8(v).ok())
+                .and_then(|v| std::net::ToSocketAddrs::to_socket_addrs(v).ok())
+                .and_then(|mut a| a.next());
             // Split parents stay in meta until cleaned; only serving regions route.
             if state.and_then(|c| c.value.as_deref()) != Some(&b"OPEN"[..]) {
                 continue;
@@ -556,6 +573,7 @@ impl RpcClient {
                 name,
                 start: ri.start_key.unwrap_or_default(),
                 end: ri.end_key.unwrap_or_default(),
+                server,
             });
         }
         Ok(out)

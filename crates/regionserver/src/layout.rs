@@ -79,7 +79,14 @@ pub fn init_root(fs: &dyn FileSystem, root: &Path, legacy: bool) -> Result<Versi
         write_file(fs, &version, PLAIN_META_VERSION_TEXT.as_bytes())?;
         return Ok(Version::PlainMeta);
     }
-    write_version(fs, root)?;
+    if let Err(e) = write_version(fs, root) {
+        // The servers of a cluster start together on one new directory: another one may
+        // have written it first.
+        if fs.exists(&version).map_err(storage)? && read_text(fs, &version)? == VERSION_TEXT {
+            return Ok(Version::Current);
+        }
+        return Err(e);
+    }
     Ok(Version::Current)
 }
 

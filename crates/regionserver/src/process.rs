@@ -40,7 +40,12 @@ pub struct ServerSettings {
 impl ServerSettings {
     /// HBase's defaults: a quarter of the machine's memory each for the block cache and the
     /// memstores, a weekly major compaction.
-    pub fn new(fs: Arc<dyn FileSystem>, root: PathBuf, host_port: String, clock: Arc<dyn Clock>) -> Self {
+    pub fn new(
+        fs: Arc<dyn FileSystem>,
+        root: PathBuf,
+        host_port: String,
+        clock: Arc<dyn Clock>,
+    ) -> Self {
         ServerSettings {
             fs,
             root,
@@ -126,10 +131,13 @@ impl RunningServer {
             compactions.clone(),
             Some((own.dir, own.lock)),
         ));
-        let mut workers: Vec<JoinHandle<()>> =
-            compactor::start(Arc::downgrade(&rs), wake, settings.major_compaction_interval)
-                .into_iter()
-                .collect();
+        let mut workers: Vec<JoinHandle<()>> = compactor::start(
+            Arc::downgrade(&rs),
+            wake,
+            settings.major_compaction_interval,
+        )
+        .into_iter()
+        .collect();
         if let Some(budget) = &rs.config.budget {
             workers.extend(flusher::start(Arc::downgrade(&rs), Arc::clone(budget)));
         }

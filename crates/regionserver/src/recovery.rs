@@ -102,7 +102,7 @@ pub fn split_log(
         .replace(',', "_");
     let mut written = 0;
     for (dir, edits) in per_region {
-        if !fs.exists(&dir.join(".regioninfo")).map_err(storage)? {
+        if !fs.exists(&dir).map_err(storage)? {
             continue;
         }
         let out_dir = dir.join(RECOVERED_EDITS);

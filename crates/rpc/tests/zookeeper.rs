@@ -149,7 +149,16 @@ fn a_remote_client_finds_the_server_through_zookeeper() {
     .unwrap_err();
     assert!(e.to_string().contains("/hbase/meta-region-server"), "{e}");
 
-    let conn = Connection::in_memory();
+    // Meta names the server where it serves, as `basalt standalone` makes it: clients that
+    // find it through ZooKeeper go where meta says.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let conn = Connection::builder()
+        .server_name(&format!("127.0.0.1:{port}"))
+        .build();
     conn.admin()
         .create_table(
             TableDescriptor::named("t")
@@ -157,7 +166,14 @@ fn a_remote_client_finds_the_server_through_zookeeper() {
                 .with_family(ColumnFamilyDescriptor::new("f")),
         )
         .unwrap();
-    let server = support::serve(&conn);
+    let server = basalt_rpc::RpcServer::start(
+        conn.clone(),
+        basalt_rpc::RpcConfig {
+            bind: ([127, 0, 0, 1], port).into(),
+            ..support::loopback()
+        },
+    )
+    .unwrap();
     let publisher = ZkPublisher::start(
         &quorum,
         Published {

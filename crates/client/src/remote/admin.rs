@@ -18,7 +18,7 @@ impl RemoteAdmin<'_> {
         request: &Q,
     ) -> Result<R> {
         let c = self.conn;
-        c.call_on(&c.master, "MasterService", method, request)
+        c.call_master(method, request)
             .map_err(|e| match classify(table, e) {
                 Failure::Fatal(e) => e,
                 Failure::Retry(reason) => Error::NotServingRegion(reason),
@@ -309,10 +309,19 @@ impl RemoteAdmin<'_> {
                 ))
             })?;
         let c = self.conn;
+        let server = c
+            .locations(&table)
+            .ok()
+            .and_then(|regions| {
+                regions
+                    .iter()
+                    .find(|l| l.name == name)
+                    .map(|l| c.server_of(l))
+            })
+            .unwrap_or_else(|| c.meta_addr());
         let _: pb::CompactRegionResponse = c
-            .call_on(
-                &c.region_admin,
-                "AdminService",
+            .call_admin(
+                server,
                 "CompactRegion",
                 &pb::CompactRegionRequest {
                     region: region(name),
@@ -338,7 +347,7 @@ impl RemoteAdmin<'_> {
         c.retrying(name, |regions| {
             for r in regions {
                 let _: pb::Empty = c
-                    .call_on(&c.region_admin, "AdminService", method, &request(r))
+                    .call_admin(c.server_of(r), method, &request(r))
                     .map_err(|e| classify(name, e))?;
             }
             Ok(())
@@ -350,18 +359,17 @@ impl RemoteAdmin<'_> {
     /// (regions too small to split are left alone, as embedded).
     pub fn split(&self, name: &TableName, at: Option<&[u8]>) -> Result<()> {
         let c = self.conn;
-        let targets: Vec<Vec<u8>> = c.retrying(name, |regions| match at {
-            Some(row) => Ok(vec![row_region(regions, row)?.to_vec()]),
-            None => Ok(regions.iter().map(|r| r.name.clone()).collect()),
+        let targets: Vec<Location> = c.retrying(name, |regions| match at {
+            Some(row) => Ok(vec![row_region(regions, row)?.clone()]),
+            None => Ok(regions.to_vec()),
         })?;
         for target in targets {
             let info: pb::GetRegionInfoResponse = c
-                .call_on(
-                    &c.region_admin,
-                    "AdminService",
+                .call_admin(
+                    c.server_of(&target),
                     "GetRegionInfo",
                     &pb::GetRegionInfoRequest {
-                        region: region(&target),
+                        region: region(&target.name),
                         compaction_state: None,
                         best_split_row: None,
                     },
@@ -453,6 +461,14 @@ impl RemoteAdmin<'_> {
     /// Live and dead servers and serving regions (MasterService GetClusterStatus).
     pub fn cluster_summary(&self) -> Result<crate::ClusterSummary> {
         let status = self.cluster_status()?;
+        let name = |s: &pb::ServerName| {
+            format!(
+                "{},{},{}",
+                s.host_name,
+                s.port.unwrap_or_default(),
+                s.start_code.unwrap_or_default()
+            )
+        };
         Ok(crate::ClusterSummary {
             live_servers: status.live_servers.len(),
             dead_servers: status.dead_servers.len(),
@@ -461,6 +477,21 @@ impl RemoteAdmin<'_> {
                 .iter()
                 .map(|s| s.server_load.region_loads.len())
                 .sum(),
+            master: status.master.as_ref().map(name).unwrap_or_default(),
+            backup_masters: status.backup_masters.len(),
+            servers: status
+                .live_servers
+                .iter()
+                .map(|s| crate::ServerSummary {
+                    name: name(&s.server),
+                    regions: s
+                        .server_load
+                        .region_loads
+                        .iter()
+                        .map(|l| Bytes::from(l.region_specifier.value.clone()))
+                        .collect(),
+                })
+                .collect(),
         })
     }
 
@@ -468,12 +499,7 @@ impl RemoteAdmin<'_> {
     pub fn server_name(&self) -> Result<String> {
         let c = self.conn;
         let info: pb::GetServerInfoResponse = c
-            .call_on(
-                &c.region_admin,
-                "AdminService",
-                "GetServerInfo",
-                &pb::GetServerInfoRequest {},
-            )
+            .call_admin(c.meta_addr(), "GetServerInfo", &pb::GetServerInfoRequest {})
             .map_err(|e| Error::storage(format!("GetServerInfo: {e}")))?;
         let s = info.server_info.server_name;
         Ok(format!(

@@ -11,7 +11,7 @@ impl Client for RemoteConnection {
     fn server_name(&self) -> String {
         self.admin()
             .server_name()
-            .unwrap_or_else(|_| self.addr.to_string().replacen(':', ",", 1))
+            .unwrap_or_else(|_| self.meta_addr().to_string().replacen(':', ",", 1))
     }
 
     fn cluster_summary(&self) -> Result<ClusterSummary> {
@@ -80,14 +80,29 @@ impl Client for RemoteConnection {
     }
 
     fn regions(&self, name: &TableName) -> Result<Vec<RegionSummary>> {
+        // Which server holds which region, as the cluster status says.
+        let held: HashMap<Bytes, String> = self
+            .admin()
+            .cluster_summary()
+            .map(|s| {
+                s.servers
+                    .into_iter()
+                    .flat_map(|srv| srv.regions.into_iter().map(move |r| (r, srv.name.clone())))
+                    .collect()
+            })
+            .unwrap_or_default();
         Ok(self
             .admin()
             .regions(name)?
             .into_iter()
-            .map(|l| RegionSummary {
-                name: Bytes::from(l.name),
-                start_key: Bytes::from(l.start),
-                end_key: Bytes::from(l.end),
+            .map(|l| {
+                let name = Bytes::from(l.name);
+                RegionSummary {
+                    server: held.get(&name).cloned(),
+                    name,
+                    start_key: Bytes::from(l.start),
+                    end_key: Bytes::from(l.end),
+                }
             })
             .collect())
     }

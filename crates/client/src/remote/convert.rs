@@ -8,10 +8,8 @@ pub(super) use basalt_proto::ops::{
 pub(super) fn row_region<'a>(
     regions: &'a [Location],
     row: &[u8],
-) -> std::result::Result<&'a [u8], Failure> {
-    locate(regions, row)
-        .map(|l| l.name.as_slice())
-        .ok_or_else(|| Failure::Retry("no cached region holds the row".into()))
+) -> std::result::Result<&'a Location, Failure> {
+    locate(regions, row).ok_or_else(|| Failure::Retry("no cached region holds the row".into()))
 }
 
 /// The region a reversed scan reads first from `from` down: the one holding `from` if it is

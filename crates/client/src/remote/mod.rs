@@ -75,21 +75,31 @@ impl Default for RemoteConfig {
     }
 }
 
-/// A connection to one server's ClientService, with its region cache. Threads share it, and
-/// their calls share its sockets (see [`RpcClient`]), as HBase's clients do:
-/// [`RemoteConfig::pool_size`] of them, each thread keeping to one (see [`thread_slot`]).
+/// A connection to a cluster (or one server): its region cache, and connections to each
+/// region server's ClientService. Threads share it, and their calls share its sockets (see
+/// [`RpcClient`]), as HBase's clients do: [`RemoteConfig::pool_size`] connections per server,
+/// each thread keeping to one (see [`thread_slot`]).
 #[derive(Debug)]
 pub struct RemoteConnection {
-    addr: SocketAddr,
+    /// The server holding `hbase:meta` (and, connected to one server, everything).
+    addr: Mutex<SocketAddr>,
+    /// Found through ZooKeeper: regions are served where meta says, and meta and the master
+    /// are where ZooKeeper says (looked up again when they move).
+    quorum: Option<String>,
     config: RemoteConfig,
-    /// The pool; a slot is None after a broken call (the next call on it connects again) or
-    /// before its first call.
-    clients: Vec<Mutex<Option<Arc<RpcClient>>>>,
-    /// MasterService and AdminService, opened on first use.
+    /// Each server's pool of ClientService connections; a slot is None after a broken call
+    /// (the next call on it connects again) or before its first call.
+    pools: Mutex<HashMap<SocketAddr, Arc<Pool>>>,
+    /// MasterService, opened on first use, and each server's AdminService.
     master: Mutex<Option<Arc<RpcClient>>>,
-    region_admin: Mutex<Option<Arc<RpcClient>>>,
+    admins: Mutex<HashMap<SocketAddr, Arc<Slot>>>,
     regions: Mutex<HashMap<TableName, Arc<Vec<Location>>>>,
 }
+
+/// One connection, opened when first used and again after it breaks.
+type Slot = Mutex<Option<Arc<RpcClient>>>;
+/// A server's ClientService connections.
+type Pool = Vec<Slot>;
 
 /// What a failed call means for the operation.
 enum Failure {
@@ -163,26 +173,72 @@ fn thread_slot() -> usize {
 impl RemoteConnection {
     /// Connects to a server's RPC port (`basalt standalone --rpc-port`).
     pub fn connect(addr: SocketAddr, config: RemoteConfig) -> Result<RemoteConnection> {
+        Self::start(addr, None, config)
+    }
+
+    fn start(
+        addr: SocketAddr,
+        quorum: Option<String>,
+        config: RemoteConfig,
+    ) -> Result<RemoteConnection> {
         let client = Self::open(addr, &config, "ClientService")
             .map_err(|e| Error::storage(format!("cannot connect to {addr}: {e}")))?;
-        let mut clients = vec![Mutex::new(Some(Arc::new(client)))];
-        clients.resize_with(config.pool_size.max(1), || Mutex::new(None));
+        let mut pool: Pool = vec![Mutex::new(Some(Arc::new(client)))];
+        pool.resize_with(config.pool_size.max(1), || Mutex::new(None));
         Ok(RemoteConnection {
-            addr,
+            addr: Mutex::new(addr),
+            quorum,
             config,
-            clients,
+            pools: Mutex::new(HashMap::from([(addr, Arc::new(pool))])),
             master: Mutex::new(None),
-            region_admin: Mutex::new(None),
+            admins: Mutex::new(HashMap::new()),
             regions: Mutex::new(HashMap::new()),
         })
     }
 
-    /// Finds the server through ZooKeeper (`host:port` of the quorum), as HBase's clients do:
-    /// `/hbase/meta-region-server` names it.
+    /// Finds the cluster through ZooKeeper (`host:port` of the quorum), as HBase's clients
+    /// do: `/hbase/meta-region-server` names meta's server, `/hbase/master` the master, and
+    /// meta says where each region is served.
     pub fn through_zookeeper(quorum: &str, config: RemoteConfig) -> Result<RemoteConnection> {
         let addr = basalt_coord::meta_server(quorum, config.rpc_timeout)
             .map_err(|e| Error::storage(format!("finding the server in ZooKeeper: {e}")))?;
-        Self::connect(addr, config)
+        Self::start(addr, Some(quorum.to_owned()), config)
+    }
+
+    /// The server holding `hbase:meta`.
+    fn meta_addr(&self) -> SocketAddr {
+        *self.addr.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Where the region `loc` is served: where meta says (through ZooKeeper), or the one
+    /// server this connection was given.
+    fn server_of(&self, loc: &Location) -> SocketAddr {
+        match (&self.quorum, loc.server) {
+            (Some(_), Some(server)) => server,
+            _ => self.meta_addr(),
+        }
+    }
+
+    /// Where the active master is: ZooKeeper's `/hbase/master`, or the one server given.
+    fn master_addr(&self) -> std::result::Result<SocketAddr, RpcError> {
+        let Some(quorum) = &self.quorum else {
+            return Ok(self.meta_addr());
+        };
+        basalt_coord::master_server(quorum, self.config.rpc_timeout).map_err(RpcError::from)
+    }
+
+    /// After a failure: meta and the master may have moved (through ZooKeeper only).
+    fn relocate(&self) {
+        let Some(quorum) = &self.quorum else {
+            return;
+        };
+        if let Ok(addr) = basalt_coord::meta_server(quorum, self.config.rpc_timeout) {
+            *self.addr.lock().unwrap_or_else(PoisonError::into_inner) = addr;
+        }
+        self.master
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
     }
 
     fn open(addr: SocketAddr, config: &RemoteConfig, service: &str) -> std::io::Result<RpcClient> {
@@ -194,7 +250,7 @@ impl RemoteConnection {
     /// The pool's connections now open (at most [`RemoteConfig::pool_size`]; one opens when
     /// a thread dealt to it first calls).
     pub fn open_connections(&self) -> usize {
-        self.clients
+        self.pool(self.meta_addr())
             .iter()
             .filter(|slot| {
                 slot.lock()
@@ -219,64 +275,109 @@ impl RemoteConnection {
         })
     }
 
-    /// The pool's connection slot of this thread.
-    fn thread_client(&self) -> &Mutex<Option<Arc<RpcClient>>> {
-        &self.clients[thread_slot() % self.clients.len()]
+    /// A server's pool of ClientService connections.
+    fn pool(&self, server: SocketAddr) -> Arc<Pool> {
+        let size = self.config.pool_size.max(1);
+        Arc::clone(
+            self.pools
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .entry(server)
+                .or_insert_with(|| Arc::new((0..size).map(|_| Mutex::new(None)).collect())),
+        )
     }
 
-    /// One call on this thread's connection of the pool, opened (again) if no call made it
-    /// yet or an earlier call broke it.
+    /// A server's AdminService connection.
+    fn admin_slot(&self, server: SocketAddr) -> Arc<Slot> {
+        Arc::clone(
+            self.admins
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .entry(server)
+                .or_default(),
+        )
+    }
+
+    /// One ClientService call to `server` on this thread's connection of its pool, opened
+    /// (again) if no call made it yet or an earlier call broke it.
     fn call<Q: prost::Message, R: prost::Message + Default>(
         &self,
+        server: SocketAddr,
         method: &str,
         request: &Q,
     ) -> std::result::Result<R, RpcError> {
-        self.call_on(self.thread_client(), "ClientService", method, request)
+        let pool = self.pool(server);
+        let slot = &pool[thread_slot() % pool.len()];
+        self.with_client(slot, server, "ClientService", |c| c.call(method, request))
     }
 
-    /// A ClientService call on this thread's connection whose mutations' cells follow in
-    /// `cells`, the parts of a KeyValueCodec block (a plain call when they are empty).
+    /// A ClientService call to `server` whose mutations' cells follow in `cells`, the parts of
+    /// a KeyValueCodec block (a plain call when they are empty).
     fn call_with_cells<Q: prost::Message, R: prost::Message + Default>(
         &self,
+        server: SocketAddr,
         method: &str,
         request: &Q,
         cells: &[&[u8]],
     ) -> std::result::Result<R, RpcError> {
         if cells.iter().all(|part| part.is_empty()) {
-            return self.call(method, request);
+            return self.call(server, method, request);
         }
-        self.with_client(self.thread_client(), "ClientService", |c| {
+        let pool = self.pool(server);
+        let slot = &pool[thread_slot() % pool.len()];
+        self.with_client(slot, server, "ClientService", |c| {
             c.call_with_cells(method, request, cells)
         })
     }
 
-    /// One call on the connection to `service` kept in `slot`.
-    fn call_on<Q: prost::Message, R: prost::Message + Default>(
+    /// One MasterService call, to the active master.
+    fn call_master<Q: prost::Message, R: prost::Message + Default>(
         &self,
-        slot: &Mutex<Option<Arc<RpcClient>>>,
-        service: &str,
         method: &str,
         request: &Q,
     ) -> std::result::Result<R, RpcError> {
-        self.with_client(slot, service, |c| c.call(method, request))
+        let addr = self.master_addr()?;
+        let out = self.with_client(&self.master, addr, "MasterService", |c| {
+            c.call(method, request)
+        });
+        let moved = match &out {
+            Err(RpcError::Frame(_)) => true,
+            Err(RpcError::Remote { class, .. }) => retriable(class),
+            _ => false,
+        };
+        if moved {
+            // The next call looks for the master again.
+            self.relocate();
+        }
+        out
     }
 
-    /// Runs `f` on the connection to `service` kept in `slot`, opening it if an earlier call
-    /// broke it (or none was made); a call that breaks it drops it, since the stream may hold
-    /// half a frame. Other threads' calls run on the same connection meanwhile.
+    /// One AdminService call to `server`.
+    fn call_admin<Q: prost::Message, R: prost::Message + Default>(
+        &self,
+        server: SocketAddr,
+        method: &str,
+        request: &Q,
+    ) -> std::result::Result<R, RpcError> {
+        let slot = self.admin_slot(server);
+        self.with_client(&slot, server, "AdminService", |c| c.call(method, request))
+    }
+
+    /// Runs `f` on the connection to `service` at `addr` kept in `slot`, opening it if an
+    /// earlier call broke it (or none was made); a call that breaks it drops it, since the
+    /// stream may hold half a frame. Other threads' calls run on the same connection meanwhile.
     fn with_client<T>(
         &self,
-        slot: &Mutex<Option<Arc<RpcClient>>>,
+        slot: &Slot,
+        addr: SocketAddr,
         service: &str,
         f: impl FnOnce(&RpcClient) -> std::result::Result<T, RpcError>,
     ) -> std::result::Result<T, RpcError> {
         let client = {
             let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
             match slot.as_ref() {
-                Some(c) if !c.is_broken() => Arc::clone(c),
-                _ => {
-                    Arc::clone(slot.insert(Arc::new(Self::open(self.addr, &self.config, service)?)))
-                }
+                Some(c) if !c.is_broken() && c.peer() == Some(addr) => Arc::clone(c),
+                _ => Arc::clone(slot.insert(Arc::new(Self::open(addr, &self.config, service)?))),
             }
         };
         let out = f(&client);
@@ -299,17 +400,20 @@ impl RemoteConnection {
         {
             return Ok(Arc::clone(l));
         }
+        let meta = self.meta_addr();
+        let pool = self.pool(meta);
         let found = self
-            .with_client(self.thread_client(), "ClientService", |c| {
-                c.regions(&table.to_string())
-            })
+            .with_client(
+                &pool[thread_slot() % pool.len()],
+                meta,
+                "ClientService",
+                |c| c.regions(&table.to_string()),
+            )
             .map_err(|e| classify(table, e))?;
         if found.is_empty() {
             // No region serves: the table is missing or disabled (HBase's clients then say
             // TableNotFound / TableNotEnabled), or its regions are moving.
-            let state: std::result::Result<pb::GetTableStateResponse, RpcError> = self.call_on(
-                &self.master,
-                "MasterService",
+            let state: std::result::Result<pb::GetTableStateResponse, RpcError> = self.call_master(
                 "GetTableState",
                 &pb::GetTableStateRequest {
                     table_name: pb_table_name(table),
@@ -354,6 +458,7 @@ impl RemoteConnection {
                 Err(Failure::Fatal(e)) => return Err(e),
                 Err(Failure::Retry(reason)) => {
                     self.forget(table);
+                    self.relocate();
                     if started.elapsed() + pause > self.config.operation_timeout {
                         return Err(Error::NotServingRegion(format!(
                             "{table} (gave up after {:.1?}: {reason})",

@@ -81,6 +81,7 @@ impl<C: Deref<Target = RemoteConnection>> RemoteScanner<C> {
                 }
                 Some((id, location)) => {
                     let next: std::result::Result<ScanResponse, RpcError> = self.conn.call(
+                        self.conn.server_of(&location),
                         "Scan",
                         &ScanRequest {
                             scanner_id: Some(id),
@@ -157,6 +158,7 @@ impl<C: Deref<Target = RemoteConnection>> RemoteScanner<C> {
             let response: ScanResponse = self
                 .conn
                 .call(
+                    self.conn.server_of(location),
                     "Scan",
                     &ScanRequest {
                         region: Some(region(&location.name)),
@@ -220,8 +222,9 @@ impl<C: Deref<Target = RemoteConnection>> RemoteScanner<C> {
     /// Closes the server's scanner, if one is open (best effort: an unreachable server drops
     /// it when its lease ends).
     fn close(&mut self) {
-        if let Some((id, _)) = self.open.take() {
+        if let Some((id, location)) = self.open.take() {
             let _: std::result::Result<ScanResponse, RpcError> = self.conn.call(
+                self.conn.server_of(&location),
                 "Scan",
                 &ScanRequest {
                     scanner_id: Some(id),

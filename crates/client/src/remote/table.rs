@@ -37,10 +37,11 @@ impl RemoteTable<'_> {
             ..MutateRequest::default()
         };
         self.conn.retrying(name, |regions| {
-            request.region = region(row_region(regions, row)?);
+            let location = row_region(regions, row)?;
+            request.region = region(&location.name);
             let response: MutateResponse = self
                 .conn
-                .call_with_cells("Mutate", &request, &[cells])
+                .call_with_cells(self.conn.server_of(location), "Mutate", &request, &[cells])
                 .map_err(|e| classify(name, e))?;
             Ok((response.result.map(row_result), response.processed))
         })
@@ -143,10 +144,11 @@ impl RemoteTable<'_> {
             ..MultiRequest::default()
         };
         self.conn.retrying(name, |regions| {
-            request.region_action[0].region = region(row_region(regions, &rm.row)?);
+            let location = row_region(regions, &rm.row)?;
+            request.region_action[0].region = region(&location.name);
             let response: MultiResponse = self
                 .conn
-                .call("Multi", &request)
+                .call(self.conn.server_of(location), "Multi", &request)
                 .map_err(|e| classify(name, e))?;
             let processed = response.processed;
             let Some(result) = response.region_action_result.into_iter().next() else {
@@ -216,17 +218,26 @@ impl RemoteTable<'_> {
         };
         // Each region action with the cells of its puts and deletes, which travel in the
         // call's cell block in region action order.
-        let mut by_region: Vec<(pb::RegionAction, Vec<u8>)> = Vec::new();
+        let mut by_server: Vec<(SocketAddr, Vec<RegionPart>)> = Vec::new();
         for (index, op) in ops.iter().enumerate() {
             let Some(location) = locate(&regions, op.row()) else {
                 continue;
             };
             let name = &location.name;
+            let server = self.conn.server_of(location);
+            let at = match by_server.iter().position(|(s, _)| *s == server) {
+                Some(at) => at,
+                None => {
+                    by_server.push((server, Vec::new()));
+                    by_server.len() - 1
+                }
+            };
+            let by_region = &mut by_server[at].1;
             let (mutation, get) = match op {
                 BatchOp::Get(g) => (None, Some(get_pb(g))),
-                BatchOp::Put(p) => (Some(put_cells(p, &mut part(&mut by_region, name).1)), None),
+                BatchOp::Put(p) => (Some(put_cells(p, &mut part(by_region, name).1)), None),
                 BatchOp::Delete(d) => {
-                    let cells = &mut part(&mut by_region, name).1;
+                    let cells = &mut part(by_region, name).1;
                     (Some(delete_cells(d, cells)), None)
                 }
                 BatchOp::Increment(i) => (Some(increment_pb(i)), None),
@@ -234,17 +245,32 @@ impl RemoteTable<'_> {
                 // These run on their own.
                 BatchOp::RowMutations(_) | BatchOp::CheckAndMutate(_) => continue,
             };
-            part(&mut by_region, name).0.action.push(pb::Action {
+            part(by_region, name).0.action.push(pb::Action {
                 index: u32::try_from(index).ok(),
                 mutation,
                 get,
             });
         }
+        for (server, by_region) in by_server {
+            self.multi_on(server, ops, by_region, &mut out);
+        }
+        out
+    }
+
+    /// One Multi call to `server` with its regions' actions; settles in `out` what it can.
+    fn multi_on(
+        &self,
+        server: SocketAddr,
+        ops: &[BatchOp],
+        by_region: Vec<RegionPart>,
+        out: &mut [Option<Result<BatchOutcome>>],
+    ) {
         if by_region.is_empty() {
-            return out;
+            return;
         }
         let (region_action, blocks): (Vec<_>, Vec<_>) = by_region.into_iter().unzip();
         let response: MultiResponse = match self.conn.call_with_cells(
+            server,
             "Multi",
             &MultiRequest {
                 region_action,
@@ -254,7 +280,7 @@ impl RemoteTable<'_> {
             &blocks.iter().map(Vec::as_slice).collect::<Vec<_>>(),
         ) {
             Ok(r) => r,
-            Err(_) => return out,
+            Err(_) => return,
         };
         for result in response.region_action_result {
             // A region that failed as a whole leaves its operations to run on their own.
@@ -284,18 +310,19 @@ impl RemoteTable<'_> {
                 };
             }
         }
-        out
     }
 
     pub fn get(&self, get: &Get) -> Result<RowResult> {
         let name = &self.name;
         self.conn.retrying(name, |regions| {
+            let location = row_region(regions, &get.row)?;
             let response: GetResponse = self
                 .conn
                 .call(
+                    self.conn.server_of(location),
                     "Get",
                     &GetRequest {
-                        region: region(row_region(regions, &get.row)?),
+                        region: region(&location.name),
                         get: get_pb(get),
                     },
                 )
@@ -332,6 +359,9 @@ fn no_negative(mut timestamps: impl Iterator<Item = i64>) -> Result<()> {
 
 /// The region action (and its cell block) of a Multi for the region `name`, added if the call
 /// has none yet.
+/// A region's actions in a Multi call, with the cells of its puts and deletes.
+type RegionPart = (pb::RegionAction, Vec<u8>);
+
 fn part<'a>(
     by_region: &'a mut Vec<(pb::RegionAction, Vec<u8>)>,
     name: &[u8],

@@ -334,7 +334,7 @@ pub(super) fn list_regions(
         .iter()
         .map(|r| {
             [
-                server.clone(),
+                r.server.clone().unwrap_or_else(|| server.clone()),
                 binary(&r.name),
                 binary(&r.start_key),
                 binary(&r.end_key),

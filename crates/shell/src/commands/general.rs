@@ -17,23 +17,33 @@ pub(super) fn status(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> 
             summary.dead_servers
         ),
         "simple" | "detailed" => {
-            let server = shell.client.server_name();
             // `host,port,startcode` -> `host:port startcode`, as HBase prints a server.
-            let shown = match server.rsplit_once(',') {
+            let shown = |server: &str| match server.rsplit_once(',') {
                 Some((host_port, code)) => format!("{} {code}", host_port.replacen(',', ":", 1)),
-                None => server.clone(),
+                None => server.to_owned(),
             };
-            w!(out, "active master:  {shown}");
-            w!(out, "0 backup masters");
+            w!(out, "active master:  {}", shown(&summary.master));
+            w!(out, "{} backup masters", summary.backup_masters);
             w!(out, "{} live servers", summary.live_servers);
-            w!(out, "    {shown}");
-            w!(out, "        numberOfOnlineRegions={}", summary.regions);
+            for server in &summary.servers {
+                w!(out, "    {}", shown(&server.name));
+                w!(
+                    out,
+                    "        numberOfOnlineRegions={}",
+                    server.regions.len()
+                );
+                if kind == "detailed" {
+                    for region in &server.regions {
+                        w!(out, "        \"{}\"", String::from_utf8_lossy(region));
+                    }
+                }
+            }
             w!(out, "{} dead servers", summary.dead_servers);
             w!(out, "Aggregate load: 0, regions: {}", summary.regions);
         }
         other => {
             return Err(format!(
-                "unknown status format '{other}': use 'summary' or 'simple'"
+                "unknown status format '{other}': use 'summary', 'simple' or 'detailed'"
             ));
         }
     }

@@ -1,0 +1,95 @@
+//! `basalt master`: a cluster's master (active, or a backup until the active one goes).
+
+use std::net::{IpAddr, Ipv4Addr};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use basalt_master::cluster::{ClusterMaster, ClusterSettings};
+use basalt_master::master_service::MasterService;
+use basalt_rpc::{RpcConfig, RpcServer, Services};
+
+use super::{SESSION_TIMEOUT_MS, bind, session_timeout, stop_flag};
+use crate::say;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The shared data directory (every server of the cluster reaches it)
+    #[arg(long, default_value = "./basalt-data")]
+    data: PathBuf,
+    /// The ZooKeeper quorum, `HOST:PORT`
+    #[arg(long)]
+    zookeeper: String,
+    /// Address to listen on
+    #[arg(long, default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
+    bind: IpAddr,
+    /// MasterService port; 0 picks a free one
+    #[arg(long, default_value_t = 16000)]
+    port: u16,
+    /// Milliseconds after which a silent server's ZooKeeper session ends
+    #[arg(long, default_value_t = SESSION_TIMEOUT_MS)]
+    session_timeout_ms: u64,
+}
+
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    let stop = stop_flag()?;
+    let (listener, addr) = bind(args.bind, args.port)?;
+    let clock = basalt_common::SystemClock;
+    let start_code = basalt_common::Clock::now_millis(&clock);
+    let settings = ClusterSettings {
+        zookeeper: args.zookeeper.clone(),
+        session_timeout: session_timeout(args.session_timeout_ms),
+        call_timeout: Duration::from_secs(120),
+        fs: Arc::new(basalt_fs::LocalFs),
+        root: args.data.clone(),
+        clock: Arc::new(clock),
+        host_port: addr.to_string(),
+        start_code,
+    };
+    say!("master {addr} starting; data in {}", args.data.display());
+    let progress = |what: &str| say!("master {addr}: {what}");
+    let Some(cm) = ClusterMaster::start(settings, &stop, &progress)
+        .context("cannot become the cluster's master")?
+    else {
+        say!("stopped before becoming active");
+        return Ok(());
+    };
+    let services = Services {
+        master: Some(
+            MasterService::new(Arc::clone(&cm.master), addr, None).with_start_code(start_code),
+        ),
+        ..Services::default()
+    };
+    let rpc = RpcServer::serve(
+        listener,
+        services,
+        RpcConfig {
+            bind: addr,
+            ..RpcConfig::default()
+        },
+    )
+    .with_context(|| format!("cannot serve on {addr}"))?;
+    say!("master {addr} active: MasterService listening");
+    let failed = loop {
+        if stop.load(Ordering::Acquire) {
+            break None;
+        }
+        if let Err(e) = cm.tick() {
+            if e.to_string().contains("session is lost") {
+                break Some(e);
+            }
+            // A recovery that failed part way is tried again on the next look.
+            eprintln!("WARNING: master {addr}: {e}");
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    rpc.shutdown();
+    cm.resign();
+    if let Some(e) = failed {
+        bail!("master {addr} stopped: {e}");
+    }
+    say!("stopped");
+    Ok(())
+}

@@ -1,0 +1,41 @@
+//! A cluster's processes: `basalt master` (the active master, or a backup waiting in
+//! ZooKeeper) and `basalt regionserver` (a region server on the shared data directory,
+//! registered in ZooKeeper), as HBase's `hbase master start` and `hbase regionserver start`.
+//! SIGINT or SIGTERM stops either cleanly; a region server whose ZooKeeper session ends, or
+//! whose log a master fenced, aborts rather than serve stale data.
+
+pub mod master;
+pub mod regionserver;
+
+use std::net::{IpAddr, SocketAddr, TcpListener};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use anyhow::Context;
+
+/// The defaults a cluster's processes share.
+pub const SESSION_TIMEOUT_MS: u64 = 6000;
+
+/// A flag set by SIGINT or SIGTERM.
+pub fn stop_flag() -> anyhow::Result<Arc<AtomicBool>> {
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(signal, Arc::clone(&stop))
+            .context("cannot install the signal handlers")?;
+    }
+    Ok(stop)
+}
+
+/// Binds the RPC port (0: a free one) before anything is named after it.
+pub fn bind(ip: IpAddr, port: u16) -> anyhow::Result<(TcpListener, SocketAddr)> {
+    let listener = TcpListener::bind(SocketAddr::new(ip, port))
+        .with_context(|| format!("cannot listen on {ip}:{port}"))?;
+    let addr = listener.local_addr()?;
+    Ok((listener, addr))
+}
+
+/// The session timeout flag as a duration.
+pub fn session_timeout(ms: u64) -> Duration {
+    Duration::from_millis(ms.max(1000))
+}

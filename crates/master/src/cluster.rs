@@ -1,0 +1,502 @@
+//! A cluster's master (HBase's `HMaster` with its `ActiveMasterManager`, `ServerManager`,
+//! `AssignmentManager` and `ServerCrashProcedure`): it becomes active through ZooKeeper
+//! (`/hbase/master`; the others wait under `/hbase/backup-masters`), finds the region servers
+//! under `/hbase/rs`, splits the logs of servers that are gone, assigns `hbase:meta` and then
+//! every region of an enabled table, and keeps watching: a server that goes is fenced, its log
+//! split, its regions opened elsewhere (meta first). Everything it asks of a region server goes
+//! over AdminService, and the catalog is read and written on meta's server
+//! (`docs/design/cluster.md`).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use basalt_common::{Clock, Error, Result, ServerName, TableName};
+use basalt_coord::{
+    BACKUP_MASTERS_DIR, CLUSTER_ID_NODE, MASTER_NODE, META_NODE, NodeKind, RS_DIR, ZkSession,
+};
+use basalt_fs::{FileSystem, FsError};
+use basalt_regionserver::layout::{self, storage};
+use basalt_regionserver::meta_schema;
+
+use crate::janitor;
+use crate::master::{HostedTable, Master, Placed};
+use crate::meta::{self, MetaStore, TableState};
+use crate::servers::{RemoteMeta, RemoteServer};
+
+/// How a cluster's master is set up.
+#[derive(Debug, Clone)]
+pub struct ClusterSettings {
+    pub zookeeper: String,
+    /// How long after a server stops answering ZooKeeper it counts as dead.
+    pub session_timeout: Duration,
+    /// How long one call to a region server may take.
+    pub call_timeout: Duration,
+    pub fs: Arc<dyn FileSystem>,
+    pub root: PathBuf,
+    pub clock: Arc<dyn Clock>,
+    /// Where this master's MasterService listens (`host:port`).
+    pub host_port: String,
+    pub start_code: i64,
+}
+
+/// Why the master stopped waiting or serving.
+fn io(e: std::io::Error) -> Error {
+    Error::storage(e.to_string())
+}
+
+/// The master of a cluster; see the module documentation.
+#[derive(Debug)]
+pub struct ClusterMaster {
+    pub master: Arc<Master>,
+    zk: ZkSession,
+    settings: ClusterSettings,
+    /// The region servers this master knows are live, by name.
+    known: Mutex<BTreeSet<String>>,
+    /// Where meta is served.
+    meta_server: Mutex<Option<ServerName>>,
+}
+
+/// `host,port,start code` as a server name.
+fn parse_server(name: &str) -> Option<ServerName> {
+    let mut parts = name.rsplitn(3, ',');
+    let code = parts.next()?.parse().ok()?;
+    let port = parts.next()?;
+    let host = parts.next()?;
+    Some(ServerName {
+        host_port: format!("{host}:{port}"),
+        start_code: code,
+    })
+}
+
+impl ClusterMaster {
+    /// Waits until this master is the active one (or `stop` is set: None), then takes over the
+    /// cluster: waits for a region server, splits the logs of gone servers, assigns meta and
+    /// every region. `progress` hears what it is doing.
+    pub fn start(
+        settings: ClusterSettings,
+        stop: &AtomicBool,
+        progress: &dyn Fn(&str),
+    ) -> Result<Option<Arc<ClusterMaster>>> {
+        let zk = ZkSession::connect(
+            &settings.zookeeper,
+            settings.session_timeout,
+            Duration::from_secs(15),
+        )
+        .map_err(io)?;
+        let name = ServerName {
+            host_port: settings.host_port.clone(),
+            start_code: settings.start_code,
+        };
+        let (host, port) = settings
+            .host_port
+            .rsplit_once(':')
+            .ok_or_else(|| Error::InvalidArgument(format!("bad address {}", settings.host_port)))?;
+        let port: u16 = port
+            .parse()
+            .map_err(|_| Error::InvalidArgument(format!("bad port in {}", settings.host_port)))?;
+        let code = u64::try_from(settings.start_code).unwrap_or(0);
+        let data = basalt_coord::master_data(host, port, code);
+        zk.ensure(BACKUP_MASTERS_DIR).map_err(io)?;
+        let backup = format!("{BACKUP_MASTERS_DIR}/{name}");
+        let mut waiting = false;
+        while !zk
+            .create(MASTER_NODE, &data, NodeKind::Ephemeral)
+            .map_err(io)?
+        {
+            if !waiting {
+                zk.create(&backup, &data, NodeKind::Ephemeral).map_err(io)?;
+                progress("another master is active: waiting as a backup master");
+                waiting = true;
+            }
+            if stop.load(Ordering::Acquire) {
+                return Ok(None);
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        zk.delete(&backup).map_err(io)?;
+        progress("active master");
+        let fs = settings.fs.as_ref();
+        let root = settings.root.clone();
+        layout::init_root(fs, &root, false)?;
+        let cluster_id = cluster_id(fs, &root, settings.start_code)?;
+        zk.put(
+            CLUSTER_ID_NODE,
+            &basalt_coord::cluster_id_data(host, &cluster_id),
+            NodeKind::Persistent,
+        )
+        .map_err(io)?;
+        let cm = ClusterMaster {
+            master: Arc::new(Master::new(
+                Arc::new(Unassigned),
+                Arc::clone(&settings.clock),
+                Arc::clone(&settings.fs),
+                root,
+                None,
+                janitor::Settings::default(),
+            )),
+            zk,
+            settings,
+            known: Mutex::new(BTreeSet::new()),
+            meta_server: Mutex::new(None),
+        };
+        let mut told = false;
+        loop {
+            if stop.load(Ordering::Acquire) {
+                return Ok(None);
+            }
+            let live = cm.zk.children(RS_DIR).map_err(io)?;
+            if !live.is_empty() {
+                break;
+            }
+            if !told {
+                progress("waiting for a region server to register");
+                told = true;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        for name in cm.zk.children(RS_DIR).map_err(io)? {
+            cm.server_arrived(&name)?;
+        }
+        let dead = cm.dead_wal_dirs()?;
+        for name in &dead {
+            progress(&format!("splitting the log of gone server {name}"));
+            cm.split_wal(name)?;
+        }
+        let meta_at = cm.assign_meta()?;
+        progress(&format!("hbase:meta is on {meta_at}"));
+        cm.load_catalog()?;
+        progress("every region is assigned");
+        Ok(Some(Arc::new(cm)))
+    }
+
+    fn server_arrived(&self, name: &str) -> Result<()> {
+        let Some(server) = parse_server(name) else {
+            return Ok(());
+        };
+        let admin = RemoteServer::new(server, self.settings.call_timeout)?;
+        self.master.servers.add(Arc::new(admin));
+        self.known
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(name.to_owned());
+        Ok(())
+    }
+
+    /// Directories under `WALs/` of servers not alive: not registered, and (where the
+    /// storage can tell) not locked by a running process.
+    fn dead_wal_dirs(&self) -> Result<Vec<String>> {
+        let fs = self.settings.fs.as_ref();
+        let wal_root = self.settings.root.join(layout::WAL_DIR);
+        let known = self
+            .known
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let mut dead = Vec::new();
+        for entry in layout::list(fs, &wal_root)? {
+            let name = entry.strip_suffix(SPLITTING).unwrap_or(&entry).to_owned();
+            if known.contains(&name) {
+                continue;
+            }
+            if !entry.ends_with(SPLITTING)
+                && let Err(FsError::Locked(_)) = fs.lock(&wal_root.join(&entry).join("LOCK"))
+            {
+                // A server starting up, not registered yet.
+                continue;
+            }
+            dead.push(name);
+        }
+        dead.sort();
+        dead.dedup();
+        Ok(dead)
+    }
+
+    /// Fences a gone server (its WAL directory renamed `-splitting`, so it cannot roll into
+    /// it again) and splits its log into recovered edits; then the directory goes.
+    fn split_wal(&self, name: &str) -> Result<()> {
+        let fs = self.settings.fs.as_ref();
+        let wal_root = self.settings.root.join(layout::WAL_DIR);
+        let dir = wal_root.join(name);
+        let splitting = wal_root.join(format!("{name}{SPLITTING}"));
+        if fs.exists(&dir).map_err(storage)? {
+            fs.rename(&dir, &splitting).map_err(storage)?;
+        }
+        if !fs.exists(&splitting).map_err(storage)? {
+            return Ok(());
+        }
+        basalt_regionserver::split_log(fs, &self.settings.root, &splitting, false)?;
+        layout::delete_dir(fs, &splitting)
+    }
+
+    /// Opens meta on its recorded server if that one lives, else on another, and says where
+    /// in ZooKeeper. Its server's log must have been split already.
+    fn assign_meta(&self) -> Result<ServerName> {
+        let info = meta_schema::meta_region_info()?;
+        let recorded = self
+            .zk
+            .get(META_NODE)
+            .map_err(io)?
+            .and_then(|d| basalt_coord::read_server(&d, true))
+            .map(|(host, port, code)| ServerName {
+                host_port: format!("{host}:{port}"),
+                start_code: i64::try_from(code).unwrap_or(0),
+            });
+        let server = match recorded.and_then(|s| self.master.servers.get(&s.to_string())) {
+            Some(s) => s,
+            None => self.master.servers.pick()?,
+        };
+        server.open_region(&info)?;
+        let name = server.name().clone();
+        let (host, port) = name
+            .host_port
+            .rsplit_once(':')
+            .unwrap_or((&name.host_port, "0"));
+        self.zk
+            .put(
+                META_NODE,
+                &basalt_coord::meta_data(
+                    host,
+                    port.parse().unwrap_or(0),
+                    u64::try_from(name.start_code).unwrap_or(0),
+                ),
+                NodeKind::Persistent,
+            )
+            .map_err(io)?;
+        let catalog = RemoteMeta::new(name.clone(), self.settings.call_timeout)?;
+        self.master.set_catalog(Arc::new(catalog));
+        *self
+            .meta_server
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(name.clone());
+        let meta_table = HostedTable::new(
+            meta_schema::meta_descriptor()?,
+            true,
+            vec![Placed {
+                info,
+                server,
+                region: None,
+            }],
+        );
+        self.master
+            .tables_mut()
+            .insert(meta_table.name.clone(), meta_table);
+        Ok(name)
+    }
+
+    /// Reads the catalog and opens every region of every enabled table: on the server that
+    /// holds it if that one lives (opening an open region changes nothing), else on another.
+    fn load_catalog(&self) -> Result<()> {
+        let master = &self.master;
+        let catalog = master.catalog();
+        master.continue_after(catalog.newest_timestamp()?);
+        let mut namespaces = meta::read_namespaces(catalog.as_ref())?;
+        if namespaces.is_empty() {
+            let mut batch = master.meta_batch();
+            for ns in meta::builtin_namespaces() {
+                batch.namespace(&ns);
+            }
+            batch.commit(catalog.as_ref())?;
+            namespaces = meta::read_namespaces(catalog.as_ref())?;
+        }
+        *master.namespaces_mut() = namespaces
+            .into_iter()
+            .map(|n| (n.name.clone(), n))
+            .collect();
+        let states = meta::read_table_states(catalog.as_ref())?;
+        let rows = meta::read_regions(catalog.as_ref())?;
+        for (name, state) in &states {
+            let descriptor = layout::read_descriptor(master.fs.as_ref(), &master.table_dir(name))?;
+            let enabled = *state == TableState::Enabled;
+            let mut placed = Vec::new();
+            let mut batch = master.meta_batch();
+            for row in rows
+                .iter()
+                .filter(|r| &r.info.table == name && r.is_serving())
+            {
+                let recorded = row
+                    .server
+                    .as_ref()
+                    .and_then(|s| master.servers.get(&s.to_string()));
+                let server = match recorded {
+                    Some(s) => s,
+                    None => master.servers.pick()?,
+                };
+                if enabled {
+                    let seq_id = server.open_region(&row.info)?;
+                    if row.server.as_ref() != Some(server.name())
+                        || row.state.as_deref() != Some("OPEN")
+                    {
+                        batch
+                            .region(&row.info, "OPEN", server.name())
+                            .opened(&row.info, seq_id);
+                    }
+                }
+                placed.push(Placed {
+                    info: row.info.clone(),
+                    server,
+                    region: None,
+                });
+            }
+            batch.commit(catalog.as_ref())?;
+            master
+                .tables_mut()
+                .insert(name.clone(), HostedTable::new(descriptor, enabled, placed));
+        }
+        Ok(())
+    }
+
+    /// One look at the cluster (every few hundred milliseconds): servers that registered are
+    /// taken on, servers whose session ended are recovered. Fails when this master's own
+    /// session is lost: it must stop, a backup takes over.
+    pub fn tick(&self) -> Result<()> {
+        if self.zk.is_lost() {
+            return Err(Error::storage(
+                "this master's ZooKeeper session is lost: another master takes over",
+            ));
+        }
+        let live: BTreeSet<String> = self.zk.children(RS_DIR).map_err(io)?.into_iter().collect();
+        let known = self
+            .known
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        for name in live.difference(&known) {
+            self.server_arrived(name)?;
+        }
+        for name in known.difference(&live) {
+            self.server_gone(name)?;
+        }
+        Ok(())
+    }
+
+    /// HBase's ServerCrashProcedure: the server is fenced and its log split; meta (if it was
+    /// there) and then its regions are opened on the live servers and the catalog updated.
+    fn server_gone(&self, name: &str) -> Result<()> {
+        let _ddl = self.master.ddl();
+        let Some(gone) = parse_server(name) else {
+            return Ok(());
+        };
+        self.master.servers.remove(name);
+        self.split_wal(name)?;
+        let had_meta = self
+            .meta_server
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            == Some(&gone);
+        if had_meta {
+            self.assign_meta()?;
+        }
+        let catalog = self.master.catalog();
+        let tables: Vec<Arc<HostedTable>> = self.master.tables().values().cloned().collect();
+        for table in tables.iter().filter(|t| !t.name.is_meta()) {
+            let mut batch = self.master.meta_batch();
+            for p in table
+                .placed()
+                .into_iter()
+                .filter(|p| *p.server.name() == gone)
+            {
+                let server = self.master.servers.pick()?;
+                if table.is_enabled() {
+                    let seq_id = server.open_region(&p.info)?;
+                    batch
+                        .region(&p.info, "OPEN", server.name())
+                        .opened(&p.info, seq_id);
+                }
+                let moved = Placed {
+                    info: p.info.clone(),
+                    server,
+                    region: None,
+                };
+                table.replace_regions(std::slice::from_ref(&p.info), vec![moved]);
+            }
+            batch.commit(catalog.as_ref())?;
+        }
+        self.known
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(name);
+        Ok(())
+    }
+
+    /// Gives up the active role: the session ends, a backup master takes over.
+    pub fn resign(self: Arc<Self>) {
+        match Arc::try_unwrap(self) {
+            Ok(cm) => cm.zk.close(),
+            Err(shared) => {
+                let _ = shared.zk.delete(MASTER_NODE);
+            }
+        }
+    }
+
+    /// Where meta is served.
+    pub fn meta_server(&self) -> Option<ServerName> {
+        self.meta_server
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Waits until every region of `table` is served (for tools and tests), at most `within`.
+    pub fn wait_for_table(&self, table: &TableName, within: Duration) -> Result<()> {
+        let deadline = Instant::now() + within;
+        while Instant::now() < deadline {
+            if self.master.tables().contains_key(table) {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Err(Error::TableNotFound(table.clone()))
+    }
+}
+
+/// The suffix of a fenced server's WAL directory being split.
+const SPLITTING: &str = "-splitting";
+
+/// The cluster's id, kept in `<root>/hbase.id` (as HBase keeps it), made at the first start.
+fn cluster_id(fs: &dyn FileSystem, root: &Path, start_code: i64) -> Result<String> {
+    let path = root.join("hbase.id");
+    if fs.exists(&path).map_err(storage)? {
+        let bytes = basalt_fs::read_all(fs, &path).map_err(storage)?;
+        return Ok(String::from_utf8_lossy(&bytes).trim().to_owned());
+    }
+    let id = basalt_coord::cluster_id(start_code);
+    basalt_fs::write_atomically(fs, &path, id.as_bytes()).map_err(storage)?;
+    Ok(id)
+}
+
+/// The catalog before meta is assigned: every call fails.
+#[derive(Debug)]
+struct Unassigned;
+
+impl MetaStore for Unassigned {
+    fn mutate_rows(&self, _: &[basalt_region::RowMutation]) -> Result<()> {
+        Err(Error::storage("hbase:meta is not assigned yet"))
+    }
+
+    fn scan_family(&self, _: &[u8]) -> Result<Vec<basalt_common::RowResult>> {
+        Err(Error::storage("hbase:meta is not assigned yet"))
+    }
+
+    fn newest_timestamp(&self) -> Result<i64> {
+        Err(Error::storage("hbase:meta is not assigned yet"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_names_parse() {
+        let Some(s) = parse_server("127.0.0.1,16020,1700000000000") else {
+            panic!("does not parse");
+        };
+        assert_eq!(s.host_port, "127.0.0.1:16020");
+        assert_eq!(s.start_code, 1_700_000_000_000);
+        assert!(parse_server("nonsense").is_none());
+    }
+}
