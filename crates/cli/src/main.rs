@@ -43,6 +43,11 @@ enum Command {
     Master(cluster::master::Args),
     /// One region server of a cluster, on the shared data directory.
     Regionserver(cluster::regionserver::Args),
+    /// A cluster on this machine (`basalt cluster start --servers N`).
+    Cluster {
+        #[command(subcommand)]
+        action: cluster::Action,
+    },
     /// HBase's shell, on a running server or a data directory.
     Shell(shell::Args),
     /// The Thrift1 gateway on its own, a client of a running server (`--connect HOST:PORT`).
@@ -63,6 +68,9 @@ fn main() -> std::process::ExitCode {
         Command::Standalone(args) => standalone::run(&args),
         Command::Master(args) => cluster::master::run(&args),
         Command::Regionserver(args) => cluster::regionserver::run(&args),
+        Command::Cluster {
+            action: cluster::Action::Start(args),
+        } => cluster::local::run(&args),
         Command::Shell(args) => shell::run(&args),
         Command::Thrift(args) => thrift::run(&args),
         Command::Hfile(args) => hfile::run(&args, &mut std::io::stdout().lock()),

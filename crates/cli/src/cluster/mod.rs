@@ -4,8 +4,17 @@
 //! SIGINT or SIGTERM stops either cleanly; a region server whose ZooKeeper session ends, or
 //! whose log a master fenced, aborts rather than serve stale data.
 
+pub mod local;
 pub mod master;
 pub mod regionserver;
+
+/// `basalt cluster ...`.
+#[derive(Debug, clap::Subcommand)]
+pub enum Action {
+    /// Start a cluster on this machine: ZooKeeper, masters and region servers as child
+    /// processes; Ctrl-C stops them all.
+    Start(local::Args),
+}
 
 use std::net::{IpAddr, SocketAddr, TcpListener};
 use std::sync::Arc;

@@ -1,0 +1,336 @@
+//! A real cluster on this machine (`basalt cluster start`: Debian's ZooKeeper, two masters,
+//! four region servers as processes): a pre-split table spreads over the servers, and under a
+//! steady write load from the Rust client, kill -9 of a region server, then of the one holding
+//! `hbase:meta`, then of the active master, loses no acknowledged write and tears no row; the
+//! regions come back on the survivors and the backup master takes over. Every wait is bounded,
+//! and the whole process group is killed when the test ends.
+#![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::{Duration, Instant};
+
+use basalt_client::remote::{RemoteConfig, RemoteConnection};
+use basalt_client::{
+    Bytes, Client, ColumnFamilyDescriptor, Get, Put, Scan, TableDescriptor, TableName,
+};
+
+/// A cluster started by `basalt cluster start` in a process group of its own.
+struct Cluster {
+    child: Child,
+    quorum: String,
+    /// Region servers and masters: pid by address.
+    servers: BTreeMap<String, u32>,
+    masters: BTreeMap<String, u32>,
+    output: Arc<Mutex<Vec<String>>>,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        // The whole group: the cluster process and every server and ZooKeeper it started
+        // (the group is the cluster process's own: `process_group(0)`).
+        let _ = Command::new("kill")
+            .args(["-s", "KILL", "--", &format!("-{}", self.child.id())])
+            .status();
+        let _ = self.child.wait();
+    }
+}
+
+fn word_after<'a>(line: &'a str, marker: &str) -> Option<&'a str> {
+    line.split(marker)
+        .nth(1)?
+        .split([' ', ';'])
+        .find(|w| !w.is_empty())
+}
+
+impl Cluster {
+    fn start(servers: usize, masters: usize) -> Cluster {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
+            .args(["cluster", "start", "--data"])
+            .arg(dir.path().join("data"))
+            .args(["--servers", &servers.to_string()])
+            .args(["--masters", &masters.to_string()])
+            .args(["--session-timeout-ms", "3000"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let output = Arc::new(Mutex::new(Vec::new()));
+        let (tx, rx) = mpsc::channel();
+        let stdout = child.stdout.take().unwrap();
+        let kept = Arc::clone(&output);
+        // Drained for the cluster's whole life, so its output never blocks it.
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                kept.lock().unwrap().push(line.clone());
+                let _ = tx.send(line);
+            }
+        });
+        let mut cluster = Cluster {
+            child,
+            quorum: String::new(),
+            servers: BTreeMap::new(),
+            masters: BTreeMap::new(),
+            output,
+            _dir: dir,
+        };
+        let deadline = Instant::now() + Duration::from_secs(120);
+        let mut master_pids = Vec::new();
+        let mut master_addrs = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = rx
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("no cluster within 120 s: {:?}", cluster.lines()));
+            if let Some(q) = line.strip_prefix("zookeeper ") {
+                cluster.quorum = q.split_whitespace().next().unwrap().to_owned();
+            } else if line.starts_with("master") && line.contains(" pid ") {
+                master_pids.push(word_after(&line, " pid ").unwrap().parse::<u32>().unwrap());
+            } else if line.starts_with("[master") && line.contains(" starting;") {
+                master_addrs.push(word_after(&line, "] master ").unwrap().to_owned());
+            } else if line.starts_with("rs") && line.contains(" pid ") {
+                let pid = word_after(&line, " pid ").unwrap().parse().unwrap();
+                let addr = word_after(&line, "listening on ").unwrap().to_owned();
+                cluster.servers.insert(addr, pid);
+            } else if line.starts_with("cluster ready") {
+                break;
+            }
+        }
+        // Each master's pid and address come in the same order (they start one by one).
+        cluster.masters = master_addrs.into_iter().zip(master_pids).collect();
+        cluster
+    }
+
+    fn lines(&self) -> Vec<String> {
+        self.output.lock().unwrap().clone()
+    }
+
+    fn kill(pid: u32) {
+        let status = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+        assert!(status.unwrap().success());
+    }
+
+    fn connect(&self) -> Arc<RemoteConnection> {
+        let config = RemoteConfig {
+            operation_timeout: Duration::from_secs(60),
+            rpc_timeout: Duration::from_secs(20),
+            ..RemoteConfig::default()
+        };
+        Arc::new(
+            RemoteConnection::through_zookeeper(&self.quorum, config)
+                .unwrap_or_else(|e| panic!("{e}: {:?}", self.lines())),
+        )
+    }
+}
+
+/// `host,port,startcode` -> `host:port`.
+fn addr_of(server: &str) -> String {
+    let mut parts = server.rsplitn(3, ',');
+    let _code = parts.next();
+    let port = parts.next().unwrap();
+    let host = parts.next().unwrap();
+    format!("{host}:{port}")
+}
+
+/// Writes rows `<letter><round><n>` = `n` over every region until `stop`, at most `limit`
+/// of them; returns the acknowledged ones.
+fn write_load(
+    conn: Arc<RemoteConnection>,
+    round: usize,
+    stop: Arc<AtomicBool>,
+    limit: usize,
+) -> std::thread::JoinHandle<Vec<String>> {
+    std::thread::spawn(move || {
+        let table = TableName::parse("t").unwrap();
+        let mut acked = Vec::new();
+        for n in 0..limit {
+            if stop.load(Ordering::Acquire) {
+                break;
+            }
+            let letter = char::from(b'a' + u8::try_from(n % 16).unwrap());
+            let row = format!("{letter}{round}-{n:06}");
+            let put = Put::new(row.clone())
+                .add_column("f", "a", n.to_string())
+                .add_column("f", "b", n.to_string());
+            if conn.put(&table, &put).is_ok() {
+                acked.push(row);
+            }
+        }
+        acked
+    })
+}
+
+/// One column's value in a row, if it has it.
+type Column = Option<Vec<u8>>;
+
+/// Every acknowledged row is there, whole (both columns, the same value).
+fn check_rows(conn: &RemoteConnection, acked: &[String]) {
+    let table = TableName::parse("t").unwrap();
+    let rows: BTreeMap<Bytes, (Column, Column)> = conn
+        .table("t")
+        .unwrap()
+        .scan(&Scan::new())
+        .unwrap()
+        .into_iter()
+        .map(|r| {
+            let a = r.value(b"f", b"a").map(<[u8]>::to_vec);
+            let b = r.value(b"f", b"b").map(<[u8]>::to_vec);
+            (r.row.clone(), (a, b))
+        })
+        .collect();
+    for row in acked {
+        let (a, b) = rows
+            .get(row.as_bytes())
+            .unwrap_or_else(|| panic!("acknowledged row {row} is missing"));
+        assert!(a.is_some() && a == b, "row {row} is torn: {a:?} {b:?}");
+    }
+    // A get goes to the region's server directly.
+    if let Some(row) = acked.last() {
+        let got = conn.get(&table, &Get::new(row.clone())).unwrap();
+        assert!(got.value(b"f", b"a").is_some());
+    }
+}
+
+/// The servers holding each of t's regions and meta, from the cluster status.
+fn placement(conn: &RemoteConnection) -> (BTreeSet<String>, String) {
+    let summary = conn.cluster_summary().unwrap();
+    let mut holders = BTreeSet::new();
+    let mut meta = String::new();
+    for s in &summary.servers {
+        for r in &s.regions {
+            if r.starts_with(b"t,") {
+                holders.insert(s.name.clone());
+            }
+            if r.starts_with(b"hbase:meta") {
+                meta = s.name.clone();
+            }
+        }
+    }
+    (holders, meta)
+}
+
+/// Waits (bounded) until every region of t is on a live server and the cluster status
+/// lists `servers` live servers; returns how long it took.
+fn wait_for_recovery(conn: &RemoteConnection, servers: usize) -> Duration {
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs(60);
+    loop {
+        let summary = conn.cluster_summary();
+        if let Ok(s) = &summary
+            && s.live_servers == servers
+            && s.servers.iter().map(|s| s.regions.len()).sum::<usize>() == 10
+        {
+            return started.elapsed();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the cluster did not recover within 60 s: {summary:?}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn a_cluster_survives_losing_region_servers_meta_and_its_master() {
+    let cluster = Cluster::start(4, 2);
+    assert_eq!(cluster.servers.len(), 4, "{:?}", cluster.lines());
+    assert_eq!(cluster.masters.len(), 2, "{:?}", cluster.lines());
+    let conn = cluster.connect();
+    let splits: Vec<Bytes> = ["b", "d", "f", "h", "j", "l", "n", "p"]
+        .iter()
+        .map(|k| Bytes::from(k.to_string()))
+        .collect();
+    conn.create_table(
+        TableDescriptor::named("t")
+            .unwrap()
+            .with_family(ColumnFamilyDescriptor::new("f")),
+        &splits,
+    )
+    .unwrap();
+    // Nine regions over four servers.
+    let (holders, meta) = placement(&conn);
+    assert_eq!(holders.len(), 4, "{holders:?}");
+    assert!(!meta.is_empty());
+    let mut live = 4;
+    let mut acked = Vec::new();
+    for round in 0..3 {
+        let stop = Arc::new(AtomicBool::new(false));
+        let writer = write_load(Arc::clone(&conn), round, Arc::clone(&stop), 50_000);
+        std::thread::sleep(Duration::from_millis(800));
+        let (_, meta) = placement(&conn);
+        let victim = match round {
+            // A region server without meta.
+            0 => cluster
+                .servers
+                .iter()
+                .find(|(addr, _)| **addr != addr_of(&meta))
+                .map(|(a, p)| (a.clone(), *p))
+                .unwrap(),
+            // The one holding meta.
+            1 => {
+                let addr = addr_of(&meta);
+                (addr.clone(), cluster.servers[&addr])
+            }
+            // The active master.
+            _ => {
+                let master = addr_of(&conn.cluster_summary().unwrap().master);
+                (master.clone(), cluster.masters[&master])
+            }
+        };
+        Cluster::kill(victim.1);
+        let killed = Instant::now();
+        if round < 2 {
+            live -= 1;
+            let took = wait_for_recovery(&conn, live);
+            println!("round {round}: killed {} ({took:?} to recover)", victim.0);
+        } else {
+            // The backup master is active once it answers a table change.
+            let deadline = killed + Duration::from_secs(60);
+            loop {
+                let made = conn.create_table(
+                    TableDescriptor::named("after_failover")
+                        .unwrap()
+                        .with_family(ColumnFamilyDescriptor::new("f")),
+                    &[],
+                );
+                if made.is_ok() {
+                    break;
+                }
+                assert!(Instant::now() < deadline, "no master took over: {made:?}");
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            println!(
+                "round {round}: killed master {} ({:?} to take over)",
+                victim.0,
+                killed.elapsed()
+            );
+        }
+        // Writes go on after the recovery.
+        std::thread::sleep(Duration::from_millis(500));
+        stop.store(true, Ordering::Release);
+        let round_acked = writer.join().unwrap();
+        assert!(
+            round_acked.len() > 10,
+            "round {round}: only {} writes",
+            round_acked.len()
+        );
+        acked.extend(round_acked);
+        check_rows(&conn, &acked);
+        let (holders, _) = placement(&conn);
+        assert!(
+            !holders.iter().any(|h| addr_of(h) == victim.0),
+            "round {round}: regions still on the killed server {}",
+            victim.0
+        );
+    }
+    println!("{} acknowledged writes, all readable", acked.len());
+}
