@@ -301,12 +301,17 @@ impl Handler {
         Ok(Reply::Void)
     }
 
+    /// A region as `getTableRegions` describes it: with the server holding it (a cluster's),
+    /// or this gateway's server.
     fn region(&self, region: RegionSummary) -> RegionInfo {
-        RegionInfo {
-            region,
-            host: self.host.clone(),
-            port: self.port,
-        }
+        let held = region.server.as_deref().and_then(|s| {
+            let mut parts = s.rsplitn(3, ',');
+            let _start_code = parts.next()?;
+            let port = parts.next()?.parse().ok()?;
+            Some((parts.next()?.to_owned(), port))
+        });
+        let (host, port) = held.unwrap_or_else(|| (self.host.clone(), self.port));
+        RegionInfo { region, host, port }
     }
 
     fn table_regions(&self, a: &Fields) -> Outcome {

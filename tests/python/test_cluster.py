@@ -1,0 +1,139 @@
+"""A cluster of processes (`basalt cluster start`: a private ZooKeeper, a master and three
+region servers) spoken to by the clients users have: hbase-driver over the native RPC, which
+finds the master and meta in ZooKeeper and each region's server in hbase:meta, and happybase
+through `basalt thrift --zookeeper`, a gateway that is a client of the cluster. A pre-split
+table's regions are spread over the servers, and both clients read what both wrote."""
+
+import os
+import re
+import signal
+import subprocess
+import time
+
+import happybase
+import pytest
+
+from conftest import BASALT
+
+from hbasedriver.client.client import Client
+from hbasedriver.common.table_name import TableName
+from hbasedriver.operations.column_family_builder import ColumnFamilyDescriptorBuilder
+from hbasedriver.operations.get import Get
+from hbasedriver.operations.put import Put
+from hbasedriver.operations.scan import Scan
+
+
+class Cluster:
+    """`basalt cluster start` in a session of its own (the whole group is killed if a test
+    fails before stopping it)."""
+
+    def __init__(self, data):
+        self.proc = subprocess.Popen(
+            [BASALT, "cluster", "start", "--servers", "3", "--data", str(data),
+             "--session-timeout-ms", "3000"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        self.lines = []
+        self.quorum = None
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                break
+            self.lines.append(line)
+            match = re.match(r"zookeeper (\S+)", line)
+            if match:
+                self.quorum = match.group(1)
+            if line.startswith("cluster ready"):
+                return
+        self.kill()
+        raise RuntimeError("the cluster did not start: " + "".join(self.lines))
+
+    def kill(self):
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait(timeout=30)
+
+    def stop(self):
+        """Stops it cleanly; returns its exit code."""
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.communicate(timeout=120)
+        finally:
+            self.kill()
+        return self.proc.returncode
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    c = Cluster(tmp_path_factory.mktemp("cluster"))
+    yield c
+    assert c.stop() == 0
+
+
+@pytest.fixture(scope="module")
+def gateway(cluster):
+    proc = subprocess.Popen(
+        [BASALT, "thrift", "--zookeeper", cluster.quorum, "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    line = proc.stdout.readline()
+    match = re.match(r"thrift listening on 127\.0\.0\.1:(\d+)", line)
+    if not match:
+        proc.kill()
+        raise RuntimeError(f"basalt thrift did not start: {line!r} {proc.stderr.read()!r}")
+    yield int(match.group(1))
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=60)
+
+
+ROWS = [b"apple", b"hazel", b"plum", b"zebra"]
+
+
+def test_native_and_thrift_clients_share_a_spread_table(cluster, gateway):
+    client = Client({"hbase.zookeeper.quorum": cluster.quorum})
+    admin = client.get_admin()
+    name = TableName.value_of(b"default", b"spread")
+    admin.create_table(name, [ColumnFamilyDescriptorBuilder(b"cf").build()],
+                       split_keys=[b"g", b"p", b"w"])
+    table = client.get_table(name.ns, name.tb)
+    for row in ROWS:
+        table.put(Put(row).add_column(b"cf", b"native", row.upper()))
+    assert table.get(Get(b"plum")).get(b"cf", b"native") == b"PLUM"
+
+    conn = happybase.Connection("127.0.0.1", gateway)
+    t = conn.table("spread")
+    # Four regions, over the three servers (hbase:meta's table lists each region's server).
+    regions = t.regions()
+    assert len(regions) == 4
+    assert len({(r["server_name"], r["port"]) for r in regions}) == 3, regions
+    for row in ROWS:
+        t.put(row, {b"cf:thrift": row.lower()})
+    got = dict(t.scan())
+    assert sorted(got) == sorted(ROWS)
+    for row in ROWS:
+        assert got[row] == {b"cf:native": row.upper(), b"cf:thrift": row.lower()}
+    conn.close()
+
+    # The native client reads the gateway's writes on each region's server: a get per row,
+    # and a scan of each region (hbase-driver 1.1.1 scans one region per scan, and finds the
+    # region before one whose start key it starts at, against HBase too: each scan starts
+    # inside its region).
+    for row in ROWS:
+        assert table.get(Get(row)).get(b"cf", b"thrift") == row.lower()
+    scanned = []
+    for start, end in zip([b"", b"h", b"pa", b"x"], [b"g", b"p", b"w", None]):
+        scan = Scan(start_row=start)
+        if end is not None:
+            scan = scan.with_end_row(end, inclusive=False)
+        with table.scan(scan) as scanner:
+            scanned.extend(r.rowkey for r in scanner.next_batch(100))
+    assert scanned == ROWS
+    client.close()
