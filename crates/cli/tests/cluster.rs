@@ -334,3 +334,130 @@ fn a_cluster_survives_losing_region_servers_meta_and_its_master() {
     }
     println!("{} acknowledged writes, all readable", acked.len());
 }
+
+/// Starts one more region server in the cluster's process group (killed with it).
+fn add_server(cluster: &Cluster, data: &std::path::Path) -> Child {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
+        .arg("regionserver")
+        .arg("--data")
+        .arg(data)
+        .args(["--zookeeper", &cluster.quorum, "--port", "0"])
+        .args(["--session-timeout-ms", "3000"])
+        .stdout(Stdio::piped())
+        .process_group(i32::try_from(cluster.child.id()).unwrap())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let line = rx.recv_timeout(Duration::from_secs(60)).unwrap();
+    assert!(line.contains("listening on"), "{line}");
+    child
+}
+
+#[test]
+fn regions_move_to_a_new_server_while_reads_go_on() {
+    let cluster = Cluster::start(3, 1);
+    let conn = cluster.connect();
+    let splits: Vec<Bytes> = (1..12)
+        .map(|i| Bytes::from(format!("{}", char::from(b'a' + i * 2))))
+        .collect();
+    conn.create_table(
+        TableDescriptor::named("t")
+            .unwrap()
+            .with_family(ColumnFamilyDescriptor::new("f")),
+        &splits,
+    )
+    .unwrap();
+    let table = TableName::parse("t").unwrap();
+    let rows: Vec<String> = (0..24)
+        .map(|i| format!("{}-row", char::from(b'a' + i)))
+        .collect();
+    for row in &rows {
+        conn.put(
+            &table,
+            &Put::new(row.clone()).add_column("f", "q", row.clone()),
+        )
+        .unwrap();
+    }
+    // Reads go on while regions move (a moving region makes its readers retry).
+    let stop = Arc::new(AtomicBool::new(false));
+    let reader = {
+        let (conn, stop, rows, table) = (
+            Arc::clone(&conn),
+            Arc::clone(&stop),
+            rows.clone(),
+            table.clone(),
+        );
+        std::thread::spawn(move || {
+            let mut reads = 0;
+            for n in 0..100_000 {
+                if stop.load(Ordering::Acquire) {
+                    break;
+                }
+                let row = &rows[n % rows.len()];
+                let got = conn.get(&table, &Get::new(row.clone())).unwrap();
+                assert_eq!(got.value(b"f", b"q"), Some(row.as_bytes()), "{row}");
+                reads += 1;
+            }
+            reads
+        })
+    };
+    let data = cluster._dir.path().join("data");
+    let mut fourth = add_server(&cluster, &data);
+    // The balancer runs when a server joins: twelve regions, three on each of four servers.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let summary = conn.cluster_summary().unwrap();
+        let counts: Vec<usize> = summary
+            .servers
+            .iter()
+            .map(|s| s.regions.iter().filter(|r| r.starts_with(b"t,")).count())
+            .collect();
+        if counts.len() == 4 && counts.iter().all(|&n| n == 3) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "not balanced within 60 s: {counts:?}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // By hand: a region moves where it is told, and an unassigned one serves again once
+    // assigned.
+    let regions = conn.regions(&table).unwrap();
+    let first = &regions[0];
+    let target = conn
+        .cluster_summary()
+        .unwrap()
+        .servers
+        .iter()
+        .map(|s| s.name.clone())
+        .find(|s| Some(s) != first.server.as_ref())
+        .unwrap();
+    conn.move_region(first.encoded_name().as_bytes(), Some(&target))
+        .unwrap();
+    let moved = conn.regions(&table).unwrap();
+    assert_eq!(moved[0].server.as_deref(), Some(target.as_str()));
+    conn.unassign(&first.name).unwrap();
+    conn.assign(&first.name).unwrap();
+    stop.store(true, Ordering::Release);
+    let reads = reader.join().unwrap();
+    assert!(reads > 10, "{reads} reads");
+    for row in &rows {
+        let got = conn.get(&table, &Get::new(row.clone())).unwrap();
+        assert_eq!(got.value(b"f", b"q"), Some(row.as_bytes()));
+    }
+    // Switched off, the balancer does not run.
+    assert!(conn.balance_switch(false).unwrap());
+    assert!(!conn.balancer().unwrap());
+    assert!(!conn.balancer_enabled().unwrap());
+    assert!(!conn.balance_switch(true).unwrap());
+    assert!(conn.balancer().unwrap());
+    let _ = fourth.kill();
+    let _ = fourth.wait();
+}

@@ -153,6 +153,18 @@ pub trait Client: Send + Sync + fmt::Debug {
     fn split(&self, name: &TableName, at: Option<&[u8]>) -> Result<()>;
     /// Merges two adjacent regions of `name`, given by their full names.
     fn merge_regions(&self, name: &TableName, a: &[u8], b: &[u8]) -> Result<()>;
+    /// Switches the balancer on or off; returns whether it was on.
+    fn balance_switch(&self, on: bool) -> Result<bool>;
+    /// Runs the balancer once; false if it is switched off.
+    fn balancer(&self) -> Result<bool>;
+    fn balancer_enabled(&self) -> Result<bool>;
+    /// Moves a region (full or encoded name) to a server (`host,port,startcode`), or to any
+    /// other.
+    fn move_region(&self, region: &[u8], to: Option<&str>) -> Result<()>;
+    /// Opens a region that is closed.
+    fn assign(&self, region: &[u8]) -> Result<()>;
+    /// Closes a region and leaves it closed.
+    fn unassign(&self, region: &[u8]) -> Result<()>;
 
     fn put(&self, table: &TableName, put: &Put) -> Result<()>;
     fn delete(&self, table: &TableName, delete: &Delete) -> Result<()>;
@@ -307,6 +319,30 @@ impl Client for Connection {
 
     fn split(&self, name: &TableName, at: Option<&[u8]>) -> Result<()> {
         self.admin().split(name, at)
+    }
+
+    fn balance_switch(&self, on: bool) -> Result<bool> {
+        Ok(self.admin().balance_switch(on))
+    }
+
+    fn balancer(&self) -> Result<bool> {
+        self.admin().balance()
+    }
+
+    fn balancer_enabled(&self) -> Result<bool> {
+        Ok(self.admin().is_balancer_enabled())
+    }
+
+    fn move_region(&self, region: &[u8], to: Option<&str>) -> Result<()> {
+        self.admin().move_region(region, to)
+    }
+
+    fn assign(&self, region: &[u8]) -> Result<()> {
+        self.admin().assign(region)
+    }
+
+    fn unassign(&self, region: &[u8]) -> Result<()> {
+        self.admin().unassign(region)
     }
 
     fn merge_regions(&self, name: &TableName, a: &[u8], b: &[u8]) -> Result<()> {

@@ -434,6 +434,39 @@ impl Admin {
         Ok(self.engine.find_placed(region)?.1.info)
     }
 
+    /// Switches the balancer on or off (HBase's `balance_switch`); returns whether it was on.
+    pub fn balance_switch(&self, on: bool) -> bool {
+        self.engine
+            .balancer_on
+            .swap(on, std::sync::atomic::Ordering::AcqRel)
+    }
+
+    pub fn is_balancer_enabled(&self) -> bool {
+        self.engine
+            .balancer_on
+            .load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Runs the balancer once (HBase's `balancer`): false if it is switched off.
+    pub fn balance(&self) -> Result<bool> {
+        Ok(crate::balancer::balance(&self.engine)?.is_some())
+    }
+
+    /// Moves a region (full or encoded name) to the server named `to`, or to another one.
+    pub fn move_region(&self, region: &[u8], to: Option<&str>) -> Result<()> {
+        crate::balancer::move_region(&self.engine, region, to)
+    }
+
+    /// Opens a region (HBase's `assign`).
+    pub fn assign(&self, region: &[u8]) -> Result<()> {
+        crate::balancer::assign(&self.engine, region)
+    }
+
+    /// Closes a region and leaves it closed (HBase's `unassign`).
+    pub fn unassign(&self, region: &[u8]) -> Result<()> {
+        crate::balancer::unassign(&self.engine, region)
+    }
+
     /// Deletes the split and merge parents no region reads any more (HBase's
     /// `runCatalogJanitor`; the background worker does this too). Returns how many went.
     pub fn run_catalog_janitor(&self) -> Result<usize> {

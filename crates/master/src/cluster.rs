@@ -40,6 +40,9 @@ pub struct ClusterSettings {
     /// Where this master's MasterService listens (`host:port`).
     pub host_port: String,
     pub start_code: i64,
+    /// How often the balancer runs (HBase's `hbase.balancer.period`, 5 minutes); it also runs
+    /// when a region server joins.
+    pub balancer_period: Duration,
 }
 
 /// Why the master stopped waiting or serving.
@@ -57,6 +60,8 @@ pub struct ClusterMaster {
     known: Mutex<BTreeSet<String>>,
     /// Where meta is served.
     meta_server: Mutex<Option<ServerName>>,
+    /// When the balancer last ran.
+    last_balance: Mutex<Instant>,
 }
 
 /// `host,port,start code` as a server name.
@@ -141,6 +146,7 @@ impl ClusterMaster {
             settings,
             known: Mutex::new(BTreeSet::new()),
             meta_server: Mutex::new(None),
+            last_balance: Mutex::new(Instant::now()),
         };
         let mut told = false;
         loop {
@@ -363,11 +369,27 @@ impl ClusterMaster {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone();
+        let mut arrived = false;
         for name in live.difference(&known) {
             self.server_arrived(name)?;
+            arrived = true;
         }
         for name in known.difference(&live) {
             self.server_gone(name)?;
+        }
+        let due = {
+            let mut last = self
+                .last_balance
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            let due = arrived || last.elapsed() >= self.settings.balancer_period;
+            if due {
+                *last = Instant::now();
+            }
+            due
+        };
+        if due {
+            crate::balancer::balance(&self.master)?;
         }
         Ok(())
     }

@@ -8,6 +8,7 @@
 //! `Connection` is a handle on it.
 
 mod admin;
+pub mod balancer;
 pub mod cluster;
 mod engine;
 pub mod janitor;

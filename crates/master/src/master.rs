@@ -226,6 +226,8 @@ pub struct Master {
     local: Option<Arc<RegionServer>>,
     closed: AtomicBool,
     pub background: janitor::Settings,
+    /// Whether the balancer runs (HBase's `balance_switch`).
+    pub balancer_on: AtomicBool,
 }
 
 impl Master {
@@ -250,6 +252,7 @@ impl Master {
             local,
             closed: AtomicBool::new(false),
             background,
+            balancer_on: AtomicBool::new(true),
         }
     }
 

@@ -205,7 +205,8 @@ impl MasterService {
             }),
             master: wants(O::Master).then_some(master_name),
             backup_masters: Vec::new(),
-            balancer_on: wants(O::BalancerOn).then_some(false),
+            balancer_on: wants(O::BalancerOn)
+                .then(|| self.master.balancer_on.load(Ordering::Acquire)),
             master_info_port: wants(O::MasterInfoPort).then_some(-1),
             table_region_states_count: if wants(O::TableToRegionsCount) {
                 counts
@@ -285,6 +286,47 @@ impl MasterService {
                     result.map_err(|e| fail(&e))?;
                     Ok(self.done())
                 }),
+            "IsBalancerEnabled" => Ok(pb::IsBalancerEnabledResponse {
+                enabled: admin.is_balancer_enabled(),
+            }
+            .encode_to_vec()),
+            "SetBalancerRunning" => decode::<pb::SetBalancerRunningRequest>(param).map(|r| {
+                pb::SetBalancerRunningResponse {
+                    prev_balance_value: Some(admin.balance_switch(r.on)),
+                }
+                .encode_to_vec()
+            }),
+            "Balance" => decode::<pb::BalanceRequest>(param).and_then(|_| {
+                let ran = admin.balance().map_err(|e| fail(&e))?;
+                Ok(pb::BalanceResponse {
+                    balancer_ran: ran,
+                    moves_calculated: None,
+                    moves_executed: None,
+                }
+                .encode_to_vec())
+            }),
+            "MoveRegion" => decode::<pb::MoveRegionRequest>(param).and_then(|r| {
+                let to = r.dest_server_name.map(|s| match s.start_code {
+                    Some(code) => format!("{},{},{code}", s.host_name, s.port.unwrap_or(0)),
+                    None => format!("{}:{}", s.host_name, s.port.unwrap_or(0)),
+                });
+                admin
+                    .move_region(&r.region.value, to.as_deref())
+                    .map_err(|e| unknown_region(&e))?;
+                Ok(pb::MoveRegionResponse {}.encode_to_vec())
+            }),
+            "AssignRegion" => decode::<pb::AssignRegionRequest>(param).and_then(|r| {
+                admin
+                    .assign(&r.region.value)
+                    .map_err(|e| unknown_region(&e))?;
+                Ok(pb::AssignRegionResponse {}.encode_to_vec())
+            }),
+            "UnassignRegion" => decode::<pb::UnassignRegionRequest>(param).and_then(|r| {
+                admin
+                    .unassign(&r.region.value)
+                    .map_err(|e| unknown_region(&e))?;
+                Ok(pb::UnassignRegionResponse {}.encode_to_vec())
+            }),
             "SplitRegion" => decode::<SplitTableRegionRequest>(param).and_then(|r| {
                 let name = Self::region_name(&r.region_info)?;
                 admin

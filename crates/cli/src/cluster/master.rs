@@ -31,6 +31,10 @@ pub struct Args {
     /// Milliseconds after which a silent server's ZooKeeper session ends
     #[arg(long, default_value_t = SESSION_TIMEOUT_MS)]
     session_timeout_ms: u64,
+    /// Seconds between balancer runs (HBase's hbase.balancer.period); it also runs when a
+    /// region server joins
+    #[arg(long, default_value_t = 300)]
+    balancer_period_secs: u64,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<()> {
@@ -47,6 +51,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         clock: Arc::new(clock),
         host_port: addr.to_string(),
         start_code,
+        balancer_period: Duration::from_secs(args.balancer_period_secs.max(1)),
     };
     say!("master {addr} starting; data in {}", args.data.display());
     let progress = |what: &str| say!("master {addr}: {what}");

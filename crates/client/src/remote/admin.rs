@@ -412,6 +412,85 @@ impl RemoteAdmin<'_> {
         Ok(())
     }
 
+    /// A MasterService call about no table in particular.
+    fn cluster_call<Q: prost::Message, R: prost::Message + Default>(
+        &self,
+        method: &str,
+        request: &Q,
+    ) -> Result<R> {
+        self.master(&TableName::parse("hbase:meta")?, method, request)
+    }
+
+    /// Switches the balancer (MasterService SetBalancerRunning); returns whether it was on.
+    pub fn balance_switch(&self, on: bool) -> Result<bool> {
+        let r: pb::SetBalancerRunningResponse = self.cluster_call(
+            "SetBalancerRunning",
+            &pb::SetBalancerRunningRequest {
+                on,
+                synchronous: Some(true),
+            },
+        )?;
+        Ok(r.prev_balance_value.unwrap_or(false))
+    }
+
+    /// Whether the balancer is on (MasterService IsBalancerEnabled).
+    pub fn balancer_enabled(&self) -> Result<bool> {
+        let r: pb::IsBalancerEnabledResponse =
+            self.cluster_call("IsBalancerEnabled", &pb::IsBalancerEnabledRequest {})?;
+        Ok(r.enabled)
+    }
+
+    /// Runs the balancer once (MasterService Balance); false if it is switched off.
+    pub fn balancer(&self) -> Result<bool> {
+        let r: pb::BalanceResponse =
+            self.cluster_call("Balance", &pb::BalanceRequest::default())?;
+        Ok(r.balancer_ran)
+    }
+
+    /// Moves a region (MasterService MoveRegion) to `to` (`host,port,startcode` or
+    /// `host:port`), or to another server.
+    pub fn move_region(&self, name: &[u8], to: Option<&str>) -> Result<()> {
+        let dest = match to {
+            None => None,
+            Some(server) => Some(server_pb(server)?),
+        };
+        let _: pb::MoveRegionResponse = self.cluster_call(
+            "MoveRegion",
+            &pb::MoveRegionRequest {
+                region: region(name),
+                dest_server_name: dest,
+            },
+        )?;
+        self.conn.forget_all();
+        Ok(())
+    }
+
+    /// Opens a closed region (MasterService AssignRegion).
+    pub fn assign(&self, name: &[u8]) -> Result<()> {
+        let _: pb::AssignRegionResponse = self.cluster_call(
+            "AssignRegion",
+            &pb::AssignRegionRequest {
+                region: region(name),
+                r#override: None,
+            },
+        )?;
+        self.conn.forget_all();
+        Ok(())
+    }
+
+    /// Closes a region and leaves it closed (MasterService UnassignRegion).
+    pub fn unassign(&self, name: &[u8]) -> Result<()> {
+        let _: pb::UnassignRegionResponse = self.cluster_call(
+            "UnassignRegion",
+            &pb::UnassignRegionRequest {
+                region: region(name),
+                force: None,
+            },
+        )?;
+        self.conn.forget_all();
+        Ok(())
+    }
+
     /// The table's serving regions as the client routes to them, from `hbase:meta`.
     pub fn regions(&self, name: &TableName) -> Result<Vec<Location>> {
         self.conn.forget(name);
@@ -509,4 +588,27 @@ impl RemoteAdmin<'_> {
             s.start_code.unwrap_or_default()
         ))
     }
+}
+
+/// A server named `host,port,startcode` or `host:port`, as MasterService takes it.
+fn server_pb(name: &str) -> Result<pb::ServerName> {
+    let bad = || {
+        Error::InvalidArgument(format!(
+            "{name:?} is not a server name (host,port,startcode)"
+        ))
+    };
+    let parts: Vec<&str> = name.split(',').collect();
+    let (host, port, code) = match parts.as_slice() {
+        [host, port, code] => (*host, *port, Some(code.parse().map_err(|_| bad())?)),
+        [host_port] => {
+            let (host, port) = host_port.rsplit_once(':').ok_or_else(bad)?;
+            (host, port, None)
+        }
+        _ => return Err(bad()),
+    };
+    Ok(pb::ServerName {
+        host_name: host.to_owned(),
+        port: Some(port.parse().map_err(|_| bad())?),
+        start_code: code,
+    })
 }

@@ -139,6 +139,30 @@ impl Client for RemoteConnection {
         self.admin().merge_regions(name, a, b)
     }
 
+    fn balance_switch(&self, on: bool) -> Result<bool> {
+        self.admin().balance_switch(on)
+    }
+
+    fn balancer(&self) -> Result<bool> {
+        self.admin().balancer()
+    }
+
+    fn balancer_enabled(&self) -> Result<bool> {
+        self.admin().balancer_enabled()
+    }
+
+    fn move_region(&self, region: &[u8], to: Option<&str>) -> Result<()> {
+        self.admin().move_region(region, to)
+    }
+
+    fn assign(&self, region: &[u8]) -> Result<()> {
+        self.admin().assign(region)
+    }
+
+    fn unassign(&self, region: &[u8]) -> Result<()> {
+        self.admin().unassign(region)
+    }
+
     fn put(&self, table: &TableName, put: &Put) -> Result<()> {
         self.on(table).put(put)
     }

@@ -435,6 +435,14 @@ impl RemoteConnection {
         Ok(found)
     }
 
+    /// Drops every table's cached locations (a region moved).
+    fn forget_all(&self) {
+        self.regions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
+    }
+
     fn forget(&self, table: &TableName) {
         self.regions
             .lock()

@@ -153,6 +153,10 @@ pub struct Oracle {
     /// qualifier, timestamp, type code, sequence id): kept for reads by the order of writes
     /// (which they cannot change), gone for raw reads.
     dropped: BTreeSet<(Row, usize, Row, i64, u8, u64)>,
+    /// Of those, the puts dropped because they had expired beyond MIN_VERSIONS (counted
+    /// without a time range): gone for every read, as a read with a time range that would
+    /// have counted them within MIN_VERSIONS no longer finds them.
+    expired: BTreeSet<(Row, usize, Row, i64, u64)>,
 }
 
 /// One cell to return, before it becomes a [`Cell`].
@@ -177,6 +181,7 @@ impl Oracle {
             now,
             floor: BTreeMap::new(),
             dropped: BTreeSet::new(),
+            expired: BTreeSet::new(),
         }
     }
 

@@ -155,6 +155,20 @@ with a prefix.
     "merge_region", "tools", tools::merge_region, true,
 "Merge two adjacent regions, named by encoded or full names.
   hbase> merge_region 'ENCODED_REGIONNAME', 'ENCODED_REGIONNAME'";
+    "balance_switch", "tools", tools::balance_switch, true,
+"Switch the balancer on or off; prints its previous state.
+  hbase> balance_switch true
+  hbase> balance_switch false";
+    "balancer", "tools", tools::balancer, true,
+"Run the balancer once: true if it ran (false when it is switched off).
+  hbase> balancer";
+    "balancer_enabled", "tools", tools::balancer_enabled, true, "Whether the balancer is on.\n  hbase> balancer_enabled";
+    "move", "tools", tools::move_region, true,
+"Move a region (encoded name) to a server (host,port,startcode), or to any other.
+  hbase> move 'ENCODED_REGIONNAME'
+  hbase> move 'ENCODED_REGIONNAME', 'SERVER_NAME'";
+    "assign", "tools", tools::assign, true, "Open a closed region.\n  hbase> assign 'REGIONNAME'";
+    "unassign", "tools", tools::unassign, true, "Close a region and leave it closed.\n  hbase> unassign 'REGIONNAME'";
 }
 
 /// The command named `name`.

@@ -98,3 +98,64 @@ pub(super) fn merge_region(shell: &mut Shell, args: &[Value], _: &mut dyn Write)
     )?;
     Ok(None)
 }
+
+/// `true` / `false`, as the shell writes them (or a string of them).
+fn switch(v: Option<&Value>) -> R<bool> {
+    match v {
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(Value::Str(s)) if s.eq_ignore_ascii_case(b"true") => Ok(true),
+        Some(Value::Str(s)) if s.eq_ignore_ascii_case(b"false") => Ok(false),
+        _ => Err("balance_switch takes true or false".into()),
+    }
+}
+
+pub(super) fn balance_switch(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    let on = switch(args.first())?;
+    let was = client(shell, args, shell.client.balance_switch(on))?;
+    w!(out, "Previous balancer state : {was}");
+    Ok(None)
+}
+
+pub(super) fn balancer(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> CommandResult {
+    let ran = client(shell, args, shell.client.balancer())?;
+    w!(out, "{ran}");
+    Ok(None)
+}
+
+pub(super) fn balancer_enabled(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    let on = client(shell, args, shell.client.balancer_enabled())?;
+    w!(out, "{on}");
+    Ok(None)
+}
+
+pub(super) fn move_region(shell: &mut Shell, args: &[Value], _: &mut dyn Write) -> CommandResult {
+    let a = Args::new(args);
+    let region = a.string(0, "encoded region name")?;
+    let to = a.opt_string(1, "server name")?;
+    client(
+        shell,
+        args,
+        shell.client.move_region(region.as_bytes(), to.as_deref()),
+    )?;
+    Ok(None)
+}
+
+pub(super) fn assign(shell: &mut Shell, args: &[Value], _: &mut dyn Write) -> CommandResult {
+    let region = Args::new(args).string(0, "region name")?;
+    client(shell, args, shell.client.assign(region.as_bytes()))?;
+    Ok(None)
+}
+
+pub(super) fn unassign(shell: &mut Shell, args: &[Value], _: &mut dyn Write) -> CommandResult {
+    let region = Args::new(args).string(0, "region name")?;
+    client(shell, args, shell.client.unassign(region.as_bytes()))?;
+    Ok(None)
+}

@@ -64,7 +64,11 @@ impl Oracle {
                 false
             } else {
                 versions += 1;
-                ts >= oldest || versions <= spec.min_versions
+                let kept = ts >= oldest || versions <= spec.min_versions;
+                if !kept {
+                    self.expired.insert((row.clone(), f, q.clone(), ts, seq));
+                }
+                kept
             };
             if !kept {
                 self.dropped
@@ -145,6 +149,9 @@ impl Oracle {
                 continue;
             }
             if tracker.hides_put(ts, seq) {
+                continue;
+            }
+            if self.expired.contains(&(row.clone(), f, q.clone(), ts, seq)) {
                 continue;
             }
             match tr.compare(ts) {

@@ -1,0 +1,270 @@
+//! The balancer (HBase's `SimpleLoadBalancer`) and moving regions by hand: the plan keeps
+//! every live server within one region of the average count of user regions (`hbase:meta`
+//! stays where it is), moving as few regions as it can; a move closes the region on its
+//! server (flushing it), opens it on the other and records the new place in `hbase:meta`.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use basalt_common::{Error, RegionInfo, Result};
+
+use crate::master::{HostedTable, Master, Placed};
+use crate::servers::RegionServerAdmin;
+
+/// One region to move.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Move {
+    pub region: RegionInfo,
+    pub from: String,
+    pub to: String,
+}
+
+/// The moves that even out `load` (each server's name and the regions it holds): after them
+/// every server holds the average count rounded down or up. The most loaded servers give
+/// their last regions to the least loaded.
+pub fn plan(load: &BTreeMap<String, Vec<RegionInfo>>) -> Vec<Move> {
+    let servers = load.len();
+    if servers < 2 {
+        return Vec::new();
+    }
+    let total: usize = load.values().map(Vec::len).sum();
+    let (floor, extra) = (total / servers, total % servers);
+    // The most loaded keep the rounded-up counts.
+    let mut order: Vec<(&String, &Vec<RegionInfo>)> = load.iter().collect();
+    order.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(b.0)));
+    let target = |rank: usize| floor + usize::from(rank < extra);
+    let mut surplus: Vec<(String, Vec<RegionInfo>)> = Vec::new();
+    let mut room: Vec<(String, usize)> = Vec::new();
+    for (rank, (name, regions)) in order.iter().enumerate() {
+        let want = target(rank);
+        if regions.len() > want {
+            surplus.push(((*name).clone(), regions[want..].to_vec()));
+        } else if regions.len() < want {
+            room.push(((*name).clone(), want - regions.len()));
+        }
+    }
+    let mut moves = Vec::new();
+    let mut takers = room
+        .into_iter()
+        .flat_map(|(name, n)| std::iter::repeat_n(name, n));
+    for (from, regions) in surplus {
+        for region in regions {
+            let Some(to) = takers.next() else {
+                return moves;
+            };
+            moves.push(Move {
+                region,
+                from: from.clone(),
+                to,
+            });
+        }
+    }
+    moves
+}
+
+/// Each live server's user regions (of enabled tables), by server name.
+fn load(master: &Master) -> BTreeMap<String, Vec<RegionInfo>> {
+    let mut load: BTreeMap<String, Vec<RegionInfo>> = master
+        .servers
+        .all()
+        .iter()
+        .map(|s| (s.name().to_string(), Vec::new()))
+        .collect();
+    for table in master.tables().values() {
+        if table.name.is_system() || !table.is_enabled() {
+            continue;
+        }
+        for p in table.placed() {
+            if let Some(list) = load.get_mut(&p.server.name().to_string()) {
+                list.push(p.info);
+            }
+        }
+    }
+    load
+}
+
+/// Runs the balancer once (HBase's `balancer`): false if it is switched off; otherwise the
+/// moves it made.
+pub fn balance(master: &Master) -> Result<Option<usize>> {
+    if !master.balancer_on.load(Ordering::Acquire) {
+        return Ok(None);
+    }
+    let _ddl = master.ddl();
+    master.check_open()?;
+    let mut done = 0;
+    for m in plan(&load(master)) {
+        let Some(to) = master.servers.get(&m.to) else {
+            continue;
+        };
+        // A region that cannot move now stays; the next run tries again.
+        if move_locked(master, &m.region, &to).is_ok() {
+            done += 1;
+        }
+    }
+    Ok(Some(done))
+}
+
+/// The placed region `info` of its table, if it is still the one placed at its start key.
+fn placed(master: &Master, info: &RegionInfo) -> Result<(Arc<HostedTable>, Placed)> {
+    let table = master.table(&info.table)?;
+    let p = table.placed_for(&info.start_key)?;
+    if p.info != *info {
+        return Err(Error::UnknownRegion(
+            String::from_utf8_lossy(&info.region_name()).into_owned(),
+        ));
+    }
+    Ok((table, p))
+}
+
+/// Moves the region named `name` (full or encoded) to `to` (a live server's name,
+/// `host,port,startcode`, or `host:port`), or, with no target, to another live server
+/// (HBase's `move`).
+pub fn move_region(master: &Master, name: &[u8], to: Option<&str>) -> Result<()> {
+    let _ddl = master.ddl();
+    let (table, p) = master.find_placed(name)?;
+    if table.name.is_meta() {
+        return Err(Error::Refused(
+            "hbase:meta moves only when its server goes".into(),
+        ));
+    }
+    let target = match to {
+        Some(wanted) => find_server(master, wanted)?,
+        None => master
+            .servers
+            .all()
+            .into_iter()
+            .find(|s| s.name() != p.server.name())
+            .ok_or_else(|| Error::Refused("no other live server to move the region to".into()))?,
+    };
+    move_locked(master, &p.info, &target)
+}
+
+/// A live server by its name (`host,port,startcode`) or address (`host:port`).
+fn find_server(master: &Master, wanted: &str) -> Result<Arc<dyn RegionServerAdmin>> {
+    master
+        .servers
+        .all()
+        .into_iter()
+        .find(|s| {
+            let name = s.name();
+            name.to_string() == wanted || name.host_port == wanted
+        })
+        .ok_or_else(|| Error::InvalidArgument(format!("{wanted} is not a live region server")))
+}
+
+/// Moves a region to `to` under the DDL lock: closed where it is (flushed), opened there,
+/// recorded in meta. If it cannot open there, it opens where it was and the error says why.
+fn move_locked(master: &Master, info: &RegionInfo, to: &Arc<dyn RegionServerAdmin>) -> Result<()> {
+    let (table, p) = placed(master, info)?;
+    if p.server.name() == to.name() {
+        return Ok(());
+    }
+    p.server.close_region(info)?;
+    let seq_id = match to.open_region(info) {
+        Ok(seq) => seq,
+        Err(e) => {
+            p.server.open_region(info)?;
+            return Err(e);
+        }
+    };
+    let mut batch = master.meta_batch();
+    batch.region(info, "OPEN", to.name()).opened(info, seq_id);
+    batch.commit(master.catalog().as_ref())?;
+    table.replace_regions(std::slice::from_ref(info), vec![master.placed(info, to)]);
+    Ok(())
+}
+
+/// Closes a region and leaves it closed (HBase's `unassign`): state CLOSED in meta; calls on
+/// it fail (NotServingRegion) until it is assigned again.
+pub fn unassign(master: &Master, name: &[u8]) -> Result<()> {
+    let _ddl = master.ddl();
+    let (table, p) = master.find_placed(name)?;
+    if table.name.is_meta() {
+        return Err(Error::Refused("hbase:meta cannot be unassigned".into()));
+    }
+    p.server.close_region(&p.info)?;
+    let mut batch = master.meta_batch();
+    batch.region_state(&p.info, "CLOSED");
+    batch.commit(master.catalog().as_ref())
+}
+
+/// Opens a region (HBase's `assign`): on the server it was placed on if that one lives,
+/// else on another; opening an open region changes nothing.
+pub fn assign(master: &Master, name: &[u8]) -> Result<()> {
+    let _ddl = master.ddl();
+    let (table, p) = master.find_placed(name)?;
+    if !table.is_enabled() {
+        return Err(Error::TableNotEnabled(table.name.clone()));
+    }
+    let server = match master.servers.get(&p.server.name().to_string()) {
+        Some(s) => s,
+        None => master.servers.pick()?,
+    };
+    let seq_id = server.open_region(&p.info)?;
+    let mut batch = master.meta_batch();
+    batch
+        .region(&p.info, "OPEN", server.name())
+        .opened(&p.info, seq_id);
+    batch.commit(master.catalog().as_ref())?;
+    table.replace_regions(
+        std::slice::from_ref(&p.info),
+        vec![master.placed(&p.info, &server)],
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use basalt_common::{Bytes, TableName};
+
+    fn regions(n: usize, first: usize) -> Vec<RegionInfo> {
+        (first..first + n)
+            .map(|i| {
+                RegionInfo::new(
+                    TableName::parse("t").unwrap_or_else(|e| panic!("{e}")),
+                    Bytes::from(format!("{i:04}")),
+                    Bytes::from(format!("{:04}", i + 1)),
+                    1,
+                )
+            })
+            .collect()
+    }
+
+    fn after(load: &BTreeMap<String, Vec<RegionInfo>>, moves: &[Move]) -> BTreeMap<String, usize> {
+        let mut counts: BTreeMap<String, usize> =
+            load.iter().map(|(k, v)| (k.clone(), v.len())).collect();
+        for m in moves {
+            *counts.entry(m.from.clone()).or_default() -= 1;
+            *counts.entry(m.to.clone()).or_default() += 1;
+        }
+        counts
+    }
+
+    #[test]
+    fn a_new_server_gets_its_share_and_no_more_moves_than_needed() {
+        let load = BTreeMap::from([
+            ("a".to_owned(), regions(4, 0)),
+            ("b".to_owned(), regions(3, 4)),
+            ("c".to_owned(), regions(2, 7)),
+            ("d".to_owned(), Vec::new()),
+        ]);
+        let moves = plan(&load);
+        // Nine regions over four servers: 3, 2, 2, 2.
+        let counts = after(&load, &moves);
+        assert!(counts.values().all(|&n| n == 2 || n == 3), "{counts:?}");
+        assert_eq!(counts["d"], 2);
+        assert_eq!(moves.len(), 2, "{moves:?}");
+        // Balanced already: nothing moves.
+        assert!(
+            plan(&BTreeMap::from([
+                ("a".to_owned(), regions(2, 0)),
+                ("b".to_owned(), regions(3, 2)),
+            ]))
+            .is_empty()
+        );
+        // One server: nothing to do.
+        assert!(plan(&BTreeMap::from([("a".to_owned(), regions(5, 0))])).is_empty());
+    }
+}
