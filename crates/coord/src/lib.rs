@@ -109,6 +109,25 @@ pub const MASTER_NODE: &str = "/hbase/master";
 pub const BACKUP_MASTERS_DIR: &str = "/hbase/backup-masters";
 /// The cluster's id.
 pub const CLUSTER_ID_NODE: &str = "/hbase/hbaseid";
+/// The balancer's switch.
+pub const BALANCER_NODE: &str = "/hbase/balancer";
+
+/// `/hbase/balancer`'s data.
+pub fn balancer_data(host: &str, on: bool) -> Vec<u8> {
+    frame(
+        &node_id(host),
+        &pb::LoadBalancerState {
+            balancer_on: Some(on),
+        },
+    )
+}
+
+/// The switch `/hbase/balancer` holds, if it is in HBase's framing.
+pub fn read_balancer(data: &[u8]) -> Option<bool> {
+    pb::LoadBalancerState::decode(unframe(data)?)
+        .ok()?
+        .balancer_on
+}
 
 /// The id HBase's znodes carry before their protobuf: `pid@host`.
 fn node_id(host: &str) -> String {

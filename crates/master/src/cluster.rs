@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 
 use basalt_common::{Clock, Error, Result, ServerName, TableName};
 use basalt_coord::{
-    BACKUP_MASTERS_DIR, CLUSTER_ID_NODE, MASTER_NODE, META_NODE, NodeKind, RS_DIR, ZkSession,
+    BACKUP_MASTERS_DIR, BALANCER_NODE, CLUSTER_ID_NODE, MASTER_NODE, META_NODE, NodeKind, RS_DIR,
+    ZkSession,
 };
 use basalt_fs::{FileSystem, FsError};
 use basalt_regionserver::layout::{self, storage};
@@ -62,6 +63,8 @@ pub struct ClusterMaster {
     meta_server: Mutex<Option<ServerName>>,
     /// When the balancer last ran.
     last_balance: Mutex<Instant>,
+    /// The balancer switch as `/hbase/balancer` last said.
+    balancer_written: AtomicBool,
 }
 
 /// `host,port,start code` as a server name.
@@ -147,7 +150,18 @@ impl ClusterMaster {
             known: Mutex::new(BTreeSet::new()),
             meta_server: Mutex::new(None),
             last_balance: Mutex::new(Instant::now()),
+            balancer_written: AtomicBool::new(true),
         };
+        // The switch as the last active master left it.
+        if let Some(on) = cm
+            .zk
+            .get(BALANCER_NODE)
+            .map_err(io)?
+            .and_then(|d| basalt_coord::read_balancer(&d))
+        {
+            cm.master.balancer_on.store(on, Ordering::Release);
+            cm.balancer_written.store(on, Ordering::Release);
+        }
         let mut told = false;
         loop {
             if stop.load(Ordering::Acquire) {
@@ -376,6 +390,17 @@ impl ClusterMaster {
         }
         for name in known.difference(&live) {
             self.server_gone(name)?;
+        }
+        let on = self.master.balancer_on.load(Ordering::Acquire);
+        if self.balancer_written.swap(on, Ordering::AcqRel) != on {
+            let host = self.settings.host_port.rsplit_once(':').map_or("", |(h, _)| h);
+            self.zk
+                .put(
+                    BALANCER_NODE,
+                    &basalt_coord::balancer_data(host, on),
+                    NodeKind::Persistent,
+                )
+                .map_err(io)?;
         }
         let due = {
             let mut last = self
