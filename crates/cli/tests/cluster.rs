@@ -119,16 +119,27 @@ impl Cluster {
         assert!(status.unwrap().success());
     }
 
+    /// A client, once the master has taken on every region server.
     fn connect(&self) -> Arc<RemoteConnection> {
         let config = RemoteConfig {
             operation_timeout: Duration::from_secs(60),
             rpc_timeout: Duration::from_secs(20),
             ..RemoteConfig::default()
         };
-        Arc::new(
+        let conn = Arc::new(
             RemoteConnection::through_zookeeper(&self.quorum, config)
                 .unwrap_or_else(|e| panic!("{e}: {:?}", self.lines())),
-        )
+        );
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while conn.cluster_summary().map(|s| s.live_servers).unwrap_or(0) < self.servers.len() {
+            assert!(
+                Instant::now() < deadline,
+                "the master did not see every server: {:?}",
+                self.lines()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        conn
     }
 }
 
@@ -458,6 +469,38 @@ fn regions_move_to_a_new_server_while_reads_go_on() {
     assert!(!conn.balancer_enabled().unwrap());
     assert!(!conn.balance_switch(true).unwrap());
     assert!(conn.balancer().unwrap());
+    // A region that grows past its split size asks the master to split it, and its rows stay.
+    let mut grow = TableDescriptor::named("grow")
+        .unwrap()
+        .with_family(ColumnFamilyDescriptor::new("f"));
+    // The smallest sizes a table takes: flushes at 1 MiB, the first split past 2 MiB.
+    grow.memstore_flushsize = 1 << 20;
+    grow.max_filesize = 2 << 20;
+    conn.create_table(grow, &[]).unwrap();
+    let grow = TableName::parse("grow").unwrap();
+    let value = vec![b'v'; 1000];
+    for i in 0..3500 {
+        conn.put(
+            &grow,
+            &Put::new(format!("row{i:05}")).add_column("f", "q", value.clone()),
+        )
+        .unwrap();
+    }
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while conn.regions(&grow).unwrap().len() < 2 {
+        assert!(
+            Instant::now() < deadline,
+            "the table did not split within 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let scanned = conn
+        .table("grow")
+        .unwrap()
+        .scan(&Scan::new())
+        .unwrap()
+        .len();
+    assert_eq!(scanned, 3500);
     let _ = fourth.kill();
     let _ = fourth.wait();
 }

@@ -65,6 +65,8 @@ pub struct ClusterMaster {
     last_balance: Mutex<Instant>,
     /// The balancer switch as `/hbase/balancer` last said.
     balancer_written: AtomicBool,
+    /// When split and merge parents were last cleaned (HBase's CatalogJanitor).
+    last_janitor: Mutex<Instant>,
 }
 
 /// `host,port,start code` as a server name.
@@ -151,6 +153,7 @@ impl ClusterMaster {
             meta_server: Mutex::new(None),
             last_balance: Mutex::new(Instant::now()),
             balancer_written: AtomicBool::new(true),
+            last_janitor: Mutex::new(Instant::now()),
         };
         // The switch as the last active master left it.
         if let Some(on) = cm
@@ -393,7 +396,11 @@ impl ClusterMaster {
         }
         let on = self.master.balancer_on.load(Ordering::Acquire);
         if self.balancer_written.swap(on, Ordering::AcqRel) != on {
-            let host = self.settings.host_port.rsplit_once(':').map_or("", |(h, _)| h);
+            let host = self
+                .settings
+                .host_port
+                .rsplit_once(':')
+                .map_or("", |(h, _)| h);
             self.zk
                 .put(
                     BALANCER_NODE,
@@ -415,6 +422,20 @@ impl ClusterMaster {
         };
         if due {
             crate::balancer::balance(&self.master)?;
+        }
+        let janitor_due = {
+            let mut last = self
+                .last_janitor
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            let due = last.elapsed() >= JANITOR_PERIOD;
+            if due {
+                *last = Instant::now();
+            }
+            due
+        };
+        if janitor_due {
+            crate::procedures::clean_parents(&self.master)?;
         }
         Ok(())
     }
@@ -499,6 +520,9 @@ impl ClusterMaster {
         Err(Error::TableNotFound(table.clone()))
     }
 }
+
+/// How often split and merge parents no region reads any more are deleted.
+const JANITOR_PERIOD: Duration = Duration::from_secs(5);
 
 /// The suffix of a fenced server's WAL directory being split.
 const SPLITTING: &str = "-splitting";

@@ -305,6 +305,17 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         }
     }
     drop(seen_rx);
+    // And once every region server has registered.
+    let zk =
+        basalt_coord::ZkSession::connect(&quorum, Duration::from_secs(10), Duration::from_secs(15))
+            .context("connecting to ZooKeeper")?;
+    while zk.children(basalt_coord::RS_DIR)?.len() < servers.len() {
+        if Instant::now() > deadline {
+            bail!("not every region server registered within 120 s");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    zk.close();
     say!(
         "cluster ready: zookeeper {quorum}, {} master(s), {} region server(s); data in {}; \
          stop with Ctrl-C",

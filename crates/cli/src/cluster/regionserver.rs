@@ -91,6 +91,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         "regionserver {name} listening on {addr}; data in {}",
         args.data.display()
     );
+    let mut splits = SplitRequests::new(&args.zookeeper);
     let why = loop {
         if stop.load(Ordering::Acquire) {
             break None;
@@ -101,6 +102,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         if server.is_fenced() {
             break Some("a master fenced its log (it was taken for dead)");
         }
+        splits.tick(&server.rs);
         std::thread::sleep(Duration::from_millis(100));
     };
     if let Some(why) = why {
@@ -117,4 +119,63 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     zk.close();
     say!("stopped");
     Ok(())
+}
+
+/// How often the server looks for regions that grew past their split size.
+const SPLIT_CHECK: Duration = Duration::from_secs(2);
+/// How long a region asked about waits before it is asked about again.
+const SPLIT_RETRY: Duration = Duration::from_secs(10);
+
+/// The region server's split requests (HBase's `CompactSplit.requestSplit`, which asks the
+/// master): regions that grew past their table's split size go to the active master's
+/// MasterService SplitRegion, which splits them through this server's AdminService.
+struct SplitRequests {
+    quorum: String,
+    last_check: std::time::Instant,
+    asked: std::collections::HashMap<Vec<u8>, std::time::Instant>,
+}
+
+impl SplitRequests {
+    fn new(quorum: &str) -> Self {
+        SplitRequests {
+            quorum: quorum.to_owned(),
+            last_check: std::time::Instant::now(),
+            asked: std::collections::HashMap::new(),
+        }
+    }
+
+    fn tick(&mut self, rs: &basalt_regionserver::RegionServer) {
+        if self.last_check.elapsed() < SPLIT_CHECK {
+            return;
+        }
+        self.last_check = std::time::Instant::now();
+        self.asked.retain(|_, at| at.elapsed() < SPLIT_RETRY);
+        let grown: Vec<_> = rs
+            .regions_to_split()
+            .into_iter()
+            .filter(|info| !self.asked.contains_key(&info.region_name()[..]))
+            .collect();
+        if grown.is_empty() {
+            return;
+        }
+        // A split that cannot happen now (no master, no split point) is asked for again later.
+        let Ok(master) = basalt_coord::master_server(&self.quorum, Duration::from_secs(5)) else {
+            return;
+        };
+        let Ok(client) = basalt_proto::rpc_client::RpcClient::connect(master, "MasterService")
+        else {
+            return;
+        };
+        let _ = client.set_timeout(Some(Duration::from_secs(120)));
+        for info in grown {
+            self.asked
+                .insert(info.region_name().to_vec(), std::time::Instant::now());
+            let request = basalt_proto::pb::SplitTableRegionRequest {
+                region_info: basalt_proto::schema::region_info_pb(&info),
+                ..basalt_proto::pb::SplitTableRegionRequest::default()
+            };
+            let _: Result<basalt_proto::pb::ProcedureResponse, _> =
+                client.call("SplitRegion", &request);
+        }
+    }
 }
