@@ -256,17 +256,10 @@ fn a_cluster_survives_losing_region_servers_meta_and_its_master() {
     assert_eq!(cluster.servers.len(), 4, "{:?}", cluster.lines());
     assert_eq!(cluster.masters.len(), 2, "{:?}", cluster.lines());
     let conn = cluster.connect();
-    let splits: Vec<Bytes> = ["b", "d", "f", "h", "j", "l", "n", "p"]
-        .iter()
-        .map(|k| Bytes::from(k.to_string()))
-        .collect();
-    conn.create_table(
-        TableDescriptor::named("t")
-            .unwrap()
-            .with_family(ColumnFamilyDescriptor::new("f")),
-        &splits,
-    )
-    .unwrap();
+    create_t(
+        &conn,
+        ["b", "d", "f", "h", "j", "l", "n", "p"].map(str::to_owned),
+    );
     // Nine regions over four servers.
     let (holders, meta) = placement(&conn);
     assert_eq!(holders.len(), 4, "{holders:?}");
@@ -346,6 +339,18 @@ fn a_cluster_survives_losing_region_servers_meta_and_its_master() {
     println!("{} acknowledged writes, all readable", acked.len());
 }
 
+/// Creates table `t` (family `f`) split at `splits`.
+fn create_t(conn: &RemoteConnection, splits: impl IntoIterator<Item = String>) {
+    let splits: Vec<Bytes> = splits.into_iter().map(Bytes::from).collect();
+    conn.create_table(
+        TableDescriptor::named("t")
+            .unwrap()
+            .with_family(ColumnFamilyDescriptor::new("f")),
+        &splits,
+    )
+    .unwrap();
+}
+
 /// Starts one more region server in the cluster's process group (killed with it).
 fn add_server(cluster: &Cluster, data: &std::path::Path) -> Child {
     let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
@@ -374,16 +379,7 @@ fn add_server(cluster: &Cluster, data: &std::path::Path) -> Child {
 fn regions_move_to_a_new_server_while_reads_go_on() {
     let cluster = Cluster::start(3, 1);
     let conn = cluster.connect();
-    let splits: Vec<Bytes> = (1..12)
-        .map(|i| Bytes::from(format!("{}", char::from(b'a' + i * 2))))
-        .collect();
-    conn.create_table(
-        TableDescriptor::named("t")
-            .unwrap()
-            .with_family(ColumnFamilyDescriptor::new("f")),
-        &splits,
-    )
-    .unwrap();
+    create_t(&conn, (1..12).map(|i| char::from(b'a' + i * 2).to_string()));
     let table = TableName::parse("t").unwrap();
     let rows: Vec<String> = (0..24)
         .map(|i| format!("{}-row", char::from(b'a' + i)))

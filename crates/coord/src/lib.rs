@@ -1,11 +1,13 @@
-//! Coordination through ZooKeeper (HBase's `ZKWatcher` and friends). So far: publishing the
-//! server in a real ZooKeeper the way HBase does, so native clients find it:
-//! `/hbase/master` and `/hbase/rs/<server>` (ephemeral: they vanish with the session if the
-//! process dies), `/hbase/meta-region-server` and `/hbase/hbaseid`. Each znode's data is HBase's
-//! framing: `0xFF`, a 4-byte big-endian id length, the id (`pid@host`), `PBUF`, the protobuf.
+//! Coordination through ZooKeeper (HBase's `ZKWatcher` and friends): sessions
+//! ([`ZkSession`]), the znodes a cluster keeps as HBase keeps them (`/hbase/master`,
+//! `/hbase/backup-masters/`, `/hbase/rs/<server>` (ephemeral: they vanish with the session if
+//! the process dies), `/hbase/meta-region-server`, `/hbase/hbaseid`, `/hbase/balancer`), a
+//! standalone server's publication ([`ZkPublisher`]), and finding meta and the master there as
+//! clients do. Each znode's data is HBase's framing: `0xFF`, a 4-byte big-endian id length, the
+//! id (`pid@host`), `PBUF`, the protobuf (`docs/design/cluster.md`).
 //!
-//! The ZooKeeper client is asynchronous; it runs on a one-thread runtime of its own, the only
-//! async code in the server.
+//! The ZooKeeper client is asynchronous; each session runs it on a one-thread runtime of its
+//! own, the only async code in the server.
 
 mod session;
 
@@ -13,12 +15,9 @@ pub use session::{NodeKind, ZkSession};
 
 use std::io;
 use std::net::{SocketAddr, ToSocketAddrs};
-use std::sync::mpsc;
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use prost::Message;
-use zookeeper_client as zk;
 
 use basalt_proto::pb;
 
@@ -65,8 +64,8 @@ pub fn server_name(host: &str, port: u16, start_code: u64) -> String {
 /// A live publication; [`ZkPublisher::shutdown`] removes it.
 #[derive(Debug)]
 pub struct ZkPublisher {
-    stop: mpsc::Sender<()>,
-    thread: Option<JoinHandle<()>>,
+    session: ZkSession,
+    nodes: Vec<String>,
 }
 
 /// The znode naming the server of `hbase:meta`.
@@ -74,31 +73,6 @@ pub const META_NODE: &str = "/hbase/meta-region-server";
 
 fn err(what: &str, e: impl std::fmt::Display) -> io::Error {
     io::Error::other(format!("zookeeper: {what}: {e}"))
-}
-
-async fn ensure(client: &zk::Client, path: &str) -> Result<(), zk::Error> {
-    let opts = zk::CreateMode::Persistent.with_acls(zk::Acls::anyone_all());
-    match client.create(path, b"", &opts).await {
-        Ok(_) | Err(zk::Error::NodeExists) => Ok(()),
-        Err(e) => Err(e),
-    }
-}
-
-/// Creates `path` with `data`, replacing what a previous run may have left there.
-async fn put(
-    client: &zk::Client,
-    path: &str,
-    data: &[u8],
-    mode: zk::CreateMode,
-) -> Result<(), zk::Error> {
-    match client.delete(path, None).await {
-        Ok(()) | Err(zk::Error::NoNode) => {}
-        Err(e) => return Err(e),
-    }
-    client
-        .create(path, data, &mode.with_acls(zk::Acls::anyone_all()))
-        .await
-        .map(|_| ())
 }
 
 /// Where region servers register (`/hbase/rs/<host>,<port>,<start code>`, ephemeral).
@@ -191,169 +165,81 @@ pub fn read_server(data: &[u8], meta: bool) -> Option<(String, u16, u64)> {
     ))
 }
 
-async fn publish(client: &zk::Client, p: &Published) -> Result<(), zk::Error> {
-    ensure(client, "/hbase").await?;
-    ensure(client, RS_DIR).await?;
-    let cluster = cluster_id_data(&p.host, &p.cluster_id);
-    put(
-        client,
-        "/hbase/hbaseid",
-        &cluster,
-        zk::CreateMode::Persistent,
-    )
-    .await?;
-    let meta = meta_data(&p.host, p.rpc_port, p.start_code);
-    put(client, META_NODE, &meta, zk::CreateMode::Persistent).await?;
-    let rs = format!(
-        "/hbase/rs/{}",
-        server_name(&p.host, p.rpc_port, p.start_code)
-    );
-    put(client, &rs, b"", zk::CreateMode::Ephemeral).await?;
-    let master = master_data(&p.host, p.master_port, p.start_code);
-    put(client, MASTER_NODE, &master, zk::CreateMode::Ephemeral).await
+/// Reads one node of the ZooKeeper at `quorum` with a session of its own: what a client
+/// looks up once. Fails naming the node if it is missing.
+fn read_node(quorum: &str, path: &str, timeout: Duration) -> io::Result<Vec<u8>> {
+    let session = ZkSession::connect(quorum, Duration::from_secs(10), timeout)?;
+    let data = session.get(path)?;
+    session.close();
+    data.ok_or_else(|| err(&format!("reading {path}"), "node not exists"))
 }
 
-async fn unpublish(client: &zk::Client, p: &Published) {
-    let rs = format!(
-        "/hbase/rs/{}",
-        server_name(&p.host, p.rpc_port, p.start_code)
-    );
-    for path in ["/hbase/master", rs.as_str(), META_NODE] {
-        let _ = client.delete(path, None).await;
-    }
-}
-
-/// Where `hbase:meta` is served, as `/hbase/meta-region-server` in the ZooKeeper at `quorum`
-/// says: how HBase's clients find a cluster. Fails with the reason if ZooKeeper cannot be
-/// reached within `timeout`, or the node is missing or not in HBase's framing.
-pub fn meta_server(quorum: &str, timeout: Duration) -> io::Result<SocketAddr> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| err("runtime", e))?;
-    let data = runtime.block_on(async {
-        let client = tokio::time::timeout(timeout, zk::Client::connect(quorum))
-            .await
-            .map_err(|_| err(&format!("connecting to {quorum}"), "timed out"))?
-            .map_err(|e| err(&format!("connecting to {quorum}"), e))?;
-        let (data, _) = tokio::time::timeout(timeout, client.get_data(META_NODE))
-            .await
-            .map_err(|_| err(&format!("reading {META_NODE}"), "timed out"))?
-            .map_err(|e| err(&format!("reading {META_NODE}"), e))?;
-        Ok::<_, io::Error>(data)
-    })?;
-    let body = unframe(&data)
-        .ok_or_else(|| err(&format!("reading {META_NODE}"), "not in HBase's framing"))?;
-    let meta =
-        pb::MetaRegionServer::decode(body).map_err(|e| err(&format!("decoding {META_NODE}"), e))?;
-    let port = meta
-        .server
-        .port
-        .and_then(|p| u16::try_from(p).ok())
-        .ok_or_else(|| err(&format!("reading {META_NODE}"), "no port"))?;
-    (meta.server.host_name.as_str(), port)
-        .to_socket_addrs()?
-        .next()
-        .ok_or_else(|| {
-            err(
-                &format!("resolving {}", meta.server.host_name),
-                "no address",
-            )
-        })
-}
-
-/// Where the active master serves, as `/hbase/master` in the ZooKeeper at `quorum` says.
-pub fn master_server(quorum: &str, timeout: Duration) -> io::Result<SocketAddr> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| err("runtime", e))?;
-    let data = runtime.block_on(async {
-        let client = tokio::time::timeout(timeout, zk::Client::connect(quorum))
-            .await
-            .map_err(|_| err(&format!("connecting to {quorum}"), "timed out"))?
-            .map_err(|e| err(&format!("connecting to {quorum}"), e))?;
-        let (data, _) = tokio::time::timeout(timeout, client.get_data(MASTER_NODE))
-            .await
-            .map_err(|_| err(&format!("reading {MASTER_NODE}"), "timed out"))?
-            .map_err(|e| err(&format!("reading {MASTER_NODE} (no active master?)"), e))?;
-        Ok::<_, io::Error>(data)
-    })?;
-    let (host, port, _) = read_server(&data, false)
-        .ok_or_else(|| err(&format!("reading {MASTER_NODE}"), "not in HBase's framing"))?;
+/// The address of the server a master or meta znode names.
+fn server_at(quorum: &str, path: &str, meta: bool, timeout: Duration) -> io::Result<SocketAddr> {
+    let data = read_node(quorum, path, timeout)?;
+    let (host, port, _) = read_server(&data, meta)
+        .ok_or_else(|| err(&format!("reading {path}"), "not in HBase's framing"))?;
     (host.as_str(), port)
         .to_socket_addrs()?
         .next()
         .ok_or_else(|| err(&format!("resolving {host}"), "no address"))
 }
 
+/// Where `hbase:meta` is served, as `/hbase/meta-region-server` in the ZooKeeper at `quorum`
+/// says: how HBase's clients find a cluster. Fails with the reason if ZooKeeper cannot be
+/// reached within `timeout`, or the node is missing or not in HBase's framing.
+pub fn meta_server(quorum: &str, timeout: Duration) -> io::Result<SocketAddr> {
+    server_at(quorum, META_NODE, true, timeout)
+}
+
+/// Where the active master serves, as `/hbase/master` in the ZooKeeper at `quorum` says.
+pub fn master_server(quorum: &str, timeout: Duration) -> io::Result<SocketAddr> {
+    server_at(quorum, MASTER_NODE, false, timeout)
+        .map_err(|e| io::Error::other(format!("{e} (no active master?)")))
+}
+
 impl ZkPublisher {
-    /// Connects to `quorum` (`host:port`), publishes `p`, and keeps the session alive until
-    /// shutdown. Fails if ZooKeeper cannot be reached within `timeout`.
+    /// Connects to `quorum` (`host:port`), publishes `p` (a standalone server, as HBase's
+    /// clients look for one), and keeps the session alive until shutdown. Fails if ZooKeeper
+    /// cannot be reached within `timeout`.
     pub fn start(quorum: &str, p: Published, timeout: Duration) -> io::Result<ZkPublisher> {
-        let (ready_tx, ready_rx) = mpsc::channel::<io::Result<()>>();
-        let (stop_tx, stop_rx) = mpsc::channel::<()>();
-        let quorum = quorum.to_owned();
-        let thread = std::thread::Builder::new()
-            .name("zookeeper".into())
-            .spawn(move || {
-                let runtime = match tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                {
-                    Ok(r) => r,
-                    Err(e) => {
-                        let _ = ready_tx.send(Err(err("runtime", e)));
-                        return;
-                    }
-                };
-                runtime.block_on(async move {
-                    let connect = zk::Client::connector()
-                        .with_session_timeout(Duration::from_secs(10))
-                        .connect(&quorum);
-                    let client = match tokio::time::timeout(timeout, connect).await {
-                        Ok(Ok(c)) => c,
-                        Ok(Err(e)) => {
-                            let _ = ready_tx.send(Err(err(&format!("connecting to {quorum}"), e)));
-                            return;
-                        }
-                        Err(_) => {
-                            let _ = ready_tx
-                                .send(Err(err(&format!("connecting to {quorum}"), "timed out")));
-                            return;
-                        }
-                    };
-                    if let Err(e) = publish(&client, &p).await {
-                        let _ = ready_tx.send(Err(err("publishing", e)));
-                        return;
-                    }
-                    let _ = ready_tx.send(Ok(()));
-                    // The session stays open (the client pings it) until asked to stop.
-                    while let Err(mpsc::TryRecvError::Empty) = stop_rx.try_recv() {
-                        tokio::time::sleep(Duration::from_millis(100)).await;
-                    }
-                    unpublish(&client, &p).await;
-                });
-            })?;
-        match ready_rx.recv_timeout(timeout + Duration::from_secs(5)) {
-            Ok(Ok(())) => Ok(ZkPublisher {
-                stop: stop_tx,
-                thread: Some(thread),
-            }),
-            Ok(Err(e)) => {
-                let _ = thread.join();
-                Err(e)
-            }
-            Err(_) => Err(err("publishing", "no answer")),
-        }
+        let session = ZkSession::connect(quorum, Duration::from_secs(10), timeout)?;
+        let rs = format!(
+            "{RS_DIR}/{}",
+            server_name(&p.host, p.rpc_port, p.start_code)
+        );
+        let publish = || -> io::Result<()> {
+            session.ensure(RS_DIR)?;
+            session.put(
+                CLUSTER_ID_NODE,
+                &cluster_id_data(&p.host, &p.cluster_id),
+                NodeKind::Persistent,
+            )?;
+            session.put(
+                META_NODE,
+                &meta_data(&p.host, p.rpc_port, p.start_code),
+                NodeKind::Persistent,
+            )?;
+            session.put(&rs, b"", NodeKind::Ephemeral)?;
+            session.put(
+                MASTER_NODE,
+                &master_data(&p.host, p.master_port, p.start_code),
+                NodeKind::Ephemeral,
+            )
+        };
+        publish().map_err(|e| err("publishing", e))?;
+        Ok(ZkPublisher {
+            nodes: vec![MASTER_NODE.to_owned(), rs, META_NODE.to_owned()],
+            session,
+        })
     }
 
     /// Removes the znodes and closes the session.
-    pub fn shutdown(mut self) {
-        let _ = self.stop.send(());
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
+    pub fn shutdown(self) {
+        for node in &self.nodes {
+            let _ = self.session.delete(node);
         }
+        self.session.close();
     }
 }
 

@@ -1,7 +1,5 @@
 //! `basalt master`: a cluster's master (active, or a backup until the active one goes).
 
-use std::net::{IpAddr, Ipv4Addr};
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -11,26 +9,16 @@ use basalt_master::cluster::{ClusterMaster, ClusterSettings};
 use basalt_master::master_service::MasterService;
 use basalt_rpc::{RpcConfig, RpcServer, Services};
 
-use super::{SESSION_TIMEOUT_MS, bind, session_timeout, stop_flag};
+use super::{Common, bind, session_timeout, stop_flag};
 use crate::say;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The shared data directory (every server of the cluster reaches it)
-    #[arg(long, default_value = "./basalt-data")]
-    data: PathBuf,
-    /// The ZooKeeper quorum, `HOST:PORT`
-    #[arg(long)]
-    zookeeper: String,
-    /// Address to listen on
-    #[arg(long, default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
-    bind: IpAddr,
+    #[command(flatten)]
+    common: Common,
     /// MasterService port; 0 picks a free one
     #[arg(long, default_value_t = 16000)]
     port: u16,
-    /// Milliseconds after which a silent server's ZooKeeper session ends
-    #[arg(long, default_value_t = SESSION_TIMEOUT_MS)]
-    session_timeout_ms: u64,
     /// Seconds between balancer runs (HBase's hbase.balancer.period); it also runs when a
     /// region server joins
     #[arg(long, default_value_t = 300)]
@@ -39,21 +27,24 @@ pub struct Args {
 
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let stop = stop_flag()?;
-    let (listener, addr) = bind(args.bind, args.port)?;
+    let (listener, addr) = bind(args.common.bind, args.port)?;
     let clock = basalt_common::SystemClock;
     let start_code = basalt_common::Clock::now_millis(&clock);
     let settings = ClusterSettings {
-        zookeeper: args.zookeeper.clone(),
-        session_timeout: session_timeout(args.session_timeout_ms),
+        zookeeper: args.common.zookeeper.clone(),
+        session_timeout: session_timeout(args.common.session_timeout_ms),
         call_timeout: Duration::from_secs(120),
         fs: Arc::new(basalt_fs::LocalFs),
-        root: args.data.clone(),
+        root: args.common.data.clone(),
         clock: Arc::new(clock),
         host_port: addr.to_string(),
         start_code,
         balancer_period: Duration::from_secs(args.balancer_period_secs.max(1)),
     };
-    say!("master {addr} starting; data in {}", args.data.display());
+    say!(
+        "master {addr} starting; data in {}",
+        args.common.data.display()
+    );
     let progress = |what: &str| say!("master {addr}: {what}");
     let Some(cm) = ClusterMaster::start(settings, &stop, &progress)
         .context("cannot become the cluster's master")?

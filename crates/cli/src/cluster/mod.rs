@@ -26,6 +26,24 @@ use anyhow::Context;
 /// The defaults a cluster's processes share.
 pub const SESSION_TIMEOUT_MS: u64 = 6000;
 
+/// The settings a master and a region server share.
+#[derive(Debug, clap::Args)]
+pub struct Common {
+    /// The shared data directory (every server of the cluster reaches it)
+    #[arg(long, default_value = "./basalt-data")]
+    pub data: std::path::PathBuf,
+    /// The ZooKeeper quorum, `HOST:PORT`
+    #[arg(long)]
+    pub zookeeper: String,
+    /// Address to listen on
+    #[arg(long, default_value_t = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST))]
+    pub bind: IpAddr,
+    /// Milliseconds after which a silent server's ZooKeeper session ends (and the master
+    /// recovers a region server's regions)
+    #[arg(long, default_value_t = SESSION_TIMEOUT_MS)]
+    pub session_timeout_ms: u64,
+}
+
 /// A flag set by SIGINT or SIGTERM.
 pub fn stop_flag() -> anyhow::Result<Arc<AtomicBool>> {
     let stop = Arc::new(AtomicBool::new(false));

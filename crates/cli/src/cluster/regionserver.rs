@@ -1,7 +1,5 @@
 //! `basalt regionserver`: one region server of a cluster.
 
-use std::net::{IpAddr, Ipv4Addr};
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -13,27 +11,16 @@ use basalt_regionserver::client_service::ClientService;
 use basalt_regionserver::process::{RunningServer, ServerSettings};
 use basalt_rpc::{RpcConfig, RpcServer, Services};
 
-use super::{SESSION_TIMEOUT_MS, bind, session_timeout, stop_flag};
+use super::{Common, bind, session_timeout, stop_flag};
 use crate::say;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The shared data directory (every server of the cluster reaches it)
-    #[arg(long, default_value = "./basalt-data")]
-    data: PathBuf,
-    /// The ZooKeeper quorum, `HOST:PORT`
-    #[arg(long)]
-    zookeeper: String,
-    /// Address to listen on
-    #[arg(long, default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
-    bind: IpAddr,
+    #[command(flatten)]
+    common: Common,
     /// RPC port (ClientService, AdminService); 0 picks a free one
     #[arg(long, default_value_t = 16020)]
     port: u16,
-    /// Milliseconds after which a silent server's ZooKeeper session ends and the master
-    /// recovers its regions
-    #[arg(long, default_value_t = SESSION_TIMEOUT_MS)]
-    session_timeout_ms: u64,
     /// RPC handler threads for slow mutations (HBase's hbase.regionserver.handler.count)
     #[arg(long, default_value_t = 30)]
     rpc_handlers: usize,
@@ -41,15 +28,15 @@ pub struct Args {
 
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let stop = stop_flag()?;
-    let (listener, addr) = bind(args.bind, args.port)?;
+    let (listener, addr) = bind(args.common.bind, args.port)?;
     let settings = ServerSettings::new(
         Arc::new(basalt_fs::LocalFs),
-        args.data.clone(),
+        args.common.data.clone(),
         addr.to_string(),
         Arc::new(basalt_common::SystemClock),
     );
     let server = RunningServer::start(settings)
-        .with_context(|| format!("cannot start on {}", args.data.display()))?;
+        .with_context(|| format!("cannot start on {}", args.common.data.display()))?;
     let name = server.name().to_string();
     let services = Services {
         client: Some(Arc::new(ClientService::new(
@@ -72,8 +59,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         }
     };
     let zk = match ZkSession::connect(
-        &args.zookeeper,
-        session_timeout(args.session_timeout_ms),
+        &args.common.zookeeper,
+        session_timeout(args.common.session_timeout_ms),
         Duration::from_secs(15),
     )
     .and_then(|zk| {
@@ -84,14 +71,17 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         Err(e) => {
             rpc.shutdown();
             server.abort();
-            bail!("cannot register in ZooKeeper at {}: {e}", args.zookeeper);
+            bail!(
+                "cannot register in ZooKeeper at {}: {e}",
+                args.common.zookeeper
+            );
         }
     };
     say!(
         "regionserver {name} listening on {addr}; data in {}",
-        args.data.display()
+        args.common.data.display()
     );
-    let mut splits = SplitRequests::new(&args.zookeeper);
+    let mut splits = SplitRequests::new(&args.common.zookeeper);
     let why = loop {
         if stop.load(Ordering::Acquire) {
             break None;
