@@ -174,8 +174,28 @@ fn tables_and_namespaces_through_master_service() {
         .unwrap();
     let namespaces: ListNamespacesResponse = m.call("ListNamespaces", &Empty {}).unwrap();
     assert!(namespaces.namespace_name.contains(&"ns1".to_string()));
+    // The balancer runs (one server: nothing moves) unless switched off.
+    let ran: pb::BalanceResponse = m.call("Balance", &pb::BalanceRequest::default()).unwrap();
+    assert!(ran.balancer_ran);
+    let was: pb::SetBalancerRunningResponse = m
+        .call(
+            "SetBalancerRunning",
+            &pb::SetBalancerRunningRequest {
+                on: false,
+                synchronous: None,
+            },
+        )
+        .unwrap();
+    assert_eq!(was.prev_balance_value, Some(true));
+    let ran: pb::BalanceResponse = m.call("Balance", &pb::BalanceRequest::default()).unwrap();
+    assert!(!ran.balancer_ran);
+    let on: pb::IsBalancerEnabledResponse = m
+        .call("IsBalancerEnabled", &pb::IsBalancerEnabledRequest {})
+        .unwrap();
+    assert!(!on.enabled);
+    // What Basalt does not serve is HBase's UnknownProtocolException.
     assert!(
-        m.call::<_, Empty>("Balance", &Empty {})
+        m.call::<_, Empty>("StopMaster", &Empty {})
             .unwrap_err()
             .ends_with("UnknownProtocolException")
     );
