@@ -141,8 +141,12 @@ pub struct Args {
     #[arg(long)]
     pub thrift: Option<std::net::SocketAddr>,
     /// Remote mode over HBase's native RPC at HOST:PORT (`basalt standalone --rpc-port`).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "zookeeper")]
     pub rpc: Option<std::net::SocketAddr>,
+    /// Remote mode against a cluster found through ZooKeeper at HOST:PORT (`basalt cluster
+    /// start` prints it): each region's own server, over the native RPC.
+    #[arg(long)]
+    pub zookeeper: Option<String>,
     /// Native RPC: all client threads share one connection (HBase PE's `--oneCon`), their
     /// calls multiplexed on it; by default each thread has its own.
     #[arg(long)]
@@ -716,7 +720,12 @@ fn open(args: &Args) -> Result<(Option<Connection>, Arc<dyn Backend>)> {
     if args.families == 0 || args.columns == 0 {
         bail!("--families and --columns must be at least 1");
     }
-    if args.rpc.is_none() && (args.one_con || args.ipc_pool_size != 1) {
+    let native_target = match (&args.rpc, &args.zookeeper) {
+        (Some(addr), _) => Some(native::Target::Server(*addr)),
+        (None, Some(quorum)) => Some(native::Target::Zookeeper(quorum.clone())),
+        (None, None) => None,
+    };
+    if native_target.is_none() && (args.one_con || args.ipc_pool_size != 1) {
         bail!("--one-con and --ipc-pool-size are for the native RPC client: add --rpc HOST:PORT");
     }
     if let Some(addr) = args.thrift {
@@ -726,7 +735,7 @@ fn open(args: &Args) -> Result<(Option<Connection>, Arc<dyn Backend>)> {
         let backend = remote::Remote::open(args, addr, &remote::families(args))?;
         return Ok((None, Arc::new(backend)));
     }
-    if let Some(addr) = args.rpc {
+    if let Some(target) = native_target {
         if args.compare_rocksdb {
             bail!("--compare-rocksdb needs the embedded engine, not --rpc");
         }
@@ -736,7 +745,7 @@ fn open(args: &Args) -> Result<(Option<Connection>, Arc<dyn Backend>)> {
             .with_context(|| format!("--compression {}", args.compression))?;
         let name = TableName::parse(&table_name(args))?;
         let (desc, splits) = benchmark_table(args, name, compression);
-        let backend = native::Native::open(args, addr, desc, &splits)?;
+        let backend = native::Native::open(args, target, desc, &splits)?;
         return Ok((None, Arc::new(backend)));
     }
     let durability: Durability = args

@@ -1,6 +1,8 @@
-//! `basalt pe --rpc HOST:PORT`: the same benchmarks over HBase's native RPC, through
-//! `basalt_client::remote` (region cache from `hbase:meta`, retries): one connection per client
-//! thread, or one all threads share (`--one-con`), each over `--ipc-pool-size` sockets.
+//! `basalt pe --rpc HOST:PORT` (one server) or `--zookeeper HOST:PORT` (a cluster): the same
+//! benchmarks over HBase's native RPC, through `basalt_client::remote` (region cache from
+//! `hbase:meta`, retries; through ZooKeeper, each region's own server): one connection per
+//! client thread, or one all threads share (`--one-con`), each over `--ipc-pool-size` sockets
+//! per server.
 
 use std::cell::RefCell;
 use std::net::SocketAddr;
@@ -12,8 +14,33 @@ use basalt_client::{BatchOp, Bytes, Durability, Get, Increment, Scan, TableDescr
 
 use super::{Args, Backend, Buffered, RowSpec, put_of, table_name};
 
+/// Where the benchmark's server or cluster is.
+#[derive(Debug, Clone)]
+pub enum Target {
+    Server(SocketAddr),
+    Zookeeper(String),
+}
+
+impl Target {
+    fn connect(&self, config: RemoteConfig) -> basalt_client::Result<RemoteConnection> {
+        match self {
+            Target::Server(addr) => RemoteConnection::connect(*addr, config),
+            Target::Zookeeper(quorum) => RemoteConnection::through_zookeeper(quorum, config),
+        }
+    }
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Target::Server(addr) => write!(f, "{addr}"),
+            Target::Zookeeper(quorum) => write!(f, "the cluster at ZooKeeper {quorum}"),
+        }
+    }
+}
+
 pub struct Native {
-    addr: SocketAddr,
+    target: Target,
     /// With `--one-con`, the connection every thread uses.
     shared: Option<Arc<RemoteConnection>>,
     config: RemoteConfig,
@@ -29,7 +56,7 @@ impl Native {
     /// Connects and creates the benchmark table (pre-split as asked) if it is missing.
     pub fn open(
         args: &Args,
-        addr: SocketAddr,
+        target: Target,
         descriptor: TableDescriptor,
         splits: &[Bytes],
     ) -> Result<Native> {
@@ -41,8 +68,9 @@ impl Native {
             pool_size: usize::from(args.ipc_pool_size),
             ..RemoteConfig::default()
         };
-        let conn = RemoteConnection::connect(addr, config.clone())
-            .with_context(|| format!("connecting to {addr}"))?;
+        let conn = target
+            .connect(config.clone())
+            .with_context(|| format!("connecting to {target}"))?;
         let admin = conn.admin();
         let name = descriptor.name.clone();
         if !admin.table_exists(&name)? {
@@ -52,7 +80,7 @@ impl Native {
         }
         Ok(Native {
             shared: args.one_con.then(|| Arc::new(conn)),
-            addr,
+            target,
             config,
             table: table_name(args),
             durability,
@@ -67,7 +95,7 @@ impl Native {
         CONNECTION.with(|slot| {
             let mut slot = slot.borrow_mut();
             if slot.is_none() {
-                *slot = Some(RemoteConnection::connect(self.addr, self.config.clone())?);
+                *slot = Some(self.target.connect(self.config.clone())?);
             }
             let Some(conn) = slot.as_ref() else {
                 unreachable!("the slot was filled above")
@@ -110,7 +138,7 @@ impl Backend for Native {
     fn buffered(&self) -> Result<Buffered> {
         let conn: Arc<dyn basalt_client::Client> = match &self.shared {
             Some(conn) => conn.clone(),
-            None => Arc::new(RemoteConnection::connect(self.addr, self.config.clone())?),
+            None => Arc::new(self.target.connect(self.config.clone())?),
         };
         Buffered::new(conn, TableName::parse(&self.table)?, self.durability)
     }
