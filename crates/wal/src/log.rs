@@ -42,6 +42,11 @@ pub struct WalConfig {
     /// How long an archived segment is kept before [`Wal::clean_archive`] deletes it
     /// (HBase's `hbase.master.logcleaner.ttl`, 10 minutes); `None` keeps them forever.
     pub archive_ttl: Option<Duration>,
+    /// Whether each write round checks, after writing and before acknowledging, that the
+    /// log's directory is still there: a cluster's master renames a dead server's directory
+    /// before it splits the log (fencing), and a server that was only paused must not
+    /// acknowledge an edit the split did not see. The log refuses writes from then on.
+    pub fenced_by_rename: bool,
 }
 
 impl Default for WalConfig {
@@ -51,6 +56,7 @@ impl Default for WalConfig {
             async_interval: Duration::from_secs(1),
             max_segments: 32,
             archive_ttl: Some(Duration::from_secs(600)),
+            fenced_by_rename: false,
         }
     }
 }
@@ -483,6 +489,17 @@ impl Wal {
         let mut result = writer
             .append_encoded(&batch)
             .and_then(|_| if fsync { writer.sync() } else { writer.flush() });
+        // Fenced: the edits just written reached the file before this check, so a split that
+        // starts after the rename reads them; after the rename nothing more is acknowledged.
+        if result.is_ok()
+            && self.config.fenced_by_rename
+            && !self.fs.exists(&self.dir).unwrap_or(false)
+        {
+            result = Err(WalError::Failed(format!(
+                "{} was renamed: a master took this server for dead and split its log",
+                self.dir.display()
+            )));
+        }
         let mut rolled = None;
         if result.is_ok() && writer.len() >= self.config.roll_size {
             match self.roll(&mut writer) {

@@ -432,3 +432,34 @@ fn local_segments_end_cleanly_after_a_roll_and_a_drop() {
     }
     assert_eq!(seqs, (1..=200).collect::<Vec<_>>());
 }
+
+/// A log fenced by rename (a cluster's region server): once its directory is renamed (the
+/// master took the server for dead and splits its log), no write is acknowledged, and every
+/// acknowledged one is in the renamed directory for the split to read.
+#[test]
+fn a_fenced_log_acknowledges_nothing_after_the_rename() {
+    let dir = tempfile::tempdir().unwrap();
+    let wal = open_local(
+        dir.path(),
+        WalConfig {
+            fenced_by_rename: true,
+            ..WalConfig::default()
+        },
+    );
+    wal.append(&edit("r1", 1), Durability::SyncWal).unwrap();
+    wal.append(&edit("r1", 2), Durability::FsyncWal).unwrap();
+    let live = dir.path().join("WALs/s1");
+    let splitting = dir.path().join("WALs/s1-splitting");
+    std::fs::rename(&live, &splitting).unwrap();
+    let e = wal.append(&edit("r1", 3), Durability::SyncWal).unwrap_err();
+    assert!(e.to_string().contains("renamed"), "{e}");
+    assert!(wal.append(&edit("r1", 4), Durability::SyncWal).is_err());
+    let mut seen = Vec::new();
+    for segment in segments_in(&LocalFs, &splitting).unwrap() {
+        let read = read_segment_file(&LocalFs, &segment).unwrap();
+        seen.extend(read.edits.iter().map(|(_, e)| e.seq_id));
+    }
+    // The acknowledged edits are there; the refused one may be too (it was written before
+    // the check), and a split replays it harmlessly: its writer was told it failed.
+    assert_eq!(&seen[..2], [1, 2]);
+}

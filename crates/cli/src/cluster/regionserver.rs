@@ -29,12 +29,14 @@ pub struct Args {
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let stop = stop_flag()?;
     let (listener, addr) = bind(args.common.bind, args.port)?;
-    let settings = ServerSettings::new(
+    let mut settings = ServerSettings::new(
         Arc::new(basalt_fs::LocalFs),
         args.common.data.clone(),
         addr.to_string(),
         Arc::new(basalt_common::SystemClock),
     );
+    // Fenced by the master's rename: nothing is acknowledged once its log is being split.
+    settings.wal.fenced_by_rename = true;
     let server = RunningServer::start(settings)
         .with_context(|| format!("cannot start on {}", args.common.data.display()))?;
     let name = server.name().to_string();
