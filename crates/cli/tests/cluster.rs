@@ -351,8 +351,9 @@ fn create_t(conn: &RemoteConnection, splits: impl IntoIterator<Item = String>) {
     .unwrap();
 }
 
-/// Starts one more region server in the cluster's process group (killed with it).
-fn add_server(cluster: &Cluster, data: &std::path::Path) -> Child {
+/// Starts one more region server in the cluster's process group (killed with it); returns it
+/// and its address.
+fn add_server(cluster: &Cluster, data: &std::path::Path) -> (Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
         .arg("regionserver")
         .arg("--data")
@@ -371,8 +372,10 @@ fn add_server(cluster: &Cluster, data: &std::path::Path) -> Child {
         }
     });
     let line = rx.recv_timeout(Duration::from_secs(60)).unwrap();
-    assert!(line.contains("listening on"), "{line}");
-    child
+    let addr = word_after(&line, "listening on ")
+        .unwrap_or_else(|| panic!("{line}"))
+        .to_owned();
+    (child, addr)
 }
 
 #[test]
@@ -415,7 +418,7 @@ fn regions_move_to_a_new_server_while_reads_go_on() {
         })
     };
     let data = cluster._dir.path().join("data");
-    let mut fourth = add_server(&cluster, &data);
+    let (mut fourth, fourth_addr) = add_server(&cluster, &data);
     // The balancer runs when a server joins: twelve regions, three on each of four servers.
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
@@ -497,6 +500,30 @@ fn regions_move_to_a_new_server_while_reads_go_on() {
         .unwrap()
         .len();
     assert_eq!(scanned, 3500);
+    // Disabled, no server serves a region of the table (they close); enabled, they open again,
+    // whole.
+    conn.disable_table(&grow).unwrap();
+    for addr in cluster.servers.keys().chain([&fourth_addr]) {
+        let client =
+            basalt_client::remote::RpcClient::connect(addr.parse().unwrap(), "AdminService")
+                .unwrap();
+        let online: basalt_proto::pb::GetOnlineRegionResponse = client
+            .call(
+                "GetOnlineRegion",
+                &basalt_proto::pb::GetOnlineRegionRequest {},
+            )
+            .unwrap();
+        assert!(
+            !online
+                .region_info
+                .iter()
+                .any(|r| r.table_name.qualifier == b"grow"),
+            "{addr} still holds a region of the disabled table"
+        );
+    }
+    conn.enable_table(&grow).unwrap();
+    let got = conn.get(&grow, &Get::new("row01234")).unwrap();
+    assert_eq!(got.value(b"f", b"q").map(<[u8]>::len), Some(1000));
     let _ = fourth.kill();
     let _ = fourth.wait();
 }

@@ -286,7 +286,13 @@ pub fn modify_table(engine: &Master, descriptor: TableDescriptor) -> Result<()> 
     layout::write_descriptor(engine.fs.as_ref(), &engine.table_dir(&name), &descriptor)?;
     table.set_descriptor(descriptor.clone());
     for old in table.placed() {
-        old.server.reopen_region(&old.info)?;
+        match old.server.reopen_region(&old.info) {
+            Ok(_) => {}
+            // A disabled table's region a cluster's server closed: it opens with the new
+            // schema when the table is enabled.
+            Err(Error::NotServingRegion(_)) if !table.is_enabled() => continue,
+            Err(e) => return Err(e),
+        }
         let new = engine.placed(&old.info, &old.server);
         table.replace_regions(std::slice::from_ref(&old.info), vec![new]);
     }

@@ -14,7 +14,7 @@ use basalt_proto::pb::{
     GetRegionInfoRequest, GetRegionInfoResponse, GetServerInfoResponse, OpenRegionRequest,
     OpenRegionResponse, PrepareMergeRequest, PrepareMergeResponse, PrepareSplitRequest,
     PrepareSplitResponse, RegionSpecifier, ReopenRegionRequest, ReopenRegionResponse, ServerInfo,
-    SetServingRequest, SetServingResponse, SettleRequest, SettleResponse, get_region_info_response,
+    SettleRequest, SettleResponse, get_region_info_response,
     open_region_response::RegionOpeningState,
 };
 use basalt_proto::schema::{region_info, region_info_pb};
@@ -182,13 +182,6 @@ impl AdminService {
                     open_seq_num: region.last_sequence_id(),
                 }
                 .encode_to_vec())
-            }),
-            "SetServing" => decode::<SetServingRequest>(param).and_then(|r| {
-                self.check_target(r.server_start_code)?;
-                self.rs
-                    .set_serving(&region_info(&r.region)?, r.serving)
-                    .map_err(failed)?;
-                Ok(SetServingResponse {}.encode_to_vec())
             }),
             "PrepareSplit" => decode::<PrepareSplitRequest>(param).and_then(|r| {
                 self.check_target(r.server_start_code)?;

@@ -12,8 +12,8 @@ use basalt_proto::pb::{
     self, CloseRegionRequest, CloseRegionResponse, CompactRegionRequest, CompactRegionResponse,
     FlushRegionRequest, FlushRegionResponse, OpenRegionRequest, OpenRegionResponse,
     PrepareMergeRequest, PrepareMergeResponse, PrepareSplitRequest, PrepareSplitResponse,
-    ReopenRegionRequest, ReopenRegionResponse, SetServingRequest, SetServingResponse,
-    SettleRequest, SettleResponse, open_region_request::RegionOpenInfo,
+    ReopenRegionRequest, ReopenRegionResponse, SettleRequest, SettleResponse,
+    open_region_request::RegionOpenInfo,
 };
 use basalt_proto::region;
 use basalt_proto::schema::{region_info, region_info_pb};
@@ -114,16 +114,14 @@ impl RegionServerAdmin for RemoteServer {
         Ok(r.open_seq_num)
     }
 
+    /// A cluster's region server closes a disabled table's regions and opens them again when
+    /// it is enabled, as HBase's does (the embedded engine keeps them open, not serving).
     fn set_serving(&self, info: &RegionInfo, serving: bool) -> Result<()> {
-        let _: SetServingResponse = self.call(
-            "SetServing",
-            &SetServingRequest {
-                region: region_info_pb(info),
-                serving,
-                server_start_code: self.start_code(),
-            },
-        )?;
-        Ok(())
+        if serving {
+            self.open_region(info).map(|_| ())
+        } else {
+            self.close_region(info).map(|_| ())
+        }
     }
 
     fn drop_region(&self, info: &RegionInfo) -> Result<()> {
