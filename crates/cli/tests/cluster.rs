@@ -455,6 +455,16 @@ fn regions_move_to_a_new_server_while_reads_go_on() {
     assert_eq!(moved[0].server.as_deref(), Some(target.as_str()));
     conn.unassign(&first.name).unwrap();
     conn.assign(&first.name).unwrap();
+    // Two adjacent regions on different servers merge (the second moves to the first's server
+    // first).
+    let before = conn.regions(&table).unwrap();
+    let (a, b) = before
+        .windows(2)
+        .map(|w| (&w[0], &w[1]))
+        .find(|(a, b)| a.server != b.server)
+        .unwrap();
+    conn.merge_regions(&table, &a.name, &b.name).unwrap();
+    assert_eq!(conn.regions(&table).unwrap().len(), before.len() - 1);
     stop.store(true, Ordering::Release);
     let reads = reader.join().unwrap();
     assert!(reads > 10, "{reads} reads");

@@ -155,7 +155,11 @@ fn find_server(master: &Master, wanted: &str) -> Result<Arc<dyn RegionServerAdmi
 
 /// Moves a region to `to` under the DDL lock: closed where it is (flushed), opened there,
 /// recorded in meta. If it cannot open there, it opens where it was and the error says why.
-fn move_locked(master: &Master, info: &RegionInfo, to: &Arc<dyn RegionServerAdmin>) -> Result<()> {
+pub(crate) fn move_locked(
+    master: &Master,
+    info: &RegionInfo,
+    to: &Arc<dyn RegionServerAdmin>,
+) -> Result<()> {
     let (table, p) = placed(master, info)?;
     if p.server.name() == to.name() {
         return Ok(());

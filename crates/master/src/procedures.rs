@@ -425,14 +425,8 @@ pub fn merge_regions(
     );
     let server = &parents[0].server;
     if parents[1].server.name() != server.name() {
-        return Err(Error::Refused(format!(
-            "Regions {} and {} are on different servers ({} and {}); move one to the other's \
-             server first",
-            String::from_utf8_lossy(&lo.region_name()),
-            String::from_utf8_lossy(&hi.region_name()),
-            server.name(),
-            parents[1].server.name()
-        )));
+        // As HBase's merge does: the second region moves to the first's server first.
+        crate::balancer::move_locked(engine, hi, server)?;
     }
     // The region server's half: both parents closed, the merged region's files written.
     server.merge_regions(lo, hi, &merged)?;
