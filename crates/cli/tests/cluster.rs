@@ -264,6 +264,12 @@ fn a_cluster_survives_losing_region_servers_meta_and_its_master() {
     let (holders, meta) = placement(&conn);
     assert_eq!(holders.len(), 4, "{holders:?}");
     assert!(!meta.is_empty());
+    // The active master lists the other as its backup (within a few of its looks).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while conn.cluster_summary().unwrap().backup_masters != 1 {
+        assert!(Instant::now() < deadline, "no backup master listed");
+        std::thread::sleep(Duration::from_millis(100));
+    }
     let mut live = 4;
     let mut acked = Vec::new();
     for round in 0..3 {
@@ -295,6 +301,8 @@ fn a_cluster_survives_losing_region_servers_meta_and_its_master() {
         if round < 2 {
             live -= 1;
             let took = wait_for_recovery(&conn, live);
+            // The killed server is listed dead.
+            assert_eq!(conn.cluster_summary().unwrap().dead_servers, round + 1);
             println!("round {round}: killed {} ({took:?} to recover)", victim.0);
         } else {
             // The backup master is active once it answers a table change.
@@ -336,6 +344,11 @@ fn a_cluster_survives_losing_region_servers_meta_and_its_master() {
             victim.0
         );
     }
+    // After the failover: two live servers and no backup master left (the new master lists as
+    // dead only the servers it recovered itself, as HBase's keeps its dead servers in memory).
+    let summary = conn.cluster_summary().unwrap();
+    assert_eq!(summary.live_servers, 2, "{summary:?}");
+    assert_eq!(summary.backup_masters, 0, "{summary:?}");
     println!("{} acknowledged writes, all readable", acked.len());
 }
 

@@ -381,6 +381,18 @@ impl ClusterMaster {
             ));
         }
         let live: BTreeSet<String> = self.zk.children(RS_DIR).map_err(io)?.into_iter().collect();
+        let backups: Vec<ServerName> = self
+            .zk
+            .children(BACKUP_MASTERS_DIR)
+            .map_err(io)?
+            .iter()
+            .filter_map(|n| parse_server(n))
+            .collect();
+        *self
+            .master
+            .backup_masters
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = backups;
         let known = self
             .known
             .lock()
@@ -487,6 +499,15 @@ impl ClusterMaster {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .remove(name);
+        let mut dead = self
+            .master
+            .dead_servers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        dead.push(gone);
+        // HBase lists dead servers until they come back; a bounded list here.
+        let excess = dead.len().saturating_sub(MAX_DEAD_LISTED);
+        dead.drain(..excess);
         Ok(())
     }
 
@@ -520,6 +541,9 @@ impl ClusterMaster {
         Err(Error::TableNotFound(table.clone()))
     }
 }
+
+/// Dead servers the cluster status lists, at most.
+const MAX_DEAD_LISTED: usize = 100;
 
 /// How often split and merge parents no region reads any more are deleted.
 const JANITOR_PERIOD: Duration = Duration::from_secs(5);

@@ -90,29 +90,35 @@ impl MasterService {
         self
     }
 
-    /// A region server's name as the status reports it: its own, or (standalone) the
-    /// address its RPC serves at with its start code.
-    fn pb_server(&self, name: &ServerName) -> pb::ServerName {
-        let (host, port) = match self.region_server {
-            Some(addr) => (addr.ip().to_string(), addr.port()),
-            None => {
-                let (h, p) = name
-                    .host_port
-                    .rsplit_once(':')
-                    .unwrap_or((&name.host_port, "0"));
-                (h.to_owned(), p.parse().unwrap_or(0))
-            }
-        };
+    /// A server's name (`host:port` and start code) as protobuf.
+    fn named(&self, name: &ServerName) -> pb::ServerName {
+        let (host, port) = name
+            .host_port
+            .rsplit_once(':')
+            .unwrap_or((&name.host_port, "0"));
         pb::ServerName {
-            host_name: host,
-            port: Some(u32::from(port)),
+            host_name: host.to_owned(),
+            port: port.parse().ok(),
             start_code: u64::try_from(name.start_code).ok(),
         }
     }
 
+    /// A region server's name as the status reports it: its own, or (standalone) the
+    /// address its RPC serves at with its start code.
+    fn pb_server(&self, name: &ServerName) -> pb::ServerName {
+        match self.region_server {
+            Some(addr) => pb::ServerName {
+                host_name: addr.ip().to_string(),
+                port: Some(u32::from(addr.port())),
+                start_code: u64::try_from(name.start_code).ok(),
+            },
+            None => self.named(name),
+        }
+    }
+
     /// The cluster as HBase's ClusterStatus describes it: the live region servers, each with
-    /// its regions' loads (figures where the region is open in this process), the master; no
-    /// dead servers or backup masters yet. `options` picks the parts, as HBase does; none
+    /// its regions' loads (figures where the region is open in this process), the master, the
+    /// dead servers a cluster's master recovered and its backup masters. `options` picks the parts, as HBase does; none
     /// asked means all.
     fn cluster_status(&self, options: &[i32]) -> Outcome {
         use ClusterStatusOption as O;
@@ -199,12 +205,26 @@ impl MasterService {
             } else {
                 Vec::new()
             },
-            dead_servers: Vec::new(),
+            dead_servers: self
+                .master
+                .dead_servers
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .iter()
+                .map(|s| self.named(s))
+                .collect(),
             cluster_id: wants(O::ClusterId).then(|| pb::ClusterId {
                 cluster_id: basalt_coord::cluster_id(start_code),
             }),
             master: wants(O::Master).then_some(master_name),
-            backup_masters: Vec::new(),
+            backup_masters: self
+                .master
+                .backup_masters
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .iter()
+                .map(|s| self.named(s))
+                .collect(),
             balancer_on: wants(O::BalancerOn)
                 .then(|| self.master.balancer_on.load(Ordering::Acquire)),
             master_info_port: wants(O::MasterInfoPort).then_some(-1),
