@@ -145,11 +145,7 @@ impl Cluster {
 
 /// `host,port,startcode` -> `host:port`.
 fn addr_of(server: &str) -> String {
-    let mut parts = server.rsplitn(3, ',');
-    let _code = parts.next();
-    let port = parts.next().unwrap();
-    let host = parts.next().unwrap();
-    format!("{host}:{port}")
+    basalt_client::ServerName::parse(server).unwrap().host_port
 }
 
 /// Writes rows `<letter><round><n>` = `n` over every region until `stop`, at most `limit`

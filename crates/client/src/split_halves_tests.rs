@@ -24,6 +24,11 @@ fn open(fs: &Arc<MemFs>) -> Connection {
         .unwrap()
 }
 
+/// The open region a name (full or encoded) names.
+fn local(conn: &Connection, name: &[u8]) -> Arc<Region> {
+    conn.engine.find_placed(name).unwrap().1.region.unwrap()
+}
+
 fn t() -> TableName {
     TableName::parse("t").unwrap()
 }
@@ -77,7 +82,7 @@ fn starts(conn: &Connection) -> Vec<Bytes> {
 /// closed, the daughters' directories written.
 fn prepared_split(conn: &Connection) -> (Arc<Region>, PreparedSplit) {
     let regions = conn.admin().regions(&t()).unwrap();
-    let (_, parent) = conn.engine.find_region(&regions[1].name).unwrap();
+    let parent = local(conn, &regions[1].name);
     parent.flush().unwrap();
     let prepared = conn
         .engine
@@ -136,8 +141,8 @@ fn a_merge_dies_after_either_half_and_opens_whole() {
         let fs = Arc::new(MemFs::new());
         let conn = with_rows(&fs);
         let regions = conn.admin().regions(&t()).unwrap();
-        let (_, lo) = conn.engine.find_region(&regions[0].name).unwrap();
-        let (_, hi) = conn.engine.find_region(&regions[1].name).unwrap();
+        let lo = local(&conn, &regions[0].name);
+        let hi = local(&conn, &regions[1].name);
         lo.flush().unwrap();
         hi.flush().unwrap();
         let merged = basalt_common::RegionInfo::new(t(), Bytes::new(), Bytes::new(), i64::MAX / 2);

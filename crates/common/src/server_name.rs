@@ -18,6 +18,21 @@ impl ServerName {
             start_code,
         }
     }
+
+    /// Parses HBase's form, `host,port,start code` (the inverse of `Display`).
+    pub fn parse(name: &str) -> Option<Self> {
+        let mut parts = name.rsplitn(3, ',');
+        let start_code = parts.next()?.parse().ok()?;
+        let port: u16 = parts.next()?.parse().ok()?;
+        let host = parts.next()?;
+        Some(ServerName::new(format!("{host}:{port}"), start_code))
+    }
+
+    /// The host and the port of `host_port`.
+    pub fn host_and_port(&self) -> Option<(&str, u16)> {
+        let (host, port) = self.host_port.rsplit_once(':')?;
+        Some((host, port.parse().ok()?))
+    }
 }
 
 impl fmt::Display for ServerName {
@@ -43,5 +58,16 @@ mod tests {
             ServerName::new("[::1]:16020", 5).to_string(),
             "[::1],16020,5"
         );
+        let parsed = ServerName::parse("db1.example,16020,1700000000000");
+        assert_eq!(
+            parsed,
+            Some(ServerName::new("db1.example:16020", 1_700_000_000_000))
+        );
+        assert_eq!(
+            parsed.and_then(|s| s.host_and_port().map(|(h, p)| (h.to_owned(), p))),
+            Some(("db1.example".to_owned(), 16020))
+        );
+        assert!(ServerName::parse("db1.example,16020").is_none());
+        assert!(ServerName::parse("nonsense").is_none());
     }
 }

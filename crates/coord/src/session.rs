@@ -117,7 +117,12 @@ impl ZkSession {
     }
 
     /// Runs one request: `make` starts it on the client, the session's runtime finishes it.
-    fn run<T, F>(&self, what: &str, make: impl FnOnce(&zk::Client) -> F) -> io::Result<T>
+    /// The outer error is the session's (closed, timed out), the inner ZooKeeper's answer.
+    fn request<'c, T, F>(
+        &'c self,
+        what: &str,
+        make: impl FnOnce(&'c zk::Client) -> F,
+    ) -> io::Result<Result<T, zk::Error>>
     where
         F: std::future::Future<Output = Result<T, zk::Error>>,
     {
@@ -125,8 +130,26 @@ impl ZkSession {
         let timeout = self.timeout;
         self.handle
             .block_on(async move { tokio::time::timeout(timeout, future).await })
-            .map_err(|_| err(what, "timed out"))?
-            .map_err(|e| err(what, e))
+            .map_err(|_| err(what, "timed out"))
+    }
+
+    /// [`ZkSession::request`] with every ZooKeeper error an error.
+    fn run<'c, T, F>(&'c self, what: &str, make: impl FnOnce(&'c zk::Client) -> F) -> io::Result<T>
+    where
+        F: std::future::Future<Output = Result<T, zk::Error>>,
+    {
+        self.request(what, make)?.map_err(|e| err(what, e))
+    }
+
+    /// Creates `path` as a persistent or ephemeral node; false if it exists already.
+    fn create_node(&self, path: &str, data: &[u8], mode: zk::CreateMode) -> io::Result<bool> {
+        let what = format!("creating {path}");
+        let options = mode.with_acls(zk::Acls::anyone_all());
+        match self.request(&what, |c| c.create(path, data, &options))? {
+            Ok(_) => Ok(true),
+            Err(zk::Error::NodeExists) => Ok(false),
+            Err(e) => Err(err(&what, e)),
+        }
     }
 
     /// Creates `path` (and, persistent and empty, its missing parents) with `data`. False if
@@ -141,18 +164,7 @@ impl ZkSession {
             NodeKind::Persistent => zk::CreateMode::Persistent,
             NodeKind::Ephemeral => zk::CreateMode::Ephemeral,
         };
-        let options = mode.with_acls(zk::Acls::anyone_all());
-        let started = self.client()?.create(path, data, &options);
-        let timeout = self.timeout;
-        match self
-            .handle
-            .block_on(async move { tokio::time::timeout(timeout, started).await })
-        {
-            Ok(Ok(_)) => Ok(true),
-            Ok(Err(zk::Error::NodeExists)) => Ok(false),
-            Ok(Err(e)) => Err(err(&format!("creating {path}"), e)),
-            Err(_) => Err(err(&format!("creating {path}"), "timed out")),
-        }
+        self.create_node(path, data, mode)
     }
 
     /// Creates `path` and its parents as empty persistent nodes where missing.
@@ -161,19 +173,8 @@ impl ZkSession {
         for part in path.split('/').filter(|p| !p.is_empty()) {
             at.push('/');
             at.push_str(part);
-            if self.exists(&at)? {
-                continue;
-            }
-            let options = zk::CreateMode::Persistent.with_acls(zk::Acls::anyone_all());
-            let started = self.client()?.create(&at, b"", &options);
-            let timeout = self.timeout;
-            match self
-                .handle
-                .block_on(async move { tokio::time::timeout(timeout, started).await })
-            {
-                Ok(Ok(_) | Err(zk::Error::NodeExists)) => {}
-                Ok(Err(e)) => return Err(err(&format!("creating {at}"), e)),
-                Err(_) => return Err(err(&format!("creating {at}"), "timed out")),
+            if !self.exists(&at)? {
+                self.create_node(&at, b"", zk::CreateMode::Persistent)?;
             }
         }
         Ok(())
@@ -192,50 +193,33 @@ impl ZkSession {
 
     /// The node's data; None if there is no such node.
     pub fn get(&self, path: &str) -> io::Result<Option<Vec<u8>>> {
-        let started = self.client()?.get_data(path);
-        let timeout = self.timeout;
-        match self
-            .handle
-            .block_on(async move { tokio::time::timeout(timeout, started).await })
-        {
-            Ok(Ok((data, _))) => Ok(Some(data)),
-            Ok(Err(zk::Error::NoNode)) => Ok(None),
-            Ok(Err(e)) => Err(err(&format!("reading {path}"), e)),
-            Err(_) => Err(err(&format!("reading {path}"), "timed out")),
+        let what = format!("reading {path}");
+        match self.request(&what, |c| c.get_data(path))? {
+            Ok((data, _)) => Ok(Some(data)),
+            Err(zk::Error::NoNode) => Ok(None),
+            Err(e) => Err(err(&what, e)),
         }
     }
 
     /// The names of the node's children, sorted; none if there is no such node.
     pub fn children(&self, path: &str) -> io::Result<Vec<String>> {
-        let client = self.client()?.clone();
-        let owned = path.to_owned();
-        let started = async move { client.list_children(&owned).await };
-        let timeout = self.timeout;
-        match self
-            .handle
-            .block_on(async move { tokio::time::timeout(timeout, started).await })
-        {
-            Ok(Ok(mut names)) => {
+        let what = format!("listing {path}");
+        match self.request(&what, |c| c.list_children(path))? {
+            Ok(mut names) => {
                 names.sort();
                 Ok(names)
             }
-            Ok(Err(zk::Error::NoNode)) => Ok(Vec::new()),
-            Ok(Err(e)) => Err(err(&format!("listing {path}"), e)),
-            Err(_) => Err(err(&format!("listing {path}"), "timed out")),
+            Err(zk::Error::NoNode) => Ok(Vec::new()),
+            Err(e) => Err(err(&what, e)),
         }
     }
 
     /// Deletes the node if it is there.
     pub fn delete(&self, path: &str) -> io::Result<()> {
-        let started = self.client()?.delete(path, None);
-        let timeout = self.timeout;
-        match self
-            .handle
-            .block_on(async move { tokio::time::timeout(timeout, started).await })
-        {
-            Ok(Ok(()) | Err(zk::Error::NoNode)) => Ok(()),
-            Ok(Err(e)) => Err(err(&format!("deleting {path}"), e)),
-            Err(_) => Err(err(&format!("deleting {path}"), "timed out")),
+        let what = format!("deleting {path}");
+        match self.request(&what, |c| c.delete(path, None))? {
+            Ok(()) | Err(zk::Error::NoNode) => Ok(()),
+            Err(e) => Err(err(&what, e)),
         }
     }
 

@@ -69,18 +69,6 @@ pub struct ClusterMaster {
     last_janitor: Mutex<Instant>,
 }
 
-/// `host,port,start code` as a server name.
-fn parse_server(name: &str) -> Option<ServerName> {
-    let mut parts = name.rsplitn(3, ',');
-    let code = parts.next()?.parse().ok()?;
-    let port = parts.next()?;
-    let host = parts.next()?;
-    Some(ServerName {
-        host_port: format!("{host}:{port}"),
-        start_code: code,
-    })
-}
-
 impl ClusterMaster {
     /// Waits until this master is the active one (or `stop` is set: None), then takes over the
     /// cluster: waits for a region server, splits the logs of gone servers, assigns meta and
@@ -100,13 +88,9 @@ impl ClusterMaster {
             host_port: settings.host_port.clone(),
             start_code: settings.start_code,
         };
-        let (host, port) = settings
-            .host_port
-            .rsplit_once(':')
+        let (host, port) = name
+            .host_and_port()
             .ok_or_else(|| Error::InvalidArgument(format!("bad address {}", settings.host_port)))?;
-        let port: u16 = port
-            .parse()
-            .map_err(|_| Error::InvalidArgument(format!("bad port in {}", settings.host_port)))?;
         let code = u64::try_from(settings.start_code).unwrap_or(0);
         let data = basalt_coord::master_data(host, port, code);
         zk.ensure(BACKUP_MASTERS_DIR).map_err(io)?;
@@ -196,7 +180,7 @@ impl ClusterMaster {
     }
 
     fn server_arrived(&self, name: &str) -> Result<()> {
-        let Some(server) = parse_server(name) else {
+        let Some(server) = ServerName::parse(name) else {
             return Ok(());
         };
         let admin = RemoteServer::new(server, self.settings.call_timeout)?;
@@ -273,18 +257,11 @@ impl ClusterMaster {
         };
         server.open_region(&info)?;
         let name = server.name().clone();
-        let (host, port) = name
-            .host_port
-            .rsplit_once(':')
-            .unwrap_or((&name.host_port, "0"));
+        let (host, port) = name.host_and_port().unwrap_or((&name.host_port, 0));
         self.zk
             .put(
                 META_NODE,
-                &basalt_coord::meta_data(
-                    host,
-                    port.parse().unwrap_or(0),
-                    u64::try_from(name.start_code).unwrap_or(0),
-                ),
+                &basalt_coord::meta_data(host, port, u64::try_from(name.start_code).unwrap_or(0)),
                 NodeKind::Persistent,
             )
             .map_err(io)?;
@@ -386,7 +363,7 @@ impl ClusterMaster {
             .children(BACKUP_MASTERS_DIR)
             .map_err(io)?
             .iter()
-            .filter_map(|n| parse_server(n))
+            .filter_map(|n| ServerName::parse(n))
             .collect();
         *self
             .master
@@ -456,7 +433,7 @@ impl ClusterMaster {
     /// there) and then its regions are opened on the live servers and the catalog updated.
     fn server_gone(&self, name: &str) -> Result<()> {
         let _ddl = self.master.ddl();
-        let Some(gone) = parse_server(name) else {
+        let Some(gone) = ServerName::parse(name) else {
             return Ok(());
         };
         self.master.servers.remove(name);
@@ -578,20 +555,5 @@ impl MetaStore for Unassigned {
 
     fn newest_timestamp(&self) -> Result<i64> {
         Err(Error::storage("hbase:meta is not assigned yet"))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn server_names_parse() {
-        let Some(s) = parse_server("127.0.0.1,16020,1700000000000") else {
-            panic!("does not parse");
-        };
-        assert_eq!(s.host_port, "127.0.0.1:16020");
-        assert_eq!(s.start_code, 1_700_000_000_000);
-        assert!(parse_server("nonsense").is_none());
     }
 }

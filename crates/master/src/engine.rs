@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use basalt_common::{Clock, Error, RegionInfo, Result, SystemClock, TableName};
+use basalt_common::{Clock, Error, Result, SystemClock, TableName};
 use basalt_fs::{FileLock, FileSystem, FsError, MemFs};
 use basalt_region::{Region, RegionConfig};
 use basalt_regionserver::RegionServer;
@@ -127,30 +127,6 @@ impl Engine {
             }
         }
         out
-    }
-
-    /// A region by its full name or its encoded name, with its table.
-    pub fn find_region(&self, name: &[u8]) -> Result<(Arc<HostedTable>, Arc<Region>)> {
-        self.check_open()?;
-        if let Some(region) = self.rs.region_named(name)
-            && let Some(table) = self.tables().get(&region.info().table)
-        {
-            return Ok((Arc::clone(table), region));
-        }
-        // Not online: a disabled table's region, which the catalog still lists.
-        let encoded = RegionInfo::encoded_part(name).unwrap_or(name);
-        for table in self.tables().values() {
-            if let Some(r) = table
-                .regions()
-                .into_iter()
-                .find(|r| r.encoded_name().as_bytes() == encoded)
-            {
-                return Ok((Arc::clone(table), r));
-            }
-        }
-        Err(Error::UnknownRegion(
-            String::from_utf8_lossy(name).into_owned(),
-        ))
     }
 }
 

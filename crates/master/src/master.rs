@@ -88,17 +88,20 @@ impl HostedTable {
         self.regions.read().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn local(p: &Placed) -> Result<Arc<Region>> {
-        p.region.clone().ok_or_else(|| not_serving(&p.info))
+    /// Runs `f` on the placement of the region holding `row`.
+    fn with_placed<T>(&self, row: &[u8], f: impl FnOnce(&Placed) -> Result<T>) -> Result<T> {
+        let map = self.map();
+        let p = map
+            .range::<[u8], _>((Bound::Unbounded, Bound::Included(row)))
+            .next_back()
+            .map(|(_, p)| p)
+            .ok_or_else(|| Error::TableNotFound(self.name.clone()))?;
+        f(p)
     }
 
     /// Where the region holding `row` is placed.
     pub fn placed_for(&self, row: &[u8]) -> Result<Placed> {
-        self.map()
-            .range::<[u8], _>((Bound::Unbounded, Bound::Included(row)))
-            .next_back()
-            .map(|(_, p)| p.clone())
-            .ok_or_else(|| Error::TableNotFound(self.name.clone()))
+        self.with_placed(row, |p| Ok(p.clone()))
     }
 
     /// Every region's placement, in key order.
@@ -106,9 +109,12 @@ impl HostedTable {
         self.map().values().cloned().collect()
     }
 
-    /// The open region holding `row` (embedded engine).
+    /// The open region holding `row` (embedded engine; every put and get comes here, so only
+    /// the region's `Arc` is cloned).
     pub fn region_for(&self, row: &[u8]) -> Result<Arc<Region>> {
-        Self::local(&self.placed_for(row)?)
+        self.with_placed(row, |p| {
+            p.region.clone().ok_or_else(|| not_serving(&p.info))
+        })
     }
 
     /// The open region holding the rows just below `row` (None below the first region).

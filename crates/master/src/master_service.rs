@@ -92,13 +92,10 @@ impl MasterService {
 
     /// A server's name (`host:port` and start code) as protobuf.
     fn named(&self, name: &ServerName) -> pb::ServerName {
-        let (host, port) = name
-            .host_port
-            .rsplit_once(':')
-            .unwrap_or((&name.host_port, "0"));
+        let (host, port) = name.host_and_port().unwrap_or((&name.host_port, 0));
         pb::ServerName {
             host_name: host.to_owned(),
-            port: port.parse().ok(),
+            port: Some(u32::from(port)),
             start_code: u64::try_from(name.start_code).ok(),
         }
     }

@@ -396,8 +396,8 @@ impl RpcClient {
     }
 
     /// The server's address.
-    pub fn peer(&self) -> Option<SocketAddr> {
-        Some(self.peer)
+    pub fn peer(&self) -> SocketAddr {
+        self.peer
     }
 
     /// Whether the connection broke (every call on it now fails).

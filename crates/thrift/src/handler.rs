@@ -304,12 +304,11 @@ impl Handler {
     /// A region as `getTableRegions` describes it: with the server holding it (a cluster's),
     /// or this gateway's server.
     fn region(&self, region: RegionSummary) -> RegionInfo {
-        let held = region.server.as_deref().and_then(|s| {
-            let mut parts = s.rsplitn(3, ',');
-            let _start_code = parts.next()?;
-            let port = parts.next()?.parse().ok()?;
-            Some((parts.next()?.to_owned(), port))
-        });
+        let held = region
+            .server
+            .as_deref()
+            .and_then(basalt_client::ServerName::parse)
+            .and_then(|s| s.host_and_port().map(|(h, p)| (h.to_owned(), i32::from(p))));
         let (host, port) = held.unwrap_or_else(|| (self.host.clone(), self.port));
         RegionInfo { region, host, port }
     }

@@ -597,18 +597,15 @@ fn server_pb(name: &str) -> Result<pb::ServerName> {
             "{name:?} is not a server name (host,port,startcode)"
         ))
     };
-    let parts: Vec<&str> = name.split(',').collect();
-    let (host, port, code) = match parts.as_slice() {
-        [host, port, code] => (*host, *port, Some(code.parse().map_err(|_| bad())?)),
-        [host_port] => {
-            let (host, port) = host_port.rsplit_once(':').ok_or_else(bad)?;
-            (host, port, None)
-        }
-        _ => return Err(bad()),
+    // `host,port,startcode`, or `host:port` (no start code: any server there).
+    let (server, start_code) = match crate::ServerName::parse(name) {
+        Some(s) => (s.clone(), u64::try_from(s.start_code).ok()),
+        None => (crate::ServerName::new(name, 0), None),
     };
+    let (host, port) = server.host_and_port().ok_or_else(bad)?;
     Ok(pb::ServerName {
         host_name: host.to_owned(),
-        port: Some(port.parse().map_err(|_| bad())?),
-        start_code: code,
+        port: Some(u32::from(port)),
+        start_code,
     })
 }

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
 use basalt_proto::filters::{comparator_pb, compare_type, filter_pb};
@@ -82,14 +82,15 @@ impl Default for RemoteConfig {
 #[derive(Debug)]
 pub struct RemoteConnection {
     /// The server holding `hbase:meta` (and, connected to one server, everything).
-    addr: Mutex<SocketAddr>,
+    addr: RwLock<SocketAddr>,
     /// Found through ZooKeeper: regions are served where meta says, and meta and the master
     /// are where ZooKeeper says (looked up again when they move).
     quorum: Option<String>,
     config: RemoteConfig,
     /// Each server's pool of ClientService connections; a slot is None after a broken call
     /// (the next call on it connects again) or before its first call.
-    pools: Mutex<HashMap<SocketAddr, Arc<Pool>>>,
+    /// (Read on every call; written only when a server is first called.)
+    pools: RwLock<HashMap<SocketAddr, Arc<Pool>>>,
     /// MasterService, opened on first use, and each server's AdminService.
     master: Mutex<Option<Arc<RpcClient>>>,
     admins: Mutex<HashMap<SocketAddr, Arc<Slot>>>,
@@ -186,10 +187,10 @@ impl RemoteConnection {
         let mut pool: Pool = vec![Mutex::new(Some(Arc::new(client)))];
         pool.resize_with(config.pool_size.max(1), || Mutex::new(None));
         Ok(RemoteConnection {
-            addr: Mutex::new(addr),
+            addr: RwLock::new(addr),
             quorum,
             config,
-            pools: Mutex::new(HashMap::from([(addr, Arc::new(pool))])),
+            pools: RwLock::new(HashMap::from([(addr, Arc::new(pool))])),
             master: Mutex::new(None),
             admins: Mutex::new(HashMap::new()),
             regions: Mutex::new(HashMap::new()),
@@ -207,7 +208,7 @@ impl RemoteConnection {
 
     /// The server holding `hbase:meta`.
     fn meta_addr(&self) -> SocketAddr {
-        *self.addr.lock().unwrap_or_else(PoisonError::into_inner)
+        *self.addr.read().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Where the region `loc` is served: where meta says (through ZooKeeper), or the one
@@ -233,7 +234,7 @@ impl RemoteConnection {
             return;
         };
         if let Ok(addr) = basalt_coord::meta_server(quorum, self.config.rpc_timeout) {
-            *self.addr.lock().unwrap_or_else(PoisonError::into_inner) = addr;
+            *self.addr.write().unwrap_or_else(PoisonError::into_inner) = addr;
         }
         self.master
             .lock()
@@ -277,10 +278,18 @@ impl RemoteConnection {
 
     /// A server's pool of ClientService connections.
     fn pool(&self, server: SocketAddr) -> Arc<Pool> {
+        if let Some(pool) = self
+            .pools
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&server)
+        {
+            return Arc::clone(pool);
+        }
         let size = self.config.pool_size.max(1);
         Arc::clone(
             self.pools
-                .lock()
+                .write()
                 .unwrap_or_else(PoisonError::into_inner)
                 .entry(server)
                 .or_insert_with(|| Arc::new((0..size).map(|_| Mutex::new(None)).collect())),
@@ -376,7 +385,7 @@ impl RemoteConnection {
         let client = {
             let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
             match slot.as_ref() {
-                Some(c) if !c.is_broken() && c.peer() == Some(addr) => Arc::clone(c),
+                Some(c) if !c.is_broken() && c.peer() == addr => Arc::clone(c),
                 _ => Arc::clone(slot.insert(Arc::new(Self::open(addr, &self.config, service)?))),
             }
         };
