@@ -82,8 +82,9 @@ impl Cluster {
             _dir: dir,
         };
         let deadline = Instant::now() + Duration::from_secs(120);
-        let mut master_pids = Vec::new();
-        let mut master_addrs = Vec::new();
+        // By the master's label (`master1`, ...): its pid, and its address.
+        let mut master_pids: BTreeMap<String, u32> = BTreeMap::new();
+        let mut master_addrs: BTreeMap<String, String> = BTreeMap::new();
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             let line = rx
@@ -92,9 +93,12 @@ impl Cluster {
             if let Some(q) = line.strip_prefix("zookeeper ") {
                 cluster.quorum = q.split_whitespace().next().unwrap().to_owned();
             } else if line.starts_with("master") && line.contains(" pid ") {
-                master_pids.push(word_after(&line, " pid ").unwrap().parse::<u32>().unwrap());
+                let label = line.split_whitespace().next().unwrap().to_owned();
+                let pid = word_after(&line, " pid ").unwrap().parse().unwrap();
+                master_pids.insert(label, pid);
             } else if line.starts_with("[master") && line.contains(" starting;") {
-                master_addrs.push(word_after(&line, "] master ").unwrap().to_owned());
+                let label = line[1..line.find(']').unwrap()].to_owned();
+                master_addrs.insert(label, word_after(&line, "] master ").unwrap().to_owned());
             } else if line.starts_with("rs") && line.contains(" pid ") {
                 let pid = word_after(&line, " pid ").unwrap().parse().unwrap();
                 let addr = word_after(&line, "listening on ").unwrap().to_owned();
@@ -103,8 +107,11 @@ impl Cluster {
                 break;
             }
         }
-        // Each master's pid and address come in the same order (they start one by one).
-        cluster.masters = master_addrs.into_iter().zip(master_pids).collect();
+        // Matched by label: the masters' own lines and the cluster's come in any order.
+        cluster.masters = master_addrs
+            .into_iter()
+            .map(|(label, addr)| (addr, master_pids[&label]))
+            .collect();
         cluster
     }
 
@@ -340,9 +347,11 @@ fn a_cluster_survives_losing_region_servers_meta_and_its_master() {
             victim.0
         );
     }
-    // After the failover: two live servers.
+    // After the failover: two live servers, and no backup master left (the one killed was
+    // the active one).
     let summary = conn.cluster_summary().unwrap();
     assert_eq!(summary.live_servers, 2, "{summary:?}");
+    assert_eq!(summary.backup_masters, 0, "{summary:?}");
     println!("{} acknowledged writes, all readable", acked.len());
 }
 
