@@ -349,3 +349,43 @@ fn an_expired_version_a_major_compaction_dropped_stays_gone_for_time_ranges() {
     ];
     run(&[plain(1), ttl_family], &[], &ops).unwrap();
 }
+
+/// Found by the model test: under NEW_VERSION_BEHAVIOR with a TTL, a Delete carrying two
+/// DeleteFamily markers, one at the server's time and one at timestamp 0 (long expired): the
+/// expired one masks nothing and must not undo the other's masking of the put (the oracle fed
+/// both to the write-order tracker and returned the put).
+#[test]
+fn an_expired_family_marker_does_not_unmask_a_put() {
+    let ttl_family = FamilySpec {
+        max_versions: 1,
+        min_versions: 0,
+        ttl_seconds: Some(3),
+        kdc: KeepDeletedCells::False,
+        nvb: true,
+    };
+    let ops = [
+        Op::Advance(1500),
+        Op::Advance(1500),
+        Op::Put {
+            row: b"ab".to_vec(),
+            ts: None,
+            ttl_ms: None,
+            cells: vec![(1, b"a".to_vec(), None, b"v0".to_vec())],
+        },
+        Op::Delete {
+            row: b"ab".to_vec(),
+            ts: None,
+            entries: vec![
+                (1, Vec::new(), None, CellType::DeleteFamily),
+                (1, Vec::new(), Some(0), CellType::DeleteFamily),
+            ],
+        },
+        Op::Get {
+            row: b"ab".to_vec(),
+            cols: Vec::new(),
+            time_range: None,
+            versions: 1,
+        },
+    ];
+    run(&[plain(1), ttl_family], &[], &ops).unwrap();
+}

@@ -103,6 +103,9 @@ impl Oracle {
                     }
                 })
                 .filter(|m| tr.contains_or_after(m.ts))
+                // An expired marker is skipped like any expired cell (HBase's matcher checks
+                // the TTL before delete tracking), so it masks nothing.
+                .filter(|m| m.ts >= oldest)
                 .map(|m| (m.ts, m.kind, m.seq, None))
                 .collect()
         };
