@@ -7,6 +7,7 @@ mod cluster;
 mod connect;
 mod hfile;
 mod pe;
+mod rest;
 mod shell;
 mod standalone;
 mod thrift;
@@ -52,6 +53,8 @@ enum Command {
     Shell(shell::Args),
     /// The Thrift1 gateway on its own, a client of a running server (`--connect HOST:PORT`).
     Thrift(thrift::Args),
+    /// HBase's REST gateway on its own, a client of a running server or cluster.
+    Rest(rest::Args),
     /// Print a store file's trailer, file info, index, bloom filter and cells (like `hbase hfile`).
     Hfile(hfile::Args),
     /// Print a WAL segment's edits and how it ends (like `hbase wal`).
@@ -73,6 +76,7 @@ fn main() -> std::process::ExitCode {
         } => cluster::local::run(&args),
         Command::Shell(args) => shell::run(&args),
         Command::Thrift(args) => thrift::run(&args),
+        Command::Rest(args) => rest::run(&args),
         Command::Hfile(args) => hfile::run(&args, &mut std::io::stdout().lock()),
         Command::Wal(args) => wal::run(&args, &mut std::io::stdout().lock()),
         Command::Pe(args) => pe::run(&args, &mut std::io::stdout().lock()),

@@ -54,6 +54,10 @@ pub struct Args {
     /// Seconds an idle Thrift scanner lives [default: 60]
     #[arg(long)]
     scanner_lease_secs: Option<u64>,
+    /// HBase's REST gateway on this port (HBase's own is 8080); off unless given. 0 picks a
+    /// free port.
+    #[arg(long)]
+    rest_port: Option<u16>,
     /// A file of `key = value` lines with the same settings (e.g. `thrift-port = 9090`)
     #[arg(long)]
     config: Option<PathBuf>,
@@ -73,6 +77,7 @@ struct Settings {
     master_port: Option<u16>,
     rpc_handlers: usize,
     zookeeper: Option<String>,
+    rest_port: Option<u16>,
 }
 
 impl Default for Settings {
@@ -89,6 +94,7 @@ impl Default for Settings {
             master_port: None,
             rpc_handlers: 30,
             zookeeper: None,
+            rest_port: None,
         }
     }
 }
@@ -123,10 +129,11 @@ fn apply_file(s: &mut Settings, text: &str) -> anyhow::Result<()> {
             "master-port" => s.master_port = Some(parse(key, value, n)?),
             "rpc-handlers" => s.rpc_handlers = parse(key, value, n)?,
             "zookeeper" => s.zookeeper = Some(value.to_owned()),
+            "rest-port" => s.rest_port = Some(parse(key, value, n)?),
             other => bail!(
                 "config line {n}: unknown setting {other:?} (known: data, bind, thrift-port, \
                  framed, compact, thrift-max-message-mb, scanner-lease-secs, rpc-port, master-port, \
-                 rpc-handlers, zookeeper)"
+                 rpc-handlers, zookeeper, rest-port)"
             ),
         }
     }
@@ -168,6 +175,9 @@ fn resolve(args: &Args) -> anyhow::Result<Settings> {
     }
     if args.zookeeper.is_some() {
         s.zookeeper.clone_from(&args.zookeeper);
+    }
+    if args.rest_port.is_some() {
+        s.rest_port = args.rest_port;
     }
     if s.zookeeper.is_some() && s.rpc_port.is_none() {
         s.rpc_port = Some(16020);
@@ -240,11 +250,37 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             return Err(e);
         }
     };
+    let rest = match s.rest_port {
+        None => None,
+        Some(port) => {
+            let config = basalt_rest::RestConfig {
+                bind: SocketAddr::new(s.bind, port),
+                scanner_lease: Duration::from_secs(s.scanner_lease_secs),
+                server_name: basalt_client::Client::server_name(&conn),
+                ..basalt_rest::RestConfig::default()
+            };
+            match basalt_rest::RestServer::start(Arc::new(conn.clone()), config) {
+                Ok(r) => {
+                    say!("rest listening on {}", r.local_addr());
+                    Some(r)
+                }
+                Err(e) => {
+                    thrift.shutdown();
+                    rpc.shutdown();
+                    conn.close()?;
+                    bail!("cannot listen on {}:{port}: {e}", s.bind);
+                }
+            }
+        }
+    };
     say!("data in {}; stop with Ctrl-C or SIGTERM", s.data.display());
     while !stop.load(Ordering::Acquire) {
         std::thread::sleep(Duration::from_millis(100));
     }
     say!("shutting down: finishing calls in flight");
+    if let Some(rest) = rest {
+        rest.shutdown();
+    }
     thrift.shutdown();
     rpc.shutdown();
     conn.close().context("closing the engine")?;

@@ -305,7 +305,7 @@ fn a_cluster_survives_losing_region_servers_meta_and_its_master() {
             live -= 1;
             let took = wait_for_recovery(&conn, live);
             // The killed server is listed dead.
-            assert_eq!(conn.cluster_summary().unwrap().dead_servers, round + 1);
+            assert_eq!(conn.cluster_summary().unwrap().dead_servers(), round + 1);
             println!("round {round}: killed {} ({took:?} to recover)", victim.0);
         } else {
             // The backup master is active once it answers a table change.

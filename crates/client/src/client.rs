@@ -54,7 +54,8 @@ impl RegionSummary {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClusterSummary {
     pub live_servers: usize,
-    pub dead_servers: usize,
+    /// The dead servers the master knows of, `host,port,startcode`.
+    pub dead: Vec<String>,
     /// Every serving region, `hbase:meta`'s included.
     pub regions: usize,
     /// The active master, `host,port,startcode`.
@@ -64,6 +65,12 @@ pub struct ClusterSummary {
     pub servers: Vec<ServerSummary>,
 }
 
+impl ClusterSummary {
+    pub fn dead_servers(&self) -> usize {
+        self.dead.len()
+    }
+}
+
 /// One live region server, as the cluster status describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerSummary {
@@ -71,6 +78,24 @@ pub struct ServerSummary {
     pub name: String,
     /// Its regions' names.
     pub regions: Vec<Bytes>,
+    /// Its regions' figures, as the server reported them (HBase's RegionLoad).
+    pub loads: Vec<RegionLoad>,
+}
+
+/// One region's figures in the cluster status.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RegionLoad {
+    /// The full region name.
+    pub name: Bytes,
+    pub stores: u32,
+    pub store_files: u32,
+    /// Bytes (over RPC, whole MiB as the status reports them).
+    pub store_file_size: u64,
+    pub memstore_size: u64,
+    /// Gets and scanned rows served since the region opened.
+    pub read_requests: u64,
+    /// Row mutations applied since the region opened.
+    pub write_requests: u64,
 }
 
 /// The rows of a scan, one at a time, fetched as they are needed. It owns what it needs, so
@@ -199,20 +224,45 @@ impl Client for Connection {
     }
 
     fn cluster_summary(&self) -> Result<ClusterSummary> {
-        let regions: Vec<Bytes> = self
-            .admin()
-            .online_regions()
-            .iter()
-            .map(|r| r.region_name())
-            .collect();
+        let admin = self.admin();
+        let mut loads = Vec::new();
+        let mut tables = admin.list_table_names();
+        if let Ok(meta) = TableName::parse("hbase:meta") {
+            tables.insert(0, meta);
+        }
+        for table in &tables {
+            let stores = admin
+                .describe_table(table)
+                .map(|d| u32::try_from(d.families().len()).unwrap_or(u32::MAX))
+                .unwrap_or(0);
+            if !admin.is_table_enabled(table).unwrap_or(false) {
+                continue;
+            }
+            for r in admin.regions(table).unwrap_or_default() {
+                loads.push(RegionLoad {
+                    name: r.name,
+                    stores,
+                    store_files: u32::try_from(r.store_files).unwrap_or(u32::MAX),
+                    store_file_size: r.store_file_size,
+                    memstore_size: r.memstore_size,
+                    read_requests: r.read_requests,
+                    write_requests: r.write_requests,
+                });
+            }
+        }
+        let regions: Vec<Bytes> = loads.iter().map(|l| l.name.clone()).collect();
         let name = self.server_name();
         Ok(ClusterSummary {
             live_servers: 1,
-            dead_servers: 0,
+            dead: Vec::new(),
             regions: regions.len(),
             master: name.clone(),
             backup_masters: 0,
-            servers: vec![ServerSummary { name, regions }],
+            servers: vec![ServerSummary {
+                name,
+                regions,
+                loads,
+            }],
         })
     }
 

@@ -27,8 +27,9 @@ mod split_halves_tests;
 mod table;
 
 pub use basalt_master::{Admin, RegionDescription, SplitAlgorithm};
+pub use basalt_proto::HBASE_VERSION;
 pub use buffered::{BufferedMutator, BufferedMutatorParams, DEFAULT_WRITE_BUFFER_SIZE};
-pub use client::{Client, ClusterSummary, RegionSummary, Scanner, ServerSummary};
+pub use client::{Client, ClusterSummary, RegionLoad, RegionSummary, Scanner, ServerSummary};
 pub use connection::{Connection, ConnectionBuilder};
 pub use table::{BatchOp, BatchOutcome, ResultScanner, Table};
 

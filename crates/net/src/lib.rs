@@ -7,6 +7,8 @@
 
 #[doc(hidden)]
 pub mod hostile;
+#[cfg(feature = "http")]
+pub mod http;
 mod leases;
 
 pub use leases::{Leased, Leases, lock as lock_leased};

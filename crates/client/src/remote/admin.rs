@@ -550,7 +550,7 @@ impl RemoteAdmin<'_> {
         };
         Ok(crate::ClusterSummary {
             live_servers: status.live_servers.len(),
-            dead_servers: status.dead_servers.len(),
+            dead: status.dead_servers.iter().map(name).collect(),
             regions: status
                 .live_servers
                 .iter()
@@ -568,6 +568,20 @@ impl RemoteAdmin<'_> {
                         .region_loads
                         .iter()
                         .map(|l| Bytes::from(l.region_specifier.value.clone()))
+                        .collect(),
+                    loads: s
+                        .server_load
+                        .region_loads
+                        .iter()
+                        .map(|l| crate::RegionLoad {
+                            name: Bytes::from(l.region_specifier.value.clone()),
+                            stores: l.stores.unwrap_or(0),
+                            store_files: l.storefiles.unwrap_or(0),
+                            store_file_size: u64::from(l.storefile_size_mb.unwrap_or(0)) << 20,
+                            memstore_size: u64::from(l.mem_store_size_mb.unwrap_or(0)) << 20,
+                            read_requests: l.read_requests_count.unwrap_or(0),
+                            write_requests: l.write_requests_count.unwrap_or(0),
+                        })
                         .collect(),
                 })
                 .collect(),

@@ -14,7 +14,7 @@ pub(super) fn status(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> 
             out,
             "1 active master, 0 backup masters, {} servers, {} dead, {load:.4} average load",
             summary.live_servers,
-            summary.dead_servers
+            summary.dead_servers()
         ),
         "simple" | "detailed" => {
             // `host,port,startcode` -> `host:port startcode`, as HBase prints a server.
@@ -38,7 +38,7 @@ pub(super) fn status(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> 
                     }
                 }
             }
-            w!(out, "{} dead servers", summary.dead_servers);
+            w!(out, "{} dead servers", summary.dead_servers());
             w!(out, "Aggregate load: 0, regions: {}", summary.regions);
         }
         other => {

@@ -1,0 +1,65 @@
+//! `basalt rest`: HBase's REST gateway as a process of its own, a client of a running server
+//! (by address) or cluster (through ZooKeeper), as HBase's REST server is a client of its
+//! cluster. `basalt standalone --rest-port` runs the same gateway on its embedded engine.
+//! SIGINT or SIGTERM stops it after the requests in flight.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use basalt_client::Client;
+use basalt_rest::{RestConfig, RestServer};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The server's RPC address, `HOST:PORT` (default 127.0.0.1:16020)
+    #[arg(long, conflicts_with = "zookeeper")]
+    connect: Option<String>,
+    /// Find the cluster through ZooKeeper, `HOST:PORT` of the quorum
+    #[arg(long)]
+    zookeeper: Option<String>,
+    /// Address the gateway listens on
+    #[arg(long, default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
+    bind: IpAddr,
+    /// REST port; 0 picks a free one
+    #[arg(long, short = 'p', default_value_t = 8080)]
+    port: u16,
+    /// Refuse every write with 403 (HBase's hbase.rest.readonly)
+    #[arg(long)]
+    readonly: bool,
+    /// Seconds an idle scanner lives
+    #[arg(long, default_value_t = 60)]
+    scanner_lease_secs: u64,
+}
+
+pub fn run(args: &Args) -> Result<()> {
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(signal, Arc::clone(&stop))
+            .context("cannot install the signal handlers")?;
+    }
+    let (conn, place) = crate::connect::remote(args.connect.as_deref(), args.zookeeper.as_deref())?;
+    let config = RestConfig {
+        bind: SocketAddr::new(args.bind, args.port),
+        read_only: args.readonly,
+        scanner_lease: Duration::from_secs(args.scanner_lease_secs),
+        server_name: conn.server_name(),
+        ..RestConfig::default()
+    };
+    let rest = RestServer::start(Arc::new(conn), config)
+        .with_context(|| format!("cannot listen on {}:{}", args.bind, args.port))?;
+    crate::say!(
+        "rest listening on {}{}, serving {place}",
+        rest.local_addr(),
+        if args.readonly { " (read-only)" } else { "" }
+    );
+    while !stop.load(Ordering::Acquire) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    crate::say!("shutting down: finishing requests in flight");
+    rest.shutdown();
+    crate::say!("stopped");
+    Ok(())
+}
