@@ -35,6 +35,16 @@ class Basalt:
             )
         self.port = int(match.group(1))
 
+    def read_address(self, label):
+        """Reads the server's output up to the line `<label> listening on HOST:PORT`; returns
+        HOST:PORT. Bounded: the server prints a handful of lines before it serves."""
+        for _ in range(20):
+            line = self.proc.stdout.readline()
+            match = re.match(re.escape(label) + r" listening on (\S+)", line)
+            if match:
+                return match.group(1)
+        raise RuntimeError(f"basalt standalone named no {label} address")
+
     def stop(self, sig=signal.SIGTERM):
         """Stops the server; returns its exit code and the rest of its output."""
         self.proc.send_signal(sig)
@@ -49,17 +59,11 @@ class RemoteGateway:
     def __init__(self, data):
         self.server = Basalt(data, "--rpc-port", "0")
         self.data = self.server.data
-        rpc = None
-        # Bounded: the server prints a handful of lines before it serves.
-        for _ in range(20):
-            line = self.server.proc.stdout.readline()
-            match = re.match(r"rpc \(.*\) listening on (\S+)", line)
-            if match:
-                rpc = match.group(1)
-                break
-        if rpc is None:
+        try:
+            rpc = self.server.read_address("rpc (ClientService, AdminService, MasterService)")
+        except RuntimeError:
             self.server.stop()
-            raise RuntimeError("basalt standalone named no RPC address")
+            raise
         self.proc = subprocess.Popen(
             [BASALT, "thrift", "--connect", rpc, "--port", "0"],
             stdout=subprocess.PIPE,
