@@ -30,7 +30,7 @@ cw=$(pe --zookeeper "$quorum" randomWrite | tee "$logs/cluster-write.txt" | rate
 cr=$(pe --zookeeper "$quorum" randomRead | tee "$logs/cluster-read.txt" | rate)
 kill -TERM "$cluster"; wait "$cluster" || true
 
-"$basalt" standalone --data "$work/standalone" --thrift-port 0 --rpc-port 0 >"$logs/standalone.log" 2>&1 &
+"$basalt" standalone --data "$work/standalone" --thrift-port 0 --rpc-port 0 --info-port 0 >"$logs/standalone.log" 2>&1 &
 standalone=$!
 trap 'kill $standalone 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 100); do grep -q "MasterService) listening" "$logs/standalone.log" && break; sleep 0.1; done

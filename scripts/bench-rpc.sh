@@ -16,7 +16,7 @@ cargo build --release -q -p basalt-cli
 basalt="$root/target/release/basalt"
 work="$(mktemp -d)"
 port=$((20000 + RANDOM % 20000))
-"$basalt" standalone --data "$work/data" --thrift-port "$port" --rpc-port $((port + 1)) \
+"$basalt" standalone --data "$work/data" --thrift-port "$port" --rpc-port $((port + 1)) --info-port 0 \
     >"$work/server.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true; rm -rf "$work"' EXIT

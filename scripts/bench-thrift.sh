@@ -22,7 +22,7 @@ if ! command -v redis-benchmark >/dev/null || ! command -v redis-server >/dev/nu
 fi
 work="$(mktemp -d)"
 port=$((20000 + RANDOM % 20000))
-"$basalt" standalone --data "$work/data" --thrift-port "$port" >"$work/server.log" 2>&1 &
+"$basalt" standalone --data "$work/data" --thrift-port "$port" --info-port 0 >"$work/server.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true; redis-cli -p $((port + 1)) shutdown nosave >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 for _ in $(seq 50); do grep -q "thrift listening" "$work/server.log" && break; sleep 0.1; done

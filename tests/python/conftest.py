@@ -21,7 +21,7 @@ class Basalt:
         self.data = str(data)
         self.flags = list(flags)
         self.proc = subprocess.Popen(
-            [BASALT, "standalone", "--data", self.data, "--thrift-port", "0", *self.flags],
+            [BASALT, "standalone", "--data", self.data, "--thrift-port", "0", "--info-port", "0", *self.flags],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

@@ -6,6 +6,7 @@
 mod cluster;
 mod connect;
 mod hfile;
+mod info;
 mod pe;
 mod rest;
 mod shell;

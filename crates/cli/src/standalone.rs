@@ -58,6 +58,10 @@ pub struct Args {
     /// free port.
     #[arg(long)]
     rest_port: Option<u16>,
+    /// The info pages, /metrics and /jmx on this port (HBase's master info port is 16010);
+    /// 0 picks a free port, -1 turns them off [default: 16010]
+    #[arg(long, allow_negative_numbers = true)]
+    info_port: Option<i32>,
     /// A file of `key = value` lines with the same settings (e.g. `thrift-port = 9090`)
     #[arg(long)]
     config: Option<PathBuf>,
@@ -78,6 +82,7 @@ struct Settings {
     rpc_handlers: usize,
     zookeeper: Option<String>,
     rest_port: Option<u16>,
+    info_port: i32,
 }
 
 impl Default for Settings {
@@ -95,6 +100,7 @@ impl Default for Settings {
             rpc_handlers: 30,
             zookeeper: None,
             rest_port: None,
+            info_port: 16010,
         }
     }
 }
@@ -130,10 +136,11 @@ fn apply_file(s: &mut Settings, text: &str) -> anyhow::Result<()> {
             "rpc-handlers" => s.rpc_handlers = parse(key, value, n)?,
             "zookeeper" => s.zookeeper = Some(value.to_owned()),
             "rest-port" => s.rest_port = Some(parse(key, value, n)?),
+            "info-port" => s.info_port = parse(key, value, n)?,
             other => bail!(
                 "config line {n}: unknown setting {other:?} (known: data, bind, thrift-port, \
                  framed, compact, thrift-max-message-mb, scanner-lease-secs, rpc-port, master-port, \
-                 rpc-handlers, zookeeper, rest-port)"
+                 rpc-handlers, zookeeper, rest-port, info-port)"
             ),
         }
     }
@@ -178,6 +185,9 @@ fn resolve(args: &Args) -> anyhow::Result<Settings> {
     }
     if args.rest_port.is_some() {
         s.rest_port = args.rest_port;
+    }
+    if let Some(p) = args.info_port {
+        s.info_port = p;
     }
     if s.zookeeper.is_some() && s.rpc_port.is_none() {
         s.rpc_port = Some(16020);
@@ -273,11 +283,37 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             }
         }
     };
+    let engine = conn.engine();
+    let info = match crate::info::start(
+        s.bind,
+        s.info_port,
+        "master and region server",
+        Some(Arc::new(conn.clone())),
+        Some(crate::info::MasterSource {
+            master: engine.master(),
+            name: basalt_client::Client::server_name(&conn),
+        }),
+        Some(conn.region_server()),
+    ) {
+        Ok(info) => info,
+        Err(e) => {
+            if let Some(rest) = rest {
+                rest.shutdown();
+            }
+            thrift.shutdown();
+            rpc.shutdown();
+            conn.close()?;
+            return Err(e);
+        }
+    };
     say!("data in {}; stop with Ctrl-C or SIGTERM", s.data.display());
     while !stop.load(Ordering::Acquire) {
         std::thread::sleep(Duration::from_millis(100));
     }
     say!("shutting down: finishing calls in flight");
+    if let Some(info) = info {
+        info.shutdown();
+    }
     if let Some(rest) = rest {
         rest.shutdown();
     }

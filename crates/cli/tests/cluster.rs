@@ -374,7 +374,14 @@ fn add_server(cluster: &Cluster, data: &std::path::Path) -> (Child, String) {
         .arg("regionserver")
         .arg("--data")
         .arg(data)
-        .args(["--zookeeper", &cluster.quorum, "--port", "0"])
+        .args([
+            "--zookeeper",
+            &cluster.quorum,
+            "--port",
+            "0",
+            "--info-port",
+            "0",
+        ])
         .args(["--session-timeout-ms", "3000"])
         .stdout(Stdio::piped())
         .process_group(i32::try_from(cluster.child.id()).unwrap())

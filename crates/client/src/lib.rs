@@ -26,6 +26,7 @@ pub mod remote;
 mod split_halves_tests;
 mod table;
 
+pub use basalt_common::metrics;
 pub use basalt_master::{Admin, RegionDescription, SplitAlgorithm};
 pub use basalt_proto::HBASE_VERSION;
 pub use buffered::{BufferedMutator, BufferedMutatorParams, DEFAULT_WRITE_BUFFER_SIZE};

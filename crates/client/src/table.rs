@@ -138,7 +138,9 @@ impl Table {
     /// Runs operations of any kind and rows, each on its own (HBase's `batch`: not atomic
     /// across operations), and returns one outcome per operation, in order.
     pub fn batch(&self, ops: &[BatchOp]) -> Vec<Result<BatchOutcome>> {
-        ops.iter()
+        let started = std::time::Instant::now();
+        let outcomes = ops
+            .iter()
             .map(|op| match op {
                 BatchOp::Get(g) => self.get(g).map(BatchOutcome::Row),
                 BatchOp::Put(p) => self.put(p).map(|()| BatchOutcome::Done),
@@ -150,7 +152,13 @@ impl Table {
                     self.check_and_mutate(c).map(BatchOutcome::CheckAndMutate)
                 }
             })
-            .collect()
+            .collect();
+        self.engine
+            .rs
+            .config
+            .metrics
+            .timed(basalt_common::metrics::Op::Multi, started);
+        outcomes
     }
 
     /// Deletes from one row atomically.

@@ -13,6 +13,7 @@ pub mod family_descriptor;
 pub mod filter;
 pub mod md5;
 pub mod meta_key;
+pub mod metrics;
 pub mod namespace;
 pub mod ops;
 pub mod pb;

@@ -92,6 +92,7 @@ pub fn balance(master: &Master) -> Result<Option<usize>> {
     }
     let _ddl = master.ddl();
     master.check_open()?;
+    master.metrics.balancer_runs.inc();
     let mut done = 0;
     for m in plan(&load(master)) {
         let Some(to) = master.servers.get(&m.to) else {
@@ -102,6 +103,7 @@ pub fn balance(master: &Master) -> Result<Option<usize>> {
             done += 1;
         }
     }
+    master.metrics.regions_moved.add(done as u64);
     Ok(Some(done))
 }
 

@@ -346,6 +346,7 @@ impl<C: FromEngine> EngineBuilder<C> {
         self.region_config.block_cache = shared.block_cache;
         self.region_config.budget = shared.budget;
         self.region_config.wal = shared.wal;
+        self.region_config.metrics = shared.metrics;
         match layout::init_root(self.fs.as_ref(), &self.root, self.plain_meta)? {
             layout::Version::PlainMeta if self.plain_meta => {
                 self.region_config.legacy_meta_rows = true;

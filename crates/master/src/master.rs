@@ -238,6 +238,8 @@ pub struct Master {
     /// newest last) and the masters waiting to take over, for the cluster status.
     pub dead_servers: Mutex<Vec<basalt_common::ServerName>>,
     pub backup_masters: Mutex<Vec<basalt_common::ServerName>>,
+    /// What the master counts (balancer runs, regions moved).
+    pub metrics: Arc<basalt_common::metrics::MasterMetrics>,
 }
 
 impl Master {
@@ -265,6 +267,42 @@ impl Master {
             balancer_on: AtomicBool::new(true),
             dead_servers: Mutex::new(Vec::new()),
             backup_masters: Mutex::new(Vec::new()),
+            metrics: Arc::default(),
+        }
+    }
+
+    /// The master's figures now, for the info pages and `/metrics`. A region counts as in
+    /// transition while the server it is placed on is not a live one (it waits to be
+    /// reassigned).
+    pub fn status(&self, name: &str) -> basalt_common::metrics::MasterStatus {
+        let live: Vec<String> = self
+            .servers
+            .all()
+            .iter()
+            .map(|s| s.name().to_string())
+            .collect();
+        let mut regions = 0;
+        let mut in_transition = 0;
+        for t in self.tables().values().filter(|t| t.is_enabled()) {
+            for p in t.placed() {
+                regions += 1;
+                if !live.contains(&p.server.name().to_string()) {
+                    in_transition += 1;
+                }
+            }
+        }
+        basalt_common::metrics::MasterStatus {
+            name: name.to_owned(),
+            live_servers: live.len(),
+            dead_servers: self
+                .dead_servers
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .len(),
+            regions,
+            regions_in_transition: in_transition,
+            balancer_on: self.balancer_on.load(std::sync::atomic::Ordering::Acquire),
+            is_active: true,
         }
     }
 

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -35,6 +36,8 @@ impl<T> DerefMut for Leased<T> {
 pub struct Leases<K, T> {
     open: Mutex<HashMap<K, Arc<Mutex<Leased<T>>>>>,
     lease: Duration,
+    /// Where the number open is published (a server's open-scanner figure), if anywhere.
+    gauge: Option<Arc<AtomicUsize>>,
 }
 
 impl<K: Hash + Eq, T> Leases<K, T> {
@@ -42,6 +45,21 @@ impl<K: Hash + Eq, T> Leases<K, T> {
         Leases {
             open: Mutex::new(HashMap::new()),
             lease,
+            gauge: None,
+        }
+    }
+
+    /// Leases whose number open is kept in `gauge` as it changes.
+    pub fn counted(lease: Duration, gauge: Arc<AtomicUsize>) -> Self {
+        Leases {
+            gauge: Some(gauge),
+            ..Leases::new(lease)
+        }
+    }
+
+    fn publish(&self, open: usize) {
+        if let Some(g) = &self.gauge {
+            g.store(open, Ordering::Relaxed);
         }
     }
 
@@ -60,7 +78,9 @@ impl<K: Hash + Eq, T> Leases<K, T> {
             value,
             last_used: Instant::now(),
         };
-        self.map().insert(id, Arc::new(Mutex::new(entry)));
+        let mut map = self.map();
+        map.insert(id, Arc::new(Mutex::new(entry)));
+        self.publish(map.len());
     }
 
     /// The object open under `id`, its lease renewed; `None` if there is none (never
@@ -73,7 +93,10 @@ impl<K: Hash + Eq, T> Leases<K, T> {
 
     /// Closes `id`; false if it was not open.
     pub fn remove(&self, id: &K) -> bool {
-        self.map().remove(id).is_some()
+        let mut map = self.map();
+        let removed = map.remove(id).is_some();
+        self.publish(map.len());
+        removed
     }
 
     /// Drops every object idle for longer than the lease; returns how many.
@@ -87,6 +110,7 @@ impl<K: Hash + Eq, T> Leases<K, T> {
                 .map(|e| now.duration_since(e.last_used) <= self.lease)
                 .unwrap_or(true)
         });
+        self.publish(map.len());
         before - map.len()
     }
 
@@ -101,6 +125,7 @@ impl<K: Hash + Eq, T> Leases<K, T> {
     /// Drops every object (at shutdown).
     pub fn clear(&self) {
         self.map().clear();
+        self.publish(0);
     }
 }
 

@@ -11,6 +11,7 @@ use basalt_common::bytes_display::BinaryDisplay;
 use basalt_common::cell::{DEFAULT_MAX_CELL_SIZE, key_value_size, validate_timestamp};
 use basalt_common::error::{Error, Result};
 use basalt_common::filter::Filter;
+use basalt_common::metrics::{Op, ServerMetrics};
 use basalt_common::ops::{Delete, FamilyMap, Get, Put, RowResult, Scan, TimeRange};
 use basalt_common::{
     Bytes, Cell, CellType, Clock, Durability, LATEST_TIMESTAMP, RegionInfo, TableDescriptor,
@@ -100,6 +101,21 @@ pub struct RegionConfig {
     /// Opens `hbase:meta` with its rows in plain byte order, as data directories before
     /// version 3 stored them: only the upgrade that converts them sets it.
     pub legacy_meta_rows: bool,
+    /// The server's metrics: operations, flushes and compactions are counted there.
+    pub metrics: Arc<ServerMetrics>,
+}
+
+/// Records an operation's time when dropped ([`Region::time`]).
+pub(crate) struct OpTimer<'a> {
+    metrics: &'a ServerMetrics,
+    op: Op,
+    started: std::time::Instant,
+}
+
+impl Drop for OpTimer<'_> {
+    fn drop(&mut self) {
+        self.metrics.timed(self.op, self.started);
+    }
 }
 
 impl Default for RegionConfig {
@@ -112,6 +128,7 @@ impl Default for RegionConfig {
             in_memory_flush_size: DEFAULT_IN_MEMORY_FLUSH_SIZE,
             stamps: Arc::default(),
             legacy_meta_rows: false,
+            metrics: ServerMetrics::new(),
         }
     }
 }
@@ -665,6 +682,21 @@ impl Region {
     }
 
     /// The highest sequence id handed out so far.
+    /// Times one client operation on this region; the time is recorded when the returned
+    /// guard drops (however the operation ends).
+    /// The server's metrics this region counts into.
+    pub fn metrics(&self) -> &Arc<ServerMetrics> {
+        &self.config.metrics
+    }
+
+    pub(crate) fn time(&self, op: Op) -> OpTimer<'_> {
+        OpTimer {
+            metrics: &self.config.metrics,
+            op,
+            started: std::time::Instant::now(),
+        }
+    }
+
     pub fn last_sequence_id(&self) -> u64 {
         self.mvcc.last_assigned()
     }
@@ -737,6 +769,15 @@ impl Region {
     }
 
     fn flush_locked(&self) -> Result<()> {
+        let started = std::time::Instant::now();
+        let _task = self.config.metrics.tasks.start(
+            "flush",
+            format!(
+                "flushing {} ({} bytes in memstores)",
+                String::from_utf8_lossy(&self.info.region_name()),
+                self.memstore_bytes()
+            ),
+        );
         let flushed = {
             let _no_updates = self.updates.write().unwrap_or_else(PoisonError::into_inner);
             let retrying = self.stores.iter().any(Store::has_snapshot);
@@ -766,6 +807,8 @@ impl Region {
         if let Some(budget) = &self.config.budget {
             budget.release(released);
         }
+        self.config.metrics.flushes.since(started);
+        self.config.metrics.flushed_bytes.add(released as u64);
         self.flushed_seq_id.fetch_max(flushed, Ordering::AcqRel);
         self.record_seqid()?;
         if let Some(wal) = &self.config.wal {
@@ -845,8 +888,21 @@ impl Region {
         let now = self.now();
         let mut compacted = 0;
         for store in &self.stores {
+            let started = std::time::Instant::now();
+            let before = store.file_sizes().iter().sum::<u64>();
+            let _task = self.config.metrics.tasks.start(
+                "compaction",
+                format!(
+                    "{} compaction of {} family {} ({before} bytes in store files)",
+                    if major { "major" } else { "minor" },
+                    String::from_utf8_lossy(&self.info.region_name()),
+                    store.family().name_str(),
+                ),
+            );
             if store.compact(major, &config, now)? {
                 compacted += 1;
+                self.config.metrics.compactions.since(started);
+                self.config.metrics.compacted_bytes.add(before);
             }
         }
         if major {

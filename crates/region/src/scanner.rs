@@ -49,6 +49,8 @@ pub struct RegionScanner {
     filter_ended: bool,
     /// The region's read counter: each whole row returned is one read.
     requests: Arc<RequestCounts>,
+    /// Where each row returned is timed (ScanNext).
+    metrics: Arc<basalt_common::metrics::ServerMetrics>,
     /// Rows are stored in meta order and decoded on the way out (`crate::meta_keys`).
     meta: bool,
 }
@@ -136,6 +138,7 @@ impl RegionScanner {
             filter,
             filter_ended: false,
             requests: region.request_counts(),
+            metrics: Arc::clone(region.metrics()),
             meta: region.is_meta(),
         })
     }
@@ -374,6 +377,7 @@ impl Iterator for RegionScanner {
     type Item = Result<RowResult>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        let started = std::time::Instant::now();
         while self.buffer.is_empty() && !self.exhausted {
             if let Err(e) = self.refill() {
                 // A storage error ends the scan; the rows before it were returned.
@@ -385,6 +389,8 @@ impl Iterator for RegionScanner {
         if !row.partial {
             self.requests.read();
         }
+        self.metrics
+            .timed(basalt_common::metrics::Op::ScanNext, started);
         Some(Ok(crate::region::shown_if(self.meta, row)))
     }
 }

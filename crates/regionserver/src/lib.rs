@@ -18,6 +18,7 @@ pub mod nonces;
 pub mod process;
 mod recovery;
 mod server;
+pub mod status;
 mod transitions;
 pub mod wal_dirs;
 

@@ -77,6 +77,10 @@ pub fn region_config(
             memstore_block_wait,
         )));
     }
+    // The log and the regions count into one set of metrics.
+    if let Some(wal) = &wal {
+        config.metrics = Arc::clone(wal.metrics());
+    }
     config.wal = wal;
     config
 }

@@ -231,6 +231,15 @@ impl RegionServer {
         if region.has_references() {
             return Err(has_references(parent));
         }
+        let metrics = std::sync::Arc::clone(&self.config.metrics);
+        let _task = metrics.tasks.start(
+            "split",
+            format!(
+                "splitting {}",
+                String::from_utf8_lossy(&parent.region_name())
+            ),
+        );
+        metrics.splits.inc();
         // The bulk of the memstore goes to files while the region still serves.
         region.flush()?;
         let split_key = match at {
@@ -263,6 +272,16 @@ impl RegionServer {
                 return Err(has_references(info));
             }
         }
+        let metrics = std::sync::Arc::clone(&self.config.metrics);
+        let _task = metrics.tasks.start(
+            "merge",
+            format!(
+                "merging {} and {}",
+                String::from_utf8_lossy(&lo.region_name()),
+                String::from_utf8_lossy(&hi.region_name())
+            ),
+        );
+        metrics.merges.inc();
         self.prepare_merge(&a, &b, merged)?;
         self.hold(&a);
         self.hold(&b);

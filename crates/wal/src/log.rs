@@ -47,6 +47,8 @@ pub struct WalConfig {
     /// before it splits the log (fencing), and a server that was only paused must not
     /// acknowledge an edit the split did not see. The log refuses writes from then on.
     pub fenced_by_rename: bool,
+    /// Where appends and group writes are counted (the region server's metrics).
+    pub metrics: std::sync::Arc<basalt_common::metrics::ServerMetrics>,
 }
 
 impl Default for WalConfig {
@@ -57,6 +59,7 @@ impl Default for WalConfig {
             max_segments: 32,
             archive_ttl: Some(Duration::from_secs(600)),
             fenced_by_rename: false,
+            metrics: basalt_common::metrics::ServerMetrics::new(),
         }
     }
 }
@@ -309,6 +312,11 @@ impl Wal {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Where this log counts its appends and writes.
+    pub fn metrics(&self) -> &Arc<basalt_common::metrics::ServerMetrics> {
+        &self.config.metrics
+    }
+
     /// Logs `edit` and returns once it is as durable as `durability` asks: SKIP_WAL logs
     /// nothing; ASYNC_WAL returns at once (a background write follows within the configured
     /// interval); SYNC_WAL (and USE_DEFAULT) once the record reached the operating system;
@@ -349,9 +357,15 @@ impl Wal {
             return Err(WalError::Failed(failure.clone()));
         }
         // Encoded straight into the queue.
+        let before = st.queued.len();
         frame_record(&mut st.queued, |body| {
             encode_body(region, table, seq_id, write_time_ms, cells, body)
         })?;
+        self.config.metrics.wal_appends.inc();
+        self.config
+            .metrics
+            .wal_append_bytes
+            .add((st.queued.len() - before) as u64);
         st.appended += 1;
         let ticket = st.appended;
         self.appended_hint
@@ -486,9 +500,11 @@ impl Wal {
         let synced_before = st.synced;
         drop(st);
 
+        let started = std::time::Instant::now();
         let mut result = writer
             .append_encoded(&batch)
             .and_then(|_| if fsync { writer.sync() } else { writer.flush() });
+        self.config.metrics.wal_syncs.since(started);
         // Fenced: the edits just written reached the file before this check, so a split that
         // starts after the rename reads them; after the rename nothing more is acknowledged.
         if result.is_ok()

@@ -265,6 +265,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             "0".into(),
             "--session-timeout-ms".into(),
             args.session_timeout_ms.to_string(),
+            // Many processes on one machine: each picks a free info port and prints it.
+            "--info-port".into(),
+            "0".into(),
         ]
     };
     // Every line of the children also comes here while the cluster starts, to see the

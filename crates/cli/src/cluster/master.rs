@@ -23,6 +23,10 @@ pub struct Args {
     /// region server joins
     #[arg(long, default_value_t = 300)]
     balancer_period_secs: u64,
+    /// The info pages, /metrics and /jmx on this port (once active); 0 picks a free one, -1
+    /// turns them off
+    #[arg(long, default_value_t = 16010, allow_negative_numbers = true)]
+    info_port: i32,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<()> {
@@ -68,6 +72,33 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     )
     .with_context(|| format!("cannot serve on {addr}"))?;
     say!("master {addr} active: MasterService listening");
+    // The pages show the cluster as its clients see it, through ZooKeeper.
+    let info = if args.info_port == -1 {
+        None
+    } else {
+        let client = crate::connect::remote(None, Some(&args.common.zookeeper))
+            .map(|(conn, _)| Arc::new(conn) as Arc<dyn basalt_client::Client>);
+        match client.and_then(|client| {
+            crate::info::start(
+                args.common.bind,
+                args.info_port,
+                "master",
+                Some(client),
+                Some(crate::info::MasterSource {
+                    master: Arc::clone(&cm.master),
+                    name: format!("{},{start_code}", addr.to_string().replace(':', ",")),
+                }),
+                None,
+            )
+        }) {
+            Ok(info) => info,
+            Err(e) => {
+                rpc.shutdown();
+                cm.resign();
+                return Err(e);
+            }
+        }
+    };
     let failed = loop {
         if stop.load(Ordering::Acquire) {
             break None;
@@ -81,6 +112,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         }
         std::thread::sleep(Duration::from_millis(200));
     };
+    if let Some(info) = info {
+        info.shutdown();
+    }
     rpc.shutdown();
     cm.resign();
     if let Some(e) = failed {

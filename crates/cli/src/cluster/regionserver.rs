@@ -24,6 +24,9 @@ pub struct Args {
     /// RPC handler threads for slow mutations (HBase's hbase.regionserver.handler.count)
     #[arg(long, default_value_t = 30)]
     rpc_handlers: usize,
+    /// The info pages, /metrics and /jmx on this port; 0 picks a free one, -1 turns them off
+    #[arg(long, default_value_t = 16030, allow_negative_numbers = true)]
+    info_port: i32,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<()> {
@@ -83,6 +86,22 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         "regionserver {name} listening on {addr}; data in {}",
         args.common.data.display()
     );
+    let info = match crate::info::start(
+        args.common.bind,
+        args.info_port,
+        "region server",
+        None,
+        None,
+        Some(Arc::clone(&server.rs)),
+    ) {
+        Ok(info) => info,
+        Err(e) => {
+            rpc.shutdown();
+            server.abort();
+            zk.close();
+            return Err(e);
+        }
+    };
     let mut splits = SplitRequests::new(&args.common.zookeeper);
     let why = loop {
         if stop.load(Ordering::Acquire) {
@@ -97,6 +116,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         splits.tick(&server.rs);
         std::thread::sleep(Duration::from_millis(100));
     };
+    if let Some(info) = info {
+        info.shutdown();
+    }
     if let Some(why) = why {
         // Serve nothing more: the master has given (or is giving) its regions to others.
         eprintln!("ABORTING regionserver {name}: {why}");

@@ -51,6 +51,8 @@ pub struct Server {
     child: std::process::Child,
     pub thrift: String,
     pub rpc: String,
+    /// The info server's address (pages, /metrics, /jmx).
+    pub info: String,
     _dir: tempfile::TempDir,
 }
 
@@ -61,12 +63,12 @@ impl Server {
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_basalt"))
             .args(["standalone", "--data"])
             .arg(dir.path().join("data"))
-            .args(["--thrift-port", "0", "--rpc-port", "0"])
+            .args(["--thrift-port", "0", "--rpc-port", "0", "--info-port", "0"])
             .stdout(std::process::Stdio::piped())
             .spawn()
             .unwrap();
         let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
-        let (mut thrift, mut rpc) = (None, None);
+        let (mut thrift, mut rpc, mut info) = (None, None, None);
         let address = |line: &str| {
             let at = line.find("listening on ").unwrap() + "listening on ".len();
             line[at..].split_whitespace().next().unwrap().to_owned()
@@ -78,8 +80,10 @@ impl Server {
                 thrift = Some(address(&line));
             } else if line.starts_with("rpc (") {
                 rpc = Some(address(&line));
+            } else if line.starts_with("info listening on") {
+                info = Some(address(&line));
             }
-            if thrift.is_some() && rpc.is_some() {
+            if thrift.is_some() && rpc.is_some() && info.is_some() {
                 break;
             }
         }
@@ -90,6 +94,7 @@ impl Server {
             child,
             thrift: thrift.expect("the server names its Thrift address"),
             rpc: rpc.expect("the server names its RPC address"),
+            info: info.expect("the server names its info address"),
             _dir: dir,
         }
     }

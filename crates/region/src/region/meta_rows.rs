@@ -5,6 +5,7 @@
 use basalt_common::cell::validate_row;
 use basalt_common::error::{Error, Result};
 use basalt_common::filter::{Filter, FilterSpec};
+use basalt_common::metrics::Op;
 use basalt_common::ops::{
     Append, CheckAction, CheckAndMutate, CheckAndMutateResult, Delete, Get, Increment, Put,
     RowMutations, RowOp, RowResult, Scan,
@@ -134,6 +135,7 @@ impl Region {
 
     /// Writes every cell of `put` atomically.
     pub fn put(&self, put: &Put) -> Result<()> {
+        let _timer = self.time(Op::Put);
         if !self.meta {
             return self.put_stored(put);
         }
@@ -166,6 +168,7 @@ impl Region {
     /// newest version there is (or "now" when there is none), as HBase's
     /// `prepareDeleteTimestamps` does.
     pub fn delete(&self, delete: &Delete) -> Result<()> {
+        let _timer = self.time(Op::Delete);
         if !self.meta {
             return self.delete_stored(delete);
         }
@@ -175,6 +178,7 @@ impl Region {
 
     /// Reads one row.
     pub fn get(&self, get: &Get) -> Result<RowResult> {
+        let _timer = self.time(Op::Get);
         if !self.meta {
             return self.get_stored(get);
         }
@@ -208,6 +212,7 @@ impl Region {
     /// exclusive lock, so concurrent increments lose nothing. A counter that is not 8 bytes
     /// fails the whole Increment. Overflow wraps, as Java's long arithmetic does.
     pub fn increment(&self, inc: &Increment) -> Result<RowResult> {
+        let _timer = self.time(Op::Increment);
         if !self.meta {
             return self.increment_stored(inc);
         }
@@ -218,6 +223,7 @@ impl Region {
     /// Appends to cells of one row and returns their new cells, atomically (HBase's `append`);
     /// timestamps as for increments.
     pub fn append(&self, append: &Append) -> Result<RowResult> {
+        let _timer = self.time(Op::Append);
         if !self.meta {
             return self.append_stored(append);
         }
@@ -242,6 +248,7 @@ impl Region {
     /// (HBase's `checkAndMutate`). A Put's cells without a timestamp are written at
     /// `max(now, the checked cell's timestamp)`, as HBase does.
     pub fn check_and_mutate(&self, cam: &CheckAndMutate) -> Result<CheckAndMutateResult> {
+        let _timer = self.time(Op::CheckAndMutate);
         if !self.meta {
             return self.check_and_mutate_stored(cam);
         }

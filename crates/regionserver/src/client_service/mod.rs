@@ -129,9 +129,10 @@ fn holds(region: &Region, row: &[u8]) -> Result<(), ExceptionResponse> {
 
 impl ClientService {
     pub fn new(rs: Arc<RegionServer>, lease: Duration) -> Self {
+        let open = Arc::clone(&rs.config.metrics.open_scanners);
         ClientService {
             rs,
-            scanners: Leases::new(lease),
+            scanners: Leases::counted(lease, open),
             finished: Mutex::new(std::collections::VecDeque::new()),
             next_scanner: AtomicU64::new(1),
             nonces: Nonces::default(),
@@ -294,6 +295,21 @@ impl ClientService {
     /// a check-and-mutate). `dealt` gives each action's share of `cells`, the call's cell
     /// block, counting actions across region actions in order.
     fn multi(&self, req: &MultiRequest, cells: &[KeyValue], dealt: &[Range<usize>]) -> Outcome {
+        let started = std::time::Instant::now();
+        let outcome = self.multi_actions(req, cells, dealt);
+        self.rs
+            .config
+            .metrics
+            .timed(basalt_common::metrics::Op::Multi, started);
+        outcome
+    }
+
+    fn multi_actions(
+        &self,
+        req: &MultiRequest,
+        cells: &[KeyValue],
+        dealt: &[Range<usize>],
+    ) -> Outcome {
         let mut out = MultiResponse::default();
         // The number of the region action's first action, over the whole call.
         let mut first = 0;

@@ -1,0 +1,70 @@
+//! A region server's figures at one moment ([`ServerStatus`]), for the info pages and
+//! `/metrics`: each online region's sizes and request counts, the block cache, the work
+//! waiting in the background, the WAL's segments and the tasks running.
+
+use std::sync::Arc;
+
+use basalt_common::metrics::{RegionStatus, ServerMetrics, ServerStatus};
+use basalt_region::Region;
+
+use crate::RegionServer;
+
+/// One region's figures.
+pub fn region_status(region: &Region) -> RegionStatus {
+    let info = region.info();
+    RegionStatus {
+        name: String::from_utf8_lossy(&info.region_name()).into_owned(),
+        encoded_name: region.encoded_name().to_owned(),
+        table: info.table.to_string(),
+        start_key: info.start_key.to_vec(),
+        end_key: info.end_key.to_vec(),
+        stores: region.descriptor().families().len(),
+        store_files: region.store_file_counts().iter().sum(),
+        store_file_bytes: region.store_files_size(),
+        memstore_bytes: region.memstore_bytes() as u64,
+        read_requests: region.requests().reads(),
+        write_requests: region.requests().writes(),
+    }
+}
+
+impl RegionServer {
+    /// The server's figures now.
+    pub fn status(&self) -> ServerStatus {
+        let regions = self.online_regions();
+        let mut status = ServerStatus {
+            name: self.name.to_string(),
+            flush_queue: regions.iter().filter(|r| r.needs_flush()).count(),
+            compaction_queue: regions.iter().filter(|r| r.wants_compaction()).count(),
+            tasks: self.config.metrics.tasks.running(),
+            open_scanners: self
+                .config
+                .metrics
+                .open_scanners
+                .load(std::sync::atomic::Ordering::Relaxed),
+            ..ServerStatus::default()
+        };
+        let mut listed: Vec<RegionStatus> = regions.iter().map(|r| region_status(r)).collect();
+        listed.sort_by(|a, b| (&a.table, &a.start_key).cmp(&(&b.table, &b.start_key)));
+        status.regions = listed;
+        if let Some(cache) = &self.config.block_cache {
+            let s = cache.stats();
+            status.block_cache_bytes = s.bytes;
+            status.block_cache_capacity = s.capacity;
+            status.block_cache_blocks = s.blocks;
+            status.block_cache_hits = s.hits;
+            status.block_cache_misses = s.misses;
+            status.block_cache_evictions = s.evictions;
+        }
+        if let Some(dir) = self.wal_dir() {
+            status.wal_files = basalt_wal::segments_in(self.fs.as_ref(), dir)
+                .map(|s| s.len())
+                .unwrap_or(0);
+        }
+        status
+    }
+
+    /// The metrics its regions and WAL count into.
+    pub fn metrics(&self) -> Arc<ServerMetrics> {
+        Arc::clone(&self.config.metrics)
+    }
+}
