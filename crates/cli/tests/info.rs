@@ -2,6 +2,8 @@
 //! workload runs through the native RPC, and their counters must move by what the workload
 //! did; the pages must show the same numbers.
 
+#![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
+
 mod support;
 
 use std::io::{Read, Write};

@@ -2,6 +2,9 @@
 //! by `GET /<table>/scanner/<id>` until 204, closed by `DELETE` or after an idle lease.
 
 use basalt_client::{Bytes, Cell, Result, RowResult, Scan, Scanner};
+use basalt_net::http::axum::http::StatusCode as axum_status;
+use basalt_net::http::axum::http::header as axum_header;
+use basalt_net::http::axum::response::IntoResponse as _;
 use serde_json::Value;
 
 use crate::cellset::{CellModel, CellSet, RowModel, unb64};
@@ -279,52 +282,6 @@ impl ScannerModel {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reads_the_scanner_model_in_each_form() {
-        let xml = br#"<Scanner batch="2" startRow="YQ==" endRow="Yw=="><column>Y2Y6YQ==</column><filter>{"type":"KeyOnlyFilter"}</filter></Scanner>"#;
-        let m = ScannerModel::decode(Media::Xml, xml).expect("xml");
-        assert_eq!(m.batch, Some(2));
-        assert_eq!(m.start_row, b"a");
-        assert_eq!(m.columns, vec![b"cf:a".to_vec()]);
-        assert!(m.scan().is_ok());
-        let json = br#"{"batch":2,"startRow":"YQ==","endRow":"Yw==","column":["Y2Y6YQ=="],"filter":"{\"type\":\"KeyOnlyFilter\"}"}"#;
-        assert_eq!(ScannerModel::decode(Media::Json, json).expect("json"), m);
-        let pb = pb::encode(&pb::Scanner {
-            start_row: Some(b"a".to_vec()),
-            end_row: Some(b"c".to_vec()),
-            columns: vec![b"cf:a".to_vec()],
-            batch: Some(2),
-            filter: Some(r#"{"type":"KeyOnlyFilter"}"#.into()),
-            ..pb::Scanner::default()
-        });
-        assert_eq!(ScannerModel::decode(Media::Protobuf, &pb).expect("pb"), m);
-        assert_eq!(
-            ScannerModel::decode(Media::Json, b"\"\"").expect("empty"),
-            ScannerModel::default()
-        );
-    }
-
-    #[test]
-    fn bad_models_are_bad_requests() {
-        for (media, body) in [
-            (Media::Xml, &br#"<Scanner batch="x"/>"#[..]),
-            (Media::Xml, br#"<Scanner startRow="%%"/>"#),
-            (Media::Json, br#"{"nonsense":1}"#),
-            (Media::Json, br#"[1]"#),
-        ] {
-            let err = ScannerModel::decode(media, body).expect_err("rejected");
-            assert_eq!(err.status.as_u16(), 400, "{body:?}");
-        }
-        let m = ScannerModel::decode(Media::Json, br#"{"filter":"{\"type\":\"Nope\"}"}"#)
-            .expect("parses");
-        assert_eq!(m.scan().expect_err("bad filter").status.as_u16(), 400);
-    }
-}
-
 /// `PUT`/`POST /<table>/scanner`: opens a scanner; 201 with its URL in Location.
 pub(crate) fn create(
     rest: &crate::Rest,
@@ -365,9 +322,6 @@ pub(crate) fn create(
     }
     Ok(response)
 }
-
-use basalt_net::http::axum::http::StatusCode as axum_status;
-use basalt_net::http::axum::http::header as axum_header;
 
 /// `GET /<table>/scanner/<id>[?n=rows]`: the next batch, or 204 when the scan is over.
 pub(crate) fn next(
@@ -535,4 +489,48 @@ pub(crate) fn stateless(
     ))
 }
 
-use basalt_net::http::axum::response::IntoResponse as _;
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_scanner_model_in_each_form() {
+        let xml = br#"<Scanner batch="2" startRow="YQ==" endRow="Yw=="><column>Y2Y6YQ==</column><filter>{"type":"KeyOnlyFilter"}</filter></Scanner>"#;
+        let m = ScannerModel::decode(Media::Xml, xml).expect("xml");
+        assert_eq!(m.batch, Some(2));
+        assert_eq!(m.start_row, b"a");
+        assert_eq!(m.columns, vec![b"cf:a".to_vec()]);
+        assert!(m.scan().is_ok());
+        let json = br#"{"batch":2,"startRow":"YQ==","endRow":"Yw==","column":["Y2Y6YQ=="],"filter":"{\"type\":\"KeyOnlyFilter\"}"}"#;
+        assert_eq!(ScannerModel::decode(Media::Json, json).expect("json"), m);
+        let pb = pb::encode(&pb::Scanner {
+            start_row: Some(b"a".to_vec()),
+            end_row: Some(b"c".to_vec()),
+            columns: vec![b"cf:a".to_vec()],
+            batch: Some(2),
+            filter: Some(r#"{"type":"KeyOnlyFilter"}"#.into()),
+            ..pb::Scanner::default()
+        });
+        assert_eq!(ScannerModel::decode(Media::Protobuf, &pb).expect("pb"), m);
+        assert_eq!(
+            ScannerModel::decode(Media::Json, b"\"\"").expect("empty"),
+            ScannerModel::default()
+        );
+    }
+
+    #[test]
+    fn bad_models_are_bad_requests() {
+        for (media, body) in [
+            (Media::Xml, &br#"<Scanner batch="x"/>"#[..]),
+            (Media::Xml, br#"<Scanner startRow="%%"/>"#),
+            (Media::Json, br#"{"nonsense":1}"#),
+            (Media::Json, br#"[1]"#),
+        ] {
+            let err = ScannerModel::decode(media, body).expect_err("rejected");
+            assert_eq!(err.status.as_u16(), 400, "{body:?}");
+        }
+        let m = ScannerModel::decode(Media::Json, br#"{"filter":"{\"type\":\"Nope\"}"}"#)
+            .expect("parses");
+        assert_eq!(m.scan().expect_err("bad filter").status.as_u16(), 400);
+    }
+}

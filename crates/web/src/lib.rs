@@ -200,10 +200,13 @@ async fn master_status(State(info): Shared) -> Response {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner);
             let now = Instant::now();
+            // Since the page was last shown; the first time, since the master started.
+            let uptime = master.master_metrics().uptime().as_secs_f64();
             let rate = match *last {
                 Some((at, before)) if now > at => {
                     total.saturating_sub(before) as f64 / (now - at).as_secs_f64()
                 }
+                _ if uptime > 0.0 => total as f64 / uptime,
                 _ => 0.0,
             };
             *last = Some((now, total));
@@ -232,6 +235,7 @@ async fn master_status(State(info): Shared) -> Response {
                 uptime_secs: master.master_metrics().uptime().as_secs(),
                 requests_per_second: rate,
                 tables: &tables,
+                region_server_nav: info.sources.server.is_some(),
             }
             .render(),
         )

@@ -8,6 +8,14 @@ use basalt_client::metrics::{
 };
 use serde_json::{Map, Value, json};
 
+/// A per-region family: name, type, help, and how to read its value from a region.
+type RegionFamily = (
+    &'static str,
+    &'static str,
+    &'static str,
+    fn(&basalt_client::metrics::RegionStatus) -> u64,
+);
+
 /// Prometheus text being built.
 #[derive(Debug, Default)]
 pub struct Prometheus {
@@ -88,12 +96,7 @@ impl Prometheus {
                 &m.op(op).snapshot(),
             );
         }
-        let per_region: [(
-            &str,
-            &str,
-            &str,
-            fn(&basalt_client::metrics::RegionStatus) -> u64,
-        ); 5] = [
+        let per_region: [RegionFamily; 5] = [
             (
                 "basalt_region_read_requests_total",
                 "counter",

@@ -97,6 +97,8 @@ pub struct MasterPage<'a> {
     pub requests_per_second: f64,
     /// Each user table with its regions' count and bytes.
     pub tables: &'a [(String, usize, u64, bool)],
+    /// Whether this info server also shows a region server (standalone).
+    pub region_server_nav: bool,
 }
 
 impl MasterPage<'_> {
@@ -184,7 +186,7 @@ impl MasterPage<'_> {
             );
         }
         body.push_str("</table>");
-        page("Master: Basalt", &nav(true, false), &body)
+        page("Master: Basalt", &nav(true, self.region_server_nav), &body)
     }
 }
 
