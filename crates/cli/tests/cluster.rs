@@ -417,6 +417,27 @@ fn regions_move_to_a_new_server_while_reads_go_on() {
         )
         .unwrap();
     }
+    // The cluster status carries each server's own figures for its regions: t's 24 writes,
+    // spread over three servers, all counted.
+    let summary = conn.cluster_summary().unwrap();
+    let t_writes: u64 = summary
+        .servers
+        .iter()
+        .flat_map(|s| &s.loads)
+        .filter(|l| l.name.starts_with(b"t,"))
+        .map(|l| l.write_requests)
+        .sum();
+    assert_eq!(t_writes, 24, "{summary:?}");
+    let servers_with_writes = summary
+        .servers
+        .iter()
+        .filter(|s| {
+            s.loads
+                .iter()
+                .any(|l| l.name.starts_with(b"t,") && l.write_requests > 0)
+        })
+        .count();
+    assert!(servers_with_writes >= 2, "{summary:?}");
     // Reads go on while regions move (a moving region makes its readers retry).
     let stop = Arc::new(AtomicBool::new(false));
     let reader = {

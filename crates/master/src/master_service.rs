@@ -2,7 +2,7 @@
 //! procedures finish before the call returns, so every procedure id handed out is FINISHED
 //! when asked about.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -127,26 +127,50 @@ impl MasterService {
         let mut tables: Vec<_> = self.master.tables().values().cloned().collect();
         // Meta's region first, as HBase lists a server's regions.
         tables.sort_by_key(|t| !t.name.is_meta());
+        // Each live server's own figures for its regions (a server that does not answer
+        // leaves its regions' figures to what this process knows: zero unless they are here).
+        let reported: HashMap<String, HashMap<Vec<u8>, RegionLoad>> = self
+            .master
+            .servers
+            .all()
+            .iter()
+            .map(|s| {
+                let loads = s.region_loads().unwrap_or_default();
+                (
+                    s.name().to_string(),
+                    loads
+                        .into_iter()
+                        .map(|l| (l.region_specifier.value.clone(), l))
+                        .collect(),
+                )
+            })
+            .collect();
         for t in tables.iter().filter(|t| t.is_enabled()) {
             let stores = u32::try_from(t.descriptor().families().len()).unwrap_or(u32::MAX);
             let placed = t.placed();
             for p in &placed {
-                let r = RegionDescription::of(p);
-                total_requests += r.read_requests + r.write_requests;
-                loads
-                    .entry(p.server.name().to_string())
-                    .or_default()
-                    .push(RegionLoad {
-                        region_specifier: basalt_proto::region(&r.name),
-                        stores: Some(stores),
-                        storefiles: u32::try_from(r.store_files).ok(),
-                        store_uncompressed_size_mb: Some(mb(r.store_file_size)),
-                        storefile_size_mb: Some(mb(r.store_file_size)),
-                        mem_store_size_mb: Some(mb(r.memstore_size)),
-                        region_size_mb: Some(mb(r.store_file_size + r.memstore_size)),
-                        read_requests_count: Some(r.read_requests),
-                        write_requests_count: Some(r.write_requests),
-                    });
+                let server = p.server.name().to_string();
+                let name = p.info.region_name();
+                let load = match reported.get(&server).and_then(|m| m.get(&name[..])) {
+                    Some(l) => l.clone(),
+                    None => {
+                        let r = RegionDescription::of(p);
+                        RegionLoad {
+                            region_specifier: basalt_proto::region(&r.name),
+                            stores: Some(stores),
+                            storefiles: u32::try_from(r.store_files).ok(),
+                            store_uncompressed_size_mb: Some(mb(r.store_file_size)),
+                            storefile_size_mb: Some(mb(r.store_file_size)),
+                            mem_store_size_mb: Some(mb(r.memstore_size)),
+                            region_size_mb: Some(mb(r.store_file_size + r.memstore_size)),
+                            read_requests_count: Some(r.read_requests),
+                            write_requests_count: Some(r.write_requests),
+                        }
+                    }
+                };
+                total_requests +=
+                    load.read_requests_count.unwrap_or(0) + load.write_requests_count.unwrap_or(0);
+                loads.entry(server).or_default().push(load);
             }
             let n = u32::try_from(placed.len()).unwrap_or(u32::MAX);
             counts.push(TableRegionStatesCount {

@@ -75,3 +75,20 @@ pub fn region(name: &[u8]) -> RegionSpecifier {
         value: name.to_vec(),
     }
 }
+
+/// A region's figures as the cluster status and GetRegionLoad carry them (sizes in whole MiB,
+/// as HBase reports them).
+pub fn region_load(r: &basalt_common::metrics::RegionStatus) -> pb::RegionLoad {
+    let mb = |bytes: u64| u32::try_from(bytes >> 20).unwrap_or(u32::MAX);
+    pb::RegionLoad {
+        region_specifier: region(r.name.as_bytes()),
+        stores: u32::try_from(r.stores).ok(),
+        storefiles: u32::try_from(r.store_files).ok(),
+        store_uncompressed_size_mb: Some(mb(r.store_file_bytes)),
+        storefile_size_mb: Some(mb(r.store_file_bytes)),
+        mem_store_size_mb: Some(mb(r.memstore_bytes)),
+        region_size_mb: Some(mb(r.store_file_bytes + r.memstore_bytes)),
+        read_requests_count: Some(r.read_requests),
+        write_requests_count: Some(r.write_requests),
+    }
+}

@@ -115,6 +115,28 @@ impl AdminService {
                 self.rs.wake_background();
                 Ok(CompactRegionResponse {}.encode_to_vec())
             }),
+            "GetRegionLoad" => decode::<pb::GetRegionLoadRequest>(param).map(|r| {
+                let table = r.table_name.map(|t| {
+                    let ns = String::from_utf8_lossy(&t.namespace).into_owned();
+                    let q = String::from_utf8_lossy(&t.qualifier).into_owned();
+                    if ns == "default" {
+                        q
+                    } else {
+                        format!("{ns}:{q}")
+                    }
+                });
+                pb::GetRegionLoadResponse {
+                    region_loads: self
+                        .rs
+                        .status()
+                        .regions
+                        .iter()
+                        .filter(|r| table.as_ref().is_none_or(|t| *t == r.table))
+                        .map(basalt_proto::region_load)
+                        .collect(),
+                }
+                .encode_to_vec()
+            }),
             "GetServerInfo" => Ok(GetServerInfoResponse {
                 server_info: ServerInfo {
                     server_name: pb::ServerName {

@@ -69,6 +69,9 @@ pub trait RegionServerAdmin: Send + Sync + std::fmt::Debug {
         children: &[RegionInfo],
         committed: bool,
     ) -> Result<Vec<u64>>;
+
+    /// The figures of the server's online regions (AdminService's GetRegionLoad).
+    fn region_loads(&self) -> Result<Vec<basalt_proto::pb::RegionLoad>>;
 }
 
 /// The region server in the master's own process.
@@ -80,6 +83,16 @@ pub struct LocalServer {
 impl RegionServerAdmin for LocalServer {
     fn name(&self) -> &ServerName {
         &self.rs.name
+    }
+
+    fn region_loads(&self) -> Result<Vec<basalt_proto::pb::RegionLoad>> {
+        Ok(self
+            .rs
+            .status()
+            .regions
+            .iter()
+            .map(basalt_proto::region_load)
+            .collect())
     }
 
     fn open_region(&self, info: &RegionInfo) -> Result<u64> {

@@ -69,6 +69,14 @@ impl RegionServerAdmin for RemoteServer {
         &self.link.name
     }
 
+    fn region_loads(&self) -> Result<Vec<pb::RegionLoad>> {
+        let r: pb::GetRegionLoadResponse = self.call(
+            "GetRegionLoad",
+            &pb::GetRegionLoadRequest { table_name: None },
+        )?;
+        Ok(r.region_loads)
+    }
+
     fn open_region(&self, info: &RegionInfo) -> Result<u64> {
         let r: OpenRegionResponse = self.call(
             "OpenRegion",
