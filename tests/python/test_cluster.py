@@ -12,6 +12,7 @@ import time
 
 import happybase
 import pytest
+import requests
 
 from conftest import BASALT
 
@@ -137,3 +138,72 @@ def test_native_and_thrift_clients_share_a_spread_table(cluster, gateway):
             scanned.extend(r.rowkey for r in scanner.next_batch(100))
     assert scanned == ROWS
     client.close()
+
+
+def info_addresses(cluster, role):
+    """The info servers the cluster's processes printed for `role` (master, region server)."""
+    found = []
+    for line in cluster.lines:
+        match = re.search(r"info listening on (\S+) \((.*)\)", line)
+        if match and match.group(2) == role:
+            found.append(match.group(1))
+    return found
+
+
+def get(url, accept=None):
+    headers = {"Accept": accept} if accept else {}
+    return requests.get(url, headers=headers, timeout=30)
+
+
+def test_rest_gateway_and_info_pages_show_the_spread_table(cluster):
+    client = Client({"hbase.zookeeper.quorum": cluster.quorum})
+    name = TableName.value_of(b"default", b"seen")
+    client.get_admin().create_table(
+        name, [ColumnFamilyDescriptorBuilder(b"cf").build()], split_keys=[b"g", b"p", b"w"]
+    )
+    table = client.get_table(name.ns, name.tb)
+    for row in ROWS:
+        table.put(Put(row).add_column(b"cf", b"q", row.upper()))
+    client.close()
+
+    # REST as a client of the cluster, through ZooKeeper.
+    proc = subprocess.Popen(
+        [BASALT, "rest", "--zookeeper", cluster.quorum, "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = proc.stdout.readline()
+        match = re.match(r"rest listening on ([\d.]+:\d+)", line)
+        assert match, f"basalt rest did not start: {line!r}"
+        url = f"http://{match.group(1)}"
+        for row in ROWS:
+            r = get(f"{url}/seen/{row.decode()}/cf:q", "application/octet-stream")
+            assert r.status_code == 200 and r.content == row.upper()
+        regions = get(f"{url}/seen/regions", "application/json").json()["Region"]
+        assert len({r["location"] for r in regions}) == 3, regions
+        status = get(f"{url}/status/cluster", "application/json").json()
+        assert len(status["LiveNodes"]) == 3
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=60)
+
+    # The master's pages show the regions on their servers with the writes each took.
+    masters = info_addresses(cluster, "master")
+    assert masters, "".join(cluster.lines)
+    page = get(f"http://{masters[-1]}/table.jsp?name=seen").text
+    writes = [int(w) for w in re.findall(r'<td class="num writes">(\d+)</td>', page)]
+    assert len(writes) == 4 and sum(writes) == len(ROWS), page
+    # Each region server's /metrics counts the puts it served.
+    servers = info_addresses(cluster, "region server")
+    assert len(servers) == 3, "".join(cluster.lines)
+    puts = 0
+    for s in servers:
+        text = get(f"http://{s}/metrics").text
+        puts += sum(
+            float(l.rsplit(" ", 1)[1])
+            for l in text.splitlines()
+            if l.startswith('basalt_region_write_requests_total{table="seen"')
+        )
+    assert puts == len(ROWS)

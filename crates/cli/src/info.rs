@@ -44,7 +44,8 @@ impl MasterStatusSource for MasterSource {
 }
 
 /// Starts an info server on `bind:port`, unless `port` is -1 (HBase's "off"); 0 picks a free
-/// port. Prints where it listens.
+/// port. The caller prints where it listens ([`announce`]), after its own address line, which
+/// the local cluster reads first.
 pub fn start(
     bind: IpAddr,
     port: i32,
@@ -65,6 +66,12 @@ pub fn start(
     };
     let info = InfoServer::start(SocketAddr::new(bind, port), sources)
         .with_context(|| format!("cannot listen on {bind}:{port} for the {what} info pages"))?;
-    crate::say!("info listening on {} ({what})", info.local_addr());
     Ok(Some(info))
+}
+
+/// Prints where an info server listens: `info listening on HOST:PORT (<what>)`.
+pub fn announce(info: Option<&InfoServer>, what: &str) {
+    if let Some(info) = info {
+        crate::say!("info listening on {} ({what})", info.local_addr());
+    }
 }

@@ -306,6 +306,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             return Err(e);
         }
     };
+    crate::info::announce(info.as_ref(), "master and region server");
     say!("data in {}; stop with Ctrl-C or SIGTERM", s.data.display());
     while !stop.load(Ordering::Acquire) {
         std::thread::sleep(Duration::from_millis(100));

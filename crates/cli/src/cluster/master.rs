@@ -71,7 +71,6 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         },
     )
     .with_context(|| format!("cannot serve on {addr}"))?;
-    say!("master {addr} active: MasterService listening");
     // The pages show the cluster as its clients see it, through ZooKeeper.
     let info = if args.info_port == -1 {
         None
@@ -99,6 +98,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             }
         }
     };
+    say!("master {addr} active: MasterService listening");
+    crate::info::announce(info.as_ref(), "master");
     let failed = loop {
         if stop.load(Ordering::Acquire) {
             break None;

@@ -82,10 +82,6 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             );
         }
     };
-    say!(
-        "regionserver {name} listening on {addr}; data in {}",
-        args.common.data.display()
-    );
     let info = match crate::info::start(
         args.common.bind,
         args.info_port,
@@ -102,6 +98,11 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             return Err(e);
         }
     };
+    say!(
+        "regionserver {name} listening on {addr}; data in {}",
+        args.common.data.display()
+    );
+    crate::info::announce(info.as_ref(), "region server");
     let mut splits = SplitRequests::new(&args.common.zookeeper);
     let why = loop {
         if stop.load(Ordering::Acquire) {
