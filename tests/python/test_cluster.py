@@ -195,6 +195,9 @@ def test_rest_gateway_and_info_pages_show_the_spread_table(cluster):
     page = get(f"http://{masters[-1]}/table.jsp?name=seen").text
     writes = [int(w) for w in re.findall(r'<td class="num writes">(\d+)</td>', page)]
     assert len(writes) == 4 and sum(writes) == len(ROWS), page
+    master_metrics = get(f"http://{masters[-1]}/metrics").text
+    assert "basalt_master_region_servers 3" in master_metrics, master_metrics
+    assert "basalt_master_regions_in_transition 0" in master_metrics, master_metrics
     # Each region server's /metrics counts the puts it served.
     servers = info_addresses(cluster, "region server")
     assert len(servers) == 3, "".join(cluster.lines)

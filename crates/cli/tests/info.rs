@@ -96,13 +96,31 @@ fn metrics_move_by_what_the_workload_did() {
     let appends_before = sample(&before, "basalt_wal_appends_total");
     let flushes_before = sample(&before, "basalt_flush_duration_seconds_count");
 
-    for i in 0..50 {
-        conn.put(
-            &table,
-            &Put::new(format!("r{i:03}")).add_column("f", "q", format!("v{i}")),
-        )
-        .unwrap();
+    // Scraped while the writes run: the put count only grows, and ends 50 higher.
+    let writer = {
+        let (conn, table) = (std::sync::Arc::clone(&conn), table.clone());
+        std::thread::spawn(move || {
+            for i in 0..50 {
+                conn.put(
+                    &table,
+                    &Put::new(format!("r{i:03}")).add_column("f", "q", format!("v{i}")),
+                )
+                .unwrap();
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        })
+    };
+    let mut seen = puts_before;
+    for _ in 0..100 {
+        let (_, text) = get(&server.info, "/metrics");
+        let now = sample(&text, "basalt_regionserver_requests_total{op=\"put\"}");
+        assert!(now >= seen, "the put count went back: {seen} -> {now}");
+        seen = now;
+        if writer.is_finished() {
+            break;
+        }
     }
+    writer.join().unwrap();
     for i in 0..20 {
         assert!(
             !conn

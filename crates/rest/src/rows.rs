@@ -31,8 +31,10 @@ pub fn row(rest: &Rest, r: &Request, table: &TableName, pieces: &[&str]) -> Rest
             None => put(rest, r, table, &spec),
             Some("put") => check_and_put(rest, r, table, &spec),
             Some("delete") => check_and_delete(rest, r, table, &spec),
+            Some("append") => read_modify_write(rest, r, table, &spec, false),
+            Some("increment") => read_modify_write(rest, r, table, &spec, true),
             Some(other) => Err(RestError::bad_request(format!(
-                "check={other} is not put or delete"
+                "check={other} is not put, delete, append or increment"
             ))),
         },
         axum::http::Method::DELETE => delete(rest, table, &spec),
@@ -311,6 +313,61 @@ fn check_and_delete(rest: &Rest, r: &Request, table: &TableName, spec: &RowSpec)
         expected,
         CheckAction::Delete(delete),
     )
+}
+
+/// `?check=append` and `?check=increment` (HBase 2.5's): the CellSet's one row appends its
+/// cells' values, or adds them (decimal text, as HBase reads them) to 8-byte counters. With
+/// `?returnResult=true` the new cells come back as a CellSet.
+fn read_modify_write(
+    rest: &Rest,
+    r: &Request,
+    table: &TableName,
+    spec: &RowSpec,
+    increment: bool,
+) -> RestResult {
+    let mut puts = puts(r, spec)?;
+    if puts.len() != 1 {
+        return Err(RestError::bad_request("Number of rows specified is not 1"));
+    }
+    let put = puts.remove(0);
+    if put.cells.is_empty() {
+        return Err(RestError::bad_request("no cells to apply"));
+    }
+    require_table(rest.client.as_ref(), table)?;
+    let result = if increment {
+        let mut inc = basalt_client::Increment::new(put.row.clone());
+        for c in &put.cells {
+            let text = String::from_utf8_lossy(&c.value);
+            let amount: i64 = text.trim().parse().map_err(|_| {
+                RestError::bad_request(format!("increment amount {text:?} is not a whole number"))
+            })?;
+            inc = inc.add_column(c.family.clone(), c.qualifier.clone(), amount);
+        }
+        rest.client.increment(table, &inc)?
+    } else {
+        let mut append = basalt_client::Append::new(put.row.clone());
+        for c in &put.cells {
+            append = append.add_column(c.family.clone(), c.qualifier.clone(), c.value.clone());
+        }
+        rest.client.append(table, &append)?
+    };
+    if r.query("returnResult")?.as_deref() != Some("true") {
+        return Ok(reply(StatusCode::OK, Media::Text, ""));
+    }
+    let media = negotiate(
+        &r.headers,
+        &[
+            Media::Xml,
+            Media::Json,
+            Media::Protobuf,
+            Media::ProtobufIetf,
+        ],
+    )?;
+    Ok(reply(
+        StatusCode::OK,
+        media,
+        CellSet::of_rows(&[result]).encode(media),
+    ))
 }
 
 /// `GET /<table>/multiget[/<columns>]?row=r1&row=r2/cf:q&v=N`: the rows that exist.

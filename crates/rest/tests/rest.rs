@@ -491,6 +491,38 @@ fn check_and_put_and_check_and_delete() {
         body(&[("cf:a", "9")]).as_bytes(),
     );
     assert_eq!(r.status, 304);
+
+    // Increment (amounts as decimal text) and append, with and without the result.
+    let r = f.call(
+        "PUT",
+        "/t/r?check=increment",
+        &ct,
+        body(&[("cf:n", "5")]).as_bytes(),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let r = f.call(
+        "PUT",
+        "/t/r?check=increment&returnResult=true",
+        &[ct[0], JSON],
+        body(&[("cf:n", "-2")]).as_bytes(),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["Row"][0]["Cell"][0]["$"], b64(&3i64.to_be_bytes()));
+    let r = f.call(
+        "PUT",
+        "/t/r?check=increment",
+        &ct,
+        body(&[("cf:n", "x")]).as_bytes(),
+    );
+    assert_eq!(r.status, 400);
+    let r = f.call(
+        "PUT",
+        "/t/r?check=append&returnResult=true",
+        &[ct[0], JSON],
+        body(&[("cf:a", "+more")]).as_bytes(),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["Row"][0]["Cell"][0]["$"], b64(b"2+more"));
 }
 
 #[test]
