@@ -16,6 +16,28 @@ fn resolve(addr: &str) -> Result<SocketAddr> {
         .with_context(|| format!("{addr} resolves to no address"))
 }
 
+/// Where a gateway finds its server or cluster, and where it listens (`basalt thrift`,
+/// `basalt rest`).
+#[derive(Debug, clap::Args)]
+pub struct GatewayArgs {
+    /// The server's RPC address, `HOST:PORT` (default 127.0.0.1:16020)
+    #[arg(long, conflicts_with = "zookeeper")]
+    pub connect: Option<String>,
+    /// Find the server or cluster through ZooKeeper, `HOST:PORT` of the quorum
+    #[arg(long)]
+    pub zookeeper: Option<String>,
+    /// Address the gateway listens on
+    #[arg(long, default_value_t = std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST))]
+    pub bind: std::net::IpAddr,
+}
+
+impl GatewayArgs {
+    /// Connects as [`remote`] does.
+    pub fn remote(&self) -> Result<(RemoteConnection, String)> {
+        remote(self.connect.as_deref(), self.zookeeper.as_deref())
+    }
+}
+
 /// Connects to the server at `connect` (default [`DEFAULT_SERVER`]), or to the one ZooKeeper
 /// at `zookeeper` names; also says which, for the operator.
 pub fn remote(

@@ -3,7 +3,7 @@
 //! cluster. `basalt standalone --rest-port` runs the same gateway on its embedded engine.
 //! SIGINT or SIGTERM stops it after the requests in flight.
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -14,15 +14,8 @@ use basalt_rest::{RestConfig, RestServer};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The server's RPC address, `HOST:PORT` (default 127.0.0.1:16020)
-    #[arg(long, conflicts_with = "zookeeper")]
-    connect: Option<String>,
-    /// Find the cluster through ZooKeeper, `HOST:PORT` of the quorum
-    #[arg(long)]
-    zookeeper: Option<String>,
-    /// Address the gateway listens on
-    #[arg(long, default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
-    bind: IpAddr,
+    #[command(flatten)]
+    gateway: crate::connect::GatewayArgs,
     /// REST port; 0 picks a free one
     #[arg(long, short = 'p', default_value_t = 8080)]
     port: u16,
@@ -40,16 +33,16 @@ pub fn run(args: &Args) -> Result<()> {
         signal_hook::flag::register(signal, Arc::clone(&stop))
             .context("cannot install the signal handlers")?;
     }
-    let (conn, place) = crate::connect::remote(args.connect.as_deref(), args.zookeeper.as_deref())?;
+    let (conn, place) = args.gateway.remote()?;
     let config = RestConfig {
-        bind: SocketAddr::new(args.bind, args.port),
+        bind: SocketAddr::new(args.gateway.bind, args.port),
         read_only: args.readonly,
         scanner_lease: Duration::from_secs(args.scanner_lease_secs),
         server_name: conn.server_name(),
         ..RestConfig::default()
     };
     let rest = RestServer::start(Arc::new(conn), config)
-        .with_context(|| format!("cannot listen on {}:{}", args.bind, args.port))?;
+        .with_context(|| format!("cannot listen on {}:{}", args.gateway.bind, args.port))?;
     crate::say!(
         "rest listening on {}{}, serving {place}",
         rest.local_addr(),

@@ -3,7 +3,7 @@
 //! `basalt standalone` runs the same gateway on its embedded engine. SIGINT or SIGTERM stops
 //! it after the calls in flight.
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -14,15 +14,8 @@ use basalt_thrift::{ThriftConfig, ThriftServer};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The server's RPC address, `HOST:PORT` (default 127.0.0.1:16020)
-    #[arg(long, conflicts_with = "zookeeper")]
-    connect: Option<String>,
-    /// Find the server through ZooKeeper, `HOST:PORT` of the quorum
-    #[arg(long)]
-    zookeeper: Option<String>,
-    /// Address the gateway listens on
-    #[arg(long, default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
-    bind: IpAddr,
+    #[command(flatten)]
+    gateway: crate::connect::GatewayArgs,
     /// Thrift1 port; 0 picks a free one
     #[arg(long, default_value_t = 9090)]
     port: u16,
@@ -49,14 +42,14 @@ pub fn run(args: &Args) -> Result<()> {
         signal_hook::flag::register(signal, Arc::clone(&stop))
             .context("cannot install the signal handlers")?;
     }
-    let (conn, place) = crate::connect::remote(args.connect.as_deref(), args.zookeeper.as_deref())?;
+    let (conn, place) = args.gateway.remote()?;
     // TRegionInfo names the region server: the one this gateway talks to.
     let server = conn.server_name();
     let mut parts = server.split(',');
     let host = parts.next().unwrap_or("localhost").to_owned();
     let port = parts.next().and_then(|p| p.parse().ok()).unwrap_or(16020);
     let config = ThriftConfig {
-        bind: SocketAddr::new(args.bind, args.port),
+        bind: SocketAddr::new(args.gateway.bind, args.port),
         framed: args.framed,
         compact: args.compact,
         max_message: args.max_message_mb << 20,
@@ -66,7 +59,7 @@ pub fn run(args: &Args) -> Result<()> {
         ..ThriftConfig::default()
     };
     let thrift = ThriftServer::start(Arc::new(conn), config)
-        .with_context(|| format!("cannot listen on {}:{}", args.bind, args.port))?;
+        .with_context(|| format!("cannot listen on {}:{}", args.gateway.bind, args.port))?;
     crate::say!(
         "thrift listening on {} ({}, {}), serving {place}",
         thrift.local_addr(),

@@ -103,3 +103,19 @@ pub async fn blocking<T: Send + 'static>(
         .await
         .map_err(|e| format!("the request's handler failed: {e}"))
 }
+
+/// Escapes text for XML or HTML content and attribute values.
+pub fn escape_markup(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}

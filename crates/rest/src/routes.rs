@@ -7,7 +7,7 @@ use axum::body::Bytes as Body;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use basalt_client::{Error, NamespaceDescriptor, TableName};
+use basalt_client::{Client, NamespaceDescriptor, TableName};
 use basalt_net::http::{axum, blocking};
 
 use crate::media::{self, Media, RestError, RestResult, negotiate, reply};
@@ -104,6 +104,16 @@ fn method_not_allowed(r: &Request) -> RestError {
         StatusCode::METHOD_NOT_ALLOWED,
         format!("Method not allowed: {} {}", r.method, r.uri.path()),
     )
+}
+
+/// Fails with 404 unless the table exists (a read of a missing row must say "row", a read
+/// of a missing table "table").
+pub(crate) fn require_table(client: &dyn Client, table: &TableName) -> Result<(), RestError> {
+    if client.table_exists(table)? {
+        Ok(())
+    } else {
+        Err(basalt_client::Error::TableNotFound(table.clone()).into())
+    }
 }
 
 /// A table named in a path piece (`t`, `ns:t`, percent-encoded).
@@ -204,9 +214,7 @@ fn route(rest: &Rest, r: &Request) -> RestResult {
                 ],
             )?;
             let name = table_name(table)?;
-            if !rest.client.table_exists(&name)? {
-                return Err(Error::TableNotFound(name).into());
-            }
+            require_table(rest.client.as_ref(), &name)?;
             let regions = rest.client.regions(&name)?;
             let body =
                 models::table_info(&name.to_string(), &regions, &rest.config.server_name, media);
@@ -214,11 +222,8 @@ fn route(rest: &Rest, r: &Request) -> RestResult {
         }
         [table, "exists"] if get => {
             let name = table_name(table)?;
-            if rest.client.table_exists(&name)? {
-                Ok(reply(StatusCode::OK, Media::Text, ""))
-            } else {
-                Err(Error::TableNotFound(name).into())
-            }
+            require_table(rest.client.as_ref(), &name)?;
+            Ok(reply(StatusCode::OK, Media::Text, ""))
         }
         [table, "scanner"] | [table, "scanner", ""] => match r.method {
             Method::PUT | Method::POST => scanners::create(rest, r, &table_name(table)?),

@@ -4,14 +4,14 @@
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use basalt_client::{
-    Bytes, CheckAction, CheckAndMutate, Client, CompareOperator, Condition, Delete, Get,
-    LATEST_TIMESTAMP, Put, RowResult, TableName, parse_filter,
+    Bytes, CheckAction, CheckAndMutate, CompareOperator, Condition, Delete, Get, LATEST_TIMESTAMP,
+    Put, RowResult, TableName, parse_filter,
 };
 use basalt_net::http::axum;
 
 use crate::cellset::{CellSet, b64};
 use crate::media::{self, Media, RestError, RestResult, negotiate, reply};
-use crate::routes::Request;
+use crate::routes::{Request, require_table};
 use crate::rowspec::{Column, RowSpec};
 use crate::{Rest, scanners};
 
@@ -42,16 +42,6 @@ pub fn row(rest: &Rest, r: &Request, table: &TableName, pieces: &[&str]) -> Rest
             StatusCode::METHOD_NOT_ALLOWED,
             format!("Method not allowed: {}", r.method),
         )),
-    }
-}
-
-/// Fails with 404 unless the table exists (a read of a missing row must say "row", a read
-/// of a missing table "table").
-fn require_table(client: &dyn Client, table: &TableName) -> Result<(), RestError> {
-    if client.table_exists(table)? {
-        Ok(())
-    } else {
-        Err(basalt_client::Error::TableNotFound(table.clone()).into())
     }
 }
 
@@ -354,15 +344,7 @@ fn read_modify_write(
     if r.query("returnResult")?.as_deref() != Some("true") {
         return Ok(reply(StatusCode::OK, Media::Text, ""));
     }
-    let media = negotiate(
-        &r.headers,
-        &[
-            Media::Xml,
-            Media::Json,
-            Media::Protobuf,
-            Media::ProtobufIetf,
-        ],
-    )?;
+    let media = negotiate(&r.headers, media::MODEL)?;
     Ok(reply(
         StatusCode::OK,
         media,
@@ -372,15 +354,7 @@ fn read_modify_write(
 
 /// `GET /<table>/multiget[/<columns>]?row=r1&row=r2/cf:q&v=N`: the rows that exist.
 pub fn multiget(rest: &Rest, r: &Request, table: &TableName, columns: Option<&str>) -> RestResult {
-    let media = negotiate(
-        &r.headers,
-        &[
-            Media::Xml,
-            Media::Json,
-            Media::Protobuf,
-            Media::ProtobufIetf,
-        ],
-    )?;
+    let media = negotiate(&r.headers, media::MODEL)?;
     let versions = r.query("v")?;
     let filter = match (r.query("filter")?, r.query("filter_b64")?) {
         (Some(f), _) => Some(parse_filter(&f)?),

@@ -297,9 +297,7 @@ pub(crate) fn create(
     let model = ScannerModel::decode(media, &r.body)?;
     let scan = model.scan()?;
     let batch = model.batch()?;
-    if !rest.client.table_exists(table)? {
-        return Err(basalt_client::Error::TableNotFound(table.clone()).into());
-    }
+    crate::routes::require_table(rest.client.as_ref(), table)?;
     let rows = rest.client.clone().scan(table, &scan)?;
     let id = format!(
         "{}{:x}",
@@ -409,15 +407,7 @@ pub(crate) fn stateless(
             "a scan takes its settings as parameters",
         ));
     }
-    let media = crate::media::negotiate(
-        &r.headers,
-        &[
-            Media::Xml,
-            Media::Json,
-            Media::Protobuf,
-            Media::ProtobufIetf,
-        ],
-    )?;
+    let media = crate::media::negotiate(&r.headers, crate::media::MODEL)?;
     let mut scan = Scan::new();
     if let Some(s) = r.query("startrow")? {
         scan = scan.with_start_row_inclusive(
@@ -472,9 +462,7 @@ pub(crate) fn stateless(
         }
         (None, None) => {}
     }
-    if !rest.client.table_exists(table)? {
-        return Err(basalt_client::Error::TableNotFound(table.clone()).into());
-    }
+    crate::routes::require_table(rest.client.as_ref(), table)?;
     let rows: Vec<RowResult> = rest
         .client
         .clone()

@@ -113,21 +113,7 @@ pub fn parse(body: &[u8]) -> Result<Element, String> {
     }
 }
 
-/// Escapes text for an attribute value or element content.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use basalt_net::http::escape_markup as escape;
 
 /// Builds a document: `open`/`attr`/`close` in order, as the representation nests.
 #[derive(Debug, Default)]

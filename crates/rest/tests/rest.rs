@@ -150,6 +150,11 @@ impl Fixture {
         http(self.addr, method, path, headers, body)
     }
 
+    /// A call with a JSON body.
+    fn json_call(&self, method: &str, path: &str, body: &[u8]) -> Reply {
+        self.call(method, path, &[("Content-Type", "application/json")], body)
+    }
+
     fn put(&self, row: &str, column: &str, value: &str, ts: i64) {
         let (f, q) = column.split_once(':').expect("column");
         self.conn
@@ -247,10 +252,9 @@ fn schema_create_alter_and_delete() {
         .expect("created");
     assert_eq!(d.family(b"a").map(|f| f.max_versions), Some(5));
     // POST adds a family and keeps the others.
-    let r = f.call(
+    let r = f.json_call(
         "POST",
         "/s/schema",
-        &[("Content-Type", "application/json")],
         br#"{"name":"s","ColumnSchema":[{"name":"b","BLOOMFILTER":"ROWCOL"}]}"#,
     );
     assert_eq!(r.status, 200, "{}", r.text());
@@ -267,10 +271,9 @@ fn schema_create_alter_and_delete() {
     let r = f.call("GET", "/s/schema", &[PB], b"");
     assert_eq!(r.status, 200);
     assert!(r.body.starts_with(b"\x0a\x01s"), "{:?}", r.body);
-    let bad = f.call(
+    let bad = f.json_call(
         "PUT",
         "/s/schema",
-        &[("Content-Type", "application/json")],
         br#"{"name":"s","ColumnSchema":[{"name":"a","VERSIONS":"lots"}]}"#,
     );
     assert_eq!(bad.status, 400, "{}", bad.text());
@@ -299,12 +302,7 @@ fn cells_in_xml_json_protobuf_and_binary() {
         {"key": b64(b"r2"), "Cell": [{"column": b64(b"cf:a"), "$": b64(b"two")}]},
         {"key": b64(b"r3"), "Cell": [{"column": b64(b"cf:b"), "$": b64(b"three")}]},
     ]});
-    let r = f.call(
-        "PUT",
-        "/t/fakerow",
-        &[("Content-Type", "application/json")],
-        json.to_string().as_bytes(),
-    );
+    let r = f.json_call("PUT", "/t/fakerow", json.to_string().as_bytes());
     assert_eq!(r.status, 200, "{}", r.text());
     assert_eq!(f.call("GET", "/t/fakerow", &[JSON], b"").status, 404);
     // Protobuf CellSet: row 1 { key 1, values 2 { column 2, data 4 } }.
@@ -402,26 +400,11 @@ fn errors_carry_hbase_s_status_codes() {
     assert_eq!(f.call("GET", "/nope/r1", &[JSON], b"").status, 404);
     assert_eq!(f.call("GET", "/t/missing", &[JSON], b"").status, 404);
     let json = serde_json::json!({"Row": [{"key": b64(b"r"), "Cell": [{"column": b64(b"zz:a"), "$": b64(b"v")}]}]});
-    let r = f.call(
-        "PUT",
-        "/t/r",
-        &[("Content-Type", "application/json")],
-        json.to_string().as_bytes(),
-    );
+    let r = f.json_call("PUT", "/t/r", json.to_string().as_bytes());
     assert_eq!(r.status, 404, "unknown family: {}", r.text());
-    let r = f.call(
-        "PUT",
-        "/t/r",
-        &[("Content-Type", "application/json")],
-        b"{not json",
-    );
+    let r = f.json_call("PUT", "/t/r", b"{not json");
     assert_eq!(r.status, 400);
-    let r = f.call(
-        "PUT",
-        "/t/r?check=blah",
-        &[("Content-Type", "application/json")],
-        b"{}",
-    );
+    let r = f.json_call("PUT", "/t/r?check=blah", b"{}");
     assert_eq!(r.status, 400);
     let r = f.call("PUT", "/t/r", &[("Content-Type", "image/png")], b"x");
     assert_eq!(r.status, 415);
@@ -448,57 +431,31 @@ fn check_and_put_and_check_and_delete() {
         .to_string()
     };
     let ct = [("Content-Type", "application/json")];
+    let put = |path: &str, cells: &[(&str, &str)]| f.call("PUT", path, &ct, body(cells).as_bytes());
     // Put cf:a=2 and cf:b=x if cf:a is 1 (the last cell is the check).
-    let r = f.call(
-        "PUT",
+    let r = put(
         "/t/r?check=put",
-        &ct,
-        body(&[("cf:a", "2"), ("cf:b", "x"), ("cf:a", "1")]).as_bytes(),
+        &[("cf:a", "2"), ("cf:b", "x"), ("cf:a", "1")],
     );
     assert_eq!(r.status, 200, "{}", r.text());
-    let r = f.call(
-        "PUT",
-        "/t/r?check=put",
-        &ct,
-        body(&[("cf:a", "3"), ("cf:a", "1")]).as_bytes(),
-    );
+    let r = put("/t/r?check=put", &[("cf:a", "3"), ("cf:a", "1")]);
     assert_eq!(r.status, 304);
     let got = f.conn.table("t").unwrap().get(&Get::new("r")).unwrap();
     assert_eq!(got.value(b"cf", b"a"), Some(&b"2"[..]));
     assert_eq!(got.value(b"cf", b"b"), Some(&b"x"[..]));
     // The checked column must be among those written.
-    let r = f.call(
-        "PUT",
-        "/t/r?check=put",
-        &ct,
-        body(&[("cf:b", "y"), ("cf:a", "2")]).as_bytes(),
-    );
+    let r = put("/t/r?check=put", &[("cf:b", "y"), ("cf:a", "2")]);
     assert_eq!(r.status, 400);
     // Delete cf:b if cf:a is 2; then nothing if cf:a is 9.
-    let r = f.call(
-        "PUT",
-        "/t/r?check=delete",
-        &ct,
-        body(&[("cf:b", ""), ("cf:a", "2")]).as_bytes(),
-    );
+    let r = put("/t/r?check=delete", &[("cf:b", ""), ("cf:a", "2")]);
     assert_eq!(r.status, 200, "{}", r.text());
     let got = f.conn.table("t").unwrap().get(&Get::new("r")).unwrap();
     assert_eq!(got.value(b"cf", b"b"), None);
-    let r = f.call(
-        "PUT",
-        "/t/r?check=delete",
-        &ct,
-        body(&[("cf:a", "9")]).as_bytes(),
-    );
+    let r = put("/t/r?check=delete", &[("cf:a", "9")]);
     assert_eq!(r.status, 304);
 
     // Increment (amounts as decimal text) and append, with and without the result.
-    let r = f.call(
-        "PUT",
-        "/t/r?check=increment",
-        &ct,
-        body(&[("cf:n", "5")]).as_bytes(),
-    );
+    let r = put("/t/r?check=increment", &[("cf:n", "5")]);
     assert_eq!(r.status, 200, "{}", r.text());
     let r = f.call(
         "PUT",
@@ -508,12 +465,7 @@ fn check_and_put_and_check_and_delete() {
     );
     assert_eq!(r.status, 200, "{}", r.text());
     assert_eq!(r.json()["Row"][0]["Cell"][0]["$"], b64(&3i64.to_be_bytes()));
-    let r = f.call(
-        "PUT",
-        "/t/r?check=increment",
-        &ct,
-        body(&[("cf:n", "x")]).as_bytes(),
-    );
+    let r = put("/t/r?check=increment", &[("cf:n", "x")]);
     assert_eq!(r.status, 400);
     let r = f.call(
         "PUT",
@@ -605,12 +557,7 @@ fn scanners_with_filters_batches_and_leases() {
     assert_eq!(f.call("GET", &path, &[PB], b"").status, 204);
 
     // A scanner left idle past its lease is gone.
-    let r = f.call(
-        "POST",
-        "/t/scanner",
-        &[("Content-Type", "application/json")],
-        br#"{"batch":1}"#,
-    );
+    let r = f.json_call("POST", "/t/scanner", br#"{"batch":1}"#);
     let path = r
         .header("Location")
         .expect("location")
@@ -630,19 +577,9 @@ fn scanners_with_filters_batches_and_leases() {
     assert_eq!(status, 404);
 
     // Bad filters and missing tables.
-    let r = f.call(
-        "POST",
-        "/t/scanner",
-        &[("Content-Type", "application/json")],
-        br#"{"filter":"{\"type\":\"Nope\"}"}"#,
-    );
+    let r = f.json_call("POST", "/t/scanner", br#"{"filter":"{\"type\":\"Nope\"}"}"#);
     assert_eq!(r.status, 400);
-    let r = f.call(
-        "POST",
-        "/nope/scanner",
-        &[("Content-Type", "application/json")],
-        b"{}",
-    );
+    let r = f.json_call("POST", "/nope/scanner", b"{}");
     assert_eq!(r.status, 404);
 
     // A stateless scan with the filter language.
@@ -661,12 +598,7 @@ fn scanners_with_filters_batches_and_leases() {
 #[test]
 fn namespaces_and_read_only_mode() {
     let f = Fixture::new();
-    let r = f.call(
-        "POST",
-        "/namespaces/ns1",
-        &[("Content-Type", "application/json")],
-        br#"{"properties":{"k":"v"}}"#,
-    );
+    let r = f.json_call("POST", "/namespaces/ns1", br#"{"properties":{"k":"v"}}"#);
     assert_eq!(r.status, 201, "{}", r.text());
     assert_eq!(f.call("POST", "/namespaces/ns1", &[], b"").status, 403);
     let r = f.call("GET", "/namespaces", &[JSON], b"");
@@ -681,10 +613,9 @@ fn namespaces_and_read_only_mode() {
         f.call("GET", "/namespaces/ns1", &[JSON], b"").json()["properties"]["k"],
         "v"
     );
-    let r = f.call(
+    let r = f.json_call(
         "PUT",
         "/ns1:t2/schema",
-        &[("Content-Type", "application/json")],
         br#"{"ColumnSchema":[{"name":"f"}]}"#,
     );
     assert_eq!(r.status, 201, "{}", r.text());

@@ -6,21 +6,7 @@ use std::fmt::Write as _;
 use basalt_client::metrics::{MasterStatus, Op, RegionStatus, ServerMetrics, ServerStatus};
 use basalt_client::{BinaryDisplay, ClusterSummary, RegionLoad, RegionSummary};
 
-/// Escapes text for HTML.
-pub fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use basalt_net::http::escape_markup as esc;
 
 /// A key as HBase's pages print keys (`Bytes.toStringBinary`).
 fn key(bytes: &[u8]) -> String {
