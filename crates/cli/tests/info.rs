@@ -145,12 +145,13 @@ fn metrics_move_by_what_the_workload_did() {
         sample(&after, "basalt_regionserver_requests_total{op=\"get\"}") - gets_before,
         20.0
     );
+    // One scan of 50 rows: at least one batch read.
     assert!(
         sample(
             &after,
             "basalt_regionserver_requests_total{op=\"scan_next\"}"
         ) - scans_before
-            >= 50.0
+            >= 1.0
     );
     assert!(sample(&after, "basalt_wal_appends_total") - appends_before >= 50.0);
     assert!(sample(&after, "basalt_flush_duration_seconds_count") - flushes_before >= 1.0);

@@ -49,7 +49,7 @@ pub struct RegionScanner {
     filter_ended: bool,
     /// The region's read counter: each whole row returned is one read.
     requests: Arc<RequestCounts>,
-    /// Where each row returned is timed (ScanNext).
+    /// Where each batch of rows read is timed (ScanNext).
     metrics: Arc<basalt_common::metrics::ServerMetrics>,
     /// Rows are stored in meta order and decoded on the way out (`crate::meta_keys`).
     meta: bool,
@@ -168,10 +168,15 @@ impl RegionScanner {
         beyond || (ord.is_eq() && !self.include_stop_row)
     }
 
+    /// Reads the next batch of rows (up to `rows_per_refill`); each batch is one ScanNext
+    /// in the server's metrics, as each of HBase's scanner `next` calls is.
     fn refill(&mut self) -> Result<()> {
+        let started = std::time::Instant::now();
         let mut filter = self.filter.take();
         let result = self.refill_with(filter.as_deref_mut());
         self.filter = filter;
+        self.metrics
+            .timed(basalt_common::metrics::Op::ScanNext, started);
         result
     }
 
@@ -377,7 +382,6 @@ impl Iterator for RegionScanner {
     type Item = Result<RowResult>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let started = std::time::Instant::now();
         while self.buffer.is_empty() && !self.exhausted {
             if let Err(e) = self.refill() {
                 // A storage error ends the scan; the rows before it were returned.
@@ -389,8 +393,6 @@ impl Iterator for RegionScanner {
         if !row.partial {
             self.requests.read();
         }
-        self.metrics
-            .timed(basalt_common::metrics::Op::ScanNext, started);
         Some(Ok(crate::region::shown_if(self.meta, row)))
     }
 }
