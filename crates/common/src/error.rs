@@ -22,6 +22,8 @@ pub enum ErrorKind {
     /// The region or server cannot take the request now (moving, splitting, too busy); the
     /// same request may succeed when retried.
     Unavailable,
+    /// The caller may not do this (access control).
+    Denied,
 }
 
 /// Every error the engine and the client API return.
@@ -80,6 +82,10 @@ pub enum Error {
     RegionTooBusy { region: String, reason: String },
     #[error("{0}")]
     Refused(String),
+    /// Access control refused the call; the message names the user, the action and the scope,
+    /// as HBase's AccessDeniedException does.
+    #[error("{0}")]
+    AccessDenied(String),
     /// The storage failed; `source` is the error from below, where there was one.
     #[error("Storage error: {message}")]
     Storage {
@@ -194,6 +200,7 @@ impl Error {
             | Error::NamespaceNotEmpty { .. }
             | Error::Refused(_) => ErrorKind::WrongState,
             Error::NotServingRegion(_) | Error::RegionTooBusy { .. } => ErrorKind::Unavailable,
+            Error::AccessDenied(_) => ErrorKind::Denied,
             Error::Storage { .. } => ErrorKind::Io,
             Error::Corrupt { .. } => ErrorKind::Corruption,
         }
@@ -224,6 +231,7 @@ impl Error {
             Error::NotServingRegion(_) => "org.apache.hadoop.hbase.NotServingRegionException",
             Error::UnknownRegion(_) => "org.apache.hadoop.hbase.UnknownRegionException",
             Error::RegionTooBusy { .. } => "org.apache.hadoop.hbase.RegionTooBusyException",
+            Error::AccessDenied(_) => "org.apache.hadoop.hbase.security.AccessDeniedException",
             _ => match self.kind() {
                 // HBase's client sees a server-side IllegalArgumentException as this.
                 ErrorKind::InvalidArgument => "java.lang.IllegalArgumentException",

@@ -166,7 +166,7 @@ impl From<Error> for RestError {
         let status = match e.kind() {
             ErrorKind::InvalidArgument => StatusCode::BAD_REQUEST,
             ErrorKind::NotFound => StatusCode::NOT_FOUND,
-            ErrorKind::AlreadyExists => StatusCode::FORBIDDEN,
+            ErrorKind::AlreadyExists | ErrorKind::Denied => StatusCode::FORBIDDEN,
             ErrorKind::WrongState | ErrorKind::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             ErrorKind::Corruption | ErrorKind::Io => StatusCode::INTERNAL_SERVER_ERROR,
         };
