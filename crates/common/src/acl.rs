@@ -5,9 +5,13 @@
 //! qualifiers. Grants live in `hbase:acl` (one cell each, [`Permission::to_cell`]); the master
 //! and region servers keep an [`Acl`] of them in memory.
 
+mod control;
+
 use std::fmt;
 
 use bytes::Bytes;
+
+pub use control::AccessControl;
 
 use crate::{Error, Result, TableName};
 

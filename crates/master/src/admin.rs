@@ -117,6 +117,74 @@ impl Admin {
         Admin { engine: master }
     }
 
+    // Access control (HBase's AccessControlClient; in force only with authorization on).
+
+    /// Grants `p` (replacing what its principal had at that scope, or, with `merge`, adding
+    /// to it), stored in `hbase:acl`. In force at once.
+    pub fn grant(&self, p: basalt_common::acl::Permission, merge: bool) -> Result<()> {
+        self.require_authorization()?;
+        // One change at a time: stored first, then put in force.
+        let _ddl = self.engine.ddl();
+        crate::acl_store::check_scope_exists(&self.engine, &p.scope)?;
+        let merged = self.engine.access.acl().clone().grant(p, merge).clone();
+        crate::acl_store::store(&self.engine, &merged)?;
+        self.engine.access.update(|acl| {
+            acl.grant(merged, false);
+        });
+        Ok(())
+    }
+
+    /// Takes away what `principal` was granted at exactly `scope`.
+    pub fn revoke(&self, principal: &str, scope: &basalt_common::acl::Scope) -> Result<()> {
+        self.require_authorization()?;
+        let _ddl = self.engine.ddl();
+        let held = self
+            .engine
+            .access
+            .acl()
+            .grants()
+            .iter()
+            .find(|g| g.principal == principal && &g.scope == scope)
+            .cloned();
+        let Some(p) = held else {
+            return Err(Error::InvalidArgument(format!(
+                "{principal} has no permissions at {scope} to revoke"
+            )));
+        };
+        crate::acl_store::remove(&self.engine, &p)?;
+        self.engine.access.update(|acl| {
+            acl.revoke(principal, scope);
+        });
+        Ok(())
+    }
+
+    /// The grants at `scope` and inside it (all of them for the global scope).
+    pub fn user_permissions(
+        &self,
+        scope: &basalt_common::acl::Scope,
+    ) -> Result<Vec<basalt_common::acl::Permission>> {
+        self.require_authorization()?;
+        Ok(self
+            .engine
+            .access
+            .acl()
+            .grants()
+            .iter()
+            .filter(|g| scope.covers(&g.scope))
+            .cloned()
+            .collect())
+    }
+
+    fn require_authorization(&self) -> Result<()> {
+        if self.engine.access.is_enabled() {
+            Ok(())
+        } else {
+            Err(Error::Refused(
+                "access control is off (start the server with --authorization)".into(),
+            ))
+        }
+    }
+
     // Namespaces.
 
     /// Creates a namespace. Names are letters, digits and `_`.

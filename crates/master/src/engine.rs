@@ -122,7 +122,7 @@ impl Engine {
     pub fn all_regions(&self) -> Vec<Arc<Region>> {
         let mut out = vec![Arc::clone(&self.meta)];
         for t in self.tables().values() {
-            if !t.name.is_system() {
+            if !t.name.is_meta() {
                 out.extend(t.regions());
             }
         }
@@ -222,6 +222,15 @@ impl<C: FromEngine> EngineBuilder<C> {
 
     /// Whether regions split by themselves when they grow past their table's split size
     /// (default true; a table's SPLIT_ENABLED false turns it off for that table).
+    /// Turns access control on (HBase's `hbase.security.authorization`): calls from the
+    /// network are checked against the grants in `hbase:acl`; `superusers` (names or
+    /// `@groups`, HBase's `hbase.superuser`) may do anything.
+    pub fn authorization(mut self, superusers: Vec<String>) -> Self {
+        self.region_config.access =
+            Arc::new(basalt_common::acl::AccessControl::enabled(superusers));
+        self
+    }
+
     pub fn auto_split(mut self, on: bool) -> Self {
         self.background.auto_split = on;
         self
@@ -426,6 +435,7 @@ impl<C: FromEngine> EngineBuilder<C> {
         let every = self.major_compaction_interval;
         let engine = self.engine(None, tx, None, &[])?;
         boot(&engine, &[], false)?;
+        start_access_control(&engine)?;
         Ok(Self::start(engine, rx, every))
     }
 
@@ -474,8 +484,18 @@ impl<C: FromEngine> EngineBuilder<C> {
         boot(&engine, &left_by_last_run, skip_corrupt_wal)?;
         wal.archive(&left_by_last_run)?;
         wal_dirs::retire(fs.as_ref(), dead)?;
+        start_access_control(&engine)?;
         Ok(Self::start(engine, rx, every))
     }
+}
+
+/// With access control on, makes `hbase:acl` if needed and puts its grants in force.
+fn start_access_control(engine: &Engine) -> Result<()> {
+    let master = engine.master();
+    if master.access.is_enabled() {
+        crate::acl_store::start(&master, &master.access)?;
+    }
+    Ok(())
 }
 
 /// Brings the catalog up: replays meta's WAL edits, writes the built-in namespaces into a new

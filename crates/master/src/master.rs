@@ -240,6 +240,8 @@ pub struct Master {
     pub backup_masters: Mutex<Vec<basalt_common::ServerName>>,
     /// What the master counts (balancer runs, regions moved).
     pub metrics: Arc<basalt_common::metrics::MasterMetrics>,
+    /// Who may do what: its local region server's (standalone), or off.
+    pub access: Arc<basalt_common::acl::AccessControl>,
 }
 
 impl Master {
@@ -251,6 +253,10 @@ impl Master {
         local: Option<Arc<RegionServer>>,
         background: janitor::Settings,
     ) -> Self {
+        let access = local
+            .as_ref()
+            .map(|rs| Arc::clone(&rs.config.access))
+            .unwrap_or_default();
         Master {
             tables: RwLock::new(BTreeMap::new()),
             namespaces: RwLock::new(BTreeMap::new()),
@@ -268,6 +274,7 @@ impl Master {
             dead_servers: Mutex::new(Vec::new()),
             backup_masters: Mutex::new(Vec::new()),
             metrics: Arc::default(),
+            access,
         }
     }
 

@@ -103,18 +103,25 @@ pub fn create_table(
     split_keys: &[Bytes],
 ) -> Result<()> {
     let _ddl = engine.ddl();
-    create_table_locked(engine, descriptor, split_keys)
+    create_table_locked(engine, descriptor, split_keys, false)
+}
+
+/// Creates one of Basalt's own tables in the `hbase` namespace (`hbase:acl`), one region.
+pub fn create_system_table(engine: &Master, descriptor: TableDescriptor) -> Result<()> {
+    let _ddl = engine.ddl();
+    create_table_locked(engine, descriptor, &[], true)
 }
 
 fn create_table_locked(
     engine: &Master,
     descriptor: TableDescriptor,
     split_keys: &[Bytes],
+    system: bool,
 ) -> Result<()> {
     engine.check_open()?;
     descriptor.validate()?;
     let name = descriptor.name.clone();
-    if name.namespace() == SYSTEM_NAMESPACE {
+    if name.namespace() == SYSTEM_NAMESPACE && !system {
         return Err(Error::Refused(format!(
             "cannot create {name}: the hbase namespace holds system tables only"
         )));
@@ -271,7 +278,7 @@ pub fn truncate_table(engine: &Master, name: &TableName, preserve_splits: bool) 
         Vec::new()
     };
     delete_table_locked(engine, name)?;
-    create_table_locked(engine, descriptor, &splits)
+    create_table_locked(engine, descriptor, &splits, false)
 }
 
 /// Alters a table online: the new schema is written, then each region is closed (its

@@ -328,14 +328,23 @@ pub struct Location {
     pub server: Option<SocketAddr>,
 }
 
+/// The user a connection names when none is given.
+pub const DEFAULT_USER: &str = "basalt";
+
 impl RpcClient {
-    /// Connects and opens `service` (`ClientService`, `MasterService`).
+    /// Connects and opens `service` (`ClientService`, `MasterService`) as the user `basalt`.
     pub fn connect(addr: SocketAddr, service: &str) -> io::Result<RpcClient> {
+        Self::connect_as(addr, service, DEFAULT_USER)
+    }
+
+    /// Connects and opens `service` as `user` (HBase's SIMPLE authentication: the connection
+    /// header names the user, and a server that allows it believes it).
+    pub fn connect_as(addr: SocketAddr, service: &str, user: &str) -> io::Result<RpcClient> {
         let mut stream = TcpStream::connect(addr)?;
         stream.set_nodelay(true)?;
         stream.write_all(&encode_connection_start(&ConnectionHeader {
             user_info: Some(UserInformation {
-                effective_user: Some("basalt".into()),
+                effective_user: Some(user.into()),
                 real_user: None,
             }),
             service_name: Some(service.into()),

@@ -103,6 +103,9 @@ pub struct RegionConfig {
     pub legacy_meta_rows: bool,
     /// The server's metrics: operations, flushes and compactions are counted there.
     pub metrics: Arc<ServerMetrics>,
+    /// Who may do what on the server's regions (checked by its services on calls from the
+    /// network; the region itself does not look).
+    pub access: Arc<basalt_common::acl::AccessControl>,
 }
 
 /// Records an operation's time when dropped ([`Region::time`]).
@@ -129,6 +132,7 @@ impl Default for RegionConfig {
             stamps: Arc::default(),
             legacy_meta_rows: false,
             metrics: ServerMetrics::new(),
+            access: Arc::default(),
         }
     }
 }

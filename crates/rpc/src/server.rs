@@ -11,6 +11,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use basalt_client::Connection;
+use basalt_common::acl::User;
 use basalt_net::{POLL, Patient, serve_connections};
 
 use crate::cellblock;
@@ -197,6 +198,9 @@ impl Drop for RpcServer {
 /// What a connection's header chose: the service, and the cell block codec and compressor.
 struct ConnInfo {
     service: String,
+    /// The user the connection header named (HBase's SIMPLE authentication), whom access
+    /// control checks; `anonymous` if it named nobody.
+    user: User,
     codec: Option<String>,
     compressor: Option<String>,
     /// How long this connection's mutations take, in nanoseconds: a moving average over the
@@ -211,6 +215,11 @@ struct ConnInfo {
 const SLOW_MUTATION_NS: u64 = 40_000;
 
 impl ConnInfo {
+    /// Who the calls on this connection are for (every network caller is checked).
+    fn caller(&self) -> Option<&User> {
+        Some(&self.user)
+    }
+
     fn slow_mutations(&self) -> bool {
         self.mutation_ns.load(Ordering::Relaxed) >= SLOW_MUTATION_NS
     }
@@ -308,6 +317,11 @@ fn serve(stream: TcpStream, shared: &Arc<Shared>) -> Result<(), FrameError> {
     let header = frame::read_connection_header(&mut input, limit)?;
     let conn = Arc::new(ConnInfo {
         service: header.service_name.unwrap_or_default(),
+        user: header
+            .user_info
+            .and_then(|u| u.effective_user)
+            .filter(|u| !u.is_empty())
+            .map_or_else(|| User::new("anonymous"), User::new),
         codec: header.cell_block_codec_class,
         compressor: header.cell_block_compressor_class,
         mutation_ns: std::sync::atomic::AtomicU64::new(0),
@@ -410,13 +424,23 @@ fn execute(
     let outcome = match service {
         "ClientService" => shared.service.as_ref().and_then(|client| {
             if call.cell_block.is_empty() {
-                return client.call(method, call.param.as_deref(), &call.cell_block);
+                return client.call(
+                    method,
+                    call.param.as_deref(),
+                    &call.cell_block,
+                    conn.caller(),
+                );
             }
             Some(
                 cellblock::check_codec(conn.codec.as_deref(), conn.compressor.as_deref()).and_then(
                     |()| {
                         client
-                            .call(method, call.param.as_deref(), &call.cell_block)
+                            .call(
+                                method,
+                                call.param.as_deref(),
+                                &call.cell_block,
+                                conn.caller(),
+                            )
                             .unwrap_or_else(|| Err(unknown(service, method)))
                     },
                 ),

@@ -61,6 +61,9 @@ pub struct RemoteConfig {
     /// HBase's `ThreadLocal` pool type does: 16 threads of gets over two connections measured
     /// faster this way than with each call taking the next connection (BENCHMARKS.md).
     pub pool_size: usize,
+    /// The user every connection names (HBase's SIMPLE authentication; the server decides
+    /// whether to believe it).
+    pub user: String,
 }
 
 impl Default for RemoteConfig {
@@ -71,6 +74,7 @@ impl Default for RemoteConfig {
             pause: Duration::from_millis(100),
             max_pause: Duration::from_secs(2),
             pool_size: 1,
+            user: basalt_proto::rpc_client::DEFAULT_USER.to_owned(),
         }
     }
 }
@@ -146,6 +150,7 @@ fn remote_error(table: &TableName, class: &str, message: String) -> Error {
         "NamespaceExistException" => Error::NamespaceExists(message),
         "DoNotRetryIOException" | "IllegalArgumentException" => Error::InvalidArgument(message),
         "ConstraintException" => Error::Refused(message),
+        "AccessDeniedException" => Error::AccessDenied(message),
         _ => Error::storage(format!("{class}: {message}")),
     }
 }
@@ -243,7 +248,7 @@ impl RemoteConnection {
     }
 
     fn open(addr: SocketAddr, config: &RemoteConfig, service: &str) -> std::io::Result<RpcClient> {
-        let client = RpcClient::connect(addr, service)?;
+        let client = RpcClient::connect_as(addr, service, &config.user)?;
         client.set_timeout(Some(config.rpc_timeout))?;
         Ok(client)
     }

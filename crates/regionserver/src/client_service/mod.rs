@@ -3,6 +3,8 @@
 //! and scans stay inside it, so a client that walks the regions in `hbase:meta` sees every
 //! row once.
 
+use basalt_common::acl::User;
+use basalt_common::ops::RowOp;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -142,7 +144,13 @@ impl ClientService {
     /// Runs `method`; `None` if ClientService has no such method. `cell_block` holds the
     /// cells of the call's mutations when the client sent them outside the message (empty
     /// otherwise; the server has checked the connection's codec).
-    pub fn call(&self, method: &str, param: Option<&[u8]>, cell_block: &Bytes) -> Option<Outcome> {
+    pub fn call(
+        &self,
+        method: &str,
+        param: Option<&[u8]>,
+        cell_block: &Bytes,
+        user: Option<&User>,
+    ) -> Option<Outcome> {
         fn no_cells<R>(r: R, cell_block: &[u8]) -> Result<R, ExceptionResponse> {
             if cell_block.is_empty() {
                 Ok(r)
@@ -153,15 +161,15 @@ impl ClientService {
         Some(match method {
             "Get" => decode::<GetRequest>(param)
                 .and_then(|r| no_cells(r, cell_block))
-                .and_then(|r| self.get(&r)),
+                .and_then(|r| self.get(&r, user)),
             "Mutate" => decode::<MutateRequest>(param).and_then(|r| {
                 let cells = cellblock::decode(cell_block)?;
                 let dealt = dealt(cell_block, [Some(&r.mutation)], &cells)?;
-                self.mutate(&r, share(&cells, &dealt, 0))
+                self.mutate(&r, share(&cells, &dealt, 0), user)
             }),
             "Scan" => decode::<ScanRequest>(param)
                 .and_then(|r| no_cells(r, cell_block))
-                .and_then(|r| self.scan(&r)),
+                .and_then(|r| self.scan(&r, user)),
             "Multi" => decode::<MultiRequest>(param).and_then(|r| {
                 let cells = cellblock::decode(cell_block)?;
                 let mutations = r
@@ -169,7 +177,7 @@ impl ClientService {
                     .iter()
                     .flat_map(|ra| ra.action.iter().map(|a| a.mutation.as_ref()));
                 let dealt = dealt(cell_block, mutations, &cells)?;
-                self.multi(&r, &cells, &dealt)
+                self.multi(&r, &cells, &dealt, user)
             }),
             "ExecService" => {
                 decode::<pb::CoprocessorServiceRequest>(param).and_then(|r| self.exec_service(&r))
@@ -179,6 +187,113 @@ impl ClientService {
             }
             _ => return None,
         })
+    }
+
+    /// The columns a read asks for (`(family, qualifiers)`, no qualifiers for a whole
+    /// family; none at all for every family), cut to what `user` may read.
+    fn readable_columns(
+        &self,
+        user: Option<&User>,
+        region: &Region,
+        columns: &[pb::Column],
+    ) -> Result<Vec<(Bytes, Vec<Bytes>)>, ExceptionResponse> {
+        let asked: Vec<(Bytes, Vec<Bytes>)> = columns
+            .iter()
+            .map(|c| {
+                (
+                    Bytes::copy_from_slice(&c.family),
+                    c.qualifier
+                        .iter()
+                        .map(|q| Bytes::copy_from_slice(q))
+                        .collect(),
+                )
+            })
+            .collect();
+        let families: Vec<Bytes> = asked.iter().map(|(f, _)| f.clone()).collect();
+        let all: Vec<Bytes> = region
+            .descriptor()
+            .families()
+            .iter()
+            .map(|f| f.name.clone())
+            .collect();
+        let allowed = self
+            .rs
+            .config
+            .access
+            .readable(user, &region.info().table, &families, &all)
+            .map_err(|e| from_error(&e))?;
+        Ok(match allowed {
+            None => asked,
+            Some(allowed) if asked.is_empty() => {
+                allowed.into_iter().map(|f| (f, Vec::new())).collect()
+            }
+            Some(allowed) => asked
+                .into_iter()
+                .filter(|(f, _)| allowed.contains(f))
+                .collect(),
+        })
+    }
+
+    /// `Ok` if `user` may read `family` of the region's table (a condition's column).
+    fn may_read_family(
+        &self,
+        user: Option<&User>,
+        region: &Region,
+        family: &[u8],
+    ) -> Result<(), ExceptionResponse> {
+        let table = &region.info().table;
+        self.rs
+            .config
+            .access
+            .readable(user, table, &[Bytes::copy_from_slice(family)], &[])
+            .map(|_| ())
+            .map_err(|e| from_error(&e))
+    }
+
+    /// `Ok` if `user` may write every family `op` touches (a whole-row delete touches all).
+    fn may_write(
+        &self,
+        user: Option<&User>,
+        region: &Region,
+        op: &CheckAction,
+    ) -> Result<(), ExceptionResponse> {
+        let access = &self.rs.config.access;
+        if user.is_none() || !access.is_enabled() {
+            return Ok(());
+        }
+        let all: Vec<Bytes> = region
+            .descriptor()
+            .families()
+            .iter()
+            .map(|f| f.name.clone())
+            .collect();
+        let mut families: Vec<Bytes> = Vec::new();
+        let mut add = |f: &Bytes| {
+            if !families.contains(f) {
+                families.push(f.clone());
+            }
+        };
+        match op {
+            CheckAction::Put(p) => p.cells.iter().for_each(|c| add(&c.family)),
+            CheckAction::Delete(d) if d.entries.is_empty() => all.iter().for_each(&mut add),
+            CheckAction::Delete(d) => d.entries.iter().for_each(|e| add(&e.family)),
+            CheckAction::Increment(i) => i.columns.iter().for_each(|(f, _, _)| add(f)),
+            CheckAction::Append(a) => a.columns.iter().for_each(|(f, _, _)| add(f)),
+            CheckAction::RowMutations(m) => {
+                for op in &m.mutations {
+                    match op {
+                        RowOp::Put(p) => p.cells.iter().for_each(|c| add(&c.family)),
+                        RowOp::Delete(d) if d.entries.is_empty() => all.iter().for_each(&mut add),
+                        RowOp::Delete(d) => d.entries.iter().for_each(|e| add(&e.family)),
+                        RowOp::Increment(i) => i.columns.iter().for_each(|(f, _, _)| add(f)),
+                        RowOp::Append(a) => a.columns.iter().for_each(|(f, _, _)| add(f)),
+                    }
+                }
+            }
+        }
+        access
+            .check_write(user, &region.info().table, families.iter().map(|f| &f[..]))
+            .map_err(|e| from_error(&e))
     }
 
     /// The online region a specifier names (by full or encoded region name, as HBase's
@@ -191,7 +306,7 @@ impl ClientService {
             .ok_or_else(|| not_serving(&spec.value))
     }
 
-    fn get(&self, req: &GetRequest) -> Outcome {
+    fn get(&self, req: &GetRequest, user: Option<&User>) -> Outcome {
         let region = self.region(Some(&req.region))?;
         let g = &req.get;
         holds(&region, &g.row)?;
@@ -199,12 +314,13 @@ impl ClientService {
         if let Some(f) = &g.filter {
             get = get.with_filter(filters::filter(f).map_err(|e| bad_filter(&e))?);
         }
-        for c in &g.column {
-            if c.qualifier.is_empty() {
-                get = get.add_family(Bytes::copy_from_slice(&c.family));
-            }
-            for q in &c.qualifier {
-                get = get.add_column(Bytes::copy_from_slice(&c.family), Bytes::copy_from_slice(q));
+        for (family, qualifiers) in self.readable_columns(user, &region, &g.column)? {
+            if qualifiers.is_empty() {
+                get = get.add_family(family);
+            } else {
+                for q in qualifiers {
+                    get = get.add_column(family.clone(), q);
+                }
             }
         }
         let (from, to) = ts_range(g.time_range.as_ref());
@@ -228,10 +344,14 @@ impl ClientService {
 
     /// Mutate; `cells` are the mutation's share of the call's cell block. An increment,
     /// append or check-and-mutate with a nonce runs at most once (`crate::nonces`).
-    fn mutate(&self, req: &MutateRequest, cells: &[KeyValue]) -> Outcome {
+    fn mutate(&self, req: &MutateRequest, cells: &[KeyValue], user: Option<&User>) -> Outcome {
         let region = self.region(Some(&req.region))?;
         let (row, action) = action(&req.mutation, cells)?;
         holds(&region, &row)?;
+        self.may_write(user, &region, &action)?;
+        if let Some(c) = &req.condition {
+            self.may_read_family(user, &region, c.family.as_deref().unwrap_or_default())?;
+        }
         let response = |result: Option<RowResult>, processed: Option<bool>| {
             MutateResponse {
                 result: result.map(|r| result_of(&r)),
@@ -294,9 +414,15 @@ impl ClientService {
     /// region action is one row's mutations applied together (with the request's condition,
     /// a check-and-mutate). `dealt` gives each action's share of `cells`, the call's cell
     /// block, counting actions across region actions in order.
-    fn multi(&self, req: &MultiRequest, cells: &[KeyValue], dealt: &[Range<usize>]) -> Outcome {
+    fn multi(
+        &self,
+        req: &MultiRequest,
+        cells: &[KeyValue],
+        dealt: &[Range<usize>],
+        user: Option<&User>,
+    ) -> Outcome {
         let started = std::time::Instant::now();
-        let outcome = self.multi_actions(req, cells, dealt);
+        let outcome = self.multi_actions(req, cells, dealt, user);
         self.rs
             .config
             .metrics
@@ -309,6 +435,7 @@ impl ClientService {
         req: &MultiRequest,
         cells: &[KeyValue],
         dealt: &[Range<usize>],
+        user: Option<&User>,
     ) -> Outcome {
         let mut out = MultiResponse::default();
         // The number of the region action's first action, over the whole call.
@@ -322,7 +449,7 @@ impl ClientService {
                 Err(e) => result.exception = Some(as_pair(&e)),
                 Ok(region) if ra.atomic() || ra.condition.is_some() => {
                     let condition = ra.condition.as_ref().or(req.condition.as_ref());
-                    match self.atomic(&region, ra, share, condition) {
+                    match self.atomic(&region, ra, share, condition, user) {
                         Ok((processed, results)) => {
                             // HBase 2.4+ answers in the region action's result; older
                             // clients read the response's flag.
@@ -344,10 +471,13 @@ impl ClientService {
                     for (k, a) in ra.action.iter().enumerate() {
                         let outcome = match (&a.get, &a.mutation) {
                             (Some(g), _) => self
-                                .get(&GetRequest {
-                                    region: ra.region.clone(),
-                                    get: g.clone(),
-                                })
+                                .get(
+                                    &GetRequest {
+                                        region: ra.region.clone(),
+                                        get: g.clone(),
+                                    },
+                                    user,
+                                )
                                 .and_then(|bytes| {
                                     GetResponse::decode(&bytes[..])
                                         .map(|r| r.result.unwrap_or_default())
@@ -356,6 +486,7 @@ impl ClientService {
                             (None, Some(m)) => action(m, share(k))
                                 .and_then(|(row, op)| {
                                     holds(&region, &row)?;
+                                    self.may_write(user, &region, &op)?;
                                     let nonce = Nonce::of(req.nonce_group, m, &op, false);
                                     self.once(&region, op, nonce)
                                 })
@@ -407,7 +538,11 @@ impl ClientService {
         ra: &pb::RegionAction,
         share: impl Fn(usize) -> &'a [KeyValue],
         condition: Option<&pb::Condition>,
+        user: Option<&User>,
     ) -> Result<(bool, Vec<RowResult>), ExceptionResponse> {
+        if let Some(c) = condition {
+            self.may_read_family(user, region, c.family.as_deref().unwrap_or_default())?;
+        }
         let mut row: Option<Bytes> = None;
         let mut rm: Option<RowMutations> = None;
         for (k, a) in ra.action.iter().enumerate() {
@@ -416,6 +551,7 @@ impl ClientService {
                 .as_ref()
                 .ok_or_else(|| unsupported("a Get in an atomic region action"))?;
             let (r, op) = action(m, share(k))?;
+            self.may_write(user, region, &op)?;
             if row.as_ref().is_some_and(|x| *x != r) {
                 return Err(exception(
                     "org.apache.hadoop.hbase.DoNotRetryIOException",

@@ -2,6 +2,7 @@
 //! kept under an id with a lease, read `number_of_rows` at a time.
 
 use super::*;
+use basalt_common::acl::User;
 
 /// One open scanner.
 pub(super) struct Open {
@@ -14,10 +15,10 @@ pub(super) struct Open {
 }
 
 impl ClientService {
-    pub(super) fn scan(&self, req: &ScanRequest) -> Outcome {
+    pub(super) fn scan(&self, req: &ScanRequest, user: Option<&User>) -> Outcome {
         let id = match (req.scanner_id, &req.scan) {
             (Some(id), _) => id,
-            (None, Some(scan)) => self.open(req, scan)?,
+            (None, Some(scan)) => self.open(req, scan, user)?,
             (None, None) => return Err(unsupported("a scan request without a scan or scanner")),
         };
         // Any call on a scanner renews its lease.
@@ -104,20 +105,25 @@ impl ClientService {
     }
 
     /// Opens a scanner over the part of `scan` inside the request's region.
-    fn open(&self, req: &ScanRequest, s: &pb::Scan) -> Result<u64, ExceptionResponse> {
+    fn open(
+        &self,
+        req: &ScanRequest,
+        s: &pb::Scan,
+        user: Option<&User>,
+    ) -> Result<u64, ExceptionResponse> {
         let region = self.region(req.region.as_ref())?;
         let info = region.info();
         let mut scan = Scan::new().reversed(s.reversed());
         if let Some(f) = &s.filter {
             scan = scan.with_filter(filters::filter(f).map_err(|e| bad_filter(&e))?);
         }
-        for c in &s.column {
-            if c.qualifier.is_empty() {
-                scan = scan.add_family(Bytes::copy_from_slice(&c.family));
-            }
-            for q in &c.qualifier {
-                scan =
-                    scan.add_column(Bytes::copy_from_slice(&c.family), Bytes::copy_from_slice(q));
+        for (family, qualifiers) in self.readable_columns(user, &region, &s.column)? {
+            if qualifiers.is_empty() {
+                scan = scan.add_family(family);
+            } else {
+                for q in qualifiers {
+                    scan = scan.add_column(family.clone(), q);
+                }
             }
         }
         let (from, to) = ts_range(s.time_range.as_ref());

@@ -1,0 +1,136 @@
+//! Access control in force on a server (HBase's AccessController): whether it is on
+//! (`hbase.security.authorization`), the superusers, and the grants, shared by the master and
+//! the region servers of a process. Calls from inside the process (the embedded API) carry no
+//! user and are not checked; calls from the network carry the user their connection named.
+
+use std::sync::{PoisonError, RwLock, RwLockReadGuard};
+
+use super::{Acl, Action, Permission, Scope, User, denied};
+use crate::{Bytes, Result, TableName};
+
+/// The access control of one process.
+#[derive(Debug, Default)]
+pub struct AccessControl {
+    enabled: bool,
+    acl: RwLock<Acl>,
+}
+
+impl AccessControl {
+    /// Nothing is checked (HBase's default).
+    pub fn disabled() -> Self {
+        AccessControl::default()
+    }
+
+    /// Every call from the network is checked; `superusers` (names or `@groups`) may do
+    /// anything.
+    pub fn enabled(superusers: Vec<String>) -> Self {
+        AccessControl {
+            enabled: true,
+            acl: RwLock::new(Acl::with_superusers(superusers)),
+        }
+    }
+
+    pub fn is_enabled(&self) -> bool {
+        self.enabled
+    }
+
+    pub fn acl(&self) -> RwLockReadGuard<'_, Acl> {
+        self.acl.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Changes the grants in force (after `hbase:acl` changed).
+    pub fn update(&self, change: impl FnOnce(&mut Acl)) {
+        change(&mut self.acl.write().unwrap_or_else(PoisonError::into_inner));
+    }
+
+    pub fn set_grants(&self, grants: Vec<Permission>) {
+        self.update(|acl| acl.set_grants(grants));
+    }
+
+    /// `Ok` if `user` (none: a call from inside the process) may do `action` on `scope`.
+    pub fn check(&self, user: Option<&User>, action: Action, scope: &Scope) -> Result<()> {
+        match user {
+            Some(user) if self.enabled => self.acl().check(user, action, scope),
+            _ => Ok(()),
+        }
+    }
+
+    /// `Ok` if `user` may do `action` on `scope` or, failing that, on any of `alternatives`
+    /// (HBase's "ADMIN or CREATE" checks); the error names the first.
+    pub fn check_any(&self, user: Option<&User>, actions: &[Action], scope: &Scope) -> Result<()> {
+        match user {
+            Some(user) if self.enabled => {
+                let acl = self.acl();
+                if actions.iter().any(|a| acl.allows(user, *a, scope)) {
+                    Ok(())
+                } else {
+                    Err(denied(user, actions[0], scope))
+                }
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// For a read of `families` of `table` (empty: all of `all_families`): `None` if the user
+    /// may read them all, otherwise the ones they may read (a read sees only those, as HBase's
+    /// AccessController filters cells). AccessDenied if they may read none.
+    pub fn readable(
+        &self,
+        user: Option<&User>,
+        table: &TableName,
+        families: &[Bytes],
+        all_families: &[Bytes],
+    ) -> Result<Option<Vec<Bytes>>> {
+        let Some(user) = user.filter(|_| self.enabled) else {
+            return Ok(None);
+        };
+        // Every client reads hbase:meta to find regions, as in HBase.
+        if table.is_meta() {
+            return Ok(None);
+        }
+        let acl = self.acl();
+        if acl.allows(user, Action::Read, &Scope::table(table)) {
+            return Ok(None);
+        }
+        let wanted = if families.is_empty() {
+            all_families
+        } else {
+            families
+        };
+        let allowed: Vec<Bytes> = wanted
+            .iter()
+            .filter(|f| acl.allows(user, Action::Read, &Scope::family(table, f)))
+            .cloned()
+            .collect();
+        if allowed.is_empty() {
+            return Err(denied(user, Action::Read, &Scope::table(table)));
+        }
+        Ok(Some(allowed))
+    }
+
+    /// `Ok` if `user` may write every one of `families` of `table` (or the whole table).
+    pub fn check_write<'a>(
+        &self,
+        user: Option<&User>,
+        table: &TableName,
+        families: impl IntoIterator<Item = &'a [u8]>,
+    ) -> Result<()> {
+        let Some(user) = user.filter(|_| self.enabled) else {
+            return Ok(());
+        };
+        let acl = self.acl();
+        if acl.allows(user, Action::Write, &Scope::table(table)) {
+            return Ok(());
+        }
+        let mut any = false;
+        for f in families {
+            any = true;
+            acl.check(user, Action::Write, &Scope::family(table, f))?;
+        }
+        if any {
+            Ok(())
+        } else {
+            Err(denied(user, Action::Write, &Scope::table(table)))
+        }
+    }
+}
