@@ -44,7 +44,20 @@ pub fn remote(
     connect: Option<&str>,
     zookeeper: Option<&str>,
 ) -> Result<(RemoteConnection, String)> {
-    let config = RemoteConfig::default();
+    remote_as(connect, zookeeper, None)
+}
+
+/// [`remote`], naming `user` (default: `basalt`) to the server, which believes it when its
+/// access control allows SIMPLE authentication.
+pub fn remote_as(
+    connect: Option<&str>,
+    zookeeper: Option<&str>,
+    user: Option<&str>,
+) -> Result<(RemoteConnection, String)> {
+    let mut config = RemoteConfig::default();
+    if let Some(u) = user {
+        config.user = u.to_owned();
+    }
     if let Some(quorum) = zookeeper {
         let conn = RemoteConnection::through_zookeeper(quorum, config)
             .with_context(|| format!("connecting through ZooKeeper at {quorum}"))?;

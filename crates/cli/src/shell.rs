@@ -23,6 +23,9 @@ pub struct Args {
     #[arg(long)]
     zookeeper: Option<String>,
     /// Read commands from standard input without prompting; exit non-zero at the first error.
+    #[arg(long, conflicts_with = "data")]
+    /// The user to connect as (HBase's SIMPLE authentication; default `basalt`)
+    user: Option<String>,
     #[arg(short = 'n', long = "non-interactive")]
     non_interactive: bool,
     /// Print timestamps as milliseconds since the epoch (HBase's
@@ -57,14 +60,18 @@ fn open(args: &Args) -> Result<(Session, String)> {
             format!("data directory {}", dir.display()),
         ));
     }
-    let (conn, place) = crate::connect::remote(args.connect.as_deref(), args.zookeeper.as_deref())
-        .map_err(|e| {
-            if args.connect.is_none() && args.zookeeper.is_none() {
-                e.context("no server (or use --data DIR)")
-            } else {
-                e
-            }
-        })?;
+    let (conn, place) = crate::connect::remote_as(
+        args.connect.as_deref(),
+        args.zookeeper.as_deref(),
+        args.user.as_deref(),
+    )
+    .map_err(|e| {
+        if args.connect.is_none() && args.zookeeper.is_none() {
+            e.context("no server (or use --data DIR)")
+        } else {
+            e
+        }
+    })?;
     Ok((Session::Remote(Arc::new(conn)), place))
 }
 

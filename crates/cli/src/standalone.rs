@@ -62,6 +62,13 @@ pub struct Args {
     /// 0 picks a free port, -1 turns them off [default: 16010]
     #[arg(long, allow_negative_numbers = true)]
     info_port: Option<i32>,
+    /// Access control on (HBase's hbase.security.authorization): calls over the native RPC
+    /// are checked against the grants in hbase:acl, as the user the connection names
+    #[arg(long)]
+    authorization: bool,
+    /// A superuser (may do anything), a name or `@group`; repeatable (HBase's hbase.superuser)
+    #[arg(long = "superuser")]
+    superusers: Vec<String>,
     /// A file of `key = value` lines with the same settings (e.g. `thrift-port = 9090`)
     #[arg(long)]
     config: Option<PathBuf>,
@@ -83,6 +90,8 @@ struct Settings {
     zookeeper: Option<String>,
     rest_port: Option<u16>,
     info_port: i32,
+    authorization: bool,
+    superusers: Vec<String>,
 }
 
 impl Default for Settings {
@@ -101,6 +110,8 @@ impl Default for Settings {
             zookeeper: None,
             rest_port: None,
             info_port: 16010,
+            authorization: false,
+            superusers: Vec::new(),
         }
     }
 }
@@ -137,10 +148,17 @@ fn apply_file(s: &mut Settings, text: &str) -> anyhow::Result<()> {
             "zookeeper" => s.zookeeper = Some(value.to_owned()),
             "rest-port" => s.rest_port = Some(parse(key, value, n)?),
             "info-port" => s.info_port = parse(key, value, n)?,
+            "authorization" => s.authorization = parse(key, value, n)?,
+            "superuser" => s.superusers.extend(
+                value
+                    .split(',')
+                    .map(|u| u.trim().to_owned())
+                    .filter(|u| !u.is_empty()),
+            ),
             other => bail!(
                 "config line {n}: unknown setting {other:?} (known: data, bind, thrift-port, \
                  framed, compact, thrift-max-message-mb, scanner-lease-secs, rpc-port, master-port, \
-                 rpc-handlers, zookeeper, rest-port, info-port)"
+                 rpc-handlers, zookeeper, rest-port, info-port, authorization, superuser)"
             ),
         }
     }
@@ -189,6 +207,11 @@ fn resolve(args: &Args) -> anyhow::Result<Settings> {
     if let Some(p) = args.info_port {
         s.info_port = p;
     }
+    s.authorization |= args.authorization;
+    s.superusers.extend(args.superusers.iter().cloned());
+    if s.authorization && s.superusers.is_empty() {
+        bail!("--authorization needs at least one --superuser (who else could grant anything?)");
+    }
     if s.zookeeper.is_some() && s.rpc_port.is_none() {
         s.rpc_port = Some(16020);
     }
@@ -200,8 +223,12 @@ fn resolve(args: &Args) -> anyhow::Result<Settings> {
 
 /// Opens the engine; meta names `server` (`host:port`) as every region's server, so native
 /// clients that read region locations from meta come to this process's RPC port.
-fn open(data: &Path, server: &str) -> anyhow::Result<Connection> {
-    Connection::builder()
+fn open(data: &Path, server: &str, s: &Settings) -> anyhow::Result<Connection> {
+    let mut builder = Connection::builder();
+    if s.authorization {
+        builder = builder.authorization(s.superusers.clone());
+    }
+    builder
         .file_system(std::sync::Arc::new(basalt_fs::LocalFs))
         .root(data)
         .server_name(server)
@@ -229,7 +256,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         s.rpc_port = Some(probe.local_addr()?.port());
     }
     let server = format!("{}:{}", s.bind, s.rpc_port.unwrap_or(16020));
-    let conn = open(&s.data, &server)?;
+    let conn = open(&s.data, &server, &s)?;
     let config = ThriftConfig {
         bind: SocketAddr::new(s.bind, s.thrift_port),
         framed: s.framed,
@@ -307,6 +334,17 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         }
     };
     crate::info::announce(info.as_ref(), "master and region server");
+    if s.authorization {
+        eprintln!(
+            "WARNING: access control covers the native RPC only so far: this process's Thrift{} \
+             gateway serves every caller unchecked (bind it to loopback, or leave it unreachable)",
+            if s.rest_port.is_some() {
+                " and REST"
+            } else {
+                ""
+            }
+        );
+    }
     say!("data in {}; stop with Ctrl-C or SIGTERM", s.data.display());
     while !stop.load(Ordering::Acquire) {
         std::thread::sleep(Duration::from_millis(100));

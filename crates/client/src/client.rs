@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
+use basalt_common::acl::{Permission, Scope};
 use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment};
 use basalt_common::{
     Bytes, Delete, Error, Get, Put, Result, RowResult, Scan, TableDescriptor, TableName,
@@ -180,6 +181,13 @@ pub trait Client: Send + Sync + fmt::Debug {
     fn merge_regions(&self, name: &TableName, a: &[u8], b: &[u8]) -> Result<()>;
     /// Switches the balancer on or off; returns whether it was on.
     fn balance_switch(&self, on: bool) -> Result<bool>;
+    /// Grants a permission (replacing what its principal had at that scope, or with `merge`
+    /// adding to it); needs access control on.
+    fn grant(&self, p: &Permission, merge: bool) -> Result<()>;
+    /// Takes away what `principal` holds at exactly `scope`.
+    fn revoke(&self, principal: &str, scope: &Scope) -> Result<()>;
+    /// The grants at `scope` and inside it.
+    fn user_permissions(&self, scope: &Scope) -> Result<Vec<Permission>>;
     /// Runs the balancer once; false if it is switched off.
     fn balancer(&self) -> Result<bool>;
     fn balancer_enabled(&self) -> Result<bool>;
@@ -373,6 +381,18 @@ impl Client for Connection {
 
     fn balance_switch(&self, on: bool) -> Result<bool> {
         Ok(self.admin().balance_switch(on))
+    }
+
+    fn grant(&self, p: &Permission, merge: bool) -> Result<()> {
+        self.admin().grant(p.clone(), merge)
+    }
+
+    fn revoke(&self, principal: &str, scope: &Scope) -> Result<()> {
+        self.admin().revoke(principal, scope)
+    }
+
+    fn user_permissions(&self, scope: &Scope) -> Result<Vec<Permission>> {
+        self.admin().user_permissions(scope)
     }
 
     fn balancer(&self) -> Result<bool> {

@@ -7,6 +7,7 @@
 //! engine (`Engine`) is a master and one region server in one process; `basalt-client`'s
 //! `Connection` is a handle on it.
 
+pub mod access_service;
 pub mod acl_store;
 mod admin;
 pub mod balancer;

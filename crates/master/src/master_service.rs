@@ -291,7 +291,20 @@ impl MasterService {
     }
 
     /// Runs `method`; `None` if Basalt does not serve it.
-    pub fn call(&self, method: &str, param: Option<&[u8]>) -> Option<Outcome> {
+    /// Runs `method` for `user` (none: a caller inside the process); `None` if MasterService
+    /// has no such method.
+    pub fn call(
+        &self,
+        method: &str,
+        param: Option<&[u8]>,
+        user: Option<&basalt_common::acl::User>,
+    ) -> Option<Outcome> {
+        if let Err(e) = crate::access_service::authorize(&self.master, method, param, user) {
+            return Some(Err(e));
+        }
+        if let Some(outcome) = crate::access_service::call(&self.master, method, param) {
+            return Some(outcome);
+        }
         let admin = Admin::new(Arc::clone(&self.master));
         Some(match method {
             "IsMasterRunning" => Ok(IsMasterRunningResponse {

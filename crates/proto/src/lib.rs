@@ -4,6 +4,7 @@
 //! Both sides use it: the servers (`basalt-rpc`) and the remote client. Framing:
 //! `docs/design/rpc.md`.
 
+pub mod acl;
 pub mod cellblock;
 pub mod filters;
 pub mod frame;

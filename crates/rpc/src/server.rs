@@ -449,7 +449,7 @@ fn execute(
         "MasterService" => shared
             .master
             .as_ref()
-            .and_then(|m| m.call(method, call.param.as_deref())),
+            .and_then(|m| m.call(method, call.param.as_deref(), conn.caller())),
         "AdminService" => shared
             .admin
             .as_ref()

@@ -58,12 +58,18 @@ pub struct Server {
 
 impl Server {
     pub fn start() -> Server {
+        Server::start_with(&[])
+    }
+
+    /// A server with more flags.
+    pub fn start_with(flags: &[&str]) -> Server {
         use std::io::BufRead;
         let dir = tempfile::tempdir().unwrap();
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_basalt"))
             .args(["standalone", "--data"])
             .arg(dir.path().join("data"))
             .args(["--thrift-port", "0", "--rpc-port", "0", "--info-port", "0"])
+            .args(flags)
             .stdout(std::process::Stdio::piped())
             .spawn()
             .unwrap();

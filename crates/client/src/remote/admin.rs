@@ -421,6 +421,50 @@ impl RemoteAdmin<'_> {
         self.master(&TableName::parse("hbase:meta")?, method, request)
     }
 
+    /// Grants a permission (MasterService Grant).
+    pub fn grant(&self, p: &basalt_common::acl::Permission, merge: bool) -> Result<()> {
+        let _: pb::GrantResponse = self.cluster_call(
+            "Grant",
+            &pb::GrantRequest {
+                user_permission: basalt_proto::acl::user_permission(p),
+                merge_existing_permissions: Some(merge),
+            },
+        )?;
+        Ok(())
+    }
+
+    /// Revokes what `principal` holds at `scope` (MasterService Revoke).
+    pub fn revoke(&self, principal: &str, scope: &basalt_common::acl::Scope) -> Result<()> {
+        let p = basalt_common::acl::Permission {
+            principal: principal.to_owned(),
+            scope: scope.clone(),
+            // The actions do not matter to a revoke; HBase's message needs some.
+            actions: basalt_common::acl::Actions::of(&[basalt_common::acl::Action::Read]),
+        };
+        let _: pb::RevokeResponse = self.cluster_call(
+            "Revoke",
+            &pb::RevokeRequest {
+                user_permission: basalt_proto::acl::user_permission(&p),
+            },
+        )?;
+        Ok(())
+    }
+
+    /// The grants at `scope` and inside it (MasterService GetUserPermissions).
+    pub fn user_permissions(
+        &self,
+        scope: &basalt_common::acl::Scope,
+    ) -> Result<Vec<basalt_common::acl::Permission>> {
+        let r: pb::GetUserPermissionsResponse = self.cluster_call(
+            "GetUserPermissions",
+            &basalt_proto::acl::permissions_request(scope),
+        )?;
+        r.user_permission
+            .iter()
+            .map(|u| basalt_proto::acl::permission_of(u).map_err(Error::corrupt))
+            .collect()
+    }
+
     /// Switches the balancer (MasterService SetBalancerRunning); returns whether it was on.
     pub fn balance_switch(&self, on: bool) -> Result<bool> {
         let r: pb::SetBalancerRunningResponse = self.cluster_call(

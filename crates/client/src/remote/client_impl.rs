@@ -1,6 +1,7 @@
 //! [`Client`] for [`RemoteConnection`]: the remote side of the interface tools share with
 //! embedded connections.
 
+use basalt_common::acl::{Permission, Scope};
 use std::sync::Arc;
 
 use crate::{Client, ClusterSummary, RegionSummary, Scanner};
@@ -141,6 +142,18 @@ impl Client for RemoteConnection {
 
     fn balance_switch(&self, on: bool) -> Result<bool> {
         self.admin().balance_switch(on)
+    }
+
+    fn grant(&self, p: &Permission, merge: bool) -> Result<()> {
+        self.admin().grant(p, merge)
+    }
+
+    fn revoke(&self, principal: &str, scope: &Scope) -> Result<()> {
+        self.admin().revoke(principal, scope)
+    }
+
+    fn user_permissions(&self, scope: &Scope) -> Result<Vec<Permission>> {
+        self.admin().user_permissions(scope)
     }
 
     fn balancer(&self) -> Result<bool> {

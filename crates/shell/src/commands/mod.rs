@@ -169,6 +169,22 @@ with a prefix.
   hbase> move 'ENCODED_REGIONNAME', 'SERVER_NAME'";
     "assign", "tools", tools::assign, true, "Open a closed region.\n  hbase> assign 'REGIONNAME'";
     "unassign", "tools", tools::unassign, true, "Close a region and leave it closed.\n  hbase> unassign 'REGIONNAME'";
+    "grant", "security", security::grant, true,
+"Grant a user (or @group) permissions: R(ead), W(rite), X (exec), C(reate), A(dmin),
+globally, on a namespace, a table, a family or a qualifier (needs --authorization).
+  hbase> grant 'bobsmith', 'RWXCA'
+  hbase> grant '@admins', 'RWXCA', '@ns1'
+  hbase> grant 'bobsmith', 'RW', 't1', 'f1', 'col1'";
+    "revoke", "security", security::revoke, true,
+"Take away what a user (or @group) was granted at a scope.
+  hbase> revoke 'bobsmith'
+  hbase> revoke 'bobsmith', '@ns1'
+  hbase> revoke 'bobsmith', 't1', 'f1'";
+    "user_permission", "security", security::user_permission, true,
+"The grants at a scope and inside it (all of them without arguments).
+  hbase> user_permission
+  hbase> user_permission '@ns1'
+  hbase> user_permission 't1'";
 }
 
 /// The command named `name`.
@@ -182,6 +198,7 @@ const GROUPS: &[(&str, &str)] = &[
     ("namespace", "namespace"),
     ("dml", "dml"),
     ("tools", "tools"),
+    ("security", "security"),
 ];
 
 fn io(e: io::Error) -> String {
@@ -206,6 +223,8 @@ fn hbase_error(shell: &Shell, e: Error, first: &str) -> String {
         Error::TableNotEnabled(t) => format!("Table {t} is disabled!"),
         // The same words whether the engine or a server refused it.
         Error::InvalidArgument(m) => m,
+        // HBase's shell shows access control's refusals with their class.
+        e @ Error::AccessDenied(_) => format!("{}: {e}", e.java_class()),
         Error::NoSuchColumnFamily { table, .. } => {
             let valid = shell
                 .client
@@ -293,4 +312,5 @@ mod ddl;
 mod dml;
 mod general;
 mod namespace;
+mod security;
 mod tools;

@@ -1,0 +1,157 @@
+//! MasterService under access control: what each call needs (HBase's AccessController
+//! master hooks), and the Grant, Revoke and GetUserPermissions calls.
+
+use basalt_common::acl::{Action, Scope, User};
+use basalt_proto::pb::{self, ExceptionResponse};
+use basalt_proto::schema::table_name;
+use basalt_proto::{acl, decode, from_error as fail};
+use prost::Message;
+
+use crate::Admin;
+use crate::master::Master;
+
+type Outcome = Result<Vec<u8>, ExceptionResponse>;
+
+fn bad(what: impl Into<String>) -> ExceptionResponse {
+    basalt_proto::exception(
+        "org.apache.hadoop.hbase.DoNotRetryIOException",
+        what.into(),
+        true,
+    )
+}
+
+/// What `method` needs of its caller: any of the actions, on the scope. `None`: nothing
+/// (reading descriptors, names, states and the cluster status is open to all, as in HBase).
+fn required(
+    method: &str,
+    param: Option<&[u8]>,
+) -> Result<Option<(Vec<Action>, Scope)>, ExceptionResponse> {
+    let table_scope = |t: &pb::TableName| table_name(t).map(|t| Scope::table(&t));
+    Ok(Some(match method {
+        "CreateTable" => {
+            let r = decode::<pb::CreateTableRequest>(param)?;
+            let t = table_name(
+                r.table_schema
+                    .table_name
+                    .as_ref()
+                    .ok_or_else(|| bad("CreateTable without a table name"))?,
+            )?;
+            (
+                vec![Action::Create],
+                Scope::Namespace(t.namespace().to_owned()),
+            )
+        }
+        "DeleteTable" | "EnableTable" | "DisableTable" => {
+            let r = decode::<pb::TableNameRequest>(param)?;
+            (
+                vec![Action::Admin, Action::Create],
+                table_scope(&r.table_name)?,
+            )
+        }
+        "TruncateTable" | "truncateTable" => {
+            let r = decode::<pb::TruncateTableRequest>(param)?;
+            (
+                vec![Action::Admin, Action::Create],
+                table_scope(&r.table_name)?,
+            )
+        }
+        "ModifyTable" => {
+            let r = decode::<pb::ModifyTableRequest>(param)?;
+            (
+                vec![Action::Admin, Action::Create],
+                table_scope(&r.table_name)?,
+            )
+        }
+        "AddColumn" | "ModifyColumn" => {
+            let r = decode::<pb::AddColumnRequest>(param)?;
+            (
+                vec![Action::Admin, Action::Create],
+                table_scope(&r.table_name)?,
+            )
+        }
+        "DeleteColumn" => {
+            let r = decode::<pb::DeleteColumnRequest>(param)?;
+            (
+                vec![Action::Admin, Action::Create],
+                table_scope(&r.table_name)?,
+            )
+        }
+        "CreateNamespace" | "ModifyNamespace" | "DeleteNamespace" | "SetBalancerRunning"
+        | "Balance" | "MoveRegion" | "AssignRegion" | "UnassignRegion" | "SplitRegion"
+        | "MergeTableRegions" => (vec![Action::Admin], Scope::Global),
+        "Grant" => {
+            let r = decode::<pb::GrantRequest>(param)?;
+            let p = acl::permission_of(&r.user_permission).map_err(bad)?;
+            (vec![Action::Admin], p.scope)
+        }
+        "Revoke" => {
+            let r = decode::<pb::RevokeRequest>(param)?;
+            let p = acl::permission_of(&r.user_permission).map_err(bad)?;
+            (vec![Action::Admin], p.scope)
+        }
+        "GetUserPermissions" => {
+            let r = decode::<pb::GetUserPermissionsRequest>(param)?;
+            (vec![Action::Admin], acl::request_scope(&r).map_err(bad)?)
+        }
+        _ => return Ok(None),
+    }))
+}
+
+/// `Ok` if `user` may make this call (always, with access control off).
+pub fn authorize(
+    master: &Master,
+    method: &str,
+    param: Option<&[u8]>,
+    user: Option<&User>,
+) -> Result<(), ExceptionResponse> {
+    if user.is_none() || !master.access.is_enabled() {
+        return Ok(());
+    }
+    if let Some((actions, scope)) = required(method, param)? {
+        master
+            .access
+            .check_any(user, &actions, &scope)
+            .map_err(|e| fail(&e))?;
+    }
+    Ok(())
+}
+
+/// Grant, Revoke and GetUserPermissions; `None` for the other methods.
+pub fn call(
+    master: &std::sync::Arc<Master>,
+    method: &str,
+    param: Option<&[u8]>,
+) -> Option<Outcome> {
+    let admin = Admin::new(std::sync::Arc::clone(master));
+    Some(match method {
+        "Grant" => decode::<pb::GrantRequest>(param).and_then(|r| {
+            let p = acl::permission_of(&r.user_permission).map_err(bad)?;
+            admin
+                .grant(p, r.merge_existing_permissions())
+                .map_err(|e| fail(&e))?;
+            Ok(pb::GrantResponse {}.encode_to_vec())
+        }),
+        "Revoke" => decode::<pb::RevokeRequest>(param).and_then(|r| {
+            let p = acl::permission_of(&r.user_permission).map_err(bad)?;
+            admin.revoke(&p.principal, &p.scope).map_err(|e| fail(&e))?;
+            Ok(pb::RevokeResponse {}.encode_to_vec())
+        }),
+        "GetUserPermissions" => decode::<pb::GetUserPermissionsRequest>(param).and_then(|r| {
+            let scope = acl::request_scope(&r).map_err(bad)?;
+            let user = r
+                .user_name
+                .as_ref()
+                .map(|u| String::from_utf8_lossy(u).into_owned());
+            let found = admin.user_permissions(&scope).map_err(|e| fail(&e))?;
+            Ok(pb::GetUserPermissionsResponse {
+                user_permission: found
+                    .iter()
+                    .filter(|p| user.as_ref().is_none_or(|u| &p.principal == u))
+                    .map(acl::user_permission)
+                    .collect(),
+            }
+            .encode_to_vec())
+        }),
+        _ => return None,
+    })
+}
