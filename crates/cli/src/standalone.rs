@@ -69,6 +69,10 @@ pub struct Args {
     /// A superuser (may do anything), a name or `@group`; repeatable (HBase's hbase.superuser)
     #[arg(long = "superuser")]
     superusers: Vec<String>,
+    /// The user the Thrift and REST gateways act as under --authorization (their callers are
+    /// not authenticated yet) [default: basalt]
+    #[arg(long)]
+    gateway_user: Option<String>,
     /// A file of `key = value` lines with the same settings (e.g. `thrift-port = 9090`)
     #[arg(long)]
     config: Option<PathBuf>,
@@ -92,6 +96,7 @@ struct Settings {
     info_port: i32,
     authorization: bool,
     superusers: Vec<String>,
+    gateway_user: String,
 }
 
 impl Default for Settings {
@@ -112,6 +117,7 @@ impl Default for Settings {
             info_port: 16010,
             authorization: false,
             superusers: Vec::new(),
+            gateway_user: "basalt".into(),
         }
     }
 }
@@ -149,6 +155,7 @@ fn apply_file(s: &mut Settings, text: &str) -> anyhow::Result<()> {
             "rest-port" => s.rest_port = Some(parse(key, value, n)?),
             "info-port" => s.info_port = parse(key, value, n)?,
             "authorization" => s.authorization = parse(key, value, n)?,
+            "gateway-user" => s.gateway_user = value.to_owned(),
             "superuser" => s.superusers.extend(
                 value
                     .split(',')
@@ -158,7 +165,8 @@ fn apply_file(s: &mut Settings, text: &str) -> anyhow::Result<()> {
             other => bail!(
                 "config line {n}: unknown setting {other:?} (known: data, bind, thrift-port, \
                  framed, compact, thrift-max-message-mb, scanner-lease-secs, rpc-port, master-port, \
-                 rpc-handlers, zookeeper, rest-port, info-port, authorization, superuser)"
+                 rpc-handlers, zookeeper, rest-port, info-port, authorization, superuser, \
+                 gateway-user)"
             ),
         }
     }
@@ -208,6 +216,9 @@ fn resolve(args: &Args) -> anyhow::Result<Settings> {
         s.info_port = p;
     }
     s.authorization |= args.authorization;
+    if let Some(u) = &args.gateway_user {
+        s.gateway_user.clone_from(u);
+    }
     s.superusers.extend(args.superusers.iter().cloned());
     if s.authorization && s.superusers.is_empty() {
         bail!("--authorization needs at least one --superuser (who else could grant anything?)");
@@ -219,6 +230,16 @@ fn resolve(args: &Args) -> anyhow::Result<Settings> {
         bail!("thrift-max-message-mb must be at least 1");
     }
     Ok(s)
+}
+
+/// What the Thrift and REST gateways serve: the engine itself, or, under access control, the
+/// engine as the gateway's user.
+fn gateway_client(conn: &Connection, s: &Settings) -> Arc<dyn basalt_client::Client> {
+    if s.authorization {
+        Arc::new(conn.as_user(basalt_common::acl::User::new(s.gateway_user.clone())))
+    } else {
+        Arc::new(conn.clone())
+    }
 }
 
 /// Opens the engine; meta names `server` (`host:port`) as every region's server, so native
@@ -266,7 +287,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         server_host: s.bind.to_string(),
         ..ThriftConfig::default()
     };
-    let thrift = match ThriftServer::start(Arc::new(conn.clone()), config) {
+    let thrift = match ThriftServer::start(gateway_client(&conn, &s), config) {
         Ok(t) => t,
         Err(e) => {
             conn.close()?;
@@ -296,7 +317,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 server_name: basalt_client::Client::server_name(&conn),
                 ..basalt_rest::RestConfig::default()
             };
-            match basalt_rest::RestServer::start(Arc::new(conn.clone()), config) {
+            match basalt_rest::RestServer::start(gateway_client(&conn, &s), config) {
                 Ok(r) => {
                     say!("rest listening on {}", r.local_addr());
                     Some(r)
@@ -336,13 +357,14 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     crate::info::announce(info.as_ref(), "master and region server");
     if s.authorization {
         eprintln!(
-            "WARNING: access control covers the native RPC only so far: this process's Thrift{} \
-             gateway serves every caller unchecked (bind it to loopback, or leave it unreachable)",
+            "WARNING: the Thrift{} gateway does not authenticate its callers yet: every call \
+             through it runs as user {:?}",
             if s.rest_port.is_some() {
                 " and REST"
             } else {
                 ""
-            }
+            },
+            s.gateway_user
         );
     }
     say!("data in {}; stop with Ctrl-C or SIGTERM", s.data.display());

@@ -1,6 +1,9 @@
 //! Access control through `basalt shell` against a real `basalt standalone --authorization`:
 //! the superuser grants and revokes, users connect as themselves (HBase's SIMPLE
-//! authentication), and each gets exactly what was granted, at once.
+//! authentication), and each gets exactly what was granted, at once; the Thrift gateway acts
+//! as its user.
+
+#![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
 mod support;
 
@@ -56,4 +59,35 @@ fn authorization_needs_a_superuser() {
     let (ok, _, err) = support::basalt(&["standalone", "--authorization", "--info-port", "-1"]);
     assert!(!ok);
     assert!(err.contains("--superuser"), "{err}");
+}
+
+#[test]
+fn the_thrift_gateway_acts_as_its_user() {
+    let server = Server::start_with(&[
+        "--authorization",
+        "--superuser",
+        "admin",
+        "--gateway-user",
+        "gw",
+    ]);
+    let (ok, out) = shell_as(
+        &server,
+        "admin",
+        "create 't', 'f'\nput 't', 'r1', 'f:q', 'v1'\n",
+    );
+    assert!(ok, "{out}");
+    let mut c =
+        basalt_thrift::ThriftClient::connect(server.thrift.parse().unwrap(), false, false).unwrap();
+    // Nothing granted to the gateway's user: no reads, no writes, no tables made.
+    assert!(c.get_row(b"t", b"r1").is_err());
+    let rows: Vec<basalt_thrift::client::RowCells<&[u8], &[u8]>> =
+        vec![(b"r2", vec![(b"f", b"q", b"v2")])];
+    assert!(c.put_rows(b"t", &rows, true).is_err());
+    assert!(c.create_table(b"t2", &[(b"f", 3, "NONE")]).is_err());
+    // Read granted: reads go through, writes still do not, and nothing was written.
+    let (ok, out) = shell_as(&server, "admin", "grant 'gw', 'R', 't'\n");
+    assert!(ok, "{out}");
+    assert_eq!(c.get_row(b"t", b"r1").unwrap(), 1);
+    assert!(c.put_rows(b"t", &rows, true).is_err());
+    assert_eq!(c.get_row(b"t", b"r2").unwrap(), 0);
 }

@@ -18,6 +18,7 @@
 //! # Ok::<(), basalt_client::Error>(())
 //! ```
 
+mod as_user;
 mod buffered;
 mod client;
 mod connection;
@@ -26,6 +27,7 @@ pub mod remote;
 mod split_halves_tests;
 mod table;
 
+pub use as_user::AsUser;
 pub use basalt_common::metrics;
 pub use basalt_master::{Admin, RegionDescription, SplitAlgorithm};
 pub use basalt_proto::HBASE_VERSION;

@@ -673,3 +673,58 @@ fn protobuf_cell_sets_decode_with_the_published_schema() {
     assert_eq!(set.rows[0].values[0].timestamp, Some(42));
     assert_eq!(set.rows[0].values[0].data.as_deref(), Some(&b"value"[..]));
 }
+
+#[test]
+fn access_control_refusals_are_403() {
+    use basalt_common::acl::{Actions, Permission, Scope, User};
+    let conn = Connection::builder()
+        .authorization(vec!["admin".into()])
+        .build();
+    conn.admin()
+        .create_table(
+            TableDescriptor::named("t")
+                .expect("name")
+                .with_family(ColumnFamilyDescriptor::new("cf")),
+        )
+        .expect("create");
+    conn.table("t")
+        .expect("table")
+        .put(&Put::new("r").add_column("cf", "q", "v"))
+        .expect("put");
+    let server = RestServer::start(
+        Arc::new(conn.as_user(User::new("gw"))),
+        RestConfig {
+            bind: SocketAddr::from(([127, 0, 0, 1], 0)),
+            ..RestConfig::default()
+        },
+    )
+    .expect("start");
+    let addr = server.local_addr();
+    let r = http(addr, "GET", "/t/r", &[JSON], b"");
+    assert_eq!(r.status, 403, "{}", r.text());
+    assert!(
+        r.text().contains("Insufficient permissions for user 'gw'"),
+        "{}",
+        r.text()
+    );
+    conn.admin()
+        .grant(
+            Permission {
+                principal: "gw".into(),
+                scope: Scope::table(&TableName::parse("t").expect("name")),
+                actions: Actions::parse("R").expect("codes"),
+            },
+            false,
+        )
+        .expect("grant");
+    assert_eq!(http(addr, "GET", "/t/r", &[JSON], b"").status, 200);
+    let put = http(
+        addr,
+        "PUT",
+        "/t/r/cf:q",
+        &[("Content-Type", "application/octet-stream")],
+        b"new",
+    );
+    assert_eq!(put.status, 403, "{}", put.text());
+    server.shutdown();
+}

@@ -6,6 +6,7 @@
 use std::sync::{PoisonError, RwLock, RwLockReadGuard};
 
 use super::{Acl, Action, Permission, Scope, User, denied};
+use crate::ops::{CheckAction, FamilyMap, RowOp};
 use crate::{Bytes, Result, TableName};
 
 /// The access control of one process.
@@ -133,4 +134,90 @@ impl AccessControl {
             Err(denied(user, Action::Write, &Scope::table(table)))
         }
     }
+
+    /// Cuts a read's families to what `user` may read ([`AccessControl::readable`]): all of
+    /// them, the ones asked for that are allowed, or (none asked) every allowed family.
+    pub fn restrict_read(
+        &self,
+        user: Option<&User>,
+        table: &TableName,
+        families: &mut FamilyMap,
+        all_families: &[Bytes],
+    ) -> Result<()> {
+        let asked: Vec<Bytes> = families.keys().cloned().collect();
+        match self.readable(user, table, &asked, all_families)? {
+            None => {}
+            Some(allowed) if families.is_empty() => {
+                for f in allowed {
+                    families.insert(f, None);
+                }
+            }
+            Some(allowed) => families.retain(|f, _| allowed.contains(f)),
+        }
+        Ok(())
+    }
+
+    /// `Ok` if `user` may apply `action` to a row of `table`: WRITE on every family it
+    /// touches.
+    pub fn check_mutation(
+        &self,
+        user: Option<&User>,
+        table: &TableName,
+        action: &CheckAction,
+        all_families: &[Bytes],
+    ) -> Result<()> {
+        if user.is_none() || !self.enabled {
+            return Ok(());
+        }
+        let families = written_families(action, all_families);
+        self.check_write(user, table, families.iter().map(|f| &f[..]))
+    }
+}
+
+/// The families a mutation writes (a whole-row delete writes them all).
+pub fn written_families(action: &CheckAction, all_families: &[Bytes]) -> Vec<Bytes> {
+    let mut out: Vec<Bytes> = Vec::new();
+    let mut add = |f: &Bytes| {
+        if !out.contains(f) {
+            out.push(f.clone());
+        }
+    };
+    let mut op = |o: RowOpRef<'_>| match o {
+        RowOpRef::Put(p) => p.cells.iter().for_each(|c| add(&c.family)),
+        RowOpRef::Delete(d) if d.entries.is_empty() => all_families.iter().for_each(&mut add),
+        RowOpRef::Delete(d) => d.entries.iter().for_each(|e| add(&e.family)),
+        RowOpRef::Columns(cols) => cols.iter().for_each(|f| add(f)),
+    };
+    match action {
+        CheckAction::Put(p) => op(RowOpRef::Put(p)),
+        CheckAction::Delete(d) => op(RowOpRef::Delete(d)),
+        CheckAction::Increment(i) => op(RowOpRef::Columns(
+            i.columns.iter().map(|c| c.0.clone()).collect(),
+        )),
+        CheckAction::Append(a) => op(RowOpRef::Columns(
+            a.columns.iter().map(|c| c.0.clone()).collect(),
+        )),
+        CheckAction::RowMutations(m) => {
+            for o in &m.mutations {
+                match o {
+                    RowOp::Put(p) => op(RowOpRef::Put(p)),
+                    RowOp::Delete(d) => op(RowOpRef::Delete(d)),
+                    RowOp::Increment(i) => op(RowOpRef::Columns(
+                        i.columns.iter().map(|c| c.0.clone()).collect(),
+                    )),
+                    RowOp::Append(a) => op(RowOpRef::Columns(
+                        a.columns.iter().map(|c| c.0.clone()).collect(),
+                    )),
+                }
+            }
+        }
+    }
+    out
+}
+
+/// One mutation's parts, borrowed.
+enum RowOpRef<'a> {
+    Put(&'a crate::Put),
+    Delete(&'a crate::Delete),
+    Columns(Vec<Bytes>),
 }

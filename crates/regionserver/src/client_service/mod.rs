@@ -4,7 +4,6 @@
 //! row once.
 
 use basalt_common::acl::User;
-use basalt_common::ops::RowOp;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -257,42 +256,16 @@ impl ClientService {
         region: &Region,
         op: &CheckAction,
     ) -> Result<(), ExceptionResponse> {
-        let access = &self.rs.config.access;
-        if user.is_none() || !access.is_enabled() {
-            return Ok(());
-        }
         let all: Vec<Bytes> = region
             .descriptor()
             .families()
             .iter()
             .map(|f| f.name.clone())
             .collect();
-        let mut families: Vec<Bytes> = Vec::new();
-        let mut add = |f: &Bytes| {
-            if !families.contains(f) {
-                families.push(f.clone());
-            }
-        };
-        match op {
-            CheckAction::Put(p) => p.cells.iter().for_each(|c| add(&c.family)),
-            CheckAction::Delete(d) if d.entries.is_empty() => all.iter().for_each(&mut add),
-            CheckAction::Delete(d) => d.entries.iter().for_each(|e| add(&e.family)),
-            CheckAction::Increment(i) => i.columns.iter().for_each(|(f, _, _)| add(f)),
-            CheckAction::Append(a) => a.columns.iter().for_each(|(f, _, _)| add(f)),
-            CheckAction::RowMutations(m) => {
-                for op in &m.mutations {
-                    match op {
-                        RowOp::Put(p) => p.cells.iter().for_each(|c| add(&c.family)),
-                        RowOp::Delete(d) if d.entries.is_empty() => all.iter().for_each(&mut add),
-                        RowOp::Delete(d) => d.entries.iter().for_each(|e| add(&e.family)),
-                        RowOp::Increment(i) => i.columns.iter().for_each(|(f, _, _)| add(f)),
-                        RowOp::Append(a) => a.columns.iter().for_each(|(f, _, _)| add(f)),
-                    }
-                }
-            }
-        }
-        access
-            .check_write(user, &region.info().table, families.iter().map(|f| &f[..]))
+        self.rs
+            .config
+            .access
+            .check_mutation(user, &region.info().table, op, &all)
             .map_err(|e| from_error(&e))
     }
 

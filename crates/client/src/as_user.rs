@@ -1,0 +1,349 @@
+//! [`AsUser`]: an embedded connection whose every call is checked by access control as one
+//! user's, as calls over the native RPC are. The gateways of a standalone process (Thrift,
+//! REST) serve through one when access control is on, so that they grant nothing a client of
+//! the RPC would not get.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use basalt_common::acl::{AccessControl, Action, Permission, Scope, User};
+use basalt_common::ops::{Append, CheckAction, CheckAndMutate, CheckAndMutateResult, Increment};
+use basalt_common::{Bytes, Delete, Get, Put, Result, RowResult, Scan, TableDescriptor, TableName};
+
+use crate::{
+    BatchOp, BatchOutcome, Client, ClusterSummary, Connection, NamespaceDescriptor, RegionSummary,
+    Scanner,
+};
+
+/// An embedded connection acting as `user`.
+#[derive(Debug)]
+pub struct AsUser {
+    inner: Arc<Connection>,
+    user: User,
+}
+
+impl Connection {
+    /// This connection, every call checked as `user`'s (a no-op with access control off).
+    pub fn as_user(&self, user: User) -> AsUser {
+        AsUser {
+            inner: Arc::new(self.clone()),
+            user,
+        }
+    }
+}
+
+impl AsUser {
+    fn access(&self) -> &AccessControl {
+        &self.inner.engine.region_config.access
+    }
+
+    fn user(&self) -> Option<&User> {
+        Some(&self.user)
+    }
+
+    fn admin(&self) -> Result<()> {
+        self.access()
+            .check(self.user(), Action::Admin, &Scope::Global)
+    }
+
+    fn admin_or_create(&self, table: &TableName) -> Result<()> {
+        self.access().check_any(
+            self.user(),
+            &[Action::Admin, Action::Create],
+            &Scope::table(table),
+        )
+    }
+
+    fn families(&self, table: &TableName) -> Vec<Bytes> {
+        self.inner
+            .describe_table(table)
+            .map(|d| d.families().iter().map(|f| f.name.clone()).collect())
+            .unwrap_or_default()
+    }
+
+    fn may_write(&self, table: &TableName, action: &CheckAction) -> Result<()> {
+        if !self.access().is_enabled() {
+            return Ok(());
+        }
+        self.access()
+            .check_mutation(self.user(), table, action, &self.families(table))
+    }
+
+    fn readable_get(&self, table: &TableName, get: &Get) -> Result<Get> {
+        let mut get = get.clone();
+        if self.access().is_enabled() {
+            let all = self.families(table);
+            self.access()
+                .restrict_read(self.user(), table, &mut get.families, &all)?;
+        }
+        Ok(get)
+    }
+
+    fn may_read_checked(&self, table: &TableName, cam: &CheckAndMutate) -> Result<()> {
+        let family = match &cam.check {
+            basalt_common::ops::Check::Column(c) => Some(c.family.clone()),
+            basalt_common::ops::Check::Filter { .. } => None,
+        };
+        let asked: Vec<Bytes> = family.into_iter().collect();
+        self.access()
+            .readable(self.user(), table, &asked, &self.families(table))
+            .map(|_| ())
+    }
+}
+
+impl Client for AsUser {
+    fn server_name(&self) -> String {
+        self.inner.server_name()
+    }
+
+    fn cluster_summary(&self) -> Result<ClusterSummary> {
+        self.inner.cluster_summary()
+    }
+
+    fn create_namespace(&self, ns: NamespaceDescriptor) -> Result<()> {
+        self.admin()?;
+        self.inner.create_namespace(ns)
+    }
+
+    fn modify_namespace(&self, ns: NamespaceDescriptor) -> Result<()> {
+        self.admin()?;
+        self.inner.modify_namespace(ns)
+    }
+
+    fn delete_namespace(&self, name: &str) -> Result<()> {
+        self.admin()?;
+        self.inner.delete_namespace(name)
+    }
+
+    fn namespace(&self, name: &str) -> Result<NamespaceDescriptor> {
+        self.inner.namespace(name)
+    }
+
+    fn namespaces(&self) -> Result<Vec<NamespaceDescriptor>> {
+        self.inner.namespaces()
+    }
+
+    fn create_table(&self, descriptor: TableDescriptor, split_keys: &[Bytes]) -> Result<()> {
+        let ns = Scope::Namespace(descriptor.name.namespace().to_owned());
+        self.access().check(self.user(), Action::Create, &ns)?;
+        self.inner.create_table(descriptor, split_keys)
+    }
+
+    fn table_names(&self) -> Result<Vec<TableName>> {
+        self.inner.table_names()
+    }
+
+    fn table_exists(&self, name: &TableName) -> Result<bool> {
+        self.inner.table_exists(name)
+    }
+
+    fn describe_table(&self, name: &TableName) -> Result<TableDescriptor> {
+        self.inner.describe_table(name)
+    }
+
+    fn is_table_enabled(&self, name: &TableName) -> Result<bool> {
+        self.inner.is_table_enabled(name)
+    }
+
+    fn enable_table(&self, name: &TableName) -> Result<()> {
+        self.admin_or_create(name)?;
+        self.inner.enable_table(name)
+    }
+
+    fn disable_table(&self, name: &TableName) -> Result<()> {
+        self.admin_or_create(name)?;
+        self.inner.disable_table(name)
+    }
+
+    fn delete_table(&self, name: &TableName) -> Result<()> {
+        self.admin_or_create(name)?;
+        self.inner.delete_table(name)
+    }
+
+    fn truncate_table(&self, name: &TableName, preserve_splits: bool) -> Result<()> {
+        self.admin_or_create(name)?;
+        self.inner.truncate_table(name, preserve_splits)
+    }
+
+    fn modify_table(&self, descriptor: TableDescriptor) -> Result<()> {
+        self.admin_or_create(&descriptor.name)?;
+        self.inner.modify_table(descriptor)
+    }
+
+    fn regions(&self, name: &TableName) -> Result<Vec<RegionSummary>> {
+        self.inner.regions(name)
+    }
+
+    fn region_sizes(&self, name: &TableName) -> Result<HashMap<Bytes, u64>> {
+        self.inner.region_sizes(name)
+    }
+
+    fn flush(&self, name: &TableName) -> Result<()> {
+        self.admin_or_create(name)?;
+        self.inner.flush(name)
+    }
+
+    fn compact(&self, name: &TableName, major: bool) -> Result<()> {
+        self.admin_or_create(name)?;
+        self.inner.compact(name, major)
+    }
+
+    fn compact_region(&self, region: &[u8], major: bool) -> Result<()> {
+        self.admin()?;
+        self.inner.compact_region(region, major)
+    }
+
+    fn split(&self, name: &TableName, at: Option<&[u8]>) -> Result<()> {
+        self.admin()?;
+        self.inner.split(name, at)
+    }
+
+    fn merge_regions(&self, name: &TableName, a: &[u8], b: &[u8]) -> Result<()> {
+        self.admin()?;
+        self.inner.merge_regions(name, a, b)
+    }
+
+    fn balance_switch(&self, on: bool) -> Result<bool> {
+        self.admin()?;
+        self.inner.balance_switch(on)
+    }
+
+    fn grant(&self, p: &Permission, merge: bool) -> Result<()> {
+        self.access().check(self.user(), Action::Admin, &p.scope)?;
+        self.inner.grant(p, merge)
+    }
+
+    fn revoke(&self, principal: &str, scope: &Scope) -> Result<()> {
+        self.access().check(self.user(), Action::Admin, scope)?;
+        self.inner.revoke(principal, scope)
+    }
+
+    fn user_permissions(&self, scope: &Scope) -> Result<Vec<Permission>> {
+        self.access().check(self.user(), Action::Admin, scope)?;
+        self.inner.user_permissions(scope)
+    }
+
+    fn balancer(&self) -> Result<bool> {
+        self.admin()?;
+        self.inner.balancer()
+    }
+
+    fn balancer_enabled(&self) -> Result<bool> {
+        self.inner.balancer_enabled()
+    }
+
+    fn move_region(&self, region: &[u8], to: Option<&str>) -> Result<()> {
+        self.admin()?;
+        self.inner.move_region(region, to)
+    }
+
+    fn assign(&self, region: &[u8]) -> Result<()> {
+        self.admin()?;
+        self.inner.assign(region)
+    }
+
+    fn unassign(&self, region: &[u8]) -> Result<()> {
+        self.admin()?;
+        self.inner.unassign(region)
+    }
+
+    fn put(&self, table: &TableName, put: &Put) -> Result<()> {
+        self.may_write(table, &CheckAction::Put(put.clone()))?;
+        self.inner.put(table, put)
+    }
+
+    fn delete(&self, table: &TableName, delete: &Delete) -> Result<()> {
+        self.may_write(table, &CheckAction::Delete(delete.clone()))?;
+        self.inner.delete(table, delete)
+    }
+
+    fn get(&self, table: &TableName, get: &Get) -> Result<RowResult> {
+        let get = self.readable_get(table, get)?;
+        self.inner.get(table, &get)
+    }
+
+    fn scan(self: Arc<Self>, table: &TableName, scan: &Scan) -> Result<Scanner> {
+        let mut scan = scan.clone();
+        if self.access().is_enabled() {
+            let all = self.families(table);
+            self.access()
+                .restrict_read(self.user(), table, &mut scan.families, &all)?;
+        }
+        Arc::clone(&self.inner).scan(table, &scan)
+    }
+
+    fn increment(&self, table: &TableName, inc: &Increment) -> Result<RowResult> {
+        self.may_write(table, &CheckAction::Increment(inc.clone()))?;
+        self.inner.increment(table, inc)
+    }
+
+    fn append(&self, table: &TableName, append: &Append) -> Result<RowResult> {
+        self.may_write(table, &CheckAction::Append(append.clone()))?;
+        self.inner.append(table, append)
+    }
+
+    fn check_and_mutate(
+        &self,
+        table: &TableName,
+        cam: &CheckAndMutate,
+    ) -> Result<CheckAndMutateResult> {
+        if self.access().is_enabled() {
+            self.may_read_checked(table, cam)?;
+            self.may_write(table, &cam.action)?;
+        }
+        self.inner.check_and_mutate(table, cam)
+    }
+
+    fn batch(&self, table: &TableName, ops: &[BatchOp]) -> Vec<Result<BatchOutcome>> {
+        // Each operation is checked on its own; a refused one fails alone, as in a Multi.
+        let mut checked: Vec<Option<BatchOp>> = Vec::with_capacity(ops.len());
+        let mut refusals: Vec<Option<basalt_common::Error>> = Vec::with_capacity(ops.len());
+        for op in ops {
+            let verdict = match op {
+                BatchOp::Get(g) => self.readable_get(table, g).map(BatchOp::Get),
+                BatchOp::Put(p) => self
+                    .may_write(table, &CheckAction::Put(p.clone()))
+                    .map(|()| op.clone()),
+                BatchOp::Delete(d) => self
+                    .may_write(table, &CheckAction::Delete(d.clone()))
+                    .map(|()| op.clone()),
+                BatchOp::Increment(i) => self
+                    .may_write(table, &CheckAction::Increment(i.clone()))
+                    .map(|()| op.clone()),
+                BatchOp::Append(a) => self
+                    .may_write(table, &CheckAction::Append(a.clone()))
+                    .map(|()| op.clone()),
+                BatchOp::RowMutations(m) => self
+                    .may_write(table, &CheckAction::RowMutations(m.clone()))
+                    .map(|()| op.clone()),
+                BatchOp::CheckAndMutate(c) => self
+                    .may_read_checked(table, c)
+                    .and_then(|()| self.may_write(table, &c.action))
+                    .map(|()| op.clone()),
+            };
+            match verdict {
+                Ok(op) => {
+                    checked.push(Some(op));
+                    refusals.push(None);
+                }
+                Err(e) => {
+                    checked.push(None);
+                    refusals.push(Some(e));
+                }
+            }
+        }
+        let allowed: Vec<BatchOp> = checked.iter().flatten().cloned().collect();
+        let mut done = self.inner.batch(table, &allowed).into_iter();
+        refusals
+            .into_iter()
+            .map(|refused| match refused {
+                Some(e) => Err(e),
+                None => done.next().unwrap_or_else(|| {
+                    Err(basalt_common::Error::storage(
+                        "a batch answered fewer operations",
+                    ))
+                }),
+            })
+            .collect()
+    }
+}
