@@ -186,7 +186,7 @@ pub fn written_families(action: &CheckAction, all_families: &[Bytes]) -> Vec<Byt
         RowOpRef::Put(p) => p.cells.iter().for_each(|c| add(&c.family)),
         RowOpRef::Delete(d) if d.entries.is_empty() => all_families.iter().for_each(&mut add),
         RowOpRef::Delete(d) => d.entries.iter().for_each(|e| add(&e.family)),
-        RowOpRef::Columns(cols) => cols.iter().for_each(|f| add(f)),
+        RowOpRef::Columns(cols) => cols.iter().for_each(&mut add),
     };
     match action {
         CheckAction::Put(p) => op(RowOpRef::Put(p)),
