@@ -91,3 +91,44 @@ fn the_thrift_gateway_acts_as_its_user() {
     assert!(c.put_rows(b"t", &rows, true).is_err());
     assert_eq!(c.get_row(b"t", b"r2").unwrap(), 0);
 }
+
+#[test]
+fn thrift_grant_and_revoke() {
+    use basalt_thrift::protocol::TType;
+    let server = Server::start_with(&[
+        "--authorization",
+        "--superuser",
+        "admin",
+        "--gateway-user",
+        "gw",
+    ]);
+    let (ok, out) = shell_as(&server, "admin", "create 't', 'f'\ngrant 'gw', 'A'\n");
+    assert!(ok, "{out}");
+    let mut c =
+        basalt_thrift::ThriftClient::connect(server.thrift.parse().unwrap(), false, false).unwrap();
+    // A TAccessControlEntity: username 1, scope 2 (TABLE 0), actions 4, tableName 5.
+    let entity = |grant: bool, c: &mut basalt_thrift::ThriftClient| {
+        c.call(if grant { "grant" } else { "revoke" }, |w| {
+            w.field(1, TType::Struct);
+            w.struct_begin();
+            w.field(1, TType::String);
+            w.string("alice");
+            w.field(2, TType::I32);
+            w.i32(0);
+            w.field(4, TType::String);
+            w.string("RW");
+            w.field(5, TType::String);
+            w.string("t");
+            w.struct_end();
+        })
+    };
+    let answer = entity(true, &mut c).unwrap();
+    assert_eq!(answer.bool(0), Some(true));
+    let (ok, out) = shell_as(&server, "admin", "user_permission 't'\n");
+    assert!(ok && out.contains("actions=READ,WRITE"), "{out}");
+    let (ok, out) = shell_as(&server, "alice", "put 't', 'r', 'f:q', 'v'\n");
+    assert!(ok, "{out}");
+    entity(false, &mut c).unwrap();
+    let (ok, out) = shell_as(&server, "alice", "put 't', 'r', 'f:q', 'v'\n");
+    assert!(!ok && out.contains("AccessDeniedException"), "{out}");
+}

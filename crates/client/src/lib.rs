@@ -28,7 +28,7 @@ mod split_halves_tests;
 mod table;
 
 pub use as_user::AsUser;
-pub use basalt_common::metrics;
+pub use basalt_common::{acl, metrics};
 pub use basalt_master::{Admin, RegionDescription, SplitAlgorithm};
 pub use basalt_proto::HBASE_VERSION;
 pub use buffered::{BufferedMutator, BufferedMutatorParams, DEFAULT_WRITE_BUFFER_SIZE};

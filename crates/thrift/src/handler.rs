@@ -6,6 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use basalt_client::acl::{Actions, Permission, Scope};
 use basalt_client::{
     Append, BatchOp, Bytes, CheckAction, CheckAndMutate, Client, ColumnFamilyDescriptor, Condition,
     Delete, Durability, FilterSpec, Get, Increment, LATEST_TIMESTAMP, Put, RegionSummary,
@@ -259,11 +260,37 @@ impl Handler {
             "getRowOrBefore" => self.row_or_before(a),
             "getThriftServerType" => Ok(Reply::I32(1)),
             "getClusterId" => Ok(Reply::String(format!("basalt-{}:{}", self.host, self.port))),
-            "grant" | "revoke" => Err(Failure::Io(
-                "UnsupportedOperationException: Basalt has no access control yet".into(),
-            )),
+            "grant" | "revoke" => self.access_control(a, name == "grant"),
             _ => return None,
         })
+    }
+
+    /// `grant` / `revoke` (HBase 2.x's Thrift1): a TAccessControlEntity {username 1, scope 2
+    /// (TABLE 0, NAMESPACE 1), actions 4, tableName 5, nsName 6}. Answers true.
+    fn access_control(&self, a: &Fields, grant: bool) -> Outcome {
+        let info = a
+            .strukt(1)
+            .ok_or_else(|| illegal("missing argument info"))?;
+        let user = text(bin(info, 1, "username")?)?.to_owned();
+        let scope = match info.i32(2) {
+            Some(0) => Scope::table(&table_name(info, 5)?),
+            Some(1) => Scope::Namespace(text(bin(info, 6, "nsName")?)?.to_owned()),
+            other => return Err(illegal(&format!("unknown permission scope {other:?}"))),
+        };
+        if grant {
+            let actions = Actions::parse(text(bin(info, 4, "actions")?)?)?;
+            self.conn.grant(
+                &Permission {
+                    principal: user,
+                    scope,
+                    actions,
+                },
+                false,
+            )?;
+        } else {
+            self.conn.revoke(&user, &scope)?;
+        }
+        Ok(Reply::Bool(true))
     }
 
     fn admin_call(
