@@ -275,7 +275,7 @@ impl Handler {
         let scope = match info.i32(2) {
             Some(0) => Scope::table(&table_name(info, 5)?),
             Some(1) => Scope::Namespace(text(bin(info, 6, "nsName")?)?.to_owned()),
-            other => return Err(illegal(&format!("unknown permission scope {other:?}"))),
+            other => return Err(illegal(format!("unknown permission scope {other:?}"))),
         };
         if grant {
             let actions = Actions::parse(text(bin(info, 4, "actions")?)?)?;
