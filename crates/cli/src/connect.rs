@@ -29,6 +29,29 @@ pub struct GatewayArgs {
     /// Address the gateway listens on
     #[arg(long, default_value_t = std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST))]
     pub bind: std::net::IpAddr,
+    /// Allow listening on an address other than loopback without TLS and authentication
+    #[arg(long)]
+    pub insecure: bool,
+}
+
+/// Refuses to listen on `ip` unless it is loopback or the operator said `--insecure`: nothing
+/// Basalt serves is encrypted or authenticated yet (issue 32). With `--insecure`, warns.
+pub fn guard_bind(ip: std::net::IpAddr, insecure: bool) -> Result<()> {
+    if ip.is_loopback() {
+        return Ok(());
+    }
+    if !insecure {
+        anyhow::bail!(
+            "refusing to listen on {ip}: connections are neither encrypted nor authenticated \
+             (no TLS yet), so anyone who reaches it could read and change everything; bind \
+             127.0.0.1, or pass --insecure to accept that"
+        );
+    }
+    eprintln!(
+        "WARNING: listening on {ip} without TLS or authentication (--insecure): anyone who \
+         reaches it can read and change everything"
+    );
+    Ok(())
 }
 
 impl GatewayArgs {

@@ -33,6 +33,7 @@ pub fn run(args: &Args) -> Result<()> {
         signal_hook::flag::register(signal, Arc::clone(&stop))
             .context("cannot install the signal handlers")?;
     }
+    crate::connect::guard_bind(args.gateway.bind, args.gateway.insecure)?;
     let (conn, place) = args.gateway.remote()?;
     let config = RestConfig {
         bind: SocketAddr::new(args.gateway.bind, args.port),

@@ -62,6 +62,9 @@ pub struct Args {
     /// 0 picks a free port, -1 turns them off [default: 16010]
     #[arg(long, allow_negative_numbers = true)]
     info_port: Option<i32>,
+    /// Allow listening on an address other than loopback without TLS and authentication
+    #[arg(long)]
+    insecure: bool,
     /// Access control on (HBase's hbase.security.authorization): calls over the native RPC
     /// are checked against the grants in hbase:acl, as the user the connection names
     #[arg(long)]
@@ -97,6 +100,7 @@ struct Settings {
     authorization: bool,
     superusers: Vec<String>,
     gateway_user: String,
+    insecure: bool,
 }
 
 impl Default for Settings {
@@ -118,6 +122,7 @@ impl Default for Settings {
             authorization: false,
             superusers: Vec::new(),
             gateway_user: "basalt".into(),
+            insecure: false,
         }
     }
 }
@@ -156,6 +161,7 @@ fn apply_file(s: &mut Settings, text: &str) -> anyhow::Result<()> {
             "info-port" => s.info_port = parse(key, value, n)?,
             "authorization" => s.authorization = parse(key, value, n)?,
             "gateway-user" => s.gateway_user = value.to_owned(),
+            "insecure" => s.insecure = parse(key, value, n)?,
             "superuser" => s.superusers.extend(
                 value
                     .split(',')
@@ -166,7 +172,7 @@ fn apply_file(s: &mut Settings, text: &str) -> anyhow::Result<()> {
                 "config line {n}: unknown setting {other:?} (known: data, bind, thrift-port, \
                  framed, compact, thrift-max-message-mb, scanner-lease-secs, rpc-port, master-port, \
                  rpc-handlers, zookeeper, rest-port, info-port, authorization, superuser, \
-                 gateway-user)"
+                 gateway-user, insecure)"
             ),
         }
     }
@@ -216,6 +222,7 @@ fn resolve(args: &Args) -> anyhow::Result<Settings> {
         s.info_port = p;
     }
     s.authorization |= args.authorization;
+    s.insecure |= args.insecure;
     if let Some(u) = &args.gateway_user {
         s.gateway_user.clone_from(u);
     }
@@ -264,6 +271,7 @@ fn open(data: &Path, server: &str, s: &Settings) -> anyhow::Result<Connection> {
 
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let s = resolve(args)?;
+    crate::connect::guard_bind(s.bind, s.insecure)?;
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(signal, Arc::clone(&stop))

@@ -42,6 +42,7 @@ pub fn run(args: &Args) -> Result<()> {
         signal_hook::flag::register(signal, Arc::clone(&stop))
             .context("cannot install the signal handlers")?;
     }
+    crate::connect::guard_bind(args.gateway.bind, args.gateway.insecure)?;
     let (conn, place) = args.gateway.remote()?;
     // TRegionInfo names the region server: the one this gateway talks to.
     let server = conn.server_name();

@@ -132,3 +132,23 @@ fn thrift_grant_and_revoke() {
     let (ok, out) = shell_as(&server, "alice", "put 't', 'r', 'f:q', 'v'\n");
     assert!(!ok && out.contains("AccessDeniedException"), "{out}");
 }
+
+#[test]
+fn listening_beyond_loopback_needs_insecure() {
+    for args in [
+        &["standalone", "--bind", "0.0.0.0", "--info-port", "-1"][..],
+        &["thrift", "--bind", "0.0.0.0", "--port", "0"],
+        &["rest", "--bind", "0.0.0.0", "--port", "0"],
+        &[
+            "regionserver",
+            "--zookeeper",
+            "127.0.0.1:1",
+            "--bind",
+            "0.0.0.0",
+        ],
+    ] {
+        let (ok, _, err) = support::basalt(args);
+        assert!(!ok, "{args:?}");
+        assert!(err.contains("--insecure"), "{args:?}: {err}");
+    }
+}

@@ -31,6 +31,7 @@ pub struct Args {
 
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let stop = stop_flag()?;
+    crate::connect::guard_bind(args.common.bind, args.common.insecure)?;
     let (listener, addr) = bind(args.common.bind, args.port)?;
     let clock = basalt_common::SystemClock;
     let start_code = basalt_common::Clock::now_millis(&clock);

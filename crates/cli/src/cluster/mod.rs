@@ -38,6 +38,9 @@ pub struct Common {
     /// Address to listen on
     #[arg(long, default_value_t = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST))]
     pub bind: IpAddr,
+    /// Allow listening on an address other than loopback without TLS and authentication
+    #[arg(long)]
+    pub insecure: bool,
     /// Milliseconds after which a silent server's ZooKeeper session ends (and the master
     /// recovers a region server's regions)
     #[arg(long, default_value_t = SESSION_TIMEOUT_MS)]

@@ -31,6 +31,7 @@ pub struct Args {
 
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let stop = stop_flag()?;
+    crate::connect::guard_bind(args.common.bind, args.common.insecure)?;
     let (listener, addr) = bind(args.common.bind, args.port)?;
     let mut settings = ServerSettings::new(
         Arc::new(basalt_fs::LocalFs),
