@@ -315,10 +315,11 @@ impl User {
     }
 }
 
-/// The grants in force, and who is a superuser.
+/// The grants in force, and who is a superuser. Grants are kept by principal, so a check
+/// looks only at the caller's own grants and their groups'.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Acl {
-    grants: Vec<Permission>,
+    grants: std::collections::BTreeMap<String, Vec<Permission>>,
     superusers: Vec<String>,
 }
 
@@ -326,7 +327,7 @@ impl Acl {
     /// An ACL with these superusers (names, or `@groups`).
     pub fn with_superusers(superusers: Vec<String>) -> Self {
         Acl {
-            grants: Vec::new(),
+            grants: std::collections::BTreeMap::new(),
             superusers,
         }
     }
@@ -335,12 +336,23 @@ impl Acl {
         self.superusers.iter().any(|s| user.is(s))
     }
 
+    /// The grants that apply to `user`: their own and their groups'.
+    fn grants_of<'a>(&'a self, user: &'a User) -> impl Iterator<Item = &'a Permission> + 'a {
+        let own = self.grants.get(&user.name).into_iter().flatten();
+        let groups = user
+            .groups
+            .iter()
+            .filter_map(|g| self.grants.get(&format!("@{g}")))
+            .flatten();
+        own.chain(groups)
+    }
+
     /// Whether `user` may do `action` on `scope`.
     pub fn allows(&self, user: &User, action: Action, scope: &Scope) -> bool {
         self.is_superuser(user)
-            || self.grants.iter().any(|g| {
-                g.actions.contains(action) && user.is(&g.principal) && g.scope.covers(scope)
-            })
+            || self
+                .grants_of(user)
+                .any(|g| g.actions.contains(action) && g.scope.covers(scope))
     }
 
     /// `Ok` if `user` may do `action` on `scope`; otherwise HBase's AccessDeniedException.
@@ -356,9 +368,8 @@ impl Acl {
     /// counts): a scan may then run and return only what the user may read.
     pub fn allows_somewhere_in(&self, user: &User, action: Action, table: &TableName) -> bool {
         self.is_superuser(user)
-            || self.grants.iter().any(|g| {
+            || self.grants_of(user).any(|g| {
                 g.actions.contains(action)
-                    && user.is(&g.principal)
                     && match &g.scope {
                         Scope::Table { table: t, .. } => t == table,
                         other => other.covers(&Scope::table(table)),
@@ -367,52 +378,49 @@ impl Acl {
     }
 
     /// Adds a grant. With `merge`, actions already granted at that scope stay; otherwise
-    /// the grant replaces them (HBase's `grant`).
+    /// the grant replaces them (HBase's `grant`). Returns the grant now in force.
     pub fn grant(&mut self, p: Permission, merge: bool) -> &Permission {
-        let at = self
-            .grants
-            .iter()
-            .position(|g| g.principal == p.principal && g.scope == p.scope);
-        match at {
+        let list = self.grants.entry(p.principal.clone()).or_default();
+        match list.iter().position(|g| g.scope == p.scope) {
             Some(i) => {
-                let g = &mut self.grants[i];
+                let g = &mut list[i];
                 g.actions = if merge {
                     g.actions.union(p.actions)
                 } else {
                     p.actions
                 };
-                &self.grants[i]
+                &list[i]
             }
             None => {
-                self.grants.push(p);
-                let last = self.grants.len() - 1;
-                &self.grants[last]
+                list.push(p);
+                let last = list.len() - 1;
+                &list[last]
             }
         }
     }
 
     /// Removes `principal`'s grant at exactly `scope`; returns it.
     pub fn revoke(&mut self, principal: &str, scope: &Scope) -> Option<Permission> {
-        let i = self
-            .grants
-            .iter()
-            .position(|g| g.principal == principal && &g.scope == scope)?;
-        Some(self.grants.remove(i))
+        let list = self.grants.get_mut(principal)?;
+        let i = list.iter().position(|g| &g.scope == scope)?;
+        let removed = list.remove(i);
+        if list.is_empty() {
+            self.grants.remove(principal);
+        }
+        Some(removed)
     }
 
-    /// Every grant, in the order made.
-    pub fn grants(&self) -> &[Permission] {
-        &self.grants
-    }
-
-    /// Forgets every grant on `scope` and inside it (a dropped table or namespace).
-    pub fn forget(&mut self, scope: &Scope) {
-        self.grants.retain(|g| !scope.covers(&g.scope));
+    /// Every grant, by principal.
+    pub fn grants(&self) -> impl Iterator<Item = &Permission> + '_ {
+        self.grants.values().flatten()
     }
 
     /// Replaces the grants (read back from `hbase:acl`).
     pub fn set_grants(&mut self, grants: Vec<Permission>) {
-        self.grants = grants;
+        self.grants.clear();
+        for g in grants {
+            self.grant(g, false);
+        }
     }
 }
 
@@ -490,7 +498,10 @@ mod tests {
         let mut acl = Acl::default();
         grant(&mut acl, "u", Scope::Global, "RW");
         grant(&mut acl, "u", Scope::Global, "C");
-        assert_eq!(acl.grants()[0].actions.to_string(), "C");
+        assert_eq!(
+            acl.grants().next().map(|g| g.actions.to_string()),
+            Some("C".into())
+        );
         acl.grant(
             Permission {
                 principal: "u".into(),
@@ -499,9 +510,12 @@ mod tests {
             },
             true,
         );
-        assert_eq!(acl.grants()[0].actions.to_string(), "RC");
+        assert_eq!(
+            acl.grants().next().map(|g| g.actions.to_string()),
+            Some("RC".into())
+        );
         assert!(acl.revoke("u", &Scope::Global).is_some());
-        assert!(acl.grants().is_empty());
+        assert!(acl.grants().next().is_none());
         assert!(Actions::parse("RZ").is_err());
         assert!(Actions::parse("").is_err());
     }

@@ -143,7 +143,6 @@ impl Admin {
             .access
             .acl()
             .grants()
-            .iter()
             .find(|g| g.principal == principal && &g.scope == scope)
             .cloned();
         let Some(p) = held else {
@@ -169,7 +168,6 @@ impl Admin {
             .access
             .acl()
             .grants()
-            .iter()
             .filter(|g| scope.covers(&g.scope))
             .cloned()
             .collect())
