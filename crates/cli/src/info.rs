@@ -53,6 +53,7 @@ pub fn start(
     client: Option<Arc<dyn Client>>,
     master: Option<MasterSource>,
     server: Option<Arc<RegionServer>>,
+    tls: Option<Arc<basalt_net::http::rustls::ServerConfig>>,
 ) -> anyhow::Result<Option<InfoServer>> {
     if port == -1 {
         return Ok(None);
@@ -64,7 +65,7 @@ pub fn start(
         master: master.map(|m| Arc::new(m) as Arc<dyn MasterStatusSource>),
         server: server.map(|rs| Arc::new(ServerSource(rs)) as Arc<dyn ServerStatusSource>),
     };
-    let info = InfoServer::start(SocketAddr::new(bind, port), sources)
+    let info = InfoServer::start(SocketAddr::new(bind, port), sources, tls)
         .with_context(|| format!("cannot listen on {bind}:{port} for the {what} info pages"))?;
     Ok(Some(info))
 }

@@ -65,6 +65,13 @@ pub struct Args {
     /// Allow listening on an address other than loopback without TLS and authentication
     #[arg(long)]
     insecure: bool,
+    /// Serve REST and the info pages over HTTPS with this PEM certificate chain (with
+    /// --tls-key)
+    #[arg(long, requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The PEM private key of --tls-cert
+    #[arg(long, requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
     /// Access control on (HBase's hbase.security.authorization): calls over the native RPC
     /// are checked against the grants in hbase:acl, as the user the connection names
     #[arg(long)]
@@ -101,6 +108,8 @@ struct Settings {
     superusers: Vec<String>,
     gateway_user: String,
     insecure: bool,
+    tls_cert: Option<PathBuf>,
+    tls_key: Option<PathBuf>,
 }
 
 impl Default for Settings {
@@ -123,6 +132,8 @@ impl Default for Settings {
             superusers: Vec::new(),
             gateway_user: "basalt".into(),
             insecure: false,
+            tls_cert: None,
+            tls_key: None,
         }
     }
 }
@@ -162,6 +173,8 @@ fn apply_file(s: &mut Settings, text: &str) -> anyhow::Result<()> {
             "authorization" => s.authorization = parse(key, value, n)?,
             "gateway-user" => s.gateway_user = value.to_owned(),
             "insecure" => s.insecure = parse(key, value, n)?,
+            "tls-cert" => s.tls_cert = Some(PathBuf::from(value)),
+            "tls-key" => s.tls_key = Some(PathBuf::from(value)),
             "superuser" => s.superusers.extend(
                 value
                     .split(',')
@@ -172,7 +185,7 @@ fn apply_file(s: &mut Settings, text: &str) -> anyhow::Result<()> {
                 "config line {n}: unknown setting {other:?} (known: data, bind, thrift-port, \
                  framed, compact, thrift-max-message-mb, scanner-lease-secs, rpc-port, master-port, \
                  rpc-handlers, zookeeper, rest-port, info-port, authorization, superuser, \
-                 gateway-user, insecure)"
+                 gateway-user, insecure, tls-cert, tls-key)"
             ),
         }
     }
@@ -223,6 +236,13 @@ fn resolve(args: &Args) -> anyhow::Result<Settings> {
     }
     s.authorization |= args.authorization;
     s.insecure |= args.insecure;
+    if args.tls_cert.is_some() {
+        s.tls_cert.clone_from(&args.tls_cert);
+        s.tls_key.clone_from(&args.tls_key);
+    }
+    if s.tls_cert.is_some() != s.tls_key.is_some() {
+        bail!("tls-cert and tls-key go together");
+    }
     if let Some(u) = &args.gateway_user {
         s.gateway_user.clone_from(u);
     }
@@ -272,6 +292,12 @@ fn open(data: &Path, server: &str, s: &Settings) -> anyhow::Result<Connection> {
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let s = resolve(args)?;
     crate::connect::guard_bind(s.bind, s.insecure)?;
+    let tls = match (&s.tls_cert, &s.tls_key) {
+        (Some(cert), Some(key)) => {
+            Some(basalt_net::http::tls_config(cert, key).context("loading the TLS certificate")?)
+        }
+        _ => None,
+    };
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(signal, Arc::clone(&stop))
@@ -323,6 +349,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 bind: SocketAddr::new(s.bind, port),
                 scanner_lease: Duration::from_secs(s.scanner_lease_secs),
                 server_name: basalt_client::Client::server_name(&conn),
+                tls: tls.clone(),
                 ..basalt_rest::RestConfig::default()
             };
             match basalt_rest::RestServer::start(gateway_client(&conn, &s), config) {
@@ -350,6 +377,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             name: basalt_client::Client::server_name(&conn),
         }),
         Some(conn.region_server()),
+        tls.clone(),
     ) {
         Ok(info) => info,
         Err(e) => {

@@ -152,3 +152,25 @@ fn listening_beyond_loopback_needs_insecure() {
         assert!(err.contains("--insecure"), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn a_bad_certificate_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let cert = dir.path().join("cert.pem");
+    std::fs::write(&cert, "not a certificate").unwrap();
+    let (ok, _, err) = support::basalt(&[
+        "standalone",
+        "--data",
+        dir.path().join("data").to_str().unwrap(),
+        "--info-port",
+        "-1",
+        "--tls-cert",
+        cert.to_str().unwrap(),
+        "--tls-key",
+        cert.to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    assert!(err.contains("cert.pem"), "{err}");
+    let (ok, _, err) = support::basalt(&["rest", "--tls-cert", "x.pem"]);
+    assert!(!ok && err.contains("--tls-key"), "{err}");
+}

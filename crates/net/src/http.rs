@@ -7,10 +7,15 @@
 
 use std::io;
 use std::net::{SocketAddr, TcpListener};
+use std::path::Path;
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-pub use axum;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+
+pub use {axum, rustls};
 
 /// How long a shutdown waits for requests in flight.
 const DRAIN: Duration = Duration::from_secs(5);
@@ -26,12 +31,27 @@ pub struct HttpServer {
 impl HttpServer {
     /// Binds `addr` (port 0 picks a free one) and serves `router` on a thread named `name`.
     pub fn start(addr: SocketAddr, name: &str, router: axum::Router) -> io::Result<Self> {
+        Self::start_tls(addr, name, router, None)
+    }
+
+    /// [`HttpServer::start`], over TLS when given a server configuration ([`tls_config`]).
+    pub fn start_tls(
+        addr: SocketAddr,
+        name: &str,
+        router: axum::Router,
+        tls: Option<Arc<rustls::ServerConfig>>,
+    ) -> io::Result<Self> {
         let listener = TcpListener::bind(addr)?;
-        Self::serve(listener, name, router)
+        Self::serve(listener, name, router, tls)
     }
 
     /// Serves `router` on an already bound listener.
-    pub fn serve(listener: TcpListener, name: &str, router: axum::Router) -> io::Result<Self> {
+    pub fn serve(
+        listener: TcpListener,
+        name: &str,
+        router: axum::Router,
+        tls: Option<Arc<rustls::ServerConfig>>,
+    ) -> io::Result<Self> {
         let addr = listener.local_addr()?;
         listener.set_nonblocking(true)?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -50,10 +70,26 @@ impl HttpServer {
             .name(name.to_owned())
             .spawn(move || {
                 runtime.block_on(async move {
-                    let serving = axum::serve(listener, router).with_graceful_shutdown(async {
+                    let stop = async {
                         let _ = stopped.await;
-                    });
-                    if let Err(e) = serving.await {
+                    };
+                    let served = match tls {
+                        None => {
+                            axum::serve(listener, router)
+                                .with_graceful_shutdown(stop)
+                                .await
+                        }
+                        Some(config) => {
+                            let listener = TlsListener {
+                                tcp: listener,
+                                acceptor: tokio_rustls::TlsAcceptor::from(config),
+                            };
+                            axum::serve(listener, router)
+                                .with_graceful_shutdown(stop)
+                                .await
+                        }
+                    };
+                    if let Err(e) = served {
                         let _ = std::io::Write::write_fmt(
                             &mut std::io::stderr(),
                             format_args!("http server stopped: {e}\n"),
@@ -118,4 +154,65 @@ pub fn escape_markup(text: &str) -> String {
         }
     }
     out
+}
+
+/// How long a TLS handshake may take before its connection is dropped.
+const HANDSHAKE: Duration = Duration::from_secs(10);
+
+/// Accepts TCP connections and completes their TLS handshakes; a connection whose handshake
+/// fails (a plaintext client, an untrusted certificate, silence) is dropped alone.
+struct TlsListener {
+    tcp: tokio::net::TcpListener,
+    acceptor: tokio_rustls::TlsAcceptor,
+}
+
+impl axum::serve::Listener for TlsListener {
+    type Io = tokio_rustls::server::TlsStream<tokio::net::TcpStream>;
+    type Addr = SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        loop {
+            let Ok((stream, addr)) = self.tcp.accept().await else {
+                // Out of descriptors, say: wait a little rather than spin.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            };
+            if let Ok(Ok(tls)) = tokio::time::timeout(HANDSHAKE, self.acceptor.accept(stream)).await
+            {
+                return (tls, addr);
+            }
+        }
+    }
+
+    fn local_addr(&self) -> io::Result<Self::Addr> {
+        self.tcp.local_addr()
+    }
+}
+
+/// A TLS server configuration from PEM files: the certificate chain (the server's first) and
+/// its private key. Errors name the file and what was wrong.
+pub fn tls_config(cert: &Path, key: &Path) -> io::Result<Arc<rustls::ServerConfig>> {
+    let bad = |path: &Path, what: &str| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{}: {what}", path.display()),
+        )
+    };
+    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert)
+        .map_err(|e| bad(cert, &format!("cannot read certificates ({e})")))?
+        .collect::<Result<_, _>>()
+        .map_err(|e| bad(cert, &format!("not a PEM certificate chain ({e})")))?;
+    if certs.is_empty() {
+        return Err(bad(cert, "holds no certificate"));
+    }
+    let key = PrivateKeyDer::from_pem_file(key)
+        .map_err(|e| bad(key, &format!("not a PEM private key ({e})")))?;
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| io::Error::other(format!("TLS: {e}")))?
+        .with_no_client_auth()
+        .with_single_cert(certs, key)
+        .map_err(|e| bad(cert, &format!("does not go with its key ({e})")))?;
+    Ok(Arc::new(config))
 }

@@ -42,6 +42,8 @@ pub struct RestConfig {
     /// `host,port,startcode` reported as a region's location when the client does not know it
     /// (the one server of a standalone process).
     pub server_name: String,
+    /// Serve HTTPS with this configuration (`basalt_net::http::tls_config`); plain HTTP without.
+    pub tls: Option<std::sync::Arc<basalt_net::http::rustls::ServerConfig>>,
 }
 
 impl Default for RestConfig {
@@ -52,6 +54,7 @@ impl Default for RestConfig {
             scanner_lease: Duration::from_secs(60),
             max_body: 64 << 20,
             server_name: "localhost,16020,0".into(),
+            tls: None,
         }
     }
 }
@@ -92,7 +95,8 @@ impl RestServer {
             config,
         });
         let router = routes::router(Arc::clone(&rest));
-        let http = HttpServer::start(rest.config.bind, "rest", router)?;
+        let http =
+            HttpServer::start_tls(rest.config.bind, "rest", router, rest.config.tls.clone())?;
         let stop_expiry = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let expiry = {
             let rest = Arc::clone(&rest);

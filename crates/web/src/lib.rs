@@ -58,8 +58,13 @@ pub struct InfoServer {
 }
 
 impl InfoServer {
-    /// Binds `bind` (port 0 picks a free one) and serves the pages of `sources`.
-    pub fn start(bind: SocketAddr, sources: InfoSources) -> std::io::Result<Self> {
+    /// Binds `bind` (port 0 picks a free one) and serves the pages of `sources`, over TLS
+    /// when given a configuration.
+    pub fn start(
+        bind: SocketAddr,
+        sources: InfoSources,
+        tls: Option<Arc<basalt_net::http::rustls::ServerConfig>>,
+    ) -> std::io::Result<Self> {
         let info = Arc::new(Info {
             sources,
             last_requests: Mutex::new(None),
@@ -75,7 +80,7 @@ impl InfoServer {
             .route("/static/basalt.css", get(stylesheet))
             .with_state(info);
         Ok(InfoServer {
-            http: HttpServer::start(bind, "info", router)?,
+            http: HttpServer::start_tls(bind, "info", router, tls)?,
         })
     }
 

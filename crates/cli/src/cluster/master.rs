@@ -89,6 +89,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                     name: format!("{},{start_code}", addr.to_string().replace(':', ",")),
                 }),
                 None,
+                None,
             )
         }) {
             Ok(info) => info,

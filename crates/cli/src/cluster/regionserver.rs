@@ -90,6 +90,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         None,
         None,
         Some(Arc::clone(&server.rs)),
+        None,
     ) {
         Ok(info) => info,
         Err(e) => {
