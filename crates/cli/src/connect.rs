@@ -61,6 +61,16 @@ impl GatewayArgs {
     }
 }
 
+/// Waits for SIGINT or SIGTERM (`stop`), then stops a gateway with `shutdown`, saying so.
+pub fn serve_until_stopped(stop: &std::sync::atomic::AtomicBool, shutdown: impl FnOnce()) {
+    while !stop.load(std::sync::atomic::Ordering::Acquire) {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    crate::say!("shutting down: finishing calls in flight");
+    shutdown();
+    crate::say!("stopped");
+}
+
 /// Connects to the server at `connect` (default [`DEFAULT_SERVER`]), or to the one ZooKeeper
 /// at `zookeeper` names; also says which, for the operator.
 pub fn remote(

@@ -5,7 +5,6 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -34,11 +33,7 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> Result<()> {
-    let stop = Arc::new(AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(signal, Arc::clone(&stop))
-            .context("cannot install the signal handlers")?;
-    }
+    let stop = crate::cluster::stop_flag()?;
     crate::connect::guard_bind(args.gateway.bind, args.gateway.insecure)?;
     let (conn, place) = args.gateway.remote()?;
     let tls = match (&args.tls_cert, &args.tls_key) {
@@ -62,11 +57,6 @@ pub fn run(args: &Args) -> Result<()> {
         rest.local_addr(),
         if args.readonly { " (read-only)" } else { "" }
     );
-    while !stop.load(Ordering::Acquire) {
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    crate::say!("shutting down: finishing requests in flight");
-    rest.shutdown();
-    crate::say!("stopped");
+    crate::connect::serve_until_stopped(&stop, || rest.shutdown());
     Ok(())
 }

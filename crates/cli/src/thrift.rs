@@ -5,7 +5,6 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
@@ -37,11 +36,7 @@ pub fn run(args: &Args) -> Result<()> {
     if args.max_message_mb == 0 {
         bail!("--max-message-mb must be at least 1");
     }
-    let stop = Arc::new(AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(signal, Arc::clone(&stop))
-            .context("cannot install the signal handlers")?;
-    }
+    let stop = crate::cluster::stop_flag()?;
     crate::connect::guard_bind(args.gateway.bind, args.gateway.insecure)?;
     let (conn, place) = args.gateway.remote()?;
     // TRegionInfo names the region server: the one this gateway talks to.
@@ -67,11 +62,6 @@ pub fn run(args: &Args) -> Result<()> {
         if args.framed { "framed" } else { "buffered" },
         if args.compact { "compact" } else { "binary" }
     );
-    while !stop.load(Ordering::Acquire) {
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    crate::say!("shutting down: finishing calls in flight");
-    thrift.shutdown();
-    crate::say!("stopped");
+    crate::connect::serve_until_stopped(&stop, || thrift.shutdown());
     Ok(())
 }
