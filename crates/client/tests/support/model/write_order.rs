@@ -103,9 +103,12 @@ impl Oracle {
                     }
                 })
                 .filter(|m| tr.contains_or_after(m.ts))
-                // An expired marker is skipped like any expired cell (HBase's matcher checks
-                // the TTL before delete tracking), so it masks nothing.
-                .filter(|m| m.ts >= oldest)
+                // An expired marker is skipped like any expired cell, so it masks nothing, but
+                // only while MIN_VERSIONS is 0: HBase's matcher skips a cell before delete
+                // tracking when its column tracker `isDone` (`minVersions <= 0 && expired`);
+                // with MIN_VERSIONS the marker is tracked and still masks the versions that
+                // MIN_VERSIONS would keep past the TTL.
+                .filter(|m| m.ts >= oldest || spec.min_versions > 0)
                 .map(|m| (m.ts, m.kind, m.seq, None))
                 .collect()
         };
