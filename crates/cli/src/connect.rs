@@ -32,6 +32,12 @@ pub struct GatewayArgs {
     /// Allow listening on an address other than loopback without TLS and authentication
     #[arg(long)]
     pub insecure: bool,
+    /// Serve over TLS with this PEM certificate chain (with --tls-key; HBase's --ssl)
+    #[arg(long, requires = "tls_key")]
+    pub tls_cert: Option<std::path::PathBuf>,
+    /// The PEM private key of --tls-cert
+    #[arg(long, requires = "tls_cert")]
+    pub tls_key: Option<std::path::PathBuf>,
 }
 
 /// Refuses to listen on `ip` unless it is loopback or the operator said `--insecure`: nothing
@@ -54,7 +60,26 @@ pub fn guard_bind(ip: std::net::IpAddr, insecure: bool) -> Result<()> {
     Ok(())
 }
 
+/// The TLS configuration of `--tls-cert` and `--tls-key`, when given.
+pub fn tls(
+    cert: Option<&std::path::Path>,
+    key: Option<&std::path::Path>,
+) -> Result<Option<std::sync::Arc<basalt_net::http::rustls::ServerConfig>>> {
+    match (cert, key) {
+        (Some(cert), Some(key)) => Ok(Some(
+            basalt_net::http::tls_config(cert, key).context("loading the TLS certificate")?,
+        )),
+        (None, None) => Ok(None),
+        _ => anyhow::bail!("--tls-cert and --tls-key go together"),
+    }
+}
+
 impl GatewayArgs {
+    /// The TLS configuration its flags name, if any.
+    pub fn tls(&self) -> Result<Option<std::sync::Arc<basalt_net::http::rustls::ServerConfig>>> {
+        tls(self.tls_cert.as_deref(), self.tls_key.as_deref())
+    }
+
     /// Connects as [`remote`] does.
     pub fn remote(&self) -> Result<(RemoteConnection, String)> {
         remote(self.connect.as_deref(), self.zookeeper.as_deref())

@@ -24,24 +24,13 @@ pub struct Args {
     /// Seconds an idle scanner lives
     #[arg(long, default_value_t = 60)]
     scanner_lease_secs: u64,
-    /// Serve HTTPS with this PEM certificate chain (with --tls-key)
-    #[arg(long, requires = "tls_key")]
-    tls_cert: Option<std::path::PathBuf>,
-    /// The PEM private key of --tls-cert
-    #[arg(long, requires = "tls_cert")]
-    tls_key: Option<std::path::PathBuf>,
 }
 
 pub fn run(args: &Args) -> Result<()> {
     let stop = crate::cluster::stop_flag()?;
     crate::connect::guard_bind(args.gateway.bind, args.gateway.insecure)?;
     let (conn, place) = args.gateway.remote()?;
-    let tls = match (&args.tls_cert, &args.tls_key) {
-        (Some(cert), Some(key)) => {
-            Some(basalt_net::http::tls_config(cert, key).context("loading the TLS certificate")?)
-        }
-        _ => None,
-    };
+    let tls = args.gateway.tls()?;
     let config = RestConfig {
         tls,
         bind: SocketAddr::new(args.gateway.bind, args.port),

@@ -65,7 +65,7 @@ pub struct Args {
     /// Allow listening on an address other than loopback without TLS and authentication
     #[arg(long)]
     insecure: bool,
-    /// Serve REST and the info pages over HTTPS with this PEM certificate chain (with
+    /// Serve Thrift, REST and the info pages over TLS with this PEM certificate chain (with
     /// --tls-key)
     #[arg(long, requires = "tls_key")]
     tls_cert: Option<PathBuf>,
@@ -292,12 +292,7 @@ fn open(data: &Path, server: &str, s: &Settings) -> anyhow::Result<Connection> {
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let s = resolve(args)?;
     crate::connect::guard_bind(s.bind, s.insecure)?;
-    let tls = match (&s.tls_cert, &s.tls_key) {
-        (Some(cert), Some(key)) => {
-            Some(basalt_net::http::tls_config(cert, key).context("loading the TLS certificate")?)
-        }
-        _ => None,
-    };
+    let tls = crate::connect::tls(s.tls_cert.as_deref(), s.tls_key.as_deref())?;
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(signal, Arc::clone(&stop))
@@ -319,6 +314,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         max_message: s.max_message_mb << 20,
         scanner_lease: Duration::from_secs(s.scanner_lease_secs),
         server_host: s.bind.to_string(),
+        tls: tls.clone(),
         ..ThriftConfig::default()
     };
     let thrift = match ThriftServer::start(gateway_client(&conn, &s), config) {

@@ -44,7 +44,9 @@ pub fn run(args: &Args) -> Result<()> {
     let mut parts = server.split(',');
     let host = parts.next().unwrap_or("localhost").to_owned();
     let port = parts.next().and_then(|p| p.parse().ok()).unwrap_or(16020);
+    let tls = args.gateway.tls()?;
     let config = ThriftConfig {
+        tls,
         bind: SocketAddr::new(args.gateway.bind, args.port),
         framed: args.framed,
         compact: args.compact,

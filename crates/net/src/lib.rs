@@ -35,8 +35,8 @@ pub const POLL: Duration = Duration::from_millis(100);
 /// A socket reader that waits out read timeouts: between messages it gives up (reads end)
 /// when `stop` is set; within a message, when bytes stop arriving for `stall`.
 #[derive(Debug)]
-pub struct Patient<'a> {
-    inner: BufReader<TcpStream>,
+pub struct Patient<'a, S: Read = TcpStream> {
+    inner: BufReader<S>,
     stop: &'a AtomicBool,
     stall: Duration,
     /// Whether a message is being read (then a stop does not interrupt it).
@@ -47,12 +47,25 @@ impl<'a> Patient<'a> {
     /// Reads `stream` (given the [`POLL`] read timeout here) until `stop`.
     pub fn new(stream: TcpStream, stop: &'a AtomicBool, stall: Duration) -> io::Result<Self> {
         stream.set_read_timeout(Some(POLL))?;
-        Ok(Patient {
+        Ok(Patient::over(stream, stop, stall))
+    }
+}
+
+impl<'a, S: Read> Patient<'a, S> {
+    /// Reads `stream`, a layer over a socket that already has the [`POLL`] read timeout (a TLS
+    /// session, say), until `stop`.
+    pub fn over(stream: S, stop: &'a AtomicBool, stall: Duration) -> Self {
+        Patient {
             inner: BufReader::with_capacity(64 * 1024, stream),
             stop,
             stall,
             in_message: false,
-        })
+        }
+    }
+
+    /// The stream read from, to write replies to (what is buffered stays buffered).
+    pub fn get_mut(&mut self) -> &mut S {
+        self.inner.get_mut()
     }
 
     /// The bytes already read from the socket and not yet consumed (no system call).
@@ -97,7 +110,7 @@ impl<'a> Patient<'a> {
     }
 }
 
-impl Read for Patient<'_> {
+impl<S: Read> Read for Patient<'_, S> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = {
             let available = self.fill_buf()?;
@@ -110,7 +123,7 @@ impl Read for Patient<'_> {
     }
 }
 
-impl BufRead for Patient<'_> {
+impl<S: Read> BufRead for Patient<'_, S> {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
         if self.inner.buffer().is_empty() {
             self.wait()?;

@@ -41,6 +41,8 @@ pub struct ThriftConfig {
     /// The host and port TRegionInfo reports as the region server.
     pub server_host: String,
     pub server_port: i32,
+    /// Serve over TLS with this configuration (HBase's `--ssl`); plaintext without.
+    pub tls: Option<Arc<rustls::ServerConfig>>,
 }
 
 impl Default for ThriftConfig {
@@ -56,6 +58,7 @@ impl Default for ThriftConfig {
             stall_timeout: Duration::from_secs(30),
             server_host: "localhost".into(),
             server_port: 16020,
+            tls: None,
         }
     }
 }
@@ -157,8 +160,25 @@ impl Drop for ThriftServer {
 
 fn serve(stream: TcpStream, shared: &Shared) -> Result<(), WireError> {
     stream.set_nodelay(true)?;
-    let mut out = stream.try_clone()?;
-    let mut input = Patient::new(stream, &shared.stop, shared.config.stall_timeout)?;
+    stream.set_read_timeout(Some(POLL))?;
+    let stall = shared.config.stall_timeout;
+    match &shared.config.tls {
+        None => serve_stream(Patient::over(stream, &shared.stop, stall), shared),
+        Some(config) => {
+            // The handshake runs on the first read, under the same patience as a call.
+            let session = rustls::ServerConnection::new(Arc::clone(config))
+                .map_err(|e| WireError::Io(io::Error::other(format!("TLS: {e}"))))?;
+            let tls = rustls::StreamOwned::new(session, stream);
+            serve_stream(Patient::over(tls, &shared.stop, stall), shared)
+        }
+    }
+}
+
+/// Serves one connection's calls, replies written to the stream read from.
+fn serve_stream<S: Read + Write>(
+    mut input: Patient<'_, S>,
+    shared: &Shared,
+) -> Result<(), WireError> {
     let protocol = if shared.config.compact {
         Protocol::Compact
     } else {
@@ -207,14 +227,14 @@ fn serve(stream: TcpStream, shared: &Shared) -> Result<(), WireError> {
                 if framed {
                     w.finish_frame();
                 }
-                let _ = out.write_all(&w.buf);
+                let _ = input.get_mut().write_all(&w.buf);
                 return Err(e);
             }
         }
         if framed {
             w.finish_frame();
         }
-        out.write_all(&w.buf)?;
+        input.get_mut().write_all(&w.buf)?;
     }
 }
 
