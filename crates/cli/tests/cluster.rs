@@ -221,10 +221,10 @@ fn placement(conn: &RemoteConnection) -> (BTreeSet<String>, String) {
     let mut meta = String::new();
     for s in &summary.servers {
         for r in &s.regions {
-            if r.starts_with(b"t,") {
+            if r.name.starts_with(b"t,") {
                 holders.insert(s.name.clone());
             }
-            if r.starts_with(b"hbase:meta") {
+            if r.name.starts_with(b"hbase:meta") {
                 meta = s.name.clone();
             }
         }
@@ -423,7 +423,7 @@ fn regions_move_to_a_new_server_while_reads_go_on() {
     let t_writes: u64 = summary
         .servers
         .iter()
-        .flat_map(|s| &s.loads)
+        .flat_map(|s| &s.regions)
         .filter(|l| l.name.starts_with(b"t,"))
         .map(|l| l.write_requests)
         .sum();
@@ -432,7 +432,7 @@ fn regions_move_to_a_new_server_while_reads_go_on() {
         .servers
         .iter()
         .filter(|s| {
-            s.loads
+            s.regions
                 .iter()
                 .any(|l| l.name.starts_with(b"t,") && l.write_requests > 0)
         })
@@ -470,7 +470,12 @@ fn regions_move_to_a_new_server_while_reads_go_on() {
         let counts: Vec<usize> = summary
             .servers
             .iter()
-            .map(|s| s.regions.iter().filter(|r| r.starts_with(b"t,")).count())
+            .map(|s| {
+                s.regions
+                    .iter()
+                    .filter(|r| r.name.starts_with(b"t,"))
+                    .count()
+            })
             .collect();
         if counts.len() == 4 && counts.iter().all(|&n| n == 3) {
             break;

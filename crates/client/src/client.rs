@@ -77,10 +77,8 @@ impl ClusterSummary {
 pub struct ServerSummary {
     /// `host,port,startcode`.
     pub name: String,
-    /// Its regions' names.
-    pub regions: Vec<Bytes>,
-    /// Its regions' figures, as the server reported them (HBase's RegionLoad).
-    pub loads: Vec<RegionLoad>,
+    /// Its regions and their figures, as the server reported them (HBase's RegionLoad).
+    pub regions: Vec<RegionLoad>,
 }
 
 /// One region's figures in the cluster status.
@@ -232,33 +230,24 @@ impl Client for Connection {
     }
 
     fn cluster_summary(&self) -> Result<ClusterSummary> {
-        let admin = self.admin();
-        let mut loads = Vec::new();
-        let mut tables = admin.list_table_names();
-        if let Ok(meta) = TableName::parse("hbase:meta") {
-            tables.insert(0, meta);
-        }
-        for table in &tables {
-            let stores = admin
-                .describe_table(table)
-                .map(|d| u32::try_from(d.families().len()).unwrap_or(u32::MAX))
-                .unwrap_or(0);
-            if !admin.is_table_enabled(table).unwrap_or(false) {
-                continue;
-            }
-            for r in admin.regions(table).unwrap_or_default() {
-                loads.push(RegionLoad {
-                    name: r.name,
-                    stores,
-                    store_files: u32::try_from(r.store_files).unwrap_or(u32::MAX),
-                    store_file_size: r.store_file_size,
-                    memstore_size: r.memstore_size,
-                    read_requests: r.read_requests,
-                    write_requests: r.write_requests,
-                });
-            }
-        }
-        let regions: Vec<Bytes> = loads.iter().map(|l| l.name.clone()).collect();
+        // The one region server's online regions (a disabled table's are not), meta's first.
+        let mut regions: Vec<RegionLoad> = self
+            .engine
+            .rs
+            .status()
+            .regions
+            .iter()
+            .map(|r| RegionLoad {
+                name: Bytes::from(r.name.clone().into_bytes()),
+                stores: u32::try_from(r.stores).unwrap_or(u32::MAX),
+                store_files: u32::try_from(r.store_files).unwrap_or(u32::MAX),
+                store_file_size: r.store_file_bytes,
+                memstore_size: r.memstore_bytes,
+                read_requests: r.read_requests,
+                write_requests: r.write_requests,
+            })
+            .collect();
+        regions.sort_by_key(|r| !r.name.starts_with(b"hbase:meta,"));
         let name = self.server_name();
         Ok(ClusterSummary {
             live_servers: 1,
@@ -266,11 +255,7 @@ impl Client for Connection {
             regions: regions.len(),
             master: name.clone(),
             backup_masters: 0,
-            servers: vec![ServerSummary {
-                name,
-                regions,
-                loads,
-            }],
+            servers: vec![ServerSummary { name, regions }],
         })
     }
 

@@ -364,19 +364,6 @@ impl Acl {
         }
     }
 
-    /// Whether `user` may do `action` on some part of `table` (a family or qualifier grant
-    /// counts): a scan may then run and return only what the user may read.
-    pub fn allows_somewhere_in(&self, user: &User, action: Action, table: &TableName) -> bool {
-        self.is_superuser(user)
-            || self.grants_of(user).any(|g| {
-                g.actions.contains(action)
-                    && match &g.scope {
-                        Scope::Table { table: t, .. } => t == table,
-                        other => other.covers(&Scope::table(table)),
-                    }
-            })
-    }
-
     /// Adds a grant. With `merge`, actions already granted at that scope stay; otherwise
     /// the grant replaces them (HBase's `grant`). Returns the grant now in force.
     pub fn grant(&mut self, p: Permission, merge: bool) -> &Permission {
@@ -408,6 +395,14 @@ impl Acl {
             self.grants.remove(principal);
         }
         Some(removed)
+    }
+
+    /// What `principal` holds at exactly `scope`.
+    pub fn held(&self, principal: &str, scope: &Scope) -> Option<&Permission> {
+        self.grants
+            .get(principal)?
+            .iter()
+            .find(|g| &g.scope == scope)
     }
 
     /// Every grant, by principal.
@@ -472,7 +467,6 @@ mod tests {
         assert!(acl.allows(&bob, Action::Write, &Scope::family(&t("t"), b"cf")));
         assert!(!acl.allows(&bob, Action::Write, &Scope::table(&t("t"))));
         assert!(!acl.allows(&bob, Action::Read, &Scope::family(&t("t"), b"other")));
-        assert!(acl.allows_somewhere_in(&bob, Action::Read, &t("t")));
         assert!(acl.allows(&carol, Action::Admin, &Scope::table(&t("t"))));
         assert!(acl.allows(&User::new("root"), Action::Admin, &Scope::Global));
         let admin = User {

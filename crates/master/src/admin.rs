@@ -126,7 +126,13 @@ impl Admin {
         // One change at a time: stored first, then put in force.
         let _ddl = self.engine.ddl();
         crate::acl_store::check_scope_exists(&self.engine, &p.scope)?;
-        let merged = self.engine.access.acl().clone().grant(p, merge).clone();
+        let merged = match self.engine.access.acl().held(&p.principal, &p.scope) {
+            Some(held) if merge => basalt_common::acl::Permission {
+                actions: held.actions.union(p.actions),
+                ..p
+            },
+            _ => p,
+        };
         crate::acl_store::store(&self.engine, &merged)?;
         self.engine.access.update(|acl| {
             acl.grant(merged, false);
@@ -138,13 +144,7 @@ impl Admin {
     pub fn revoke(&self, principal: &str, scope: &basalt_common::acl::Scope) -> Result<()> {
         self.require_authorization()?;
         let _ddl = self.engine.ddl();
-        let held = self
-            .engine
-            .access
-            .acl()
-            .grants()
-            .find(|g| g.principal == principal && &g.scope == scope)
-            .cloned();
+        let held = self.engine.access.acl().held(principal, scope).cloned();
         let Some(p) = held else {
             return Err(Error::InvalidArgument(format!(
                 "{principal} has no permissions at {scope} to revoke"

@@ -28,8 +28,8 @@ use basalt_proto::schema::{
 };
 use basalt_proto::{decode, exception, from_error as fail};
 
+use crate::Admin;
 use crate::master::Master;
-use crate::{Admin, RegionDescription};
 use basalt_common::ServerName;
 
 type Outcome = Result<Vec<u8>, ExceptionResponse>;
@@ -120,19 +120,16 @@ impl MasterService {
     fn cluster_status(&self, options: &[i32]) -> Outcome {
         use ClusterStatusOption as O;
         let wants = |o: O| options.is_empty() || options.contains(&(o as i32));
-        let mb = |bytes: u64| u32::try_from(bytes >> 20).unwrap_or(u32::MAX);
         let mut loads: BTreeMap<String, Vec<RegionLoad>> = BTreeMap::new();
         let mut counts = Vec::new();
         let mut total_requests = 0u64;
         let mut tables: Vec<_> = self.master.tables().values().cloned().collect();
         // Meta's region first, as HBase lists a server's regions.
         tables.sort_by_key(|t| !t.name.is_meta());
-        // Each live server's own figures for its regions (a server that does not answer
-        // leaves its regions' figures to what this process knows: zero unless they are here).
-        let reported: HashMap<String, HashMap<Vec<u8>, RegionLoad>> = self
-            .master
-            .servers
-            .all()
+        // Each live server's own figures for its regions; a region on a server that does not
+        // answer is listed without figures.
+        let servers = self.master.servers.all();
+        let reported: HashMap<String, HashMap<Vec<u8>, RegionLoad>> = servers
             .iter()
             .map(|s| {
                 let loads = s.region_loads().unwrap_or_default();
@@ -153,20 +150,11 @@ impl MasterService {
                 let name = p.info.region_name();
                 let load = match reported.get(&server).and_then(|m| m.get(&name[..])) {
                     Some(l) => l.clone(),
-                    None => {
-                        let r = RegionDescription::of(p);
-                        RegionLoad {
-                            region_specifier: basalt_proto::region(&r.name),
-                            stores: Some(stores),
-                            storefiles: u32::try_from(r.store_files).ok(),
-                            store_uncompressed_size_mb: Some(mb(r.store_file_size)),
-                            storefile_size_mb: Some(mb(r.store_file_size)),
-                            mem_store_size_mb: Some(mb(r.memstore_size)),
-                            region_size_mb: Some(mb(r.store_file_size + r.memstore_size)),
-                            read_requests_count: Some(r.read_requests),
-                            write_requests_count: Some(r.write_requests),
-                        }
-                    }
+                    None => RegionLoad {
+                        region_specifier: basalt_proto::region(&name),
+                        stores: Some(stores),
+                        ..RegionLoad::default()
+                    },
                 };
                 total_requests +=
                     load.read_requests_count.unwrap_or(0) + load.write_requests_count.unwrap_or(0);
@@ -184,7 +172,6 @@ impl MasterService {
                 },
             });
         }
-        let servers = self.master.servers.all();
         let start_code = servers.first().map_or(0, |s| s.name().start_code);
         let rate = self.requests_per_second(total_requests);
         let now = std::time::SystemTime::now()

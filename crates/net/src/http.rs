@@ -216,3 +216,37 @@ pub fn tls_config(cert: &Path, key: &Path) -> io::Result<Arc<rustls::ServerConfi
         .map_err(|e| bad(cert, &format!("does not go with its key ({e})")))?;
     Ok(Arc::new(config))
 }
+
+/// The raw (still percent-encoded) values of parameter `name` in a URL's query string.
+pub fn query_values<'q>(query: &'q str, name: &str) -> Vec<&'q str> {
+    query
+        .split('&')
+        .filter_map(|kv| {
+            let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+            (k == name).then_some(v)
+        })
+        .collect()
+}
+
+/// Percent-decodes one piece of a URL (`+` is left alone: in a query it means a space, in a
+/// path it does not). A `%` without two hex digits is an error naming the piece.
+pub fn percent_decode(piece: &str) -> Result<Vec<u8>, String> {
+    let bytes = piece.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = bytes
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or_else(|| format!("bad percent escape in {piece:?}"))?;
+            out.push(hex);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    Ok(out)
+}

@@ -17,7 +17,7 @@ use basalt_proto::pb::{
     SettleRequest, SettleResponse, get_region_info_response,
     open_region_response::RegionOpeningState,
 };
-use basalt_proto::schema::{region_info, region_info_pb};
+use basalt_proto::schema::{region_info, region_info_pb, table_name};
 use basalt_proto::{decode, exception, from_error};
 use basalt_region::Region;
 use prost::Message;
@@ -115,17 +115,13 @@ impl AdminService {
                 self.rs.wake_background();
                 Ok(CompactRegionResponse {}.encode_to_vec())
             }),
-            "GetRegionLoad" => decode::<pb::GetRegionLoadRequest>(param).map(|r| {
-                let table = r.table_name.map(|t| {
-                    let ns = String::from_utf8_lossy(&t.namespace).into_owned();
-                    let q = String::from_utf8_lossy(&t.qualifier).into_owned();
-                    if ns == "default" {
-                        q
-                    } else {
-                        format!("{ns}:{q}")
-                    }
-                });
-                pb::GetRegionLoadResponse {
+            "GetRegionLoad" => decode::<pb::GetRegionLoadRequest>(param).and_then(|r| {
+                let table = r
+                    .table_name
+                    .as_ref()
+                    .map(|t| table_name(t).map(|t| t.to_string()))
+                    .transpose()?;
+                Ok(pb::GetRegionLoadResponse {
                     region_loads: self
                         .rs
                         .status()
@@ -135,7 +131,7 @@ impl AdminService {
                         .map(basalt_proto::region_load)
                         .collect(),
                 }
-                .encode_to_vec()
+                .encode_to_vec())
             }),
             "GetServerInfo" => Ok(GetServerInfoResponse {
                 server_info: ServerInfo {

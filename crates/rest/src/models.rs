@@ -115,7 +115,7 @@ pub fn cluster_status(s: &ClusterSummary, media: Media) -> Vec<u8> {
     let requests: u64 = s
         .servers
         .iter()
-        .flat_map(|n| &n.loads)
+        .flat_map(|n| &n.regions)
         .map(|r| r.read_requests + r.write_requests)
         .sum();
     let average = if s.live_servers == 0 {
@@ -131,7 +131,7 @@ pub fn cluster_status(s: &ClusterSummary, media: Media) -> Vec<u8> {
             name: host_port(&n.name),
             start_code: Some(start_code(&n.name)),
             requests: Some(
-                n.loads
+                n.regions
                     .iter()
                     .map(|r| r.read_requests + r.write_requests)
                     .sum::<u64>() as i64,
@@ -139,7 +139,7 @@ pub fn cluster_status(s: &ClusterSummary, media: Media) -> Vec<u8> {
             heap_size_mb: Some(0),
             max_heap_size_mb: Some(0),
             regions: n
-                .loads
+                .regions
                 .iter()
                 .map(|r| pb::RegionLoad {
                     name: r.name.to_vec(),

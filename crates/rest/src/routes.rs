@@ -35,15 +35,7 @@ pub struct Request {
 impl Request {
     /// The raw (still percent-encoded) values of query parameter `name`.
     pub fn query_all(&self, name: &str) -> Vec<&str> {
-        self.uri
-            .query()
-            .unwrap_or("")
-            .split('&')
-            .filter_map(|kv| {
-                let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
-                (k == name).then_some(v)
-            })
-            .collect()
+        basalt_net::http::query_values(self.uri.query().unwrap_or(""), name)
     }
 
     /// The decoded value of query parameter `name` (its first).
@@ -203,16 +195,8 @@ fn route(rest: &Rest, r: &Request) -> RestResult {
         }
         [table, "schema"] => table_schema(rest, r, &table_name(table)?),
         [table, "regions"] if get => {
-            let media = negotiate(
-                &r.headers,
-                &[
-                    Media::Xml,
-                    Media::Json,
-                    Media::Protobuf,
-                    Media::ProtobufIetf,
-                    Media::Text,
-                ],
-            )?;
+            // No text form: TableInfo is XML, JSON or protobuf.
+            let media = negotiate(&r.headers, media::MODEL)?;
             let name = table_name(table)?;
             require_table(rest.client.as_ref(), &name)?;
             let regions = rest.client.regions(&name)?;

@@ -1,7 +1,7 @@
 //! Rows and cells: `GET`, `PUT`/`POST` and `DELETE` on `/<table>/<row spec>`, check-and-put
 //! and check-and-delete (`?check=put|delete`), and multi-get.
 
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use basalt_client::{
     Bytes, CheckAction, CheckAndMutate, CompareOperator, Condition, Delete, Get, LATEST_TIMESTAMP,
@@ -9,7 +9,7 @@ use basalt_client::{
 };
 use basalt_net::http::axum;
 
-use crate::cellset::{CellSet, b64};
+use crate::cellset::{CellModel, CellSet, b64};
 use crate::media::{self, Media, RestError, RestResult, negotiate, reply};
 use crate::routes::{Request, require_table};
 use crate::rowspec::{Column, RowSpec};
@@ -66,24 +66,26 @@ fn get(rest: &Rest, r: &Request, table: &TableName, spec: &RowSpec) -> RestResul
             .find(|r| !r.is_empty())
             .and_then(|r| r.cells.first())
             .ok_or_else(|| RestError::not_found("no matching cell"))?;
-        return Ok(binary_cell(cell));
+        return Ok(binary_cell(cell.row(), &CellModel::of(cell)));
     }
     Ok(reply(StatusCode::OK, media, set.encode(media)))
 }
 
-/// One cell as a raw value, its coordinates in headers (HBase's binary representation).
-pub fn binary_cell(cell: &basalt_client::Cell) -> Response {
-    let mut headers = HeaderMap::new();
+/// One cell as a raw value, its coordinates in headers (HBase's binary representation):
+/// `X-Row` and `X-Column` base64, `X-Timestamp`.
+pub fn binary_cell(row: &[u8], cell: &CellModel) -> Response {
+    let mut response = reply(StatusCode::OK, Media::Binary, cell.value.clone());
+    let headers = response.headers_mut();
     let mut set = |name: &'static str, value: String| {
         if let Ok(v) = HeaderValue::from_str(&value) {
             headers.insert(name, v);
         }
     };
-    set("X-Row", b64(cell.row()));
-    set("X-Column", b64(&crate::cellset::column_of(cell)));
-    set("X-Timestamp", cell.timestamp.to_string());
-    let mut response = reply(StatusCode::OK, Media::Binary, cell.value().to_vec());
-    response.headers_mut().extend(headers);
+    set("X-Row", b64(row));
+    set("X-Column", b64(cell.column.as_deref().unwrap_or(b"")));
+    if let Some(ts) = cell.timestamp {
+        set("X-Timestamp", ts.to_string());
+    }
     response
 }
 

@@ -58,29 +58,7 @@ pub struct RowSpec {
 
 /// Percent-decodes one piece of a path or query.
 pub fn decode(piece: &str) -> Result<Vec<u8>, RestError> {
-    let bytes = piece.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'%' => {
-                let hex = bytes
-                    .get(i + 1..i + 3)
-                    .and_then(|h| std::str::from_utf8(h).ok())
-                    .and_then(|h| u8::from_str_radix(h, 16).ok())
-                    .ok_or_else(|| {
-                        RestError::bad_request(format!("bad percent escape in {piece:?}"))
-                    })?;
-                out.push(hex);
-                i += 3;
-            }
-            b => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    Ok(out)
+    basalt_net::http::percent_decode(piece).map_err(RestError::bad_request)
 }
 
 fn number(what: &str, text: &str) -> Result<i64, RestError> {

@@ -33,11 +33,11 @@ impl RestScanner {
         }
     }
 
-    /// The next batch: up to `batch` cells (a row split across batches if need be), at most
-    /// `max_rows` rows when given. Empty when the scan is over.
-    pub fn next_batch(&mut self, max_rows: Option<usize>) -> Result<CellSet> {
+    /// The next batch: up to `max_cells` cells (a row split across batches if need be), at
+    /// most `max_rows` rows when given. Empty when the scan is over.
+    pub fn next_batch(&mut self, max_rows: Option<usize>, max_cells: usize) -> Result<CellSet> {
         let mut set = CellSet::default();
-        let mut room = self.batch;
+        let mut room = max_cells.max(1);
         while room > 0 && max_rows.is_none_or(|m| set.rows.len() < m) {
             let (row, mut cells) = match self.pending.take() {
                 Some(p) => p,
@@ -342,39 +342,19 @@ pub(crate) fn next(
     };
     let mut scanner = basalt_net::lock_leased(&entry);
     if media == Media::Binary {
-        let saved = scanner.batch;
-        scanner.batch = 1;
-        let set = scanner.next_batch(Some(1));
-        scanner.batch = saved;
-        let set = set?;
-        let Some(row) = set.rows.first() else {
-            return Ok((axum_status::NO_CONTENT, "").into_response());
-        };
-        let Some(cell) = row.cells.first() else {
-            return Ok((axum_status::NO_CONTENT, "").into_response());
-        };
-        let mut headers = vec![
-            (
-                "X-Row",
-                crate::cellset::b64(row.key.as_deref().unwrap_or(b"")),
-            ),
-            (
-                "X-Column",
-                crate::cellset::b64(cell.column.as_deref().unwrap_or(b"")),
-            ),
-        ];
-        if let Some(ts) = cell.timestamp {
-            headers.push(("X-Timestamp", ts.to_string()));
-        }
-        let mut response = crate::media::reply(axum_status::OK, Media::Binary, cell.value.clone());
-        for (k, v) in headers {
-            if let Ok(v) = axum_header::HeaderValue::from_str(&v) {
-                response.headers_mut().insert(k, v);
-            }
-        }
-        return Ok(response);
+        // One cell per call.
+        let set = scanner.next_batch(Some(1), 1)?;
+        return Ok(
+            match set.rows.first().and_then(|r| Some((r, r.cells.first()?))) {
+                Some((row, cell)) => {
+                    crate::rows::binary_cell(row.key.as_deref().unwrap_or(b""), cell)
+                }
+                None => (axum_status::NO_CONTENT, "").into_response(),
+            },
+        );
     }
-    let set = scanner.next_batch(max_rows)?;
+    let batch = scanner.batch;
+    let set = scanner.next_batch(max_rows, batch)?;
     if set.rows.is_empty() {
         return Ok((axum_status::NO_CONTENT, "").into_response());
     }

@@ -97,41 +97,9 @@ type Shared = State<Arc<Info>>;
 
 /// The first value of query parameter `name`, percent-decoded (`+` is a space).
 fn query_param(uri: &Uri, name: &str) -> Option<String> {
-    let raw = uri.query()?.split('&').find_map(|kv| {
-        let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
-        (k == name).then_some(v)
-    })?;
-    let bytes = raw.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'%' => {
-                match std::str::from_utf8(&bytes[i + 1..(i + 3).min(bytes.len())])
-                    .ok()
-                    .and_then(|h| u8::from_str_radix(h, 16).ok())
-                {
-                    Some(b) => {
-                        out.push(b);
-                        i += 3;
-                    }
-                    None => {
-                        out.push(b'%');
-                        i += 1;
-                    }
-                }
-            }
-            b'+' => {
-                out.push(b' ');
-                i += 1;
-            }
-            b => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    Some(String::from_utf8_lossy(&out).into_owned())
+    let raw = *basalt_net::http::query_values(uri.query()?, name).first()?;
+    let decoded = basalt_net::http::percent_decode(&raw.replace('+', " ")).ok()?;
+    Some(String::from_utf8_lossy(&decoded).into_owned())
 }
 
 fn html(body: String) -> Response {
@@ -196,7 +164,7 @@ async fn master_status(State(info): Shared) -> Response {
         let total: u64 = cluster
             .servers
             .iter()
-            .flat_map(|s| &s.loads)
+            .flat_map(|s| &s.regions)
             .map(|l| l.read_requests + l.write_requests)
             .sum();
         let rate = {
@@ -220,7 +188,7 @@ async fn master_status(State(info): Shared) -> Response {
         let sizes: std::collections::HashMap<&[u8], u64> = cluster
             .servers
             .iter()
-            .flat_map(|s| &s.loads)
+            .flat_map(|s| &s.regions)
             .map(|l| (&l.name[..], l.store_file_size + l.memstore_size))
             .collect();
         let mut tables = Vec::new();
@@ -276,7 +244,7 @@ async fn table(State(info): Shared, uri: Uri) -> Response {
                 let load = cluster
                     .servers
                     .iter()
-                    .flat_map(|s| &s.loads)
+                    .flat_map(|s| &s.regions)
                     .find(|l| l.name == r.name);
                 pages::TableRegion {
                     summary: r,

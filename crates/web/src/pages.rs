@@ -133,7 +133,7 @@ impl MasterPage<'_> {
             <th>Store file size</th><th>Memstore size</th></tr>",
         );
         for s in &c.servers {
-            let sum = |f: fn(&RegionLoad) -> u64| s.loads.iter().map(f).sum::<u64>();
+            let sum = |f: fn(&RegionLoad) -> u64| s.regions.iter().map(f).sum::<u64>();
             let _ = write!(
                 body,
                 "<tr><td><code>{}</code></td><td class=\"num\">{}</td><td class=\"num\">{}</td>\

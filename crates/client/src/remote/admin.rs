@@ -611,12 +611,6 @@ impl RemoteAdmin<'_> {
                         .server_load
                         .region_loads
                         .iter()
-                        .map(|l| Bytes::from(l.region_specifier.value.clone()))
-                        .collect(),
-                    loads: s
-                        .server_load
-                        .region_loads
-                        .iter()
                         .map(|l| crate::RegionLoad {
                             name: Bytes::from(l.region_specifier.value.clone()),
                             stores: l.stores.unwrap_or(0),

@@ -88,7 +88,12 @@ impl Client for RemoteConnection {
             .map(|s| {
                 s.servers
                     .into_iter()
-                    .flat_map(|srv| srv.regions.into_iter().map(move |r| (r, srv.name.clone())))
+                    .flat_map(|srv| {
+                        let server = srv.name;
+                        srv.regions
+                            .into_iter()
+                            .map(move |r| (r.name, server.clone()))
+                    })
                     .collect()
             })
             .unwrap_or_default();

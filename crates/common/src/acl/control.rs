@@ -50,14 +50,11 @@ impl AccessControl {
 
     /// `Ok` if `user` (none: a call from inside the process) may do `action` on `scope`.
     pub fn check(&self, user: Option<&User>, action: Action, scope: &Scope) -> Result<()> {
-        match user {
-            Some(user) if self.enabled => self.acl().check(user, action, scope),
-            _ => Ok(()),
-        }
+        self.check_any(user, &[action], scope)
     }
 
-    /// `Ok` if `user` may do `action` on `scope` or, failing that, on any of `alternatives`
-    /// (HBase's "ADMIN or CREATE" checks); the error names the first.
+    /// `Ok` if `user` may do any of `actions` on `scope` (HBase's "ADMIN or CREATE" checks);
+    /// the error names the first.
     pub fn check_any(&self, user: Option<&User>, actions: &[Action], scope: &Scope) -> Result<()> {
         match user {
             Some(user) if self.enabled => {

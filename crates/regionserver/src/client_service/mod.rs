@@ -188,49 +188,20 @@ impl ClientService {
         })
     }
 
-    /// The columns a read asks for (`(family, qualifiers)`, no qualifiers for a whole
-    /// family; none at all for every family), cut to what `user` may read.
-    fn readable_columns(
+    /// Cuts a read's families to what `user` may read (`AccessControl::restrict_read`).
+    fn restrict_read(
         &self,
         user: Option<&User>,
         region: &Region,
-        columns: &[pb::Column],
-    ) -> Result<Vec<(Bytes, Vec<Bytes>)>, ExceptionResponse> {
-        let asked: Vec<(Bytes, Vec<Bytes>)> = columns
-            .iter()
-            .map(|c| {
-                (
-                    Bytes::copy_from_slice(&c.family),
-                    c.qualifier
-                        .iter()
-                        .map(|q| Bytes::copy_from_slice(q))
-                        .collect(),
-                )
-            })
-            .collect();
-        let families: Vec<Bytes> = asked.iter().map(|(f, _)| f.clone()).collect();
-        let all: Vec<Bytes> = region
-            .descriptor()
-            .families()
-            .iter()
-            .map(|f| f.name.clone())
-            .collect();
-        let allowed = self
-            .rs
-            .config
-            .access
-            .readable(user, &region.info().table, &families, &all)
-            .map_err(|e| from_error(&e))?;
-        Ok(match allowed {
-            None => asked,
-            Some(allowed) if asked.is_empty() => {
-                allowed.into_iter().map(|f| (f, Vec::new())).collect()
-            }
-            Some(allowed) => asked
-                .into_iter()
-                .filter(|(f, _)| allowed.contains(f))
-                .collect(),
-        })
+        families: &mut basalt_common::ops::FamilyMap,
+    ) -> Result<(), ExceptionResponse> {
+        let access = &self.rs.config.access;
+        if user.is_none() || !access.is_enabled() {
+            return Ok(());
+        }
+        access
+            .restrict_read(user, &region.info().table, families, &family_names(region))
+            .map_err(|e| from_error(&e))
     }
 
     /// `Ok` if `user` may read `family` of the region's table (a condition's column).
@@ -256,16 +227,12 @@ impl ClientService {
         region: &Region,
         op: &CheckAction,
     ) -> Result<(), ExceptionResponse> {
-        let all: Vec<Bytes> = region
-            .descriptor()
-            .families()
-            .iter()
-            .map(|f| f.name.clone())
-            .collect();
-        self.rs
-            .config
-            .access
-            .check_mutation(user, &region.info().table, op, &all)
+        let access = &self.rs.config.access;
+        if user.is_none() || !access.is_enabled() {
+            return Ok(());
+        }
+        access
+            .check_mutation(user, &region.info().table, op, &family_names(region))
             .map_err(|e| from_error(&e))
     }
 
@@ -287,15 +254,15 @@ impl ClientService {
         if let Some(f) = &g.filter {
             get = get.with_filter(filters::filter(f).map_err(|e| bad_filter(&e))?);
         }
-        for (family, qualifiers) in self.readable_columns(user, &region, &g.column)? {
-            if qualifiers.is_empty() {
-                get = get.add_family(family);
-            } else {
-                for q in qualifiers {
-                    get = get.add_column(family.clone(), q);
-                }
+        for c in &g.column {
+            if c.qualifier.is_empty() {
+                get = get.add_family(Bytes::copy_from_slice(&c.family));
+            }
+            for q in &c.qualifier {
+                get = get.add_column(Bytes::copy_from_slice(&c.family), Bytes::copy_from_slice(q));
             }
         }
+        self.restrict_read(user, &region, &mut get.families)?;
         let (from, to) = ts_range(g.time_range.as_ref());
         for (family, min, max) in family_time_ranges(&g.cf_time_range) {
             get = get.with_family_time_range(family, min, max);
@@ -688,4 +655,14 @@ fn condition(c: &pb::Condition) -> Result<Condition, ExceptionResponse> {
         cond = cond.with_time_range(from, to);
     }
     Ok(cond)
+}
+
+/// A region's family names, for access checks that need them all.
+fn family_names(region: &Region) -> Vec<Bytes> {
+    region
+        .descriptor()
+        .families()
+        .iter()
+        .map(|f| f.name.clone())
+        .collect()
 }

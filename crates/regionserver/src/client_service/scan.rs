@@ -117,15 +117,16 @@ impl ClientService {
         if let Some(f) = &s.filter {
             scan = scan.with_filter(filters::filter(f).map_err(|e| bad_filter(&e))?);
         }
-        for (family, qualifiers) in self.readable_columns(user, &region, &s.column)? {
-            if qualifiers.is_empty() {
-                scan = scan.add_family(family);
-            } else {
-                for q in qualifiers {
-                    scan = scan.add_column(family.clone(), q);
-                }
+        for c in &s.column {
+            if c.qualifier.is_empty() {
+                scan = scan.add_family(Bytes::copy_from_slice(&c.family));
+            }
+            for q in &c.qualifier {
+                scan =
+                    scan.add_column(Bytes::copy_from_slice(&c.family), Bytes::copy_from_slice(q));
             }
         }
+        self.restrict_read(user, &region, &mut scan.families)?;
         let (from, to) = ts_range(s.time_range.as_ref());
         for (family, min, max) in family_time_ranges(&s.cf_time_range) {
             scan = scan.with_family_time_range(family, min, max);

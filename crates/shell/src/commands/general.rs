@@ -34,7 +34,7 @@ pub(super) fn status(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> 
                 );
                 if kind == "detailed" {
                     for region in &server.regions {
-                        w!(out, "        \"{}\"", String::from_utf8_lossy(region));
+                        w!(out, "        \"{}\"", String::from_utf8_lossy(&region.name));
                     }
                 }
             }
