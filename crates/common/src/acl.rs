@@ -6,12 +6,14 @@
 //! and region servers keep an [`Acl`] of them in memory.
 
 mod control;
+mod principal;
 
 use std::fmt;
 
 use bytes::Bytes;
 
 pub use control::AccessControl;
+pub use principal::PrincipalRules;
 
 use crate::{Error, Result, TableName};
 

@@ -7,14 +7,11 @@
 
 use std::io;
 use std::net::{SocketAddr, TcpListener};
-use std::path::Path;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer};
-
+pub use crate::tls::tls_config;
 pub use {axum, rustls};
 
 /// How long a shutdown waits for requests in flight.
@@ -187,34 +184,6 @@ impl axum::serve::Listener for TlsListener {
     fn local_addr(&self) -> io::Result<Self::Addr> {
         self.tcp.local_addr()
     }
-}
-
-/// A TLS server configuration from PEM files: the certificate chain (the server's first) and
-/// its private key. Errors name the file and what was wrong.
-pub fn tls_config(cert: &Path, key: &Path) -> io::Result<Arc<rustls::ServerConfig>> {
-    let bad = |path: &Path, what: &str| {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("{}: {what}", path.display()),
-        )
-    };
-    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert)
-        .map_err(|e| bad(cert, &format!("cannot read certificates ({e})")))?
-        .collect::<Result<_, _>>()
-        .map_err(|e| bad(cert, &format!("not a PEM certificate chain ({e})")))?;
-    if certs.is_empty() {
-        return Err(bad(cert, "holds no certificate"));
-    }
-    let key = PrivateKeyDer::from_pem_file(key)
-        .map_err(|e| bad(key, &format!("not a PEM private key ({e})")))?;
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let config = rustls::ServerConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map_err(|e| io::Error::other(format!("TLS: {e}")))?
-        .with_no_client_auth()
-        .with_single_cert(certs, key)
-        .map_err(|e| bad(cert, &format!("does not go with its key ({e})")))?;
-    Ok(Arc::new(config))
 }
 
 /// The raw (still percent-encoded) values of parameter `name` in a URL's query string.

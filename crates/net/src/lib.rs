@@ -10,6 +10,7 @@ pub mod hostile;
 #[cfg(feature = "http")]
 pub mod http;
 mod leases;
+pub mod tls;
 
 pub use leases::{Leased, Leases, lock as lock_leased};
 

@@ -14,13 +14,15 @@
 //! `server`), and no caller waits for another to hand over the reading.
 
 use std::collections::HashMap;
-use std::io::{self, BufRead, BufReader, Write};
-use std::net::{Shutdown, SocketAddr, TcpStream};
+use std::io::{self, BufRead, BufReader};
+use std::net::{SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
 use std::thread::{JoinHandle, Thread};
 use std::time::{Duration, Instant};
 
+pub use basalt_net::tls::TlsClient;
+use basalt_net::tls::{Wire, WireReader};
 use prost::Message;
 
 use crate::cellblock;
@@ -79,11 +81,11 @@ pub struct RpcClient {
 #[derive(Debug)]
 struct Shared {
     /// Written by whoever sends; shut down when a write or read fails.
-    socket: TcpStream,
+    socket: Wire,
     next_id: AtomicU32,
     out: Mutex<Outbox>,
     /// Held by the caller reading answers, or for good by the reading thread.
-    input: Mutex<BufReader<TcpStream>>,
+    input: Mutex<BufReader<WireReader>>,
     /// Set once the reading thread is started: callers no longer read.
     reading_thread: std::sync::atomic::AtomicBool,
     calls: Mutex<Calls>,
@@ -107,9 +109,23 @@ struct Calls {
     waiting: HashMap<u32, Slot>,
     /// Why the connection is unusable (it then answers every call with this).
     broken: Option<String>,
+    /// The server refused the connection with this exception (class, message): every call
+    /// fails with it.
+    refused: Option<(String, String)>,
 }
 
 impl Calls {
+    /// Why calls fail, once the connection broke.
+    fn failure(&self) -> Option<RpcError> {
+        if let Some((class, message)) = &self.refused {
+            return Some(RpcError::Remote {
+                class: class.clone(),
+                message: message.clone(),
+            });
+        }
+        self.broken.as_deref().map(broken)
+    }
+
     fn take_answer(&mut self, id: u32) -> Option<Answer> {
         if !matches!(self.waiting.get(&id), Some(Slot::Answered(_))) {
             return None;
@@ -150,7 +166,7 @@ impl Shared {
         &self,
         id: u32,
         deadline: Option<Instant>,
-        mut input: MutexGuard<'_, BufReader<TcpStream>>,
+        mut input: MutexGuard<'_, BufReader<WireReader>>,
     ) -> Result<Option<Answer>, RpcError> {
         let mine = loop {
             {
@@ -164,6 +180,11 @@ impl Shared {
                 }
             }
             match read_response(&mut *input, MAX_RESPONSE) {
+                Ok((header, _)) if is_about_connection(&header) => {
+                    drop(input);
+                    lock(&self.calls).waiting.remove(&id);
+                    return Err(self.refuse(&header));
+                }
                 Ok((header, message)) => {
                     if header.call_id.unwrap_or(0) == id {
                         lock(&self.calls).waiting.remove(&id);
@@ -211,6 +232,10 @@ impl Shared {
                 }
             }
             match read_response(&mut *input, MAX_RESPONSE) {
+                Ok((header, _)) if is_about_connection(&header) => {
+                    self.refuse(&header);
+                    return;
+                }
                 Ok(answer) => self.deliver(answer),
                 Err(e) => {
                     self.break_off(RpcError::Frame(e).to_string());
@@ -247,9 +272,20 @@ impl Shared {
         }
     }
 
+    /// The server refused the connection (`header` says why): every call fails with its
+    /// exception from now on. Returns that failure.
+    fn refuse(&self, header: &ResponseHeader) -> RpcError {
+        let e = header.exception.clone().unwrap_or_default();
+        let class = e.exception_class_name.unwrap_or_default();
+        let message = e.stack_trace.unwrap_or_default();
+        lock(&self.calls).refused = Some((class.clone(), message.clone()));
+        self.break_off(format!("the server refused it: {class}: {message}"));
+        RpcError::Remote { class, message }
+    }
+
     /// Marks the connection broken and wakes every waiting caller.
     fn break_off(&self, reason: String) {
-        let _ = self.socket.shutdown(Shutdown::Both);
+        self.socket.shutdown();
         let mut calls = lock(&self.calls);
         calls.broken.get_or_insert(reason);
         for slot in calls.waiting.values() {
@@ -303,7 +339,7 @@ impl Shared {
             let spare = std::mem::take(&mut out.spare);
             batch = std::mem::replace(&mut out.queued, spare);
             drop(out);
-            written = (&self.socket).write_all(&batch);
+            written = self.socket.write_all(&batch);
         }
     }
 }
@@ -311,11 +347,18 @@ impl Shared {
 impl Drop for RpcClient {
     fn drop(&mut self) {
         // Ends the reading thread's read.
-        let _ = self.shared.socket.shutdown(Shutdown::Both);
+        self.shared.socket.shutdown();
         if let Some(reader) = lock(&self.reader).take() {
             let _ = reader.join();
         }
     }
+}
+
+/// The call id of a server's answer about the whole connection (HBase's -1): a refusal.
+const CONNECTION_CALL_ID: u32 = u32::MAX;
+
+fn is_about_connection(header: &ResponseHeader) -> bool {
+    header.call_id == Some(CONNECTION_CALL_ID) && header.exception.is_some()
 }
 
 /// A region as a client routes to it.
@@ -327,6 +370,9 @@ pub struct Location {
     /// Where meta says it is served (`info:server`), if it says and the name resolves.
     pub server: Option<SocketAddr>,
 }
+
+/// How long a TLS handshake may take.
+pub const HANDSHAKE: Duration = Duration::from_secs(10);
 
 /// The user a connection names when none is given.
 pub const DEFAULT_USER: &str = "basalt";
@@ -340,9 +386,25 @@ impl RpcClient {
     /// Connects and opens `service` as `user` (HBase's SIMPLE authentication: the connection
     /// header names the user, and a server that allows it believes it).
     pub fn connect_as(addr: SocketAddr, service: &str, user: &str) -> io::Result<RpcClient> {
-        let mut stream = TcpStream::connect(addr)?;
+        Self::connect_with(addr, service, user, None)
+    }
+
+    /// [`RpcClient::connect_as`], over TLS when given `tls` (HBase's
+    /// `hbase.client.netty.tls.enabled`): the server's certificate is verified, and a client
+    /// certificate shown if `tls` has one. The handshake must finish in [`HANDSHAKE`].
+    pub fn connect_with(
+        addr: SocketAddr,
+        service: &str,
+        user: &str,
+        tls: Option<&TlsClient>,
+    ) -> io::Result<RpcClient> {
+        let stream = TcpStream::connect(addr)?;
         stream.set_nodelay(true)?;
-        stream.write_all(&encode_connection_start(&ConnectionHeader {
+        let (socket, reader) = match tls {
+            None => Wire::plain(stream)?,
+            Some(tls) => tls.connect(stream, HANDSHAKE)?,
+        };
+        socket.write_all(&encode_connection_start(&ConnectionHeader {
             user_info: Some(UserInformation {
                 effective_user: Some(user.into()),
                 real_user: None,
@@ -352,10 +414,10 @@ impl RpcClient {
             cell_block_codec_class: Some(cellblock::KEY_VALUE_CODEC.into()),
             ..ConnectionHeader::default()
         }))?;
-        let input = BufReader::with_capacity(64 * 1024, stream.try_clone()?);
+        let input = BufReader::with_capacity(64 * 1024, reader);
         Ok(RpcClient {
             shared: Arc::new(Shared {
-                socket: stream,
+                socket,
                 next_id: AtomicU32::new(0),
                 out: Mutex::new(Outbox::default()),
                 input: Mutex::new(input),
@@ -390,8 +452,8 @@ impl RpcClient {
     /// stays silent that long in the middle of a read breaks the connection; once the reading
     /// thread runs, the connection stays open and a late answer is dropped.
     pub fn set_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
-        self.shared.socket.set_write_timeout(timeout)?;
-        self.shared.socket.set_read_timeout(timeout)?;
+        self.shared.socket.socket().set_write_timeout(timeout)?;
+        self.shared.socket.socket().set_read_timeout(timeout)?;
         // A zero timeout is refused by the socket calls above, so 0 can mean "none".
         let nanos = timeout.map_or(0, |t| u64::try_from(t.as_nanos()).unwrap_or(u64::MAX));
         self.shared.timeout_nanos.store(nanos, Ordering::Relaxed);
@@ -448,8 +510,8 @@ impl RpcClient {
             .wrapping_add(1);
         let others_waiting = {
             let mut calls = lock(&shared.calls);
-            if let Some(reason) = &calls.broken {
-                return Err(broken(reason));
+            if let Some(failure) = calls.failure() {
+                return Err(failure);
             }
             calls
                 .waiting
@@ -470,8 +532,7 @@ impl RpcClient {
                 if let Some(answer) = calls.take_answer(id) {
                     break answer;
                 }
-                if let Some(reason) = &calls.broken {
-                    let e = broken(reason);
+                if let Some(e) = calls.failure() {
                     calls.waiting.remove(&id);
                     return Err(e);
                 }

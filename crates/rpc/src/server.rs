@@ -3,7 +3,7 @@
 //! (see `handlers`, and `docs/design/rpc.md`). A connection that sends something unreadable
 //! is closed; the others go on.
 
-use std::io::{self, Write};
+use std::io::{self, Read};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -11,7 +11,8 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use basalt_client::Connection;
-use basalt_common::acl::User;
+use basalt_common::acl::{PrincipalRules, User};
+use basalt_net::tls::{Wire, WireReader, common_name, rustls};
 use basalt_net::{POLL, Patient, serve_connections};
 
 use crate::cellblock;
@@ -38,6 +39,27 @@ pub struct RpcConfig {
     /// Handler threads for slow mutations from connections that threads share (HBase's
     /// `hbase.regionserver.handler.count`, 30); 0 runs every call on its connection's thread.
     pub handlers: usize,
+    /// TLS on this port (HBase's `hbase.server.netty.tls.enabled`); None: plaintext.
+    pub tls: Option<RpcTls>,
+    /// Whether a connection that shows no certificate is believed about the user its header
+    /// names (HBase's SIMPLE authentication); if not, it is refused.
+    pub simple_auth: bool,
+    /// Connections open at once; more are closed at accept.
+    pub max_connections: usize,
+}
+
+/// TLS on the RPC port.
+#[derive(Debug, Clone)]
+pub struct RpcTls {
+    /// The server's certificate, and whether and whose client certificates it asks for
+    /// (`basalt_net::tls::server_config`).
+    pub config: Arc<rustls::ServerConfig>,
+    /// Plaintext connections are served beside TLS ones (HBase's
+    /// `hbase.server.netty.tls.supportplaintext`); otherwise they are answered with an error
+    /// and closed.
+    pub plaintext: bool,
+    /// From a client certificate's common name to the user it authenticates.
+    pub users: PrincipalRules,
 }
 
 impl Default for RpcConfig {
@@ -49,6 +71,9 @@ impl Default for RpcConfig {
             stall_timeout: Duration::from_secs(30),
             region_server: None,
             handlers: 30,
+            tls: None,
+            simple_auth: true,
+            max_connections: 1024,
         }
     }
 }
@@ -138,7 +163,7 @@ impl RpcServer {
                     serve_connections(
                         &listener,
                         &shared.stop,
-                        usize::MAX,
+                        shared.config.max_connections,
                         "rpc",
                         Arc::new(move |stream| serve(stream, &conn_shared)),
                     );
@@ -238,7 +263,7 @@ impl ConnInfo {
 
 /// A connection's writing side, shared with the handlers running its calls.
 struct Outbox {
-    stream: TcpStream,
+    stream: Wire,
     /// Handlers' answers not yet written.
     pending: Vec<u8>,
     /// The connection's thread is working through calls it has read, and writes `pending`
@@ -256,13 +281,14 @@ impl Outbox {
     /// socket without waiting. The socket is made non-blocking for the look, under this lock,
     /// which every write to it holds.
     fn input_waiting(&self) -> bool {
-        if self.stream.set_nonblocking(true).is_err() {
+        let socket = self.stream.socket();
+        if socket.set_nonblocking(true).is_err() {
             return false;
         }
-        let waiting = matches!(self.stream.peek(&mut [0u8; 1]), Ok(n) if n > 0);
-        if self.stream.set_nonblocking(false).is_err() {
+        let waiting = matches!(socket.peek(&mut [0u8; 1]), Ok(n) if n > 0);
+        if socket.set_nonblocking(false).is_err() {
             // A socket left non-blocking would fail later writes: give the connection up.
-            let _ = self.stream.shutdown(std::net::Shutdown::Both);
+            self.stream.shutdown();
         }
         waiting
     }
@@ -291,7 +317,7 @@ fn deliver(outbox: &Mutex<Outbox>, call_id: u32, outcome: Result<Vec<u8>, Except
     if out.busy {
         out.pending.append(&mut reply);
     } else if out.write(&mut reply).is_err() {
-        let _ = out.stream.shutdown(std::net::Shutdown::Both);
+        out.stream.shutdown();
     }
 }
 
@@ -301,27 +327,156 @@ fn may_wait(service: &str, method: &str) -> bool {
     service == "ClientService" && matches!(method, "Mutate" | "Multi")
 }
 
+/// The first byte of a TLS handshake record (a ClientHello); a plaintext HBase connection
+/// starts with `HBas`.
+const TLS_HANDSHAKE: u8 = 0x16;
+
+/// The call id of an answer about the whole connection (HBase's -1): the client drops the
+/// connection with its exception.
+const CONNECTION_CALL_ID: u32 = u32::MAX;
+
+/// Waits for a new connection's first byte without taking it: None if the peer closed, or
+/// the server stops, before sending any.
+fn first_byte(stream: &TcpStream, stop: &AtomicBool, stall: Duration) -> io::Result<Option<u8>> {
+    let started = std::time::Instant::now();
+    let mut byte = [0u8; 1];
+    loop {
+        match stream.peek(&mut byte) {
+            Ok(0) => return Ok(None),
+            Ok(_) => return Ok(Some(byte[0])),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                if stop.load(Ordering::Acquire) || started.elapsed() > stall {
+                    return Ok(None);
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Answers a connection the server will not serve with `class: message` (as HBase answers
+/// a bad preamble or a failed authentication), then closes it once the client has seen it.
+fn refuse(wire: &Wire, input: &mut impl Read, class: &str, message: String) {
+    let mut reply = Vec::new();
+    frame::append_response(
+        &mut reply,
+        CONNECTION_CALL_ID,
+        Err(exception(class, message, true)),
+    );
+    if wire.write_all(&reply).is_ok() {
+        // Closing with the client's bytes unread would reset the connection, and the client
+        // could lose the answer: read what it sent (a bounded time) before closing.
+        let _ = wire.socket().shutdown(std::net::Shutdown::Write);
+        let deadline = std::time::Instant::now() + Duration::from_secs(1);
+        let mut sink = [0u8; 4096];
+        while std::time::Instant::now() < deadline {
+            match input.read(&mut sink) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) => {}
+                Err(_) => break,
+            }
+        }
+    }
+    wire.shutdown();
+}
+
+const ACCESS_DENIED: &str = "org.apache.hadoop.hbase.security.AccessDeniedException";
+
+/// Who a connection's calls are for: the user its client certificate names (through the
+/// principal rules), or, without one, the user its header names when SIMPLE authentication
+/// is allowed. Err: why the connection is refused.
+fn authenticate(
+    wire: &Wire,
+    header_user: Option<String>,
+    config: &RpcConfig,
+) -> Result<User, String> {
+    if let Some(cert) = wire.peer_certificate() {
+        let cn = common_name(&cert)
+            .ok_or_else(|| "the client certificate's subject has no common name (CN)".to_owned())?;
+        let rules = config.tls.as_ref().map(|t| &t.users);
+        return rules
+            .and_then(|r| r.map(&cn))
+            .map(User::new)
+            .ok_or_else(|| {
+                format!("no principal rule maps the certificate name {cn:?} to a user")
+            });
+    }
+    if !config.simple_auth {
+        return Err(format!(
+            "authentication is required: this server does not accept SIMPLE (unverified) \
+             users{}",
+            if wire.is_tls() {
+                "; connect with a client certificate"
+            } else {
+                "; connect over TLS with a client certificate"
+            }
+        ));
+    }
+    Ok(header_user
+        .filter(|u| !u.is_empty())
+        .map_or_else(|| User::new("anonymous"), User::new))
+}
+
 fn serve(stream: TcpStream, shared: &Arc<Shared>) -> Result<(), FrameError> {
     stream.set_nodelay(true)?;
-    let outbox = Arc::new(Mutex::new(Outbox {
-        stream: stream.try_clone()?,
-        pending: Vec::new(),
-        busy: true,
-    }));
-    let mut input = Patient::new(stream, &shared.stop, shared.config.stall_timeout)?;
+    stream.set_read_timeout(Some(POLL))?;
+    let stall = shared.config.stall_timeout;
+    let (wire, reader) = match &shared.config.tls {
+        None => Wire::plain(stream)?,
+        Some(tls) => match first_byte(&stream, &shared.stop, stall)? {
+            None => return Ok(()),
+            Some(TLS_HANDSHAKE) => Wire::accept(&tls.config, stream, stall)?,
+            Some(_) if tls.plaintext => Wire::plain(stream)?,
+            Some(_) => {
+                let (wire, mut reader) = Wire::plain(stream)?;
+                refuse(
+                    &wire,
+                    &mut reader,
+                    "org.apache.hadoop.hbase.ipc.FatalConnectionException",
+                    "this server accepts TLS connections only (hbase.client.netty.tls.enabled); \
+                     connect with TLS"
+                        .into(),
+                );
+                return Ok(());
+            }
+        },
+    };
+    let mut input = Patient::over(reader, &shared.stop, stall);
     let limit = shared.config.max_frame;
     match frame::read_preamble(&mut input) {
         Err(FrameError::Closed) => return Ok(()),
         other => other?,
     }
     let header = frame::read_connection_header(&mut input, limit)?;
+    let user = match authenticate(
+        &wire,
+        header.user_info.and_then(|u| u.effective_user),
+        &shared.config,
+    ) {
+        Ok(user) => user,
+        Err(why) => {
+            refuse(&wire, &mut input, ACCESS_DENIED, why);
+            return Ok(());
+        }
+    };
+    let outbox = Arc::new(Mutex::new(Outbox {
+        stream: wire,
+        pending: Vec::new(),
+        busy: true,
+    }));
     let conn = Arc::new(ConnInfo {
         service: header.service_name.unwrap_or_default(),
-        user: header
-            .user_info
-            .and_then(|u| u.effective_user)
-            .filter(|u| !u.is_empty())
-            .map_or_else(|| User::new("anonymous"), User::new),
+        user,
         codec: header.cell_block_codec_class,
         compressor: header.cell_block_compressor_class,
         mutation_ns: std::sync::atomic::AtomicU64::new(0),
@@ -336,7 +491,7 @@ fn serve(stream: TcpStream, shared: &Arc<Shared>) -> Result<(), FrameError> {
 }
 
 fn serve_calls(
-    input: &mut Patient<'_>,
+    input: &mut Patient<'_, WireReader>,
     shared: &Arc<Shared>,
     conn: &Arc<ConnInfo>,
     outbox: &Arc<Mutex<Outbox>>,

@@ -33,7 +33,7 @@ mod scanner;
 mod table;
 
 pub use admin::RemoteAdmin;
-pub use basalt_proto::rpc_client::{Location, RpcClient, RpcError, locate};
+pub use basalt_proto::rpc_client::{Location, RpcClient, RpcError, TlsClient, locate};
 pub use scanner::RemoteScanner;
 pub use table::RemoteTable;
 
@@ -64,6 +64,9 @@ pub struct RemoteConfig {
     /// The user every connection names (HBase's SIMPLE authentication; the server decides
     /// whether to believe it).
     pub user: String,
+    /// TLS to every server (HBase's `hbase.client.netty.tls.enabled`): whom to trust, and the
+    /// client certificate to show, which names the user to servers that ask for one.
+    pub tls: Option<basalt_proto::rpc_client::TlsClient>,
 }
 
 impl Default for RemoteConfig {
@@ -75,6 +78,7 @@ impl Default for RemoteConfig {
             max_pause: Duration::from_secs(2),
             pool_size: 1,
             user: basalt_proto::rpc_client::DEFAULT_USER.to_owned(),
+            tls: None,
         }
     }
 }
@@ -248,7 +252,7 @@ impl RemoteConnection {
     }
 
     fn open(addr: SocketAddr, config: &RemoteConfig, service: &str) -> std::io::Result<RpcClient> {
-        let client = RpcClient::connect_as(addr, service, &config.user)?;
+        let client = RpcClient::connect_with(addr, service, &config.user, config.tls.as_ref())?;
         client.set_timeout(Some(config.rpc_timeout))?;
         Ok(client)
     }
