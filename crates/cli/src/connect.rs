@@ -29,60 +29,80 @@ pub struct GatewayArgs {
     /// Address the gateway listens on
     #[arg(long, default_value_t = std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST))]
     pub bind: std::net::IpAddr,
-    /// Allow listening on an address other than loopback without TLS and authentication
+    /// Allow listening on an address other than loopback although the gateway's callers are
+    /// not authenticated
     #[arg(long)]
     pub insecure: bool,
-    /// Serve over TLS with this PEM certificate chain (with --tls-key; HBase's --ssl)
-    #[arg(long, requires = "tls_key")]
+    /// The user this gateway names to its server (SIMPLE authentication; a client
+    /// certificate, when the server asks for one, names it instead) [default: basalt]
+    #[arg(long)]
+    pub user: Option<String>,
+    /// Serve over TLS with this PEM certificate chain; the key comes from --tls-key or from
+    /// this file (HBase's --ssl)
+    #[arg(long)]
     pub tls_cert: Option<std::path::PathBuf>,
     /// The PEM private key of --tls-cert
     #[arg(long, requires = "tls_cert")]
     pub tls_key: Option<std::path::PathBuf>,
+    /// Call the server over TLS, trusting these PEM authorities' certificates
+    #[arg(long)]
+    pub rpc_tls_ca: Option<std::path::PathBuf>,
+    /// The certificate shown to the server (which then names the gateway's user), PEM; the
+    /// key comes from --rpc-tls-key or from this file
+    #[arg(long, requires = "rpc_tls_ca")]
+    pub rpc_tls_cert: Option<std::path::PathBuf>,
+    /// The PEM private key of --rpc-tls-cert
+    #[arg(long, requires = "rpc_tls_cert")]
+    pub rpc_tls_key: Option<std::path::PathBuf>,
 }
 
-/// Refuses to listen on `ip` unless it is loopback or the operator said `--insecure`: nothing
-/// Basalt serves is encrypted or authenticated yet (issue 32). With `--insecure`, warns.
-pub fn guard_bind(ip: std::net::IpAddr, insecure: bool) -> Result<()> {
-    if ip.is_loopback() {
+/// Refuses to listen on `ip` unless it is loopback, or every caller is `authenticated`
+/// (TLS with client certificates), or the operator said `--insecure` (then warns).
+pub fn guard_bind(ip: std::net::IpAddr, insecure: bool, authenticated: bool) -> Result<()> {
+    if ip.is_loopback() || authenticated {
         return Ok(());
     }
     if !insecure {
         anyhow::bail!(
-            "refusing to listen on {ip}: connections are neither encrypted nor authenticated \
-             (no TLS yet), so anyone who reaches it could read and change everything; bind \
-             127.0.0.1, or pass --insecure to accept that"
+            "refusing to listen on {ip}: its callers would be neither encrypted nor \
+             authenticated, so anyone who reaches it could act as anyone; serve TLS with client \
+             certificates (--tls-cert, --tls-ca, --simple-auth false), bind 127.0.0.1, or pass \
+             --insecure to accept that"
         );
     }
     eprintln!(
-        "WARNING: listening on {ip} without TLS or authentication (--insecure): anyone who \
-         reaches it can read and change everything"
+        "WARNING: listening on {ip} with callers that are not authenticated (--insecure): \
+         anyone who reaches it can act as anyone"
     );
     Ok(())
 }
 
-/// The TLS configuration of `--tls-cert` and `--tls-key`, when given.
-pub fn tls(
-    cert: Option<&std::path::Path>,
-    key: Option<&std::path::Path>,
-) -> Result<Option<std::sync::Arc<basalt_net::http::rustls::ServerConfig>>> {
-    match (cert, key) {
-        (Some(cert), Some(key)) => Ok(Some(
-            basalt_net::http::tls_config(cert, key).context("loading the TLS certificate")?,
-        )),
-        (None, None) => Ok(None),
-        _ => anyhow::bail!("--tls-cert and --tls-key go together"),
-    }
-}
-
 impl GatewayArgs {
-    /// The TLS configuration its flags name, if any.
-    pub fn tls(&self) -> Result<Option<std::sync::Arc<basalt_net::http::rustls::ServerConfig>>> {
-        tls(self.tls_cert.as_deref(), self.tls_key.as_deref())
+    /// Its listener's TLS (`--tls-cert`), as the server side of [`crate::tls::TlsArgs`].
+    pub fn listener_tls(
+        &self,
+    ) -> Result<Option<std::sync::Arc<basalt_net::tls::rustls::ServerConfig>>> {
+        crate::tls::TlsArgs {
+            tls_cert: self.tls_cert.clone(),
+            tls_key: self.tls_key.clone(),
+            tls_ca: None,
+        }
+        .server()
     }
 
-    /// Connects as [`remote`] does.
+    /// Connects as [`remote_with`] does, as `--user`, over TLS with `--rpc-tls-ca`.
     pub fn remote(&self) -> Result<(RemoteConnection, String)> {
-        remote(self.connect.as_deref(), self.zookeeper.as_deref())
+        let rpc_tls = crate::tls::TlsArgs {
+            tls_cert: self.rpc_tls_cert.clone(),
+            tls_key: self.rpc_tls_key.clone(),
+            tls_ca: self.rpc_tls_ca.clone(),
+        };
+        remote_with(
+            self.connect.as_deref(),
+            self.zookeeper.as_deref(),
+            self.user.as_deref(),
+            &rpc_tls,
+        )
     }
 }
 
@@ -97,22 +117,19 @@ pub fn serve_until_stopped(stop: &std::sync::atomic::AtomicBool, shutdown: impl 
 }
 
 /// Connects to the server at `connect` (default [`DEFAULT_SERVER`]), or to the one ZooKeeper
-/// at `zookeeper` names; also says which, for the operator.
-pub fn remote(
-    connect: Option<&str>,
-    zookeeper: Option<&str>,
-) -> Result<(RemoteConnection, String)> {
-    remote_as(connect, zookeeper, None)
-}
-
-/// [`remote`], naming `user` (default: `basalt`) to the server, which believes it when its
-/// access control allows SIMPLE authentication.
-pub fn remote_as(
+/// at `zookeeper` names, and says which, for the operator. Names `user` (default: `basalt`)
+/// to the server, which believes it when it allows SIMPLE authentication; over TLS when `tls`
+/// trusts some authority (showing its certificate, which then names the user).
+pub fn remote_with(
     connect: Option<&str>,
     zookeeper: Option<&str>,
     user: Option<&str>,
+    tls: &crate::tls::TlsArgs,
 ) -> Result<(RemoteConnection, String)> {
-    let mut config = RemoteConfig::default();
+    let mut config = RemoteConfig {
+        tls: tls.client()?,
+        ..RemoteConfig::default()
+    };
     if let Some(u) = user {
         config.user = u.to_owned();
     }

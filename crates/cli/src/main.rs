@@ -12,6 +12,7 @@ mod rest;
 mod shell;
 mod standalone;
 mod thrift;
+mod tls;
 mod wal;
 
 /// Prints a line for the operator; a closed or broken stdout (a server's output piped to a

@@ -155,6 +155,10 @@ pub struct Args {
     /// to, each keeping to its own (HBase's `hbase.client.ipc.pool.size`).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub ipc_pool_size: u16,
+    /// Native RPC over TLS: trust --tls-ca, show --tls-cert (the server then knows the
+    /// benchmark by its certificate)
+    #[command(flatten)]
+    pub tls: crate::tls::TlsArgs,
     /// Remote mode: framed transport (the server's `--framed`).
     #[arg(long)]
     pub thrift_framed: bool,

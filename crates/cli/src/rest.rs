@@ -28,9 +28,9 @@ pub struct Args {
 
 pub fn run(args: &Args) -> Result<()> {
     let stop = crate::cluster::stop_flag()?;
-    crate::connect::guard_bind(args.gateway.bind, args.gateway.insecure)?;
+    crate::connect::guard_bind(args.gateway.bind, args.gateway.insecure, false)?;
+    let tls = args.gateway.listener_tls()?;
     let (conn, place) = args.gateway.remote()?;
-    let tls = args.gateway.tls()?;
     let config = RestConfig {
         tls,
         bind: SocketAddr::new(args.gateway.bind, args.port),

@@ -22,10 +22,14 @@ pub struct Args {
     /// Find the server through ZooKeeper, `HOST:PORT` of the quorum.
     #[arg(long)]
     zookeeper: Option<String>,
-    /// Read commands from standard input without prompting; exit non-zero at the first error.
+    /// The user to connect as (HBase's SIMPLE authentication; a client certificate, when the
+    /// server asks for one, names the user instead) [default: basalt]
     #[arg(long, conflicts_with = "data")]
-    /// The user to connect as (HBase's SIMPLE authentication; default `basalt`)
     user: Option<String>,
+    /// TLS to the server with --tls-ca, showing --tls-cert if given
+    #[command(flatten)]
+    tls: crate::tls::TlsArgs,
+    /// Read commands from standard input without prompting; exit non-zero at the first error.
     #[arg(short = 'n', long = "non-interactive")]
     non_interactive: bool,
     /// Print timestamps as milliseconds since the epoch (HBase's
@@ -60,10 +64,11 @@ fn open(args: &Args) -> Result<(Session, String)> {
             format!("data directory {}", dir.display()),
         ));
     }
-    let (conn, place) = crate::connect::remote_as(
+    let (conn, place) = crate::connect::remote_with(
         args.connect.as_deref(),
         args.zookeeper.as_deref(),
         args.user.as_deref(),
+        &args.tls,
     )
     .map_err(|e| {
         if args.connect.is_none() && args.zookeeper.is_none() {

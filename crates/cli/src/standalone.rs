@@ -62,16 +62,16 @@ pub struct Args {
     /// 0 picks a free port, -1 turns them off [default: 16010]
     #[arg(long, allow_negative_numbers = true)]
     info_port: Option<i32>,
-    /// Allow listening on an address other than loopback without TLS and authentication
+    /// Allow listening on an address other than loopback although callers are not all
+    /// authenticated (the Thrift and REST gateways' never are)
     #[arg(long)]
     insecure: bool,
-    /// Serve Thrift, REST and the info pages over TLS with this PEM certificate chain (with
-    /// --tls-key)
-    #[arg(long, requires = "tls_key")]
-    tls_cert: Option<PathBuf>,
-    /// The PEM private key of --tls-cert
-    #[arg(long, requires = "tls_cert")]
-    tls_key: Option<PathBuf>,
+    /// TLS on every port (RPC, Thrift, REST, info pages) with --tls-cert; client
+    /// certificates on the RPC port verified against --tls-ca
+    #[command(flatten)]
+    tls: crate::tls::TlsArgs,
+    #[command(flatten)]
+    auth: crate::tls::AuthArgs,
     /// Access control on (HBase's hbase.security.authorization): calls over the native RPC
     /// are checked against the grants in hbase:acl, as the user the connection names
     #[arg(long)]
@@ -108,8 +108,8 @@ struct Settings {
     superusers: Vec<String>,
     gateway_user: String,
     insecure: bool,
-    tls_cert: Option<PathBuf>,
-    tls_key: Option<PathBuf>,
+    tls: crate::tls::TlsArgs,
+    auth: crate::tls::AuthArgs,
 }
 
 impl Default for Settings {
@@ -132,8 +132,8 @@ impl Default for Settings {
             superusers: Vec::new(),
             gateway_user: "basalt".into(),
             insecure: false,
-            tls_cert: None,
-            tls_key: None,
+            tls: crate::tls::TlsArgs::default(),
+            auth: crate::tls::AuthArgs::default(),
         }
     }
 }
@@ -156,6 +156,13 @@ fn apply_file(s: &mut Settings, text: &str) -> anyhow::Result<()> {
             bail!("config line {n}: expected `key = value`, got {line:?}");
         };
         let (key, value) = (key.trim(), value.trim().trim_matches('"'));
+        if s.tls.apply(key, value)
+            || s.auth
+                .apply(key, value)
+                .with_context(|| format!("config line {n}"))?
+        {
+            continue;
+        }
         match key {
             "data" => s.data = PathBuf::from(value),
             "bind" => s.bind = parse(key, value, n)?,
@@ -170,12 +177,12 @@ fn apply_file(s: &mut Settings, text: &str) -> anyhow::Result<()> {
             "zookeeper" => s.zookeeper = Some(value.to_owned()),
             "rest-port" => s.rest_port = Some(parse(key, value, n)?),
             "info-port" => s.info_port = parse(key, value, n)?,
-            "authorization" => s.authorization = parse(key, value, n)?,
+            "authorization" | "hbase.security.authorization" => {
+                s.authorization = parse(key, value, n)?;
+            }
             "gateway-user" => s.gateway_user = value.to_owned(),
             "insecure" => s.insecure = parse(key, value, n)?,
-            "tls-cert" => s.tls_cert = Some(PathBuf::from(value)),
-            "tls-key" => s.tls_key = Some(PathBuf::from(value)),
-            "superuser" => s.superusers.extend(
+            "superuser" | "hbase.superuser" => s.superusers.extend(
                 value
                     .split(',')
                     .map(|u| u.trim().to_owned())
@@ -185,7 +192,12 @@ fn apply_file(s: &mut Settings, text: &str) -> anyhow::Result<()> {
                 "config line {n}: unknown setting {other:?} (known: data, bind, thrift-port, \
                  framed, compact, thrift-max-message-mb, scanner-lease-secs, rpc-port, master-port, \
                  rpc-handlers, zookeeper, rest-port, info-port, authorization, superuser, \
-                 gateway-user, insecure, tls-cert, tls-key)"
+                 gateway-user, insecure, tls-cert, tls-key, tls-ca, tls-client-auth, \
+                 tls-plaintext, tls-user-rule, simple-auth; and HBase's names \
+                 hbase.security.authorization, hbase.superuser, \
+                 hbase.rpc.tls.keystore.location, hbase.rpc.tls.truststore.location, \
+                 hbase.server.netty.tls.client.auth.mode, \
+                 hbase.server.netty.tls.supportplaintext)"
             ),
         }
     }
@@ -236,13 +248,8 @@ fn resolve(args: &Args) -> anyhow::Result<Settings> {
     }
     s.authorization |= args.authorization;
     s.insecure |= args.insecure;
-    if args.tls_cert.is_some() {
-        s.tls_cert.clone_from(&args.tls_cert);
-        s.tls_key.clone_from(&args.tls_key);
-    }
-    if s.tls_cert.is_some() != s.tls_key.is_some() {
-        bail!("tls-cert and tls-key go together");
-    }
+    s.tls.merge(&args.tls);
+    s.auth.merge(&args.auth);
     if let Some(u) = &args.gateway_user {
         s.gateway_user.clone_from(u);
     }
@@ -291,8 +298,11 @@ fn open(data: &Path, server: &str, s: &Settings) -> anyhow::Result<Connection> {
 
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let s = resolve(args)?;
-    crate::connect::guard_bind(s.bind, s.insecure)?;
-    let tls = crate::connect::tls(s.tls_cert.as_deref(), s.tls_key.as_deref())?;
+    let security = s.auth.resolve(&s.tls, s.bind, s.insecure)?;
+    // Thrift always listens, and its callers are not authenticated: beyond loopback it
+    // takes --insecure, however the RPC port is guarded.
+    crate::connect::guard_bind(s.bind, s.insecure, false)?;
+    let tls = s.tls.server()?;
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(signal, Arc::clone(&stop))
@@ -330,7 +340,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         if s.framed { "framed" } else { "buffered" },
         if s.compact { "compact" } else { "binary" }
     );
-    let rpc = match start_rpc(&s, &conn) {
+    let rpc = match start_rpc(&s, &security, &conn) {
         Ok(rpc) => rpc,
         Err(e) => {
             thrift.shutdown();
@@ -417,6 +427,17 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Who may call AdminService (open, close, flush regions) once callers are authenticated:
+/// the superusers, and servers showing this process's own certificate. None: anyone.
+fn admin_callers(s: &Settings, security: &crate::tls::RpcSecurity) -> Option<Vec<String>> {
+    if security.simple_auth {
+        return None;
+    }
+    let mut callers = s.superusers.clone();
+    callers.extend(security.server_user.clone());
+    Some(callers)
+}
+
 /// The native RPC servers and the ZooKeeper publication, when asked for.
 #[derive(Default)]
 struct Rpc {
@@ -436,7 +457,11 @@ impl Rpc {
     }
 }
 
-fn start_rpc(s: &Settings, conn: &Connection) -> anyhow::Result<Rpc> {
+fn start_rpc(
+    s: &Settings,
+    security: &crate::tls::RpcSecurity,
+    conn: &Connection,
+) -> anyhow::Result<Rpc> {
     let mut rpc = Rpc::default();
     let Some(port) = s.rpc_port else {
         return Ok(rpc);
@@ -450,6 +475,9 @@ fn start_rpc(s: &Settings, conn: &Connection) -> anyhow::Result<Rpc> {
             scanner_lease: Duration::from_secs(s.scanner_lease_secs),
             region_server,
             handlers: s.rpc_handlers,
+            tls: security.tls.clone(),
+            simple_auth: security.simple_auth,
+            admin_callers: admin_callers(s, security),
             ..basalt_rpc::RpcConfig::default()
         };
         let server = basalt_rpc::RpcServer::start(conn.clone(), config)

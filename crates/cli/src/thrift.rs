@@ -37,14 +37,14 @@ pub fn run(args: &Args) -> Result<()> {
         bail!("--max-message-mb must be at least 1");
     }
     let stop = crate::cluster::stop_flag()?;
-    crate::connect::guard_bind(args.gateway.bind, args.gateway.insecure)?;
+    crate::connect::guard_bind(args.gateway.bind, args.gateway.insecure, false)?;
+    let tls = args.gateway.listener_tls()?;
     let (conn, place) = args.gateway.remote()?;
     // TRegionInfo names the region server: the one this gateway talks to.
     let server = conn.server_name();
     let mut parts = server.split(',');
     let host = parts.next().unwrap_or("localhost").to_owned();
     let port = parts.next().and_then(|p| p.parse().ok()).unwrap_or(16020);
-    let tls = args.gateway.tls()?;
     let config = ThriftConfig {
         tls,
         bind: SocketAddr::new(args.gateway.bind, args.port),

@@ -50,6 +50,11 @@ fn word_after<'a>(line: &'a str, marker: &str) -> Option<&'a str> {
 
 impl Cluster {
     fn start(servers: usize, masters: usize) -> Cluster {
+        Self::start_with(servers, masters, &[])
+    }
+
+    /// A cluster whose processes get `flags` too.
+    fn start_with(servers: usize, masters: usize, flags: &[&str]) -> Cluster {
         let dir = tempfile::tempdir().unwrap();
         let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
             .args(["cluster", "start", "--data"])
@@ -57,6 +62,7 @@ impl Cluster {
             .args(["--servers", &servers.to_string()])
             .args(["--masters", &masters.to_string()])
             .args(["--session-timeout-ms", "3000"])
+            .args(flags)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .process_group(0)
@@ -128,10 +134,15 @@ impl Cluster {
 
     /// A client, once the master has taken on every region server.
     fn connect(&self) -> Arc<RemoteConnection> {
+        self.connect_with(RemoteConfig::default())
+    }
+
+    /// [`Cluster::connect`] with `config` (its timeouts set here).
+    fn connect_with(&self, config: RemoteConfig) -> Arc<RemoteConnection> {
         let config = RemoteConfig {
             operation_timeout: Duration::from_secs(60),
             rpc_timeout: Duration::from_secs(20),
-            ..RemoteConfig::default()
+            ..config
         };
         let conn = Arc::new(
             RemoteConnection::through_zookeeper(&self.quorum, config)
@@ -585,4 +596,87 @@ fn regions_move_to_a_new_server_while_reads_go_on() {
     assert_eq!(got.value(b"f", b"q").map(<[u8]>::len), Some(1000));
     let _ = fourth.kill();
     let _ = fourth.wait();
+}
+
+/// A cluster whose servers speak TLS and require client certificates: the master opens
+/// regions on the region servers over TLS, each showing its certificate (the servers of a
+/// cluster authenticate each other); a client with a certificate reads and writes across
+/// servers; a plaintext client is refused cleanly; a client that is not one of the servers
+/// may not call a region server's AdminService.
+#[test]
+fn a_cluster_over_tls() {
+    use basalt_client::remote::{RpcClient, TlsClient};
+    use basalt_net::tls::Identity;
+    let certs = tempfile::tempdir().unwrap();
+    let ca = basalt_net::tls::testing::TestCa::new();
+    let files = ca.write_files(certs.path());
+    let (alice_cert, alice_key) = ca.write_client(certs.path(), "alice");
+    let path = |p: &std::path::Path| p.to_str().unwrap().to_owned();
+    let cluster = Cluster::start_with(
+        2,
+        1,
+        &[
+            "--tls-cert",
+            &path(&files.server_cert),
+            "--tls-key",
+            &path(&files.server_key),
+            "--tls-ca",
+            &path(&files.ca_cert),
+            "--simple-auth",
+            "false",
+        ],
+    );
+    let tls = TlsClient::new(
+        &files.ca_cert,
+        Some(Identity::load(&alice_cert, Some(&alice_key)).unwrap()),
+    )
+    .unwrap();
+    let conn = cluster.connect_with(RemoteConfig {
+        tls: Some(tls.clone()),
+        ..RemoteConfig::default()
+    });
+    create_t(&conn, ["m".to_owned()]);
+    let table = TableName::parse("t").unwrap();
+    for row in ["a", "z"] {
+        conn.put(&table, &Put::new(row).add_column("f", "q", row))
+            .unwrap();
+    }
+    let rows: Vec<_> = Arc::clone(&conn)
+        .scan(&table, &Scan::new())
+        .unwrap()
+        .collect();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    let summary = conn.cluster_summary().unwrap();
+    let serving: BTreeSet<_> = summary
+        .servers
+        .iter()
+        .filter(|s| s.regions.iter().any(|r| r.name.starts_with(b"t,")))
+        .map(|s| s.name.clone())
+        .collect();
+    assert_eq!(serving.len(), 2, "{summary:?}");
+    // Plaintext: refused with the reason.
+    let plain = RemoteConnection::through_zookeeper(
+        &cluster.quorum,
+        RemoteConfig {
+            operation_timeout: Duration::from_secs(5),
+            ..RemoteConfig::default()
+        },
+    )
+    .and_then(|c| c.get(&table, &Get::new("a")));
+    let e = plain.expect_err("plaintext must be refused").to_string();
+    assert!(e.contains("accepts TLS connections only"), "{e}");
+    // AdminService is for the cluster's servers: alice's certificate is not one of theirs.
+    let server = cluster.servers.keys().next().unwrap().parse().unwrap();
+    let admin = RpcClient::connect_with(server, "AdminService", "alice", Some(&tls)).unwrap();
+    let refused: Result<basalt_proto::pb::GetOnlineRegionResponse, _> = admin.call(
+        "GetOnlineRegion",
+        &basalt_proto::pb::GetOnlineRegionRequest::default(),
+    );
+    let e = refused
+        .expect_err("only servers call AdminService")
+        .to_string();
+    assert!(
+        e.contains("AccessDeniedException") && e.contains("'alice'"),
+        "{e}"
+    );
 }

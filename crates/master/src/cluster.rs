@@ -25,7 +25,7 @@ use basalt_regionserver::meta_schema;
 use crate::janitor;
 use crate::master::{HostedTable, Master, Placed};
 use crate::meta::{self, MetaStore, TableState};
-use crate::servers::{RemoteMeta, RemoteServer};
+use crate::servers::{LinkConfig, RemoteMeta, RemoteServer};
 
 /// How a cluster's master is set up.
 #[derive(Debug, Clone)]
@@ -35,6 +35,8 @@ pub struct ClusterSettings {
     pub session_timeout: Duration,
     /// How long one call to a region server may take.
     pub call_timeout: Duration,
+    /// TLS to the region servers (their certificates verified; this master's shown).
+    pub tls: Option<basalt_proto::rpc_client::TlsClient>,
     pub fs: Arc<dyn FileSystem>,
     pub root: PathBuf,
     pub clock: Arc<dyn Clock>,
@@ -44,6 +46,15 @@ pub struct ClusterSettings {
     /// How often the balancer runs (HBase's `hbase.balancer.period`, 5 minutes); it also runs
     /// when a region server joins.
     pub balancer_period: Duration,
+}
+
+impl ClusterSettings {
+    fn link(&self) -> LinkConfig {
+        LinkConfig {
+            timeout: self.call_timeout,
+            tls: self.tls.clone(),
+        }
+    }
 }
 
 /// Why the master stopped waiting or serving.
@@ -183,7 +194,7 @@ impl ClusterMaster {
         let Some(server) = ServerName::parse(name) else {
             return Ok(());
         };
-        let admin = RemoteServer::new(server, self.settings.call_timeout)?;
+        let admin = RemoteServer::new(server, self.settings.link())?;
         self.master.servers.add(Arc::new(admin));
         self.known
             .lock()
@@ -265,7 +276,7 @@ impl ClusterMaster {
                 NodeKind::Persistent,
             )
             .map_err(io)?;
-        let catalog = RemoteMeta::new(name.clone(), self.settings.call_timeout)?;
+        let catalog = RemoteMeta::new(name.clone(), self.settings.link())?;
         self.master.set_catalog(Arc::new(catalog));
         *self
             .meta_server

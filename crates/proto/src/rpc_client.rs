@@ -195,9 +195,7 @@ impl Shared {
                 Err(e) => {
                     drop(input);
                     lock(&self.calls).waiting.remove(&id);
-                    let e = RpcError::Frame(e);
-                    self.break_off(e.to_string());
-                    return Err(e);
+                    return Err(self.fail(e));
                 }
             }
         };
@@ -227,7 +225,7 @@ impl Shared {
                     continue;
                 }
                 Err(e) => {
-                    self.break_off(format!("reading answers: {e}"));
+                    self.fail(FrameError::Io(e));
                     return;
                 }
             }
@@ -238,7 +236,7 @@ impl Shared {
                 }
                 Ok(answer) => self.deliver(answer),
                 Err(e) => {
-                    self.break_off(RpcError::Frame(e).to_string());
+                    self.fail(e);
                     return;
                 }
             }
@@ -272,12 +270,31 @@ impl Shared {
         }
     }
 
+    /// Reading failed with `e`: the connection is broken. A TLS failure (the server refused
+    /// this client's certificate, say) is a refusal, which retrying would not change: calls
+    /// fail with it as a Java client's SSLHandshakeException.
+    fn fail(&self, e: FrameError) -> RpcError {
+        if let FrameError::Io(io) = &e
+            && basalt_net::tls::is_tls_failure(io)
+        {
+            return self.refuse_with(TLS_REFUSED.to_owned(), io.to_string());
+        }
+        let e = RpcError::Frame(e);
+        self.break_off(e.to_string());
+        e
+    }
+
     /// The server refused the connection (`header` says why): every call fails with its
     /// exception from now on. Returns that failure.
     fn refuse(&self, header: &ResponseHeader) -> RpcError {
         let e = header.exception.clone().unwrap_or_default();
-        let class = e.exception_class_name.unwrap_or_default();
-        let message = e.stack_trace.unwrap_or_default();
+        self.refuse_with(
+            e.exception_class_name.unwrap_or_default(),
+            e.stack_trace.unwrap_or_default(),
+        )
+    }
+
+    fn refuse_with(&self, class: String, message: String) -> RpcError {
         lock(&self.calls).refused = Some((class.clone(), message.clone()));
         self.break_off(format!("the server refused it: {class}: {message}"));
         RpcError::Remote { class, message }
@@ -353,6 +370,9 @@ impl Drop for RpcClient {
         }
     }
 }
+
+/// The exception class of a TLS failure, as a Java client sees it.
+pub const TLS_REFUSED: &str = "javax.net.ssl.SSLHandshakeException";
 
 /// The call id of a server's answer about the whole connection (HBase's -1): a refusal.
 const CONNECTION_CALL_ID: u32 = u32::MAX;

@@ -3,7 +3,7 @@
 //! (see `handlers`, and `docs/design/rpc.md`). A connection that sends something unreadable
 //! is closed; the others go on.
 
-use std::io::{self, Read};
+use std::io;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use basalt_client::Connection;
 use basalt_common::acl::{PrincipalRules, User};
-use basalt_net::tls::{Wire, WireReader, common_name, rustls};
+use basalt_net::tls::{Wire, WireReader, common_name, linger, rustls};
 use basalt_net::{POLL, Patient, serve_connections};
 
 use crate::cellblock;
@@ -46,6 +46,10 @@ pub struct RpcConfig {
     pub simple_auth: bool,
     /// Connections open at once; more are closed at accept.
     pub max_connections: usize,
+    /// Who may call AdminService (open, close, flush, split regions: the master's calls),
+    /// by user name; None: anyone. Set once callers are authenticated: the superusers and
+    /// the servers of the cluster (the name their certificate gives).
+    pub admin_callers: Option<Vec<String>>,
 }
 
 /// TLS on the RPC port.
@@ -74,6 +78,7 @@ impl Default for RpcConfig {
             tls: None,
             simple_auth: true,
             max_connections: 1024,
+            admin_callers: None,
         }
     }
 }
@@ -361,7 +366,7 @@ fn first_byte(stream: &TcpStream, stop: &AtomicBool, stall: Duration) -> io::Res
 
 /// Answers a connection the server will not serve with `class: message` (as HBase answers
 /// a bad preamble or a failed authentication), then closes it once the client has seen it.
-fn refuse(wire: &Wire, input: &mut impl Read, class: &str, message: String) {
+fn refuse(wire: &Wire, class: &str, message: String) {
     let mut reply = Vec::new();
     frame::append_response(
         &mut reply,
@@ -369,23 +374,7 @@ fn refuse(wire: &Wire, input: &mut impl Read, class: &str, message: String) {
         Err(exception(class, message, true)),
     );
     if wire.write_all(&reply).is_ok() {
-        // Closing with the client's bytes unread would reset the connection, and the client
-        // could lose the answer: read what it sent (a bounded time) before closing.
-        let _ = wire.socket().shutdown(std::net::Shutdown::Write);
-        let deadline = std::time::Instant::now() + Duration::from_secs(1);
-        let mut sink = [0u8; 4096];
-        while std::time::Instant::now() < deadline {
-            match input.read(&mut sink) {
-                Ok(0) => break,
-                Ok(_) => {}
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                    ) => {}
-                Err(_) => break,
-            }
-        }
+        linger(wire.socket());
     }
     wire.shutdown();
 }
@@ -438,10 +427,9 @@ fn serve(stream: TcpStream, shared: &Arc<Shared>) -> Result<(), FrameError> {
             Some(TLS_HANDSHAKE) => Wire::accept(&tls.config, stream, stall)?,
             Some(_) if tls.plaintext => Wire::plain(stream)?,
             Some(_) => {
-                let (wire, mut reader) = Wire::plain(stream)?;
+                let (wire, _) = Wire::plain(stream)?;
                 refuse(
                     &wire,
-                    &mut reader,
                     "org.apache.hadoop.hbase.ipc.FatalConnectionException",
                     "this server accepts TLS connections only (hbase.client.netty.tls.enabled); \
                      connect with TLS"
@@ -465,7 +453,7 @@ fn serve(stream: TcpStream, shared: &Arc<Shared>) -> Result<(), FrameError> {
     ) {
         Ok(user) => user,
         Err(why) => {
-            refuse(&wire, &mut input, ACCESS_DENIED, why);
+            refuse(&wire, ACCESS_DENIED, why);
             return Ok(());
         }
     };
@@ -605,10 +593,22 @@ fn execute(
             .master
             .as_ref()
             .and_then(|m| m.call(method, call.param.as_deref(), conn.caller())),
-        "AdminService" => shared
-            .admin
-            .as_ref()
-            .and_then(|a| a.call(method, call.param.as_deref())),
+        "AdminService" => shared.admin.as_ref().and_then(|a| {
+            if let Some(allowed) = &shared.config.admin_callers
+                && !allowed.contains(&conn.user.name)
+            {
+                return Some(Err(exception(
+                    ACCESS_DENIED,
+                    format!(
+                        "Insufficient permissions for user '{}' (AdminService.{method} is for \
+                         the cluster's servers and superusers)",
+                        conn.user.name
+                    ),
+                    true,
+                )));
+            }
+            a.call(method, call.param.as_deref())
+        }),
         _ => None,
     };
     outcome.unwrap_or_else(|| Err(unknown(service, method)))

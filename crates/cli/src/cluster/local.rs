@@ -35,6 +35,11 @@ pub struct Args {
     /// Milliseconds after which a silent server's ZooKeeper session ends
     #[arg(long, default_value_t = SESSION_TIMEOUT_MS)]
     session_timeout_ms: u64,
+    /// TLS for every server of the cluster (each is given these flags)
+    #[command(flatten)]
+    tls: crate::tls::TlsArgs,
+    #[command(flatten)]
+    auth: crate::tls::AuthArgs,
 }
 
 /// A child process, killed if still running when dropped (the cluster start failed).
@@ -269,6 +274,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             "--info-port".into(),
             "0".into(),
         ]
+        .into_iter()
+        .chain(args.tls.flags())
+        .chain(args.auth.flags())
+        .collect()
     };
     // Every line of the children also comes here while the cluster starts, to see the
     // active master announce itself.
@@ -326,7 +335,14 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         servers.len(),
         data.display()
     );
-    say!("try: basalt shell --zookeeper {quorum}");
+    say!(
+        "try: basalt shell --zookeeper {quorum}{}",
+        if args.tls.tls_ca.is_some() {
+            " --tls-ca CA.pem --tls-cert YOU.pem --tls-key YOU.key"
+        } else {
+            ""
+        }
+    );
     while !stop_requested.load(Ordering::Acquire) {
         std::thread::sleep(Duration::from_millis(100));
     }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use basalt_master::cluster::{ClusterMaster, ClusterSettings};
 use basalt_master::master_service::MasterService;
-use basalt_rpc::{RpcConfig, RpcServer, Services};
+use basalt_rpc::{RpcServer, Services};
 
 use super::{Common, bind, session_timeout, stop_flag};
 use crate::say;
@@ -31,7 +31,8 @@ pub struct Args {
 
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let stop = stop_flag()?;
-    crate::connect::guard_bind(args.common.bind, args.common.insecure)?;
+    let security = args.common.security()?;
+    let tls = args.common.tls.client()?;
     let (listener, addr) = bind(args.common.bind, args.port)?;
     let clock = basalt_common::SystemClock;
     let start_code = basalt_common::Clock::now_millis(&clock);
@@ -39,6 +40,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         zookeeper: args.common.zookeeper.clone(),
         session_timeout: session_timeout(args.common.session_timeout_ms),
         call_timeout: Duration::from_secs(120),
+        tls: tls.clone(),
         fs: Arc::new(basalt_fs::LocalFs),
         root: args.common.data.clone(),
         clock: Arc::new(clock),
@@ -63,21 +65,15 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         ),
         ..Services::default()
     };
-    let rpc = RpcServer::serve(
-        listener,
-        services,
-        RpcConfig {
-            bind: addr,
-            ..RpcConfig::default()
-        },
-    )
-    .with_context(|| format!("cannot serve on {addr}"))?;
+    let rpc = RpcServer::serve(listener, services, args.common.rpc_config(addr, &security))
+        .with_context(|| format!("cannot serve on {addr}"))?;
     // The pages show the cluster as its clients see it, through ZooKeeper.
     let info = if args.info_port == -1 {
         None
     } else {
-        let client = crate::connect::remote(None, Some(&args.common.zookeeper))
-            .map(|(conn, _)| Arc::new(conn) as Arc<dyn basalt_client::Client>);
+        let client =
+            crate::connect::remote_with(None, Some(&args.common.zookeeper), None, &args.common.tls)
+                .map(|(conn, _)| Arc::new(conn) as Arc<dyn basalt_client::Client>);
         match client.and_then(|client| {
             crate::info::start(
                 args.common.bind,

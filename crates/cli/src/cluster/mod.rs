@@ -38,13 +38,55 @@ pub struct Common {
     /// Address to listen on
     #[arg(long, default_value_t = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST))]
     pub bind: IpAddr,
-    /// Allow listening on an address other than loopback without TLS and authentication
+    /// Allow listening on an address other than loopback although callers are not
+    /// authenticated by certificates
     #[arg(long)]
     pub insecure: bool,
+    /// TLS on the RPC port and to the other servers (--tls-cert, --tls-ca); the servers of a
+    /// cluster show each other their certificates
+    #[command(flatten)]
+    pub tls: crate::tls::TlsArgs,
+    #[command(flatten)]
+    pub auth: crate::tls::AuthArgs,
+    /// A superuser (may call AdminService once callers are authenticated); repeatable
+    #[arg(long = "superuser")]
+    pub superusers: Vec<String>,
     /// Milliseconds after which a silent server's ZooKeeper session ends (and the master
     /// recovers a region server's regions)
     #[arg(long, default_value_t = SESSION_TIMEOUT_MS)]
     pub session_timeout_ms: u64,
+}
+
+impl Common {
+    /// The RPC port's TLS and authentication, after checking that listening on `--bind` is
+    /// allowed.
+    pub fn security(&self) -> anyhow::Result<crate::tls::RpcSecurity> {
+        let security = self.auth.resolve(&self.tls, self.bind, self.insecure)?;
+        crate::connect::guard_bind(self.bind, self.insecure, security.authenticated())?;
+        Ok(security)
+    }
+
+    /// The RPC server's settings on `addr` with `security`: AdminService is for the
+    /// cluster's servers (the name their certificate gives) and superusers once callers are
+    /// authenticated.
+    pub fn rpc_config(
+        &self,
+        addr: SocketAddr,
+        security: &crate::tls::RpcSecurity,
+    ) -> basalt_rpc::RpcConfig {
+        let admin_callers = (!security.simple_auth).then(|| {
+            let mut callers = self.superusers.clone();
+            callers.extend(security.server_user.clone());
+            callers
+        });
+        basalt_rpc::RpcConfig {
+            bind: addr,
+            tls: security.tls.clone(),
+            simple_auth: security.simple_auth,
+            admin_callers,
+            ..basalt_rpc::RpcConfig::default()
+        }
+    }
 }
 
 /// A flag set by SIGINT or SIGTERM.

@@ -31,7 +31,8 @@ pub struct Args {
 
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let stop = stop_flag()?;
-    crate::connect::guard_bind(args.common.bind, args.common.insecure)?;
+    let security = args.common.security()?;
+    let tls = args.common.tls.client()?;
     let (listener, addr) = bind(args.common.bind, args.port)?;
     let mut settings = ServerSettings::new(
         Arc::new(basalt_fs::LocalFs),
@@ -53,9 +54,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         master: None,
     };
     let config = RpcConfig {
-        bind: addr,
         handlers: args.rpc_handlers,
-        ..RpcConfig::default()
+        ..args.common.rpc_config(addr, &security)
     };
     let rpc = match RpcServer::serve(listener, services, config) {
         Ok(r) => r,
@@ -105,7 +105,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         args.common.data.display()
     );
     crate::info::announce(info.as_ref(), "region server");
-    let mut splits = SplitRequests::new(&args.common.zookeeper);
+    let mut splits = SplitRequests::new(&args.common.zookeeper, tls);
     let why = loop {
         if stop.load(Ordering::Acquire) {
             break None;
@@ -148,14 +148,16 @@ const SPLIT_RETRY: Duration = Duration::from_secs(10);
 /// MasterService SplitRegion, which splits them through this server's AdminService.
 struct SplitRequests {
     quorum: String,
+    tls: Option<basalt_proto::rpc_client::TlsClient>,
     last_check: std::time::Instant,
     asked: std::collections::HashMap<Vec<u8>, std::time::Instant>,
 }
 
 impl SplitRequests {
-    fn new(quorum: &str) -> Self {
+    fn new(quorum: &str, tls: Option<basalt_proto::rpc_client::TlsClient>) -> Self {
         SplitRequests {
             quorum: quorum.to_owned(),
+            tls,
             last_check: std::time::Instant::now(),
             asked: std::collections::HashMap::new(),
         }
@@ -179,8 +181,12 @@ impl SplitRequests {
         let Ok(master) = basalt_coord::master_server(&self.quorum, Duration::from_secs(5)) else {
             return;
         };
-        let Ok(client) = basalt_proto::rpc_client::RpcClient::connect(master, "MasterService")
-        else {
+        let Ok(client) = basalt_proto::rpc_client::RpcClient::connect_with(
+            master,
+            "MasterService",
+            basalt_proto::rpc_client::DEFAULT_USER,
+            self.tls.as_ref(),
+        ) else {
             return;
         };
         let _ = client.set_timeout(Some(Duration::from_secs(120)));

@@ -66,6 +66,7 @@ impl Native {
             .with_context(|| format!("--durability {}", args.durability))?;
         let config = RemoteConfig {
             pool_size: usize::from(args.ipc_pool_size),
+            tls: args.tls.client()?,
             ..RemoteConfig::default()
         };
         let conn = target

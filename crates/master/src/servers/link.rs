@@ -9,20 +9,27 @@ use std::time::Duration;
 use prost::Message;
 
 use basalt_common::{Error, Result, ServerName};
-use basalt_proto::rpc_client::{RpcClient, RpcError};
+use basalt_proto::rpc_client::{DEFAULT_USER, RpcClient, RpcError, TlsClient};
+
+/// How the master reaches a server: how long one call may take (opening a region replays
+/// its edits: minutes at worst), and TLS, when the cluster's servers speak it.
+#[derive(Debug, Clone)]
+pub struct LinkConfig {
+    pub timeout: Duration,
+    pub tls: Option<TlsClient>,
+}
 
 #[derive(Debug)]
 pub(super) struct Link {
     pub name: ServerName,
     pub addr: SocketAddr,
     service: &'static str,
-    /// How long one call may take (opening a region replays its edits: minutes at worst).
-    timeout: Duration,
+    config: LinkConfig,
     client: Mutex<Option<Arc<RpcClient>>>,
 }
 
 impl Link {
-    pub fn new(name: ServerName, service: &'static str, timeout: Duration) -> Result<Link> {
+    pub fn new(name: ServerName, service: &'static str, config: LinkConfig) -> Result<Link> {
         let addr = name
             .host_port
             .to_socket_addrs()
@@ -35,7 +42,7 @@ impl Link {
             name,
             addr,
             service,
-            timeout,
+            config,
             client: Mutex::new(None),
         })
     }
@@ -45,9 +52,14 @@ impl Link {
         if let Some(c) = slot.as_ref().filter(|c| !c.is_broken()) {
             return Ok(Arc::clone(c));
         }
-        let client = RpcClient::connect(self.addr, self.service)
-            .and_then(|c| c.set_timeout(Some(self.timeout)).map(|()| c))
-            .map_err(|e| self.unreachable(&e.to_string()))?;
+        let client = RpcClient::connect_with(
+            self.addr,
+            self.service,
+            DEFAULT_USER,
+            self.config.tls.as_ref(),
+        )
+        .and_then(|c| c.set_timeout(Some(self.config.timeout)).map(|()| c))
+        .map_err(|e| self.unreachable(&e.to_string()))?;
         let client = Arc::new(client);
         *slot = Some(Arc::clone(&client));
         Ok(client)

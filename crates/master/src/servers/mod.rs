@@ -16,6 +16,7 @@ use std::sync::Arc;
 use basalt_common::{Bytes, RegionInfo, Result, ServerName};
 use basalt_regionserver::RegionServer;
 
+pub use link::LinkConfig;
 pub use remote::RemoteServer;
 pub use remote_meta::RemoteMeta;
 

@@ -3,7 +3,6 @@
 //! does not hold is NotServingRegion, a server that cannot be reached an I/O error naming it.
 
 use std::net::SocketAddr;
-use std::time::Duration;
 
 use prost::Message;
 
@@ -19,7 +18,7 @@ use basalt_proto::region;
 use basalt_proto::schema::{region_info, region_info_pb};
 
 use super::RegionServerAdmin;
-use super::link::Link;
+use super::link::{Link, LinkConfig};
 
 /// One region server, reached over AdminService.
 #[derive(Debug)]
@@ -29,10 +28,10 @@ pub struct RemoteServer {
 
 impl RemoteServer {
     /// The server `name` (whose host and port are where it listens); nothing is connected
-    /// until the first call, and a call may take `timeout`.
-    pub fn new(name: ServerName, timeout: Duration) -> Result<Self> {
+    /// until the first call.
+    pub fn new(name: ServerName, config: LinkConfig) -> Result<Self> {
         Ok(RemoteServer {
-            link: Link::new(name, "AdminService", timeout)?,
+            link: Link::new(name, "AdminService", config)?,
         })
     }
 

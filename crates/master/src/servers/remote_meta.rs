@@ -2,8 +2,6 @@
 //! ClientService, and each catalog change as one MultiRowMutationService.MutateRows call
 //! (ExecService), atomic and synced there, as HBase's master writes meta.
 
-use std::time::Duration;
-
 use prost::Message;
 
 use basalt_common::{Durability, Result, RowResult, ServerName};
@@ -15,7 +13,7 @@ use basalt_proto::pb::{
 use basalt_proto::{META_REGION, RAW_ATTRIBUTE, region};
 use basalt_region::RowMutation;
 
-use super::link::Link;
+use super::link::{Link, LinkConfig};
 use crate::meta::MetaStore;
 
 /// Rows one scan call brings back.
@@ -28,9 +26,9 @@ pub struct RemoteMeta {
 }
 
 impl RemoteMeta {
-    pub fn new(name: ServerName, timeout: Duration) -> Result<Self> {
+    pub fn new(name: ServerName, config: LinkConfig) -> Result<Self> {
         Ok(RemoteMeta {
-            link: Link::new(name, "ClientService", timeout)?,
+            link: Link::new(name, "ClientService", config)?,
         })
     }
 

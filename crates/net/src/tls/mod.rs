@@ -44,6 +44,28 @@ impl std::str::FromStr for ClientAuth {
     }
 }
 
+/// A TLS failure: a handshake that failed, an alert from the peer, a record that does not
+/// decrypt. (Retrying would meet it again, unlike a dropped connection.)
+#[derive(Debug)]
+struct TlsFailure(String);
+
+impl std::fmt::Display for TlsFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for TlsFailure {}
+
+fn tls_failure(kind: io::ErrorKind, what: String) -> io::Error {
+    io::Error::new(kind, TlsFailure(what))
+}
+
+/// Whether `e` is a TLS failure rather than the connection's plain I/O failing.
+pub fn is_tls_failure(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|inner| inner.is::<TlsFailure>())
+}
+
 fn bad(path: &Path, what: &str) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidData,
@@ -271,9 +293,15 @@ impl Wire {
                     "the TLS handshake did not finish in time",
                 ));
             }
-            session
-                .complete_io(&mut stream)
-                .map_err(|e| io::Error::new(e.kind(), format!("TLS handshake failed: {e}")))?;
+            if let Err(e) = session.complete_io(&mut stream) {
+                if e.kind() == io::ErrorKind::InvalidData {
+                    // The peer should hear why (rustls queued an alert), and see it before
+                    // the connection ends.
+                    while session.wants_write() && session.write_tls(&mut stream).is_ok() {}
+                    linger(&stream);
+                }
+                return Err(tls_failure(e.kind(), format!("TLS handshake failed: {e}")));
+            }
         }
         // What the handshake left to send (a TLS 1.3 server's session tickets).
         while session.wants_write() {
@@ -384,7 +412,7 @@ impl Read for SessionReader {
                         }
                     }
                     processed.map_err(|e| {
-                        io::Error::new(io::ErrorKind::InvalidData, format!("TLS: {e}"))
+                        tls_failure(io::ErrorKind::InvalidData, format!("TLS: {e}"))
                     })?;
                     continue;
                 }
@@ -411,6 +439,28 @@ impl Read for SessionReader {
                     Err(e) => Err(e),
                 };
             }
+        }
+    }
+}
+
+/// Closes the sending side, then reads (and drops) what the peer still sends, for a second
+/// at most: closing with its bytes unread would reset the connection, and the peer could lose
+/// what was last written to it.
+pub fn linger(stream: &TcpStream) {
+    let _ = stream.shutdown(Shutdown::Write);
+    let _ = stream.set_read_timeout(Some(Duration::from_millis(100)));
+    let deadline = std::time::Instant::now() + Duration::from_secs(1);
+    let mut sink = [0u8; 4096];
+    while std::time::Instant::now() < deadline {
+        match (&*stream).read(&mut sink) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) => {}
+            Err(_) => break,
         }
     }
 }
