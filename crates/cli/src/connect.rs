@@ -37,6 +37,9 @@ pub struct GatewayArgs {
     /// certificate, when the server asks for one, names it instead) [default: basalt]
     #[arg(long)]
     pub user: Option<String>,
+    /// Connections held open at once; more wait until one closes
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections: u32,
     /// Serve over TLS with this PEM certificate chain; the key comes from --tls-key or from
     /// this file (HBase's --ssl)
     #[arg(long)]

@@ -37,6 +37,7 @@ pub fn run(args: &Args) -> Result<()> {
         read_only: args.readonly,
         scanner_lease: Duration::from_secs(args.scanner_lease_secs),
         server_name: conn.server_name(),
+        max_connections: args.gateway.max_connections as usize,
         ..RestConfig::default()
     };
     let rest = RestServer::start(Arc::new(conn), config)

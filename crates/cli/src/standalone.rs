@@ -83,6 +83,9 @@ pub struct Args {
     /// not authenticated yet) [default: basalt]
     #[arg(long)]
     gateway_user: Option<String>,
+    /// Connections each listener (RPC, Thrift, REST) holds open at once [default: 1000]
+    #[arg(long)]
+    max_connections: Option<usize>,
     /// A file of `key = value` lines with the same settings (e.g. `thrift-port = 9090`)
     #[arg(long)]
     config: Option<PathBuf>,
@@ -110,6 +113,7 @@ struct Settings {
     insecure: bool,
     tls: crate::tls::TlsArgs,
     auth: crate::tls::AuthArgs,
+    max_connections: usize,
 }
 
 impl Default for Settings {
@@ -134,6 +138,7 @@ impl Default for Settings {
             insecure: false,
             tls: crate::tls::TlsArgs::default(),
             auth: crate::tls::AuthArgs::default(),
+            max_connections: 1000,
         }
     }
 }
@@ -174,6 +179,7 @@ fn apply_file(s: &mut Settings, text: &str) -> anyhow::Result<()> {
             "rpc-port" => s.rpc_port = Some(parse(key, value, n)?),
             "master-port" => s.master_port = Some(parse(key, value, n)?),
             "rpc-handlers" => s.rpc_handlers = parse(key, value, n)?,
+            "max-connections" => s.max_connections = parse(key, value, n)?,
             "zookeeper" => s.zookeeper = Some(value.to_owned()),
             "rest-port" => s.rest_port = Some(parse(key, value, n)?),
             "info-port" => s.info_port = parse(key, value, n)?,
@@ -191,7 +197,7 @@ fn apply_file(s: &mut Settings, text: &str) -> anyhow::Result<()> {
             other => bail!(
                 "config line {n}: unknown setting {other:?} (known: data, bind, thrift-port, \
                  framed, compact, thrift-max-message-mb, scanner-lease-secs, rpc-port, master-port, \
-                 rpc-handlers, zookeeper, rest-port, info-port, authorization, superuser, \
+                 rpc-handlers, max-connections, zookeeper, rest-port, info-port, authorization, superuser, \
                  gateway-user, insecure, tls-cert, tls-key, tls-ca, tls-client-auth, \
                  tls-plaintext, tls-user-rule, simple-auth; and HBase's names \
                  hbase.security.authorization, hbase.superuser, \
@@ -237,6 +243,12 @@ fn resolve(args: &Args) -> anyhow::Result<Settings> {
     if let Some(h) = args.rpc_handlers {
         s.rpc_handlers = h;
     }
+    if let Some(m) = args.max_connections {
+        s.max_connections = m;
+    }
+    if s.max_connections == 0 {
+        bail!("max-connections must be at least 1");
+    }
     if args.zookeeper.is_some() {
         s.zookeeper.clone_from(&args.zookeeper);
     }
@@ -268,9 +280,16 @@ fn resolve(args: &Args) -> anyhow::Result<Settings> {
 
 /// What the Thrift and REST gateways serve: the engine itself, or, under access control, the
 /// engine as the gateway's user.
-fn gateway_client(conn: &Connection, s: &Settings) -> Arc<dyn basalt_client::Client> {
+fn gateway_client(
+    conn: &Connection,
+    s: &Settings,
+    groups: &basalt_common::acl::GroupMapping,
+) -> Arc<dyn basalt_client::Client> {
     if s.authorization {
-        Arc::new(conn.as_user(basalt_common::acl::User::new(s.gateway_user.clone())))
+        Arc::new(conn.as_user(basalt_common::acl::User {
+            name: s.gateway_user.clone(),
+            groups: groups.groups_of(&s.gateway_user),
+        }))
     } else {
         Arc::new(conn.clone())
     }
@@ -325,9 +344,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         scanner_lease: Duration::from_secs(s.scanner_lease_secs),
         server_host: s.bind.to_string(),
         tls: tls.clone(),
+        max_connections: s.max_connections,
         ..ThriftConfig::default()
     };
-    let thrift = match ThriftServer::start(gateway_client(&conn, &s), config) {
+    let thrift = match ThriftServer::start(gateway_client(&conn, &s, &security.groups), config) {
         Ok(t) => t,
         Err(e) => {
             conn.close()?;
@@ -356,9 +376,13 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 scanner_lease: Duration::from_secs(s.scanner_lease_secs),
                 server_name: basalt_client::Client::server_name(&conn),
                 tls: tls.clone(),
+                max_connections: s.max_connections,
                 ..basalt_rest::RestConfig::default()
             };
-            match basalt_rest::RestServer::start(gateway_client(&conn, &s), config) {
+            match basalt_rest::RestServer::start(
+                gateway_client(&conn, &s, &security.groups),
+                config,
+            ) {
                 Ok(r) => {
                     say!("rest listening on {}", r.local_addr());
                     Some(r)
@@ -478,6 +502,8 @@ fn start_rpc(
             tls: security.tls.clone(),
             simple_auth: security.simple_auth,
             admin_callers: admin_callers(s, security),
+            groups: security.groups.clone(),
+            max_connections: s.max_connections,
             ..basalt_rpc::RpcConfig::default()
         };
         let server = basalt_rpc::RpcServer::start(conn.clone(), config)

@@ -54,6 +54,7 @@ pub fn run(args: &Args) -> Result<()> {
         scanner_lease: Duration::from_secs(args.scanner_lease_secs),
         server_host: host,
         server_port: port,
+        max_connections: args.gateway.max_connections as usize,
         ..ThriftConfig::default()
     };
     let thrift = ThriftServer::start(Arc::new(conn), config)

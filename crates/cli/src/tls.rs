@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
-use basalt_common::acl::PrincipalRules;
+use basalt_common::acl::{GroupMapping, PrincipalRules};
 use basalt_net::tls::{ClientAuth, Identity, TlsClient, rustls};
 use basalt_rpc::RpcTls;
 
@@ -49,6 +49,21 @@ pub struct AuthArgs {
     /// authentication) [default: true when listening on loopback only, or with --insecure]
     #[arg(long)]
     pub simple_auth: Option<bool>,
+    /// Users' groups (for `@group` grants and superusers): `system` (the groups of the
+    /// server's account of that name, Hadoop's default) or `none` [default: system]
+    #[arg(long)]
+    pub group_mapping: Option<GroupSource>,
+    /// Fixed groups that replace a user's system ones: `alice=ops,dev;bob=` (Hadoop's
+    /// hadoop.user.group.static.mapping.overrides)
+    #[arg(long)]
+    pub user_groups: Option<String>,
+}
+
+/// Where users' groups come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum GroupSource {
+    System,
+    None,
 }
 
 impl TlsArgs {
@@ -131,6 +146,8 @@ impl TlsArgs {
 #[derive(Debug, Clone)]
 pub struct RpcSecurity {
     pub tls: Option<RpcTls>,
+    /// Callers' groups.
+    pub groups: GroupMapping,
     pub simple_auth: bool,
     /// The common name of this process's own certificate: the servers of a cluster show it
     /// to each other.
@@ -161,6 +178,15 @@ impl AuthArgs {
             }
             "tls-user-rule" => self.tls_user_rules.push(value.to_owned()),
             "simple-auth" => self.simple_auth = Some(flag(value)?),
+            "group-mapping" => {
+                self.group_mapping = Some(
+                    <GroupSource as clap::ValueEnum>::from_str(value, true)
+                        .map_err(anyhow::Error::msg)?,
+                );
+            }
+            "user-groups" | "hadoop.user.group.static.mapping.overrides" => {
+                self.user_groups = Some(value.to_owned());
+            }
             _ => return Ok(false),
         }
         Ok(true)
@@ -184,6 +210,15 @@ impl AuthArgs {
         if let Some(simple) = self.simple_auth {
             flags.extend(["--simple-auth".to_owned(), simple.to_string()]);
         }
+        if let Some(source) = self.group_mapping {
+            flags.extend([
+                "--group-mapping".to_owned(),
+                format!("{source:?}").to_lowercase(),
+            ]);
+        }
+        if let Some(groups) = &self.user_groups {
+            flags.extend(["--user-groups".to_owned(), groups.clone()]);
+        }
         flags
     }
 
@@ -198,6 +233,24 @@ impl AuthArgs {
         }
         if flags.simple_auth.is_some() {
             self.simple_auth = flags.simple_auth;
+        }
+        if flags.group_mapping.is_some() {
+            self.group_mapping = flags.group_mapping;
+        }
+        if flags.user_groups.is_some() {
+            self.user_groups.clone_from(&flags.user_groups);
+        }
+    }
+
+    /// Users' groups as these settings say.
+    pub fn groups(&self) -> Result<GroupMapping> {
+        let base = match self.group_mapping {
+            Some(GroupSource::None) => GroupMapping::none(),
+            _ => GroupMapping::default(),
+        };
+        match &self.user_groups {
+            Some(text) => base.with_overrides(text).map_err(anyhow::Error::msg),
+            None => Ok(base),
         }
     }
 
@@ -224,6 +277,7 @@ impl AuthArgs {
             }
             return Ok(RpcSecurity {
                 tls: None,
+                groups: self.groups()?,
                 simple_auth,
                 server_user: None,
             });
@@ -249,6 +303,7 @@ impl AuthArgs {
             );
         }
         Ok(RpcSecurity {
+            groups: self.groups()?,
             tls: Some(RpcTls {
                 config,
                 plaintext: self.tls_plaintext,

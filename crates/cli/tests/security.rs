@@ -175,3 +175,30 @@ fn a_bad_certificate_is_named() {
     let (ok, _, err) = support::basalt(&["rest", "--tls-cert", cert.to_str().unwrap()]);
     assert!(!ok && err.contains("cert.pem"), "{err}");
 }
+
+/// Groups: a superuser named as `@group`, and a grant to `@group`, reach the group's members
+/// (here fixed by `--user-groups`, Hadoop's static overrides).
+#[test]
+fn groups_carry_grants_and_superusers() {
+    let server = Server::start_with(&[
+        "--authorization",
+        "--superuser",
+        "@admins",
+        "--group-mapping",
+        "none",
+        "--user-groups",
+        "root=admins;alice=ops,dev",
+    ]);
+    let (ok, out) = shell_as(
+        &server,
+        "root",
+        "create 't', 'f'\nput 't', 'r1', 'f:q', 'v1'\ngrant '@ops', 'R', 't'\n",
+    );
+    assert!(ok, "{out}");
+    let (ok, out) = shell_as(&server, "alice", "get 't', 'r1'\n");
+    assert!(ok && out.contains("value=v1"), "{out}");
+    let (ok, out) = shell_as(&server, "bob", "get 't', 'r1'\n");
+    assert!(!ok && out.contains("AccessDeniedException"), "{out}");
+    let (ok, out) = shell_as(&server, "alice", "put 't', 'r2', 'f:q', 'v2'\n");
+    assert!(!ok && out.contains("AccessDeniedException"), "{out}");
+}

@@ -6,6 +6,7 @@
 //! and region servers keep an [`Acl`] of them in memory.
 
 mod control;
+mod groups;
 mod principal;
 
 use std::fmt;
@@ -13,6 +14,7 @@ use std::fmt;
 use bytes::Bytes;
 
 pub use control::AccessControl;
+pub use groups::GroupMapping;
 pub use principal::PrincipalRules;
 
 use crate::{Error, Result, TableName};

@@ -17,6 +17,10 @@ pub use {axum, rustls};
 /// How long a shutdown waits for requests in flight.
 const DRAIN: Duration = Duration::from_secs(5);
 
+/// Connections an HTTP server holds open at once unless told otherwise; more wait in the
+/// listen queue until one closes.
+pub const MAX_CONNECTIONS: usize = 1000;
+
 /// A running HTTP server.
 #[derive(Debug)]
 pub struct HttpServer {
@@ -26,20 +30,18 @@ pub struct HttpServer {
 }
 
 impl HttpServer {
-    /// Binds `addr` (port 0 picks a free one) and serves `router` on a thread named `name`.
-    pub fn start(addr: SocketAddr, name: &str, router: axum::Router) -> io::Result<Self> {
-        Self::start_tls(addr, name, router, None)
-    }
-
-    /// [`HttpServer::start`], over TLS when given a server configuration ([`tls_config`]).
-    pub fn start_tls(
+    /// Binds `addr` (port 0 picks a free one) and serves `router` on a thread named `name`,
+    /// over TLS when given a server configuration ([`tls_config`]), with at most
+    /// `max_connections` connections open at once.
+    pub fn start(
         addr: SocketAddr,
         name: &str,
         router: axum::Router,
         tls: Option<Arc<rustls::ServerConfig>>,
+        max_connections: usize,
     ) -> io::Result<Self> {
         let listener = TcpListener::bind(addr)?;
-        Self::serve(listener, name, router, tls)
+        Self::serve(listener, name, router, tls, max_connections)
     }
 
     /// Serves `router` on an already bound listener.
@@ -48,7 +50,9 @@ impl HttpServer {
         name: &str,
         router: axum::Router,
         tls: Option<Arc<rustls::ServerConfig>>,
+        max_connections: usize,
     ) -> io::Result<Self> {
+        let slots = Arc::new(tokio::sync::Semaphore::new(max_connections.max(1)));
         let addr = listener.local_addr()?;
         listener.set_nonblocking(true)?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -72,14 +76,21 @@ impl HttpServer {
                     };
                     let served = match tls {
                         None => {
+                            let listener = Capped {
+                                inner: listener,
+                                slots,
+                            };
                             axum::serve(listener, router)
                                 .with_graceful_shutdown(stop)
                                 .await
                         }
                         Some(config) => {
-                            let listener = TlsListener {
-                                tcp: listener,
-                                acceptor: tokio_rustls::TlsAcceptor::from(config),
+                            let listener = Capped {
+                                inner: TlsListener {
+                                    tcp: listener,
+                                    acceptor: tokio_rustls::TlsAcceptor::from(config),
+                                },
+                                slots,
                             };
                             axum::serve(listener, router)
                                 .with_graceful_shutdown(stop)
@@ -151,6 +162,94 @@ pub fn escape_markup(text: &str) -> String {
         }
     }
     out
+}
+
+/// A listener that holds at most as many connections open as `slots` has permits: accepting
+/// waits for one, and each connection gives its permit back when it closes.
+struct Capped<L> {
+    inner: L,
+    slots: Arc<tokio::sync::Semaphore>,
+}
+
+impl<L: axum::serve::Listener> axum::serve::Listener for Capped<L>
+where
+    L::Io: Unpin,
+{
+    type Io = Held<L::Io>;
+    type Addr = L::Addr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        // The semaphore is never closed, so acquiring only waits.
+        let permit = loop {
+            if let Ok(p) = Arc::clone(&self.slots).acquire_owned().await {
+                break p;
+            }
+        };
+        let (io, addr) = self.inner.accept().await;
+        (
+            Held {
+                io,
+                _permit: permit,
+            },
+            addr,
+        )
+    }
+
+    fn local_addr(&self) -> io::Result<Self::Addr> {
+        self.inner.local_addr()
+    }
+}
+
+/// A connection holding one of its listener's places until it is dropped.
+struct Held<S> {
+    io: S,
+    _permit: tokio::sync::OwnedSemaphorePermit,
+}
+
+impl<S: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for Held<S> {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<io::Result<()>> {
+        std::pin::Pin::new(&mut self.get_mut().io).poll_read(cx, buf)
+    }
+}
+
+impl<S: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for Held<S> {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<io::Result<usize>> {
+        std::pin::Pin::new(&mut self.get_mut().io).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> std::task::Poll<io::Result<usize>> {
+        std::pin::Pin::new(&mut self.get_mut().io).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<io::Result<()>> {
+        std::pin::Pin::new(&mut self.get_mut().io).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<io::Result<()>> {
+        std::pin::Pin::new(&mut self.get_mut().io).poll_shutdown(cx)
+    }
 }
 
 /// How long a TLS handshake may take before its connection is dropped.

@@ -44,6 +44,8 @@ pub struct RestConfig {
     pub server_name: String,
     /// Serve HTTPS with this configuration (`basalt_net::http::tls_config`); plain HTTP without.
     pub tls: Option<std::sync::Arc<basalt_net::http::rustls::ServerConfig>>,
+    /// Connections open at once; more wait to be accepted until one closes.
+    pub max_connections: usize,
 }
 
 impl Default for RestConfig {
@@ -55,6 +57,7 @@ impl Default for RestConfig {
             max_body: 64 << 20,
             server_name: "localhost,16020,0".into(),
             tls: None,
+            max_connections: basalt_net::http::MAX_CONNECTIONS,
         }
     }
 }
@@ -95,8 +98,13 @@ impl RestServer {
             config,
         });
         let router = routes::router(Arc::clone(&rest));
-        let http =
-            HttpServer::start_tls(rest.config.bind, "rest", router, rest.config.tls.clone())?;
+        let http = HttpServer::start(
+            rest.config.bind,
+            "rest",
+            router,
+            rest.config.tls.clone(),
+            rest.config.max_connections,
+        )?;
         let stop_expiry = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let expiry = {
             let rest = Arc::clone(&rest);

@@ -11,7 +11,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use basalt_client::Connection;
-use basalt_common::acl::{PrincipalRules, User};
+use basalt_common::acl::{GroupMapping, PrincipalRules, User};
 use basalt_net::tls::{Wire, WireReader, common_name, linger, rustls};
 use basalt_net::{POLL, Patient, serve_connections};
 
@@ -50,6 +50,8 @@ pub struct RpcConfig {
     /// by user name; None: anyone. Set once callers are authenticated: the superusers and
     /// the servers of the cluster (the name their certificate gives).
     pub admin_callers: Option<Vec<String>>,
+    /// Callers' groups, for `@group` grants and superusers.
+    pub groups: GroupMapping,
 }
 
 /// TLS on the RPC port.
@@ -77,8 +79,9 @@ impl Default for RpcConfig {
             handlers: 30,
             tls: None,
             simple_auth: true,
-            max_connections: 1024,
+            max_connections: 1000,
             admin_callers: None,
+            groups: GroupMapping::default(),
         }
     }
 }
@@ -389,16 +392,26 @@ fn authenticate(
     header_user: Option<String>,
     config: &RpcConfig,
 ) -> Result<User, String> {
+    let name = authenticated_name(wire, header_user, config)?;
+    Ok(User {
+        groups: config.groups.groups_of(&name),
+        name,
+    })
+}
+
+/// The name [`authenticate`] finds.
+fn authenticated_name(
+    wire: &Wire,
+    header_user: Option<String>,
+    config: &RpcConfig,
+) -> Result<String, String> {
     if let Some(cert) = wire.peer_certificate() {
         let cn = common_name(&cert)
             .ok_or_else(|| "the client certificate's subject has no common name (CN)".to_owned())?;
         let rules = config.tls.as_ref().map(|t| &t.users);
-        return rules
-            .and_then(|r| r.map(&cn))
-            .map(User::new)
-            .ok_or_else(|| {
-                format!("no principal rule maps the certificate name {cn:?} to a user")
-            });
+        return rules.and_then(|r| r.map(&cn)).ok_or_else(|| {
+            format!("no principal rule maps the certificate name {cn:?} to a user")
+        });
     }
     if !config.simple_auth {
         return Err(format!(
@@ -413,7 +426,7 @@ fn authenticate(
     }
     Ok(header_user
         .filter(|u| !u.is_empty())
-        .map_or_else(|| User::new("anonymous"), User::new))
+        .unwrap_or_else(|| "anonymous".to_owned()))
 }
 
 fn serve(stream: TcpStream, shared: &Arc<Shared>) -> Result<(), FrameError> {

@@ -80,7 +80,7 @@ impl InfoServer {
             .route("/static/basalt.css", get(stylesheet))
             .with_state(info);
         Ok(InfoServer {
-            http: HttpServer::start_tls(bind, "info", router, tls)?,
+            http: HttpServer::start(bind, "info", router, tls, basalt_net::http::MAX_CONNECTIONS)?,
         })
     }
 

@@ -33,6 +33,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let stop = stop_flag()?;
     let security = args.common.security()?;
     let tls = args.common.tls.client()?;
+    let info_tls = args.common.tls.server()?;
     let (listener, addr) = bind(args.common.bind, args.port)?;
     let clock = basalt_common::SystemClock;
     let start_code = basalt_common::Clock::now_millis(&clock);
@@ -85,7 +86,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                     name: format!("{},{start_code}", addr.to_string().replace(':', ",")),
                 }),
                 None,
-                None,
+                info_tls,
             )
         }) {
             Ok(info) => info,

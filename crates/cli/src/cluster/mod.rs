@@ -84,6 +84,7 @@ impl Common {
             tls: security.tls.clone(),
             simple_auth: security.simple_auth,
             admin_callers,
+            groups: security.groups.clone(),
             ..basalt_rpc::RpcConfig::default()
         }
     }

@@ -33,6 +33,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let stop = stop_flag()?;
     let security = args.common.security()?;
     let tls = args.common.tls.client()?;
+    let info_tls = args.common.tls.server()?;
     let (listener, addr) = bind(args.common.bind, args.port)?;
     let mut settings = ServerSettings::new(
         Arc::new(basalt_fs::LocalFs),
@@ -90,7 +91,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         None,
         None,
         Some(Arc::clone(&server.rs)),
-        None,
+        info_tls,
     ) {
         Ok(info) => info,
         Err(e) => {
