@@ -598,11 +598,12 @@ fn regions_move_to_a_new_server_while_reads_go_on() {
     let _ = fourth.wait();
 }
 
-/// A cluster whose servers speak TLS and require client certificates: the master opens
-/// regions on the region servers over TLS, each showing its certificate (the servers of a
-/// cluster authenticate each other); a client with a certificate reads and writes across
-/// servers; a plaintext client is refused cleanly; a client that is not one of the servers
-/// may not call a region server's AdminService.
+/// A cluster whose servers speak TLS, require client certificates and check grants: the
+/// master opens regions on the region servers over TLS, each showing its certificate (the
+/// servers of a cluster authenticate each other); the superuser's client reads and writes
+/// across servers; a grant made through the master reaches every region server without a
+/// restart, and so does its revoke; a plaintext client is refused cleanly; a client that is
+/// not one of the servers may not call a region server's AdminService.
 #[test]
 fn a_cluster_over_tls() {
     use basalt_client::remote::{RpcClient, TlsClient};
@@ -611,6 +612,7 @@ fn a_cluster_over_tls() {
     let ca = basalt_net::tls::testing::TestCa::new();
     let files = ca.write_files(certs.path());
     let (alice_cert, alice_key) = ca.write_client(certs.path(), "alice");
+    let (admin_cert, admin_key) = ca.write_client(certs.path(), "admin");
     let path = |p: &std::path::Path| p.to_str().unwrap().to_owned();
     let cluster = Cluster::start_with(
         2,
@@ -624,15 +626,26 @@ fn a_cluster_over_tls() {
             &path(&files.ca_cert),
             "--simple-auth",
             "false",
+            "--authorization",
+            "--superuser",
+            "admin",
         ],
     );
-    let tls = TlsClient::new(
-        &files.ca_cert,
-        Some(Identity::load(&alice_cert, Some(&alice_key)).unwrap()),
-    )
-    .unwrap();
+    let tls_as = |cert: &std::path::Path, key: &std::path::Path| {
+        TlsClient::new(
+            &files.ca_cert,
+            Some(Identity::load(cert, Some(key)).unwrap()),
+        )
+        .unwrap()
+    };
     let conn = cluster.connect_with(RemoteConfig {
+        tls: Some(tls_as(&admin_cert, &admin_key)),
+        ..RemoteConfig::default()
+    });
+    let tls = tls_as(&alice_cert, &alice_key);
+    let alice = cluster.connect_with(RemoteConfig {
         tls: Some(tls.clone()),
+        operation_timeout: Duration::from_secs(5),
         ..RemoteConfig::default()
     });
     create_t(&conn, ["m".to_owned()]);
@@ -654,6 +667,49 @@ fn a_cluster_over_tls() {
         .map(|s| s.name.clone())
         .collect();
     assert_eq!(serving.len(), 2, "{summary:?}");
+    // Grants: alice may do nothing until granted; a grant reaches both servers (rows a and z
+    // are on different ones) without a restart, and a revoke takes it back.
+    let denied = |r: basalt_client::Result<basalt_client::RowResult>| {
+        r.is_err_and(|e| e.java_class().ends_with("AccessDeniedException"))
+    };
+    assert!(denied(alice.get(&table, &Get::new("a"))));
+    let read = basalt_common::acl::Permission {
+        principal: "alice".into(),
+        scope: basalt_common::acl::Scope::table(&table),
+        actions: basalt_common::acl::Actions::parse("R").unwrap(),
+    };
+    assert!(
+        alice.admin().grant(&read, false).is_err(),
+        "alice may not grant"
+    );
+    conn.admin().grant(&read, false).unwrap();
+    let in_force = |want_denied: bool| {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let now: Vec<bool> = ["a", "z"]
+                .iter()
+                .map(|row| denied(alice.get(&table, &Get::new(*row))))
+                .collect();
+            if now.iter().all(|d| *d == want_denied) {
+                return;
+            }
+            assert!(Instant::now() < deadline, "grants not in force: {now:?}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    in_force(false);
+    assert_eq!(
+        alice.get(&table, &Get::new("z")).unwrap().value(b"f", b"q"),
+        Some(&b"z"[..])
+    );
+    let e = alice
+        .put(&table, &Put::new("b").add_column("f", "q", "b"))
+        .expect_err("alice may only read");
+    assert!(e.to_string().contains("'alice'"), "{e}");
+    conn.admin()
+        .revoke("alice", &basalt_common::acl::Scope::table(&table))
+        .unwrap();
+    in_force(true);
     // Plaintext: refused with the reason.
     let plain = RemoteConnection::through_zookeeper(
         &cluster.quorum,

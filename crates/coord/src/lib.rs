@@ -85,6 +85,9 @@ pub const BACKUP_MASTERS_DIR: &str = "/hbase/backup-masters";
 pub const CLUSTER_ID_NODE: &str = "/hbase/hbaseid";
 /// The balancer's switch.
 pub const BALANCER_NODE: &str = "/hbase/balancer";
+/// The grants in force in a cluster with access control on, as the active master last put
+/// them (its copy of `hbase:acl`): region servers read them from here.
+pub const ACL_NODE: &str = "/hbase/acl";
 
 /// `/hbase/balancer`'s data.
 pub fn balancer_data(host: &str, on: bool) -> Vec<u8> {
@@ -101,6 +104,31 @@ pub fn read_balancer(data: &[u8]) -> Option<bool> {
     pb::LoadBalancerState::decode(unframe(data)?)
         .ok()?
         .balancer_on
+}
+
+/// `/hbase/acl`'s data: every grant, as a `GetUserPermissionsResponse` (HBase's
+/// `UserPermission` messages) in HBase's framing.
+pub fn acl_data(host: &str, grants: &[basalt_common::acl::Permission]) -> Vec<u8> {
+    frame(
+        &node_id(host),
+        &pb::GetUserPermissionsResponse {
+            user_permission: grants
+                .iter()
+                .map(basalt_proto::acl::user_permission)
+                .collect(),
+        },
+    )
+}
+
+/// The grants `/hbase/acl`'s data holds; an error says what is wrong with it.
+pub fn read_acl(data: &[u8]) -> Result<Vec<basalt_common::acl::Permission>, String> {
+    let body = unframe(data).ok_or("/hbase/acl is not in HBase's znode framing")?;
+    let list = pb::GetUserPermissionsResponse::decode(body)
+        .map_err(|e| format!("/hbase/acl does not decode: {e}"))?;
+    list.user_permission
+        .iter()
+        .map(basalt_proto::acl::permission_of)
+        .collect()
 }
 
 /// The id HBase's znodes carry before their protobuf: `pid@host`.

@@ -37,6 +37,9 @@ pub struct ClusterSettings {
     pub call_timeout: Duration,
     /// TLS to the region servers (their certificates verified; this master's shown).
     pub tls: Option<basalt_proto::rpc_client::TlsClient>,
+    /// Access control (HBase's `hbase.security.authorization`): the superusers; None: off.
+    /// Grants live in `hbase:acl` and go to the region servers through `/hbase/acl`.
+    pub superusers: Option<Vec<String>>,
     pub fs: Arc<dyn FileSystem>,
     pub root: PathBuf,
     pub clock: Arc<dyn Clock>,
@@ -76,6 +79,8 @@ pub struct ClusterMaster {
     last_balance: Mutex<Instant>,
     /// The balancer switch as `/hbase/balancer` last said.
     balancer_written: AtomicBool,
+    /// `/hbase/acl`'s data as this master last wrote it.
+    acl_written: Mutex<Vec<u8>>,
     /// When split and merge parents were last cleaned (HBase's CatalogJanitor).
     last_janitor: Mutex<Instant>,
 }
@@ -133,21 +138,28 @@ impl ClusterMaster {
             NodeKind::Persistent,
         )
         .map_err(io)?;
+        let mut master = Master::new(
+            Arc::new(Unassigned),
+            Arc::clone(&settings.clock),
+            Arc::clone(&settings.fs),
+            root,
+            None,
+            janitor::Settings::default(),
+        );
+        if let Some(superusers) = &settings.superusers {
+            master.access = Arc::new(basalt_common::acl::AccessControl::enabled(
+                superusers.clone(),
+            ));
+        }
         let cm = ClusterMaster {
-            master: Arc::new(Master::new(
-                Arc::new(Unassigned),
-                Arc::clone(&settings.clock),
-                Arc::clone(&settings.fs),
-                root,
-                None,
-                janitor::Settings::default(),
-            )),
+            master: Arc::new(master),
             zk,
             settings,
             known: Mutex::new(BTreeSet::new()),
             meta_server: Mutex::new(None),
             last_balance: Mutex::new(Instant::now()),
             balancer_written: AtomicBool::new(true),
+            acl_written: Mutex::new(Vec::new()),
             last_janitor: Mutex::new(Instant::now()),
         };
         // The switch as the last active master left it.
@@ -187,6 +199,11 @@ impl ClusterMaster {
         progress(&format!("hbase:meta is on {meta_at}"));
         cm.load_catalog()?;
         progress("every region is assigned");
+        if cm.master.access.is_enabled() {
+            crate::acl_store::start(&cm.master, &cm.master.access)?;
+            cm.publish_acl()?;
+            progress("access control on: grants from hbase:acl published to /hbase/acl");
+        }
         Ok(Some(Arc::new(cm)))
     }
 
@@ -436,6 +453,39 @@ impl ClusterMaster {
         };
         if janitor_due {
             crate::procedures::clean_parents(&self.master)?;
+        }
+        if self.master.access.is_enabled() {
+            self.publish_acl()?;
+        }
+        Ok(())
+    }
+
+    /// Writes the grants in force to `/hbase/acl` if they changed since last written: a grant
+    /// or revoke reaches the region servers within a tick and their next look.
+    fn publish_acl(&self) -> Result<()> {
+        let grants = self
+            .master
+            .access
+            .acl()
+            .grants()
+            .cloned()
+            .collect::<Vec<_>>();
+        let host = self
+            .settings
+            .host_port
+            .rsplit_once(':')
+            .map_or("", |(h, _)| h);
+        let data = basalt_coord::acl_data(host, &grants);
+        let mut written = self
+            .acl_written
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        // The framing's id (pid@host) is the same every time, so equal bytes mean equal grants.
+        if *written != data {
+            self.zk
+                .put(basalt_coord::ACL_NODE, &data, NodeKind::Persistent)
+                .map_err(io)?;
+            *written = data;
         }
         Ok(())
     }

@@ -35,6 +35,8 @@ pub struct ServerSettings {
     pub wal: WalConfig,
     /// How often each region is major-compacted; None: never by itself.
     pub major_compaction_interval: Option<Duration>,
+    /// Who may do what (off unless the cluster has access control on).
+    pub access: Arc<basalt_common::acl::AccessControl>,
 }
 
 impl ServerSettings {
@@ -56,6 +58,7 @@ impl ServerSettings {
             memstore_block_wait: Duration::from_secs(60),
             wal: WalConfig::default(),
             major_compaction_interval: Some(Duration::from_secs(7 * 24 * 3600)),
+            access: Arc::default(),
         }
     }
 }
@@ -115,12 +118,13 @@ impl RunningServer {
             &root.join(layout::OLD_WAL_DIR),
             settings.wal.clone(),
         )?;
-        let config = region_config(
+        let mut config = region_config(
             settings.block_cache_bytes,
             settings.global_memstore_bytes,
             settings.memstore_block_wait,
             Some(Arc::clone(&wal)),
         );
+        config.access = Arc::clone(&settings.access);
         let (compactions, wake) = channel();
         let name = ServerName {
             host_port: settings.host_port.clone(),

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use basalt_client::remote::RpcClient;
 use basalt_client::{Bytes, ErrorKind, Put, RegionInfo, ServerName, TableName};
-use basalt_master::servers::{RegionServerAdmin, RemoteServer};
+use basalt_master::servers::{LinkConfig, RegionServerAdmin, RemoteServer};
 use basalt_rpc::pb::{
     self, GetOnlineRegionRequest, GetOnlineRegionResponse, GetRequest, GetResponse,
 };
@@ -55,7 +55,10 @@ fn the_master_opens_closes_and_splits_regions_over_admin_service() {
             host_port: addr.to_string(),
             start_code,
         },
-        Duration::from_secs(30),
+        LinkConfig {
+            timeout: Duration::from_secs(30),
+            tls: None,
+        },
     )
     .unwrap();
     let name = TableName::parse("t").unwrap();
@@ -90,7 +93,10 @@ fn the_master_opens_closes_and_splits_regions_over_admin_service() {
             host_port: addr.to_string(),
             start_code: start_code + 1,
         },
-        Duration::from_secs(30),
+        LinkConfig {
+            timeout: Duration::from_secs(30),
+            tls: None,
+        },
     )
     .unwrap();
     let e = stale.close_region(&info).unwrap_err();

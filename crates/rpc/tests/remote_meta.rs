@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use basalt_client::{NamespaceDescriptor, ServerName, TableName};
 use basalt_master::meta::{self, MetaBatch, MetaStore};
-use basalt_master::servers::RemoteMeta;
+use basalt_master::servers::{LinkConfig, RemoteMeta};
 use support::{engine_with_table_t, serve};
 
 #[test]
@@ -31,7 +31,10 @@ fn the_catalog_reads_and_writes_the_same_over_rpc() {
             host_port: server.local_addr().to_string(),
             start_code: conn.region_server().name.start_code,
         },
-        Duration::from_secs(30),
+        LinkConfig {
+            timeout: Duration::from_secs(30),
+            tls: None,
+        },
     )
     .unwrap();
     let engine = conn.engine();

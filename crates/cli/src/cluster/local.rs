@@ -35,6 +35,12 @@ pub struct Args {
     /// Milliseconds after which a silent server's ZooKeeper session ends
     #[arg(long, default_value_t = SESSION_TIMEOUT_MS)]
     session_timeout_ms: u64,
+    /// Access control on every server (grants in hbase:acl, followed by the region servers)
+    #[arg(long)]
+    authorization: bool,
+    /// A superuser, a name or `@group`; repeatable
+    #[arg(long = "superuser")]
+    superusers: Vec<String>,
     /// TLS for every server of the cluster (each is given these flags)
     #[command(flatten)]
     tls: crate::tls::TlsArgs,
@@ -277,6 +283,12 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         .into_iter()
         .chain(args.tls.flags())
         .chain(args.auth.flags())
+        .chain(args.authorization.then(|| "--authorization".to_owned()))
+        .chain(
+            args.superusers
+                .iter()
+                .flat_map(|s| ["--superuser".to_owned(), s.clone()]),
+        )
         .collect()
     };
     // Every line of the children also comes here while the cluster starts, to see the

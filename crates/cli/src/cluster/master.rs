@@ -42,6 +42,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         session_timeout: session_timeout(args.common.session_timeout_ms),
         call_timeout: Duration::from_secs(120),
         tls: tls.clone(),
+        superusers: args.common.access(&security),
         fs: Arc::new(basalt_fs::LocalFs),
         root: args.common.data.clone(),
         clock: Arc::new(clock),

@@ -48,7 +48,13 @@ pub struct Common {
     pub tls: crate::tls::TlsArgs,
     #[command(flatten)]
     pub auth: crate::tls::AuthArgs,
-    /// A superuser (may call AdminService once callers are authenticated); repeatable
+    /// Access control (HBase's hbase.security.authorization): every call checked against
+    /// the grants in hbase:acl, which the master keeps and the region servers follow
+    #[arg(long)]
+    pub authorization: bool,
+    /// A superuser (may do anything; with TLS, may call AdminService), a name or `@group`;
+    /// repeatable. The cluster's servers (their certificate's name, or `basalt` without TLS)
+    /// are superusers too
     #[arg(long = "superuser")]
     pub superusers: Vec<String>,
     /// Milliseconds after which a silent server's ZooKeeper session ends (and the master
@@ -58,6 +64,22 @@ pub struct Common {
 }
 
 impl Common {
+    /// With `--authorization`, the superusers: those named, and the cluster's servers (the
+    /// name their certificate gives, or the user their calls name without TLS).
+    pub fn access(&self, security: &crate::tls::RpcSecurity) -> Option<Vec<String>> {
+        self.authorization.then(|| {
+            let mut superusers = self.superusers.clone();
+            superusers.push(
+                security
+                    .server_user
+                    .clone()
+                    .filter(|_| security.tls.is_some())
+                    .unwrap_or_else(|| basalt_proto::rpc_client::DEFAULT_USER.to_owned()),
+            );
+            superusers
+        })
+    }
+
     /// The RPC port's TLS and authentication, after checking that listening on `--bind` is
     /// allowed.
     pub fn security(&self) -> anyhow::Result<crate::tls::RpcSecurity> {

@@ -43,6 +43,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     );
     // Fenced by the master's rename: nothing is acknowledged once its log is being split.
     settings.wal.fenced_by_rename = true;
+    if let Some(superusers) = args.common.access(&security) {
+        settings.access = Arc::new(basalt_common::acl::AccessControl::enabled(superusers));
+    }
+    let access = Arc::clone(&settings.access);
     let server = RunningServer::start(settings)
         .with_context(|| format!("cannot start on {}", args.common.data.display()))?;
     let name = server.name().to_string();
@@ -107,6 +111,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     );
     crate::info::announce(info.as_ref(), "region server");
     let mut splits = SplitRequests::new(&args.common.zookeeper, tls);
+    let mut grants = GrantFollower::default();
     let why = loop {
         if stop.load(Ordering::Acquire) {
             break None;
@@ -118,6 +123,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             break Some("a master fenced its log (it was taken for dead)");
         }
         splits.tick(&server.rs);
+        if access.is_enabled() {
+            grants.tick(&zk, &access);
+        }
         std::thread::sleep(Duration::from_millis(100));
     };
     if let Some(info) = info {
@@ -201,5 +209,38 @@ impl SplitRequests {
             let _: Result<basalt_proto::pb::ProcedureResponse, _> =
                 client.call("SplitRegion", &request);
         }
+    }
+}
+
+/// How often a region server looks for new grants in `/hbase/acl`.
+const GRANTS_CHECK: Duration = Duration::from_millis(500);
+
+/// Keeps a region server's grants as the active master last wrote them to `/hbase/acl`
+/// (HBase's ZKPermissionWatcher): a grant or revoke is in force here within a look. Until
+/// the node exists (no master has loaded `hbase:acl` yet) only superusers get anything.
+#[derive(Default)]
+struct GrantFollower {
+    last_check: Option<std::time::Instant>,
+    seen: Vec<u8>,
+}
+
+impl GrantFollower {
+    fn tick(&mut self, zk: &ZkSession, access: &basalt_common::acl::AccessControl) {
+        if self.last_check.is_some_and(|t| t.elapsed() < GRANTS_CHECK) {
+            return;
+        }
+        self.last_check = Some(std::time::Instant::now());
+        let Ok(Some(data)) = zk.get(basalt_coord::ACL_NODE) else {
+            return;
+        };
+        if data == self.seen {
+            return;
+        }
+        match basalt_coord::read_acl(&data) {
+            Ok(grants) => access.set_grants(grants),
+            // Kept as it was: a bad node is the master's to mend, not a reason to open up.
+            Err(e) => eprintln!("WARNING: cannot read the grants in /hbase/acl: {e}"),
+        }
+        self.seen = data;
     }
 }

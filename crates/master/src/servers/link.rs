@@ -24,7 +24,7 @@ pub(super) struct Link {
     pub name: ServerName,
     pub addr: SocketAddr,
     service: &'static str,
-    config: LinkConfig,
+    pub config: LinkConfig,
     client: Mutex<Option<Arc<RpcClient>>>,
 }
 

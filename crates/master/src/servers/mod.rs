@@ -73,6 +73,16 @@ pub trait RegionServerAdmin: Send + Sync + std::fmt::Debug {
 
     /// The figures of the server's online regions (AdminService's GetRegionLoad).
     fn region_loads(&self) -> Result<Vec<basalt_proto::pb::RegionLoad>>;
+
+    /// Reads and writes the rows of the region `info` on this server from the master (a
+    /// system table's, as `hbase:acl`'s, in a cluster). The master's own region server has
+    /// its regions in the process instead.
+    fn rows(&self, info: &RegionInfo) -> Result<Arc<dyn crate::meta::MetaStore>> {
+        Err(basalt_common::Error::Refused(format!(
+            "region {}: in the master's own process; use it directly",
+            String::from_utf8_lossy(&info.region_name())
+        )))
+    }
 }
 
 /// The region server in the master's own process.

@@ -3,6 +3,7 @@
 //! does not hold is NotServingRegion, a server that cannot be reached an I/O error naming it.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use prost::Message;
 
@@ -19,6 +20,7 @@ use basalt_proto::schema::{region_info, region_info_pb};
 
 use super::RegionServerAdmin;
 use super::link::{Link, LinkConfig};
+use crate::meta::MetaStore;
 
 /// One region server, reached over AdminService.
 #[derive(Debug)]
@@ -66,6 +68,14 @@ fn infos(list: &[RegionInfo]) -> Vec<pb::RegionInfo> {
 impl RegionServerAdmin for RemoteServer {
     fn name(&self) -> &ServerName {
         &self.link.name
+    }
+
+    fn rows(&self, info: &RegionInfo) -> Result<Arc<dyn MetaStore>> {
+        Ok(Arc::new(super::RemoteMeta::region(
+            self.link.name.clone(),
+            self.link.config.clone(),
+            info.region_name().to_vec(),
+        )?))
     }
 
     fn region_loads(&self) -> Result<Vec<pb::RegionLoad>> {

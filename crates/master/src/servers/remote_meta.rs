@@ -19,16 +19,24 @@ use crate::meta::MetaStore;
 /// Rows one scan call brings back.
 const BATCH: u32 = 1000;
 
-/// The meta region on the server `name`.
+/// The meta region (or another one: [`RemoteMeta::region`]) on the server `name`.
 #[derive(Debug)]
 pub struct RemoteMeta {
     link: Link,
+    region: Vec<u8>,
 }
 
 impl RemoteMeta {
     pub fn new(name: ServerName, config: LinkConfig) -> Result<Self> {
+        Self::region(name, config, META_REGION.to_vec())
+    }
+
+    /// The region named `region` on the server `name` (rows of a system table the master
+    /// keeps, as `hbase:acl`'s).
+    pub fn region(name: ServerName, config: LinkConfig, region: Vec<u8>) -> Result<Self> {
         Ok(RemoteMeta {
             link: Link::new(name, "ClientService", config)?,
+            region,
         })
     }
 
@@ -41,7 +49,7 @@ impl RemoteMeta {
     fn scan(&self, scan: pb::Scan) -> Result<Vec<RowResult>> {
         let mut out = Vec::new();
         let mut request = ScanRequest {
-            region: Some(region(META_REGION)),
+            region: Some(region(&self.region)),
             scan: Some(scan),
             number_of_rows: Some(BATCH),
             ..ScanRequest::default()
@@ -99,7 +107,7 @@ impl MetaStore for RemoteMeta {
         let _: CoprocessorServiceResponse = self.link.call(
             "ExecService",
             &CoprocessorServiceRequest {
-                region: region(META_REGION),
+                region: region(&self.region),
                 call: CoprocessorServiceCall {
                     row,
                     service_name: "hbase.pb.MultiRowMutationService".into(),

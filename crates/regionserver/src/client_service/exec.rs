@@ -26,7 +26,11 @@ fn strength(d: Durability) -> u8 {
 }
 
 impl ClientService {
-    pub(super) fn exec_service(&self, req: &CoprocessorServiceRequest) -> Outcome {
+    pub(super) fn exec_service(
+        &self,
+        req: &CoprocessorServiceRequest,
+        user: Option<&User>,
+    ) -> Outcome {
         let call = &req.call;
         let service = call.service_name.rsplit('.').next().unwrap_or_default();
         if service != MULTI_ROW_MUTATION || call.method_name != "MutateRows" {
@@ -47,6 +51,9 @@ impl ClientService {
         for m in &rows.mutation_request {
             let (row, op) = action(m, &[])?;
             holds(&region, &row)?;
+            // As any write: WRITE on the table (hbase:meta's and hbase:acl's writers are the
+            // cluster's servers, superusers).
+            self.may_write(user, &region, &op)?;
             let asked = durability(m.durability);
             if strength(asked) > strength(wanted) {
                 wanted = asked;

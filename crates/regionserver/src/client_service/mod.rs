@@ -178,9 +178,8 @@ impl ClientService {
                 let dealt = dealt(cell_block, mutations, &cells)?;
                 self.multi(&r, &cells, &dealt, user)
             }),
-            "ExecService" => {
-                decode::<pb::CoprocessorServiceRequest>(param).and_then(|r| self.exec_service(&r))
-            }
+            "ExecService" => decode::<pb::CoprocessorServiceRequest>(param)
+                .and_then(|r| self.exec_service(&r, user)),
             "BulkLoadHFile" | "PrepareBulkLoad" | "CleanupBulkLoad" | "ExecRegionServerService" => {
                 Err(unsupported(method))
             }
