@@ -13,7 +13,7 @@ rows="${1:-50000}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 cargo build --release -q -p basalt-cli
-basalt="$root/target/release/basalt"
+basalt="${CARGO_TARGET_DIR:-$root/target}/release/basalt"
 work="$(mktemp -d)"
 logs="$root/target/bench-cluster"
 rm -rf "$logs" && mkdir -p "$logs"

@@ -13,7 +13,7 @@ rows="${1:-100000}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 cargo build --release -q -p basalt-cli
-basalt="$root/target/release/basalt"
+basalt="${CARGO_TARGET_DIR:-$root/target}/release/basalt"
 work="$(mktemp -d)"
 port=$((20000 + RANDOM % 20000))
 "$basalt" standalone --data "$work/data" --thrift-port "$port" --rpc-port $((port + 1)) --info-port 0 \

@@ -16,7 +16,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 cargo build --release -q -p basalt-cli
 cargo build --release -q -p basalt-thrift --example rtt
-basalt="$root/target/release/basalt"
+basalt="${CARGO_TARGET_DIR:-$root/target}/release/basalt"
 if ! command -v redis-benchmark >/dev/null || ! command -v redis-server >/dev/null; then
     apt-get update -qq && apt-get install -y -qq redis-server redis-tools >/dev/null
 fi

@@ -10,7 +10,7 @@ rounds="${2:-2}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 cargo build --release -q -p basalt-cli
-basalt="$root/target/release/basalt"
+basalt="${CARGO_TARGET_DIR:-$root/target}/release/basalt"
 work="$(mktemp -d)"
 server=""
 trap '[ -n "$server" ] && kill $server 2>/dev/null; rm -rf "$work"' EXIT
