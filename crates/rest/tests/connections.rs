@@ -1,6 +1,5 @@
 //! The REST server holds at most `max_connections` connections: one more waits, unanswered,
 //! until an open one closes, and is then served.
-#![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
