@@ -57,6 +57,10 @@ pub struct GatewayArgs {
     /// The PEM private key of --rpc-tls-cert
     #[arg(long, requires = "rpc_tls_cert")]
     pub rpc_tls_key: Option<std::path::PathBuf>,
+    /// Authenticate to the server with Kerberos: its principal (`hbase/host@REALM`); the
+    /// ticket comes from the credential cache (kinit, KRB5CCNAME)
+    #[arg(long)]
+    pub kerberos_principal: Option<String>,
 }
 
 /// Refuses to listen on `ip` unless it is loopback, or every caller is `authenticated`
@@ -105,6 +109,7 @@ impl GatewayArgs {
             self.zookeeper.as_deref(),
             self.user.as_deref(),
             &rpc_tls,
+            self.kerberos_principal.as_deref(),
         )
     }
 }
@@ -128,9 +133,11 @@ pub fn remote_with(
     zookeeper: Option<&str>,
     user: Option<&str>,
     tls: &crate::tls::TlsArgs,
+    kerberos: Option<&str>,
 ) -> Result<(RemoteConnection, String)> {
     let mut config = RemoteConfig {
         tls: tls.client()?,
+        kerberos: kerberos.map(str::to_owned),
         ..RemoteConfig::default()
     };
     if let Some(u) = user {

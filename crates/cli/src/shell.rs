@@ -29,6 +29,10 @@ pub struct Args {
     /// TLS to the server with --tls-ca, showing --tls-cert if given
     #[command(flatten)]
     tls: crate::tls::TlsArgs,
+    /// Authenticate with Kerberos to the server whose principal this is (`hbase/host@REALM`),
+    /// with the ticket kinit left in the credential cache (KRB5CCNAME)
+    #[arg(long, conflicts_with = "data")]
+    kerberos_principal: Option<String>,
     /// Read commands from standard input without prompting; exit non-zero at the first error.
     #[arg(short = 'n', long = "non-interactive")]
     non_interactive: bool,
@@ -69,6 +73,7 @@ fn open(args: &Args) -> Result<(Session, String)> {
         args.zookeeper.as_deref(),
         args.user.as_deref(),
         &args.tls,
+        args.kerberos_principal.as_deref(),
     )
     .map_err(|e| {
         if args.connect.is_none() && args.zookeeper.is_none() {

@@ -199,7 +199,8 @@ fn apply_file(s: &mut Settings, text: &str) -> anyhow::Result<()> {
                  framed, compact, thrift-max-message-mb, scanner-lease-secs, rpc-port, master-port, \
                  rpc-handlers, max-connections, zookeeper, rest-port, info-port, authorization, superuser, \
                  gateway-user, insecure, tls-cert, tls-key, tls-ca, tls-client-auth, \
-                 tls-plaintext, tls-user-rule, simple-auth; and HBase's names \
+                 tls-plaintext, tls-user-rule, simple-auth, group-mapping, user-groups, \
+                 kerberos-principal, max-connections; and HBase's names \
                  hbase.security.authorization, hbase.superuser, \
                  hbase.rpc.tls.keystore.location, hbase.rpc.tls.truststore.location, \
                  hbase.server.netty.tls.client.auth.mode, \
@@ -503,6 +504,7 @@ fn start_rpc(
             simple_auth: security.simple_auth,
             admin_callers: admin_callers(s, security),
             groups: security.groups.clone(),
+            kerberos: security.kerberos.clone(),
             max_connections: s.max_connections,
             ..basalt_rpc::RpcConfig::default()
         };

@@ -57,6 +57,11 @@ pub struct AuthArgs {
     /// hadoop.user.group.static.mapping.overrides)
     #[arg(long)]
     pub user_groups: Option<String>,
+    /// Kerberos on the RPC port as this service principal (`hbase/host@REALM`), its key in
+    /// the keytab KRB5_KTNAME names (HBase's hbase.regionserver.kerberos.principal); needs a
+    /// basalt built with --features kerberos
+    #[arg(long)]
+    pub kerberos_principal: Option<String>,
 }
 
 /// Where users' groups come from.
@@ -146,6 +151,8 @@ impl TlsArgs {
 #[derive(Debug, Clone)]
 pub struct RpcSecurity {
     pub tls: Option<RpcTls>,
+    /// Kerberos on the RPC port.
+    pub kerberos: Option<basalt_rpc::RpcKerberos>,
     /// Callers' groups.
     pub groups: GroupMapping,
     pub simple_auth: bool,
@@ -155,8 +162,8 @@ pub struct RpcSecurity {
 }
 
 impl RpcSecurity {
-    /// Whether every RPC caller is authenticated by a certificate over TLS: what it takes
-    /// to listen beyond loopback without `--insecure`.
+    /// Whether every RPC caller is encrypted (TLS) and authenticated (a certificate or
+    /// Kerberos): what it takes to listen beyond loopback without `--insecure`.
     pub fn authenticated(&self) -> bool {
         self.tls.as_ref().is_some_and(|t| !t.plaintext) && !self.simple_auth
     }
@@ -186,6 +193,9 @@ impl AuthArgs {
             }
             "user-groups" | "hadoop.user.group.static.mapping.overrides" => {
                 self.user_groups = Some(value.to_owned());
+            }
+            "kerberos-principal" | "hbase.regionserver.kerberos.principal" => {
+                self.kerberos_principal = Some(value.to_owned());
             }
             _ => return Ok(false),
         }
@@ -219,6 +229,9 @@ impl AuthArgs {
         if let Some(groups) = &self.user_groups {
             flags.extend(["--user-groups".to_owned(), groups.clone()]);
         }
+        if let Some(principal) = &self.kerberos_principal {
+            flags.extend(["--kerberos-principal".to_owned(), principal.clone()]);
+        }
         flags
     }
 
@@ -240,6 +253,10 @@ impl AuthArgs {
         if flags.user_groups.is_some() {
             self.user_groups.clone_from(&flags.user_groups);
         }
+        if flags.kerberos_principal.is_some() {
+            self.kerberos_principal
+                .clone_from(&flags.kerberos_principal);
+        }
     }
 
     /// Users' groups as these settings say.
@@ -258,6 +275,12 @@ impl AuthArgs {
     /// the operator accepts unauthenticated callers beyond loopback.
     pub fn resolve(&self, tls: &TlsArgs, bind: IpAddr, insecure: bool) -> Result<RpcSecurity> {
         let simple_auth = self.simple_auth.unwrap_or(bind.is_loopback() || insecure);
+        let kerberos = self
+            .kerberos_principal
+            .as_ref()
+            .map(|p| basalt_rpc::RpcKerberos {
+                principal: Some(p.clone()),
+            });
         let client_auth = self.tls_client_auth.unwrap_or(if tls.tls_ca.is_some() {
             ClientAuth::Need
         } else {
@@ -267,7 +290,7 @@ impl AuthArgs {
             if self.tls_client_auth.is_some() || self.tls_plaintext {
                 bail!("--tls-client-auth and --tls-plaintext need a certificate (--tls-cert)");
             }
-            if !simple_auth {
+            if !simple_auth && kerberos.is_none() {
                 bail!(
                     "refusing to listen on {bind} without TLS: no caller could be \
                      authenticated, and SIMPLE users are not believed beyond loopback; serve TLS \
@@ -277,6 +300,7 @@ impl AuthArgs {
             }
             return Ok(RpcSecurity {
                 tls: None,
+                kerberos,
                 groups: self.groups()?,
                 simple_auth,
                 server_user: None,
@@ -296,13 +320,14 @@ impl AuthArgs {
         let config = basalt_net::tls::server_config(identity, tls.tls_ca.as_deref(), client_auth)
             .context("setting up TLS on the RPC port")?;
         let users = PrincipalRules::parse(&self.tls_user_rules).map_err(anyhow::Error::msg)?;
-        if client_auth == ClientAuth::None && !simple_auth {
+        if client_auth == ClientAuth::None && !simple_auth && kerberos.is_none() {
             bail!(
                 "--simple-auth false with no client certificates (--tls-client-auth NONE) would \
                  let nobody in"
             );
         }
         Ok(RpcSecurity {
+            kerberos,
             groups: self.groups()?,
             tls: Some(RpcTls {
                 config,

@@ -9,6 +9,8 @@
 pub mod hostile;
 #[cfg(feature = "http")]
 pub mod http;
+#[cfg(feature = "kerberos")]
+pub mod kerberos;
 mod leases;
 pub mod tls;
 

@@ -16,6 +16,8 @@ pub const MAGIC: &[u8; 4] = b"HBas";
 pub const VERSION: u8 = 0;
 /// Authentication `SIMPLE` (the only one Basalt accepts).
 pub const AUTH_SIMPLE: u8 = 80;
+/// Kerberos (SASL GSSAPI, HBase's `AuthMethod.KERBEROS`): SASL tokens follow the preamble.
+pub const AUTH_KERBEROS: u8 = 81;
 
 /// Why a frame could not be read.
 #[derive(Debug)]
@@ -58,8 +60,9 @@ fn malformed(what: impl Into<String>) -> FrameError {
     FrameError::Malformed(what.into())
 }
 
-/// Reads and checks the 6-byte preamble: `HBas`, version 0, SIMPLE authentication.
-pub fn read_preamble(r: &mut impl Read) -> Result<(), FrameError> {
+/// Reads and checks the 6-byte preamble: `HBas`, version 0, and SIMPLE or KERBEROS
+/// authentication, which it returns ([`AUTH_SIMPLE`], [`AUTH_KERBEROS`]).
+pub fn read_preamble(r: &mut impl Read) -> Result<u8, FrameError> {
     let mut p = [0u8; 6];
     let mut got = 0;
     while got < p.len() {
@@ -78,13 +81,13 @@ pub fn read_preamble(r: &mut impl Read) -> Result<(), FrameError> {
     if p[4] != VERSION {
         return Err(malformed(format!("unsupported RPC version {}", p[4])));
     }
-    if p[5] != AUTH_SIMPLE {
+    if p[5] != AUTH_SIMPLE && p[5] != AUTH_KERBEROS {
         return Err(malformed(format!(
-            "unsupported authentication {} (only SIMPLE, 80)",
+            "unsupported authentication {} (SIMPLE, 80, or KERBEROS, 81)",
             p[5]
         )));
     }
-    Ok(())
+    Ok(p[5])
 }
 
 /// A 4-byte big-endian length, checked against `limit`; `Closed` if the stream ends before it.
@@ -241,10 +244,24 @@ pub fn encode_call_with_cells(
 
 /// The preamble and connection header a client sends first.
 pub fn encode_connection_start(header: &ConnectionHeader) -> Vec<u8> {
-    let mut out = Vec::new();
+    let mut out = encode_preamble(AUTH_SIMPLE);
+    out.extend_from_slice(&encode_connection_header(header));
+    out
+}
+
+/// The 6-byte preamble naming authentication `auth`.
+pub fn encode_preamble(auth: u8) -> Vec<u8> {
+    let mut out = Vec::with_capacity(6);
     out.extend_from_slice(MAGIC);
     out.push(VERSION);
-    out.push(AUTH_SIMPLE);
+    out.push(auth);
+    out
+}
+
+/// The connection header: a 4-byte length, then the message (what follows the preamble, or
+/// a SASL exchange).
+pub fn encode_connection_header(header: &ConnectionHeader) -> Vec<u8> {
+    let mut out = Vec::new();
     let body = header.encode_to_vec();
     out.extend_from_slice(&u32::try_from(body.len()).unwrap_or(u32::MAX).to_be_bytes());
     out.extend_from_slice(&body);

@@ -391,7 +391,21 @@ pub struct Location {
     pub server: Option<SocketAddr>,
 }
 
-/// How long a TLS handshake may take.
+/// Kerberos' SASL exchange as the client (`basalt_net::kerberos::initiate`).
+#[cfg(feature = "kerberos")]
+fn sasl_initiate(reader: &mut WireReader, socket: &Wire, principal: &str) -> io::Result<()> {
+    basalt_net::kerberos::initiate(reader, &mut |bytes| socket.write_all(bytes), principal)
+}
+
+#[cfg(not(feature = "kerberos"))]
+fn sasl_initiate(_: &mut WireReader, _: &Wire, _: &str) -> io::Result<()> {
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        "this basalt was built without Kerberos (cargo build --features kerberos)",
+    ))
+}
+
+/// How long a TLS handshake (or a Kerberos exchange) may take.
 pub const HANDSHAKE: Duration = Duration::from_secs(10);
 
 /// The user a connection names when none is given.
@@ -418,13 +432,27 @@ impl RpcClient {
         user: &str,
         tls: Option<&TlsClient>,
     ) -> io::Result<RpcClient> {
+        Self::connect_authenticated(addr, service, user, tls, None)
+    }
+
+    /// [`RpcClient::connect_with`], authenticating with Kerberos (SASL GSSAPI) to the server
+    /// whose principal is `kerberos` (`hbase/host@REALM`) when given, with the ticket `kinit`
+    /// left in the credential cache; the user is then the ticket's, not `user`. Without the
+    /// `kerberos` feature, asking for it is an error.
+    pub fn connect_authenticated(
+        addr: SocketAddr,
+        service: &str,
+        user: &str,
+        tls: Option<&TlsClient>,
+        kerberos: Option<&str>,
+    ) -> io::Result<RpcClient> {
         let stream = TcpStream::connect(addr)?;
         stream.set_nodelay(true)?;
-        let (socket, reader) = match tls {
+        let (socket, mut reader) = match tls {
             None => Wire::plain(stream)?,
             Some(tls) => tls.connect(stream, HANDSHAKE)?,
         };
-        socket.write_all(&encode_connection_start(&ConnectionHeader {
+        let header = ConnectionHeader {
             user_info: Some(UserInformation {
                 effective_user: Some(user.into()),
                 real_user: None,
@@ -433,7 +461,18 @@ impl RpcClient {
             // Puts and deletes send their cells in cell blocks, as HBase's client does.
             cell_block_codec_class: Some(cellblock::KEY_VALUE_CODEC.into()),
             ..ConnectionHeader::default()
-        }))?;
+        };
+        match kerberos {
+            None => socket.write_all(&encode_connection_start(&header))?,
+            Some(principal) => {
+                socket.write_all(&crate::frame::encode_preamble(crate::frame::AUTH_KERBEROS))?;
+                // The exchange must not wait forever on a silent server.
+                socket.socket().set_read_timeout(Some(HANDSHAKE))?;
+                sasl_initiate(&mut reader, &socket, principal)?;
+                socket.socket().set_read_timeout(None)?;
+                socket.write_all(&crate::frame::encode_connection_header(&header))?;
+            }
+        }
         let input = BufReader::with_capacity(64 * 1024, reader);
         Ok(RpcClient {
             shared: Arc::new(Shared {

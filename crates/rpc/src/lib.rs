@@ -9,4 +9,4 @@ pub mod server;
 
 // The wire's data, kept in `basalt-proto`, under the names this crate always gave them.
 pub use basalt_proto::{HBASE_VERSION, cellblock, filters, frame, pb};
-pub use server::{RpcConfig, RpcServer, RpcTls, Services};
+pub use server::{RpcConfig, RpcKerberos, RpcServer, RpcTls, Services};

@@ -52,6 +52,17 @@ pub struct RpcConfig {
     pub admin_callers: Option<Vec<String>>,
     /// Callers' groups, for `@group` grants and superusers.
     pub groups: GroupMapping,
+    /// Kerberos on this port (HBase's `hbase.security.authentication=kerberos`); None: a
+    /// connection that asks for it is refused.
+    pub kerberos: Option<RpcKerberos>,
+}
+
+/// Kerberos (SASL GSSAPI) on the RPC port; needs the `kerberos` feature.
+#[derive(Debug, Clone, Default)]
+pub struct RpcKerberos {
+    /// The service principal clients ask for (`hbase/host@REALM`), whose key is in the keytab
+    /// `KRB5_KTNAME` names; None: any principal in it.
+    pub principal: Option<String>,
 }
 
 /// TLS on the RPC port.
@@ -82,6 +93,7 @@ impl Default for RpcConfig {
             max_connections: 1000,
             admin_callers: None,
             groups: GroupMapping::default(),
+            kerberos: None,
         }
     }
 }
@@ -384,15 +396,77 @@ fn refuse(wire: &Wire, class: &str, message: String) {
 
 const ACCESS_DENIED: &str = "org.apache.hadoop.hbase.security.AccessDeniedException";
 
+/// Runs Kerberos' SASL exchange with a client whose preamble asked for it; its principal.
+/// Refused (the client told, as HBase's server tells it: a SASL ERROR status) when this port
+/// has no Kerberos or the exchange fails.
+fn kerberos_accept(
+    input: &mut Patient<'_, WireReader>,
+    wire: &Wire,
+    kerberos: Option<&RpcKerberos>,
+) -> io::Result<String> {
+    let Some(kerberos) = kerberos else {
+        let why = "KERBEROS authentication is not enabled on this server";
+        let _ = wire.write_all(&sasl_error(why));
+        return Err(io::Error::new(io::ErrorKind::PermissionDenied, why));
+    };
+    sasl_accept(input, wire, kerberos)
+}
+
+#[cfg(feature = "kerberos")]
+fn sasl_accept(
+    input: &mut Patient<'_, WireReader>,
+    wire: &Wire,
+    kerberos: &RpcKerberos,
+) -> io::Result<String> {
+    basalt_net::kerberos::accept(
+        input,
+        &mut |bytes| wire.write_all(bytes),
+        kerberos.principal.as_deref(),
+    )
+}
+
+#[cfg(not(feature = "kerberos"))]
+fn sasl_accept(
+    _: &mut Patient<'_, WireReader>,
+    wire: &Wire,
+    _: &RpcKerberos,
+) -> io::Result<String> {
+    let why = "this server was built without Kerberos";
+    let _ = wire.write_all(&sasl_error(why));
+    Err(io::Error::new(io::ErrorKind::Unsupported, why))
+}
+
+/// A SASL ERROR reply: status 1, then the exception class and message (a 4-byte length and
+/// UTF-8 each), as HBase's server writes it.
+fn sasl_error(message: &str) -> Vec<u8> {
+    let mut out = 1u32.to_be_bytes().to_vec();
+    for s in ["javax.security.sasl.SaslException", message] {
+        out.extend_from_slice(&u32::try_from(s.len()).unwrap_or(u32::MAX).to_be_bytes());
+        out.extend_from_slice(s.as_bytes());
+    }
+    out
+}
+
+/// A Kerberos principal's short name: `alice` for `alice@REALM` and `alice/host@REALM`
+/// (Hadoop's default `auth_to_local` rule).
+fn short_name(principal: &str) -> &str {
+    principal.split(['/', '@']).next().unwrap_or(principal)
+}
+
 /// Who a connection's calls are for: the user its client certificate names (through the
 /// principal rules), or, without one, the user its header names when SIMPLE authentication
 /// is allowed. Err: why the connection is refused.
 fn authenticate(
     wire: &Wire,
+    kerberos: Option<String>,
     header_user: Option<String>,
     config: &RpcConfig,
 ) -> Result<User, String> {
-    let name = authenticated_name(wire, header_user, config)?;
+    let name = match kerberos {
+        // Hadoop's default auth_to_local: the principal's first component.
+        Some(principal) => short_name(&principal).to_owned(),
+        None => authenticated_name(wire, header_user, config)?,
+    };
     Ok(User {
         groups: config.groups.groups_of(&name),
         name,
@@ -454,13 +528,26 @@ fn serve(stream: TcpStream, shared: &Arc<Shared>) -> Result<(), FrameError> {
     };
     let mut input = Patient::over(reader, &shared.stop, stall);
     let limit = shared.config.max_frame;
-    match frame::read_preamble(&mut input) {
+    let auth = match frame::read_preamble(&mut input) {
         Err(FrameError::Closed) => return Ok(()),
         other => other?,
-    }
+    };
+    let kerberos = if auth == frame::AUTH_KERBEROS {
+        match kerberos_accept(&mut input, &wire, shared.config.kerberos.as_ref()) {
+            Ok(principal) => Some(principal),
+            Err(e) => {
+                linger(wire.socket());
+                wire.shutdown();
+                return Err(e.into());
+            }
+        }
+    } else {
+        None
+    };
     let header = frame::read_connection_header(&mut input, limit)?;
     let user = match authenticate(
         &wire,
+        kerberos,
         header.user_info.and_then(|u| u.effective_user),
         &shared.config,
     ) {

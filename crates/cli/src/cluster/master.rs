@@ -73,9 +73,14 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let info = if args.info_port == -1 {
         None
     } else {
-        let client =
-            crate::connect::remote_with(None, Some(&args.common.zookeeper), None, &args.common.tls)
-                .map(|(conn, _)| Arc::new(conn) as Arc<dyn basalt_client::Client>);
+        let client = crate::connect::remote_with(
+            None,
+            Some(&args.common.zookeeper),
+            None,
+            &args.common.tls,
+            None,
+        )
+        .map(|(conn, _)| Arc::new(conn) as Arc<dyn basalt_client::Client>);
         match client.and_then(|client| {
             crate::info::start(
                 args.common.bind,

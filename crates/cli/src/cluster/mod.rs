@@ -107,6 +107,7 @@ impl Common {
             simple_auth: security.simple_auth,
             admin_callers,
             groups: security.groups.clone(),
+            kerberos: security.kerberos.clone(),
             ..basalt_rpc::RpcConfig::default()
         }
     }

@@ -67,6 +67,10 @@ pub struct RemoteConfig {
     /// TLS to every server (HBase's `hbase.client.netty.tls.enabled`): whom to trust, and the
     /// client certificate to show, which names the user to servers that ask for one.
     pub tls: Option<basalt_proto::rpc_client::TlsClient>,
+    /// Kerberos (HBase's `hbase.security.authentication=kerberos`): the servers' principal
+    /// (`hbase/host@REALM`); the user is then the one `kinit` gave a ticket to. Needs the
+    /// `kerberos` feature.
+    pub kerberos: Option<String>,
 }
 
 impl Default for RemoteConfig {
@@ -79,6 +83,7 @@ impl Default for RemoteConfig {
             pool_size: 1,
             user: basalt_proto::rpc_client::DEFAULT_USER.to_owned(),
             tls: None,
+            kerberos: None,
         }
     }
 }
@@ -252,7 +257,13 @@ impl RemoteConnection {
     }
 
     fn open(addr: SocketAddr, config: &RemoteConfig, service: &str) -> std::io::Result<RpcClient> {
-        let client = RpcClient::connect_with(addr, service, &config.user, config.tls.as_ref())?;
+        let client = RpcClient::connect_authenticated(
+            addr,
+            service,
+            &config.user,
+            config.tls.as_ref(),
+            config.kerberos.as_deref(),
+        )?;
         client.set_timeout(Some(config.rpc_timeout))?;
         Ok(client)
     }
