@@ -40,6 +40,9 @@ pub struct GatewayArgs {
     /// Connections held open at once; more wait until one closes
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_connections: u32,
+    /// The largest request accepted, in MiB (REST: a body; Thrift: a message)
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_request_mb: u32,
     /// Serve over TLS with this PEM certificate chain; the key comes from --tls-key or from
     /// this file (HBase's --ssl)
     #[arg(long)]

@@ -38,7 +38,7 @@ pub fn run(args: &Args) -> Result<()> {
         scanner_lease: Duration::from_secs(args.scanner_lease_secs),
         server_name: conn.server_name(),
         max_connections: args.gateway.max_connections as usize,
-        ..RestConfig::default()
+        max_body: (args.gateway.max_request_mb as usize) << 20,
     };
     let rest = RestServer::start(Arc::new(conn), config)
         .with_context(|| format!("cannot listen on {}:{}", args.gateway.bind, args.port))?;

@@ -86,6 +86,10 @@ pub struct Args {
     /// Connections each listener (RPC, Thrift, REST) holds open at once [default: 1000]
     #[arg(long)]
     max_connections: Option<usize>,
+    /// The largest RPC request (HBase's hbase.ipc.max.request.size) and REST body accepted,
+    /// in MiB [default: 256 for RPC, 64 for REST]
+    #[arg(long)]
+    max_request_mb: Option<usize>,
     /// A file of `key = value` lines with the same settings (e.g. `thrift-port = 9090`)
     #[arg(long)]
     config: Option<PathBuf>,
@@ -114,6 +118,7 @@ struct Settings {
     tls: crate::tls::TlsArgs,
     auth: crate::tls::AuthArgs,
     max_connections: usize,
+    max_request_mb: Option<usize>,
 }
 
 impl Default for Settings {
@@ -139,6 +144,7 @@ impl Default for Settings {
             tls: crate::tls::TlsArgs::default(),
             auth: crate::tls::AuthArgs::default(),
             max_connections: 1000,
+            max_request_mb: None,
         }
     }
 }
@@ -180,6 +186,7 @@ fn apply_file(s: &mut Settings, text: &str) -> anyhow::Result<()> {
             "master-port" => s.master_port = Some(parse(key, value, n)?),
             "rpc-handlers" => s.rpc_handlers = parse(key, value, n)?,
             "max-connections" => s.max_connections = parse(key, value, n)?,
+            "max-request-mb" => s.max_request_mb = Some(parse(key, value, n)?),
             "zookeeper" => s.zookeeper = Some(value.to_owned()),
             "rest-port" => s.rest_port = Some(parse(key, value, n)?),
             "info-port" => s.info_port = parse(key, value, n)?,
@@ -200,7 +207,7 @@ fn apply_file(s: &mut Settings, text: &str) -> anyhow::Result<()> {
                  rpc-handlers, max-connections, zookeeper, rest-port, info-port, authorization, superuser, \
                  gateway-user, insecure, tls-cert, tls-key, tls-ca, tls-client-auth, \
                  tls-plaintext, tls-user-rule, simple-auth, group-mapping, user-groups, \
-                 kerberos-principal, max-connections; and HBase's names \
+                 kerberos-principal, max-connections, max-request-mb; and HBase's names \
                  hbase.security.authorization, hbase.superuser, \
                  hbase.rpc.tls.keystore.location, hbase.rpc.tls.truststore.location, \
                  hbase.server.netty.tls.client.auth.mode, \
@@ -249,6 +256,12 @@ fn resolve(args: &Args) -> anyhow::Result<Settings> {
     }
     if s.max_connections == 0 {
         bail!("max-connections must be at least 1");
+    }
+    if args.max_request_mb.is_some() {
+        s.max_request_mb = args.max_request_mb;
+    }
+    if s.max_request_mb == Some(0) {
+        bail!("max-request-mb must be at least 1");
     }
     if args.zookeeper.is_some() {
         s.zookeeper.clone_from(&args.zookeeper);
@@ -378,6 +391,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 server_name: basalt_client::Client::server_name(&conn),
                 tls: tls.clone(),
                 max_connections: s.max_connections,
+                max_body: s
+                    .max_request_mb
+                    .map_or(basalt_rest::RestConfig::default().max_body, |m| m << 20),
                 ..basalt_rest::RestConfig::default()
             };
             match basalt_rest::RestServer::start(
@@ -503,6 +519,9 @@ fn start_rpc(
             tls: security.tls.clone(),
             simple_auth: security.simple_auth,
             admin_callers: admin_callers(s, security),
+            max_frame: s
+                .max_request_mb
+                .map_or(basalt_rpc::RpcConfig::default().max_frame, |m| m << 20),
             groups: security.groups.clone(),
             kerberos: security.kerberos.clone(),
             max_connections: s.max_connections,

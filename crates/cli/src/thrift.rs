@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use basalt_client::Client;
 use basalt_thrift::{ThriftConfig, ThriftServer};
 
@@ -24,18 +24,12 @@ pub struct Args {
     /// Compact protocol (binary otherwise), as HBase's `--compact`
     #[arg(long)]
     compact: bool,
-    /// Largest frame or message accepted, in MiB
-    #[arg(long, default_value_t = 64)]
-    max_message_mb: usize,
     /// Seconds an idle scanner lives
     #[arg(long, default_value_t = 60)]
     scanner_lease_secs: u64,
 }
 
 pub fn run(args: &Args) -> Result<()> {
-    if args.max_message_mb == 0 {
-        bail!("--max-message-mb must be at least 1");
-    }
     let stop = crate::cluster::stop_flag()?;
     crate::connect::guard_bind(args.gateway.bind, args.gateway.insecure, false)?;
     let tls = args.gateway.listener_tls()?;
@@ -50,7 +44,7 @@ pub fn run(args: &Args) -> Result<()> {
         bind: SocketAddr::new(args.gateway.bind, args.port),
         framed: args.framed,
         compact: args.compact,
-        max_message: args.max_message_mb << 20,
+        max_message: (args.gateway.max_request_mb as usize) << 20,
         scanner_lease: Duration::from_secs(args.scanner_lease_secs),
         server_host: host,
         server_port: port,

@@ -1,5 +1,7 @@
 //! MasterService under access control: what each call needs (HBase's AccessController
-//! master hooks), and the Grant, Revoke and GetUserPermissions calls.
+//! master hooks), and the Grant, Revoke and GetUserPermissions calls, as MasterService
+//! methods (HBase 2's `Admin.grant`) and as HBase's `AccessControlService` coprocessor endpoint
+//! through `ExecMasterService` (with its CheckPermissions).
 
 use basalt_common::acl::{Action, Scope, User};
 use basalt_proto::pb::{self, ExceptionResponse};
@@ -114,6 +116,70 @@ pub fn authorize(
             .map_err(|e| fail(&e))?;
     }
     Ok(())
+}
+
+/// HBase's coprocessor endpoint name for access control.
+const ACCESS_CONTROL_SERVICE: &str = "AccessControlService";
+
+/// `ExecMasterService` carrying an `AccessControlService` call (Grant, Revoke,
+/// GetUserPermissions, CheckPermissions), checked as the MasterService methods of the same
+/// names; any other endpoint is an UnknownProtocolException.
+pub fn exec(master: &std::sync::Arc<Master>, param: Option<&[u8]>, user: Option<&User>) -> Outcome {
+    let req = decode::<pb::CoprocessorServiceRequest>(param)?;
+    let endpoint = &req.call;
+    let service = endpoint.service_name.rsplit('.').next().unwrap_or_default();
+    let method = endpoint.method_name.as_str();
+    let known = matches!(
+        method,
+        "Grant" | "Revoke" | "GetUserPermissions" | "CheckPermissions"
+    );
+    if service != ACCESS_CONTROL_SERVICE || !known {
+        return Err(basalt_proto::exception(
+            "org.apache.hadoop.hbase.exceptions.UnknownProtocolException",
+            format!(
+                "No registered master coprocessor service {}.{method} (Basalt serves \
+                 {ACCESS_CONTROL_SERVICE}: Grant, Revoke, GetUserPermissions, CheckPermissions)",
+                endpoint.service_name
+            ),
+            true,
+        ));
+    }
+    let inner = Some(endpoint.request.as_slice());
+    let reply = if method == "CheckPermissions" {
+        check_permissions(master, inner, user)?
+    } else {
+        authorize(master, method, inner, user)?;
+        call(master, method, inner).unwrap_or_else(|| Err(bad("unreachable")))?
+    };
+    Ok(pb::CoprocessorServiceResponse {
+        region: req.region.clone(),
+        value: pb::NameBytesPair {
+            name: format!("hbase.pb.{method}Response"),
+            value: Some(reply),
+        },
+    }
+    .encode_to_vec())
+}
+
+/// CheckPermissions: AccessDenied unless the caller holds every permission listed.
+fn check_permissions(master: &Master, param: Option<&[u8]>, user: Option<&User>) -> Outcome {
+    let r = decode::<pb::CheckPermissionsRequest>(param)?;
+    if let Some(user) = user.filter(|_| master.access.is_enabled()) {
+        for permission in r.permission {
+            let asked = acl::permission_of(&pb::UserPermission {
+                user: user.name.clone().into_bytes(),
+                permission,
+            })
+            .map_err(bad)?;
+            for action in asked.actions.iter() {
+                master
+                    .access
+                    .check(Some(user), action, &asked.scope)
+                    .map_err(|e| fail(&e))?;
+            }
+        }
+    }
+    Ok(pb::CheckPermissionsResponse {}.encode_to_vec())
 }
 
 /// Grant, Revoke and GetUserPermissions; `None` for the other methods.

@@ -236,3 +236,110 @@ fn access_control_is_off_unless_asked_for() {
     );
     server.shutdown();
 }
+
+/// HBase's `AccessControlService` endpoint through MasterService's `ExecMasterService` (what
+/// clients that grant through the coprocessor call): Grant, GetUserPermissions and
+/// CheckPermissions, checked as the MasterService methods are.
+#[test]
+fn the_access_control_service_endpoint() {
+    use basalt_rpc::pb;
+    use prost::Message;
+    let conn = engine(None);
+    let t = table(&conn, "t", &["f"]);
+    let server = RpcServer::start(conn.clone(), support::loopback()).unwrap();
+    let endpoint = |user: &str, method: &str, request: Vec<u8>| {
+        let master = basalt_client::remote::RpcClient::connect_as(
+            server.local_addr(),
+            "MasterService",
+            user,
+        )
+        .unwrap();
+        master
+            .call::<_, pb::CoprocessorServiceResponse>(
+                "ExecMasterService",
+                &pb::CoprocessorServiceRequest {
+                    region: pb::RegionSpecifier {
+                        r#type: 1,
+                        value: Vec::new(),
+                    },
+                    call: pb::CoprocessorServiceCall {
+                        row: Vec::new(),
+                        service_name: "hbase.pb.AccessControlService".into(),
+                        method_name: method.into(),
+                        request,
+                    },
+                },
+            )
+            .map_err(|e| e.to_string())
+    };
+    let read_t = |who: &str| Permission {
+        principal: who.into(),
+        scope: Scope::table(&t),
+        actions: Actions::parse("R").unwrap(),
+    };
+    let grant = |p: &Permission| {
+        pb::GrantRequest {
+            user_permission: basalt_proto::acl::user_permission(p),
+            merge_existing_permissions: Some(false),
+        }
+        .encode_to_vec()
+    };
+    // alice may not grant; the superuser may, and the grant is in force.
+    let e = endpoint("alice", "Grant", grant(&read_t("alice"))).unwrap_err();
+    assert!(
+        e.contains("AccessDeniedException") && e.contains("'alice'"),
+        "{e}"
+    );
+    let answer = endpoint("admin", "Grant", grant(&read_t("alice"))).unwrap();
+    assert_eq!(answer.value.name, "hbase.pb.GrantResponse");
+    assert_eq!(
+        as_user(&server, "alice")
+            .get(&t, &Get::new("r"))
+            .unwrap()
+            .len(),
+        0
+    );
+    // GetUserPermissions lists it.
+    let listed = endpoint(
+        "admin",
+        "GetUserPermissions",
+        basalt_rpc::pb::GetUserPermissionsRequest {
+            r#type: Some(3),
+            table_name: Some(pb::TableName {
+                namespace: b"default".to_vec(),
+                qualifier: b"t".to_vec(),
+            }),
+            ..Default::default()
+        }
+        .encode_to_vec(),
+    )
+    .unwrap();
+    let listed =
+        pb::GetUserPermissionsResponse::decode(listed.value.value.unwrap_or_default().as_slice())
+            .unwrap();
+    assert_eq!(listed.user_permission.len(), 1);
+    assert_eq!(listed.user_permission[0].user, b"alice");
+    // CheckPermissions: alice holds READ on t, not WRITE.
+    let check = |codes: &str| {
+        pb::CheckPermissionsRequest {
+            permission: vec![
+                basalt_proto::acl::user_permission(&Permission {
+                    actions: Actions::parse(codes).unwrap(),
+                    ..read_t("alice")
+                })
+                .permission,
+            ],
+        }
+        .encode_to_vec()
+    };
+    endpoint("alice", "CheckPermissions", check("R")).unwrap();
+    let e = endpoint("alice", "CheckPermissions", check("RW")).unwrap_err();
+    assert!(
+        e.contains("AccessDeniedException") && e.contains("WRITE"),
+        "{e}"
+    );
+    // Another endpoint is not served.
+    let e = endpoint("admin", "Nope", Vec::new()).unwrap_err();
+    assert!(e.contains("UnknownProtocolException"), "{e}");
+    server.shutdown();
+}
