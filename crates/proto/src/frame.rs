@@ -334,11 +334,13 @@ mod tests {
             read_preamble(&mut &b"GET / HTTP/1.1"[..]),
             Err(FrameError::Malformed(_))
         ));
+        // DIGEST (82, delegation tokens) is not served.
         assert!(matches!(
-            read_preamble(&mut &b"HBas\x00\x51"[..]),
+            read_preamble(&mut &b"HBas\x00\x52"[..]),
             Err(FrameError::Malformed(_))
         ));
-        assert!(read_preamble(&mut &b"HBas\x00\x50"[..]).is_ok());
+        assert_eq!(read_preamble(&mut &b"HBas\x00\x50"[..]).ok(), Some(AUTH_SIMPLE));
+        assert_eq!(read_preamble(&mut &b"HBas\x00\x51"[..]).ok(), Some(AUTH_KERBEROS));
         assert!(matches!(
             read_call(&mut &[0x7f, 0xff, 0xff, 0xff][..], 1 << 20),
             Err(FrameError::TooLarge { .. })
