@@ -8,11 +8,7 @@
 #   scripts/bench-acl.sh [rows]
 set -euo pipefail
 rows="${1:-50000}"
-root="$(cd "$(dirname "$0")/.." && pwd)"
-cd "$root"
-cargo build --release -q -p basalt-cli
-basalt="${CARGO_TARGET_DIR:-$root/target}/release/basalt"
-work="$(mktemp -d)"
+source "$(dirname "$0")/bench-common.sh"
 server=""
 trap '[ -n "$server" ] && kill $server 2>/dev/null; rm -rf "$work"' EXIT
 

@@ -10,11 +10,7 @@
 # target/bench-cluster/.
 set -euo pipefail
 rows="${1:-50000}"
-root="$(cd "$(dirname "$0")/.." && pwd)"
-cd "$root"
-cargo build --release -q -p basalt-cli
-basalt="${CARGO_TARGET_DIR:-$root/target}/release/basalt"
-work="$(mktemp -d)"
+source "$(dirname "$0")/bench-common.sh"
 logs="$root/target/bench-cluster"
 rm -rf "$logs" && mkdir -p "$logs"
 { nproc; grep -m1 'model name' /proc/cpuinfo; } > "$logs/machine.txt"

@@ -10,11 +10,7 @@
 # last, FSYNC_WAL puts over the native RPC alone (group commit through the server's handlers).
 set -euo pipefail
 rows="${1:-100000}"
-root="$(cd "$(dirname "$0")/.." && pwd)"
-cd "$root"
-cargo build --release -q -p basalt-cli
-basalt="${CARGO_TARGET_DIR:-$root/target}/release/basalt"
-work="$(mktemp -d)"
+source "$(dirname "$0")/bench-common.sh"
 port=$((20000 + RANDOM % 20000))
 "$basalt" standalone --data "$work/data" --thrift-port "$port" --rpc-port $((port + 1)) --info-port 0 \
     >"$work/server.log" 2>&1 &

@@ -12,15 +12,11 @@
 # Installs redis-server and redis-tools with apt-get if they are missing.
 set -euo pipefail
 rows="${1:-100000}"
-root="$(cd "$(dirname "$0")/.." && pwd)"
-cd "$root"
-cargo build --release -q -p basalt-cli
+source "$(dirname "$0")/bench-common.sh"
 cargo build --release -q -p basalt-thrift --example rtt
-basalt="${CARGO_TARGET_DIR:-$root/target}/release/basalt"
 if ! command -v redis-benchmark >/dev/null || ! command -v redis-server >/dev/null; then
     apt-get update -qq && apt-get install -y -qq redis-server redis-tools >/dev/null
 fi
-work="$(mktemp -d)"
 port=$((20000 + RANDOM % 20000))
 "$basalt" standalone --data "$work/data" --thrift-port "$port" --info-port 0 >"$work/server.log" 2>&1 &
 server=$!

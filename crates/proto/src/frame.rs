@@ -339,8 +339,14 @@ mod tests {
             read_preamble(&mut &b"HBas\x00\x52"[..]),
             Err(FrameError::Malformed(_))
         ));
-        assert_eq!(read_preamble(&mut &b"HBas\x00\x50"[..]).ok(), Some(AUTH_SIMPLE));
-        assert_eq!(read_preamble(&mut &b"HBas\x00\x51"[..]).ok(), Some(AUTH_KERBEROS));
+        assert_eq!(
+            read_preamble(&mut &b"HBas\x00\x50"[..]).ok(),
+            Some(AUTH_SIMPLE)
+        );
+        assert_eq!(
+            read_preamble(&mut &b"HBas\x00\x51"[..]).ok(),
+            Some(AUTH_KERBEROS)
+        );
         assert!(matches!(
             read_call(&mut &[0x7f, 0xff, 0xff, 0xff][..], 1 << 20),
             Err(FrameError::TooLarge { .. })
