@@ -77,9 +77,9 @@ impl Oracle {
         }
     }
 
-    /// [`Oracle::read_column`] under NEW_VERSION_BEHAVIOR: every cell ever written to the
-    /// column (and the family's markers) goes through the engine's `NvbTracker` in store order,
-    /// whatever flushes and compactions did; then cell TTLs, the family TTL, the time range and
+    /// [`Oracle::read_column`] under NEW_VERSION_BEHAVIOR: every cell written to the column
+    /// and not dropped by a major compaction (and the family's markers) goes through the
+    /// engine's `NvbTracker` in store order; then cell TTLs, the family TTL, the time range and
     /// the versions asked for.
     pub(super) fn read_column_by_write_order(
         &self,
@@ -150,6 +150,14 @@ impl Oracle {
             let expired = ts < oldest;
             if expired && spec.min_versions == 0 {
                 break;
+            }
+            // A put a major compaction dropped is gone from the files: no read sees it,
+            // whatever hid it then (a newer put whose cell TTL has run out since, say).
+            if self
+                .dropped
+                .contains(&(row.clone(), f, q.clone(), ts, CellType::Put.code(), seq))
+            {
+                continue;
             }
             if v.ttl_ms.is_some_and(|t| ts + t as i64 - self.now < 0) {
                 continue;
