@@ -101,6 +101,7 @@ pub fn run(args: &Args) -> Result<()> {
         width,
         interactive: !scripted,
         epoch_timestamps: args.epoch_timestamps,
+        identity: identity(args, &session),
     };
     let mut shell = Shell::new(session.client(), options);
     let outcome = if terminal {
@@ -136,4 +137,30 @@ pub fn run(args: &Args) -> Result<()> {
         conn.close().context("closing the data directory")?;
     }
     outcome
+}
+
+/// Who a remote session is, as `whoami` says: by Kerberos ticket, client certificate (its
+/// CN, before the server's principal rules), or the name `--user` gives.
+fn identity(args: &Args, session: &Session) -> Option<(String, String)> {
+    if matches!(session, Session::Embedded(_)) {
+        return None;
+    }
+    if args.kerberos_principal.is_some() {
+        return Some(("the ticket's principal".into(), "KERBEROS".into()));
+    }
+    let cn = args
+        .tls
+        .tls_ca
+        .as_ref()
+        .and(args.tls.tls_cert.as_deref())
+        .and_then(crate::tls::certificate_name);
+    Some(match cn {
+        Some(cn) => (cn, "CERTIFICATE".into()),
+        None => (
+            args.user
+                .clone()
+                .unwrap_or_else(|| basalt_client::remote::RemoteConfig::default().user),
+            "SIMPLE".into(),
+        ),
+    })
 }

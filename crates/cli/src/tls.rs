@@ -147,6 +147,16 @@ impl TlsArgs {
     }
 }
 
+/// The common name of the first certificate in a PEM file (whom it names), if any.
+pub fn certificate_name(path: &std::path::Path) -> Option<String> {
+    use rustls::pki_types::pem::PemObject;
+    let cert = rustls::pki_types::CertificateDer::pem_file_iter(path)
+        .ok()?
+        .next()?
+        .ok()?;
+    basalt_net::tls::common_name(&cert)
+}
+
 /// The native RPC port's TLS and authentication, resolved.
 #[derive(Debug, Clone)]
 pub struct RpcSecurity {
@@ -306,17 +316,7 @@ impl AuthArgs {
                 server_user: None,
             });
         };
-        let server_user = tls
-            .tls_cert
-            .as_deref()
-            .and_then(|path| {
-                use rustls::pki_types::pem::PemObject;
-                rustls::pki_types::CertificateDer::pem_file_iter(path)
-                    .ok()?
-                    .next()?
-                    .ok()
-            })
-            .and_then(|c| basalt_net::tls::common_name(&c));
+        let server_user = tls.tls_cert.as_deref().and_then(certificate_name);
         let config = basalt_net::tls::server_config(identity, tls.tls_ca.as_deref(), client_auth)
             .context("setting up TLS on the RPC port")?;
         let users = PrincipalRules::parse(&self.tls_user_rules).map_err(anyhow::Error::msg)?;

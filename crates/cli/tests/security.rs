@@ -28,8 +28,9 @@ fn the_superuser_grants_and_users_get_what_they_were_granted() {
     );
     assert!(ok, "{out}");
 
-    let (ok, out) = shell_as(&server, "alice", "get 't', 'r1'\n");
+    let (ok, out) = shell_as(&server, "alice", "whoami\nget 't', 'r1'\n");
     assert!(ok && out.contains("value=v1"), "{out}");
+    assert!(out.contains("alice (auth:SIMPLE)"), "{out}");
     let (ok, out) = shell_as(&server, "alice", "put 't', 'r2', 'f:q', 'v2'\n");
     assert!(!ok && out.contains("AccessDeniedException"), "{out}");
     assert!(out.contains("'alice'") && out.contains("WRITE"), "{out}");

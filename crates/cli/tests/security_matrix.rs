@@ -465,6 +465,8 @@ fn every_interface_allows_the_granted_and_refuses_the_rest() {
     assert!(!table_exists(&admin, "b_rest"));
 
     // The shell.
+    let (ok, out) = certs.shell(&server, "alice", "whoami\n");
+    assert!(ok && out.contains("alice (auth:CERTIFICATE)"), "{out}");
     let (ok, out) = certs.shell(&server, "alice", "get 't', 'r1'\nscan 't'\n");
     assert!(ok && out.contains("value=v1"), "{out}");
     let (ok, out) = certs.shell(&server, "bob", "get 't', 'r1'\n");

@@ -44,6 +44,10 @@ pub struct Options {
     pub interactive: bool,
     /// Timestamps as raw milliseconds (HBase's `hbase.shell.timestamp.format.epoch`).
     pub epoch_timestamps: bool,
+    /// Who the server takes this session for, and how it knows (`whoami`): the name a
+    /// client certificate or `--user` gives and `CERTIFICATE`, `SIMPLE` or `KERBEROS`. None:
+    /// the process's own user (an embedded session).
+    pub identity: Option<(String, String)>,
 }
 
 impl Default for Options {
@@ -52,6 +56,7 @@ impl Default for Options {
             width: 0,
             interactive: true,
             epoch_timestamps: false,
+            identity: None,
         }
     }
 }

@@ -59,7 +59,12 @@ pub(super) fn version(_: &mut Shell, _: &[Value], out: &mut dyn Write) -> Comman
     Ok(None)
 }
 
-pub(super) fn whoami(_: &mut Shell, _: &[Value], out: &mut dyn Write) -> CommandResult {
+pub(super) fn whoami(shell: &mut Shell, _: &[Value], out: &mut dyn Write) -> CommandResult {
+    if let Some((user, auth)) = &shell.options.identity {
+        // The server maps the name to its groups; the shell does not know them.
+        w!(out, "{user} (auth:{auth})");
+        return Ok(None);
+    }
     let user = std::env::var("USER").unwrap_or_else(|_| "basalt".into());
     w!(out, "{user} (auth:SIMPLE)");
     w!(out, "    groups: {user}");
