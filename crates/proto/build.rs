@@ -11,6 +11,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "admin.proto",
         "filter.proto",
         "zookeeper.proto",
+        "snapshot.proto",
     ];
     let fds = protox::compile(files, ["proto"])?;
     prost_build::Config::new().compile_fds(fds)?;

@@ -223,6 +223,21 @@ impl Client for AsUser {
         self.inner.user_permissions(scope)
     }
 
+    fn snapshot(&self, name: &str, table: &TableName) -> Result<()> {
+        self.access()
+            .check(self.user(), Action::Admin, &Scope::table(table))?;
+        self.inner.snapshot(name, table)
+    }
+
+    fn list_snapshots(&self) -> Result<Vec<crate::SnapshotInfo>> {
+        self.inner.list_snapshots()
+    }
+
+    fn delete_snapshot(&self, name: &str) -> Result<()> {
+        self.admin()?;
+        self.inner.delete_snapshot(name)
+    }
+
     fn balancer(&self) -> Result<bool> {
         self.admin()?;
         self.inner.balancer()

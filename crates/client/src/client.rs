@@ -11,6 +11,7 @@ use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment
 use basalt_common::{
     Bytes, Delete, Error, Get, Put, Result, RowResult, Scan, TableDescriptor, TableName,
 };
+pub use basalt_master::snapshots::SnapshotInfo;
 
 use crate::{BatchOp, BatchOutcome, Connection, NamespaceDescriptor};
 
@@ -186,6 +187,11 @@ pub trait Client: Send + Sync + fmt::Debug {
     fn revoke(&self, principal: &str, scope: &Scope) -> Result<()>;
     /// The grants at `scope` and inside it.
     fn user_permissions(&self, scope: &Scope) -> Result<Vec<Permission>>;
+    /// Takes snapshot `name` of `table`: each region flushed, its store files kept by link.
+    fn snapshot(&self, name: &str, table: &TableName) -> Result<()>;
+    /// Every snapshot, by name.
+    fn list_snapshots(&self) -> Result<Vec<SnapshotInfo>>;
+    fn delete_snapshot(&self, name: &str) -> Result<()>;
     /// Runs the balancer once; false if it is switched off.
     fn balancer(&self) -> Result<bool>;
     fn balancer_enabled(&self) -> Result<bool>;
@@ -378,6 +384,18 @@ impl Client for Connection {
 
     fn user_permissions(&self, scope: &Scope) -> Result<Vec<Permission>> {
         self.admin().user_permissions(scope)
+    }
+
+    fn snapshot(&self, name: &str, table: &TableName) -> Result<()> {
+        self.admin().snapshot(name, table)
+    }
+
+    fn list_snapshots(&self) -> Result<Vec<SnapshotInfo>> {
+        self.admin().list_snapshots()
+    }
+
+    fn delete_snapshot(&self, name: &str) -> Result<()> {
+        self.admin().delete_snapshot(name)
     }
 
     fn balancer(&self) -> Result<bool> {

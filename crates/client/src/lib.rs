@@ -32,7 +32,9 @@ pub use basalt_common::{acl, metrics};
 pub use basalt_master::{Admin, RegionDescription, SplitAlgorithm};
 pub use basalt_proto::HBASE_VERSION;
 pub use buffered::{BufferedMutator, BufferedMutatorParams, DEFAULT_WRITE_BUFFER_SIZE};
-pub use client::{Client, ClusterSummary, RegionLoad, RegionSummary, Scanner, ServerSummary};
+pub use client::{
+    Client, ClusterSummary, RegionLoad, RegionSummary, Scanner, ServerSummary, SnapshotInfo,
+};
 pub use connection::{Connection, ConnectionBuilder};
 pub use table::{BatchOp, BatchOutcome, ResultScanner, Table};
 

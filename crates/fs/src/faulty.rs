@@ -261,6 +261,11 @@ impl FileSystem for FaultyFs {
         self.mem.delete(path)
     }
 
+    fn link(&self, from: &Path, to: &Path) -> Result<()> {
+        self.check_alive("link", to)?;
+        self.mem.link(from, to)
+    }
+
     fn delete_dir_all(&self, dir: &Path) -> Result<()> {
         self.check_alive("delete_dir_all", dir)?;
         self.mem.delete_dir_all(dir)

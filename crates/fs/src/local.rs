@@ -74,6 +74,14 @@ impl FileSystem for LocalFs {
         fs::remove_file(path).map_err(|e| FsError::io("delete", path, e))
     }
 
+    fn link(&self, from: &Path, to: &Path) -> Result<()> {
+        fs::hard_link(from, to).map_err(|e| match e.kind() {
+            // Not found names the source; existing, the new name.
+            std::io::ErrorKind::AlreadyExists => FsError::AlreadyExists(to.to_owned()),
+            _ => FsError::io("link", from, e),
+        })
+    }
+
     fn delete_dir_all(&self, dir: &Path) -> Result<()> {
         fs::remove_dir_all(dir).map_err(|e| FsError::io("delete directory", dir, e))
     }

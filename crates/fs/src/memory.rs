@@ -173,6 +173,23 @@ impl FileSystem for MemFs {
         Ok(())
     }
 
+    fn link(&self, from: &Path, to: &Path) -> Result<()> {
+        let mut tree = lock(&self.tree);
+        Self::check_dir(&tree, &parent(to))?;
+        if tree.files.contains_key(to) || tree.dirs.contains(to) {
+            return Err(FsError::AlreadyExists(to.to_owned()));
+        }
+        let data = tree
+            .files
+            .get(from)
+            .cloned()
+            .ok_or_else(|| FsError::NotFound(from.to_owned()))?;
+        // Both names share the bytes, as a hard link does; the new entry is durable once its
+        // directory is synced, like a creation.
+        tree.files.insert(to.to_owned(), data);
+        Ok(())
+    }
+
     fn delete(&self, path: &Path) -> Result<()> {
         let mut tree = lock(&self.tree);
         tree.files

@@ -316,3 +316,83 @@ fn local_log_appends_are_in_the_file_before_any_flush() {
     std::mem::forget(w);
     assert_eq!(std::fs::read(&path).unwrap(), on_disk);
 }
+
+/// A link is a second name for the same bytes: it reads what the file holds, outlives the
+/// first name's deletion, and is refused over an existing name or from a missing file.
+#[test]
+fn a_link_outlives_the_name_it_was_made_from() {
+    on_every_fs(|fs, root| {
+        let (a, b) = (root.join("a"), root.join("b"));
+        let mut w = fs.create(&a).unwrap();
+        w.append(b"store file").unwrap();
+        w.sync().unwrap();
+        drop(w);
+        fs.link(&a, &b).unwrap();
+        fs.delete(&a).unwrap();
+        let r = fs.open(&b).unwrap();
+        assert_eq!(&r.read_at(0, 10).unwrap()[..], b"store file");
+        assert!(matches!(
+            fs.link(&a, &root.join("c")),
+            Err(FsError::NotFound(_))
+        ));
+        let mut w = fs.create(&a).unwrap();
+        w.sync().unwrap();
+        drop(w);
+        assert!(matches!(fs.link(&a, &b), Err(FsError::AlreadyExists(_))));
+    });
+}
+
+/// The default link (a store without hard links) copies.
+#[test]
+fn the_default_link_copies() {
+    #[derive(Debug)]
+    struct NoLinks(MemFs);
+    impl FileSystem for NoLinks {
+        fn create_dir_all(&self, dir: &Path) -> basalt_fs::Result<()> {
+            self.0.create_dir_all(dir)
+        }
+        fn create(&self, path: &Path) -> basalt_fs::Result<Box<dyn basalt_fs::WritableFile>> {
+            self.0.create(path)
+        }
+        fn open(
+            &self,
+            path: &Path,
+        ) -> basalt_fs::Result<std::sync::Arc<dyn basalt_fs::ReadableFile>> {
+            self.0.open(path)
+        }
+        fn rename(&self, from: &Path, to: &Path) -> basalt_fs::Result<()> {
+            self.0.rename(from, to)
+        }
+        fn delete(&self, path: &Path) -> basalt_fs::Result<()> {
+            self.0.delete(path)
+        }
+        fn delete_dir_all(&self, dir: &Path) -> basalt_fs::Result<()> {
+            self.0.delete_dir_all(dir)
+        }
+        fn list(&self, dir: &Path) -> basalt_fs::Result<Vec<String>> {
+            self.0.list(dir)
+        }
+        fn exists(&self, path: &Path) -> basalt_fs::Result<bool> {
+            self.0.exists(path)
+        }
+        fn sync_dir(&self, dir: &Path) -> basalt_fs::Result<()> {
+            self.0.sync_dir(dir)
+        }
+        fn lock(&self, path: &Path) -> basalt_fs::Result<Box<dyn basalt_fs::FileLock>> {
+            self.0.lock(path)
+        }
+    }
+    let fs = NoLinks(MemFs::new());
+    let root = PathBuf::from("/d");
+    fs.create_dir_all(&root).unwrap();
+    let (a, b) = (root.join("a"), root.join("b"));
+    let mut w = fs.create(&a).unwrap();
+    w.append(&vec![7u8; 3 << 20]).unwrap();
+    w.sync().unwrap();
+    drop(w);
+    fs.link(&a, &b).unwrap();
+    fs.delete(&a).unwrap();
+    let r = fs.open(&b).unwrap();
+    assert_eq!(r.len(), 3 << 20);
+    assert!(r.read_at((3 << 20) - 4, 4).unwrap().iter().all(|&x| x == 7));
+}

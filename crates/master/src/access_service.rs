@@ -78,6 +78,14 @@ fn required(
                 table_scope(&r.table_name)?,
             )
         }
+        // HBase's AccessController: a snapshot needs ADMIN on its table; deleting one, ADMIN.
+        "Snapshot" => {
+            let r = decode::<pb::SnapshotRequest>(param)?;
+            let table = r.snapshot.table.as_deref().unwrap_or_default();
+            let table = basalt_common::TableName::parse(table).map_err(|e| fail(&e))?;
+            (vec![Action::Admin], Scope::table(&table))
+        }
+        "DeleteSnapshot" => (vec![Action::Admin], Scope::Global),
         "CreateNamespace" | "ModifyNamespace" | "DeleteNamespace" | "SetBalancerRunning"
         | "Balance" | "MoveRegion" | "AssignRegion" | "UnassignRegion" | "SplitRegion"
         | "MergeTableRegions" => (vec![Action::Admin], Scope::Global),

@@ -117,6 +117,25 @@ impl Admin {
         Admin { engine: master }
     }
 
+    // Snapshots (`crate::snapshots`).
+
+    /// Takes snapshot `name` of `table`: each region flushed, its files linked.
+    pub fn snapshot(&self, name: &str, table: &TableName) -> Result<()> {
+        // Not while the table is being altered, dropped or split by a DDL call.
+        let _ddl = self.engine.ddl();
+        crate::snapshots::take(&self.engine, name, table)
+    }
+
+    /// Every snapshot, by name.
+    pub fn list_snapshots(&self) -> Result<Vec<crate::snapshots::SnapshotInfo>> {
+        crate::snapshots::list(&self.engine)
+    }
+
+    pub fn delete_snapshot(&self, name: &str) -> Result<()> {
+        let _ddl = self.engine.ddl();
+        crate::snapshots::delete(&self.engine, name)
+    }
+
     // Access control (HBase's AccessControlClient; in force only with authorization on).
 
     /// Grants `p` (replacing what its principal had at that scope, or, with `merge`, adding

@@ -19,6 +19,7 @@ pub mod master_service;
 pub mod meta;
 pub mod procedures;
 pub mod servers;
+pub mod snapshots;
 mod upgrade;
 
 pub use admin::{Admin, RegionDescription, SplitAlgorithm};

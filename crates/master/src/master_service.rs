@@ -334,6 +334,50 @@ impl MasterService {
                 enabled: admin.is_balancer_enabled(),
             }
             .encode_to_vec()),
+            "Snapshot" => decode::<pb::SnapshotRequest>(param).and_then(|r| {
+                let table = r.snapshot.table.as_deref().unwrap_or_default();
+                let table = TableName::parse(table).map_err(|e| fail(&e))?;
+                admin
+                    .snapshot(&r.snapshot.name, &table)
+                    .map_err(|e| fail(&e))?;
+                // Taken before this answer: nothing to wait for.
+                Ok(pb::SnapshotResponse {
+                    expected_timeout: 0,
+                }
+                .encode_to_vec())
+            }),
+            "IsSnapshotDone" => decode::<pb::IsSnapshotDoneRequest>(param).and_then(|r| {
+                let name = r
+                    .snapshot
+                    .as_ref()
+                    .map(|s| s.name.clone())
+                    .unwrap_or_default();
+                let found = admin
+                    .list_snapshots()
+                    .map_err(|e| fail(&e))?
+                    .into_iter()
+                    .find(|s| s.name == name);
+                Ok(pb::IsSnapshotDoneResponse {
+                    done: Some(found.is_some()),
+                    snapshot: found.map(|s| s.description()),
+                }
+                .encode_to_vec())
+            }),
+            "GetCompletedSnapshots" => {
+                decode::<pb::GetCompletedSnapshotsRequest>(param).and_then(|_| {
+                    let found = admin.list_snapshots().map_err(|e| fail(&e))?;
+                    Ok(pb::GetCompletedSnapshotsResponse {
+                        snapshots: found.iter().map(|s| s.description()).collect(),
+                    }
+                    .encode_to_vec())
+                })
+            }
+            "DeleteSnapshot" => decode::<pb::DeleteSnapshotRequest>(param).and_then(|r| {
+                admin
+                    .delete_snapshot(&r.snapshot.name)
+                    .map_err(|e| fail(&e))?;
+                Ok(pb::DeleteSnapshotResponse {}.encode_to_vec())
+            }),
             "SetBalancerRunning" => decode::<pb::SetBalancerRunningRequest>(param).map(|r| {
                 pb::SetBalancerRunningResponse {
                     prev_balance_value: Some(admin.balance_switch(r.on)),

@@ -26,7 +26,7 @@ mod store;
 pub use budget::{BLOCK_MULTIPLIER, MemstoreBudget};
 pub use compaction::{CompactionConfig, select_minor};
 pub use reference::parents_on_disk;
-pub use region::{Region, RegionConfig, RequestCounts, RowMutation};
+pub use region::{Region, RegionConfig, RequestCounts, RowMutation, StoreFileEntry};
 pub use scanner::RegionScanner;
 
 /// The decoder of reference files, for the fuzz targets and the never-panic tests.

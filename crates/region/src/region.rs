@@ -222,6 +222,15 @@ impl RequestCounts {
     }
 }
 
+/// One file a store reads, as [`Region::store_files`] lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreFileEntry {
+    pub path: std::path::PathBuf,
+    pub size: u64,
+    /// A reference to a parent region's file (after a split or merge), not a file of its own.
+    pub reference: bool,
+}
+
 impl Region {
     /// An empty region for `descriptor`, which is validated first.
     /// Opens the region kept under `dir` on `fs` (one directory per family, created if
@@ -388,6 +397,26 @@ impl Region {
     /// region neither splits nor merges until compaction has rewritten them).
     pub fn has_references(&self) -> bool {
         self.stores.iter().any(Store::has_references)
+    }
+
+    /// The files each store reads now, by family. What a snapshot links.
+    pub fn store_files(&self) -> Vec<(Bytes, Vec<StoreFileEntry>)> {
+        self.stores
+            .iter()
+            .map(|s| {
+                let files = s
+                    .view()
+                    .files
+                    .iter()
+                    .map(|f| StoreFileEntry {
+                        path: f.path.clone(),
+                        size: f.file_size(),
+                        reference: f.reference.is_some(),
+                    })
+                    .collect();
+                (s.family().name.clone(), files)
+            })
+            .collect()
     }
 
     /// The encoded names of the parent regions this region's references point into.

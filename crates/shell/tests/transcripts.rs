@@ -54,6 +54,8 @@ fn mask(text: &str) -> String {
         (r"(localhost|127\.0\.0\.1):\d+ \d+", "<server>"),
         (r",\d{13}\.[0-9a-f]{32}\.", ",<id>.<encoded>."),
         (r"\b[0-9a-f]{32}\b", "<encoded>"),
+        // A snapshot's creation time, as Ruby's Time#to_s prints it.
+        (r"\(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+0000\)", "(<time>)"),
     ];
     let mut s = text.to_owned();
     for (pattern, with) in rules {
@@ -130,6 +132,11 @@ fn tools() {
 #[test]
 fn general() {
     check("general");
+}
+
+#[test]
+fn snapshots() {
+    check("snapshots");
 }
 
 #[test]

@@ -465,6 +465,47 @@ impl RemoteAdmin<'_> {
             .collect()
     }
 
+    /// Takes snapshot `name` of `table` (MasterService Snapshot).
+    pub fn snapshot(&self, name: &str, table: &TableName) -> Result<()> {
+        let _: pb::SnapshotResponse = self.master(
+            table,
+            "Snapshot",
+            &pb::SnapshotRequest {
+                snapshot: snapshot_description(name, Some(table)),
+            },
+        )?;
+        Ok(())
+    }
+
+    /// Every snapshot (MasterService GetCompletedSnapshots).
+    pub fn list_snapshots(&self) -> Result<Vec<crate::SnapshotInfo>> {
+        let r: pb::GetCompletedSnapshotsResponse = self.cluster_call(
+            "GetCompletedSnapshots",
+            &pb::GetCompletedSnapshotsRequest {},
+        )?;
+        r.snapshots
+            .into_iter()
+            .map(|s| {
+                Ok(crate::SnapshotInfo {
+                    table: TableName::parse(s.table.as_deref().unwrap_or_default())?,
+                    creation_time: s.creation_time.unwrap_or(0),
+                    name: s.name,
+                })
+            })
+            .collect()
+    }
+
+    /// Deletes snapshot `name` (MasterService DeleteSnapshot).
+    pub fn delete_snapshot(&self, name: &str) -> Result<()> {
+        let _: pb::DeleteSnapshotResponse = self.cluster_call(
+            "DeleteSnapshot",
+            &pb::DeleteSnapshotRequest {
+                snapshot: snapshot_description(name, None),
+            },
+        )?;
+        Ok(())
+    }
+
     /// Switches the balancer (MasterService SetBalancerRunning); returns whether it was on.
     pub fn balance_switch(&self, on: bool) -> Result<bool> {
         let r: pb::SetBalancerRunningResponse = self.cluster_call(
@@ -660,4 +701,17 @@ fn server_pb(name: &str) -> Result<pb::ServerName> {
         port: Some(u32::from(port)),
         start_code,
     })
+}
+
+/// A `SnapshotDescription` naming snapshot `name` (of `table`), as a request carries it.
+fn snapshot_description(name: &str, table: Option<&TableName>) -> pb::SnapshotDescription {
+    pb::SnapshotDescription {
+        name: name.to_owned(),
+        table: table.map(ToString::to_string),
+        creation_time: None,
+        r#type: Some(pb::snapshot_description::Type::Flush as i32),
+        version: None,
+        owner: None,
+        ttl: None,
+    }
 }

@@ -161,6 +161,18 @@ impl Client for RemoteConnection {
         self.admin().user_permissions(scope)
     }
 
+    fn snapshot(&self, name: &str, table: &TableName) -> Result<()> {
+        self.admin().snapshot(name, table)
+    }
+
+    fn list_snapshots(&self) -> Result<Vec<crate::SnapshotInfo>> {
+        self.admin().list_snapshots()
+    }
+
+    fn delete_snapshot(&self, name: &str) -> Result<()> {
+        self.admin().delete_snapshot(name)
+    }
+
     fn balancer(&self) -> Result<bool> {
         self.admin().balancer()
     }

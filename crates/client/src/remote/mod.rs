@@ -157,7 +157,12 @@ fn remote_error(table: &TableName, class: &str, message: String) -> Error {
         "TableNotDisabledException" => Error::TableNotDisabled(table.clone()),
         "NamespaceNotFoundException" => Error::NamespaceNotFound(message),
         "NamespaceExistException" => Error::NamespaceExists(message),
-        "DoNotRetryIOException" | "IllegalArgumentException" => Error::InvalidArgument(message),
+        // The server's message is its error's text, which already says "Invalid argument".
+        "DoNotRetryIOException" | "IllegalArgumentException" => Error::InvalidArgument(
+            message
+                .strip_prefix("Invalid argument: ")
+                .map_or(message.clone(), str::to_owned),
+        ),
         "ConstraintException" => Error::Refused(message),
         "AccessDeniedException" => Error::AccessDenied(message),
         _ => Error::storage(format!("{class}: {message}")),

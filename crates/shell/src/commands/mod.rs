@@ -180,6 +180,21 @@ globally, on a namespace, a table, a family or a qualifier (needs --authorizatio
   hbase> revoke 'bobsmith'
   hbase> revoke 'bobsmith', '@ns1'
   hbase> revoke 'bobsmith', 't1', 'f1'";
+    "snapshot", "snapshots", snapshot::snapshot, true,
+"Take a snapshot of a table: each region flushed, its files kept (no copies).
+  hbase> snapshot 'sourceTable', 'snapshotName'";
+    "list_snapshots", "snapshots", snapshot::list_snapshots, true,
+"List the snapshots, or those whose name matches a regular expression.
+  hbase> list_snapshots
+  hbase> list_snapshots 'abc.*'";
+    "list_table_snapshots", "snapshots", snapshot::list_table_snapshots, true,
+"List the snapshots of the tables a regular expression matches (and of those, the ones whose
+name matches a second one).
+  hbase> list_table_snapshots 'tableName'
+  hbase> list_table_snapshots 'tableName.*', 'snapshotName.*'";
+    "delete_snapshot", "snapshots", snapshot::delete_snapshot, true,
+"Delete a snapshot (the files it kept go with the last name they have).
+  hbase> delete_snapshot 'snapshotName'";
     "user_permission", "security", security::user_permission, true,
 "The grants at a scope and inside it (all of them without arguments).
   hbase> user_permission
@@ -198,6 +213,7 @@ const GROUPS: &[(&str, &str)] = &[
     ("namespace", "namespace"),
     ("dml", "dml"),
     ("tools", "tools"),
+    ("snapshots", "snapshots"),
     ("security", "security"),
 ];
 
@@ -313,4 +329,5 @@ mod dml;
 mod general;
 mod namespace;
 mod security;
+mod snapshot;
 mod tools;

@@ -1,0 +1,175 @@
+//! Snapshots (issue 33, first part): taken while writes go on, they keep each region's store
+//! files by hard link, so compacting and dropping the table leaves them whole; listed and
+//! deleted by name; a half-taken one (a crash) is invisible and cleaned by the next.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use basalt_client::{
+    Bytes, Client, ColumnFamilyDescriptor, Connection, Put, TableDescriptor, TableName,
+};
+use basalt_fs::FileSystem;
+use basalt_master::snapshots::{self, SNAPSHOT_DIR};
+
+fn open(dir: &Path) -> Connection {
+    Connection::builder()
+        .file_system(Arc::new(basalt_fs::LocalFs))
+        .root(dir)
+        .open()
+        .expect("open")
+}
+
+fn t() -> TableName {
+    TableName::parse("t").expect("name")
+}
+
+/// The snapshot's files, as its manifest lists them: (path under the snapshot, size).
+fn manifest_files(conn: &Connection, name: &str) -> Vec<(std::path::PathBuf, u64)> {
+    let master = conn.engine().master();
+    let manifest = snapshots::manifest(&master, name).expect("manifest");
+    let mut out = Vec::new();
+    for region in &manifest.region_manifests {
+        let info = basalt_proto::schema::region_info(&region.region_info).expect("region info");
+        for family in &region.family_files {
+            for file in &family.store_files {
+                out.push((
+                    master
+                        .root()
+                        .join(SNAPSHOT_DIR)
+                        .join(name)
+                        .join("files")
+                        .join(info.encoded_name())
+                        .join(String::from_utf8_lossy(&family.family_name).as_ref())
+                        .join(&file.name),
+                    file.file_size.unwrap_or(0),
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_snapshot_keeps_its_files_through_compaction_and_drop() {
+    let dir = tempfile::tempdir().expect("dir");
+    let conn = open(dir.path());
+    let admin = conn.admin();
+    admin
+        .create_table_with_splits(
+            TableDescriptor::named("t")
+                .expect("name")
+                .with_family(ColumnFamilyDescriptor::new("f")),
+            &[Bytes::from_static(b"m")],
+        )
+        .expect("create");
+    let table = conn.table("t").expect("table");
+    for i in 0..200 {
+        table
+            .put(
+                &Put::new(format!("{}{i:03}", if i % 2 == 0 { 'a' } else { 'x' }))
+                    .add_column("f", "q", "v"),
+            )
+            .expect("put");
+    }
+    // Taken while another thread writes: the writes neither wait long nor fail.
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (table, stop) = (conn.table("t").expect("table"), Arc::clone(&stop));
+        std::thread::spawn(move || {
+            let mut n = 0;
+            while !stop.load(Ordering::Acquire) && n < 50_000 {
+                table
+                    .put(&Put::new(format!("w{n:05}")).add_column("f", "q", "w"))
+                    .expect("a put during the snapshot");
+                n += 1;
+            }
+            n
+        })
+    };
+    Client::snapshot(&conn, "s1", &t()).expect("snapshot");
+    stop.store(true, Ordering::Release);
+    assert!(writer.join().expect("writer") > 0);
+
+    let listed = Client::list_snapshots(&conn).expect("list");
+    assert_eq!(listed.len(), 1);
+    assert_eq!((listed[0].name.as_str(), &listed[0].table), ("s1", &t()));
+    let files = manifest_files(&conn, "s1");
+    let manifest = snapshots::manifest(&conn.engine().master(), "s1").expect("manifest");
+    assert_eq!(manifest.region_manifests.len(), 2, "one per region");
+    assert!(!files.is_empty());
+
+    // Compact and drop the table: the snapshot's files stay, whole.
+    admin.major_compact(&t()).expect("compact");
+    admin.disable_table(&t()).expect("disable");
+    admin.delete_table(&t()).expect("drop");
+    let fs = basalt_fs::LocalFs;
+    for (path, size) in &files {
+        let file = fs.open(path).expect("a snapshot file outlives its table");
+        assert_eq!(file.len(), *size, "{}", path.display());
+        assert_eq!(file.read_at(0, 4).expect("read").len(), 4);
+    }
+
+    // Names are checked, and taken once.
+    assert!(Client::snapshot(&conn, ".bad", &t()).is_err());
+    assert!(Client::snapshot(&conn, "s1", &t()).is_err());
+    Client::delete_snapshot(&conn, "s1").expect("delete");
+    assert!(Client::list_snapshots(&conn).expect("list").is_empty());
+    assert!(Client::delete_snapshot(&conn, "s1").is_err());
+    assert!(!files[0].0.exists());
+}
+
+#[test]
+fn a_half_taken_snapshot_is_invisible_and_cleaned() {
+    let dir = tempfile::tempdir().expect("dir");
+    let conn = open(dir.path());
+    conn.admin()
+        .create_table(
+            TableDescriptor::named("t")
+                .expect("name")
+                .with_family(ColumnFamilyDescriptor::new("f")),
+        )
+        .expect("create");
+    conn.table("t")
+        .expect("table")
+        .put(&Put::new("r").add_column("f", "q", "v"))
+        .expect("put");
+    // What a crash in the middle of `snapshot 't', 's2'` leaves.
+    let tmp = dir.path().join(SNAPSHOT_DIR).join(".tmp").join("s2");
+    std::fs::create_dir_all(tmp.join("files/junk")).expect("mkdir");
+    std::fs::write(tmp.join("files/junk/x"), b"half").expect("write");
+    assert!(Client::list_snapshots(&conn).expect("list").is_empty());
+    Client::snapshot(&conn, "s2", &t()).expect("snapshot over the leftovers");
+    assert!(!tmp.exists());
+    let listed = Client::list_snapshots(&conn).expect("list");
+    assert_eq!(listed.len(), 1);
+    assert!(!manifest_files(&conn, "s2").is_empty());
+    // A snapshot of a missing table is refused, naming it.
+    let e = Client::snapshot(&conn, "s3", &TableName::parse("nope").expect("name"))
+        .expect_err("no such table");
+    assert!(e.to_string().contains("nope"), "{e}");
+}
+
+#[test]
+fn a_snapshot_needs_admin_on_its_table() {
+    let conn = Connection::builder()
+        .authorization(vec!["admin".into()])
+        .build();
+    conn.admin()
+        .create_table(
+            TableDescriptor::named("t")
+                .expect("name")
+                .with_family(ColumnFamilyDescriptor::new("f")),
+        )
+        .expect("create");
+    let alice = conn.as_user(basalt_common::acl::User::new("alice"));
+    let e = alice.snapshot("s", &t()).expect_err("alice has no ADMIN");
+    assert_eq!(
+        e.java_class(),
+        "org.apache.hadoop.hbase.security.AccessDeniedException"
+    );
+    let admin = conn.as_user(basalt_common::acl::User::new("admin"));
+    admin.snapshot("s", &t()).expect("the superuser may");
+    assert!(alice.delete_snapshot("s").is_err());
+    admin.delete_snapshot("s").expect("delete");
+}

@@ -1,0 +1,48 @@
+//! Snapshots over MasterService (Snapshot, IsSnapshotDone, GetCompletedSnapshots,
+//! DeleteSnapshot), as a native client takes, lists and deletes them.
+
+use std::sync::Arc;
+
+use basalt_client::remote::{RemoteConfig, RemoteConnection};
+use basalt_client::{Client, TableName};
+
+mod support;
+
+#[test]
+fn snapshots_over_the_native_rpc() {
+    let conn = support::engine_with_table_t();
+    let server = support::serve(&conn);
+    let remote = Arc::new(
+        RemoteConnection::connect(server.local_addr(), RemoteConfig::default()).expect("connect"),
+    );
+    let t = TableName::parse("t").expect("name");
+    remote.snapshot("snap", &t).expect("snapshot");
+    let listed = remote.list_snapshots().expect("list");
+    assert_eq!(listed.len(), 1);
+    assert_eq!((listed[0].name.as_str(), &listed[0].table), ("snap", &t));
+    assert!(listed[0].creation_time > 0);
+    // IsSnapshotDone: a taken snapshot is done.
+    let master = basalt_client::remote::RpcClient::connect(server.local_addr(), "MasterService")
+        .expect("rpc");
+    let done: basalt_rpc::pb::IsSnapshotDoneResponse = master
+        .call(
+            "IsSnapshotDone",
+            &basalt_rpc::pb::IsSnapshotDoneRequest {
+                snapshot: Some(listed[0].description()),
+            },
+        )
+        .expect("IsSnapshotDone");
+    assert_eq!(done.done, Some(true));
+    // Refusals keep their reason across the wire.
+    let e = remote
+        .snapshot("snap", &t)
+        .expect_err("a second snapshot of the name");
+    assert!(e.to_string().contains("already exists"), "{e}");
+    let e = remote
+        .snapshot("other", &TableName::parse("nope").expect("name"))
+        .expect_err("a missing table");
+    assert!(e.to_string().contains("nope"), "{e}");
+    remote.delete_snapshot("snap").expect("delete");
+    assert!(remote.list_snapshots().expect("list").is_empty());
+    server.shutdown();
+}

@@ -1,0 +1,99 @@
+//! snapshots: snapshot, list_snapshots, list_table_snapshots, delete_snapshot, as HBase's
+//! shell has them.
+
+use super::*;
+
+/// `Time.at(seconds).to_s` of Ruby, which HBase's listing prints: `2026-11-26 07:36:21 +0000`.
+fn creation_time(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    let (y, m, d) = basalt_common::clock::civil_from_days(secs.div_euclid(86_400));
+    let in_day = secs.rem_euclid(86_400);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} +0000",
+        in_day / 3600,
+        in_day / 60 % 60,
+        in_day % 60
+    )
+}
+
+pub(super) fn snapshot(shell: &mut Shell, args: &[Value], _: &mut dyn Write) -> CommandResult {
+    let a = Args::new(args);
+    let table = TableName::parse(&a.string(0, "table name")?).map_err(|e| e.to_string())?;
+    let name = a.string(1, "snapshot name")?;
+    client(shell, args, shell.client.snapshot(&name, &table))?;
+    Ok(None)
+}
+
+pub(super) fn delete_snapshot(
+    shell: &mut Shell,
+    args: &[Value],
+    _: &mut dyn Write,
+) -> CommandResult {
+    let name = Args::new(args).string(0, "snapshot name")?;
+    client(shell, args, shell.client.delete_snapshot(&name))?;
+    Ok(None)
+}
+
+/// `SNAPSHOT  TABLE + CREATION TIME`, one row per snapshot; returns their names.
+fn print_snapshots(
+    shell: &Shell,
+    out: &mut dyn Write,
+    keep: impl Fn(&basalt_client::SnapshotInfo) -> bool,
+) -> CommandResult {
+    let found: Vec<_> = shell
+        .client
+        .list_snapshots()
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .filter(|s| keep(s))
+        .collect();
+    let mut f = Formatter::new(shell.options.width);
+    f.header(out, &["SNAPSHOT", "TABLE + CREATION TIME"])
+        .map_err(io)?;
+    for s in &found {
+        let when = format!("{} ({})", s.table, creation_time(s.creation_time));
+        f.row2(out, &s.name, &when).map_err(io)?;
+    }
+    f.footer(out, None).map_err(io)?;
+    let names: Vec<String> = found.into_iter().map(|s| s.name).collect();
+    Ok(Some(names_list(&names)))
+}
+
+pub(super) fn list_snapshots(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    let re = matcher(Args::new(args).opt_string(0, "regular expression")?)?;
+    print_snapshots(shell, out, |s| {
+        re.as_ref().is_none_or(|r| r.is_match(&s.name))
+    })
+}
+
+pub(super) fn list_table_snapshots(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    let a = Args::new(args);
+    let tables = matcher(Some(a.string(0, "table name or regular expression")?))?;
+    let names = matcher(a.opt_string(1, "snapshot name regular expression")?)?;
+    print_snapshots(shell, out, |s| {
+        tables
+            .as_ref()
+            .is_none_or(|r| r.is_match(&s.table.to_string()))
+            && names.as_ref().is_none_or(|r| r.is_match(&s.name))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn creation_times_print_as_ruby_prints_them() {
+        assert_eq!(
+            super::creation_time(1_795_678_581_999),
+            "2026-11-26 07:36:21 +0000"
+        );
+        assert_eq!(super::creation_time(0), "1970-01-01 00:00:00 +0000");
+    }
+}
