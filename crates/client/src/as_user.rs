@@ -238,6 +238,11 @@ impl Client for AsUser {
         self.inner.delete_snapshot(name)
     }
 
+    fn clone_snapshot(&self, name: &str, table: &TableName) -> Result<()> {
+        self.admin()?;
+        self.inner.clone_snapshot(name, table)
+    }
+
     fn balancer(&self) -> Result<bool> {
         self.admin()?;
         self.inner.balancer()

@@ -192,6 +192,8 @@ pub trait Client: Send + Sync + fmt::Debug {
     /// Every snapshot, by name.
     fn list_snapshots(&self) -> Result<Vec<SnapshotInfo>>;
     fn delete_snapshot(&self, name: &str) -> Result<()>;
+    /// Makes table `table` from snapshot `name`, sharing its files.
+    fn clone_snapshot(&self, name: &str, table: &TableName) -> Result<()>;
     /// Runs the balancer once; false if it is switched off.
     fn balancer(&self) -> Result<bool>;
     fn balancer_enabled(&self) -> Result<bool>;
@@ -396,6 +398,10 @@ impl Client for Connection {
 
     fn delete_snapshot(&self, name: &str) -> Result<()> {
         self.admin().delete_snapshot(name)
+    }
+
+    fn clone_snapshot(&self, name: &str, table: &TableName) -> Result<()> {
+        self.admin().clone_snapshot(name, table)
     }
 
     fn balancer(&self) -> Result<bool> {

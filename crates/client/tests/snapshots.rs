@@ -173,3 +173,76 @@ fn a_snapshot_needs_admin_on_its_table() {
     assert!(alice.delete_snapshot("s").is_err());
     admin.delete_snapshot("s").expect("delete");
 }
+
+fn rows_of(conn: &Connection, table: &str) -> Vec<(Vec<u8>, Vec<u8>)> {
+    conn.table(table)
+        .expect("table")
+        .scan(&basalt_client::Scan::new())
+        .expect("scan")
+        .map(|r| {
+            let r = r.expect("row");
+            (
+                r.row.to_vec(),
+                r.value(b"f", b"q").unwrap_or_default().to_vec(),
+            )
+        })
+        .collect()
+}
+
+/// Issue 33's proof for clones: a clone holds the snapshot's rows (not later ones), and still
+/// reads every one after the source is compacted and dropped and the snapshot deleted.
+#[test]
+fn a_clone_outlives_its_source_and_its_snapshot() {
+    let dir = tempfile::tempdir().expect("dir");
+    let conn = open(dir.path());
+    let admin = conn.admin();
+    admin
+        .create_table_with_splits(
+            TableDescriptor::named("t")
+                .expect("name")
+                .with_family(ColumnFamilyDescriptor::new("f")),
+            &[Bytes::from_static(b"m")],
+        )
+        .expect("create");
+    let table = conn.table("t").expect("table");
+    for i in 0..300 {
+        let row = format!("{}{i:03}", if i % 3 == 0 { 'a' } else { 'x' });
+        table
+            .put(&Put::new(row.clone()).add_column("f", "q", row))
+            .expect("put");
+    }
+    let before = rows_of(&conn, "t");
+    Client::snapshot(&conn, "s", &t()).expect("snapshot");
+    table
+        .put(&Put::new("later").add_column("f", "q", "later"))
+        .expect("put after");
+    let c = TableName::parse("c").expect("name");
+    Client::clone_snapshot(&conn, "s", &c).expect("clone");
+    assert_eq!(rows_of(&conn, "c"), before, "the clone is the snapshot");
+    assert_eq!(
+        admin.regions(&c).expect("regions").len(),
+        2,
+        "and its regions"
+    );
+    // The source compacted and dropped, the snapshot deleted: the clone reads on.
+    admin.major_compact(&t()).expect("compact");
+    admin.disable_table(&t()).expect("disable");
+    admin.delete_table(&t()).expect("drop");
+    Client::delete_snapshot(&conn, "s").expect("delete snapshot");
+    assert_eq!(rows_of(&conn, "c"), before);
+    // It is a table like any other: written, compacted, read.
+    conn.table("c")
+        .expect("clone")
+        .put(&Put::new("new").add_column("f", "q", "new"))
+        .expect("put into the clone");
+    admin.major_compact(&c).expect("compact the clone");
+    assert_eq!(rows_of(&conn, "c").len(), before.len() + 1);
+    // A clone needs a new name and an existing snapshot.
+    Client::snapshot(&conn, "s2", &c).expect("snapshot the clone");
+    let e = Client::clone_snapshot(&conn, "s2", &c).expect_err("c exists");
+    assert!(e.to_string().contains('c'), "{e}");
+    let e = Client::clone_snapshot(&conn, "nope", &TableName::parse("d").expect("name"))
+        .expect_err("no such snapshot");
+    assert!(e.to_string().contains("nope"), "{e}");
+    assert!(!admin.table_exists(&TableName::parse("d").expect("name")));
+}

@@ -136,6 +136,21 @@ impl Admin {
         crate::snapshots::delete(&self.engine, name)
     }
 
+    /// Makes table `table` from snapshot `name` (HBase's `clone_snapshot`): the snapshot's
+    /// schema and regions, its files linked (no copies), so the clone and the source share
+    /// nothing but bytes that neither changes.
+    pub fn clone_snapshot(&self, name: &str, table: &TableName) -> Result<()> {
+        let (descriptor, splits) = crate::snapshots::clone_plan(&self.engine, name, table)?;
+        self.create_table_with_splits(descriptor, &splits)?;
+        let cloned = crate::snapshots::link_into(&self.engine, name, table);
+        if cloned.is_err() {
+            // Not half a clone: the new table goes again.
+            let _ = self.disable_table(table);
+            let _ = self.delete_table(table);
+        }
+        cloned
+    }
+
     // Access control (HBase's AccessControlClient; in force only with authorization on).
 
     /// Grants `p` (replacing what its principal had at that scope, or, with `merge`, adding

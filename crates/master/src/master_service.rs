@@ -372,6 +372,15 @@ impl MasterService {
                     .encode_to_vec())
                 })
             }
+            "CloneSnapshot" => decode::<pb::CloneSnapshotRequest>(param).and_then(|r| {
+                let table = r.snapshot.table.as_deref().unwrap_or_default();
+                let table = TableName::parse(table).map_err(|e| fail(&e))?;
+                admin
+                    .clone_snapshot(&r.snapshot.name, &table)
+                    .map_err(|e| fail(&e))?;
+                // Done before the answer: no procedure to wait for.
+                Ok(pb::CloneSnapshotResponse { proc_id: 0 }.encode_to_vec())
+            }),
             "DeleteSnapshot" => decode::<pb::DeleteSnapshotRequest>(param).and_then(|r| {
                 admin
                     .delete_snapshot(&r.snapshot.name)

@@ -243,6 +243,74 @@ pub fn delete(master: &Master, name: &str) -> Result<()> {
     fs.sync_dir(&snapshots_dir(master)).map_err(storage)
 }
 
+/// Links snapshot `name`'s files into the regions of `table`, just made with the snapshot's
+/// schema and region boundaries (and still empty): each snapshot region's files go to the new
+/// region that starts at the same key, which then opens again to read them.
+pub fn link_into(master: &Master, name: &str, table: &TableName) -> Result<()> {
+    let manifest = manifest(master, name)?;
+    let fs = master.fs.as_ref();
+    let files_dir = snapshots_dir(master).join(name).join(FILES_DIR);
+    let hosted = master.table(table)?;
+    let placed = hosted.placed();
+    for region in &manifest.region_manifests {
+        let info = schema::region_info(&region.region_info)
+            .map_err(|e| Error::corrupt(format!("snapshot {name}: {e:?}")))?;
+        let target = placed
+            .iter()
+            .find(|p| p.info.start_key == info.start_key)
+            .ok_or_else(|| {
+                Error::corrupt(format!(
+                    "snapshot {name}: no region of {table} starts where {} does",
+                    info.encoded_name()
+                ))
+            })?;
+        let region_dir = master.region_dir(&target.info);
+        for family in &region.family_files {
+            let family_name = String::from_utf8_lossy(&family.family_name).into_owned();
+            let family_dir = region_dir.join(&family_name);
+            fs.create_dir_all(&family_dir).map_err(storage)?;
+            for file in &family.store_files {
+                let from = files_dir
+                    .join(info.encoded_name())
+                    .join(&family_name)
+                    .join(&file.name);
+                fs.link(&from, &family_dir.join(&file.name))
+                    .map_err(storage)?;
+            }
+            fs.sync_dir(&family_dir).map_err(storage)?;
+        }
+    }
+    // Open regions keep the file lists they opened with: each reads its new files once it
+    // opens again.
+    for old in &placed {
+        old.server.reopen_region(&old.info)?;
+        let new = master.placed(&old.info, &old.server);
+        hosted.replace_regions(std::slice::from_ref(&old.info), vec![new]);
+    }
+    Ok(())
+}
+
+/// The table a clone of snapshot `name` makes: the snapshot's schema named `table`, and its
+/// region boundaries (the split keys).
+pub fn clone_plan(
+    master: &Master,
+    name: &str,
+    table: &TableName,
+) -> Result<(basalt_common::TableDescriptor, Vec<basalt_common::Bytes>)> {
+    let manifest = manifest(master, name)?;
+    let descriptor = schema::descriptor(table.clone(), &manifest.table_schema)
+        .map_err(|e| Error::corrupt(format!("snapshot {name}: its schema: {e:?}")))?;
+    let mut splits: Vec<basalt_common::Bytes> = manifest
+        .region_manifests
+        .iter()
+        .filter_map(|r| r.region_info.start_key.clone())
+        .filter(|k| !k.is_empty())
+        .map(basalt_common::Bytes::from)
+        .collect();
+    splits.sort();
+    Ok((descriptor, splits))
+}
+
 /// The manifest of snapshot `name`.
 pub fn manifest(master: &Master, name: &str) -> Result<pb::SnapshotDataManifest> {
     check_name(name)?;

@@ -42,6 +42,16 @@ fn snapshots_over_the_native_rpc() {
         .snapshot("other", &TableName::parse("nope").expect("name"))
         .expect_err("a missing table");
     assert!(e.to_string().contains("nope"), "{e}");
+    // A clone over the wire is a table of its own.
+    let t2 = TableName::parse("t2").expect("name");
+    remote.clone_snapshot("snap", &t2).expect("clone");
+    assert!(remote.table_exists(&t2).expect("exists"));
+    let e = remote.clone_snapshot("snap", &t2).expect_err("t2 exists");
+    assert_eq!(
+        e.java_class(),
+        "org.apache.hadoop.hbase.TableExistsException",
+        "{e}"
+    );
     remote.delete_snapshot("snap").expect("delete");
     assert!(remote.list_snapshots().expect("list").is_empty());
     server.shutdown();

@@ -495,6 +495,21 @@ impl RemoteAdmin<'_> {
             .collect()
     }
 
+    /// Makes table `table` from snapshot `name` (MasterService CloneSnapshot).
+    pub fn clone_snapshot(&self, name: &str, table: &TableName) -> Result<()> {
+        let _: pb::CloneSnapshotResponse = self.master(
+            table,
+            "CloneSnapshot",
+            &pb::CloneSnapshotRequest {
+                snapshot: snapshot_description(name, Some(table)),
+                nonce_group: None,
+                nonce: None,
+                restore_acl: None,
+            },
+        )?;
+        Ok(())
+    }
+
     /// Deletes snapshot `name` (MasterService DeleteSnapshot).
     pub fn delete_snapshot(&self, name: &str) -> Result<()> {
         let _: pb::DeleteSnapshotResponse = self.cluster_call(

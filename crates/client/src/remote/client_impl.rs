@@ -173,6 +173,10 @@ impl Client for RemoteConnection {
         self.admin().delete_snapshot(name)
     }
 
+    fn clone_snapshot(&self, name: &str, table: &TableName) -> Result<()> {
+        self.admin().clone_snapshot(name, table)
+    }
+
     fn balancer(&self) -> Result<bool> {
         self.admin().balancer()
     }

@@ -192,6 +192,10 @@ globally, on a namespace, a table, a family or a qualifier (needs --authorizatio
 name matches a second one).
   hbase> list_table_snapshots 'tableName'
   hbase> list_table_snapshots 'tableName.*', 'snapshotName.*'";
+    "clone_snapshot", "snapshots", snapshot::clone_snapshot, true,
+"Make a new table from a snapshot: its schema and regions, its files shared (no copies).
+  hbase> clone_snapshot 'snapshotName', 'tableName'
+  hbase> clone_snapshot 'snapshotName', 'namespace:tableName'";
     "delete_snapshot", "snapshots", snapshot::delete_snapshot, true,
 "Delete a snapshot (the files it kept go with the last name they have).
   hbase> delete_snapshot 'snapshotName'";

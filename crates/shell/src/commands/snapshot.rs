@@ -24,6 +24,24 @@ pub(super) fn snapshot(shell: &mut Shell, args: &[Value], _: &mut dyn Write) -> 
     Ok(None)
 }
 
+pub(super) fn clone_snapshot(
+    shell: &mut Shell,
+    args: &[Value],
+    _: &mut dyn Write,
+) -> CommandResult {
+    let a = Args::new(args);
+    let name = a.string(0, "snapshot name")?;
+    let table = TableName::parse(&a.string(1, "table name")?).map_err(|e| e.to_string())?;
+    // Errors name the new table (the second argument), as HBase's do.
+    let table_first = args.get(1..).unwrap_or(args);
+    client(
+        shell,
+        table_first,
+        shell.client.clone_snapshot(&name, &table),
+    )?;
+    Ok(None)
+}
+
 pub(super) fn delete_snapshot(
     shell: &mut Shell,
     args: &[Value],
