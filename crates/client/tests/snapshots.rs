@@ -20,6 +20,18 @@ fn open(dir: &Path) -> Connection {
         .expect("open")
 }
 
+/// Table `t`, family `f`, split at `splits`.
+fn create_t(conn: &Connection, splits: &[Bytes]) {
+    conn.admin()
+        .create_table_with_splits(
+            TableDescriptor::named("t")
+                .expect("name")
+                .with_family(ColumnFamilyDescriptor::new("f")),
+            splits,
+        )
+        .expect("create");
+}
+
 fn t() -> TableName {
     TableName::parse("t").expect("name")
 }
@@ -55,14 +67,7 @@ fn a_snapshot_keeps_its_files_through_compaction_and_drop() {
     let dir = tempfile::tempdir().expect("dir");
     let conn = open(dir.path());
     let admin = conn.admin();
-    admin
-        .create_table_with_splits(
-            TableDescriptor::named("t")
-                .expect("name")
-                .with_family(ColumnFamilyDescriptor::new("f")),
-            &[Bytes::from_static(b"m")],
-        )
-        .expect("create");
+    create_t(&conn, &[Bytes::from_static(b"m")]);
     let table = conn.table("t").expect("table");
     for i in 0..200 {
         table
@@ -123,13 +128,7 @@ fn a_snapshot_keeps_its_files_through_compaction_and_drop() {
 fn a_half_taken_snapshot_is_invisible_and_cleaned() {
     let dir = tempfile::tempdir().expect("dir");
     let conn = open(dir.path());
-    conn.admin()
-        .create_table(
-            TableDescriptor::named("t")
-                .expect("name")
-                .with_family(ColumnFamilyDescriptor::new("f")),
-        )
-        .expect("create");
+    create_t(&conn, &[]);
     conn.table("t")
         .expect("table")
         .put(&Put::new("r").add_column("f", "q", "v"))
@@ -155,13 +154,7 @@ fn a_snapshot_needs_admin_on_its_table() {
     let conn = Connection::builder()
         .authorization(vec!["admin".into()])
         .build();
-    conn.admin()
-        .create_table(
-            TableDescriptor::named("t")
-                .expect("name")
-                .with_family(ColumnFamilyDescriptor::new("f")),
-        )
-        .expect("create");
+    create_t(&conn, &[]);
     let alice = conn.as_user(basalt_common::acl::User::new("alice"));
     let e = alice.snapshot("s", &t()).expect_err("alice has no ADMIN");
     assert_eq!(
@@ -196,14 +189,7 @@ fn a_clone_outlives_its_source_and_its_snapshot() {
     let dir = tempfile::tempdir().expect("dir");
     let conn = open(dir.path());
     let admin = conn.admin();
-    admin
-        .create_table_with_splits(
-            TableDescriptor::named("t")
-                .expect("name")
-                .with_family(ColumnFamilyDescriptor::new("f")),
-            &[Bytes::from_static(b"m")],
-        )
-        .expect("create");
+    create_t(&conn, &[Bytes::from_static(b"m")]);
     let table = conn.table("t").expect("table");
     for i in 0..300 {
         let row = format!("{}{i:03}", if i % 3 == 0 { 'a' } else { 'x' });

@@ -41,16 +41,7 @@ fn start() -> Tls {
     }
 }
 
-fn client(roots: rustls::RootCertStore) -> Arc<rustls::ClientConfig> {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    Arc::new(
-        rustls::ClientConfig::builder_with_provider(provider)
-            .with_safe_default_protocol_versions()
-            .unwrap()
-            .with_root_certificates(roots)
-            .with_no_client_auth(),
-    )
-}
+use basalt_net::tls::testing::client_config as client;
 
 /// GET `/version/cluster` over TLS: the response, or the error.
 fn get(addr: SocketAddr, config: Arc<rustls::ClientConfig>) -> std::io::Result<String> {

@@ -43,16 +43,7 @@ fn start() -> (
     (server, cert.cert.der().clone(), dir)
 }
 
-fn client(roots: rustls::RootCertStore) -> Arc<rustls::ClientConfig> {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    Arc::new(
-        rustls::ClientConfig::builder_with_provider(provider)
-            .with_safe_default_protocol_versions()
-            .unwrap()
-            .with_root_certificates(roots)
-            .with_no_client_auth(),
-    )
-}
+use basalt_net::tls::testing::client_config as client;
 
 /// `getTableNames` over TLS (buffered, binary): the names, or the error.
 fn table_names(

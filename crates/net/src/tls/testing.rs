@@ -111,3 +111,16 @@ impl TestCa {
         (cert, key)
     }
 }
+
+/// A client configuration trusting `roots`, without a client certificate: for tests that
+/// speak TLS to a server themselves (HTTP, Thrift).
+pub fn client_config(roots: rustls::RootCertStore) -> std::sync::Arc<rustls::ClientConfig> {
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    std::sync::Arc::new(
+        rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_root_certificates(roots)
+            .with_no_client_auth(),
+    )
+}
