@@ -243,6 +243,11 @@ impl Client for AsUser {
         self.inner.clone_snapshot(name, table)
     }
 
+    fn restore_snapshot(&self, name: &str) -> Result<()> {
+        self.admin()?;
+        self.inner.restore_snapshot(name)
+    }
+
     fn balancer(&self) -> Result<bool> {
         self.admin()?;
         self.inner.balancer()

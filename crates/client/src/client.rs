@@ -194,6 +194,8 @@ pub trait Client: Send + Sync + fmt::Debug {
     fn delete_snapshot(&self, name: &str) -> Result<()>;
     /// Makes table `table` from snapshot `name`, sharing its files.
     fn clone_snapshot(&self, name: &str, table: &TableName) -> Result<()>;
+    /// Puts the table of snapshot `name` back as it was then: it must be disabled (or gone).
+    fn restore_snapshot(&self, name: &str) -> Result<()>;
     /// Runs the balancer once; false if it is switched off.
     fn balancer(&self) -> Result<bool>;
     fn balancer_enabled(&self) -> Result<bool>;
@@ -402,6 +404,10 @@ impl Client for Connection {
 
     fn clone_snapshot(&self, name: &str, table: &TableName) -> Result<()> {
         self.admin().clone_snapshot(name, table)
+    }
+
+    fn restore_snapshot(&self, name: &str) -> Result<()> {
+        self.admin().restore_snapshot(name)
     }
 
     fn balancer(&self) -> Result<bool> {

@@ -85,7 +85,9 @@ fn required(
             let table = basalt_common::TableName::parse(table).map_err(|e| fail(&e))?;
             (vec![Action::Admin], Scope::table(&table))
         }
-        "DeleteSnapshot" | "CloneSnapshot" => (vec![Action::Admin], Scope::Global),
+        "DeleteSnapshot" | "CloneSnapshot" | "RestoreSnapshot" => {
+            (vec![Action::Admin], Scope::Global)
+        }
         "CreateNamespace" | "ModifyNamespace" | "DeleteNamespace" | "SetBalancerRunning"
         | "Balance" | "MoveRegion" | "AssignRegion" | "UnassignRegion" | "SplitRegion"
         | "MergeTableRegions" => (vec![Action::Admin], Scope::Global),

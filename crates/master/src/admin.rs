@@ -151,6 +151,19 @@ impl Admin {
         cloned
     }
 
+    /// Puts the table snapshot `name` was taken of back as it was then (HBase's
+    /// `restore_snapshot`): its schema and regions become the snapshot's. The table must be
+    /// disabled (it stays so); a table that no longer exists is cloned from the snapshot.
+    pub fn restore_snapshot(&self, name: &str) -> Result<()> {
+        let info = crate::snapshots::info(&self.engine, name)?;
+        if !self.table_exists(&info.table) {
+            return self.clone_snapshot(name, &info.table);
+        }
+        let _ddl = self.engine.ddl();
+        self.engine.check_open()?;
+        crate::snapshots::restore(&self.engine, name, &info.table)
+    }
+
     // Access control (HBase's AccessControlClient; in force only with authorization on).
 
     /// Grants `p` (replacing what its principal had at that scope, or, with `merge`, adding

@@ -529,6 +529,8 @@ fn boot(engine: &Engine, segments: &[PathBuf], skip_corrupt: bool) -> Result<()>
     let server = engine.server();
     for (name, state) in &states {
         let dir = engine.table_dir(name);
+        // A restore a crash interrupted: its schema, if its catalog commit is in.
+        crate::snapshots::settle_journal(fs, &dir, &rows)?;
         let descriptor = layout::read_descriptor(fs, &dir)?;
         let mut regions = Vec::new();
         for row in rows

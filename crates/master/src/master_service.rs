@@ -381,6 +381,12 @@ impl MasterService {
                 // Done before the answer: no procedure to wait for.
                 Ok(pb::CloneSnapshotResponse { proc_id: 0 }.encode_to_vec())
             }),
+            "RestoreSnapshot" => decode::<pb::RestoreSnapshotRequest>(param).and_then(|r| {
+                admin
+                    .restore_snapshot(&r.snapshot.name)
+                    .map_err(|e| fail(&e))?;
+                Ok(pb::RestoreSnapshotResponse { proc_id: 0 }.encode_to_vec())
+            }),
             "DeleteSnapshot" => decode::<pb::DeleteSnapshotRequest>(param).and_then(|r| {
                 admin
                     .delete_snapshot(&r.snapshot.name)

@@ -228,7 +228,7 @@ pub fn set_enabled(engine: &Master, name: &TableName, enabled: bool) -> Result<(
 }
 
 /// Every meta row of `name`'s regions, serving or not.
-fn region_rows(engine: &Master, name: &TableName) -> Result<Vec<meta::RegionRow>> {
+pub(crate) fn region_rows(engine: &Master, name: &TableName) -> Result<Vec<meta::RegionRow>> {
     Ok(meta::read_regions(engine.catalog().as_ref())?
         .into_iter()
         .filter(|r| &r.info.table == name)
@@ -308,7 +308,7 @@ pub fn modify_table(engine: &Master, descriptor: TableDescriptor) -> Result<()> 
 
 /// A new region id after `ids`: the time, but always larger than the parents' ids (HBase's
 /// rule for daughters and merged regions).
-fn next_region_id(engine: &Master, ids: &[i64]) -> i64 {
+pub(crate) fn next_region_id(engine: &Master, ids: &[i64]) -> i64 {
     let after = ids.iter().max().map_or(0, |m| m + 1);
     engine.clock.now_millis().max(after)
 }

@@ -179,6 +179,9 @@ pub struct Region {
     /// Every cell with a sequence id up to this is in the store files (or was dropped by a
     /// compaction): what `.seqid` records, and where WAL replay starts.
     flushed_seq_id: AtomicU64,
+    /// Per store (in `stores`' order): the highest sequence id its files hold when the region
+    /// opened; WAL replay gives each store only the edits after it.
+    replay_after: Vec<u64>,
     /// Held while a mutation takes its sequence id and queues its WAL edit.
     wal_order: Mutex<()>,
     /// The highest sequence id when the snapshots being flushed were taken. A failed flush
@@ -251,7 +254,9 @@ impl Region {
         let mut stores = Vec::new();
         // Sequence ids never go back, even when compactions dropped the cells that held the
         // highest ones: the region records the last one its files account for (`.seqid`).
-        let mut last_seq_id = read_seqid(fs.as_ref(), dir)?;
+        let flushed = read_seqid(fs.as_ref(), dir)?;
+        let mut last_seq_id = flushed;
+        let mut replay_after = Vec::new();
         for f in descriptor.families() {
             let (store, max_seq) = Store::open(
                 f.clone(),
@@ -260,6 +265,9 @@ impl Region {
                 config.block_cache.clone(),
             )?;
             last_seq_id = last_seq_id.max(max_seq);
+            // A flush that died half way wrote some families' files and not others': each
+            // store skips only the edits its own files hold (HBase's per-store replay).
+            replay_after.push(flushed.max(max_seq));
             stores.push(store);
         }
         let table_name = descriptor.name.to_string();
@@ -282,7 +290,8 @@ impl Region {
             fs,
             dir: dir.to_owned(),
             recording_seqid: Mutex::new(()),
-            flushed_seq_id: AtomicU64::new(last_seq_id),
+            flushed_seq_id: AtomicU64::new(flushed),
+            replay_after,
             wal_order: Mutex::new(()),
             snapshot_seq_id: AtomicU64::new(last_seq_id),
             table_name,
@@ -698,10 +707,19 @@ impl Region {
             return Ok(false);
         }
         let mut size = 0;
+        let mut applied = false;
         for cell in &edit.cells {
             let Ok(store) = self.store_index(cell.family()) else {
                 continue;
             };
+            if self
+                .replay_after
+                .get(store)
+                .is_some_and(|&after| edit.seq_id <= after)
+            {
+                continue;
+            }
+            applied = true;
             size += MemStore::accounted_size(cell);
             self.stores[store].insert(cell.clone().with_seq_id(edit.seq_id));
         }
@@ -710,7 +728,7 @@ impl Region {
             budget.add(size);
         }
         self.mvcc.advance_to(edit.seq_id);
-        Ok(true)
+        Ok(applied || edit.cells.is_empty())
     }
 
     /// Flushes when the memstores have reached MEMSTORE_FLUSHSIZE and no flush is running.

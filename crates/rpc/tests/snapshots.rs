@@ -1,5 +1,5 @@
 //! Snapshots over MasterService (Snapshot, IsSnapshotDone, GetCompletedSnapshots,
-//! DeleteSnapshot), as a native client takes, lists and deletes them.
+//! CloneSnapshot, RestoreSnapshot, DeleteSnapshot), as a native client uses them.
 
 use std::sync::Arc;
 
@@ -52,6 +52,26 @@ fn snapshots_over_the_native_rpc() {
         "org.apache.hadoop.hbase.TableExistsException",
         "{e}"
     );
+    // A restore over the wire: refused while the table is enabled, then the table is back.
+    let table = conn.table("t").expect("table");
+    table
+        .put(&basalt_client::Put::new("after").add_column("f", "q", "x"))
+        .expect("put after the snapshot");
+    let e = remote.restore_snapshot("snap").expect_err("t is enabled");
+    assert_eq!(
+        e.java_class(),
+        "org.apache.hadoop.hbase.TableNotDisabledException",
+        "{e}"
+    );
+    remote.disable_table(&t).expect("disable");
+    remote.restore_snapshot("snap").expect("restore");
+    remote.enable_table(&t).expect("enable");
+    let rows: Vec<_> = table
+        .scan(&basalt_client::Scan::new())
+        .expect("scan")
+        .map(|r| r.expect("row").row)
+        .collect();
+    assert!(!rows.iter().any(|r| &r[..] == b"after"), "{rows:?}");
     remote.delete_snapshot("snap").expect("delete");
     assert!(remote.list_snapshots().expect("list").is_empty());
     server.shutdown();

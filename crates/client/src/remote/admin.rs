@@ -510,6 +510,29 @@ impl RemoteAdmin<'_> {
         Ok(())
     }
 
+    /// Puts snapshot `name`'s table back as it was (MasterService RestoreSnapshot); the
+    /// table must be disabled, or gone (then it is cloned).
+    pub fn restore_snapshot(&self, name: &str) -> Result<()> {
+        let table = self
+            .list_snapshots()?
+            .into_iter()
+            .find(|s| s.name == name)
+            .map(|s| s.table)
+            .ok_or_else(|| Error::InvalidArgument(format!("no snapshot named {name}")))?;
+        let _: pb::RestoreSnapshotResponse = self.master(
+            &table,
+            "RestoreSnapshot",
+            &pb::RestoreSnapshotRequest {
+                snapshot: snapshot_description(name, Some(&table)),
+                nonce_group: None,
+                nonce: None,
+                restore_acl: None,
+                custom_sft: None,
+            },
+        )?;
+        Ok(())
+    }
+
     /// Deletes snapshot `name` (MasterService DeleteSnapshot).
     pub fn delete_snapshot(&self, name: &str) -> Result<()> {
         let _: pb::DeleteSnapshotResponse = self.cluster_call(

@@ -177,6 +177,10 @@ impl Client for RemoteConnection {
         self.admin().clone_snapshot(name, table)
     }
 
+    fn restore_snapshot(&self, name: &str) -> Result<()> {
+        self.admin().restore_snapshot(name)
+    }
+
     fn balancer(&self) -> Result<bool> {
         self.admin().balancer()
     }

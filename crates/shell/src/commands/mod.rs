@@ -196,6 +196,10 @@ name matches a second one).
 "Make a new table from a snapshot: its schema and regions, its files shared (no copies).
   hbase> clone_snapshot 'snapshotName', 'tableName'
   hbase> clone_snapshot 'snapshotName', 'namespace:tableName'";
+    "restore_snapshot", "snapshots", snapshot::restore_snapshot, true,
+"Put a table back as it was when the snapshot was taken: its schema, regions and data. The
+table must be disabled first (it stays disabled); a dropped table is cloned back.
+  hbase> restore_snapshot 'snapshotName'";
     "delete_snapshot", "snapshots", snapshot::delete_snapshot, true,
 "Delete a snapshot (the files it kept go with the last name they have).
   hbase> delete_snapshot 'snapshotName'";

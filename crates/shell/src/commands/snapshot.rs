@@ -1,5 +1,5 @@
-//! snapshots: snapshot, list_snapshots, list_table_snapshots, delete_snapshot, as HBase's
-//! shell has them.
+//! snapshots: snapshot, list_snapshots, list_table_snapshots, clone_snapshot, restore_snapshot,
+//! delete_snapshot, as HBase's shell has them.
 
 use super::*;
 
@@ -39,6 +39,16 @@ pub(super) fn clone_snapshot(
         table_first,
         shell.client.clone_snapshot(&name, &table),
     )?;
+    Ok(None)
+}
+
+pub(super) fn restore_snapshot(
+    shell: &mut Shell,
+    args: &[Value],
+    _: &mut dyn Write,
+) -> CommandResult {
+    let name = Args::new(args).string(0, "snapshot name")?;
+    client(shell, args, shell.client.restore_snapshot(&name))?;
     Ok(None)
 }
 

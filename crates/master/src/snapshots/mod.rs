@@ -18,6 +18,9 @@ use prost::Message;
 
 use crate::master::Master;
 
+mod restore;
+pub use restore::{clone_plan, link_into, restore, settle_journal};
+
 /// The snapshots' directory under the root (HBase's `.hbase-snapshot`).
 pub const SNAPSHOT_DIR: &str = ".hbase-snapshot";
 /// Snapshots being taken; a crash leaves them here, and the next snapshot of that name (or
@@ -203,6 +206,29 @@ impl SnapshotInfo {
     }
 }
 
+/// Snapshot `name`'s description.
+pub fn info(master: &Master, name: &str) -> Result<SnapshotInfo> {
+    check_name(name)?;
+    read_info(master.fs.as_ref(), &snapshots_dir(master).join(name), name)
+}
+
+fn read_info(fs: &dyn basalt_fs::FileSystem, dir: &Path, name: &str) -> Result<SnapshotInfo> {
+    let bytes = basalt_fs::read_all(fs, &dir.join(INFO_FILE)).map_err(|e| match e {
+        FsError::NotFound(_) => Error::InvalidArgument(format!("no snapshot named {name}")),
+        other => storage(other),
+    })?;
+    let info = pb::SnapshotDescription::decode(&bytes[..]).map_err(|e| {
+        Error::corrupt(format!(
+            "snapshot {name}: its {INFO_FILE} does not decode: {e}"
+        ))
+    })?;
+    Ok(SnapshotInfo {
+        name: info.name,
+        table: TableName::parse(info.table.as_deref().unwrap_or_default())?,
+        creation_time: info.creation_time.unwrap_or(0),
+    })
+}
+
 /// Every snapshot taken, by name.
 pub fn list(master: &Master) -> Result<Vec<SnapshotInfo>> {
     let fs = master.fs.as_ref();
@@ -215,18 +241,7 @@ pub fn list(master: &Master) -> Result<Vec<SnapshotInfo>> {
         if name == TMP_DIR {
             continue;
         }
-        let bytes = basalt_fs::read_all(fs, &dir.join(&name).join(INFO_FILE)).map_err(storage)?;
-        let info = pb::SnapshotDescription::decode(&bytes[..]).map_err(|e| {
-            Error::corrupt(format!(
-                "snapshot {name}: its {INFO_FILE} does not decode: {e}"
-            ))
-        })?;
-        let table = TableName::parse(info.table.as_deref().unwrap_or_default())?;
-        out.push(SnapshotInfo {
-            name: info.name,
-            table,
-            creation_time: info.creation_time.unwrap_or(0),
-        });
+        out.push(read_info(fs, &dir.join(&name), &name)?);
     }
     Ok(out)
 }
@@ -241,74 +256,6 @@ pub fn delete(master: &Master, name: &str) -> Result<()> {
     }
     fs.delete_dir_all(&dir).map_err(storage)?;
     fs.sync_dir(&snapshots_dir(master)).map_err(storage)
-}
-
-/// Links snapshot `name`'s files into the regions of `table`, just made with the snapshot's
-/// schema and region boundaries (and still empty): each snapshot region's files go to the new
-/// region that starts at the same key, which then opens again to read them.
-pub fn link_into(master: &Master, name: &str, table: &TableName) -> Result<()> {
-    let manifest = manifest(master, name)?;
-    let fs = master.fs.as_ref();
-    let files_dir = snapshots_dir(master).join(name).join(FILES_DIR);
-    let hosted = master.table(table)?;
-    let placed = hosted.placed();
-    for region in &manifest.region_manifests {
-        let info = schema::region_info(&region.region_info)
-            .map_err(|e| Error::corrupt(format!("snapshot {name}: {e:?}")))?;
-        let target = placed
-            .iter()
-            .find(|p| p.info.start_key == info.start_key)
-            .ok_or_else(|| {
-                Error::corrupt(format!(
-                    "snapshot {name}: no region of {table} starts where {} does",
-                    info.encoded_name()
-                ))
-            })?;
-        let region_dir = master.region_dir(&target.info);
-        for family in &region.family_files {
-            let family_name = String::from_utf8_lossy(&family.family_name).into_owned();
-            let family_dir = region_dir.join(&family_name);
-            fs.create_dir_all(&family_dir).map_err(storage)?;
-            for file in &family.store_files {
-                let from = files_dir
-                    .join(info.encoded_name())
-                    .join(&family_name)
-                    .join(&file.name);
-                fs.link(&from, &family_dir.join(&file.name))
-                    .map_err(storage)?;
-            }
-            fs.sync_dir(&family_dir).map_err(storage)?;
-        }
-    }
-    // Open regions keep the file lists they opened with: each reads its new files once it
-    // opens again.
-    for old in &placed {
-        old.server.reopen_region(&old.info)?;
-        let new = master.placed(&old.info, &old.server);
-        hosted.replace_regions(std::slice::from_ref(&old.info), vec![new]);
-    }
-    Ok(())
-}
-
-/// The table a clone of snapshot `name` makes: the snapshot's schema named `table`, and its
-/// region boundaries (the split keys).
-pub fn clone_plan(
-    master: &Master,
-    name: &str,
-    table: &TableName,
-) -> Result<(basalt_common::TableDescriptor, Vec<basalt_common::Bytes>)> {
-    let manifest = manifest(master, name)?;
-    let descriptor = schema::descriptor(table.clone(), &manifest.table_schema)
-        .map_err(|e| Error::corrupt(format!("snapshot {name}: its schema: {e:?}")))?;
-    let mut splits: Vec<basalt_common::Bytes> = manifest
-        .region_manifests
-        .iter()
-        .filter_map(|r| r.region_info.start_key.clone())
-        .filter(|k| !k.is_empty())
-        .map(basalt_common::Bytes::from)
-        .collect();
-    splits.sort();
-    Ok((descriptor, splits))
 }
 
 /// The manifest of snapshot `name`.
