@@ -3,8 +3,12 @@
 
 use std::net::{SocketAddr, ToSocketAddrs};
 
+use std::path::PathBuf;
+use std::sync::Arc;
+
 use anyhow::{Context, Result};
 use basalt_client::remote::{RemoteConfig, RemoteConnection};
+use basalt_client::{Client, Connection};
 
 /// HBase's region server port, where a server is looked for when no address is given.
 pub const DEFAULT_SERVER: &str = "127.0.0.1:16020";
@@ -156,4 +160,83 @@ pub fn remote_with(
         format!("connecting to {target} (start one with `basalt standalone --rpc-port 16020`)")
     })?;
     Ok((conn, format!("server {target}")))
+}
+
+/// Where a client tool (`basalt shell`, `export`, `import`, `copytable`, `rowcounter`,
+/// `bulkload`) works: a data directory opened directly, or a running server or cluster.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ClientArgs {
+    /// Open this data directory directly (embedded mode) instead of connecting to a server.
+    /// Fails if a server holds it.
+    #[arg(long, conflicts_with_all = ["connect", "zookeeper"])]
+    pub data: Option<PathBuf>,
+    /// The server's RPC address, `HOST:PORT` (default 127.0.0.1:16020).
+    #[arg(long, conflicts_with = "zookeeper")]
+    pub connect: Option<String>,
+    /// Find the server through ZooKeeper, `HOST:PORT` of the quorum.
+    #[arg(long)]
+    pub zookeeper: Option<String>,
+    /// The user to connect as (HBase's SIMPLE authentication; a client certificate, when the
+    /// server asks for one, names the user instead) [default: basalt]
+    #[arg(long, conflicts_with = "data")]
+    pub user: Option<String>,
+    /// TLS to the server with --tls-ca, showing --tls-cert if given
+    #[command(flatten)]
+    pub tls: crate::tls::TlsArgs,
+    /// Authenticate with Kerberos to the server whose principal this is (`hbase/host@REALM`),
+    /// with the ticket kinit left in the credential cache (KRB5CCNAME)
+    #[arg(long, conflicts_with = "data")]
+    pub kerberos_principal: Option<String>,
+}
+
+/// A client tool's connection: the embedded one is closed (flushing) at the end.
+pub enum Session {
+    Embedded(Arc<Connection>),
+    Remote(Arc<RemoteConnection>),
+}
+
+impl Session {
+    pub fn client(&self) -> Arc<dyn Client> {
+        match self {
+            Session::Embedded(c) => Arc::clone(c) as Arc<dyn Client>,
+            Session::Remote(c) => Arc::clone(c) as Arc<dyn Client>,
+        }
+    }
+
+    /// Closes an embedded data directory (a remote connection just goes).
+    pub fn close(&self) -> Result<()> {
+        if let Session::Embedded(conn) = self {
+            conn.close().context("closing the data directory")?;
+        }
+        Ok(())
+    }
+}
+
+impl ClientArgs {
+    /// Opens the data directory or connects; also says where, for the operator.
+    pub fn open(&self) -> Result<(Session, String)> {
+        if let Some(dir) = &self.data {
+            let conn = Connection::open(dir)
+                .with_context(|| format!("opening data directory {}", dir.display()))?;
+            return Ok((
+                Session::Embedded(Arc::new(conn)),
+                format!("data directory {}", dir.display()),
+            ));
+        }
+        let (conn, place) = remote_with(
+            self.connect.as_deref(),
+            self.zookeeper.as_deref(),
+            self.user.as_deref(),
+            &self.tls,
+            self.kerberos_principal.as_deref(),
+        )
+        .map_err(|e| {
+            if self.connect.is_none() && self.zookeeper.is_none() {
+                e.context("no server (or use --data DIR)")
+            } else {
+                e
+            }
+        })?;
+        Ok((Session::Remote(Arc::new(conn)), place))
+    }
 }

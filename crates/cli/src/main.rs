@@ -13,6 +13,7 @@ mod shell;
 mod standalone;
 mod thrift;
 mod tls;
+mod tools;
 mod wal;
 
 /// Prints a line for the operator; a closed or broken stdout (a server's output piped to a
@@ -57,6 +58,19 @@ enum Command {
     Thrift(thrift::Args),
     /// HBase's REST gateway on its own, a client of a running server or cluster.
     Rest(rest::Args),
+    /// Snapshots' tools: `basalt snapshot export NAME --to DIR`
+    Snapshot {
+        #[command(subcommand)]
+        action: tools::snapshot::Action,
+    },
+    /// Export a table to SequenceFiles of HBase's Results (HBase's Export)
+    Export(tools::export::ExportArgs),
+    /// Write an export's rows into a table (HBase's Import)
+    Import(tools::export::ImportArgs),
+    /// Copy a table's rows to another table, here or on another server (HBase's CopyTable)
+    Copytable(tools::copy::CopyTableArgs),
+    /// Count a table's rows (HBase's RowCounter)
+    Rowcounter(tools::copy::RowCounterArgs),
     /// Print a store file's trailer, file info, index, bloom filter and cells (like `hbase hfile`).
     Hfile(hfile::Args),
     /// Print a WAL segment's edits and how it ends (like `hbase wal`).
@@ -79,6 +93,11 @@ fn main() -> std::process::ExitCode {
         Command::Shell(args) => shell::run(&args),
         Command::Thrift(args) => thrift::run(&args),
         Command::Rest(args) => rest::run(&args),
+        Command::Snapshot { action } => tools::snapshot::run(&action),
+        Command::Export(args) => tools::export::export(&args),
+        Command::Import(args) => tools::export::import(&args),
+        Command::Copytable(args) => tools::copy::copy_table(&args),
+        Command::Rowcounter(args) => tools::copy::row_counter(&args),
         Command::Hfile(args) => hfile::run(&args, &mut std::io::stdout().lock()),
         Command::Wal(args) => wal::run(&args, &mut std::io::stdout().lock()),
         Command::Pe(args) => pe::run(&args, &mut std::io::stdout().lock()),

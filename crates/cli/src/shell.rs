@@ -3,36 +3,16 @@
 
 use std::io::{self, BufRead, IsTerminal, Write};
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use basalt_client::remote::RemoteConnection;
-use basalt_client::{Client, Connection};
 use basalt_shell::{Failure, Options, Shell};
+
+use crate::connect::{ClientArgs, Session};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Open this data directory directly (embedded mode) instead of connecting to a server.
-    /// Fails if a server holds it.
-    #[arg(long, conflicts_with_all = ["connect", "zookeeper"])]
-    data: Option<PathBuf>,
-    /// The server's RPC address, `HOST:PORT` (default 127.0.0.1:16020).
-    #[arg(long, conflicts_with = "zookeeper")]
-    connect: Option<String>,
-    /// Find the server through ZooKeeper, `HOST:PORT` of the quorum.
-    #[arg(long)]
-    zookeeper: Option<String>,
-    /// The user to connect as (HBase's SIMPLE authentication; a client certificate, when the
-    /// server asks for one, names the user instead) [default: basalt]
-    #[arg(long, conflicts_with = "data")]
-    user: Option<String>,
-    /// TLS to the server with --tls-ca, showing --tls-cert if given
     #[command(flatten)]
-    tls: crate::tls::TlsArgs,
-    /// Authenticate with Kerberos to the server whose principal this is (`hbase/host@REALM`),
-    /// with the ticket kinit left in the credential cache (KRB5CCNAME)
-    #[arg(long, conflicts_with = "data")]
-    kerberos_principal: Option<String>,
+    client: ClientArgs,
     /// Read commands from standard input without prompting; exit non-zero at the first error.
     #[arg(short = 'n', long = "non-interactive")]
     non_interactive: bool,
@@ -44,49 +24,8 @@ pub struct Args {
     file: Option<PathBuf>,
 }
 
-/// The embedded connection, kept to close it (flushing) at the end.
-enum Session {
-    Embedded(Arc<Connection>),
-    Remote(Arc<RemoteConnection>),
-}
-
-impl Session {
-    fn client(&self) -> Arc<dyn Client> {
-        match self {
-            Session::Embedded(c) => Arc::clone(c) as Arc<dyn Client>,
-            Session::Remote(c) => Arc::clone(c) as Arc<dyn Client>,
-        }
-    }
-}
-
-fn open(args: &Args) -> Result<(Session, String)> {
-    if let Some(dir) = &args.data {
-        let conn = Connection::open(dir)
-            .with_context(|| format!("opening data directory {}", dir.display()))?;
-        return Ok((
-            Session::Embedded(Arc::new(conn)),
-            format!("data directory {}", dir.display()),
-        ));
-    }
-    let (conn, place) = crate::connect::remote_with(
-        args.connect.as_deref(),
-        args.zookeeper.as_deref(),
-        args.user.as_deref(),
-        &args.tls,
-        args.kerberos_principal.as_deref(),
-    )
-    .map_err(|e| {
-        if args.connect.is_none() && args.zookeeper.is_none() {
-            e.context("no server (or use --data DIR)")
-        } else {
-            e
-        }
-    })?;
-    Ok((Session::Remote(Arc::new(conn)), place))
-}
-
 pub fn run(args: &Args) -> Result<()> {
-    let (session, place) = open(args)?;
+    let (session, place) = args.client.open()?;
     let scripted = args.non_interactive || args.file.is_some();
     let terminal = io::stdin().is_terminal() && !scripted;
     let width = if terminal && io::stdout().is_terminal() {
@@ -133,9 +72,7 @@ pub fn run(args: &Args) -> Result<()> {
             Err(e) => Err(anyhow::anyhow!("{e}")),
         }
     };
-    if let Session::Embedded(conn) = &session {
-        conn.close().context("closing the data directory")?;
-    }
+    session.close()?;
     outcome
 }
 
@@ -145,6 +82,7 @@ fn identity(args: &Args, session: &Session) -> Option<(String, String)> {
     if matches!(session, Session::Embedded(_)) {
         return None;
     }
+    let args = &args.client;
     if args.kerberos_principal.is_some() {
         return Some(("the ticket's principal".into(), "KERBEROS".into()));
     }

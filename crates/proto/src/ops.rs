@@ -36,6 +36,39 @@ pub fn cell_type(t: Option<i32>) -> CellType {
     }
 }
 
+/// A cell type as HBase's `CellType` enum.
+pub fn pb_cell_type(t: CellType) -> pb::CellType {
+    match t {
+        CellType::Put => pb::CellType::Put,
+        CellType::Delete => pb::CellType::Delete,
+        CellType::DeleteFamilyVersion => pb::CellType::DeleteFamilyVersion,
+        CellType::DeleteColumn => pb::CellType::DeleteColumn,
+        CellType::DeleteFamily => pb::CellType::DeleteFamily,
+        CellType::Minimum => pb::CellType::Minimum,
+        CellType::Maximum => pb::CellType::Maximum,
+    }
+}
+
+/// One row's cells as a `Result` with the cells in the message (no cell block).
+pub fn result_pb(cells: &[Cell], partial: bool) -> pb::Result {
+    pb::Result {
+        cell: cells
+            .iter()
+            .map(|c| pb::Cell {
+                row: Some(c.row().to_vec()),
+                family: Some(c.family().to_vec()),
+                qualifier: Some(c.qualifier().to_vec()),
+                timestamp: Some(c.timestamp as u64),
+                cell_type: Some(pb_cell_type(c.cell_type) as i32),
+                value: Some(c.value().to_vec()),
+                tags: None,
+            })
+            .collect(),
+        partial: partial.then_some(true),
+        ..pb::Result::default()
+    }
+}
+
 pub fn row_result(r: pb::Result) -> RowResult {
     let cells: Vec<Cell> = r
         .cell

@@ -258,11 +258,118 @@ pub fn delete(master: &Master, name: &str) -> Result<()> {
     fs.sync_dir(&snapshots_dir(master)).map_err(storage)
 }
 
-/// The manifest of snapshot `name`.
-pub fn manifest(master: &Master, name: &str) -> Result<pb::SnapshotDataManifest> {
+/// What an export copied.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Copied {
+    pub files: u64,
+    pub bytes: u64,
+}
+
+/// Copies snapshot `name` from the data directory `from` to `to` (another Basalt data
+/// directory, or a cluster's root), under `.hbase-snapshot/<name>`: its description, its
+/// manifest and the bytes of every file it lists, each checked against the manifest's size.
+/// It appears there whole (a rename) or not at all; `clone_snapshot` or `restore_snapshot`
+/// there makes it a table. `copied` hears of each chunk's bytes as they go.
+pub fn export(
+    fs: &dyn basalt_fs::FileSystem,
+    from: &Path,
+    name: &str,
+    to: &Path,
+    copied: &mut dyn FnMut(u64),
+) -> Result<Copied> {
+    const CHUNK: usize = 4 << 20;
     check_name(name)?;
-    let path = snapshots_dir(master).join(name).join(MANIFEST_FILE);
-    let bytes = basalt_fs::read_all(master.fs.as_ref(), &path).map_err(|e| match e {
+    let source = from.join(SNAPSHOT_DIR).join(name);
+    let manifest = read_manifest(fs, &source, name)?;
+    let target_dir = to.join(SNAPSHOT_DIR);
+    if fs.exists(&target_dir.join(name)).map_err(storage)? {
+        return Err(Error::Refused(format!(
+            "{} already has a snapshot named {name}",
+            to.display()
+        )));
+    }
+    let tmp = target_dir.join(TMP_DIR).join(name);
+    if fs.exists(&tmp).map_err(storage)? {
+        fs.delete_dir_all(&tmp).map_err(storage)?;
+    }
+    let mut total = Copied::default();
+    let done = (|| {
+        let mut copy = |from: &Path, to: &Path, expected: Option<u64>| -> Result<()> {
+            let input = fs.open(from).map_err(storage)?;
+            if let Some(size) = expected.filter(|&s| s != input.len()) {
+                return Err(Error::corrupt(format!(
+                    "{}: {} bytes where the manifest says {size}",
+                    from.display(),
+                    input.len()
+                )));
+            }
+            if let Some(parent) = to.parent() {
+                fs.create_dir_all(parent).map_err(storage)?;
+            }
+            let mut out = fs.create(to).map_err(storage)?;
+            let mut at = 0;
+            while at < input.len() {
+                let n = CHUNK.min(usize::try_from(input.len() - at).unwrap_or(CHUNK));
+                let bytes = input.read_at(at, n).map_err(storage)?;
+                out.append(&bytes).map_err(storage)?;
+                at += bytes.len() as u64;
+                copied(bytes.len() as u64);
+            }
+            out.sync().map_err(storage)?;
+            total.files += 1;
+            total.bytes += at;
+            Ok(())
+        };
+        for region in &manifest.region_manifests {
+            let info = schema::region_info(&region.region_info)
+                .map_err(|e| Error::corrupt(format!("snapshot {name}: {e:?}")))?;
+            for family in &region.family_files {
+                let family_name = String::from_utf8_lossy(&family.family_name).into_owned();
+                let rel = Path::new(FILES_DIR)
+                    .join(info.encoded_name())
+                    .join(&family_name);
+                for file in &family.store_files {
+                    copy(
+                        &source.join(&rel).join(&file.name),
+                        &tmp.join(&rel).join(&file.name),
+                        file.file_size,
+                    )?;
+                }
+                fs.sync_dir(&tmp.join(&rel)).map_err(storage)?;
+            }
+        }
+        // The description and manifest last, then the rename makes it whole.
+        copy(&source.join(MANIFEST_FILE), &tmp.join(MANIFEST_FILE), None)?;
+        copy(&source.join(INFO_FILE), &tmp.join(INFO_FILE), None)?;
+        fs.sync_dir(&tmp).map_err(storage)?;
+        fs.rename(&tmp, &target_dir.join(name)).map_err(storage)?;
+        fs.sync_dir(&target_dir).map_err(storage)
+    })();
+    if done.is_err() {
+        let _ = fs.delete_dir_all(&tmp);
+    }
+    done.map(|()| total)
+}
+
+/// The total bytes of the files snapshot `name` in data directory `root` lists.
+pub fn size(fs: &dyn basalt_fs::FileSystem, root: &Path, name: &str) -> Result<u64> {
+    check_name(name)?;
+    let manifest = read_manifest(fs, &root.join(SNAPSHOT_DIR).join(name), name)?;
+    Ok(manifest
+        .region_manifests
+        .iter()
+        .flat_map(|r| &r.family_files)
+        .flat_map(|f| &f.store_files)
+        .filter_map(|f| f.file_size)
+        .sum())
+}
+
+fn read_manifest(
+    fs: &dyn basalt_fs::FileSystem,
+    dir: &Path,
+    name: &str,
+) -> Result<pb::SnapshotDataManifest> {
+    let bytes = basalt_fs::read_all(fs, &dir.join(MANIFEST_FILE)).map_err(|e| match e {
         FsError::NotFound(_) => Error::InvalidArgument(format!("no snapshot named {name}")),
         other => storage(other),
     })?;
@@ -271,4 +378,10 @@ pub fn manifest(master: &Master, name: &str) -> Result<pb::SnapshotDataManifest>
             "snapshot {name}: the manifest does not decode: {e}"
         ))
     })
+}
+
+/// The manifest of snapshot `name`.
+pub fn manifest(master: &Master, name: &str) -> Result<pb::SnapshotDataManifest> {
+    check_name(name)?;
+    read_manifest(master.fs.as_ref(), &snapshots_dir(master).join(name), name)
 }

@@ -14,8 +14,7 @@ use basalt_common::ops::{
     Append, Check, CheckAction, CheckAndMutate, Condition, Increment, RowMutations,
 };
 use basalt_common::{
-    Bytes, Cell, CellType, Delete, Durability, Error, Get, LATEST_TIMESTAMP, Put, RowResult, Scan,
-    TimeRange,
+    Bytes, Cell, Delete, Durability, Error, Get, LATEST_TIMESTAMP, Put, RowResult, Scan, TimeRange,
 };
 use basalt_net::{Leases, lock_leased};
 use basalt_proto::cellblock::{self, KeyValue};
@@ -70,35 +69,8 @@ impl std::fmt::Debug for ClientService {
     }
 }
 
-fn cell_type(t: CellType) -> pb::CellType {
-    match t {
-        CellType::Put => pb::CellType::Put,
-        CellType::Delete => pb::CellType::Delete,
-        CellType::DeleteFamilyVersion => pb::CellType::DeleteFamilyVersion,
-        CellType::DeleteColumn => pb::CellType::DeleteColumn,
-        CellType::DeleteFamily => pb::CellType::DeleteFamily,
-        CellType::Minimum => pb::CellType::Minimum,
-        CellType::Maximum => pb::CellType::Maximum,
-    }
-}
-
 fn result(cells: &[Cell], partial: bool) -> pb::Result {
-    pb::Result {
-        cell: cells
-            .iter()
-            .map(|c| pb::Cell {
-                row: Some(c.row().to_vec()),
-                family: Some(c.family().to_vec()),
-                qualifier: Some(c.qualifier().to_vec()),
-                timestamp: Some(c.timestamp as u64),
-                cell_type: Some(cell_type(c.cell_type) as i32),
-                value: Some(c.value().to_vec()),
-                tags: None,
-            })
-            .collect(),
-        partial: partial.then_some(true),
-        ..pb::Result::default()
-    }
+    basalt_proto::ops::result_pb(cells, partial)
 }
 
 /// A region this server does not serve: the client looks it up again.

@@ -1,0 +1,332 @@
+//! Issue 33's data-moving commands on data directories: `basalt export` then `basalt import`
+//! give identical cells (versions and timestamps included, delete markers in a raw export),
+//! `copytable` copies with renamed families, `rowcounter` counts, and `basalt snapshot
+//! export` carries a snapshot to another data directory where a clone of it reads the same.
+
+mod support;
+
+use std::path::Path;
+
+use basalt_client::{
+    Bytes, Client, ColumnFamilyDescriptor, Connection, Delete, Put, Scan, TableDescriptor,
+    TableName,
+};
+use support::basalt;
+
+fn open(dir: &Path) -> Connection {
+    Connection::open(dir).expect("open")
+}
+
+fn create(conn: &Connection, name: &str, families: &[&str], splits: &[&str]) {
+    let mut d = TableDescriptor::named(name).expect("name");
+    for f in families {
+        let mut family = ColumnFamilyDescriptor::new(f.to_string());
+        family.max_versions = 3;
+        d = d.with_family(family);
+    }
+    let splits: Vec<Bytes> = splits.iter().map(|s| Bytes::from(s.to_string())).collect();
+    conn.admin()
+        .create_table_with_splits(d, &splits)
+        .expect("create");
+}
+
+/// Every cell of a table, markers too with `raw`, as text.
+fn cells(conn: &Connection, table: &str, raw: bool) -> Vec<String> {
+    let mut scan = Scan::new();
+    scan.max_versions = u32::MAX;
+    scan.raw = raw;
+    conn.table(table)
+        .expect("table")
+        .scan(&scan)
+        .expect("scan")
+        .flat_map(|r| {
+            r.expect("row")
+                .cells
+                .iter()
+                .map(|c| {
+                    format!(
+                        "{}/{}:{}/{}/{:?}={}",
+                        String::from_utf8_lossy(c.row()),
+                        String::from_utf8_lossy(c.family()),
+                        String::from_utf8_lossy(c.qualifier()),
+                        c.timestamp,
+                        c.cell_type,
+                        String::from_utf8_lossy(c.value())
+                    )
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Table `t` in `dir`: two regions, families `f` and `g`, three versions of some cells at
+/// given timestamps, a deleted column and a deleted row.
+fn source(dir: &Path) -> Vec<String> {
+    let conn = open(dir);
+    create(&conn, "t", &["f", "g"], &["m"]);
+    let t = conn.table("t").expect("table");
+    for i in 0..300u32 {
+        let row = format!("{}{i:04}", if i % 2 == 0 { 'a' } else { 'x' });
+        for v in 0..3i64 {
+            t.put(&Put::new(row.clone()).add_column_at("f", "q", 1_000 + v, format!("{row}-v{v}")))
+                .expect("put");
+        }
+        t.put(&Put::new(row.clone()).add_column_at("g", "r", 5_000, "g"))
+            .expect("put g");
+    }
+    t.delete(&Delete::new("a0000").add_columns_at("g", "r", 6_000))
+        .expect("delete column");
+    t.delete(
+        &Delete::new("x0001")
+            .add_family_at("f", 7_000)
+            .add_family_at("g", 7_000),
+    )
+    .expect("delete row");
+    let all = cells(&conn, "t", false);
+    conn.close().expect("close");
+    all
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+#[test]
+fn an_export_imported_elsewhere_has_identical_cells() {
+    let a = tempfile::tempdir().expect("dir");
+    let b = tempfile::tempdir().expect("dir");
+    let out = tempfile::tempdir().expect("dir");
+    let want = source(a.path());
+    let export_dir = out.path().join("t-export");
+    let (ok, stdout, stderr) = basalt(&[
+        "export",
+        "--data",
+        path(a.path()),
+        "t",
+        path(&export_dir),
+        "3",
+    ]);
+    assert!(ok, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("(2 files)"),
+        "one file per region: {stdout}"
+    );
+    assert!(stdout.contains("299 rows"), "{stdout}");
+
+    {
+        let conn = open(b.path());
+        create(&conn, "t2", &["f", "g"], &[]);
+        conn.close().expect("close");
+    }
+    let (ok, stdout, stderr) =
+        basalt(&["import", "--data", path(b.path()), "t2", path(&export_dir)]);
+    assert!(ok, "{stdout}{stderr}");
+    let conn = open(b.path());
+    assert_eq!(
+        cells(&conn, "t2", false),
+        want,
+        "versions and timestamps kept"
+    );
+    conn.close().expect("close");
+
+    // A raw export carries the delete markers: imported, they delete what they deleted.
+    let raw_dir = out.path().join("raw");
+    let (ok, stdout, stderr) = basalt(&[
+        "export",
+        "--data",
+        path(a.path()),
+        "-D",
+        "hbase.mapreduce.include.deleted.rows=true",
+        "t",
+        path(&raw_dir),
+        "3",
+    ]);
+    assert!(ok, "{stdout}{stderr}");
+    let raw_source = {
+        let conn = open(a.path());
+        let raw = cells(&conn, "t", true);
+        conn.close().expect("close");
+        raw
+    };
+    assert!(raw_source.iter().any(|c| c.contains("DeleteFamily")));
+    {
+        let conn = open(b.path());
+        create(&conn, "t3", &["f", "g"], &[]);
+        conn.close().expect("close");
+    }
+    let (ok, stdout, stderr) = basalt(&["import", "--data", path(b.path()), "t3", path(&raw_dir)]);
+    assert!(ok, "{stdout}{stderr}");
+    let conn = open(b.path());
+    assert_eq!(cells(&conn, "t3", true), raw_source, "markers and all");
+    assert_eq!(cells(&conn, "t3", false), want);
+    conn.close().expect("close");
+
+    // Only some rows and a family renamed on the way in.
+    let part = out.path().join("part");
+    let (ok, stdout, stderr) = basalt(&[
+        "export",
+        "--data",
+        path(a.path()),
+        "-D",
+        "hbase.mapreduce.scan.row.start=x",
+        "-D",
+        "hbase.mapreduce.scan.column.family=f",
+        "t",
+        path(&part),
+    ]);
+    assert!(ok, "{stdout}{stderr}");
+    {
+        let conn = open(b.path());
+        create(&conn, "t4", &["h"], &[]);
+        conn.close().expect("close");
+    }
+    let (ok, stdout, stderr) = basalt(&[
+        "import",
+        "--data",
+        path(b.path()),
+        "-D",
+        "HBASE_IMPORTER_RENAME_CFS=f:h",
+        "t4",
+        path(&part),
+    ]);
+    assert!(ok, "{stdout}{stderr}");
+    let conn = open(b.path());
+    let got = cells(&conn, "t4", false);
+    assert_eq!(
+        got.len(),
+        149,
+        "one version of f:q of each x row but the deleted one"
+    );
+    assert!(
+        got.iter()
+            .all(|c| c.starts_with('x') && c.contains("/h:q/1002/")),
+        "{got:?}"
+    );
+    conn.close().expect("close");
+
+    // Bad input is named.
+    let (ok, _, stderr) = basalt(&["export", "--data", path(a.path()), "t", path(&export_dir)]);
+    assert!(!ok && stderr.contains("not empty"), "{stderr}");
+    let (ok, _, stderr) = basalt(&[
+        "export",
+        "--data",
+        path(a.path()),
+        "-D",
+        "nope=1",
+        "t",
+        path(&out.path().join("x")),
+    ]);
+    assert!(!ok && stderr.contains("nope"), "{stderr}");
+    let junk = out.path().join("junk");
+    std::fs::create_dir_all(&junk).expect("mkdir");
+    std::fs::write(junk.join("part-m-00000"), b"not a sequence file").expect("write");
+    let (ok, _, stderr) = basalt(&["import", "--data", path(b.path()), "t2", path(&junk)]);
+    assert!(
+        !ok && stderr.contains("not an HBase export file"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn copytable_and_rowcounter() {
+    let a = tempfile::tempdir().expect("dir");
+    let want = source(a.path());
+    {
+        let conn = open(a.path());
+        create(&conn, "c", &["h", "g"], &[]);
+        conn.close().expect("close");
+    }
+    let (ok, stdout, stderr) = basalt(&[
+        "copytable",
+        "--data",
+        path(a.path()),
+        "--new.name=c",
+        "--families=f:h,g",
+        "--versions=3",
+        "t",
+    ]);
+    assert!(ok, "{stdout}{stderr}");
+    let conn = open(a.path());
+    let renamed: Vec<String> = want.iter().map(|c| c.replace("/f:", "/h:")).collect();
+    let mut got = cells(&conn, "c", false);
+    let mut expected = renamed;
+    got.sort();
+    expected.sort();
+    assert_eq!(got, expected);
+    conn.close().expect("close");
+
+    let (ok, stdout, stderr) = basalt(&["rowcounter", "--data", path(a.path()), "t"]);
+    assert!(ok, "{stdout}{stderr}");
+    assert!(stdout.contains("ROWS=299"), "{stdout}");
+    let (ok, stdout, stderr) = basalt(&[
+        "rowcounter",
+        "--data",
+        path(a.path()),
+        "--range=a0100,a0200;x0001,",
+        "t",
+    ]);
+    assert!(ok, "{stdout}{stderr}");
+    // a0100..a0198 (50 rows), then x0003..x0299 (149 rows; x0001 is deleted).
+    assert!(stdout.contains("ROWS=199"), "{stdout}");
+    let (ok, stdout, stderr) = basalt(&["rowcounter", "--data", path(a.path()), "t", "g:r"]);
+    assert!(ok, "{stdout}{stderr}");
+    assert!(stdout.contains("ROWS=298"), "{stdout}");
+    let (ok, _, stderr) = basalt(&["copytable", "--data", path(a.path()), "t"]);
+    assert!(!ok && stderr.contains("onto itself"), "{stderr}");
+}
+
+#[test]
+fn an_exported_snapshot_clones_elsewhere() {
+    let a = tempfile::tempdir().expect("dir");
+    let b = tempfile::tempdir().expect("dir");
+    let want = source(a.path());
+    {
+        let conn = open(a.path());
+        Client::snapshot(&conn, "s", &TableName::parse("t").expect("name")).expect("snapshot");
+        conn.close().expect("close");
+    }
+    let (ok, stdout, stderr) = basalt(&[
+        "snapshot",
+        "export",
+        "--data",
+        path(a.path()),
+        "--to",
+        path(b.path()),
+        "s",
+    ]);
+    assert!(ok, "{stdout}{stderr}");
+    assert!(stdout.contains("Exported snapshot s"), "{stdout}");
+    let conn = open(b.path());
+    assert_eq!(Client::list_snapshots(&conn).expect("list").len(), 1);
+    Client::restore_snapshot(&conn, "s").expect("a missing table is cloned");
+    assert_eq!(cells(&conn, "t", false), want);
+    assert_eq!(
+        conn.admin()
+            .regions(&TableName::parse("t").expect("name"))
+            .expect("regions")
+            .len(),
+        2
+    );
+    conn.close().expect("close");
+    // Once only, and only snapshots that exist.
+    let (ok, _, stderr) = basalt(&[
+        "snapshot",
+        "export",
+        "--data",
+        path(a.path()),
+        "--to",
+        path(b.path()),
+        "s",
+    ]);
+    assert!(!ok && stderr.contains("already has a snapshot"), "{stderr}");
+    let (ok, _, stderr) = basalt(&[
+        "snapshot",
+        "export",
+        "--data",
+        path(a.path()),
+        "--to",
+        path(b.path()),
+        "nope",
+    ]);
+    assert!(!ok && stderr.contains("no snapshot named nope"), "{stderr}");
+}
