@@ -71,6 +71,10 @@ enum Command {
     Copytable(tools::copy::CopyTableArgs),
     /// Count a table's rows (HBase's RowCounter)
     Rowcounter(tools::copy::RowCounterArgs),
+    /// Read delimited text into a table, or into store files to bulk load (HBase's ImportTsv)
+    Importtsv(tools::bulk::ImportTsvArgs),
+    /// Hand prepared store files to a table's regions (HBase's completebulkload)
+    Bulkload(tools::bulk::BulkLoadArgs),
     /// Print a store file's trailer, file info, index, bloom filter and cells (like `hbase hfile`).
     Hfile(hfile::Args),
     /// Print a WAL segment's edits and how it ends (like `hbase wal`).
@@ -98,6 +102,8 @@ fn main() -> std::process::ExitCode {
         Command::Import(args) => tools::export::import(&args),
         Command::Copytable(args) => tools::copy::copy_table(&args),
         Command::Rowcounter(args) => tools::copy::row_counter(&args),
+        Command::Importtsv(args) => tools::bulk::import_tsv(&args),
+        Command::Bulkload(args) => tools::bulk::bulk_load(&args),
         Command::Hfile(args) => hfile::run(&args, &mut std::io::stdout().lock()),
         Command::Wal(args) => wal::run(&args, &mut std::io::stdout().lock()),
         Command::Pe(args) => pe::run(&args, &mut std::io::stdout().lock()),

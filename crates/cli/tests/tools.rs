@@ -330,3 +330,124 @@ fn an_exported_snapshot_clones_elsewhere() {
     ]);
     assert!(!ok && stderr.contains("no snapshot named nope"), "{stderr}");
 }
+
+/// Issue 33's bulk load proof: a million cells of TSV (100,000 rows of ten columns, and bad
+/// lines that are skipped) through puts, and through `importtsv -Dimporttsv.bulk.output`
+/// written for an unsplit table (in several sorted runs) then `bulkload`ed into a table split
+/// four times, so files straddle its boundaries and are split: the two tables hold the same
+/// cells.
+#[test]
+fn a_million_cells_bulk_loaded_equal_the_same_put() {
+    const ROWS: usize = 100_000;
+    let a = tempfile::tempdir().expect("dir");
+    let work = tempfile::tempdir().expect("dir");
+    let tsv = work.path().join("input.tsv");
+    {
+        use std::io::Write;
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&tsv).expect("tsv"));
+        for i in 0..ROWS {
+            // Rows in no particular order, as real input is.
+            let row = format!("{:08x}", (i as u64).wrapping_mul(0x9E37_79B9) % (1 << 32));
+            write!(out, "{row}").expect("write");
+            for c in 0..10 {
+                write!(out, ",v{i}-{c}").expect("write");
+            }
+            writeln!(out).expect("write");
+            if i % 40_000 == 0 {
+                writeln!(out, "a bad line,with too few fields").expect("write");
+            }
+        }
+    }
+    {
+        let conn = open(a.path());
+        create(&conn, "puts", &["f"], &[]);
+        create(&conn, "staging", &["f"], &[]);
+        create(&conn, "bulk", &["f"], &["3", "6", "9", "c"]);
+        conn.close().expect("close");
+    }
+    let columns = format!(
+        "importtsv.columns=HBASE_ROW_KEY,{}",
+        (0..10)
+            .map(|c| format!("f:c{c}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let data = path(a.path());
+    let (ok, stdout, stderr) = basalt(&[
+        "importtsv",
+        "--data",
+        data,
+        "-D",
+        &columns,
+        "-D",
+        "importtsv.separator=,",
+        "-D",
+        "importtsv.timestamp=1000",
+        "puts",
+        path(&tsv),
+    ]);
+    assert!(ok, "{stdout}{stderr}");
+    assert!(stdout.contains("100000 rows, 1000000 cells"), "{stdout}");
+    assert!(stdout.contains("3 bad lines skipped"), "{stdout}");
+
+    let out = work.path().join("hfiles");
+    let bulk_output = format!("importtsv.bulk.output={}", path(&out));
+    let (ok, stdout, stderr) = basalt(&[
+        "importtsv",
+        "--data",
+        data,
+        "-D",
+        &columns,
+        "-D",
+        "importtsv.separator=,",
+        "-D",
+        "importtsv.timestamp=1000",
+        "-D",
+        &bulk_output,
+        "-D",
+        "importtsv.buffer.mb=16",
+        "staging",
+        path(&tsv),
+    ]);
+    assert!(ok, "{stdout}{stderr}");
+    let files = std::fs::read_dir(out.join("f"))
+        .expect("family dir")
+        .count();
+    assert!(files >= 2, "sorted runs: {files} files");
+    let (ok, stdout, stderr) = basalt(&["bulkload", "--data", data, path(&out), "bulk"]);
+    assert!(ok, "{stdout}{stderr}");
+    assert!(stdout.contains("into 5 regions"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("{files} split at region boundaries")),
+        "{stdout}"
+    );
+    assert!(!out.join("_tmp").exists());
+
+    let conn = open(a.path());
+    let puts = cells(&conn, "puts", false);
+    assert_eq!(puts.len(), 1_000_000);
+    assert_eq!(cells(&conn, "bulk", false), puts, "bulk loaded as put");
+    assert!(
+        cells(&conn, "staging", false).is_empty(),
+        "importtsv to files puts nothing"
+    );
+    conn.close().expect("close");
+
+    // A bad line is an error when bad lines are not skipped, naming its place.
+    let (ok, _, stderr) = basalt(&[
+        "importtsv",
+        "--data",
+        data,
+        "-D",
+        &columns,
+        "-D",
+        "importtsv.separator=,",
+        "-D",
+        "importtsv.skip.bad.lines=false",
+        "puts",
+        path(&tsv),
+    ]);
+    assert!(!ok && stderr.contains("input.tsv:2"), "{stderr}");
+    let (ok, _, stderr) = basalt(&["importtsv", "--data", data, "puts", path(&tsv)]);
+    assert!(!ok && stderr.contains("importtsv.columns"), "{stderr}");
+}

@@ -272,6 +272,18 @@ impl Client for AsUser {
         self.inner.unassign(region)
     }
 
+    fn bulk_load(
+        &self,
+        table: &TableName,
+        row: &[u8],
+        files: &[(Bytes, std::path::PathBuf)],
+    ) -> Result<()> {
+        // HBase's AccessController: a bulk load needs CREATE on the table.
+        self.access()
+            .check(self.user(), Action::Create, &Scope::table(table))?;
+        self.inner.bulk_load(table, row, files)
+    }
+
     fn put(&self, table: &TableName, put: &Put) -> Result<()> {
         self.may_write(table, &CheckAction::Put(put.clone()))?;
         self.inner.put(table, put)

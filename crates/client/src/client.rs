@@ -232,6 +232,14 @@ pub trait Client: Send + Sync + fmt::Debug {
         cam: &CheckAndMutate,
     ) -> Result<CheckAndMutateResult>;
     fn batch(&self, table: &TableName, ops: &[BatchOp]) -> Vec<Result<BatchOutcome>>;
+    /// Adopts prepared store files `(family, path)` into the region of `table` holding `row`
+    /// (HBase's BulkLoadHFile): all of them or none. The paths are the server's.
+    fn bulk_load(
+        &self,
+        table: &TableName,
+        row: &[u8],
+        files: &[(Bytes, std::path::PathBuf)],
+    ) -> Result<()>;
 }
 
 impl Client for Connection {
@@ -478,5 +486,18 @@ impl Client for Connection {
 
     fn batch(&self, table: &TableName, ops: &[BatchOp]) -> Vec<Result<BatchOutcome>> {
         self.table_named(table.clone()).batch(ops)
+    }
+
+    fn bulk_load(
+        &self,
+        table: &TableName,
+        row: &[u8],
+        files: &[(Bytes, std::path::PathBuf)],
+    ) -> Result<()> {
+        let hosted = self.engine.table(table)?;
+        if !hosted.is_enabled() {
+            return Err(basalt_common::Error::TableNotEnabled(table.clone()));
+        }
+        hosted.region_for(row)?.bulk_load(files).map(|_| ())
     }
 }

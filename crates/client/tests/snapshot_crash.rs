@@ -1,9 +1,10 @@
-//! Issue 33's crash proof for snapshots and restores: the process dies (or the power goes) at
-//! a random step of `snapshot` or `restore_snapshot`, through the fault-injecting file
-//! system. After reopening, the state is the one before or the one after, never half: a
-//! snapshot is listed whole (a clone of it reads the table's rows) or not at all; a restored
-//! table reads as it was or as the snapshot, with the matching schema, and no region
-//! directory is left that no catalog row owns.
+//! Issue 33's crash proof for snapshots, restores and bulk loads: the process dies (or the
+//! power goes) at a random step of `snapshot`, `restore_snapshot` or a region's bulk load,
+//! through the fault-injecting file system. After reopening, the state is the one before or
+//! the one after, never half: a snapshot is listed whole (a clone of it reads the table's
+//! rows) or not at all; a restored table reads as it was or as the snapshot, with the
+//! matching schema; a bulk load's two families' files are both read or neither; and no
+//! region directory is left that no catalog row owns.
 //!
 //! `BASALT_SNAPSHOT_CRASH_SEEDS` sets how many seeds run (default 120; the test also stops
 //! after 60 s).
@@ -131,10 +132,59 @@ fn no_leftovers(conn: &Connection, fs: &FaultyFs) -> Result<(), String> {
 enum Change {
     Snapshot,
     Restore,
+    BulkLoad,
 }
 
-fn change(conn: &Connection, what: Change) -> String {
+/// Rows `bulk000`.. in the first region, one cell in each family.
+fn bulk_cells() -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    for i in 0..50 {
+        for family in ["f", "g"] {
+            out.push((
+                format!("bulk{i:03}"),
+                family.to_owned(),
+                format!("b{family}"),
+            ));
+        }
+    }
+    out
+}
+
+/// Writes the bulk load's prepared files (`/staging/<family>/file`), one per family.
+fn prepare_bulk(fs: &FaultyFs) -> Vec<(Bytes, std::path::PathBuf)> {
+    let mut files = Vec::new();
+    for family in ["f", "g"] {
+        let path = std::path::PathBuf::from(format!("/staging/{family}/file"));
+        fs.create_dir_all(path.parent().unwrap()).unwrap();
+        let mut w = basalt_storefile::StoreFileWriter::create(
+            std::sync::Arc::new(fs.clone()),
+            &path,
+            basalt_storefile::WriterOptions::for_family(&ColumnFamilyDescriptor::new(family)),
+        )
+        .unwrap();
+        for i in 0..50 {
+            let row = format!("bulk{i:03}");
+            w.append(&basalt_client::Cell::put(
+                row.as_bytes(),
+                family.as_bytes(),
+                b"q",
+                500,
+                format!("b{family}").as_bytes(),
+            ))
+            .unwrap();
+        }
+        w.finish().unwrap();
+        files.push((Bytes::from(family.to_owned()), path));
+    }
+    files
+}
+
+fn change(conn: &Connection, what: Change, files: &[(Bytes, std::path::PathBuf)]) -> String {
     match what {
+        Change::BulkLoad => format!(
+            "bulk load: {:?}",
+            Client::bulk_load(conn, &t(), b"bulk000", files)
+        ),
         Change::Snapshot => format!("snapshot: {:?}", Client::snapshot(conn, "s1", &t())),
         Change::Restore => format!("restore: {:?}", Client::restore_snapshot(conn, "s0")),
     }
@@ -147,6 +197,17 @@ fn verify(
     snapshot: &[(String, String, String)],
 ) -> Result<(), String> {
     match what {
+        Change::BulkLoad => {
+            let got = contents(conn, "t")?;
+            let mut loaded: Vec<_> = before.iter().cloned().chain(bulk_cells()).collect();
+            loaded.sort();
+            if got == before || got == loaded {
+                Ok(())
+            } else {
+                let bulk = got.iter().filter(|c| c.0.starts_with("bulk")).count();
+                Err(format!("half a bulk load: {bulk} of its 100 cells"))
+            }
+        }
         Change::Snapshot => {
             let got = contents(conn, "t")?;
             if got != before {
@@ -193,15 +254,16 @@ fn verify(
 /// Runs one case; returns whether the fault fired during the change.
 fn run(seed: u64) -> Result<bool, String> {
     let mut rng = Rng::new(seed);
-    let what = if rng.below(2) == 0 {
-        Change::Snapshot
-    } else {
-        Change::Restore
+    let what = match rng.below(3) {
+        0 => Change::Snapshot,
+        1 => Change::Restore,
+        _ => Change::BulkLoad,
     };
     let fs = FaultyFs::new();
     let conn = open(&fs).map_err(|e| e.to_string())?;
     setup(&conn);
     let before = contents(&conn, "t")?;
+    let files = prepare_bulk(&fs);
     let snapshot: Vec<_> = (0..ROWS)
         .map(|i| (row(i), "f".to_owned(), "v1".to_owned()))
         .collect();
@@ -216,7 +278,7 @@ fn run(seed: u64) -> Result<bool, String> {
         Fault::Die { n: rng.below(60) }
     };
     fs.arm(fault);
-    let did = change(&conn, what);
+    let did = change(&conn, what, &files);
     let fired = fs.fired() > 0;
     fs.disarm();
     let power_loss = rng.below(2) == 0;
@@ -238,7 +300,7 @@ fn run(seed: u64) -> Result<bool, String> {
 }
 
 #[test]
-fn snapshots_and_restores_survive_crashes_at_any_step() {
+fn snapshots_restores_and_bulk_loads_survive_crashes_at_any_step() {
     let seeds = std::env::var("BASALT_SNAPSHOT_CRASH_SEEDS")
         .ok()
         .and_then(|s| s.parse().ok())

@@ -1,6 +1,7 @@
 //! A region: a table's rows (today, all of them) with one store per family, an MVCC, row
 //! locks and the clock. It applies mutations atomically per row and answers Gets and Scans.
 
+mod bulk;
 mod files;
 
 pub use files::StoreFileEntry;
@@ -254,6 +255,8 @@ impl Region {
         let mut stores = Vec::new();
         // Sequence ids never go back, even when compactions dropped the cells that held the
         // highest ones: the region records the last one its files account for (`.seqid`).
+        // A bulk load a crash interrupted: finished or dropped before the stores list files.
+        bulk::settle(fs.as_ref(), dir)?;
         let flushed = read_seqid(fs.as_ref(), dir)?;
         let mut last_seq_id = flushed;
         let mut replay_after = Vec::new();

@@ -761,7 +761,33 @@ impl Store {
         Ok(())
     }
 
-    fn new_file_path(&self, now_ms: i64) -> PathBuf {
+    /// Starts reading a store file just put in this store's directory (a bulk load).
+    pub(crate) fn adopt(&self, path: &std::path::Path) -> Result<()> {
+        let reader = StoreFileReader::open_with_cache(
+            self.fs.as_ref(),
+            path,
+            cache_use(&self.family, &self.cache),
+        )?;
+        let file = Arc::new(StoreFile {
+            reader: Arc::new(reader),
+            path: path.to_owned(),
+            reference: None,
+        });
+        self.publish(|v| {
+            let mut files = v.files.clone();
+            files.push(Arc::clone(&file));
+            files.sort_by_key(|f| f.max_seq_id());
+            StoreView {
+                active: Arc::clone(&v.active),
+                frozen: v.frozen.clone(),
+                snapshot: v.snapshot.clone(),
+                files,
+            }
+        });
+        Ok(())
+    }
+
+    pub(crate) fn new_file_path(&self, now_ms: i64) -> PathBuf {
         let n = self.files_written.fetch_add(1, Ordering::Relaxed);
         self.dir.join(format!("{:016x}{n:016x}", now_ms.max(0)))
     }

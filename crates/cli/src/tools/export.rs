@@ -83,7 +83,7 @@ fn export_scan(args: &ExportArgs, props: &Properties) -> Result<Scan> {
     Ok(scan)
 }
 
-fn new_output_dir(dir: &Path) -> Result<()> {
+pub fn new_output_dir(dir: &Path) -> Result<()> {
     if dir.exists()
         && std::fs::read_dir(dir)
             .with_context(|| format!("reading {}", dir.display()))?

@@ -5,6 +5,7 @@
 //! batches), shows progress on a terminal and ends with a summary. Formats:
 //! `docs/design/bulk.md`.
 
+pub mod bulk;
 pub mod copy;
 pub mod export;
 pub mod seqfile;

@@ -240,6 +240,15 @@ impl Client for RemoteConnection {
     fn batch(&self, table: &TableName, ops: &[BatchOp]) -> Vec<Result<BatchOutcome>> {
         self.on(table).batch(ops)
     }
+
+    fn bulk_load(
+        &self,
+        table: &TableName,
+        row: &[u8],
+        files: &[(Bytes, std::path::PathBuf)],
+    ) -> Result<()> {
+        self.on(table).bulk_load(row, files)
+    }
 }
 
 impl RemoteConnection {

@@ -331,6 +331,37 @@ impl RemoteTable<'_> {
         })
     }
 
+    /// Adopts prepared store files into the region holding `row` (ClientService
+    /// BulkLoadHFile); the paths are the server's.
+    pub fn bulk_load(&self, row: &[u8], files: &[(Bytes, std::path::PathBuf)]) -> Result<()> {
+        let name = &self.name;
+        let family_path: Vec<_> = files
+            .iter()
+            .map(|(family, path)| pb::bulk_load_h_file_request::FamilyPath {
+                family: family.to_vec(),
+                path: path.to_string_lossy().into_owned(),
+            })
+            .collect();
+        self.conn.retrying(name, |regions| {
+            let location = row_region(regions, row)?;
+            let _: pb::BulkLoadHFileResponse = self
+                .conn
+                .call(
+                    self.conn.server_of(location),
+                    "BulkLoadHFile",
+                    &pb::BulkLoadHFileRequest {
+                        region: region(&location.name),
+                        family_path: family_path.clone(),
+                        assign_seq_num: Some(false),
+                        bulk_token: None,
+                        copy_file: Some(true),
+                    },
+                )
+                .map_err(|e| classify(name, e))?;
+            Ok(())
+        })
+    }
+
     pub fn exists(&self, get: &Get) -> Result<bool> {
         Ok(!self.get(get)?.cells.is_empty())
     }

@@ -152,7 +152,10 @@ impl ClientService {
             }),
             "ExecService" => decode::<pb::CoprocessorServiceRequest>(param)
                 .and_then(|r| self.exec_service(&r, user)),
-            "BulkLoadHFile" | "PrepareBulkLoad" | "CleanupBulkLoad" | "ExecRegionServerService" => {
+            "BulkLoadHFile" => decode::<pb::BulkLoadHFileRequest>(param)
+                .and_then(|r| no_cells(r, cell_block))
+                .and_then(|r| self.bulk_load(&r, user)),
+            "PrepareBulkLoad" | "CleanupBulkLoad" | "ExecRegionServerService" => {
                 Err(unsupported(method))
             }
             _ => return None,
@@ -215,6 +218,29 @@ impl ClientService {
         self.rs
             .region_named(&spec.value)
             .ok_or_else(|| not_serving(&spec.value))
+    }
+
+    /// Adopts prepared store files into one region (HBase's bulk load needs CREATE on the
+    /// table); all of them or none.
+    fn bulk_load(&self, req: &pb::BulkLoadHFileRequest, user: Option<&User>) -> Outcome {
+        let region = self.region(Some(&req.region))?;
+        let access = &self.rs.config.access;
+        if user.is_some() && access.is_enabled() {
+            access
+                .check_any(
+                    user,
+                    &[basalt_common::acl::Action::Create],
+                    &basalt_common::acl::Scope::table(&region.info().table),
+                )
+                .map_err(|e| from_error(&e))?;
+        }
+        let files: Vec<(Bytes, std::path::PathBuf)> = req
+            .family_path
+            .iter()
+            .map(|f| (Bytes::copy_from_slice(&f.family), f.path.clone().into()))
+            .collect();
+        region.bulk_load(&files).map_err(|e| from_error(&e))?;
+        Ok(pb::BulkLoadHFileResponse { loaded: true }.encode_to_vec())
     }
 
     fn get(&self, req: &GetRequest, user: Option<&User>) -> Outcome {
