@@ -451,3 +451,87 @@ fn a_million_cells_bulk_loaded_equal_the_same_put() {
     let (ok, _, stderr) = basalt(&["importtsv", "--data", data, "puts", path(&tsv)]);
     assert!(!ok && stderr.contains("importtsv.columns"), "{stderr}");
 }
+
+/// The same commands against a running server, over the native RPC: rowcounter, copytable,
+/// export and import, importtsv with its bulk output and bulkload (BulkLoadHFile).
+#[test]
+fn the_tools_work_against_a_running_server() {
+    let server = support::Server::start();
+    let remote = std::sync::Arc::new(
+        basalt_client::remote::RemoteConnection::connect(
+            server.rpc.parse().expect("address"),
+            basalt_client::remote::RemoteConfig::default(),
+        )
+        .expect("connect"),
+    );
+    let table = |name: &str, splits: &[&str]| {
+        let d = TableDescriptor::named(name)
+            .expect("name")
+            .with_family(ColumnFamilyDescriptor::new("f"));
+        let splits: Vec<Bytes> = splits.iter().map(|s| Bytes::from(s.to_string())).collect();
+        remote.create_table(d, &splits).expect("create");
+    };
+    table("t", &["m"]);
+    for name in ["t2", "t3", "t4"] {
+        table(name, &["g", "p"]);
+    }
+    let t = TableName::parse("t").expect("name");
+    for i in 0..100 {
+        let row = format!("{}{i:03}", if i % 2 == 0 { 'a' } else { 'x' });
+        remote
+            .put(&t, &Put::new(row.clone()).add_column_at("f", "q", 7, row))
+            .expect("put");
+    }
+    let rows = |name: &str| -> Vec<(Bytes, Vec<u8>, i64)> {
+        std::sync::Arc::clone(&remote)
+            .scan(&TableName::parse(name).expect("name"), &Scan::new())
+            .expect("scan")
+            .map(|r| {
+                let r = r.expect("row");
+                let c = &r.cells[0];
+                (r.row.clone(), c.value().to_vec(), c.timestamp)
+            })
+            .collect()
+    };
+    let rpc = server.rpc.as_str();
+    let (ok, stdout, stderr) = basalt(&["rowcounter", "--connect", rpc, "t"]);
+    assert!(ok && stdout.contains("ROWS=100"), "{stdout}{stderr}");
+    let (ok, stdout, stderr) = basalt(&["copytable", "--connect", rpc, "--new.name=t2", "t"]);
+    assert!(ok, "{stdout}{stderr}");
+    assert_eq!(rows("t2"), rows("t"));
+
+    let work = tempfile::tempdir().expect("dir");
+    let export = work.path().join("export");
+    let (ok, stdout, stderr) = basalt(&["export", "--connect", rpc, "t", path(&export)]);
+    assert!(ok, "{stdout}{stderr}");
+    let (ok, stdout, stderr) = basalt(&["import", "--connect", rpc, "t3", path(&export)]);
+    assert!(ok, "{stdout}{stderr}");
+    assert_eq!(rows("t3"), rows("t"));
+
+    let tsv = work.path().join("in.tsv");
+    let lines: String = (0..100)
+        .map(|i| {
+            let row = format!("{}{i:03}", if i % 2 == 0 { 'a' } else { 'x' });
+            format!("{row}\t{row}\n")
+        })
+        .collect();
+    std::fs::write(&tsv, lines).expect("tsv");
+    let hfiles = work.path().join("hfiles");
+    let output = format!("importtsv.bulk.output={}", path(&hfiles));
+    let (ok, stdout, stderr) = basalt(&[
+        "importtsv",
+        "--connect",
+        rpc,
+        "-Dimporttsv.columns=HBASE_ROW_KEY,f:q",
+        "-Dimporttsv.timestamp=7",
+        "-D",
+        &output,
+        "t4",
+        path(&tsv),
+    ]);
+    assert!(ok, "{stdout}{stderr}");
+    let (ok, stdout, stderr) = basalt(&["bulkload", "--connect", rpc, path(&hfiles), "t4"]);
+    assert!(ok, "{stdout}{stderr}");
+    assert!(stdout.contains("into 2 regions"), "{stdout}");
+    assert_eq!(rows("t4"), rows("t"));
+}
