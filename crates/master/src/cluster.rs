@@ -336,6 +336,8 @@ impl ClusterMaster {
         let states = meta::read_table_states(catalog.as_ref())?;
         let rows = meta::read_regions(catalog.as_ref())?;
         for (name, state) in &states {
+            // A restore a crash interrupted: its schema, if its catalog commit is in.
+            crate::snapshots::settle_journal(master.fs.as_ref(), &master.table_dir(name), &rows)?;
             let descriptor = layout::read_descriptor(master.fs.as_ref(), &master.table_dir(name))?;
             let enabled = *state == TableState::Enabled;
             let mut placed = Vec::new();

@@ -5,12 +5,12 @@
 //! delete the table's own names as before; the snapshot's names keep the bytes until the
 //! snapshot is deleted. Layout and format: `docs/design/snapshots.md`.
 //!
-//! Taken in the master's own process (standalone) for now: a cluster's regions are on other
-//! servers.
+//! In a cluster, the master asks each region's server to flush it and links the files from
+//! the shared storage.
 
 use std::path::{Path, PathBuf};
 
-use basalt_common::{Error, Result, TableName};
+use basalt_common::{Bytes, Error, Result, TableName};
 use basalt_fs::FsError;
 use basalt_proto::pb;
 use basalt_proto::schema;
@@ -87,16 +87,24 @@ pub fn take(master: &Master, name: &str, table: &TableName) -> Result<()> {
             table_schema: schema::schema(&hosted.descriptor()),
             region_manifests: Vec::new(),
         };
+        let families: Vec<Bytes> = hosted
+            .descriptor()
+            .families()
+            .iter()
+            .map(|f| f.name.clone())
+            .collect();
         for placed in hosted.placed() {
-            let region = placed.region.ok_or_else(|| {
-                Error::Refused(format!(
-                    "snapshot of {table}: its regions are on other servers (snapshots of a \
-                     cluster's tables are not supported yet)"
-                ))
-            })?;
+            let source = match &placed.region {
+                Some(region) => Source::Local(region),
+                None => Source::Remote {
+                    master,
+                    placed: &placed,
+                    families: &families,
+                },
+            };
             manifest
                 .region_manifests
-                .push(link_region(fs, &region, &tmp.join(FILES_DIR))?);
+                .push(link_region(fs, &source, &tmp.join(FILES_DIR))?);
         }
         let info = pb::SnapshotDescription {
             name: name.to_owned(),
@@ -122,19 +130,93 @@ pub fn take(master: &Master, name: &str, table: &TableName) -> Result<()> {
     taken
 }
 
-/// Flushes `region` and links its store files under `files/<encoded name>/<family>/`; a
-/// region still reading a parent's files through references is major-compacted first (its
-/// snapshot must not depend on the parent's files).
+/// Where a region's store files are read from: the open region in this process
+/// (standalone), or the shared storage a cluster's region server writes them to.
+enum Source<'a> {
+    Local(&'a basalt_region::Region),
+    Remote {
+        master: &'a Master,
+        placed: &'a crate::master::Placed,
+        families: &'a [Bytes],
+    },
+}
+
+impl Source<'_> {
+    fn info(&self) -> &basalt_common::RegionInfo {
+        match self {
+            Source::Local(region) => region.info(),
+            Source::Remote { placed, .. } => &placed.info,
+        }
+    }
+
+    /// Flushes the region, and major-compacts one still reading a parent's files through
+    /// references (its snapshot must not depend on the parent's files).
+    fn prepare(&self) -> Result<()> {
+        match self {
+            Source::Local(region) => {
+                region.flush()?;
+                if region.has_references() {
+                    region.compact(true)?;
+                }
+            }
+            Source::Remote { master, placed, .. } => {
+                placed.server.flush_region(&placed.info)?;
+                let dir = master.region_dir(&placed.info);
+                if !basalt_region::parents_on_disk(master.fs.as_ref(), &dir)?.is_empty() {
+                    placed.server.compact_region(&placed.info, true)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Each family's store files now.
+    fn store_files(&self) -> Result<Vec<(Bytes, Vec<basalt_region::StoreFileEntry>)>> {
+        let (master, placed, families) = match self {
+            Source::Local(region) => return Ok(region.store_files()),
+            Source::Remote {
+                master,
+                placed,
+                families,
+            } => (master, placed, families),
+        };
+        // From the shared storage: a file being written ends in `.tmp`; a reference's name
+        // has a dot (`<file>.<parent>`). A compaction's output listed beside the files it
+        // replaced names them (COMPACTED_FROM), and opening a clone or restore drops those.
+        let fs = master.fs.as_ref();
+        let region_dir = master.region_dir(&placed.info);
+        let mut out = Vec::new();
+        for family in families.iter() {
+            let dir = region_dir.join(String::from_utf8_lossy(family).as_ref());
+            let mut files = Vec::new();
+            let names = if fs.exists(&dir).map_err(storage)? {
+                fs.list(&dir).map_err(storage)?
+            } else {
+                Vec::new()
+            };
+            for name in names.into_iter().filter(|n| !n.ends_with(".tmp")) {
+                let path = dir.join(&name);
+                let size = fs.open(&path).map_err(storage)?.len();
+                files.push(basalt_region::StoreFileEntry {
+                    path,
+                    size,
+                    reference: name.contains('.'),
+                });
+            }
+            out.push((family.clone(), files));
+        }
+        Ok(out)
+    }
+}
+
+/// Prepares the region and links its store files under `files/<encoded name>/<family>/`.
 fn link_region(
     fs: &dyn basalt_fs::FileSystem,
-    region: &basalt_region::Region,
+    source: &Source<'_>,
     files_dir: &Path,
 ) -> Result<pb::SnapshotRegionManifest> {
-    region.flush()?;
-    if region.has_references() {
-        region.compact(true)?;
-    }
-    let region_dir = files_dir.join(region.encoded_name());
+    source.prepare()?;
+    let region_dir = files_dir.join(source.info().encoded_name());
     let mut last_error = None;
     for _ in 0..ATTEMPTS {
         if fs.exists(&region_dir).map_err(storage)? {
@@ -142,7 +224,7 @@ fn link_region(
         }
         let mut family_files = Vec::new();
         let linked = (|| {
-            for (family, files) in region.store_files() {
+            for (family, files) in source.store_files()? {
                 let family_dir = region_dir.join(String::from_utf8_lossy(&family).as_ref());
                 fs.create_dir_all(&family_dir).map_err(storage)?;
                 let mut store_files = Vec::new();
@@ -180,7 +262,7 @@ fn link_region(
             Ok(()) => {
                 return Ok(pb::SnapshotRegionManifest {
                     version: Some(FORMAT_VERSION),
-                    region_info: schema::region_info_pb(region.info()),
+                    region_info: schema::region_info_pb(source.info()),
                     family_files,
                 });
             }

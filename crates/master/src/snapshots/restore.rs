@@ -140,12 +140,6 @@ pub fn restore(master: &Master, name: &str, table: &TableName) -> Result<()> {
     if hosted.is_enabled() {
         return Err(Error::TableNotDisabled(table.clone()));
     }
-    if master.local_server().is_none() {
-        return Err(Error::Refused(format!(
-            "restore of {table}: its regions are on other servers (restoring a cluster's \
-             tables is not supported yet)"
-        )));
-    }
     let descriptor = snapshot_schema(name, table, &manifest)?;
     descriptor.validate()?;
     let old_rows = procedures::region_rows(master, table)?;
@@ -214,7 +208,11 @@ pub fn restore(master: &Master, name: &str, table: &TableName) -> Result<()> {
     fs.delete(&journal).map_err(storage)?;
     let old: Vec<RegionInfo> = hosted.placed().into_iter().map(|p| p.info).collect();
     for p in hosted.placed() {
-        p.server.drop_region(&p.info)?;
+        match p.server.drop_region(&p.info) {
+            // A cluster's server closed a disabled table's regions already.
+            Ok(()) | Err(Error::NotServingRegion(_)) => {}
+            Err(e) => return Err(e),
+        }
     }
     for row in &old_rows {
         layout::delete_dir(fs, &master.region_dir(&row.info))?;
@@ -225,9 +223,13 @@ pub fn restore(master: &Master, name: &str, table: &TableName) -> Result<()> {
     let mut placed = Vec::new();
     let mut opened = master.meta_batch();
     for info in &new_infos {
-        let seq_id = server.open_region(info)?;
-        server.set_serving(info, false)?;
-        opened.opened(info, seq_id);
+        // The embedded engine keeps a disabled table's regions open, not serving; a
+        // cluster's servers open them when the table is enabled.
+        if master.local_server().is_some() {
+            let seq_id = server.open_region(info)?;
+            server.set_serving(info, false)?;
+            opened.opened(info, seq_id);
+        }
         placed.push(master.placed(info, &server));
     }
     hosted.replace_regions(&old, placed);
