@@ -53,7 +53,7 @@ pub struct Server {
     pub rpc: String,
     /// The info server's address (pages, /metrics, /jmx).
     pub info: String,
-    _dir: tempfile::TempDir,
+    _dir: Option<tempfile::TempDir>,
 }
 
 impl Server {
@@ -63,11 +63,18 @@ impl Server {
 
     /// A server with more flags.
     pub fn start_with(flags: &[&str]) -> Server {
-        use std::io::BufRead;
         let dir = tempfile::tempdir().unwrap();
+        let mut server = Server::start_in(&dir.path().join("data"), flags);
+        server._dir = Some(dir);
+        server
+    }
+
+    /// A server on the data directory `data`, which outlives it (to start another on it).
+    pub fn start_in(data: &std::path::Path, flags: &[&str]) -> Server {
+        use std::io::BufRead;
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_basalt"))
             .args(["standalone", "--data"])
-            .arg(dir.path().join("data"))
+            .arg(data)
             .args(["--thrift-port", "0", "--rpc-port", "0", "--info-port", "0"])
             .args(flags)
             .stdout(std::process::Stdio::piped())
@@ -101,7 +108,7 @@ impl Server {
             thrift: thrift.expect("the server names its Thrift address"),
             rpc: rpc.expect("the server names its RPC address"),
             info: info.expect("the server names its info address"),
-            _dir: dir,
+            _dir: None,
         }
     }
 }
