@@ -30,6 +30,13 @@ fn create(conn: &Connection, name: &str, families: &[&str], splits: &[&str]) {
         .expect("create");
 }
 
+/// [`create`] in the data directory `dir`, closed again.
+fn create_in(dir: &Path, name: &str, families: &[&str], splits: &[&str]) {
+    let conn = open(dir);
+    create(&conn, name, families, splits);
+    conn.close().expect("close");
+}
+
 /// Every cell of a table, markers too with `raw`, as text.
 fn cells(conn: &Connection, table: &str, raw: bool) -> Vec<String> {
     let mut scan = Scan::new();
@@ -113,11 +120,7 @@ fn an_export_imported_elsewhere_has_identical_cells() {
     );
     assert!(stdout.contains("299 rows"), "{stdout}");
 
-    {
-        let conn = open(b.path());
-        create(&conn, "t2", &["f", "g"], &[]);
-        conn.close().expect("close");
-    }
+    create_in(b.path(), "t2", &["f", "g"], &[]);
     let (ok, stdout, stderr) =
         basalt(&["import", "--data", path(b.path()), "t2", path(&export_dir)]);
     assert!(ok, "{stdout}{stderr}");
@@ -149,11 +152,7 @@ fn an_export_imported_elsewhere_has_identical_cells() {
         raw
     };
     assert!(raw_source.iter().any(|c| c.contains("DeleteFamily")));
-    {
-        let conn = open(b.path());
-        create(&conn, "t3", &["f", "g"], &[]);
-        conn.close().expect("close");
-    }
+    create_in(b.path(), "t3", &["f", "g"], &[]);
     let (ok, stdout, stderr) = basalt(&["import", "--data", path(b.path()), "t3", path(&raw_dir)]);
     assert!(ok, "{stdout}{stderr}");
     let conn = open(b.path());
@@ -175,11 +174,7 @@ fn an_export_imported_elsewhere_has_identical_cells() {
         path(&part),
     ]);
     assert!(ok, "{stdout}{stderr}");
-    {
-        let conn = open(b.path());
-        create(&conn, "t4", &["h"], &[]);
-        conn.close().expect("close");
-    }
+    create_in(b.path(), "t4", &["h"], &[]);
     let (ok, stdout, stderr) = basalt(&[
         "import",
         "--data",
@@ -231,11 +226,7 @@ fn an_export_imported_elsewhere_has_identical_cells() {
 fn copytable_and_rowcounter() {
     let a = tempfile::tempdir().expect("dir");
     let want = source(a.path());
-    {
-        let conn = open(a.path());
-        create(&conn, "c", &["h", "g"], &[]);
-        conn.close().expect("close");
-    }
+    create_in(a.path(), "c", &["h", "g"], &[]);
     let (ok, stdout, stderr) = basalt(&[
         "copytable",
         "--data",

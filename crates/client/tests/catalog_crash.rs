@@ -216,27 +216,12 @@ fn run(seed: u64) -> Result<bool, String> {
 
 #[test]
 fn catalog_changes_survive_crashes_at_any_step() {
-    let seeds = std::env::var("BASALT_CATALOG_CRASH_SEEDS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(SEEDS);
-    let deadline = Instant::now() + Duration::from_secs(90);
-    let (mut ran, mut interrupted) = (0, 0);
-    for seed in 0..seeds {
-        match run(seed) {
-            Ok(fired) => interrupted += u32::from(fired),
-            Err(e) => panic!("seed {seed}: {e}"),
-        }
-        ran += 1;
-        if Instant::now() > deadline {
-            break;
-        }
-    }
-    eprintln!("{ran} seeds ran, {interrupted} changes interrupted by their fault");
-    assert!(ran >= 20, "only {ran} seeds ran");
-    assert!(
-        interrupted * 4 >= ran,
-        "too few faults fired: {interrupted} of {ran}"
+    support::crash_seeds(
+        "BASALT_CATALOG_CRASH_SEEDS",
+        SEEDS,
+        Duration::from_secs(90),
+        4,
+        run,
     );
 }
 

@@ -182,14 +182,9 @@ fn rows_of(conn: &Connection, table: &str) -> Vec<(Vec<u8>, Vec<u8>)> {
         .collect()
 }
 
-/// Issue 33's proof for clones: a clone holds the snapshot's rows (not later ones), and still
-/// reads every one after the source is compacted and dropped and the snapshot deleted.
-#[test]
-fn a_clone_outlives_its_source_and_its_snapshot() {
-    let dir = tempfile::tempdir().expect("dir");
-    let conn = open(dir.path());
-    let admin = conn.admin();
-    create_t(&conn, &[Bytes::from_static(b"m")]);
+/// Table `t` split at `m`, 300 rows on both sides (`a...` and `x...`, each its own value).
+fn filled_t(conn: &Connection) -> basalt_client::Table {
+    create_t(conn, &[Bytes::from_static(b"m")]);
     let table = conn.table("t").expect("table");
     for i in 0..300 {
         let row = format!("{}{i:03}", if i % 3 == 0 { 'a' } else { 'x' });
@@ -197,6 +192,17 @@ fn a_clone_outlives_its_source_and_its_snapshot() {
             .put(&Put::new(row.clone()).add_column("f", "q", row))
             .expect("put");
     }
+    table
+}
+
+/// Issue 33's proof for clones: a clone holds the snapshot's rows (not later ones), and still
+/// reads every one after the source is compacted and dropped and the snapshot deleted.
+#[test]
+fn a_clone_outlives_its_source_and_its_snapshot() {
+    let dir = tempfile::tempdir().expect("dir");
+    let conn = open(dir.path());
+    let admin = conn.admin();
+    let table = filled_t(&conn);
     let before = rows_of(&conn, "t");
     Client::snapshot(&conn, "s", &t()).expect("snapshot");
     table
@@ -260,14 +266,7 @@ fn a_restored_table_equals_its_snapshot() {
     let dir = tempfile::tempdir().expect("dir");
     let conn = open(dir.path());
     let admin = conn.admin();
-    create_t(&conn, &[Bytes::from_static(b"m")]);
-    let table = conn.table("t").expect("table");
-    for i in 0..300 {
-        let row = format!("{}{i:03}", if i % 3 == 0 { 'a' } else { 'x' });
-        table
-            .put(&Put::new(row.clone()).add_column("f", "q", row))
-            .expect("put");
-    }
+    let table = filled_t(&conn);
     let stop = Arc::new(AtomicBool::new(false));
     let written = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let writer = {

@@ -96,6 +96,18 @@ impl FileFilter<'_> {
 }
 
 impl StoreView {
+    /// This view with another list of files (put in sequence-id order), the memstores as
+    /// they are.
+    fn with_files(&self, mut files: Vec<Arc<StoreFile>>) -> StoreView {
+        files.sort_by_key(|f| f.max_seq_id());
+        StoreView {
+            active: Arc::clone(&self.active),
+            frozen: self.frozen.clone(),
+            snapshot: self.snapshot.clone(),
+            files,
+        }
+    }
+
     /// The active list and the frozen segments, newest first: what freezing the active list,
     /// or taking a snapshot, keeps as segments.
     fn memstore_segments(&self) -> Vec<Segment> {
@@ -776,13 +788,7 @@ impl Store {
         self.publish(|v| {
             let mut files = v.files.clone();
             files.push(Arc::clone(&file));
-            files.sort_by_key(|f| f.max_seq_id());
-            StoreView {
-                active: Arc::clone(&v.active),
-                frozen: v.frozen.clone(),
-                snapshot: v.snapshot.clone(),
-                files,
-            }
+            v.with_files(files)
         });
         Ok(())
     }
@@ -870,13 +876,7 @@ impl Store {
                 .cloned()
                 .collect();
             files.extend(merged);
-            files.sort_by_key(|f| f.max_seq_id());
-            StoreView {
-                active: Arc::clone(&v.active),
-                frozen: v.frozen.clone(),
-                snapshot: v.snapshot.clone(),
-                files,
-            }
+            v.with_files(files)
         });
         for f in &selected {
             // A reference's own file goes; the parent's file is the parent's to delete.

@@ -248,11 +248,7 @@ pub fn import_tsv(args: &ImportTsvArgs) -> Result<()> {
         None => Sink::Puts(BatchWriter::new(Arc::clone(&client), table.clone())),
     };
     let started = Instant::now();
-    let total: u64 = files
-        .iter()
-        .map(|f| f.metadata().map(|m| m.len()).unwrap_or(0))
-        .sum();
-    let bar = progress(Some(total), &format!("importing into {table}"));
+    let bar = super::progress_over_files(&files, &format!("importing into {table}"));
     let (mut tally, mut bad) = (Tally::default(), 0u64);
     for path in &files {
         let file =

@@ -7,19 +7,15 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use basalt_client::{Bytes, Client, Scan};
 
-use super::{BatchWriter, Tally, family_renames, millis, progress, table_name};
+use super::{BatchWriter, Tally, family_renames, progress, table_name};
 use crate::connect::ClientArgs;
 
 #[derive(Debug, clap::Args)]
 pub struct CopyTableArgs {
     #[command(flatten)]
     client: ClientArgs,
-    /// Only cells at or after this time (ms)
-    #[arg(long = "starttime")]
-    start_time: Option<String>,
-    /// Only cells before this time (ms)
-    #[arg(long = "endtime")]
-    end_time: Option<String>,
+    #[command(flatten)]
+    time: super::TimeArgs,
     /// Versions of each cell to copy [default: 1]
     #[arg(long)]
     versions: Option<u32>,
@@ -48,17 +44,6 @@ pub struct CopyTableArgs {
     table: String,
 }
 
-/// A scan's time range from `--starttime` and `--endtime`.
-fn time_range(start: Option<&str>, end: Option<&str>) -> Result<basalt_common::TimeRange> {
-    let start = start.map(|t| millis("--starttime", t)).transpose()?;
-    let end = end.map(|t| millis("--endtime", t)).transpose()?;
-    let (start, end) = (start.unwrap_or(0), end.unwrap_or(i64::MAX));
-    if start > end {
-        bail!("--starttime {start} is after --endtime {end}");
-    }
-    Ok(basalt_common::TimeRange::new(start, end))
-}
-
 pub fn copy_table(args: &CopyTableArgs) -> Result<()> {
     let source = table_name(&args.table)?;
     let target = table_name(args.new_name.as_deref().unwrap_or(&args.table))?;
@@ -70,7 +55,7 @@ pub fn copy_table(args: &CopyTableArgs) -> Result<()> {
         None => Vec::new(),
     };
     let mut scan = Scan::new();
-    scan.time_range = time_range(args.start_time.as_deref(), args.end_time.as_deref())?;
+    scan.time_range = args.time.range()?;
     scan.max_versions = args.versions.unwrap_or(1).max(1);
     scan.raw = args.all_cells;
     scan.caching = Some(args.caching.max(1));
@@ -140,12 +125,8 @@ pub fn copy_table(args: &CopyTableArgs) -> Result<()> {
 pub struct RowCounterArgs {
     #[command(flatten)]
     client: ClientArgs,
-    /// Only rows with a cell at or after this time (ms)
-    #[arg(long = "starttime")]
-    start_time: Option<String>,
-    /// Only rows with a cell before this time (ms)
-    #[arg(long = "endtime")]
-    end_time: Option<String>,
+    #[command(flatten)]
+    time: super::TimeArgs,
     /// Row ranges to count, `[start],[stop];[start],[stop]...`
     #[arg(long)]
     range: Option<String>,
@@ -177,7 +158,7 @@ fn ranges(spec: &str) -> Result<Vec<(Bytes, Bytes)>> {
 pub fn row_counter(args: &RowCounterArgs) -> Result<()> {
     let table = table_name(&args.table)?;
     let mut scan = Scan::new();
-    scan.time_range = time_range(args.start_time.as_deref(), args.end_time.as_deref())?;
+    scan.time_range = args.time.range()?;
     scan.caching = Some(1000);
     scan.cache_blocks = false;
     for c in &args.columns {

@@ -223,11 +223,7 @@ pub fn import(args: &ImportArgs) -> Result<()> {
         bail!("table {table} does not exist: create it first (with the export's families)");
     }
     let started = Instant::now();
-    let total: u64 = files
-        .iter()
-        .map(|f| f.metadata().map(|m| m.len()).unwrap_or(0))
-        .sum();
-    let bar = progress(Some(total), &format!("importing into {table}"));
+    let bar = super::progress_over_files(&files, &format!("importing into {table}"));
     let mut tally = Tally::default();
     let mut writer = BatchWriter::new(client, table.clone());
     for path in &files {

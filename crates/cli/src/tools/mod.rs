@@ -108,6 +108,46 @@ pub fn progress(total: Option<u64>, what: &str) -> indicatif::ProgressBar {
     bar
 }
 
+/// HBase's `--starttime` and `--endtime` (CopyTable, RowCounter): a time range in ms.
+#[derive(Debug, clap::Args)]
+pub struct TimeArgs {
+    /// Only cells at or after this time (ms since the epoch)
+    #[arg(long = "starttime")]
+    start_time: Option<String>,
+    /// Only cells before this time (ms since the epoch)
+    #[arg(long = "endtime")]
+    end_time: Option<String>,
+}
+
+impl TimeArgs {
+    pub fn range(&self) -> Result<basalt_common::TimeRange> {
+        let start = self
+            .start_time
+            .as_deref()
+            .map(|t| millis("--starttime", t))
+            .transpose()?;
+        let end = self
+            .end_time
+            .as_deref()
+            .map(|t| millis("--endtime", t))
+            .transpose()?;
+        let (start, end) = (start.unwrap_or(0), end.unwrap_or(i64::MAX));
+        if start > end {
+            bail!("--starttime {start} is after --endtime {end}");
+        }
+        Ok(basalt_common::TimeRange::new(start, end))
+    }
+}
+
+/// A progress bar over the bytes of `files`.
+pub fn progress_over_files(files: &[std::path::PathBuf], what: &str) -> indicatif::ProgressBar {
+    let total: u64 = files
+        .iter()
+        .map(|f| f.metadata().map(|m| m.len()).unwrap_or(0))
+        .sum();
+    progress(Some(total), what)
+}
+
 /// What a tool moved, for its closing line.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Tally {

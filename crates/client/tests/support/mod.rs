@@ -33,6 +33,42 @@ impl SeededRng {
     }
 }
 
+/// Runs `run` for seeds `0..` (as many as the environment variable `var` says, else
+/// `default`, stopping after `budget`), panicking on the first failure; checks that at least
+/// 20 ran and that the fault fired (`run` returns whether it did) in at least one in
+/// `fired_one_in`. Returns how many ran and how many were interrupted.
+pub fn crash_seeds(
+    var: &str,
+    default: u64,
+    budget: std::time::Duration,
+    fired_one_in: u32,
+    mut run: impl FnMut(u64) -> Result<bool, String>,
+) -> (u32, u32) {
+    let seeds = std::env::var(var)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default);
+    let deadline = std::time::Instant::now() + budget;
+    let (mut ran, mut interrupted) = (0, 0);
+    for seed in 0..seeds {
+        match run(seed) {
+            Ok(fired) => interrupted += u32::from(fired),
+            Err(e) => panic!("seed {seed}: {e}"),
+        }
+        ran += 1;
+        if std::time::Instant::now() > deadline {
+            break;
+        }
+    }
+    eprintln!("{ran} seeds ran, {interrupted} changes interrupted by their fault");
+    assert!(ran >= 20, "only {ran} seeds ran");
+    assert!(
+        interrupted * fired_one_in >= ran,
+        "too few faults fired: {interrupted} of {ran}"
+    );
+    (ran, interrupted)
+}
+
 /// Opens the data directory `/data` on `fs`, configured by `configure`, after a simulated
 /// kill or power loss. A thread of the dead "process" (a background compaction or flush) may
 /// still hold the directory's lock for a moment (its file system handle is dead, so it
