@@ -378,14 +378,15 @@ impl MasterService {
                 admin
                     .clone_snapshot(&r.snapshot.name, &table)
                     .map_err(|e| fail(&e))?;
-                // Done before the answer: no procedure to wait for.
-                Ok(pb::CloneSnapshotResponse { proc_id: 0 }.encode_to_vec())
+                // Done before the answer: a procedure id GetProcedureResult calls finished
+                // (CloneSnapshotResponse's proc_id is field 1, as ProcedureResponse's).
+                Ok(self.done())
             }),
             "RestoreSnapshot" => decode::<pb::RestoreSnapshotRequest>(param).and_then(|r| {
                 admin
                     .restore_snapshot(&r.snapshot.name)
                     .map_err(|e| fail(&e))?;
-                Ok(pb::RestoreSnapshotResponse { proc_id: 0 }.encode_to_vec())
+                Ok(self.done())
             }),
             "DeleteSnapshot" => decode::<pb::DeleteSnapshotRequest>(param).and_then(|r| {
                 admin

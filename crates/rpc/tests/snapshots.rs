@@ -52,6 +52,34 @@ fn snapshots_over_the_native_rpc() {
         "org.apache.hadoop.hbase.TableExistsException",
         "{e}"
     );
+    // As a native client does it: the clone's procedure id is finished when it answers.
+    let cloned: basalt_rpc::pb::CloneSnapshotResponse = master
+        .call(
+            "CloneSnapshot",
+            &basalt_rpc::pb::CloneSnapshotRequest {
+                snapshot: basalt_rpc::pb::SnapshotDescription {
+                    name: "snap".into(),
+                    table: Some("t3".into()),
+                    ..Default::default()
+                },
+                nonce_group: None,
+                nonce: None,
+                restore_acl: None,
+            },
+        )
+        .expect("CloneSnapshot");
+    let result: basalt_rpc::pb::GetProcedureResultResponse = master
+        .call(
+            "GetProcedureResult",
+            &basalt_rpc::pb::GetProcedureResultRequest {
+                proc_id: cloned.proc_id,
+            },
+        )
+        .expect("GetProcedureResult");
+    assert_eq!(
+        result.state,
+        basalt_rpc::pb::get_procedure_result_response::State::Finished as i32
+    );
     // A restore over the wire: refused while the table is enabled, then the table is back.
     let table = conn.table("t").expect("table");
     table
