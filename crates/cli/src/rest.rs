@@ -40,8 +40,11 @@ pub fn run(args: &Args) -> Result<()> {
         max_connections: args.gateway.max_connections as usize,
         max_body: (args.gateway.max_request_mb as usize) << 20,
     };
-    let rest = RestServer::start(Arc::new(conn), config)
-        .with_context(|| format!("cannot listen on {}:{}", args.gateway.bind, args.port))?;
+    let rest = RestServer::start(
+        Arc::new(basalt_client::LayoutClient::new(Arc::new(conn))),
+        config,
+    )
+    .with_context(|| format!("cannot listen on {}:{}", args.gateway.bind, args.port))?;
     crate::say!(
         "rest listening on {}{}, serving {place}",
         rest.local_addr(),

@@ -42,7 +42,9 @@ pub fn run(args: &Args) -> Result<()> {
         epoch_timestamps: args.epoch_timestamps,
         identity: identity(args, &session),
     };
-    let mut shell = Shell::new(session.client(), options);
+    // Tables with a key layout are read and written by their logical keys (issue 34).
+    let client = std::sync::Arc::new(basalt_client::LayoutClient::new(session.client()));
+    let mut shell = Shell::new(client, options);
     let outcome = if terminal {
         let banner = format!(
             "Basalt {} shell (HBase 2.6 commands) on {place}\n\

@@ -299,14 +299,16 @@ fn gateway_client(
     s: &Settings,
     groups: &basalt_common::acl::GroupMapping,
 ) -> Arc<dyn basalt_client::Client> {
-    if s.authorization {
+    let client: Arc<dyn basalt_client::Client> = if s.authorization {
         Arc::new(conn.as_user(basalt_common::acl::User {
             name: s.gateway_user.clone(),
             groups: groups.groups_of(&s.gateway_user),
         }))
     } else {
         Arc::new(conn.clone())
-    }
+    };
+    // Tables with a key layout are read and written by their logical keys (issue 34).
+    Arc::new(basalt_client::LayoutClient::new(client))
 }
 
 /// Opens the engine; meta names `server` (`host:port`) as every region's server, so native

@@ -51,8 +51,11 @@ pub fn run(args: &Args) -> Result<()> {
         max_connections: args.gateway.max_connections as usize,
         ..ThriftConfig::default()
     };
-    let thrift = ThriftServer::start(Arc::new(conn), config)
-        .with_context(|| format!("cannot listen on {}:{}", args.gateway.bind, args.port))?;
+    let thrift = ThriftServer::start(
+        Arc::new(basalt_client::LayoutClient::new(Arc::new(conn))),
+        config,
+    )
+    .with_context(|| format!("cannot listen on {}:{}", args.gateway.bind, args.port))?;
     crate::say!(
         "thrift listening on {} ({}, {}), serving {place}",
         thrift.local_addr(),

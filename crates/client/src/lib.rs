@@ -22,6 +22,7 @@ mod as_user;
 mod buffered;
 mod client;
 mod connection;
+pub mod layout;
 pub mod remote;
 #[cfg(test)]
 mod split_halves_tests;
@@ -36,6 +37,7 @@ pub use client::{
     Client, ClusterSummary, RegionLoad, RegionSummary, Scanner, ServerSummary, SnapshotInfo,
 };
 pub use connection::{Connection, ConnectionBuilder};
+pub use layout::LayoutClient;
 pub use table::{BatchOp, BatchOutcome, ResultScanner, Table};
 
 pub use basalt_storefile::BlockCacheStats;

@@ -12,6 +12,7 @@ pub mod descriptor_file;
 pub mod error;
 pub mod family_descriptor;
 pub mod filter;
+pub mod key_layout;
 pub mod md5;
 pub mod meta_key;
 pub mod metrics;

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::error::{Error, Result};
-use crate::family_descriptor::{ColumnFamilyDescriptor, parse_bool, parse_num, write_map};
+use crate::family_descriptor::{ColumnFamilyDescriptor, parse_bool, parse_num};
 use crate::schema::Durability;
 use crate::table_name::TableName;
 
@@ -125,6 +125,9 @@ impl TableDescriptor {
         };
         if self.families.is_empty() {
             return Err(bad("a table needs at least one column family".into()));
+        }
+        if let Err(e) = crate::key_layout::KeyLayout::of(&self.metadata) {
+            return Err(bad(e.to_string()));
         }
         for pair in self.families.windows(2) {
             if pair[0].name == pair[1].name {
@@ -389,15 +392,19 @@ impl fmt::Display for TableDescriptor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "'{}'", self.name)?;
         let attrs = self.non_default_attributes();
-        if !attrs.is_empty() || !self.metadata.is_empty() || !self.configuration.is_empty() {
-            f.write_str(", {TABLE_ATTRIBUTES => {")?;
-            for (i, (k, v)) in attrs.iter().enumerate() {
-                let sep = if i == 0 { "" } else { ", " };
-                write!(f, "{sep}{k} => '{v}'")?;
+        let mut parts: Vec<String> = attrs.iter().map(|(k, v)| format!("{k} => '{v}'")).collect();
+        for (name, map) in [
+            ("METADATA", &self.metadata),
+            ("CONFIGURATION", &self.configuration),
+        ] {
+            if !map.is_empty() {
+                let entries: Vec<String> =
+                    map.iter().map(|(k, v)| format!("'{k}' => '{v}'")).collect();
+                parts.push(format!("{name} => {{{}}}", entries.join(", ")));
             }
-            write_map(f, "METADATA", &self.metadata)?;
-            write_map(f, "CONFIGURATION", &self.configuration)?;
-            f.write_str("}}")?;
+        }
+        if !parts.is_empty() {
+            write!(f, ", {{TABLE_ATTRIBUTES => {{{}}}}}", parts.join(", "))?;
         }
         for family in &self.families {
             write!(f, "\n{family}")?;

@@ -132,7 +132,16 @@ fn create_table_locked(
     if engine.tables().contains_key(&name) {
         return Err(Error::TableExists(name));
     }
-    let keys = sorted_split_keys(split_keys)?;
+    // A declared key layout pre-splits on its bucket boundaries unless splits are given.
+    let layout_splits = match basalt_common::key_layout::KeyLayout::of(&descriptor.metadata)? {
+        Some(layout) if split_keys.is_empty() => layout.split_keys(),
+        _ => Vec::new(),
+    };
+    let keys = if layout_splits.is_empty() {
+        sorted_split_keys(split_keys)?
+    } else {
+        layout_splits
+    };
     let region_id = engine.clock.now_millis();
     let mut bounds = vec![Bytes::new()];
     bounds.extend(keys);
@@ -290,6 +299,13 @@ pub fn modify_table(engine: &Master, descriptor: TableDescriptor) -> Result<()> 
     let table = engine.table(&name)?;
     refuse_system(&name)?;
     descriptor.validate()?;
+    let key = basalt_common::key_layout::METADATA_KEY;
+    if table.descriptor().metadata.get(key) != descriptor.metadata.get(key) {
+        return Err(Error::Refused(format!(
+            "{key} of {name} cannot change: its rows are stored by it (copy the table into a \
+             new one with the layout instead)"
+        )));
+    }
     layout::write_descriptor(engine.fs.as_ref(), &engine.table_dir(&name), &descriptor)?;
     table.set_descriptor(descriptor.clone());
     for old in table.placed() {

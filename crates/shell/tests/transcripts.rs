@@ -21,6 +21,8 @@ fn scripts() -> PathBuf {
 
 /// Runs the script one statement at a time (a statement may span lines), echoing its input.
 fn transcript(client: Arc<dyn Client>, script: &str) -> String {
+    // As `basalt shell` runs it: tables with a key layout by their logical keys.
+    let client = Arc::new(basalt_client::LayoutClient::new(client));
     let mut shell = Shell::new(client, Options::default());
     let mut out: Vec<u8> = Vec::new();
     let mut pending = String::new();
@@ -142,4 +144,9 @@ fn snapshots() {
 #[test]
 fn bad_input() {
     check("bad_input");
+}
+
+#[test]
+fn key_layouts() {
+    check("key_layouts");
 }

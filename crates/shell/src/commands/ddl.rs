@@ -78,6 +78,33 @@ fn apply_table_options(desc: &mut TableDescriptor, pairs: &[(Value, Value)]) -> 
                     }
                 }
             }
+            // Key layouts (issue 34): `SALT => {BUCKETS => 16}`, `TIME_BUCKETS => {BUCKETS =>
+            // 8}`, `HASH_PREFIX => {ALGORITHM => 'MD5', BYTES => 4}`, `REVERSE => true`.
+            ("SALT" | "TIME_BUCKETS" | "HASH_PREFIX" | "REVERSE", v) => {
+                let options = match v {
+                    Value::Hash(map) => map
+                        .iter()
+                        .map(|(k, v)| match (text(k), text(v)) {
+                            (Some(k), Some(v)) => Ok(format!(" {k}={v}")),
+                            _ => Err(format!("{key} options are NAME => value")),
+                        })
+                        .collect::<R<String>>()?,
+                    Value::Bool(true) => String::new(),
+                    other => {
+                        return Err(format!(
+                            "{key} takes a hash of options (or true for REVERSE), not {}",
+                            other.inspect()
+                        ));
+                    }
+                };
+                let layout =
+                    basalt_common::key_layout::KeyLayout::parse(&format!("{key}{options}"))
+                        .map_err(|e| e.to_string())?;
+                desc.metadata.insert(
+                    basalt_common::key_layout::METADATA_KEY.to_owned(),
+                    layout.text(),
+                );
+            }
             ("REGION_REPLICATION", Value::Int(n)) if *n > 1 => {
                 return Err(
                     "REGION_REPLICATION above 1 needs region replicas, which Basalt does not have"

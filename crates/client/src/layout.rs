@@ -1,0 +1,633 @@
+//! [`LayoutClient`]: a [`Client`] that reads and writes tables by their logical row keys
+//! whatever key layout they declare (issue 34, `basalt_common::key_layout`). Puts, gets,
+//! deletes, increments, appends, check-and-mutates and batches take logical keys and send the
+//! stored ones; results come back with logical keys. A scan over a salted or time-bucketed
+//! table runs one scan per bucket, each on a thread of its own, and merges them into logical
+//! key order (reversed scans and limits too); over a hash-prefixed or reversed table, whose
+//! stored order says nothing of the logical one, it reads the whole table and sorts what is in
+//! range (up to [`SORTED_SCAN_LIMIT`] rows). Tables without a layout pass through untouched;
+//! the inner client stays there for raw access to stored keys.
+//!
+//! Row filters run on the server, so they see stored keys (`docs/design/key-layouts.md`).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::mpsc::{Receiver, sync_channel};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use basalt_common::acl::{Permission, Scope};
+use basalt_common::key_layout::KeyLayout;
+use basalt_common::ops::{
+    Append, CheckAction, CheckAndMutate, CheckAndMutateResult, Increment, RowMutations, RowOp,
+};
+use basalt_common::{
+    Bytes, Cell, Delete, Error, Get, NamespaceDescriptor, Put, Result, RowResult, Scan,
+    TableDescriptor, TableName,
+};
+
+use crate::client::{ClusterSummary, RegionSummary, Scanner, SnapshotInfo};
+use crate::{BatchOp, BatchOutcome, Client};
+
+/// How long a table's layout is taken as known (a table dropped and made again elsewhere
+/// with another layout is seen after this).
+const CACHE_FOR: Duration = Duration::from_secs(5);
+/// The most rows a range scan of a hash-prefixed or reversed table sorts in memory.
+pub const SORTED_SCAN_LIMIT: usize = 1_000_000;
+/// Rows each bucket's scan reads ahead of the merge.
+const READ_AHEAD: usize = 256;
+
+/// A [`Client`] over logical row keys; see the module documentation.
+pub struct LayoutClient {
+    inner: Arc<dyn Client>,
+    layouts: Mutex<HashMap<TableName, (Option<KeyLayout>, Instant)>>,
+}
+
+impl fmt::Debug for LayoutClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LayoutClient")
+            .field("inner", &self.inner)
+            .finish_non_exhaustive()
+    }
+}
+
+impl LayoutClient {
+    pub fn new(inner: Arc<dyn Client>) -> Self {
+        LayoutClient {
+            inner,
+            layouts: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The client underneath: stored keys, no translation.
+    pub fn raw(&self) -> &Arc<dyn Client> {
+        &self.inner
+    }
+
+    /// The table's layout (cached for a few seconds); none for a plain table or one that
+    /// cannot be described (the call itself then says why).
+    pub fn layout(&self, table: &TableName) -> Option<KeyLayout> {
+        let mut cache = self.layouts.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((layout, at)) = cache.get(table)
+            && at.elapsed() < CACHE_FOR
+        {
+            return *layout;
+        }
+        match self.inner.describe_table(table) {
+            Ok(d) => {
+                let layout = KeyLayout::of(&d.metadata).ok().flatten();
+                cache.insert(table.clone(), (layout, Instant::now()));
+                layout
+            }
+            Err(_) => None,
+        }
+    }
+
+    fn forget(&self, table: &TableName) {
+        self.layouts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(table);
+    }
+}
+
+/// Stored keys of logical ones, and back.
+fn physical(layout: Option<KeyLayout>, row: &Bytes) -> Result<Bytes> {
+    match layout {
+        Some(l) => l.physical(row),
+        None => Ok(row.clone()),
+    }
+}
+
+fn logical_result(layout: Option<KeyLayout>, r: RowResult) -> Result<RowResult> {
+    let Some(l) = layout else {
+        return Ok(r);
+    };
+    if r.cells.is_empty() && r.row.is_empty() {
+        return Ok(r);
+    }
+    let row = l.logical(&r.row)?;
+    let cells = r
+        .cells
+        .iter()
+        .map(|c| {
+            let mut cell = Cell::new(
+                &row,
+                c.family(),
+                c.qualifier(),
+                c.timestamp,
+                c.cell_type,
+                c.value(),
+            )
+            .with_seq_id(c.seq_id);
+            cell.ttl_ms = c.ttl_ms;
+            cell
+        })
+        .collect();
+    Ok(RowResult {
+        row,
+        cells,
+        partial: r.partial,
+    })
+}
+
+fn physical_row_op(layout: Option<KeyLayout>, op: &RowOp) -> Result<RowOp> {
+    Ok(match op {
+        RowOp::Put(p) => RowOp::Put(Put {
+            row: physical(layout, &p.row)?,
+            ..p.clone()
+        }),
+        RowOp::Delete(d) => RowOp::Delete(Delete {
+            row: physical(layout, &d.row)?,
+            ..d.clone()
+        }),
+        RowOp::Increment(i) => RowOp::Increment(Increment {
+            row: physical(layout, &i.row)?,
+            ..i.clone()
+        }),
+        RowOp::Append(a) => RowOp::Append(Append {
+            row: physical(layout, &a.row)?,
+            ..a.clone()
+        }),
+    })
+}
+
+fn physical_mutations(layout: Option<KeyLayout>, m: &RowMutations) -> Result<RowMutations> {
+    Ok(RowMutations {
+        row: physical(layout, &m.row)?,
+        mutations: m
+            .mutations
+            .iter()
+            .map(|op| physical_row_op(layout, op))
+            .collect::<Result<_>>()?,
+    })
+}
+
+fn physical_check_and_mutate(
+    layout: Option<KeyLayout>,
+    cam: &CheckAndMutate,
+) -> Result<CheckAndMutate> {
+    let action = match &cam.action {
+        CheckAction::Put(p) => CheckAction::Put(Put {
+            row: physical(layout, &p.row)?,
+            ..p.clone()
+        }),
+        CheckAction::Delete(d) => CheckAction::Delete(Delete {
+            row: physical(layout, &d.row)?,
+            ..d.clone()
+        }),
+        CheckAction::RowMutations(m) => CheckAction::RowMutations(physical_mutations(layout, m)?),
+        CheckAction::Increment(i) => CheckAction::Increment(Increment {
+            row: physical(layout, &i.row)?,
+            ..i.clone()
+        }),
+        CheckAction::Append(a) => CheckAction::Append(Append {
+            row: physical(layout, &a.row)?,
+            ..a.clone()
+        }),
+    };
+    Ok(CheckAndMutate {
+        row: physical(layout, &cam.row)?,
+        check: cam.check.clone(),
+        action,
+    })
+}
+
+fn physical_batch_op(layout: Option<KeyLayout>, op: &BatchOp) -> Result<BatchOp> {
+    Ok(match op {
+        BatchOp::Get(g) => BatchOp::Get(Get {
+            row: physical(layout, &g.row)?,
+            ..g.clone()
+        }),
+        BatchOp::Put(p) => BatchOp::Put(Put {
+            row: physical(layout, &p.row)?,
+            ..p.clone()
+        }),
+        BatchOp::Delete(d) => BatchOp::Delete(Delete {
+            row: physical(layout, &d.row)?,
+            ..d.clone()
+        }),
+        BatchOp::Increment(i) => BatchOp::Increment(Increment {
+            row: physical(layout, &i.row)?,
+            ..i.clone()
+        }),
+        BatchOp::Append(a) => BatchOp::Append(Append {
+            row: physical(layout, &a.row)?,
+            ..a.clone()
+        }),
+        BatchOp::RowMutations(m) => BatchOp::RowMutations(physical_mutations(layout, m)?),
+        BatchOp::CheckAndMutate(c) => {
+            BatchOp::CheckAndMutate(physical_check_and_mutate(layout, c)?)
+        }
+    })
+}
+
+fn logical_outcome(layout: Option<KeyLayout>, o: BatchOutcome) -> Result<BatchOutcome> {
+    Ok(match o {
+        BatchOutcome::Row(r) => BatchOutcome::Row(logical_result(layout, r)?),
+        BatchOutcome::Rows(rs) => BatchOutcome::Rows(
+            rs.into_iter()
+                .map(|r| logical_result(layout, r))
+                .collect::<Result<_>>()?,
+        ),
+        BatchOutcome::CheckAndMutate(c) => BatchOutcome::CheckAndMutate(CheckAndMutateResult {
+            success: c.success,
+            result: c.result.map(|r| logical_result(layout, r)).transpose()?,
+        }),
+        BatchOutcome::Done => BatchOutcome::Done,
+    })
+}
+
+/// Whether logical row `row` is inside the scan's range (start and stop as the scan gives
+/// them: for a reversed scan, start is the upper bound).
+fn in_range(scan: &Scan, row: &[u8]) -> bool {
+    let (lo, hi, lo_in, hi_in) = if scan.reversed {
+        (
+            &scan.stop_row,
+            &scan.start_row,
+            scan.include_stop_row,
+            scan.include_start_row,
+        )
+    } else {
+        (
+            &scan.start_row,
+            &scan.stop_row,
+            scan.include_start_row,
+            scan.include_stop_row,
+        )
+    };
+    let above = lo.is_empty() || row > &lo[..] || (lo_in && row == &lo[..]);
+    let below = hi.is_empty() || row < &hi[..] || (hi_in && row == &hi[..]);
+    above && below
+}
+
+/// Bucket `bucket`'s stored range for a logical scan.
+fn bucket_scan(layout: KeyLayout, bucket: u8, scan: &Scan) -> Scan {
+    let mut s = scan.clone();
+    let with = |k: &Bytes| {
+        let mut v = Vec::with_capacity(k.len() + 1);
+        v.push(bucket);
+        v.extend_from_slice(k);
+        Bytes::from(v)
+    };
+    let bucket_end = || {
+        if bucket == u8::MAX {
+            Bytes::new()
+        } else {
+            Bytes::from(vec![bucket + 1])
+        }
+    };
+    if scan.reversed {
+        // From the upper bound down to the lower.
+        s.start_row = if scan.start_row.is_empty() {
+            s.include_start_row = false;
+            bucket_end()
+        } else {
+            with(&scan.start_row)
+        };
+        s.stop_row = if scan.stop_row.is_empty() {
+            Bytes::from(vec![bucket])
+        } else {
+            with(&scan.stop_row)
+        };
+    } else {
+        let (start, stop) = layout.bucket_range(bucket, &scan.start_row, &scan.stop_row);
+        s.start_row = start;
+        s.stop_row = stop;
+        if scan.stop_row.is_empty() {
+            s.include_stop_row = false;
+        }
+    }
+    s
+}
+
+/// Merges the buckets' rows (each in stored order, so in logical order within the bucket)
+/// into logical order.
+struct Merge {
+    layout: KeyLayout,
+    reversed: bool,
+    limit: Option<usize>,
+    returned: usize,
+    sources: Vec<Receiver<Result<RowResult>>>,
+    heads: Vec<Option<RowResult>>,
+    started: bool,
+    failed: bool,
+}
+
+impl Merge {
+    fn fill(&mut self, i: usize) -> Option<Error> {
+        match self.sources[i].recv() {
+            Ok(Ok(row)) => match logical_result(Some(self.layout), row) {
+                Ok(r) => self.heads[i] = Some(r),
+                Err(e) => return Some(e),
+            },
+            Ok(Err(e)) => return Some(e),
+            Err(_) => self.heads[i] = None,
+        }
+        None
+    }
+}
+
+impl Iterator for Merge {
+    type Item = Result<RowResult>;
+
+    fn next(&mut self) -> Option<Result<RowResult>> {
+        if self.failed || self.limit.is_some_and(|l| self.returned >= l) {
+            return None;
+        }
+        if !self.started {
+            self.started = true;
+            for i in 0..self.sources.len() {
+                if let Some(e) = self.fill(i) {
+                    self.failed = true;
+                    return Some(Err(e));
+                }
+            }
+        }
+        // The least (or, reversed, greatest) head; ties keep the lower bucket, so a row's
+        // pieces (a batch limit) stay together.
+        let mut best: Option<usize> = None;
+        for (i, head) in self.heads.iter().enumerate() {
+            let Some(h) = head else { continue };
+            let better = match best.and_then(|b| self.heads[b].as_ref()) {
+                None => true,
+                Some(b) if self.reversed => h.row > b.row,
+                Some(b) => h.row < b.row,
+            };
+            if better {
+                best = Some(i);
+            }
+        }
+        let i = best?;
+        let row = self.heads[i].take()?;
+        if let Some(e) = self.fill(i) {
+            self.failed = true;
+            return Some(Err(e));
+        }
+        if !row.partial {
+            self.returned += 1;
+        }
+        Some(Ok(row))
+    }
+}
+
+impl LayoutClient {
+    fn scan_buckets(
+        &self,
+        layout: KeyLayout,
+        buckets: u16,
+        table: &TableName,
+        scan: &Scan,
+    ) -> Result<Scanner> {
+        let mut sources = Vec::new();
+        for bucket in 0..buckets {
+            let s = bucket_scan(layout, bucket as u8, scan);
+            let rows = Arc::clone(&self.inner).scan(table, &s)?;
+            let (tx, rx) = sync_channel(READ_AHEAD);
+            std::thread::Builder::new()
+                .name(format!("scan-bucket-{bucket}"))
+                .spawn(move || {
+                    for row in rows {
+                        // The merge went away (dropped or done): stop reading.
+                        if tx.send(row).is_err() {
+                            break;
+                        }
+                    }
+                })
+                .map_err(|e| Error::storage(format!("starting a bucket's scan: {e}")))?;
+            sources.push(rx);
+        }
+        let heads = vec![None; sources.len()];
+        Ok(Scanner::new(Merge {
+            layout,
+            reversed: scan.reversed,
+            limit: scan.limit,
+            returned: 0,
+            sources,
+            heads,
+            started: false,
+            failed: false,
+        }))
+    }
+
+    /// A hash prefix or a reversal: the whole table, the rows in range sorted.
+    fn scan_sorted(&self, layout: KeyLayout, table: &TableName, scan: &Scan) -> Result<Scanner> {
+        let mut all = scan.clone();
+        all.start_row = Bytes::new();
+        all.stop_row = Bytes::new();
+        all.reversed = false;
+        all.limit = None;
+        let mut rows = Vec::new();
+        for row in Arc::clone(&self.inner).scan(table, &all)? {
+            let row = logical_result(Some(layout), row?)?;
+            if in_range(scan, &row.row) {
+                rows.push(row);
+                if rows.len() > SORTED_SCAN_LIMIT {
+                    return Err(Error::Refused(format!(
+                        "a range scan of {table} ({layout}) sorts its rows in memory, and this \
+                         one has more than {SORTED_SCAN_LIMIT}: narrow it, or use a SALT or \
+                         TIME_BUCKETS layout, whose scans merge in order"
+                    )));
+                }
+            }
+        }
+        // Stable: a row's pieces keep their order.
+        rows.sort_by(|a, b| a.row.cmp(&b.row));
+        if scan.reversed {
+            rows.reverse();
+        }
+        let mut out = Vec::new();
+        let mut whole = 0;
+        for r in rows {
+            if scan.limit.is_some_and(|l| whole >= l) {
+                break;
+            }
+            if !r.partial {
+                whole += 1;
+            }
+            out.push(Ok(r));
+        }
+        Ok(Scanner::new(out.into_iter()))
+    }
+}
+
+/// Methods that pass through untouched.
+macro_rules! pass {
+    ($($name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
+        $(fn $name(&self, $($arg: $ty),*) -> $ret {
+            self.inner.$name($($arg),*)
+        })*
+    };
+}
+
+impl Client for LayoutClient {
+    pass! {
+        server_name() -> String;
+        cluster_summary() -> Result<ClusterSummary>;
+        create_namespace(ns: NamespaceDescriptor) -> Result<()>;
+        modify_namespace(ns: NamespaceDescriptor) -> Result<()>;
+        delete_namespace(name: &str) -> Result<()>;
+        namespace(name: &str) -> Result<NamespaceDescriptor>;
+        namespaces() -> Result<Vec<NamespaceDescriptor>>;
+        create_table(descriptor: TableDescriptor, split_keys: &[Bytes]) -> Result<()>;
+        table_names() -> Result<Vec<TableName>>;
+        table_exists(name: &TableName) -> Result<bool>;
+        describe_table(name: &TableName) -> Result<TableDescriptor>;
+        is_table_enabled(name: &TableName) -> Result<bool>;
+        enable_table(name: &TableName) -> Result<()>;
+        disable_table(name: &TableName) -> Result<()>;
+        truncate_table(name: &TableName, preserve_splits: bool) -> Result<()>;
+        modify_table(descriptor: TableDescriptor) -> Result<()>;
+        regions(name: &TableName) -> Result<Vec<RegionSummary>>;
+        region_sizes(name: &TableName) -> Result<HashMap<Bytes, u64>>;
+        flush(name: &TableName) -> Result<()>;
+        compact(name: &TableName, major: bool) -> Result<()>;
+        compact_region(region: &[u8], major: bool) -> Result<()>;
+        split(name: &TableName, at: Option<&[u8]>) -> Result<()>;
+        merge_regions(name: &TableName, a: &[u8], b: &[u8]) -> Result<()>;
+        balance_switch(on: bool) -> Result<bool>;
+        grant(p: &Permission, merge: bool) -> Result<()>;
+        revoke(principal: &str, scope: &Scope) -> Result<()>;
+        user_permissions(scope: &Scope) -> Result<Vec<Permission>>;
+        snapshot(name: &str, table: &TableName) -> Result<()>;
+        list_snapshots() -> Result<Vec<SnapshotInfo>>;
+        delete_snapshot(name: &str) -> Result<()>;
+        balancer() -> Result<bool>;
+        balancer_enabled() -> Result<bool>;
+        move_region(region: &[u8], to: Option<&str>) -> Result<()>;
+        assign(region: &[u8]) -> Result<()>;
+        unassign(region: &[u8]) -> Result<()>;
+        bulk_load(table: &TableName, row: &[u8], files: &[(Bytes, std::path::PathBuf)]) -> Result<()>;
+    }
+
+    fn delete_table(&self, name: &TableName) -> Result<()> {
+        self.forget(name);
+        self.inner.delete_table(name)
+    }
+
+    fn clone_snapshot(&self, name: &str, table: &TableName) -> Result<()> {
+        self.forget(table);
+        self.inner.clone_snapshot(name, table)
+    }
+
+    fn restore_snapshot(&self, name: &str) -> Result<()> {
+        self.layouts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
+        self.inner.restore_snapshot(name)
+    }
+
+    fn put(&self, table: &TableName, put: &Put) -> Result<()> {
+        let layout = self.layout(table);
+        if layout.is_none() {
+            return self.inner.put(table, put);
+        }
+        self.inner.put(
+            table,
+            &Put {
+                row: physical(layout, &put.row)?,
+                ..put.clone()
+            },
+        )
+    }
+
+    fn delete(&self, table: &TableName, delete: &Delete) -> Result<()> {
+        let layout = self.layout(table);
+        self.inner.delete(
+            table,
+            &Delete {
+                row: physical(layout, &delete.row)?,
+                ..delete.clone()
+            },
+        )
+    }
+
+    fn get(&self, table: &TableName, get: &Get) -> Result<RowResult> {
+        let layout = self.layout(table);
+        let r = self.inner.get(
+            table,
+            &Get {
+                row: physical(layout, &get.row)?,
+                ..get.clone()
+            },
+        )?;
+        logical_result(layout, r)
+    }
+
+    fn scan(self: Arc<Self>, table: &TableName, scan: &Scan) -> Result<Scanner> {
+        match self.layout(table) {
+            None => Arc::clone(&self.inner).scan(table, scan),
+            Some(layout) => match layout.buckets() {
+                Some(n) => self.scan_buckets(layout, n, table, scan),
+                None => self.scan_sorted(layout, table, scan),
+            },
+        }
+    }
+
+    fn increment(&self, table: &TableName, inc: &Increment) -> Result<RowResult> {
+        let layout = self.layout(table);
+        let r = self.inner.increment(
+            table,
+            &Increment {
+                row: physical(layout, &inc.row)?,
+                ..inc.clone()
+            },
+        )?;
+        logical_result(layout, r)
+    }
+
+    fn append(&self, table: &TableName, append: &Append) -> Result<RowResult> {
+        let layout = self.layout(table);
+        let r = self.inner.append(
+            table,
+            &Append {
+                row: physical(layout, &append.row)?,
+                ..append.clone()
+            },
+        )?;
+        logical_result(layout, r)
+    }
+
+    fn check_and_mutate(
+        &self,
+        table: &TableName,
+        cam: &CheckAndMutate,
+    ) -> Result<CheckAndMutateResult> {
+        let layout = self.layout(table);
+        let r = self
+            .inner
+            .check_and_mutate(table, &physical_check_and_mutate(layout, cam)?)?;
+        Ok(CheckAndMutateResult {
+            success: r.success,
+            result: r.result.map(|x| logical_result(layout, x)).transpose()?,
+        })
+    }
+
+    fn batch(&self, table: &TableName, ops: &[BatchOp]) -> Vec<Result<BatchOutcome>> {
+        let layout = self.layout(table);
+        if layout.is_none() {
+            return self.inner.batch(table, ops);
+        }
+        // Ops whose key does not fit the layout fail alone, as a refused op of a batch does.
+        let mut out: Vec<Option<Result<BatchOutcome>>> = Vec::with_capacity(ops.len());
+        let mut sent = Vec::new();
+        let mut at = Vec::new();
+        for (i, op) in ops.iter().enumerate() {
+            match physical_batch_op(layout, op) {
+                Ok(p) => {
+                    sent.push(p);
+                    at.push(i);
+                    out.push(None);
+                }
+                Err(e) => out.push(Some(Err(e))),
+            }
+        }
+        for (i, r) in at.into_iter().zip(self.inner.batch(table, &sent)) {
+            out[i] = Some(r.and_then(|o| logical_outcome(layout, o)));
+        }
+        out.into_iter()
+            .map(|r| r.unwrap_or_else(|| Err(Error::storage("a batch answered too few ops"))))
+            .collect()
+    }
+}
