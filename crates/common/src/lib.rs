@@ -13,6 +13,7 @@ pub mod error;
 pub mod family_descriptor;
 pub mod filter;
 pub mod key_layout;
+pub mod keys;
 pub mod md5;
 pub mod meta_key;
 pub mod metrics;

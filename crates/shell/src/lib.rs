@@ -20,6 +20,7 @@ mod args;
 mod commands;
 pub mod format;
 mod interactive;
+mod keyfns;
 pub mod syntax;
 
 use std::collections::HashMap;
@@ -356,6 +357,13 @@ impl Shell {
                     .map(|i| self.resolve(i))
                     .collect::<Result<_, String>>()?,
             ),
+            Value::Call(name, args) => {
+                let args = args
+                    .iter()
+                    .map(|a| self.resolve(a))
+                    .collect::<Result<Vec<_>, String>>()?;
+                keyfns::call(name, &args)?
+            }
             other => other.clone(),
         })
     }

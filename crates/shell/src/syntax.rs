@@ -25,6 +25,9 @@ pub enum Value {
     Range(Box<Value>, Box<Value>, bool),
     /// A local variable, looked up when the statement runs.
     Var(String),
+    /// `name(args)`: one of the shell's key functions (`key_long(5)`), called when the
+    /// statement runs.
+    Call(String, Vec<Value>),
 }
 
 impl Value {
@@ -76,6 +79,10 @@ impl Value {
                 format!("{}{dots}{}", a.inspect(), b.inspect())
             }
             Value::Var(v) => v.clone(),
+            Value::Call(name, args) => {
+                let inner: Vec<String> = args.iter().map(Value::inspect).collect();
+                format!("{name}({})", inner.join(", "))
+            }
         }
     }
 }
@@ -635,6 +642,22 @@ impl Parser<'_> {
                     "true" => Value::Bool(true),
                     "false" => Value::Bool(false),
                     "nil" => Value::Nil,
+                    _ if self.peek() == Some(&Tok::Open(b'(')) => {
+                        self.pos += 1;
+                        let mut args = Vec::new();
+                        if self.peek() != Some(&Tok::Close(b')')) {
+                            loop {
+                                args.push(self.expr()?);
+                                if self.peek() == Some(&Tok::Comma) {
+                                    self.pos += 1;
+                                } else {
+                                    break;
+                                }
+                            }
+                        }
+                        self.expect_close(b')')?;
+                        Value::Call(i, args)
+                    }
                     _ => Value::Var(i),
                 }
             }

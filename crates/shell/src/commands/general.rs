@@ -71,6 +71,15 @@ pub(super) fn whoami(shell: &mut Shell, _: &[Value], out: &mut dyn Write) -> Com
     Ok(None)
 }
 
+/// Ruby's `p`: the value, shown as the shell shows what commands return.
+pub(super) fn p(_: &mut Shell, args: &[Value], _: &mut dyn Write) -> CommandResult {
+    match args {
+        [] => Ok(Some(Returned::Value(Value::Nil))),
+        [one] => Ok(Some(Returned::Value(one.clone()))),
+        many => Ok(Some(Returned::Value(Value::Array(many.to_vec())))),
+    }
+}
+
 pub(super) fn help(_: &mut Shell, args: &[Value], out: &mut dyn Write) -> CommandResult {
     let a = Args::new(args);
     if let Some(topic) = a.opt_string(0, "command or group")? {

@@ -41,6 +41,15 @@ commands! {
   hbase> status 'simple'";
     "version", "general", general::version, true, "Output the HBase version this server speaks, and Basalt's.";
     "whoami", "general", general::whoami, true, "Show the current user and groups.";
+    "p", "general", general::p, false,
+"Show a value (Ruby's p), such as what a key function makes. The key functions, usable
+wherever a value goes:
+  key_long(n)  key_int(n)  key_reverse_ts(ms)  key_md5('part')  key_fixed('part', width)
+  key_concat(a, b, ...)  key_split(key, [w1, w2, 0])  key_to_long(bytes)
+  key_from_reverse_ts(bytes)
+  hbase> p key_concat(key_md5('alice'), key_reverse_ts(1700000000000))
+  hbase> put 'events', key_concat(key_fixed('host1', 8), key_reverse_ts(1700000000000)), 'f:q', 'v'
+  hbase> p key_split(key_long(7), [4, 0])";
     "help", "general", general::help, false,
 "Show the command groups, a group's commands, or one command's help.
   hbase> help

@@ -15,3 +15,15 @@ create 'users', 'f', HASH_PREFIX => {ALGORITHM => 'MD5', BYTES => 2}
 put 'users', 'alice', 'f:q', 'a'
 get 'users', 'alice'
 alter 'events', METADATA => {'KEY_LAYOUT' => 'SALT BUCKETS=8'}
+p key_long(7)
+p key_split(key_long(7), [4, 0])
+p key_to_long(key_long(-3))
+p key_from_reverse_ts(key_reverse_ts(1700000000000))
+p key_concat(key_md5('alice'), key_fixed('us', 4))
+create 'logs', 'f', TIME_BUCKETS => {BUCKETS => 4}
+put 'logs', key_concat(key_long(1700000000001), 'host2'), 'f:msg', 'down'
+put 'logs', key_concat(key_long(1700000000000), 'host1'), 'f:msg', 'up'
+scan 'logs'
+put 'logs', 'short', 'f:msg', 'x'
+p key_fixed('toolong', 2)
+p nope(1)
