@@ -75,6 +75,9 @@ enum Command {
     Importtsv(tools::bulk::ImportTsvArgs),
     /// Hand prepared store files to a table's regions (HBase's completebulkload)
     Bulkload(tools::bulk::BulkLoadArgs),
+    /// Each region's share of a table's recent reads and writes, and what a hot spot says
+    /// about its row keys
+    Hotspots(tools::hotspots::Args),
     /// Print a store file's trailer, file info, index, bloom filter and cells (like `hbase hfile`).
     Hfile(hfile::Args),
     /// Print a WAL segment's edits and how it ends (like `hbase wal`).
@@ -104,6 +107,7 @@ fn main() -> std::process::ExitCode {
         Command::Rowcounter(args) => tools::copy::row_counter(&args),
         Command::Importtsv(args) => tools::bulk::import_tsv(&args),
         Command::Bulkload(args) => tools::bulk::bulk_load(&args),
+        Command::Hotspots(args) => tools::hotspots::run(&args),
         Command::Hfile(args) => hfile::run(&args, &mut std::io::stdout().lock()),
         Command::Wal(args) => wal::run(&args, &mut std::io::stdout().lock()),
         Command::Pe(args) => pe::run(&args, &mut std::io::stdout().lock()),

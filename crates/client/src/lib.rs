@@ -22,6 +22,7 @@ mod as_user;
 mod buffered;
 mod client;
 mod connection;
+pub mod hotspots;
 pub mod layout;
 pub mod remote;
 #[cfg(test)]

@@ -284,3 +284,57 @@ fn a_layout_pre_splits_and_cannot_be_altered() {
         .expect_err("no timestamp");
     assert!(e.to_string().contains("8-byte"), "{e}");
 }
+
+/// Sequential keys into a pre-split plain table all land in its last region, and the report
+/// says so and names the layouts; the same keys into a salted table spread over its buckets.
+#[test]
+fn the_hotspot_report_finds_increasing_keys_that_salting_spreads() {
+    use basalt_client::hotspots::HotspotReport;
+    use basalt_common::keys;
+    let conn = Arc::new(Connection::in_memory());
+    let client = LayoutClient::new(Arc::clone(&conn) as Arc<dyn Client>);
+    let splits: Vec<Bytes> = [250, 500, 750]
+        .iter()
+        .map(|n| Bytes::from(keys::long(*n).to_vec()))
+        .collect();
+    client
+        .create_table(
+            TableDescriptor::named("seq")
+                .expect("name")
+                .with_family(ColumnFamilyDescriptor::new("f")),
+            &splits,
+        )
+        .expect("create");
+    create(&client, "salted", Some("SALT BUCKETS=4"));
+    for table in ["seq", "salted"] {
+        for i in 0..2000 {
+            client
+                .put(
+                    &name(table),
+                    &Put::new(keys::long(1000 + i).to_vec()).add_column("f", "q", "v"),
+                )
+                .expect("put");
+        }
+    }
+    let hot =
+        HotspotReport::take(&client, &name("seq"), std::time::Duration::ZERO).expect("report");
+    let (busiest, share, skew) = hot.skew(|r| r.writes).expect("writes");
+    assert_eq!((busiest, share), (3, 1.0), "{hot}");
+    assert!((skew - 4.0).abs() < 1e-9, "{hot}");
+    let text = hot.to_string();
+    assert!(
+        text.contains("Hot spot") && text.contains("the last one"),
+        "{text}"
+    );
+    assert!(text.contains("SALT => {BUCKETS => N}"), "{text}");
+
+    let spread =
+        HotspotReport::take(&client, &name("salted"), std::time::Duration::ZERO).expect("report");
+    let (_, share, _) = spread.skew(|r| r.writes).expect("writes");
+    assert!(share < 0.4, "{spread}");
+    assert!(spread.to_string().contains("Writes are spread"), "{spread}");
+    assert!(
+        spread.to_string().contains("key layout SALT BUCKETS=4"),
+        "{spread}"
+    );
+}

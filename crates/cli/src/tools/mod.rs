@@ -8,6 +8,7 @@
 pub mod bulk;
 pub mod copy;
 pub mod export;
+pub mod hotspots;
 pub mod seqfile;
 pub mod snapshot;
 

@@ -189,6 +189,12 @@ globally, on a namespace, a table, a family or a qualifier (needs --authorizatio
   hbase> revoke 'bobsmith'
   hbase> revoke 'bobsmith', '@ns1'
   hbase> revoke 'bobsmith', 't1', 'f1'";
+    "hotspots", "tools", tools::hotspots, true,
+"Show each region's share of a table's reads and writes in key order, the skew, and what a
+hot spot says about the row keys (and which key layouts would spread it). Counts since each
+region opened, or over the given number of seconds.
+  hbase> hotspots 't1'
+  hbase> hotspots 't1', 5";
     "snapshot", "snapshots", snapshot::snapshot, true,
 "Take a snapshot of a table: each region flushed, its files kept (no copies).
   hbase> snapshot 'sourceTable', 'snapshotName'";

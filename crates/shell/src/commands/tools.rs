@@ -1,4 +1,4 @@
-//! tools: flush, compact, major_compact, split, merge_region.
+//! tools: flush, compact, major_compact, split, merge_region, hotspots.
 
 use super::*;
 
@@ -157,5 +157,21 @@ pub(super) fn assign(shell: &mut Shell, args: &[Value], _: &mut dyn Write) -> Co
 pub(super) fn unassign(shell: &mut Shell, args: &[Value], _: &mut dyn Write) -> CommandResult {
     let region = Args::new(args).string(0, "region name")?;
     client(shell, args, shell.client.unassign(region.as_bytes()))?;
+    Ok(None)
+}
+
+pub(super) fn hotspots(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> CommandResult {
+    let a = Args::new(args);
+    let table = a.table(0)?;
+    let seconds = a.int(1, "seconds")?.unwrap_or(0);
+    let over = std::time::Duration::from_secs(
+        u64::try_from(seconds).map_err(|_| "the seconds are not negative".to_owned())?,
+    );
+    let report = client(
+        shell,
+        args,
+        basalt_client::hotspots::HotspotReport::take(shell.client.as_ref(), &table, over),
+    )?;
+    w!(out, "{report}");
     Ok(None)
 }

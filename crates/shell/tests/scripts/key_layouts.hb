@@ -27,3 +27,9 @@ scan 'logs'
 put 'logs', 'short', 'f:msg', 'x'
 p key_fixed('toolong', 2)
 p nope(1)
+create 'seq', 'f', SPLITS => ['b', 'c']
+put 'seq', 'c1', 'f:q', 'v'
+put 'seq', 'c2', 'f:q', 'v'
+put 'seq', 'c3', 'f:q', 'v'
+hotspots 'seq'
+hotspots 'events'
