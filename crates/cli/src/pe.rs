@@ -16,6 +16,7 @@ use basalt_client::{
 };
 use hdrhistogram::Histogram;
 
+mod laid;
 mod native;
 pub mod plot;
 mod remote;
@@ -101,6 +102,15 @@ pub struct Args {
     /// Table name.
     #[arg(long, default_value = "TestTable")]
     pub table: String,
+    /// Run through the key-layout client on a table with this layout (`SALT BUCKETS=16`,
+    /// `HASH_PREFIX BYTES=4`, ...; `NONE`: a plain table through the same client), embedded or
+    /// with --rpc / --zookeeper
+    #[arg(long)]
+    pub key_layout: Option<String>,
+    /// sequentialWrite: the threads share one increasing sequence of rows (row i*threads+t),
+    /// as many writers stamping keys with the time do, instead of each its own range
+    #[arg(long)]
+    pub interleave: bool,
     /// Data directory of the embedded engine (kept, so a later run can read what this one
     /// wrote).
     #[arg(long, default_value = "./basalt-pe-data")]
@@ -495,7 +505,10 @@ pub fn run_command(
                     let n = (args.batch.max(1) as u64).min(args.rows - i);
                     let batch: Vec<_> = (0..n)
                         .map(|k| {
-                            let row = if command == Command::SequentialWrite {
+                            let row = if command == Command::SequentialWrite && args.interleave {
+                                // One increasing sequence shared by every thread.
+                                (i + k) * args.threads + t
+                            } else if command == Command::SequentialWrite {
                                 first + i + k
                             } else {
                                 rng.below(total_rows)
@@ -716,6 +729,23 @@ fn benchmark_table(
     (desc, splits)
 }
 
+/// The embedded engine: in memory, or on `--dir`.
+fn embedded_connection(args: &Args) -> Result<Connection> {
+    let mut builder = Connection::builder();
+    if let Some(bytes) = args.block_cache {
+        builder = builder.block_cache_size(bytes);
+    }
+    Ok(if args.in_memory {
+        builder.build()
+    } else {
+        builder
+            .file_system(Arc::new(basalt_fs::LocalFs))
+            .root(&args.dir)
+            .open()
+            .with_context(|| format!("opening {}", args.dir.display()))?
+    })
+}
+
 /// Opens the engine and the table (created, pre-split, if missing).
 fn open(args: &Args) -> Result<(Option<Connection>, Arc<dyn Backend>)> {
     if args.rows == 0 || args.threads == 0 {
@@ -739,6 +769,36 @@ fn open(args: &Args) -> Result<(Option<Connection>, Arc<dyn Backend>)> {
         let backend = remote::Remote::open(args, addr, &remote::families(args))?;
         return Ok((None, Arc::new(backend)));
     }
+    if let Some(layout) = &args.key_layout {
+        if args.compare_rocksdb || args.thrift.is_some() {
+            bail!("--key-layout runs embedded or with --rpc / --zookeeper");
+        }
+        let compression: Compression = args
+            .compression
+            .parse()
+            .with_context(|| format!("--compression {}", args.compression))?;
+        let name = TableName::parse(&table_name(args))?;
+        let (desc, splits) = benchmark_table(args, name, compression);
+        let (conn, inner): (Option<Connection>, Arc<dyn basalt_client::Client>) =
+            match &native_target {
+                Some(target) => {
+                    let config = basalt_client::remote::RemoteConfig {
+                        tls: args.tls.client()?,
+                        ..basalt_client::remote::RemoteConfig::default()
+                    };
+                    let remote = target
+                        .connect(config)
+                        .with_context(|| format!("connecting to {target}"))?;
+                    (None, Arc::new(remote))
+                }
+                None => {
+                    let conn = embedded_connection(args)?;
+                    (Some(conn.clone()), Arc::new(conn))
+                }
+            };
+        let backend = laid::Laid::open(args, inner, layout, desc, &splits)?;
+        return Ok((conn, Arc::new(backend)));
+    }
     if let Some(target) = native_target {
         if args.compare_rocksdb {
             bail!("--compare-rocksdb needs the embedded engine, not --rpc");
@@ -760,19 +820,7 @@ fn open(args: &Args) -> Result<(Option<Connection>, Arc<dyn Backend>)> {
         .compression
         .parse()
         .with_context(|| format!("--compression {}", args.compression))?;
-    let mut builder = Connection::builder();
-    if let Some(bytes) = args.block_cache {
-        builder = builder.block_cache_size(bytes);
-    }
-    let conn = if args.in_memory {
-        builder.build()
-    } else {
-        builder
-            .file_system(Arc::new(basalt_fs::LocalFs))
-            .root(&args.dir)
-            .open()
-            .with_context(|| format!("opening {}", args.dir.display()))?
-    };
+    let conn = embedded_connection(args)?;
     let name = TableName::parse(&table_name(args))?;
     let admin = conn.admin();
     if !admin.table_exists(&name) {

@@ -22,7 +22,7 @@ pub enum Target {
 }
 
 impl Target {
-    fn connect(&self, config: RemoteConfig) -> basalt_client::Result<RemoteConnection> {
+    pub fn connect(&self, config: RemoteConfig) -> basalt_client::Result<RemoteConnection> {
         match self {
             Target::Server(addr) => RemoteConnection::connect(*addr, config),
             Target::Zookeeper(quorum) => RemoteConnection::through_zookeeper(quorum, config),
