@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Issue 34's speed section, on a three-server local cluster: a sequential-key insert load
 # (`basalt pe sequentialWrite --interleave`: 16 writers sharing one increasing key sequence,
-# as writers stamping keys with the time do) into a plain table pre-split into 12 regions,
+# as writers stamping keys with the time do) into a plain table pre-split into 12 regions
+# over twelve times the keys the load writes (as a table pre-split for a year takes this
+# hour's time-stamped rows in one region),
 # against the same load into a table with `SALT BUCKETS=12` (12 regions too), both through
 # the key-layout client. While each load runs, `basalt hotspots --interval 3` shows where the
 # writes go. Then the cost of a merged scan: `scanRange100` (100 rows from a random start) on
@@ -23,7 +25,8 @@ quorum=$(sed -n 's/^zookeeper \([^ ]*\).*/\1/p' "$logs/cluster.log" | head -1)
 pe() { "$basalt" pe --zookeeper "$quorum" --value-size 100 --presplit 12 "$@"; }
 
 load() { # load <table> <layout>: the write rate; the hot-spot report in $logs/<table>-hotspots.txt
-    pe --table "$1" --key-layout "$2" --threads 16 --rows "$rows" --interleave sequentialWrite \
+    pe --table "$1" --key-layout "$2" --threads 16 --rows "$rows" --interleave \
+        --key-space $((rows * 16 * 12)) sequentialWrite \
         >"$logs/$1-write.txt" &
     local writer=$!
     sleep 2

@@ -203,6 +203,12 @@ impl Session {
         }
     }
 
+    /// The client by logical row keys: tables with a key layout (issue 34) are read and written
+    /// as if their keys were plain.
+    pub fn logical_client(&self) -> Arc<dyn Client> {
+        Arc::new(basalt_client::LayoutClient::new(self.client()))
+    }
+
     /// Closes an embedded data directory (a remote connection just goes).
     pub fn close(&self) -> Result<()> {
         if let Session::Embedded(conn) = self {

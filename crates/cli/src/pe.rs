@@ -107,6 +107,11 @@ pub struct Args {
     /// with --rpc / --zookeeper
     #[arg(long)]
     pub key_layout: Option<String>,
+    /// The rows `--presplit` spreads its split keys over [default: --rows x --threads]; a
+    /// larger space leaves the rows a run writes in its first regions, as a table pre-split
+    /// for a year of time-stamped keys takes this hour's rows in one region
+    #[arg(long)]
+    pub key_space: Option<u64>,
     /// sequentialWrite: the threads share one increasing sequence of rows (row i*threads+t),
     /// as many writers stamping keys with the time do, instead of each its own range
     #[arg(long)]
@@ -722,7 +727,7 @@ fn benchmark_table(
     for f in 0..args.families {
         desc.add_family(ColumnFamilyDescriptor::new(family_name(f)).with_compression(compression));
     }
-    let total = args.rows * args.threads;
+    let total = args.key_space.unwrap_or(args.rows * args.threads);
     let splits: Vec<Bytes> = (1..args.presplit.max(1))
         .map(|i| row_key(total * i / args.presplit))
         .collect();

@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::mpsc::{Receiver, sync_channel};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
 use basalt_common::acl::{Permission, Scope};
@@ -40,7 +40,7 @@ const READ_AHEAD: usize = 256;
 /// A [`Client`] over logical row keys; see the module documentation.
 pub struct LayoutClient {
     inner: Arc<dyn Client>,
-    layouts: Mutex<HashMap<TableName, (Option<KeyLayout>, Instant)>>,
+    layouts: RwLock<HashMap<TableName, (Option<KeyLayout>, Instant)>>,
 }
 
 impl fmt::Debug for LayoutClient {
@@ -55,7 +55,7 @@ impl LayoutClient {
     pub fn new(inner: Arc<dyn Client>) -> Self {
         LayoutClient {
             inner,
-            layouts: Mutex::new(HashMap::new()),
+            layouts: RwLock::new(HashMap::new()),
         }
     }
 
@@ -67,8 +67,11 @@ impl LayoutClient {
     /// The table's layout (cached for a few seconds); none for a plain table or one that
     /// cannot be described (the call itself then says why).
     pub fn layout(&self, table: &TableName) -> Option<KeyLayout> {
-        let mut cache = self.layouts.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((layout, at)) = cache.get(table)
+        if let Some((layout, at)) = self
+            .layouts
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(table)
             && at.elapsed() < CACHE_FOR
         {
             return *layout;
@@ -76,7 +79,10 @@ impl LayoutClient {
         match self.inner.describe_table(table) {
             Ok(d) => {
                 let layout = KeyLayout::of(&d.metadata).ok().flatten();
-                cache.insert(table.clone(), (layout, Instant::now()));
+                self.layouts
+                    .write()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(table.clone(), (layout, Instant::now()));
                 layout
             }
             Err(_) => None,
@@ -85,7 +91,7 @@ impl LayoutClient {
 
     fn forget(&self, table: &TableName) {
         self.layouts
-            .lock()
+            .write()
             .unwrap_or_else(PoisonError::into_inner)
             .remove(table);
     }
@@ -512,7 +518,7 @@ impl Client for LayoutClient {
 
     fn restore_snapshot(&self, name: &str) -> Result<()> {
         self.layouts
-            .lock()
+            .write()
             .unwrap_or_else(PoisonError::into_inner)
             .clear();
         self.inner.restore_snapshot(name)

@@ -150,3 +150,9 @@ fn bad_input() {
 fn key_layouts() {
     check("key_layouts");
 }
+
+/// The worked examples of docs/guide/row-keys.md.
+#[test]
+fn guide() {
+    check("guide");
+}

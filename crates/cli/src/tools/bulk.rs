@@ -219,7 +219,7 @@ pub fn import_tsv(args: &ImportTsvArgs) -> Result<()> {
     let table = table_name(&args.table)?;
     let files = input_files(&args.inputs)?;
     let (session, place) = args.client.open()?;
-    let client = session.client();
+    let client = session.logical_client();
     let descriptor = client
         .describe_table(&table)
         .with_context(|| format!("reading the schema of {table}"))?;
@@ -243,6 +243,7 @@ pub fn import_tsv(args: &ImportTsvArgs) -> Result<()> {
                 regions,
                 descriptor.families().to_vec(),
                 buffer_mb << 20,
+                basalt_common::key_layout::KeyLayout::of(&descriptor.metadata)?,
             ))
         }
         None => Sink::Puts(BatchWriter::new(Arc::clone(&client), table.clone())),
@@ -351,6 +352,8 @@ fn region_of(regions: &[RegionSummary], row: &[u8]) -> usize {
 /// Buffers cells and writes them as sorted runs: per run, one store file per family and
 /// region under `<dir>/<family>/`.
 struct RunWriter {
+    /// The table's key layout: files hold stored keys.
+    layout: Option<basalt_common::key_layout::KeyLayout>,
     dir: PathBuf,
     regions: Vec<RegionSummary>,
     families: Vec<ColumnFamilyDescriptor>,
@@ -367,8 +370,10 @@ impl RunWriter {
         regions: Vec<RegionSummary>,
         families: Vec<ColumnFamilyDescriptor>,
         limit: usize,
+        layout: Option<basalt_common::key_layout::KeyLayout>,
     ) -> Self {
         RunWriter {
+            layout,
             dir,
             regions,
             families,
@@ -381,6 +386,23 @@ impl RunWriter {
     }
 
     fn add(&mut self, cells: Vec<Cell>) -> Result<()> {
+        let cells = match self.layout {
+            None => cells,
+            Some(layout) => cells
+                .into_iter()
+                .map(|c| {
+                    let row = layout.physical(c.row())?;
+                    Ok(Cell::new(
+                        &row,
+                        c.family(),
+                        c.qualifier(),
+                        c.timestamp,
+                        c.cell_type,
+                        c.value(),
+                    ))
+                })
+                .collect::<basalt_common::Result<Vec<_>>>()?,
+        };
         self.bytes += cells.iter().map(Cell::serialized_size).sum::<usize>();
         self.cells.extend(cells);
         if self.bytes >= self.limit {

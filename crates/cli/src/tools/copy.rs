@@ -70,7 +70,7 @@ pub fn copy_table(args: &CopyTableArgs) -> Result<()> {
         scan = scan.add_family(from.clone());
     }
     let (session, place) = args.client.open()?;
-    let client = session.client();
+    let client = session.logical_client();
     let (peer_session, target_client): (Option<crate::connect::Session>, Arc<dyn Client>) =
         match &args.peer {
             Some(peer) => {
@@ -82,7 +82,7 @@ pub fn copy_table(args: &CopyTableArgs) -> Result<()> {
                     args.client.kerberos_principal.as_deref(),
                 )?;
                 let s = crate::connect::Session::Remote(Arc::new(conn));
-                let c = s.client();
+                let c = s.logical_client();
                 (Some(s), c)
             }
             None => (None, Arc::clone(&client)),
@@ -179,7 +179,7 @@ pub fn row_counter(args: &RowCounterArgs) -> Result<()> {
         None => vec![(Bytes::new(), Bytes::new())],
     };
     let (session, place) = args.client.open()?;
-    let client = session.client();
+    let client = session.logical_client();
     let started = Instant::now();
     let bar = progress(None, &format!("counting {table}"));
     let mut rows = 0u64;
