@@ -286,10 +286,7 @@ impl Backend for Embedded {
     }
 
     fn scan(&self, start: &[u8], rows: usize) -> Result<usize> {
-        let scan = Scan::new()
-            .with_start_row(Bytes::copy_from_slice(start))
-            .with_limit(rows)
-            .with_caching(rows);
+        let scan = range_scan(start, rows);
         let mut n = 0;
         for r in self.table.scan(&scan)? {
             r?;
@@ -751,6 +748,24 @@ fn embedded_connection(args: &Args) -> Result<Connection> {
     })
 }
 
+/// The benchmark table's schema and split keys, with `--compression` checked.
+fn remote_benchmark_table(args: &Args) -> Result<(TableDescriptor, Vec<Bytes>)> {
+    let compression: Compression = args
+        .compression
+        .parse()
+        .with_context(|| format!("--compression {}", args.compression))?;
+    let name = TableName::parse(&table_name(args))?;
+    Ok(benchmark_table(args, name, compression))
+}
+
+/// A scan of up to `rows` rows from `start`, fetched in one call.
+pub fn range_scan(start: &[u8], rows: usize) -> Scan {
+    Scan::new()
+        .with_start_row(Bytes::copy_from_slice(start))
+        .with_limit(rows)
+        .with_caching(rows)
+}
+
 /// Opens the engine and the table (created, pre-split, if missing).
 fn open(args: &Args) -> Result<(Option<Connection>, Arc<dyn Backend>)> {
     if args.rows == 0 || args.threads == 0 {
@@ -778,12 +793,7 @@ fn open(args: &Args) -> Result<(Option<Connection>, Arc<dyn Backend>)> {
         if args.compare_rocksdb || args.thrift.is_some() {
             bail!("--key-layout runs embedded or with --rpc / --zookeeper");
         }
-        let compression: Compression = args
-            .compression
-            .parse()
-            .with_context(|| format!("--compression {}", args.compression))?;
-        let name = TableName::parse(&table_name(args))?;
-        let (desc, splits) = benchmark_table(args, name, compression);
+        let (desc, splits) = remote_benchmark_table(args)?;
         let (conn, inner): (Option<Connection>, Arc<dyn basalt_client::Client>) =
             match &native_target {
                 Some(target) => {
@@ -808,12 +818,7 @@ fn open(args: &Args) -> Result<(Option<Connection>, Arc<dyn Backend>)> {
         if args.compare_rocksdb {
             bail!("--compare-rocksdb needs the embedded engine, not --rpc");
         }
-        let compression: Compression = args
-            .compression
-            .parse()
-            .with_context(|| format!("--compression {}", args.compression))?;
-        let name = TableName::parse(&table_name(args))?;
-        let (desc, splits) = benchmark_table(args, name, compression);
+        let (desc, splits) = remote_benchmark_table(args)?;
         let backend = native::Native::open(args, target, desc, &splits)?;
         return Ok((None, Arc::new(backend)));
     }

@@ -22,8 +22,8 @@ use basalt_common::ops::{
     Append, CheckAction, CheckAndMutate, CheckAndMutateResult, Increment, RowMutations, RowOp,
 };
 use basalt_common::{
-    Bytes, Cell, Delete, Error, Get, NamespaceDescriptor, Put, Result, RowResult, Scan,
-    TableDescriptor, TableName,
+    Bytes, Delete, Error, Get, NamespaceDescriptor, Put, Result, RowResult, Scan, TableDescriptor,
+    TableName,
 };
 
 use crate::client::{ClusterSummary, RegionSummary, Scanner, SnapshotInfo};
@@ -113,23 +113,7 @@ fn logical_result(layout: Option<KeyLayout>, r: RowResult) -> Result<RowResult> 
         return Ok(r);
     }
     let row = l.logical(&r.row)?;
-    let cells = r
-        .cells
-        .iter()
-        .map(|c| {
-            let mut cell = Cell::new(
-                &row,
-                c.family(),
-                c.qualifier(),
-                c.timestamp,
-                c.cell_type,
-                c.value(),
-            )
-            .with_seq_id(c.seq_id);
-            cell.ttl_ms = c.ttl_ms;
-            cell
-        })
-        .collect();
+    let cells = r.cells.iter().map(|c| c.with_row(&row)).collect();
     Ok(RowResult {
         row,
         cells,

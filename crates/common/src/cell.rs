@@ -179,6 +179,21 @@ impl Cell {
         Cell::new(row, family, qualifier, timestamp, CellType::Put, value)
     }
 
+    /// This cell with another row key (a key layout's stored or logical key), the rest kept.
+    pub fn with_row(&self, row: &[u8]) -> Cell {
+        let mut cell = Cell::new(
+            row,
+            self.family(),
+            self.qualifier(),
+            self.timestamp,
+            self.cell_type,
+            self.value(),
+        )
+        .with_seq_id(self.seq_id);
+        cell.ttl_ms = self.ttl_ms;
+        cell
+    }
+
     pub fn with_seq_id(mut self, seq_id: u64) -> Cell {
         self.seq_id = seq_id;
         self

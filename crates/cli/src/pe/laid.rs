@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use basalt_client::{
-    BatchOp, Bytes, Client, Durability, Get, LayoutClient, Scan, TableDescriptor, TableName,
+    BatchOp, Bytes, Client, Durability, Get, LayoutClient, TableDescriptor, TableName,
 };
 
 use super::{Args, Backend, RowSpec, put_of};
@@ -83,10 +83,7 @@ impl Backend for Laid {
     }
 
     fn scan(&self, start: &[u8], rows: usize) -> Result<usize> {
-        let scan = Scan::new()
-            .with_start_row(Bytes::copy_from_slice(start))
-            .with_limit(rows)
-            .with_caching(rows);
+        let scan = super::range_scan(start, rows);
         let mut n = 0;
         for r in Arc::clone(&self.client).scan(&self.table, &scan)? {
             r?;

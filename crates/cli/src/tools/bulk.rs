@@ -390,17 +390,7 @@ impl RunWriter {
             None => cells,
             Some(layout) => cells
                 .into_iter()
-                .map(|c| {
-                    let row = layout.physical(c.row())?;
-                    Ok(Cell::new(
-                        &row,
-                        c.family(),
-                        c.qualifier(),
-                        c.timestamp,
-                        c.cell_type,
-                        c.value(),
-                    ))
-                })
+                .map(|c| Ok(c.with_row(&layout.physical(c.row())?)))
                 .collect::<basalt_common::Result<Vec<_>>>()?,
         };
         self.bytes += cells.iter().map(Cell::serialized_size).sum::<usize>();
