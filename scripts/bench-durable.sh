@@ -38,8 +38,8 @@ for line in sys.stdin:
     line = line.strip()
     if line.startswith("{") and "\"compare\"" in line:
         r = json.loads(line)
-        b, k = r["basalt_ops_per_second"], r["rocksdb_ops_per_second"]
-        print(f"{sys.argv[1]:<10} {sys.argv[2]:>7} {b:>10.0f} {k:>10.0f} {r['ratio']:>8.2f}")
+        b, k, q = r["basalt_ops_per_second"], r["rocksdb_ops_per_second"], r["ratio"]
+        print(f"{sys.argv[1]:<10} {sys.argv[2]:>7} {b:>10.0f} {k:>10.0f} {q:>8.2f}")
 ' "$durability" "$writers"
   rm -rf "$dir" "$dir-rocksdb"
 }
