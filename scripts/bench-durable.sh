@@ -4,7 +4,8 @@
 #   FSYNC_WAL with 1, 4, 16 and 64 writers against RocksDB with `sync=true` and the same
 #   writers; SYNC_WAL (written to the OS, not synced) against RocksDB's unsynced WAL.
 # Beside them, the machine's own figures for the data directory's disk: synced 4 KiB writes
-# per second (`dd oflag=dsync`) and sequential write bandwidth (`dd oflag=direct`).
+# per second, appended and in place (`dd oflag=dsync`), and sequential write bandwidth
+# (`dd oflag=direct`).
 #   scripts/bench-durable.sh [rows per run]          (default 16000)
 # Needs Debian's librocksdb (installed here, as scripts/bench-ycsb.sh does).
 set -euo pipefail
@@ -21,8 +22,14 @@ data=$(mktemp -d -p "${TMPDIR:-/tmp}" basalt-durable.XXXXXX)
 trap 'rm -rf "$data"' EXIT
 
 echo "== the disk under $data"
+rate() { awk -v what="$1" '{for (i = 1; i <= NF; i++) if ($i == "s,") s = $(i-1); printf "%s: %.0f/s\n", what, 2000 / s}'; }
 dd if=/dev/zero of="$data/dsync" bs=4k count=2000 oflag=dsync 2>&1 | tail -1 |
-  awk '{for (i = 1; i <= NF; i++) if ($i == "s,") s = $(i-1); printf "synced 4 KiB writes: %.0f/s\n", 2000 / s}'
+  rate "synced 4 KiB appends (the file grows, as RocksDB's WAL does)"
+# Basalt's WAL writes into segments allocated up front: synced writes in place.
+dd if=/dev/zero of="$data/inplace" bs=1M count=16 2>/dev/null
+dd if=/dev/zero of="$data/inplace" bs=4k count=2000 conv=notrunc oflag=dsync 2>&1 | tail -1 |
+  rate "synced 4 KiB writes in place (as into Basalt's preallocated WAL segments)"
+rm -f "$data/inplace"
 dd if=/dev/zero of="$data/direct" bs=1M count=256 oflag=direct 2>&1 | tail -1 |
   awk '{printf "sequential writes (O_DIRECT, 1 MiB): %s %s\n", $(NF-1), $NF}'
 rm -f "$data/dsync" "$data/direct"
