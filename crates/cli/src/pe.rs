@@ -151,6 +151,11 @@ pub struct Args {
     /// Basalt / RocksDB throughput ratios. Needs a build with `--features rocksdb`.
     #[arg(long)]
     pub compare_rocksdb: bool,
+    /// The RocksDB comparator's layout: `cells` (a key per cell, as Basalt stores them) or
+    /// `rows` (a key per row, its columns one value, updates merged)
+    #[cfg(feature = "rocksdb")]
+    #[arg(long, value_enum, default_value = "cells")]
+    pub rocksdb_layout: rocks::RocksLayout,
     /// Remote mode: run against a server's Thrift1 gateway at HOST:PORT instead of an
     /// embedded engine (e.g. `--thrift 127.0.0.1:9090` with `basalt standalone` running).
     #[arg(long)]
@@ -695,6 +700,7 @@ fn comparator(args: &Args) -> Result<Option<Arc<dyn Backend>>> {
         durability,
         compression,
         cache,
+        args.rocksdb_layout,
     )?)))
 }
 
