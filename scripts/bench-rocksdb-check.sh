@@ -5,10 +5,12 @@
 # 10-bit blooms, one reader, the same cache; then the comparator's two layouts (`cells`,
 # `rows`) against Basalt, PE randomRead and YCSB C, so Basalt is reported against the better
 # layout.
-#   scripts/bench-rocksdb-check.sh [rows]          (default 200000)
+# Both engines use the same data block size (HBase's BLOCKSIZE, RocksDB's block_size).
+#   scripts/bench-rocksdb-check.sh [rows] [block size]    (defaults 200000 and 65536)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rows=${1:-200000}
+block=${2:-65536}
 if ! dpkg -s librocksdb-dev libclang-dev rocksdb-tools >/dev/null 2>&1; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq librocksdb-dev libclang-dev rocksdb-tools
@@ -20,22 +22,22 @@ data=$(mktemp -d -p "${TMPDIR:-/tmp}" basalt-rocks.XXXXXX)
 trap 'rm -rf "$data"' EXIT
 cache=$((256 << 20))
 
-echo "== db_bench: fillrandom then readrandom, $rows keys"
-db_bench --db="$data/dbbench" --benchmarks=fillrandom,readrandom --num="$rows" \
+echo "== db_bench: fillseq then readrandom (every key found), $rows keys, $block-byte blocks"
+db_bench --db="$data/dbbench" --benchmarks=fillseq,readrandom --num="$rows" --block_size="$block" \
   --reads="$rows" --key_size=26 --value_size=100 --compression_type=none --bloom_bits=10 \
   --cache_size="$cache" --cache_index_and_filter_blocks=true --threads=1 \
   --write_buffer_size=$((128 << 20)) --max_background_jobs=2 2>/dev/null |
-  grep -E "^(fillrandom|readrandom)" | tee "$data/dbbench.txt"
+  grep -E "^(fillseq|readrandom)" | tee "$data/dbbench.txt"
 dbbench=$(awk '/^readrandom/ {print $5}' "$data/dbbench.txt")
 
 # The comparator's randomRead and YCSB C, each layout; Basalt's from the same runs.
 declare -A read ycsb
 for layout in cells rows; do
   read[$layout]=$("$basalt" pe --dir "$data/pe-$layout" --compare-rocksdb --rocksdb-layout "$layout" \
-    --json --block-cache "$cache" --rows "$rows" --value-size 100 sequentialWrite randomRead |
+    --json --block-cache "$cache" --block-size "$block" --rows "$rows" --value-size 100 sequentialWrite randomRead |
     python3 scripts/pe-compare.py randomRead)
   ycsb[$layout]=$("$basalt" pe ycsb --dir "$data/ycsb-$layout" --compare-rocksdb \
-    --rocksdb-layout "$layout" --json --block-cache "$cache" --workload c --records "$rows" \
+    --rocksdb-layout "$layout" --json --block-cache "$cache" --block-size "$block" --workload c --records "$rows" \
     --operations "$rows" --threads 1 | python3 scripts/pe-compare.py "workloadc run")
   rm -rf "$data/pe-$layout" "$data/pe-$layout-rocksdb" "$data/ycsb-$layout" "$data/ycsb-$layout-rocksdb"
 done

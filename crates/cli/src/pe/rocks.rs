@@ -176,6 +176,7 @@ impl Rocks {
         compression: Compression,
         block_cache: u64,
         layout: RocksLayout,
+        block_size: usize,
     ) -> Result<Rocks> {
         let mut opts = rocksdb::Options::default();
         opts.create_if_missing(true);
@@ -198,6 +199,7 @@ impl Rocks {
         table.set_cache_index_and_filter_blocks(true);
         table.set_pin_l0_filter_and_index_blocks_in_cache(true);
         table.set_format_version(5);
+        table.set_block_size(block_size);
         table.set_bloom_filter(10.0, false);
         match layout {
             RocksLayout::Cells => {
@@ -355,6 +357,7 @@ mod tests {
             Compression::None,
             1 << 20,
             RocksLayout::Rows,
+            4096,
         )
         .expect("open");
         let cells = |pairs: &[(&str, &str)]| -> Vec<(Bytes, Bytes, Bytes)> {
