@@ -218,6 +218,11 @@ pub type RowSpec = (Bytes, Vec<CellSpec>);
 pub trait Backend: Send + Sync {
     /// Writes rows (each atomically; the batch is not).
     fn put(&self, rows: &[RowSpec]) -> Result<()>;
+    /// Writes some columns of existing rows (YCSB's update): a put, unless the backend has
+    /// a cheaper way to change part of a row.
+    fn update(&self, rows: &[RowSpec]) -> Result<()> {
+        self.put(rows)
+    }
     /// Reads one row; returns how many cells it had.
     fn get(&self, row: &[u8]) -> Result<usize>;
     /// Scans up to `rows` rows from `start`; returns how many it read.

@@ -7,9 +7,10 @@
 //!   bounded by the row (`prefix_same_as_start` and an upper bound), bloom filters on the row
 //!   part of keys (a prefix extractor), as Basalt's ROW blooms are.
 //! - `rows`: one key per row, its value the row's columns (`u8 family length | family | u16
-//!   qualifier length | qualifier | u32 value length | value`, newest version only); a put is
-//!   a merge that overlays its columns on the row's (an associative merge operator), so
-//!   updating one field needs no read; a get is one `get`. Whole-key bloom filters.
+//!   qualifier length | qualifier | u32 value length | value`, newest version only); a put
+//!   writes the whole row, an update (YCSB's, one field) is a merge that overlays its columns
+//!   on the row's (an associative merge operator), so it needs no read; a get is one `get`.
+//!   Whole-key bloom filters.
 //!
 //! A put is one write batch (atomic per row, as in Basalt); the WAL follows the durability
 //! asked for: off for SKIP_WAL, written for ASYNC_WAL and SYNC_WAL (RocksDB's default, which
@@ -267,12 +268,24 @@ impl Backend for Rocks {
                         batch.put(cell_key(row, f, q, ts), v);
                     }
                 }
-                RocksLayout::Rows => batch.merge(
+                RocksLayout::Rows => batch.put(
                     row,
                     encode_columns(cells.iter().map(|(f, q, v)| (&f[..], &q[..], &v[..]))),
                 ),
             }
             self.db.write_opt(batch, &self.write)?;
+        }
+        Ok(())
+    }
+
+    /// Rows layout: the columns are merged into the row (no read); cells layout: a put.
+    fn update(&self, rows: &[RowSpec]) -> Result<()> {
+        if self.layout == RocksLayout::Cells {
+            return self.put(rows);
+        }
+        for (row, cells) in rows {
+            let columns = encode_columns(cells.iter().map(|(f, q, v)| (&f[..], &q[..], &v[..])));
+            self.db.merge_opt(row, columns, &self.write)?;
         }
         Ok(())
     }
@@ -399,7 +412,7 @@ mod tests {
         };
         db.put(&[(Bytes::from("r"), cells(&[("a", "1"), ("b", "2")]))])
             .expect("put");
-        db.put(&[(Bytes::from("r"), cells(&[("b", "3"), ("c", "4")]))])
+        db.update(&[(Bytes::from("r"), cells(&[("b", "3"), ("c", "4")]))])
             .expect("update");
         assert_eq!(db.get(b"r").expect("get"), 3);
         let value = db.db.get(b"r").expect("get").expect("row");

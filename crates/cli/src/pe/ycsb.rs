@@ -367,7 +367,7 @@ pub fn run(
             Ok(Op::Read)
         } else if pick < w.read + w.update {
             let k = choose(rng);
-            backend.put(&[one_field(k, rng)])?;
+            backend.update(&[one_field(k, rng)])?;
             Ok(Op::Update)
         } else if pick < w.read + w.update + w.insert {
             let k = inserted.fetch_add(1, Ordering::AcqRel);
@@ -381,7 +381,7 @@ pub fn run(
         } else {
             let k = choose(rng);
             backend.get(&key_name(k))?;
-            backend.put(&[one_field(k, rng)])?;
+            backend.update(&[one_field(k, rng)])?;
             Ok(Op::ReadModifyWrite)
         }
     })
