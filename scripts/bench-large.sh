@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Issue 35, second part: YCSB with data larger than memory, for Basalt and RocksDB (the
+# comparator's `rows` layout, the better one for YCSB), in one run. Each engine runs in a
+# memory cgroup (cgroup v1 `memory`, which charges the page cache to the group) limited to
+# LIMIT, so neither the block cache nor the operating system's page cache holds the data set:
+# reads go to the disk. YCSB load, then A, B, C and E, reporting throughput and p99 latency.
+#   scripts/bench-large.sh [records] [operations] [limit] [block cache]
+#   defaults: 2000000 records (~2.4 GB stored), 200000 operations, a 1 GiB limit, 256 MiB cache
+# Needs root (the cgroup) and Debian's librocksdb (installed here).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+records=${1:-2000000}
+operations=${2:-200000}
+limit=${3:-$((1 << 30))}
+cache=${4:-$((256 << 20))}
+if ! dpkg -s librocksdb-dev libclang-dev >/dev/null 2>&1; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq librocksdb-dev libclang-dev rocksdb-tools
+fi
+export ROCKSDB_LIB_DIR=/usr/lib/x86_64-linux-gnu ROCKSDB_INCLUDE_DIR=/usr/include
+cargo build --release -q -p basalt-cli --features rocksdb
+basalt=target/release/basalt
+data=$(mktemp -d -p "${BENCH_DIR:-/var/tmp}" basalt-large.XXXXXX)
+group=/sys/fs/cgroup/memory/basalt-bench-$$
+mkdir "$group"
+echo "$limit" >"$group/memory.limit_in_bytes"
+trap 'rmdir "$group" 2>/dev/null || true; rm -rf "$data"' EXIT
+echo "== memory limit $((limit >> 20)) MiB, block cache $((cache >> 20)) MiB, $records records"
+
+# Runs one `basalt pe ycsb` inside the cgroup (a subshell that moves itself in first).
+pe() { (echo $BASHPID >"$group/cgroup.procs"; exec "$basalt" pe ycsb "$@"); }
+
+# Each workload on both engines (one process per workload, the page cache dropped between).
+results=$data/results.jsonl
+: >"$results"
+for w in a b c e; do
+  skip=(--skip-load)
+  [ "$w" = a ] && skip=()
+  sync; echo 3 >/proc/sys/vm/drop_caches
+  pe --dir "$data/ycsb" --compare-rocksdb --rocksdb-layout rows --json --block-cache "$cache" \
+    --block-size 4096 --workload "$w" "${skip[@]}" --records "$records" \
+    --operations "$operations" --threads 4 | tee -a "$results" >/dev/null
+  echo "workload $w done: stored $(du -sh "$data/ycsb" | cut -f1) (Basalt), $(du -sh "$data/ycsb-rocksdb" | cut -f1) (RocksDB)"
+done
+echo "peak memory of the group: $(($(cat "$group/memory.max_usage_in_bytes") >> 20)) MiB"
+python3 - "$results" <<'PY'
+import json, sys
+rows = {}
+for line in open(sys.argv[1]):
+    line = line.strip()
+    if not line.startswith("{") or '"compare"' in line:
+        continue
+    r = json.loads(line)
+    key = (r["workload"], r["phase"])
+    # The slowest operation type's p99 (READ, UPDATE, INSERT or SCAN).
+    p99 = max((o["latency_us"]["p99"] for o in r.get("operations", [])), default=0)
+    rows.setdefault(key, {})[r["backend"]] = (r["ops_per_second"], p99)
+print(f"{'workload':<16} {'basalt ops/s':>12} {'p99 us':>8} {'rocksdb ops/s':>13} {'p99 us':>8} {'ratio':>6}")
+for (w, phase), v in rows.items():
+    if w != "workloada" and phase == "load":
+        continue
+    b, k = v.get("basalt", (0, 0)), v.get("rocksdb", (0, 0))
+    ratio = b[0] / k[0] if k[0] else 0
+    print(f"{w + ' ' + phase:<16} {b[0]:>12.0f} {b[1]:>8} {k[0]:>13.0f} {k[1]:>8} {ratio:>6.2f}")
+PY
