@@ -9,7 +9,7 @@
 # Needs root (the cgroup) and Debian's librocksdb (installed here).
 # Not yet usable for Basalt (2026-11-26): its memstore budget is a quarter of the machine's
 # memory, not of the cgroup's limit, so under a 1 GiB limit the Basalt run sits at the limit
-# in reclaim (killed after 24 minutes still loading). `basalt pe` needs a memstore-size option
+# in reclaim (killed after 22 minutes still loading). `basalt pe` needs a memstore-size option
 # (EngineBuilder::global_memstore_size), or Basalt should size its budgets from the cgroup's
 # limit, before this script's figures mean anything.
 set -euo pipefail
