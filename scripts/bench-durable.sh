@@ -9,15 +9,8 @@
 #   scripts/bench-durable.sh [rows per run]          (default 16000)
 # Needs Debian's librocksdb (installed here, as scripts/bench-ycsb.sh does).
 set -euo pipefail
-cd "$(dirname "$0")/.."
 rows=${1:-16000}
-if ! dpkg -s librocksdb-dev libclang-dev >/dev/null 2>&1; then
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq librocksdb-dev libclang-dev rocksdb-tools
-fi
-export ROCKSDB_LIB_DIR=/usr/lib/x86_64-linux-gnu ROCKSDB_INCLUDE_DIR=/usr/include
-cargo build --release -q -p basalt-cli --features rocksdb
-basalt=target/release/basalt
+source "$(dirname "$0")/bench-rocksdb-common.sh"
 data=$(mktemp -d -p "${TMPDIR:-/tmp}" basalt-durable.XXXXXX)
 trap 'rm -rf "$data"' EXIT
 

@@ -13,18 +13,11 @@
 # (EngineBuilder::global_memstore_size), or Basalt should size its budgets from the cgroup's
 # limit, before this script's figures mean anything.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 records=${1:-2000000}
 operations=${2:-200000}
 limit=${3:-$((1 << 30))}
 cache=${4:-$((256 << 20))}
-if ! dpkg -s librocksdb-dev libclang-dev >/dev/null 2>&1; then
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq librocksdb-dev libclang-dev rocksdb-tools
-fi
-export ROCKSDB_LIB_DIR=/usr/lib/x86_64-linux-gnu ROCKSDB_INCLUDE_DIR=/usr/include
-cargo build --release -q -p basalt-cli --features rocksdb
-basalt=target/release/basalt
+source "$(dirname "$0")/bench-rocksdb-common.sh"
 data=$(mktemp -d -p "${BENCH_DIR:-/var/tmp}" basalt-large.XXXXXX)
 group=/sys/fs/cgroup/memory/basalt-bench-$$
 mkdir "$group"

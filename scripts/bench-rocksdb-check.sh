@@ -8,16 +8,9 @@
 # Both engines use the same data block size (HBase's BLOCKSIZE, RocksDB's block_size).
 #   scripts/bench-rocksdb-check.sh [rows] [block size]    (defaults 200000 and 65536)
 set -euo pipefail
-cd "$(dirname "$0")/.."
 rows=${1:-200000}
 block=${2:-65536}
-if ! dpkg -s librocksdb-dev libclang-dev rocksdb-tools >/dev/null 2>&1; then
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq librocksdb-dev libclang-dev rocksdb-tools
-fi
-export ROCKSDB_LIB_DIR=/usr/lib/x86_64-linux-gnu ROCKSDB_INCLUDE_DIR=/usr/include
-cargo build --release -q -p basalt-cli --features rocksdb
-basalt=target/release/basalt
+source "$(dirname "$0")/bench-rocksdb-common.sh"
 data=$(mktemp -d -p "${TMPDIR:-/tmp}" basalt-rocks.XXXXXX)
 trap 'rm -rf "$data"' EXIT
 cache=$((256 << 20))

@@ -6,18 +6,11 @@
 #
 #   ./scripts/bench-ycsb.sh [RECORDS] [OPERATIONS] [THREADS]   (defaults 200000 200000 2)
 set -euo pipefail
-cd "$(dirname "$0")/.."
 records=${1:-200000}
 operations=${2:-200000}
 threads=${3:-2}
 
-if ! dpkg -s librocksdb-dev libclang-dev >/dev/null 2>&1; then
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq librocksdb-dev libclang-dev rocksdb-tools
-fi
-export ROCKSDB_LIB_DIR=/usr/lib/x86_64-linux-gnu ROCKSDB_INCLUDE_DIR=/usr/include
-cargo build --release -p basalt-cli --features rocksdb
-basalt=target/release/basalt
+source "$(dirname "$0")/bench-rocksdb-common.sh"
 
 out=bench-results
 data=$(mktemp -d -p "${TMPDIR:-/tmp}" basalt-bench.XXXXXX)

@@ -206,6 +206,11 @@ impl Session {
     /// The client by logical row keys: tables with a key layout (issue 34) are read and written
     /// as if their keys were plain.
     pub fn logical_client(&self) -> Arc<dyn Client> {
+        self.layout_client()
+    }
+
+    /// [`Session::logical_client`], as itself (to ask a table's layout).
+    pub fn layout_client(&self) -> Arc<basalt_client::LayoutClient> {
         Arc::new(basalt_client::LayoutClient::new(self.client()))
     }
 

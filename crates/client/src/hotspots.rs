@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use basalt_common::bytes_display::BinaryDisplay;
 use basalt_common::key_layout::KeyLayout;
@@ -72,10 +72,7 @@ impl HotspotReport {
             HashMap::new()
         } else {
             let b = counters(client, table)?;
-            let until = Instant::now() + over;
-            while Instant::now() < until {
-                std::thread::sleep(until.saturating_duration_since(Instant::now()));
-            }
+            std::thread::sleep(over);
             b
         };
         let after = counters(client, table)?;

@@ -509,10 +509,10 @@ impl Client for LayoutClient {
     }
 
     fn put(&self, table: &TableName, put: &Put) -> Result<()> {
-        let layout = self.layout(table);
-        if layout.is_none() {
+        let Some(known) = self.layout(table) else {
             return self.inner.put(table, put);
-        }
+        };
+        let layout = Some(known);
         self.inner.put(
             table,
             &Put {
@@ -523,7 +523,11 @@ impl Client for LayoutClient {
     }
 
     fn delete(&self, table: &TableName, delete: &Delete) -> Result<()> {
-        let layout = self.layout(table);
+        // A plain table passes through untouched: no copy on the gateways' hot path.
+        let Some(known) = self.layout(table) else {
+            return self.inner.delete(table, delete);
+        };
+        let layout = Some(known);
         self.inner.delete(
             table,
             &Delete {
@@ -534,7 +538,11 @@ impl Client for LayoutClient {
     }
 
     fn get(&self, table: &TableName, get: &Get) -> Result<RowResult> {
-        let layout = self.layout(table);
+        // A plain table passes through untouched: no copy on the gateways' hot path.
+        let Some(known) = self.layout(table) else {
+            return self.inner.get(table, get);
+        };
+        let layout = Some(known);
         let r = self.inner.get(
             table,
             &Get {
@@ -556,7 +564,11 @@ impl Client for LayoutClient {
     }
 
     fn increment(&self, table: &TableName, inc: &Increment) -> Result<RowResult> {
-        let layout = self.layout(table);
+        // A plain table passes through untouched: no copy on the gateways' hot path.
+        let Some(known) = self.layout(table) else {
+            return self.inner.increment(table, inc);
+        };
+        let layout = Some(known);
         let r = self.inner.increment(
             table,
             &Increment {
@@ -568,7 +580,11 @@ impl Client for LayoutClient {
     }
 
     fn append(&self, table: &TableName, append: &Append) -> Result<RowResult> {
-        let layout = self.layout(table);
+        // A plain table passes through untouched: no copy on the gateways' hot path.
+        let Some(known) = self.layout(table) else {
+            return self.inner.append(table, append);
+        };
+        let layout = Some(known);
         let r = self.inner.append(
             table,
             &Append {
@@ -584,7 +600,11 @@ impl Client for LayoutClient {
         table: &TableName,
         cam: &CheckAndMutate,
     ) -> Result<CheckAndMutateResult> {
-        let layout = self.layout(table);
+        // A plain table passes through untouched: no copy on the gateways' hot path.
+        let Some(known) = self.layout(table) else {
+            return self.inner.check_and_mutate(table, cam);
+        };
+        let layout = Some(known);
         let r = self
             .inner
             .check_and_mutate(table, &physical_check_and_mutate(layout, cam)?)?;
@@ -595,10 +615,10 @@ impl Client for LayoutClient {
     }
 
     fn batch(&self, table: &TableName, ops: &[BatchOp]) -> Vec<Result<BatchOutcome>> {
-        let layout = self.layout(table);
-        if layout.is_none() {
+        let Some(known) = self.layout(table) else {
             return self.inner.batch(table, ops);
-        }
+        };
+        let layout = Some(known);
         // Ops whose key does not fit the layout fail alone, as a refused op of a batch does.
         let mut out: Vec<Option<Result<BatchOutcome>>> = Vec::with_capacity(ops.len());
         let mut sent = Vec::new();

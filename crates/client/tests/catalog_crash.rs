@@ -188,21 +188,7 @@ fn run(seed: u64) -> Result<bool, String> {
     } else {
         Fault::Die { n: rng.below(40) }
     };
-    fs.arm(fault);
-    let what = change(&conn, &mut rng);
-    let fired = fs.fired() > 0;
-    fs.disarm();
-    let power_loss = rng.below(2) == 0;
-    if power_loss {
-        fs.crash();
-    } else {
-        fs.kill();
-    }
-    drop(conn);
-    let trace = format!(
-        "{fault:?}, {what}, then {}",
-        if power_loss { "power loss" } else { "kill" }
-    );
+    let (fired, trace) = support::crash_during(&fs, &mut rng, fault, conn, change);
     let conn = open(&fs).map_err(|e| format!("reopen failed: {e} ({trace})"))?;
     verify(&conn).map_err(|e| format!("{e} ({trace})"))?;
     no_leftovers(&conn, &fs).map_err(|e| format!("{e} ({trace})"))?;

@@ -277,21 +277,8 @@ fn run(seed: u64) -> Result<bool, String> {
     } else {
         Fault::Die { n: rng.below(60) }
     };
-    fs.arm(fault);
-    let did = change(&conn, what, &files);
-    let fired = fs.fired() > 0;
-    fs.disarm();
-    let power_loss = rng.below(2) == 0;
-    if power_loss {
-        fs.crash();
-    } else {
-        fs.kill();
-    }
-    drop(conn);
-    let trace = format!(
-        "{fault:?}, {did}, then {}",
-        if power_loss { "power loss" } else { "kill" }
-    );
+    let (fired, trace) =
+        support::crash_during(&fs, &mut rng, fault, conn, |c, _| change(c, what, &files));
     let conn = open(&fs).map_err(|e| format!("reopen failed: {e} ({trace})"))?;
     verify(&conn, what, &before, &snapshot).map_err(|e| format!("{e} ({trace})"))?;
     no_leftovers(&conn, &fs).map_err(|e| format!("{e} ({trace})"))?;

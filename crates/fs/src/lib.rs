@@ -88,14 +88,7 @@ pub trait FileSystem: Send + Sync + Debug {
     /// way. By default (a store without links) it copies `from` to `to` and syncs the copy.
     fn link(&self, from: &Path, to: &Path) -> Result<()> {
         let source = self.open(from)?;
-        let mut copy = self.create(to)?;
-        let mut offset = 0;
-        while offset < source.len() {
-            let n = usize::try_from((source.len() - offset).min(1 << 20)).unwrap_or(1 << 20);
-            copy.append(&source.read_at(offset, n)?)?;
-            offset += n as u64;
-        }
-        copy.sync()
+        copy_file(self, source.as_ref(), to, &mut |_| {}).map(|_| ())
     }
 
     fn delete(&self, path: &Path) -> Result<()>;
@@ -169,6 +162,28 @@ pub fn write_atomically(fs: &dyn FileSystem, path: &Path, bytes: &[u8]) -> Resul
         Some(dir) => fs.sync_dir(dir),
         None => Ok(()),
     }
+}
+
+/// Copies `source` into a new file `to` in 4 MiB chunks, syncs it, and returns the bytes
+/// copied; `progress` hears of each chunk's size.
+pub fn copy_file<F: FileSystem + ?Sized>(
+    fs: &F,
+    source: &dyn ReadableFile,
+    to: &Path,
+    progress: &mut dyn FnMut(u64),
+) -> Result<u64> {
+    const CHUNK: u64 = 4 << 20;
+    let mut out = fs.create(to)?;
+    let mut at = 0;
+    while at < source.len() {
+        let n = usize::try_from((source.len() - at).min(CHUNK)).unwrap_or(1 << 20);
+        let bytes = source.read_at(at, n)?;
+        out.append(&bytes)?;
+        at += bytes.len() as u64;
+        progress(bytes.len() as u64);
+    }
+    out.sync()?;
+    Ok(at)
 }
 
 /// The whole content of a file.

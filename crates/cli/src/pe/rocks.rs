@@ -41,26 +41,6 @@ pub struct Rocks {
     layout: RocksLayout,
 }
 
-/// How many columns an encoded row holds, walking it without copying (a get's count).
-fn count_columns(mut bytes: &[u8]) -> usize {
-    let mut n = 0;
-    while let Some(&f_len) = bytes.first() {
-        let at = 1 + usize::from(f_len);
-        let Some(q) = bytes.get(at..at + 2) else {
-            break;
-        };
-        let at = at + 2 + usize::from(u16::from_be_bytes([q[0], q[1]]));
-        let Some(v) = bytes.get(at..at + 4) else {
-            break;
-        };
-        let end = at + 4 + u32::from_be_bytes([v[0], v[1], v[2], v[3]]) as usize;
-        let Some(rest) = bytes.get(end..) else { break };
-        bytes = rest;
-        n += 1;
-    }
-    n
-}
-
 /// A row's columns, `rows` layout: (family, qualifier) -> value, in order.
 type Columns = std::collections::BTreeMap<(Vec<u8>, Vec<u8>), Vec<u8>>;
 
@@ -77,38 +57,31 @@ fn encode_columns<'a>(columns: impl Iterator<Item = (&'a [u8], &'a [u8], &'a [u8
     out
 }
 
-/// Decodes `bytes` into `into`, later columns replacing earlier ones; stops at a malformed
-/// tail (the comparator wrote every value itself).
-fn decode_columns(mut bytes: &[u8], into: &mut Columns) {
+/// The columns of an encoded row, `(family, qualifier, value)`, without copying; stops at a
+/// malformed tail (the comparator wrote every value itself).
+fn columns(mut bytes: &[u8]) -> impl Iterator<Item = (&[u8], &[u8], &[u8])> {
     fn take<'a>(b: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
         let (head, tail) = (b.get(..n)?, b.get(n..)?);
         *b = tail;
         Some(head)
     }
-    while !bytes.is_empty() {
-        let Some(f_len) = take(&mut bytes, 1).map(|b| usize::from(b[0])) else {
-            return;
-        };
-        let Some(f) = take(&mut bytes, f_len) else {
-            return;
-        };
-        let Some(q_len) =
-            take(&mut bytes, 2).map(|b| usize::from(u16::from_be_bytes([b[0], b[1]])))
-        else {
-            return;
-        };
-        let Some(q) = take(&mut bytes, q_len) else {
-            return;
-        };
-        let Some(v_len) = take(&mut bytes, 4)
-            .and_then(|b| b.try_into().ok())
-            .map(|b: [u8; 4]| u32::from_be_bytes(b) as usize)
-        else {
-            return;
-        };
-        let Some(v) = take(&mut bytes, v_len) else {
-            return;
-        };
+    std::iter::from_fn(move || {
+        let f_len = usize::from(*take(&mut bytes, 1)?.first()?);
+        let f = take(&mut bytes, f_len)?;
+        let q_len = take(&mut bytes, 2)?;
+        let q = take(
+            &mut bytes,
+            usize::from(u16::from_be_bytes([q_len[0], q_len[1]])),
+        )?;
+        let v_len: [u8; 4] = take(&mut bytes, 4)?.try_into().ok()?;
+        let v = take(&mut bytes, u32::from_be_bytes(v_len) as usize)?;
+        Some((f, q, v))
+    })
+}
+
+/// Decodes `bytes` into `into`, later columns replacing earlier ones.
+fn decode_columns(bytes: &[u8], into: &mut Columns) {
+    for (f, q, v) in columns(bytes) {
         into.insert((f.to_vec(), q.to_vec()), v.to_vec());
     }
 }
@@ -295,7 +268,7 @@ impl Backend for Rocks {
             let Some(value) = self.db.get_pinned_opt(row, &self.read)? else {
                 return Ok(0);
             };
-            return Ok(count_columns(&value));
+            return Ok(columns(&value).count());
         }
         let prefix = row_prefix(row);
         let mut read = rocksdb::ReadOptions::default();

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use basalt_client::{Bytes, Client, Scan};
+use basalt_client::{Bytes, Client, Durability, Scan};
 
 use super::{BatchWriter, Tally, family_renames, progress, table_name};
 use crate::connect::ClientArgs;
@@ -99,7 +99,11 @@ pub fn copy_table(args: &CopyTableArgs) -> Result<()> {
         .with_context(|| format!("scanning {source}"))?;
     for row in rows {
         let row = row.with_context(|| format!("scanning {source}"))?;
-        let ops = super::mutations(&row.row, &row.cells, &renames);
+        let families = super::Families {
+            renames: &renames,
+            keep_unlisted: false,
+        };
+        let ops = super::mutations(&row.row, &row.cells, &families, Durability::UseDefault);
         let bytes = row.cells.iter().map(|c| c.serialized_size()).sum();
         tally.add_row(&row.cells);
         writer.add(ops, bytes)?;

@@ -103,12 +103,11 @@ pub fn export(args: &ExportArgs) -> Result<()> {
     let table = table_name(&args.table)?;
     let scan = export_scan(args, &props)?;
     let (session, place) = args.client.open()?;
-    let client = session.logical_client();
+    let layouts = session.layout_client();
+    let client: std::sync::Arc<dyn basalt_client::Client> = layouts.clone();
     // One file per region; a table with a key layout is read by its logical keys in one
     // merged scan, so into one file (its regions' ranges are of stored keys).
-    let laid = basalt_client::LayoutClient::new(session.client())
-        .layout(&table)
-        .is_some();
+    let laid = layouts.layout(&table).is_some();
     let regions = if laid {
         vec![basalt_client::RegionSummary {
             name: Bytes::new(),
@@ -228,7 +227,8 @@ pub fn import(args: &ImportArgs) -> Result<()> {
     let durability = props
         .get("import.wal.durability")
         .map(durability)
-        .transpose()?;
+        .transpose()?
+        .unwrap_or(Durability::UseDefault);
     let table = table_name(&args.table)?;
     let files = part_files(&args.input)?;
     let (session, place) = args.client.open()?;
@@ -250,29 +250,12 @@ pub fn import(args: &ImportArgs) -> Result<()> {
             .next_row()
             .with_context(|| format!("reading {}", path.display()))?
         {
-            // Only the renamed families are kept when renames are given: HBase keeps the
-            // others as they are.
-            let mut ops = super::mutations(&row, &cells, &[]);
-            if !renames.is_empty() {
-                let mut renamed = cells.clone();
-                renamed.retain(|c| !renames.iter().any(|(f, _)| &f[..] == c.family()));
-                let moved: Vec<_> = cells
-                    .iter()
-                    .filter(|c| renames.iter().any(|(f, _)| &f[..] == c.family()))
-                    .cloned()
-                    .collect();
-                ops = super::mutations(&row, &renamed, &[]);
-                ops.extend(super::mutations(&row, &moved, &renames));
-            }
-            if let Some(d) = durability {
-                for op in &mut ops {
-                    match op {
-                        basalt_client::BatchOp::Put(p) => p.durability = d,
-                        basalt_client::BatchOp::Delete(x) => x.durability = d,
-                        _ => {}
-                    }
-                }
-            }
+            // Renamed families go under their new names; the others as they are (HBase).
+            let families = super::Families {
+                renames: &renames,
+                keep_unlisted: true,
+            };
+            let ops = super::mutations(&row, &cells, &families, durability);
             let bytes = cells.iter().map(|c| c.serialized_size()).sum();
             tally.add_row(&cells);
             writer.add(ops, bytes)?;

@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use basalt_client::{BatchOp, Bytes, Cell, CellType, Client, Delete, Put, TableName};
+use basalt_client::{BatchOp, Bytes, Cell, CellType, Client, Delete, Durability, Put, TableName};
 
 /// HBase's `-D name=value` properties, each tool taking the names it knows.
 #[derive(Debug, Default)]
@@ -180,21 +180,38 @@ impl Tally {
     }
 }
 
+/// Which families a copy writes, and under which names.
+pub struct Families<'a> {
+    /// `old:new` renames (and plain names, renamed to themselves).
+    pub renames: &'a [(Bytes, Bytes)],
+    /// Whether families `renames` does not name are written as they are (HBase's Import) or
+    /// left out (CopyTable's `--families`). With no renames, every family is written.
+    pub keep_unlisted: bool,
+}
+
 /// The mutations that write `cells` (one row's, as a raw scan or an export holds them) into
-/// another table: puts for values, deletes for markers, families renamed by `renames` and
-/// cells of families not in a non-empty `renames` left out. Timestamps are kept.
-pub fn mutations(row: &Bytes, cells: &[Cell], renames: &[(Bytes, Bytes)]) -> Vec<BatchOp> {
-    let mut put = Put::new(row.clone());
-    let mut delete = Delete::new(row.clone());
+/// another table, with `durability`: one put for the values and one delete for the markers,
+/// families chosen and renamed by `families`. Timestamps are kept.
+pub fn mutations(
+    row: &Bytes,
+    cells: &[Cell],
+    families: &Families<'_>,
+    durability: Durability,
+) -> Vec<BatchOp> {
+    let mut put = Put::new(row.clone()).with_durability(durability);
+    let mut delete = Delete::new(row.clone()).with_durability(durability);
     let (mut puts, mut deletes) = (0, 0);
     for c in cells {
-        let family = if renames.is_empty() {
-            Bytes::copy_from_slice(c.family())
-        } else {
-            match renames.iter().find(|(from, _)| &from[..] == c.family()) {
-                Some((_, to)) => to.clone(),
-                None => continue,
+        let family = match families
+            .renames
+            .iter()
+            .find(|(from, _)| &from[..] == c.family())
+        {
+            Some((_, to)) => to.clone(),
+            None if families.keep_unlisted || families.renames.is_empty() => {
+                Bytes::copy_from_slice(c.family())
             }
+            None => continue,
         };
         let qualifier = Bytes::copy_from_slice(c.qualifier());
         match c.cell_type {

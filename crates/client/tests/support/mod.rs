@@ -33,6 +33,31 @@ impl SeededRng {
     }
 }
 
+/// Arms `fault` on `fs`, runs `change` on `conn` (it says what it did), then the process
+/// dies: killed, or (by `rng`) the power lost. Returns whether the fault fired during the
+/// change, and the case's trace for messages.
+pub fn crash_during(
+    fs: &basalt_fs::FaultyFs,
+    rng: &mut SeededRng,
+    fault: basalt_fs::Fault,
+    conn: Connection,
+    change: impl FnOnce(&Connection, &mut SeededRng) -> String,
+) -> (bool, String) {
+    fs.arm(fault);
+    let did = change(&conn, rng);
+    let fired = fs.fired() > 0;
+    fs.disarm();
+    let power_loss = rng.below(2) == 0;
+    if power_loss {
+        fs.crash();
+    } else {
+        fs.kill();
+    }
+    drop(conn);
+    let how = if power_loss { "power loss" } else { "kill" };
+    (fired, format!("{fault:?}, {did}, then {how}"))
+}
+
 /// Runs `run` for seeds `0..` (as many as the environment variable `var` says, else
 /// `default`, stopping after `budget`), panicking on the first failure; checks that at least
 /// 20 ran and that the fault fired (`run` returns whether it did) in at least one in

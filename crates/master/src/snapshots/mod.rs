@@ -359,7 +359,6 @@ pub fn export(
     to: &Path,
     copied: &mut dyn FnMut(u64),
 ) -> Result<Copied> {
-    const CHUNK: usize = 4 << 20;
     check_name(name)?;
     let source = from.join(SNAPSHOT_DIR).join(name);
     let manifest = read_manifest(fs, &source, name)?;
@@ -388,18 +387,10 @@ pub fn export(
             if let Some(parent) = to.parent() {
                 fs.create_dir_all(parent).map_err(storage)?;
             }
-            let mut out = fs.create(to).map_err(storage)?;
-            let mut at = 0;
-            while at < input.len() {
-                let n = CHUNK.min(usize::try_from(input.len() - at).unwrap_or(CHUNK));
-                let bytes = input.read_at(at, n).map_err(storage)?;
-                out.append(&bytes).map_err(storage)?;
-                at += bytes.len() as u64;
-                copied(bytes.len() as u64);
-            }
-            out.sync().map_err(storage)?;
+            let bytes =
+                basalt_fs::copy_file(fs, input.as_ref(), to, &mut *copied).map_err(storage)?;
             total.files += 1;
-            total.bytes += at;
+            total.bytes += bytes;
             Ok(())
         };
         for region in &manifest.region_manifests {

@@ -206,8 +206,9 @@ pub fn restore(master: &Master, name: &str, table: &TableName) -> Result<()> {
     layout::write_descriptor(fs, &table_dir, &descriptor)?;
     hosted.set_descriptor(descriptor);
     fs.delete(&journal).map_err(storage)?;
-    let old: Vec<RegionInfo> = hosted.placed().into_iter().map(|p| p.info).collect();
-    for p in hosted.placed() {
+    let old_placed = hosted.placed();
+    let old: Vec<RegionInfo> = old_placed.iter().map(|p| p.info.clone()).collect();
+    for p in &old_placed {
         match p.server.drop_region(&p.info) {
             // A cluster's server closed a disabled table's regions already.
             Ok(()) | Err(Error::NotServingRegion(_)) => {}

@@ -31,15 +31,9 @@ fn link_or_copy(fs: &dyn FileSystem, from: &Path, to: &Path) -> Result<()> {
         return Ok(());
     }
     let input = fs.open(from).map_err(storage)?;
-    let mut out = fs.create(to).map_err(storage)?;
-    let mut at = 0;
-    while at < input.len() {
-        let n = (4usize << 20).min(usize::try_from(input.len() - at).unwrap_or(usize::MAX));
-        let bytes = input.read_at(at, n).map_err(storage)?;
-        out.append(&bytes).map_err(storage)?;
-        at += bytes.len() as u64;
-    }
-    out.sync().map_err(storage)
+    basalt_fs::copy_file(fs, input.as_ref(), to, &mut |_| {})
+        .map(|_| ())
+        .map_err(storage)
 }
 
 /// Finishes or drops a bulk load a crash interrupted; called before the stores open.
@@ -102,7 +96,8 @@ impl Region {
             ));
         }
         let fs = self.fs.as_ref();
-        // One bulk load at a time per region, and no compaction replacing files meanwhile.
+        // One bulk load (or flush) at a time per region. A compaction may run meanwhile: it
+        // replaces only the files it merged, so the adopted ones stay in the store's list.
         let _one = self
             .flushing
             .lock()
