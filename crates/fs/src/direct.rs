@@ -138,6 +138,11 @@ pub(crate) struct DirectWritable {
     chunk: Chunk,
     chunk_at: u64,
     len: u64,
+    /// `len` when everything appended was last written out: a `sync` or `drop` with nothing
+    /// appended since writes nothing. (Writing the padded last block again would make the
+    /// file a whole block long until it is cut back, which a reader of the finished file, or
+    /// one after a crash in between, would see.)
+    written: u64,
     /// Started when the first chunk fills: a small file is written by `sync` alone.
     writer: Option<Writer>,
     spare: Vec<Chunk>,
@@ -173,6 +178,7 @@ pub(crate) fn create(path: &Path) -> Result<std::result::Result<DirectWritable, 
         chunk: Chunk::new(),
         chunk_at: 0,
         len: 0,
+        written: 0,
         writer: None,
         spare: Vec::new(),
         in_flight: 0,
@@ -236,20 +242,23 @@ impl DirectWritable {
     /// Writes everything appended: waits for the queued chunks, then writes the partly
     /// filled one padded, and cuts the file back to the bytes appended.
     fn write_out(&mut self) -> Result<()> {
+        if self.written == self.len {
+            return Ok(());
+        }
         while self.in_flight > 0 {
             let chunk = self.reap()?;
             self.spare.push(chunk);
         }
-        if self.chunk.filled == 0 {
-            return Ok(());
+        if self.chunk.filled > 0 {
+            let at = self.chunk_at;
+            write_at(&self.file, self.chunk.padded(), at).map_err(|e| self.error("write", e))?;
+            if !self.chunk.filled.is_multiple_of(ALIGN) {
+                self.file
+                    .set_len(self.len)
+                    .map_err(|e| self.error("truncate", e))?;
+            }
         }
-        let at = self.chunk_at;
-        write_at(&self.file, self.chunk.padded(), at).map_err(|e| self.error("write", e))?;
-        if !self.chunk.filled.is_multiple_of(ALIGN) {
-            self.file
-                .set_len(self.len)
-                .map_err(|e| self.error("truncate", e))?;
-        }
+        self.written = self.len;
         Ok(())
     }
 }
@@ -323,6 +332,30 @@ mod tests {
         write_at(&file, b"unaligned", 3).unwrap();
         drop(file);
         assert_eq!(std::fs::read(&path).unwrap(), b"\0\0\0unaligned");
+    }
+
+    /// A synced file is not written again when it is dropped: the store file writer renames
+    /// it into place first, and a rewrite of its padded last block would show readers (and a
+    /// crash) a block-long file with zeros where the trailer belongs.
+    #[test]
+    fn a_synced_file_is_left_alone_when_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("small");
+        let mut w = create(&path)
+            .unwrap()
+            .expect("ext4 and tmpfs take O_DIRECT");
+        w.append(&[7u8; 1000]).unwrap();
+        w.sync().unwrap();
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), 1000);
+        // Cut the file behind the writer's back: a drop that wrote again would restore it.
+        OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(10)
+            .unwrap();
+        drop(w);
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), 10);
     }
 
     /// Many chunks queue for the writing thread; the file holds them in order, and the
