@@ -11,6 +11,7 @@ mod pe;
 mod rest;
 mod shell;
 mod standalone;
+mod storage;
 mod thrift;
 mod tls;
 mod tools;

@@ -92,6 +92,12 @@ pub struct Args {
     /// Block cache bytes (default: the engine's, a quarter of memory).
     #[arg(long)]
     pub block_cache: Option<u64>,
+    /// Bytes all memstores may hold together (default: the engine's, a quarter of memory)
+    #[arg(long)]
+    pub memstore_limit: Option<u64>,
+    /// The embedded engine's store files on an object store (see `basalt standalone`)
+    #[command(flatten)]
+    pub storage: crate::storage::StorageArgs,
     /// Regions to pre-split the table into (HexString-free: split evenly over the row keys).
     #[arg(long, default_value_t = 1)]
     pub presplit: u64,
@@ -761,11 +767,14 @@ fn embedded_connection(args: &Args) -> Result<Connection> {
     if let Some(bytes) = args.block_cache {
         builder = builder.block_cache_size(bytes);
     }
+    if let Some(bytes) = args.memstore_limit {
+        builder = builder.global_memstore_size(bytes);
+    }
     Ok(if args.in_memory {
         builder.build()
     } else {
         builder
-            .file_system(Arc::new(basalt_fs::LocalFs))
+            .file_system(args.storage.file_system()?)
             .root(&args.dir)
             .open()
             .with_context(|| format!("opening {}", args.dir.display()))?

@@ -20,6 +20,8 @@ pub struct Args {
     /// Data directory [default: ./basalt-data]
     #[arg(long)]
     data: Option<PathBuf>,
+    #[command(flatten)]
+    storage: crate::storage::StorageArgs,
     /// Address the gateways listen on [default: 127.0.0.1]
     #[arg(long)]
     bind: Option<IpAddr>,
@@ -99,6 +101,7 @@ pub struct Args {
 #[derive(Debug, PartialEq)]
 struct Settings {
     data: PathBuf,
+    object_store: Option<String>,
     bind: IpAddr,
     thrift_port: u16,
     framed: bool,
@@ -125,6 +128,7 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             data: PathBuf::from("./basalt-data"),
+            object_store: None,
             bind: IpAddr::from([127, 0, 0, 1]),
             thrift_port: 9090,
             framed: false,
@@ -176,6 +180,7 @@ fn apply_file(s: &mut Settings, text: &str) -> anyhow::Result<()> {
         }
         match key {
             "data" => s.data = PathBuf::from(value),
+            "object-store" => s.object_store = Some(value.to_owned()),
             "bind" => s.bind = parse(key, value, n)?,
             "thrift-port" => s.thrift_port = parse(key, value, n)?,
             "framed" => s.framed = parse(key, value, n)?,
@@ -202,7 +207,7 @@ fn apply_file(s: &mut Settings, text: &str) -> anyhow::Result<()> {
                     .filter(|u| !u.is_empty()),
             ),
             other => bail!(
-                "config line {n}: unknown setting {other:?} (known: data, bind, thrift-port, \
+                "config line {n}: unknown setting {other:?} (known: data, object-store, bind, thrift-port, \
                  framed, compact, thrift-max-message-mb, scanner-lease-secs, rpc-port, master-port, \
                  rpc-handlers, max-connections, zookeeper, rest-port, info-port, authorization, superuser, \
                  gateway-user, insecure, tls-cert, tls-key, tls-ca, tls-client-auth, \
@@ -227,6 +232,9 @@ fn resolve(args: &Args) -> anyhow::Result<Settings> {
     }
     if let Some(d) = &args.data {
         s.data.clone_from(d);
+    }
+    if let Some(url) = &args.storage.object_store {
+        s.object_store = Some(url.clone());
     }
     if let Some(b) = args.bind {
         s.bind = b;
@@ -319,7 +327,7 @@ fn open(data: &Path, server: &str, s: &Settings) -> anyhow::Result<Connection> {
         builder = builder.authorization(s.superusers.clone());
     }
     builder
-        .file_system(std::sync::Arc::new(basalt_fs::LocalFs))
+        .file_system(crate::storage::file_system(s.object_store.as_deref())?)
         .root(data)
         .server_name(server)
         .open()

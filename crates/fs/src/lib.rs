@@ -42,6 +42,8 @@ mod faulty;
 mod local;
 mod mapped;
 mod memory;
+#[cfg(feature = "object-store")]
+mod object;
 
 use std::fmt::Debug;
 use std::path::Path;
@@ -53,6 +55,8 @@ pub use error::{FsError, Result};
 pub use faulty::{Fault, FaultyFs};
 pub use local::LocalFs;
 pub use memory::MemFs;
+#[cfg(feature = "object-store")]
+pub use object::{ObjectFs, ObjectStats, ObjectStoreConfig, S3TestServer};
 
 /// Where files live. See the crate documentation for the contract.
 pub trait FileSystem: Send + Sync + Debug {

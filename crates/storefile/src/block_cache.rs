@@ -106,10 +106,11 @@ impl BlockCache {
         }
     }
 
-    /// A quarter of the machine's memory (HBase gives the block cache 40% of the heap), or
-    /// 1 GiB where that cannot be read.
+    /// A quarter of the memory this process may use (HBase gives the block cache 40% of the
+    /// heap): the machine's, or its control group's limit where that is lower, so a server
+    /// in a container sizes itself to the container. 1 GiB where neither can be read.
     pub fn default_capacity() -> u64 {
-        let total_kib = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        let machine = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
             m.lines()
                 .find(|l| l.starts_with("MemTotal:"))
                 .and_then(|l| {
@@ -117,8 +118,13 @@ impl BlockCache {
                         .nth(1)
                         .and_then(|n| n.parse::<u64>().ok())
                 })
+                .map(|kib| kib * 1024)
         });
-        total_kib.map_or(1 << 30, |kib| kib * 1024 / 4)
+        let limit = match (machine, cgroup_memory_limit()) {
+            (Some(m), Some(c)) => Some(m.min(c)),
+            (m, c) => m.or(c),
+        };
+        limit.map_or(1 << 30, |bytes| bytes / 4)
     }
 
     /// A process-unique id for a newly opened reader: its blocks' keys.
@@ -165,6 +171,33 @@ impl BlockCache {
             capacity: self.capacity,
         }
     }
+}
+
+/// The memory limit of this process's control group (v2 `memory.max`, v1
+/// `memory.limit_in_bytes`), if it has one.
+fn cgroup_memory_limit() -> Option<u64> {
+    let groups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    for line in groups.lines() {
+        // "0::/path" (v2) or "N:memory:/path" / "N:cpu,memory:/path" (v1).
+        let mut parts = line.splitn(3, ':');
+        let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+        let file = if controllers.is_empty() {
+            format!("/sys/fs/cgroup{path}/memory.max")
+        } else if controllers.split(',').any(|c| c == "memory") {
+            format!("/sys/fs/cgroup/memory{path}/memory.limit_in_bytes")
+        } else {
+            continue;
+        };
+        // "max" (v2) or a huge number (v1) when there is no limit.
+        if let Some(bytes) = std::fs::read_to_string(&file)
+            .ok()
+            .and_then(|t| t.trim().parse::<u64>().ok())
+            .filter(|b| *b < 1 << 60)
+        {
+            return Some(bytes);
+        }
+    }
+    None
 }
 
 #[cfg(test)]

@@ -29,6 +29,8 @@ pub struct Args {
     /// The shared data directory; ZooKeeper keeps its own files in `<data>/zookeeper`
     #[arg(long, default_value = "./basalt-data")]
     data: PathBuf,
+    #[command(flatten)]
+    storage: crate::storage::StorageArgs,
     /// Use this ZooKeeper (`HOST:PORT`) instead of starting one
     #[arg(long)]
     zookeeper: Option<String>,
@@ -281,6 +283,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             "0".into(),
         ]
         .into_iter()
+        .chain(args.storage.flags())
         .chain(args.tls.flags())
         .chain(args.auth.flags())
         .chain(args.authorization.then(|| "--authorization".to_owned()))

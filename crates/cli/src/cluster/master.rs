@@ -43,7 +43,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         call_timeout: Duration::from_secs(120),
         tls: tls.clone(),
         superusers: args.common.access(&security),
-        fs: Arc::new(basalt_fs::LocalFs),
+        fs: args.common.storage.file_system()?,
         root: args.common.data.clone(),
         clock: Arc::new(clock),
         host_port: addr.to_string(),

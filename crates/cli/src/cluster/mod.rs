@@ -32,6 +32,8 @@ pub struct Common {
     /// The shared data directory (every server of the cluster reaches it)
     #[arg(long, default_value = "./basalt-data")]
     pub data: std::path::PathBuf,
+    #[command(flatten)]
+    pub storage: crate::storage::StorageArgs,
     /// The ZooKeeper quorum, `HOST:PORT`
     #[arg(long)]
     pub zookeeper: String,

@@ -36,7 +36,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let info_tls = args.common.tls.server()?;
     let (listener, addr) = bind(args.common.bind, args.port)?;
     let mut settings = ServerSettings::new(
-        Arc::new(basalt_fs::LocalFs),
+        args.common.storage.file_system()?,
         args.common.data.clone(),
         addr.to_string(),
         Arc::new(basalt_common::SystemClock),
