@@ -71,12 +71,18 @@ impl Server {
 
     /// A server on the data directory `data`, which outlives it (to start another on it).
     pub fn start_in(data: &std::path::Path, flags: &[&str]) -> Server {
+        Server::start_in_env(data, flags, &[])
+    }
+
+    /// As [`Server::start_in`], with these environment variables.
+    pub fn start_in_env(data: &std::path::Path, flags: &[&str], env: &[(&str, &str)]) -> Server {
         use std::io::BufRead;
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_basalt"))
             .args(["standalone", "--data"])
             .arg(data)
             .args(["--thrift-port", "0", "--rpc-port", "0", "--info-port", "0"])
             .args(flags)
+            .envs(env.iter().copied())
             .stdout(std::process::Stdio::piped())
             .spawn()
             .unwrap();
