@@ -29,7 +29,7 @@ fn count_rows(conn: &Arc<RemoteConnection>, table: &TableName) -> usize {
     Arc::clone(conn)
         .scan(table, &Scan::new())
         .expect("scan")
-        .map(|r| r.expect("row"))
+        .inspect(|r| assert!(r.is_ok(), "row: {r:?}"))
         .count()
 }
 
