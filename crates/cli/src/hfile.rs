@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use basalt_common::Cell;
 use basalt_common::bytes_display::to_string_binary;
-use basalt_fs::LocalFs;
 use basalt_storefile::StoreFileReader;
 
 #[derive(Debug, clap::Args)]
@@ -25,6 +24,9 @@ pub struct Args {
     pub cells: bool,
     /// The store file.
     pub path: PathBuf,
+    /// The file is a pointer into this object store (`--object-store` of the server)
+    #[command(flatten)]
+    pub storage: crate::storage::StorageArgs,
 }
 
 /// A row as it is: `hbase:meta`'s store files hold their rows under meta's stored keys
@@ -60,7 +62,8 @@ fn key(cell: &Cell, meta: bool) -> String {
 /// (`-m`), as a bare `hbase hfile FILE` prints at least that much.
 pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
     let catalog = is_meta_file(&args.path);
-    let reader = StoreFileReader::open(&LocalFs, &args.path)
+    let fs = args.storage.file_system()?;
+    let reader = StoreFileReader::open(fs.as_ref(), &args.path)
         .with_context(|| format!("cannot read store file {}", args.path.display()))?;
     let meta = args.meta || !(args.stats || args.blocks || args.cells);
     if meta {

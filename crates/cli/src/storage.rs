@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use anyhow::Context;
 use basalt_fs::FileSystem;
 
 /// The flag every command that opens a data directory takes.
@@ -42,10 +41,8 @@ pub fn file_system(object_store: Option<&str>) -> anyhow::Result<Arc<dyn FileSys
 #[cfg(feature = "object-store")]
 fn open_object_store(url: &str) -> anyhow::Result<Arc<dyn FileSystem>> {
     let config = basalt_fs::ObjectStoreConfig::parse(url).map_err(anyhow::Error::msg)?;
-    let shown = config.to_string();
-    let fs = basalt_fs::ObjectFs::connect(config)
-        .with_context(|| format!("cannot reach the object store {shown}"))?;
-    Ok(Arc::new(fs))
+    // The error names the store (its URL and endpoint) and what the store answered.
+    Ok(Arc::new(basalt_fs::ObjectFs::connect(config)?))
 }
 
 #[cfg(not(feature = "object-store"))]

@@ -82,6 +82,70 @@ fn a_killed_server_on_the_object_store_comes_back_whole() {
         .get(&t, &basalt_client::Get::new("r01234"))
         .expect("get");
     assert_eq!(row.value(b"f", b"q"), Some(&b"v1234"[..]));
+
+    // The file tools read through the store: `hfile` reads a pointer's object...
+    conn.flush(&t).expect("flush");
+    let family = std::fs::read_dir(data.join("data/default/t"))
+        .expect("table dir")
+        .flatten()
+        .map(|e| e.path().join("f"))
+        .find(|p| p.is_dir())
+        .expect("a region");
+    let file = std::fs::read_dir(&family)
+        .expect("family dir")
+        .flatten()
+        .map(|e| e.path())
+        .next()
+        .expect("a store file");
+    let tool = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_basalt"))
+            .args(args)
+            .envs(S3TestServer::CREDENTIALS)
+            .output()
+            .expect("run basalt");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {text}");
+        text
+    };
+    let path = file.to_string_lossy().into_owned();
+    let shown = tool(&["hfile", "-m", "--object-store", &url, &path]);
+    assert!(shown.contains("Trailer:"), "{shown}");
+    // ...and `snapshot export` copies the objects' bytes into ordinary files.
+    conn.snapshot("s", &t).expect("snapshot");
+    let target = dir.path().join("exported");
+    let data_dir = data.to_string_lossy().into_owned();
+    let target_dir = target.to_string_lossy().into_owned();
+    tool(&[
+        "snapshot",
+        "export",
+        "s",
+        "--data",
+        &data_dir,
+        "--to",
+        &target_dir,
+        "--object-store",
+        &url,
+    ]);
+    let mut copies = vec![target.join(".hbase-snapshot/s")];
+    let mut store_files = 0;
+    while let Some(d) = copies.pop() {
+        for e in std::fs::read_dir(&d).expect("exported dir").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                copies.push(p);
+            } else if p.parent().and_then(|f| f.file_name()) == Some("f".as_ref()) {
+                let bytes = std::fs::read(&p).expect("copy");
+                assert!(
+                    !bytes.starts_with(b"basalt-object"),
+                    "{} is a pointer",
+                    p.display()
+                );
+                store_files += 1;
+            }
+        }
+    }
+    assert!(store_files > 0, "the export holds the store files");
 }
 
 #[test]

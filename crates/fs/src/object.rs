@@ -218,9 +218,19 @@ impl ObjectFs {
             .with_context(OperationContext::new().with_http_transport(transport));
         let handle = runtime.handle().clone();
         {
+            // A small object written and deleted: the store answers, the bucket exists, and
+            // these credentials may write and delete there.
             let op = op.clone();
+            let probe = format!(
+                ".basalt-probe-{:x}-{:x}",
+                std::process::id(),
+                SystemTime::now()
+                    .duration_since(UNIX_EPOCH)
+                    .map_or(0, |d| d.as_nanos())
+            );
             block(&handle, async move {
-                op.list_with("").limit(1).await.map(|_| ())
+                op.write(&probe, b"basalt".to_vec()).await?;
+                op.delete(&probe).await
             })
             .map_err(|e| match credentials {
                 Some(_) => failed(e),

@@ -172,8 +172,8 @@ impl<C: FromEngine> Default for EngineBuilder<C> {
 }
 
 impl<C: FromEngine> EngineBuilder<C> {
-    /// The defaults: in memory, a quarter of the machine's memory each for the block cache
-    /// and the memstores, HBase's periods and limits.
+    /// The defaults: in memory, a quarter of the memory (the machine's, or its cgroup's limit)
+    /// each for the block cache and the memstores, HBase's periods and limits.
     pub fn new() -> Self {
         EngineBuilder {
             clock: Arc::new(SystemClock),
@@ -203,8 +203,8 @@ impl<C: FromEngine> EngineBuilder<C> {
     }
 
     /// Bytes all memstores of this engine may hold together (HBase's
-    /// `hbase.regionserver.global.memstore.size`; default: a quarter of the machine's
-    /// memory). Above 95% of it the largest regions are flushed; at it, writers wait. 0 turns
+    /// `hbase.regionserver.global.memstore.size`; default: a quarter of the memory, the
+    /// machine's or its cgroup's limit). Above 95% of it the largest regions are flushed; at it, writers wait. 0 turns
     /// the budget and the background flushers off: writers then flush full memstores
     /// themselves.
     pub fn global_memstore_size(mut self, bytes: u64) -> Self {
@@ -269,8 +269,8 @@ impl<C: FromEngine> EngineBuilder<C> {
         self
     }
 
-    /// Bytes of decoded store file blocks kept in memory (default: a quarter of the machine's
-    /// memory); 0 turns the block cache off.
+    /// Bytes of decoded store file blocks kept in memory (default: a quarter of the memory,
+    /// the machine's or its cgroup's limit); 0 turns the block cache off.
     pub fn block_cache_size(mut self, bytes: u64) -> Self {
         self.block_cache_bytes = bytes;
         self

@@ -40,8 +40,8 @@ pub struct ServerSettings {
 }
 
 impl ServerSettings {
-    /// HBase's defaults: a quarter of the machine's memory each for the block cache and the
-    /// memstores, a weekly major compaction.
+    /// HBase's defaults: a quarter of the memory (the machine's, or its cgroup's limit) each
+    /// for the block cache and the memstores, a weekly major compaction.
     pub fn new(
         fs: Arc<dyn FileSystem>,
         root: PathBuf,

@@ -283,7 +283,7 @@ fn run_phase(
     let results = run_clients(threads, |t| -> Result<OpLatencies> {
         let mut hists = Op::ALL
             .iter()
-            .map(|&op| Ok((op, Histogram::<u64>::new(3)?)))
+            .map(|&op| Ok((op, super::latency_histogram()?)))
             .collect::<Result<Vec<_>>>()?;
         let mut rng = Rng::new(seed ^ (t + 1).wrapping_mul(0x51_7CC1_B727_220A));
         loop {
@@ -305,7 +305,7 @@ fn run_phase(
     let seconds = start.elapsed().as_secs_f64();
     let mut per_op: OpLatencies = Op::ALL
         .iter()
-        .map(|&op| Ok((op, Histogram::<u64>::new(3)?)))
+        .map(|&op| Ok((op, super::latency_histogram()?)))
         .collect::<Result<_>>()?;
     for hists in results {
         for (op, h) in hists {

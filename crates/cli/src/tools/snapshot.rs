@@ -23,12 +23,16 @@ pub struct ExportArgs {
     to: PathBuf,
     /// The snapshot's name
     name: String,
+    /// The source's store files are on this object store (the copies are ordinary files)
+    #[command(flatten)]
+    storage: crate::storage::StorageArgs,
 }
 
 pub fn run(action: &Action) -> Result<()> {
     let Action::Export(args) = action;
-    let fs = basalt_fs::LocalFs;
-    let total = basalt_master::snapshots::size(&fs, &args.data, &args.name)
+    let fs = args.storage.file_system()?;
+    let fs = fs.as_ref();
+    let total = basalt_master::snapshots::size(fs, &args.data, &args.name)
         .with_context(|| format!("reading snapshot {} in {}", args.name, args.data.display()))?;
     let bar = super::progress(Some(total), &format!("exporting snapshot {}", args.name));
     bar.set_style(
@@ -39,10 +43,10 @@ pub fn run(action: &Action) -> Result<()> {
     );
     let started = Instant::now();
     let copied =
-        basalt_master::snapshots::export(&fs, &args.data, &args.name, &args.to, &mut |n| {
-            bar.inc(n)
-        })
-        .with_context(|| format!("exporting snapshot {} to {}", args.name, args.to.display()))?;
+        basalt_master::snapshots::export(fs, &args.data, &args.name, &args.to, &mut |n| bar.inc(n))
+            .with_context(|| {
+                format!("exporting snapshot {} to {}", args.name, args.to.display())
+            })?;
     bar.finish_and_clear();
     let secs = started.elapsed().as_secs_f64();
     crate::say!(
