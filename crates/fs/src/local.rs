@@ -207,23 +207,14 @@ impl ReadableFile for LocalReadable {
     }
 
     fn read_at(&self, offset: u64, len: usize) -> Result<Bytes> {
-        let short = || FsError::ShortRead {
-            path: self.path.clone(),
-            offset,
-            wanted: len,
-            file_len: self.len,
-        };
-        if offset
-            .checked_add(len as u64)
-            .is_none_or(|end| end > self.len)
-        {
-            return Err(short());
-        }
+        FsError::read_end(&self.path, offset, len, self.len)?;
         let mut buf = vec![0u8; len];
         self.file
             .read_exact_at(&mut buf, offset)
             .map_err(|e| match e.kind() {
-                std::io::ErrorKind::UnexpectedEof => short(),
+                std::io::ErrorKind::UnexpectedEof => {
+                    FsError::short_read(&self.path, offset, len, self.len)
+                }
                 _ => FsError::io("read", &self.path, e),
             })?;
         Ok(Bytes::from(buf))

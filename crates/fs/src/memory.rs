@@ -313,12 +313,7 @@ impl ReadableFile for MemReadable {
             .filter(|r| r.end <= visible);
         match range {
             Some(r) => Ok(Bytes::copy_from_slice(&data.bytes[r])),
-            None => Err(FsError::ShortRead {
-                path: self.path.clone(),
-                offset,
-                wanted: len,
-                file_len,
-            }),
+            None => Err(FsError::short_read(&self.path, offset, len, file_len)),
         }
     }
 }

@@ -686,16 +686,7 @@ impl ReadableFile for ObjectReadable {
     }
 
     fn read_at(&self, offset: u64, len: usize) -> Result<Bytes> {
-        let short = || FsError::ShortRead {
-            path: self.path.clone(),
-            offset,
-            wanted: len,
-            file_len: self.len,
-        };
-        let end = offset
-            .checked_add(len as u64)
-            .filter(|end| *end <= self.len)
-            .ok_or_else(short)?;
+        let end = FsError::read_end(&self.path, offset, len, self.len)?;
         if len == 0 {
             return Ok(Bytes::new());
         }
@@ -716,7 +707,7 @@ impl ReadableFile for ObjectReadable {
             _ => FsError::io("read", &self.path, e),
         })?;
         if bytes.len() != len {
-            return Err(short());
+            return Err(FsError::short_read(&self.path, offset, len, self.len));
         }
         self.counters.gets.fetch_add(1, Ordering::Relaxed);
         self.counters
