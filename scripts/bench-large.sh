@@ -5,18 +5,17 @@
 # LIMIT, so neither the block cache nor the operating system's page cache holds the data set:
 # reads go to the disk. YCSB load, then A, B, C and E, reporting throughput and p99 latency.
 #   scripts/bench-large.sh [records] [operations] [limit] [block cache]
-#   defaults: 2000000 records (~2.4 GB stored), 200000 operations, a 1 GiB limit, 256 MiB cache
-# Needs root (the cgroup) and Debian's librocksdb (installed here).
-# Not yet usable for Basalt (2026-11-26): its memstore budget is a quarter of the machine's
-# memory, not of the cgroup's limit, so under a 1 GiB limit the Basalt run sits at the limit
-# in reclaim (killed after 22 minutes still loading). `basalt pe` needs a memstore-size option
-# (EngineBuilder::global_memstore_size), or Basalt should size its budgets from the cgroup's
-# limit, before this script's figures mean anything.
+#   defaults: 1000000 records (~1.2 GB of store files), 100000 operations, a 1 GiB limit,
+#   128 MiB block cache
+# Needs root (the cgroup) and Debian's librocksdb (installed here). Basalt sizes its memstore
+# budget from the cgroup's limit (a quarter of it); under 512 MiB its load thrashed (its
+# memstores, flush copies and compactions need more than that beside the cache), so the
+# limit is 1 GiB.
 set -euo pipefail
-records=${1:-2000000}
-operations=${2:-200000}
+records=${1:-1000000}
+operations=${2:-100000}
 limit=${3:-$((1 << 30))}
-cache=${4:-$((256 << 20))}
+cache=${4:-$((128 << 20))}
 source "$(dirname "$0")/bench-rocksdb-common.sh"
 data=$(mktemp -d -p "${BENCH_DIR:-/var/tmp}" basalt-large.XXXXXX)
 group=/sys/fs/cgroup/memory/basalt-bench-$$
@@ -38,7 +37,8 @@ for w in a b c e; do
   pe --dir "$data/ycsb" --compare-rocksdb --rocksdb-layout rows --json --block-cache "$cache" \
     --block-size 4096 --workload "$w" "${skip[@]}" --records "$records" \
     --operations "$operations" --threads 4 | tee -a "$results" >/dev/null
-  echo "workload $w done: stored $(du -sh "$data/ycsb" | cut -f1) (Basalt), $(du -sh "$data/ycsb-rocksdb" | cut -f1) (RocksDB)"
+  echo "workload $w done: store files $(du -sh "$data/ycsb/data" | cut -f1) (Basalt; its oldWALs," \
+    "kept ten minutes as HBase's are: $(du -sh "$data/ycsb/oldWALs" 2>/dev/null | cut -f1)), $(du -sh "$data/ycsb-rocksdb" | cut -f1) (RocksDB)"
 done
 echo "peak memory of the group: $(($(cat "$group/memory.max_usage_in_bytes") >> 20)) MiB"
 python3 - "$results" <<'PY'
