@@ -14,7 +14,8 @@ mkdir -p "$dir"
 venv="${BASALT_S3_VENV:-$root/target/s3-venv}"
 stamp="$venv/.requirements"
 # Concurrent tests share one virtualenv: whoever holds the lock makes it.
-exec 9>"$root/target/.s3-venv.lock" 2>/dev/null || exec 9>"$dir/.s3-venv.lock"
+mkdir -p "$root/target"
+exec 9>"$root/target/.s3-venv.lock"
 flock 9
 if [ ! -x "$venv/bin/moto_server" ] || ! cmp -s "$here/requirements.txt" "$stamp"; then
     rm -rf "$venv"

@@ -55,6 +55,16 @@ impl Cluster {
 
     /// A cluster whose processes get `flags` too.
     fn start_with(servers: usize, masters: usize, flags: &[&str]) -> Cluster {
+        Self::start_with_env(servers, masters, flags, &[])
+    }
+
+    /// [`Cluster::start_with`], the processes given these environment variables.
+    fn start_with_env(
+        servers: usize,
+        masters: usize,
+        flags: &[&str],
+        env: &[(&str, &str)],
+    ) -> Cluster {
         let dir = tempfile::tempdir().unwrap();
         let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
             .args(["cluster", "start", "--data"])
@@ -63,6 +73,7 @@ impl Cluster {
             .args(["--masters", &masters.to_string()])
             .args(["--session-timeout-ms", "3000"])
             .args(flags)
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .process_group(0)
@@ -784,4 +795,74 @@ fn snapshots_clones_and_restores_on_a_cluster() {
     conn.enable_table(&t).unwrap();
     assert_eq!(rows(&t), before, "the restored table is the snapshot");
     assert_eq!(conn.regions(&t).unwrap().len(), 3);
+}
+
+/// Issue 35's object store on a cluster: every region server writes its store files to the
+/// bucket (pointers on the shared directory, WALs beside them); a region server killed with
+/// SIGKILL has its regions reopened on the survivor, which reads their files from the bucket
+/// and replays their logs, losing no acknowledged write.
+#[test]
+fn a_cluster_keeps_its_store_files_on_an_object_store() {
+    let s3 = basalt_fs::S3TestServer::start().unwrap();
+    let url = s3.url("cluster", Duration::from_secs(2));
+    let cluster = Cluster::start_with_env(
+        2,
+        1,
+        &["--object-store", &url],
+        &basalt_fs::S3TestServer::CREDENTIALS,
+    );
+    let conn = cluster.connect();
+    create_t(&conn, ["h".to_owned()]);
+    let t = TableName::parse("t").unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let flushed = write_load(Arc::clone(&conn), 0, Arc::clone(&stop), 400)
+        .join()
+        .unwrap();
+    conn.flush(&t).unwrap();
+    let mut dirs = vec![cluster._dir.path().join("data/data/default/t")];
+    let mut pointers = 0;
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let path = e.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.parent().and_then(|p| p.file_name()) == Some("f".as_ref()) {
+                let text = std::fs::read(&path).unwrap();
+                assert!(text.starts_with(b"basalt-object 1\n"), "{}", path.display());
+                pointers += 1;
+            }
+        }
+    }
+    assert!(
+        pointers >= 2,
+        "both regions flushed to the bucket: {pointers}"
+    );
+    let logged = write_load(Arc::clone(&conn), 1, stop, 200).join().unwrap();
+
+    let (holders, _) = placement(&conn);
+    let victim = addr_of(holders.iter().next().unwrap());
+    Cluster::kill(cluster.servers[&victim]);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let summary = conn.cluster_summary();
+        let settled = summary.as_ref().is_ok_and(|s| {
+            s.live_servers == 1
+                && s.servers
+                    .iter()
+                    .flat_map(|s| &s.regions)
+                    .filter(|r| r.name.starts_with(b"t,"))
+                    .count()
+                    == 2
+        });
+        if settled {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the regions did not come back within 60 s: {summary:?}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    check_rows(&conn, &flushed);
+    check_rows(&conn, &logged);
 }
