@@ -105,6 +105,31 @@ fn physical(layout: Option<KeyLayout>, row: &Bytes) -> Result<Bytes> {
     }
 }
 
+/// An operation on one row, whose row key can be swapped for the stored one.
+trait OnRow: Clone {
+    fn row_mut(&mut self) -> &mut Bytes;
+}
+
+macro_rules! on_row {
+    ($($t:ty),*) => {
+        $(impl OnRow for $t {
+            fn row_mut(&mut self) -> &mut Bytes {
+                &mut self.row
+            }
+        })*
+    };
+}
+
+on_row!(Put, Delete, Get, Increment, Append);
+
+/// `op` addressed to its stored row.
+fn at_stored_row<T: OnRow>(layout: Option<KeyLayout>, op: &T) -> Result<T> {
+    let mut op = op.clone();
+    let row = physical(layout, op.row_mut())?;
+    *op.row_mut() = row;
+    Ok(op)
+}
+
 fn logical_result(layout: Option<KeyLayout>, r: RowResult) -> Result<RowResult> {
     let Some(l) = layout else {
         return Ok(r);
@@ -123,22 +148,10 @@ fn logical_result(layout: Option<KeyLayout>, r: RowResult) -> Result<RowResult> 
 
 fn physical_row_op(layout: Option<KeyLayout>, op: &RowOp) -> Result<RowOp> {
     Ok(match op {
-        RowOp::Put(p) => RowOp::Put(Put {
-            row: physical(layout, &p.row)?,
-            ..p.clone()
-        }),
-        RowOp::Delete(d) => RowOp::Delete(Delete {
-            row: physical(layout, &d.row)?,
-            ..d.clone()
-        }),
-        RowOp::Increment(i) => RowOp::Increment(Increment {
-            row: physical(layout, &i.row)?,
-            ..i.clone()
-        }),
-        RowOp::Append(a) => RowOp::Append(Append {
-            row: physical(layout, &a.row)?,
-            ..a.clone()
-        }),
+        RowOp::Put(p) => RowOp::Put(at_stored_row(layout, p)?),
+        RowOp::Delete(d) => RowOp::Delete(at_stored_row(layout, d)?),
+        RowOp::Increment(i) => RowOp::Increment(at_stored_row(layout, i)?),
+        RowOp::Append(a) => RowOp::Append(at_stored_row(layout, a)?),
     })
 }
 
@@ -158,23 +171,11 @@ fn physical_check_and_mutate(
     cam: &CheckAndMutate,
 ) -> Result<CheckAndMutate> {
     let action = match &cam.action {
-        CheckAction::Put(p) => CheckAction::Put(Put {
-            row: physical(layout, &p.row)?,
-            ..p.clone()
-        }),
-        CheckAction::Delete(d) => CheckAction::Delete(Delete {
-            row: physical(layout, &d.row)?,
-            ..d.clone()
-        }),
+        CheckAction::Put(p) => CheckAction::Put(at_stored_row(layout, p)?),
+        CheckAction::Delete(d) => CheckAction::Delete(at_stored_row(layout, d)?),
         CheckAction::RowMutations(m) => CheckAction::RowMutations(physical_mutations(layout, m)?),
-        CheckAction::Increment(i) => CheckAction::Increment(Increment {
-            row: physical(layout, &i.row)?,
-            ..i.clone()
-        }),
-        CheckAction::Append(a) => CheckAction::Append(Append {
-            row: physical(layout, &a.row)?,
-            ..a.clone()
-        }),
+        CheckAction::Increment(i) => CheckAction::Increment(at_stored_row(layout, i)?),
+        CheckAction::Append(a) => CheckAction::Append(at_stored_row(layout, a)?),
     };
     Ok(CheckAndMutate {
         row: physical(layout, &cam.row)?,
@@ -185,26 +186,11 @@ fn physical_check_and_mutate(
 
 fn physical_batch_op(layout: Option<KeyLayout>, op: &BatchOp) -> Result<BatchOp> {
     Ok(match op {
-        BatchOp::Get(g) => BatchOp::Get(Get {
-            row: physical(layout, &g.row)?,
-            ..g.clone()
-        }),
-        BatchOp::Put(p) => BatchOp::Put(Put {
-            row: physical(layout, &p.row)?,
-            ..p.clone()
-        }),
-        BatchOp::Delete(d) => BatchOp::Delete(Delete {
-            row: physical(layout, &d.row)?,
-            ..d.clone()
-        }),
-        BatchOp::Increment(i) => BatchOp::Increment(Increment {
-            row: physical(layout, &i.row)?,
-            ..i.clone()
-        }),
-        BatchOp::Append(a) => BatchOp::Append(Append {
-            row: physical(layout, &a.row)?,
-            ..a.clone()
-        }),
+        BatchOp::Get(g) => BatchOp::Get(at_stored_row(layout, g)?),
+        BatchOp::Put(p) => BatchOp::Put(at_stored_row(layout, p)?),
+        BatchOp::Delete(d) => BatchOp::Delete(at_stored_row(layout, d)?),
+        BatchOp::Increment(i) => BatchOp::Increment(at_stored_row(layout, i)?),
+        BatchOp::Append(a) => BatchOp::Append(at_stored_row(layout, a)?),
         BatchOp::RowMutations(m) => BatchOp::RowMutations(physical_mutations(layout, m)?),
         BatchOp::CheckAndMutate(c) => {
             BatchOp::CheckAndMutate(physical_check_and_mutate(layout, c)?)
@@ -513,13 +499,7 @@ impl Client for LayoutClient {
             return self.inner.put(table, put);
         };
         let layout = Some(known);
-        self.inner.put(
-            table,
-            &Put {
-                row: physical(layout, &put.row)?,
-                ..put.clone()
-            },
-        )
+        self.inner.put(table, &at_stored_row(layout, put)?)
     }
 
     fn delete(&self, table: &TableName, delete: &Delete) -> Result<()> {
@@ -528,13 +508,7 @@ impl Client for LayoutClient {
             return self.inner.delete(table, delete);
         };
         let layout = Some(known);
-        self.inner.delete(
-            table,
-            &Delete {
-                row: physical(layout, &delete.row)?,
-                ..delete.clone()
-            },
-        )
+        self.inner.delete(table, &at_stored_row(layout, delete)?)
     }
 
     fn get(&self, table: &TableName, get: &Get) -> Result<RowResult> {
@@ -543,13 +517,7 @@ impl Client for LayoutClient {
             return self.inner.get(table, get);
         };
         let layout = Some(known);
-        let r = self.inner.get(
-            table,
-            &Get {
-                row: physical(layout, &get.row)?,
-                ..get.clone()
-            },
-        )?;
+        let r = self.inner.get(table, &at_stored_row(layout, get)?)?;
         logical_result(layout, r)
     }
 
@@ -569,13 +537,7 @@ impl Client for LayoutClient {
             return self.inner.increment(table, inc);
         };
         let layout = Some(known);
-        let r = self.inner.increment(
-            table,
-            &Increment {
-                row: physical(layout, &inc.row)?,
-                ..inc.clone()
-            },
-        )?;
+        let r = self.inner.increment(table, &at_stored_row(layout, inc)?)?;
         logical_result(layout, r)
     }
 
@@ -585,13 +547,7 @@ impl Client for LayoutClient {
             return self.inner.append(table, append);
         };
         let layout = Some(known);
-        let r = self.inner.append(
-            table,
-            &Append {
-                row: physical(layout, &append.row)?,
-                ..append.clone()
-            },
-        )?;
+        let r = self.inner.append(table, &at_stored_row(layout, append)?)?;
         logical_result(layout, r)
     }
 
