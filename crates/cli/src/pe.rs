@@ -199,6 +199,22 @@ pub struct Args {
     pub thrift_compact: bool,
 }
 
+impl Args {
+    /// `--durability`, parsed; the error names the flag.
+    pub fn durability(&self) -> Result<Durability> {
+        self.durability
+            .parse()
+            .with_context(|| format!("--durability {}", self.durability))
+    }
+
+    /// `--compression`, parsed; the error names the flag.
+    pub fn compression(&self) -> Result<Compression> {
+        self.compression
+            .parse()
+            .with_context(|| format!("--compression {}", self.compression))
+    }
+}
+
 impl Command {
     /// HBase PE's name of the command.
     pub fn name(self) -> &'static str {
@@ -714,8 +730,8 @@ fn comparator(args: &Args) -> Result<Option<Arc<dyn Backend>>> {
     } else {
         PathBuf::from(format!("{}-rocksdb", args.dir.display()))
     };
-    let durability: Durability = args.durability.parse()?;
-    let compression: Compression = args.compression.parse()?;
+    let durability = args.durability()?;
+    let compression = args.compression()?;
     let cache = args
         .block_cache
         .unwrap_or_else(basalt_storefile::BlockCache::default_capacity);
@@ -792,10 +808,7 @@ fn embedded_connection(args: &Args) -> Result<Connection> {
 
 /// The benchmark table's schema and split keys, with `--compression` checked.
 fn remote_benchmark_table(args: &Args) -> Result<(TableDescriptor, Vec<Bytes>)> {
-    let compression: Compression = args
-        .compression
-        .parse()
-        .with_context(|| format!("--compression {}", args.compression))?;
+    let compression = args.compression()?;
     let name = TableName::parse(&table_name(args))?;
     Ok(benchmark_table(args, name, compression))
 }
@@ -864,14 +877,8 @@ fn open(args: &Args) -> Result<(Option<Connection>, Arc<dyn Backend>)> {
         let backend = native::Native::open(args, target, desc, &splits)?;
         return Ok((None, Arc::new(backend)));
     }
-    let durability: Durability = args
-        .durability
-        .parse()
-        .with_context(|| format!("--durability {}", args.durability))?;
-    let compression: Compression = args
-        .compression
-        .parse()
-        .with_context(|| format!("--compression {}", args.compression))?;
+    let durability = args.durability()?;
+    let compression = args.compression()?;
     let conn = embedded_connection(args)?;
     let name = TableName::parse(&table_name(args))?;
     let admin = conn.admin();

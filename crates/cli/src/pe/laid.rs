@@ -28,10 +28,7 @@ impl Laid {
         mut descriptor: TableDescriptor,
         splits: &[Bytes],
     ) -> Result<Laid> {
-        let durability: Durability = args
-            .durability
-            .parse()
-            .with_context(|| format!("--durability {}", args.durability))?;
+        let durability = args.durability()?;
         let client = Arc::new(LayoutClient::new(inner));
         let table = descriptor.name.clone();
         if !client.table_exists(&table)? {

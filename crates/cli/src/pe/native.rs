@@ -60,10 +60,7 @@ impl Native {
         descriptor: TableDescriptor,
         splits: &[Bytes],
     ) -> Result<Native> {
-        let durability: Durability = args
-            .durability
-            .parse()
-            .with_context(|| format!("--durability {}", args.durability))?;
+        let durability = args.durability()?;
         let config = RemoteConfig {
             pool_size: usize::from(args.ipc_pool_size),
             tls: args.tls.client()?,
