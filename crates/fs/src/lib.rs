@@ -1,7 +1,7 @@
 //! Basalt's file-system seam. Every byte the engine stores goes through [`FileSystem`], so
 //! tests can run on an in-memory file system that simulates crashes ([`MemFs`]) and injects
-//! faults ([`FaultyFs`]), and shared
-//! storage can come later without touching the engine.
+//! faults ([`FaultyFs`]), and store files can live on an object store (`ObjectFs`, cargo
+//! feature `object-store`) without touching the engine.
 //!
 //! It is not a general-purpose VFS: it offers exactly what an LSM store needs (write-once files
 //! built by appends, positional reads, atomic renames, listings, deletes, an exclusive lock on a
@@ -22,7 +22,9 @@
 //!   than what was appended, with zeros after the last append.
 //! - [`FileSystem::create_bulk`] makes a file like `create` does, for files written once and
 //!   not read before they are synced (store files). [`LocalFs`] writes them with direct I/O,
-//!   around the page cache, where the file system allows.
+//!   around the page cache, where the file system allows; `ObjectFs` uploads them, and its
+//!   bulk files appear at `sync` or not at all (`flush` does nothing, and nothing may be
+//!   appended after the `sync`).
 //! - [`FileSystem::open`] fixes a readable file's length: bytes appended later are not seen.
 //!   [`ReadableFile::read_at`] returns exactly the bytes asked for, or an error naming the file
 //!   and offset when the file is shorter; it never returns fewer bytes silently.
@@ -44,6 +46,8 @@ mod mapped;
 mod memory;
 #[cfg(feature = "object-store")]
 mod object;
+#[cfg(feature = "object-store")]
+mod s3_test_server;
 
 use std::fmt::Debug;
 use std::path::Path;
@@ -56,7 +60,9 @@ pub use faulty::{Fault, FaultyFs};
 pub use local::LocalFs;
 pub use memory::MemFs;
 #[cfg(feature = "object-store")]
-pub use object::{ObjectFs, ObjectStats, ObjectStoreConfig, S3TestServer};
+pub use object::{ObjectFs, ObjectStats, ObjectStoreConfig};
+#[cfg(feature = "object-store")]
+pub use s3_test_server::S3TestServer;
 
 /// Where files live. See the crate documentation for the contract.
 pub trait FileSystem: Send + Sync + Debug {

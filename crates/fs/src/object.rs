@@ -64,18 +64,11 @@ pub struct ObjectStoreConfig {
 }
 
 impl ObjectStoreConfig {
-    /// Parses the `s3://` form above; the error names what is wrong.
-    pub fn parse(url: &str) -> std::result::Result<ObjectStoreConfig, String> {
-        let rest = url
-            .strip_prefix("s3://")
-            .ok_or_else(|| format!("object store {url:?}: expected s3://BUCKET[/PREFIX]"))?;
-        let (location, query) = rest.split_once('?').unwrap_or((rest, ""));
-        let (bucket, prefix) = location.split_once('/').unwrap_or((location, ""));
-        if bucket.is_empty() {
-            return Err(format!("object store {url:?}: no bucket"));
-        }
+    /// The bucket under `prefix` (a trailing `/` is added), with the defaults: AWS's
+    /// endpoint, `us-east-1`, deletes after 300 s, credentials from the environment.
+    pub fn new(bucket: &str, prefix: &str) -> ObjectStoreConfig {
         let prefix = prefix.trim_matches('/');
-        let mut config = ObjectStoreConfig {
+        ObjectStoreConfig {
             bucket: bucket.to_owned(),
             prefix: if prefix.is_empty() {
                 String::new()
@@ -86,7 +79,20 @@ impl ObjectStoreConfig {
             region: "us-east-1".to_owned(),
             delete_delay: Duration::from_secs(300),
             credentials: None,
-        };
+        }
+    }
+
+    /// Parses the `s3://` form above; the error names what is wrong.
+    pub fn parse(url: &str) -> std::result::Result<ObjectStoreConfig, String> {
+        let rest = url
+            .strip_prefix("s3://")
+            .ok_or_else(|| format!("object store {url:?}: expected s3://BUCKET[/PREFIX]"))?;
+        let (location, query) = rest.split_once('?').unwrap_or((rest, ""));
+        let (bucket, prefix) = location.split_once('/').unwrap_or((location, ""));
+        if bucket.is_empty() {
+            return Err(format!("object store {url:?}: no bucket"));
+        }
+        let mut config = ObjectStoreConfig::new(bucket, prefix);
         for pair in query.split('&').filter(|p| !p.is_empty()) {
             let (name, value) = pair
                 .split_once('=')
@@ -95,17 +101,13 @@ impl ObjectStoreConfig {
                 "endpoint" => config.endpoint = Some(value.to_owned()),
                 "region" => config.region = value.to_owned(),
                 "delete_delay" => {
-                    let secs: f64 =
-                        value
-                            .parse()
-                            .ok()
-                            .filter(|s: &f64| *s >= 0.0)
-                            .ok_or_else(|| {
-                                format!(
-                                    "object store {url:?}: delete_delay {value:?} is not seconds"
-                                )
-                            })?;
-                    config.delete_delay = Duration::from_secs_f64(secs);
+                    config.delete_delay = value
+                        .parse()
+                        .ok()
+                        .and_then(|secs| Duration::try_from_secs_f64(secs).ok())
+                        .ok_or_else(|| {
+                            format!("object store {url:?}: delete_delay {value:?} is not seconds")
+                        })?;
                 }
                 other => {
                     return Err(format!(
@@ -221,13 +223,7 @@ impl ObjectFs {
             // A small object written and deleted: the store answers, the bucket exists, and
             // these credentials may write and delete there.
             let op = op.clone();
-            let probe = format!(
-                ".basalt-probe-{:x}-{:x}",
-                std::process::id(),
-                SystemTime::now()
-                    .duration_since(UNIX_EPOCH)
-                    .map_or(0, |d| d.as_nanos())
-            );
+            let probe = format!(".basalt-probe-{}", stamp());
             block(&handle, async move {
                 op.write(&probe, b"basalt".to_vec()).await?;
                 op.delete(&probe).await
@@ -279,7 +275,7 @@ impl ObjectFs {
     /// The keys of every object under the prefix (for tests and tools), sorted.
     pub fn object_keys(&self) -> Result<Vec<String>> {
         let op = self.inner.op.clone();
-        let keys = block(&self.inner.handle, async move {
+        let mut keys = block(&self.inner.handle, async move {
             let entries = op.list_with("").recursive(true).await?;
             Ok(entries
                 .into_iter()
@@ -288,7 +284,6 @@ impl ObjectFs {
                 .collect::<Vec<_>>())
         })
         .map_err(|e| FsError::io("list objects", self.inner.config.to_string(), e))?;
-        let mut keys = keys;
         keys.sort();
         Ok(keys)
     }
@@ -300,11 +295,8 @@ impl ObjectFs {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let name = name.strip_suffix(".tmp").unwrap_or(&name);
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
         let n = self.inner.next_key.fetch_add(1, Ordering::Relaxed);
-        format!("{nanos:x}-{:x}-{n:x}-{name}", std::process::id())
+        format!("{}-{n:x}-{name}", stamp())
     }
 
     /// Deletes the objects of pointers whose last name went away.
@@ -350,6 +342,15 @@ fn object_error(e: opendal::Error) -> io::Error {
         _ => io::ErrorKind::Other,
     };
     io::Error::new(kind, e.to_string())
+}
+
+/// Nanoseconds since the epoch, in hex, then this process's id: apart from a counter, what
+/// keeps names made here from any other process's.
+pub(crate) fn stamp() -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("{nanos:x}-{:x}", std::process::id())
 }
 
 /// What a pointer file says.
@@ -416,9 +417,7 @@ impl FileSystem for ObjectFs {
             path: path.to_owned(),
             pointer_file: file,
             key: self.new_key(path),
-            op: self.inner.op.clone(),
-            handle: self.inner.handle.clone(),
-            counters: Arc::clone(&self.inner.counters),
+            store: Arc::clone(&self.inner),
             writer: None,
             buf: Vec::new(),
             len: 0,
@@ -432,9 +431,7 @@ impl FileSystem for ObjectFs {
                 path: path.to_owned(),
                 key: pointer.key,
                 len: pointer.len,
-                op: self.inner.op.clone(),
-                handle: self.inner.handle.clone(),
-                counters: Arc::clone(&self.inner.counters),
+                store: Arc::clone(&self.inner),
             })),
             None => LocalFs.open(path),
         }
@@ -521,9 +518,8 @@ struct ObjectWritable {
     path: PathBuf,
     pointer_file: File,
     key: String,
-    op: Operator,
-    handle: Handle,
-    counters: Arc<Counters>,
+    /// The store, kept (with its runtime) while the file is written.
+    store: Arc<Inner>,
     /// The multipart upload, begun when the first [`PART`] bytes are gathered.
     writer: Option<opendal::Writer>,
     buf: Vec<u8>,
@@ -564,9 +560,9 @@ impl ObjectWritable {
     /// Hands the gathered bytes to the multipart upload (started here if need be).
     fn send_part(&mut self) -> Result<()> {
         let data = std::mem::take(&mut self.buf);
-        let (op, key) = (self.op.clone(), self.key.clone());
+        let (op, key) = (self.store.op.clone(), self.key.clone());
         let writer = self.writer.take();
-        let sent = block(&self.handle, async move {
+        let sent = block(&self.store.handle, async move {
             let mut w = match writer {
                 Some(w) => w,
                 None => op.writer_with(&key).chunk(PART).concurrent(2).await?,
@@ -589,13 +585,13 @@ impl ObjectWritable {
     /// Completes the upload: the rest in one PUT, or the multipart upload's last part.
     fn upload(&mut self) -> io::Result<()> {
         let data = std::mem::take(&mut self.buf);
-        let (op, key) = (self.op.clone(), self.key.clone());
+        let (op, key) = (self.store.op.clone(), self.key.clone());
         match self.writer.take() {
-            Some(mut w) => block(&self.handle, async move {
+            Some(mut w) => block(&self.store.handle, async move {
                 w.write(data).await?;
                 w.close().await.map(|_| ())
             }),
-            None => block(&self.handle, async move {
+            None => block(&self.store.handle, async move {
                 op.write(&key, data).await.map(|_| ())
             }),
         }
@@ -637,10 +633,9 @@ impl WritableFile for ObjectWritable {
             .and_then(|()| self.pointer_file.sync_data())
             .map_err(|e| FsError::io("write pointer", &self.path, e))?;
         self.state = WriteState::Finished;
-        self.counters.puts.fetch_add(1, Ordering::Relaxed);
-        self.counters
-            .put_bytes
-            .fetch_add(self.len, Ordering::Relaxed);
+        let counters = &self.store.counters;
+        counters.puts.fetch_add(1, Ordering::Relaxed);
+        counters.put_bytes.fetch_add(self.len, Ordering::Relaxed);
         Ok(())
     }
 
@@ -653,7 +648,7 @@ impl Drop for ObjectWritable {
     /// An upload never finished is aborted, so the store drops its parts.
     fn drop(&mut self) {
         if let Some(mut w) = self.writer.take() {
-            self.handle.spawn(async move {
+            self.store.handle.spawn(async move {
                 let _ = w.abort().await;
             });
         }
@@ -665,9 +660,8 @@ struct ObjectReadable {
     path: PathBuf,
     key: String,
     len: u64,
-    op: Operator,
-    handle: Handle,
-    counters: Arc<Counters>,
+    /// The store, kept (with its runtime) while the file is read.
+    store: Arc<Inner>,
 }
 
 impl fmt::Debug for ObjectReadable {
@@ -690,8 +684,8 @@ impl ReadableFile for ObjectReadable {
         if len == 0 {
             return Ok(Bytes::new());
         }
-        let (op, key) = (self.op.clone(), self.key.clone());
-        let bytes = block(&self.handle, async move {
+        let (op, key) = (self.store.op.clone(), self.key.clone());
+        let bytes = block(&self.store.handle, async move {
             op.read_with(&key)
                 .range(offset..end)
                 .await
@@ -709,10 +703,9 @@ impl ReadableFile for ObjectReadable {
         if bytes.len() != len {
             return Err(FsError::short_read(&self.path, offset, len, self.len));
         }
-        self.counters.gets.fetch_add(1, Ordering::Relaxed);
-        self.counters
-            .got_bytes
-            .fetch_add(len as u64, Ordering::Relaxed);
+        let counters = &self.store.counters;
+        counters.gets.fetch_add(1, Ordering::Relaxed);
+        counters.got_bytes.fetch_add(len as u64, Ordering::Relaxed);
         Ok(bytes)
     }
 }
@@ -827,6 +820,8 @@ mod tests {
             ("s3:///x", "no bucket"),
             ("s3://b?colour=red", "unknown setting \"colour\""),
             ("s3://b?delete_delay=-1", "is not seconds"),
+            ("s3://b?delete_delay=inf", "is not seconds"),
+            ("s3://b?delete_delay=1e30", "is not seconds"),
             ("s3://b?endpoint", "is not NAME=VALUE"),
         ] {
             let err = ObjectStoreConfig::parse(bad).unwrap_err();
@@ -846,107 +841,5 @@ mod tests {
             Pointer::decode(b"basalt-object 1\nkey x\nlength ten\n"),
             None
         );
-    }
-}
-
-/// A private S3-compatible server for tests (`tests/s3/start.sh`: moto's server mode, from
-/// PyPI, with an empty bucket `basalt`), stopped when dropped or when the process that started
-/// it is gone.
-#[derive(Debug)]
-pub struct S3TestServer {
-    pub port: u16,
-    pid: u32,
-    _dir: tempfile_free::Dir,
-}
-
-mod tempfile_free {
-    /// A scratch directory removed when dropped (the crate has no tempfile dependency).
-    #[derive(Debug)]
-    pub struct Dir(pub std::path::PathBuf);
-
-    impl Drop for Dir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
-
-impl S3TestServer {
-    /// Starts one; the error says why it did not start.
-    pub fn start() -> std::result::Result<S3TestServer, String> {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/s3/start.sh");
-        let n = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let dir = std::env::temp_dir().join(format!("basalt-s3-{}-{n:x}", std::process::id()));
-        let out = std::process::Command::new("bash")
-            .arg(&script)
-            .arg(&dir)
-            .arg(std::process::id().to_string())
-            .output()
-            .map_err(|e| format!("{}: {e}", script.display()))?;
-        let dir = tempfile_free::Dir(dir);
-        if !out.status.success() {
-            return Err(format!(
-                "the S3 test server did not start: {}",
-                String::from_utf8_lossy(&out.stderr)
-            ));
-        }
-        let text = String::from_utf8_lossy(&out.stdout);
-        let mut parts = text.split_whitespace();
-        let (Some(port), Some(pid)) = (
-            parts.next().and_then(|p| p.parse().ok()),
-            parts.next().and_then(|p| p.parse().ok()),
-        ) else {
-            return Err(format!("start.sh printed {text:?}, not PORT PID"));
-        };
-        Ok(S3TestServer {
-            port,
-            pid,
-            _dir: dir,
-        })
-    }
-
-    /// The server's endpoint URL.
-    pub fn endpoint(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-
-    /// An `s3://` URL for the bucket, under `prefix`, with deletes after `delete_delay`.
-    pub fn url(&self, prefix: &str, delete_delay: Duration) -> String {
-        format!(
-            "s3://basalt/{prefix}?endpoint={}&delete_delay={}",
-            self.endpoint(),
-            delete_delay.as_secs_f64()
-        )
-    }
-
-    /// Credentials the server takes (any); for a child process, as its environment.
-    pub const CREDENTIALS: [(&str, &str); 2] = [
-        ("AWS_ACCESS_KEY_ID", "basalt-test"),
-        ("AWS_SECRET_ACCESS_KEY", "basalt-test-secret"),
-    ];
-
-    /// The configuration of [`S3TestServer::url`], with [`S3TestServer::CREDENTIALS`].
-    pub fn config(&self, prefix: &str, delete_delay: Duration) -> ObjectStoreConfig {
-        ObjectStoreConfig {
-            bucket: "basalt".to_owned(),
-            prefix: format!("{}/", prefix.trim_matches('/')),
-            endpoint: Some(self.endpoint()),
-            region: "us-east-1".to_owned(),
-            delete_delay,
-            credentials: Some((
-                Self::CREDENTIALS[0].1.to_owned(),
-                Self::CREDENTIALS[1].1.to_owned(),
-            )),
-        }
-    }
-}
-
-impl Drop for S3TestServer {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("kill")
-            .arg(self.pid.to_string())
-            .status();
     }
 }

@@ -177,6 +177,11 @@ impl BlockCache {
 /// `memory.limit_in_bytes`), if it has one.
 fn cgroup_memory_limit() -> Option<u64> {
     let groups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    memory_limit_of(&groups, |file| std::fs::read_to_string(file).ok())
+}
+
+/// The memory limit a `/proc/self/cgroup` text names, reading its control files with `read`.
+fn memory_limit_of(groups: &str, read: impl Fn(&str) -> Option<String>) -> Option<u64> {
     for line in groups.lines() {
         // "0::/path" (v2) or "N:memory:/path" / "N:cpu,memory:/path" (v1).
         let mut parts = line.splitn(3, ':');
@@ -189,8 +194,7 @@ fn cgroup_memory_limit() -> Option<u64> {
             continue;
         };
         // "max" (v2) or a huge number (v1) when there is no limit.
-        if let Some(bytes) = std::fs::read_to_string(&file)
-            .ok()
+        if let Some(bytes) = read(&file)
             .and_then(|t| t.trim().parse::<u64>().ok())
             .filter(|b| *b < 1 << 60)
         {
@@ -203,6 +207,32 @@ fn cgroup_memory_limit() -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The limit comes from the group's memory controller, v1 or v2; "no limit" is none.
+    #[test]
+    fn a_cgroup_memory_limit_is_found_in_either_version() {
+        let files = |file: &str| -> Option<String> {
+            match file {
+                "/sys/fs/cgroup/memory/bench/memory.limit_in_bytes" => Some("1073741824\n".into()),
+                "/sys/fs/cgroup/memory/free/memory.limit_in_bytes" => {
+                    Some("9223372036854771712\n".into())
+                }
+                "/sys/fs/cgroup/box/memory.max" => Some("536870912\n".into()),
+                "/sys/fs/cgroup/open/memory.max" => Some("max\n".into()),
+                _ => None,
+            }
+        };
+        let v1 = "9:name=systemd:/\n8:pids:/\n4:memory:/bench\n";
+        assert_eq!(memory_limit_of(v1, files), Some(1 << 30));
+        assert_eq!(
+            memory_limit_of("3:cpu,memory:/bench\n", files),
+            Some(1 << 30)
+        );
+        assert_eq!(memory_limit_of("4:memory:/free\n", files), None);
+        assert_eq!(memory_limit_of("0::/box\n", files), Some(512 << 20));
+        assert_eq!(memory_limit_of("0::/open\n", files), None);
+        assert_eq!(memory_limit_of("4:pids:/bench\n", files), None);
+    }
 
     use basalt_common::Cell;
 
