@@ -480,6 +480,22 @@ impl Parser<'_> {
         }
     }
 
+    /// Comma-separated expressions up to the closing `close` (consumed), a trailing comma
+    /// allowed as Ruby allows it: an array's items or a call's arguments.
+    fn items_until(&mut self, close: u8) -> Result<Vec<Value>, ParseError> {
+        let mut items = Vec::new();
+        while self.peek() != Some(&Tok::Close(close)) {
+            items.push(self.expr()?);
+            if self.peek() == Some(&Tok::Comma) {
+                self.pos += 1;
+            } else {
+                break;
+            }
+        }
+        self.expect_close(close)?;
+        Ok(items)
+    }
+
     fn statements(&mut self) -> Result<Vec<Statement>, ParseError> {
         let mut out = Vec::new();
         loop {
@@ -644,19 +660,7 @@ impl Parser<'_> {
                     "nil" => Value::Nil,
                     _ if self.peek() == Some(&Tok::Open(b'(')) => {
                         self.pos += 1;
-                        let mut args = Vec::new();
-                        if self.peek() != Some(&Tok::Close(b')')) {
-                            loop {
-                                args.push(self.expr()?);
-                                if self.peek() == Some(&Tok::Comma) {
-                                    self.pos += 1;
-                                } else {
-                                    break;
-                                }
-                            }
-                        }
-                        self.expect_close(b')')?;
-                        Value::Call(i, args)
+                        Value::Call(i, self.items_until(b')')?)
                     }
                     _ => Value::Var(i),
                 }
@@ -688,22 +692,7 @@ impl Parser<'_> {
             }
             Tok::Open(b'[') => {
                 self.pos += 1;
-                let mut items = Vec::new();
-                if self.peek() != Some(&Tok::Close(b']')) {
-                    loop {
-                        items.push(self.expr()?);
-                        if self.peek() == Some(&Tok::Comma) {
-                            self.pos += 1;
-                            if self.peek() == Some(&Tok::Close(b']')) {
-                                break;
-                            }
-                        } else {
-                            break;
-                        }
-                    }
-                }
-                self.expect_close(b']')?;
-                Value::Array(items)
+                Value::Array(self.items_until(b']')?)
             }
             Tok::Open(b'(') => {
                 self.pos += 1;
@@ -829,6 +818,22 @@ mod tests {
         );
         let all = parse("list; list 'a.*' # a comment\n\nexists 't'").unwrap();
         assert_eq!(all.len(), 3);
+    }
+
+    /// Arrays and calls take their items alike: empty, several, a trailing comma.
+    #[test]
+    fn arrays_and_calls_list_their_items() {
+        let st = one("p [1, 2,], [], key_long(7), key_concat('a', 'b',), f()");
+        assert_eq!(
+            st.args,
+            vec![
+                Value::Array(vec![Value::Int(1), Value::Int(2)]),
+                Value::Array(vec![]),
+                Value::Call("key_long".into(), vec![Value::Int(7)]),
+                Value::Call("key_concat".into(), vec![s("a"), s("b")]),
+                Value::Call("f".into(), vec![]),
+            ]
+        );
     }
 
     #[test]
