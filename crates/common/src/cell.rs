@@ -317,17 +317,52 @@ pub fn compare_cells(a: &Cell, b: &Cell) -> Ordering {
 /// an empty qualifier with type `Minimum` is HBase's "last on row" sentinel and sorts after every
 /// cell of its row.
 pub fn compare_in_store(a: &Cell, b: &Cell) -> Ordering {
-    match a.row().cmp(b.row()) {
+    if a.is_last_on_row() {
+        return match a.row().cmp(b.row()) {
+            Ordering::Equal if b.is_last_on_row() => Ordering::Equal,
+            Ordering::Equal => Ordering::Greater,
+            ord => ord,
+        };
+    }
+    compare_key_in_store(
+        &StoreKey {
+            row: a.row(),
+            qualifier: a.qualifier(),
+            timestamp: a.timestamp,
+            type_code: a.cell_type.code(),
+            seq_id: a.seq_id,
+        },
+        b,
+    )
+}
+
+/// The parts of a cell that order it within a store, borrowed from wherever they lie (a store
+/// file's block holds them encoded, not as a [`Cell`]).
+#[derive(Debug, Clone, Copy)]
+pub struct StoreKey<'a> {
+    pub row: &'a [u8],
+    pub qualifier: &'a [u8],
+    pub timestamp: i64,
+    pub type_code: u8,
+    pub seq_id: u64,
+}
+
+/// [`compare_in_store`] of the cell whose key is `a` (never a last-on-row sentinel: no stored
+/// cell is one) and `b`.
+#[inline]
+pub fn compare_key_in_store(a: &StoreKey<'_>, b: &Cell) -> Ordering {
+    match a.row.cmp(b.row()) {
         Ordering::Equal => {}
         ord => return ord,
     }
-    let (a_last, b_last) = (a.is_last_on_row(), b.is_last_on_row());
-    if a_last || b_last {
-        return a_last.cmp(&b_last);
+    if b.is_last_on_row() {
+        return Ordering::Less;
     }
-    a.qualifier()
+    a.qualifier
         .cmp(b.qualifier())
-        .then_with(|| compare_versions(a, b))
+        .then_with(|| b.timestamp.cmp(&a.timestamp))
+        .then_with(|| b.cell_type.code().cmp(&a.type_code))
+        .then_with(|| b.seq_id.cmp(&a.seq_id))
 }
 
 /// The order of two versions of the same column: timestamp, type and sequence id, all descending.

@@ -666,7 +666,13 @@ impl Store {
         if blocks.is_empty() {
             return Ok(None);
         }
-        let cells = file.reader.data_block(0)?;
+        let cells = file.reader.data_block(0)?.cells().map_err(|reason| {
+            basalt_storefile::StoreFileError::Corrupt {
+                path: file.reader.path().to_owned(),
+                offset: 0,
+                reason,
+            }
+        })?;
         Ok(cells.get(cells.len() / 2).map(Cell::row_bytes))
     }
 
@@ -997,7 +1003,7 @@ mod parallel_flush_tests {
     fn file_cells(fs: &MemFs, name: &str) -> Vec<Cell> {
         let reader = StoreFileReader::open(fs, &Path::new("/s").join(name)).unwrap();
         (0..reader.blocks().len())
-            .flat_map(|i| reader.data_block(i).unwrap().to_vec())
+            .flat_map(|i| reader.data_block(i).unwrap().cells().unwrap())
             .collect()
     }
 

@@ -169,8 +169,9 @@ pub fn frame(kind: BlockKind, codec: Codec, mut block: Vec<u8>) -> std::io::Resu
     Ok(block)
 }
 
-/// The uncompressed payload of a framed block of the expected kind, or why it is corrupt.
-pub fn decode(kind: BlockKind, block: &[u8]) -> Result<Bytes, String> {
+/// The uncompressed payload of a framed block of the expected kind, or why it is corrupt. An
+/// uncompressed payload is a slice of `block`, not a copy.
+pub fn decode(kind: BlockKind, block: &Bytes) -> Result<Bytes, String> {
     if block.len() < HEADER_LEN + CRC_LEN {
         return Err(format!(
             "block of {} bytes is shorter than its frame",
@@ -207,6 +208,14 @@ pub fn decode(kind: BlockKind, block: &[u8]) -> Result<Bytes, String> {
         ));
     }
     let codec = Codec::from_code(block[4]).ok_or_else(|| format!("unknown codec {}", block[4]))?;
+    if codec == Codec::None {
+        if raw_len != stored_len {
+            return Err(format!(
+                "payload decompresses to {stored_len} bytes, the header says {raw_len}"
+            ));
+        }
+        return Ok(block.slice(HEADER_LEN..crc_at));
+    }
     Ok(Bytes::from(
         codec.decompress(&block[HEADER_LEN..crc_at], raw_len)?,
     ))
@@ -228,7 +237,7 @@ mod tests {
             Codec::Lz4,
             Codec::Zstd,
         ] {
-            let block = encode(BlockKind::Data, codec, &payload).unwrap();
+            let block = Bytes::from(encode(BlockKind::Data, codec, &payload).unwrap());
             assert_eq!(
                 &decode(BlockKind::Data, &block).unwrap()[..],
                 &payload[..],
@@ -242,17 +251,19 @@ mod tests {
 
     #[test]
     fn flipped_bits_wrong_kinds_and_truncation_are_caught() {
-        let block = encode(
-            BlockKind::Data,
-            Codec::Lz4,
-            b"some cells, some cells, some cells",
-        )
-        .unwrap();
+        let block = Bytes::from(
+            encode(
+                BlockKind::Data,
+                Codec::Lz4,
+                b"some cells, some cells, some cells",
+            )
+            .unwrap(),
+        );
         for i in 0..block.len() {
-            let mut bad = block.clone();
+            let mut bad = block.to_vec();
             bad[i] ^= 0x10;
             assert!(
-                decode(BlockKind::Data, &bad).is_err(),
+                decode(BlockKind::Data, &bad.into()).is_err(),
                 "flip at {i} went unnoticed"
             );
         }
@@ -261,7 +272,7 @@ mod tests {
                 .unwrap_err()
                 .contains("expected a INFO block")
         );
-        assert!(decode(BlockKind::Data, &block[..block.len() - 1]).is_err());
-        assert!(decode(BlockKind::Data, &block[..3]).is_err());
+        assert!(decode(BlockKind::Data, &block.slice(..block.len() - 1)).is_err());
+        assert!(decode(BlockKind::Data, &block.slice(..3)).is_err());
     }
 }

@@ -1,10 +1,15 @@
-//! The block cache: decoded data blocks shared by every store file reader of a process.
+//! The block cache: data blocks, as their checked and uncompressed bytes, shared by every
+//! store file reader of a process. A hit hands out the block without copying it; readers
+//! search it in place (`DataBlock`), and the cache is charged by the bytes a block holds.
 //!
-//! Two partitions give HBase's priorities: blocks of IN_MEMORY families have a quarter of the
-//! capacity to themselves, everything else shares the rest. Within a partition the eviction
-//! policy (quick_cache's, close to S3-FIFO) keeps blocks that are read again over blocks read
-//! once, which is what HBase's single-access and multi-access tiers are for. Index and bloom
-//! blocks are loaded when a file opens and live as long as its reader: always cached.
+//! One pool of blocks with HBase's priorities: blocks of IN_MEMORY families are pinned, up to a
+//! quarter of the capacity (the rest of theirs compete as other blocks do), and every other
+//! block shares whatever the pinned ones leave, so a cache with no IN_MEMORY family gives
+//! all of itself to the rest (HBase's LruBlockCache lets a priority grow past its share while
+//! the others leave room too). The eviction policy (quick_cache's, close to S3-FIFO) keeps
+//! blocks that are read again over blocks read once, which is what HBase's single-access and
+//! multi-access tiers are for. Index and bloom blocks are loaded when a file opens and live
+//! as long as its reader: always resident.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -12,16 +17,31 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use quick_cache::sync::Cache;
 use quick_cache::{DefaultHashBuilder, Lifecycle, Weighter};
 
-use crate::data_block::DecodedBlock;
+use crate::data_block::DataBlock;
 
 /// Which block: the reader's process-unique id and the block's offset in its file.
 pub type BlockKey = (u64, u64);
 
-/// A decoded data block and the bytes it counts for.
+/// A cached data block, the bytes it counts for, and, for a pinned one, its share of the
+/// pinned bytes (given back when the last copy of the entry is dropped).
 #[derive(Debug, Clone)]
-pub struct CachedBlock {
-    pub cells: Arc<DecodedBlock>,
-    pub weight: u64,
+struct CachedBlock {
+    block: Arc<DataBlock>,
+    weight: u64,
+    pin: Option<Arc<Pin>>,
+}
+
+/// Pinned bytes held by one entry; returned to the count when dropped.
+#[derive(Debug)]
+struct Pin {
+    bytes: u64,
+    pinned: Arc<AtomicU64>,
+}
+
+impl Drop for Pin {
+    fn drop(&mut self) {
+        self.pinned.fetch_sub(self.bytes, Ordering::Relaxed);
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -34,17 +54,23 @@ impl Weighter<BlockKey, CachedBlock> for ByWeight {
 }
 
 #[derive(Debug, Clone, Default)]
-struct CountEvictions(Arc<AtomicU64>);
+struct Policy {
+    evictions: Arc<AtomicU64>,
+}
 
-impl Lifecycle<BlockKey, CachedBlock> for CountEvictions {
+impl Lifecycle<BlockKey, CachedBlock> for Policy {
     type RequestState = ();
 
+    fn is_pinned(&self, _key: &BlockKey, block: &CachedBlock) -> bool {
+        block.pin.is_some()
+    }
+
     fn on_evict(&self, _state: &mut Self::RequestState, _key: BlockKey, _block: CachedBlock) {
-        self.0.fetch_add(1, Ordering::Relaxed);
+        self.evictions.fetch_add(1, Ordering::Relaxed);
     }
 }
 
-type Partition = Cache<BlockKey, CachedBlock, ByWeight, DefaultHashBuilder, CountEvictions>;
+type Blocks = Cache<BlockKey, CachedBlock, ByWeight, DefaultHashBuilder, Policy>;
 
 /// Counters of a [`BlockCache`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -52,17 +78,20 @@ pub struct BlockCacheStats {
     pub hits: u64,
     pub misses: u64,
     pub evictions: u64,
-    /// Bytes of decoded blocks held now.
+    /// Bytes of blocks held now.
     pub bytes: u64,
+    /// Of those, the bytes of pinned (IN_MEMORY) blocks.
+    pub pinned_bytes: u64,
     pub blocks: u64,
     pub capacity: u64,
 }
 
-/// A process-wide cache of decoded data blocks, bounded in bytes.
+/// A process-wide cache of data blocks, bounded in bytes.
 pub struct BlockCache {
-    general: Partition,
-    in_memory: Partition,
+    blocks: Blocks,
     capacity: u64,
+    /// Bytes of pinned blocks now, at most `capacity / 4`.
+    pinned: Arc<AtomicU64>,
     hits: AtomicU64,
     misses: AtomicU64,
     evictions: Arc<AtomicU64>,
@@ -77,28 +106,27 @@ impl std::fmt::Debug for BlockCache {
     }
 }
 
-/// Blocks assumed per partition when sizing its table (the table grows if needed).
+/// Block size assumed when sizing the table (the table grows if needed).
 const ESTIMATED_BLOCK_BYTES: u64 = 64 * 1024;
 
 impl BlockCache {
-    /// A cache holding at most `capacity` bytes of decoded blocks.
+    /// A cache holding at most `capacity` bytes of blocks.
     pub fn new(capacity: u64) -> Self {
         let evictions = Arc::new(AtomicU64::new(0));
-        let partition = |bytes: u64| {
-            // The table starts small and grows: many short-lived caches (tests) stay cheap.
-            let items = (bytes / ESTIMATED_BLOCK_BYTES).clamp(16, 1024) as usize;
-            Cache::with(
+        // The table starts small and grows: many short-lived caches (tests) stay cheap.
+        let items = (capacity / ESTIMATED_BLOCK_BYTES).clamp(16, 4096) as usize;
+        BlockCache {
+            blocks: Cache::with(
                 items,
-                bytes.max(1),
+                capacity.max(1),
                 ByWeight,
                 DefaultHashBuilder::default(),
-                CountEvictions(Arc::clone(&evictions)),
-            )
-        };
-        BlockCache {
-            general: partition(capacity - capacity / 4),
-            in_memory: partition(capacity / 4),
+                Policy {
+                    evictions: Arc::clone(&evictions),
+                },
+            ),
             capacity,
+            pinned: Arc::new(AtomicU64::new(0)),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
             evictions,
@@ -132,33 +160,42 @@ impl BlockCache {
         self.next_reader_id.fetch_add(1, Ordering::Relaxed)
     }
 
-    fn partition(&self, in_memory: bool) -> &Partition {
-        if in_memory {
-            &self.in_memory
-        } else {
-            &self.general
-        }
-    }
-
-    pub fn get(&self, key: BlockKey, in_memory: bool) -> Option<Arc<DecodedBlock>> {
-        let found = self.partition(in_memory).get(&key);
+    pub fn get(&self, key: BlockKey) -> Option<Arc<DataBlock>> {
+        let found = self.blocks.get(&key);
         let counter = if found.is_some() {
             &self.hits
         } else {
             &self.misses
         };
         counter.fetch_add(1, Ordering::Relaxed);
-        found.map(|b| b.cells)
+        found.map(|b| b.block)
     }
 
-    pub fn insert(&self, key: BlockKey, cells: Arc<DecodedBlock>, weight: u64, in_memory: bool) {
-        self.partition(in_memory)
-            .insert(key, CachedBlock { cells, weight });
+    /// Adds `block`, charged by its weight in memory; pinned if `in_memory` and the pinned
+    /// blocks leave room for it in their quarter.
+    pub fn insert(&self, key: BlockKey, block: Arc<DataBlock>, in_memory: bool) {
+        let weight = block.weight() as u64;
+        let pin = in_memory
+            .then(|| {
+                self.pinned
+                    .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |p| {
+                        (p + weight <= self.capacity / 4).then_some(p + weight)
+                    })
+                    .ok()
+            })
+            .flatten()
+            .map(|_| {
+                Arc::new(Pin {
+                    bytes: weight,
+                    pinned: Arc::clone(&self.pinned),
+                })
+            });
+        self.blocks.insert(key, CachedBlock { block, weight, pin });
     }
 
     /// Drops one block, if cached.
-    pub fn remove(&self, key: BlockKey, in_memory: bool) {
-        self.partition(in_memory).remove(&key);
+    pub fn remove(&self, key: BlockKey) {
+        self.blocks.remove(&key);
     }
 
     pub fn stats(&self) -> BlockCacheStats {
@@ -166,8 +203,9 @@ impl BlockCache {
             hits: self.hits.load(Ordering::Relaxed),
             misses: self.misses.load(Ordering::Relaxed),
             evictions: self.evictions.load(Ordering::Relaxed),
-            bytes: self.general.weight() + self.in_memory.weight(),
-            blocks: (self.general.len() + self.in_memory.len()) as u64,
+            bytes: self.blocks.weight(),
+            pinned_bytes: self.pinned.load(Ordering::Relaxed),
+            blocks: self.blocks.len() as u64,
             capacity: self.capacity,
         }
     }
@@ -236,31 +274,71 @@ mod tests {
 
     use basalt_common::Cell;
 
-    fn block(n: usize) -> Arc<DecodedBlock> {
-        Arc::new(DecodedBlock::new(
-            (0..n)
-                .map(|i| Cell::put(format!("r{i}").as_bytes(), b"cf", b"q", 1, b"v"))
-                .collect(),
-        ))
+    use crate::block::{self, BlockKind, Codec};
+    use crate::data_block::DataBlockBuilder;
+
+    /// A block of `n` cells of about `value` bytes each.
+    fn block(n: usize, value: usize) -> Arc<DataBlock> {
+        let mut b = DataBlockBuilder::default();
+        for i in 0..n {
+            b.add(&Cell::put(
+                format!("r{i:04}").as_bytes(),
+                b"cf",
+                b"q",
+                1,
+                &vec![b'v'; value],
+            ));
+        }
+        let framed = b.finish(Codec::None).unwrap();
+        Arc::new(DataBlock::new(block::decode(BlockKind::Data, &framed.into()).unwrap()).unwrap())
     }
 
     #[test]
     fn bounded_in_bytes_with_counters() {
         let cache = BlockCache::new(400_000);
-        assert!(cache.get((1, 0), false).is_none());
+        assert!(cache.get((1, 0)).is_none());
+        let big = block(10, 1_000);
+        assert!(
+            big.weight() > 10_000,
+            "charged by its bytes: {}",
+            big.weight()
+        );
         for i in 0..100 {
-            cache.insert((1, i), block(1), 10_000, false);
+            cache.insert((1, i), Arc::clone(&big), false);
         }
         let stats = cache.stats();
         assert!(stats.bytes <= 400_000, "{stats:?}");
+        assert!(stats.bytes > 300_000, "not partitioned: {stats:?}");
         assert!(stats.evictions > 0, "{stats:?}");
         assert_eq!(stats.misses, 1);
-        cache.insert((2, 0), block(3), 1_000, true);
-        assert_eq!(cache.get((2, 0), true).map(|b| b.len()), Some(3));
-        assert!(
-            cache.get((2, 0), false).is_none(),
-            "partitions are separate"
-        );
+        let small = block(3, 1);
+        cache.insert((2, 0), Arc::clone(&small), true);
+        let hit = cache.get((2, 0)).expect("cached");
+        assert!(Arc::ptr_eq(&hit, &small), "a hit shares the block");
+        assert_eq!(hit.cells().unwrap().len(), 3);
         assert_eq!(cache.stats().hits, 1);
+    }
+
+    /// IN_MEMORY blocks stay while others stream through, up to a quarter of the cache;
+    /// their pinned bytes are given back when they go.
+    #[test]
+    fn in_memory_blocks_are_pinned_up_to_a_quarter() {
+        let cache = BlockCache::new(1_000_000);
+        let big = block(10, 1_000);
+        let w = big.weight() as u64;
+        let fit = 250_000 / w;
+        for i in 0..fit + 3 {
+            cache.insert((1, i), Arc::clone(&big), true);
+        }
+        assert_eq!(cache.stats().pinned_bytes, fit * w);
+        for i in 0..1_000 {
+            cache.insert((2, i), Arc::clone(&big), false);
+        }
+        for i in 0..fit {
+            assert!(cache.get((1, i)).is_some(), "pinned block {i} was evicted");
+        }
+        cache.remove((1, 0));
+        assert_eq!(cache.stats().pinned_bytes, (fit - 1) * w);
+        assert!(cache.stats().bytes <= 1_000_000);
     }
 }

@@ -1,10 +1,13 @@
 //! Data block payloads: prefix-encoded cell records with restart points
 //! (docs/design/storefile.md, "Data blocks").
 
+use std::cmp::Ordering;
+
+use basalt_common::cell::{StoreKey, compare_key_in_store};
 use basalt_common::{Bytes, Cell};
 
 use crate::block::{self, BlockKind, Codec, HEADER_LEN};
-use crate::key::{self, Step, decode_key, encode_key};
+use crate::key::{self, KeyParts, Step, decode_key, encode_key};
 use crate::varint;
 
 /// Every this many cells, a key is stored whole.
@@ -165,119 +168,279 @@ impl DataBlockBuilder {
     }
 }
 
-/// The cells of a data block payload, in order. Their bytes share one buffer.
-pub fn decode(payload: &[u8]) -> Result<Vec<Cell>, String> {
-    let be32 = |at: usize| {
-        u32::from_be_bytes([
-            payload[at],
-            payload[at + 1],
-            payload[at + 2],
-            payload[at + 3],
-        ]) as usize
-    };
-    if payload.len() < 4 {
-        return Err("data block shorter than its restart count".into());
-    }
-    let restarts = be32(payload.len() - 4);
-    let records_end = restarts
-        .checked_mul(4)
-        .and_then(|n| payload.len().checked_sub(4 + n))
-        .filter(|_| restarts >= 1)
-        .ok_or_else(|| format!("restart count {restarts} does not fit the block"))?;
-    let restart_offsets: Vec<usize> = (0..restarts).map(|i| be32(records_end + 4 * i)).collect();
-    if restart_offsets[0] != 0 || restart_offsets.windows(2).any(|w| w[0] >= w[1]) {
-        return Err("restart offsets are not ascending from 0".into());
+/// A data block's payload, searched where it lies: a seek binary-searches the keys at its
+/// restart points and decodes forward from the nearest one, so it decodes a few keys, not
+/// the block. The block cache holds these: the payload's bytes, shared, never copied.
+#[derive(Debug)]
+pub struct DataBlock {
+    payload: Bytes,
+    /// Where the records end and the restart array begins.
+    records_end: usize,
+    restarts: usize,
+}
+
+/// One record's fields after its key.
+#[derive(Debug, Clone, Copy)]
+struct Record {
+    value_start: usize,
+    value_end: usize,
+    seq: u64,
+    ttl: Option<u64>,
+    /// Offset of the record after it.
+    end: usize,
+}
+
+impl DataBlock {
+    /// The block of `payload`, whose restart array is checked here; its records are checked
+    /// as they are read.
+    pub fn new(payload: Bytes) -> Result<DataBlock, String> {
+        if payload.len() < 4 {
+            return Err("data block shorter than its restart count".into());
+        }
+        let restarts = be32(&payload, payload.len() - 4);
+        let records_end = restarts
+            .checked_mul(4)
+            .and_then(|n| payload.len().checked_sub(4 + n))
+            .filter(|_| restarts >= 1)
+            .ok_or_else(|| format!("restart count {restarts} does not fit the block"))?;
+        if records_end == 0 {
+            return Err("data block holds no cells".into());
+        }
+        let block = DataBlock {
+            payload,
+            records_end,
+            restarts,
+        };
+        let mut previous = None;
+        for i in 0..restarts {
+            let at = block.restart(i);
+            if previous.map_or(at != 0, |p| at <= p) || at >= records_end {
+                return Err("restart offsets are not ascending from 0 within the records".into());
+            }
+            previous = Some(at);
+        }
+        Ok(block)
     }
 
-    struct Parsed {
-        start: usize,
-        row: usize,
-        family: usize,
-        qualifier: usize,
-        timestamp: i64,
-        cell_type: basalt_common::CellType,
-        seq: u64,
-        ttl: Option<u64>,
+    fn restart(&self, i: usize) -> usize {
+        be32(&self.payload, self.records_end + 4 * i)
     }
-    let mut bytes = Vec::with_capacity(records_end);
-    let mut parsed = Vec::new();
-    let mut key: Vec<u8> = Vec::new();
-    let mut pos = 0;
-    let truncated =
-        |what: &str, at: usize| format!("record at payload offset {at}: truncated {what}");
-    while pos < records_end {
-        let at = pos;
-        let is_restart = restart_offsets.binary_search(&at).is_ok();
-        let shared = varint::get(&payload[..records_end], &mut pos)
-            .ok_or_else(|| truncated("shared length", at))? as usize;
-        let unshared = varint::get(&payload[..records_end], &mut pos)
-            .ok_or_else(|| truncated("key length", at))? as usize;
-        let value_len = varint::get(&payload[..records_end], &mut pos)
-            .ok_or_else(|| truncated("value length", at))? as usize;
-        if shared > key.len() || (is_restart && shared != 0) {
-            return Err(format!(
-                "record at payload offset {at} shares {shared} bytes of a {}-byte key",
-                key.len()
-            ));
+
+    /// The bytes the block takes in memory.
+    pub fn weight(&self) -> usize {
+        self.payload.len() + std::mem::size_of::<DataBlock>()
+    }
+
+    /// Every cell of the block, in order.
+    pub fn cells(&self) -> Result<Vec<Cell>, String> {
+        let mut cursor = BlockCursor::default();
+        let mut cells = Vec::new();
+        let mut more = cursor.first(self)?;
+        while more {
+            cells.extend(cursor.cell(self)?);
+            more = cursor.step(self)?;
         }
-        let flags = *payload[..records_end]
-            .get(pos)
-            .ok_or_else(|| truncated("flags", at))?;
+        Ok(cells)
+    }
+
+    /// Reads the record at `at`, whose key shares a prefix with `key` (the previous record's
+    /// key, or empty at a restart), and leaves its key in `key`.
+    fn record(&self, at: usize, key: &mut Vec<u8>) -> Result<Record, String> {
+        let records = &self.payload[..self.records_end];
+        let truncated = |what: &str| format!("record at payload offset {at}: truncated {what}");
+        let mut pos = at;
+        let shared = varint::get(records, &mut pos).ok_or_else(|| truncated("shared length"))?;
+        let unshared = varint::get(records, &mut pos).ok_or_else(|| truncated("key length"))?;
+        let value_len = varint::get(records, &mut pos).ok_or_else(|| truncated("value length"))?;
+        let shared = usize::try_from(shared)
+            .ok()
+            .filter(|&s| s <= key.len())
+            .ok_or_else(|| {
+                format!(
+                    "record at payload offset {at} shares {shared} bytes of a {}-byte key",
+                    key.len()
+                )
+            })?;
+        let flags = *records.get(pos).ok_or_else(|| truncated("flags"))?;
         pos += 1;
-        let suffix_end = pos
-            .checked_add(unshared)
-            .filter(|&e| e <= records_end)
-            .ok_or_else(|| truncated("key", at))?;
+        let end = |from: usize, len: u64| {
+            usize::try_from(len)
+                .ok()
+                .and_then(|len| from.checked_add(len))
+                .filter(|&e| e <= records.len())
+        };
+        let suffix_end = end(pos, unshared).ok_or_else(|| truncated("key"))?;
         key.truncate(shared);
-        key.extend_from_slice(&payload[pos..suffix_end]);
-        let value_end = suffix_end
-            .checked_add(value_len)
-            .filter(|&e| e <= records_end)
-            .ok_or_else(|| truncated("value", at))?;
+        key.extend_from_slice(&records[pos..suffix_end]);
+        let value_end = end(suffix_end, value_len).ok_or_else(|| truncated("value"))?;
         pos = value_end;
-        let seq = varint::get(&payload[..records_end], &mut pos)
-            .ok_or_else(|| truncated("sequence id", at))?;
+        let seq = varint::get(records, &mut pos).ok_or_else(|| truncated("sequence id"))?;
         let ttl = if flags & FLAG_TTL != 0 {
-            Some(
-                varint::get(&payload[..records_end], &mut pos)
-                    .ok_or_else(|| truncated("TTL", at))?,
-            )
+            Some(varint::get(records, &mut pos).ok_or_else(|| truncated("TTL"))?)
         } else {
             None
         };
-        let parts = decode_key(&key).map_err(|e| format!("record at payload offset {at}: {e}"))?;
-        let start = bytes.len();
-        bytes.extend_from_slice(parts.row);
-        bytes.extend_from_slice(parts.family);
-        bytes.extend_from_slice(parts.qualifier);
-        bytes.extend_from_slice(&payload[suffix_end..value_end]);
-        parsed.push(Parsed {
-            start,
-            row: parts.row.len(),
-            family: parts.family.len(),
-            qualifier: parts.qualifier.len(),
-            timestamp: parts.timestamp,
-            cell_type: parts.cell_type,
+        Ok(Record {
+            value_start: suffix_end,
+            value_end,
             seq,
             ttl,
-        });
+            end: pos,
+        })
     }
-    let bytes = Bytes::from(bytes);
-    let mut cells = Vec::with_capacity(parsed.len());
-    for (i, p) in parsed.iter().enumerate() {
-        let end = parsed.get(i + 1).map_or(bytes.len(), |n| n.start);
-        let cell = Cell::from_buffer(
-            bytes.slice(p.start..end),
-            p.row,
-            p.family,
-            p.qualifier,
-            p.timestamp,
-            p.cell_type,
-        )
-        .ok_or("decoded cell does not fit its buffer")?;
-        cells.push(cell.with_seq_id(p.seq).with_ttl_ms(p.ttl));
+}
+
+/// The cells of a data block payload, in order (the file inspector's and the fuzz targets'
+/// walk; readers search blocks in place).
+pub fn decode(payload: &[u8]) -> Result<Vec<Cell>, String> {
+    DataBlock::new(Bytes::copy_from_slice(payload))?.cells()
+}
+
+fn be32(bytes: &[u8], at: usize) -> usize {
+    u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]) as usize
+}
+
+/// A position in a [`DataBlock`]: the current record, its key decoded. It does not hold the
+/// block; every call is given the same one.
+#[derive(Debug, Default)]
+pub struct BlockCursor {
+    /// The current record's whole key.
+    key: Vec<u8>,
+    /// The current record; `None` past the last.
+    current: Option<Record>,
+    /// Offset of the record after the current one.
+    next: usize,
+}
+
+impl BlockCursor {
+    /// Moves to the block's first record; false if it has none.
+    pub fn first(&mut self, block: &DataBlock) -> Result<bool, String> {
+        self.jump(block, 0)
     }
-    Ok(cells)
+
+    /// Moves to the record at restart offset `at`.
+    fn jump(&mut self, block: &DataBlock, at: usize) -> Result<bool, String> {
+        self.key.clear();
+        self.next = at;
+        self.step(block)
+    }
+
+    /// Moves to the next record; false past the last.
+    pub fn step(&mut self, block: &DataBlock) -> Result<bool, String> {
+        if self.next >= block.records_end {
+            self.current = None;
+            return Ok(false);
+        }
+        let record = block.record(self.next, &mut self.key)?;
+        self.next = record.end;
+        self.current = Some(record);
+        Ok(true)
+    }
+
+    /// The current record's key parts, if there is one.
+    fn parts(&self) -> Result<Option<(KeyParts<'_>, Record)>, String> {
+        let Some(record) = self.current else {
+            return Ok(None);
+        };
+        let parts = decode_key(&self.key)
+            .map_err(|e| format!("record ending at payload offset {}: {e}", record.end))?;
+        Ok(Some((parts, record)))
+    }
+
+    /// How the current record compares to `target` in store order; `Greater` past the last.
+    fn compare(&self, target: &Cell) -> Result<Ordering, String> {
+        Ok(match self.parts()? {
+            None => Ordering::Greater,
+            Some((k, record)) => compare_key_in_store(
+                &StoreKey {
+                    row: k.row,
+                    qualifier: k.qualifier,
+                    timestamp: k.timestamp,
+                    type_code: k.cell_type.code(),
+                    seq_id: record.seq,
+                },
+                target,
+            ),
+        })
+    }
+
+    /// The current record as a cell of its own (one allocation), if there is one.
+    pub fn cell(&self, block: &DataBlock) -> Result<Option<Cell>, String> {
+        let Some((k, record)) = self.parts()? else {
+            return Ok(None);
+        };
+        let value = &block.payload[record.value_start..record.value_end];
+        Ok(Some(
+            Cell::new(
+                k.row,
+                k.family,
+                k.qualifier,
+                k.timestamp,
+                k.cell_type,
+                value,
+            )
+            .with_seq_id(record.seq)
+            .with_ttl_ms(record.ttl),
+        ))
+    }
+
+    /// How many restart keys sort before `target`, by binary search; leaves the cursor
+    /// anywhere.
+    fn restarts_before(&mut self, block: &DataBlock, target: &Cell) -> Result<usize, String> {
+        let (mut lo, mut hi) = (0, block.restarts);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            self.jump(block, block.restart(mid))?;
+            if self.compare(target)?.is_lt() {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        Ok(lo)
+    }
+
+    /// Moves to the first record at or after `target` in store order; false if every record
+    /// of the block is before it.
+    pub fn seek(&mut self, block: &DataBlock, target: &Cell) -> Result<bool, String> {
+        // The first record at or after the target lies after the last restart before it.
+        let before = self.restarts_before(block, target)?;
+        self.jump(block, block.restart(before.saturating_sub(1)))?;
+        while self.compare(target)?.is_lt() {
+            self.step(block)?;
+        }
+        Ok(self.current.is_some())
+    }
+
+    /// The row of the last record before `target` in store order (of the last record, with
+    /// no target), if one is; leaves the cursor anywhere.
+    pub fn last_row_before(
+        &mut self,
+        block: &DataBlock,
+        target: Option<&Cell>,
+    ) -> Result<Option<Bytes>, String> {
+        let before = match target {
+            Some(t) => self.restarts_before(block, t)?,
+            None => block.restarts,
+        };
+        if before == 0 {
+            return Ok(None);
+        }
+        self.jump(block, block.restart(before - 1))?;
+        let mut row: Vec<u8> = Vec::new();
+        while match target {
+            Some(t) => self.compare(t)?.is_lt(),
+            None => self.current.is_some(),
+        } {
+            if let Some((k, _)) = self.parts()?
+                && k.row != row
+            {
+                row = k.row.to_vec();
+            }
+            self.step(block)?;
+        }
+        Ok(Some(Bytes::from(row)))
+    }
 }
 
 /// A search array over a sorted run of cells (a data block's, or the first cells of a
@@ -353,41 +516,6 @@ impl RowSearch {
     }
 }
 
-/// A decoded data block as readers and the block cache hold it: its cells, and the
-/// [`RowSearch`] that finds a cell without touching them.
-#[derive(Debug)]
-pub struct DecodedBlock {
-    cells: Vec<Cell>,
-    search: RowSearch,
-}
-
-impl DecodedBlock {
-    pub fn new(cells: Vec<Cell>) -> DecodedBlock {
-        let search = RowSearch::new(&cells);
-        DecodedBlock { cells, search }
-    }
-
-    /// The index of the first cell at or after `target` in store order (the length if none
-    /// is): `partition_point` by `compare_in_store`, found through the search array.
-    pub fn seek(&self, target: &Cell) -> usize {
-        self.search
-            .partition(&self.cells, |c| c, target, std::cmp::Ordering::is_lt)
-    }
-
-    /// The bytes the search array adds to the cells.
-    pub fn search_bytes(&self) -> usize {
-        self.search.size()
-    }
-}
-
-impl std::ops::Deref for DecodedBlock {
-    type Target = [Cell];
-
-    fn deref(&self) -> &[Cell] {
-        &self.cells
-    }
-}
-
 /// Up to eight bytes of `row` after its first `skip`, big-endian, zeros past the end.
 fn window(row: &[u8], skip: usize) -> u64 {
     let rest = row.get(skip..).unwrap_or_default();
@@ -458,7 +586,7 @@ mod tests {
                 Step::NotAfter,
                 "a key of the finished block"
             );
-            let payload = block::decode(BlockKind::Data, &framed).unwrap();
+            let payload = block::decode(BlockKind::Data, &framed.into()).unwrap();
             assert_eq!(decode(&payload).unwrap(), cells, "{codec:?}");
         }
     }
@@ -476,7 +604,7 @@ mod tests {
             ));
         }
         let framed = b.finish(Codec::None).unwrap();
-        let payload = block::decode(BlockKind::Data, &framed).unwrap();
+        let payload = block::decode(BlockKind::Data, &framed.into()).unwrap();
         for len in 0..payload.len() {
             let _ = decode(&payload[..len]);
         }
@@ -513,8 +641,17 @@ mod tests {
                 .collect();
             cells.sort_by(compare_in_store);
             cells.dedup_by(|a, b| compare_in_store(a, b).is_eq());
-            let block = DecodedBlock::new(cells.clone());
-            proptest::prop_assert_eq!(block.len(), cells.len());
+            let search = RowSearch::new(&cells);
+            // The same cells as a block with a restart every few records, searched in place.
+            let mut builder = DataBlockBuilder::default();
+            for c in &cells {
+                builder.add(c);
+            }
+            let block = (!cells.is_empty()).then(|| {
+                let framed = builder.finish(Codec::None).unwrap();
+                DataBlock::new(block::decode(BlockKind::Data, &framed.into()).unwrap()).unwrap()
+            });
+            let mut cursor = BlockCursor::default();
             for (row, kind, ts) in targets {
                 let target = match kind {
                     0 => Cell::first_on_row(&row),
@@ -523,11 +660,34 @@ mod tests {
                 };
                 let expected = cells
                     .partition_point(|c| compare_in_store(c, &target) == std::cmp::Ordering::Less);
-                proptest::prop_assert_eq!(block.seek(&target), expected, "{}", target);
+                proptest::prop_assert_eq!(
+                    search.partition(&cells, |c| c, &target, std::cmp::Ordering::is_lt),
+                    expected,
+                    "{}",
+                    target
+                );
+                if let Some(block) = &block {
+                    let found = cursor.seek(block, &target).unwrap();
+                    proptest::prop_assert_eq!(found, expected < cells.len());
+                    let cell = cursor.cell(block).unwrap();
+                    proptest::prop_assert_eq!(
+                        cell.as_ref(),
+                        cells.get(expected),
+                        "{}",
+                        target
+                    );
+                    let before = cursor.last_row_before(block, Some(&target)).unwrap();
+                    proptest::prop_assert_eq!(
+                        before,
+                        expected.checked_sub(1).map(|i| cells[i].row_bytes()),
+                        "{}",
+                        target
+                    );
+                }
                 // The other predicate an index search uses: at or before the target.
                 let at_or_before = cells.partition_point(|c| compare_in_store(c, &target).is_le());
                 proptest::prop_assert_eq!(
-                    block.search.partition(&cells, |c| c, &target, std::cmp::Ordering::is_le),
+                    search.partition(&cells, |c| c, &target, std::cmp::Ordering::is_le),
                     at_or_before,
                     "{}",
                     target
@@ -541,13 +701,12 @@ mod tests {
         assert_eq!(window(b"abc", 1), u64::from_be_bytes(*b"bc\0\0\0\0\0\0"));
         assert_eq!(window(b"ab", 5), 0);
         assert_eq!(window(b"0123456789", 0), u64::from_be_bytes(*b"01234567"));
-        let block = DecodedBlock::new(
-            ["user0001", "user0002", "user00020", "user0003"]
-                .map(|r| Cell::put(r.as_bytes(), b"cf", b"q", 1, b"v"))
-                .to_vec(),
+        let search = RowSearch::new(
+            &["user0001", "user0002", "user00020", "user0003"]
+                .map(|r| Cell::put(r.as_bytes(), b"cf", b"q", 1, b"v")),
         );
-        assert_eq!(&*block.search.prefix, b"user000");
-        assert!(block.search.windows.windows(2).all(|w| w[0] <= w[1]));
-        assert_eq!(block.search_bytes(), 7 + 4 * 8);
+        assert_eq!(&*search.prefix, b"user000");
+        assert!(search.windows.windows(2).all(|w| w[0] <= w[1]));
+        assert_eq!(search.size(), 7 + 4 * 8);
     }
 }

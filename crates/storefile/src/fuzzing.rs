@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use basalt_common::Cell;
+use basalt_common::{Bytes, Cell};
 use basalt_fs::{FileSystem, MemFs};
 
 use crate::block::{self, BlockKind};
@@ -23,13 +23,25 @@ pub fn block(bytes: &[u8]) {
         BlockKind::Bloom,
         BlockKind::Info,
     ] {
-        let _ = block::decode(kind, bytes);
+        let _ = block::decode(kind, &Bytes::copy_from_slice(bytes));
     }
 }
 
-/// A data block payload.
+/// A data block payload: walked whole, and searched in place.
 pub fn data_block(bytes: &[u8]) {
     let _ = data_block::decode(bytes);
+    let Ok(block) = data_block::DataBlock::new(Bytes::copy_from_slice(bytes)) else {
+        return;
+    };
+    let mut cursor = data_block::BlockCursor::default();
+    for row in [b"".as_slice(), b"row", b"\xff"] {
+        if cursor.seek(&block, &Cell::first_on_row(row)).is_ok() {
+            let _ = cursor.cell(&block);
+            let _ = cursor.step(&block);
+        }
+        let _ = cursor.last_row_before(&block, Some(&Cell::last_on_row(row)));
+        let _ = cursor.last_row_before(&block, None);
+    }
 }
 
 /// An index block payload, and the keys in it.

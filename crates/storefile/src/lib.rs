@@ -23,7 +23,7 @@ mod writer;
 pub use block::Codec;
 pub use block_cache::{BlockCache, BlockCacheStats};
 pub use bloom::BloomFilter;
-pub use data_block::DecodedBlock;
+pub use data_block::DataBlock;
 pub use error::{Result, StoreFileError};
 pub use info::FileInfo;
 pub use reader::{BlockRef, CacheUse, StoreFileReader, StoreFileScanner};

@@ -13,7 +13,7 @@ use basalt_fs::{FileSystem, ReadableFile};
 use crate::block::{self, BlockKind};
 use crate::block_cache::BlockCache;
 use crate::bloom::BloomFilter;
-use crate::data_block::{self, DecodedBlock, RowSearch};
+use crate::data_block::{BlockCursor, DataBlock, RowSearch};
 use crate::error::{Result, StoreFileError};
 use crate::index;
 use crate::info::FileInfo;
@@ -35,7 +35,7 @@ pub struct CacheUse {
     /// Whether blocks read from disk enter the cache (BLOCKCACHE); cached blocks are used
     /// either way.
     pub cache_blocks: bool,
-    /// The IN_MEMORY partition.
+    /// IN_MEMORY: its blocks are pinned in the cache.
     pub in_memory: bool,
 }
 
@@ -208,51 +208,51 @@ impl StoreFileReader {
         block::decode(kind, &bytes).map_err(|reason| self.corrupt(offset, reason))
     }
 
-    /// The cells of data block `i`, from the block cache or from the file (and then cached,
-    /// if the family caches blocks).
-    pub fn data_block(&self, i: usize) -> Result<Arc<DecodedBlock>> {
+    /// Data block `i`, from the block cache or from the file (and then cached, if the family
+    /// caches blocks).
+    pub fn data_block(&self, i: usize) -> Result<Arc<DataBlock>> {
         self.data_block_cached(i, true)
     }
 
     /// [`StoreFileReader::data_block`]; with `cache_new` false, a block read from the file is
     /// not added to the cache (a read that set `cache_blocks(false)`, or a compaction).
-    pub fn data_block_cached(&self, i: usize, cache_new: bool) -> Result<Arc<DecodedBlock>> {
+    pub fn data_block_cached(&self, i: usize, cache_new: bool) -> Result<Arc<DataBlock>> {
         let cache = self.cache.as_ref().is_some_and(|c| c.cache_blocks) && cache_new;
         self.load_block(i, cache)
     }
 
     /// Data block `i` from the cache, or from the file (and then into the cache if `cache`).
-    fn load_block(&self, i: usize, cache: bool) -> Result<Arc<DecodedBlock>> {
+    /// A block read from the file is checked once (frame, checksum, restart array, first key)
+    /// and searched in place from then on.
+    fn load_block(&self, i: usize, cache: bool) -> Result<Arc<DataBlock>> {
         let b = self
             .blocks
             .get(i)
             .ok_or_else(|| self.corrupt(0, format!("no data block {i}")))?;
         if let Some(c) = &self.cache
-            && let Some(cells) = c.cache.get((self.id, b.offset), c.in_memory)
+            && let Some(block) = c.cache.get((self.id, b.offset))
         {
-            return Ok(cells);
+            return Ok(block);
         }
         let payload = self.read_block(BlockKind::Data, b.offset, b.size, self.trailer_offset())?;
-        let cells = data_block::decode(&payload).map_err(|r| self.corrupt(b.offset, r))?;
-        if cells
-            .first()
-            .is_none_or(|c| compare_in_store(c, &b.first) != Ordering::Equal)
-        {
+        let block = DataBlock::new(payload).map_err(|r| self.corrupt(b.offset, r))?;
+        let mut cursor = BlockCursor::default();
+        let first = cursor
+            .first(&block)
+            .and_then(|_| cursor.cell(&block))
+            .map_err(|r| self.corrupt(b.offset, r))?;
+        if first.is_none_or(|c| compare_in_store(&c, &b.first) != Ordering::Equal) {
             return Err(self.corrupt(
                 b.offset,
                 "data block does not start with its index key".into(),
             ));
         }
-        let cells = Arc::new(DecodedBlock::new(cells));
+        let block = Arc::new(block);
         if let Some(c) = self.cache.as_ref().filter(|_| cache) {
-            // The decoded bytes, each cell's own struct and the search array.
-            let weight = (payload.len()
-                + std::mem::size_of::<Cell>() * cells.len()
-                + cells.search_bytes()) as u64;
             c.cache
-                .insert((self.id, b.offset), Arc::clone(&cells), weight, c.in_memory);
+                .insert((self.id, b.offset), Arc::clone(&block), c.in_memory);
         }
-        Ok(cells)
+        Ok(block)
     }
 
     fn trailer_offset(&self) -> u64 {
@@ -276,9 +276,23 @@ impl StoreFileReader {
     pub fn evict_from_cache(&self) {
         if let Some(c) = &self.cache {
             for b in &self.blocks {
-                c.cache.remove((self.id, b.offset), c.in_memory);
+                c.cache.remove((self.id, b.offset));
             }
         }
+    }
+
+    /// The bytes this open file keeps in memory whatever is read: its index (each data
+    /// block's first key and the search array over them) and its bloom filter.
+    pub fn resident_bytes(&self) -> u64 {
+        let index: usize = self
+            .blocks
+            .iter()
+            .map(|b| {
+                std::mem::size_of::<BlockRef>() + b.first.row().len() + b.first.qualifier().len()
+            })
+            .sum();
+        let bloom = self.bloom.as_ref().map_or(0, |b| b.bit_count().div_ceil(8));
+        (index + self.index_search.size()) as u64 + bloom
     }
 
     /// The file's size in bytes.
@@ -332,30 +346,56 @@ impl StoreFileReader {
         StoreFileScanner {
             reader: self,
             block: 0,
-            cells: None,
-            pos: 0,
+            data: None,
+            cursor: BlockCursor::default(),
+            current: None,
             cache_blocks,
         }
     }
 }
 
-/// Walks one store file in store order.
+/// A closed file's blocks can never be read again (its id is not reused): they leave the
+/// cache with it rather than wait to be evicted, pinned ones especially.
+impl Drop for StoreFileReader {
+    fn drop(&mut self) {
+        self.evict_from_cache();
+    }
+}
+
+/// Walks one store file in store order. It holds the data block it is in (shared with the
+/// block cache) and the current cell, decoded on its own; each step decodes one record.
 #[derive(Debug)]
 pub struct StoreFileScanner<'r> {
     reader: &'r StoreFileReader,
     block: usize,
-    cells: Option<Arc<DecodedBlock>>,
-    pos: usize,
+    data: Option<Arc<DataBlock>>,
+    cursor: BlockCursor,
+    current: Option<Cell>,
     cache_blocks: bool,
 }
 
 impl StoreFileScanner<'_> {
-    /// Moves to the start of data block `block`, and returns it.
-    fn load(&mut self, block: usize) -> Result<&DecodedBlock> {
-        let cells = self.reader.data_block_cached(block, self.cache_blocks)?;
+    /// Makes data block `block` the scanner's (its cursor unpositioned), and returns it.
+    fn load(&mut self, block: usize) -> Result<Arc<DataBlock>> {
+        let data = self.reader.data_block_cached(block, self.cache_blocks)?;
         self.block = block;
-        self.pos = 0;
-        Ok(self.cells.insert(cells))
+        self.data = Some(Arc::clone(&data));
+        Ok(data)
+    }
+
+    /// The current record of `data` as the current cell.
+    fn settle(&mut self, data: &DataBlock) -> Result<()> {
+        let offset = self.reader.blocks[self.block].offset;
+        self.current = self
+            .cursor
+            .cell(data)
+            .map_err(|r| self.reader.corrupt(offset, r))?;
+        Ok(())
+    }
+
+    fn block_error(&self, reason: String) -> StoreFileError {
+        self.reader
+            .corrupt(self.reader.blocks[self.block].offset, reason)
     }
 
     /// How many blocks have a first cell at or before `target`.
@@ -371,49 +411,61 @@ impl StoreFileScanner<'_> {
     /// Positions at the first cell >= `target` in store order (or past the end).
     pub fn seek(&mut self, target: &Cell) -> Result<()> {
         let block = self.blocks_at_or_before(target).saturating_sub(1);
-        let cells = self.load(block)?;
-        let (pos, len) = (cells.seek(target), cells.len());
-        self.pos = pos;
-        if pos == len {
-            self.next_block()?;
+        let data = self.load(block)?;
+        let found = self
+            .cursor
+            .seek(&data, target)
+            .map_err(|r| self.block_error(r))?;
+        if found {
+            self.settle(&data)
+        } else {
+            self.next_block()
         }
-        Ok(())
     }
 
+    /// Moves to the first cell of the next block, or past the end.
     fn next_block(&mut self) -> Result<()> {
-        if self.block + 1 < self.reader.blocks.len() {
-            self.load(self.block + 1).map(|_| ())
-        } else {
-            self.cells = None;
-            Ok(())
+        if self.block + 1 >= self.reader.blocks.len() {
+            self.data = None;
+            self.current = None;
+            return Ok(());
         }
+        let data = self.load(self.block + 1)?;
+        self.cursor.first(&data).map_err(|r| self.block_error(r))?;
+        self.settle(&data)
     }
 
     /// The cell at the current position.
     pub fn current(&self) -> Option<&Cell> {
-        self.cells.as_ref().and_then(|c| c.get(self.pos))
+        self.current.as_ref()
     }
 
     /// Moves to the next cell.
     pub fn advance(&mut self) -> Result<()> {
-        let Some(cells) = &self.cells else {
+        let Some(data) = self.data.take() else {
             return Ok(());
         };
-        self.pos += 1;
-        if self.pos >= cells.len() {
-            self.next_block()?;
+        let more = self.cursor.step(&data).map_err(|r| self.block_error(r));
+        self.data = Some(Arc::clone(&data));
+        if more? {
+            self.settle(&data)
+        } else {
+            self.next_block()
         }
-        Ok(())
     }
 
     /// The greatest row of a cell within `bound` from above (at most the row for `Included`,
     /// below it for `Excluded`): the step of a reversed scan. Leaves the scanner's position
     /// undefined; seek before reading on.
     pub fn last_row_before(&mut self, bound: Bound<&[u8]>) -> Result<Option<Bytes>> {
+        self.current = None;
         let target = match bound {
             Bound::Unbounded => {
-                let last = self.reader.blocks.len() - 1;
-                return Ok(self.load(last)?.last().map(Cell::row_bytes));
+                let data = self.load(self.reader.blocks.len() - 1)?;
+                return self
+                    .cursor
+                    .last_row_before(&data, None)
+                    .map_err(|r| self.block_error(r));
             }
             Bound::Included(row) => Cell::last_on_row(row),
             Bound::Excluded(row) => Cell::first_on_row(row),
@@ -424,11 +476,9 @@ impl StoreFileScanner<'_> {
         if before == 0 {
             return Ok(None);
         }
-        let cells = self.load(before - 1)?;
-        let pos = cells.seek(&target);
-        Ok(pos
-            .checked_sub(1)
-            .and_then(|p| cells.get(p))
-            .map(Cell::row_bytes))
+        let data = self.load(before - 1)?;
+        self.cursor
+            .last_row_before(&data, Some(&target))
+            .map_err(|r| self.block_error(r))
     }
 }
