@@ -29,3 +29,7 @@ pub use info::FileInfo;
 pub use reader::{BlockRef, CacheUse, StoreFileReader, StoreFileScanner};
 pub use trailer::Trailer;
 pub use writer::{StoreFilePart, StoreFileWriter, WriterOptions, temporary_path};
+
+/// The format version this crate writes (the trailer's major and minor version).
+pub const FORMAT_MAJOR: u16 = trailer::MAJOR_VERSION;
+pub const FORMAT_MINOR: u16 = trailer::MINOR_VERSION;
