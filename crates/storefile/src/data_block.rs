@@ -10,10 +10,16 @@ use crate::block::{self, BlockKind, Codec, HEADER_LEN};
 use crate::key::{self, KeyParts, Step, decode_key, encode_key};
 use crate::varint;
 
-/// Every this many cells, a key is stored whole.
+/// A key is stored whole (a restart) at least every this many cells.
 pub const RESTART_INTERVAL: usize = 16;
+/// A cell that starts a row is a restart once this many cells have passed since the last
+/// one, so a seek for a row usually lands on a restart (format 1.1).
+pub const ROW_RESTART_INTERVAL: usize = 8;
 
+/// Flags: a TTL follows the sequence id.
 const FLAG_TTL: u8 = 1;
+/// Flags (format 1.1): the record is the first cell of its row in the file.
+const FLAG_ROW_START: u8 = 2;
 
 /// How many leading bytes `a` and `b` share, eight at a time.
 fn common_prefix(a: &[u8], b: &[u8]) -> usize {
@@ -54,6 +60,8 @@ pub struct DataBlockBuilder {
     /// Scratch for the key of the cell being added.
     key: Vec<u8>,
     count: usize,
+    /// Cells added since the last restart.
+    since_restart: usize,
 }
 
 impl Default for DataBlockBuilder {
@@ -65,6 +73,7 @@ impl Default for DataBlockBuilder {
             last_key: Vec::new(),
             key: Vec::new(),
             count: 0,
+            since_restart: 0,
         }
     }
 }
@@ -89,18 +98,29 @@ impl DataBlockBuilder {
         if step == Step::NotAfter {
             return step;
         }
-        let shared = if self.count.is_multiple_of(RESTART_INTERVAL) {
+        let restart = self.count == 0
+            || self.since_restart >= RESTART_INTERVAL
+            || (step == Step::NewRow && self.since_restart >= ROW_RESTART_INTERVAL);
+        let shared = if restart {
             self.restarts.push((self.buf.len() - HEADER_LEN) as u32);
+            self.since_restart = 0;
             0
         } else {
             shared
         };
+        self.since_restart += 1;
         let value = cell.value();
         varint::put(&mut self.buf, shared as u64);
         varint::put(&mut self.buf, (self.key.len() - shared) as u64);
         varint::put(&mut self.buf, value.len() as u64);
-        self.buf
-            .push(if cell.ttl_ms.is_some() { FLAG_TTL } else { 0 });
+        let mut flags = 0;
+        if cell.ttl_ms.is_some() {
+            flags |= FLAG_TTL;
+        }
+        if step == Step::NewRow {
+            flags |= FLAG_ROW_START;
+        }
+        self.buf.push(flags);
         self.buf.extend_from_slice(&self.key[shared..]);
         self.buf.extend_from_slice(value);
         varint::put(&mut self.buf, cell.seq_id);
@@ -128,11 +148,11 @@ impl DataBlockBuilder {
         }
     }
 
-    /// Whether `cell` (of the same family) sorts after every cell added so far.
-    pub fn follows(&self, cell: &Cell) -> bool {
+    /// Where `cell` (of the same family) stands after every cell added so far.
+    pub fn step_after(&self, cell: &Cell) -> Step {
         let mut key = Vec::new();
         encode_key(cell, &mut key);
-        self.after_last(&key, cell.seq_id).0 != Step::NotAfter
+        self.after_last(&key, cell.seq_id).0
     }
 
     /// The last cell added (with an empty value).
@@ -164,6 +184,7 @@ impl DataBlockBuilder {
         let payload = std::mem::replace(&mut self.buf, next);
         self.restarts.clear();
         self.count = 0;
+        self.since_restart = 0;
         block::frame(BlockKind::Data, codec, payload)
     }
 }
@@ -177,6 +198,11 @@ pub struct DataBlock {
     /// Where the records end and the restart array begins.
     records_end: usize,
     restarts: usize,
+    /// The search array over the restart records' rows, made when the block is read (while
+    /// its bytes are in the CPU's caches): a seek narrows the restarts to those of the
+    /// target's row without touching a record, where a binary search over the records
+    /// would miss the cache at every step.
+    search: RowSearch,
 }
 
 /// One record's fields after its key.
@@ -186,6 +212,8 @@ struct Record {
     value_end: usize,
     seq: u64,
     ttl: Option<u64>,
+    /// Whether the record is the first cell of its row (format 1.1; never set before).
+    row_start: bool,
     /// Offset of the record after it.
     end: usize,
 }
@@ -206,20 +234,47 @@ impl DataBlock {
         if records_end == 0 {
             return Err("data block holds no cells".into());
         }
-        let block = DataBlock {
+        let mut block = DataBlock {
             payload,
             records_end,
             restarts,
+            search: RowSearch::default(),
         };
         let mut previous = None;
+        let mut rows = Vec::with_capacity(restarts);
         for i in 0..restarts {
             let at = block.restart(i);
             if previous.map_or(at != 0, |p| at <= p) || at >= records_end {
                 return Err("restart offsets are not ascending from 0 within the records".into());
             }
             previous = Some(at);
+            rows.push(block.restart_row(at)?);
         }
+        if rows.windows(2).any(|w| w[0] > w[1]) {
+            return Err("restart rows do not ascend".into());
+        }
+        block.search = RowSearch::over_rows(rows.iter().copied());
         Ok(block)
+    }
+
+    /// The row of the restart record at `at`, whose key is stored whole.
+    fn restart_row(&self, at: usize) -> Result<&[u8], String> {
+        let records = &self.payload[..self.records_end];
+        let bad = || format!("restart record at payload offset {at} is malformed");
+        let mut pos = at;
+        let shared = varint::get(records, &mut pos).ok_or_else(bad)?;
+        let unshared = varint::get(records, &mut pos).ok_or_else(bad)?;
+        varint::get(records, &mut pos).ok_or_else(bad)?;
+        let key_at = pos + 1;
+        let key = usize::try_from(unshared)
+            .ok()
+            .and_then(|n| key_at.checked_add(n))
+            .filter(|_| shared == 0)
+            .and_then(|end| records.get(key_at..end))
+            .ok_or_else(bad)?;
+        Ok(decode_key(key)
+            .map_err(|e| format!("restart record at payload offset {at}: {e}"))?
+            .row)
     }
 
     fn restart(&self, i: usize) -> usize {
@@ -228,7 +283,7 @@ impl DataBlock {
 
     /// The bytes the block takes in memory.
     pub fn weight(&self) -> usize {
-        self.payload.len() + std::mem::size_of::<DataBlock>()
+        self.payload.len() + std::mem::size_of::<DataBlock>() + self.search.size()
     }
 
     /// Every cell of the block, in order.
@@ -285,6 +340,7 @@ impl DataBlock {
             value_end,
             seq,
             ttl,
+            row_start: flags & FLAG_ROW_START != 0,
             end: pos,
         })
     }
@@ -387,7 +443,9 @@ impl BlockCursor {
     /// How many restart keys sort before `target`, by binary search; leaves the cursor
     /// anywhere.
     fn restarts_before(&mut self, block: &DataBlock, target: &Cell) -> Result<usize, String> {
-        let (mut lo, mut hi) = (0, block.restarts);
+        // Restarts of smaller rows are before the target, those of greater ones after it.
+        let candidates = block.search.candidates(target.row());
+        let (mut lo, mut hi) = (candidates.start, candidates.end);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
             self.jump(block, block.restart(mid))?;
@@ -403,8 +461,18 @@ impl BlockCursor {
     /// Moves to the first record at or after `target` in store order; false if every record
     /// of the block is before it.
     pub fn seek(&mut self, block: &DataBlock, target: &Cell) -> Result<bool, String> {
-        // The first record at or after the target lies after the last restart before it.
+        // The first record at or after the target lies after the last restart before it, at
+        // the latest on the next restart: that one itself if it starts the target's row.
         let before = self.restarts_before(block, target)?;
+        if before < block.restarts {
+            self.jump(block, block.restart(before))?;
+            if let Some((k, record)) = self.parts()?
+                && record.row_start
+                && k.row == target.row()
+            {
+                return Ok(true);
+            }
+        }
         self.jump(block, block.restart(before.saturating_sub(1)))?;
         while self.compare(target)?.is_lt() {
             self.step(block)?;
@@ -466,15 +534,42 @@ impl RowSearch {
         I: IntoIterator<Item = &'a Cell>,
         I::IntoIter: DoubleEndedIterator + Clone,
     {
-        let cells = cells.into_iter();
-        let prefix: Box<[u8]> = match (cells.clone().next(), cells.clone().next_back()) {
-            (Some(first), Some(last)) => {
-                first.row()[..common_prefix(first.row(), last.row())].into()
-            }
+        RowSearch::over_rows(cells.into_iter().map(Cell::row))
+    }
+
+    /// The search array of ascending `rows`.
+    pub fn over_rows<'a, I>(rows: I) -> RowSearch
+    where
+        I: Iterator<Item = &'a [u8]> + DoubleEndedIterator + Clone,
+    {
+        let prefix: Box<[u8]> = match (rows.clone().next(), rows.clone().next_back()) {
+            (Some(first), Some(last)) => first[..common_prefix(first, last)].into(),
             _ => Box::default(),
         };
-        let windows = cells.map(|c| window(c.row(), prefix.len())).collect();
+        let windows = rows.map(|r| window(r, prefix.len())).collect();
         RowSearch { prefix, windows }
+    }
+
+    /// The items that may have row `row`: every item before the range has a smaller row,
+    /// every item after it a greater one.
+    pub fn candidates(&self, row: &[u8]) -> std::ops::Range<usize> {
+        use std::cmp::Ordering;
+        let len = self.windows.len();
+        let shared = row.len().min(self.prefix.len());
+        match row[..shared].cmp(&self.prefix[..shared]) {
+            // The row sorts before (after) every row of the run.
+            Ordering::Less => return 0..0,
+            Ordering::Greater => return len..len,
+            // A row that is a proper prefix of every row here sorts before them all.
+            Ordering::Equal if row.len() < self.prefix.len() => return 0..0,
+            Ordering::Equal => {}
+        }
+        let w = window(row, self.prefix.len());
+        // Items with a smaller window have a smaller row, those with a larger one a larger
+        // row; only equal windows need the whole comparison.
+        let lo = self.windows.partition_point(|&x| x < w);
+        let hi = lo + self.windows[lo..].partition_point(|&x| x == w);
+        lo..hi
     }
 
     /// How many leading items of `run` (whose cells, by `cell`, the array was built from)
@@ -488,26 +583,12 @@ impl RowSearch {
         target: &Cell,
         before: impl Fn(std::cmp::Ordering) -> bool,
     ) -> usize {
-        use std::cmp::Ordering;
         debug_assert_eq!(run.len(), self.windows.len());
-        let row = target.row();
-        let shared = row.len().min(self.prefix.len());
-        match row[..shared].cmp(&self.prefix[..shared]) {
-            // The target's row sorts before (after) every row of the run.
-            Ordering::Less => return 0,
-            Ordering::Greater => return run.len(),
-            // A row that is a proper prefix of every row here sorts before them all.
-            Ordering::Equal if row.len() < self.prefix.len() => return 0,
-            Ordering::Equal => {}
-        }
-        let w = window(row, self.prefix.len());
-        // Cells with a smaller window have a smaller row, those with a larger one a larger
-        // row; only equal windows need the whole comparison.
-        let lo = self.windows.partition_point(|&x| x < w);
-        let hi = lo + self.windows[lo..].partition_point(|&x| x == w);
-        lo + run[lo..hi].partition_point(|item| {
-            before(basalt_common::cell::compare_in_store(cell(item), target))
-        })
+        let range = self.candidates(target.row());
+        range.start
+            + run[range].partition_point(|item| {
+                before(basalt_common::cell::compare_in_store(cell(item), target))
+            })
     }
 
     /// The bytes the array takes.

@@ -165,10 +165,14 @@ impl DataEncoder {
         }
     }
 
-    /// Fails unless `next` (if any) sorts after every cell added so far.
-    fn check_follows(&self, next: Option<&Cell>) -> Result<()> {
-        match next {
-            Some(next) if !self.block.follows(next) => Err(self.out_of_order(next)),
+    /// Fails unless `next` (if any), the first cell of a part, starts a row after every cell
+    /// added so far: a part's first record is marked as its row's first.
+    fn check_starts_row(&self, next: Option<&Cell>) -> Result<()> {
+        match next.map(|c| (c, self.block.step_after(c))) {
+            Some((next, Step::NotAfter)) => Err(self.out_of_order(next)),
+            Some((next, Step::NewColumn | Step::SameColumn)) => Err(self.invalid(format!(
+                "a part starts with {next}, inside the row of the cells before it"
+            ))),
             _ => Ok(()),
         }
     }
@@ -342,7 +346,8 @@ impl StoreFileWriter {
     }
 
     /// Writes `part`'s blocks after this file's. Its cells must all follow the cells
-    /// appended so far; the open data block is closed first (a part starts a block).
+    /// appended so far, from a new row on; the open data block is closed first (a part starts
+    /// a block).
     pub fn append_part(&mut self, mut part: StoreFilePart) -> Result<()> {
         if part.encoder.cell_count == 0 {
             return Ok(());
@@ -351,7 +356,7 @@ impl StoreFileWriter {
             .flush_block(&mut into_memory(&mut part.blocks))?;
         self.encoder.flush_block(&mut into_file(&mut self.out))?;
         // Checked before a byte of the part is written.
-        self.encoder.check_follows(part.encoder.first.as_ref())?;
+        self.encoder.check_starts_row(part.encoder.first.as_ref())?;
         for block in &part.blocks {
             self.out.append(block)?;
         }

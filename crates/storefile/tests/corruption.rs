@@ -139,6 +139,11 @@ fn bad_writes_are_refused() {
     let err = w.append_part(part).unwrap_err();
     assert!(err.to_string().contains("out of order"), "{err}");
     w.append_part(w.part()).unwrap();
+    // ... and start a row of its own.
+    let mut part = w.part();
+    part.append(&Cell::put(b"b", b"cf", b"r", 1, b"")).unwrap();
+    let err = w.append_part(part).unwrap_err();
+    assert!(err.to_string().contains("inside the row"), "{err}");
     let mut part = w.part();
     let err = part
         .append(&Cell::put(b"c", b"other", b"q", 1, b""))

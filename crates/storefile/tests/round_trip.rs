@@ -136,7 +136,17 @@ proptest! {
         cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..4),
     ) {
         let fs = Arc::new(MemFs::new());
-        let mut cuts: Vec<usize> = cuts.iter().map(|i| i.index(cells.len() + 1)).collect();
+        // A part starts a row, as a flush cuts them: each cut moves back to its row's start.
+        let mut cuts: Vec<usize> = cuts
+            .iter()
+            .map(|i| {
+                let mut at = i.index(cells.len() + 1);
+                while at > 0 && at < cells.len() && cells[at - 1].row() == cells[at].row() {
+                    at -= 1;
+                }
+                at
+            })
+            .collect();
         cuts.sort_unstable();
         let opts = options(compression, bloom, block_size, max_index_block);
         let reader = write_in_parts(&fs, &cells, opts, &cuts);
