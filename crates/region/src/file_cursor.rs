@@ -21,9 +21,19 @@ pub struct StoreFileCursor<'r> {
 }
 
 impl<'r> StoreFileCursor<'r> {
-    pub fn new(file: &'r StoreFile, read_point: u64, cache_blocks: bool) -> Self {
+    /// A cursor over `file`; with `only_row`, over that row's cells alone (a Get's).
+    pub fn new(
+        file: &'r StoreFile,
+        read_point: u64,
+        cache_blocks: bool,
+        only_row: Option<&[u8]>,
+    ) -> Self {
+        let scanner = file.reader.scanner_caching(cache_blocks);
         StoreFileCursor {
-            scanner: file.reader.scanner_caching(cache_blocks),
+            scanner: match only_row {
+                Some(row) => scanner.only_row(row),
+                None => scanner,
+            },
             read_point,
             range: file.range(),
         }

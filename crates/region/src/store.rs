@@ -145,6 +145,7 @@ impl StoreView {
                 file,
                 read_point,
                 filter.cache_blocks,
+                filter.row,
             )));
         }
         Box::new(MergeCursor::new(sources))
@@ -904,7 +905,9 @@ impl Store {
     ) -> Result<u64> {
         let sources: Vec<Box<dyn CellCursor + '_>> = files
             .iter()
-            .map(|f| Box::new(StoreFileCursor::new(f, u64::MAX, false)) as Box<dyn CellCursor + '_>)
+            .map(|f| {
+                Box::new(StoreFileCursor::new(f, u64::MAX, false, None)) as Box<dyn CellCursor + '_>
+            })
             .collect();
         let mut cursor = MergeCursor::new(sources);
         cursor.seek(&Cell::first_on_row(b""))?;

@@ -393,6 +393,11 @@ impl BlockCursor {
         Ok(true)
     }
 
+    /// Whether the current record is marked as the first cell of its row (format 1.1).
+    pub fn starts_row(&self) -> bool {
+        self.current.is_some_and(|r| r.row_start)
+    }
+
     /// The current record's key parts, if there is one.
     fn parts(&self) -> Result<Option<(KeyParts<'_>, Record)>, String> {
         let Some(record) = self.current else {
@@ -418,6 +423,11 @@ impl BlockCursor {
                 target,
             ),
         })
+    }
+
+    /// The current record's row, if there is one.
+    pub fn row(&self) -> Result<Option<&[u8]>, String> {
+        Ok(self.parts()?.map(|(k, _)| k.row))
     }
 
     /// The current record as a cell of its own (one allocation), if there is one.

@@ -101,8 +101,14 @@ pub struct KeyParts<'a> {
     pub cell_type: CellType,
 }
 
-/// Splits an encoded key, or says why it is malformed.
+/// Splits an encoded key of a stored cell (a put or a delete marker), or says why it is
+/// malformed.
 pub fn decode_key(key: &[u8]) -> Result<KeyParts<'_>, String> {
+    split_key(key, |t| t == CellType::Put || t.is_delete())
+}
+
+/// Splits an encoded key whose type `accept` allows.
+fn split_key(key: &[u8], accept: impl Fn(CellType) -> bool) -> Result<KeyParts<'_>, String> {
     if key.len() < KEY_OVERHEAD {
         return Err(format!(
             "key of {} bytes is shorter than {KEY_OVERHEAD}",
@@ -127,7 +133,7 @@ pub fn decode_key(key: &[u8]) -> Result<KeyParts<'_>, String> {
     ts.copy_from_slice(&key[tail_at..tail_at + 8]);
     let code = key[key.len() - 1];
     let cell_type = CellType::from_code(code)
-        .filter(|t| *t == CellType::Put || t.is_delete())
+        .filter(|t| accept(*t))
         .ok_or_else(|| format!("unknown cell type {code}"))?;
     Ok(KeyParts {
         row: &key[2..family_len_at],
@@ -138,7 +144,8 @@ pub fn decode_key(key: &[u8]) -> Result<KeyParts<'_>, String> {
     })
 }
 
-/// The cell an index key describes (empty value), for comparisons in store order.
+/// The cell an index key describes (empty value), for comparisons in store order: a stored
+/// cell's key, or (format 1.1, for a block that starts a row) the row's first-on-row seek key.
 pub fn decode_index_key(key: &[u8]) -> Result<Cell, String> {
     if key.len() < 8 {
         return Err("index key shorter than its sequence id".into());
@@ -146,12 +153,24 @@ pub fn decode_index_key(key: &[u8]) -> Result<Cell, String> {
     let (cell_key, seq) = key.split_at(key.len() - 8);
     let mut seq_bytes = [0u8; 8];
     seq_bytes.copy_from_slice(seq);
-    key_cell(cell_key, u64::from_be_bytes(seq_bytes))
+    let parts = split_key(cell_key, |t| {
+        t == CellType::Put || t.is_delete() || t == CellType::Maximum
+    })?;
+    parts_cell(&parts, u64::from_be_bytes(seq_bytes))
+}
+
+/// The index key of a block whose first cell, `first`, starts its row: the row's first-on-row
+/// seek key, so a seek for the row finds this block, not the one before.
+pub fn row_index_key(first: &Cell) -> Vec<u8> {
+    encode_index_key(&Cell::first_on_row(first.row()))
 }
 
 /// The cell (empty value) of an encoded key and its sequence id.
 pub fn key_cell(key: &[u8], seq_id: u64) -> Result<Cell, String> {
-    let parts = decode_key(key)?;
+    parts_cell(&decode_key(key)?, seq_id)
+}
+
+fn parts_cell(parts: &KeyParts<'_>, seq_id: u64) -> Result<Cell, String> {
     let cell = Cell::from_buffer(
         Bytes::from([parts.row, parts.family, parts.qualifier].concat()),
         parts.row.len(),

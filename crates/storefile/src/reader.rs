@@ -241,7 +241,14 @@ impl StoreFileReader {
             .first(&block)
             .and_then(|_| cursor.cell(&block))
             .map_err(|r| self.corrupt(b.offset, r))?;
-        if first.is_none_or(|c| compare_in_store(&c, &b.first) != Ordering::Equal) {
+        // The index holds the block's first key, or the first-on-row key of the row the block
+        // starts (format 1.1).
+        let starts = first.is_some_and(|c| {
+            compare_in_store(&c, &b.first).is_eq()
+                || (cursor.starts_row()
+                    && compare_in_store(&Cell::first_on_row(c.row()), &b.first).is_eq())
+        });
+        if !starts {
             return Err(self.corrupt(
                 b.offset,
                 "data block does not start with its index key".into(),
@@ -350,6 +357,7 @@ impl StoreFileReader {
             cursor: BlockCursor::default(),
             current: None,
             cache_blocks,
+            only_row: None,
         }
     }
 }
@@ -372,6 +380,9 @@ pub struct StoreFileScanner<'r> {
     cursor: BlockCursor,
     current: Option<Cell>,
     cache_blocks: bool,
+    /// The one row a Get reads: the scanner ends at the first cell past it, without decoding
+    /// that cell or loading the block that holds it.
+    only_row: Option<Box<[u8]>>,
 }
 
 impl StoreFileScanner<'_> {
@@ -383,13 +394,29 @@ impl StoreFileScanner<'_> {
         Ok(data)
     }
 
+    /// Reads only cells of `row` (a Get's): past its last cell, the scanner is at the end.
+    pub fn only_row(mut self, row: &[u8]) -> Self {
+        self.only_row = Some(row.into());
+        self
+    }
+
+    /// Whether `row` lies past the one row this scanner reads.
+    fn past_row(&self, row: &[u8]) -> bool {
+        self.only_row.as_deref().is_some_and(|only| row > only)
+    }
+
     /// The current record of `data` as the current cell.
     fn settle(&mut self, data: &DataBlock) -> Result<()> {
-        let offset = self.reader.blocks[self.block].offset;
-        self.current = self
-            .cursor
-            .cell(data)
-            .map_err(|r| self.reader.corrupt(offset, r))?;
+        let past = match self.cursor.row() {
+            Ok(row) => row.is_some_and(|r| self.past_row(r)),
+            Err(reason) => return Err(self.block_error(reason)),
+        };
+        if past {
+            self.data = None;
+            self.current = None;
+            return Ok(());
+        }
+        self.current = self.cursor.cell(data).map_err(|r| self.block_error(r))?;
         Ok(())
     }
 
@@ -425,7 +452,9 @@ impl StoreFileScanner<'_> {
 
     /// Moves to the first cell of the next block, or past the end.
     fn next_block(&mut self) -> Result<()> {
-        if self.block + 1 >= self.reader.blocks.len() {
+        if self.block + 1 >= self.reader.blocks.len()
+            || self.past_row(self.reader.blocks[self.block + 1].first.row())
+        {
             self.data = None;
             self.current = None;
             return Ok(());
@@ -470,9 +499,14 @@ impl StoreFileScanner<'_> {
             Bound::Included(row) => Cell::last_on_row(row),
             Bound::Excluded(row) => Cell::first_on_row(row),
         };
-        // A seek key, which no stored cell (and so no block's first cell) equals: the blocks
-        // at or before it are the blocks before it.
-        let before = self.blocks_at_or_before(&target);
+        // The blocks that start before the target (an index key may be the target itself,
+        // the first-on-row key of a block that starts the row).
+        let before = self.reader.index_search.partition(
+            &self.reader.blocks,
+            |b| &b.first,
+            &target,
+            Ordering::is_lt,
+        );
         if before == 0 {
             return Ok(None);
         }

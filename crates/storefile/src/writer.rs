@@ -12,7 +12,7 @@ use crate::data_block::DataBlockBuilder;
 use crate::error::{Result, StoreFileError};
 use crate::index::{self, IndexEntry, MAX_INDEX_BLOCK};
 use crate::info::FileInfo;
-use crate::key::{Step, encode_index_key};
+use crate::key::{Step, encode_index_key, row_index_key};
 use crate::trailer::{MAJOR_VERSION, MINOR_VERSION, Trailer};
 
 /// How to write a store file; usually [`WriterOptions::for_family`].
@@ -128,13 +128,25 @@ impl DataEncoder {
         {
             return Err(self.invalid(format!("cell {cell} is a seek key, not a stored cell")));
         }
+        // A full block closes where the next row starts, or mid-row at twice the block size:
+        // a row smaller than a block is read from one block.
+        let (size, block_size) = (self.block.size(), self.opts.block_size);
+        if size >= block_size
+            && (size >= 2 * block_size || self.block.step_after(cell) == Step::NewRow)
+        {
+            self.flush_block(sink)?;
+        }
         let starts_block = self.block.is_empty();
         let step = self.block.add(cell);
         if step == Step::NotAfter {
             return Err(self.out_of_order(cell));
         }
         if starts_block {
-            self.block_first_key = encode_index_key(cell);
+            self.block_first_key = if step == Step::NewRow {
+                row_index_key(cell)
+            } else {
+                encode_index_key(cell)
+            };
         }
         if let Some(bloom) = &mut self.bloom {
             bloom.add(cell, step);
@@ -151,9 +163,6 @@ impl DataEncoder {
         }
         if self.first.is_none() {
             self.first = Some(cell.clone());
-        }
-        if self.block.size() >= self.opts.block_size {
-            self.flush_block(sink)?;
         }
         Ok(())
     }

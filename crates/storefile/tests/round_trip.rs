@@ -181,6 +181,18 @@ proptest! {
         }
         let last = s.last_row_before(Bound::Unbounded).unwrap().map(|r| r.to_vec());
         prop_assert_eq!(last, Some(cells.last().unwrap().row().to_vec()));
+        // A Get's scanner reads its row's cells and ends there.
+        for t in targets.iter().chain(&cells) {
+            let mut s = reader.scanner().only_row(t.row());
+            s.seek(&Cell::first_on_row(t.row())).unwrap();
+            let mut got = Vec::new();
+            while let Some(c) = s.current() {
+                got.push(c.clone());
+                s.advance().unwrap();
+            }
+            let want: Vec<Cell> = cells.iter().filter(|c| c.row() == t.row()).cloned().collect();
+            prop_assert_eq!(got, want, "the row of {}", t);
+        }
     }
 }
 
