@@ -289,13 +289,8 @@ impl DataBlock {
     /// Every cell of the block, in order.
     pub fn cells(&self) -> Result<Vec<Cell>, String> {
         let mut cursor = BlockCursor::default();
-        let mut cells = Vec::new();
-        let mut more = cursor.first(self)?;
-        while more {
-            cells.extend(cursor.cell(self)?);
-            more = cursor.step(self)?;
-        }
-        Ok(cells)
+        cursor.first(self)?;
+        cursor.take_rest(self)
     }
 
     /// Reads the record at `at`, whose key shares a prefix with `key` (the previous record's
@@ -448,6 +443,59 @@ impl BlockCursor {
             .with_seq_id(record.seq)
             .with_ttl_ms(record.ttl),
         ))
+    }
+
+    /// The cells from the current record to the block's end, decoded into one shared
+    /// buffer (a scan's, which reads them all: one allocation, not one a cell); leaves the
+    /// cursor past the end.
+    pub fn take_rest(&mut self, block: &DataBlock) -> Result<Vec<Cell>, String> {
+        struct Parsed {
+            start: usize,
+            row: usize,
+            family: usize,
+            qualifier: usize,
+            timestamp: i64,
+            cell_type: basalt_common::CellType,
+            seq: u64,
+            ttl: Option<u64>,
+        }
+        let from = self.next;
+        let mut bytes = Vec::with_capacity(block.records_end.saturating_sub(from) + 256);
+        let mut parsed = Vec::new();
+        while let Some((k, record)) = self.parts()? {
+            let start = bytes.len();
+            bytes.extend_from_slice(k.row);
+            bytes.extend_from_slice(k.family);
+            bytes.extend_from_slice(k.qualifier);
+            bytes.extend_from_slice(&block.payload[record.value_start..record.value_end]);
+            parsed.push(Parsed {
+                start,
+                row: k.row.len(),
+                family: k.family.len(),
+                qualifier: k.qualifier.len(),
+                timestamp: k.timestamp,
+                cell_type: k.cell_type,
+                seq: record.seq,
+                ttl: record.ttl,
+            });
+            self.step(block)?;
+        }
+        let bytes = Bytes::from(bytes);
+        let mut cells = Vec::with_capacity(parsed.len());
+        for (i, p) in parsed.iter().enumerate() {
+            let end = parsed.get(i + 1).map_or(bytes.len(), |n| n.start);
+            let cell = Cell::from_buffer(
+                bytes.slice(p.start..end),
+                p.row,
+                p.family,
+                p.qualifier,
+                p.timestamp,
+                p.cell_type,
+            )
+            .ok_or("decoded cell does not fit its buffer")?;
+            cells.push(cell.with_seq_id(p.seq).with_ttl_ms(p.ttl));
+        }
+        Ok(cells)
     }
 
     /// How many restart keys sort before `target`, by binary search; leaves the cursor

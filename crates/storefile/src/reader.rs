@@ -356,6 +356,8 @@ impl StoreFileReader {
             data: None,
             cursor: BlockCursor::default(),
             current: None,
+            steps: 0,
+            run: std::collections::VecDeque::new(),
             cache_blocks,
             only_row: None,
         }
@@ -370,8 +372,14 @@ impl Drop for StoreFileReader {
     }
 }
 
+/// Steps taken without a seek after which a scanner takes the rest of each block at once.
+const SCAN_STEPS: u32 = 32;
+
 /// Walks one store file in store order. It holds the data block it is in (shared with the
-/// block cache) and the current cell, decoded on its own; each step decodes one record.
+/// block cache) and the current cell, decoded on its own: each step decodes one record, so a
+/// seek or a Get copies out only the cells it reads. A scanner that has stepped
+/// [`SCAN_STEPS`] times since its last seek is scanning: it decodes the rest of the block, and
+/// then each block it enters, into one buffer at a time (`run`).
 #[derive(Debug)]
 pub struct StoreFileScanner<'r> {
     reader: &'r StoreFileReader,
@@ -379,6 +387,10 @@ pub struct StoreFileScanner<'r> {
     data: Option<Arc<DataBlock>>,
     cursor: BlockCursor,
     current: Option<Cell>,
+    /// Steps since the last seek.
+    steps: u32,
+    /// When scanning: the cells from the current one to the block's end.
+    run: std::collections::VecDeque<Cell>,
     cache_blocks: bool,
     /// The one row a Get reads: the scanner ends at the first cell past it, without decoding
     /// that cell or loading the block that holds it.
@@ -405,8 +417,29 @@ impl StoreFileScanner<'_> {
         self.only_row.as_deref().is_some_and(|only| row > only)
     }
 
-    /// The current record of `data` as the current cell.
+    /// Whether the scanner takes whole blocks at a time.
+    fn scanning(&self) -> bool {
+        self.steps >= SCAN_STEPS && self.only_row.is_none()
+    }
+
+    /// Leaves the scanning mode (a seek).
+    fn stop_scanning(&mut self) {
+        self.steps = 0;
+        self.run.clear();
+    }
+
+    /// The current record of `data` as the current cell; when scanning, with every cell after
+    /// it in the block.
     fn settle(&mut self, data: &DataBlock) -> Result<()> {
+        if self.scanning() {
+            let rest = self
+                .cursor
+                .take_rest(data)
+                .map_err(|r| self.block_error(r))?;
+            self.run = rest.into();
+            self.current = self.run.pop_front();
+            return Ok(());
+        }
         let past = match self.cursor.row() {
             Ok(row) => row.is_some_and(|r| self.past_row(r)),
             Err(reason) => return Err(self.block_error(reason)),
@@ -437,6 +470,7 @@ impl StoreFileScanner<'_> {
 
     /// Positions at the first cell >= `target` in store order (or past the end).
     pub fn seek(&mut self, target: &Cell) -> Result<()> {
+        self.stop_scanning();
         let block = self.blocks_at_or_before(target).saturating_sub(1);
         let data = self.load(block)?;
         let found = self
@@ -471,6 +505,14 @@ impl StoreFileScanner<'_> {
 
     /// Moves to the next cell.
     pub fn advance(&mut self) -> Result<()> {
+        if self.scanning() && self.current.is_some() {
+            self.current = self.run.pop_front();
+            if self.current.is_some() {
+                return Ok(());
+            }
+            return self.next_block();
+        }
+        self.steps += 1;
         let Some(data) = self.data.take() else {
             return Ok(());
         };
@@ -487,6 +529,7 @@ impl StoreFileScanner<'_> {
     /// below it for `Excluded`): the step of a reversed scan. Leaves the scanner's position
     /// undefined; seek before reading on.
     pub fn last_row_before(&mut self, bound: Bound<&[u8]>) -> Result<Option<Bytes>> {
+        self.stop_scanning();
         self.current = None;
         let target = match bound {
             Bound::Unbounded => {
