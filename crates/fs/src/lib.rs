@@ -90,6 +90,13 @@ pub trait FileSystem: Send + Sync + Debug {
     /// An existing file, for positional reads.
     fn open(&self, path: &Path) -> Result<Arc<dyn ReadableFile>>;
 
+    /// An existing file, for positional reads at random places (a store file's blocks): the
+    /// operating system is told not to read ahead of them (the reader reads ahead itself
+    /// where it scans). By default it is `open`.
+    fn open_random(&self, path: &Path) -> Result<Arc<dyn ReadableFile>> {
+        self.open(path)
+    }
+
     /// Atomically renames `from` to `to`, replacing `to` if it exists.
     fn rename(&self, from: &Path, to: &Path) -> Result<()>;
 

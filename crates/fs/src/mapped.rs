@@ -4,7 +4,8 @@
 //! SYNC_WAL put was the largest single cost of an acknowledged write (BENCHMARKS.md).
 //!
 //! It also holds [`start_writeback`], the system call a buffered file uses to start writing
-//! its pages early, and [`set_direct_io`], with which `direct` turns direct I/O on and off.
+//! its pages early, [`set_direct_io`], with which `direct` turns direct I/O on and off, and
+//! [`advise_random`], which turns the kernel's read-ahead off for store files.
 //!
 //! This is the workspace's one module with `unsafe` code: mapping a file is unsafe because
 //! another handle could truncate or rewrite it under the mapping. Here the file is created
@@ -40,6 +41,20 @@ pub(crate) fn start_writeback(file: &File, from: u64, len: u64) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = (file, from, len);
+}
+
+/// Tells the kernel that `file` is read at random places (`POSIX_FADV_RANDOM`), so it reads
+/// no more than each read asks for: its own read-ahead (up to the device's `read_ahead_kb`,
+/// 8 MiB on some virtual disks) would fill a memory-limited page cache with blocks nobody
+/// reads. Only a hint; nothing elsewhere.
+pub(crate) fn advise_random(file: &File) {
+    #[cfg(target_os = "linux")]
+    // SAFETY: a system call on a descriptor `file` owns; no memory is passed.
+    unsafe {
+        libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_RANDOM);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = file;
 }
 
 /// Turns direct I/O (`O_DIRECT`) on or off for `file`. Turning it on fails (`EINVAL`) where

@@ -171,6 +171,11 @@ impl BlockCache {
         found.map(|b| b.block)
     }
 
+    /// Whether the cache holds the block (counted neither as a hit nor as a miss).
+    pub fn contains(&self, key: BlockKey) -> bool {
+        self.blocks.contains_key(&key)
+    }
+
     /// Adds `block`, charged by its weight in memory; pinned if `in_memory` and the pinned
     /// blocks leave room for it in their quarter.
     pub fn insert(&self, key: BlockKey, block: Arc<DataBlock>, in_memory: bool) {

@@ -68,7 +68,7 @@ impl StoreFileReader {
         path: &Path,
         cache: Option<CacheUse>,
     ) -> Result<Self> {
-        let file = fs.open(path)?;
+        let file = fs.open_random(path)?;
         let corrupt = |offset: u64, reason: String| StoreFileError::Corrupt {
             path: path.to_owned(),
             offset,
@@ -225,16 +225,29 @@ impl StoreFileReader {
     /// A block read from the file is checked once (frame, checksum, restart array, first key)
     /// and searched in place from then on.
     fn load_block(&self, i: usize, cache: bool) -> Result<Arc<DataBlock>> {
-        let b = self
-            .blocks
-            .get(i)
-            .ok_or_else(|| self.corrupt(0, format!("no data block {i}")))?;
-        if let Some(c) = &self.cache
-            && let Some(block) = c.cache.get((self.id, b.offset))
-        {
+        let b = self.block_ref(i)?;
+        if let Some(block) = self.cached(b) {
             return Ok(block);
         }
         let payload = self.read_block(BlockKind::Data, b.offset, b.size, self.trailer_offset())?;
+        self.adopt(b, payload, cache)
+    }
+
+    fn block_ref(&self, i: usize) -> Result<&BlockRef> {
+        self.blocks
+            .get(i)
+            .ok_or_else(|| self.corrupt(0, format!("no data block {i}")))
+    }
+
+    fn cached(&self, b: &BlockRef) -> Option<Arc<DataBlock>> {
+        self.cache
+            .as_ref()
+            .and_then(|c| c.cache.get((self.id, b.offset)))
+    }
+
+    /// The data block `b` whose checked, uncompressed payload is `payload`, after checking
+    /// its restarts and its first key against the index; into the cache if `cache`.
+    fn adopt(&self, b: &BlockRef, payload: Bytes, cache: bool) -> Result<Arc<DataBlock>> {
         let block = DataBlock::new(payload).map_err(|r| self.corrupt(b.offset, r))?;
         let mut cursor = BlockCursor::default();
         let first = cursor
@@ -262,6 +275,67 @@ impl StoreFileReader {
         Ok(block)
     }
 
+    /// Data block `i` and the blocks after it, up to about `bytes` in all (block `i` at
+    /// least), read from the file in one read (a scan's read-ahead), each checked; block `i`
+    /// is cached if `cache`, the others are left to [`StoreFileReader::keep`] (a scan that
+    /// stops early does not fill the cache with blocks nobody read). Just block `i` if the
+    /// cache has it.
+    pub fn read_ahead(&self, i: usize, bytes: u64, cache: bool) -> Result<Vec<Arc<DataBlock>>> {
+        let first = self.block_ref(i)?;
+        if let Some(block) = self.cached(first) {
+            return Ok(vec![block]);
+        }
+        let start = first.offset;
+        let mut end = first.offset + first.size;
+        let mut last = i;
+        // Data blocks lie back to back; stop at a gap, the budget, or a block already cached.
+        while let Some(next) = self.blocks.get(last + 1) {
+            if next.offset != end
+                || end + next.size - start > bytes
+                || self
+                    .cache
+                    .as_ref()
+                    .is_some_and(|c| c.cache.contains((self.id, next.offset)))
+            {
+                break;
+            }
+            end += next.size;
+            last += 1;
+        }
+        if end > self.trailer_offset() || end - start > block::MAX_PAYLOAD as u64 {
+            return Err(self.corrupt(start, format!("blocks up to {end} run past the data")));
+        }
+        let bytes = self.file.read_at(start, (end - start) as usize)?;
+        self.blocks[i..=last]
+            .iter()
+            .map(|b| {
+                let at = (b.offset - start) as usize;
+                let framed = bytes.slice(at..at + b.size as usize);
+                let payload = block::decode(BlockKind::Data, &framed)
+                    .map_err(|reason| self.corrupt(b.offset, reason))?;
+                // Each block gets a buffer of its own: a slice would keep the whole read
+                // alive for as long as any one of its blocks is cached.
+                let payload = if last > i {
+                    Bytes::copy_from_slice(&payload)
+                } else {
+                    payload
+                };
+                self.adopt(b, payload, cache && b.offset == start)
+            })
+            .collect()
+    }
+
+    /// Puts data block `i`, read ahead, into the cache.
+    pub fn keep(&self, i: usize, block: &Arc<DataBlock>) {
+        if let (Some(c), Some(b)) = (
+            self.cache.as_ref().filter(|c| c.cache_blocks),
+            self.blocks.get(i),
+        ) {
+            c.cache
+                .insert((self.id, b.offset), Arc::clone(block), c.in_memory);
+        }
+    }
+
     fn trailer_offset(&self) -> u64 {
         self.file.len() - TRAILER_LEN as u64
     }
@@ -273,8 +347,16 @@ impl StoreFileReader {
         if self.cache.is_none() {
             return Ok(());
         }
-        for i in 0..self.blocks.len() {
-            self.load_block(i, true)?;
+        let mut i = 0;
+        while i < self.blocks.len() {
+            let blocks = self.read_ahead(i, WARM_READ_BYTES, true)?;
+            for (k, block) in blocks.iter().enumerate().skip(1) {
+                if let (Some(c), Some(b)) = (&self.cache, self.blocks.get(i + k)) {
+                    c.cache
+                        .insert((self.id, b.offset), Arc::clone(block), c.in_memory);
+                }
+            }
+            i += blocks.len();
         }
         Ok(())
     }
@@ -358,6 +440,8 @@ impl StoreFileReader {
             current: None,
             steps: 0,
             run: std::collections::VecDeque::new(),
+            ahead: std::collections::VecDeque::new(),
+            read_ahead: FIRST_READ_AHEAD,
             cache_blocks,
             only_row: None,
         }
@@ -374,6 +458,12 @@ impl Drop for StoreFileReader {
 
 /// Steps taken without a seek after which a scanner takes the rest of each block at once.
 const SCAN_STEPS: u32 = 32;
+/// A scan's first read-ahead, in bytes; each further one doubles, up to [`MAX_READ_AHEAD`]
+/// (RocksDB's automatic read-ahead grows the same way, from 8 KiB to 256 KiB).
+const FIRST_READ_AHEAD: u64 = 16 * 1024;
+const MAX_READ_AHEAD: u64 = 256 * 1024;
+/// What a prefetch reads at a time.
+const WARM_READ_BYTES: u64 = 1024 * 1024;
 
 /// Walks one store file in store order. It holds the data block it is in (shared with the
 /// block cache) and the current cell, decoded on its own: each step decodes one record, so a
@@ -391,6 +481,10 @@ pub struct StoreFileScanner<'r> {
     steps: u32,
     /// When scanning: the cells from the current one to the block's end.
     run: std::collections::VecDeque<Cell>,
+    /// When scanning: blocks read ahead, those after `block` in order.
+    ahead: std::collections::VecDeque<Arc<DataBlock>>,
+    /// The next read-ahead's size.
+    read_ahead: u64,
     cache_blocks: bool,
     /// The one row a Get reads: the scanner ends at the first cell past it, without decoding
     /// that cell or loading the block that holds it.
@@ -426,6 +520,8 @@ impl StoreFileScanner<'_> {
     fn stop_scanning(&mut self) {
         self.steps = 0;
         self.run.clear();
+        self.ahead.clear();
+        self.read_ahead = FIRST_READ_AHEAD;
     }
 
     /// The current record of `data` as the current cell; when scanning, with every cell after
@@ -493,7 +589,29 @@ impl StoreFileScanner<'_> {
             self.current = None;
             return Ok(());
         }
-        let data = self.load(self.block + 1)?;
+        let next = self.block + 1;
+        let data = match self.ahead.pop_front() {
+            Some(data) => {
+                if self.cache_blocks {
+                    self.reader.keep(next, &data);
+                }
+                data
+            }
+            None if self.scanning() => {
+                let mut blocks =
+                    self.reader
+                        .read_ahead(next, self.read_ahead, self.cache_blocks)?;
+                if blocks.len() > 1 {
+                    self.read_ahead = (self.read_ahead * 2).min(MAX_READ_AHEAD);
+                }
+                let first = blocks.remove(0);
+                self.ahead.extend(blocks);
+                first
+            }
+            None => self.reader.data_block_cached(next, self.cache_blocks)?,
+        };
+        self.block = next;
+        self.data = Some(Arc::clone(&data));
         self.cursor.first(&data).map_err(|r| self.block_error(r))?;
         self.settle(&data)
     }
