@@ -217,8 +217,13 @@ impl StoreFileReader {
     /// [`StoreFileReader::data_block`]; with `cache_new` false, a block read from the file is
     /// not added to the cache (a read that set `cache_blocks(false)`, or a compaction).
     pub fn data_block_cached(&self, i: usize, cache_new: bool) -> Result<Arc<DataBlock>> {
-        let cache = self.cache.as_ref().is_some_and(|c| c.cache_blocks) && cache_new;
-        self.load_block(i, cache)
+        self.load_block(i, self.caches(cache_new))
+    }
+
+    /// Whether a block a read fetches enters the cache: the family caches blocks
+    /// (BLOCKCACHE) and the read asks for it (`cache_new`).
+    fn caches(&self, cache_new: bool) -> bool {
+        self.cache.as_ref().is_some_and(|c| c.cache_blocks) && cache_new
     }
 
     /// Data block `i` from the cache, or from the file (and then into the cache if `cache`).
@@ -598,9 +603,8 @@ impl StoreFileScanner<'_> {
                 data
             }
             None if self.scanning() => {
-                let mut blocks =
-                    self.reader
-                        .read_ahead(next, self.read_ahead, self.cache_blocks)?;
+                let cache = self.reader.caches(self.cache_blocks);
+                let mut blocks = self.reader.read_ahead(next, self.read_ahead, cache)?;
                 if blocks.len() > 1 {
                     self.read_ahead = (self.read_ahead * 2).min(MAX_READ_AHEAD);
                 }
