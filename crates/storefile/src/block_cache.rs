@@ -171,6 +171,11 @@ impl BlockCache {
         found.map(|b| b.block)
     }
 
+    /// Counts a miss of a block read without asking the cache (read ahead of a scan).
+    pub fn count_miss(&self) {
+        self.misses.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// Whether the cache holds the block (counted neither as a hit nor as a miss).
     pub fn contains(&self, key: BlockKey) -> bool {
         self.blocks.contains_key(&key)

@@ -282,7 +282,7 @@ impl StoreFileReader {
 
     /// Data block `i` and the blocks after it, up to about `bytes` in all (block `i` at
     /// least), read from the file in one read (a scan's read-ahead), each checked; block `i`
-    /// is cached if `cache`, the others are left to [`StoreFileReader::keep`] (a scan that
+    /// is cached if `cache`, the others when a scan enters them (a scan that
     /// stops early does not fill the cache with blocks nobody read). Just block `i` if the
     /// cache has it.
     pub fn read_ahead(&self, i: usize, bytes: u64, cache: bool) -> Result<Vec<Arc<DataBlock>>> {
@@ -330,12 +330,12 @@ impl StoreFileReader {
             .collect()
     }
 
-    /// Puts data block `i`, read ahead, into the cache.
-    pub fn keep(&self, i: usize, block: &Arc<DataBlock>) {
-        if let (Some(c), Some(b)) = (
-            self.cache.as_ref().filter(|c| c.cache_blocks),
-            self.blocks.get(i),
-        ) {
+    /// A scan enters data block `i`, which it read ahead: a miss of the cache (the block was
+    /// not there and came from the file), and into the cache if `cache`.
+    fn enter_read_ahead(&self, i: usize, block: &Arc<DataBlock>, cache: bool) {
+        let Some(c) = &self.cache else { return };
+        c.cache.count_miss();
+        if let Some(b) = self.blocks.get(i).filter(|_| cache) {
             c.cache
                 .insert((self.id, b.offset), Arc::clone(block), c.in_memory);
         }
@@ -597,9 +597,8 @@ impl StoreFileScanner<'_> {
         let next = self.block + 1;
         let data = match self.ahead.pop_front() {
             Some(data) => {
-                if self.cache_blocks {
-                    self.reader.keep(next, &data);
-                }
+                let cache = self.reader.caches(self.cache_blocks);
+                self.reader.enter_read_ahead(next, &data, cache);
                 data
             }
             None if self.scanning() => {
