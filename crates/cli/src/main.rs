@@ -3,6 +3,12 @@
 //! (`basalt pe`), and runs HBase's shell (`basalt shell`) and the Thrift gateway on its own
 //! (`basalt thrift`).
 
+/// mimalloc rather than glibc's malloc: with a thread arena per core and more, glibc kept
+/// about twice the memory a load really holds (610 MB resident for a 128 MiB memstore budget;
+/// BENCHMARKS.md, issue 43), too much for a server inside a small container.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod cluster;
 mod connect;
 mod hfile;
