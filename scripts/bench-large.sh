@@ -8,9 +8,9 @@
 #   defaults: 1000000 records (~1.2 GB of store files), 100000 operations, a 1 GiB limit,
 #   128 MiB block cache
 # Needs root (the cgroup) and Debian's librocksdb (installed here). Basalt sizes its memstore
-# budget from the cgroup's limit (a quarter of it); under 512 MiB its load thrashed (its
-# memstores, flush copies and compactions need more than that beside the cache), so the
-# limit is 1 GiB.
+# budget from the cgroup's limit (a quarter of it). Each engine runs in a process of its own
+# (`pe ycsb`, `pe ycsb --rocksdb-only`): in one process the limit held both engines' caches
+# and memtables, and a 512 MiB run thrashed.
 set -euo pipefail
 records=${1:-1000000}
 operations=${2:-100000}
@@ -24,23 +24,34 @@ echo "$limit" >"$group/memory.limit_in_bytes"
 trap 'rmdir "$group" 2>/dev/null || true; rm -rf "$data"' EXIT
 echo "== memory limit $((limit >> 20)) MiB, block cache $((cache >> 20)) MiB, $records records"
 
-# Runs one `basalt pe ycsb` inside the cgroup (a subshell that moves itself in first).
-pe() { (echo $BASHPID >"$group/cgroup.procs"; exec "$basalt" pe ycsb "$@"); }
+# Runs one `basalt pe ycsb` inside the cgroup (a subshell that moves itself in first); the
+# engine's peak resident set (GNU time's, over every run) goes to $data/peak-<engine>.
+pe() {
+  local engine=$1
+  shift
+  (echo $BASHPID >"$group/cgroup.procs"; exec /usr/bin/time -f %M -o "$data/rss" "$basalt" pe ycsb "$@")
+  local peak=$(($(cat "$data/rss") >> 10))
+  local before=$(cat "$data/peak-$engine" 2>/dev/null || echo 0)
+  echo $((peak > before ? peak : before)) >"$data/peak-$engine"
+}
 
-# Each workload on both engines (one process per workload, the page cache dropped between).
+# Each workload on each engine, each in a process of its own (so the limit holds one engine),
+# the page cache dropped before each.
 results=$data/results.jsonl
 : >"$results"
 for w in a b c e; do
   skip=(--skip-load)
   [ "$w" = a ] && skip=()
+  common=(--dir "$data/ycsb" --json --block-cache "$cache" --block-size 4096 --workload "$w"
+    "${skip[@]}" --records "$records" --operations "$operations" --threads 4)
   sync; echo 3 >/proc/sys/vm/drop_caches
-  pe --dir "$data/ycsb" --compare-rocksdb --rocksdb-layout rows --json --block-cache "$cache" \
-    --block-size 4096 --workload "$w" "${skip[@]}" --records "$records" \
-    --operations "$operations" --threads 4 | tee -a "$results" >/dev/null
+  pe basalt "${common[@]}" | tee -a "$results" >/dev/null
+  sync; echo 3 >/proc/sys/vm/drop_caches
+  pe rocksdb "${common[@]}" --rocksdb-only --rocksdb-layout rows | tee -a "$results" >/dev/null
   echo "workload $w done: store files $(du -sh "$data/ycsb/data" | cut -f1) (Basalt; its oldWALs," \
     "kept ten minutes as HBase's are: $(du -sh "$data/ycsb/oldWALs" 2>/dev/null | cut -f1)), $(du -sh "$data/ycsb-rocksdb" | cut -f1) (RocksDB)"
 done
-echo "peak memory of the group: $(($(cat "$group/memory.max_usage_in_bytes") >> 20)) MiB"
+echo "peak resident set: Basalt $(cat "$data/peak-basalt") MiB, RocksDB $(cat "$data/peak-rocksdb") MiB (limit $((limit >> 20)) MiB)"
 python3 - "$results" <<'PY'
 import json, sys
 rows = {}

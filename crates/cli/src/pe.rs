@@ -163,6 +163,11 @@ pub struct Args {
     /// Basalt / RocksDB throughput ratios. Needs a build with `--features rocksdb`.
     #[arg(long)]
     pub compare_rocksdb: bool,
+    /// Run the commands on the RocksDB comparator alone (data in `<dir>-rocksdb`), not on
+    /// Basalt: each engine in a process of its own, so a memory limit on the process holds
+    /// one engine, not both. Needs a build with `--features rocksdb`.
+    #[arg(long, conflicts_with = "compare_rocksdb")]
+    pub rocksdb_only: bool,
     /// The RocksDB comparator's layout: `cells` (a key per cell, as Basalt stores them) or
     /// `rows` (a key per row, its columns one value, updates merged)
     #[cfg(feature = "rocksdb")]
@@ -722,7 +727,7 @@ fn ratio_line(what: &str, basalt: f64, rocks: f64, json: bool) -> String {
 /// The RocksDB comparator, if asked for.
 #[cfg(feature = "rocksdb")]
 fn comparator(args: &Args) -> Result<Option<Arc<dyn Backend>>> {
-    if !args.compare_rocksdb {
+    if !args.compare_rocksdb && !args.rocksdb_only {
         return Ok(None);
     }
     let dir = if args.in_memory {
@@ -747,9 +752,9 @@ fn comparator(args: &Args) -> Result<Option<Arc<dyn Backend>>> {
 
 #[cfg(not(feature = "rocksdb"))]
 fn comparator(args: &Args) -> Result<Option<Arc<dyn Backend>>> {
-    if args.compare_rocksdb {
+    if args.compare_rocksdb || args.rocksdb_only {
         bail!(
-            "--compare-rocksdb: this basalt was built without RocksDB; build it with \
+            "--compare-rocksdb and --rocksdb-only: this basalt was built without RocksDB; build it with \
              `cargo run --release -p basalt-cli --features rocksdb -- pe ...` \
              (needs Debian's librocksdb-dev and libclang-dev, see DEPENDENCIES.md)"
         );
@@ -899,6 +904,12 @@ pub fn run(args: &Args, out: &mut dyn std::io::Write) -> Result<()> {
         bail!("ycsb runs alone: give it as the only command");
     }
     let rocks = comparator(args)?;
+    if args.rocksdb_only {
+        let Some(rocks) = rocks else {
+            bail!("--rocksdb-only: no RocksDB comparator was opened");
+        };
+        return run_alone(&rocks, "rocksdb", args, out);
+    }
     let (conn, backend) = open(args)?;
     if is_ycsb(args) {
         let ours = run_ycsb(&backend, "basalt", args, out)?;
@@ -921,21 +932,7 @@ pub fn run(args: &Args, out: &mut dyn std::io::Write) -> Result<()> {
         for (name, b) in
             std::iter::once(("basalt", &backend)).chain(rocks.iter().map(|r| ("rocksdb", r)))
         {
-            let label = if name == "basalt" {
-                command.name().to_owned()
-            } else {
-                format!("rocksdb {}", command.name())
-            };
-            let progress = progress_bar(args, total, label);
-            let mut report = run_command(b, args, command, &progress)?;
-            report.backend = name;
-            progress.finish_and_clear();
-            if args.json {
-                writeln!(out, "{}", report.json())?;
-            } else {
-                writeln!(out, "{}", report.text())?;
-            }
-            reports.push(report);
+            reports.push(run_reported(b, name, args, command, total, out)?);
         }
         if let [ours, theirs] = &reports[..] {
             let line = ratio_line(
@@ -951,6 +948,50 @@ pub fn run(args: &Args, out: &mut dyn std::io::Write) -> Result<()> {
         conn.close()?;
     }
     Ok(())
+}
+
+/// Runs the commands (or the YCSB workload) on `backend` alone.
+fn run_alone(
+    backend: &Arc<dyn Backend>,
+    name: &'static str,
+    args: &Args,
+    out: &mut dyn std::io::Write,
+) -> Result<()> {
+    if is_ycsb(args) {
+        run_ycsb(backend, name, args, out)?;
+        return Ok(());
+    }
+    for &command in &args.commands {
+        run_reported(backend, name, args, command, args.rows * args.threads, out)?;
+    }
+    Ok(())
+}
+
+/// Runs one command on `backend` (called `name`) with a progress bar of `total` operations,
+/// and prints its report.
+fn run_reported(
+    backend: &Arc<dyn Backend>,
+    name: &'static str,
+    args: &Args,
+    command: Command,
+    total: u64,
+    out: &mut dyn std::io::Write,
+) -> Result<Report> {
+    let label = if name == "basalt" {
+        command.name().to_owned()
+    } else {
+        format!("{name} {}", command.name())
+    };
+    let progress = progress_bar(args, total, label);
+    let mut report = run_command(backend, args, command, &progress)?;
+    report.backend = name;
+    progress.finish_and_clear();
+    if args.json {
+        writeln!(out, "{}", report.json())?;
+    } else {
+        writeln!(out, "{}", report.text())?;
+    }
+    Ok(report)
 }
 
 #[cfg(test)]
