@@ -51,6 +51,8 @@ for w in a b c e; do
   echo "workload $w done: store files $(du -sh "$data/ycsb/data" | cut -f1) (Basalt; its oldWALs," \
     "kept ten minutes as HBase's are: $(du -sh "$data/ycsb/oldWALs" 2>/dev/null | cut -f1)), $(du -sh "$data/ycsb-rocksdb" | cut -f1) (RocksDB)"
 done
+# BENCH_RESULTS=FILE keeps the JSON lines (bench-scaling.sh reads them).
+[ -n "${BENCH_RESULTS:-}" ] && cp "$results" "$BENCH_RESULTS"
 echo "peak resident set: Basalt $(cat "$data/peak-basalt") MiB, RocksDB $(cat "$data/peak-rocksdb") MiB (limit $((limit >> 20)) MiB)"
 python3 - "$results" <<'PY'
 import json, sys
