@@ -114,6 +114,12 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
             )?,
             None => writeln!(out, "Bloom filter:\n    none")?,
         }
+        let (index, bloom) = (reader.index_bytes(), reader.bloom_bytes());
+        writeln!(
+            out,
+            "Resident while open:\n    index={index} bytes, bloom={bloom} bytes ({:.1} MiB per GB of file)",
+            (index + bloom) as f64 / (1u64 << 20) as f64 * 1e9 / reader.file_size().max(1) as f64
+        )?;
     }
     if args.blocks {
         writeln!(out, "Block index ({} data blocks):", reader.blocks().len())?;

@@ -61,6 +61,10 @@ fn prints_meta_blocks_stats_and_cells() {
     assert!(out.contains("DELETE_FAMILY_COUNT = 1"), "{out}");
     assert!(out.contains("COMPRESSION = LZ4"), "{out}");
     assert!(out.contains("type=ROW"), "{out}");
+    assert!(
+        out.contains("Resident while open:") && out.contains("bloom=27 bytes"),
+        "{out}"
+    );
     assert!(out.contains("block 0: offset=0"), "{out}");
     assert!(
         out.contains("K: row03/cf:q/103/Put/seqid=7 V: v\\x003"),

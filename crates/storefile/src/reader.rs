@@ -375,18 +375,22 @@ impl StoreFileReader {
         }
     }
 
-    /// The bytes this open file keeps in memory whatever is read: its index (each data
-    /// block's first key and the search array over them) and its bloom filter.
-    pub fn resident_bytes(&self) -> u64 {
-        let index: usize = self
+    /// The bytes this open file keeps in memory for its index, whatever is read: each data
+    /// block's first key and the search array over them.
+    pub fn index_bytes(&self) -> u64 {
+        let keys: usize = self
             .blocks
             .iter()
             .map(|b| {
                 std::mem::size_of::<BlockRef>() + b.first.row().len() + b.first.qualifier().len()
             })
             .sum();
-        let bloom = self.bloom.as_ref().map_or(0, |b| b.bit_count().div_ceil(8));
-        (index + self.index_search.size()) as u64 + bloom
+        (keys + self.index_search.size()) as u64
+    }
+
+    /// The bytes this open file keeps in memory for its bloom filter.
+    pub fn bloom_bytes(&self) -> u64 {
+        self.bloom.as_ref().map_or(0, |b| b.bit_count().div_ceil(8))
     }
 
     /// The file's size in bytes.
