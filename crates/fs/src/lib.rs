@@ -90,13 +90,6 @@ pub trait FileSystem: Send + Sync + Debug {
     /// An existing file, for positional reads.
     fn open(&self, path: &Path) -> Result<Arc<dyn ReadableFile>>;
 
-    /// An existing file, for positional reads at random places (a store file's blocks): the
-    /// operating system is told not to read ahead of them (the reader reads ahead itself
-    /// where it scans). By default it is `open`.
-    fn open_random(&self, path: &Path) -> Result<Arc<dyn ReadableFile>> {
-        self.open(path)
-    }
-
     /// Atomically renames `from` to `to`, replacing `to` if it exists.
     fn rename(&self, from: &Path, to: &Path) -> Result<()>;
 
@@ -153,6 +146,11 @@ pub trait ReadableFile: Send + Sync + Debug {
 
     /// Exactly `len` bytes from `offset`, or [`FsError::ShortRead`].
     fn read_at(&self, offset: u64, len: usize) -> Result<Bytes>;
+
+    /// Tells the store that the file is read at random places (a large store file's
+    /// blocks): it should read no more than each read asks for (the reader reads ahead
+    /// itself where it scans). Only a hint; by default nothing.
+    fn advise_random(&self) {}
 }
 
 /// Proof of an exclusive lock; dropping it releases the lock.

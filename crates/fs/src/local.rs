@@ -57,12 +57,6 @@ impl FileSystem for LocalFs {
         Ok(Arc::new(LocalReadable::open(path)?))
     }
 
-    fn open_random(&self, path: &Path) -> Result<Arc<dyn ReadableFile>> {
-        let file = LocalReadable::open(path)?;
-        crate::mapped::advise_random(&file.file);
-        Ok(Arc::new(file))
-    }
-
     fn rename(&self, from: &Path, to: &Path) -> Result<()> {
         fs::rename(from, to).map_err(|e| FsError::io("rename", from, e))
     }
@@ -218,6 +212,10 @@ impl ReadableFile for LocalReadable {
         self.len
     }
 
+    fn advise_random(&self) {
+        crate::mapped::advise_random(&self.file);
+    }
+
     fn read_at(&self, offset: u64, len: usize) -> Result<Bytes> {
         FsError::read_end(&self.path, offset, len, self.len)?;
         let mut buf = vec![0u8; len];
@@ -272,17 +270,16 @@ mod tests {
         assert!(back.chunks(piece.len()).all(|c| c == &piece[..]));
     }
 
-    /// A file opened for random reads reads as one opened plainly, and reports a missing file
-    /// the same way.
+    /// A file advised to be read at random reads as before.
     #[test]
     fn a_file_opened_for_random_reads_reads_the_same() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f");
         std::fs::write(&path, b"0123456789").unwrap();
-        let random = LocalFs.open_random(&path).unwrap();
+        let random = LocalFs.open(&path).unwrap();
+        random.advise_random();
         assert_eq!(random.len(), 10);
         assert_eq!(&random.read_at(3, 4).unwrap()[..], b"3456");
         assert!(random.read_at(8, 4).is_err());
-        assert!(LocalFs.open_random(&dir.path().join("missing")).is_err());
     }
 }

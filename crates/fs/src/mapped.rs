@@ -45,7 +45,7 @@ pub(crate) fn start_writeback(file: &File, from: u64, len: u64) {
 
 /// Tells the kernel that `file` is read at random places (`POSIX_FADV_RANDOM`), so it reads
 /// no more than each read asks for: its own read-ahead (up to the device's `read_ahead_kb`,
-/// 8 MiB on some virtual disks) would fill a memory-limited page cache with blocks nobody
+/// 8 MiB on some virtual disks) fills a page cache too small for the file with blocks nobody
 /// reads. Only a hint; nothing elsewhere.
 pub(crate) fn advise_random(file: &File) {
     #[cfg(target_os = "linux")]

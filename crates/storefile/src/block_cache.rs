@@ -138,21 +138,7 @@ impl BlockCache {
     /// heap): the machine's, or its control group's limit where that is lower, so a server
     /// in a container sizes itself to the container. 1 GiB where neither can be read.
     pub fn default_capacity() -> u64 {
-        let machine = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
-            m.lines()
-                .find(|l| l.starts_with("MemTotal:"))
-                .and_then(|l| {
-                    l.split_whitespace()
-                        .nth(1)
-                        .and_then(|n| n.parse::<u64>().ok())
-                })
-                .map(|kib| kib * 1024)
-        });
-        let limit = match (machine, cgroup_memory_limit()) {
-            (Some(m), Some(c)) => Some(m.min(c)),
-            (m, c) => m.or(c),
-        };
-        limit.map_or(1 << 30, |bytes| bytes / 4)
+        memory_limit() / 4
     }
 
     /// A process-unique id for a newly opened reader: its blocks' keys.
@@ -219,6 +205,27 @@ impl BlockCache {
             capacity: self.capacity,
         }
     }
+}
+
+/// The memory this process may use: the machine's, or its control group's limit where that
+/// is lower, so a server in a container sizes itself to the container; 4 GiB where neither
+/// can be read.
+pub fn memory_limit() -> u64 {
+    let machine = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        m.lines()
+            .find(|l| l.starts_with("MemTotal:"))
+            .and_then(|l| {
+                l.split_whitespace()
+                    .nth(1)
+                    .and_then(|n| n.parse::<u64>().ok())
+            })
+            .map(|kib| kib * 1024)
+    });
+    let limit = match (machine, cgroup_memory_limit()) {
+        (Some(m), Some(c)) => Some(m.min(c)),
+        (m, c) => m.or(c),
+    };
+    limit.unwrap_or(4 << 30)
 }
 
 /// The memory limit of this process's control group (v2 `memory.max`, v1

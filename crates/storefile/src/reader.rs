@@ -68,7 +68,14 @@ impl StoreFileReader {
         path: &Path,
         cache: Option<CacheUse>,
     ) -> Result<Self> {
-        let file = fs.open_random(path)?;
+        let file = fs.open(path)?;
+        // A file larger than an eighth of the memory the process may use cannot stay in the
+        // page cache beside everything else: the kernel reads no more of it than asked
+        // (RocksDB advises every file so). A smaller one keeps the kernel's read-ahead, which
+        // brings a file that fits into the page cache in a few large reads.
+        if file.len() > crate::block_cache::memory_limit() / 8 {
+            file.advise_random();
+        }
         let corrupt = |offset: u64, reason: String| StoreFileError::Corrupt {
             path: path.to_owned(),
             offset,
