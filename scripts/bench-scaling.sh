@@ -19,9 +19,11 @@ all=$out/all.jsonl
 for n in "${counts[@]}"; do
   echo "== $n records"
   BENCH_RESULTS="$out/$n.jsonl" scripts/bench-large.sh "$n" 100000 "$limit" | tail -7
-  # Each line's phase names the record count, so the plot groups by workload and size.
+  # Short labels the plot groups by: `load 250k`, `A 250k`, ... (workload, record count).
   label=$(awk -v n="$n" 'BEGIN { if (n >= 1000000) printf "%gM", n / 1000000; else printf "%gk", n / 1000 }')
-  sed "s/\"phase\":\"\([a-z]*\)\"/\"phase\":\"\1 $label\"/" "$out/$n.jsonl" >>"$all"
+  sed -e "s/\"workload\":\"workload\(.\)\",\"phase\":\"run\"/\"workload\":\"\U\1\E\",\"phase\":\"$label\"/" \
+    -e "s/\"workload\":\"workload.\",\"phase\":\"load\"/\"workload\":\"load\",\"phase\":\"$label\"/" \
+    "$out/$n.jsonl" >>"$all"
 done
 target/release/basalt pe-plot "$all" docs/bench/scaling.svg
 echo "wrote docs/bench/scaling.svg"
