@@ -22,12 +22,11 @@ use crate::data_block::DataBlock;
 /// Which block: the reader's process-unique id and the block's offset in its file.
 pub type BlockKey = (u64, u64);
 
-/// A cached data block, the bytes it counts for, and, for a pinned one, its share of the
-/// pinned bytes (given back when the last copy of the entry is dropped).
+/// A cached data block and, for a pinned one, its share of the pinned bytes (given back when
+/// the last copy of the entry is dropped).
 #[derive(Debug, Clone)]
 struct CachedBlock {
     block: Arc<DataBlock>,
-    weight: u64,
     pin: Option<Arc<Pin>>,
 }
 
@@ -49,7 +48,7 @@ struct ByWeight;
 
 impl Weighter<BlockKey, CachedBlock> for ByWeight {
     fn weight(&self, _key: &BlockKey, block: &CachedBlock) -> u64 {
-        block.weight.max(1)
+        (block.block.weight() as u64).max(1)
     }
 }
 
@@ -186,7 +185,7 @@ impl BlockCache {
                     pinned: Arc::clone(&self.pinned),
                 })
             });
-        self.blocks.insert(key, CachedBlock { block, weight, pin });
+        self.blocks.insert(key, CachedBlock { block, pin });
     }
 
     /// Drops one block, if cached.

@@ -280,11 +280,18 @@ impl StoreFileReader {
             ));
         }
         let block = Arc::new(block);
-        if let Some(c) = self.cache.as_ref().filter(|_| cache) {
-            c.cache
-                .insert((self.id, b.offset), Arc::clone(&block), c.in_memory);
+        if cache {
+            self.keep(b, &block);
         }
         Ok(block)
+    }
+
+    /// Puts data block `b` into the cache, if the reader has one.
+    fn keep(&self, b: &BlockRef, block: &Arc<DataBlock>) {
+        if let Some(c) = &self.cache {
+            c.cache
+                .insert((self.id, b.offset), Arc::clone(block), c.in_memory);
+        }
     }
 
     /// Data block `i` and the blocks after it, up to about `bytes` in all (block `i` at
@@ -325,9 +332,9 @@ impl StoreFileReader {
                 let framed = bytes.slice(at..at + b.size as usize);
                 let payload = block::decode(BlockKind::Data, &framed)
                     .map_err(|reason| self.corrupt(b.offset, reason))?;
-                // Each block gets a buffer of its own: a slice would keep the whole read
-                // alive for as long as any one of its blocks is cached.
-                let payload = if last > i {
+                // Each block gets a buffer of its own: a slice of the read (an uncompressed
+                // payload) would keep all of it alive for as long as any one block is cached.
+                let payload = if last > i && bytes.as_ptr_range().contains(&payload.as_ptr()) {
                     Bytes::copy_from_slice(&payload)
                 } else {
                     payload
@@ -343,8 +350,7 @@ impl StoreFileReader {
         let Some(c) = &self.cache else { return };
         c.cache.count_miss();
         if let Some(b) = self.blocks.get(i).filter(|_| cache) {
-            c.cache
-                .insert((self.id, b.offset), Arc::clone(block), c.in_memory);
+            self.keep(b, block);
         }
     }
 
@@ -362,11 +368,8 @@ impl StoreFileReader {
         let mut i = 0;
         while i < self.blocks.len() {
             let blocks = self.read_ahead(i, WARM_READ_BYTES, true)?;
-            for (k, block) in blocks.iter().enumerate().skip(1) {
-                if let (Some(c), Some(b)) = (&self.cache, self.blocks.get(i + k)) {
-                    c.cache
-                        .insert((self.id, b.offset), Arc::clone(block), c.in_memory);
-                }
+            for (b, block) in self.blocks[i..].iter().zip(&blocks).skip(1) {
+                self.keep(b, block);
             }
             i += blocks.len();
         }
@@ -570,20 +573,20 @@ impl StoreFileScanner<'_> {
             .corrupt(self.reader.blocks[self.block].offset, reason)
     }
 
-    /// How many blocks have a first cell at or before `target`.
-    fn blocks_at_or_before(&self, target: &Cell) -> usize {
-        self.reader.index_search.partition(
-            &self.reader.blocks,
-            |b| &b.first,
-            target,
-            Ordering::is_le,
-        )
+    /// How many blocks have an index key that stands to `target` as `before` asks (`is_le`:
+    /// at or before it; `is_lt`: before it).
+    fn blocks_before(&self, target: &Cell, before: fn(Ordering) -> bool) -> usize {
+        self.reader
+            .index_search
+            .partition(&self.reader.blocks, |b| &b.first, target, before)
     }
 
     /// Positions at the first cell >= `target` in store order (or past the end).
     pub fn seek(&mut self, target: &Cell) -> Result<()> {
         self.stop_scanning();
-        let block = self.blocks_at_or_before(target).saturating_sub(1);
+        let block = self
+            .blocks_before(target, Ordering::is_le)
+            .saturating_sub(1);
         let data = self.load(block)?;
         let found = self
             .cursor
@@ -645,12 +648,10 @@ impl StoreFileScanner<'_> {
             return self.next_block();
         }
         self.steps += 1;
-        let Some(data) = self.data.take() else {
+        let Some(data) = self.data.clone() else {
             return Ok(());
         };
-        let more = self.cursor.step(&data).map_err(|r| self.block_error(r));
-        self.data = Some(Arc::clone(&data));
-        if more? {
+        if self.cursor.step(&data).map_err(|r| self.block_error(r))? {
             self.settle(&data)
         } else {
             self.next_block()
@@ -676,12 +677,7 @@ impl StoreFileScanner<'_> {
         };
         // The blocks that start before the target (an index key may be the target itself,
         // the first-on-row key of a block that starts the row).
-        let before = self.reader.index_search.partition(
-            &self.reader.blocks,
-            |b| &b.first,
-            &target,
-            Ordering::is_lt,
-        );
+        let before = self.blocks_before(&target, Ordering::is_lt);
         if before == 0 {
             return Ok(None);
         }
