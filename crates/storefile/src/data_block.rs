@@ -205,6 +205,15 @@ pub struct DataBlock {
     search: RowSearch,
 }
 
+/// A record's lengths and flags, and where its key suffix lies in the payload.
+#[derive(Debug)]
+struct Head {
+    shared: u64,
+    value_len: u64,
+    flags: u8,
+    suffix: std::ops::Range<usize>,
+}
+
 /// One record's fields after its key.
 #[derive(Debug, Clone, Copy)]
 struct Record {
@@ -259,20 +268,14 @@ impl DataBlock {
 
     /// The row of the restart record at `at`, whose key is stored whole.
     fn restart_row(&self, at: usize) -> Result<&[u8], String> {
-        let records = &self.payload[..self.records_end];
-        let bad = || format!("restart record at payload offset {at} is malformed");
-        let mut pos = at;
-        let shared = varint::get(records, &mut pos).ok_or_else(bad)?;
-        let unshared = varint::get(records, &mut pos).ok_or_else(bad)?;
-        varint::get(records, &mut pos).ok_or_else(bad)?;
-        let key_at = pos + 1;
-        let key = usize::try_from(unshared)
-            .ok()
-            .and_then(|n| key_at.checked_add(n))
-            .filter(|_| shared == 0)
-            .and_then(|end| records.get(key_at..end))
-            .ok_or_else(bad)?;
-        Ok(decode_key(key)
+        let head = self.head(at)?;
+        if head.shared != 0 {
+            return Err(format!(
+                "restart record at payload offset {at} shares {} bytes of a key before it",
+                head.shared
+            ));
+        }
+        Ok(decode_key(&self.payload[head.suffix])
             .map_err(|e| format!("restart record at payload offset {at}: {e}"))?
             .row)
     }
@@ -293,37 +296,55 @@ impl DataBlock {
         cursor.take_rest(self)
     }
 
-    /// Reads the record at `at`, whose key shares a prefix with `key` (the previous record's
-    /// key, or empty at a restart), and leaves its key in `key`.
-    fn record(&self, at: usize, key: &mut Vec<u8>) -> Result<Record, String> {
+    /// The fields of the record at `at` up to its key suffix, each checked to lie within the
+    /// records.
+    fn head(&self, at: usize) -> Result<Head, String> {
         let records = &self.payload[..self.records_end];
         let truncated = |what: &str| format!("record at payload offset {at}: truncated {what}");
         let mut pos = at;
         let shared = varint::get(records, &mut pos).ok_or_else(|| truncated("shared length"))?;
         let unshared = varint::get(records, &mut pos).ok_or_else(|| truncated("key length"))?;
         let value_len = varint::get(records, &mut pos).ok_or_else(|| truncated("value length"))?;
-        let shared = usize::try_from(shared)
+        let flags = *records.get(pos).ok_or_else(|| truncated("flags"))?;
+        pos += 1;
+        let suffix_end = usize::try_from(unshared)
+            .ok()
+            .and_then(|len| pos.checked_add(len))
+            .filter(|&e| e <= records.len())
+            .ok_or_else(|| truncated("key"))?;
+        Ok(Head {
+            shared,
+            value_len,
+            flags,
+            suffix: pos..suffix_end,
+        })
+    }
+
+    /// Reads the record at `at`, whose key shares a prefix with `key` (the previous record's
+    /// key, or empty at a restart), and leaves its key in `key`.
+    fn record(&self, at: usize, key: &mut Vec<u8>) -> Result<Record, String> {
+        let records = &self.payload[..self.records_end];
+        let truncated = |what: &str| format!("record at payload offset {at}: truncated {what}");
+        let head = self.head(at)?;
+        let shared = usize::try_from(head.shared)
             .ok()
             .filter(|&s| s <= key.len())
             .ok_or_else(|| {
                 format!(
-                    "record at payload offset {at} shares {shared} bytes of a {}-byte key",
+                    "record at payload offset {at} shares {} bytes of a {}-byte key",
+                    head.shared,
                     key.len()
                 )
             })?;
-        let flags = *records.get(pos).ok_or_else(|| truncated("flags"))?;
-        pos += 1;
-        let end = |from: usize, len: u64| {
-            usize::try_from(len)
-                .ok()
-                .and_then(|len| from.checked_add(len))
-                .filter(|&e| e <= records.len())
-        };
-        let suffix_end = end(pos, unshared).ok_or_else(|| truncated("key"))?;
         key.truncate(shared);
-        key.extend_from_slice(&records[pos..suffix_end]);
-        let value_end = end(suffix_end, value_len).ok_or_else(|| truncated("value"))?;
-        pos = value_end;
+        key.extend_from_slice(&records[head.suffix.clone()]);
+        let (suffix_end, flags) = (head.suffix.end, head.flags);
+        let value_end = usize::try_from(head.value_len)
+            .ok()
+            .and_then(|len| suffix_end.checked_add(len))
+            .filter(|&e| e <= records.len())
+            .ok_or_else(|| truncated("value"))?;
+        let mut pos = value_end;
         let seq = varint::get(records, &mut pos).ok_or_else(|| truncated("sequence id"))?;
         let ttl = if flags & FLAG_TTL != 0 {
             Some(varint::get(records, &mut pos).ok_or_else(|| truncated("TTL"))?)

@@ -555,9 +555,11 @@ impl StoreFileScanner<'_> {
             self.current = self.run.pop_front();
             return Ok(());
         }
-        let past = match self.cursor.row() {
-            Ok(row) => row.is_some_and(|r| self.past_row(r)),
-            Err(reason) => return Err(self.block_error(reason)),
+        // Only a Get's scanner looks at the row before copying the cell out.
+        let past = match self.only_row.is_some().then(|| self.cursor.row()) {
+            Some(Ok(row)) => row.is_some_and(|r| self.past_row(r)),
+            Some(Err(reason)) => return Err(self.block_error(reason)),
+            None => false,
         };
         if past {
             self.data = None;
