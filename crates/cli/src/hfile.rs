@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use basalt_common::Cell;
 use basalt_common::bytes_display::to_string_binary;
-use basalt_storefile::StoreFileReader;
+use basalt_storefile::{FileBloom, StoreFileReader};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -105,25 +105,37 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
         writeln!(out, "    BLOOM_TYPE = {}", info.bloom_type)?;
         writeln!(out, "    DATA_BLOCK_COUNT = {}", info.data_block_count)?;
         match reader.bloom() {
-            Some(b) => writeln!(
+            Some(FileBloom::Whole(b)) => writeln!(
                 out,
                 "Bloom filter:\n    type={}, bits={}, hashes={}",
                 b.kind(),
                 b.bit_count(),
                 b.hash_count()
             )?,
+            Some(FileBloom::Chunked(index)) => writeln!(
+                out,
+                "Bloom filter:\n    type={}, chunks={}",
+                index.kind(),
+                index.chunk_count()
+            )?,
             None => writeln!(out, "Bloom filter:\n    none")?,
         }
         let (index, bloom) = (reader.index_bytes(), reader.bloom_bytes());
         writeln!(
             out,
-            "Resident while open:\n    index={index} bytes, bloom={bloom} bytes ({:.1} MiB per GB of file)",
+            "Resident while open:\n    index={index} bytes{}, bloom={bloom} bytes ({:.1} MiB per GB of file)",
+            if reader.partitioned() {
+                " (the top level: leaf blocks come through the block cache)"
+            } else {
+                ""
+            },
             (index + bloom) as f64 / (1u64 << 20) as f64 * 1e9 / reader.file_size().max(1) as f64
         )?;
     }
     if args.blocks {
-        writeln!(out, "Block index ({} data blocks):", reader.blocks().len())?;
-        for (i, b) in reader.blocks().iter().enumerate() {
+        let blocks = reader.block_refs()?;
+        writeln!(out, "Block index ({} data blocks):", blocks.len())?;
+        for (i, b) in blocks.iter().enumerate() {
             writeln!(
                 out,
                 "    block {i}: offset={}, size={}, firstKey={}",

@@ -19,6 +19,7 @@ fn write_file(path: &Path) {
         bloom: BloomType::Row,
         bloom_prefix_len: 0,
         max_index_block: 65_536,
+        max_bloom_chunk: 128 * 1024,
         compacted_from: Vec::new(),
     };
     let mut w = StoreFileWriter::create(Arc::new(LocalFs), path, opts).expect("create");
@@ -114,6 +115,7 @@ fn meta_rows_are_shown_as_they_are() {
         bloom: BloomType::Row,
         bloom_prefix_len: 0,
         max_index_block: 65_536,
+        max_bloom_chunk: 128 * 1024,
         compacted_from: Vec::new(),
     };
     let mut w = StoreFileWriter::create(Arc::new(LocalFs), &path, opts).unwrap();

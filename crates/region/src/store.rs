@@ -660,14 +660,13 @@ impl Store {
         let Some(file) = view.files.iter().max_by_key(|f| f.file_size()) else {
             return Ok(None);
         };
-        let blocks = file.reader.blocks();
-        if blocks.len() > 1 {
-            return Ok(Some(blocks[blocks.len() / 2].first.row_bytes()));
+        if let Some(mid) = file.reader.mid_key()? {
+            return Ok(Some(mid.row_bytes()));
         }
-        if blocks.is_empty() {
+        let Some(only) = file.reader.block_refs()?.into_iter().next() else {
             return Ok(None);
-        }
-        let cells = file.reader.data_block(0)?.cells().map_err(|reason| {
+        };
+        let cells = file.reader.data_block(&only)?.cells().map_err(|reason| {
             basalt_storefile::StoreFileError::Corrupt {
                 path: file.reader.path().to_owned(),
                 offset: 0,
@@ -1005,8 +1004,11 @@ mod parallel_flush_tests {
     /// The cells of every data block of the file, in index order.
     fn file_cells(fs: &MemFs, name: &str) -> Vec<Cell> {
         let reader = StoreFileReader::open(fs, &Path::new("/s").join(name)).unwrap();
-        (0..reader.blocks().len())
-            .flat_map(|i| reader.data_block(i).unwrap().cells().unwrap())
+        reader
+            .block_refs()
+            .unwrap()
+            .iter()
+            .flat_map(|b| reader.data_block(b).unwrap().cells().unwrap())
             .collect()
     }
 

@@ -71,6 +71,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             bloom: BloomType::Row,
             bloom_prefix_len: 0,
             max_index_block: 64 * 1024,
+            max_bloom_chunk: 128 * 1024,
             compacted_from: Vec::new(),
         };
         let started = Instant::now();

@@ -19,6 +19,8 @@ pub enum BlockKind {
     LeafIndex,
     RootIndex,
     Bloom,
+    /// The top of a chunked bloom filter: where its chunks are (format 1.2).
+    BloomIndex,
     Info,
 }
 
@@ -29,6 +31,7 @@ impl BlockKind {
             BlockKind::LeafIndex => b"IDXL",
             BlockKind::RootIndex => b"IDXR",
             BlockKind::Bloom => b"BLOM",
+            BlockKind::BloomIndex => b"BLMI",
             BlockKind::Info => b"INFO",
         }
     }

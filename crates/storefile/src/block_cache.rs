@@ -1,15 +1,20 @@
 //! The block cache: data blocks, as their checked and uncompressed bytes, shared by every
-//! store file reader of a process. A hit hands out the block without copying it; readers
-//! search it in place (`DataBlock`), and the cache is charged by the bytes a block holds.
+//! store file reader of a process, and the index and bloom blocks of large files. A hit hands
+//! out the block without copying it; readers search it in place (`DataBlock`), and the cache
+//! is charged by the bytes a block holds.
 //!
 //! One pool of blocks with HBase's priorities: blocks of IN_MEMORY families are pinned, up to a
 //! quarter of the capacity (the rest of theirs compete as other blocks do), and every other
-//! block shares whatever the pinned ones leave, so a cache with no IN_MEMORY family gives
+//! data block shares whatever the pinned ones leave, so a cache with no IN_MEMORY family gives
 //! all of itself to the rest (HBase's LruBlockCache lets a priority grow past its share while
 //! the others leave room too). The eviction policy (quick_cache's, close to S3-FIFO) keeps
 //! blocks that are read again over blocks read once, which is what HBase's single-access and
-//! multi-access tiers are for. Index and bloom blocks are loaded when a file opens and live
-//! as long as its reader: always resident.
+//! multi-access tiers are for.
+//!
+//! A small file's index and bloom filter are read when it opens and live as long as its
+//! reader. A large file's (a partitioned index, a chunked bloom) keep only their top level
+//! there; their leaf index blocks and bloom chunks come through this cache as meta blocks,
+//! pinned up to another quarter of the capacity, so data blocks never evict them.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -17,16 +22,39 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use quick_cache::sync::Cache;
 use quick_cache::{DefaultHashBuilder, Lifecycle, Weighter};
 
+use crate::bloom::BloomFilter;
 use crate::data_block::DataBlock;
+use crate::index::IndexPart;
 
 /// Which block: the reader's process-unique id and the block's offset in its file.
 pub type BlockKey = (u64, u64);
 
-/// A cached data block and, for a pinned one, its share of the pinned bytes (given back when
+/// A block the cache holds.
+#[derive(Debug, Clone)]
+pub enum Block {
+    Data(Arc<DataBlock>),
+    /// A leaf block of a partitioned index, decoded.
+    Index(Arc<IndexPart>),
+    /// A chunk of a partitioned bloom filter.
+    Bloom(Arc<BloomFilter>),
+}
+
+impl Block {
+    /// The bytes it holds in memory.
+    fn weight(&self) -> u64 {
+        match self {
+            Block::Data(b) => b.weight() as u64,
+            Block::Index(p) => p.weight() as u64,
+            Block::Bloom(f) => f.bit_count().div_ceil(8),
+        }
+    }
+}
+
+/// A cached block and, for a pinned one, its share of the pinned bytes (given back when
 /// the last copy of the entry is dropped).
 #[derive(Debug, Clone)]
 struct CachedBlock {
-    block: Arc<DataBlock>,
+    block: Block,
     pin: Option<Arc<Pin>>,
 }
 
@@ -48,7 +76,7 @@ struct ByWeight;
 
 impl Weighter<BlockKey, CachedBlock> for ByWeight {
     fn weight(&self, _key: &BlockKey, block: &CachedBlock) -> u64 {
-        (block.block.weight() as u64).max(1)
+        block.block.weight().max(1)
     }
 }
 
@@ -79,8 +107,10 @@ pub struct BlockCacheStats {
     pub evictions: u64,
     /// Bytes of blocks held now.
     pub bytes: u64,
-    /// Of those, the bytes of pinned (IN_MEMORY) blocks.
+    /// Of those, the bytes of pinned IN_MEMORY data blocks.
     pub pinned_bytes: u64,
+    /// And the bytes of pinned meta blocks (index leaves, bloom chunks).
+    pub meta_bytes: u64,
     pub blocks: u64,
     pub capacity: u64,
 }
@@ -89,8 +119,10 @@ pub struct BlockCacheStats {
 pub struct BlockCache {
     blocks: Blocks,
     capacity: u64,
-    /// Bytes of pinned blocks now, at most `capacity / 4`.
+    /// Bytes of pinned IN_MEMORY data blocks now, at most `capacity / 4`.
     pinned: Arc<AtomicU64>,
+    /// Bytes of pinned meta blocks now, at most `capacity / 4`.
+    pinned_meta: Arc<AtomicU64>,
     hits: AtomicU64,
     misses: AtomicU64,
     evictions: Arc<AtomicU64>,
@@ -126,6 +158,7 @@ impl BlockCache {
             ),
             capacity,
             pinned: Arc::new(AtomicU64::new(0)),
+            pinned_meta: Arc::new(AtomicU64::new(0)),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
             evictions,
@@ -153,7 +186,37 @@ impl BlockCache {
             &self.misses
         };
         counter.fetch_add(1, Ordering::Relaxed);
-        found.map(|b| b.block)
+        match found.map(|b| b.block) {
+            Some(Block::Data(block)) => Some(block),
+            _ => None,
+        }
+    }
+
+    /// A meta block (an index leaf or a bloom chunk), not counted as a hit or a miss.
+    pub fn get_meta(&self, key: BlockKey) -> Option<Block> {
+        self.blocks.get(&key).map(|b| b.block)
+    }
+
+    /// Adds a meta block, pinned while the pinned meta blocks leave room for it in their
+    /// quarter of the capacity.
+    pub fn insert_meta(&self, key: BlockKey, block: Block) {
+        let pin = Self::pin(&self.pinned_meta, block.weight(), self.capacity / 4);
+        self.blocks.insert(key, CachedBlock { block, pin });
+    }
+
+    /// A pin of `weight` bytes on `pinned`, if that stays within `share`.
+    fn pin(pinned: &Arc<AtomicU64>, weight: u64, share: u64) -> Option<Arc<Pin>> {
+        pinned
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |p| {
+                (p + weight <= share).then_some(p + weight)
+            })
+            .ok()
+            .map(|_| {
+                Arc::new(Pin {
+                    bytes: weight,
+                    pinned: Arc::clone(pinned),
+                })
+            })
     }
 
     /// Counts a miss of a block read without asking the cache (read ahead of a scan).
@@ -169,28 +232,21 @@ impl BlockCache {
     /// Adds `block`, charged by its weight in memory; pinned if `in_memory` and the pinned
     /// blocks leave room for it in their quarter.
     pub fn insert(&self, key: BlockKey, block: Arc<DataBlock>, in_memory: bool) {
-        let weight = block.weight() as u64;
+        let block = Block::Data(block);
         let pin = in_memory
-            .then(|| {
-                self.pinned
-                    .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |p| {
-                        (p + weight <= self.capacity / 4).then_some(p + weight)
-                    })
-                    .ok()
-            })
-            .flatten()
-            .map(|_| {
-                Arc::new(Pin {
-                    bytes: weight,
-                    pinned: Arc::clone(&self.pinned),
-                })
-            });
+            .then(|| Self::pin(&self.pinned, block.weight(), self.capacity / 4))
+            .flatten();
         self.blocks.insert(key, CachedBlock { block, pin });
     }
 
     /// Drops one block, if cached.
     pub fn remove(&self, key: BlockKey) {
         self.blocks.remove(&key);
+    }
+
+    /// Drops every block of reader `id` (a pass over the whole cache).
+    pub fn remove_reader(&self, id: u64) {
+        self.blocks.retain(|key, _| key.0 != id);
     }
 
     pub fn stats(&self) -> BlockCacheStats {
@@ -200,6 +256,7 @@ impl BlockCache {
             evictions: self.evictions.load(Ordering::Relaxed),
             bytes: self.blocks.weight(),
             pinned_bytes: self.pinned.load(Ordering::Relaxed),
+            meta_bytes: self.pinned_meta.load(Ordering::Relaxed),
             blocks: self.blocks.len() as u64,
             capacity: self.capacity,
         }

@@ -21,6 +21,7 @@ pub fn block(bytes: &[u8]) {
         BlockKind::LeafIndex,
         BlockKind::RootIndex,
         BlockKind::Bloom,
+        BlockKind::BloomIndex,
         BlockKind::Info,
     ] {
         let _ = block::decode(kind, &Bytes::copy_from_slice(bytes));

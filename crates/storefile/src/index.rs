@@ -1,6 +1,74 @@
-//! Index block payloads (docs/design/storefile.md, "Index").
+//! Index block payloads (docs/design/storefile.md, "Index"), and a run of index entries as a
+//! reader holds it.
 
+use std::cmp::Ordering;
+
+use basalt_common::Cell;
+
+use crate::data_block::RowSearch;
+use crate::key::decode_index_key;
 use crate::varint;
+
+/// Where a block is, and its first cell (key only): a data block's, or for a leaf index block,
+/// the first data block's under it.
+#[derive(Debug, Clone)]
+pub struct BlockRef {
+    pub first: Cell,
+    pub offset: u64,
+    pub size: u64,
+}
+
+/// One index block's entries (or a whole one-level index) decoded, with the search array over
+/// their first cells: a seek among many blocks touches a few of those cells instead of one per
+/// step of its binary search.
+#[derive(Debug, Default)]
+pub struct IndexPart {
+    pub blocks: Vec<BlockRef>,
+    search: RowSearch,
+}
+
+impl IndexPart {
+    /// The part of `entries`, which must be in order and must not overlap; the error names
+    /// what is wrong, and the entry's offset.
+    pub fn new(entries: Vec<IndexEntry>) -> Result<IndexPart, (u64, String)> {
+        let mut blocks = Vec::with_capacity(entries.len());
+        let mut previous_end = 0;
+        for e in entries {
+            if e.offset < previous_end {
+                return Err((e.offset, "index entries overlap or go backwards".into()));
+            }
+            previous_end = e.offset.saturating_add(e.size);
+            let first =
+                decode_index_key(&e.key).map_err(|r| (e.offset, format!("index key: {r}")))?;
+            blocks.push(BlockRef {
+                first,
+                offset: e.offset,
+                size: e.size,
+            });
+        }
+        let search = RowSearch::new(blocks.iter().map(|b| &b.first));
+        Ok(IndexPart { blocks, search })
+    }
+
+    /// How many blocks have a first key that stands to `target` as `before` asks (`is_le`:
+    /// at or before it; `is_lt`: before it).
+    pub fn count_before(&self, target: &Cell, before: fn(Ordering) -> bool) -> usize {
+        self.search
+            .partition(&self.blocks, |b| &b.first, target, before)
+    }
+
+    /// The bytes it holds in memory.
+    pub fn weight(&self) -> usize {
+        let keys: usize = self
+            .blocks
+            .iter()
+            .map(|b| {
+                std::mem::size_of::<BlockRef>() + b.first.row().len() + b.first.qualifier().len()
+            })
+            .sum();
+        keys + self.search.size()
+    }
+}
 
 /// Largest index block the writer makes before adding a level.
 pub const MAX_INDEX_BLOCK: usize = 64 * 1024;

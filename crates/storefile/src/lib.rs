@@ -22,11 +22,11 @@ mod writer;
 
 pub use block::Codec;
 pub use block_cache::{BlockCache, BlockCacheStats};
-pub use bloom::BloomFilter;
+pub use bloom::{BloomFilter, BloomIndex};
 pub use data_block::DataBlock;
 pub use error::{Result, StoreFileError};
 pub use info::FileInfo;
-pub use reader::{BlockRef, CacheUse, StoreFileReader, StoreFileScanner};
+pub use reader::{BlockRef, CacheUse, FileBloom, StoreFileReader, StoreFileScanner};
 pub use trailer::Trailer;
 pub use writer::{StoreFilePart, StoreFileWriter, WriterOptions, temporary_path};
 

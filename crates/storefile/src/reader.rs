@@ -1,5 +1,6 @@
-//! Reading a store file: the load-on-open blocks (trailer, file info, the whole index, the
-//! bloom filter) are read when it opens; data blocks are read as scanners reach them.
+//! Reading a store file: the load-on-open blocks (trailer, file info, the index's top level,
+//! the bloom filter or its chunk index) are read when it opens; data blocks, and a large
+//! file's leaf index blocks and bloom chunks, are read as scanners reach them.
 
 use std::cmp::Ordering;
 use std::ops::Bound;
@@ -11,22 +12,15 @@ use basalt_common::{Bytes, Cell};
 use basalt_fs::{FileSystem, ReadableFile};
 
 use crate::block::{self, BlockKind};
-use crate::block_cache::BlockCache;
-use crate::bloom::BloomFilter;
-use crate::data_block::{BlockCursor, DataBlock, RowSearch};
+use crate::block_cache::{Block, BlockCache};
+use crate::bloom::{BloomFilter, BloomIndex};
+use crate::data_block::{BlockCursor, DataBlock};
 use crate::error::{Result, StoreFileError};
-use crate::index;
+use crate::index::{self, IndexPart};
 use crate::info::FileInfo;
-use crate::key::decode_index_key;
 use crate::trailer::{TRAILER_LEN, Trailer};
 
-/// Where a data block is, and its first cell (key only).
-#[derive(Debug, Clone)]
-pub struct BlockRef {
-    pub first: Cell,
-    pub offset: u64,
-    pub size: u64,
-}
+pub use crate::index::BlockRef;
 
 /// How a reader uses the block cache: its family's BLOCKCACHE and IN_MEMORY.
 #[derive(Debug, Clone)]
@@ -39,6 +33,15 @@ pub struct CacheUse {
     pub in_memory: bool,
 }
 
+/// A file's bloom filter as its reader holds it.
+#[derive(Debug)]
+pub enum FileBloom {
+    /// One filter, resident.
+    Whole(BloomFilter),
+    /// A chunked filter: the chunk index resident, each chunk read through the block cache.
+    Chunked(BloomIndex),
+}
+
 /// An open store file.
 #[derive(Debug)]
 pub struct StoreFileReader {
@@ -49,11 +52,27 @@ pub struct StoreFileReader {
     file: Arc<dyn ReadableFile>,
     trailer: Trailer,
     info: FileInfo,
-    blocks: Vec<BlockRef>,
-    /// The search array over the blocks' first cells: a seek in a file of many blocks
-    /// touches a few of those cells instead of one per step of its binary search.
-    index_search: RowSearch,
-    bloom: Option<BloomFilter>,
+    /// The index level the reader keeps: every data block's entry (a one-level index), or
+    /// every leaf index block's (a partitioned index: the levels above the leaves are read
+    /// on open, the leaves through the block cache when a read needs them).
+    top: Arc<IndexPart>,
+    partitioned: bool,
+    bloom: Option<FileBloom>,
+}
+
+/// Where a scanner is in the index: leaf `leaf` (always 0 in a one-level index), whose
+/// entries are `part`, and its block `block`.
+#[derive(Debug, Clone)]
+struct Position {
+    leaf: usize,
+    part: Arc<IndexPart>,
+    block: usize,
+}
+
+impl Position {
+    fn block_ref(&self) -> &BlockRef {
+        &self.part.blocks[self.block]
+    }
 }
 
 impl StoreFileReader {
@@ -111,8 +130,8 @@ impl StoreFileReader {
                 data_block_count: 0,
                 compacted_from: Vec::new(),
             },
-            blocks: Vec::new(),
-            index_search: RowSearch::default(),
+            top: Arc::default(),
+            partitioned: trailer.index_levels > 1,
             bloom: None,
         };
         let info_payload = reader.read_block(
@@ -124,14 +143,7 @@ impl StoreFileReader {
         reader.info =
             FileInfo::decode(&info_payload).map_err(|r| corrupt(trailer.file_info_offset, r))?;
         if trailer.bloom_size > 0 {
-            let payload = reader.read_block(
-                BlockKind::Bloom,
-                trailer.bloom_offset,
-                u64::from(trailer.bloom_size),
-                trailer_at,
-            )?;
-            reader.bloom =
-                Some(BloomFilter::decode(&payload).map_err(|r| corrupt(trailer.bloom_offset, r))?);
+            reader.bloom = Some(reader.open_bloom(trailer_at)?);
         }
         let mut entries = reader.index_level(
             BlockKind::RootIndex,
@@ -139,7 +151,9 @@ impl StoreFileReader {
             u64::from(trailer.root_index_size),
             trailer_at,
         )?;
-        for _ in 1..trailer.index_levels {
+        // The levels between the root and the leaves (a file of three or more) are small:
+        // they are read whole.
+        for _ in 2..trailer.index_levels {
             let mut lower = Vec::new();
             for e in &entries {
                 lower.extend(reader.index_level(
@@ -151,35 +165,37 @@ impl StoreFileReader {
             }
             entries = lower;
         }
-        let mut previous_end = 0;
-        for e in entries {
-            if e.offset < previous_end {
-                return Err(corrupt(
-                    e.offset,
-                    "index entries overlap or go backwards".into(),
-                ));
-            }
-            previous_end = e.offset + e.size;
-            let first = decode_index_key(&e.key)
-                .map_err(|r| corrupt(trailer.root_index_offset, format!("index key: {r}")))?;
-            reader.blocks.push(BlockRef {
-                first,
-                offset: e.offset,
-                size: e.size,
-            });
-        }
-        if reader.blocks.is_empty() || reader.blocks.len() as u64 != reader.info.data_block_count {
+        let top = IndexPart::new(entries).map_err(|(at, reason)| corrupt(at, reason))?;
+        let blocks = top.blocks.len() as u64;
+        if blocks == 0 || (!reader.partitioned && blocks != reader.info.data_block_count) {
             return Err(corrupt(
                 trailer.root_index_offset,
                 format!(
-                    "index lists {} data blocks, the file info {}",
-                    reader.blocks.len(),
+                    "index lists {blocks} data blocks, the file info {}",
                     reader.info.data_block_count
                 ),
             ));
         }
-        reader.index_search = RowSearch::new(reader.blocks.iter().map(|b| &b.first));
+        reader.top = Arc::new(top);
         Ok(reader)
+    }
+
+    /// The bloom filter at the trailer's bloom offset: one bloom block, or (format 1.2) a
+    /// bloom index block over its chunks.
+    fn open_bloom(&self, limit: u64) -> Result<FileBloom> {
+        let (offset, size) = (
+            self.trailer.bloom_offset,
+            u64::from(self.trailer.bloom_size),
+        );
+        let chunked = self.file.read_at(offset, 4)?.as_ref() == BlockKind::BloomIndex.magic();
+        if chunked {
+            let payload = self.read_block(BlockKind::BloomIndex, offset, size, limit)?;
+            let bloom = BloomIndex::decode(&payload).map_err(|r| self.corrupt(offset, r))?;
+            return Ok(FileBloom::Chunked(bloom));
+        }
+        let payload = self.read_block(BlockKind::Bloom, offset, size, limit)?;
+        let bloom = BloomFilter::decode(&payload).map_err(|r| self.corrupt(offset, r))?;
+        Ok(FileBloom::Whole(bloom))
     }
 
     fn index_level(
@@ -191,6 +207,141 @@ impl StoreFileReader {
     ) -> Result<Vec<index::IndexEntry>> {
         let payload = self.read_block(kind, offset, size, limit)?;
         index::decode(&payload).map_err(|reason| self.corrupt(offset, reason))
+    }
+
+    /// The number of leaves: index blocks under the top level, or 1 for a one-level index.
+    fn leaf_count(&self) -> usize {
+        if self.partitioned {
+            self.top.blocks.len()
+        } else {
+            1
+        }
+    }
+
+    /// Leaf `i`'s entries, from the block cache or from the file (and then cached); the top
+    /// level itself for a one-level index. A leaf must start with the key its entry above
+    /// says.
+    fn leaf(&self, i: usize) -> Result<Arc<IndexPart>> {
+        if !self.partitioned {
+            return Ok(Arc::clone(&self.top));
+        }
+        let r = self
+            .top
+            .blocks
+            .get(i)
+            .ok_or_else(|| self.corrupt(0, format!("no leaf index block {i}")))?;
+        let key = (self.id, r.offset);
+        if let Some(Block::Index(part)) = self.cache.as_ref().and_then(|c| c.cache.get_meta(key)) {
+            return Ok(part);
+        }
+        let entries = self.index_level(
+            BlockKind::LeafIndex,
+            r.offset,
+            r.size,
+            self.trailer_offset(),
+        )?;
+        let part = IndexPart::new(entries).map_err(|(at, reason)| self.corrupt(at, reason))?;
+        if part
+            .blocks
+            .first()
+            .is_none_or(|b| compare_in_store(&b.first, &r.first).is_ne())
+        {
+            return Err(self.corrupt(
+                r.offset,
+                "leaf index block does not start with its key in the level above".into(),
+            ));
+        }
+        let part = Arc::new(part);
+        if let Some(c) = &self.cache {
+            c.cache.insert_meta(key, Block::Index(Arc::clone(&part)));
+        }
+        Ok(part)
+    }
+
+    /// The leaf and block of the last data block whose first key stands to `target` as
+    /// `before` asks (`is_le`: at or before it; `is_lt`: before it); None if no block does.
+    fn find(&self, target: &Cell, before: fn(Ordering) -> bool) -> Result<Option<Position>> {
+        let leaf = if self.partitioned {
+            match self.top.count_before(target, before).checked_sub(1) {
+                Some(leaf) => leaf,
+                None => return Ok(None),
+            }
+        } else {
+            0
+        };
+        let part = self.leaf(leaf)?;
+        Ok(part
+            .count_before(target, before)
+            .checked_sub(1)
+            .map(|block| Position { leaf, part, block }))
+    }
+
+    /// The first data block.
+    fn first_position(&self) -> Result<Position> {
+        Ok(Position {
+            leaf: 0,
+            part: self.leaf(0)?,
+            block: 0,
+        })
+    }
+
+    /// The last data block.
+    fn last_position(&self) -> Result<Position> {
+        let leaf = self.leaf_count() - 1;
+        let part = self.leaf(leaf)?;
+        let block = part.blocks.len() - 1;
+        Ok(Position { leaf, part, block })
+    }
+
+    /// The first key of the data block after `at`, without reading a leaf, if there is one.
+    fn next_first_key<'a>(&'a self, at: &'a Position) -> Option<&'a Cell> {
+        match at.part.blocks.get(at.block + 1) {
+            Some(b) => Some(&b.first),
+            None if self.partitioned => self.top.blocks.get(at.leaf + 1).map(|b| &b.first),
+            None => None,
+        }
+    }
+
+    /// The data block after `at`, if there is one.
+    fn next_position(&self, at: &Position) -> Result<Option<Position>> {
+        if at.block + 1 < at.part.blocks.len() {
+            return Ok(Some(Position {
+                block: at.block + 1,
+                ..at.clone()
+            }));
+        }
+        if at.leaf + 1 >= self.leaf_count() {
+            return Ok(None);
+        }
+        Ok(Some(Position {
+            leaf: at.leaf + 1,
+            part: self.leaf(at.leaf + 1)?,
+            block: 0,
+        }))
+    }
+
+    /// Every data block's entry, in order (reading each leaf of a partitioned index).
+    pub fn block_refs(&self) -> Result<Vec<BlockRef>> {
+        let mut refs = Vec::new();
+        for leaf in 0..self.leaf_count() {
+            refs.extend(self.leaf(leaf)?.blocks.iter().cloned());
+        }
+        Ok(refs)
+    }
+
+    /// The first key of the data block in the middle of the file (HBase's mid key), or None
+    /// if the file has one data block. With an even number of leaves, the first key of the
+    /// upper half's first leaf; otherwise the middle of the middle leaf.
+    pub fn mid_key(&self) -> Result<Option<Cell>> {
+        let leaves = self.leaf_count();
+        if leaves > 1 && leaves.is_multiple_of(2) {
+            return Ok(Some(self.top.blocks[leaves / 2].first.clone()));
+        }
+        let part = self.leaf(leaves / 2)?;
+        if leaves == 1 && part.blocks.len() < 2 {
+            return Ok(None);
+        }
+        Ok(Some(part.blocks[part.blocks.len() / 2].first.clone()))
     }
 
     fn corrupt(&self, offset: u64, reason: String) -> StoreFileError {
@@ -215,16 +366,10 @@ impl StoreFileReader {
         block::decode(kind, &bytes).map_err(|reason| self.corrupt(offset, reason))
     }
 
-    /// Data block `i`, from the block cache or from the file (and then cached, if the family
-    /// caches blocks).
-    pub fn data_block(&self, i: usize) -> Result<Arc<DataBlock>> {
-        self.data_block_cached(i, true)
-    }
-
-    /// [`StoreFileReader::data_block`]; with `cache_new` false, a block read from the file is
-    /// not added to the cache (a read that set `cache_blocks(false)`, or a compaction).
-    pub fn data_block_cached(&self, i: usize, cache_new: bool) -> Result<Arc<DataBlock>> {
-        self.load_block(i, self.caches(cache_new))
+    /// Data block `b` (an entry of [`StoreFileReader::block_refs`]), from the block cache or
+    /// from the file (and then cached, if the family caches blocks).
+    pub fn data_block(&self, b: &BlockRef) -> Result<Arc<DataBlock>> {
+        self.load_block(b, self.caches(true))
     }
 
     /// Whether a block a read fetches enters the cache: the family caches blocks
@@ -233,22 +378,15 @@ impl StoreFileReader {
         self.cache.as_ref().is_some_and(|c| c.cache_blocks) && cache_new
     }
 
-    /// Data block `i` from the cache, or from the file (and then into the cache if `cache`).
+    /// Data block `b` from the cache, or from the file (and then into the cache if `cache`).
     /// A block read from the file is checked once (frame, checksum, restart array, first key)
     /// and searched in place from then on.
-    fn load_block(&self, i: usize, cache: bool) -> Result<Arc<DataBlock>> {
-        let b = self.block_ref(i)?;
+    fn load_block(&self, b: &BlockRef, cache: bool) -> Result<Arc<DataBlock>> {
         if let Some(block) = self.cached(b) {
             return Ok(block);
         }
         let payload = self.read_block(BlockKind::Data, b.offset, b.size, self.trailer_offset())?;
         self.adopt(b, payload, cache)
-    }
-
-    fn block_ref(&self, i: usize) -> Result<&BlockRef> {
-        self.blocks
-            .get(i)
-            .ok_or_else(|| self.corrupt(0, format!("no data block {i}")))
     }
 
     fn cached(&self, b: &BlockRef) -> Option<Arc<DataBlock>> {
@@ -294,13 +432,19 @@ impl StoreFileReader {
         }
     }
 
-    /// Data block `i` and the blocks after it, up to about `bytes` in all (block `i` at
-    /// least), read from the file in one read (a scan's read-ahead), each checked; block `i`
-    /// is cached if `cache`, the others when a scan enters them (a scan that
-    /// stops early does not fill the cache with blocks nobody read). Just block `i` if the
-    /// cache has it.
-    pub fn read_ahead(&self, i: usize, bytes: u64, cache: bool) -> Result<Vec<Arc<DataBlock>>> {
-        let first = self.block_ref(i)?;
+    /// Data block `i` of `part` and the blocks after it in the same part, up to about
+    /// `bytes` in all (block `i` at least), read from the file in one read (a scan's
+    /// read-ahead), each checked; block `i` is cached if `cache`, the others when a scan
+    /// enters them (a scan that stops early does not fill the cache with blocks nobody
+    /// read). Just block `i` if the cache has it.
+    fn read_ahead(
+        &self,
+        part: &IndexPart,
+        i: usize,
+        bytes: u64,
+        cache: bool,
+    ) -> Result<Vec<Arc<DataBlock>>> {
+        let first = &part.blocks[i];
         if let Some(block) = self.cached(first) {
             return Ok(vec![block]);
         }
@@ -308,7 +452,7 @@ impl StoreFileReader {
         let mut end = first.offset + first.size;
         let mut last = i;
         // Data blocks lie back to back; stop at a gap, the budget, or a block already cached.
-        while let Some(next) = self.blocks.get(last + 1) {
+        while let Some(next) = part.blocks.get(last + 1) {
             if next.offset != end
                 || end + next.size - start > bytes
                 || self
@@ -325,7 +469,7 @@ impl StoreFileReader {
             return Err(self.corrupt(start, format!("blocks up to {end} run past the data")));
         }
         let bytes = self.file.read_at(start, (end - start) as usize)?;
-        self.blocks[i..=last]
+        part.blocks[i..=last]
             .iter()
             .map(|b| {
                 let at = (b.offset - start) as usize;
@@ -344,12 +488,12 @@ impl StoreFileReader {
             .collect()
     }
 
-    /// A scan enters data block `i`, which it read ahead: a miss of the cache (the block was
+    /// A scan enters data block `b`, which it read ahead: a miss of the cache (the block was
     /// not there and came from the file), and into the cache if `cache`.
-    fn enter_read_ahead(&self, i: usize, block: &Arc<DataBlock>, cache: bool) {
+    fn enter_read_ahead(&self, b: &BlockRef, block: &Arc<DataBlock>, cache: bool) {
         let Some(c) = &self.cache else { return };
         c.cache.count_miss();
-        if let Some(b) = self.blocks.get(i).filter(|_| cache) {
+        if cache {
             self.keep(b, block);
         }
     }
@@ -365,42 +509,48 @@ impl StoreFileReader {
         if self.cache.is_none() {
             return Ok(());
         }
-        let mut i = 0;
-        while i < self.blocks.len() {
-            let blocks = self.read_ahead(i, WARM_READ_BYTES, true)?;
-            for (b, block) in self.blocks[i..].iter().zip(&blocks).skip(1) {
-                self.keep(b, block);
+        for leaf in 0..self.leaf_count() {
+            let part = self.leaf(leaf)?;
+            let mut i = 0;
+            while i < part.blocks.len() {
+                let blocks = self.read_ahead(&part, i, WARM_READ_BYTES, true)?;
+                for (b, block) in part.blocks[i..].iter().zip(&blocks).skip(1) {
+                    self.keep(b, block);
+                }
+                i += blocks.len();
             }
-            i += blocks.len();
         }
         Ok(())
     }
 
-    /// Drops this file's blocks from the block cache (HBase's EVICT_BLOCKS_ON_CLOSE).
+    /// Drops this file's blocks from the block cache (HBase's EVICT_BLOCKS_ON_CLOSE). A
+    /// large file's blocks are found by a pass over the cache, not by reading its leaves.
     pub fn evict_from_cache(&self) {
-        if let Some(c) = &self.cache {
-            for b in &self.blocks {
+        let Some(c) = &self.cache else { return };
+        if self.partitioned || matches!(self.bloom, Some(FileBloom::Chunked(_))) {
+            c.cache.remove_reader(self.id);
+        } else {
+            for b in &self.top.blocks {
                 c.cache.remove((self.id, b.offset));
             }
         }
     }
 
-    /// The bytes this open file keeps in memory for its index, whatever is read: each data
-    /// block's first key and the search array over them.
+    /// The bytes this open file keeps in memory for its index, whatever is read: the top
+    /// level's first keys and the search array over them (a partitioned index's leaves are
+    /// in the block cache, when there).
     pub fn index_bytes(&self) -> u64 {
-        let keys: usize = self
-            .blocks
-            .iter()
-            .map(|b| {
-                std::mem::size_of::<BlockRef>() + b.first.row().len() + b.first.qualifier().len()
-            })
-            .sum();
-        (keys + self.index_search.size()) as u64
+        self.top.weight() as u64
     }
 
-    /// The bytes this open file keeps in memory for its bloom filter.
+    /// The bytes this open file keeps in memory for its bloom filter: the whole filter, or a
+    /// chunked one's chunk index.
     pub fn bloom_bytes(&self) -> u64 {
-        self.bloom.as_ref().map_or(0, |b| b.bit_count().div_ceil(8))
+        match &self.bloom {
+            None => 0,
+            Some(FileBloom::Whole(b)) => b.bit_count().div_ceil(8),
+            Some(FileBloom::Chunked(index)) => index.weight() as u64,
+        }
     }
 
     /// The file's size in bytes.
@@ -420,28 +570,72 @@ impl StoreFileReader {
         &self.trailer
     }
 
-    pub fn blocks(&self) -> &[BlockRef] {
-        &self.blocks
+    /// Whether the index is partitioned: only its top level is resident.
+    pub fn partitioned(&self) -> bool {
+        self.partitioned
     }
 
-    pub fn bloom(&self) -> Option<&BloomFilter> {
+    pub fn bloom(&self) -> Option<&FileBloom> {
         self.bloom.as_ref()
+    }
+
+    /// The bloom chunk that may hold `row`'s keys, from the cache or the file (and then
+    /// cached). None where the file surely holds none of the row's keys.
+    fn bloom_chunk(&self, index: &BloomIndex, row: &[u8]) -> Result<Option<Arc<BloomFilter>>> {
+        let Some(chunk) = index.chunk_of(row) else {
+            return Ok(None);
+        };
+        let key = (self.id, chunk.offset);
+        if let Some(Block::Bloom(f)) = self.cache.as_ref().and_then(|c| c.cache.get_meta(key)) {
+            return Ok(Some(f));
+        }
+        let payload = self.read_block(
+            BlockKind::Bloom,
+            chunk.offset,
+            chunk.size,
+            self.trailer_offset(),
+        )?;
+        let filter = BloomFilter::decode(&payload).map_err(|r| self.corrupt(chunk.offset, r))?;
+        if filter.kind() != index.kind() {
+            return Err(self.corrupt(
+                chunk.offset,
+                format!("a {} chunk in a {} filter", filter.kind(), index.kind()),
+            ));
+        }
+        let filter = Arc::new(filter);
+        if let Some(c) = &self.cache {
+            c.cache.insert_meta(key, Block::Bloom(Arc::clone(&filter)));
+        }
+        Ok(Some(filter))
+    }
+
+    /// What the bloom filter says of `row` (`ask` asks one filter): true where it cannot
+    /// rule the row out. A chunk that cannot be read rules nothing out: the read goes on to
+    /// the data blocks, which report a damaged file themselves.
+    fn bloom_says(&self, row: &[u8], ask: impl Fn(&BloomFilter) -> bool) -> bool {
+        match &self.bloom {
+            None => true,
+            Some(FileBloom::Whole(b)) => ask(b),
+            Some(FileBloom::Chunked(index)) => match self.bloom_chunk(index, row) {
+                Ok(Some(chunk)) => ask(&chunk),
+                Ok(None) => false,
+                Err(_) => true,
+            },
+        }
     }
 
     /// False only if the file surely holds no cell of `row`.
     pub fn may_contain_row(&self, row: &[u8]) -> bool {
         row >= self.info.first_key.row()
             && row <= self.info.last_key.row()
-            && self.bloom.as_ref().is_none_or(|b| b.may_contain_row(row))
+            && self.bloom_says(row, |b| b.may_contain_row(row))
     }
 
     /// False only if the file surely holds no cell of column `row, qualifier`.
     pub fn may_contain_column(&self, row: &[u8], qualifier: &[u8]) -> bool {
-        self.may_contain_row(row)
-            && self
-                .bloom
-                .as_ref()
-                .is_none_or(|b| b.may_contain_column(row, qualifier))
+        row >= self.info.first_key.row()
+            && row <= self.info.last_key.row()
+            && self.bloom_says(row, |b| b.may_contain_column(row, qualifier))
     }
 
     /// A cursor over the file's cells; unpositioned until it seeks.
@@ -453,7 +647,7 @@ impl StoreFileReader {
     pub fn scanner_caching(&self, cache_blocks: bool) -> StoreFileScanner<'_> {
         StoreFileScanner {
             reader: self,
-            block: 0,
+            at: None,
             data: None,
             cursor: BlockCursor::default(),
             current: None,
@@ -492,7 +686,8 @@ const WARM_READ_BYTES: u64 = 1024 * 1024;
 #[derive(Debug)]
 pub struct StoreFileScanner<'r> {
     reader: &'r StoreFileReader,
-    block: usize,
+    /// The data block it is in, once it has sought.
+    at: Option<Position>,
     data: Option<Arc<DataBlock>>,
     cursor: BlockCursor,
     current: Option<Cell>,
@@ -500,7 +695,8 @@ pub struct StoreFileScanner<'r> {
     steps: u32,
     /// When scanning: the cells from the current one to the block's end.
     run: std::collections::VecDeque<Cell>,
-    /// When scanning: blocks read ahead, those after `block` in order.
+    /// When scanning: blocks read ahead, those after the current one in order (all in its
+    /// leaf).
     ahead: std::collections::VecDeque<Arc<DataBlock>>,
     /// The next read-ahead's size.
     read_ahead: u64,
@@ -511,10 +707,11 @@ pub struct StoreFileScanner<'r> {
 }
 
 impl StoreFileScanner<'_> {
-    /// Makes data block `block` the scanner's (its cursor unpositioned), and returns it.
-    fn load(&mut self, block: usize) -> Result<Arc<DataBlock>> {
-        let data = self.reader.data_block_cached(block, self.cache_blocks)?;
-        self.block = block;
+    /// Makes the data block at `at` the scanner's (its cursor unpositioned), and returns it.
+    fn load(&mut self, at: Position) -> Result<Arc<DataBlock>> {
+        let cache = self.reader.caches(self.cache_blocks);
+        let data = self.reader.load_block(at.block_ref(), cache)?;
+        self.at = Some(at);
         self.data = Some(Arc::clone(&data));
         Ok(data)
     }
@@ -562,34 +759,32 @@ impl StoreFileScanner<'_> {
             None => false,
         };
         if past {
-            self.data = None;
-            self.current = None;
+            self.end();
             return Ok(());
         }
         self.current = self.cursor.cell(data).map_err(|r| self.block_error(r))?;
         Ok(())
     }
 
-    fn block_error(&self, reason: String) -> StoreFileError {
-        self.reader
-            .corrupt(self.reader.blocks[self.block].offset, reason)
+    /// Past the last cell.
+    fn end(&mut self) {
+        self.data = None;
+        self.current = None;
     }
 
-    /// How many blocks have an index key that stands to `target` as `before` asks (`is_le`:
-    /// at or before it; `is_lt`: before it).
-    fn blocks_before(&self, target: &Cell, before: fn(Ordering) -> bool) -> usize {
-        self.reader
-            .index_search
-            .partition(&self.reader.blocks, |b| &b.first, target, before)
+    fn block_error(&self, reason: String) -> StoreFileError {
+        let offset = self.at.as_ref().map_or(0, |at| at.block_ref().offset);
+        self.reader.corrupt(offset, reason)
     }
 
     /// Positions at the first cell >= `target` in store order (or past the end).
     pub fn seek(&mut self, target: &Cell) -> Result<()> {
         self.stop_scanning();
-        let block = self
-            .blocks_before(target, Ordering::is_le)
-            .saturating_sub(1);
-        let data = self.load(block)?;
+        let at = match self.reader.find(target, Ordering::is_le)? {
+            Some(at) => at,
+            None => self.reader.first_position()?,
+        };
+        let data = self.load(at)?;
         let found = self
             .cursor
             .seek(&data, target)
@@ -603,23 +798,34 @@ impl StoreFileScanner<'_> {
 
     /// Moves to the first cell of the next block, or past the end.
     fn next_block(&mut self) -> Result<()> {
-        if self.block + 1 >= self.reader.blocks.len()
-            || self.past_row(self.reader.blocks[self.block + 1].first.row())
-        {
-            self.data = None;
-            self.current = None;
+        let Some(at) = self.at.take() else {
+            self.end();
             return Ok(());
-        }
-        let next = self.block + 1;
+        };
+        let past = match self.reader.next_first_key(&at) {
+            Some(first) => self.past_row(first.row()),
+            None => true,
+        };
+        let next = if past {
+            None
+        } else {
+            self.reader.next_position(&at)?
+        };
+        let Some(next) = next else {
+            self.at = Some(at);
+            self.end();
+            return Ok(());
+        };
+        let cache = self.reader.caches(self.cache_blocks);
         let data = match self.ahead.pop_front() {
             Some(data) => {
-                let cache = self.reader.caches(self.cache_blocks);
-                self.reader.enter_read_ahead(next, &data, cache);
+                self.reader.enter_read_ahead(next.block_ref(), &data, cache);
                 data
             }
             None if self.scanning() => {
-                let cache = self.reader.caches(self.cache_blocks);
-                let mut blocks = self.reader.read_ahead(next, self.read_ahead, cache)?;
+                let mut blocks =
+                    self.reader
+                        .read_ahead(&next.part, next.block, self.read_ahead, cache)?;
                 if blocks.len() > 1 {
                     self.read_ahead = (self.read_ahead * 2).min(MAX_READ_AHEAD);
                 }
@@ -627,9 +833,9 @@ impl StoreFileScanner<'_> {
                 self.ahead.extend(blocks);
                 first
             }
-            None => self.reader.data_block_cached(next, self.cache_blocks)?,
+            None => self.reader.load_block(next.block_ref(), cache)?,
         };
-        self.block = next;
+        self.at = Some(next);
         self.data = Some(Arc::clone(&data));
         self.cursor.first(&data).map_err(|r| self.block_error(r))?;
         self.settle(&data)
@@ -668,7 +874,8 @@ impl StoreFileScanner<'_> {
         self.current = None;
         let target = match bound {
             Bound::Unbounded => {
-                let data = self.load(self.reader.blocks.len() - 1)?;
+                let at = self.reader.last_position()?;
+                let data = self.load(at)?;
                 return self
                     .cursor
                     .last_row_before(&data, None)
@@ -677,13 +884,12 @@ impl StoreFileScanner<'_> {
             Bound::Included(row) => Cell::last_on_row(row),
             Bound::Excluded(row) => Cell::first_on_row(row),
         };
-        // The blocks that start before the target (an index key may be the target itself,
-        // the first-on-row key of a block that starts the row).
-        let before = self.blocks_before(&target, Ordering::is_lt);
-        if before == 0 {
+        // The last block that starts before the target (an index key may be the target
+        // itself, the first-on-row key of a block that starts the row).
+        let Some(at) = self.reader.find(&target, Ordering::is_lt)? else {
             return Ok(None);
-        }
-        let data = self.load(before - 1)?;
+        };
+        let data = self.load(at)?;
         self.cursor
             .last_row_before(&data, Some(&target))
             .map_err(|r| self.block_error(r))

@@ -4,8 +4,9 @@ pub const TRAILER_LEN: usize = 64;
 pub const MAGIC: &[u8; 8] = b"BSLTSTFL";
 pub const MAJOR_VERSION: u16 = 1;
 /// 1: data block records mark the first cell of each row (flags bit 1), and restarts fall on
-/// row starts where they can.
-pub const MINOR_VERSION: u16 = 1;
+/// row starts where they can. 2: a bloom filter of more than one chunk is written as its
+/// chunks and a bloom index block (`BLMI`) that the trailer's bloom offset names.
+pub const MINOR_VERSION: u16 = 2;
 
 /// Where the load-on-open blocks are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

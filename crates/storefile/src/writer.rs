@@ -7,7 +7,7 @@ use basalt_common::{BloomType, Bytes, Cell, ColumnFamilyDescriptor, Compression}
 use basalt_fs::{FileSystem, WritableFile};
 
 use crate::block::{self, BlockKind, Codec};
-use crate::bloom::BloomBuilder;
+use crate::bloom::{BloomBuilder, BloomIndex, MAX_BLOOM_CHUNK};
 use crate::data_block::DataBlockBuilder;
 use crate::error::{Result, StoreFileError};
 use crate::index::{self, IndexEntry, MAX_INDEX_BLOCK};
@@ -27,6 +27,8 @@ pub struct WriterOptions {
     pub bloom_prefix_len: usize,
     /// Largest index block before the index gains a level.
     pub max_index_block: usize,
+    /// Largest bloom chunk, in bytes of bits, before the filter is cut into chunks.
+    pub max_bloom_chunk: usize,
     /// For a compaction's output: the names of the files it replaces.
     pub compacted_from: Vec<String>,
 }
@@ -45,6 +47,7 @@ impl WriterOptions {
                 .and_then(|l| l.parse().ok())
                 .unwrap_or(0),
             max_index_block: MAX_INDEX_BLOCK,
+            max_bloom_chunk: MAX_BLOOM_CHUNK,
             compacted_from: Vec::new(),
         }
     }
@@ -92,7 +95,7 @@ impl DataEncoder {
             block_first_key: Vec::new(),
             written: 0,
             index: Vec::new(),
-            bloom: BloomBuilder::new(opts.bloom, opts.bloom_prefix_len),
+            bloom: BloomBuilder::new(opts.bloom, opts.bloom_prefix_len, opts.max_bloom_chunk),
             first: None,
             min_timestamp: i64::MAX,
             max_timestamp: i64::MIN,
@@ -389,7 +392,25 @@ impl StoreFileWriter {
             return Err(self.invalid("a store file needs at least one cell".into()));
         };
         let (bloom_offset, bloom_size) = match e.bloom.as_ref().map(BloomBuilder::finish) {
-            Some(payload) => self.write_block(BlockKind::Bloom, Codec::None, &payload)?,
+            Some(chunks) if chunks.len() == 1 => {
+                self.write_block(BlockKind::Bloom, Codec::None, &chunks[0].payload)?
+            }
+            // A chunked filter: its chunks, then the index over them that the trailer names.
+            Some(chunks) => {
+                let mut entries = Vec::with_capacity(chunks.len());
+                for chunk in chunks {
+                    let (offset, size) =
+                        self.write_block(BlockKind::Bloom, Codec::None, &chunk.payload)?;
+                    entries.push(IndexEntry {
+                        key: chunk.first_key,
+                        offset,
+                        size,
+                    });
+                }
+                let opts = &self.encoder.opts;
+                let payload = BloomIndex::encode(opts.bloom, opts.bloom_prefix_len, &entries);
+                self.write_block(BlockKind::BloomIndex, Codec::None, &payload)?
+            }
             None => (0, 0),
         };
         let mut level = std::mem::take(&mut self.encoder.index);

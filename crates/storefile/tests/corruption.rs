@@ -20,6 +20,7 @@ fn opts(compression: Compression) -> WriterOptions {
         bloom: BloomType::Row,
         bloom_prefix_len: 0,
         max_index_block: 512,
+        max_bloom_chunk: 32,
         compacted_from: Vec::new(),
     }
 }
@@ -89,7 +90,8 @@ fn a_flipped_data_byte_names_the_block_offset() {
     bytes[20] ^= 1; // inside the first data block's payload
     std::fs::write(&path, &bytes).unwrap();
     let reader = StoreFileReader::open(&LocalFs, &path).unwrap();
-    let err = reader.data_block(0).unwrap_err();
+    let first = reader.block_refs().unwrap().remove(0);
+    let err = reader.data_block(&first).unwrap_err();
     match &err {
         StoreFileError::Corrupt { offset, reason, .. } => {
             assert_eq!(*offset, 0);

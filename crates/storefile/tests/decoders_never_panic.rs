@@ -20,6 +20,7 @@ fn real_file(compression: Compression) -> Vec<u8> {
         bloom: BloomType::RowCol,
         bloom_prefix_len: 0,
         max_index_block: 256,
+        max_bloom_chunk: 16,
         compacted_from: Vec::new(),
     };
     let path = Path::new("/f");

@@ -61,6 +61,7 @@ fn fixtures() -> Vec<(&'static str, WriterOptions)> {
         bloom,
         bloom_prefix_len: 0,
         max_index_block,
+        max_bloom_chunk: max_index_block,
         compacted_from: Vec::new(),
     };
     vec![
@@ -113,7 +114,7 @@ fn write_current_fixtures_when_asked() {
 #[test]
 fn files_of_every_version_read_the_same() {
     let expected = cells();
-    let versions = ["v1.0"];
+    let versions = ["v1.0", "v1.1", "v1.2"];
     let fs = LocalFs;
     for version in versions {
         for (name, _) in fixtures() {
@@ -142,6 +143,12 @@ fn check_reads(reader: &StoreFileReader, expected: &[Cell], what: &str) {
             (got.seq_id, got.ttl_ms),
             (want.seq_id, want.ttl_ms),
             "{what}: {want}"
+        );
+    }
+    for c in expected {
+        assert!(
+            reader.may_contain_column(c.row(), c.qualifier()),
+            "{what}: the bloom of {c}"
         );
     }
     let mut rows: Vec<&[u8]> = expected.iter().map(|c| c.row()).collect();

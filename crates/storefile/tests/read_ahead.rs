@@ -78,6 +78,16 @@ const ROWS: usize = 2_000;
 /// A file of `ROWS` rows of about 200 bytes in 1 KiB blocks (a few hundred blocks), opened
 /// with `cache`; the reads counted from the open on.
 fn file(cache: Option<CacheUse>) -> (StoreFileReader, Arc<AtomicU64>) {
+    file_with(cache, 64 * 1024, 128 * 1024)
+}
+
+/// As [`file`], with index blocks of `max_index_block` bytes and bloom chunks of
+/// `max_bloom_chunk`.
+fn file_with(
+    cache: Option<CacheUse>,
+    max_index_block: usize,
+    max_bloom_chunk: usize,
+) -> (StoreFileReader, Arc<AtomicU64>) {
     let fs = Arc::new(CountingFs::default());
     fs.create_dir_all(Path::new("/s")).unwrap();
     let opts = WriterOptions {
@@ -86,7 +96,8 @@ fn file(cache: Option<CacheUse>) -> (StoreFileReader, Arc<AtomicU64>) {
         compression: Compression::None,
         bloom: BloomType::Row,
         bloom_prefix_len: 0,
-        max_index_block: 64 * 1024,
+        max_index_block,
+        max_bloom_chunk,
         compacted_from: Vec::new(),
     };
     let dyn_fs: Arc<dyn FileSystem> = fs.clone();
@@ -110,7 +121,8 @@ fn file(cache: Option<CacheUse>) -> (StoreFileReader, Arc<AtomicU64>) {
 #[test]
 fn a_get_reads_one_block_and_a_scan_reads_ahead() {
     let (reader, reads) = file(None);
-    let blocks = reader.blocks().len() as u64;
+    assert!(!reader.partitioned());
+    let blocks = reader.block_refs().unwrap().len() as u64;
     assert!(blocks > 300, "{blocks} blocks");
 
     let mut get = reader.scanner().only_row(b"row01000");
@@ -149,7 +161,8 @@ fn read_ahead_blocks_are_cached_when_the_scan_reaches_them_and_prefetch_reads_in
         in_memory: false,
     };
     let (reader, reads) = file(Some(use_cache(true)));
-    let blocks = reader.blocks().len() as u64;
+    let blocks = reader.block_refs().unwrap().len() as u64;
+    reads.store(0, Ordering::Relaxed);
     // A scan that stops after 100 rows leaves behind only the blocks it entered.
     let mut scan = reader.scanner();
     scan.seek(&Cell::first_on_row(b"")).unwrap();
@@ -166,8 +179,83 @@ fn read_ahead_blocks_are_cached_when_the_scan_reaches_them_and_prefetch_reads_in
     reader.warm_cache().unwrap();
     assert!(reads.load(Ordering::Relaxed) <= 2);
     let before = cache.stats().hits;
-    for i in 0..reader.blocks().len() {
-        reader.data_block(i).unwrap();
+    let refs = reader.block_refs().unwrap();
+    for b in &refs {
+        reader.data_block(b).unwrap();
     }
-    assert_eq!(cache.stats().hits - before, reader.blocks().len() as u64);
+    assert_eq!(cache.stats().hits - before, refs.len() as u64);
+}
+
+/// A large file keeps only the top of its index and bloom filter: a Get first reads the leaf
+/// index block and the bloom chunk it needs, which then stay in the cache (pinned, as meta
+/// blocks), so the next Get under them reads only its data block.
+#[test]
+fn a_partitioned_file_reads_its_leaves_and_chunks_once() {
+    let cache = Arc::new(BlockCache::new(64 << 20));
+    let use_cache = CacheUse {
+        cache: Arc::clone(&cache),
+        cache_blocks: true,
+        in_memory: false,
+    };
+    let (reader, reads) = file_with(Some(use_cache), 1024, 64);
+    assert!(reader.partitioned());
+    let (whole, _) = file(None);
+    assert!(
+        reader.index_bytes() * 10 < whole.index_bytes(),
+        "resident index: {} bytes partitioned, {} whole",
+        reader.index_bytes(),
+        whole.index_bytes()
+    );
+    assert!(reader.bloom_bytes() < whole.bloom_bytes());
+    let get = |row: &str| {
+        assert!(reader.may_contain_row(row.as_bytes()));
+        let mut get = reader.scanner().only_row(row.as_bytes());
+        get.seek(&Cell::first_on_row(row.as_bytes())).unwrap();
+        get.current().map(|c| c.row().to_vec())
+    };
+    assert_eq!(get("row01000"), Some(b"row01000".to_vec()));
+    assert_eq!(
+        reads.load(Ordering::Relaxed),
+        3,
+        "bloom chunk, leaf index block, data block"
+    );
+    reads.store(0, Ordering::Relaxed);
+    assert_eq!(get("row01010"), Some(b"row01010".to_vec()));
+    assert_eq!(reads.load(Ordering::Relaxed), 1, "the data block only");
+    assert!(cache.stats().meta_bytes > 0, "{:?}", cache.stats());
+    reads.store(0, Ordering::Relaxed);
+    assert!(!reader.may_contain_row(b"row01000x"));
+
+    // Every row is found by a Get, a whole scan and a reversed step, across leaves.
+    let mut scan = reader.scanner();
+    scan.seek(&Cell::first_on_row(b"")).unwrap();
+    let mut rows = 0;
+    while let Some(c) = scan.current() {
+        assert_eq!(c.row(), format!("row{rows:05}").as_bytes());
+        rows += 1;
+        scan.advance().unwrap();
+    }
+    assert_eq!(rows, ROWS);
+    for r in (0..ROWS).step_by(7) {
+        let row = format!("row{r:05}");
+        assert_eq!(get(&row), Some(row.clone().into_bytes()));
+        let before = scan
+            .last_row_before(std::ops::Bound::Excluded(row.as_bytes()))
+            .unwrap();
+        let want = r.checked_sub(1).map(|p| format!("row{p:05}").into_bytes());
+        assert_eq!(before.map(|b| b.to_vec()), want);
+    }
+    // The mid key (a split point) is near the middle, for both index layouts.
+    for r in [&reader, &whole] {
+        let mid = r.mid_key().unwrap().unwrap();
+        let row: usize = std::str::from_utf8(&mid.row()[3..])
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!((700..1300).contains(&row), "mid key {mid}");
+    }
+    // Closing the file takes its blocks, meta blocks too, out of the cache.
+    drop(reader);
+    let stats = cache.stats();
+    assert_eq!((stats.blocks, stats.meta_bytes), (0, 0), "{stats:?}");
 }
