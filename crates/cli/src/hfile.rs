@@ -131,6 +131,12 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<()> {
             },
             (index + bloom) as f64 / (1u64 << 20) as f64 * 1e9 / reader.file_size().max(1) as f64
         )?;
+        let (index, bloom) = reader.meta_bytes_on_disk()?;
+        writeln!(
+            out,
+            "On disk:\n    index={index} bytes, bloom={bloom} bytes, file={} bytes",
+            reader.file_size()
+        )?;
     }
     if args.blocks {
         let blocks = reader.block_refs()?;

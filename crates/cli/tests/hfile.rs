@@ -63,7 +63,10 @@ fn prints_meta_blocks_stats_and_cells() {
     assert!(out.contains("COMPRESSION = LZ4"), "{out}");
     assert!(out.contains("type=ROW"), "{out}");
     assert!(
-        out.contains("Resident while open:") && out.contains("bloom=27 bytes"),
+        out.contains("Resident while open:")
+            && out.contains("bloom=27 bytes")
+            && out.contains("On disk:\n    index=")
+            && out.contains(", bloom=50 bytes, file="),
         "{out}"
     );
     assert!(out.contains("block 0: offset=0"), "{out}");

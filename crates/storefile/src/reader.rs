@@ -553,6 +553,21 @@ impl StoreFileReader {
         }
     }
 
+    /// The bytes the file's index blocks and bloom blocks take on disk (what a reader would
+    /// keep if it held them all), from the layout's order: data, bloom, index, file info.
+    pub fn meta_bytes_on_disk(&self) -> Result<(u64, u64)> {
+        let last = self.last_position()?;
+        let data_end = last.block_ref().offset + last.block_ref().size;
+        let t = &self.trailer;
+        let bloom_end = t.bloom_offset + u64::from(t.bloom_size);
+        let (index_start, bloom) = if t.bloom_size == 0 {
+            (data_end, 0)
+        } else {
+            (bloom_end, bloom_end.saturating_sub(data_end))
+        };
+        Ok((t.file_info_offset.saturating_sub(index_start), bloom))
+    }
+
     /// The file's size in bytes.
     pub fn file_size(&self) -> u64 {
         self.file.len()
