@@ -129,3 +129,28 @@ fn reads_that_do_not_cache_blocks_leave_the_cache_alone() {
     assert_eq!(t.scan(&Scan::new()).unwrap().count(), 500);
     assert!(conn.block_cache_stats().blocks > before.blocks);
 }
+
+/// A data directory does not open when the block cache and the memstores together would take
+/// more than 80% of the memory the process may use; the error names both sizes.
+#[test]
+fn a_cache_and_memstores_past_the_memory_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let limit = basalt_storefile::memory_limit();
+    let err = Connection::builder()
+        .root(dir.path())
+        .block_cache_size(limit / 2)
+        .global_memstore_size(limit / 2)
+        .open()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("the block cache") && err.contains("80%"),
+        "{err}"
+    );
+    let conn = Connection::builder()
+        .root(dir.path())
+        .block_cache_size(64 << 20)
+        .open()
+        .unwrap();
+    drop(conn);
+}

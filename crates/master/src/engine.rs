@@ -443,6 +443,11 @@ impl<C: FromEngine> EngineBuilder<C> {
     /// checks or writes its version file, opens `hbase:meta` and every region it lists, and
     /// replays the write-ahead log into them (see [`basalt_regionserver::recover`]).
     pub fn open(self) -> Result<C> {
+        basalt_regionserver::process::check_memory(
+            self.block_cache_bytes,
+            self.global_memstore_bytes,
+            basalt_storefile::memory_limit(),
+        )?;
         let (fs, root) = (Arc::clone(&self.fs), self.root.clone());
         fs.create_dir_all(&root).map_err(storage)?;
         let lock = fs.lock(&root.join(LOCK_FILE)).map_err(|e| match e {

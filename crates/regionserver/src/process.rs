@@ -63,6 +63,31 @@ impl ServerSettings {
     }
 }
 
+/// The share of the process's memory the block cache and the memstores may take together
+/// (HBase refuses to start past the same 80% of its heap: the rest holds what neither
+/// counts, such as RPC buffers, flush and compaction buffers and open files' top-level
+/// indexes).
+pub const MEMORY_SHARE: f64 = 0.8;
+
+/// Checks that the block cache and the memstore budget fit in [`MEMORY_SHARE`] of `limit`,
+/// the memory the process may use (its cgroup's limit, or the machine's).
+pub fn check_memory(block_cache_bytes: u64, global_memstore_bytes: u64, limit: u64) -> Result<()> {
+    let mib = |b: u64| b >> 20;
+    let both = block_cache_bytes.saturating_add(global_memstore_bytes);
+    if both as f64 > MEMORY_SHARE * limit as f64 {
+        return Err(basalt_common::Error::InvalidArgument(format!(
+            "the block cache ({} MiB) and the memstores ({} MiB) together take more than {}% \
+             of the {} MiB this process may use (the machine's memory or its control group's \
+             limit); make one of them smaller",
+            mib(block_cache_bytes),
+            mib(global_memstore_bytes),
+            (MEMORY_SHARE * 100.0) as u32,
+            mib(limit)
+        )));
+    }
+    Ok(())
+}
+
 /// The block cache, memstore budget and log of a region server's regions.
 pub fn region_config(
     block_cache_bytes: u64,
@@ -101,6 +126,11 @@ impl RunningServer {
     /// Claims `WALs/<host>,<port>,<start code>/` (start code: now, or the next free one),
     /// opens the log and starts the background threads.
     pub fn start(settings: ServerSettings) -> Result<RunningServer> {
+        check_memory(
+            settings.block_cache_bytes,
+            settings.global_memstore_bytes,
+            basalt_storefile::memory_limit(),
+        )?;
         let fs = Arc::clone(&settings.fs);
         let root = settings.root.clone();
         layout::init_root(fs.as_ref(), &root, false)?;
@@ -201,5 +231,26 @@ impl RunningServer {
         }
         self.stop_threads();
         self.rs.release_wal_lock();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cache_and_the_memstores_fit_in_four_fifths_of_the_memory() {
+        let gib = 1u64 << 30;
+        assert!(check_memory(gib / 4, gib / 4, gib).is_ok(), "the defaults");
+        assert!(
+            check_memory(gib / 2, gib * 3 / 10, gib).is_ok(),
+            "80% exactly"
+        );
+        let err = check_memory(gib / 2, gib / 2, gib).unwrap_err().to_string();
+        assert!(
+            err.contains("block cache (512 MiB) and the memstores (512 MiB)")
+                && err.contains("80% of the 1024 MiB"),
+            "{err}"
+        );
     }
 }

@@ -21,7 +21,7 @@ mod varint;
 mod writer;
 
 pub use block::Codec;
-pub use block_cache::{BlockCache, BlockCacheStats};
+pub use block_cache::{BlockCache, BlockCacheStats, memory_limit};
 pub use bloom::{BloomFilter, BloomIndex};
 pub use data_block::DataBlock;
 pub use error::{Result, StoreFileError};
