@@ -95,6 +95,10 @@ pub struct Args {
     /// Bytes all memstores may hold together (default: the engine's, a quarter of memory)
     #[arg(long)]
     pub memstore_limit: Option<u64>,
+    /// Read store files (and RocksDB's SSTs, with --compare-rocksdb) around the page cache,
+    /// with direct I/O: only the block cache holds what was read
+    #[arg(long)]
+    pub direct_reads: bool,
     /// The embedded engine's store files on an object store (see `basalt standalone`)
     #[command(flatten)]
     pub storage: crate::storage::StorageArgs,
@@ -747,6 +751,7 @@ fn comparator(args: &Args) -> Result<Option<Arc<dyn Backend>>> {
         cache,
         args.rocksdb_layout,
         args.block_size as usize,
+        args.direct_reads,
     )?)))
 }
 
@@ -797,6 +802,7 @@ fn embedded_connection(args: &Args) -> Result<Connection> {
     if let Some(bytes) = args.block_cache {
         builder = builder.block_cache_size(bytes);
     }
+    builder = builder.direct_reads(args.direct_reads);
     if let Some(bytes) = args.memstore_limit {
         builder = builder.global_memstore_size(bytes);
     }

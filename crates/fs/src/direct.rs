@@ -27,7 +27,7 @@ use crate::error::{FsError, Result};
 
 /// Offsets, lengths and buffer addresses of direct writes are multiples of this: the largest
 /// logical block size in common use.
-const ALIGN: usize = 4096;
+pub(crate) const ALIGN: usize = 4096;
 
 /// Bytes per write. 1 MiB writes measured as fast as 4 MiB ones with `dd oflag=direct`.
 const CHUNK: usize = 1 << 20;

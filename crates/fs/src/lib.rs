@@ -151,6 +151,12 @@ pub trait ReadableFile: Send + Sync + Debug {
     /// blocks): it should read no more than each read asks for (the reader reads ahead
     /// itself where it scans). Only a hint; by default nothing.
     fn advise_random(&self) {}
+
+    /// Reads from now on go around the operating system's page cache (`O_DIRECT` on a local
+    /// disk): for a caller that caches what it reads itself, so the bytes are not held
+    /// twice. Only a hint, kept where the file system cannot read directly; by default
+    /// nothing.
+    fn read_directly(&self) {}
 }
 
 /// Proof of an exclusive lock; dropping it releases the lock.

@@ -141,6 +141,7 @@ pub struct EngineBuilder<C> {
     clock: Arc<dyn Clock>,
     region_config: RegionConfig,
     block_cache_bytes: u64,
+    direct_reads: bool,
     major_compaction_interval: Duration,
     skip_corrupt_wal: bool,
     wal_config: WalConfig,
@@ -179,6 +180,7 @@ impl<C: FromEngine> EngineBuilder<C> {
             clock: Arc::new(SystemClock),
             region_config: RegionConfig::default(),
             block_cache_bytes: BlockCache::default_capacity(),
+            direct_reads: false,
             major_compaction_interval: Duration::from_secs(7 * 24 * 3600),
             skip_corrupt_wal: false,
             wal_config: WalConfig::default(),
@@ -269,10 +271,18 @@ impl<C: FromEngine> EngineBuilder<C> {
         self
     }
 
-    /// Bytes of decoded store file blocks kept in memory (default: a quarter of the memory,
-    /// the machine's or its cgroup's limit); 0 turns the block cache off.
+    /// Bytes of store file blocks kept in memory (default: a quarter of the memory, the
+    /// machine's or its cgroup's limit); 0 turns the block cache off.
     pub fn block_cache_size(mut self, bytes: u64) -> Self {
         self.block_cache_bytes = bytes;
+        self
+    }
+
+    /// Whether store files are read around the operating system's page cache (direct I/O),
+    /// so a block is held once, in the block cache (default false: the page cache keeps
+    /// what the block cache evicts, which pays where memory is plentiful; see BENCHMARKS.md).
+    pub fn direct_reads(mut self, on: bool) -> Self {
+        self.direct_reads = on;
         self
     }
 
@@ -348,6 +358,7 @@ impl<C: FromEngine> EngineBuilder<C> {
         };
         let shared = basalt_regionserver::process::region_config(
             self.block_cache_bytes,
+            self.direct_reads,
             self.global_memstore_bytes,
             self.memstore_block_wait,
             wal,

@@ -30,6 +30,8 @@ pub struct ServerSettings {
     pub host_port: String,
     pub clock: Arc<dyn Clock>,
     pub block_cache_bytes: u64,
+    /// Store files are read around the page cache (direct I/O).
+    pub direct_reads: bool,
     pub global_memstore_bytes: u64,
     pub memstore_block_wait: Duration,
     pub wal: WalConfig,
@@ -54,6 +56,7 @@ impl ServerSettings {
             host_port,
             clock,
             block_cache_bytes: BlockCache::default_capacity(),
+            direct_reads: false,
             global_memstore_bytes: BlockCache::default_capacity(),
             memstore_block_wait: Duration::from_secs(60),
             wal: WalConfig::default(),
@@ -91,13 +94,16 @@ pub fn check_memory(block_cache_bytes: u64, global_memstore_bytes: u64, limit: u
 /// The block cache, memstore budget and log of a region server's regions.
 pub fn region_config(
     block_cache_bytes: u64,
+    direct_reads: bool,
     global_memstore_bytes: u64,
     memstore_block_wait: Duration,
     wal: Option<Arc<Wal>>,
 ) -> RegionConfig {
     let mut config = RegionConfig::default();
     if block_cache_bytes > 0 {
-        config.block_cache = Some(Arc::new(BlockCache::new(block_cache_bytes)));
+        config.block_cache = Some(Arc::new(
+            BlockCache::new(block_cache_bytes).with_direct_reads(direct_reads),
+        ));
     }
     if global_memstore_bytes > 0 {
         config.budget = Some(Arc::new(MemstoreBudget::new(
@@ -150,6 +156,7 @@ impl RunningServer {
         )?;
         let mut config = region_config(
             settings.block_cache_bytes,
+            settings.direct_reads,
             settings.global_memstore_bytes,
             settings.memstore_block_wait,
             Some(Arc::clone(&wal)),

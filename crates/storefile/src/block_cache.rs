@@ -127,6 +127,8 @@ pub struct BlockCache {
     misses: AtomicU64,
     evictions: Arc<AtomicU64>,
     next_reader_id: AtomicU64,
+    /// Readers through this cache read their files around the page cache.
+    direct_reads: bool,
 }
 
 impl std::fmt::Debug for BlockCache {
@@ -163,7 +165,19 @@ impl BlockCache {
             misses: AtomicU64::new(0),
             evictions,
             next_reader_id: AtomicU64::new(1),
+            direct_reads: false,
         }
+    }
+
+    /// The same cache, whose readers read their files with direct I/O if `on` (where the
+    /// file system can): a block is then held once, here, not also in the page cache.
+    pub fn with_direct_reads(mut self, on: bool) -> Self {
+        self.direct_reads = on;
+        self
+    }
+
+    pub fn direct_reads(&self) -> bool {
+        self.direct_reads
     }
 
     /// A quarter of the memory this process may use (HBase gives the block cache 40% of the

@@ -95,6 +95,10 @@ impl StoreFileReader {
         if file.len() > crate::block_cache::memory_limit() / 8 {
             file.advise_random();
         }
+        // A cache that asks for direct reads holds the only copy of what is read.
+        if cache.as_ref().is_some_and(|c| c.cache.direct_reads()) {
+            file.read_directly();
+        }
         let corrupt = |offset: u64, reason: String| StoreFileError::Corrupt {
             path: path.to_owned(),
             offset,

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use basalt_common::{BloomType, Cell, CellType, Compression};
 use basalt_fs::{FileSystem, LocalFs};
-use basalt_storefile::{StoreFileReader, StoreFileWriter, WriterOptions};
+use basalt_storefile::{BlockCache, CacheUse, StoreFileReader, StoreFileWriter, WriterOptions};
 
 /// The fixtures' cells: 300 rows of one to twelve columns, some with several versions, delete
 /// markers and TTLs, values from empty to 99 bytes, in store order.
@@ -124,6 +124,14 @@ fn files_of_every_version_read_the_same() {
                 .unwrap_or_else(|e| panic!("{what} does not open: {e}"));
             assert_eq!(reader.info().cell_count, expected.len() as u64, "{what}");
             check_reads(&reader, &expected, &what);
+            // Through a block cache that reads around the page cache (direct I/O).
+            let cache = CacheUse {
+                cache: Arc::new(BlockCache::new(1 << 20).with_direct_reads(true)),
+                cache_blocks: true,
+                in_memory: false,
+            };
+            let reader = StoreFileReader::open_with_cache(&fs, &path, Some(cache)).unwrap();
+            check_reads(&reader, &expected, &format!("{what}, direct reads"));
         }
     }
 }

@@ -173,8 +173,10 @@ impl Rocks {
         block_cache: u64,
         layout: RocksLayout,
         block_size: usize,
+        direct_reads: bool,
     ) -> Result<Rocks> {
         let mut opts = rocksdb::Options::default();
+        opts.set_use_direct_reads(direct_reads);
         opts.create_if_missing(true);
         opts.set_max_background_jobs(2);
         opts.set_write_buffer_size(128 << 20);
@@ -369,6 +371,7 @@ mod tests {
             1 << 20,
             RocksLayout::Rows,
             4096,
+            false,
         )
         .expect("open");
         let cells = |pairs: &[(&str, &str)]| -> Vec<(Bytes, Bytes, Bytes)> {
