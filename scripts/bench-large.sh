@@ -7,6 +7,8 @@
 #   scripts/bench-large.sh [records] [operations] [limit] [block cache]
 #   defaults: 1000000 records (~1.2 GB of store files), 100000 operations, a 1 GiB limit,
 #   128 MiB block cache
+# DIRECT_READS=1 reads both engines' files with direct I/O (`pe --direct-reads`: Basalt's
+# direct reads, RocksDB's use_direct_reads), around the page cache.
 # Needs root (the cgroup) and Debian's librocksdb (installed here). Basalt sizes its memstore
 # budget from the cgroup's limit (a quarter of it). Each engine runs in a process of its own
 # (`pe ycsb`, `pe ycsb --rocksdb-only`): in one process the limit held both engines' caches
@@ -22,7 +24,7 @@ group=/sys/fs/cgroup/memory/basalt-bench-$$
 mkdir "$group"
 echo "$limit" >"$group/memory.limit_in_bytes"
 trap 'rmdir "$group" 2>/dev/null || true; rm -rf "$data"' EXIT
-echo "== memory limit $((limit >> 20)) MiB, block cache $((cache >> 20)) MiB, $records records"
+echo "== memory limit $((limit >> 20)) MiB, block cache $((cache >> 20)) MiB, $records records${DIRECT_READS:+, direct reads}"
 
 # Runs one `basalt pe ycsb` inside the cgroup (a subshell that moves itself in first); the
 # engine's peak resident set (GNU time's, over every run) goes to $data/peak-<engine>.
@@ -44,6 +46,7 @@ for w in a b c e; do
   [ "$w" = a ] && skip=()
   common=(--dir "$data/ycsb" --json --block-cache "$cache" --block-size 4096 --workload "$w"
     "${skip[@]}" --records "$records" --operations "$operations" --threads 4)
+  [ -n "${DIRECT_READS:-}" ] && common+=(--direct-reads)
   sync; echo 3 >/proc/sys/vm/drop_caches
   pe basalt "${common[@]}" | tee -a "$results" >/dev/null
   sync; echo 3 >/proc/sys/vm/drop_caches
