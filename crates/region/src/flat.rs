@@ -38,16 +38,18 @@ impl FlatSegment {
         copy.finish()
     }
 
-    /// One segment holding the cells of both, in key order, their bytes copied again so that
-    /// they too lie in key order.
+    /// One segment holding the cells of both, in key order. Only the keys are merged (HBase's
+    /// BASIC in-memory compaction merges indexes, not data): the cells keep their bytes in
+    /// the chunks of the segments they came from, which already lie in key order, so a cell is
+    /// copied once on its way to a flush however many merges it goes through.
     pub fn merge(a: &FlatSegment, b: &FlatSegment) -> FlatSegment {
-        let mut copy = Copier::with_capacity(a.keys.len() + b.keys.len());
-        let merged = merge_runs(vec![&a.keys, &b.keys], |cell| {
-            copy.push(cell);
+        let mut keep = Copier::with_capacity(a.keys.len() + b.keys.len());
+        let merged = merge_runs(vec![&a.keys, &b.keys], |key| {
+            keep.keep(key);
             Ok(())
         });
-        debug_assert!(merged.is_ok(), "copying cannot fail");
-        copy.finish()
+        debug_assert!(merged.is_ok(), "keeping cannot fail");
+        keep.finish()
     }
 
     /// False only if the segment surely holds no cell of `row`.
@@ -100,6 +102,23 @@ impl Copier {
         }
     }
 
+    /// Adds `key` as it is: its cell's bytes stay where they are.
+    fn keep(&mut self, key: &StoreKey) {
+        self.note_row(key.cell.row());
+        self.keys.push(key.clone());
+    }
+
+    /// Hashes `row` for the row filter if it differs from the last key's.
+    fn note_row(&mut self, row: &[u8]) {
+        let new_row = self
+            .keys
+            .last()
+            .is_none_or(|last| !bytes_eq(last.cell.row(), row));
+        if new_row {
+            self.row_hashes.push(xxh3_64(row));
+        }
+    }
+
     fn push(&mut self, cell: &Cell) {
         let row = cell.row();
         let coordinates = (row, cell.family(), cell.qualifier());
@@ -112,13 +131,7 @@ impl Copier {
                 || cell.clone(),
                 |c| c.with_seq_id(cell.seq_id).with_ttl_ms(cell.ttl_ms),
             );
-        let new_row = self
-            .keys
-            .last()
-            .is_none_or(|last| !bytes_eq(last.cell.row(), row));
-        if new_row {
-            self.row_hashes.push(xxh3_64(row));
-        }
+        self.note_row(row);
         self.keys.push(StoreKey::new(copy));
     }
 
@@ -176,16 +189,19 @@ pub fn for_each_cell_in(
     segments: &[Arc<FlatSegment>],
     from: Option<&[u8]>,
     to: Option<&[u8]>,
-    f: impl FnMut(&Cell) -> Result<()>,
+    mut f: impl FnMut(&Cell) -> Result<()>,
 ) -> Result<()> {
     merge_runs(
         segments.iter().map(|s| s.rows_between(from, to)).collect(),
-        f,
+        |key| f(&key.cell),
     )
 }
 
-/// Calls `f` on the cells of `runs` (each in key order, no key in two) in key order.
-fn merge_runs(mut runs: Vec<&[StoreKey]>, mut f: impl FnMut(&Cell) -> Result<()>) -> Result<()> {
+/// Calls `f` on the keys of `runs` (each in key order, no key in two) in key order.
+fn merge_runs(
+    mut runs: Vec<&[StoreKey]>,
+    mut f: impl FnMut(&StoreKey) -> Result<()>,
+) -> Result<()> {
     runs.retain(|run| !run.is_empty());
     while runs.len() > 1 {
         let mut least = 0;
@@ -195,14 +211,14 @@ fn merge_runs(mut runs: Vec<&[StoreKey]>, mut f: impl FnMut(&Cell) -> Result<()>
             }
         }
         let run = &mut runs[least];
-        f(&run[0].cell)?;
+        f(&run[0])?;
         *run = &run[1..];
         if run.is_empty() {
             runs.swap_remove(least);
         }
     }
     for key in runs.first().copied().unwrap_or_default() {
-        f(&key.cell)?;
+        f(key)?;
     }
     Ok(())
 }
