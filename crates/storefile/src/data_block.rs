@@ -647,7 +647,16 @@ impl RowSearch {
         // Items with a smaller window have a smaller row, those with a larger one a larger
         // row; only equal windows need the whole comparison.
         let lo = self.windows.partition_point(|&x| x < w);
-        let hi = lo + self.windows[lo..].partition_point(|&x| x == w);
+        // The run of equal windows is mostly short (rows differ within eight bytes of the
+        // prefix): a few steps from `lo` find its end in the cache lines the first search
+        // left warm, where a second binary search would miss the cache again at each step.
+        let rest = &self.windows[lo..];
+        let near = rest.iter().take(8).take_while(|&&x| x == w).count();
+        let hi = if near < 8 {
+            lo + near
+        } else {
+            lo + rest.partition_point(|&x| x == w)
+        };
         lo..hi
     }
 
