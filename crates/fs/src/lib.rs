@@ -157,6 +157,10 @@ pub trait ReadableFile: Send + Sync + Debug {
     /// twice. Only a hint, kept where the file system cannot read directly; by default
     /// nothing.
     fn read_directly(&self) {}
+
+    /// The whole file will be read soon: the store may bring it into memory in the
+    /// background (`POSIX_FADV_WILLNEED` on a local disk). Only a hint; by default nothing.
+    fn will_need(&self) {}
 }
 
 /// Proof of an exclusive lock; dropping it releases the lock.

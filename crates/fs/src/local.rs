@@ -247,6 +247,10 @@ impl ReadableFile for LocalReadable {
         crate::mapped::advise_random(&self.file);
     }
 
+    fn will_need(&self) {
+        crate::mapped::advise_will_need(&self.file);
+    }
+
     fn read_directly(&self) {
         self.direct.get_or_init(|| {
             let file = File::open(&self.path).ok()?;

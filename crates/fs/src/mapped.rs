@@ -57,6 +57,18 @@ pub(crate) fn advise_random(file: &File) {
     let _ = file;
 }
 
+/// Asks the kernel to read all of `file` into the page cache in the background
+/// (`POSIX_FADV_WILLNEED`). Only a hint; nothing elsewhere.
+pub(crate) fn advise_will_need(file: &File) {
+    #[cfg(target_os = "linux")]
+    // SAFETY: a system call on a descriptor `file` owns; no memory is passed.
+    unsafe {
+        libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_WILLNEED);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = file;
+}
+
 /// Turns direct I/O (`O_DIRECT`) on or off for `file`. Turning it on fails (`EINVAL`) where
 /// the file system has no direct I/O; `direct` then writes through the page cache, and turns
 /// it off again if a direct write is refused.

@@ -754,6 +754,8 @@ impl Store {
         // first read. (Index and bloom blocks are always held by the reader.)
         if self.family.cache_data_on_write {
             reader.warm_cache()?;
+        } else {
+            reader.just_written();
         }
         let file = Arc::new(StoreFile {
             reader: Arc::new(reader),
@@ -866,6 +868,7 @@ impl Store {
                 &path,
                 cache_use(&self.family, &self.cache),
             )?;
+            reader.just_written();
             Some(Arc::new(StoreFile {
                 reader: Arc::new(reader),
                 path: path.clone(),

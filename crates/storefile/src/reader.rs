@@ -60,6 +60,12 @@ pub struct StoreFileReader {
     bloom: Option<FileBloom>,
 }
 
+/// Whether a file of `len` bytes is small enough to stay in the page cache beside everything
+/// else: at most an eighth of the memory the process may use.
+fn fits_page_cache(len: u64) -> bool {
+    len <= crate::block_cache::memory_limit() / 8
+}
+
 /// Where a scanner is in the index: leaf `leaf` (always 0 in a one-level index), whose
 /// entries are `part`, and its block `block`.
 #[derive(Debug, Clone)]
@@ -92,7 +98,7 @@ impl StoreFileReader {
         // page cache beside everything else: the kernel reads no more of it than asked
         // (RocksDB advises every file so). A smaller one keeps the kernel's read-ahead, which
         // brings a file that fits into the page cache in a few large reads.
-        if file.len() > crate::block_cache::memory_limit() / 8 {
+        if !fits_page_cache(file.len()) {
             file.advise_random();
         }
         // A cache that asks for direct reads holds the only copy of what is read.
@@ -570,6 +576,18 @@ impl StoreFileReader {
             (bloom_end, bloom_end.saturating_sub(data_end))
         };
         Ok((t.file_info_offset.saturating_sub(index_start), bloom))
+    }
+
+    /// A file just written (a flush's, a compaction's): store files are written around the
+    /// page cache, so none of it is in memory. One small enough to stay in the page cache
+    /// (not advised for random reads, see `open_with_cache`) is read into it in the
+    /// background, as a file written through the page cache would be there already; a
+    /// reader that reads directly leaves it out.
+    pub fn just_written(&self) {
+        let direct = self.cache.as_ref().is_some_and(|c| c.cache.direct_reads());
+        if !direct && fits_page_cache(self.file.len()) {
+            self.file.will_need();
+        }
     }
 
     /// The file's size in bytes.
