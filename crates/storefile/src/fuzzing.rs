@@ -7,7 +7,7 @@ use basalt_common::{Bytes, Cell};
 use basalt_fs::{FileSystem, MemFs};
 
 use crate::block::{self, BlockKind};
-use crate::bloom::BloomFilter;
+use crate::bloom::{BloomFilter, BloomIndex};
 use crate::info::FileInfo;
 use crate::key::decode_index_key;
 use crate::reader::StoreFileReader;
@@ -45,11 +45,18 @@ pub fn data_block(bytes: &[u8]) {
     }
 }
 
-/// An index block payload, and the keys in it.
+/// An index block payload, the keys in it, and the entries as a reader holds a leaf (searched
+/// for a few keys).
 pub fn index(bytes: &[u8]) {
     if let Ok(entries) = index::decode(bytes) {
-        for e in entries {
+        for e in &entries {
             let _ = decode_index_key(&e.key);
+        }
+        if let Ok(part) = index::IndexPart::new(entries) {
+            for row in [b"".as_slice(), b"row", b"\xff"] {
+                let _ = part.count_before(&Cell::first_on_row(row), std::cmp::Ordering::is_le);
+                let _ = part.count_before(&Cell::last_on_row(row), std::cmp::Ordering::is_lt);
+            }
         }
     }
 }
@@ -59,11 +66,16 @@ pub fn trailer(bytes: &[u8]) {
     let _ = Trailer::decode(bytes);
 }
 
-/// A file info payload and a bloom payload.
+/// A file info payload, a bloom payload and a bloom index payload.
 pub fn meta(bytes: &[u8]) {
     let _ = FileInfo::decode(bytes);
     if let Ok(bloom) = BloomFilter::decode(bytes) {
         let _ = bloom.may_contain_column(b"row", b"q");
+    }
+    if let Ok(index) = BloomIndex::decode(bytes) {
+        for row in [b"".as_slice(), b"row", b"\xff"] {
+            let _ = index.chunk_of(row);
+        }
     }
 }
 
@@ -82,6 +94,15 @@ pub fn store_file(bytes: &[u8]) {
     let Ok(reader) = StoreFileReader::open(&fs, path) else {
         return;
     };
+    // The bloom filter (a chunked one reads its chunks), the mid key, a reversed step.
+    for row in [b"".as_slice(), b"row", b"\xff"] {
+        let _ = reader.may_contain_row(row);
+        let _ = reader.may_contain_column(row, b"q");
+        let _ = reader
+            .scanner()
+            .last_row_before(std::ops::Bound::Included(row));
+    }
+    let _ = reader.mid_key();
     let mut s = reader.scanner();
     if s.seek(&Cell::first_on_row(b"")).is_err() {
         return;
