@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use basalt_client::remote::{RemoteConfig, RemoteConnection};
-use basalt_client::{Client, Connection};
+use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
+use basalt_embedded::{Client, Connection};
 
 /// HBase's region server port, where a server is looked for when no address is given.
 pub const DEFAULT_SERVER: &str = "127.0.0.1:16020";
@@ -210,8 +210,8 @@ impl Session {
     }
 
     /// [`Session::logical_client`], as itself (to ask a table's layout).
-    pub fn layout_client(&self) -> Arc<basalt_client::LayoutClient> {
-        Arc::new(basalt_client::LayoutClient::new(self.client()))
+    pub fn layout_client(&self) -> Arc<basalt_embedded::LayoutClient> {
+        Arc::new(basalt_embedded::LayoutClient::new(self.client()))
     }
 
     /// Closes an embedded data directory (a remote connection just goes).

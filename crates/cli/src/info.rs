@@ -5,8 +5,8 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use anyhow::Context;
-use basalt_client::Client;
-use basalt_client::metrics::{
+use basalt_embedded::Client;
+use basalt_embedded::metrics::{
     MasterMetrics, MasterStatus, MasterStatusSource, ServerMetrics, ServerStatus,
     ServerStatusSource,
 };

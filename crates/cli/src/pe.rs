@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use basalt_client::{
+use basalt_embedded::{
     Bytes, ColumnFamilyDescriptor, Compression, Connection, Durability, Get, Put, Scan,
     TableDescriptor, TableName,
 };
@@ -270,19 +270,19 @@ pub trait Backend: Send + Sync {
 
 /// One client thread's writes through a `BufferedMutator`, with the backend's durability.
 pub struct Buffered {
-    mutator: basalt_client::BufferedMutator,
+    mutator: basalt_embedded::BufferedMutator,
     durability: Durability,
 }
 
 impl Buffered {
     pub fn new(
-        client: Arc<dyn basalt_client::Client>,
+        client: Arc<dyn basalt_embedded::Client>,
         table: TableName,
         durability: Durability,
     ) -> Result<Buffered> {
-        let params = basalt_client::BufferedMutatorParams::default();
+        let params = basalt_embedded::BufferedMutatorParams::default();
         Ok(Buffered {
-            mutator: basalt_client::BufferedMutator::new(client, table, params)?,
+            mutator: basalt_embedded::BufferedMutator::new(client, table, params)?,
             durability,
         })
     }
@@ -313,7 +313,7 @@ pub fn put_of((row, cells): &RowSpec, durability: Durability) -> Put {
 /// The embedded engine, through the client API.
 struct Embedded {
     conn: Connection,
-    table: basalt_client::Table,
+    table: basalt_embedded::Table,
     durability: Durability,
 }
 
@@ -860,12 +860,12 @@ fn open(args: &Args) -> Result<(Option<Connection>, Arc<dyn Backend>)> {
             bail!("--key-layout runs embedded or with --rpc / --zookeeper");
         }
         let (desc, splits) = remote_benchmark_table(args)?;
-        let (conn, inner): (Option<Connection>, Arc<dyn basalt_client::Client>) =
+        let (conn, inner): (Option<Connection>, Arc<dyn basalt_embedded::Client>) =
             match &native_target {
                 Some(target) => {
-                    let config = basalt_client::remote::RemoteConfig {
+                    let config = basalt_embedded::remote::RemoteConfig {
                         tls: args.tls.client()?,
-                        ..basalt_client::remote::RemoteConfig::default()
+                        ..basalt_embedded::remote::RemoteConfig::default()
                     };
                     let remote = target
                         .connect(config)

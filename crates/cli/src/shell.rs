@@ -43,7 +43,7 @@ pub fn run(args: &Args) -> Result<()> {
         identity: identity(args, &session),
     };
     // Tables with a key layout are read and written by their logical keys (issue 34).
-    let client = std::sync::Arc::new(basalt_client::LayoutClient::new(session.client()));
+    let client = std::sync::Arc::new(basalt_embedded::LayoutClient::new(session.client()));
     let mut shell = Shell::new(client, options);
     let outcome = if terminal {
         let banner = format!(
@@ -99,7 +99,7 @@ fn identity(args: &Args, session: &Session) -> Option<(String, String)> {
         None => (
             args.user
                 .clone()
-                .unwrap_or_else(|| basalt_client::remote::RemoteConfig::default().user),
+                .unwrap_or_else(|| basalt_embedded::remote::RemoteConfig::default().user),
             "SIMPLE".into(),
         ),
     })

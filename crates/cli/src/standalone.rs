@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use basalt_client::Connection;
+use basalt_embedded::Connection;
 use basalt_thrift::{ThriftConfig, ThriftServer};
 
 use crate::say;
@@ -306,8 +306,8 @@ fn gateway_client(
     conn: &Connection,
     s: &Settings,
     groups: &basalt_common::acl::GroupMapping,
-) -> Arc<dyn basalt_client::Client> {
-    let client: Arc<dyn basalt_client::Client> = if s.authorization {
+) -> Arc<dyn basalt_embedded::Client> {
+    let client: Arc<dyn basalt_embedded::Client> = if s.authorization {
         Arc::new(conn.as_user(basalt_common::acl::User {
             name: s.gateway_user.clone(),
             groups: groups.groups_of(&s.gateway_user),
@@ -316,7 +316,7 @@ fn gateway_client(
         Arc::new(conn.clone())
     };
     // Tables with a key layout are read and written by their logical keys (issue 34).
-    Arc::new(basalt_client::LayoutClient::new(client))
+    Arc::new(basalt_embedded::LayoutClient::new(client))
 }
 
 /// Opens the engine; meta names `server` (`host:port`) as every region's server, so native
@@ -398,7 +398,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             let config = basalt_rest::RestConfig {
                 bind: SocketAddr::new(s.bind, port),
                 scanner_lease: Duration::from_secs(s.scanner_lease_secs),
-                server_name: basalt_client::Client::server_name(&conn),
+                server_name: basalt_embedded::Client::server_name(&conn),
                 tls: tls.clone(),
                 max_connections: s.max_connections,
                 max_body: s
@@ -431,7 +431,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         Some(Arc::new(conn.clone())),
         Some(crate::info::MasterSource {
             master: engine.master(),
-            name: basalt_client::Client::server_name(&conn),
+            name: basalt_embedded::Client::server_name(&conn),
         }),
         Some(conn.region_server()),
         tls.clone(),

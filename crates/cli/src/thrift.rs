@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use basalt_client::Client;
+use basalt_embedded::Client;
 use basalt_thrift::{ThriftConfig, ThriftServer};
 
 #[derive(Debug, clap::Args)]
@@ -52,7 +52,7 @@ pub fn run(args: &Args) -> Result<()> {
         ..ThriftConfig::default()
     };
     let thrift = ThriftServer::start(
-        Arc::new(basalt_client::LayoutClient::new(Arc::new(conn))),
+        Arc::new(basalt_embedded::LayoutClient::new(Arc::new(conn))),
         config,
     )
     .with_context(|| format!("cannot listen on {}:{}", args.gateway.bind, args.port))?;

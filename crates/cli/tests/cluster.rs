@@ -14,8 +14,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
-use basalt_client::remote::{RemoteConfig, RemoteConnection};
-use basalt_client::{
+use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
+use basalt_embedded::{
     Bytes, Client, ColumnFamilyDescriptor, Get, Put, Scan, TableDescriptor, TableName,
 };
 
@@ -174,7 +174,9 @@ impl Cluster {
 
 /// `host,port,startcode` -> `host:port`.
 fn addr_of(server: &str) -> String {
-    basalt_client::ServerName::parse(server).unwrap().host_port
+    basalt_embedded::ServerName::parse(server)
+        .unwrap()
+        .host_port
 }
 
 /// Writes rows `<letter><round><n>` = `n` over every region until `stop`, at most `limit`
@@ -586,7 +588,7 @@ fn regions_move_to_a_new_server_while_reads_go_on() {
     conn.disable_table(&grow).unwrap();
     for addr in cluster.servers.keys().chain([&fourth_addr]) {
         let client =
-            basalt_client::remote::RpcClient::connect(addr.parse().unwrap(), "AdminService")
+            basalt_embedded::remote::RpcClient::connect(addr.parse().unwrap(), "AdminService")
                 .unwrap();
         let online: basalt_proto::pb::GetOnlineRegionResponse = client
             .call(
@@ -617,7 +619,7 @@ fn regions_move_to_a_new_server_while_reads_go_on() {
 /// not one of the servers may not call a region server's AdminService.
 #[test]
 fn a_cluster_over_tls() {
-    use basalt_client::remote::{RpcClient, TlsClient};
+    use basalt_embedded::remote::{RpcClient, TlsClient};
     use basalt_net::tls::Identity;
     let certs = tempfile::tempdir().unwrap();
     let ca = basalt_net::tls::testing::TestCa::new();
@@ -680,7 +682,7 @@ fn a_cluster_over_tls() {
     assert_eq!(serving.len(), 2, "{summary:?}");
     // Grants: alice may do nothing until granted; a grant reaches both servers (rows a and z
     // are on different ones) without a restart, and a revoke takes it back.
-    let denied = |r: basalt_client::Result<basalt_client::RowResult>| {
+    let denied = |r: basalt_embedded::Result<basalt_embedded::RowResult>| {
         r.is_err_and(|e| e.java_class().ends_with("AccessDeniedException"))
     };
     assert!(denied(alice.get(&table, &Get::new("a"))));
@@ -760,7 +762,7 @@ fn snapshots_clones_and_restores_on_a_cluster() {
     let t = TableName::parse("t").unwrap();
     let rows = |table: &TableName| -> Vec<(Bytes, Vec<u8>)> {
         Arc::clone(&conn)
-            .scan(table, &basalt_client::Scan::new())
+            .scan(table, &basalt_embedded::Scan::new())
             .unwrap()
             .map(|r| {
                 let r = r.unwrap();

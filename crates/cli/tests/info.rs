@@ -10,8 +10,8 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use basalt_client::remote::{RemoteConfig, RemoteConnection};
-use basalt_client::{Client, ColumnFamilyDescriptor, Get, Put, Scan, TableDescriptor, TableName};
+use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
+use basalt_embedded::{Client, ColumnFamilyDescriptor, Get, Put, Scan, TableDescriptor, TableName};
 use support::Server;
 
 /// GETs `path` from `addr`: status and body.

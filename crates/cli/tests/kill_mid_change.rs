@@ -9,8 +9,10 @@ mod support;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use basalt_client::remote::{RemoteConfig, RemoteConnection};
-use basalt_client::{Bytes, Client, ColumnFamilyDescriptor, Put, Scan, TableDescriptor, TableName};
+use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
+use basalt_embedded::{
+    Bytes, Client, ColumnFamilyDescriptor, Put, Scan, TableDescriptor, TableName,
+};
 use support::Server;
 
 const ROUNDS: u32 = 4;

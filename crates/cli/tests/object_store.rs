@@ -10,8 +10,8 @@ mod support;
 use std::sync::Arc;
 use std::time::Duration;
 
-use basalt_client::remote::{RemoteConfig, RemoteConnection};
-use basalt_client::{Client, ColumnFamilyDescriptor, Put, Scan, TableDescriptor, TableName};
+use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
+use basalt_embedded::{Client, ColumnFamilyDescriptor, Put, Scan, TableDescriptor, TableName};
 use basalt_fs::{ObjectFs, S3TestServer};
 use support::Server;
 
@@ -79,7 +79,7 @@ fn a_killed_server_on_the_object_store_comes_back_whole() {
         "flushed and logged rows are back"
     );
     let row = conn
-        .get(&t, &basalt_client::Get::new("r01234"))
+        .get(&t, &basalt_embedded::Get::new("r01234"))
         .expect("get");
     assert_eq!(row.value(b"f", b"q"), Some(&b"v1234"[..]));
 

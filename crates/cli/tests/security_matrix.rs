@@ -17,12 +17,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use basalt_client::remote::{RemoteConfig, RemoteConnection, TlsClient};
-use basalt_client::{
+use basalt_common::acl::{Actions, Permission, Scope};
+use basalt_embedded::remote::{RemoteConfig, RemoteConnection, TlsClient};
+use basalt_embedded::{
     CheckAction, CheckAndMutate, ColumnFamilyDescriptor, Condition, Delete, Get, Put, Scan,
     TableDescriptor, TableName,
 };
-use basalt_common::acl::{Actions, Permission, Scope};
 use basalt_net::tls::Identity;
 use basalt_net::tls::testing::{TestCa, TestFiles};
 use basalt_thrift::ThriftClient;
@@ -174,7 +174,7 @@ fn table_exists(admin: &RemoteConnection, name: &str) -> bool {
         .unwrap()
 }
 
-fn denied<T: std::fmt::Debug>(r: basalt_client::Result<T>) {
+fn denied<T: std::fmt::Debug>(r: basalt_embedded::Result<T>) {
     let e = r.expect_err("bob should be refused");
     assert!(e.java_class().ends_with(DENIED), "{e}");
     assert!(e.to_string().contains("'bob'"), "{e}");

@@ -77,7 +77,7 @@ fn the_first_error_stops_the_input_with_a_non_zero_exit() {
 #[test]
 fn a_data_directory_held_by_a_server_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let held = basalt_client::Connection::open(dir.path()).unwrap();
+    let held = basalt_embedded::Connection::open(dir.path()).unwrap();
     let (ok, _, err) = basalt_with_input(
         &["shell", "--data", dir.path().to_str().unwrap(), "-n"],
         "list\n",

@@ -7,7 +7,7 @@ mod support;
 
 use std::path::Path;
 
-use basalt_client::{
+use basalt_embedded::{
     Bytes, Client, ColumnFamilyDescriptor, Connection, Delete, Put, Scan, TableDescriptor,
     TableName,
 };
@@ -449,9 +449,9 @@ fn a_million_cells_bulk_loaded_equal_the_same_put() {
 fn the_tools_work_against_a_running_server() {
     let server = support::Server::start();
     let remote = std::sync::Arc::new(
-        basalt_client::remote::RemoteConnection::connect(
+        basalt_embedded::remote::RemoteConnection::connect(
             server.rpc.parse().expect("address"),
-            basalt_client::remote::RemoteConfig::default(),
+            basalt_embedded::remote::RemoteConfig::default(),
         )
         .expect("connect"),
     );
@@ -533,7 +533,7 @@ fn the_tools_work_against_a_running_server() {
 /// plain source does.
 #[test]
 fn the_tools_move_rows_between_key_layouts() {
-    use basalt_client::LayoutClient;
+    use basalt_embedded::LayoutClient;
     let a = tempfile::tempdir().expect("dir");
     let work = tempfile::tempdir().expect("dir");
     let with_layout = |name: &str, layout: &str| {

@@ -23,6 +23,8 @@ pub mod pb;
 pub mod region_info;
 pub mod schema;
 pub mod server_name;
+pub mod snapshot;
+pub mod split;
 pub mod table_descriptor;
 pub mod table_name;
 

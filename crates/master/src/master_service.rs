@@ -359,7 +359,7 @@ impl MasterService {
                     .find(|s| s.name == name);
                 Ok(pb::IsSnapshotDoneResponse {
                     done: Some(found.is_some()),
-                    snapshot: found.map(|s| s.description()),
+                    snapshot: found.as_ref().map(crate::snapshots::description),
                 }
                 .encode_to_vec())
             }),
@@ -367,7 +367,7 @@ impl MasterService {
                 decode::<pb::GetCompletedSnapshotsRequest>(param).and_then(|_| {
                     let found = admin.list_snapshots().map_err(|e| fail(&e))?;
                     Ok(pb::GetCompletedSnapshotsResponse {
-                        snapshots: found.iter().map(|s| s.description()).collect(),
+                        snapshots: found.iter().map(crate::snapshots::description).collect(),
                     }
                     .encode_to_vec())
                 })

@@ -6,7 +6,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
 use std::time::Duration;
 
-use basalt_client::{Client, Connection};
+use basalt_embedded::{Client, Connection};
 use basalt_rest::{RestConfig, RestServer};
 
 fn get_version(s: &mut TcpStream) -> std::io::Result<String> {

@@ -6,7 +6,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
 use std::time::Duration;
 
-use basalt_client::{
+use basalt_embedded::{
     Client, ColumnFamilyDescriptor, Connection, Get, Put, TableDescriptor, TableName,
 };
 use basalt_rest::{RestConfig, RestServer};
@@ -203,7 +203,7 @@ fn tables_version_and_status_in_each_representation() {
     assert_eq!(r.body, b"\x0a\x01t");
 
     let r = f.call("GET", "/version/cluster", &[JSON], b"");
-    assert_eq!(r.json()["Version"], basalt_client::HBASE_VERSION);
+    assert_eq!(r.json()["Version"], basalt_embedded::HBASE_VERSION);
     let r = f.call("GET", "/version", &[XML], b"");
     assert!(r.text().contains("<Version REST=\"0.0.3\""), "{}", r.text());
 

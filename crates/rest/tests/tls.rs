@@ -7,7 +7,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
 use std::time::Duration;
 
-use basalt_client::{Client, Connection};
+use basalt_embedded::{Client, Connection};
 use basalt_net::http::rustls::{self, pki_types::ServerName};
 use basalt_rest::{RestConfig, RestServer};
 
@@ -70,7 +70,7 @@ fn a_client_that_trusts_the_certificate_is_answered() {
     roots.add(t.ca.clone()).unwrap();
     let answer = get(t.server.local_addr(), client(roots)).unwrap();
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
-    assert!(answer.contains(basalt_client::HBASE_VERSION), "{answer}");
+    assert!(answer.contains(basalt_embedded::HBASE_VERSION), "{answer}");
     t.server.shutdown();
 }
 

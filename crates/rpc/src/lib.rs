@@ -1,7 +1,7 @@
 //! HBase's native RPC (the protocol HBase's own clients speak to a region server), served onto
 //! Basalt's client API: the server (`server`) carrying the region server's ClientService
 //! and AdminService (`basalt_regionserver`) and MasterService (`master_service`). The remote client, HBase's
-//! client side, is `basalt_client::remote`. The messages, framing and conversions are `basalt-proto`'s;
+//! client side, is `basalt_embedded::remote`. The messages, framing and conversions are `basalt-proto`'s;
 //! framing: `docs/design/rpc.md`.
 
 mod handlers;

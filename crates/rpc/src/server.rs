@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use basalt_client::Connection;
 use basalt_common::acl::{GroupMapping, PrincipalRules, User};
+use basalt_embedded::Connection;
 use basalt_net::tls::{Wire, WireReader, common_name, linger, rustls};
 use basalt_net::{POLL, Patient, serve_connections};
 

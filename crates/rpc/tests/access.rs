@@ -5,11 +5,11 @@
 
 use std::sync::Arc;
 
-use basalt_client::remote::{RemoteConfig, RemoteConnection};
-use basalt_client::{
+use basalt_common::acl::{Actions, Permission, Scope};
+use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
+use basalt_embedded::{
     Client, ColumnFamilyDescriptor, Connection, Get, Put, Scan, TableDescriptor, TableName,
 };
-use basalt_common::acl::{Actions, Permission, Scope};
 use basalt_rpc::RpcServer;
 
 mod support;
@@ -47,7 +47,7 @@ fn grant(conn: &Connection, who: &str, scope: Scope, codes: &str) {
         .unwrap();
 }
 
-fn denied<T: std::fmt::Debug>(r: basalt_client::Result<T>) -> String {
+fn denied<T: std::fmt::Debug>(r: basalt_embedded::Result<T>) -> String {
     let e = r.expect_err("access should be denied");
     assert_eq!(
         e.java_class(),
@@ -248,7 +248,7 @@ fn the_access_control_service_endpoint() {
     let t = table(&conn, "t", &["f"]);
     let server = RpcServer::start(conn.clone(), support::loopback()).unwrap();
     let endpoint = |user: &str, method: &str, request: Vec<u8>| {
-        let master = basalt_client::remote::RpcClient::connect_as(
+        let master = basalt_embedded::remote::RpcClient::connect_as(
             server.local_addr(),
             "MasterService",
             user,

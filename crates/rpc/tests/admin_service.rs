@@ -3,8 +3,8 @@
 //! region, the server's name, and splits and merges as HBase 2 clients ask for them.
 #![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
-use basalt_client::remote::RpcClient;
-use basalt_client::{
+use basalt_embedded::remote::RpcClient;
+use basalt_embedded::{
     ColumnFamilyDescriptor, Connection, Get, Put, RegionDescription, TableDescriptor, TableName,
 };
 use basalt_proto::region;

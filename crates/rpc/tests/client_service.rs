@@ -7,7 +7,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use basalt_client::{Bytes, ColumnFamilyDescriptor, Connection, TableDescriptor, TableName};
+use basalt_embedded::{Bytes, ColumnFamilyDescriptor, Connection, TableDescriptor, TableName};
 use basalt_rpc::cellblock::{self, KeyValue};
 use basalt_rpc::frame::{encode_call_with_cells, encode_connection_start, read_response};
 use basalt_rpc::pb::{
@@ -786,7 +786,7 @@ fn renewals_keep_a_scanner_past_its_lease() {
 
 #[test]
 fn the_client_finds_regions_in_meta_and_routes_rows() {
-    use basalt_client::remote::{RpcClient, locate};
+    use basalt_embedded::remote::{RpcClient, locate};
     let (server, _conn, regions) = setup();
     let c = RpcClient::connect(server.local_addr(), "ClientService").unwrap();
     let found = c.regions("t").unwrap();

@@ -71,7 +71,7 @@ fn random_and_mutated_frames_never_panic() {
 
 #[test]
 fn random_and_mutated_cell_blocks_never_panic() {
-    use basalt_client::Bytes;
+    use basalt_embedded::Bytes;
     use basalt_rpc::cellblock::{KeyValue, decode, encode};
     let cell = |row: &'static [u8], value: &'static [u8]| KeyValue {
         row: Bytes::from_static(row),

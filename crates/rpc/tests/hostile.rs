@@ -8,8 +8,8 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use basalt_client::remote::{RemoteConfig, RemoteConnection};
-use basalt_client::{Bytes, Get, Put};
+use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
+use basalt_embedded::{Bytes, Get, Put};
 use basalt_net::hostile::{count_panics, hammer};
 use basalt_proto::region;
 use basalt_rpc::frame::{encode_call, encode_call_with_cells, encode_connection_start};

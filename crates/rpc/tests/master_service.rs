@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use basalt_client::Connection;
-use basalt_client::remote::RpcClient;
+use basalt_embedded::Connection;
+use basalt_embedded::remote::RpcClient;
 use basalt_rpc::RpcServer;
 use basalt_rpc::pb::{
     self, BytesBytesPair, ColumnFamilySchema, CreateTableRequest, Empty, GetProcedureResultRequest,
@@ -115,7 +115,7 @@ fn tables_and_namespaces_through_master_service() {
     );
     assert_eq!(
         conn.admin()
-            .regions(&basalt_client::TableName::parse("t").unwrap())
+            .regions(&basalt_embedded::TableName::parse("t").unwrap())
             .unwrap()
             .len(),
         2
@@ -277,7 +277,7 @@ fn modify_table_and_cluster_status() {
     assert_eq!(families, [&b"f"[..], b"g"]);
     let d = conn
         .admin()
-        .describe_table(&basalt_client::TableName::parse("t").unwrap())
+        .describe_table(&basalt_embedded::TableName::parse("t").unwrap())
         .unwrap();
     assert!(!d.compaction_enabled);
     assert_eq!(d.max_filesize, 1 << 30);
@@ -335,7 +335,7 @@ fn modify_table_and_cluster_status() {
     // Requests the server load will count: three writes and two reads in t's first region,
     // one write and a two-row scan in its second.
     {
-        use basalt_client::{Get, Put, Scan};
+        use basalt_embedded::{Get, Put, Scan};
         let t = conn.table("t").unwrap();
         for v in [b"1", b"2", b"3"] {
             t.put(&Put::new("a").add_column("f", "q", &v[..])).unwrap();

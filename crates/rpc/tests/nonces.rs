@@ -11,8 +11,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use basalt_client::remote::{RemoteConfig, RemoteConnection};
-use basalt_client::{
+use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
+use basalt_embedded::{
     Append, Bytes, CheckAction, CheckAndMutate, CompareOperator, Condition, Get, Increment, Put,
 };
 use support::serve;

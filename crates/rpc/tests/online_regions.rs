@@ -4,8 +4,8 @@
 
 mod support;
 
-use basalt_client::remote::{RemoteConfig, RemoteConnection, RpcClient};
-use basalt_client::{ErrorKind, Get, Put, TableName};
+use basalt_embedded::remote::{RemoteConfig, RemoteConnection, RpcClient};
+use basalt_embedded::{ErrorKind, Get, Put, TableName};
 use basalt_rpc::pb::{self, GetRequest, GetResponse};
 use support::{call, engine_with_table_t, serve};
 

@@ -7,8 +7,8 @@ mod support;
 
 use std::time::Duration;
 
-use basalt_client::remote::RpcClient;
-use basalt_client::{Bytes, ErrorKind, Put, RegionInfo, ServerName, TableName};
+use basalt_embedded::remote::RpcClient;
+use basalt_embedded::{Bytes, ErrorKind, Put, RegionInfo, ServerName, TableName};
 use basalt_master::servers::{LinkConfig, RegionServerAdmin, RemoteServer};
 use basalt_rpc::pb::{
     self, GetOnlineRegionRequest, GetOnlineRegionResponse, GetRequest, GetResponse,

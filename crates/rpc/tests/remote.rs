@@ -8,8 +8,8 @@
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-use basalt_client::remote::{RemoteConfig, RemoteConnection, RemoteTable};
-use basalt_client::{
+use basalt_embedded::remote::{RemoteConfig, RemoteConnection, RemoteTable};
+use basalt_embedded::{
     Append, BatchOp, BatchOutcome, Bytes, CheckAction, CheckAndMutate, CheckAndMutateResult,
     ColumnFamilyDescriptor, CompareOperator, Condition, Connection, Delete, ErrorKind, Get,
     Increment, NamespaceDescriptor, Put, Result, RowMutations, RowResult, Scan, Table,
@@ -403,7 +403,7 @@ fn scans_cross_regions_with_bounds_limits_and_columns() {
 
 #[test]
 fn filters_on_gets_and_scans() {
-    use basalt_client::{Comparator, CompareOperator, FilterSpec};
+    use basalt_embedded::{Comparator, CompareOperator, FilterSpec};
     both(|t, log| {
         for (i, r) in ["a", "b", "k", "n", "p", "x"].iter().enumerate() {
             t.put(
@@ -626,7 +626,7 @@ fn errors_are_the_same_kinds() {
         .get(&Get::new("a"))
         .unwrap_err();
     assert!(
-        matches!(&e, basalt_client::Error::TableNotFound(n) if *n == TableName::parse("missing").unwrap()),
+        matches!(&e, basalt_embedded::Error::TableNotFound(n) if *n == TableName::parse("missing").unwrap()),
         "{e}"
     );
     server.shutdown();
@@ -695,7 +695,7 @@ fn split_once_compacted(served: &Connection, at: &[u8]) {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         match served.admin().split(&name, Some(at)) {
-            Err(basalt_client::Error::Refused(m)) if m.contains("references") => {
+            Err(basalt_embedded::Error::Refused(m)) if m.contains("references") => {
                 assert!(Instant::now() < deadline, "the references stayed: {m}");
                 std::thread::sleep(Duration::from_millis(20));
             }
@@ -1043,10 +1043,10 @@ fn a_buffered_mutator_writes_through_a_remote_connection() {
         RemoteConnection::connect(server.local_addr(), RemoteConfig::default()).unwrap(),
     );
     // A 4 KiB buffer: 500 puts make several batches, each over both regions (split at `m`).
-    let mut m = basalt_client::BufferedMutator::new(
+    let mut m = basalt_embedded::BufferedMutator::new(
         remote.clone(),
         TableName::parse("t").unwrap(),
-        basalt_client::BufferedMutatorParams {
+        basalt_embedded::BufferedMutatorParams {
             write_buffer_size: 4096,
         },
     )

@@ -6,7 +6,7 @@ mod support;
 
 use std::time::Duration;
 
-use basalt_client::{NamespaceDescriptor, ServerName, TableName};
+use basalt_embedded::{NamespaceDescriptor, ServerName, TableName};
 use basalt_master::meta::{self, MetaBatch, MetaStore};
 use basalt_master::servers::{LinkConfig, RemoteMeta};
 use support::{engine_with_table_t, serve};
@@ -16,9 +16,9 @@ fn the_catalog_reads_and_writes_the_same_over_rpc() {
     let conn = engine_with_table_t();
     conn.admin()
         .create_table_with_splits(
-            basalt_client::TableDescriptor::named("u")
+            basalt_embedded::TableDescriptor::named("u")
                 .unwrap()
-                .with_family(basalt_client::ColumnFamilyDescriptor::new("f")),
+                .with_family(basalt_embedded::ColumnFamilyDescriptor::new("f")),
             &["m".into()],
         )
         .unwrap();

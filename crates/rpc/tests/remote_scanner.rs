@@ -6,8 +6,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use basalt_client::remote::{RemoteConfig, RemoteConnection};
-use basalt_client::{
+use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
+use basalt_embedded::{
     Bytes, Client, ColumnFamilyDescriptor, Connection, Put, Scan, TableDescriptor, TableName,
 };
 use basalt_rpc::RpcServer;
@@ -174,6 +174,6 @@ fn a_refused_scan_fails_when_opened() {
     let e = Arc::clone(&remote)
         .scan(&TableName::parse("missing").unwrap(), &Scan::new())
         .unwrap_err();
-    assert_eq!(e.kind(), basalt_client::ErrorKind::NotFound, "{e}");
+    assert_eq!(e.kind(), basalt_embedded::ErrorKind::NotFound, "{e}");
     server.shutdown();
 }

@@ -7,9 +7,9 @@ use std::io::{BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
-use basalt_client::remote::{RemoteConfig, RemoteConnection};
-use basalt_client::remote::{RpcClient, RpcError};
-use basalt_client::{Bytes, ColumnFamilyDescriptor, Connection, Get, Put, TableDescriptor};
+use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
+use basalt_embedded::remote::{RpcClient, RpcError};
+use basalt_embedded::{Bytes, ColumnFamilyDescriptor, Connection, Get, Put, TableDescriptor};
 use basalt_rpc::RpcServer;
 use basalt_rpc::frame::{
     encode_call, encode_connection_start, encode_response, read_call, read_connection_header,
@@ -31,7 +31,7 @@ fn fsync_server() -> (basalt_fs::FaultyFs, Connection, RpcServer, RemoteConnecti
     let desc = TableDescriptor::named("t")
         .unwrap()
         .with_family(ColumnFamilyDescriptor::new("f"))
-        .with_durability(basalt_client::Durability::FsyncWal);
+        .with_durability(basalt_embedded::Durability::FsyncWal);
     served.admin().create_table(desc).unwrap();
     let server = support::serve(&served);
     let conn = RemoteConnection::connect(server.local_addr(), RemoteConfig::default()).unwrap();
@@ -72,7 +72,7 @@ fn fsync_puts_sharing_a_connection_share_syncs() {
         threads * puts
     );
     let table = served.table("t").unwrap();
-    let rows = table.scan(&basalt_client::Scan::new()).unwrap().count();
+    let rows = table.scan(&basalt_embedded::Scan::new()).unwrap().count();
     assert_eq!(rows as u64, threads * puts);
     server.shutdown();
 }
@@ -147,7 +147,7 @@ fn threads_sharing_a_connection_each_get_their_own_answers() {
     });
     // Everything landed, once.
     let table = served.table("t").unwrap();
-    let rows = table.scan(&basalt_client::Scan::new()).unwrap().count();
+    let rows = table.scan(&basalt_embedded::Scan::new()).unwrap().count();
     assert_eq!(rows, 8 * 150);
     server.shutdown();
 }
@@ -201,7 +201,7 @@ fn threads_are_dealt_to_the_connections_of_a_pool() {
     }
     assert_eq!(conn.open_connections(), 3);
     let table = served.table("t").unwrap();
-    let rows = table.scan(&basalt_client::Scan::new()).unwrap().count();
+    let rows = table.scan(&basalt_embedded::Scan::new()).unwrap().count();
     assert_eq!(rows, threads * 20);
     server.shutdown();
 }

@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use basalt_client::remote::{RemoteConfig, RemoteConnection};
-use basalt_client::{Client, TableName};
+use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
+use basalt_embedded::{Client, TableName};
 
 mod support;
 
@@ -22,13 +22,13 @@ fn snapshots_over_the_native_rpc() {
     assert_eq!((listed[0].name.as_str(), &listed[0].table), ("snap", &t));
     assert!(listed[0].creation_time > 0);
     // IsSnapshotDone: a taken snapshot is done.
-    let master = basalt_client::remote::RpcClient::connect(server.local_addr(), "MasterService")
+    let master = basalt_embedded::remote::RpcClient::connect(server.local_addr(), "MasterService")
         .expect("rpc");
     let done: basalt_rpc::pb::IsSnapshotDoneResponse = master
         .call(
             "IsSnapshotDone",
             &basalt_rpc::pb::IsSnapshotDoneRequest {
-                snapshot: Some(listed[0].description()),
+                snapshot: Some(basalt_master::snapshots::description(&listed[0])),
             },
         )
         .expect("IsSnapshotDone");
@@ -83,7 +83,7 @@ fn snapshots_over_the_native_rpc() {
     // A restore over the wire: refused while the table is enabled, then the table is back.
     let table = conn.table("t").expect("table");
     table
-        .put(&basalt_client::Put::new("after").add_column("f", "q", "x"))
+        .put(&basalt_embedded::Put::new("after").add_column("f", "q", "x"))
         .expect("put after the snapshot");
     let e = remote.restore_snapshot("snap").expect_err("t is enabled");
     assert_eq!(
@@ -95,7 +95,7 @@ fn snapshots_over_the_native_rpc() {
     remote.restore_snapshot("snap").expect("restore");
     remote.enable_table(&t).expect("enable");
     let rows: Vec<_> = table
-        .scan(&basalt_client::Scan::new())
+        .scan(&basalt_embedded::Scan::new())
         .expect("scan")
         .map(|r| r.expect("row").row)
         .collect();

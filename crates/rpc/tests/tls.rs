@@ -6,9 +6,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use basalt_client::remote::{RemoteConfig, RemoteConnection, TlsClient};
-use basalt_client::{ColumnFamilyDescriptor, Connection, Get, Put, TableDescriptor, TableName};
 use basalt_common::acl::{Actions, Permission, PrincipalRules, Scope};
+use basalt_embedded::remote::{RemoteConfig, RemoteConnection, TlsClient};
+use basalt_embedded::{ColumnFamilyDescriptor, Connection, Get, Put, TableDescriptor, TableName};
 use basalt_net::tls::testing::{TestCa, TestFiles};
 use basalt_net::tls::{ClientAuth, Identity, server_config};
 use basalt_rpc::{RpcConfig, RpcServer, RpcTls};
@@ -100,7 +100,7 @@ impl Fixture {
         }
     }
 
-    fn read(&self, config: RemoteConfig) -> basalt_client::Result<Vec<u8>> {
+    fn read(&self, config: RemoteConfig) -> basalt_embedded::Result<Vec<u8>> {
         let remote = Arc::new(RemoteConnection::connect(self.server.local_addr(), config)?);
         let row = remote.table("t")?.get(&Get::new("r"))?;
         Ok(row
@@ -110,7 +110,7 @@ impl Fixture {
     }
 }
 
-fn denied(r: basalt_client::Result<Vec<u8>>) -> String {
+fn denied(r: basalt_embedded::Result<Vec<u8>>) -> String {
     let e = r.expect_err("should be refused");
     assert_eq!(
         e.java_class(),

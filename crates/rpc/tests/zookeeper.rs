@@ -134,8 +134,8 @@ fn an_unreachable_zookeeper_is_a_clear_error() {
 
 #[test]
 fn a_remote_client_finds_the_server_through_zookeeper() {
-    use basalt_client::remote::{RemoteConfig, RemoteConnection};
-    use basalt_client::{ColumnFamilyDescriptor, Connection, Get, Put, TableDescriptor};
+    use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
+    use basalt_embedded::{ColumnFamilyDescriptor, Connection, Get, Put, TableDescriptor};
     let zk = ZooKeeper::start();
     let quorum = format!("127.0.0.1:{}", zk.port);
     // Nothing published yet: a clear error naming the node.

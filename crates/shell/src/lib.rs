@@ -5,7 +5,7 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use basalt_client::Connection;
+//! use basalt_embedded::Connection;
 //! use basalt_shell::{Options, Shell};
 //!
 //! let mut shell = Shell::new(Arc::new(Connection::in_memory()), Options::default());

@@ -9,8 +9,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use basalt_client::remote::{RemoteConfig, RemoteConnection};
-use basalt_client::{Client, Connection};
+use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
+use basalt_embedded::{Client, Connection};
 use basalt_rpc::{RpcConfig, RpcServer};
 use basalt_shell::{Failure, Options, Shell};
 use regex::Regex;
@@ -22,7 +22,7 @@ fn scripts() -> PathBuf {
 /// Runs the script one statement at a time (a statement may span lines), echoing its input.
 fn transcript(client: Arc<dyn Client>, script: &str) -> String {
     // As `basalt shell` runs it: tables with a key layout by their logical keys.
-    let client = Arc::new(basalt_client::LayoutClient::new(client));
+    let client = Arc::new(basalt_embedded::LayoutClient::new(client));
     let mut shell = Shell::new(client, Options::default());
     let mut out: Vec<u8> = Vec::new();
     let mut pending = String::new();

@@ -491,7 +491,7 @@ fn scanner_variants_regions_and_sorting(backend: Backend) {
     let r = c.call("getTableRegions", &[(1, Arg::Bin(b"t"))]);
     assert_eq!(list(success(&r)).len(), 1);
     conn.admin()
-        .split(&basalt_client::TableName::parse("t").unwrap(), Some(b"b"))
+        .split(&basalt_embedded::TableName::parse("t").unwrap(), Some(b"b"))
         .unwrap();
     let r = c.call("getTableRegions", &[(1, Arg::Bin(b"t"))]);
     assert_eq!(list(success(&r)).len(), 2);

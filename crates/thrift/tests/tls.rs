@@ -8,7 +8,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
 use std::time::Duration;
 
-use basalt_client::{Client, ColumnFamilyDescriptor, Connection, TableDescriptor};
+use basalt_embedded::{Client, ColumnFamilyDescriptor, Connection, TableDescriptor};
 use basalt_net::http::rustls::{self, pki_types::ServerName};
 use basalt_thrift::protocol::{CALL, Protocol, Reader, Value, Writer};
 use basalt_thrift::{ThriftConfig, ThriftServer};

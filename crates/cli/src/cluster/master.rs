@@ -80,7 +80,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             &args.common.tls,
             None,
         )
-        .map(|(conn, _)| Arc::new(conn) as Arc<dyn basalt_client::Client>);
+        .map(|(conn, _)| Arc::new(conn) as Arc<dyn basalt_embedded::Client>);
         match client.and_then(|client| {
             crate::info::start(
                 args.common.bind,

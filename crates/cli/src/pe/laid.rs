@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use basalt_client::{
+use basalt_embedded::{
     BatchOp, Bytes, Client, Durability, Get, LayoutClient, TableDescriptor, TableName,
 };
 

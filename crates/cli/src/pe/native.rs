@@ -1,5 +1,5 @@
 //! `basalt pe --rpc HOST:PORT` (one server) or `--zookeeper HOST:PORT` (a cluster): the same
-//! benchmarks over HBase's native RPC, through `basalt_client::remote` (region cache from
+//! benchmarks over HBase's native RPC, through `basalt_embedded::remote` (region cache from
 //! `hbase:meta`, retries; through ZooKeeper, each region's own server): one connection per
 //! client thread, or one all threads share (`--one-con`), each over `--ipc-pool-size` sockets
 //! per server.
@@ -9,8 +9,10 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use basalt_client::remote::{RemoteConfig, RemoteConnection, RemoteTable};
-use basalt_client::{BatchOp, Bytes, Durability, Get, Increment, Scan, TableDescriptor, TableName};
+use basalt_embedded::remote::{RemoteConfig, RemoteConnection, RemoteTable};
+use basalt_embedded::{
+    BatchOp, Bytes, Durability, Get, Increment, Scan, TableDescriptor, TableName,
+};
 
 use super::{Args, Backend, Buffered, RowSpec, put_of, table_name};
 
@@ -22,7 +24,7 @@ pub enum Target {
 }
 
 impl Target {
-    pub fn connect(&self, config: RemoteConfig) -> basalt_client::Result<RemoteConnection> {
+    pub fn connect(&self, config: RemoteConfig) -> basalt_embedded::Result<RemoteConnection> {
         match self {
             Target::Server(addr) => RemoteConnection::connect(*addr, config),
             Target::Zookeeper(quorum) => RemoteConnection::through_zookeeper(quorum, config),
@@ -86,7 +88,7 @@ impl Native {
     }
 
     /// Runs `f` on this thread's connection to the benchmark table.
-    fn with<T>(&self, f: impl FnOnce(&RemoteTable<'_>) -> basalt_client::Result<T>) -> Result<T> {
+    fn with<T>(&self, f: impl FnOnce(&RemoteTable<'_>) -> basalt_embedded::Result<T>) -> Result<T> {
         if let Some(conn) = &self.shared {
             return Ok(f(&conn.table(&self.table)?)?);
         }
@@ -134,7 +136,7 @@ impl Backend for Native {
     /// Over the shared connection with `--one-con`; otherwise over a connection of the
     /// mutator's own (a thread's other calls keep theirs).
     fn buffered(&self) -> Result<Buffered> {
-        let conn: Arc<dyn basalt_client::Client> = match &self.shared {
+        let conn: Arc<dyn basalt_embedded::Client> = match &self.shared {
             Some(conn) => conn.clone(),
             None => Arc::new(self.target.connect(self.config.clone())?),
         };

@@ -22,7 +22,7 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use basalt_client::{Compression, Durability};
+use basalt_embedded::{Compression, Durability};
 
 use super::{Backend, RowSpec};
 
@@ -345,7 +345,7 @@ impl Backend for Rocks {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use basalt_client::Bytes;
+    use basalt_embedded::Bytes;
 
     #[test]
     fn encoded_rows_sort_as_rows() {

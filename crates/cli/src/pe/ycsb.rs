@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
-use basalt_client::Bytes;
+use basalt_embedded::Bytes;
 use hdrhistogram::Histogram;
 
 use super::{Backend, Latency, Rng, RowSpec, micros_since, run_clients};

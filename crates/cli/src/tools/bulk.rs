@@ -11,8 +11,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use basalt_client::{Bytes, Cell, Put, RegionSummary, TableName};
 use basalt_common::ColumnFamilyDescriptor;
+use basalt_embedded::{Bytes, Cell, Put, RegionSummary, TableName};
 use basalt_fs::LocalFs;
 use basalt_storefile::{StoreFileReader, StoreFileWriter, WriterOptions};
 
@@ -304,7 +304,7 @@ pub fn import_tsv(args: &ImportTsvArgs) -> Result<()> {
                         put = put.with_ttl_ms(ttl);
                     }
                     let bytes = cells.iter().map(Cell::serialized_size).sum();
-                    w.add(vec![basalt_client::BatchOp::Put(put)], bytes)?;
+                    w.add(vec![basalt_embedded::BatchOp::Put(put)], bytes)?;
                 }
                 Sink::Files(w) => {
                     if parsed.ttl_ms.is_some() {

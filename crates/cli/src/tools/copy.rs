@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use basalt_client::{Bytes, Client, Durability, Scan};
+use basalt_embedded::{Bytes, Client, Durability, Scan};
 
 use super::{BatchWriter, Tally, family_renames, progress, table_name};
 use crate::connect::ClientArgs;

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use basalt_client::{Bytes, Durability, Scan};
+use basalt_embedded::{Bytes, Durability, Scan};
 
 use super::{
     BatchWriter, Properties, Tally, family_renames, millis, progress, seqfile, table_name,
@@ -104,12 +104,12 @@ pub fn export(args: &ExportArgs) -> Result<()> {
     let scan = export_scan(args, &props)?;
     let (session, place) = args.client.open()?;
     let layouts = session.layout_client();
-    let client: std::sync::Arc<dyn basalt_client::Client> = layouts.clone();
+    let client: std::sync::Arc<dyn basalt_embedded::Client> = layouts.clone();
     // One file per region; a table with a key layout is read by its logical keys in one
     // merged scan, so into one file (its regions' ranges are of stored keys).
     let laid = layouts.layout(&table).is_some();
     let regions = if laid {
-        vec![basalt_client::RegionSummary {
+        vec![basalt_embedded::RegionSummary {
             name: Bytes::new(),
             start_key: Bytes::new(),
             end_key: Bytes::new(),

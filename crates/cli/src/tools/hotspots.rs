@@ -1,10 +1,10 @@
 //! `basalt hotspots TABLE`: each region's share of recent reads and writes, the skew, and
-//! what a hot spot says about the row keys (issue 34; `basalt_client::hotspots`).
+//! what a hot spot says about the row keys (issue 34; `basalt_embedded::hotspots`).
 
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use basalt_client::hotspots::HotspotReport;
+use basalt_embedded::hotspots::HotspotReport;
 
 use crate::connect::ClientArgs;
 

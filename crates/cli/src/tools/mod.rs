@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use basalt_client::{BatchOp, Bytes, Cell, CellType, Client, Delete, Durability, Put, TableName};
+use basalt_embedded::{BatchOp, Bytes, Cell, CellType, Client, Delete, Durability, Put, TableName};
 
 /// HBase's `-D name=value` properties, each tool taking the names it knows.
 #[derive(Debug, Default)]

@@ -34,14 +34,7 @@ const FORMAT_VERSION: i32 = 2;
 /// A region whose files change while they are linked (a compaction) is tried again.
 const ATTEMPTS: usize = 5;
 
-/// A snapshot as `list_snapshots` shows it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SnapshotInfo {
-    pub name: String,
-    pub table: TableName,
-    /// Milliseconds since the epoch.
-    pub creation_time: i64,
-}
+pub use basalt_common::snapshot::SnapshotInfo;
 
 fn storage(e: FsError) -> Error {
     Error::storage_from(e)
@@ -273,18 +266,16 @@ fn link_region(
     Err(last_error.unwrap_or_else(|| Error::storage("linking the region's files failed")))
 }
 
-impl SnapshotInfo {
-    /// As HBase's `SnapshotDescription` (FLUSH type).
-    pub fn description(&self) -> pb::SnapshotDescription {
-        pb::SnapshotDescription {
-            name: self.name.clone(),
-            table: Some(self.table.to_string()),
-            creation_time: Some(self.creation_time),
-            r#type: Some(pb::snapshot_description::Type::Flush as i32),
-            version: Some(FORMAT_VERSION),
-            owner: None,
-            ttl: None,
-        }
+/// A snapshot as HBase's `SnapshotDescription` (FLUSH type).
+pub fn description(info: &SnapshotInfo) -> pb::SnapshotDescription {
+    pb::SnapshotDescription {
+        name: info.name.clone(),
+        table: Some(info.table.to_string()),
+        creation_time: Some(info.creation_time),
+        r#type: Some(pb::snapshot_description::Type::Flush as i32),
+        version: Some(FORMAT_VERSION),
+        owner: None,
+        ttl: None,
     }
 }
 

@@ -3,8 +3,8 @@
 #![allow(dead_code, reason = "each test binary uses some of these")]
 #![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
-use basalt_client::Connection;
-use basalt_client::remote::{RpcClient, RpcError};
+use basalt_embedded::Connection;
+use basalt_embedded::remote::{RpcClient, RpcError};
 use basalt_rpc::{RpcConfig, RpcServer};
 use prost::Message;
 
@@ -13,9 +13,9 @@ pub fn engine_with_table_t() -> Connection {
     let conn = Connection::in_memory();
     conn.admin()
         .create_table(
-            basalt_client::TableDescriptor::named("t")
+            basalt_embedded::TableDescriptor::named("t")
                 .unwrap()
-                .with_family(basalt_client::ColumnFamilyDescriptor::new("f")),
+                .with_family(basalt_embedded::ColumnFamilyDescriptor::new("f")),
         )
         .unwrap();
     conn

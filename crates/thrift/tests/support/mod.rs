@@ -9,8 +9,8 @@ use std::time::Duration;
 use std::ops::Deref;
 use std::sync::Arc;
 
-use basalt_client::remote::{RemoteConfig, RemoteConnection};
-use basalt_client::{Client as BasaltClient, Connection};
+use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
+use basalt_embedded::{Client as BasaltClient, Connection};
 use basalt_rpc::{RpcConfig, RpcServer};
 use basalt_thrift::protocol::{
     CALL, EXCEPTION, Fields, MessageHeader, Protocol, REPLY, Reader, TType, Value, Writer,

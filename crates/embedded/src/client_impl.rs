@@ -1,0 +1,278 @@
+//! [`Client`] for the embedded [`Connection`]: the calls go straight to the engine in this
+//! process.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use basalt_client::{
+    BatchOp, BatchOutcome, Client, ClusterSummary, RegionLoad, RegionSummary, Scanner,
+    ServerSummary, SnapshotInfo,
+};
+use basalt_common::acl::{Permission, Scope};
+use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment};
+use basalt_common::{
+    Bytes, Delete, Error, Get, NamespaceDescriptor, Put, Result, RowResult, Scan, TableDescriptor,
+    TableName,
+};
+
+use crate::Connection;
+
+impl Client for Connection {
+    fn server_name(&self) -> String {
+        self.engine.rs.name.to_string()
+    }
+
+    fn cluster_summary(&self) -> Result<ClusterSummary> {
+        // The one region server's online regions (a disabled table's are not), meta's first.
+        let mut regions: Vec<RegionLoad> = self
+            .engine
+            .rs
+            .status()
+            .regions
+            .iter()
+            .map(|r| RegionLoad {
+                name: Bytes::from(r.name.clone().into_bytes()),
+                stores: u32::try_from(r.stores).unwrap_or(u32::MAX),
+                store_files: u32::try_from(r.store_files).unwrap_or(u32::MAX),
+                store_file_size: r.store_file_bytes,
+                memstore_size: r.memstore_bytes,
+                read_requests: r.read_requests,
+                write_requests: r.write_requests,
+            })
+            .collect();
+        regions.sort_by_key(|r| !r.name.starts_with(b"hbase:meta,"));
+        let name = self.server_name();
+        Ok(ClusterSummary {
+            live_servers: 1,
+            dead: Vec::new(),
+            regions: regions.len(),
+            master: name.clone(),
+            backup_masters: 0,
+            servers: vec![ServerSummary { name, regions }],
+        })
+    }
+
+    fn create_namespace(&self, ns: NamespaceDescriptor) -> Result<()> {
+        self.admin().create_namespace(ns)
+    }
+
+    fn modify_namespace(&self, ns: NamespaceDescriptor) -> Result<()> {
+        self.admin().modify_namespace(ns)
+    }
+
+    fn delete_namespace(&self, name: &str) -> Result<()> {
+        self.admin().delete_namespace(name)
+    }
+
+    fn namespace(&self, name: &str) -> Result<NamespaceDescriptor> {
+        self.admin().get_namespace_descriptor(name)
+    }
+
+    fn namespaces(&self) -> Result<Vec<NamespaceDescriptor>> {
+        Ok(self.admin().list_namespace_descriptors())
+    }
+
+    fn create_table(&self, descriptor: TableDescriptor, split_keys: &[Bytes]) -> Result<()> {
+        self.admin()
+            .create_table_with_splits(descriptor, split_keys)
+    }
+
+    fn table_names(&self) -> Result<Vec<TableName>> {
+        Ok(self.admin().list_table_names())
+    }
+
+    fn table_exists(&self, name: &TableName) -> Result<bool> {
+        Ok(self.admin().table_exists(name))
+    }
+
+    fn describe_table(&self, name: &TableName) -> Result<TableDescriptor> {
+        self.admin().describe_table(name)
+    }
+
+    fn is_table_enabled(&self, name: &TableName) -> Result<bool> {
+        self.admin().is_table_enabled(name)
+    }
+
+    fn enable_table(&self, name: &TableName) -> Result<()> {
+        self.admin().enable_table(name)
+    }
+
+    fn disable_table(&self, name: &TableName) -> Result<()> {
+        self.admin().disable_table(name)
+    }
+
+    fn delete_table(&self, name: &TableName) -> Result<()> {
+        self.admin().delete_table(name)
+    }
+
+    fn truncate_table(&self, name: &TableName, preserve_splits: bool) -> Result<()> {
+        self.admin().truncate_table(name, preserve_splits)
+    }
+
+    fn modify_table(&self, descriptor: TableDescriptor) -> Result<()> {
+        self.admin().modify_table(descriptor)
+    }
+
+    fn regions(&self, name: &TableName) -> Result<Vec<RegionSummary>> {
+        Ok(self
+            .admin()
+            .regions(name)?
+            .into_iter()
+            .map(|r| RegionSummary {
+                name: r.name,
+                start_key: r.start_key,
+                end_key: r.end_key,
+                // The one server in this process (whose name the caller knows).
+                server: None,
+            })
+            .collect())
+    }
+
+    fn region_sizes(&self, name: &TableName) -> Result<HashMap<Bytes, u64>> {
+        Ok(self
+            .admin()
+            .regions(name)?
+            .into_iter()
+            .map(|r| (r.name, r.store_file_size + r.memstore_size))
+            .collect())
+    }
+
+    fn flush(&self, name: &TableName) -> Result<()> {
+        self.admin().flush(name)
+    }
+
+    fn compact(&self, name: &TableName, major: bool) -> Result<()> {
+        if major {
+            self.admin().major_compact(name)
+        } else {
+            self.admin().compact(name)
+        }
+    }
+
+    fn compact_region(&self, region: &[u8], major: bool) -> Result<()> {
+        self.admin().compact_region(region, major)
+    }
+
+    fn split(&self, name: &TableName, at: Option<&[u8]>) -> Result<()> {
+        self.admin().split(name, at)
+    }
+
+    fn balance_switch(&self, on: bool) -> Result<bool> {
+        Ok(self.admin().balance_switch(on))
+    }
+
+    fn grant(&self, p: &Permission, merge: bool) -> Result<()> {
+        self.admin().grant(p.clone(), merge)
+    }
+
+    fn revoke(&self, principal: &str, scope: &Scope) -> Result<()> {
+        self.admin().revoke(principal, scope)
+    }
+
+    fn user_permissions(&self, scope: &Scope) -> Result<Vec<Permission>> {
+        self.admin().user_permissions(scope)
+    }
+
+    fn snapshot(&self, name: &str, table: &TableName) -> Result<()> {
+        self.admin().snapshot(name, table)
+    }
+
+    fn list_snapshots(&self) -> Result<Vec<SnapshotInfo>> {
+        self.admin().list_snapshots()
+    }
+
+    fn delete_snapshot(&self, name: &str) -> Result<()> {
+        self.admin().delete_snapshot(name)
+    }
+
+    fn clone_snapshot(&self, name: &str, table: &TableName) -> Result<()> {
+        self.admin().clone_snapshot(name, table)
+    }
+
+    fn restore_snapshot(&self, name: &str) -> Result<()> {
+        self.admin().restore_snapshot(name)
+    }
+
+    fn balancer(&self) -> Result<bool> {
+        self.admin().balance()
+    }
+
+    fn balancer_enabled(&self) -> Result<bool> {
+        Ok(self.admin().is_balancer_enabled())
+    }
+
+    fn move_region(&self, region: &[u8], to: Option<&str>) -> Result<()> {
+        self.admin().move_region(region, to)
+    }
+
+    fn assign(&self, region: &[u8]) -> Result<()> {
+        self.admin().assign(region)
+    }
+
+    fn unassign(&self, region: &[u8]) -> Result<()> {
+        self.admin().unassign(region)
+    }
+
+    fn merge_regions(&self, name: &TableName, a: &[u8], b: &[u8]) -> Result<()> {
+        let admin = self.admin();
+        for region in [a, b] {
+            let info = admin.region_info(region)?;
+            if info.table != *name {
+                return Err(Error::InvalidArgument(format!(
+                    "region {} is not a region of {name}",
+                    String::from_utf8_lossy(region)
+                )));
+            }
+        }
+        admin.merge_regions(a, b).map(|_| ())
+    }
+
+    fn put(&self, table: &TableName, put: &Put) -> Result<()> {
+        self.table_named(table.clone()).put(put)
+    }
+
+    fn delete(&self, table: &TableName, delete: &Delete) -> Result<()> {
+        self.table_named(table.clone()).delete(delete)
+    }
+
+    fn get(&self, table: &TableName, get: &Get) -> Result<RowResult> {
+        self.table_named(table.clone()).get(get)
+    }
+
+    fn scan(self: Arc<Self>, table: &TableName, scan: &Scan) -> Result<Scanner> {
+        Ok(Scanner::new(self.table_named(table.clone()).scan(scan)?))
+    }
+
+    fn increment(&self, table: &TableName, inc: &Increment) -> Result<RowResult> {
+        self.table_named(table.clone()).increment(inc)
+    }
+
+    fn append(&self, table: &TableName, append: &Append) -> Result<RowResult> {
+        self.table_named(table.clone()).append(append)
+    }
+
+    fn check_and_mutate(
+        &self,
+        table: &TableName,
+        cam: &CheckAndMutate,
+    ) -> Result<CheckAndMutateResult> {
+        self.table_named(table.clone()).check_and_mutate(cam)
+    }
+
+    fn batch(&self, table: &TableName, ops: &[BatchOp]) -> Vec<Result<BatchOutcome>> {
+        self.table_named(table.clone()).batch(ops)
+    }
+
+    fn bulk_load(
+        &self,
+        table: &TableName,
+        row: &[u8],
+        files: &[(Bytes, std::path::PathBuf)],
+    ) -> Result<()> {
+        let hosted = self.engine.table(table)?;
+        if !hosted.is_enabled() {
+            return Err(basalt_common::Error::TableNotEnabled(table.clone()));
+        }
+        hosted.region_for(row)?.bulk_load(files).map(|_| ())
+    }
+}
