@@ -4,9 +4,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::engine::{Engine, EngineBuilder, FromEngine};
 use basalt_common::{Result, TableName};
 use basalt_fs::LocalFs;
-use basalt_master::{Engine, EngineBuilder, FromEngine};
 use basalt_regionserver::RegionServer;
 use basalt_storefile::BlockCacheStats;
 

@@ -20,6 +20,8 @@
 mod as_user;
 mod client_impl;
 mod connection;
+mod engine;
+mod janitor;
 #[cfg(test)]
 mod split_halves_tests;
 mod table;
@@ -31,4 +33,5 @@ pub use basalt_master::{Admin, RegionDescription};
 pub use basalt_storefile::BlockCacheStats;
 pub use basalt_wal::WalConfig;
 pub use connection::{Connection, ConnectionBuilder};
+pub use engine::{Engine, EngineBuilder, FromEngine};
 pub use table::{ResultScanner, Table};

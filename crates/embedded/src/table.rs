@@ -9,7 +9,9 @@ use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment
 use basalt_common::{Bytes, Delete, Error, Get, Put, Result, RowResult, Scan, TableName};
 use basalt_region::{Region, RegionScanner};
 
-use basalt_master::{Engine, HostedTable};
+use basalt_master::HostedTable;
+
+use crate::engine::Engine;
 
 /// How long a request keeps retrying while its region is unavailable (splitting, merging,
 /// being reopened by an alter): HBase's client retries for about as long by default.

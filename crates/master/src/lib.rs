@@ -12,7 +12,6 @@ pub mod acl_store;
 mod admin;
 pub mod balancer;
 pub mod cluster;
-mod engine;
 pub mod janitor;
 mod master;
 pub mod master_service;
@@ -20,8 +19,7 @@ pub mod meta;
 pub mod procedures;
 pub mod servers;
 pub mod snapshots;
-mod upgrade;
+pub mod upgrade;
 
 pub use admin::{Admin, RegionDescription, SplitAlgorithm};
-pub use engine::{Engine, EngineBuilder, FromEngine};
 pub use master::{HostedTable, Master, Placed, Servers};

@@ -22,9 +22,10 @@ use basalt_storefile::BlockCache;
 use basalt_wal::{Wal, WalConfig};
 
 use crate::janitor;
-use crate::master::{HostedTable, Master};
-use crate::meta::{self, MetaStore, ServerName};
-use crate::servers::{LocalServer, RegionServerAdmin};
+use basalt_master::janitor as background;
+use basalt_master::meta::{self, MetaStore, ServerName};
+use basalt_master::servers::{LocalServer, RegionServerAdmin};
+use basalt_master::{HostedTable, Master};
 use basalt_regionserver::compactor;
 
 /// The embedded engine: a master and one region server in one process, with the meta region
@@ -148,7 +149,7 @@ pub struct EngineBuilder<C> {
     fs: Arc<dyn FileSystem>,
     root: PathBuf,
     server_host_port: String,
-    background: janitor::Settings,
+    background: background::Settings,
     global_memstore_bytes: u64,
     memstore_block_wait: Duration,
     /// Writes a new directory as version 2 (meta rows in plain byte order) and opens a
@@ -187,7 +188,7 @@ impl<C: FromEngine> EngineBuilder<C> {
             fs: Arc::new(MemFs::new()),
             root: PathBuf::from("/basalt"),
             server_host_port: "localhost:16020".into(),
-            background: janitor::Settings::default(),
+            background: background::Settings::default(),
             global_memstore_bytes: BlockCache::default_capacity(),
             memstore_block_wait: Duration::from_secs(60),
             plain_meta: false,
@@ -371,14 +372,16 @@ impl<C: FromEngine> EngineBuilder<C> {
             layout::Version::PlainMeta if self.plain_meta => {
                 self.region_config.legacy_meta_rows = true;
             }
-            layout::Version::PlainMeta => crate::upgrade::meta_order(
+            layout::Version::PlainMeta => basalt_master::upgrade::meta_order(
                 &self.fs,
                 &self.root,
                 segments,
                 &self.clock,
                 &self.region_config,
             )?,
-            layout::Version::Current => crate::upgrade::tidy_after(self.fs.as_ref(), &self.root)?,
+            layout::Version::Current => {
+                basalt_master::upgrade::tidy_after(self.fs.as_ref(), &self.root)?
+            }
         }
         let meta_info = meta::meta_region_info()?;
         let meta_dir = layout::table_dir(&self.root, &meta_info.table).join(meta::META_ENCODED);
@@ -509,7 +512,7 @@ impl<C: FromEngine> EngineBuilder<C> {
 fn start_access_control(engine: &Engine) -> Result<()> {
     let master = engine.master();
     if master.access.is_enabled() {
-        crate::acl_store::start(&master, &master.access)?;
+        basalt_master::acl_store::start(&master, &master.access)?;
     }
     Ok(())
 }
@@ -546,7 +549,7 @@ fn boot(engine: &Engine, segments: &[PathBuf], skip_corrupt: bool) -> Result<()>
     for (name, state) in &states {
         let dir = engine.table_dir(name);
         // A restore a crash interrupted: its schema, if its catalog commit is in.
-        crate::snapshots::settle_journal(fs, &dir, &rows)?;
+        basalt_master::snapshots::settle_journal(fs, &dir, &rows)?;
         let descriptor = layout::read_descriptor(fs, &dir)?;
         let mut regions = Vec::new();
         for row in rows

@@ -1,0 +1,44 @@
+//! The master's background work in the embedded engine: every second it splits the regions its
+//! region server says grew past their split size (the region server's split check, HBase's
+//! `CompactSplit.requestSplit`, which a cluster's region server sends as MasterService
+//! SplitRegion) and deletes split and merge parents no region reads any more (HBase's
+//! `CatalogJanitor`).
+
+use std::sync::Weak;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::thread::JoinHandle;
+
+use basalt_master::procedures;
+use basalt_regionserver::compactor::TICK;
+
+use crate::engine::Engine;
+
+/// Starts the thread; it ends when told to stop, or when the engine is closed or dropped.
+pub fn start(engine: Weak<Engine>, stop: Receiver<()>) -> Option<JoinHandle<()>> {
+    let run = move || loop {
+        match stop.recv_timeout(TICK) {
+            Err(RecvTimeoutError::Timeout) => {}
+            Ok(()) | Err(RecvTimeoutError::Disconnected) => return,
+        }
+        let Some(engine) = engine.upgrade() else {
+            return;
+        };
+        if engine.check_open().is_err() {
+            return;
+        }
+        if engine.background.auto_split {
+            for info in engine.rs.regions_to_split() {
+                // A region that cannot split now (no split point, closed meanwhile) is looked
+                // at again on the next tick.
+                if let Ok(table) = engine.table(&info.table) {
+                    let _ = procedures::split_region(&engine, &table, &info, None);
+                }
+            }
+        }
+        let _ = procedures::clean_parents(&engine);
+    };
+    std::thread::Builder::new()
+        .name("basalt-splitter".into())
+        .spawn(run)
+        .ok()
+}
