@@ -206,46 +206,187 @@ impl Error {
         }
     }
 
-    /// The Java class of the exception HBase throws for this error: what every gateway sends
-    /// (the native RPC whole, Thrift and the shell by its simple name). The one place errors
-    /// map to HBase's exceptions.
-    pub fn java_class(&self) -> &'static str {
+    /// Which of HBase's exceptions this error is sent as.
+    fn exception(&self) -> Exception {
         match self {
-            Error::NoSuchColumnFamily { .. } => {
-                "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException"
-            }
-            Error::TableNotFound(_) => "org.apache.hadoop.hbase.TableNotFoundException",
-            Error::NamespaceNotFound(_) => "org.apache.hadoop.hbase.NamespaceNotFoundException",
-            Error::TableExists(_) => "org.apache.hadoop.hbase.TableExistsException",
-            Error::TableNotEnabled(_) => "org.apache.hadoop.hbase.TableNotEnabledException",
-            Error::TableNotDisabled(_) => "org.apache.hadoop.hbase.TableNotDisabledException",
+            Error::NoSuchColumnFamily { .. } => Exception::NoSuchColumnFamily,
+            Error::TableNotFound(_) => Exception::TableNotFound,
+            Error::NamespaceNotFound(_) => Exception::NamespaceNotFound,
+            Error::TableExists(_) => Exception::TableExists,
+            Error::TableNotEnabled(_) => Exception::TableNotEnabled,
+            Error::TableNotDisabled(_) => Exception::TableNotDisabled,
             // HBase's HRegion.checkReadOnly throws DoNotRetryIOException.
-            Error::TableReadOnly(_) | Error::Refused(_) => {
-                "org.apache.hadoop.hbase.DoNotRetryIOException"
-            }
-            Error::Corrupt { .. } => "org.apache.hadoop.hbase.io.hfile.CorruptHFileException",
-            Error::NamespaceExists(_) => "org.apache.hadoop.hbase.NamespaceExistException",
-            Error::NamespaceNotEmpty { .. } => {
-                "org.apache.hadoop.hbase.constraint.ConstraintException"
-            }
-            Error::NotServingRegion(_) => "org.apache.hadoop.hbase.NotServingRegionException",
-            Error::UnknownRegion(_) => "org.apache.hadoop.hbase.UnknownRegionException",
-            Error::RegionTooBusy { .. } => "org.apache.hadoop.hbase.RegionTooBusyException",
-            Error::AccessDenied(_) => "org.apache.hadoop.hbase.security.AccessDeniedException",
+            Error::TableReadOnly(_) | Error::Refused(_) => Exception::DoNotRetry,
+            Error::Corrupt { .. } => Exception::CorruptHFile,
+            Error::NamespaceExists(_) => Exception::NamespaceExists,
+            Error::NamespaceNotEmpty { .. } => Exception::Constraint,
+            Error::NotServingRegion(_) => Exception::NotServingRegion,
+            Error::UnknownRegion(_) => Exception::UnknownRegion,
+            Error::RegionTooBusy { .. } => Exception::RegionTooBusy,
+            Error::AccessDenied(_) => Exception::AccessDenied,
             _ => match self.kind() {
                 // HBase's client sees a server-side IllegalArgumentException as this.
-                ErrorKind::InvalidArgument => "java.lang.IllegalArgumentException",
-                _ => "java.io.IOException",
+                ErrorKind::InvalidArgument => Exception::IllegalArgument,
+                _ => Exception::Io,
             },
+        }
+    }
+
+    /// The Java class of the exception HBase throws for this error: what every gateway sends
+    /// (the native RPC whole, Thrift and the shell by its simple name). [`EXCEPTIONS`] is the
+    /// one table between errors and HBase's exceptions; [`Error::from_exception`] reads it
+    /// the other way.
+    pub fn java_class(&self) -> &'static str {
+        let wanted = self.exception();
+        EXCEPTIONS
+            .iter()
+            .find(|(e, _)| *e == wanted)
+            .map_or("java.io.IOException", |(_, class)| class)
+    }
+
+    /// The error a server's exception means, by its Java class (whole or its simple name)
+    /// and message, for a call on `table`: the reverse of [`Error::java_class`]. An exception
+    /// Basalt has no error for is a storage error naming it.
+    pub fn from_exception(class: &str, message: String, table: &TableName) -> Error {
+        let simple = simple_name(class);
+        let found = EXCEPTIONS
+            .iter()
+            .find(|(_, c)| simple_name(c) == simple)
+            .map(|(e, _)| *e);
+        match found {
+            Some(Exception::TableNotFound) => Error::TableNotFound(table.clone()),
+            Some(Exception::TableNotEnabled) => Error::TableNotEnabled(table.clone()),
+            Some(Exception::NoSuchColumnFamily) => {
+                let family = message
+                    .split("Column family ")
+                    .nth(1)
+                    .and_then(|rest| rest.split(" does not exist").next())
+                    .unwrap_or_default();
+                Error::NoSuchColumnFamily {
+                    table: table.clone(),
+                    family: BinaryDisplay::new(family.as_bytes()),
+                }
+            }
+            Some(Exception::TableExists) => Error::TableExists(table.clone()),
+            Some(Exception::TableNotDisabled) => Error::TableNotDisabled(table.clone()),
+            Some(Exception::NamespaceNotFound) => Error::NamespaceNotFound(message),
+            Some(Exception::NamespaceExists) => Error::NamespaceExists(message),
+            // The server's message is its error's text, which already says "Invalid argument".
+            Some(Exception::DoNotRetry | Exception::IllegalArgument) => Error::InvalidArgument(
+                message
+                    .strip_prefix("Invalid argument: ")
+                    .map_or(message.clone(), str::to_owned),
+            ),
+            Some(Exception::Constraint) => Error::Refused(message),
+            Some(Exception::AccessDenied) => Error::AccessDenied(message),
+            Some(Exception::NotServingRegion) => Error::NotServingRegion(message),
+            Some(Exception::UnknownRegion) => Error::UnknownRegion(message),
+            Some(Exception::RegionTooBusy) => Error::RegionTooBusy {
+                region: String::new(),
+                reason: message,
+            },
+            Some(Exception::CorruptHFile) => Error::corrupt(message),
+            Some(Exception::Io) | None => Error::storage(format!("{class}: {message}")),
         }
     }
 
     /// The simple name of [`Error::java_class`] (`TableNotFoundException`).
     pub fn exception_name(&self) -> &'static str {
-        let class = self.java_class();
-        class.rsplit('.').next().unwrap_or(class)
+        simple_name(self.java_class())
     }
 }
+
+/// A Java class's simple name: what follows its last dot.
+fn simple_name(class: &str) -> &str {
+    class.rsplit('.').next().unwrap_or(class)
+}
+
+/// The HBase exceptions Basalt's errors are sent as, and read back from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Exception {
+    NoSuchColumnFamily,
+    TableNotFound,
+    NamespaceNotFound,
+    TableExists,
+    TableNotEnabled,
+    TableNotDisabled,
+    DoNotRetry,
+    CorruptHFile,
+    NamespaceExists,
+    Constraint,
+    NotServingRegion,
+    UnknownRegion,
+    RegionTooBusy,
+    AccessDenied,
+    IllegalArgument,
+    Io,
+}
+
+/// Each exception's Java class: the one table between Basalt's errors and HBase's exception
+/// classes, read by [`Error::java_class`] one way and [`Error::from_exception`] the other.
+const EXCEPTIONS: &[(Exception, &str)] = &[
+    (
+        Exception::NoSuchColumnFamily,
+        "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException",
+    ),
+    (
+        Exception::TableNotFound,
+        "org.apache.hadoop.hbase.TableNotFoundException",
+    ),
+    (
+        Exception::NamespaceNotFound,
+        "org.apache.hadoop.hbase.NamespaceNotFoundException",
+    ),
+    (
+        Exception::TableExists,
+        "org.apache.hadoop.hbase.TableExistsException",
+    ),
+    (
+        Exception::TableNotEnabled,
+        "org.apache.hadoop.hbase.TableNotEnabledException",
+    ),
+    (
+        Exception::TableNotDisabled,
+        "org.apache.hadoop.hbase.TableNotDisabledException",
+    ),
+    (
+        Exception::DoNotRetry,
+        "org.apache.hadoop.hbase.DoNotRetryIOException",
+    ),
+    (
+        Exception::CorruptHFile,
+        "org.apache.hadoop.hbase.io.hfile.CorruptHFileException",
+    ),
+    (
+        Exception::NamespaceExists,
+        "org.apache.hadoop.hbase.NamespaceExistException",
+    ),
+    (
+        Exception::Constraint,
+        "org.apache.hadoop.hbase.constraint.ConstraintException",
+    ),
+    (
+        Exception::NotServingRegion,
+        "org.apache.hadoop.hbase.NotServingRegionException",
+    ),
+    (
+        Exception::UnknownRegion,
+        "org.apache.hadoop.hbase.UnknownRegionException",
+    ),
+    (
+        Exception::RegionTooBusy,
+        "org.apache.hadoop.hbase.RegionTooBusyException",
+    ),
+    (
+        Exception::AccessDenied,
+        "org.apache.hadoop.hbase.security.AccessDeniedException",
+    ),
+    (
+        Exception::IllegalArgument,
+        "java.lang.IllegalArgumentException",
+    ),
+    (Exception::Io, "java.io.IOException"),
+];
 
 /// Result type of the engine and client API.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -294,5 +435,57 @@ mod tests {
             assert_eq!(e.java_class(), class);
             assert_eq!(Some(e.exception_name()), class.rsplit('.').next());
         }
+    }
+
+    /// Every error sent as an exception reads back as the same kind of error, by its whole
+    /// class or its simple name; the messages a server sends carry what the variants hold.
+    /// (DoNotRetryIOException, which HBase throws for many things, reads back as an invalid
+    /// argument: a read-only table's refusal comes back as that.)
+    #[test]
+    fn errors_read_back_from_their_exceptions() {
+        let table = TableName::parse("t").expect("name");
+        let errors = [
+            Error::NoSuchColumnFamily {
+                table: table.clone(),
+                family: BinaryDisplay::new(b"cf"),
+            },
+            Error::TableNotFound(table.clone()),
+            Error::NamespaceNotFound("ns".into()),
+            Error::TableExists(table.clone()),
+            Error::TableNotEnabled(table.clone()),
+            Error::TableNotDisabled(table.clone()),
+            Error::InvalidArgument("bad".into()),
+            Error::corrupt("bad block"),
+            Error::NamespaceExists("ns".into()),
+            Error::NamespaceNotEmpty {
+                namespace: "ns".into(),
+                tables: 1,
+            },
+            Error::NotServingRegion("r".into()),
+            Error::UnknownRegion("r".into()),
+            Error::AccessDenied("no".into()),
+            Error::storage("disk"),
+        ];
+        for e in errors {
+            let class = e.java_class();
+            for name in [class, simple_name(class)] {
+                let back = Error::from_exception(name, e.to_string(), &table);
+                assert_eq!(back.kind(), e.kind(), "{e} as {name}: {back}");
+            }
+        }
+        let cf = Error::from_exception(
+            "NoSuchColumnFamilyException",
+            "Column family cf does not exist in region x".into(),
+            &table,
+        );
+        assert_eq!(cf.to_string(), "Column family cf does not exist in table t");
+        let other = Error::from_exception("org.example.Odd", "odd".into(), &table);
+        assert_eq!(other.kind(), ErrorKind::Io);
+        assert!(other.to_string().contains("org.example.Odd: odd"));
+        assert!(
+            EXCEPTIONS
+                .iter()
+                .all(|(e, _)| { EXCEPTIONS.iter().filter(|(o, _)| o == e).count() == 1 })
+        );
     }
 }

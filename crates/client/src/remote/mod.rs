@@ -136,45 +136,14 @@ fn retriable(class: &str) -> bool {
     .any(|c| class.ends_with(c))
 }
 
-/// Basalt's error for a server's exception, by its Java class.
-fn remote_error(table: &TableName, class: &str, message: String) -> Error {
-    let short = class.rsplit('.').next().unwrap_or(class);
-    match short {
-        "TableNotFoundException" => Error::TableNotFound(table.clone()),
-        "TableNotEnabledException" => Error::TableNotEnabled(table.clone()),
-        "NoSuchColumnFamilyException" => {
-            let family = message
-                .split("Column family ")
-                .nth(1)
-                .and_then(|rest| rest.split(" does not exist").next())
-                .unwrap_or_default();
-            Error::NoSuchColumnFamily {
-                table: table.clone(),
-                family: crate::BinaryDisplay::new(family.as_bytes()),
-            }
-        }
-        "TableExistsException" => Error::TableExists(table.clone()),
-        "TableNotDisabledException" => Error::TableNotDisabled(table.clone()),
-        "NamespaceNotFoundException" => Error::NamespaceNotFound(message),
-        "NamespaceExistException" => Error::NamespaceExists(message),
-        // The server's message is its error's text, which already says "Invalid argument".
-        "DoNotRetryIOException" | "IllegalArgumentException" => Error::InvalidArgument(
-            message
-                .strip_prefix("Invalid argument: ")
-                .map_or(message.clone(), str::to_owned),
-        ),
-        "ConstraintException" => Error::Refused(message),
-        "AccessDeniedException" => Error::AccessDenied(message),
-        _ => Error::storage(format!("{class}: {message}")),
-    }
-}
-
 fn classify(table: &TableName, e: RpcError) -> Failure {
     match e {
         RpcError::Remote { class, message } if retriable(&class) => {
             Failure::Retry(format!("{class}: {message}"))
         }
-        RpcError::Remote { class, message } => Failure::Fatal(remote_error(table, &class, message)),
+        RpcError::Remote { class, message } => {
+            Failure::Fatal(Error::from_exception(&class, message, table))
+        }
         RpcError::Frame(f) => Failure::Retry(f.to_string()),
         RpcError::Decode(d) => Failure::Fatal(Error::corrupt(format!("a response: {d}"))),
     }
