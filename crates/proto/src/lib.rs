@@ -9,7 +9,6 @@ pub mod cellblock;
 pub mod filters;
 pub mod frame;
 pub mod ops;
-pub mod rpc_client;
 pub mod schema;
 
 /// The generated protobuf messages (package `hbase.pb`).

@@ -76,7 +76,7 @@ impl Common {
                     .server_user
                     .clone()
                     .filter(|_| security.tls.is_some())
-                    .unwrap_or_else(|| basalt_proto::rpc_client::DEFAULT_USER.to_owned()),
+                    .unwrap_or_else(|| basalt_embedded::remote::DEFAULT_USER.to_owned()),
             );
             superusers
         })

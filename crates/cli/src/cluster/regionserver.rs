@@ -157,13 +157,13 @@ const SPLIT_RETRY: Duration = Duration::from_secs(10);
 /// MasterService SplitRegion, which splits them through this server's AdminService.
 struct SplitRequests {
     quorum: String,
-    tls: Option<basalt_proto::rpc_client::TlsClient>,
+    tls: Option<basalt_embedded::remote::TlsClient>,
     last_check: std::time::Instant,
     asked: std::collections::HashMap<Vec<u8>, std::time::Instant>,
 }
 
 impl SplitRequests {
-    fn new(quorum: &str, tls: Option<basalt_proto::rpc_client::TlsClient>) -> Self {
+    fn new(quorum: &str, tls: Option<basalt_embedded::remote::TlsClient>) -> Self {
         SplitRequests {
             quorum: quorum.to_owned(),
             tls,
@@ -190,10 +190,10 @@ impl SplitRequests {
         let Ok(master) = basalt_coord::master_server(&self.quorum, Duration::from_secs(5)) else {
             return;
         };
-        let Ok(client) = basalt_proto::rpc_client::RpcClient::connect_with(
+        let Ok(client) = basalt_embedded::remote::RpcClient::connect_with(
             master,
             "MasterService",
-            basalt_proto::rpc_client::DEFAULT_USER,
+            basalt_embedded::remote::DEFAULT_USER,
             self.tls.as_ref(),
         ) else {
             return;

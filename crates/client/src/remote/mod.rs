@@ -33,7 +33,9 @@ mod scanner;
 mod table;
 
 pub use admin::RemoteAdmin;
-pub use basalt_proto::rpc_client::{Location, RpcClient, RpcError, TlsClient, locate};
+mod rpc_client;
+
+pub use rpc_client::{DEFAULT_USER, Location, RpcClient, RpcError, TlsClient, locate};
 pub use scanner::RemoteScanner;
 pub use table::RemoteTable;
 
@@ -66,7 +68,7 @@ pub struct RemoteConfig {
     pub user: String,
     /// TLS to every server (HBase's `hbase.client.netty.tls.enabled`): whom to trust, and the
     /// client certificate to show, which names the user to servers that ask for one.
-    pub tls: Option<basalt_proto::rpc_client::TlsClient>,
+    pub tls: Option<TlsClient>,
     /// Kerberos (HBase's `hbase.security.authentication=kerberos`): the servers' principal
     /// (`hbase/host@REALM`); the user is then the one `kinit` gave a ticket to. Needs the
     /// `kerberos` feature.
@@ -81,7 +83,7 @@ impl Default for RemoteConfig {
             pause: Duration::from_millis(100),
             max_pause: Duration::from_secs(2),
             pool_size: 1,
-            user: basalt_proto::rpc_client::DEFAULT_USER.to_owned(),
+            user: DEFAULT_USER.to_owned(),
             tls: None,
             kerberos: None,
         }

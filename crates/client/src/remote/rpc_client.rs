@@ -25,14 +25,14 @@ pub use basalt_net::tls::TlsClient;
 use basalt_net::tls::{Wire, WireReader};
 use prost::Message;
 
-use crate::cellblock;
-use crate::frame::{
+use basalt_proto::cellblock;
+use basalt_proto::frame::{
     FrameError, encode_call, encode_call_with_cells, encode_connection_start, read_response,
 };
-use crate::pb::{
+use basalt_proto::pb::{
     self, ConnectionHeader, ResponseHeader, Scan, ScanRequest, ScanResponse, UserInformation,
 };
-use crate::{META_REGION, region};
+use basalt_proto::{META_REGION, region};
 
 /// Why a call failed.
 #[derive(Debug)]
@@ -465,12 +465,14 @@ impl RpcClient {
         match kerberos {
             None => socket.write_all(&encode_connection_start(&header))?,
             Some(principal) => {
-                socket.write_all(&crate::frame::encode_preamble(crate::frame::AUTH_KERBEROS))?;
+                socket.write_all(&basalt_proto::frame::encode_preamble(
+                    basalt_proto::frame::AUTH_KERBEROS,
+                ))?;
                 // The exchange must not wait forever on a silent server.
                 socket.socket().set_read_timeout(Some(HANDSHAKE))?;
                 sasl_initiate(&mut reader, &socket, principal)?;
                 socket.socket().set_read_timeout(None)?;
-                socket.write_all(&crate::frame::encode_connection_header(&header))?;
+                socket.write_all(&basalt_proto::frame::encode_connection_header(&header))?;
             }
         }
         let input = BufReader::with_capacity(64 * 1024, reader);
