@@ -10,6 +10,7 @@
 
 pub mod admin_service;
 pub mod client_service;
+pub mod cluster;
 pub mod compactor;
 pub mod flusher;
 pub mod layout;
