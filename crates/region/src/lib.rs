@@ -10,6 +10,7 @@ mod compaction;
 mod cursor;
 mod file_cursor;
 mod flat;
+mod flush_writer;
 mod key;
 mod matcher;
 mod memstore;
