@@ -640,3 +640,19 @@ fn memory_mb(file: &str, key: &str) -> Option<u32> {
         .ok()?;
     u32::try_from(kb / 1024).ok()
 }
+
+impl basalt_proto::service::Service for MasterService {
+    fn name(&self) -> &'static str {
+        "MasterService"
+    }
+
+    fn call(
+        &self,
+        method: &str,
+        param: Option<&[u8]>,
+        _cell_block: &basalt_common::Bytes,
+        caller: Option<&basalt_common::acl::User>,
+    ) -> Option<Outcome> {
+        MasterService::call(self, method, param, caller)
+    }
+}

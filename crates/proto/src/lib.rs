@@ -10,6 +10,7 @@ pub mod filters;
 pub mod frame;
 pub mod ops;
 pub mod schema;
+pub mod service;
 
 /// The generated protobuf messages (package `hbase.pb`).
 #[allow(missing_debug_implementations, clippy::all, reason = "generated code")]

@@ -245,3 +245,23 @@ impl AdminService {
         })
     }
 }
+
+impl basalt_proto::service::Service for AdminService {
+    fn name(&self) -> &'static str {
+        "AdminService"
+    }
+
+    fn call(
+        &self,
+        method: &str,
+        param: Option<&[u8]>,
+        _cell_block: &Bytes,
+        _caller: Option<&basalt_common::acl::User>,
+    ) -> Option<Outcome> {
+        AdminService::call(self, method, param)
+    }
+
+    fn servers_only(&self) -> bool {
+        true
+    }
+}

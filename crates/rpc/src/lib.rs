@@ -1,8 +1,10 @@
-//! HBase's native RPC (the protocol HBase's own clients speak to a region server), served onto
-//! Basalt's client API: the server (`server`) carrying the region server's ClientService
-//! and AdminService (`basalt_regionserver`) and MasterService (`master_service`). The remote client, HBase's
-//! client side, is `basalt_embedded::remote`. The messages, framing and conversions are `basalt-proto`'s;
-//! framing: `docs/design/rpc.md`.
+//! HBase's native RPC (the protocol HBase's own clients speak to a region server) as a
+//! transport: the server (`server`) reads connections and frames and routes each call to the
+//! service its connection's header names, any `basalt_proto::service::Service` (the region
+//! server's ClientService and AdminService, the master's MasterService); it knows none of
+//! them by name. `RpcServer::start` serves all three of an embedded engine. The remote
+//! client, HBase's client side, is `basalt_client::remote`. The messages, framing and
+//! conversions are `basalt-proto`'s; framing: `docs/design/rpc.md`.
 
 mod handlers;
 pub mod server;

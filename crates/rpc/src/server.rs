@@ -21,6 +21,7 @@ use crate::handlers::Handlers;
 use crate::pb::ExceptionResponse;
 use basalt_master::master_service::MasterService;
 use basalt_proto::exception;
+use basalt_proto::service::Service;
 use basalt_regionserver::admin_service::AdminService;
 use basalt_regionserver::client_service::ClientService;
 
@@ -106,17 +107,26 @@ pub struct RpcServer {
     threads: Vec<JoinHandle<()>>,
     handlers: Arc<Handlers>,
     handler_threads: Vec<JoinHandle<()>>,
-    service: Option<Arc<ClientService>>,
+    services: Vec<Arc<dyn Service>>,
 }
 
 /// The services one port carries: a region server's ClientService and AdminService, a
-/// master's MasterService, or (standalone) all three. A call to one it lacks is an
-/// UnknownProtocolException.
+/// master's MasterService, or (standalone) all three; each connection's header names the one
+/// it calls. A call to one the port lacks is an UnknownProtocolException.
 #[derive(Debug, Default)]
-pub struct Services {
-    pub client: Option<Arc<ClientService>>,
-    pub admin: Option<AdminService>,
-    pub master: Option<MasterService>,
+pub struct Services(Vec<Arc<dyn Service>>);
+
+impl Services {
+    pub fn new() -> Self {
+        Services::default()
+    }
+
+    /// These services and `service` (replacing one of the same name).
+    pub fn with(mut self, service: Arc<dyn Service>) -> Self {
+        self.0.retain(|s| s.name() != service.name());
+        self.0.push(service);
+        self
+    }
 }
 
 /// Calls queued for the handlers beyond this many per handler run on their connection's
@@ -124,9 +134,7 @@ pub struct Services {
 const QUEUED_PER_HANDLER: usize = 10;
 
 struct Shared {
-    service: Option<Arc<ClientService>>,
-    master: Option<MasterService>,
-    admin: Option<AdminService>,
+    services: Vec<Arc<dyn Service>>,
     config: RpcConfig,
     stop: Arc<AtomicBool>,
     handlers: Arc<Handlers>,
@@ -137,18 +145,17 @@ impl RpcServer {
     pub fn start(conn: Connection, config: RpcConfig) -> io::Result<RpcServer> {
         let listener = TcpListener::bind(config.bind)?;
         let addr = listener.local_addr()?;
-        let services = Services {
-            client: Some(Arc::new(ClientService::new(
+        let services = Services::new()
+            .with(Arc::new(ClientService::new(
                 conn.region_server(),
                 config.scanner_lease,
-            ))),
-            admin: Some(AdminService::new(conn.region_server(), addr)),
-            master: Some(MasterService::new(
+            )))
+            .with(Arc::new(AdminService::new(conn.region_server(), addr)))
+            .with(Arc::new(MasterService::new(
                 conn.engine().master(),
                 addr,
                 Some(config.region_server.unwrap_or(addr)),
-            )),
-        };
+            )));
         Self::serve(listener, services, config)
     }
 
@@ -161,15 +168,12 @@ impl RpcServer {
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
         let stop = Arc::new(AtomicBool::new(false));
-        let service = services.client;
         let handlers = Arc::new(Handlers::new(
             config.handlers.saturating_mul(QUEUED_PER_HANDLER),
         ));
         let handler_threads = handlers.start(config.handlers);
         let shared = Arc::new(Shared {
-            master: services.master,
-            admin: services.admin,
-            service: service.clone(),
+            services: services.0.clone(),
             config,
             stop: Arc::clone(&stop),
             handlers: Arc::clone(&handlers),
@@ -196,7 +200,7 @@ impl RpcServer {
                 .spawn(move || {
                     while !shared.stop.load(Ordering::Acquire) {
                         std::thread::sleep(POLL);
-                        if let Some(service) = &shared.service {
+                        for service in &shared.services {
                             service.expire();
                         }
                     }
@@ -208,7 +212,7 @@ impl RpcServer {
             threads: vec![accept, reaper],
             handlers,
             handler_threads,
-            service,
+            services: services.0,
         })
     }
 
@@ -216,8 +220,9 @@ impl RpcServer {
         self.addr
     }
 
+    /// The scanners its services hold open for their callers.
     pub fn open_scanners(&self) -> usize {
-        self.service.as_ref().map_or(0, |s| s.open_scanners())
+        self.services.iter().map(|s| s.leases()).sum()
     }
 
     /// Stops accepting, lets each connection and handler finish its call, and waits for them.
@@ -339,12 +344,6 @@ fn deliver(outbox: &Mutex<Outbox>, call_id: u32, outcome: Result<Vec<u8>, Except
     } else if out.write(&mut reply).is_err() {
         out.stream.shutdown();
     }
-}
-
-/// Whether a call may wait long (for the WAL, or a row lock), so that it should not hold up
-/// the calls queued behind it on its connection.
-fn may_wait(service: &str, method: &str) -> bool {
-    service == "ClientService" && matches!(method, "Mutate" | "Multi")
 }
 
 /// The first byte of a TLS handshake record (a ClientHello); a plaintext HBase connection
@@ -612,7 +611,9 @@ fn serve_calls(
         }
         let call_id = call.header.call_id.unwrap_or(0);
         let method = call.header.method_name.take().unwrap_or_default();
-        let mutation = may_wait(&conn.service, &method);
+        let mutation = shared
+            .service(&conn.service)
+            .is_some_and(|s| s.may_wait(&method));
         // A call with another whole one behind it: threads share this connection (or see
         // below). From then on its slow mutations go to handlers, so that they wait together
         // and never hold up the connection's other calls; a lone caller's run here.
@@ -655,6 +656,13 @@ fn serve_calls(
     }
 }
 
+impl Shared {
+    /// The service named `name`, if this port carries it.
+    fn service(&self, name: &str) -> Option<&Arc<dyn Service>> {
+        self.services.iter().find(|s| s.name() == name)
+    }
+}
+
 /// Runs one call on the service its connection chose.
 fn execute(
     shared: &Shared,
@@ -662,56 +670,35 @@ fn execute(
     method: &str,
     call: &Call,
 ) -> Result<Vec<u8>, ExceptionResponse> {
-    let service = conn.service.as_str();
-    // One port serves both services, chosen by the connection header.
-    let outcome = match service {
-        "ClientService" => shared.service.as_ref().and_then(|client| {
-            if call.cell_block.is_empty() {
-                return client.call(
-                    method,
-                    call.param.as_deref(),
-                    &call.cell_block,
-                    conn.caller(),
-                );
-            }
-            Some(
-                cellblock::check_codec(conn.codec.as_deref(), conn.compressor.as_deref()).and_then(
-                    |()| {
-                        client
-                            .call(
-                                method,
-                                call.param.as_deref(),
-                                &call.cell_block,
-                                conn.caller(),
-                            )
-                            .unwrap_or_else(|| Err(unknown(service, method)))
-                    },
-                ),
-            )
-        }),
-        "MasterService" => shared
-            .master
-            .as_ref()
-            .and_then(|m| m.call(method, call.param.as_deref(), conn.caller())),
-        "AdminService" => shared.admin.as_ref().and_then(|a| {
-            if let Some(allowed) = &shared.config.admin_callers
-                && !allowed.contains(&conn.user.name)
-            {
-                return Some(Err(exception(
-                    ACCESS_DENIED,
-                    format!(
-                        "Insufficient permissions for user '{}' (AdminService.{method} is for \
-                         the cluster's servers and superusers)",
-                        conn.user.name
-                    ),
-                    true,
-                )));
-            }
-            a.call(method, call.param.as_deref())
-        }),
-        _ => None,
+    let name = conn.service.as_str();
+    let Some(service) = shared.service(name) else {
+        return Err(unknown(name, method));
     };
-    outcome.unwrap_or_else(|| Err(unknown(service, method)))
+    if service.servers_only()
+        && let Some(allowed) = &shared.config.admin_callers
+        && !allowed.contains(&conn.user.name)
+    {
+        return Err(exception(
+            ACCESS_DENIED,
+            format!(
+                "Insufficient permissions for user '{}' ({name}.{method} is for the cluster's \
+                 servers and superusers)",
+                conn.user.name
+            ),
+            true,
+        ));
+    }
+    if !call.cell_block.is_empty() {
+        cellblock::check_codec(conn.codec.as_deref(), conn.compressor.as_deref())?;
+    }
+    service
+        .call(
+            method,
+            call.param.as_deref(),
+            &call.cell_block,
+            conn.caller(),
+        )
+        .unwrap_or_else(|| Err(unknown(name, method)))
 }
 
 fn unknown(service: &str, method: &str) -> ExceptionResponse {

@@ -61,12 +61,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         say!("stopped before becoming active");
         return Ok(());
     };
-    let services = Services {
-        master: Some(
-            MasterService::new(Arc::clone(&cm.master), addr, None).with_start_code(start_code),
-        ),
-        ..Services::default()
-    };
+    let services = Services::new().with(Arc::new(
+        MasterService::new(Arc::clone(&cm.master), addr, None).with_start_code(start_code),
+    ));
     let rpc = RpcServer::serve(listener, services, args.common.rpc_config(addr, &security))
         .with_context(|| format!("cannot serve on {addr}"))?;
     // The pages show the cluster as its clients see it, through ZooKeeper.

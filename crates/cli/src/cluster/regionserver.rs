@@ -50,14 +50,12 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let server = RunningServer::start(settings)
         .with_context(|| format!("cannot start on {}", args.common.data.display()))?;
     let name = server.name().to_string();
-    let services = Services {
-        client: Some(Arc::new(ClientService::new(
+    let services = Services::new()
+        .with(Arc::new(ClientService::new(
             Arc::clone(&server.rs),
             Duration::from_secs(60),
-        ))),
-        admin: Some(AdminService::new(Arc::clone(&server.rs), addr)),
-        master: None,
-    };
+        )))
+        .with(Arc::new(AdminService::new(Arc::clone(&server.rs), addr)));
     let config = RpcConfig {
         handlers: args.rpc_handlers,
         ..args.common.rpc_config(addr, &security)

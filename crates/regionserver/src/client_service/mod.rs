@@ -663,3 +663,31 @@ fn family_names(region: &Region) -> Vec<Bytes> {
         .map(|f| f.name.clone())
         .collect()
 }
+
+impl basalt_proto::service::Service for ClientService {
+    fn name(&self) -> &'static str {
+        "ClientService"
+    }
+
+    fn call(
+        &self,
+        method: &str,
+        param: Option<&[u8]>,
+        cell_block: &Bytes,
+        caller: Option<&User>,
+    ) -> Option<Outcome> {
+        ClientService::call(self, method, param, cell_block, caller)
+    }
+
+    fn may_wait(&self, method: &str) -> bool {
+        matches!(method, "Mutate" | "Multi")
+    }
+
+    fn leases(&self) -> usize {
+        self.open_scanners()
+    }
+
+    fn expire(&self) {
+        ClientService::expire(self);
+    }
+}
