@@ -274,8 +274,13 @@ pub fn read_response(
     limit: usize,
 ) -> Result<(ResponseHeader, Option<Vec<u8>>), FrameError> {
     let len = read_length(r, limit)?;
-    let bytes = Bytes::from(read_bytes(r, len)?);
-    let mut buf = &bytes[..];
+    decode_response(&read_bytes(r, len)?)
+}
+
+/// One response frame's body (what follows its 4-byte length): its header and message bytes
+/// (none if it carries an exception).
+pub fn decode_response(bytes: &[u8]) -> Result<(ResponseHeader, Option<Vec<u8>>), FrameError> {
+    let mut buf = bytes;
     let header = ResponseHeader::decode_length_delimited(&mut buf)
         .map_err(|e| malformed(format!("response header: {e}")))?;
     if header.exception.is_some() || buf.is_empty() {

@@ -33,6 +33,7 @@ mod scanner;
 mod table;
 
 pub use admin::RemoteAdmin;
+pub mod aio;
 mod rpc_client;
 
 pub use rpc_client::{DEFAULT_USER, Location, RpcClient, RpcError, TlsClient, locate};
