@@ -537,7 +537,8 @@ fn start_rpc(
             max_connections: s.max_connections,
             ..basalt_rpc::RpcConfig::default()
         };
-        let server = basalt_rpc::RpcServer::start(conn.clone(), config)
+        let server = conn
+            .serve_rpc(config)
             .with_context(|| format!("cannot listen on {}:{port}", s.bind))?;
         say!("{what} listening on {}", server.local_addr());
         Ok(server)

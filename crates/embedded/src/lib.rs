@@ -22,6 +22,7 @@ mod client_impl;
 mod connection;
 mod engine;
 mod janitor;
+mod rpc;
 #[cfg(test)]
 mod split_halves_tests;
 mod table;

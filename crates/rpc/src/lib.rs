@@ -2,9 +2,9 @@
 //! transport: the server (`server`) reads connections and frames and routes each call to the
 //! service its connection's header names, any `basalt_proto::service::Service` (the region
 //! server's ClientService and AdminService, the master's MasterService); it knows none of
-//! them by name. `RpcServer::start` serves all three of an embedded engine. The remote
-//! client, HBase's client side, is `basalt_client::remote`. The messages, framing and
-//! conversions are `basalt-proto`'s; framing: `docs/design/rpc.md`.
+//! them by name (`basalt_embedded::Connection::serve_rpc` serves all three of an embedded
+//! engine). The remote client, HBase's client side, is `basalt_client::remote`. The
+//! messages, framing and conversions are `basalt-proto`'s; framing: `docs/design/rpc.md`.
 
 mod handlers;
 pub mod server;

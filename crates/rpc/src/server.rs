@@ -11,7 +11,6 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use basalt_common::acl::{GroupMapping, PrincipalRules, User};
-use basalt_embedded::Connection;
 use basalt_net::tls::{Wire, WireReader, common_name, linger, rustls};
 use basalt_net::{POLL, Patient, serve_connections};
 
@@ -19,11 +18,8 @@ use crate::cellblock;
 use crate::frame::{self, Call, FrameError};
 use crate::handlers::Handlers;
 use crate::pb::ExceptionResponse;
-use basalt_master::master_service::MasterService;
 use basalt_proto::exception;
 use basalt_proto::service::Service;
-use basalt_regionserver::admin_service::AdminService;
-use basalt_regionserver::client_service::ClientService;
 
 /// How the RPC server is started.
 #[derive(Debug, Clone)]
@@ -141,24 +137,6 @@ struct Shared {
 }
 
 impl RpcServer {
-    /// Serves an embedded engine: its master and its region server on one port.
-    pub fn start(conn: Connection, config: RpcConfig) -> io::Result<RpcServer> {
-        let listener = TcpListener::bind(config.bind)?;
-        let addr = listener.local_addr()?;
-        let services = Services::new()
-            .with(Arc::new(ClientService::new(
-                conn.region_server(),
-                config.scanner_lease,
-            )))
-            .with(Arc::new(AdminService::new(conn.region_server(), addr)))
-            .with(Arc::new(MasterService::new(
-                conn.engine().master(),
-                addr,
-                Some(config.region_server.unwrap_or(addr)),
-            )));
-        Self::serve(listener, services, config)
-    }
-
     /// Serves `services` on a bound listener.
     pub fn serve(
         listener: TcpListener,

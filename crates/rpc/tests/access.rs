@@ -246,7 +246,7 @@ fn the_access_control_service_endpoint() {
     use prost::Message;
     let conn = engine(None);
     let t = table(&conn, "t", &["f"]);
-    let server = RpcServer::start(conn.clone(), support::loopback()).unwrap();
+    let server = conn.serve_rpc(support::loopback()).unwrap();
     let endpoint = |user: &str, method: &str, request: Vec<u8>| {
         let master = basalt_embedded::remote::RpcClient::connect_as(
             server.local_addr(),

@@ -143,14 +143,12 @@ fn setup() -> (RpcServer, Connection, Vec<Vec<u8>>) {
         .into_iter()
         .map(|r| r.name.to_vec())
         .collect();
-    let server = RpcServer::start(
-        conn.clone(),
-        RpcConfig {
+    let server = conn
+        .serve_rpc(RpcConfig {
             max_frame: 1 << 20,
             ..support::loopback()
-        },
-    )
-    .unwrap();
+        })
+        .unwrap();
     (server, conn, regions)
 }
 
@@ -707,14 +705,12 @@ fn renewals_keep_a_scanner_past_its_lease() {
         .unwrap()[0]
         .name
         .to_vec();
-    let server = RpcServer::start(
-        conn.clone(),
-        RpcConfig {
+    let server = conn
+        .serve_rpc(RpcConfig {
             scanner_lease: Duration::from_millis(400),
             ..support::loopback()
-        },
-    )
-    .unwrap();
+        })
+        .unwrap();
     let mut c = Client::connect(&server, "ClientService");
     for row in [&b"a"[..], b"b"] {
         let _: MutateResponse = c.ok(

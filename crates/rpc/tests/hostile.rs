@@ -12,12 +12,12 @@ use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
 use basalt_embedded::{Bytes, Get, Put};
 use basalt_net::hostile::{count_panics, hammer};
 use basalt_proto::region;
+use basalt_rpc::RpcConfig;
 use basalt_rpc::frame::{encode_call, encode_call_with_cells, encode_connection_start};
 use basalt_rpc::pb::{
     self, Action, ConnectionHeader, GetRequest, MultiRequest, MutateRequest, MutationProto,
     RegionAction, ScanRequest, UserInformation, mutation_proto,
 };
-use basalt_rpc::{RpcConfig, RpcServer};
 
 fn start(service: &str) -> Vec<u8> {
     encode_connection_start(&ConnectionHeader {
@@ -189,15 +189,13 @@ fn random_and_mutated_frames_leave_the_server_serving() {
     let panics = count_panics();
 
     let conn = support::engine_with_table_t();
-    let server = RpcServer::start(
-        conn.clone(),
-        RpcConfig {
+    let server = conn
+        .serve_rpc(RpcConfig {
             max_frame: 1 << 20,
             stall_timeout: Duration::from_millis(200),
             ..support::loopback()
-        },
-    )
-    .unwrap();
+        })
+        .unwrap();
     let region_name = conn.admin().regions(&"t".parse().unwrap()).unwrap()[0]
         .name
         .clone();

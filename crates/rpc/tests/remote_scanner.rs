@@ -126,14 +126,12 @@ fn limits_and_reversed_scans_stream_across_regions() {
 #[test]
 fn a_scan_that_outlives_its_lease_resumes_after_the_last_row() {
     let conn = engine();
-    let server = RpcServer::start(
-        conn.clone(),
-        basalt_rpc::RpcConfig {
+    let server = conn
+        .serve_rpc(basalt_rpc::RpcConfig {
             scanner_lease: Duration::from_millis(200),
             ..support::loopback()
-        },
-    )
-    .unwrap();
+        })
+        .unwrap();
     let remote = connect(&server);
     for reversed in [false, true] {
         let scan = Scan::new().with_caching(5).reversed(reversed);

@@ -47,9 +47,8 @@ fn start(auth: ClientAuth, simple: bool, plaintext: bool, rules: &[&str]) -> Fix
         auth,
     )
     .unwrap();
-    let server = RpcServer::start(
-        conn.clone(),
-        RpcConfig {
+    let server = conn
+        .serve_rpc(RpcConfig {
             bind: ([127, 0, 0, 1], 0).into(),
             tls: Some(RpcTls {
                 config,
@@ -58,9 +57,8 @@ fn start(auth: ClientAuth, simple: bool, plaintext: bool, rules: &[&str]) -> Fix
             }),
             simple_auth: simple,
             ..RpcConfig::default()
-        },
-    )
-    .unwrap();
+        })
+        .unwrap();
     Fixture {
         conn,
         server,

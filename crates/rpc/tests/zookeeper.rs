@@ -166,14 +166,12 @@ fn a_remote_client_finds_the_server_through_zookeeper() {
                 .with_family(ColumnFamilyDescriptor::new("f")),
         )
         .unwrap();
-    let server = basalt_rpc::RpcServer::start(
-        conn.clone(),
-        basalt_rpc::RpcConfig {
+    let server = conn
+        .serve_rpc(basalt_rpc::RpcConfig {
             bind: ([127, 0, 0, 1], port).into(),
             ..support::loopback()
-        },
-    )
-    .unwrap();
+        })
+        .unwrap();
     let publisher = ZkPublisher::start(
         &quorum,
         Published {

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
 use basalt_embedded::{Client, Connection};
-use basalt_rpc::{RpcConfig, RpcServer};
+use basalt_rpc::RpcConfig;
 use basalt_shell::{Failure, Options, Shell};
 use regex::Regex;
 
@@ -84,14 +84,12 @@ fn check(name: &str) {
     assert_eq!(local, expected, "embedded transcript of {name}");
 
     let engine = Connection::in_memory();
-    let server = RpcServer::start(
-        engine.clone(),
-        RpcConfig {
+    let server = engine
+        .serve_rpc(RpcConfig {
             bind: "127.0.0.1:0".parse().unwrap(),
             ..RpcConfig::default()
-        },
-    )
-    .unwrap();
+        })
+        .unwrap();
     let remote = RemoteConnection::connect(server.local_addr(), RemoteConfig::default()).unwrap();
     let over_rpc = transcript(Arc::new(remote), &script);
     server.shutdown();

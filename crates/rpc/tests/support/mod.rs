@@ -31,7 +31,7 @@ pub fn loopback() -> RpcConfig {
 
 /// A server for `conn` with [`loopback`]'s configuration.
 pub fn serve(conn: &Connection) -> RpcServer {
-    RpcServer::start(conn.clone(), loopback()).unwrap()
+    conn.serve_rpc(loopback()).unwrap()
 }
 
 /// Calls `method`; a failure is the Java class of the server's exception (any other failure

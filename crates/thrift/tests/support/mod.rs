@@ -87,14 +87,12 @@ pub fn server_with(backend: Backend, config: ThriftConfig) -> (ThriftServer, Eng
     let (client, rpc): (Arc<dyn BasaltClient>, _) = match backend {
         Backend::Embedded => (Arc::new(conn.clone()), None),
         Backend::Remote => {
-            let rpc = RpcServer::start(
-                conn.clone(),
-                RpcConfig {
+            let rpc = conn
+                .serve_rpc(RpcConfig {
                     bind: ([127, 0, 0, 1], 0).into(),
                     ..RpcConfig::default()
-                },
-            )
-            .expect("rpc server");
+                })
+                .expect("rpc server");
             let remote = RemoteConnection::connect(rpc.local_addr(), RemoteConfig::default())
                 .expect("remote connection");
             (Arc::new(remote), Some(rpc))

@@ -1,0 +1,34 @@
+//! Serving an embedded engine over HBase's native RPC (`basalt standalone --rpc-port`): its
+//! region server's ClientService and AdminService and its master's MasterService on one port.
+//! The transport (`basalt-rpc`) knows none of them; this is where they are put together.
+
+use std::io;
+use std::net::TcpListener;
+use std::sync::Arc;
+
+use basalt_master::master_service::MasterService;
+use basalt_regionserver::admin_service::AdminService;
+use basalt_regionserver::client_service::ClientService;
+use basalt_rpc::{RpcConfig, RpcServer, Services};
+
+use crate::Connection;
+
+impl Connection {
+    /// Serves this engine's master and region server on one port, bound as `config` says.
+    pub fn serve_rpc(&self, config: RpcConfig) -> io::Result<RpcServer> {
+        let listener = TcpListener::bind(config.bind)?;
+        let addr = listener.local_addr()?;
+        let services = Services::new()
+            .with(Arc::new(ClientService::new(
+                self.region_server(),
+                config.scanner_lease,
+            )))
+            .with(Arc::new(AdminService::new(self.region_server(), addr)))
+            .with(Arc::new(MasterService::new(
+                self.engine().master(),
+                addr,
+                Some(config.region_server.unwrap_or(addr)),
+            )));
+        RpcServer::serve(listener, services, config)
+    }
+}
