@@ -279,8 +279,13 @@ impl BlockCache {
 
 /// The memory this process may use: the machine's, or its control group's limit where that
 /// is lower, so a server in a container sizes itself to the container; 4 GiB where neither
-/// can be read.
+/// can be read. Read once per process (every store file that opens asks).
 pub fn memory_limit() -> u64 {
+    static LIMIT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *LIMIT.get_or_init(read_memory_limit)
+}
+
+fn read_memory_limit() -> u64 {
     let machine = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
         m.lines()
             .find(|l| l.starts_with("MemTotal:"))

@@ -25,6 +25,8 @@ pub struct BlockRef {
 pub struct IndexPart {
     pub blocks: Vec<BlockRef>,
     search: RowSearch,
+    /// The bytes it holds in memory, counted once (the block cache asks often).
+    weight: usize,
 }
 
 impl IndexPart {
@@ -47,7 +49,18 @@ impl IndexPart {
             });
         }
         let search = RowSearch::new(blocks.iter().map(|b| &b.first));
-        Ok(IndexPart { blocks, search })
+        let keys: usize = blocks
+            .iter()
+            .map(|b| {
+                std::mem::size_of::<BlockRef>() + b.first.row().len() + b.first.qualifier().len()
+            })
+            .sum();
+        let weight = keys + search.size();
+        Ok(IndexPart {
+            blocks,
+            search,
+            weight,
+        })
     }
 
     /// How many blocks have a first key that stands to `target` as `before` asks (`is_le`:
@@ -59,14 +72,7 @@ impl IndexPart {
 
     /// The bytes it holds in memory.
     pub fn weight(&self) -> usize {
-        let keys: usize = self
-            .blocks
-            .iter()
-            .map(|b| {
-                std::mem::size_of::<BlockRef>() + b.first.row().len() + b.first.qualifier().len()
-            })
-            .sum();
-        keys + self.search.size()
+        self.weight
     }
 }
 

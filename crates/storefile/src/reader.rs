@@ -197,13 +197,15 @@ impl StoreFileReader {
             self.trailer.bloom_offset,
             u64::from(self.trailer.bloom_size),
         );
-        let chunked = self.file.read_at(offset, 4)?.as_ref() == BlockKind::BloomIndex.magic();
-        if chunked {
-            let payload = self.read_block(BlockKind::BloomIndex, offset, size, limit)?;
+        let framed = self.read_framed(offset, size, limit)?;
+        if framed.starts_with(BlockKind::BloomIndex.magic()) {
+            let payload = block::decode(BlockKind::BloomIndex, &framed)
+                .map_err(|reason| self.corrupt(offset, reason))?;
             let bloom = BloomIndex::decode(&payload).map_err(|r| self.corrupt(offset, r))?;
             return Ok(FileBloom::Chunked(bloom));
         }
-        let payload = self.read_block(BlockKind::Bloom, offset, size, limit)?;
+        let payload = block::decode(BlockKind::Bloom, &framed)
+            .map_err(|reason| self.corrupt(offset, reason))?;
         let bloom = BloomFilter::decode(&payload).map_err(|r| self.corrupt(offset, r))?;
         Ok(FileBloom::Whole(bloom))
     }
@@ -364,6 +366,12 @@ impl StoreFileReader {
 
     /// Reads and checks the block at `offset`, which must end before `limit`.
     fn read_block(&self, kind: BlockKind, offset: u64, size: u64, limit: u64) -> Result<Bytes> {
+        let bytes = self.read_framed(offset, size, limit)?;
+        block::decode(kind, &bytes).map_err(|reason| self.corrupt(offset, reason))
+    }
+
+    /// The framed block of `size` bytes at `offset`, which must end before `limit`, unchecked.
+    fn read_framed(&self, offset: u64, size: u64, limit: u64) -> Result<Bytes> {
         if offset.checked_add(size).is_none_or(|end| end > limit)
             || size > block::MAX_PAYLOAD as u64
         {
@@ -372,8 +380,7 @@ impl StoreFileReader {
                 format!("block of {size} bytes at {offset} runs past {limit}"),
             ));
         }
-        let bytes = self.file.read_at(offset, size as usize)?;
-        block::decode(kind, &bytes).map_err(|reason| self.corrupt(offset, reason))
+        Ok(self.file.read_at(offset, size as usize)?)
     }
 
     /// Data block `b` (an entry of [`StoreFileReader::block_refs`]), from the block cache or

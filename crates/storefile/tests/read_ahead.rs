@@ -18,17 +18,24 @@ use basalt_storefile::{BlockCache, CacheUse, StoreFileReader, StoreFileWriter, W
 struct CountingFs {
     mem: MemFs,
     reads: Arc<AtomicU64>,
+    /// Files asked to be brought into memory (`will_need`).
+    will_need: Arc<AtomicU64>,
 }
 
 #[derive(Debug)]
 struct CountingFile {
     inner: Arc<dyn ReadableFile>,
     reads: Arc<AtomicU64>,
+    will_need: Arc<AtomicU64>,
 }
 
 impl ReadableFile for CountingFile {
     fn len(&self) -> u64 {
         self.inner.len()
+    }
+
+    fn will_need(&self) {
+        self.will_need.fetch_add(1, Ordering::Relaxed);
     }
 
     fn read_at(&self, offset: u64, len: usize) -> Result<Bytes> {
@@ -48,6 +55,7 @@ impl FileSystem for CountingFs {
         Ok(Arc::new(CountingFile {
             inner: self.mem.open(path)?,
             reads: Arc::clone(&self.reads),
+            will_need: Arc::clone(&self.will_need),
         }))
     }
     fn rename(&self, from: &Path, to: &Path) -> Result<()> {
@@ -258,4 +266,41 @@ fn a_partitioned_file_reads_its_leaves_and_chunks_once() {
     drop(reader);
     let stats = cache.stats();
     assert_eq!((stats.blocks, stats.meta_bytes), (0, 0), "{stats:?}");
+}
+
+/// A file just written is brought into memory in the background when it is small enough for
+/// the page cache (store files are written around it), unless its reads go around the page
+/// cache themselves (direct reads); opening a file does not ask.
+#[test]
+fn a_file_just_written_is_brought_into_memory_unless_read_directly() {
+    let fs = Arc::new(CountingFs::default());
+    fs.create_dir_all(Path::new("/s")).unwrap();
+    let dyn_fs: Arc<dyn FileSystem> = fs.clone();
+    let mut w = StoreFileWriter::create(
+        dyn_fs,
+        Path::new("/s/f"),
+        WriterOptions::for_family(&basalt_common::ColumnFamilyDescriptor::new("cf")),
+    )
+    .unwrap();
+    w.append(&Cell::put(b"row", b"cf", b"q", 1, b"v").with_seq_id(1))
+        .unwrap();
+    w.finish().unwrap();
+    let open = |direct| {
+        let cache = CacheUse {
+            cache: Arc::new(BlockCache::new(1 << 20).with_direct_reads(direct)),
+            cache_blocks: true,
+            in_memory: false,
+        };
+        StoreFileReader::open_with_cache(fs.as_ref(), Path::new("/s/f"), Some(cache)).unwrap()
+    };
+    let buffered = open(false);
+    assert_eq!(fs.will_need.load(Ordering::Relaxed), 0, "not on open");
+    buffered.just_written();
+    assert_eq!(fs.will_need.load(Ordering::Relaxed), 1);
+    open(true).just_written();
+    assert_eq!(
+        fs.will_need.load(Ordering::Relaxed),
+        1,
+        "direct reads skip it"
+    );
 }
