@@ -1,14 +1,16 @@
-//! One behaviour suite run twice: on an embedded table and on the same table of a server
-//! reached through `RemoteTable` (native RPC). Each scenario writes a transcript of what it
-//! read; the two transcripts must be equal, and each scenario checks HBase's expected answers
-//! as it goes. Then what only the remote side has: regions that move under a cached
-//! location, and a server that goes away.
+//! One behaviour suite run three times: on an embedded table, and on the same table of a
+//! server reached through the blocking `RemoteTable` and the async `AsyncTable` (native RPC).
+//! Each scenario writes a transcript of what it read; the transcripts must be equal, and each
+//! scenario checks HBase's expected answers as it goes. Then what only the remote sides have:
+//! regions that move under a cached location, and a server that goes away.
 #![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-use basalt_embedded::remote::{RemoteConfig, RemoteConnection, RemoteTable};
+use basalt_embedded::remote::{
+    AsyncConnection, AsyncTable, RemoteConfig, RemoteConnection, RemoteTable,
+};
 use basalt_embedded::{
     Append, BatchOp, BatchOutcome, Bytes, CheckAction, CheckAndMutate, CheckAndMutateResult,
     ColumnFamilyDescriptor, CompareOperator, Condition, Connection, Delete, ErrorKind, Get,
@@ -76,6 +78,68 @@ impl Ops for RemoteTable<'_> {
     }
 }
 
+/// The async client, each call run to its end on a runtime of the test's own.
+struct Async {
+    runtime: std::rc::Rc<tokio::runtime::Runtime>,
+    conn: AsyncConnection,
+}
+
+impl Async {
+    fn connect(addr: std::net::SocketAddr, config: RemoteConfig) -> Result<Async> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let conn = runtime.block_on(AsyncConnection::connect(addr, config))?;
+        Ok(Async {
+            runtime: std::rc::Rc::new(runtime),
+            conn,
+        })
+    }
+
+    fn on(&self, table: &str) -> AsyncOps {
+        AsyncOps {
+            runtime: self.runtime.clone(),
+            table: self.conn.table(table).unwrap(),
+        }
+    }
+}
+
+struct AsyncOps {
+    runtime: std::rc::Rc<tokio::runtime::Runtime>,
+    table: AsyncTable,
+}
+
+impl Ops for AsyncOps {
+    fn put(&self, p: &Put) -> Result<()> {
+        self.runtime.block_on(self.table.put(p))
+    }
+    fn delete(&self, d: &Delete) -> Result<()> {
+        self.runtime.block_on(self.table.delete(d))
+    }
+    fn get(&self, g: &Get) -> Result<RowResult> {
+        self.runtime.block_on(self.table.get(g))
+    }
+    fn scan(&self, s: &Scan) -> Result<Vec<RowResult>> {
+        self.runtime.block_on(self.table.scan(s))
+    }
+    fn increment(&self, i: &Increment) -> Result<RowResult> {
+        self.runtime.block_on(self.table.increment(i))
+    }
+    fn append(&self, a: &Append) -> Result<RowResult> {
+        self.runtime.block_on(self.table.append(a))
+    }
+    fn mutate_row(&self, m: &RowMutations) -> Result<Vec<RowResult>> {
+        self.runtime.block_on(self.table.mutate_row(m))
+    }
+    fn check_and_mutate(&self, c: &CheckAndMutate) -> Result<CheckAndMutateResult> {
+        self.runtime.block_on(self.table.check_and_mutate(c))
+    }
+    fn batch(&self, ops: &[BatchOp]) -> Vec<Result<BatchOutcome>> {
+        self.runtime.block_on(self.table.batch(ops))
+    }
+}
+
 /// A fresh engine with table `t` (families `f` and `g`, VERSIONS 5, split at `m`).
 fn engine() -> Connection {
     let conn = Connection::in_memory();
@@ -111,7 +175,7 @@ fn rows(ops: &dyn Ops, s: &Scan) -> Vec<String> {
     ops.scan(s).unwrap().iter().map(show).collect()
 }
 
-/// Runs `scenario` embedded and remote; their transcripts must agree.
+/// Runs `scenario` embedded, remote and remote async; their transcripts must agree.
 fn both(scenario: fn(&dyn Ops, &mut Vec<String>)) {
     let embedded = engine();
     let mut local = Vec::new();
@@ -125,6 +189,14 @@ fn both(scenario: fn(&dyn Ops, &mut Vec<String>)) {
     server.shutdown();
     assert_eq!(local, far, "embedded and remote disagree");
     assert!(!local.is_empty());
+
+    let served = engine();
+    let server = support::serve(&served);
+    let remote = Async::connect(server.local_addr(), RemoteConfig::default()).unwrap();
+    let mut far = Vec::new();
+    scenario(&remote.on("t"), &mut far);
+    server.shutdown();
+    assert_eq!(local, far, "embedded and remote async disagree");
 }
 
 /// What travels as attributes and scan options rather than as cells: a mutation's cell TTL,
@@ -629,6 +701,12 @@ fn errors_are_the_same_kinds() {
         matches!(&e, basalt_embedded::Error::TableNotFound(n) if *n == TableName::parse("missing").unwrap()),
         "{e}"
     );
+    let remote = Async::connect(server.local_addr(), RemoteConfig::default()).unwrap();
+    let e = remote.on("missing").get(&Get::new("a")).unwrap_err();
+    assert!(
+        matches!(&e, basalt_embedded::Error::TableNotFound(n) if *n == TableName::parse("missing").unwrap()),
+        "{e}"
+    );
     server.shutdown();
 }
 
@@ -637,7 +715,20 @@ fn a_region_that_moves_is_found_again() {
     let served = engine();
     let server = server(&served);
     let remote = RemoteConnection::connect(server.local_addr(), RemoteConfig::default()).unwrap();
-    let t = remote.table("t").unwrap();
+    region_moves(&served, &remote.table("t").unwrap());
+    server.shutdown();
+}
+
+#[test]
+fn a_region_that_moves_is_found_again_async() {
+    let served = engine();
+    let server = support::serve(&served);
+    let remote = Async::connect(server.local_addr(), RemoteConfig::default()).unwrap();
+    region_moves(&served, &remote.on("t"));
+    server.shutdown();
+}
+
+fn region_moves(served: &Connection, t: &dyn Ops) {
     for r in ["n", "p", "s", "w"] {
         t.put(&Put::new(r).add_column("f", "q", r)).unwrap();
     }
@@ -653,7 +744,7 @@ fn a_region_that_moves_is_found_again() {
     t.put(&Put::new("u").add_column("f", "q", "u")).unwrap();
     // A batch sent with stale locations: its Multi names a region that no longer serves, and
     // those operations run again on their own.
-    split_once_compacted(&served, b"v");
+    split_once_compacted(served, b"v");
     let outcomes = t.batch(&[
         BatchOp::Get(Get::new("w")),
         BatchOp::Put(Put::new("y").add_column("f", "q", "y")),
@@ -685,7 +776,6 @@ fn a_region_that_moves_is_found_again() {
         all,
         ["n", "p", "s", "u", "w"].map(|r| Bytes::from_static(r.as_bytes()))
     );
-    server.shutdown();
 }
 
 /// Splits `t` at `at`, waiting (boundedly) while the region holding it still has references
@@ -715,18 +805,24 @@ fn a_server_that_goes_away_fails_within_the_operation_timeout() {
         max_pause: Duration::from_millis(200),
         ..RemoteConfig::default()
     };
-    let remote = RemoteConnection::connect(server.local_addr(), config).unwrap();
+    let remote = RemoteConnection::connect(server.local_addr(), config.clone()).unwrap();
+    let asynchronous = Async::connect(server.local_addr(), config).unwrap();
     let t = remote.table("t").unwrap();
-    t.put(&Put::new("a").add_column("f", "q", "v")).unwrap();
+    let sides: [&dyn Ops; 2] = [&t, &asynchronous.on("t")];
+    for t in sides {
+        t.put(&Put::new("a").add_column("f", "q", "v")).unwrap();
+    }
     server.shutdown();
-    let started = Instant::now();
-    let e = t.get(&Get::new("a")).unwrap_err();
-    assert_eq!(e.kind(), ErrorKind::Unavailable, "{e}");
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        started.elapsed()
-    );
+    for t in sides {
+        let started = Instant::now();
+        let e = t.get(&Get::new("a")).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Unavailable, "{e}");
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
+    }
 }
 
 fn keys(start: &[u8], end: &[u8]) -> (String, String) {
@@ -883,6 +979,92 @@ impl AdminOps for RemoteConnection {
     }
 }
 
+impl AdminOps for Async {
+    fn create(&self, d: TableDescriptor, splits: &[Bytes]) -> Result<()> {
+        self.runtime
+            .block_on(self.conn.admin().create_table_with_splits(d, splits))
+    }
+    fn disable(&self, n: &TableName) -> Result<()> {
+        self.runtime.block_on(self.conn.admin().disable_table(n))
+    }
+    fn enable(&self, n: &TableName) -> Result<()> {
+        self.runtime.block_on(self.conn.admin().enable_table(n))
+    }
+    fn delete(&self, n: &TableName) -> Result<()> {
+        self.runtime.block_on(self.conn.admin().delete_table(n))
+    }
+    fn truncate(&self, n: &TableName, preserve: bool) -> Result<()> {
+        self.runtime
+            .block_on(self.conn.admin().truncate_table(n, preserve))
+    }
+    fn describe(&self, n: &TableName) -> Result<TableDescriptor> {
+        self.runtime.block_on(self.conn.admin().describe_table(n))
+    }
+    fn exists(&self, n: &TableName) -> Result<bool> {
+        self.runtime.block_on(self.conn.admin().table_exists(n))
+    }
+    fn list(&self) -> Result<Vec<TableName>> {
+        self.runtime.block_on(self.conn.admin().list_table_names())
+    }
+    fn enabled(&self, n: &TableName) -> Result<bool> {
+        self.runtime.block_on(self.conn.admin().is_table_enabled(n))
+    }
+    fn modify(&self, d: TableDescriptor) -> Result<()> {
+        self.runtime.block_on(self.conn.admin().modify_table(d))
+    }
+    fn flush(&self, n: &TableName) -> Result<()> {
+        self.runtime.block_on(self.conn.admin().flush(n))
+    }
+    fn add_family(&self, n: &TableName, f: ColumnFamilyDescriptor) -> Result<()> {
+        self.runtime
+            .block_on(self.conn.admin().add_column_family(n, f))
+    }
+    fn delete_family(&self, n: &TableName, f: &[u8]) -> Result<()> {
+        self.runtime
+            .block_on(self.conn.admin().delete_column_family(n, f))
+    }
+    fn create_ns(&self, ns: NamespaceDescriptor) -> Result<()> {
+        self.runtime
+            .block_on(self.conn.admin().create_namespace(ns))
+    }
+    fn delete_ns(&self, ns: &str) -> Result<()> {
+        self.runtime
+            .block_on(self.conn.admin().delete_namespace(ns))
+    }
+    fn get_ns(&self, ns: &str) -> Result<NamespaceDescriptor> {
+        self.runtime
+            .block_on(self.conn.admin().get_namespace_descriptor(ns))
+    }
+    fn list_ns(&self) -> Result<Vec<NamespaceDescriptor>> {
+        self.runtime
+            .block_on(self.conn.admin().list_namespace_descriptors())
+    }
+    fn region_list(&self, n: &TableName) -> Result<Vec<(Vec<u8>, String, String)>> {
+        Ok(self
+            .runtime
+            .block_on(self.conn.admin().regions(n))?
+            .iter()
+            .map(|r| {
+                let (a, b) = keys(&r.start, &r.end);
+                (r.name.clone(), a, b)
+            })
+            .collect())
+    }
+    fn split_at(&self, n: &TableName, at: &[u8]) -> Result<()> {
+        self.runtime.block_on(self.conn.admin().split(n, Some(at)))
+    }
+    fn merge(&self, n: &TableName, a: &[u8], b: &[u8]) -> Result<()> {
+        self.runtime
+            .block_on(self.conn.admin().merge_regions(n, a, b))
+    }
+    fn major_compact(&self, n: &TableName) -> Result<()> {
+        self.runtime.block_on(self.conn.admin().compact(n, true))
+    }
+    fn table<'a>(&'a self, n: &str) -> Box<dyn Ops + 'a> {
+        Box::new(self.on(n))
+    }
+}
+
 fn administer(side: &dyn AdminOps, log: &mut Vec<String>) {
     let name = |s: &str| TableName::parse(s).unwrap();
     let desc = |s: &str| {
@@ -1033,6 +1215,14 @@ fn administration_embedded_and_remote() {
     administer(&remote, &mut far);
     server.shutdown();
     assert_eq!(local, far, "embedded and remote disagree");
+
+    let served = Connection::in_memory();
+    let server = support::serve(&served);
+    let remote = Async::connect(server.local_addr(), RemoteConfig::default()).unwrap();
+    let mut far = Vec::new();
+    administer(&remote, &mut far);
+    server.shutdown();
+    assert_eq!(local, far, "embedded and remote async disagree");
 }
 
 #[test]

@@ -1,5 +1,6 @@
-//! [`RemoteAdmin`]: MasterService's and AdminService's calls for tables, families,
-//! namespaces and regions.
+//! MasterService's and AdminService's calls for tables, families, namespaces and regions:
+//! written once ([`AdminCalls`]) for the blocking [`RemoteAdmin`] and the async
+//! [`super::AsyncAdmin`].
 
 use super::*;
 
@@ -11,7 +12,20 @@ pub struct RemoteAdmin<'c> {
 }
 
 impl RemoteAdmin<'_> {
-    fn master<Q: prost::Message, R: prost::Message + Default>(
+    fn calls(&self) -> AdminCalls<'_, Blocking> {
+        AdminCalls {
+            conn: &self.conn.core,
+        }
+    }
+}
+
+/// The administration calls, blocking or async, on a connection's core.
+pub(super) struct AdminCalls<'c, T: Transport> {
+    pub(super) conn: &'c Core<T>,
+}
+
+impl<T: Transport> AdminCalls<'_, T> {
+    async fn master<Q: prost::Message, R: prost::Message + Default>(
         &self,
         table: &TableName,
         method: &str,
@@ -19,87 +33,93 @@ impl RemoteAdmin<'_> {
     ) -> Result<R> {
         let c = self.conn;
         c.call_master(method, request)
-            .map_err(|e| match classify(table, e) {
-                Failure::Fatal(e) => e,
-                Failure::Retry(reason) => Error::NotServingRegion(reason),
-            })
+            .await
+            .map_err(|e| settled(table, e))
     }
 
     fn done(&self, table: &TableName) {
         self.conn.forget(table);
     }
 
-    pub fn create_table(&self, descriptor: TableDescriptor) -> Result<()> {
-        self.create_table_with_splits(descriptor, &[])
+    async fn create_table(&self, descriptor: TableDescriptor) -> Result<()> {
+        self.create_table_with_splits(descriptor, &[]).await
     }
 
-    pub fn create_table_with_splits(
+    async fn create_table_with_splits(
         &self,
         descriptor: TableDescriptor,
         split_keys: &[Bytes],
     ) -> Result<()> {
         let name = descriptor.name.clone();
-        let _: pb::ProcedureResponse = self.master(
-            &name,
-            "CreateTable",
-            &pb::CreateTableRequest {
-                table_schema: schema(&descriptor),
-                split_keys: split_keys.iter().map(|k| k.to_vec()).collect(),
-                ..pb::CreateTableRequest::default()
-            },
-        )?;
+        let _: pb::ProcedureResponse = self
+            .master(
+                &name,
+                "CreateTable",
+                &pb::CreateTableRequest {
+                    table_schema: schema(&descriptor),
+                    split_keys: split_keys.iter().map(|k| k.to_vec()).collect(),
+                    ..pb::CreateTableRequest::default()
+                },
+            )
+            .await?;
         self.done(&name);
         Ok(())
     }
 
-    fn table_call(&self, method: &str, name: &TableName) -> Result<()> {
-        let _: pb::ProcedureResponse = self.master(
-            name,
-            method,
-            &pb::TableNameRequest {
-                table_name: pb_table_name(name),
-                ..pb::TableNameRequest::default()
-            },
-        )?;
+    async fn table_call(&self, method: &str, name: &TableName) -> Result<()> {
+        let _: pb::ProcedureResponse = self
+            .master(
+                name,
+                method,
+                &pb::TableNameRequest {
+                    table_name: pb_table_name(name),
+                    ..pb::TableNameRequest::default()
+                },
+            )
+            .await?;
         self.done(name);
         Ok(())
     }
 
-    pub fn disable_table(&self, name: &TableName) -> Result<()> {
-        self.table_call("DisableTable", name)
+    async fn disable_table(&self, name: &TableName) -> Result<()> {
+        self.table_call("DisableTable", name).await
     }
 
-    pub fn enable_table(&self, name: &TableName) -> Result<()> {
-        self.table_call("EnableTable", name)
+    async fn enable_table(&self, name: &TableName) -> Result<()> {
+        self.table_call("EnableTable", name).await
     }
 
-    pub fn delete_table(&self, name: &TableName) -> Result<()> {
-        self.table_call("DeleteTable", name)
+    async fn delete_table(&self, name: &TableName) -> Result<()> {
+        self.table_call("DeleteTable", name).await
     }
 
-    pub fn truncate_table(&self, name: &TableName, preserve_splits: bool) -> Result<()> {
-        let _: pb::ProcedureResponse = self.master(
-            name,
-            "TruncateTable",
-            &pb::TruncateTableRequest {
-                table_name: pb_table_name(name),
-                preserve_splits: Some(preserve_splits),
-            },
-        )?;
+    async fn truncate_table(&self, name: &TableName, preserve_splits: bool) -> Result<()> {
+        let _: pb::ProcedureResponse = self
+            .master(
+                name,
+                "TruncateTable",
+                &pb::TruncateTableRequest {
+                    table_name: pb_table_name(name),
+                    preserve_splits: Some(preserve_splits),
+                },
+            )
+            .await?;
         self.done(name);
         Ok(())
     }
 
     /// The table's schema, as `describe` shows it.
-    pub fn describe_table(&self, name: &TableName) -> Result<TableDescriptor> {
-        let found: pb::GetTableDescriptorsResponse = self.master(
-            name,
-            "GetTableDescriptors",
-            &pb::GetTableDescriptorsRequest {
-                table_names: vec![pb_table_name(name)],
-                ..pb::GetTableDescriptorsRequest::default()
-            },
-        )?;
+    async fn describe_table(&self, name: &TableName) -> Result<TableDescriptor> {
+        let found: pb::GetTableDescriptorsResponse = self
+            .master(
+                name,
+                "GetTableDescriptors",
+                &pb::GetTableDescriptorsRequest {
+                    table_names: vec![pb_table_name(name)],
+                    ..pb::GetTableDescriptorsRequest::default()
+                },
+            )
+            .await?;
         let schema = found
             .table_schema
             .first()
@@ -112,8 +132,8 @@ impl RemoteAdmin<'_> {
         })
     }
 
-    pub fn table_exists(&self, name: &TableName) -> Result<bool> {
-        match self.describe_table(name) {
+    async fn table_exists(&self, name: &TableName) -> Result<bool> {
+        match self.describe_table(name).await {
             Ok(_) => Ok(true),
             Err(Error::TableNotFound(_)) => Ok(false),
             Err(e) => Err(e),
@@ -121,10 +141,11 @@ impl RemoteAdmin<'_> {
     }
 
     /// Every user table's name, sorted.
-    pub fn list_table_names(&self) -> Result<Vec<TableName>> {
+    async fn list_table_names(&self) -> Result<Vec<TableName>> {
         let none = TableName::parse("hbase:meta")?;
-        let names: pb::GetTableNamesResponse =
-            self.master(&none, "GetTableNames", &pb::GetTableNamesRequest::default())?;
+        let names: pb::GetTableNamesResponse = self
+            .master(&none, "GetTableNames", &pb::GetTableNamesRequest::default())
+            .await?;
         let mut out = names
             .table_names
             .iter()
@@ -134,50 +155,54 @@ impl RemoteAdmin<'_> {
         Ok(out)
     }
 
-    pub fn is_table_enabled(&self, name: &TableName) -> Result<bool> {
-        let state: pb::GetTableStateResponse = self.master(
-            name,
-            "GetTableState",
-            &pb::GetTableStateRequest {
-                table_name: pb_table_name(name),
-            },
-        )?;
+    async fn is_table_enabled(&self, name: &TableName) -> Result<bool> {
+        let state: pb::GetTableStateResponse = self
+            .master(
+                name,
+                "GetTableState",
+                &pb::GetTableStateRequest {
+                    table_name: pb_table_name(name),
+                },
+            )
+            .await?;
         Ok(state.table_state.state == pb::table_state::State::Enabled as i32)
     }
 
     /// Replaces the table's schema online.
-    pub fn modify_table(&self, descriptor: TableDescriptor) -> Result<()> {
+    async fn modify_table(&self, descriptor: TableDescriptor) -> Result<()> {
         let name = descriptor.name.clone();
-        let _: pb::ProcedureResponse = self.master(
-            &name,
-            "ModifyTable",
-            &pb::ModifyTableRequest {
-                table_name: pb_table_name(&name),
-                table_schema: schema(&descriptor),
-                ..pb::ModifyTableRequest::default()
-            },
-        )?;
+        let _: pb::ProcedureResponse = self
+            .master(
+                &name,
+                "ModifyTable",
+                &pb::ModifyTableRequest {
+                    table_name: pb_table_name(&name),
+                    table_schema: schema(&descriptor),
+                    ..pb::ModifyTableRequest::default()
+                },
+            )
+            .await?;
         self.done(&name);
         Ok(())
     }
 
-    pub fn add_column_family(
+    async fn add_column_family(
         &self,
         name: &TableName,
         family: ColumnFamilyDescriptor,
     ) -> Result<()> {
-        self.column_call("AddColumn", name, &family)
+        self.column_call("AddColumn", name, &family).await
     }
 
-    pub fn modify_column_family(
+    async fn modify_column_family(
         &self,
         name: &TableName,
         family: ColumnFamilyDescriptor,
     ) -> Result<()> {
-        self.column_call("ModifyColumn", name, &family)
+        self.column_call("ModifyColumn", name, &family).await
     }
 
-    fn column_call(
+    async fn column_call(
         &self,
         method: &str,
         name: &TableName,
@@ -189,33 +214,37 @@ impl RemoteAdmin<'_> {
             .into_iter()
             .next()
             .unwrap_or_default();
-        let _: pb::ProcedureResponse = self.master(
-            name,
-            method,
-            &pb::AddColumnRequest {
-                table_name: pb_table_name(name),
-                column_families,
-            },
-        )?;
+        let _: pb::ProcedureResponse = self
+            .master(
+                name,
+                method,
+                &pb::AddColumnRequest {
+                    table_name: pb_table_name(name),
+                    column_families,
+                },
+            )
+            .await?;
         self.done(name);
         Ok(())
     }
 
-    pub fn delete_column_family(&self, name: &TableName, family: &[u8]) -> Result<()> {
-        let _: pb::ProcedureResponse = self.master(
-            name,
-            "DeleteColumn",
-            &pb::DeleteColumnRequest {
-                table_name: pb_table_name(name),
-                column_name: family.to_vec(),
-            },
-        )?;
+    async fn delete_column_family(&self, name: &TableName, family: &[u8]) -> Result<()> {
+        let _: pb::ProcedureResponse = self
+            .master(
+                name,
+                "DeleteColumn",
+                &pb::DeleteColumnRequest {
+                    table_name: pb_table_name(name),
+                    column_name: family.to_vec(),
+                },
+            )
+            .await?;
         self.done(name);
         Ok(())
     }
 
     /// A namespace call's errors name the namespace asked about.
-    fn namespaced<T>(&self, namespace: &str, out: Result<T>) -> Result<T> {
+    fn namespaced<V>(&self, namespace: &str, out: Result<V>) -> Result<V> {
         out.map_err(|e| match e {
             Error::NamespaceNotFound(_) => Error::NamespaceNotFound(namespace.to_owned()),
             Error::NamespaceExists(_) => Error::NamespaceExists(namespace.to_owned()),
@@ -228,47 +257,55 @@ impl RemoteAdmin<'_> {
         TableName::new("hbase", "meta")
     }
 
-    pub fn create_namespace(&self, ns: NamespaceDescriptor) -> Result<()> {
-        let out = self.master::<_, pb::ProcedureResponse>(
-            &Self::meta_name()?,
-            "CreateNamespace",
-            &pb::NamespaceRequest {
-                namespace_descriptor: namespace(&ns),
-            },
-        );
+    async fn create_namespace(&self, ns: NamespaceDescriptor) -> Result<()> {
+        let out = self
+            .master::<_, pb::ProcedureResponse>(
+                &Self::meta_name()?,
+                "CreateNamespace",
+                &pb::NamespaceRequest {
+                    namespace_descriptor: namespace(&ns),
+                },
+            )
+            .await;
         self.namespaced(&ns.name, out).map(|_| ())
     }
 
     /// Removes an empty namespace.
-    pub fn delete_namespace(&self, name: &str) -> Result<()> {
-        let out = self.master::<_, pb::ProcedureResponse>(
-            &Self::meta_name()?,
-            "DeleteNamespace",
-            &pb::NamespaceNameRequest {
-                namespace_name: name.to_owned(),
-            },
-        );
+    async fn delete_namespace(&self, name: &str) -> Result<()> {
+        let out = self
+            .master::<_, pb::ProcedureResponse>(
+                &Self::meta_name()?,
+                "DeleteNamespace",
+                &pb::NamespaceNameRequest {
+                    namespace_name: name.to_owned(),
+                },
+            )
+            .await;
         self.namespaced(name, out).map(|_| ())
     }
 
-    pub fn get_namespace_descriptor(&self, name: &str) -> Result<NamespaceDescriptor> {
-        let out = self.master::<_, pb::GetNamespaceDescriptorResponse>(
-            &Self::meta_name()?,
-            "GetNamespaceDescriptor",
-            &pb::NamespaceNameRequest {
-                namespace_name: name.to_owned(),
-            },
-        );
+    async fn get_namespace_descriptor(&self, name: &str) -> Result<NamespaceDescriptor> {
+        let out = self
+            .master::<_, pb::GetNamespaceDescriptorResponse>(
+                &Self::meta_name()?,
+                "GetNamespaceDescriptor",
+                &pb::NamespaceNameRequest {
+                    namespace_name: name.to_owned(),
+                },
+            )
+            .await;
         self.namespaced(name, out)
             .map(|r| namespace_descriptor(&r.namespace_descriptor))
     }
 
-    pub fn list_namespace_descriptors(&self) -> Result<Vec<NamespaceDescriptor>> {
-        let out: pb::ListNamespaceDescriptorsResponse = self.master(
-            &Self::meta_name()?,
-            "ListNamespaceDescriptors",
-            &pb::Empty {},
-        )?;
+    async fn list_namespace_descriptors(&self) -> Result<Vec<NamespaceDescriptor>> {
+        let out: pb::ListNamespaceDescriptorsResponse = self
+            .master(
+                &Self::meta_name()?,
+                "ListNamespaceDescriptors",
+                &pb::Empty {},
+            )
+            .await?;
         Ok(out
             .namespace_descriptor
             .iter()
@@ -278,24 +315,26 @@ impl RemoteAdmin<'_> {
 
     /// Writes each of the table's memstores to store files (AdminService FlushRegion on every
     /// region).
-    pub fn flush(&self, name: &TableName) -> Result<()> {
+    async fn flush(&self, name: &TableName) -> Result<()> {
         self.each_region(name, "FlushRegion", |r| pb::FlushRegionRequest {
             region: region(&r.name),
             ..pb::FlushRegionRequest::default()
         })
+        .await
     }
 
     /// Compacts each of the table's regions (AdminService CompactRegion), minor or major.
-    pub fn compact(&self, name: &TableName, major: bool) -> Result<()> {
+    async fn compact(&self, name: &TableName, major: bool) -> Result<()> {
         self.each_region(name, "CompactRegion", |r| pb::CompactRegionRequest {
             region: region(&r.name),
             major: Some(major),
             family: None,
         })
+        .await
     }
 
     /// Compacts one region, named by its full name (AdminService CompactRegion).
-    pub fn compact_region(&self, name: &[u8], major: bool) -> Result<()> {
+    async fn compact_region(&self, name: &[u8], major: bool) -> Result<()> {
         let table = name
             .split(|&b| b == b',')
             .next()
@@ -311,6 +350,7 @@ impl RemoteAdmin<'_> {
         let c = self.conn;
         let server = c
             .locations(&table)
+            .await
             .ok()
             .and_then(|regions| {
                 regions
@@ -329,25 +369,24 @@ impl RemoteAdmin<'_> {
                     family: None,
                 },
             )
-            .map_err(|e| match classify(&table, e) {
-                Failure::Fatal(e) => e,
-                Failure::Retry(reason) => Error::NotServingRegion(reason),
-            })?;
+            .await
+            .map_err(|e| settled(&table, e))?;
         Ok(())
     }
 
     /// One AdminService call per region of the table, the request built by `request`.
-    fn each_region<Q: prost::Message>(
+    async fn each_region<Q: prost::Message>(
         &self,
         name: &TableName,
         method: &str,
         request: impl Fn(&Location) -> Q,
     ) -> Result<()> {
         let c = self.conn;
-        c.retrying(name, |regions| {
+        retrying!(c, name, |regions| {
             for r in regions {
                 let _: pb::Empty = c
                     .call_admin(c.server_of(r), method, &request(r))
+                    .await
                     .map_err(|e| classify(name, e))?;
             }
             Ok(())
@@ -357,9 +396,9 @@ impl RemoteAdmin<'_> {
     /// Splits the region holding `at` there (MasterService SplitRegion, as HBase 2's
     /// `split(table, splitPoint)`), or, with no row, every region at its own split point
     /// (regions too small to split are left alone, as embedded).
-    pub fn split(&self, name: &TableName, at: Option<&[u8]>) -> Result<()> {
+    async fn split(&self, name: &TableName, at: Option<&[u8]>) -> Result<()> {
         let c = self.conn;
-        let targets: Vec<Location> = c.retrying(name, |regions| match at {
+        let targets: Vec<Location> = retrying!(c, name, |regions| match at {
             Some(row) => Ok(vec![row_region(regions, row)?.clone()]),
             None => Ok(regions.to_vec()),
         })?;
@@ -374,19 +413,19 @@ impl RemoteAdmin<'_> {
                         best_split_row: None,
                     },
                 )
-                .map_err(|e| match classify(name, e) {
-                    Failure::Fatal(e) => e,
-                    Failure::Retry(reason) => Error::NotServingRegion(reason),
-                })?;
-            let done = self.master::<_, pb::ProcedureResponse>(
-                name,
-                "SplitRegion",
-                &pb::SplitTableRegionRequest {
-                    region_info: info.region_info,
-                    split_row: at.map(<[u8]>::to_vec),
-                    ..pb::SplitTableRegionRequest::default()
-                },
-            );
+                .await
+                .map_err(|e| settled(name, e))?;
+            let done = self
+                .master::<_, pb::ProcedureResponse>(
+                    name,
+                    "SplitRegion",
+                    &pb::SplitTableRegionRequest {
+                        region_info: info.region_info,
+                        split_row: at.map(<[u8]>::to_vec),
+                        ..pb::SplitTableRegionRequest::default()
+                    },
+                )
+                .await;
             match done {
                 Ok(_) => {}
                 Err(Error::Refused(_)) if at.is_none() => {}
@@ -399,66 +438,75 @@ impl RemoteAdmin<'_> {
 
     /// Merges two adjacent regions, named by their full names (MasterService
     /// MergeTableRegions).
-    pub fn merge_regions(&self, name: &TableName, a: &[u8], b: &[u8]) -> Result<()> {
-        let _: pb::ProcedureResponse = self.master(
-            name,
-            "MergeTableRegions",
-            &pb::MergeTableRegionsRequest {
-                region: vec![region(a), region(b)],
-                ..pb::MergeTableRegionsRequest::default()
-            },
-        )?;
+    async fn merge_regions(&self, name: &TableName, a: &[u8], b: &[u8]) -> Result<()> {
+        let _: pb::ProcedureResponse = self
+            .master(
+                name,
+                "MergeTableRegions",
+                &pb::MergeTableRegionsRequest {
+                    region: vec![region(a), region(b)],
+                    ..pb::MergeTableRegionsRequest::default()
+                },
+            )
+            .await?;
         self.done(name);
         Ok(())
     }
 
     /// A MasterService call about no table in particular.
-    fn cluster_call<Q: prost::Message, R: prost::Message + Default>(
+    async fn cluster_call<Q: prost::Message, R: prost::Message + Default>(
         &self,
         method: &str,
         request: &Q,
     ) -> Result<R> {
         self.master(&TableName::parse("hbase:meta")?, method, request)
+            .await
     }
 
     /// Grants a permission (MasterService Grant).
-    pub fn grant(&self, p: &basalt_common::acl::Permission, merge: bool) -> Result<()> {
-        let _: pb::GrantResponse = self.cluster_call(
-            "Grant",
-            &pb::GrantRequest {
-                user_permission: basalt_proto::acl::user_permission(p),
-                merge_existing_permissions: Some(merge),
-            },
-        )?;
+    async fn grant(&self, p: &basalt_common::acl::Permission, merge: bool) -> Result<()> {
+        let _: pb::GrantResponse = self
+            .cluster_call(
+                "Grant",
+                &pb::GrantRequest {
+                    user_permission: basalt_proto::acl::user_permission(p),
+                    merge_existing_permissions: Some(merge),
+                },
+            )
+            .await?;
         Ok(())
     }
 
     /// Revokes what `principal` holds at `scope` (MasterService Revoke).
-    pub fn revoke(&self, principal: &str, scope: &basalt_common::acl::Scope) -> Result<()> {
+    async fn revoke(&self, principal: &str, scope: &basalt_common::acl::Scope) -> Result<()> {
         let p = basalt_common::acl::Permission {
             principal: principal.to_owned(),
             scope: scope.clone(),
             // The actions do not matter to a revoke; HBase's message needs some.
             actions: basalt_common::acl::Actions::of(&[basalt_common::acl::Action::Read]),
         };
-        let _: pb::RevokeResponse = self.cluster_call(
-            "Revoke",
-            &pb::RevokeRequest {
-                user_permission: basalt_proto::acl::user_permission(&p),
-            },
-        )?;
+        let _: pb::RevokeResponse = self
+            .cluster_call(
+                "Revoke",
+                &pb::RevokeRequest {
+                    user_permission: basalt_proto::acl::user_permission(&p),
+                },
+            )
+            .await?;
         Ok(())
     }
 
     /// The grants at `scope` and inside it (MasterService GetUserPermissions).
-    pub fn user_permissions(
+    async fn user_permissions(
         &self,
         scope: &basalt_common::acl::Scope,
     ) -> Result<Vec<basalt_common::acl::Permission>> {
-        let r: pb::GetUserPermissionsResponse = self.cluster_call(
-            "GetUserPermissions",
-            &basalt_proto::acl::permissions_request(scope),
-        )?;
+        let r: pb::GetUserPermissionsResponse = self
+            .cluster_call(
+                "GetUserPermissions",
+                &basalt_proto::acl::permissions_request(scope),
+            )
+            .await?;
         r.user_permission
             .iter()
             .map(|u| basalt_proto::acl::permission_of(u).map_err(Error::corrupt))
@@ -466,23 +514,27 @@ impl RemoteAdmin<'_> {
     }
 
     /// Takes snapshot `name` of `table` (MasterService Snapshot).
-    pub fn snapshot(&self, name: &str, table: &TableName) -> Result<()> {
-        let _: pb::SnapshotResponse = self.master(
-            table,
-            "Snapshot",
-            &pb::SnapshotRequest {
-                snapshot: snapshot_description(name, Some(table)),
-            },
-        )?;
+    async fn snapshot(&self, name: &str, table: &TableName) -> Result<()> {
+        let _: pb::SnapshotResponse = self
+            .master(
+                table,
+                "Snapshot",
+                &pb::SnapshotRequest {
+                    snapshot: snapshot_description(name, Some(table)),
+                },
+            )
+            .await?;
         Ok(())
     }
 
     /// Every snapshot (MasterService GetCompletedSnapshots).
-    pub fn list_snapshots(&self) -> Result<Vec<crate::SnapshotInfo>> {
-        let r: pb::GetCompletedSnapshotsResponse = self.cluster_call(
-            "GetCompletedSnapshots",
-            &pb::GetCompletedSnapshotsRequest {},
-        )?;
+    async fn list_snapshots(&self) -> Result<Vec<crate::SnapshotInfo>> {
+        let r: pb::GetCompletedSnapshotsResponse = self
+            .cluster_call(
+                "GetCompletedSnapshots",
+                &pb::GetCompletedSnapshotsRequest {},
+            )
+            .await?;
         r.snapshots
             .into_iter()
             .map(|s| {
@@ -496,157 +548,178 @@ impl RemoteAdmin<'_> {
     }
 
     /// Makes table `table` from snapshot `name` (MasterService CloneSnapshot).
-    pub fn clone_snapshot(&self, name: &str, table: &TableName) -> Result<()> {
-        let _: pb::CloneSnapshotResponse = self.master(
-            table,
-            "CloneSnapshot",
-            &pb::CloneSnapshotRequest {
-                snapshot: snapshot_description(name, Some(table)),
-                nonce_group: None,
-                nonce: None,
-                restore_acl: None,
-            },
-        )?;
+    async fn clone_snapshot(&self, name: &str, table: &TableName) -> Result<()> {
+        let _: pb::CloneSnapshotResponse = self
+            .master(
+                table,
+                "CloneSnapshot",
+                &pb::CloneSnapshotRequest {
+                    snapshot: snapshot_description(name, Some(table)),
+                    nonce_group: None,
+                    nonce: None,
+                    restore_acl: None,
+                },
+            )
+            .await?;
         Ok(())
     }
 
     /// Puts snapshot `name`'s table back as it was (MasterService RestoreSnapshot); the
     /// table must be disabled, or gone (then it is cloned).
-    pub fn restore_snapshot(&self, name: &str) -> Result<()> {
+    async fn restore_snapshot(&self, name: &str) -> Result<()> {
         let table = self
-            .list_snapshots()?
+            .list_snapshots()
+            .await?
             .into_iter()
             .find(|s| s.name == name)
             .map(|s| s.table)
             .ok_or_else(|| Error::InvalidArgument(format!("no snapshot named {name}")))?;
-        let _: pb::RestoreSnapshotResponse = self.master(
-            &table,
-            "RestoreSnapshot",
-            &pb::RestoreSnapshotRequest {
-                snapshot: snapshot_description(name, Some(&table)),
-                nonce_group: None,
-                nonce: None,
-                restore_acl: None,
-                custom_sft: None,
-            },
-        )?;
+        let _: pb::RestoreSnapshotResponse = self
+            .master(
+                &table,
+                "RestoreSnapshot",
+                &pb::RestoreSnapshotRequest {
+                    snapshot: snapshot_description(name, Some(&table)),
+                    nonce_group: None,
+                    nonce: None,
+                    restore_acl: None,
+                    custom_sft: None,
+                },
+            )
+            .await?;
         Ok(())
     }
 
     /// Deletes snapshot `name` (MasterService DeleteSnapshot).
-    pub fn delete_snapshot(&self, name: &str) -> Result<()> {
-        let _: pb::DeleteSnapshotResponse = self.cluster_call(
-            "DeleteSnapshot",
-            &pb::DeleteSnapshotRequest {
-                snapshot: snapshot_description(name, None),
-            },
-        )?;
+    async fn delete_snapshot(&self, name: &str) -> Result<()> {
+        let _: pb::DeleteSnapshotResponse = self
+            .cluster_call(
+                "DeleteSnapshot",
+                &pb::DeleteSnapshotRequest {
+                    snapshot: snapshot_description(name, None),
+                },
+            )
+            .await?;
         Ok(())
     }
 
     /// Switches the balancer (MasterService SetBalancerRunning); returns whether it was on.
-    pub fn balance_switch(&self, on: bool) -> Result<bool> {
-        let r: pb::SetBalancerRunningResponse = self.cluster_call(
-            "SetBalancerRunning",
-            &pb::SetBalancerRunningRequest {
-                on,
-                synchronous: Some(true),
-            },
-        )?;
+    async fn balance_switch(&self, on: bool) -> Result<bool> {
+        let r: pb::SetBalancerRunningResponse = self
+            .cluster_call(
+                "SetBalancerRunning",
+                &pb::SetBalancerRunningRequest {
+                    on,
+                    synchronous: Some(true),
+                },
+            )
+            .await?;
         Ok(r.prev_balance_value.unwrap_or(false))
     }
 
     /// Whether the balancer is on (MasterService IsBalancerEnabled).
-    pub fn balancer_enabled(&self) -> Result<bool> {
-        let r: pb::IsBalancerEnabledResponse =
-            self.cluster_call("IsBalancerEnabled", &pb::IsBalancerEnabledRequest {})?;
+    async fn balancer_enabled(&self) -> Result<bool> {
+        let r: pb::IsBalancerEnabledResponse = self
+            .cluster_call("IsBalancerEnabled", &pb::IsBalancerEnabledRequest {})
+            .await?;
         Ok(r.enabled)
     }
 
     /// Runs the balancer once (MasterService Balance); false if it is switched off.
-    pub fn balancer(&self) -> Result<bool> {
-        let r: pb::BalanceResponse =
-            self.cluster_call("Balance", &pb::BalanceRequest::default())?;
+    async fn balancer(&self) -> Result<bool> {
+        let r: pb::BalanceResponse = self
+            .cluster_call("Balance", &pb::BalanceRequest::default())
+            .await?;
         Ok(r.balancer_ran)
     }
 
     /// Moves a region (MasterService MoveRegion) to `to` (`host,port,startcode` or
     /// `host:port`), or to another server.
-    pub fn move_region(&self, name: &[u8], to: Option<&str>) -> Result<()> {
+    async fn move_region(&self, name: &[u8], to: Option<&str>) -> Result<()> {
         let dest = match to {
             None => None,
             Some(server) => Some(server_pb(server)?),
         };
-        let _: pb::MoveRegionResponse = self.cluster_call(
-            "MoveRegion",
-            &pb::MoveRegionRequest {
-                region: region(name),
-                dest_server_name: dest,
-            },
-        )?;
+        let _: pb::MoveRegionResponse = self
+            .cluster_call(
+                "MoveRegion",
+                &pb::MoveRegionRequest {
+                    region: region(name),
+                    dest_server_name: dest,
+                },
+            )
+            .await?;
         self.conn.forget_all();
         Ok(())
     }
 
     /// Opens a closed region (MasterService AssignRegion).
-    pub fn assign(&self, name: &[u8]) -> Result<()> {
-        let _: pb::AssignRegionResponse = self.cluster_call(
-            "AssignRegion",
-            &pb::AssignRegionRequest {
-                region: region(name),
-                r#override: None,
-            },
-        )?;
+    async fn assign(&self, name: &[u8]) -> Result<()> {
+        let _: pb::AssignRegionResponse = self
+            .cluster_call(
+                "AssignRegion",
+                &pb::AssignRegionRequest {
+                    region: region(name),
+                    r#override: None,
+                },
+            )
+            .await?;
         self.conn.forget_all();
         Ok(())
     }
 
     /// Closes a region and leaves it closed (MasterService UnassignRegion).
-    pub fn unassign(&self, name: &[u8]) -> Result<()> {
-        let _: pb::UnassignRegionResponse = self.cluster_call(
-            "UnassignRegion",
-            &pb::UnassignRegionRequest {
-                region: region(name),
-                force: None,
-            },
-        )?;
+    async fn unassign(&self, name: &[u8]) -> Result<()> {
+        let _: pb::UnassignRegionResponse = self
+            .cluster_call(
+                "UnassignRegion",
+                &pb::UnassignRegionRequest {
+                    region: region(name),
+                    force: None,
+                },
+            )
+            .await?;
         self.conn.forget_all();
         Ok(())
     }
 
     /// The table's serving regions as the client routes to them, from `hbase:meta`.
-    pub fn regions(&self, name: &TableName) -> Result<Vec<Location>> {
+    async fn regions(&self, name: &TableName) -> Result<Vec<Location>> {
         self.conn.forget(name);
-        self.conn.retrying(name, |regions| Ok(regions.to_vec()))
+        retrying!(self.conn, name, |regions| Ok(regions.to_vec()))
     }
 }
 
-impl RemoteAdmin<'_> {
+impl<T: Transport> AdminCalls<'_, T> {
     /// Replaces a namespace's properties.
-    pub fn modify_namespace(&self, ns: NamespaceDescriptor) -> Result<()> {
-        let out = self.master::<_, pb::ProcedureResponse>(
-            &Self::meta_name()?,
-            "ModifyNamespace",
-            &pb::NamespaceRequest {
-                namespace_descriptor: namespace(&ns),
-            },
-        );
+    async fn modify_namespace(&self, ns: NamespaceDescriptor) -> Result<()> {
+        let out = self
+            .master::<_, pb::ProcedureResponse>(
+                &Self::meta_name()?,
+                "ModifyNamespace",
+                &pb::NamespaceRequest {
+                    namespace_descriptor: namespace(&ns),
+                },
+            )
+            .await;
         self.namespaced(&ns.name, out).map(|_| ())
     }
 
-    fn cluster_status(&self) -> Result<pb::ClusterStatus> {
-        let status: pb::GetClusterStatusResponse = self.master(
-            &Self::meta_name()?,
-            "GetClusterStatus",
-            &pb::GetClusterStatusRequest::default(),
-        )?;
+    async fn cluster_status(&self) -> Result<pb::ClusterStatus> {
+        let status: pb::GetClusterStatusResponse = self
+            .master(
+                &Self::meta_name()?,
+                "GetClusterStatus",
+                &pb::GetClusterStatusRequest::default(),
+            )
+            .await?;
         Ok(status.cluster_status)
     }
 
     /// Each serving region's size (store files and memstore) in bytes, rounded down to whole
     /// MiB as the cluster status reports it, by region name.
-    pub fn region_sizes(&self) -> Result<HashMap<Vec<u8>, u64>> {
-        let status = self.cluster_status()?;
+    async fn region_sizes(&self) -> Result<HashMap<Vec<u8>, u64>> {
+        let status = self.cluster_status().await?;
         Ok(status
             .live_servers
             .iter()
@@ -661,8 +734,8 @@ impl RemoteAdmin<'_> {
     }
 
     /// Live and dead servers and serving regions (MasterService GetClusterStatus).
-    pub fn cluster_summary(&self) -> Result<crate::ClusterSummary> {
-        let status = self.cluster_status()?;
+    async fn cluster_summary(&self) -> Result<crate::ClusterSummary> {
+        let status = self.cluster_status().await?;
         let name = |s: &pb::ServerName| {
             format!(
                 "{},{},{}",
@@ -706,10 +779,11 @@ impl RemoteAdmin<'_> {
     }
 
     /// The server's name, `host,port,startcode` (AdminService GetServerInfo).
-    pub fn server_name(&self) -> Result<String> {
+    async fn server_name(&self) -> Result<String> {
         let c = self.conn;
         let info: pb::GetServerInfoResponse = c
             .call_admin(c.meta_addr(), "GetServerInfo", &pb::GetServerInfoRequest {})
+            .await
             .map_err(|e| Error::storage(format!("GetServerInfo: {e}")))?;
         let s = info.server_info.server_name;
         Ok(format!(
@@ -752,4 +826,116 @@ fn snapshot_description(name: &str, table: Option<&TableName>) -> pb::SnapshotDe
         owner: None,
         ttl: None,
     }
+}
+
+/// The administration calls of both handles, blocking and async, one of each per call.
+macro_rules! admin_calls {
+    ($($(#[$doc:meta])* fn $name:ident(&self $(, $arg:ident: $ty:ty)*) -> $out:ty;)*) => {
+        impl RemoteAdmin<'_> {
+            $($(#[$doc])* pub fn $name(&self $(, $arg: $ty)*) -> $out {
+                block(self.calls().$name($($arg),*))
+            })*
+        }
+
+        impl super::AsyncAdmin {
+            $($(#[$doc])* pub async fn $name(&self $(, $arg: $ty)*) -> $out {
+                self.calls().$name($($arg),*).await
+            })*
+        }
+    };
+}
+
+admin_calls! {
+    /// Creates a table of one region (MasterService CreateTable).
+    fn create_table(&self, descriptor: TableDescriptor) -> Result<()>;
+    /// Creates a table pre-split at `split_keys` (MasterService CreateTable).
+    fn create_table_with_splits(&self, descriptor: TableDescriptor, split_keys: &[Bytes]) -> Result<()>;
+    /// Takes the table offline (MasterService DisableTable).
+    fn disable_table(&self, name: &TableName) -> Result<()>;
+    /// Brings a disabled table back (MasterService EnableTable).
+    fn enable_table(&self, name: &TableName) -> Result<()>;
+    /// Drops a disabled table and its data (MasterService DeleteTable).
+    fn delete_table(&self, name: &TableName) -> Result<()>;
+    /// Empties a disabled table, keeping its regions' boundaries if asked (MasterService
+    /// TruncateTable).
+    fn truncate_table(&self, name: &TableName, preserve_splits: bool) -> Result<()>;
+    /// The table's schema, as `describe` shows it.
+    fn describe_table(&self, name: &TableName) -> Result<TableDescriptor>;
+    /// Whether the table exists.
+    fn table_exists(&self, name: &TableName) -> Result<bool>;
+    /// Every user table's name, sorted.
+    fn list_table_names(&self) -> Result<Vec<TableName>>;
+    /// Whether the table is enabled (MasterService GetTableState).
+    fn is_table_enabled(&self, name: &TableName) -> Result<bool>;
+    /// Replaces the table's schema online.
+    fn modify_table(&self, descriptor: TableDescriptor) -> Result<()>;
+    /// Adds a column family (MasterService AddColumn).
+    fn add_column_family(&self, name: &TableName, family: ColumnFamilyDescriptor) -> Result<()>;
+    /// Replaces a column family's settings (MasterService ModifyColumn).
+    fn modify_column_family(&self, name: &TableName, family: ColumnFamilyDescriptor) -> Result<()>;
+    /// Drops a column family and its data (MasterService DeleteColumn).
+    fn delete_column_family(&self, name: &TableName, family: &[u8]) -> Result<()>;
+    /// Creates a namespace.
+    fn create_namespace(&self, ns: NamespaceDescriptor) -> Result<()>;
+    /// Replaces a namespace's properties.
+    fn modify_namespace(&self, ns: NamespaceDescriptor) -> Result<()>;
+    /// Removes an empty namespace.
+    fn delete_namespace(&self, name: &str) -> Result<()>;
+    /// A namespace and its properties.
+    fn get_namespace_descriptor(&self, name: &str) -> Result<NamespaceDescriptor>;
+    /// Every namespace.
+    fn list_namespace_descriptors(&self) -> Result<Vec<NamespaceDescriptor>>;
+    /// Writes each of the table's memstores to store files (AdminService FlushRegion on every
+    /// region).
+    fn flush(&self, name: &TableName) -> Result<()>;
+    /// Compacts each of the table's regions (AdminService CompactRegion), minor or major.
+    fn compact(&self, name: &TableName, major: bool) -> Result<()>;
+    /// Compacts one region, named by its full name (AdminService CompactRegion).
+    fn compact_region(&self, name: &[u8], major: bool) -> Result<()>;
+    /// Splits the region holding `at` there (MasterService SplitRegion, as HBase 2's
+    /// `split(table, splitPoint)`), or, with no row, every region at its own split point
+    /// (regions too small to split are left alone, as embedded).
+    fn split(&self, name: &TableName, at: Option<&[u8]>) -> Result<()>;
+    /// Merges two adjacent regions, named by their full names (MasterService
+    /// MergeTableRegions).
+    fn merge_regions(&self, name: &TableName, a: &[u8], b: &[u8]) -> Result<()>;
+    /// Grants a permission (MasterService Grant).
+    fn grant(&self, p: &basalt_common::acl::Permission, merge: bool) -> Result<()>;
+    /// Revokes what `principal` holds at `scope` (MasterService Revoke).
+    fn revoke(&self, principal: &str, scope: &basalt_common::acl::Scope) -> Result<()>;
+    /// The grants at `scope` and inside it (MasterService GetUserPermissions).
+    fn user_permissions(&self, scope: &basalt_common::acl::Scope) -> Result<Vec<basalt_common::acl::Permission>>;
+    /// Takes snapshot `name` of `table` (MasterService Snapshot).
+    fn snapshot(&self, name: &str, table: &TableName) -> Result<()>;
+    /// Every snapshot (MasterService GetCompletedSnapshots).
+    fn list_snapshots(&self) -> Result<Vec<crate::SnapshotInfo>>;
+    /// Makes table `table` from snapshot `name` (MasterService CloneSnapshot).
+    fn clone_snapshot(&self, name: &str, table: &TableName) -> Result<()>;
+    /// Puts snapshot `name`'s table back as it was (MasterService RestoreSnapshot); the
+    /// table must be disabled, or gone (then it is cloned).
+    fn restore_snapshot(&self, name: &str) -> Result<()>;
+    /// Deletes snapshot `name` (MasterService DeleteSnapshot).
+    fn delete_snapshot(&self, name: &str) -> Result<()>;
+    /// Switches the balancer (MasterService SetBalancerRunning); returns whether it was on.
+    fn balance_switch(&self, on: bool) -> Result<bool>;
+    /// Whether the balancer is on (MasterService IsBalancerEnabled).
+    fn balancer_enabled(&self) -> Result<bool>;
+    /// Runs the balancer once (MasterService Balance); false if it is switched off.
+    fn balancer(&self) -> Result<bool>;
+    /// Moves a region (MasterService MoveRegion) to `to` (`host,port,startcode` or
+    /// `host:port`), or to another server.
+    fn move_region(&self, name: &[u8], to: Option<&str>) -> Result<()>;
+    /// Opens a closed region (MasterService AssignRegion).
+    fn assign(&self, name: &[u8]) -> Result<()>;
+    /// Closes a region and leaves it closed (MasterService UnassignRegion).
+    fn unassign(&self, name: &[u8]) -> Result<()>;
+    /// The table's serving regions as the client routes to them, from `hbase:meta`.
+    fn regions(&self, name: &TableName) -> Result<Vec<Location>>;
+    /// Each serving region's size (store files and memstore) in bytes, rounded down to whole
+    /// MiB as the cluster status reports it, by region name.
+    fn region_sizes(&self) -> Result<HashMap<Vec<u8>, u64>>;
+    /// Live and dead servers and serving regions (MasterService GetClusterStatus).
+    fn cluster_summary(&self) -> Result<crate::ClusterSummary>;
+    /// The server's name, `host,port,startcode` (AdminService GetServerInfo).
+    fn server_name(&self) -> Result<String>;
 }

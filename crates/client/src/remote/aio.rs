@@ -1,8 +1,12 @@
 //! An async connection to one service of HBase's native RPC, on tokio (HBase's
 //! `NettyRpcConnection`): any number of calls in flight on it at once, each answered through
-//! its call id. A task reads the answers and hands each to the call waiting on its id; calls
-//! write their frames in turn. This is the first piece of the async client of issue 44: plain
-//! connections with SIMPLE authentication (TLS and Kerberos are [`super::RpcClient`]'s).
+//! its call id. A task reads the answers and hands each to the call waiting on its id. Calls
+//! queue their frames; whichever call finds no write under way writes everything queued, so
+//! the frames of calls made together leave in one system call.
+//!
+//! Plain, TLS (tokio-rustls) and Kerberos (SASL GSSAPI, exchanged before the connection turns
+//! async) connections, as [`super::RpcClient`] makes them; Kerberos over TLS is the blocking
+//! client's only. The runtime needs its IO and time drivers (`enable_all`).
 //!
 //! ```no_run
 //! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
@@ -22,17 +26,20 @@ use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 use basalt_proto::cellblock;
-use basalt_proto::frame::{FrameError, decode_response, encode_call, encode_connection_start};
+use basalt_proto::frame::{
+    FrameError, decode_response, encode_call_with_cells, encode_connection_header,
+    encode_connection_start, encode_preamble,
+};
 use basalt_proto::pb::{ConnectionHeader, ResponseHeader, UserInformation};
 use prost::Message;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
-use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::oneshot;
 
-use super::RpcError;
+use super::{HANDSHAKE, RpcError, TlsClient};
 
 /// The largest answer a connection accepts (HBase's `hbase.ipc.max.request.size`).
 const MAX_FRAME: usize = 256 * 1024 * 1024;
@@ -41,6 +48,8 @@ const MAX_FRAME: usize = 256 * 1024 * 1024;
 const CONNECTION_CALL_ID: u32 = u32::MAX;
 
 type Answer = (ResponseHeader, Option<Vec<u8>>);
+type Reader = Box<dyn AsyncRead + Send + Unpin>;
+type Writer = Box<dyn AsyncWrite + Send + Unpin>;
 
 /// The calls waiting for their answers, and why the connection broke once it has.
 #[derive(Debug, Default)]
@@ -49,27 +58,64 @@ struct Pending {
     broken: Option<String>,
 }
 
-fn lock(pending: &Mutex<Pending>) -> MutexGuard<'_, Pending> {
-    pending.lock().unwrap_or_else(PoisonError::into_inner)
+/// Frames waiting for the socket while a call writes.
+#[derive(Debug, Default)]
+struct Outbox {
+    queued: Vec<u8>,
+    writing: bool,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// One connection to one service of a server; see the module documentation. Cheap to share
 /// (behind an `Arc`) among any number of tasks.
-#[derive(Debug)]
 pub struct AsyncRpcClient {
-    writer: tokio::sync::Mutex<OwnedWriteHalf>,
+    /// Taken by the call that writes (the one that found no write under way).
+    writer: tokio::sync::Mutex<Writer>,
+    outbox: Mutex<Outbox>,
     pending: Arc<Mutex<Pending>>,
     next_id: AtomicU32,
     reader: tokio::task::JoinHandle<()>,
+    peer: SocketAddr,
+    /// How long a call waits for its answer.
+    timeout: Option<Duration>,
+}
+
+impl std::fmt::Debug for AsyncRpcClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AsyncRpcClient")
+            .field("peer", &self.peer)
+            .field("in_flight", &self.in_flight())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A call's id and frame, made before anything is awaited.
+pub(crate) struct Started {
+    id: u32,
+    frame: Vec<u8>,
 }
 
 impl AsyncRpcClient {
     /// Connects to `addr` and opens `service` (`ClientService`, `MasterService`) as `user`
     /// (HBase's SIMPLE authentication). Must run inside a tokio runtime.
     pub async fn connect(addr: SocketAddr, service: &str, user: &str) -> io::Result<Self> {
-        let stream = TcpStream::connect(addr).await?;
-        stream.set_nodelay(true)?;
-        let (read, mut write) = stream.into_split();
+        Self::connect_with(addr, service, user, None, None, None).await
+    }
+
+    /// [`AsyncRpcClient::connect`] over TLS when given `tls`, authenticated with Kerberos
+    /// when given the servers' principal (`hbase/host@REALM`; needs the `kerberos` feature),
+    /// each call waiting at most `timeout` for its answer.
+    pub async fn connect_with(
+        addr: SocketAddr,
+        service: &str,
+        user: &str,
+        tls: Option<&TlsClient>,
+        kerberos: Option<&str>,
+        timeout: Option<Duration>,
+    ) -> io::Result<Self> {
         let header = ConnectionHeader {
             user_info: Some(UserInformation {
                 effective_user: Some(user.into()),
@@ -79,14 +125,56 @@ impl AsyncRpcClient {
             cell_block_codec_class: Some(cellblock::KEY_VALUE_CODEC.into()),
             ..ConnectionHeader::default()
         };
-        write.write_all(&encode_connection_start(&header)).await?;
+        let (read, mut write): (Reader, Writer) = match (tls, kerberos) {
+            (None, None) => {
+                let stream = TcpStream::connect(addr).await?;
+                stream.set_nodelay(true)?;
+                let (read, write) = stream.into_split();
+                (Box::new(read), Box::new(write))
+            }
+            (Some(tls), None) => {
+                let stream = TcpStream::connect(addr).await?;
+                stream.set_nodelay(true)?;
+                let stream = tokio::time::timeout(HANDSHAKE, tls.connect_async(stream))
+                    .await
+                    .map_err(|_| {
+                        io::Error::new(io::ErrorKind::TimedOut, "the TLS handshake took too long")
+                    })??;
+                let (read, write) = tokio::io::split(stream);
+                (Box::new(read), Box::new(write))
+            }
+            (None, Some(principal)) => {
+                let principal = principal.to_owned();
+                let stream =
+                    tokio::task::spawn_blocking(move || kerberos_handshake(addr, &principal))
+                        .await
+                        .map_err(io::Error::other)??;
+                let stream = TcpStream::from_std(stream)?;
+                let (read, write) = stream.into_split();
+                (Box::new(read), Box::new(write))
+            }
+            (Some(_), Some(_)) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::Unsupported,
+                    "Kerberos over TLS is the blocking client's only (RemoteConnection)",
+                ));
+            }
+        };
+        let start = match kerberos {
+            None => encode_connection_start(&header),
+            Some(_) => encode_connection_header(&header),
+        };
+        write.write_all(&start).await?;
         let pending = Arc::new(Mutex::new(Pending::default()));
         let reader = tokio::spawn(read_answers(read, Arc::clone(&pending)));
         Ok(AsyncRpcClient {
             writer: tokio::sync::Mutex::new(write),
+            outbox: Mutex::new(Outbox::default()),
             pending,
             next_id: AtomicU32::new(0),
             reader,
+            peer: addr,
+            timeout,
         })
     }
 
@@ -97,8 +185,45 @@ impl AsyncRpcClient {
         method: &str,
         request: &Q,
     ) -> Result<R, RpcError> {
+        let started = self.start(method, request, &[])?;
+        self.finish(started, method).await
+    }
+
+    /// A call whose mutations' cells follow the request in a KeyValueCodec cell block, given
+    /// in parts (as HBase's client sends puts and deletes).
+    pub async fn call_with_cells<Q: Message, R: Message + Default>(
+        &self,
+        method: &str,
+        request: &Q,
+        cells: &[&[u8]],
+    ) -> Result<R, RpcError> {
+        let started = self.start(method, request, cells)?;
+        self.finish(started, method).await
+    }
+
+    /// Encodes a call's frame under a new call id (nothing is awaited, so the request need
+    /// not live across an await).
+    pub(crate) fn start<Q: Message>(
+        &self,
+        method: &str,
+        request: &Q,
+        cells: &[&[u8]],
+    ) -> Result<Started, RpcError> {
         let id = self.new_id();
-        let (tx, rx) = oneshot::channel();
+        Ok(Started {
+            id,
+            frame: encode_call_with_cells(id, method, request, cells),
+        })
+    }
+
+    /// Sends a started call and waits for its answer (at most the connection's timeout).
+    pub(crate) async fn finish<R: Message + Default>(
+        &self,
+        started: Started,
+        method: &str,
+    ) -> Result<R, RpcError> {
+        let Started { id, frame } = started;
+        let (tx, answer) = oneshot::channel();
         {
             let mut pending = lock(&self.pending);
             if let Some(why) = &pending.broken {
@@ -106,13 +231,28 @@ impl AsyncRpcClient {
             }
             pending.waiting.insert(id, tx);
         }
-        let frame = encode_call(id, method, request);
-        if let Err(e) = self.writer.lock().await.write_all(&frame).await {
-            lock(&self.pending).waiting.remove(&id);
-            return Err(RpcError::Frame(FrameError::Io(e)));
-        }
+        // Whatever happens to this call from here on (even its future dropped), its id stops
+        // waiting when it ends.
+        let waiting = Waiting {
+            pending: &self.pending,
+            id,
+        };
+        self.send(frame).await?;
+        let answer = match self.timeout {
+            None => answer.await,
+            Some(limit) => match tokio::time::timeout(limit, answer).await {
+                Ok(answer) => answer,
+                Err(_) => {
+                    return Err(RpcError::Frame(FrameError::Io(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        format!("no answer to {method} (call {id}) in {limit:?}"),
+                    ))));
+                }
+            },
+        };
+        drop(waiting);
         // A dropped sender: the connection broke before the answer came.
-        let (header, message) = match rx.await {
+        let (header, message) = match answer {
             Ok(answer) => answer,
             Err(_) => {
                 let why = lock(&self.pending).broken.clone().unwrap_or_default();
@@ -129,9 +269,65 @@ impl AsyncRpcClient {
             .map_err(|e| RpcError::Decode(format!("{method}: {e}")))
     }
 
+    /// Queues `frame`, and writes everything queued unless another call is writing (it then
+    /// writes this frame too before it lets go).
+    async fn send(&self, frame: Vec<u8>) -> Result<(), RpcError> {
+        {
+            let mut out = lock(&self.outbox);
+            if out.writing {
+                out.queued.extend_from_slice(&frame);
+                return Ok(());
+            }
+            out.writing = true;
+        }
+        // Dropped before it is done (its call given up mid-write): part of a frame may have
+        // left, so the connection is broken for every call.
+        let mut writing = WriteUnderWay {
+            client: self,
+            done: false,
+        };
+        let mut batch = frame;
+        let mut writer = self.writer.lock().await;
+        loop {
+            if let Err(e) = writer.write_all(&batch).await {
+                let why = format!("writing: {e}");
+                self.fail(&why);
+                writing.done = true;
+                lock(&self.outbox).writing = false;
+                return Err(RpcError::Frame(FrameError::Io(e)));
+            }
+            batch.clear();
+            let mut out = lock(&self.outbox);
+            if out.queued.is_empty() {
+                out.writing = false;
+                writing.done = true;
+                return Ok(());
+            }
+            std::mem::swap(&mut batch, &mut out.queued);
+        }
+    }
+
+    /// Marks the connection broken: every waiting call fails with `why`, and so does every
+    /// later one.
+    fn fail(&self, why: &str) {
+        let mut pending = lock(&self.pending);
+        pending.broken.get_or_insert_with(|| why.to_owned());
+        pending.waiting.clear();
+    }
+
     /// How many calls wait for their answers now.
     pub fn in_flight(&self) -> usize {
         lock(&self.pending).waiting.len()
+    }
+
+    /// The server's address.
+    pub fn peer(&self) -> SocketAddr {
+        self.peer
+    }
+
+    /// Whether the connection broke (every call on it now fails).
+    pub fn is_broken(&self) -> bool {
+        lock(&self.pending).broken.is_some()
     }
 
     /// A call id no waiting call has: ids count up, skipping 0 and the connection's own.
@@ -141,6 +337,34 @@ impl AsyncRpcClient {
             if id != 0 && id != CONNECTION_CALL_ID {
                 return id;
             }
+        }
+    }
+}
+
+/// Takes a call's id off the waiting list when the call ends, however it ends.
+struct Waiting<'a> {
+    pending: &'a Mutex<Pending>,
+    id: u32,
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        lock(self.pending).waiting.remove(&self.id);
+    }
+}
+
+/// The write under way; see [`AsyncRpcClient::send`].
+struct WriteUnderWay<'a> {
+    client: &'a AsyncRpcClient,
+    done: bool,
+}
+
+impl Drop for WriteUnderWay<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            self.client
+                .fail("a call was given up in the middle of writing");
+            lock(&self.client.outbox).writing = false;
         }
     }
 }
@@ -158,9 +382,35 @@ fn broken(why: &str) -> RpcError {
     )))
 }
 
+/// Kerberos' SASL exchange on a blocking socket, before the connection turns async.
+#[cfg(feature = "kerberos")]
+fn kerberos_handshake(addr: SocketAddr, principal: &str) -> io::Result<std::net::TcpStream> {
+    use std::io::Write;
+    let mut stream = std::net::TcpStream::connect(addr)?;
+    stream.set_nodelay(true)?;
+    stream.set_read_timeout(Some(HANDSHAKE))?;
+    stream.write_all(&encode_preamble(basalt_proto::frame::AUTH_KERBEROS))?;
+    let mut writer = stream.try_clone()?;
+    basalt_net::kerberos::initiate(&mut stream, &mut |bytes| writer.write_all(bytes), principal)?;
+    stream.set_read_timeout(None)?;
+    stream.set_nonblocking(true)?;
+    Ok(stream)
+}
+
+#[cfg(not(feature = "kerberos"))]
+fn kerberos_handshake(_: SocketAddr, _: &str) -> io::Result<std::net::TcpStream> {
+    let _ = encode_preamble;
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        "this basalt was built without Kerberos (cargo build --features kerberos)",
+    ))
+}
+
 /// Reads every answer and hands it to the call waiting on its id, until the connection
 /// breaks; then every waiting call fails with why.
-async fn read_answers(mut read: OwnedReadHalf, pending: Arc<Mutex<Pending>>) {
+async fn read_answers(read: Reader, pending: Arc<Mutex<Pending>>) {
+    // One system call reads the answers the server wrote together.
+    let mut read = tokio::io::BufReader::with_capacity(64 * 1024, read);
     let why = loop {
         match read_answer(&mut read).await {
             Ok((header, message)) => {
@@ -183,12 +433,12 @@ async fn read_answers(mut read: OwnedReadHalf, pending: Arc<Mutex<Pending>>) {
         }
     };
     let mut pending = lock(&pending);
-    pending.broken = Some(why);
+    pending.broken.get_or_insert(why);
     // Dropping the senders wakes every waiting call with the failure.
     pending.waiting.clear();
 }
 
-async fn read_answer(read: &mut OwnedReadHalf) -> Result<Answer, FrameError> {
+async fn read_answer(read: &mut (impl AsyncRead + Unpin)) -> Result<Answer, FrameError> {
     let mut len = [0u8; 4];
     match read.read_exact(&mut len).await {
         Ok(_) => {}

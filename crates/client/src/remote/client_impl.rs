@@ -12,7 +12,7 @@ impl Client for RemoteConnection {
     fn server_name(&self) -> String {
         self.admin()
             .server_name()
-            .unwrap_or_else(|_| self.meta_addr().to_string().replacen(':', ",", 1))
+            .unwrap_or_else(|_| self.core.meta_addr().to_string().replacen(':', ",", 1))
     }
 
     fn cluster_summary(&self) -> Result<ClusterSummary> {

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
 use basalt_proto::filters::{comparator_pb, compare_type, filter_pb};
@@ -29,14 +29,19 @@ mod admin;
 mod client_impl;
 mod convert;
 
+mod asynchronous;
 mod scanner;
 mod table;
+mod transport;
 
 pub use admin::RemoteAdmin;
 pub mod aio;
 mod rpc_client;
 
-pub use rpc_client::{DEFAULT_USER, Location, RpcClient, RpcError, TlsClient, locate};
+pub use asynchronous::{AsyncAdmin, AsyncConnection, AsyncScanner, AsyncTable};
+use transport::{Blocking, Transport, block};
+
+pub use rpc_client::{DEFAULT_USER, HANDSHAKE, Location, RpcClient, RpcError, TlsClient, locate};
 pub use scanner::RemoteScanner;
 pub use table::RemoteTable;
 
@@ -91,12 +96,19 @@ impl Default for RemoteConfig {
     }
 }
 
-/// A connection to a cluster (or one server): its region cache, and connections to each
-/// region server's ClientService. Threads share it, and their calls share its sockets (see
-/// [`RpcClient`]), as HBase's clients do: [`RemoteConfig::pool_size`] connections per server,
-/// each thread keeping to one (see [`thread_slot`]).
+/// A connection to a cluster (or one server), blocking: its region cache, and connections to
+/// each region server's ClientService. Threads share it, and their calls share its sockets
+/// (see [`RpcClient`]), as HBase's clients do: [`RemoteConfig::pool_size`] connections per
+/// server, each thread keeping to one. [`AsyncConnection`] is the same client on tokio.
 #[derive(Debug)]
 pub struct RemoteConnection {
+    core: Core<Blocking>,
+}
+
+/// What a connection holds, blocking or async (see `transport`): where meta and the master
+/// are, connections to each server, and each table's regions.
+#[derive(Debug)]
+pub(crate) struct Core<T: Transport> {
     /// The server holding `hbase:meta` (and, connected to one server, everything).
     addr: RwLock<SocketAddr>,
     /// Found through ZooKeeper: regions are served where meta says, and meta and the master
@@ -106,20 +118,24 @@ pub struct RemoteConnection {
     /// Each server's pool of ClientService connections; a slot is None after a broken call
     /// (the next call on it connects again) or before its first call.
     /// (Read on every call; written only when a server is first called.)
-    pools: RwLock<HashMap<SocketAddr, Arc<Pool>>>,
+    pools: RwLock<HashMap<SocketAddr, Arc<Pool<T>>>>,
     /// MasterService, opened on first use, and each server's AdminService.
-    master: Mutex<Option<Arc<RpcClient>>>,
-    admins: Mutex<HashMap<SocketAddr, Arc<Slot>>>,
+    master: Slot<T>,
+    admins: Mutex<HashMap<SocketAddr, Arc<Slot<T>>>>,
     regions: Mutex<HashMap<TableName, Arc<Vec<Location>>>>,
 }
 
 /// One connection, opened when first used and again after it breaks.
-type Slot = Mutex<Option<Arc<RpcClient>>>;
+type Slot<T> = Mutex<Option<Arc<<T as Transport>::Conn>>>;
 /// A server's ClientService connections.
-type Pool = Vec<Slot>;
+type Pool<T> = Vec<Slot<T>>;
+
+fn locked<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 /// What a failed call means for the operation.
-enum Failure {
+pub(crate) enum Failure {
     /// Try again after dropping cached locations (a broken socket was dropped already).
     Retry(String),
     Fatal(Error),
@@ -152,32 +168,94 @@ fn classify(table: &TableName, e: RpcError) -> Failure {
     }
 }
 
-/// This thread's place in connection pools: threads are numbered in the order they first
-/// call, so a pool of `n` connections gets every `n`th thread on each.
-fn thread_slot() -> usize {
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    thread_local! {
-        static SLOT: usize = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+/// A failure as the caller sees it, when the call is not retried.
+fn settled(table: &TableName, e: RpcError) -> Error {
+    match classify(table, e) {
+        Failure::Fatal(e) => e,
+        Failure::Retry(reason) => Error::NotServingRegion(reason),
     }
-    SLOT.with(|slot| *slot)
 }
+
+/// The retries of one operation: since when it runs, and the next pause.
+struct Retry {
+    started: Instant,
+    pause: Duration,
+}
+
+/// Runs the attempt `$body` (an async block's body, `?` giving a [`Failure`]) with the table's
+/// regions in `$regions`, until it succeeds, fails for good, or the operation timeout passes;
+/// between tries the cache is dropped and the pause doubles (HBase's backoff).
+macro_rules! retrying {
+    ($conn:expr, $table:expr, |$regions:ident| $body:expr) => {{
+        let conn = $conn;
+        let table = $table;
+        let mut retry = conn.retry();
+        loop {
+            let attempt: std::result::Result<_, Failure> = async {
+                let found = conn.locations(table).await?;
+                let $regions: &[Location] = &found;
+                $body
+            }
+            .await;
+            match attempt {
+                Ok(v) => break Ok(v),
+                Err(failure) => {
+                    if let Err(e) = conn.again(table, &mut retry, failure).await {
+                        break Err(e);
+                    }
+                }
+            }
+        }
+    }};
+}
+pub(crate) use retrying;
 
 impl RemoteConnection {
     /// Connects to a server's RPC port (`basalt standalone --rpc-port`).
     pub fn connect(addr: SocketAddr, config: RemoteConfig) -> Result<RemoteConnection> {
-        Self::start(addr, None, config)
+        Ok(RemoteConnection {
+            core: block(Core::start(addr, None, config))?,
+        })
     }
 
-    fn start(
-        addr: SocketAddr,
-        quorum: Option<String>,
-        config: RemoteConfig,
-    ) -> Result<RemoteConnection> {
-        let client = Self::open(addr, &config, "ClientService")
-            .map_err(|e| Error::storage(format!("cannot connect to {addr}: {e}")))?;
-        let mut pool: Pool = vec![Mutex::new(Some(Arc::new(client)))];
-        pool.resize_with(config.pool_size.max(1), || Mutex::new(None));
+    /// Finds the cluster through ZooKeeper (`host:port` of the quorum), as HBase's clients
+    /// do: `/hbase/meta-region-server` names meta's server, `/hbase/master` the master, and
+    /// meta says where each region is served.
+    pub fn through_zookeeper(quorum: &str, config: RemoteConfig) -> Result<RemoteConnection> {
         Ok(RemoteConnection {
+            core: block(Core::through_zookeeper(quorum, config))?,
+        })
+    }
+
+    /// The pool's connections now open (at most [`RemoteConfig::pool_size`]; one opens when
+    /// a thread dealt to it first calls).
+    pub fn open_connections(&self) -> usize {
+        self.core.open_connections()
+    }
+
+    /// Table administration over MasterService (and AdminService for flushes).
+    pub fn admin(&self) -> RemoteAdmin<'_> {
+        RemoteAdmin { conn: self }
+    }
+
+    /// A table of the server (`ns:table` or `table`). Nothing is asked of the server until
+    /// the first call; a table that does not exist fails then.
+    pub fn table(&self, name: &str) -> Result<RemoteTable<'_>> {
+        Ok(RemoteTable {
+            conn: self,
+            name: TableName::parse(name)?,
+        })
+    }
+}
+
+impl<T: Transport> Core<T> {
+    async fn start(addr: SocketAddr, quorum: Option<String>, config: RemoteConfig) -> Result<Self> {
+        let client = T::open(addr, "ClientService", &config)
+            .await
+            .map_err(|e| Error::storage(format!("cannot connect to {addr}: {e}")))?;
+        let mut pool: Pool<T> = vec![Mutex::new(Some(Arc::new(client)))];
+        pool.resize_with(config.pool_size.max(1), || Mutex::new(None));
+        Ok(Core {
             addr: RwLock::new(addr),
             quorum,
             config,
@@ -188,13 +266,18 @@ impl RemoteConnection {
         })
     }
 
-    /// Finds the cluster through ZooKeeper (`host:port` of the quorum), as HBase's clients
-    /// do: `/hbase/meta-region-server` names meta's server, `/hbase/master` the master, and
-    /// meta says where each region is served.
-    pub fn through_zookeeper(quorum: &str, config: RemoteConfig) -> Result<RemoteConnection> {
-        let addr = basalt_coord::meta_server(quorum, config.rpc_timeout)
+    async fn through_zookeeper(quorum: &str, config: RemoteConfig) -> Result<Self> {
+        let addr = T::lookup(quorum, false, config.rpc_timeout)
+            .await
             .map_err(|e| Error::storage(format!("finding the server in ZooKeeper: {e}")))?;
-        Self::start(addr, Some(quorum.to_owned()), config)
+        Self::start(addr, Some(quorum.to_owned()), config).await
+    }
+
+    fn open_connections(&self) -> usize {
+        self.pool(self.meta_addr())
+            .iter()
+            .filter(|slot| locked(slot).as_ref().is_some_and(|c| !T::is_broken(c)))
+            .count()
     }
 
     /// The server holding `hbase:meta`.
@@ -212,69 +295,28 @@ impl RemoteConnection {
     }
 
     /// Where the active master is: ZooKeeper's `/hbase/master`, or the one server given.
-    fn master_addr(&self) -> std::result::Result<SocketAddr, RpcError> {
+    async fn master_addr(&self) -> std::result::Result<SocketAddr, RpcError> {
         let Some(quorum) = &self.quorum else {
             return Ok(self.meta_addr());
         };
-        basalt_coord::master_server(quorum, self.config.rpc_timeout).map_err(RpcError::from)
+        T::lookup(quorum, true, self.config.rpc_timeout)
+            .await
+            .map_err(RpcError::from)
     }
 
     /// After a failure: meta and the master may have moved (through ZooKeeper only).
-    fn relocate(&self) {
+    async fn relocate(&self) {
         let Some(quorum) = &self.quorum else {
             return;
         };
-        if let Ok(addr) = basalt_coord::meta_server(quorum, self.config.rpc_timeout) {
+        if let Ok(addr) = T::lookup(quorum, false, self.config.rpc_timeout).await {
             *self.addr.write().unwrap_or_else(PoisonError::into_inner) = addr;
         }
-        self.master
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-    }
-
-    fn open(addr: SocketAddr, config: &RemoteConfig, service: &str) -> std::io::Result<RpcClient> {
-        let client = RpcClient::connect_authenticated(
-            addr,
-            service,
-            &config.user,
-            config.tls.as_ref(),
-            config.kerberos.as_deref(),
-        )?;
-        client.set_timeout(Some(config.rpc_timeout))?;
-        Ok(client)
-    }
-
-    /// The pool's connections now open (at most [`RemoteConfig::pool_size`]; one opens when
-    /// a thread dealt to it first calls).
-    pub fn open_connections(&self) -> usize {
-        self.pool(self.meta_addr())
-            .iter()
-            .filter(|slot| {
-                slot.lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .as_ref()
-                    .is_some_and(|c| !c.is_broken())
-            })
-            .count()
-    }
-
-    /// Table administration over MasterService (and AdminService for flushes).
-    pub fn admin(&self) -> RemoteAdmin<'_> {
-        RemoteAdmin { conn: self }
-    }
-
-    /// A table of the server (`ns:table` or `table`). Nothing is asked of the server until
-    /// the first call; a table that does not exist fails then.
-    pub fn table(&self, name: &str) -> Result<RemoteTable<'_>> {
-        Ok(RemoteTable {
-            conn: self,
-            name: TableName::parse(name)?,
-        })
+        locked(&self.master).take();
     }
 
     /// A server's pool of ClientService connections.
-    fn pool(&self, server: SocketAddr) -> Arc<Pool> {
+    fn pool(&self, server: SocketAddr) -> Arc<Pool<T>> {
         if let Some(pool) = self
             .pools
             .read()
@@ -294,58 +336,46 @@ impl RemoteConnection {
     }
 
     /// A server's AdminService connection.
-    fn admin_slot(&self, server: SocketAddr) -> Arc<Slot> {
-        Arc::clone(
-            self.admins
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .entry(server)
-                .or_default(),
-        )
+    fn admin_slot(&self, server: SocketAddr) -> Arc<Slot<T>> {
+        Arc::clone(locked(&self.admins).entry(server).or_default())
     }
 
-    /// One ClientService call to `server` on this thread's connection of its pool, opened
+    /// One ClientService call to `server` on this caller's connection of its pool, opened
     /// (again) if no call made it yet or an earlier call broke it.
-    fn call<Q: prost::Message, R: prost::Message + Default>(
+    async fn call<Q: prost::Message, R: prost::Message + Default>(
         &self,
         server: SocketAddr,
         method: &str,
         request: &Q,
     ) -> std::result::Result<R, RpcError> {
-        let pool = self.pool(server);
-        let slot = &pool[thread_slot() % pool.len()];
-        self.with_client(slot, server, "ClientService", |c| c.call(method, request))
+        self.call_with_cells(server, method, request, &[]).await
     }
 
     /// A ClientService call to `server` whose mutations' cells follow in `cells`, the parts of
     /// a KeyValueCodec block (a plain call when they are empty).
-    fn call_with_cells<Q: prost::Message, R: prost::Message + Default>(
+    async fn call_with_cells<Q: prost::Message, R: prost::Message + Default>(
         &self,
         server: SocketAddr,
         method: &str,
         request: &Q,
         cells: &[&[u8]],
     ) -> std::result::Result<R, RpcError> {
-        if cells.iter().all(|part| part.is_empty()) {
-            return self.call(server, method, request);
-        }
         let pool = self.pool(server);
-        let slot = &pool[thread_slot() % pool.len()];
-        self.with_client(slot, server, "ClientService", |c| {
-            c.call_with_cells(method, request, cells)
-        })
+        let slot = &pool[T::slot() % pool.len()];
+        self.call_on(slot, server, "ClientService", method, request, cells)
+            .await
     }
 
     /// One MasterService call, to the active master.
-    fn call_master<Q: prost::Message, R: prost::Message + Default>(
+    async fn call_master<Q: prost::Message, R: prost::Message + Default>(
         &self,
         method: &str,
         request: &Q,
     ) -> std::result::Result<R, RpcError> {
-        let addr = self.master_addr()?;
-        let out = self.with_client(&self.master, addr, "MasterService", |c| {
-            c.call(method, request)
-        });
+        let addr = self.master_addr().await?;
+        let out = self
+            .call_on(&self.master, addr, "MasterService", method, request, &[])
+            .await;
         let moved = match &out {
             Err(RpcError::Frame(_)) => true,
             Err(RpcError::Remote { class, .. }) => retriable(class),
@@ -353,42 +383,50 @@ impl RemoteConnection {
         };
         if moved {
             // The next call looks for the master again.
-            self.relocate();
+            self.relocate().await;
         }
         out
     }
 
     /// One AdminService call to `server`.
-    fn call_admin<Q: prost::Message, R: prost::Message + Default>(
+    async fn call_admin<Q: prost::Message, R: prost::Message + Default>(
         &self,
         server: SocketAddr,
         method: &str,
         request: &Q,
     ) -> std::result::Result<R, RpcError> {
         let slot = self.admin_slot(server);
-        self.with_client(&slot, server, "AdminService", |c| c.call(method, request))
+        self.call_on(&slot, server, "AdminService", method, request, &[])
+            .await
     }
 
-    /// Runs `f` on the connection to `service` at `addr` kept in `slot`, opening it if an
+    /// One call on the connection to `service` at `addr` kept in `slot`, opening it if an
     /// earlier call broke it (or none was made); a call that breaks it drops it, since the
-    /// stream may hold half a frame. Other threads' calls run on the same connection meanwhile.
-    fn with_client<T>(
+    /// stream may hold half a frame. Other calls run on the same connection meanwhile.
+    async fn call_on<Q: prost::Message, R: prost::Message + Default>(
         &self,
-        slot: &Slot,
+        slot: &Slot<T>,
         addr: SocketAddr,
-        service: &str,
-        f: impl FnOnce(&RpcClient) -> std::result::Result<T, RpcError>,
-    ) -> std::result::Result<T, RpcError> {
-        let client = {
-            let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
-            match slot.as_ref() {
-                Some(c) if !c.is_broken() && c.peer() == addr => Arc::clone(c),
-                _ => Arc::clone(slot.insert(Arc::new(Self::open(addr, &self.config, service)?))),
+        service: &'static str,
+        method: &str,
+        request: &Q,
+        cells: &[&[u8]],
+    ) -> std::result::Result<R, RpcError> {
+        let current = locked(slot)
+            .as_ref()
+            .filter(|c| !T::is_broken(c) && T::peer(c) == addr)
+            .cloned();
+        let client = match current {
+            Some(c) => c,
+            None => {
+                let opened = Arc::new(T::open(addr, service, &self.config).await?);
+                *locked(slot) = Some(Arc::clone(&opened));
+                opened
             }
         };
-        let out = f(&client);
+        let out = T::call(&client, method, request, cells).await;
         if matches!(out, Err(RpcError::Frame(_))) {
-            let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut slot = locked(slot);
             if slot.as_ref().is_some_and(|c| Arc::ptr_eq(c, &client)) {
                 *slot = None;
             }
@@ -397,34 +435,33 @@ impl RemoteConnection {
     }
 
     /// The table's regions, from the cache or from `hbase:meta`.
-    fn locations(&self, table: &TableName) -> std::result::Result<Arc<Vec<Location>>, Failure> {
-        if let Some(l) = self
-            .regions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(table)
-        {
+    async fn locations(
+        &self,
+        table: &TableName,
+    ) -> std::result::Result<Arc<Vec<Location>>, Failure> {
+        if let Some(l) = locked(&self.regions).get(table) {
             return Ok(Arc::clone(l));
         }
-        let meta = self.meta_addr();
-        let pool = self.pool(meta);
-        let found = self
-            .with_client(
-                &pool[thread_slot() % pool.len()],
-                meta,
-                "ClientService",
-                |c| c.regions(&table.to_string()),
+        let response: ScanResponse = self
+            .call(
+                self.meta_addr(),
+                "Scan",
+                &rpc_client::meta_scan(&table.to_string()),
             )
+            .await
             .map_err(|e| classify(table, e))?;
+        let found = rpc_client::regions_in(&response).map_err(|e| classify(table, e))?;
         if found.is_empty() {
             // No region serves: the table is missing or disabled (HBase's clients then say
             // TableNotFound / TableNotEnabled), or its regions are moving.
-            let state: std::result::Result<pb::GetTableStateResponse, RpcError> = self.call_master(
-                "GetTableState",
-                &pb::GetTableStateRequest {
-                    table_name: pb_table_name(table),
-                },
-            );
+            let state: std::result::Result<pb::GetTableStateResponse, RpcError> = self
+                .call_master(
+                    "GetTableState",
+                    &pb::GetTableStateRequest {
+                        table_name: pb_table_name(table),
+                    },
+                )
+                .await;
             return Err(match state {
                 Ok(s) if s.table_state.state == pb::table_state::State::Enabled as i32 => {
                     Failure::Retry(format!("no region of {table} is open"))
@@ -434,55 +471,43 @@ impl RemoteConnection {
             });
         }
         let found = Arc::new(found);
-        self.regions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(table.clone(), Arc::clone(&found));
+        locked(&self.regions).insert(table.clone(), Arc::clone(&found));
         Ok(found)
     }
 
     /// Drops every table's cached locations (a region moved).
     fn forget_all(&self) {
-        self.regions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clear();
+        locked(&self.regions).clear();
     }
 
     fn forget(&self, table: &TableName) {
-        self.regions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(table);
+        locked(&self.regions).remove(table);
     }
 
-    /// Runs `attempt` against the table's regions until it succeeds, fails for good, or the
-    /// operation timeout passes; between tries the cache is dropped and the pause doubles.
-    fn retrying<T>(
-        &self,
-        table: &TableName,
-        mut attempt: impl FnMut(&[Location]) -> std::result::Result<T, Failure>,
-    ) -> Result<T> {
-        let started = Instant::now();
-        let mut pause = self.config.pause;
-        loop {
-            let outcome = self.locations(table).and_then(|regions| attempt(&regions));
-            match outcome {
-                Ok(v) => return Ok(v),
-                Err(Failure::Fatal(e)) => return Err(e),
-                Err(Failure::Retry(reason)) => {
-                    self.forget(table);
-                    self.relocate();
-                    if started.elapsed() + pause > self.config.operation_timeout {
-                        return Err(Error::NotServingRegion(format!(
-                            "{table} (gave up after {:.1?}: {reason})",
-                            started.elapsed()
-                        )));
-                    }
-                    std::thread::sleep(pause);
-                    pause = (pause * 2).min(self.config.max_pause);
-                }
-            }
+    fn retry(&self) -> Retry {
+        Retry {
+            started: Instant::now(),
+            pause: self.config.pause,
         }
+    }
+
+    /// After a failed attempt of an operation on `table`: the error that ends it (a fatal one,
+    /// or the operation timeout passed), or Ok after the pause, the cache dropped, to try again.
+    async fn again(&self, table: &TableName, retry: &mut Retry, failure: Failure) -> Result<()> {
+        let reason = match failure {
+            Failure::Fatal(e) => return Err(e),
+            Failure::Retry(reason) => reason,
+        };
+        self.forget(table);
+        self.relocate().await;
+        if retry.started.elapsed() + retry.pause > self.config.operation_timeout {
+            return Err(Error::NotServingRegion(format!(
+                "{table} (gave up after {:.1?}: {reason})",
+                retry.started.elapsed()
+            )));
+        }
+        T::sleep(retry.pause).await;
+        retry.pause = (retry.pause * 2).min(self.config.max_pause);
+        Ok(())
     }
 }

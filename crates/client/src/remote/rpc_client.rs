@@ -653,62 +653,67 @@ impl RpcClient {
 
     /// The regions of `table` (`ns:table` or `table`), in key order, from `hbase:meta`.
     pub fn regions(&self, table: &str) -> Result<Vec<Location>, RpcError> {
-        let start = format!("{table},").into_bytes();
-        let mut stop = start.clone();
-        if let Some(last) = stop.last_mut() {
-            *last += 1;
-        }
-        let resp: ScanResponse = self.call(
-            "Scan",
-            &ScanRequest {
-                region: Some(region(META_REGION)),
-                scan: Some(Scan {
-                    start_row: Some(start),
-                    stop_row: Some(stop),
-                    ..Scan::default()
-                }),
-                number_of_rows: Some(10_000),
-                close_scanner: Some(true),
-                ..ScanRequest::default()
-            },
-        )?;
-        let mut out = Vec::new();
-        for r in &resp.results {
-            let info = r.cell.iter().find(|c| {
-                c.family.as_deref() == Some(&b"info"[..])
-                    && c.qualifier.as_deref() == Some(&b"regioninfo"[..])
-            });
-            let column = |q: &[u8]| {
-                r.cell.iter().find(|c| {
-                    c.family.as_deref() == Some(&b"info"[..]) && c.qualifier.as_deref() == Some(q)
-                })
-            };
-            let state = column(b"state");
-            let server = column(b"server")
-                .and_then(|c| c.value.as_deref())
-                .and_then(|v| std::str::from_utf8(v).ok())
-                .and_then(|v| std::net::ToSocketAddrs::to_socket_addrs(v).ok())
-                .and_then(|mut a| a.next());
-            // Split parents stay in meta until cleaned; only serving regions route.
-            if state.and_then(|c| c.value.as_deref()) != Some(&b"OPEN"[..]) {
-                continue;
-            }
-            let (Some(info), Some(name)) = (info, r.cell.first().and_then(|c| c.row.clone()))
-            else {
-                continue;
-            };
-            let value = info.value.as_deref().unwrap_or_default();
-            let body = value.strip_prefix(b"PBUF").unwrap_or(value);
-            let ri = pb::RegionInfo::decode(body).map_err(|e| RpcError::Decode(e.to_string()))?;
-            out.push(Location {
-                name,
-                start: ri.start_key.unwrap_or_default(),
-                end: ri.end_key.unwrap_or_default(),
-                server,
-            });
-        }
-        Ok(out)
+        regions_in(&self.call("Scan", &meta_scan(table))?)
     }
+}
+
+/// The scan of `hbase:meta` that finds `table`'s regions (`ns:table` or `table`).
+pub(crate) fn meta_scan(table: &str) -> ScanRequest {
+    let start = format!("{table},").into_bytes();
+    let mut stop = start.clone();
+    if let Some(last) = stop.last_mut() {
+        *last += 1;
+    }
+    ScanRequest {
+        region: Some(region(META_REGION)),
+        scan: Some(Scan {
+            start_row: Some(start),
+            stop_row: Some(stop),
+            ..Scan::default()
+        }),
+        number_of_rows: Some(10_000),
+        close_scanner: Some(true),
+        ..ScanRequest::default()
+    }
+}
+
+/// The serving regions in an answer to [`meta_scan`], in key order.
+pub(crate) fn regions_in(resp: &ScanResponse) -> Result<Vec<Location>, RpcError> {
+    let mut out = Vec::new();
+    for r in &resp.results {
+        let info = r.cell.iter().find(|c| {
+            c.family.as_deref() == Some(&b"info"[..])
+                && c.qualifier.as_deref() == Some(&b"regioninfo"[..])
+        });
+        let column = |q: &[u8]| {
+            r.cell.iter().find(|c| {
+                c.family.as_deref() == Some(&b"info"[..]) && c.qualifier.as_deref() == Some(q)
+            })
+        };
+        let state = column(b"state");
+        let server = column(b"server")
+            .and_then(|c| c.value.as_deref())
+            .and_then(|v| std::str::from_utf8(v).ok())
+            .and_then(|v| std::net::ToSocketAddrs::to_socket_addrs(v).ok())
+            .and_then(|mut a| a.next());
+        // Split parents stay in meta until cleaned; only serving regions route.
+        if state.and_then(|c| c.value.as_deref()) != Some(&b"OPEN"[..]) {
+            continue;
+        }
+        let (Some(info), Some(name)) = (info, r.cell.first().and_then(|c| c.row.clone())) else {
+            continue;
+        };
+        let value = info.value.as_deref().unwrap_or_default();
+        let body = value.strip_prefix(b"PBUF").unwrap_or(value);
+        let ri = pb::RegionInfo::decode(body).map_err(|e| RpcError::Decode(e.to_string()))?;
+        out.push(Location {
+            name,
+            start: ri.start_key.unwrap_or_default(),
+            end: ri.end_key.unwrap_or_default(),
+            server,
+        });
+    }
+    Ok(out)
 }
 
 /// The region of `regions` (in key order) holding `row`.

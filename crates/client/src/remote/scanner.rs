@@ -1,7 +1,8 @@
-//! [`RemoteScanner`]: a scan's rows fetched as they are read, `caching` rows a call, region
-//! after region (from the last region back for a reversed scan), as HBase's `ClientScanner`
-//! reads them. A scanner the server dropped (its lease ran out, the region moved, the
-//! connection broke) is opened again just after the last whole row received.
+//! A scan's rows fetched as they are read, `caching` rows a call, region after region (from the
+//! last region back for a reversed scan), as HBase's `ClientScanner` reads them. A scanner the
+//! server dropped (its lease ran out, the region moved, the connection broke) is opened again
+//! just after the last whole row received. Written once ([`ScanState`]) for the blocking
+//! [`RemoteScanner`] (an iterator) and the async [`super::AsyncScanner`] (a stream).
 
 use std::collections::VecDeque;
 use std::ops::Deref;
@@ -18,6 +19,35 @@ const MAX_RESUMES: u32 = 10;
 #[derive(Debug)]
 pub struct RemoteScanner<C: Deref<Target = RemoteConnection>> {
     conn: C,
+    state: ScanState,
+}
+
+impl<C: Deref<Target = RemoteConnection>> RemoteScanner<C> {
+    /// Opens the scan with its first call, as HBase's `ClientScanner` does, so a scan the
+    /// server refuses fails here rather than at its first row.
+    pub(super) fn open(conn: C, table: TableName, scan: Scan) -> Result<Self> {
+        let state = block(ScanState::open(&conn.core, table, scan))?;
+        Ok(RemoteScanner { conn, state })
+    }
+}
+
+impl<C: Deref<Target = RemoteConnection>> Iterator for RemoteScanner<C> {
+    type Item = Result<RowResult>;
+
+    fn next(&mut self) -> Option<Result<RowResult>> {
+        block(self.state.next(&self.conn.core))
+    }
+}
+
+impl<C: Deref<Target = RemoteConnection>> Drop for RemoteScanner<C> {
+    fn drop(&mut self) {
+        block(self.state.close(&self.conn.core));
+    }
+}
+
+/// Where a scan is, apart from its connection.
+#[derive(Debug)]
+pub(super) struct ScanState {
     table: TableName,
     scan: Scan,
     /// Where the rest of the scan starts, and whether that row is included: the next region's
@@ -37,12 +67,14 @@ pub struct RemoteScanner<C: Deref<Target = RemoteConnection>> {
     resumes: u32,
 }
 
-impl<C: Deref<Target = RemoteConnection>> RemoteScanner<C> {
-    /// Opens the scan with its first call, as HBase's `ClientScanner` does, so a scan the
-    /// server refuses fails here rather than at its first row.
-    pub(super) fn open(conn: C, table: TableName, scan: Scan) -> Result<Self> {
-        let mut scanner = RemoteScanner {
-            conn,
+impl ScanState {
+    /// Opens the scan with its first call.
+    pub(super) async fn open<T: Transport>(
+        conn: &Core<T>,
+        table: TableName,
+        scan: Scan,
+    ) -> Result<Self> {
+        let mut scanner = ScanState {
             table,
             from: scan.start_row.clone(),
             include_from: scan.include_start_row,
@@ -54,7 +86,7 @@ impl<C: Deref<Target = RemoteConnection>> RemoteScanner<C> {
             finished: false,
             resumes: 0,
         };
-        scanner.fill()?;
+        scanner.fill(conn).await?;
         Ok(scanner)
     }
 
@@ -67,31 +99,33 @@ impl<C: Deref<Target = RemoteConnection>> RemoteScanner<C> {
     }
 
     /// Makes calls until rows arrive or the scan is over.
-    fn fill(&mut self) -> Result<()> {
+    async fn fill<T: Transport>(&mut self, conn: &Core<T>) -> Result<()> {
         while self.buffered.is_empty() && !self.finished {
             if self.limit_reached() {
-                self.close();
+                self.close(conn).await;
                 self.finished = true;
                 break;
             }
             match self.open.take() {
                 None => {
-                    let (location, response) = self.open_region()?;
+                    let (location, response) = self.open_region(conn).await?;
                     self.take(response, location);
                 }
                 Some((id, location)) => {
-                    let next: std::result::Result<ScanResponse, RpcError> = self.conn.call(
-                        self.conn.server_of(&location),
-                        "Scan",
-                        &ScanRequest {
-                            scanner_id: Some(id),
-                            number_of_rows: Some(self.caching()),
-                            ..ScanRequest::default()
-                        },
-                    );
+                    let next: std::result::Result<ScanResponse, RpcError> = conn
+                        .call(
+                            conn.server_of(&location),
+                            "Scan",
+                            &ScanRequest {
+                                scanner_id: Some(id),
+                                number_of_rows: Some(self.caching()),
+                                ..ScanRequest::default()
+                            },
+                        )
+                        .await;
                     match next {
                         Ok(response) => self.take(response, location),
-                        Err(e) => self.lost(e)?,
+                        Err(e) => self.lost(conn, e)?,
                     }
                 }
             }
@@ -101,7 +135,7 @@ impl<C: Deref<Target = RemoteConnection>> RemoteScanner<C> {
 
     /// The server's scanner is gone: opens another just past the last whole row (the next
     /// turn of [`RemoteScanner::fill`]), unless the failure is final or a row was cut.
-    fn lost(&mut self, e: RpcError) -> Result<()> {
+    fn lost<T: Transport>(&mut self, conn: &Core<T>, e: RpcError) -> Result<()> {
         let resumable = match &e {
             RpcError::Remote { class, .. } => {
                 retriable(class)
@@ -113,10 +147,7 @@ impl<C: Deref<Target = RemoteConnection>> RemoteScanner<C> {
             RpcError::Decode(_) => false,
         };
         if !resumable {
-            return Err(match classify(&self.table, e) {
-                Failure::Fatal(e) => e,
-                Failure::Retry(reason) => Error::NotServingRegion(reason),
-            });
+            return Err(settled(&self.table, e));
         }
         self.resumes += 1;
         if self.mid_row || self.resumes > MAX_RESUMES {
@@ -131,13 +162,13 @@ impl<C: Deref<Target = RemoteConnection>> RemoteScanner<C> {
                 }
             )));
         }
-        self.conn.forget(&self.table);
+        conn.forget(&self.table);
         Ok(())
     }
 
     /// Opens a server scanner on the region holding `from` (retried until the operation
     /// timeout), with the first rows.
-    fn open_region(&self) -> Result<(Location, ScanResponse)> {
+    async fn open_region<T: Transport>(&self, conn: &Core<T>) -> Result<(Location, ScanResponse)> {
         let scan = &self.scan;
         let remaining = scan.limit.map(|l| l.saturating_sub(self.rows));
         let caching = self.caching();
@@ -148,17 +179,16 @@ impl<C: Deref<Target = RemoteConnection>> RemoteScanner<C> {
             .and_then(|r| u32::try_from(r).ok())
             .filter(|&r| r <= caching && scan.batch.is_none() && scan.max_result_size.is_none());
         let table = &self.table;
-        self.conn.retrying(table, |regions| {
+        retrying!(conn, table, |regions| {
             let location = if scan.reversed {
                 locate_below(regions, &self.from, self.include_from)
             } else {
                 locate(regions, &self.from)
             }
             .ok_or_else(|| Failure::Retry("no cached region holds the scan's start".into()))?;
-            let response: ScanResponse = self
-                .conn
+            let response: ScanResponse = conn
                 .call(
-                    self.conn.server_of(location),
+                    conn.server_of(location),
                     "Scan",
                     &ScanRequest {
                         region: Some(region(&location.name)),
@@ -169,6 +199,7 @@ impl<C: Deref<Target = RemoteConnection>> RemoteScanner<C> {
                         ..ScanRequest::default()
                     },
                 )
+                .await
                 .map_err(|e| classify(table, e))?;
             Ok((location.clone(), response))
         })
@@ -221,31 +252,26 @@ impl<C: Deref<Target = RemoteConnection>> RemoteScanner<C> {
 
     /// Closes the server's scanner, if one is open (best effort: an unreachable server drops
     /// it when its lease ends).
-    fn close(&mut self) {
+    pub(super) async fn close<T: Transport>(&mut self, conn: &Core<T>) {
         if let Some((id, location)) = self.open.take() {
-            let _: std::result::Result<ScanResponse, RpcError> = self.conn.call(
-                self.conn.server_of(&location),
-                "Scan",
-                &ScanRequest {
-                    scanner_id: Some(id),
-                    close_scanner: Some(true),
-                    number_of_rows: Some(0),
-                    ..ScanRequest::default()
-                },
-            );
+            let _: std::result::Result<ScanResponse, RpcError> = conn
+                .call(conn.server_of(&location), "Scan", &close_request(id))
+                .await;
         }
     }
-}
 
-impl<C: Deref<Target = RemoteConnection>> Iterator for RemoteScanner<C> {
-    type Item = Result<RowResult>;
+    /// The scanner the server has open for this scan, if any (to close it elsewhere).
+    pub(super) fn take_open(&mut self) -> Option<(u64, Location)> {
+        self.open.take()
+    }
 
-    fn next(&mut self) -> Option<Result<RowResult>> {
+    /// The next row (or part of one), None at the end.
+    pub(super) async fn next<T: Transport>(&mut self, conn: &Core<T>) -> Option<Result<RowResult>> {
         if self.limit_reached() {
-            self.close();
+            self.close(conn).await;
             return None;
         }
-        if let Err(e) = self.fill() {
+        if let Err(e) = self.fill(conn).await {
             self.finished = true;
             self.buffered.clear();
             return Some(Err(e));
@@ -258,9 +284,13 @@ impl<C: Deref<Target = RemoteConnection>> Iterator for RemoteScanner<C> {
     }
 }
 
-impl<C: Deref<Target = RemoteConnection>> Drop for RemoteScanner<C> {
-    fn drop(&mut self) {
-        self.close();
+/// The call that closes the server's scanner `id`.
+pub(super) fn close_request(id: u64) -> ScanRequest {
+    ScanRequest {
+        scanner_id: Some(id),
+        close_scanner: Some(true),
+        number_of_rows: Some(0),
+        ..ScanRequest::default()
     }
 }
 

@@ -1,4 +1,5 @@
-//! [`RemoteTable`]: data calls on one table, routed by region, retried.
+//! Data calls on one table, routed by region, retried: written once ([`TableCalls`]) for
+//! the blocking [`RemoteTable`] and the async [`super::AsyncTable`].
 
 use super::*;
 
@@ -10,21 +11,96 @@ pub struct RemoteTable<'c> {
 }
 
 impl RemoteTable<'_> {
+    /// The table's name.
     pub fn name(&self) -> &TableName {
         &self.name
     }
 
+    fn calls(&self) -> TableCalls<'_, Blocking> {
+        TableCalls {
+            conn: &self.conn.core,
+            name: &self.name,
+        }
+    }
+
+    /// The scan's rows, fetched as they are read (the first call is made now).
+    pub fn scanner(&self, scan: &Scan) -> Result<RemoteScanner<&RemoteConnection>> {
+        RemoteScanner::open(self.conn, self.name.clone(), scan.clone())
+    }
+
+    /// Every row of the scan, region after region (for a reversed scan, from the last region
+    /// back). Rows come in `caching`-sized calls; [`RemoteTable::scanner`] hands them out as
+    /// they come.
+    pub fn scan(&self, scan: &Scan) -> Result<Vec<RowResult>> {
+        self.scanner(scan)?.collect()
+    }
+}
+
+/// The calls of both tables, blocking and async, one of each per operation.
+macro_rules! table_calls {
+    ($($(#[$doc:meta])* fn $name:ident(&self $(, $arg:ident: $ty:ty)*) -> $out:ty;)*) => {
+        impl RemoteTable<'_> {
+            $($(#[$doc])* pub fn $name(&self $(, $arg: $ty)*) -> $out {
+                block(self.calls().$name($($arg),*))
+            })*
+        }
+
+        impl super::AsyncTable {
+            $($(#[$doc])* pub async fn $name(&self $(, $arg: $ty)*) -> $out {
+                self.calls().$name($($arg),*).await
+            })*
+        }
+    };
+}
+
+table_calls! {
+    /// Writes the put's cells (HBase's `Table.put`).
+    fn put(&self, put: &Put) -> Result<()>;
+    /// Deletes what the delete names (HBase's `Table.delete`).
+    fn delete(&self, delete: &Delete) -> Result<()>;
+    /// The row's cells as the get selects them; an empty result for a missing row.
+    fn get(&self, get: &Get) -> Result<RowResult>;
+    /// Whether the get finds any cell.
+    fn exists(&self, get: &Get) -> Result<bool>;
+    /// Adds to counters, atomically: the new values.
+    fn increment(&self, inc: &Increment) -> Result<RowResult>;
+    /// Appends to values, atomically: the new values.
+    fn append(&self, append: &Append) -> Result<RowResult>;
+    /// Mutations of one row applied together (HBase's `mutateRow`): one atomic region action.
+    /// One result per mutation, in order: an increment's or append's new cells, empty for a
+    /// put or a delete.
+    fn mutate_row(&self, mutations: &RowMutations) -> Result<Vec<RowResult>>;
+    /// A mutation applied only if the condition holds, atomically (HBase's `checkAndMutate`).
+    fn check_and_mutate(&self, cam: &CheckAndMutate) -> Result<CheckAndMutateResult>;
+    /// Operations of any kind and rows, each on its own (HBase's `batch`: not atomic across
+    /// operations), one outcome per operation in order. Gets, puts, deletes, increments and
+    /// appends travel together in one Multi call per server, grouped by region, as HBase's
+    /// client sends them; row mutations, check-and-mutates, and operations whose region failed
+    /// in the Multi (moved, not served) run on their own, with the usual retries.
+    fn batch(&self, ops: &[BatchOp]) -> Vec<Result<BatchOutcome>>;
+    /// Adopts prepared store files into the region holding `row` (ClientService
+    /// BulkLoadHFile); the paths are the server's.
+    fn bulk_load(&self, row: &[u8], files: &[(Bytes, std::path::PathBuf)]) -> Result<()>;
+}
+
+/// One table's calls on a connection's core, blocking or async.
+pub(super) struct TableCalls<'c, T: Transport> {
+    pub(super) conn: &'c Core<T>,
+    pub(super) name: &'c TableName,
+}
+
+impl<T: Transport> TableCalls<'_, T> {
     /// One Mutate call (under `condition` if given), the mutation's cells in the message or
     /// in `cells` (a cell block): the result it returns and, with a condition, whether it was
     /// applied.
-    fn mutate(
+    async fn mutate(
         &self,
         row: &Bytes,
         mutation: MutationProto,
         cells: &[u8],
         condition: Option<pb::Condition>,
     ) -> Result<(Option<RowResult>, Option<bool>)> {
-        let name = &self.name;
+        let name = self.name;
         // Built once (its nonce too); a retry only names another region.
         let mut mutation = mutation;
         if condition.is_some() && mutation.nonce.is_none() {
@@ -36,46 +112,53 @@ impl RemoteTable<'_> {
             condition,
             ..MutateRequest::default()
         };
-        self.conn.retrying(name, |regions| {
+        retrying!(self.conn, name, |regions| {
             let location = row_region(regions, row)?;
             request.region = region(&location.name);
             let response: MutateResponse = self
                 .conn
                 .call_with_cells(self.conn.server_of(location), "Mutate", &request, &[cells])
+                .await
                 .map_err(|e| classify(name, e))?;
             Ok((response.result.map(row_result), response.processed))
         })
     }
 
-    pub fn put(&self, put: &Put) -> Result<()> {
+    async fn put(&self, put: &Put) -> Result<()> {
         no_negative(
             std::iter::once(put.timestamp).chain(put.cells.iter().filter_map(|c| c.timestamp)),
         )?;
         let mut cells = Vec::new();
         let mutation = put_cells(put, &mut cells);
-        self.mutate(&put.row, mutation, &cells, None).map(|_| ())
+        self.mutate(&put.row, mutation, &cells, None)
+            .await
+            .map(|_| ())
     }
 
-    pub fn delete(&self, delete: &Delete) -> Result<()> {
+    async fn delete(&self, delete: &Delete) -> Result<()> {
         no_negative(
             std::iter::once(delete.timestamp)
                 .chain(delete.entries.iter().filter_map(|e| e.timestamp)),
         )?;
         let mut cells = Vec::new();
         let mutation = delete_cells(delete, &mut cells);
-        self.mutate(&delete.row, mutation, &cells, None).map(|_| ())
+        self.mutate(&delete.row, mutation, &cells, None)
+            .await
+            .map(|_| ())
     }
 
-    pub fn increment(&self, inc: &Increment) -> Result<RowResult> {
+    async fn increment(&self, inc: &Increment) -> Result<RowResult> {
         Ok(self
-            .mutate(&inc.row, increment_pb(inc), &[], None)?
+            .mutate(&inc.row, increment_pb(inc), &[], None)
+            .await?
             .0
             .unwrap_or_default())
     }
 
-    pub fn append(&self, append: &Append) -> Result<RowResult> {
+    async fn append(&self, append: &Append) -> Result<RowResult> {
         Ok(self
-            .mutate(&append.row, append_pb(append), &[], None)?
+            .mutate(&append.row, append_pb(append), &[], None)
+            .await?
             .0
             .unwrap_or_default())
     }
@@ -83,16 +166,18 @@ impl RemoteTable<'_> {
     /// Mutations of one row applied together (HBase's `mutateRow`): one atomic region action.
     /// One result per mutation, in order: an increment's or append's new cells, empty for a
     /// put or a delete.
-    pub fn mutate_row(&self, mutations: &RowMutations) -> Result<Vec<RowResult>> {
-        self.atomic(mutations, None).map(|(_, results)| results)
+    async fn mutate_row(&self, mutations: &RowMutations) -> Result<Vec<RowResult>> {
+        self.atomic(mutations, None)
+            .await
+            .map(|(_, results)| results)
     }
 
     /// A mutation applied only if the condition holds, atomically (HBase's `checkAndMutate`).
-    pub fn check_and_mutate(&self, cam: &CheckAndMutate) -> Result<CheckAndMutateResult> {
+    async fn check_and_mutate(&self, cam: &CheckAndMutate) -> Result<CheckAndMutateResult> {
         let condition = condition_pb(&cam.row, &cam.check);
         let mutation = match &cam.action {
             CheckAction::RowMutations(rm) => {
-                let (success, _) = self.atomic(rm, Some(condition))?;
+                let (success, _) = self.atomic(rm, Some(condition)).await?;
                 return Ok(CheckAndMutateResult {
                     success,
                     result: None,
@@ -103,7 +188,9 @@ impl RemoteTable<'_> {
             CheckAction::Increment(i) => increment_pb(i),
             CheckAction::Append(a) => append_pb(a),
         };
-        let (result, done) = self.mutate(&cam.row, mutation, &[], Some(condition))?;
+        let (result, done) = self
+            .mutate(&cam.row, mutation, &[], Some(condition))
+            .await?;
         let success = done.unwrap_or(false);
         Ok(CheckAndMutateResult { success, result })
     }
@@ -111,12 +198,12 @@ impl RemoteTable<'_> {
     /// One atomic region action holding the row's mutations, under `condition` if given (in
     /// the region action, as HBase 2.4's client sends it): whether it was applied, and each
     /// mutation's result.
-    fn atomic(
+    async fn atomic(
         &self,
         rm: &RowMutations,
         condition: Option<pb::Condition>,
     ) -> Result<(bool, Vec<RowResult>)> {
-        let name = &self.name;
+        let name = self.name;
         let actions: Vec<pb::Action> = rm
             .mutations
             .iter()
@@ -143,12 +230,13 @@ impl RemoteTable<'_> {
             }],
             ..MultiRequest::default()
         };
-        self.conn.retrying(name, |regions| {
+        retrying!(self.conn, name, |regions| {
             let location = row_region(regions, &rm.row)?;
             request.region_action[0].region = region(&location.name);
             let response: MultiResponse = self
                 .conn
                 .call(self.conn.server_of(location), "Multi", &request)
+                .await
                 .map_err(|e| classify(name, e))?;
             let processed = response.processed;
             let Some(result) = response.region_action_result.into_iter().next() else {
@@ -187,33 +275,38 @@ impl RemoteTable<'_> {
     /// appends travel together in one Multi call, grouped by region, as HBase's client sends
     /// them; row mutations, check-and-mutates, and operations whose region failed in the Multi
     /// (moved, not served) run on their own, with the usual retries.
-    pub fn batch(&self, ops: &[BatchOp]) -> Vec<Result<BatchOutcome>> {
-        let mut out: Vec<Option<Result<BatchOutcome>>> = self.multi(ops);
+    async fn batch(&self, ops: &[BatchOp]) -> Vec<Result<BatchOutcome>> {
+        let mut out: Vec<Option<Result<BatchOutcome>>> = self.multi(ops).await;
         out.resize_with(ops.len(), || None);
-        ops.iter()
-            .zip(out)
-            .map(|(op, done)| done.unwrap_or_else(|| self.one(op)))
-            .collect()
+        let mut outcomes = Vec::with_capacity(ops.len());
+        for (op, done) in ops.iter().zip(out) {
+            outcomes.push(match done {
+                Some(done) => done,
+                None => self.one(op).await,
+            });
+        }
+        outcomes
     }
 
-    fn one(&self, op: &BatchOp) -> Result<BatchOutcome> {
+    async fn one(&self, op: &BatchOp) -> Result<BatchOutcome> {
         match op {
-            BatchOp::Get(g) => self.get(g).map(BatchOutcome::Row),
-            BatchOp::Put(p) => self.put(p).map(|()| BatchOutcome::Done),
-            BatchOp::Delete(d) => self.delete(d).map(|()| BatchOutcome::Done),
-            BatchOp::Increment(i) => self.increment(i).map(BatchOutcome::Row),
-            BatchOp::Append(a) => self.append(a).map(BatchOutcome::Row),
-            BatchOp::RowMutations(m) => self.mutate_row(m).map(BatchOutcome::Rows),
-            BatchOp::CheckAndMutate(c) => {
-                self.check_and_mutate(c).map(BatchOutcome::CheckAndMutate)
-            }
+            BatchOp::Get(g) => self.get(g).await.map(BatchOutcome::Row),
+            BatchOp::Put(p) => self.put(p).await.map(|()| BatchOutcome::Done),
+            BatchOp::Delete(d) => self.delete(d).await.map(|()| BatchOutcome::Done),
+            BatchOp::Increment(i) => self.increment(i).await.map(BatchOutcome::Row),
+            BatchOp::Append(a) => self.append(a).await.map(BatchOutcome::Row),
+            BatchOp::RowMutations(m) => self.mutate_row(m).await.map(BatchOutcome::Rows),
+            BatchOp::CheckAndMutate(c) => self
+                .check_and_mutate(c)
+                .await
+                .map(BatchOutcome::CheckAndMutate),
         }
     }
 
     /// The Multi part of a batch: an outcome for each operation it settled, None for the rest.
-    fn multi(&self, ops: &[BatchOp]) -> Vec<Option<Result<BatchOutcome>>> {
+    async fn multi(&self, ops: &[BatchOp]) -> Vec<Option<Result<BatchOutcome>>> {
         let mut out: Vec<Option<Result<BatchOutcome>>> = (0..ops.len()).map(|_| None).collect();
-        let Ok(regions) = self.conn.locations(&self.name) else {
+        let Ok(regions) = self.conn.locations(self.name).await else {
             return out;
         };
         // Each region action with the cells of its puts and deletes, which travel in the
@@ -252,13 +345,13 @@ impl RemoteTable<'_> {
             });
         }
         for (server, by_region) in by_server {
-            self.multi_on(server, ops, by_region, &mut out);
+            self.multi_on(server, ops, by_region, &mut out).await;
         }
         out
     }
 
     /// One Multi call to `server` with its regions' actions; settles in `out` what it can.
-    fn multi_on(
+    async fn multi_on(
         &self,
         server: SocketAddr,
         ops: &[BatchOp],
@@ -269,16 +362,20 @@ impl RemoteTable<'_> {
             return;
         }
         let (region_action, blocks): (Vec<_>, Vec<_>) = by_region.into_iter().unzip();
-        let response: MultiResponse = match self.conn.call_with_cells(
-            server,
-            "Multi",
-            &MultiRequest {
-                region_action,
-                nonce_group: Some(nonce_group()),
-                ..MultiRequest::default()
-            },
-            &blocks.iter().map(Vec::as_slice).collect::<Vec<_>>(),
-        ) {
+        let response: MultiResponse = match self
+            .conn
+            .call_with_cells(
+                server,
+                "Multi",
+                &MultiRequest {
+                    region_action,
+                    nonce_group: Some(nonce_group()),
+                    ..MultiRequest::default()
+                },
+                &blocks.iter().map(Vec::as_slice).collect::<Vec<_>>(),
+            )
+            .await
+        {
             Ok(r) => r,
             Err(_) => return,
         };
@@ -293,7 +390,7 @@ impl RemoteTable<'_> {
                 };
                 let Some(op) = ops.get(i) else { continue };
                 out[i] = match (r.exception, r.result) {
-                    (Some(e), _) => match classify(&self.name, pair_error(e)) {
+                    (Some(e), _) => match classify(self.name, pair_error(e)) {
                         Failure::Fatal(e) => Some(Err(e)),
                         Failure::Retry(_) => None,
                     },
@@ -312,9 +409,9 @@ impl RemoteTable<'_> {
         }
     }
 
-    pub fn get(&self, get: &Get) -> Result<RowResult> {
-        let name = &self.name;
-        self.conn.retrying(name, |regions| {
+    async fn get(&self, get: &Get) -> Result<RowResult> {
+        let name = self.name;
+        retrying!(self.conn, name, |regions| {
             let location = row_region(regions, &get.row)?;
             let response: GetResponse = self
                 .conn
@@ -326,6 +423,7 @@ impl RemoteTable<'_> {
                         get: get_pb(get),
                     },
                 )
+                .await
                 .map_err(|e| classify(name, e))?;
             Ok(got(get, response.result.unwrap_or_default()))
         })
@@ -333,8 +431,8 @@ impl RemoteTable<'_> {
 
     /// Adopts prepared store files into the region holding `row` (ClientService
     /// BulkLoadHFile); the paths are the server's.
-    pub fn bulk_load(&self, row: &[u8], files: &[(Bytes, std::path::PathBuf)]) -> Result<()> {
-        let name = &self.name;
+    async fn bulk_load(&self, row: &[u8], files: &[(Bytes, std::path::PathBuf)]) -> Result<()> {
+        let name = self.name;
         let family_path: Vec<_> = files
             .iter()
             .map(|(family, path)| pb::bulk_load_h_file_request::FamilyPath {
@@ -342,7 +440,7 @@ impl RemoteTable<'_> {
                 path: path.to_string_lossy().into_owned(),
             })
             .collect();
-        self.conn.retrying(name, |regions| {
+        retrying!(self.conn, name, |regions| {
             let location = row_region(regions, row)?;
             let _: pb::BulkLoadHFileResponse = self
                 .conn
@@ -357,25 +455,14 @@ impl RemoteTable<'_> {
                         copy_file: Some(true),
                     },
                 )
+                .await
                 .map_err(|e| classify(name, e))?;
             Ok(())
         })
     }
 
-    pub fn exists(&self, get: &Get) -> Result<bool> {
-        Ok(!self.get(get)?.cells.is_empty())
-    }
-
-    /// Every row of the scan, region after region (for a reversed scan, from the last region
-    /// back). Rows come in `caching`-sized calls; [`RemoteTable::scanner`] hands them out as
-    /// they come.
-    pub fn scan(&self, scan: &Scan) -> Result<Vec<RowResult>> {
-        self.scanner(scan)?.collect()
-    }
-
-    /// The scan's rows, fetched as they are read (the first call is made now).
-    pub fn scanner(&self, scan: &Scan) -> Result<RemoteScanner<&RemoteConnection>> {
-        RemoteScanner::open(self.conn, self.name.clone(), scan.clone())
+    async fn exists(&self, get: &Get) -> Result<bool> {
+        Ok(!self.get(get).await?.cells.is_empty())
     }
 }
 

@@ -226,6 +226,22 @@ impl TlsClient {
             .map_err(|e| io::Error::other(format!("TLS: {e}")))?;
         Wire::handshake(session.into(), stream, timeout)
     }
+
+    /// Starts TLS on a socket connected on tokio and completes the handshake (the caller
+    /// bounds how long it may take).
+    #[cfg(feature = "tokio-tls")]
+    pub async fn connect_async(
+        &self,
+        stream: tokio::net::TcpStream,
+    ) -> io::Result<tokio_rustls::client::TlsStream<tokio::net::TcpStream>> {
+        let name = match &self.server_name {
+            Some(n) => n.clone(),
+            None => ServerName::IpAddress(stream.peer_addr()?.ip().into()),
+        };
+        tokio_rustls::TlsConnector::from(Arc::clone(&self.config))
+            .connect(name, stream)
+            .await
+    }
 }
 
 /// The writing side of a connection, plain or TLS; threads share it (`&self`).
