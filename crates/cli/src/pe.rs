@@ -16,6 +16,7 @@ use basalt_embedded::{
 };
 use hdrhistogram::Histogram;
 
+mod asynchronous;
 mod laid;
 mod native;
 pub mod plot;
@@ -192,6 +193,13 @@ pub struct Args {
     /// calls multiplexed on it; by default each thread has its own.
     #[arg(long)]
     pub one_con: bool,
+    /// Native RPC through the async client: `--threads` requests in flight at once on one
+    /// shared connection, as tasks on a tokio runtime instead of client threads
+    #[arg(long)]
+    pub async_client: bool,
+    /// With --async-client: the tokio runtime's worker threads.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub async_workers: u16,
     /// Native RPC: connections to the server that a connection's client threads are dealt
     /// to, each keeping to its own (HBase's `hbase.client.ipc.pool.size`).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
@@ -906,6 +914,12 @@ fn open(args: &Args) -> Result<(Option<Connection>, Arc<dyn Backend>)> {
 }
 
 pub fn run(args: &Args, out: &mut dyn std::io::Write) -> Result<()> {
+    if args.async_client {
+        if args.thrift.is_some() || args.compare_rocksdb || args.rocksdb_only {
+            bail!("--async-client runs over the native RPC (--rpc or --zookeeper) alone");
+        }
+        return asynchronous::run(args, out);
+    }
     if is_ycsb(args) && args.commands.len() > 1 {
         bail!("ycsb runs alone: give it as the only command");
     }

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
-use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
+use basalt_embedded::remote::{AsyncConnection, RemoteConfig, RemoteConnection};
 use basalt_embedded::{
     Bytes, Client, ColumnFamilyDescriptor, Get, Put, Scan, TableDescriptor, TableName,
 };
@@ -377,6 +377,110 @@ fn a_cluster_survives_losing_region_servers_meta_and_its_master() {
     assert_eq!(summary.live_servers, 2, "{summary:?}");
     assert_eq!(summary.backup_masters, 0, "{summary:?}");
     println!("{} acknowledged writes, all readable", acked.len());
+}
+
+/// The async client through ZooKeeper: a scan open on a region whose server is killed goes on
+/// after the region reopens elsewhere, each row once and in order, while tasks write through
+/// the same connection, many calls in flight; every write acknowledged is there afterwards.
+#[test]
+fn the_async_client_rides_out_a_failover_with_a_scan_open() {
+    let cluster = Cluster::start(3, 1);
+    let conn = cluster.connect();
+    create_t(
+        &conn,
+        ["b", "d", "f", "h", "j", "l", "n", "p"].map(str::to_owned),
+    );
+    conn.create_table(
+        TableDescriptor::named("u")
+            .unwrap()
+            .with_family(ColumnFamilyDescriptor::new("f")),
+        &[],
+    )
+    .unwrap();
+    let rows: Vec<String> = (0..16u8)
+        .flat_map(|l| (0..25).map(move |n| format!("{}{n:03}", char::from(b'a' + l))))
+        .collect();
+    let table = TableName::parse("t").unwrap();
+    for row in &rows {
+        conn.put(
+            &table,
+            &Put::new(row.clone()).add_column("f", "q", row.clone()),
+        )
+        .unwrap();
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let config = RemoteConfig {
+        operation_timeout: Duration::from_secs(90),
+        rpc_timeout: Duration::from_secs(20),
+        ..RemoteConfig::default()
+    };
+    let (seen, acked, victim) = runtime.block_on(async {
+        let conn = AsyncConnection::through_zookeeper(&cluster.quorum, config)
+            .await
+            .unwrap();
+        let t = conn.table("t").unwrap();
+        let mut scanner = t.scanner(&Scan::new().with_caching(10)).await.unwrap();
+        let mut seen = Vec::new();
+        while seen.len() < 15 {
+            seen.push(scanner.next_row().await.unwrap().unwrap().row);
+        }
+        // The server holding the region the scan is in.
+        let first = conn.admin().regions(&table).await.unwrap()[0].clone();
+        let victim = first.server.unwrap().to_string();
+        // Writers: eight tasks on the one connection, through the failover.
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut writers = tokio::task::JoinSet::new();
+        for w in 0..8 {
+            let u = conn.table("u").unwrap();
+            let stop = Arc::clone(&stop);
+            writers.spawn(async move {
+                let mut acked = Vec::new();
+                for n in 0..2000 {
+                    if stop.load(Ordering::Acquire) {
+                        break;
+                    }
+                    let row = format!("{w}-{n:05}");
+                    let put = Put::new(row.clone()).add_column("f", "q", row.clone());
+                    if u.put(&put).await.is_ok() {
+                        acked.push(row);
+                    }
+                }
+                acked
+            });
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        Cluster::kill(cluster.servers[&victim]);
+        while let Some(row) = scanner.next_row().await {
+            seen.push(row.unwrap().row);
+        }
+        stop.store(true, Ordering::Release);
+        let mut acked = Vec::new();
+        while let Some(written) = writers.join_next().await {
+            acked.extend(written.unwrap());
+        }
+        // Every acknowledged write reads back through the async client.
+        let u = conn.table("u").unwrap();
+        for row in &acked {
+            let got = u.get(&Get::new(row.clone())).await.unwrap();
+            assert_eq!(got.value(b"f", b"q"), Some(row.as_bytes()), "{row}");
+        }
+        (seen, acked, victim)
+    });
+    let seen: Vec<String> = seen
+        .iter()
+        .map(|r| String::from_utf8_lossy(r).into_owned())
+        .collect();
+    assert_eq!(seen, rows, "the scan lost, repeated or reordered rows");
+    assert!(acked.len() > 8, "only {} writes went through", acked.len());
+    println!(
+        "killed {victim} mid-scan: {} rows scanned, {} writes acknowledged",
+        seen.len(),
+        acked.len()
+    );
 }
 
 /// Creates table `t` (family `f`) split at `splits`.

@@ -12,12 +12,19 @@ use crate::Client;
 /// One operation of a batch ([`Client::batch`]; an embedded table's `batch`).
 #[derive(Debug, Clone)]
 pub enum BatchOp {
+    /// A read of one row.
     Get(Get),
+    /// A write of one row.
     Put(Put),
+    /// A delete in one row.
     Delete(Delete),
+    /// Counters of one row, added to atomically.
     Increment(Increment),
+    /// Values of one row, appended to atomically.
     Append(Append),
+    /// Mutations of one row applied together.
     RowMutations(RowMutations),
+    /// A mutation applied only if its condition holds.
     CheckAndMutate(CheckAndMutate),
 }
 
@@ -49,9 +56,12 @@ impl From<Mutation> for BatchOp {
 /// Delete, RowMutations), or a check-and-mutate's outcome.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BatchOutcome {
+    /// A get's row, or an increment's or append's new cells.
     Row(RowResult),
     /// A RowMutations' results, one per mutation.
     Rows(Vec<RowResult>),
+    /// A put or a delete, applied.
     Done,
+    /// A check-and-mutate's outcome.
     CheckAndMutate(CheckAndMutateResult),
 }

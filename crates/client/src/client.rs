@@ -19,7 +19,9 @@ use crate::{BatchOp, BatchOutcome, NamespaceDescriptor};
 pub struct RegionSummary {
     /// The full region name (`table,start,id.encoded.`), its `hbase:meta` row.
     pub name: Bytes,
+    /// The first row the region holds (empty: from the start of the table).
     pub start_key: Bytes,
+    /// The row after the last the region holds (empty: to the end of the table).
     pub end_key: Bytes,
     /// The server holding it, `host,port,startcode`, where known.
     pub server: Option<String>,
@@ -54,6 +56,7 @@ impl RegionSummary {
 /// How many servers and regions a cluster has (the shell's `status`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClusterSummary {
+    /// Region servers serving.
     pub live_servers: usize,
     /// The dead servers the master knows of, `host,port,startcode`.
     pub dead: Vec<String>,
@@ -61,12 +64,14 @@ pub struct ClusterSummary {
     pub regions: usize,
     /// The active master, `host,port,startcode`.
     pub master: String,
+    /// Masters standing by.
     pub backup_masters: usize,
     /// Each live server and the regions it serves.
     pub servers: Vec<ServerSummary>,
 }
 
 impl ClusterSummary {
+    /// How many servers are known dead.
     pub fn dead_servers(&self) -> usize {
         self.dead.len()
     }
@@ -86,10 +91,13 @@ pub struct ServerSummary {
 pub struct RegionLoad {
     /// The full region name.
     pub name: Bytes,
+    /// Column families.
     pub stores: u32,
+    /// Store files over all its families.
     pub store_files: u32,
     /// Bytes (over RPC, whole MiB as the status reports them).
     pub store_file_size: u64,
+    /// Bytes in its memstores.
     pub memstore_size: u64,
     /// Gets and scanned rows served since the region opened.
     pub read_requests: u64,
@@ -102,6 +110,7 @@ pub struct RegionLoad {
 pub struct Scanner(Box<dyn Iterator<Item = Result<RowResult>> + Send>);
 
 impl Scanner {
+    /// A scanner over `rows`, read as it is iterated.
     pub fn new(rows: impl Iterator<Item = Result<RowResult>> + Send + 'static) -> Self {
         Scanner(Box::new(rows))
     }
@@ -146,32 +155,48 @@ pub fn counter_value(result: &RowResult) -> Result<i64> {
 pub trait Client: Send + Sync + fmt::Debug {
     /// `host,port,startcode` of the (only) server.
     fn server_name(&self) -> String;
+    /// Servers, masters and regions (HBase's `ClusterMetrics`).
     fn cluster_summary(&self) -> Result<ClusterSummary>;
 
+    /// Creates a namespace.
     fn create_namespace(&self, ns: NamespaceDescriptor) -> Result<()>;
+    /// Replaces a namespace's properties.
     fn modify_namespace(&self, ns: NamespaceDescriptor) -> Result<()>;
+    /// Removes an empty namespace.
     fn delete_namespace(&self, name: &str) -> Result<()>;
+    /// A namespace and its properties.
     fn namespace(&self, name: &str) -> Result<NamespaceDescriptor>;
+    /// Every namespace.
     fn namespaces(&self) -> Result<Vec<NamespaceDescriptor>>;
 
     /// Creates a table, pre-split at `split_keys`.
     fn create_table(&self, descriptor: TableDescriptor, split_keys: &[Bytes]) -> Result<()>;
     /// User tables, sorted.
     fn table_names(&self) -> Result<Vec<TableName>>;
+    /// Whether the table exists.
     fn table_exists(&self, name: &TableName) -> Result<bool>;
+    /// The table's schema.
     fn describe_table(&self, name: &TableName) -> Result<TableDescriptor>;
+    /// Whether the table is enabled.
     fn is_table_enabled(&self, name: &TableName) -> Result<bool>;
+    /// Brings a disabled table back.
     fn enable_table(&self, name: &TableName) -> Result<()>;
+    /// Takes a table offline.
     fn disable_table(&self, name: &TableName) -> Result<()>;
+    /// Drops a disabled table and its data.
     fn delete_table(&self, name: &TableName) -> Result<()>;
+    /// Empties a disabled table, keeping its regions' boundaries if asked.
     fn truncate_table(&self, name: &TableName, preserve_splits: bool) -> Result<()>;
+    /// Replaces the table's schema online.
     fn modify_table(&self, descriptor: TableDescriptor) -> Result<()>;
     /// The table's regions in key order.
     fn regions(&self, name: &TableName) -> Result<Vec<RegionSummary>>;
     /// Store file and memstore bytes of each of the table's regions, by region name (over
     /// RPC in whole MiB, as the cluster status reports them).
     fn region_sizes(&self, name: &TableName) -> Result<HashMap<Bytes, u64>>;
+    /// Writes the table's memstores to store files.
     fn flush(&self, name: &TableName) -> Result<()>;
+    /// Compacts each of the table's regions, minor or major.
     fn compact(&self, name: &TableName, major: bool) -> Result<()>;
     /// Compacts one region, named by its full name.
     fn compact_region(&self, region: &[u8], major: bool) -> Result<()>;
@@ -192,6 +217,7 @@ pub trait Client: Send + Sync + fmt::Debug {
     fn snapshot(&self, name: &str, table: &TableName) -> Result<()>;
     /// Every snapshot, by name.
     fn list_snapshots(&self) -> Result<Vec<SnapshotInfo>>;
+    /// Deletes a snapshot.
     fn delete_snapshot(&self, name: &str) -> Result<()>;
     /// Makes table `table` from snapshot `name`, sharing its files.
     fn clone_snapshot(&self, name: &str, table: &TableName) -> Result<()>;
@@ -199,6 +225,7 @@ pub trait Client: Send + Sync + fmt::Debug {
     fn restore_snapshot(&self, name: &str) -> Result<()>;
     /// Runs the balancer once; false if it is switched off.
     fn balancer(&self) -> Result<bool>;
+    /// Whether the balancer is on.
     fn balancer_enabled(&self) -> Result<bool>;
     /// Moves a region (full or encoded name) to a server (`host,port,startcode`), or to any
     /// other.
@@ -208,12 +235,17 @@ pub trait Client: Send + Sync + fmt::Debug {
     /// Closes a region and leaves it closed.
     fn unassign(&self, region: &[u8]) -> Result<()>;
 
+    /// Writes the put's cells.
     fn put(&self, table: &TableName, put: &Put) -> Result<()>;
+    /// Deletes what the delete names.
     fn delete(&self, table: &TableName, delete: &Delete) -> Result<()>;
+    /// The row's cells as the get selects them.
     fn get(&self, table: &TableName, get: &Get) -> Result<RowResult>;
     /// Opens a scanner; it holds the connection (hence the `Arc`) while it lives.
     fn scan(self: Arc<Self>, table: &TableName, scan: &Scan) -> Result<Scanner>;
+    /// Adds to counters, atomically: the new values.
     fn increment(&self, table: &TableName, inc: &Increment) -> Result<RowResult>;
+    /// Appends to values, atomically: the new values.
     fn append(&self, table: &TableName, append: &Append) -> Result<RowResult>;
     /// Adds `amount` to one counter and returns its new value.
     fn increment_column_value(
@@ -227,11 +259,13 @@ pub trait Client: Send + Sync + fmt::Debug {
         let inc = one_counter(row, family, qualifier, amount);
         counter_value(&self.increment(table, &inc)?)
     }
+    /// A mutation applied only if the condition holds, atomically.
     fn check_and_mutate(
         &self,
         table: &TableName,
         cam: &CheckAndMutate,
     ) -> Result<CheckAndMutateResult>;
+    /// Operations of any kind and rows, each on its own: one outcome per operation, in order.
     fn batch(&self, table: &TableName, ops: &[BatchOp]) -> Vec<Result<BatchOutcome>>;
     /// Adopts prepared store files `(family, path)` into the region of `table` holding `row`
     /// (HBase's BulkLoadHFile): all of them or none. The paths are the server's.

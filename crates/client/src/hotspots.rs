@@ -20,19 +20,26 @@ pub const MIN_WRITES: u64 = 100;
 /// One region's line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RegionHeat {
+    /// The first row the region holds.
     pub start_key: Bytes,
+    /// The server that holds it.
     pub server: String,
+    /// Reads it served.
     pub reads: u64,
+    /// Writes it took.
     pub writes: u64,
 }
 
 /// A table's regions and their recent requests.
 #[derive(Debug, Clone)]
 pub struct HotspotReport {
+    /// The table.
     pub table: TableName,
+    /// Its key layout, if it has one.
     pub layout: Option<KeyLayout>,
     /// How long the counts cover; `None`: since each region opened.
     pub over: Option<Duration>,
+    /// Its regions, in key order.
     pub regions: Vec<RegionHeat>,
 }
 

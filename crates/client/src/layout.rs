@@ -52,6 +52,7 @@ impl fmt::Debug for LayoutClient {
 }
 
 impl LayoutClient {
+    /// Lays keys out for tables with a layout, over `inner`.
     pub fn new(inner: Arc<dyn Client>) -> Self {
         LayoutClient {
             inner,

@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! Basalt's client: [`Client`], the interface every kind of connection implements (the
 //! shell, the gateways and tools are written against it), and [`remote`], a connection to a
 //! Basalt (or HBase) cluster over HBase's native RPC. The operation types are

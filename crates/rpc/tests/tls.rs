@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use basalt_common::acl::{Actions, Permission, PrincipalRules, Scope};
-use basalt_embedded::remote::{RemoteConfig, RemoteConnection, TlsClient};
+use basalt_embedded::remote::{AsyncConnection, RemoteConfig, RemoteConnection, TlsClient};
 use basalt_embedded::{ColumnFamilyDescriptor, Connection, Get, Put, TableDescriptor, TableName};
 use basalt_net::tls::testing::{TestCa, TestFiles};
 use basalt_net::tls::{ClientAuth, Identity, server_config};
@@ -98,13 +98,45 @@ impl Fixture {
         }
     }
 
+    /// Reads the row through the blocking client, and through the async one, which must
+    /// come to the same: the same value, or errors of the same kind.
     fn read(&self, config: RemoteConfig) -> basalt_embedded::Result<Vec<u8>> {
-        let remote = Arc::new(RemoteConnection::connect(self.server.local_addr(), config)?);
-        let row = remote.table("t")?.get(&Get::new("r"))?;
-        Ok(row
-            .value(b"f", b"q")
-            .map(|v| v.to_vec())
-            .unwrap_or_default())
+        let value = |row: basalt_embedded::RowResult| {
+            row.value(b"f", b"q")
+                .map(|v| v.to_vec())
+                .unwrap_or_default()
+        };
+        let blocking = (|| -> basalt_embedded::Result<Vec<u8>> {
+            let remote = Arc::new(RemoteConnection::connect(
+                self.server.local_addr(),
+                config.clone(),
+            )?);
+            Ok(value(remote.table("t")?.get(&Get::new("r"))?))
+        })();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let asynchronous: basalt_embedded::Result<Vec<u8>> = runtime.block_on(async {
+            let remote = AsyncConnection::connect(self.server.local_addr(), config).await?;
+            Ok(value(remote.table("t")?.get(&Get::new("r")).await?))
+        });
+        match (&blocking, &asynchronous) {
+            (Ok(a), Ok(b)) => assert_eq!(a, b),
+            (Err(a), Err(b)) => {
+                assert_eq!(a.java_class(), b.java_class(), "{a} / {b}");
+                // The reason a connection was refused is the same (TLS, or the server's).
+                for why in ["TLS handshake failed", "FatalConnectionException", "'bob'"] {
+                    assert_eq!(
+                        a.to_string().contains(why),
+                        b.to_string().contains(why),
+                        "{a} / {b}"
+                    );
+                }
+            }
+            _ => panic!("blocking {blocking:?}, async {asynchronous:?}"),
+        }
+        blocking
     }
 }
 

@@ -56,6 +56,22 @@ type Writer = Box<dyn AsyncWrite + Send + Unpin>;
 struct Pending {
     waiting: HashMap<u32, oneshot::Sender<Answer>>,
     broken: Option<String>,
+    /// The server refused the connection (or its TLS session) with this exception (class,
+    /// message): every call fails with it, and retrying would not change it.
+    refused: Option<(String, String)>,
+}
+
+impl Pending {
+    /// Why calls fail, once the connection broke.
+    fn failure(&self) -> Option<RpcError> {
+        if let Some((class, message)) = &self.refused {
+            return Some(RpcError::Remote {
+                class: class.clone(),
+                message: message.clone(),
+            });
+        }
+        self.broken.as_deref().map(broken)
+    }
 }
 
 /// Frames waiting for the socket while a call writes.
@@ -226,8 +242,8 @@ impl AsyncRpcClient {
         let (tx, answer) = oneshot::channel();
         {
             let mut pending = lock(&self.pending);
-            if let Some(why) = &pending.broken {
-                return Err(broken(why));
+            if let Some(failure) = pending.failure() {
+                return Err(failure);
             }
             pending.waiting.insert(id, tx);
         }
@@ -255,8 +271,9 @@ impl AsyncRpcClient {
         let (header, message) = match answer {
             Ok(answer) => answer,
             Err(_) => {
-                let why = lock(&self.pending).broken.clone().unwrap_or_default();
-                return Err(broken(&why));
+                return Err(lock(&self.pending)
+                    .failure()
+                    .unwrap_or_else(|| broken("no reason given")));
             }
         };
         if let Some(e) = header.exception {
@@ -407,21 +424,23 @@ fn kerberos_handshake(_: SocketAddr, _: &str) -> io::Result<std::net::TcpStream>
 }
 
 /// Reads every answer and hands it to the call waiting on its id, until the connection
-/// breaks; then every waiting call fails with why.
+/// breaks; then every waiting call fails with why. A refusal (the server's, or a TLS failure,
+/// such as a client certificate the server does not take) fails them with its exception.
 async fn read_answers(read: Reader, pending: Arc<Mutex<Pending>>) {
     // One system call reads the answers the server wrote together.
     let mut read = tokio::io::BufReader::with_capacity(64 * 1024, read);
-    let why = loop {
+    let (why, refused) = loop {
         match read_answer(&mut read).await {
             Ok((header, message)) => {
                 let id = header.call_id.unwrap_or(0);
                 if id == CONNECTION_CALL_ID
-                    && let Some(e) = &header.exception
+                    && let Some(e) = header.exception
                 {
-                    break format!(
-                        "the server refused it: {}: {}",
-                        e.exception_class_name.as_deref().unwrap_or_default(),
-                        e.stack_trace.as_deref().unwrap_or_default()
+                    let class = e.exception_class_name.unwrap_or_default();
+                    let message = e.stack_trace.unwrap_or_default();
+                    break (
+                        format!("the server refused it: {class}: {message}"),
+                        Some((class, message)),
                     );
                 }
                 // An answer nobody waits for (its call was given up) is dropped.
@@ -429,11 +448,23 @@ async fn read_answers(read: Reader, pending: Arc<Mutex<Pending>>) {
                     let _ = tx.send((header, message));
                 }
             }
-            Err(e) => break e.to_string(),
+            Err(FrameError::Io(e)) if basalt_net::tls::is_tls_failure(&e) => {
+                break (
+                    format!("TLS: {e}"),
+                    Some((
+                        super::rpc_client::TLS_REFUSED.to_owned(),
+                        format!("TLS: {e}"),
+                    )),
+                );
+            }
+            Err(e) => break (e.to_string(), None),
         }
     };
     let mut pending = lock(&pending);
     pending.broken.get_or_insert(why);
+    if pending.refused.is_none() {
+        pending.refused = refused;
+    }
     // Dropping the senders wakes every waiting call with the failure.
     pending.waiting.clear();
 }

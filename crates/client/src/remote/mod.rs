@@ -63,6 +63,7 @@ pub struct RemoteConfig {
     /// The first pause between retries, doubled each time up to `max_pause` (HBase's
     /// `hbase.client.pause`).
     pub pause: Duration,
+    /// The longest pause between retries.
     pub max_pause: Duration,
     /// Connections to the server that calls share (HBase's `hbase.client.ipc.pool.size`; 1 by
     /// default, as there). Threads are dealt to them in turn, each keeping to its own, as

@@ -37,12 +37,16 @@ use basalt_proto::{META_REGION, region};
 /// Why a call failed.
 #[derive(Debug)]
 pub enum RpcError {
+    /// The connection failed: it broke, timed out, or carried a bad frame.
     Frame(FrameError),
     /// The server's exception: its Java class and message.
     Remote {
+        /// The exception's Java class (`org.apache.hadoop.hbase...`).
         class: String,
+        /// What the server said, with its stack trace if it sent one.
         message: String,
     },
+    /// The answer's message could not be decoded.
     Decode(String),
 }
 
@@ -384,8 +388,11 @@ fn is_about_connection(header: &ResponseHeader) -> bool {
 /// A region as a client routes to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Location {
+    /// The region's full name (`table,start,id.hash.`).
     pub name: Vec<u8>,
+    /// Its first row.
     pub start: Vec<u8>,
+    /// The row after its last (empty: the end of the table).
     pub end: Vec<u8>,
     /// Where meta says it is served (`info:server`), if it says and the name resolves.
     pub server: Option<SocketAddr>,
@@ -537,6 +544,7 @@ impl RpcClient {
         lock(&self.shared.calls).broken.is_some()
     }
 
+    /// Calls `method` with `request` and waits for its answer (other threads' calls share the connection meanwhile).
     pub fn call<Q: Message, R: Message + Default>(
         &self,
         method: &str,

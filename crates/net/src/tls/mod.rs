@@ -63,7 +63,9 @@ fn tls_failure(kind: io::ErrorKind, what: String) -> io::Error {
 
 /// Whether `e` is a TLS failure rather than the connection's plain I/O failing.
 pub fn is_tls_failure(e: &io::Error) -> bool {
-    e.get_ref().is_some_and(|inner| inner.is::<TlsFailure>())
+    // rustls' own errors come through tokio-rustls as they are.
+    e.get_ref()
+        .is_some_and(|inner| inner.is::<TlsFailure>() || inner.is::<rustls::Error>())
 }
 
 fn bad(path: &Path, what: &str) -> io::Error {
@@ -241,6 +243,7 @@ impl TlsClient {
         tokio_rustls::TlsConnector::from(Arc::clone(&self.config))
             .connect(name, stream)
             .await
+            .map_err(|e| tls_failure(e.kind(), format!("TLS handshake failed: {e}")))
     }
 }
 
