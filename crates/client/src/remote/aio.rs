@@ -39,7 +39,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::oneshot;
 
-use super::{HANDSHAKE, RpcError, TlsClient};
+use super::{RpcError, TlsClient};
 
 /// The largest answer a connection accepts (HBase's `hbase.ipc.max.request.size`).
 const MAX_FRAME: usize = 256 * 1024 * 1024;
@@ -148,10 +148,13 @@ impl AsyncRpcClient {
                 let (read, write) = stream.into_split();
                 (Box::new(read), Box::new(write))
             }
+            #[cfg(not(feature = "tls"))]
+            (Some(tls), None) => match *tls {},
+            #[cfg(feature = "tls")]
             (Some(tls), None) => {
                 let stream = TcpStream::connect(addr).await?;
                 stream.set_nodelay(true)?;
-                let stream = tokio::time::timeout(HANDSHAKE, tls.connect_async(stream))
+                let stream = tokio::time::timeout(super::HANDSHAKE, tls.connect_async(stream))
                     .await
                     .map_err(|_| {
                         io::Error::new(io::ErrorKind::TimedOut, "the TLS handshake took too long")
@@ -405,7 +408,7 @@ fn kerberos_handshake(addr: SocketAddr, principal: &str) -> io::Result<std::net:
     use std::io::Write;
     let mut stream = std::net::TcpStream::connect(addr)?;
     stream.set_nodelay(true)?;
-    stream.set_read_timeout(Some(HANDSHAKE))?;
+    stream.set_read_timeout(Some(super::HANDSHAKE))?;
     stream.write_all(&encode_preamble(basalt_proto::frame::AUTH_KERBEROS))?;
     let mut writer = stream.try_clone()?;
     basalt_net::kerberos::initiate(&mut stream, &mut |bytes| writer.write_all(bytes), principal)?;

@@ -1,5 +1,7 @@
 //! TLS for Basalt's sockets (rustls, ring): configurations from PEM files, and a session that
-//! blocking threads share.
+//! blocking threads share. Without the `tls` feature (no rustls, no ring, no C compiler), only
+//! plain sockets: [`Wire`] and [`WireReader`] have their plain variant alone, and
+//! [`TlsClient`] has no values.
 //!
 //! The native RPC reads a connection on one thread while other threads (handlers, callers)
 //! write to it. A rustls session is one state machine for both directions, so [`Wire`] keeps
@@ -9,13 +11,18 @@
 
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpStream};
+#[cfg(feature = "tls")]
 use std::path::Path;
+#[cfg(feature = "tls")]
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+#[cfg(feature = "tls")]
 use rustls::pki_types::pem::PemObject;
+#[cfg(feature = "tls")]
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
 
+#[cfg(feature = "tls")]
 pub use rustls;
 
 /// Whether a server asks its clients for certificates (HBase's
@@ -57,6 +64,7 @@ impl std::fmt::Display for TlsFailure {
 
 impl std::error::Error for TlsFailure {}
 
+#[cfg(feature = "tls")]
 fn tls_failure(kind: io::ErrorKind, what: String) -> io::Error {
     io::Error::new(kind, TlsFailure(what))
 }
@@ -64,10 +72,16 @@ fn tls_failure(kind: io::ErrorKind, what: String) -> io::Error {
 /// Whether `e` is a TLS failure rather than the connection's plain I/O failing.
 pub fn is_tls_failure(e: &io::Error) -> bool {
     // rustls' own errors come through tokio-rustls as they are.
-    e.get_ref()
-        .is_some_and(|inner| inner.is::<TlsFailure>() || inner.is::<rustls::Error>())
+    e.get_ref().is_some_and(|inner| {
+        #[cfg(feature = "tls")]
+        if inner.is::<rustls::Error>() {
+            return true;
+        }
+        inner.is::<TlsFailure>()
+    })
 }
 
+#[cfg(feature = "tls")]
 fn bad(path: &Path, what: &str) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidData,
@@ -75,10 +89,12 @@ fn bad(path: &Path, what: &str) -> io::Error {
     )
 }
 
+#[cfg(feature = "tls")]
 fn provider() -> Arc<rustls::crypto::CryptoProvider> {
     Arc::new(rustls::crypto::ring::default_provider())
 }
 
+#[cfg(feature = "tls")]
 /// The certificates of a PEM file, in order.
 fn certificates(path: &Path) -> io::Result<Vec<CertificateDer<'static>>> {
     let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(path)
@@ -91,6 +107,7 @@ fn certificates(path: &Path) -> io::Result<Vec<CertificateDer<'static>>> {
     Ok(certs)
 }
 
+#[cfg(feature = "tls")]
 /// A certificate chain and its private key: `cert` holds the chain (its own certificate
 /// first), and `key` the key; without `key`, the key is looked for in `cert` (one PEM file
 /// with both, as HBase's PEM keystore).
@@ -100,6 +117,7 @@ pub struct Identity {
     key: PrivateKeyDer<'static>,
 }
 
+#[cfg(feature = "tls")]
 impl Identity {
     pub fn load(cert: &Path, key: Option<&Path>) -> io::Result<Identity> {
         let certs = certificates(cert)?;
@@ -118,6 +136,7 @@ impl Identity {
     }
 }
 
+#[cfg(feature = "tls")]
 /// The certificate authorities a PEM file names, to verify peers against.
 fn roots(ca: &Path) -> io::Result<rustls::RootCertStore> {
     let mut roots = rustls::RootCertStore::empty();
@@ -129,6 +148,7 @@ fn roots(ca: &Path) -> io::Result<rustls::RootCertStore> {
     Ok(roots)
 }
 
+#[cfg(feature = "tls")]
 /// A TLS server configuration: the server's identity, and, unless `client_auth` is
 /// [`ClientAuth::None`], the authorities whose client certificates it trusts (`ca`).
 pub fn server_config(
@@ -170,12 +190,14 @@ pub fn server_config(
     Ok(Arc::new(config))
 }
 
+#[cfg(feature = "tls")]
 /// A TLS server configuration from PEM files, with no client certificates: the certificate
 /// chain (the server's first) and its private key. Errors name the file and what was wrong.
 pub fn tls_config(cert: &Path, key: &Path) -> io::Result<Arc<rustls::ServerConfig>> {
     server_config(Identity::load(cert, Some(key))?, None, ClientAuth::None)
 }
 
+#[cfg(feature = "tls")]
 /// How a client reaches TLS servers: whom it trusts, what it shows, which name it expects.
 #[derive(Debug, Clone)]
 pub struct TlsClient {
@@ -185,6 +207,7 @@ pub struct TlsClient {
     server_name: Option<ServerName<'static>>,
 }
 
+#[cfg(feature = "tls")]
 impl TlsClient {
     /// Trusts the authorities in `ca` (PEM), and shows `identity` to servers that ask.
     pub fn new(ca: &Path, identity: Option<Identity>) -> io::Result<TlsClient> {
@@ -247,20 +270,41 @@ impl TlsClient {
     }
 }
 
+/// No TLS in this build (`basalt-net` without its `tls` feature): no value of this type
+/// exists, so a configuration can never ask for TLS.
+#[cfg(not(feature = "tls"))]
+#[derive(Debug, Clone)]
+pub enum TlsClient {}
+
+#[cfg(not(feature = "tls"))]
+impl TlsClient {
+    /// Never called: there is no `TlsClient` without the `tls` feature.
+    pub fn connect(&self, _: TcpStream, _: Duration) -> io::Result<(Wire, WireReader)> {
+        match *self {}
+    }
+}
+
 /// The writing side of a connection, plain or TLS; threads share it (`&self`).
 #[derive(Debug)]
 pub enum Wire {
+    /// A plain socket.
     Plain(TcpStream),
+    /// A TLS session over a socket.
+    #[cfg(feature = "tls")]
     Tls(Arc<Session>),
 }
 
 /// The reading side of a [`Wire`]: one reader at a time.
 #[derive(Debug)]
 pub enum WireReader {
+    /// A plain socket.
     Plain(TcpStream),
+    /// A TLS session's plaintext.
+    #[cfg(feature = "tls")]
     Tls(SessionReader),
 }
 
+#[cfg(feature = "tls")]
 /// A TLS session over a socket.
 #[derive(Debug)]
 pub struct Session {
@@ -268,6 +312,7 @@ pub struct Session {
     socket: TcpStream,
 }
 
+#[cfg(feature = "tls")]
 /// Reads a [`Session`]'s plaintext.
 #[derive(Debug)]
 pub struct SessionReader {
@@ -285,6 +330,7 @@ impl Wire {
         Ok((Wire::Plain(stream), WireReader::Plain(reader)))
     }
 
+    #[cfg(feature = "tls")]
     /// A server's side of a TLS connection, the handshake completed within `timeout`.
     pub fn accept(
         config: &Arc<rustls::ServerConfig>,
@@ -296,6 +342,7 @@ impl Wire {
         Self::handshake(session.into(), stream, timeout)
     }
 
+    #[cfg(feature = "tls")]
     fn handshake(
         mut session: rustls::Connection,
         mut stream: TcpStream,
@@ -348,6 +395,7 @@ impl Wire {
     pub fn socket(&self) -> &TcpStream {
         match self {
             Wire::Plain(s) => s,
+            #[cfg(feature = "tls")]
             Wire::Tls(session) => &session.socket,
         }
     }
@@ -356,6 +404,7 @@ impl Wire {
     pub fn write_all(&self, data: &[u8]) -> io::Result<()> {
         match self {
             Wire::Plain(s) => (&*s).write_all(data),
+            #[cfg(feature = "tls")]
             Wire::Tls(session) => session.write_all(data),
         }
     }
@@ -365,6 +414,7 @@ impl Wire {
         let _ = self.socket().shutdown(Shutdown::Both);
     }
 
+    #[cfg(feature = "tls")]
     /// The peer's certificate (its own, first in its chain), if it showed one over TLS.
     pub fn peer_certificate(&self) -> Option<CertificateDer<'static>> {
         match self {
@@ -377,11 +427,16 @@ impl Wire {
         }
     }
 
+    /// Whether the connection is TLS.
     pub fn is_tls(&self) -> bool {
-        matches!(self, Wire::Tls(_))
+        #[cfg(feature = "tls")]
+        return matches!(self, Wire::Tls(_));
+        #[cfg(not(feature = "tls"))]
+        false
     }
 }
 
+#[cfg(feature = "tls")]
 impl Session {
     fn lock(&self) -> MutexGuard<'_, rustls::Connection> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
@@ -404,11 +459,13 @@ impl Read for WireReader {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
             WireReader::Plain(s) => s.read(buf),
+            #[cfg(feature = "tls")]
             WireReader::Tls(r) => r.read(buf),
         }
     }
 }
 
+#[cfg(feature = "tls")]
 impl Read for SessionReader {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         loop {
@@ -484,6 +541,7 @@ pub fn linger(stream: &TcpStream) {
     }
 }
 
+#[cfg(feature = "tls")]
 /// The common name (CN) of a certificate's subject, if it has one in a string form.
 ///
 /// Reads just enough DER: Certificate ::= SEQUENCE { tbsCertificate SEQUENCE { [0] version
@@ -508,8 +566,10 @@ pub fn common_name(cert: &CertificateDer<'_>) -> Option<String> {
     }
 }
 
+#[cfg(feature = "tls")]
 const CN_OID: &[u8] = &[0x55, 0x04, 0x03];
 
+#[cfg(feature = "tls")]
 fn name_cn(mut name: &[u8]) -> Option<String> {
     while !name.is_empty() {
         let (_, mut set, rest) = der(name)?;
@@ -541,6 +601,7 @@ fn name_cn(mut name: &[u8]) -> Option<String> {
     None
 }
 
+#[cfg(feature = "tls")]
 /// One DER element: its tag, its contents, and what follows it.
 fn der(input: &[u8]) -> Option<(u8, &[u8], &[u8])> {
     let (&tag, rest) = input.split_first()?;
@@ -565,10 +626,10 @@ fn der(input: &[u8]) -> Option<(u8, &[u8], &[u8])> {
     Some((tag, &rest[..len], &rest[len..]))
 }
 
-#[cfg(any(test, feature = "test-certs"))]
+#[cfg(all(feature = "tls", any(test, feature = "test-certs")))]
 pub mod testing;
 
-#[cfg(test)]
+#[cfg(all(test, feature = "tls"))]
 mod tests {
     use super::*;
 
