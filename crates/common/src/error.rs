@@ -285,14 +285,79 @@ impl Error {
                 region: String::new(),
                 reason: message,
             },
-            Some(Exception::CorruptHFile) => Error::corrupt(message),
-            Some(Exception::Io) | None => Error::storage(format!("{class}: {message}")),
+            Some(Exception::CorruptHFile) => {
+                let (message, source) = RemoteException::split(&message);
+                Error::Corrupt { message, source }
+            }
+            Some(Exception::Io) | None => {
+                let (message, source) = RemoteException::split(&message);
+                Error::Storage {
+                    message: format!("{class}: {message}"),
+                    source,
+                }
+            }
         }
     }
 
     /// The simple name of [`Error::java_class`] (`TableNotFoundException`).
     pub fn exception_name(&self) -> &'static str {
         simple_name(self.java_class())
+    }
+}
+
+/// How a stack trace names a cause: a line starting so, then the cause's class and message.
+pub const CAUSED_BY: &str = "Caused by: ";
+
+/// The class a Basalt server gives a cause that was a Rust error (an I/O error, a decoder's).
+pub const RUST_CAUSE: &str = "java.io.IOException";
+
+/// A cause of an exception a server sent, read from its stack trace's `Caused by:` lines:
+/// its class and message, and its own cause. An error made from a server's exception
+/// ([`Error::from_exception`]) has the first as its `source()`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoteException {
+    /// The cause's Java class.
+    pub class: String,
+    /// Its message.
+    pub message: String,
+    cause: Option<Box<RemoteException>>,
+}
+
+impl RemoteException {
+    /// A stack trace's own message (its lines up to the first cause), and its causes.
+    fn split(trace: &str) -> (String, Option<Cause>) {
+        let separator = format!("\n{CAUSED_BY}");
+        let mut parts = trace.split(separator.as_str());
+        let message = parts.next().unwrap_or_default().to_owned();
+        let causes: Vec<RemoteException> = parts
+            .map(|part| {
+                // A Java trace's frames (`\tat ...`) follow the cause's first line.
+                let line = part.lines().next().unwrap_or_default();
+                let (class, message) = line.split_once(": ").unwrap_or((line, ""));
+                RemoteException {
+                    class: class.to_owned(),
+                    message: message.to_owned(),
+                    cause: None,
+                }
+            })
+            .collect();
+        let chain = causes.into_iter().rev().fold(None, |inner, mut outer| {
+            outer.cause = inner.map(Box::new);
+            Some(outer)
+        });
+        (message, chain.map(Cause::new))
+    }
+}
+
+impl std::fmt::Display for RemoteException {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.class, self.message)
+    }
+}
+
+impl std::error::Error for RemoteException {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.cause.as_deref().map(|c| c as _)
     }
 }
 
@@ -396,6 +461,29 @@ mod tests {
     use std::error::Error as _;
 
     use super::*;
+
+    #[test]
+    fn a_servers_causes_become_the_sources_of_its_error() {
+        let table = TableName::parse("t").unwrap();
+        let trace = "flushing: disk\nCaused by: java.io.IOException: disk\n\tat a.b(C.java:1)\nCaused by: java.io.IOException: ENOSPC";
+        let e = Error::from_exception("java.io.IOException", trace.into(), &table);
+        assert_eq!(
+            e.to_string(),
+            "Storage error: java.io.IOException: flushing: disk"
+        );
+        let first = e.source().unwrap();
+        assert_eq!(first.to_string(), "java.io.IOException: disk");
+        let second = first.source().unwrap();
+        assert_eq!(second.to_string(), "java.io.IOException: ENOSPC");
+        assert!(second.source().is_none());
+        // Without causes, nothing changes.
+        let plain = Error::from_exception("java.io.IOException", "boom".into(), &table);
+        assert!(plain.source().is_none());
+        assert_eq!(
+            plain.to_string(),
+            "Storage error: java.io.IOException: boom"
+        );
+    }
 
     #[test]
     fn storage_and_corruption_errors_keep_their_cause() {

@@ -55,7 +55,23 @@ pub fn from_error(e: &Error) -> ExceptionResponse {
         "java.lang.IllegalArgumentException" => "org.apache.hadoop.hbase.DoNotRetryIOException",
         class => class,
     };
-    exception(class, e.to_string(), !retry)
+    exception(class, with_causes(e), !retry)
+}
+
+/// An error's text with what caused it, one `Caused by:` line per cause, as a Java stack
+/// trace names its causes (`Error::from_exception` reads them back into `source()`).
+fn with_causes(e: &Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = std::error::Error::source(e);
+    while let Some(c) = cause {
+        text.push_str(&format!(
+            "\n{}{}: {c}",
+            basalt_common::error::CAUSED_BY,
+            basalt_common::error::RUST_CAUSE
+        ));
+        cause = c.source();
+    }
+    text
 }
 
 /// Decodes a call's parameter; a malformed one is a DoNotRetryIOException.

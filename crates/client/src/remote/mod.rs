@@ -512,3 +512,48 @@ impl<T: Transport> Core<T> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error as _;
+
+    use super::*;
+
+    /// A server's error keeps its causes across the wire: the server writes them into the
+    /// exception's stack trace, and the client's error has them as its `source()` chain.
+    #[test]
+    fn errors_keep_their_causes_across_the_wire() {
+        let below = std::io::Error::other("No space left on device");
+        let sent = Error::storage_in("flushing region t,,1", below);
+        let exception = basalt_proto::from_error(&sent);
+        let remote = RpcError::Remote {
+            class: exception.exception_class_name.unwrap_or_default(),
+            message: exception.stack_trace.unwrap_or_default(),
+        };
+        let table = TableName::parse("t").unwrap_or_else(|e| panic!("{e}"));
+        let Failure::Fatal(got) = classify(&table, remote) else {
+            panic!("an I/O error is not retried");
+        };
+        assert_eq!(got.kind(), crate::ErrorKind::Io, "{got}");
+        assert!(got.to_string().contains("flushing region t,,1"), "{got}");
+        assert!(!got.to_string().contains("Caused by"), "{got}");
+        let cause = got.source().map(ToString::to_string);
+        assert_eq!(
+            cause.as_deref(),
+            Some("java.io.IOException: No space left on device")
+        );
+        // A connection's failure is the I/O error's, as its source.
+        let broken = RpcError::Frame(basalt_proto::frame::FrameError::Io(std::io::Error::new(
+            std::io::ErrorKind::ConnectionReset,
+            "reset by peer",
+        )));
+        let io = broken
+            .source()
+            .and_then(|s| s.source())
+            .and_then(|s| s.downcast_ref::<std::io::Error>());
+        assert_eq!(
+            io.map(std::io::Error::kind),
+            Some(std::io::ErrorKind::ConnectionReset)
+        );
+    }
+}

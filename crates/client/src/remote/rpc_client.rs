@@ -60,7 +60,14 @@ impl std::fmt::Display for RpcError {
     }
 }
 
-impl std::error::Error for RpcError {}
+impl std::error::Error for RpcError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RpcError::Frame(e) => Some(e),
+            RpcError::Remote { .. } | RpcError::Decode(_) => None,
+        }
+    }
+}
 
 impl From<io::Error> for RpcError {
     fn from(e: io::Error) -> Self {
