@@ -1,11 +1,14 @@
 //! The master (HBase's `HMaster`): the catalog (`hbase:meta`, its rows and the files beside
 //! it), the tables and namespaces it knows, DDL and the catalog half of splits and merges
-//! (`procedures`, HBase's procedures and CatalogJanitor), opening a data directory (recovery
-//! of gone servers' logs, the upgrade of older layouts, `boot`), the background thread that
-//! splits what its region server says grew too big and cleans parents (`janitor`), and the
-//! interface through which it asks region servers for region work (`servers`). The embedded
-//! engine (`Engine`) is a master and one region server in one process; `basalt-client`'s
-//! `Connection` is a handle on it.
+//! (`procedures`, HBase's procedures and CatalogJanitor), the upgrade of older layouts, what
+//! its background work does (`janitor`: the embedded engine runs it on a thread in
+//! `basalt-embedded`, a cluster's master in `cluster`'s loop), and the interface through which
+//! it asks region servers for region work (`servers`).
+//!
+//! Its modules stand in layers, each using only those below (`tests/layers.rs` holds them to
+//! it): `meta` and `servers` at the bottom, the state (`master`), `balancer`, `procedures`,
+//! what is built of procedures (`acl_store`, `snapshots`), the services (`admin`,
+//! `access_service`, `master_service`), and the cluster master (`cluster`) on top.
 
 pub mod access_service;
 pub mod acl_store;

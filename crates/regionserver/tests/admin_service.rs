@@ -18,6 +18,7 @@ use basalt_rpc::pb::{
 };
 use support::call;
 
+#[path = "../../rpc/tests/support/mod.rs"]
 mod support;
 
 fn setup() -> (RpcServer, Connection) {

@@ -2,6 +2,7 @@
 //! a disabled table's regions are not online (NotServingRegionException), and come back when
 //! the table is enabled; a remote client then says the table is not enabled, as HBase's does.
 
+#[path = "../../rpc/tests/support/mod.rs"]
 mod support;
 
 use basalt_embedded::remote::{RemoteConfig, RemoteConnection, RpcClient};

@@ -19,6 +19,7 @@ use basalt_rpc::pb::{
 use basalt_rpc::{RpcConfig, RpcServer};
 use prost::Message;
 
+#[path = "../../rpc/tests/support/mod.rs"]
 mod support;
 
 struct Client {

@@ -16,6 +16,7 @@ use basalt_rpc::pb::{
 };
 use prost::Message;
 
+#[path = "../../rpc/tests/support/mod.rs"]
 mod support;
 
 /// A MasterService connection.

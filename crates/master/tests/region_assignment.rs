@@ -3,6 +3,7 @@
 //! of a split settled either way. Each is checked against what the server then serves.
 #![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
+#[path = "../../rpc/tests/support/mod.rs"]
 mod support;
 
 use std::time::Duration;

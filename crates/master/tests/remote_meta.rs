@@ -2,6 +2,7 @@
 //! `hbase:meta`): it reads what the local catalog holds, and a change it makes over
 //! MultiRowMutationService lands atomically in the meta region.
 
+#[path = "../../rpc/tests/support/mod.rs"]
 mod support;
 
 use std::time::Duration;
