@@ -99,7 +99,7 @@ impl LayoutClient {
 }
 
 /// Stored keys of logical ones, and back.
-fn physical(layout: Option<KeyLayout>, row: &Bytes) -> Result<Bytes> {
+pub(crate) fn physical(layout: Option<KeyLayout>, row: &Bytes) -> Result<Bytes> {
     match layout {
         Some(l) => l.physical(row),
         None => Ok(row.clone()),
@@ -107,7 +107,7 @@ fn physical(layout: Option<KeyLayout>, row: &Bytes) -> Result<Bytes> {
 }
 
 /// An operation on one row, whose row key can be swapped for the stored one.
-trait OnRow: Clone {
+pub(crate) trait OnRow: Clone {
     fn row_mut(&mut self) -> &mut Bytes;
 }
 
@@ -124,14 +124,14 @@ macro_rules! on_row {
 on_row!(Put, Delete, Get, Increment, Append);
 
 /// `op` addressed to its stored row.
-fn at_stored_row<T: OnRow>(layout: Option<KeyLayout>, op: &T) -> Result<T> {
+pub(crate) fn at_stored_row<T: OnRow>(layout: Option<KeyLayout>, op: &T) -> Result<T> {
     let mut op = op.clone();
     let row = physical(layout, op.row_mut())?;
     *op.row_mut() = row;
     Ok(op)
 }
 
-fn logical_result(layout: Option<KeyLayout>, r: RowResult) -> Result<RowResult> {
+pub(crate) fn logical_result(layout: Option<KeyLayout>, r: RowResult) -> Result<RowResult> {
     let Some(l) = layout else {
         return Ok(r);
     };
@@ -156,7 +156,10 @@ fn physical_row_op(layout: Option<KeyLayout>, op: &RowOp) -> Result<RowOp> {
     })
 }
 
-fn physical_mutations(layout: Option<KeyLayout>, m: &RowMutations) -> Result<RowMutations> {
+pub(crate) fn physical_mutations(
+    layout: Option<KeyLayout>,
+    m: &RowMutations,
+) -> Result<RowMutations> {
     Ok(RowMutations {
         row: physical(layout, &m.row)?,
         mutations: m
@@ -167,7 +170,7 @@ fn physical_mutations(layout: Option<KeyLayout>, m: &RowMutations) -> Result<Row
     })
 }
 
-fn physical_check_and_mutate(
+pub(crate) fn physical_check_and_mutate(
     layout: Option<KeyLayout>,
     cam: &CheckAndMutate,
 ) -> Result<CheckAndMutate> {
@@ -185,7 +188,7 @@ fn physical_check_and_mutate(
     })
 }
 
-fn physical_batch_op(layout: Option<KeyLayout>, op: &BatchOp) -> Result<BatchOp> {
+pub(crate) fn physical_batch_op(layout: Option<KeyLayout>, op: &BatchOp) -> Result<BatchOp> {
     Ok(match op {
         BatchOp::Get(g) => BatchOp::Get(at_stored_row(layout, g)?),
         BatchOp::Put(p) => BatchOp::Put(at_stored_row(layout, p)?),
@@ -199,7 +202,7 @@ fn physical_batch_op(layout: Option<KeyLayout>, op: &BatchOp) -> Result<BatchOp>
     })
 }
 
-fn logical_outcome(layout: Option<KeyLayout>, o: BatchOutcome) -> Result<BatchOutcome> {
+pub(crate) fn logical_outcome(layout: Option<KeyLayout>, o: BatchOutcome) -> Result<BatchOutcome> {
     Ok(match o {
         BatchOutcome::Row(r) => BatchOutcome::Row(logical_result(layout, r)?),
         BatchOutcome::Rows(rs) => BatchOutcome::Rows(
@@ -217,7 +220,7 @@ fn logical_outcome(layout: Option<KeyLayout>, o: BatchOutcome) -> Result<BatchOu
 
 /// Whether logical row `row` is inside the scan's range (start and stop as the scan gives
 /// them: for a reversed scan, start is the upper bound).
-fn in_range(scan: &Scan, row: &[u8]) -> bool {
+pub(crate) fn in_range(scan: &Scan, row: &[u8]) -> bool {
     let (lo, hi, lo_in, hi_in) = if scan.reversed {
         (
             &scan.stop_row,
@@ -239,7 +242,7 @@ fn in_range(scan: &Scan, row: &[u8]) -> bool {
 }
 
 /// Bucket `bucket`'s stored range for a logical scan.
-fn bucket_scan(layout: KeyLayout, bucket: u8, scan: &Scan) -> Scan {
+pub(crate) fn bucket_scan(layout: KeyLayout, bucket: u8, scan: &Scan) -> Scan {
     let mut s = scan.clone();
     let with = |k: &Bytes| {
         let mut v = Vec::with_capacity(k.len() + 1);
@@ -276,6 +279,78 @@ fn bucket_scan(layout: KeyLayout, bucket: u8, scan: &Scan) -> Scan {
         }
     }
     s
+}
+
+/// Which bucket's head comes next in logical order: the least (or, reversed, greatest); ties
+/// keep the lower bucket, so a row's pieces (a batch limit) stay together.
+pub(crate) fn next_head(heads: &[Option<RowResult>], reversed: bool) -> Option<usize> {
+    let mut best: Option<usize> = None;
+    for (i, head) in heads.iter().enumerate() {
+        let Some(h) = head else { continue };
+        let better = match best.and_then(|b| heads[b].as_ref()) {
+            None => true,
+            Some(b) if reversed => h.row > b.row,
+            Some(b) => h.row < b.row,
+        };
+        if better {
+            best = Some(i);
+        }
+    }
+    best
+}
+
+/// The scan that reads a hash-prefixed or reversed table whole (its stored order says
+/// nothing of the logical one): [`sorted_in_range`] keeps what `scan` asks for.
+pub(crate) fn whole_table(scan: &Scan) -> Scan {
+    let mut all = scan.clone();
+    all.start_row = Bytes::new();
+    all.stop_row = Bytes::new();
+    all.reversed = false;
+    all.limit = None;
+    all
+}
+
+/// Keeps a logical row of [`whole_table`]'s if `scan` wants it; refuses more than
+/// [`SORTED_SCAN_LIMIT`] of them.
+pub(crate) fn keep_in_range(
+    rows: &mut Vec<RowResult>,
+    row: RowResult,
+    scan: &Scan,
+    table: &TableName,
+    layout: KeyLayout,
+) -> Result<()> {
+    if in_range(scan, &row.row) {
+        rows.push(row);
+        if rows.len() > SORTED_SCAN_LIMIT {
+            return Err(Error::Refused(format!(
+                "a range scan of {table} ({layout}) sorts its rows in memory, and this \
+                 one has more than {SORTED_SCAN_LIMIT}: narrow it, or use a SALT or \
+                 TIME_BUCKETS layout, whose scans merge in order"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The rows kept, in the scan's logical order, up to its limit.
+pub(crate) fn sorted_in_range(mut rows: Vec<RowResult>, scan: &Scan) -> Vec<RowResult> {
+    // Stable: a row's pieces keep their order.
+    rows.sort_by(|a, b| a.row.cmp(&b.row));
+    if scan.reversed {
+        rows.reverse();
+    }
+    let mut out = Vec::new();
+    let mut whole = 0;
+    for r in rows {
+        if scan.limit.is_some_and(|l| whole >= l) {
+            break;
+        }
+        if !r.partial {
+            whole += 1;
+        }
+        out.push(r);
+    }
+    out
 }
 
 /// Merges the buckets' rows (each in stored order, so in logical order within the bucket)
@@ -321,21 +396,7 @@ impl Iterator for Merge {
                 }
             }
         }
-        // The least (or, reversed, greatest) head; ties keep the lower bucket, so a row's
-        // pieces (a batch limit) stay together.
-        let mut best: Option<usize> = None;
-        for (i, head) in self.heads.iter().enumerate() {
-            let Some(h) = head else { continue };
-            let better = match best.and_then(|b| self.heads[b].as_ref()) {
-                None => true,
-                Some(b) if self.reversed => h.row > b.row,
-                Some(b) => h.row < b.row,
-            };
-            if better {
-                best = Some(i);
-            }
-        }
-        let i = best?;
+        let i = next_head(&self.heads, self.reversed)?;
         let row = self.heads[i].take()?;
         if let Some(e) = self.fill(i) {
             self.failed = true;
@@ -389,42 +450,13 @@ impl LayoutClient {
 
     /// A hash prefix or a reversal: the whole table, the rows in range sorted.
     fn scan_sorted(&self, layout: KeyLayout, table: &TableName, scan: &Scan) -> Result<Scanner> {
-        let mut all = scan.clone();
-        all.start_row = Bytes::new();
-        all.stop_row = Bytes::new();
-        all.reversed = false;
-        all.limit = None;
         let mut rows = Vec::new();
-        for row in Arc::clone(&self.inner).scan(table, &all)? {
+        for row in Arc::clone(&self.inner).scan(table, &whole_table(scan))? {
             let row = logical_result(Some(layout), row?)?;
-            if in_range(scan, &row.row) {
-                rows.push(row);
-                if rows.len() > SORTED_SCAN_LIMIT {
-                    return Err(Error::Refused(format!(
-                        "a range scan of {table} ({layout}) sorts its rows in memory, and this \
-                         one has more than {SORTED_SCAN_LIMIT}: narrow it, or use a SALT or \
-                         TIME_BUCKETS layout, whose scans merge in order"
-                    )));
-                }
-            }
+            keep_in_range(&mut rows, row, scan, table, layout)?;
         }
-        // Stable: a row's pieces keep their order.
-        rows.sort_by(|a, b| a.row.cmp(&b.row));
-        if scan.reversed {
-            rows.reverse();
-        }
-        let mut out = Vec::new();
-        let mut whole = 0;
-        for r in rows {
-            if scan.limit.is_some_and(|l| whole >= l) {
-                break;
-            }
-            if !r.partial {
-                whole += 1;
-            }
-            out.push(Ok(r));
-        }
-        Ok(Scanner::new(out.into_iter()))
+        let rows = sorted_in_range(rows, scan);
+        Ok(Scanner::new(rows.into_iter().map(Ok)))
     }
 }
 

@@ -67,6 +67,16 @@ impl AsyncConnection {
         })
     }
 
+    /// A table by its logical row keys, whatever key layout it declares (`SALT`,
+    /// `TIME_BUCKETS`, `HASH_PREFIX`, `REVERSE`; read now from its descriptor, once): see
+    /// [`super::AsyncLaidTable`]. A plain table's calls pass through untouched.
+    pub async fn logical_table(&self, name: &str) -> Result<super::AsyncLaidTable> {
+        let table = self.table(name)?;
+        let described = self.admin().describe_table(table.name()).await?;
+        let layout = basalt_common::key_layout::KeyLayout::of(&described.metadata)?;
+        Ok(super::AsyncLaidTable { table, layout })
+    }
+
     /// Table, namespace, region and cluster administration.
     pub fn admin(&self) -> AsyncAdmin {
         AsyncAdmin {
@@ -217,10 +227,13 @@ mod tests {
     /// lock held across an await would make this fail to compile.
     #[allow(dead_code)]
     fn futures_are_send(
+        conn: AsyncConnection,
         table: AsyncTable,
         admin: AsyncAdmin,
         cam: CheckAndMutate,
         scanner: AsyncScanner,
+        laid: super::super::AsyncLaidTable,
+        mut laid_scanner: super::super::AsyncLaidScanner,
     ) {
         let config = RemoteConfig::default();
         send(&AsyncConnection::connect(
@@ -249,5 +262,11 @@ mod tests {
         send(&admin.regions(&table.name));
         send(&admin.restore_snapshot("s"));
         send(&scanner);
+        send(&conn.logical_table("t"));
+        send(&laid.get(&Get::new(Bytes::from("r"))));
+        send(&laid.batch(&[]));
+        send(&laid.scanner(&Scan::new()));
+        send(&laid.scan(&Scan::new()));
+        send(&laid_scanner.next_row());
     }
 }

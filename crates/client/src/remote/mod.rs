@@ -30,6 +30,7 @@ mod client_impl;
 mod convert;
 
 mod asynchronous;
+mod laid;
 mod scanner;
 mod table;
 mod transport;
@@ -39,6 +40,7 @@ pub mod aio;
 mod rpc_client;
 
 pub use asynchronous::{AsyncAdmin, AsyncConnection, AsyncScanner, AsyncTable};
+pub use laid::{AsyncLaidScanner, AsyncLaidTable};
 use transport::{Blocking, Transport, block};
 
 pub use rpc_client::{DEFAULT_USER, HANDSHAKE, Location, RpcClient, RpcError, TlsClient, locate};
