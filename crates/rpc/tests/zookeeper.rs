@@ -195,6 +195,33 @@ fn a_remote_client_finds_the_server_through_zookeeper() {
             .value(b"f", b"q"),
         Some(&b"found"[..])
     );
+    // The async client finds it the same way, and reads what the blocking one wrote.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let got = runtime.block_on(async {
+        let remote = basalt_embedded::remote::AsyncConnection::through_zookeeper(
+            &quorum,
+            RemoteConfig::default(),
+        )
+        .await
+        .unwrap();
+        let t = remote.table("t").unwrap();
+        t.put(&Put::new("s").add_column("f", "q", "async"))
+            .await
+            .unwrap();
+        t.get(&Get::new("r")).await.unwrap()
+    });
+    assert_eq!(got.value(b"f", b"q"), Some(&b"found"[..]));
+    assert_eq!(
+        conn.table("t")
+            .unwrap()
+            .get(&Get::new("s"))
+            .unwrap()
+            .value(b"f", b"q"),
+        Some(&b"async"[..])
+    );
     publisher.shutdown();
     server.shutdown();
 }
