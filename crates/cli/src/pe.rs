@@ -204,6 +204,10 @@ pub struct Args {
     /// to, each keeping to its own (HBase's `hbase.client.ipc.pool.size`).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub ipc_pool_size: u16,
+    /// Native RPC with Kerberos: the server's principal (`hbase/host@REALM`); the ticket comes
+    /// from the credential cache (kinit, KRB5CCNAME). Needs a build with `--features kerberos`
+    #[arg(long)]
+    pub kerberos_principal: Option<String>,
     /// Native RPC over TLS: trust --tls-ca, show --tls-cert (the server then knows the
     /// benchmark by its certificate)
     #[command(flatten)]
@@ -873,6 +877,7 @@ fn open(args: &Args) -> Result<(Option<Connection>, Arc<dyn Backend>)> {
                 Some(target) => {
                     let config = basalt_embedded::remote::RemoteConfig {
                         tls: args.tls.client()?,
+                        kerberos: args.kerberos_principal.clone(),
                         ..basalt_embedded::remote::RemoteConfig::default()
                     };
                     let remote = target

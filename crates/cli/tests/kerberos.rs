@@ -170,6 +170,31 @@ fn kerberos_users_are_their_tickets() {
         !ok && out.contains("AccessDeniedException") && out.contains("'bob'"),
         "{out}"
     );
+    // The async client (`pe --async-client`) authenticates the same way: alice's writes go
+    // in, bob's are refused as bob's.
+    let pe = |who: &str| {
+        let out = Command::new(&basalt)
+            .args(["pe", "--rpc", &rpc, "--async-client", "--table", "kt"])
+            .args(["--rows", "20", "--threads", "4", "--value-size", "10"])
+            .args(kerberos)
+            .arg("sequentialWrite")
+            .envs(as_user(who))
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.success(), text)
+    };
+    let (ok, out) = pe("alice");
+    assert!(ok && out.contains("80 ops"), "{out}");
+    let (ok, out) = pe("bob");
+    assert!(
+        !ok && out.contains("Insufficient permissions for user 'bob'"),
+        "{out}"
+    );
     // Whatever name a connection gives, without Kerberos it is refused.
     let (ok, out) = shell(&basalt, &rpc, &[], &["--user", "alice"], "get 't', 'r1'\n");
     assert!(

@@ -37,6 +37,7 @@ pub fn run(args: &Args, out: &mut dyn std::io::Write) -> Result<()> {
     let config = RemoteConfig {
         pool_size: usize::from(args.ipc_pool_size),
         tls: args.tls.client()?,
+        kerberos: args.kerberos_principal.clone(),
         ..RemoteConfig::default()
     };
     let conn = runtime.block_on(async {

@@ -66,6 +66,7 @@ impl Native {
         let config = RemoteConfig {
             pool_size: usize::from(args.ipc_pool_size),
             tls: args.tls.client()?,
+            kerberos: args.kerberos_principal.clone(),
             ..RemoteConfig::default()
         };
         let conn = target
