@@ -6,6 +6,29 @@
 //!
 //! This crate holds no engine: the engine inside the calling process is `basalt-embedded`,
 //! whose `Connection` implements [`Client`] too.
+//!
+//! Blocking, from any number of threads sharing one connection:
+//!
+//! ```no_run
+//! use basalt_client::remote::{RemoteConfig, RemoteConnection};
+//! use basalt_client::{Get, Put, Scan};
+//!
+//! # fn main() -> basalt_client::Result<()> {
+//! let conn = RemoteConnection::through_zookeeper("127.0.0.1:2181", RemoteConfig::default())?;
+//! let t = conn.table("webtable")?;
+//! t.put(&Put::new("com.cnn.www").add_column("anchor", "cnnsi.com", "CNN"))?;
+//! let row = t.get(&Get::new("com.cnn.www"))?;
+//! assert_eq!(row.value(b"anchor", b"cnnsi.com"), Some(&b"CNN"[..]));
+//! for row in t.scanner(&Scan::new().with_start_row("com.").with_caching(100))? {
+//!     println!("{:?}", row?.row);
+//! }
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Async, on tokio: [`remote::AsyncConnection`], the same calls as `async fn`s, any number
+//! of them in flight on one socket per server (`docs/design/client.md`). Without the `tls`
+//! feature (on by default) the crate builds from Rust alone.
 
 mod batch;
 mod buffered;

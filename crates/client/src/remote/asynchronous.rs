@@ -7,7 +7,6 @@
 //! # async fn example() -> basalt_client::Result<()> {
 //! use basalt_client::remote::{AsyncConnection, RemoteConfig};
 //! use basalt_client::{Bytes, Get, Put, Scan};
-//! use futures_core::Stream;
 //!
 //! let conn = AsyncConnection::connect("127.0.0.1:16020".parse().unwrap(), RemoteConfig::default()).await?;
 //! let table = conn.table("users")?;
@@ -70,6 +69,20 @@ impl AsyncConnection {
     /// A table by its logical row keys, whatever key layout it declares (`SALT`,
     /// `TIME_BUCKETS`, `HASH_PREFIX`, `REVERSE`; read now from its descriptor, once): see
     /// [`super::AsyncLaidTable`]. A plain table's calls pass through untouched.
+    ///
+    /// ```no_run
+    /// # async fn example(conn: basalt_client::remote::AsyncConnection) -> basalt_client::Result<()> {
+    /// use basalt_client::{Put, Scan};
+    /// // A table created with KEY_LAYOUT => 'SALT BUCKETS=16': rows by their own keys.
+    /// let events = conn.logical_table("events").await?;
+    /// events.put(&Put::new("2026-11-27T17:00:00Z#42").add_column("e", "kind", "click")).await?;
+    /// let mut rows = events.scanner(&Scan::new().with_start_row("2026-11-27")).await?;
+    /// while let Some(row) = rows.next_row().await {
+    ///     println!("{:?}", row?.row); // in logical order, merged over the 16 buckets
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn logical_table(&self, name: &str) -> Result<super::AsyncLaidTable> {
         let table = self.table(name)?;
         let described = self.admin().describe_table(table.name()).await?;
@@ -78,6 +91,18 @@ impl AsyncConnection {
     }
 
     /// Table, namespace, region and cluster administration.
+    ///
+    /// ```no_run
+    /// # async fn example(conn: basalt_client::remote::AsyncConnection) -> basalt_client::Result<()> {
+    /// use basalt_client::{ColumnFamilyDescriptor, TableDescriptor};
+    /// let admin = conn.admin();
+    /// let t = TableDescriptor::named("users")?.with_family(ColumnFamilyDescriptor::new("info"));
+    /// if !admin.table_exists(&t.name).await? {
+    ///     admin.create_table(t).await?;
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn admin(&self) -> AsyncAdmin {
         AsyncAdmin {
             core: Arc::clone(&self.core),
@@ -112,6 +137,21 @@ impl AsyncTable {
 
     /// Opens a scan with its first call (so a scan the server refuses fails here): its rows
     /// as a [`Stream`], fetched `caching` rows a call as they are read.
+    ///
+    /// ```no_run
+    /// # async fn example(t: basalt_client::remote::AsyncTable) -> basalt_client::Result<()> {
+    /// use basalt_client::Scan;
+    /// let scan = Scan::new().with_start_row("a").with_stop_row("b").with_caching(500);
+    /// let mut rows = t.scanner(&scan).await?;
+    /// let mut n = 0;
+    /// while let Some(row) = rows.next_row().await {
+    ///     row?;
+    ///     n += 1;
+    /// }
+    /// println!("{n} rows");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn scanner(&self, scan: &Scan) -> Result<AsyncScanner> {
         let state = ScanState::open(&self.core, self.name.clone(), scan.clone()).await?;
         Ok(AsyncScanner {
