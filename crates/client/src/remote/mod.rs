@@ -41,7 +41,7 @@ mod rpc_client;
 
 pub use asynchronous::{AsyncAdmin, AsyncConnection, AsyncScanner, AsyncTable};
 pub use laid::{AsyncLaidScanner, AsyncLaidTable};
-use transport::{Blocking, Transport, block};
+use transport::{Blocking, Transport, block, join_all};
 
 pub use rpc_client::{DEFAULT_USER, HANDSHAKE, Location, RpcClient, RpcError, TlsClient, locate};
 pub use scanner::RemoteScanner;

@@ -344,22 +344,29 @@ impl<T: Transport> TableCalls<'_, T> {
                 get,
             });
         }
-        for (server, by_region) in by_server {
-            self.multi_on(server, ops, by_region, &mut out).await;
+        // Each server's Multi at once (on the blocking transport, one after another).
+        let calls = by_server
+            .into_iter()
+            .map(|(server, by_region)| self.multi_on(server, ops, by_region));
+        for settled in join_all(calls).await {
+            for (i, outcome) in settled {
+                out[i] = Some(outcome);
+            }
         }
         out
     }
 
-    /// One Multi call to `server` with its regions' actions; settles in `out` what it can.
+    /// One Multi call to `server` with its regions' actions: the outcome of each operation
+    /// it settled, by index.
     async fn multi_on(
         &self,
         server: SocketAddr,
         ops: &[BatchOp],
         by_region: Vec<RegionPart>,
-        out: &mut [Option<Result<BatchOutcome>>],
-    ) {
+    ) -> Vec<(usize, Result<BatchOutcome>)> {
+        let mut settled = Vec::new();
         if by_region.is_empty() {
-            return;
+            return settled;
         }
         let (region_action, blocks): (Vec<_>, Vec<_>) = by_region.into_iter().unzip();
         let response: MultiResponse = match self
@@ -377,7 +384,7 @@ impl<T: Transport> TableCalls<'_, T> {
             .await
         {
             Ok(r) => r,
-            Err(_) => return,
+            Err(_) => return settled,
         };
         for result in response.region_action_result {
             // A region that failed as a whole leaves its operations to run on their own.
@@ -389,24 +396,27 @@ impl<T: Transport> TableCalls<'_, T> {
                     continue;
                 };
                 let Some(op) = ops.get(i) else { continue };
-                out[i] = match (r.exception, r.result) {
+                let outcome = match (r.exception, r.result) {
                     (Some(e), _) => match classify(self.name, pair_error(e)) {
-                        Failure::Fatal(e) => Some(Err(e)),
-                        Failure::Retry(_) => None,
+                        Failure::Fatal(e) => Err(e),
+                        // Runs again on its own.
+                        Failure::Retry(_) => continue,
                     },
                     (None, result) => {
                         let result = result.unwrap_or_default();
-                        Some(Ok(match op {
+                        Ok(match op {
                             BatchOp::Get(g) => BatchOutcome::Row(got(g, result)),
                             BatchOp::Increment(_) | BatchOp::Append(_) => {
                                 BatchOutcome::Row(row_result(result))
                             }
                             _ => BatchOutcome::Done,
-                        }))
+                        })
                     }
                 };
+                settled.push((i, outcome));
             }
         }
+        settled
     }
 
     async fn get(&self, get: &Get) -> Result<RowResult> {

@@ -235,3 +235,72 @@ pub(crate) fn block<F: Future>(future: F) -> F::Output {
         std::thread::park();
     }
 }
+
+/// Runs the futures together and gives their outputs in order (the blocking transport's are
+/// ready at their first poll, so they run one after another).
+pub(crate) async fn join_all<F: Future>(futures: impl IntoIterator<Item = F>) -> Vec<F::Output> {
+    let mut running: Vec<std::pin::Pin<Box<F>>> = futures.into_iter().map(Box::pin).collect();
+    let mut outputs: Vec<Option<F::Output>> = running.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut all = true;
+        for (future, output) in running.iter_mut().zip(outputs.iter_mut()) {
+            if output.is_some() {
+                continue;
+            }
+            match future.as_mut().poll(cx) {
+                Poll::Ready(v) => *output = Some(v),
+                Poll::Pending => all = false,
+            }
+        }
+        if all { Poll::Ready(()) } else { Poll::Pending }
+    })
+    .await;
+    outputs.into_iter().flatten().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ready after `polls` polls, waking itself each time; records when it finished.
+    struct After {
+        polls: usize,
+        id: usize,
+        finished: Arc<std::sync::Mutex<Vec<usize>>>,
+    }
+
+    impl Future for After {
+        type Output = usize;
+
+        fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<usize> {
+            if self.polls == 0 {
+                self.finished
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push(self.id);
+                return Poll::Ready(self.id);
+            }
+            self.polls -= 1;
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }
+    }
+
+    #[test]
+    fn join_all_runs_futures_together_and_keeps_their_order() {
+        let finished = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let futures = [3, 0, 1].into_iter().enumerate().map(|(id, polls)| After {
+            polls,
+            id,
+            finished: Arc::clone(&finished),
+        });
+        assert_eq!(block(join_all(futures)), [0, 1, 2]);
+        // The quicker ones finished first: they ran together, not one after another.
+        let order = finished
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        assert_eq!(order, [1, 2, 0]);
+        assert!(block(join_all(Vec::<After>::new())).is_empty());
+    }
+}
