@@ -237,6 +237,16 @@ impl Args {
 }
 
 impl Command {
+    /// The rows a scanRange command reads (0 for the others).
+    pub fn scan_length(self) -> usize {
+        match self {
+            Command::ScanRange10 => 10,
+            Command::ScanRange100 => 100,
+            Command::ScanRange1000 => 1000,
+            _ => 0,
+        }
+    }
+
     /// HBase PE's name of the command.
     pub fn name(self) -> &'static str {
         match self {
@@ -531,6 +541,15 @@ fn row_cells(args: &Args, value: &Bytes) -> Vec<CellSpec> {
     cells
 }
 
+/// The cells a client writes in each row: a value of `--value-size` random letters.
+fn client_cells(args: &Args, rng: &mut Rng) -> Vec<CellSpec> {
+    let value: Bytes = (0..args.value_size)
+        .map(|i| b'a' + ((i as u64 + rng.next()) % 26) as u8)
+        .collect::<Vec<u8>>()
+        .into();
+    row_cells(args, &value)
+}
+
 /// HBase PE's family `info`, then `info1`, `info2`, ...
 fn family_name(i: usize) -> Bytes {
     if i == 0 {
@@ -553,11 +572,7 @@ pub fn run_command(
     let results = run_clients(args.threads, |t| -> Result<(Histogram<u64>, u64)> {
         let mut hist = latency_histogram()?;
         let mut rng = Rng::new(args.seed ^ (t + 1));
-        let value: Bytes = (0..args.value_size)
-            .map(|i| b'a' + ((i as u64 + rng.next()) % 26) as u8)
-            .collect::<Vec<u8>>()
-            .into();
-        let cells = row_cells(args, &value);
+        let cells = client_cells(args, &mut rng);
         let first = t * args.rows;
         let mut found = 0u64;
         let mut i = 0;
@@ -608,13 +623,8 @@ pub fn run_command(
                     bail!("ycsb runs through its own driver")
                 }
                 Command::ScanRange10 | Command::ScanRange100 | Command::ScanRange1000 => {
-                    let len = match command {
-                        Command::ScanRange10 => 10,
-                        Command::ScanRange100 => 100,
-                        _ => 1000,
-                    };
                     let from = row_key(rng.below(total_rows));
-                    found += backend.scan(&from, len)? as u64;
+                    found += backend.scan(&from, command.scan_length())? as u64;
                     1
                 }
             };

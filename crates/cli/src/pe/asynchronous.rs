@@ -12,8 +12,8 @@ use basalt_embedded::remote::{AsyncConnection, AsyncTable, RemoteConfig};
 use basalt_embedded::{Bytes, Get, Increment};
 
 use super::{
-    Args, Command, Report, Rng, latency_histogram, micros_since, progress_bar, put_of, range_scan,
-    remote_benchmark_table, row_cells, row_key, table_name,
+    Args, Command, Report, Rng, client_cells, latency_histogram, micros_since, progress_bar,
+    put_of, range_scan, remote_benchmark_table, row_key, table_name,
 };
 
 /// Connects, creates the table if missing, and runs every command; reports as `pe` does.
@@ -89,11 +89,7 @@ async fn run_command(
         let table = table.clone();
         let done = Arc::clone(&done);
         let mut rng = Rng::new(args.seed ^ (t + 1));
-        let value: Bytes = (0..args.value_size)
-            .map(|i| b'a' + ((i as u64 + rng.next()) % 26) as u8)
-            .collect::<Vec<u8>>()
-            .into();
-        let cells = row_cells(args, &value);
+        let cells = client_cells(args, &mut rng);
         let rows = args.rows;
         let first = t * rows;
         tasks.spawn(async move {
@@ -132,13 +128,9 @@ async fn run_command(
                         found += 1;
                     }
                     Command::ScanRange10 | Command::ScanRange100 | Command::ScanRange1000 => {
-                        let len = match command {
-                            Command::ScanRange10 => 10,
-                            Command::ScanRange100 => 100,
-                            _ => 1000,
-                        };
                         let from = row_key(rng.below(total_rows));
-                        found += table.scan(&range_scan(&from, len)).await?.len() as u64;
+                        let scan = range_scan(&from, command.scan_length());
+                        found += table.scan(&scan).await?.len() as u64;
                     }
                     Command::Ycsb => bail!("ycsb runs through its own driver"),
                 }

@@ -39,6 +39,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::oneshot;
 
+use super::rpc_client::broken;
 use super::{RpcError, TlsClient};
 
 /// The largest answer a connection accepts (HBase's `hbase.ipc.max.request.size`).
@@ -64,13 +65,7 @@ struct Pending {
 impl Pending {
     /// Why calls fail, once the connection broke.
     fn failure(&self) -> Option<RpcError> {
-        if let Some((class, message)) = &self.refused {
-            return Some(RpcError::Remote {
-                class: class.clone(),
-                message: message.clone(),
-            });
-        }
-        self.broken.as_deref().map(broken)
+        super::rpc_client::failure(self.refused.as_ref(), self.broken.as_deref())
     }
 }
 
@@ -393,13 +388,6 @@ impl Drop for AsyncRpcClient {
     fn drop(&mut self) {
         self.reader.abort();
     }
-}
-
-fn broken(why: &str) -> RpcError {
-    RpcError::Frame(FrameError::Io(io::Error::new(
-        io::ErrorKind::BrokenPipe,
-        format!("the connection broke: {why}"),
-    )))
 }
 
 /// Kerberos' SASL exchange on a blocking socket, before the connection turns async.

@@ -128,13 +128,7 @@ struct Calls {
 impl Calls {
     /// Why calls fail, once the connection broke.
     fn failure(&self) -> Option<RpcError> {
-        if let Some((class, message)) = &self.refused {
-            return Some(RpcError::Remote {
-                class: class.clone(),
-                message: message.clone(),
-            });
-        }
-        self.broken.as_deref().map(broken)
+        failure(self.refused.as_ref(), self.broken.as_deref())
     }
 
     fn take_answer(&mut self, id: u32) -> Option<Answer> {
@@ -159,7 +153,22 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-fn broken(reason: &str) -> RpcError {
+/// Why calls on a connection fail, once it is refused (with the server's exception, which
+/// retrying would not change) or broken.
+pub(crate) fn failure(
+    refused: Option<&(String, String)>,
+    broken: Option<&str>,
+) -> Option<RpcError> {
+    if let Some((class, message)) = refused {
+        return Some(RpcError::Remote {
+            class: class.clone(),
+            message: message.clone(),
+        });
+    }
+    broken.map(self::broken)
+}
+
+pub(crate) fn broken(reason: &str) -> RpcError {
     RpcError::Frame(FrameError::Io(io::Error::new(
         io::ErrorKind::ConnectionAborted,
         format!("the connection broke: {reason}"),
