@@ -6,7 +6,16 @@ need=()
 command -v krb5kdc >/dev/null || need+=(krb5-kdc krb5-admin-server)
 command -v kinit >/dev/null || need+=(krb5-user)
 [ -e /usr/include/gssapi/gssapi.h ] || need+=(libkrb5-dev)
-ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 || need+=(libclang-dev)
+# bindgen loads libclang itself: the unversioned `libclang.so` libclang-dev installs. A glob
+# like libclang*.so* would also match llvm's libclang-cpp.so.N, which bindgen cannot use.
+has_libclang() {
+    local f
+    for f in /usr/lib/llvm-*/lib/libclang.so /usr/lib/x86_64-linux-gnu/libclang.so; do
+        [ -e "$f" ] && return 0
+    done
+    return 1
+}
+has_libclang || need+=(libclang-dev)
 [ ${#need[@]} -eq 0 ] && exit 0
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo

@@ -123,8 +123,41 @@ fn main() -> std::process::ExitCode {
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("ERROR: {e:#}");
+            eprintln!("ERROR: {}", error_chain(&e));
             std::process::ExitCode::FAILURE
         }
+    }
+}
+
+/// An error and its causes, `: `-separated as anyhow's `{:#}` shows them, without a cause
+/// whose text its error already ends with (a storage error's message is its cause's text).
+fn error_chain(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if out.ends_with(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_cause_already_told_is_not_told_again() {
+        let io = std::io::Error::other("DIR/basalt.version.tmp: already exists");
+        let e = anyhow::Error::new(basalt_embedded::Error::storage_from(io))
+            .context("cannot start on DIR");
+        assert_eq!(
+            super::error_chain(&e),
+            "cannot start on DIR: Storage error: DIR/basalt.version.tmp: already exists"
+        );
+        let plain = anyhow::anyhow!("inner").context("outer");
+        assert_eq!(super::error_chain(&plain), "outer: inner");
     }
 }

@@ -189,6 +189,40 @@ pub fn write_atomically(fs: &dyn FileSystem, path: &Path, bytes: &[u8]) -> Resul
     }
 }
 
+/// [`write_atomically`] for a file that several processes may write at the same instant with
+/// the same bytes (a new data directory's version file, when a cluster's servers start
+/// together): each writes its own temporary file (`<path>.tmp.<pid>.<n>`) and renames it
+/// over `path`, so no writer deletes or renames another's, and whichever rename is last
+/// leaves the same file.
+pub fn write_atomically_shared(fs: &dyn FileSystem, path: &Path, bytes: &[u8]) -> Result<()> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let mut tmp_name = path
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
+    tmp_name.push(format!(
+        ".tmp.{}.{}",
+        std::process::id(),
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    let tmp = path.with_file_name(tmp_name);
+    let written = (|| {
+        let mut w = fs.create(&tmp)?;
+        w.append(bytes)?;
+        w.sync()?;
+        drop(w);
+        fs.rename(&tmp, path)
+    })();
+    if written.is_err() {
+        let _ = fs.delete(&tmp);
+    }
+    written?;
+    match path.parent() {
+        Some(dir) => fs.sync_dir(dir),
+        None => Ok(()),
+    }
+}
+
 /// Copies `source` into a new file `to` in 4 MiB chunks, syncs it, and returns the bytes
 /// copied; `progress` hears of each chunk's size.
 pub fn copy_file<F: FileSystem + ?Sized>(

@@ -79,14 +79,9 @@ pub fn init_root(fs: &dyn FileSystem, root: &Path, legacy: bool) -> Result<Versi
         write_file(fs, &version, PLAIN_META_VERSION_TEXT.as_bytes())?;
         return Ok(Version::PlainMeta);
     }
-    if let Err(e) = write_version(fs, root) {
-        // The servers of a cluster start together on one new directory: another one may
-        // have written it first.
-        if fs.exists(&version).map_err(storage)? && read_text(fs, &version)? == VERSION_TEXT {
-            return Ok(Version::Current);
-        }
-        return Err(e);
-    }
+    // The servers of a cluster may start together on one new directory: each writes the
+    // same version file through a temporary file of its own, so none trips on another's.
+    basalt_fs::write_atomically_shared(fs, &version, VERSION_TEXT.as_bytes()).map_err(storage)?;
     Ok(Version::Current)
 }
 
@@ -141,4 +136,36 @@ pub fn list(fs: &dyn FileSystem, dir: &Path) -> Result<Vec<String>> {
         return Ok(Vec::new());
     }
     fs.list(dir).map_err(storage)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Servers starting together on one new directory all find it initialized: none trips on
+    /// another's temporary version file (issue 45, part 8).
+    #[test]
+    fn many_servers_initialize_one_new_directory_at_once() {
+        let base = std::env::temp_dir().join(format!("basalt-init-root-{}", std::process::id()));
+        for round in 0..40 {
+            let root = base.join(round.to_string());
+            let fs = basalt_fs::LocalFs;
+            std::thread::scope(|s| {
+                let starts: Vec<_> = (0..6)
+                    .map(|_| s.spawn(|| init_root(&fs, &root, false)))
+                    .collect();
+                for start in starts {
+                    let started = start.join().unwrap_or_else(|_| panic!("a start panicked"));
+                    assert_eq!(started.ok(), Some(Version::Current), "round {round}");
+                }
+            });
+            let left: Vec<String> = list(&fs, &root)
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|n| n.contains(".tmp"))
+                .collect();
+            assert!(left.is_empty(), "round {round}: {left:?} left behind");
+        }
+        let _ = std::fs::remove_dir_all(&base);
+    }
 }
