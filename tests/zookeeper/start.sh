@@ -1,21 +1,23 @@
 #!/usr/bin/env bash
-# Starts a private ZooKeeper (Debian's package, installed here if missing) on 127.0.0.1 and a
-# free port, for the tests that publish to it:
-#   tests/zookeeper/start.sh DIR   -> prints "PORT PID" once it answers `ruok`
+# Starts a private ZooKeeper (Debian's package, installed here if missing) on 127.0.0.1 (or
+# ADDRESS, e.g. a test network namespace's own) and a free port, for the tests that publish
+# to it:
+#   tests/zookeeper/start.sh DIR [ADDRESS]   -> prints "PORT PID" once it answers `ruok`
 # Stop it with `kill PID`. Logs: DIR/zk.log.
 set -euo pipefail
 dir="$1"
+addr="${2:-127.0.0.1}"
 mkdir -p "$dir/data"
 if [ ! -e /usr/share/java/zookeeper.jar ]; then
     (apt-get update -qq && apt-get install -y -qq zookeeper) >"$dir/install.log" 2>&1
 fi
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
+port=$(python3 -c 'import socket,sys; s=socket.socket(); s.bind((sys.argv[1],0)); print(s.getsockname()[1]); s.close()' "$addr")
 cat >"$dir/zoo.cfg" <<CFG
 tickTime=1000
 maxClientCnxns=0
 dataDir=$dir/data
 clientPort=$port
-clientPortAddress=127.0.0.1
+clientPortAddress=$addr
 admin.enableServer=false
 4lw.commands.whitelist=ruok,srvr,stat,mntr
 forceSync=no
@@ -27,7 +29,7 @@ done
 java -Xmx256m -cp "$cp" org.apache.zookeeper.server.quorum.QuorumPeerMain "$dir/zoo.cfg" >"$dir/zk.log" 2>&1 &
 pid=$!
 for _ in $(seq 100); do
-    if [ "$( (exec 3<>/dev/tcp/127.0.0.1/$port && printf ruok >&3 && timeout 1 cat <&3) 2>/dev/null || true)" = "imok" ]; then
+    if [ "$( (exec 3<>/dev/tcp/$addr/$port && printf ruok >&3 && timeout 1 cat <&3) 2>/dev/null || true)" = "imok" ]; then
         echo "$port $pid"
         exit 0
     fi

@@ -186,6 +186,18 @@ impl ZkSession {
         self.create(path, data, kind).map(|_| ())
     }
 
+    /// Whether ZooKeeper answers a read of `path` within `limit`: a round trip on the
+    /// session (what a region server's lease on serving is renewed by).
+    pub fn round_trip(&self, path: &str, limit: Duration) -> io::Result<()> {
+        let client = self.client()?;
+        let what = format!("reading {path}");
+        self.handle
+            .block_on(async move { tokio::time::timeout(limit, client.check_stat(path)).await })
+            .map_err(|_| err(&what, "timed out"))?
+            .map(|_| ())
+            .map_err(|e| err(&what, e))
+    }
+
     pub fn exists(&self, path: &str) -> io::Result<bool> {
         let stat = self.run(&format!("reading {path}"), |c| c.check_stat(path))?;
         Ok(stat.is_some())

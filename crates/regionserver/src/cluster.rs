@@ -42,6 +42,35 @@ impl ClusterRole {
         access: &AccessControl,
         stop: &AtomicBool,
     ) -> Option<&'static str> {
+        // The lease on serving, renewed by round trips to ZooKeeper on a thread of its own
+        // (a round trip may wait up to the session's call timeout).
+        let lease = crate::standing::lease_for(zk.session_timeout());
+        let standing = &server.rs.standing;
+        standing.start(std::time::Instant::now(), lease);
+        let done = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                while !done.load(Ordering::Acquire) {
+                    let sent = std::time::Instant::now();
+                    if zk.round_trip("/hbase", lease / 2).is_ok() {
+                        standing.renew(sent, lease);
+                    }
+                    std::thread::sleep(lease / 8);
+                }
+            });
+            let why = self.chores(server, zk, access, stop);
+            done.store(true, Ordering::Release);
+            why
+        })
+    }
+
+    fn chores(
+        &mut self,
+        server: &RunningServer,
+        zk: &ZkSession,
+        access: &AccessControl,
+        stop: &AtomicBool,
+    ) -> Option<&'static str> {
         loop {
             if stop.load(Ordering::Acquire) {
                 return None;

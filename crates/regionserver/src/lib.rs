@@ -19,6 +19,7 @@ pub mod nonces;
 pub mod process;
 mod recovery;
 mod server;
+pub mod standing;
 pub mod status;
 mod transitions;
 pub mod wal_dirs;

@@ -42,6 +42,9 @@ pub struct RegionServer {
     lock: Mutex<Option<Box<dyn FileLock>>>,
     /// Set when the server stops: its background threads end.
     stopping: AtomicBool,
+    /// In a cluster, its lease on serving (`standing`): ClientService serves only while it
+    /// holds.
+    pub standing: crate::standing::Standing,
 }
 
 /// A split the region server has prepared: the parent closed, the daughters' directories
@@ -77,6 +80,7 @@ impl RegionServer {
             wal_dir,
             lock: Mutex::new(lock),
             stopping: AtomicBool::new(false),
+            standing: crate::standing::Standing::default(),
         }
     }
 

@@ -122,6 +122,41 @@ impl ClientService {
         cell_block: &Bytes,
         user: Option<&User>,
     ) -> Option<Outcome> {
+        // Served only under the server's lease, held before the call and still after it: an
+        // answer made while the master may already have handed the region to another server
+        // could be stale (`standing`).
+        if !self.rs.standing.holds() {
+            return Some(Err(self.standing_lapsed()));
+        }
+        let outcome = self.dispatch(method, param, cell_block, user)?;
+        if !self.rs.standing.holds() {
+            return Some(Err(self.standing_lapsed()));
+        }
+        Some(outcome)
+    }
+
+    /// Why a call is refused while the server's lease has lapsed: NotServingRegionException,
+    /// so the client looks the region up again.
+    fn standing_lapsed(&self) -> ExceptionResponse {
+        exception(
+            "org.apache.hadoop.hbase.NotServingRegionException",
+            format!(
+                "{} has not heard from ZooKeeper within its lease ({:.1?} ago it lapsed): it \
+                 serves no region until it does",
+                self.rs.name,
+                self.rs.standing.lapsed_for().unwrap_or_default()
+            ),
+            false,
+        )
+    }
+
+    fn dispatch(
+        &self,
+        method: &str,
+        param: Option<&[u8]>,
+        cell_block: &Bytes,
+        user: Option<&User>,
+    ) -> Option<Outcome> {
         fn no_cells<R>(r: R, cell_block: &[u8]) -> Result<R, ExceptionResponse> {
             if cell_block.is_empty() {
                 Ok(r)

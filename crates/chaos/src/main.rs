@@ -1,0 +1,108 @@
+//! `basalt-chaos`: runs a campaign (see `basalt_chaos::campaign`) and prints its verdict.
+//!
+//! ```text
+//! basalt-chaos --basalt target/release/basalt [--seconds N] [--nemesis a,b,...] [--seed S]
+//!              [--servers N] [--session-timeout-ms MS] [--dir DIR]
+//! ```
+//! Needs root (network namespaces). `scripts/chaos.sh` builds both binaries and runs it.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use basalt_chaos::campaign::{self, Nemesis, Plan};
+use basalt_chaos::cluster::Settings;
+use basalt_chaos::report;
+
+fn usage() -> String {
+    let names: Vec<&str> = Nemesis::ALL.iter().map(|n| n.name()).collect();
+    format!(
+        "usage: basalt-chaos --basalt PATH [--seconds N] [--nemesis {}] [--seed S] [--servers N] [--session-timeout-ms MS] [--dir DIR]",
+        names.join(",")
+    )
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(2),
+        Err(e) => {
+            eprintln!("ERROR: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<bool, String> {
+    let mut args = std::env::args().skip(1);
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut basalt = None;
+    let mut seconds = 0;
+    let mut nemeses: Vec<Nemesis> = Nemesis::ALL.to_vec();
+    let mut seed = 1;
+    let mut servers = 3;
+    let mut session = 4000;
+    let mut dir = None;
+    while let Some(flag) = args.next() {
+        let mut value = || {
+            args.next()
+                .ok_or_else(|| format!("{flag} needs a value\n{}", usage()))
+        };
+        let number = |v: String| {
+            v.parse::<u64>()
+                .map_err(|_| format!("{flag}: not a number: {v}"))
+        };
+        match flag.as_str() {
+            "--basalt" => basalt = Some(PathBuf::from(value()?)),
+            "--seconds" => seconds = number(value()?)?,
+            "--seed" => seed = number(value()?)?,
+            "--servers" => servers = number(value()?)?,
+            "--session-timeout-ms" => session = number(value()?)?,
+            "--dir" => dir = Some(PathBuf::from(value()?)),
+            "--nemesis" => {
+                nemeses = value()?
+                    .split(',')
+                    .map(|n| {
+                        Nemesis::parse(n.trim())
+                            .ok_or_else(|| format!("unknown nemesis {n:?}\n{}", usage()))
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+            "-h" | "--help" => return Err(usage()),
+            other => return Err(format!("unknown flag {other}\n{}", usage())),
+        }
+    }
+    let basalt = basalt.ok_or_else(usage)?;
+    if !(1..=8).contains(&servers) {
+        return Err("--servers must be 1 to 8".into());
+    }
+    let dir = dir.unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("basalt-chaos-{}", std::process::id()))
+    });
+    let plan = Plan {
+        settings: Settings {
+            basalt,
+            zookeeper_script: root.join("tests/zookeeper/start.sh"),
+            dir: dir.clone(),
+            session_timeout: Duration::from_millis(session),
+        },
+        nemeses,
+        seconds,
+        seed,
+        servers: usize::try_from(servers).unwrap_or(3),
+        subnet: u8::try_from(20 + std::process::id() % 200).unwrap_or(20),
+        tag: format!("{}", std::process::id() % 100_000),
+    };
+    let outcome =
+        campaign::run(&plan).map_err(|e| format!("{e} (run directory {})", dir.display()))?;
+    println!(
+        "{} operations ({} unknown), {} faults; {}",
+        outcome.operations,
+        outcome.unknown,
+        outcome.windows.len(),
+        std::fs::read_to_string(dir.join("verdict.txt")).unwrap_or_default()
+    );
+    let _ = report::verdict_text;
+    println!("report: {}", dir.display());
+    Ok(outcome.verdict.is_linearizable())
+}

@@ -1,0 +1,221 @@
+//! A campaign's report, in its directory: `history.txt` (one line per operation: client, call
+//! and return in milliseconds, the operation and what it returned), `verdict.txt` (the
+//! checker's verdict, the faults and the unavailability after each), and `timeline.svg`: each
+//! operation a bar from its call to its return on its client's lane, green when it succeeded,
+//! orange when its outcome is unknown (drawn to the end), with the fault windows shaded and
+//! named, as Jepsen draws its timelines.
+
+use std::fmt::Write as _;
+use std::io;
+use std::path::Path;
+use std::time::Duration;
+
+use crate::linearizability::Verdict;
+use crate::models::{RegisterOp, RegisterOperation, RegisterOut};
+
+/// One fault: which, on what, from when to when (nanoseconds from the start).
+#[derive(Debug, Clone)]
+pub struct Window {
+    pub fault: String,
+    pub target: String,
+    pub from: u64,
+    pub to: u64,
+}
+
+fn ms(nanos: u64) -> f64 {
+    nanos as f64 / 1e6
+}
+
+/// After each fault is healed, the longest stretch in which no operation that was called
+/// returned successfully (the cluster served nothing), up to the next fault.
+pub fn unavailability(
+    history: &[RegisterOperation],
+    windows: &[Window],
+) -> Vec<(String, Duration)> {
+    let mut done: Vec<u64> = history
+        .iter()
+        .filter(|o| o.ret != u64::MAX)
+        .map(|o| o.ret)
+        .collect();
+    done.sort_unstable();
+    windows
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let until = windows.get(i + 1).map_or(u64::MAX, |n| n.from);
+            // From the fault's start: the first success after it ends the outage.
+            let mut last = w.from;
+            let mut longest = 0;
+            for &t in done.iter().filter(|&&t| t > w.from && t < until) {
+                longest = longest.max(t - last);
+                last = t;
+            }
+            (
+                format!("{} on {}", w.fault, w.target),
+                Duration::from_nanos(longest),
+            )
+        })
+        .collect()
+}
+
+fn describe(op: &RegisterOperation) -> String {
+    let what = match &op.input.1 {
+        RegisterOp::Read => "read".to_owned(),
+        RegisterOp::Write(v) => format!("write {v}"),
+        RegisterOp::Cas { from, to } => format!("cas {from} {to}"),
+    };
+    let out = match &op.output {
+        RegisterOut::Read(Some(v)) => format!("ok {v}"),
+        RegisterOut::Read(None) => "ok nil".to_owned(),
+        RegisterOut::Written => "ok".to_owned(),
+        RegisterOut::Cas(applied) => format!("ok {applied}"),
+        RegisterOut::Unknown => "info (unknown)".to_owned(),
+    };
+    format!("{} {what} -> {out}", op.input.0)
+}
+
+/// Writes the report into `dir`.
+pub fn write(
+    dir: &Path,
+    history: &[RegisterOperation],
+    verdict: &Verdict,
+    windows: &[Window],
+    unavailable: &[(String, Duration)],
+) -> io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let mut text = String::new();
+    for op in history {
+        let ret = if op.ret == u64::MAX {
+            "?".to_owned()
+        } else {
+            format!("{:.3}", ms(op.ret))
+        };
+        let _ = writeln!(
+            text,
+            "{}\t{:.3}\t{ret}\t{}",
+            op.client,
+            ms(op.call),
+            describe(op)
+        );
+    }
+    std::fs::write(dir.join("history.txt"), text)?;
+    let mut summary = format!("verdict: {}\n", verdict_text(verdict, history));
+    for w in windows {
+        let _ = writeln!(
+            summary,
+            "fault {} on {}: {:.1} s to {:.1} s",
+            w.fault,
+            w.target,
+            ms(w.from) / 1000.0,
+            ms(w.to) / 1000.0
+        );
+    }
+    for (what, d) in unavailable {
+        let _ = writeln!(
+            summary,
+            "unavailable at most {:.1} s around {what}",
+            d.as_secs_f64()
+        );
+    }
+    std::fs::write(dir.join("verdict.txt"), summary)?;
+    std::fs::write(dir.join("timeline.svg"), timeline(history, windows))
+}
+
+/// The verdict in words, with the operations a refutation names.
+pub fn verdict_text(verdict: &Verdict, history: &[RegisterOperation]) -> String {
+    match verdict {
+        Verdict::Linearizable => "linearizable".to_owned(),
+        Verdict::Unknown { key } => format!("undecided (the search of {key} ran out of time)"),
+        Verdict::Illegal {
+            key,
+            linearized,
+            stuck_at,
+        } => {
+            let last: Vec<String> = linearized
+                .iter()
+                .rev()
+                .take(5)
+                .rev()
+                .map(|&i| describe(&history[i]))
+                .collect();
+            format!(
+                "NOT linearizable: register {key}; the longest order found ends with [{}], and cannot place {}",
+                last.join("; "),
+                stuck_at.map_or("?".to_owned(), |i| format!(
+                    "{} (client {}, called at {:.3} ms)",
+                    describe(&history[i]),
+                    history[i].client,
+                    ms(history[i].call)
+                ))
+            )
+        }
+    }
+}
+
+/// The timeline as SVG.
+pub fn timeline(history: &[RegisterOperation], windows: &[Window]) -> String {
+    let end = history
+        .iter()
+        .map(|o| if o.ret == u64::MAX { o.call } else { o.ret })
+        .chain(windows.iter().map(|w| w.to))
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let clients: Vec<u64> = {
+        let mut c: Vec<u64> = history.iter().map(|o| o.client).collect();
+        c.sort_unstable();
+        c.dedup();
+        c
+    };
+    let (width, lane, top) = (1400.0, 22.0, 40.0);
+    let height = top + lane * clients.len() as f64 + 40.0;
+    let x = |t: u64| 60.0 + (width - 80.0) * (t as f64 / end as f64);
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+    );
+    for w in windows {
+        let _ = writeln!(
+            svg,
+            "<rect x=\"{:.1}\" y=\"20\" width=\"{:.1}\" height=\"{:.1}\" fill=\"#999\" fill-opacity=\"0.25\"/><text x=\"{:.1}\" y=\"15\">{} {}</text>",
+            x(w.from),
+            (x(w.to) - x(w.from)).max(1.0),
+            height - 40.0,
+            x(w.from),
+            w.fault,
+            w.target
+        );
+    }
+    for (lane_at, client) in clients.iter().enumerate() {
+        let y = top + lane * lane_at as f64;
+        let _ = writeln!(
+            svg,
+            "<text x=\"4\" y=\"{:.1}\">client {client}</text>",
+            y + 12.0
+        );
+        for op in history.iter().filter(|o| o.client == *client) {
+            let (to, colour) = if op.ret == u64::MAX {
+                (end, "#f0a030")
+            } else {
+                (op.ret, "#3a3")
+            };
+            let _ = writeln!(
+                svg,
+                "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.2}\" height=\"14\" fill=\"{colour}\" fill-opacity=\"{}\"><title>{}</title></rect>",
+                x(op.call),
+                y,
+                (x(to) - x(op.call)).max(0.6),
+                if op.ret == u64::MAX { "0.35" } else { "0.8" },
+                describe(op)
+            );
+        }
+    }
+    let _ = writeln!(
+        svg,
+        "<text x=\"60\" y=\"{:.1}\">0 s</text><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{:.1} s</text>\n</svg>",
+        height - 10.0,
+        width - 20.0,
+        height - 10.0,
+        ms(end) / 1000.0
+    );
+    svg
+}
