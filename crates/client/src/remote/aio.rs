@@ -138,7 +138,7 @@ impl AsyncRpcClient {
         };
         let (read, mut write): (Reader, Writer) = match (tls, kerberos) {
             (None, None) => {
-                let stream = TcpStream::connect(addr).await?;
+                let stream = connect(addr).await?;
                 stream.set_nodelay(true)?;
                 let (read, write) = stream.into_split();
                 (Box::new(read), Box::new(write))
@@ -147,7 +147,7 @@ impl AsyncRpcClient {
             (Some(tls), None) => match *tls {},
             #[cfg(feature = "tls")]
             (Some(tls), None) => {
-                let stream = TcpStream::connect(addr).await?;
+                let stream = connect(addr).await?;
                 stream.set_nodelay(true)?;
                 let stream = tokio::time::timeout(super::HANDSHAKE, tls.connect_async(stream))
                     .await
@@ -390,11 +390,24 @@ impl Drop for AsyncRpcClient {
     }
 }
 
+/// Connects within [`super::HANDSHAKE`] (a host cut off by the network would hold a plain
+/// connect for minutes).
+async fn connect(addr: SocketAddr) -> io::Result<TcpStream> {
+    tokio::time::timeout(super::HANDSHAKE, TcpStream::connect(addr))
+        .await
+        .map_err(|_| {
+            io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!("connecting to {addr} took over {:?}", super::HANDSHAKE),
+            )
+        })?
+}
+
 /// Kerberos' SASL exchange on a blocking socket, before the connection turns async.
 #[cfg(feature = "kerberos")]
 fn kerberos_handshake(addr: SocketAddr, principal: &str) -> io::Result<std::net::TcpStream> {
     use std::io::Write;
-    let mut stream = std::net::TcpStream::connect(addr)?;
+    let mut stream = std::net::TcpStream::connect_timeout(&addr, super::HANDSHAKE)?;
     stream.set_nodelay(true)?;
     stream.set_read_timeout(Some(super::HANDSHAKE))?;
     stream.write_all(&encode_preamble(basalt_proto::frame::AUTH_KERBEROS))?;

@@ -102,6 +102,9 @@ struct Shared {
     calls: Mutex<Calls>,
     /// How long a call waits for its answer, in nanoseconds; 0: forever.
     timeout_nanos: AtomicU64,
+    /// A call gave up waiting on this connection: when it closes, what it has not sent is
+    /// discarded (`Wire::abort`), so no request reaches the server after its caller moved on.
+    abandoned: std::sync::atomic::AtomicBool,
 }
 
 /// Request frames waiting for the socket.
@@ -320,9 +323,10 @@ impl Shared {
         RpcError::Remote { class, message }
     }
 
-    /// Marks the connection broken and wakes every waiting caller.
+    /// Marks the connection broken and wakes every waiting caller. What it has not sent is
+    /// discarded: the callers it belongs to are told the connection broke.
     fn break_off(&self, reason: String) {
-        self.socket.shutdown();
+        self.socket.abort();
         let mut calls = lock(&self.calls);
         calls.broken.get_or_insert(reason);
         for slot in calls.waiting.values() {
@@ -383,8 +387,12 @@ impl Shared {
 
 impl Drop for RpcClient {
     fn drop(&mut self) {
-        // Ends the reading thread's read.
-        self.shared.socket.shutdown();
+        // Ends the reading thread's read; after a call gave up here, unsent requests go too.
+        if self.shared.abandoned.load(Ordering::Acquire) {
+            self.shared.socket.abort();
+        } else {
+            self.shared.socket.shutdown();
+        }
         if let Some(reader) = lock(&self.reader).take() {
             let _ = reader.join();
         }
@@ -469,7 +477,8 @@ impl RpcClient {
         tls: Option<&TlsClient>,
         kerberos: Option<&str>,
     ) -> io::Result<RpcClient> {
-        let stream = TcpStream::connect(addr)?;
+        // Bounded: a host cut off by the network would hold a plain connect for minutes.
+        let stream = TcpStream::connect_timeout(&addr, HANDSHAKE)?;
         stream.set_nodelay(true)?;
         let (socket, mut reader) = match tls {
             None => Wire::plain(stream)?,
@@ -508,6 +517,7 @@ impl RpcClient {
                 reading_thread: std::sync::atomic::AtomicBool::new(false),
                 calls: Mutex::new(Calls::default()),
                 timeout_nanos: AtomicU64::new(0),
+                abandoned: std::sync::atomic::AtomicBool::new(false),
             }),
             reader: Mutex::new(None),
             peer: addr,
@@ -623,6 +633,7 @@ impl RpcClient {
                 }
                 if deadline.is_some_and(|d| Instant::now() >= d) {
                     calls.waiting.remove(&id);
+                    shared.abandoned.store(true, Ordering::Release);
                     return Err(RpcError::Frame(FrameError::Io(io::Error::new(
                         io::ErrorKind::TimedOut,
                         format!("no answer to {method} (call {id}) in time"),

@@ -414,6 +414,17 @@ impl Wire {
         let _ = self.socket().shutdown(Shutdown::Both);
     }
 
+    /// Abandons the connection: what it has not sent yet is discarded, not delivered later
+    /// (the socket closes with a reset), and both directions close. A client gives up on a
+    /// connection this way after a call timed out on it: a request still queued in the
+    /// kernel would otherwise reach the server whenever the network lets it, perhaps after
+    /// the client retried it elsewhere and went on (a put applied twice, the second time
+    /// over later writes; found by the fault campaign, issue 45).
+    pub fn abort(&self) {
+        let _ = socket2::SockRef::from(self.socket()).set_linger(Some(Duration::ZERO));
+        self.shutdown();
+    }
+
     #[cfg(feature = "tls")]
     /// The peer's certificate (its own, first in its chain), if it showed one over TLS.
     pub fn peer_certificate(&self) -> Option<CertificateDer<'static>> {
