@@ -75,6 +75,30 @@ fn read_seqid(fs: &dyn FileSystem, dir: &Path) -> Result<u64> {
     }
 }
 
+/// The region file that records the newest clock time the region's server stamps were given
+/// at (`stamp_floor`), so that a region opened elsewhere never stamps below it.
+const CLOCK_FILE: &str = ".clock";
+
+/// The time recorded in the region's `.clock` file; None if there is none yet.
+fn read_clock(fs: &dyn FileSystem, dir: &Path) -> Result<Option<i64>> {
+    let path = dir.join(CLOCK_FILE);
+    if !fs.exists(&path).map_err(Error::storage_from)? {
+        return Ok(None);
+    }
+    let bytes = basalt_fs::read_all(fs, &path).map_err(Error::storage_from)?;
+    let text = String::from_utf8_lossy(&bytes);
+    match text.lines().collect::<Vec<_>>().as_slice() {
+        ["basalt-clock 1", n] => n
+            .parse()
+            .map(Some)
+            .map_err(|_| Error::corrupt(format!("{}: bad clock time {n:?}", path.display()))),
+        _ => Err(Error::corrupt(format!(
+            "{}: not a Basalt clock file",
+            path.display()
+        ))),
+    }
+}
+
 /// The durability a mutation gets: its own, else its table's, else SYNC_WAL.
 fn durability_of(mutation: Durability, table: &TableDescriptor) -> Durability {
     match (mutation, table.durability) {
@@ -199,6 +223,12 @@ pub struct Region {
     compaction: CompactionConfig,
     row_locks: RowLocks,
     clock: Arc<dyn Clock>,
+    /// The newest clock time the region's server stamps were given at (recorded in `.clock`
+    /// with every flush, read when the region opens): the server never stamps below it, so a
+    /// clock that jumps back, or a server whose clock is behind the one that wrote the region
+    /// before, never hides a new write behind an older one (issue 45). Timestamps clients
+    /// chose never move it.
+    stamp_floor: AtomicI64,
     config: RegionConfig,
     /// Reads and writes served, as HBase's region load counts them.
     requests: Arc<RequestCounts>,
@@ -277,6 +307,7 @@ impl Region {
             stores.push(store);
         }
         let table_name = descriptor.name.to_string();
+        let stamp_floor = read_clock(fs.as_ref(), dir)?.unwrap_or(i64::MIN);
         let descriptor_is_meta = descriptor.name.is_system()
             && descriptor.name.qualifier() == "meta"
             && !config.legacy_meta_rows;
@@ -308,6 +339,7 @@ impl Region {
             compaction,
             row_locks: RowLocks::default(),
             clock,
+            stamp_floor: AtomicI64::new(stamp_floor),
             config,
             requests: Arc::default(),
             meta: descriptor_is_meta,

@@ -134,7 +134,8 @@ impl Region {
         Ok(())
     }
 
-    /// Writes the highest sequence id the store files account for to `.seqid`.
+    /// Writes the highest sequence id the store files account for to `.seqid`, and the newest
+    /// clock time the region stamped at to `.clock`.
     pub(super) fn record_seqid(&self) -> Result<()> {
         let _one_writer = self
             .recording_seqid
@@ -148,6 +149,16 @@ impl Region {
             self.fs.as_ref(),
             &self.dir.join(SEQID_FILE),
             text.as_bytes(),
+        )
+        .map_err(Error::storage_from)?;
+        let floor = self.stamp_floor.load(Ordering::Acquire);
+        if floor == i64::MIN {
+            return Ok(());
+        }
+        basalt_fs::write_atomically(
+            self.fs.as_ref(),
+            &self.dir.join(CLOCK_FILE),
+            format!("basalt-clock 1\n{floor}\n").as_bytes(),
         )
         .map_err(Error::storage_from)
     }

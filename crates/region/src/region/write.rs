@@ -7,9 +7,12 @@ impl Region {
     /// The server's time for a write of `row`: the clock, or later where an earlier server
     /// stamp of the row ran ahead of it, so a later write never lands below an earlier one.
     pub(super) fn now_for(&self, row: &[u8]) -> i64 {
-        self.config
-            .stamps
-            .now_for(&self.table_name, row, self.now())
+        // Never below the clock's time a stamp of the region's data may already hold
+        // (`stamp_floor`); a row's own stamps that ran ahead of the clock stay the row's
+        // (`RowStamps`), so one row's increments do not move another row's stamps.
+        let now = self.now().max(self.stamp_floor.load(Ordering::Acquire));
+        self.stamp_floor.fetch_max(now, Ordering::AcqRel);
+        self.config.stamps.now_for(&self.table_name, row, now)
     }
 
     /// Records that the server's next stamp of `row` must be at least `floor` (the newest
