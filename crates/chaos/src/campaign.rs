@@ -206,7 +206,12 @@ fn run_faults(
                 .ok_or_else(|| io::Error::other("no such host"))?
                 .clone();
             let from = recorder.now();
-            eprintln!("chaos: {} on {target}", nemesis.name());
+            let shown = if nemesis == Nemesis::KillMaster {
+                "m1"
+            } else {
+                &target
+            };
+            eprintln!("chaos: {} on {shown}", nemesis.name());
             let target = match nemesis {
                 Nemesis::PartitionZookeeper => {
                     let zk = net.host("zk").map(|h| h.ip).into_iter().collect::<Vec<_>>();

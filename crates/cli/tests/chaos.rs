@@ -1,0 +1,60 @@
+//! Issue 45's short campaign, run with the other tests: a cluster (ZooKeeper, a master, three
+//! region servers), each process on a host of its own (a network namespace on a private
+//! bridge), the register workload running throughout, and every nemesis once (partitions from
+//! ZooKeeper, from the master and from the clients; a pause past the session timeout; kill -9
+//! of a region server and of the master; a slow, lossy link; a clock a minute ahead, then
+//! behind). The history must be linearizable, and the cluster whole again after each fault.
+//! The network, its namespaces and every process are torn down when the test ends, also when
+//! it fails. Needs root; `tests/chaos/install.sh` installs iptables and libfaketime.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use basalt_chaos::campaign::{self, Nemesis, Plan};
+use basalt_chaos::cluster::Settings;
+
+#[test]
+fn a_short_campaign_of_every_nemesis_is_linearizable() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let installed = Command::new(root.join("tests/chaos/install.sh"))
+        .status()
+        .expect("tests/chaos/install.sh runs");
+    assert!(installed.success(), "tests/chaos/install.sh failed");
+    let dir = tempfile::tempdir().expect("a run directory");
+    let plan = Plan {
+        settings: Settings {
+            basalt: env!("CARGO_BIN_EXE_basalt").into(),
+            zookeeper_script: root.join("tests/zookeeper/start.sh"),
+            dir: dir.path().to_owned(),
+            session_timeout: Duration::from_secs(3),
+        },
+        nemeses: Nemesis::ALL.to_vec(),
+        seconds: 0,
+        seed: 45,
+        servers: 3,
+        subnet: u8::try_from(20 + std::process::id() % 200).expect("a subnet"),
+        tag: format!("t{}", std::process::id() % 10_000),
+    };
+    let outcome = campaign::run(&plan).unwrap_or_else(|e| {
+        let logs = dir.path().join("logs");
+        panic!("the campaign failed: {e} (logs in {})", logs.display())
+    });
+    let summary = std::fs::read_to_string(dir.path().join("verdict.txt")).unwrap_or_default();
+    println!(
+        "{} operations, {} unknown\n{summary}",
+        outcome.operations, outcome.unknown
+    );
+    assert_eq!(outcome.windows.len(), Nemesis::ALL.len());
+    assert!(
+        outcome.operations > 1000,
+        "{} operations",
+        outcome.operations
+    );
+    assert!(
+        outcome.verdict.is_linearizable(),
+        "{summary}(the run's history and timeline were in {})",
+        dir.path().display()
+    );
+    assert!(dir.path().join("timeline.svg").exists());
+}
