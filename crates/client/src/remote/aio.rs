@@ -92,6 +92,11 @@ pub struct AsyncRpcClient {
     peer: SocketAddr,
     /// How long a call waits for its answer.
     timeout: Option<Duration>,
+    /// The socket underneath (a second handle on it), to abandon the connection with.
+    socket: Option<std::net::TcpStream>,
+    /// A call gave up waiting here: when the connection goes, what it has not sent goes
+    /// unsent (see `basalt_net::tls::abort`).
+    abandoned: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for AsyncRpcClient {
@@ -136,12 +141,13 @@ impl AsyncRpcClient {
             cell_block_codec_class: Some(cellblock::KEY_VALUE_CODEC.into()),
             ..ConnectionHeader::default()
         };
-        let (read, mut write): (Reader, Writer) = match (tls, kerberos) {
+        let (read, mut write, socket): (Reader, Writer, _) = match (tls, kerberos) {
             (None, None) => {
                 let stream = connect(addr).await?;
                 stream.set_nodelay(true)?;
+                let socket = handle(&stream);
                 let (read, write) = stream.into_split();
-                (Box::new(read), Box::new(write))
+                (Box::new(read), Box::new(write), socket)
             }
             #[cfg(not(feature = "tls"))]
             (Some(tls), None) => match *tls {},
@@ -149,13 +155,14 @@ impl AsyncRpcClient {
             (Some(tls), None) => {
                 let stream = connect(addr).await?;
                 stream.set_nodelay(true)?;
+                let socket = handle(&stream);
                 let stream = tokio::time::timeout(super::HANDSHAKE, tls.connect_async(stream))
                     .await
                     .map_err(|_| {
                         io::Error::new(io::ErrorKind::TimedOut, "the TLS handshake took too long")
                     })??;
                 let (read, write) = tokio::io::split(stream);
-                (Box::new(read), Box::new(write))
+                (Box::new(read), Box::new(write), socket)
             }
             (None, Some(principal)) => {
                 let principal = principal.to_owned();
@@ -164,8 +171,9 @@ impl AsyncRpcClient {
                         .await
                         .map_err(io::Error::other)??;
                 let stream = TcpStream::from_std(stream)?;
+                let socket = handle(&stream);
                 let (read, write) = stream.into_split();
-                (Box::new(read), Box::new(write))
+                (Box::new(read), Box::new(write), socket)
             }
             (Some(_), Some(_)) => {
                 return Err(io::Error::new(
@@ -189,6 +197,8 @@ impl AsyncRpcClient {
             reader,
             peer: addr,
             timeout,
+            socket,
+            abandoned: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -251,12 +261,17 @@ impl AsyncRpcClient {
             pending: &self.pending,
             id,
         };
-        self.send(frame).await?;
+        // The timeout covers the sending too: a peer that stops reading stalls the write.
+        let exchange = async {
+            self.send(frame).await?;
+            Ok::<_, RpcError>(answer.await)
+        };
         let answer = match self.timeout {
-            None => answer.await,
-            Some(limit) => match tokio::time::timeout(limit, answer).await {
-                Ok(answer) => answer,
+            None => exchange.await?,
+            Some(limit) => match tokio::time::timeout(limit, exchange).await {
+                Ok(answer) => answer?,
                 Err(_) => {
+                    self.abandoned.store(true, Ordering::Release);
                     return Err(RpcError::Frame(FrameError::Io(io::Error::new(
                         io::ErrorKind::TimedOut,
                         format!("no answer to {method} (call {id}) in {limit:?}"),
@@ -325,6 +340,7 @@ impl AsyncRpcClient {
     /// Marks the connection broken: every waiting call fails with `why`, and so does every
     /// later one.
     fn fail(&self, why: &str) {
+        self.abandoned.store(true, Ordering::Release);
         let mut pending = lock(&self.pending);
         pending.broken.get_or_insert_with(|| why.to_owned());
         pending.waiting.clear();
@@ -387,7 +403,25 @@ impl Drop for WriteUnderWay<'_> {
 impl Drop for AsyncRpcClient {
     fn drop(&mut self) {
         self.reader.abort();
+        // A connection a call gave up on, or that broke: nothing it has not sent may reach
+        // the server later (a put applied again over newer writes, issue 45).
+        if (self.abandoned.load(Ordering::Acquire) || self.is_broken())
+            && let Some(socket) = &self.socket
+        {
+            basalt_net::tls::abort(socket);
+        }
     }
+}
+
+/// A second handle on a connected socket (None if the system has no descriptor to spare:
+/// the connection then closes as any other).
+fn handle(stream: &TcpStream) -> Option<std::net::TcpStream> {
+    use std::os::fd::AsFd;
+    stream
+        .as_fd()
+        .try_clone_to_owned()
+        .ok()
+        .map(std::net::TcpStream::from)
 }
 
 /// Connects within [`super::HANDSHAKE`] (a host cut off by the network would hold a plain

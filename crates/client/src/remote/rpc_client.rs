@@ -388,7 +388,8 @@ impl Shared {
 impl Drop for RpcClient {
     fn drop(&mut self) {
         // Ends the reading thread's read; after a call gave up here, unsent requests go too.
-        if self.shared.abandoned.load(Ordering::Acquire) {
+        let broken = lock(&self.shared.calls).broken.is_some();
+        if broken || self.shared.abandoned.load(Ordering::Acquire) {
             self.shared.socket.abort();
         } else {
             self.shared.socket.shutdown();

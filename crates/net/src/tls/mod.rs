@@ -415,14 +415,13 @@ impl Wire {
     }
 
     /// Abandons the connection: what it has not sent yet is discarded, not delivered later
-    /// (the socket closes with a reset), and both directions close. A client gives up on a
+    /// (the socket closes with a reset), and reading ends. A client gives up on a
     /// connection this way after a call timed out on it: a request still queued in the
     /// kernel would otherwise reach the server whenever the network lets it, perhaps after
     /// the client retried it elsewhere and went on (a put applied twice, the second time
     /// over later writes; found by the fault campaign, issue 45).
     pub fn abort(&self) {
-        let _ = socket2::SockRef::from(self.socket()).set_linger(Some(Duration::ZERO));
-        self.shutdown();
+        abort(self.socket());
     }
 
     #[cfg(feature = "tls")]
@@ -528,6 +527,14 @@ impl Read for SessionReader {
             }
         }
     }
+}
+
+/// Abandons a connection (see [`Wire::abort`]): its unsent bytes are discarded when it
+/// closes, which sends a reset (SO_LINGER 0), not a FIN after them; reading ends now (a blocked
+/// reader wakes), writing is not shut, as that would queue the FIN behind the unsent bytes.
+pub fn abort(stream: &TcpStream) {
+    let _ = socket2::SockRef::from(stream).set_linger(Some(Duration::ZERO));
+    let _ = stream.shutdown(Shutdown::Read);
 }
 
 /// Closes the sending side, then reads (and drops) what the peer still sends, for a second
