@@ -64,3 +64,17 @@ fn a_timestamp_a_client_chose_ahead_does_not_drag_server_stamps() {
     let got = t.get(&Get::new("r")).expect("get");
     assert_eq!(got.cells[0].timestamp, 10_000_000, "stamped by the clock");
 }
+
+#[test]
+fn a_split_regions_daughters_keep_its_floor() {
+    let (conn, clock) = support::connection_at(10_000_000);
+    let t = support::create_table(&conn, "t", &["f"]);
+    t.put(&Put::new("r").add_column("f", "q", "fast clock"))
+        .expect("put");
+    clock.set(10_000_000 - 60_000);
+    conn.admin().split(t.name(), Some(b"m")).expect("split");
+    let t = conn.table("t").expect("table");
+    t.put(&Put::new("r").add_column("f", "q", "daughter"))
+        .expect("put");
+    assert_eq!(value(&t).as_deref(), Some(&b"daughter"[..]));
+}

@@ -27,7 +27,7 @@ mod store;
 pub use budget::{BLOCK_MULTIPLIER, MemstoreBudget};
 pub use compaction::{CompactionConfig, select_minor};
 pub use reference::parents_on_disk;
-pub use region::{Region, RegionConfig, RequestCounts, RowMutation, StoreFileEntry};
+pub use region::{Region, RegionConfig, RequestCounts, RowMutation, StoreFileEntry, write_clock};
 pub use scanner::RegionScanner;
 
 /// The decoder of reference files, for the fuzz targets and the never-panic tests.

@@ -99,6 +99,20 @@ fn read_clock(fs: &dyn FileSystem, dir: &Path) -> Result<Option<i64>> {
     }
 }
 
+/// Records `floor` as the newest clock time the region in `dir` stamped at (`.clock`). A
+/// split's or merge's new region gets its parents' (the newest of them).
+pub fn write_clock(fs: &dyn FileSystem, dir: &Path, floor: i64) -> Result<()> {
+    if floor == i64::MIN {
+        return Ok(());
+    }
+    basalt_fs::write_atomically(
+        fs,
+        &dir.join(CLOCK_FILE),
+        format!("basalt-clock 1\n{floor}\n").as_bytes(),
+    )
+    .map_err(Error::storage_from)
+}
+
 /// The durability a mutation gets: its own, else its table's, else SYNC_WAL.
 fn durability_of(mutation: Durability, table: &TableDescriptor) -> Durability {
     match (mutation, table.durability) {
@@ -348,6 +362,11 @@ impl Region {
 
     pub fn descriptor(&self) -> &TableDescriptor {
         &self.descriptor
+    }
+
+    /// The newest clock time the region's server stamps were given at (`.clock`).
+    pub fn stamp_floor(&self) -> i64 {
+        self.stamp_floor.load(Ordering::Acquire)
     }
 
     /// The reads and writes this region has served since it opened.

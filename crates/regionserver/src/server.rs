@@ -264,7 +264,9 @@ impl RegionServer {
             };
             parent.write_references(&dir, &start, &end)?;
         }
-        Ok(())
+        // Its stamps start no lower than its parents' did (issue 45, `.clock`).
+        let floor = parents.iter().map(|p| p.stamp_floor()).max();
+        basalt_region::write_clock(self.fs.as_ref(), &dir, floor.unwrap_or(i64::MIN))
     }
 
     /// Undoes a prepared split or merge the master did not commit: the new regions' files

@@ -151,16 +151,11 @@ impl Region {
             text.as_bytes(),
         )
         .map_err(Error::storage_from)?;
-        let floor = self.stamp_floor.load(Ordering::Acquire);
-        if floor == i64::MIN {
-            return Ok(());
-        }
-        basalt_fs::write_atomically(
+        write_clock(
             self.fs.as_ref(),
-            &self.dir.join(CLOCK_FILE),
-            format!("basalt-clock 1\n{floor}\n").as_bytes(),
+            &self.dir,
+            self.stamp_floor.load(Ordering::Acquire),
         )
-        .map_err(Error::storage_from)
     }
 
     /// Sends a message on `tx` whenever a flush leaves a minor compaction to do.
