@@ -154,7 +154,7 @@ pub fn run(plan: &Plan) -> io::Result<Outcome> {
     cluster.wait_for_servers(plan.servers, Duration::from_secs(90))?;
     let finals = Arc::new(cluster.connect(config).map_err(io::Error::other)?);
     for key in 0..KEYS {
-        workload::apply(&finals, &table, &recorder, 99, key, RegisterOp::Read);
+        let _ = workload::apply(&finals, &table, &recorder, 99, key, RegisterOp::Read);
     }
     let history = recorder.history();
     eprintln!(

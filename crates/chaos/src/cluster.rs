@@ -197,11 +197,6 @@ impl<'n> Cluster<'n> {
         std::fs::write(self.clock_file(role), format!("{offset}\n"))
     }
 
-    /// Whether `role`'s process has exited (and how), if it was started.
-    pub fn exited(&mut self, role: &str) -> Option<std::process::ExitStatus> {
-        self.procs.get_mut(role)?.try_wait().ok().flatten()
-    }
-
     /// Starts again every process that exited (a region server that found itself taken for
     /// dead aborts, as HBase's do, and its supervisor starts it again): their roles.
     pub fn restart_exited(&mut self) -> io::Result<Vec<String>> {

@@ -12,7 +12,6 @@ use std::time::Duration;
 
 use basalt_chaos::campaign::{self, Nemesis, Plan};
 use basalt_chaos::cluster::Settings;
-use basalt_chaos::report;
 
 fn usage() -> String {
     let names: Vec<&str> = Nemesis::ALL.iter().map(|n| n.name()).collect();
@@ -102,7 +101,6 @@ fn run() -> Result<bool, String> {
         outcome.windows.len(),
         std::fs::read_to_string(dir.join("verdict.txt")).unwrap_or_default()
     );
-    let _ = report::verdict_text;
     println!("report: {}", dir.display());
     Ok(outcome.verdict.is_linearizable())
 }

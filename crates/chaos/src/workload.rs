@@ -84,7 +84,8 @@ impl Rng {
     }
 }
 
-/// One operation on register `key` of `table`, as client `client` makes it; recorded.
+/// One operation on register `key` of `table`, as client `client` makes it; recorded. A
+/// read that succeeded returns what it read.
 pub fn apply(
     conn: &RemoteConnection,
     table: &TableName,
@@ -92,7 +93,7 @@ pub fn apply(
     client: u64,
     key: usize,
     op: RegisterOp,
-) {
+) -> Option<Option<i64>> {
     let row = row(key);
     let call = recorder.now();
     let out: Result<RegisterOut, basalt_client::Error> = match &op {
@@ -131,21 +132,31 @@ pub fn apply(
     };
     let input = (format!("k{key:03}"), op);
     match out {
-        Ok(output) => recorder.record(Operation {
-            client,
-            input,
-            call,
-            ret: recorder.now(),
-            output,
-        }),
+        Ok(output) => {
+            let read = match output {
+                RegisterOut::Read(v) => Some(v),
+                _ => None,
+            };
+            recorder.record(Operation {
+                client,
+                input,
+                call,
+                ret: recorder.now(),
+                output,
+            });
+            read
+        }
         // A failed read is left out: it changed nothing.
-        Err(_) if matches!(input.1, RegisterOp::Read) => {}
-        Err(_) => recorder.record(Operation::unknown(
-            client,
-            input,
-            call,
-            RegisterOut::Unknown,
-        )),
+        Err(_) if matches!(input.1, RegisterOp::Read) => None,
+        Err(_) => {
+            recorder.record(Operation::unknown(
+                client,
+                input,
+                call,
+                RegisterOut::Unknown,
+            ));
+            None
+        }
     }
 }
 
@@ -192,29 +203,12 @@ pub fn run(
                     if let RegisterOp::Write(v) = op {
                         seen[key] = Some(v);
                     }
-                    apply(&conn, &table, &recorder, client as u64, key, op);
-                    if let Some(last) = recorder.last_read(client as u64, key) {
-                        seen[key] = last;
+                    if let Some(read) = apply(&conn, &table, &recorder, client as u64, key, op) {
+                        seen[key] = read;
                     }
                     std::thread::sleep(shape.think);
                 }
             });
         }
     });
-}
-
-impl Recorder {
-    /// The value client `client` last read from register `key`, if its last operation on
-    /// it was a read.
-    fn last_read(&self, client: u64, key: usize) -> Option<Option<i64>> {
-        let name = format!("k{key:03}");
-        let ops = self.ops.lock().unwrap_or_else(PoisonError::into_inner);
-        ops.iter()
-            .rev()
-            .find(|o| o.client == client && o.input.0 == name)
-            .and_then(|o| match o.output {
-                RegisterOut::Read(v) => Some(v),
-                _ => None,
-            })
-    }
 }

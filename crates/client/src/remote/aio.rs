@@ -209,7 +209,7 @@ impl AsyncRpcClient {
         method: &str,
         request: &Q,
     ) -> Result<R, RpcError> {
-        let started = self.start(method, request, &[])?;
+        let started = self.start(method, request, &[]);
         self.finish(started, method).await
     }
 
@@ -221,23 +221,18 @@ impl AsyncRpcClient {
         request: &Q,
         cells: &[&[u8]],
     ) -> Result<R, RpcError> {
-        let started = self.start(method, request, cells)?;
+        let started = self.start(method, request, cells);
         self.finish(started, method).await
     }
 
     /// Encodes a call's frame under a new call id (nothing is awaited, so the request need
     /// not live across an await).
-    pub(crate) fn start<Q: Message>(
-        &self,
-        method: &str,
-        request: &Q,
-        cells: &[&[u8]],
-    ) -> Result<Started, RpcError> {
+    pub(crate) fn start<Q: Message>(&self, method: &str, request: &Q, cells: &[&[u8]]) -> Started {
         let id = self.new_id();
-        Ok(Started {
+        Started {
             id,
             frame: encode_call_with_cells(id, method, request, cells),
-        })
+        }
     }
 
     /// Sends a started call and waits for its answer (at most the connection's timeout).

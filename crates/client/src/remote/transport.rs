@@ -177,7 +177,7 @@ impl Transport for Tokio {
     ) -> impl Future<Output = Result<R, RpcError>> + Send {
         // The frame is made now, so the future holds neither the request nor the cells.
         let started = conn.start(method, request, cells);
-        async move { conn.finish(started?, method).await }
+        async move { conn.finish(started, method).await }
     }
 
     fn is_broken(conn: &AsyncRpcClient) -> bool {
