@@ -178,11 +178,16 @@ pub fn write_atomically(fs: &dyn FileSystem, path: &Path, bytes: &[u8]) -> Resul
     if fs.exists(&tmp)? {
         fs.delete(&tmp)?;
     }
-    let mut w = fs.create(&tmp)?;
+    replace_through(fs, &tmp, path, bytes)
+}
+
+/// Writes `bytes` to `tmp`, syncs it, renames it over `path`, then syncs the directory.
+fn replace_through(fs: &dyn FileSystem, tmp: &Path, path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut w = fs.create(tmp)?;
     w.append(bytes)?;
     w.sync()?;
     drop(w);
-    fs.rename(&tmp, path)?;
+    fs.rename(tmp, path)?;
     match path.parent() {
         Some(dir) => fs.sync_dir(dir),
         None => Ok(()),
@@ -206,21 +211,11 @@ pub fn write_atomically_shared(fs: &dyn FileSystem, path: &Path, bytes: &[u8]) -
         NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     ));
     let tmp = path.with_file_name(tmp_name);
-    let written = (|| {
-        let mut w = fs.create(&tmp)?;
-        w.append(bytes)?;
-        w.sync()?;
-        drop(w);
-        fs.rename(&tmp, path)
-    })();
-    if written.is_err() {
+    let written = replace_through(fs, &tmp, path, bytes);
+    if written.is_err() && fs.exists(&tmp).unwrap_or(false) {
         let _ = fs.delete(&tmp);
     }
-    written?;
-    match path.parent() {
-        Some(dir) => fs.sync_dir(dir),
-        None => Ok(()),
-    }
+    written
 }
 
 /// Copies `source` into a new file `to` in 4 MiB chunks, syncs it, and returns the bytes

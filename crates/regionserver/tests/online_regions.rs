@@ -52,3 +52,49 @@ fn a_disabled_tables_regions_are_not_served_until_enabled() {
     assert_eq!(row.value(b"f", b"q"), Some(&b"v"[..]));
     server.shutdown();
 }
+
+/// In a cluster a region server serves only under its lease on standing with ZooKeeper
+/// (`standing`): once the lease lapses every call is NotServingRegionException (clients look
+/// the region up again), and a renewal brings it back.
+#[test]
+fn a_server_whose_lease_lapsed_serves_nothing_until_it_is_renewed() {
+    let conn = engine_with_table_t();
+    conn.table("t")
+        .unwrap()
+        .put(&Put::new("r").add_column("f", "q", "v"))
+        .unwrap();
+    let server = serve(&conn);
+    let region = conn
+        .admin()
+        .regions(&TableName::parse("t").unwrap())
+        .unwrap()[0]
+        .name
+        .clone();
+    let client = RpcClient::connect(server.local_addr(), "ClientService").unwrap();
+    let standing = &conn.region_server().standing;
+    let lease = std::time::Duration::from_secs(1);
+    standing.start(std::time::Instant::now(), lease);
+    let got: GetResponse = call(&client, "Get", &get(&region, b"r")).unwrap();
+    assert_eq!(
+        got.result.unwrap().cell.len(),
+        1,
+        "served while the lease holds"
+    );
+    std::thread::sleep(lease + std::time::Duration::from_millis(300));
+    let refused: Result<GetResponse, String> = call(&client, "Get", &get(&region, b"r"));
+    assert_eq!(
+        refused.unwrap_err(),
+        "org.apache.hadoop.hbase.NotServingRegionException"
+    );
+    standing.renew(
+        std::time::Instant::now(),
+        std::time::Duration::from_secs(60),
+    );
+    let got: GetResponse = call(&client, "Get", &get(&region, b"r")).unwrap();
+    assert_eq!(
+        got.result.unwrap().cell.len(),
+        1,
+        "served again once renewed"
+    );
+    server.shutdown();
+}

@@ -10,9 +10,15 @@ impl Region {
         // Never below the clock's time a stamp of the region's data may already hold
         // (`stamp_floor`); a row's own stamps that ran ahead of the clock stay the row's
         // (`RowStamps`), so one row's increments do not move another row's stamps.
-        let now = self.now().max(self.stamp_floor.load(Ordering::Acquire));
-        self.stamp_floor.fetch_max(now, Ordering::AcqRel);
-        self.config.stamps.now_for(&self.table_name, row, now)
+        let (clock, floor) = (self.now(), self.stamp_floor.load(Ordering::Acquire));
+        if clock > floor {
+            // Once a millisecond, not on every write: a shared line written by every writer
+            // of the region would be contended.
+            self.stamp_floor.fetch_max(clock, Ordering::AcqRel);
+        }
+        self.config
+            .stamps
+            .now_for(&self.table_name, row, clock.max(floor))
     }
 
     /// Records that the server's next stamp of `row` must be at least `floor` (the newest
