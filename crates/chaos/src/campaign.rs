@@ -5,18 +5,19 @@
 //! (`report`).
 
 use std::io;
+use std::net::Ipv4Addr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use basalt_client::remote::RemoteConfig;
+use basalt_client::remote::{RemoteConfig, RemoteConnection};
 use basalt_client::{Client, ColumnFamilyDescriptor, TableDescriptor, TableName};
 
 use crate::cluster::{Cluster, Settings};
 use crate::hosts::Network;
 use crate::linearizability::{Verdict, check};
-use crate::models::{RegisterOp, Registers};
+use crate::models::Cells;
 use crate::report::{self, Window};
 use crate::workload::{self, Recorder, Rng, Shape};
 
@@ -29,28 +30,45 @@ pub enum Nemesis {
     PartitionMaster,
     /// The clients cut off from one region server.
     PartitionClients,
+    /// The cluster in two: the active master and a region server (a minority, which can still
+    /// reach each other and the clients) cut off from ZooKeeper, the other master and the
+    /// other region servers.
+    PartitionHalves,
+    /// The active master cut off from every other host, clients included.
+    IsolateMaster,
     /// A region server paused (SIGSTOP) past its session timeout, then resumed.
     Pause,
     /// A region server killed (SIGKILL), then started again.
     Kill,
-    /// The master killed, then started again.
+    /// The active master killed, then started again.
     KillMaster,
+    /// ZooKeeper killed, then started again on its data.
+    KillZookeeper,
     /// A region server's link slowed (2 Mbit/s) and lossy (3% of packets dropped each way).
     SlowLink,
     /// A region server's wall clock a minute ahead, then a minute behind.
     ClockSkew,
+    /// A region server's disk stalls: each fsync and fdatasync takes 2 s longer.
+    DiskStall,
+    /// A region server's disk fails: each fsync and fdatasync answers EIO.
+    DiskFail,
 }
 
 impl Nemesis {
-    pub const ALL: [Nemesis; 8] = [
+    pub const ALL: [Nemesis; 13] = [
         Nemesis::PartitionZookeeper,
         Nemesis::PartitionMaster,
         Nemesis::PartitionClients,
+        Nemesis::PartitionHalves,
+        Nemesis::IsolateMaster,
         Nemesis::Pause,
         Nemesis::Kill,
         Nemesis::KillMaster,
+        Nemesis::KillZookeeper,
         Nemesis::SlowLink,
         Nemesis::ClockSkew,
+        Nemesis::DiskStall,
+        Nemesis::DiskFail,
     ];
 
     pub fn name(self) -> &'static str {
@@ -58,11 +76,16 @@ impl Nemesis {
             Nemesis::PartitionZookeeper => "partition-zk",
             Nemesis::PartitionMaster => "partition-master",
             Nemesis::PartitionClients => "partition-clients",
+            Nemesis::PartitionHalves => "partition-halves",
+            Nemesis::IsolateMaster => "isolate-master",
             Nemesis::Pause => "pause",
             Nemesis::Kill => "kill",
             Nemesis::KillMaster => "kill-master",
+            Nemesis::KillZookeeper => "kill-zk",
             Nemesis::SlowLink => "slow-link",
             Nemesis::ClockSkew => "clock-skew",
+            Nemesis::DiskStall => "disk-stall",
+            Nemesis::DiskFail => "disk-fail",
         }
     }
 
@@ -101,12 +124,17 @@ pub struct Outcome {
 }
 
 const TABLE: &str = "chaos";
-const KEYS: usize = 6;
+/// Keys of each kind (registers, lists, counters, rows) in turn.
+const KEYS: usize = 12;
+
+/// The hosts the clients run on (each client on one of them, in turn).
+const CLIENT_HOSTS: [&str; 2] = ["c1", "c2"];
 
 /// Runs `plan`; progress on stderr.
 pub fn run(plan: &Plan) -> io::Result<Outcome> {
-    let mut roles = vec!["zk".to_owned(), "m1".to_owned()];
+    let mut roles = vec!["zk".to_owned(), "m1".to_owned(), "m2".to_owned()];
     roles.extend((1..=plan.servers).map(|i| format!("r{i}")));
+    roles.extend(CLIENT_HOSTS.iter().map(|&c| c.to_owned()));
     let roles: Vec<&str> = roles.iter().map(String::as_str).collect();
     let net = Network::create(&plan.tag, plan.subnet, &roles)?;
     eprintln!("chaos: hosts {:?} on 10.231.{}.0/24", roles, plan.subnet);
@@ -119,29 +147,40 @@ pub fn run(plan: &Plan) -> io::Result<Outcome> {
         max_pause: Duration::from_millis(500),
         ..RemoteConfig::default()
     };
-    let conn = Arc::new(cluster.connect(config.clone()).map_err(io::Error::other)?);
+    let admin = cluster.connect(config.clone()).map_err(io::Error::other)?;
     let table = TableName::parse(TABLE).map_err(io::Error::other)?;
     let splits: Vec<basalt_client::Bytes> = (1..plan.servers)
         .map(|i| workload::row(i * KEYS / plan.servers))
         .collect();
-    conn.create_table(
-        TableDescriptor::new(table.clone()).with_family(ColumnFamilyDescriptor::new("f")),
-        &splits,
-    )
-    .map_err(io::Error::other)?;
+    admin
+        .create_table(
+            TableDescriptor::new(table.clone()).with_family(ColumnFamilyDescriptor::new("f")),
+            &splits,
+        )
+        .map_err(io::Error::other)?;
+    drop(admin);
 
     let start = Instant::now();
     let recorder = Arc::new(Recorder::new(start));
     let stop = Arc::new(AtomicBool::new(false));
     let shape = Shape {
-        clients: 5,
+        clients: 6,
         keys: KEYS,
         think: Duration::from_millis(15),
         seed: plan.seed,
     };
+    // ZooKeeper's address does not change when it restarts.
+    let quorum = cluster.quorum.clone();
+    let connect = |client: usize| -> io::Result<RemoteConnection> {
+        let host = net
+            .host(CLIENT_HOSTS[client % CLIENT_HOSTS.len()])
+            .ok_or_else(|| io::Error::other("no client host"))?;
+        net.enter(host)?;
+        RemoteConnection::through_zookeeper(&quorum, config.clone()).map_err(io::Error::other)
+    };
     let mut windows = Vec::new();
     std::thread::scope(|s| -> io::Result<()> {
-        let clients = s.spawn(|| workload::run(&conn, &table, &recorder, &shape, &stop));
+        let clients = s.spawn(|| workload::run(&connect, &table, &recorder, &shape, &stop));
         let faults = run_faults(plan, &net, &mut cluster, &recorder, &mut windows);
         stop.store(true, Ordering::Relaxed);
         clients
@@ -149,19 +188,19 @@ pub fn run(plan: &Plan) -> io::Result<Outcome> {
             .map_err(|_| io::Error::other("a client thread panicked"))?;
         faults
     })?;
-    // Everything healed: once the cluster is whole, each register read again.
+    // Everything healed: once the cluster is whole, each key read again.
     net.heal_all()?;
     cluster.wait_for_servers(plan.servers, Duration::from_secs(90))?;
-    let finals = Arc::new(cluster.connect(config).map_err(io::Error::other)?);
+    let finals = cluster.connect(config).map_err(io::Error::other)?;
     for key in 0..KEYS {
-        let _ = workload::apply(&finals, &table, &recorder, 99, key, RegisterOp::Read);
+        let _ = workload::apply(&finals, &table, &recorder, 99, key, workload::read_of(key));
     }
     let history = recorder.history();
     eprintln!(
         "chaos: {} operations; checking linearizability",
         history.len()
     );
-    let verdict = check(&Registers, &history, Duration::from_secs(120));
+    let verdict = check(&Cells, &history, Duration::from_secs(120));
     let unknown = history.iter().filter(|o| o.ret == u64::MAX).count();
     let unavailable = report::unavailability(&history, &windows);
     report::write(
@@ -179,6 +218,116 @@ pub fn run(plan: &Plan) -> io::Result<Outcome> {
         unavailable,
         dir: plan.settings.dir.clone(),
     })
+}
+
+/// The addresses of the hosts whose role passes `pick`.
+fn addresses(net: &Network, pick: impl Fn(&str) -> bool) -> Vec<Ipv4Addr> {
+    net.hosts()
+        .iter()
+        .filter(|h| pick(&h.role))
+        .map(|h| h.ip)
+        .collect()
+}
+
+/// Makes `nemesis`'s fault on `target` (a region server), holds it for `hold`, and heals it:
+/// what it was made on.
+fn fault(
+    nemesis: Nemesis,
+    target: &str,
+    net: &Network,
+    cluster: &mut Cluster<'_>,
+    hold: Duration,
+) -> io::Result<String> {
+    let host = |role: &str| {
+        net.host(role)
+            .cloned()
+            .ok_or_else(|| io::Error::other(format!("no host {role}")))
+    };
+    let server = host(target)?;
+    let cut_for = |host: &crate::hosts::Host, from: &[Ipv4Addr]| -> io::Result<()> {
+        net.cut(host, from)?;
+        std::thread::sleep(hold);
+        net.heal(host)
+    };
+    match nemesis {
+        Nemesis::PartitionZookeeper => cut_for(&server, &addresses(net, |r| r == "zk"))?,
+        Nemesis::PartitionMaster => cut_for(&server, &addresses(net, |r| r.starts_with('m')))?,
+        Nemesis::PartitionClients => {
+            let mut clients = addresses(net, |r| r.starts_with('c'));
+            clients.push(net.gateway());
+            cut_for(&server, &clients)?;
+        }
+        Nemesis::PartitionHalves => {
+            let master = cluster.active_master()?;
+            let minority = [host(&master)?, server.clone()];
+            let majority = addresses(net, |r| {
+                (r == "zk" || r.starts_with('m') || r.starts_with('r'))
+                    && r != master
+                    && r != target
+            });
+            for h in &minority {
+                net.cut(h, &majority)?;
+            }
+            std::thread::sleep(hold);
+            for h in &minority {
+                net.heal(h)?;
+            }
+            return Ok(format!("{master}+{target}"));
+        }
+        Nemesis::IsolateMaster => {
+            let master = cluster.active_master()?;
+            let mut everyone = addresses(net, |r| r != master);
+            everyone.push(net.gateway());
+            cut_for(&host(&master)?, &everyone)?;
+            return Ok(master);
+        }
+        Nemesis::Pause => {
+            cluster.pause(target)?;
+            std::thread::sleep(hold);
+            cluster.resume(target)?;
+        }
+        Nemesis::Kill => {
+            cluster.kill(target)?;
+            std::thread::sleep(Duration::from_secs(2));
+            cluster.launch(target)?;
+        }
+        Nemesis::KillMaster => {
+            let master = cluster.active_master()?;
+            cluster.kill(&master)?;
+            std::thread::sleep(Duration::from_secs(2));
+            cluster.launch(&master)?;
+            return Ok(master);
+        }
+        Nemesis::KillZookeeper => {
+            cluster.kill_zookeeper()?;
+            std::thread::sleep(Duration::from_secs(2));
+            cluster.restart_zookeeper()?;
+            return Ok("zk".to_owned());
+        }
+        Nemesis::SlowLink => {
+            net.slow(&server, "2mbit", 0.03)?;
+            std::thread::sleep(hold);
+            net.heal(&server)?;
+        }
+        Nemesis::ClockSkew => {
+            cluster.skew(target, "+60s")?;
+            std::thread::sleep(hold / 2);
+            cluster.skew(target, "-60s")?;
+            std::thread::sleep(hold / 2);
+            cluster.skew(target, "+0s")?;
+        }
+        Nemesis::DiskStall | Nemesis::DiskFail => {
+            let inject = if nemesis == Nemesis::DiskStall {
+                "delay_enter=2000000"
+            } else {
+                "error=EIO"
+            };
+            cluster.trace_disk(target, inject)?;
+            std::thread::sleep(hold);
+            cluster.untrace(target)?;
+        }
+    }
+    Ok(target.to_owned())
 }
 
 /// The faults, one after another, each healed; then repeated until the campaign's time is up.
@@ -201,76 +350,11 @@ fn run_faults(
             let servers = cluster.servers();
             let target =
                 servers[usize::try_from(rng.below(servers.len() as u64)).unwrap_or(0)].clone();
-            let host = net
-                .host(&target)
-                .ok_or_else(|| io::Error::other("no such host"))?
-                .clone();
             let from = recorder.now();
-            let shown = if nemesis == Nemesis::KillMaster {
-                "m1"
-            } else {
-                &target
-            };
-            eprintln!("chaos: {} on {shown}", nemesis.name());
-            let target = match nemesis {
-                Nemesis::PartitionZookeeper => {
-                    let zk = net.host("zk").map(|h| h.ip).into_iter().collect::<Vec<_>>();
-                    net.cut(&host, &zk)?;
-                    std::thread::sleep(hold);
-                    net.heal(&host)?;
-                    target
-                }
-                Nemesis::PartitionMaster => {
-                    let masters: Vec<_> = net
-                        .hosts()
-                        .iter()
-                        .filter(|h| h.role.starts_with('m'))
-                        .map(|h| h.ip)
-                        .collect();
-                    net.cut(&host, &masters)?;
-                    std::thread::sleep(hold);
-                    net.heal(&host)?;
-                    target
-                }
-                Nemesis::PartitionClients => {
-                    net.cut(&host, &[net.gateway()])?;
-                    std::thread::sleep(hold);
-                    net.heal(&host)?;
-                    target
-                }
-                Nemesis::Pause => {
-                    cluster.pause(&target)?;
-                    std::thread::sleep(hold);
-                    cluster.resume(&target)?;
-                    target
-                }
-                Nemesis::Kill => {
-                    cluster.kill(&target)?;
-                    std::thread::sleep(Duration::from_secs(2));
-                    cluster.launch(&target)?;
-                    target
-                }
-                Nemesis::KillMaster => {
-                    cluster.kill("m1")?;
-                    std::thread::sleep(Duration::from_secs(2));
-                    cluster.launch("m1")?;
-                    "m1".to_owned()
-                }
-                Nemesis::SlowLink => {
-                    net.slow(&host, "2mbit", 0.03)?;
-                    std::thread::sleep(hold);
-                    net.heal(&host)?;
-                    target
-                }
-                Nemesis::ClockSkew => {
-                    cluster.skew(&target, "+60s")?;
-                    std::thread::sleep(hold / 2);
-                    cluster.skew(&target, "-60s")?;
-                    std::thread::sleep(hold / 2);
-                    cluster.skew(&target, "+0s")?;
-                    target
-                }
-            };
+            eprintln!("chaos: {}", nemesis.name());
+            let target = fault(nemesis, &target, net, cluster, hold)
+                .map_err(|e| io::Error::other(format!("making {}: {e}", nemesis.name())))?;
+            eprintln!("chaos: {} on {target} healed", nemesis.name());
             windows.push(Window {
                 fault: nemesis.name().to_owned(),
                 target,

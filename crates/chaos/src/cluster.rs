@@ -41,6 +41,8 @@ pub struct Cluster<'n> {
     pub quorum: String,
     zookeeper: Option<u32>,
     procs: BTreeMap<String, Child>,
+    /// strace processes changing a process's disk calls, by the role traced.
+    tracers: BTreeMap<String, Child>,
 }
 
 const MASTER_PORT: u16 = 16000;
@@ -53,34 +55,19 @@ impl<'n> Cluster<'n> {
         for sub in ["logs", "clocks"] {
             std::fs::create_dir_all(settings.dir.join(sub))?;
         }
-        let zk = net
-            .host("zk")
-            .ok_or_else(|| io::Error::other("the network has no zk host"))?;
-        let out = net
-            .command(zk, "bash")
-            .arg(&settings.zookeeper_script)
-            .arg(settings.dir.join("zookeeper"))
-            .arg(zk.ip.to_string())
-            .stderr(Stdio::inherit())
-            .output()?;
-        if !out.status.success() {
-            return Err(io::Error::other("ZooKeeper did not start"));
-        }
-        let text = String::from_utf8_lossy(&out.stdout).into_owned();
-        let mut words = text.split_whitespace();
-        let port = words.next().unwrap_or_default().to_owned();
-        let pid = words.next().and_then(|p| p.parse().ok());
         let mut cluster = Cluster {
             net,
-            quorum: format!("{}:{port}", zk.ip),
-            zookeeper: pid,
+            quorum: String::new(),
+            zookeeper: None,
             settings,
             procs: BTreeMap::new(),
+            tracers: BTreeMap::new(),
         };
+        cluster.start_zookeeper(None)?;
         let roles: Vec<String> = net
             .hosts()
             .iter()
-            .filter(|h| h.role != "zk")
+            .filter(|h| h.role.starts_with('m') || h.role.starts_with('r'))
             .map(|h| h.role.clone())
             .collect();
         for role in &roles {
@@ -89,6 +76,114 @@ impl<'n> Cluster<'n> {
         let servers = roles.iter().filter(|r| r.starts_with('r')).count();
         cluster.wait_for_servers(servers, Duration::from_secs(60))?;
         Ok(cluster)
+    }
+
+    /// Starts ZooKeeper on host `zk`, on `port` (again, keeping its data) or a free one.
+    fn start_zookeeper(&mut self, port: Option<&str>) -> io::Result<()> {
+        let zk = self.host("zk")?;
+        let mut command = self.net.command(zk, "bash");
+        command
+            .arg(&self.settings.zookeeper_script)
+            .arg(self.settings.dir.join("zookeeper"))
+            .arg(zk.ip.to_string());
+        if let Some(port) = port {
+            command.arg(port);
+        }
+        let out = command.stderr(Stdio::inherit()).output()?;
+        if !out.status.success() {
+            return Err(io::Error::other("ZooKeeper did not start"));
+        }
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let mut words = text.split_whitespace();
+        let port = words.next().unwrap_or_default().to_owned();
+        self.zookeeper = words.next().and_then(|p| p.parse().ok());
+        self.quorum = format!("{}:{port}", zk.ip);
+        Ok(())
+    }
+
+    /// SIGKILL to ZooKeeper.
+    pub fn kill_zookeeper(&mut self) -> io::Result<()> {
+        if let Some(pid) = self.zookeeper.take() {
+            Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status()?;
+            // Gone once its port is free: at most a few seconds.
+            for _ in 0..50 {
+                if !Path::new(&format!("/proc/{pid}")).exists() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+        Ok(())
+    }
+
+    /// Starts ZooKeeper again after [`Cluster::kill_zookeeper`], on the same port and data.
+    pub fn restart_zookeeper(&mut self) -> io::Result<()> {
+        let port = self
+            .quorum
+            .rsplit(':')
+            .next()
+            .unwrap_or_default()
+            .to_owned();
+        self.start_zookeeper(Some(&port))
+    }
+
+    /// The role of the active master, as the cluster status names it.
+    pub fn active_master(&self) -> io::Result<String> {
+        let config = RemoteConfig {
+            operation_timeout: Duration::from_secs(3),
+            rpc_timeout: Duration::from_secs(2),
+            ..RemoteConfig::default()
+        };
+        let summary = self
+            .connect(config)
+            .and_then(|c| c.cluster_summary())
+            .map_err(io::Error::other)?;
+        let ip = summary.master.split(',').next().unwrap_or_default();
+        self.net
+            .hosts()
+            .iter()
+            .find(|h| h.role.starts_with('m') && h.ip.to_string() == ip)
+            .map(|h| h.role.clone())
+            .ok_or_else(|| io::Error::other(format!("no host is master {}", summary.master)))
+    }
+
+    /// Traces `role`'s fsync and fdatasync calls with strace, changing them as `inject` says
+    /// (strace's `-e inject=` value: `delay_enter=2000000` stalls each for 2 s, `error=EIO`
+    /// fails each): a disk that stalls or fails, for that process only. Undone by
+    /// [`Cluster::untrace`].
+    pub fn trace_disk(&mut self, role: &str, inject: &str) -> io::Result<()> {
+        let pid = self.pid(role)?;
+        let log = File::create(
+            self.settings
+                .dir
+                .join("logs")
+                .join(format!("{role}.strace")),
+        )?;
+        let tracer = Command::new("strace")
+            .args(["-f", "-qq", "-p", &pid.to_string()])
+            .args(["-e", "trace=fsync,fdatasync"])
+            .args(["-e", &format!("inject=fsync,fdatasync:{inject}")])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()?;
+        self.tracers.insert(role.to_owned(), tracer);
+        // strace attaches each thread in turn.
+        std::thread::sleep(Duration::from_millis(300));
+        Ok(())
+    }
+
+    /// Stops tracing `role` (SIGTERM: strace detaches, the process goes on untouched).
+    pub fn untrace(&mut self, role: &str) -> io::Result<()> {
+        if let Some(mut tracer) = self.tracers.remove(role) {
+            Command::new("kill")
+                .args(["-TERM", &tracer.id().to_string()])
+                .status()?;
+            tracer.wait()?;
+        }
+        Ok(())
     }
 
     fn host(&self, role: &str) -> io::Result<&'n Host> {
@@ -174,6 +269,7 @@ impl<'n> Cluster<'n> {
 
     /// SIGKILL, and waits for the process to be gone.
     pub fn kill(&mut self, role: &str) -> io::Result<()> {
+        self.untrace(role)?;
         if let Some(mut child) = self.procs.remove(role) {
             // A paused process dies too.
             let _ = child.kill();
@@ -256,6 +352,10 @@ impl<'n> Cluster<'n> {
 
 impl Drop for Cluster<'_> {
     fn drop(&mut self) {
+        let traced: Vec<String> = self.tracers.keys().cloned().collect();
+        for role in traced {
+            let _ = self.untrace(&role);
+        }
         let roles: Vec<String> = self.procs.keys().cloned().collect();
         for role in roles {
             let _ = self.resume(&role);

@@ -122,6 +122,13 @@ impl Network {
         self.hosts.iter().find(|h| h.role == role)
     }
 
+    /// Moves the calling thread onto `host` (into its network namespace): the sockets it opens
+    /// from now on, and those of the threads it starts, are the host's.
+    pub fn enter(&self, host: &Host) -> io::Result<()> {
+        let ns = std::fs::File::open(format!("/var/run/netns/{}", host.netns))?;
+        nix::sched::setns(&ns, nix::sched::CloneFlags::CLONE_NEWNET).map_err(io::Error::from)
+    }
+
     /// A command that runs `program` on `host` (in its namespace).
     pub fn command(&self, host: &Host, program: &str) -> Command {
         let mut c = Command::new("ip");

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::linearizability::Verdict;
-use crate::models::{RegisterOp, RegisterOperation, RegisterOut};
+use crate::models::{CellOp, CellOperation, CellOut};
 
 /// One fault: which, on what, from when to when (nanoseconds from the start).
 #[derive(Debug, Clone)]
@@ -28,10 +28,7 @@ fn ms(nanos: u64) -> f64 {
 
 /// After each fault is healed, the longest stretch in which no operation that was called
 /// returned successfully (the cluster served nothing), up to the next fault.
-pub fn unavailability(
-    history: &[RegisterOperation],
-    windows: &[Window],
-) -> Vec<(String, Duration)> {
+pub fn unavailability(history: &[CellOperation], windows: &[Window]) -> Vec<(String, Duration)> {
     let mut done: Vec<u64> = history
         .iter()
         .filter(|o| o.ret != u64::MAX)
@@ -58,18 +55,31 @@ pub fn unavailability(
         .collect()
 }
 
-fn describe(op: &RegisterOperation) -> String {
-    let what = match &op.input.1 {
-        RegisterOp::Read => "read".to_owned(),
-        RegisterOp::Write(v) => format!("write {v}"),
-        RegisterOp::Cas { from, to } => format!("cas {from} {to}"),
+fn describe(op: &CellOperation) -> String {
+    let list = |l: &[i64]| {
+        let shown: Vec<String> = l.iter().map(i64::to_string).collect();
+        format!("[{}]", shown.join(" "))
     };
+    let what = match &op.input.1 {
+        CellOp::Read => "read".to_owned(),
+        CellOp::Write(v) => format!("write {v}"),
+        CellOp::Cas { from, to } => format!("cas {from} {to}"),
+        CellOp::Append(v) => format!("append {v}"),
+        CellOp::ReadList => "read-list".to_owned(),
+        CellOp::Increment(d) => format!("increment {d}"),
+        CellOp::ReadCounter => "read-counter".to_owned(),
+        CellOp::MutateRow(v) => format!("mutate-row a={v} b={}", -v),
+        CellOp::ReadRow => "read-row".to_owned(),
+    };
+    let nil = |v: &Option<i64>| v.map_or("nil".to_owned(), |v| v.to_string());
     let out = match &op.output {
-        RegisterOut::Read(Some(v)) => format!("ok {v}"),
-        RegisterOut::Read(None) => "ok nil".to_owned(),
-        RegisterOut::Written => "ok".to_owned(),
-        RegisterOut::Cas(applied) => format!("ok {applied}"),
-        RegisterOut::Unknown => "info (unknown)".to_owned(),
+        CellOut::Read(v) => format!("ok {}", nil(v)),
+        CellOut::Written => "ok".to_owned(),
+        CellOut::Cas(applied) => format!("ok {applied}"),
+        CellOut::List(l) => format!("ok {}", list(l)),
+        CellOut::Counter(n) => format!("ok {n}"),
+        CellOut::Row(a, b) => format!("ok a={} b={}", nil(a), nil(b)),
+        CellOut::Unknown => "info (unknown)".to_owned(),
     };
     format!("{} {what} -> {out}", op.input.0)
 }
@@ -77,7 +87,7 @@ fn describe(op: &RegisterOperation) -> String {
 /// Writes the report into `dir`.
 pub fn write(
     dir: &Path,
-    history: &[RegisterOperation],
+    history: &[CellOperation],
     verdict: &Verdict,
     windows: &[Window],
     unavailable: &[(String, Duration)],
@@ -122,7 +132,7 @@ pub fn write(
 }
 
 /// The verdict in words, with the operations a refutation names.
-pub fn verdict_text(verdict: &Verdict, history: &[RegisterOperation]) -> String {
+pub fn verdict_text(verdict: &Verdict, history: &[CellOperation]) -> String {
     match verdict {
         Verdict::Linearizable => "linearizable".to_owned(),
         Verdict::Unknown { key } => format!("undecided (the search of {key} ran out of time)"),
@@ -139,7 +149,7 @@ pub fn verdict_text(verdict: &Verdict, history: &[RegisterOperation]) -> String 
                 .map(|&i| describe(&history[i]))
                 .collect();
             format!(
-                "NOT linearizable: register {key}; the longest order found ends with [{}], and cannot place {}",
+                "NOT linearizable: key {key}; the longest order found ends with [{}], and cannot place {}",
                 last.join("; "),
                 stuck_at.map_or("?".to_owned(), |i| format!(
                     "{} (client {}, called at {:.3} ms)",
@@ -153,7 +163,7 @@ pub fn verdict_text(verdict: &Verdict, history: &[RegisterOperation]) -> String 
 }
 
 /// The timeline as SVG.
-pub fn timeline(history: &[RegisterOperation], windows: &[Window]) -> String {
+pub fn timeline(history: &[CellOperation], windows: &[Window]) -> String {
     let end = history
         .iter()
         .map(|o| if o.ret == u64::MAX { o.call } else { o.ret })

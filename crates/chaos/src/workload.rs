@@ -1,7 +1,8 @@
-//! The register workload: clients read, write and check-and-put registers (one row and column
-//! per key) through Basalt's remote client, each operation recorded with when it was called
-//! and when it returned. A read that fails changed nothing and is left out; a write or a
-//! check-and-put that fails may or may not have been applied (its answer was lost, or a retry
+//! The workload: clients work on keys of four kinds through Basalt's remote client (see
+//! [`CellOp`]): registers (read, write, check-and-put), lists (Append, read whole), counters
+//! (Increment, read) and two-column rows (RowMutations, read), each operation recorded with
+//! when it was called and when it returned. A read that fails changed nothing and is left out;
+//! anything else that fails may or may not have been applied (its answer was lost, or a retry
 //! gave up), so its outcome is unknown, as Jepsen's `:info`.
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,26 +11,61 @@ use std::time::{Duration, Instant};
 
 use basalt_client::remote::RemoteConnection;
 use basalt_client::{
-    Bytes, CheckAction, CheckAndMutate, Client, CompareOperator, Condition, Get, Put, TableName,
+    Append, BatchOp, BatchOutcome, Bytes, CheckAction, CheckAndMutate, Client, CompareOperator,
+    Condition, Get, Increment, Put, RowMutations, RowOp, RowResult, TableName,
 };
 
 use crate::linearizability::Operation;
-use crate::models::{RegisterOp, RegisterOperation, RegisterOut};
+use crate::models::{CellOp, CellOperation, CellOut};
 
-/// The family and qualifier of every register.
+/// The family of every key's cells; registers, lists and counters are column `v`, a row's two
+/// columns are `a` and `b`.
 const FAMILY: &str = "f";
 const QUALIFIER: &str = "v";
 
-/// The row of register `key`.
+/// The row of `key`.
 pub fn row(key: usize) -> Bytes {
-    Bytes::from(format!("k{key:03}"))
+    Bytes::from(name(key))
+}
+
+/// How a history names `key`.
+pub fn name(key: usize) -> String {
+    format!("k{key:03}")
+}
+
+/// What a key holds: keys take the four kinds in turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Register,
+    List,
+    Counter,
+    Row,
+}
+
+pub fn kind(key: usize) -> Kind {
+    match key % 4 {
+        0 => Kind::Register,
+        1 => Kind::List,
+        2 => Kind::Counter,
+        _ => Kind::Row,
+    }
+}
+
+/// The operation that reads `key` whole.
+pub fn read_of(key: usize) -> CellOp {
+    match kind(key) {
+        Kind::Register => CellOp::Read,
+        Kind::List => CellOp::ReadList,
+        Kind::Counter => CellOp::ReadCounter,
+        Kind::Row => CellOp::ReadRow,
+    }
 }
 
 /// Operations as they happen, timed from one instant.
 #[derive(Debug)]
 pub struct Recorder {
     start: Instant,
-    ops: Mutex<Vec<RegisterOperation>>,
+    ops: Mutex<Vec<CellOperation>>,
 }
 
 impl Recorder {
@@ -45,14 +81,14 @@ impl Recorder {
         u64::try_from(self.start.elapsed().as_nanos()).unwrap_or(u64::MAX - 1)
     }
 
-    pub fn record(&self, op: RegisterOperation) {
+    pub fn record(&self, op: CellOperation) {
         self.ops
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push(op);
     }
 
-    pub fn history(&self) -> Vec<RegisterOperation> {
+    pub fn history(&self) -> Vec<CellOperation> {
         let mut ops = self
             .ops
             .lock()
@@ -84,77 +120,146 @@ impl Rng {
     }
 }
 
-/// One operation on register `key` of `table`, as client `client` makes it; recorded. A
-/// read that succeeded returns what it read.
+fn int(value: Option<&[u8]>) -> Option<i64> {
+    value
+        .and_then(|v| <[u8; 8]>::try_from(v).ok())
+        .map(i64::from_be_bytes)
+}
+
+/// A list cell (`,1,2,3`) as numbers; a part that is not one shows as `i64::MIN`, which no
+/// model state holds.
+fn list(value: Option<&[u8]>) -> Vec<i64> {
+    String::from_utf8_lossy(value.unwrap_or_default())
+        .split(',')
+        .filter(|p| !p.is_empty())
+        .map(|p| p.parse().unwrap_or(i64::MIN))
+        .collect()
+}
+
+fn column(result: &RowResult, qualifier: &str) -> Option<i64> {
+    int(result.value(FAMILY.as_bytes(), qualifier.as_bytes()))
+}
+
+/// Sends `op` on `key` through `conn`: what it returned.
+fn send(
+    conn: &RemoteConnection,
+    table: &TableName,
+    key: usize,
+    op: &CellOp,
+) -> Result<CellOut, String> {
+    let row = row(key);
+    let value = |v: i64| v.to_be_bytes().to_vec();
+    let get = || {
+        conn.get(table, &Get::new(row.clone()))
+            .map_err(|e| e.to_string())
+    };
+    match op {
+        CellOp::Read => get().map(|r| CellOut::Read(column(&r, QUALIFIER))),
+        CellOp::ReadList => get()
+            .map(|r| CellOut::List(list(r.value(b"f", b"v"))))
+            .map_err(|e| e.to_string()),
+        CellOp::ReadCounter => get().map(|r| CellOut::Counter(column(&r, QUALIFIER).unwrap_or(0))),
+        CellOp::ReadRow => get().map(|r| CellOut::Row(column(&r, "a"), column(&r, "b"))),
+        CellOp::Write(v) => conn
+            .put(
+                table,
+                &Put::new(row.clone()).add_column(FAMILY, QUALIFIER, value(*v)),
+            )
+            .map(|()| CellOut::Written)
+            .map_err(|e| e.to_string()),
+        CellOp::Cas { from, to } => conn
+            .check_and_mutate(
+                table,
+                &CheckAndMutate::new(
+                    row.clone(),
+                    Condition::matches(FAMILY, QUALIFIER, CompareOperator::Equal, value(*from)),
+                    CheckAction::Put(Put::new(row.clone()).add_column(
+                        FAMILY,
+                        QUALIFIER,
+                        value(*to),
+                    )),
+                ),
+            )
+            .map(|r| CellOut::Cas(r.success))
+            .map_err(|e| e.to_string()),
+        CellOp::Append(v) => conn
+            .append(
+                table,
+                &Append::new(row.clone()).add_column(
+                    FAMILY,
+                    QUALIFIER,
+                    Bytes::from(format!(",{v}")),
+                ),
+            )
+            .map(|r| CellOut::List(list(r.value(b"f", b"v"))))
+            .map_err(|e| e.to_string()),
+        // Every other one through a batch: its Multi call, and the retry on its own when the
+        // Multi fails, must carry the same nonce.
+        CellOp::Increment(d) => {
+            let inc = Increment::new(row.clone()).add_column(FAMILY, QUALIFIER, *d);
+            let one = if d % 2 == 0 {
+                conn.increment(table, &inc)
+            } else {
+                match conn.batch(table, &[BatchOp::Increment(inc)]).pop() {
+                    Some(Ok(BatchOutcome::Row(r))) => Ok(r),
+                    Some(Err(e)) => Err(e),
+                    other => {
+                        return Err(format!("a batch of one increment answered {other:?}"));
+                    }
+                }
+            };
+            one.map(|r| CellOut::Counter(column(&r, QUALIFIER).unwrap_or(i64::MIN)))
+                .map_err(|e| e.to_string())
+        }
+        CellOp::MutateRow(v) => {
+            let both = RowMutations {
+                row: row.clone(),
+                mutations: vec![
+                    RowOp::Put(Put::new(row.clone()).add_column(FAMILY, "a", value(*v))),
+                    RowOp::Put(Put::new(row.clone()).add_column(FAMILY, "b", value(-*v))),
+                ],
+            };
+            match conn.batch(table, &[BatchOp::RowMutations(both)]).pop() {
+                Some(Ok(_)) => Ok(CellOut::Written),
+                Some(Err(e)) => Err(e.to_string()),
+                None => Err("a batch of one RowMutations answered nothing".to_owned()),
+            }
+        }
+    }
+}
+
+/// One operation on `key` of `table`, as client `client` makes it; recorded. What it
+/// returned, when it succeeded.
 pub fn apply(
     conn: &RemoteConnection,
     table: &TableName,
     recorder: &Recorder,
     client: u64,
     key: usize,
-    op: RegisterOp,
-) -> Option<Option<i64>> {
-    let row = row(key);
+    op: CellOp,
+) -> Option<CellOut> {
     let call = recorder.now();
-    let out: Result<RegisterOut, basalt_client::Error> = match &op {
-        RegisterOp::Read => conn.get(table, &Get::new(row.clone())).map(|r| {
-            RegisterOut::Read(
-                r.value(FAMILY.as_bytes(), QUALIFIER.as_bytes())
-                    .and_then(|v| <[u8; 8]>::try_from(v).ok())
-                    .map(i64::from_be_bytes),
-            )
-        }),
-        RegisterOp::Write(v) => conn
-            .put(
-                table,
-                &Put::new(row.clone()).add_column(FAMILY, QUALIFIER, v.to_be_bytes().to_vec()),
-            )
-            .map(|()| RegisterOut::Written),
-        RegisterOp::Cas { from, to } => conn
-            .check_and_mutate(
-                table,
-                &CheckAndMutate::new(
-                    row.clone(),
-                    Condition::matches(
-                        FAMILY,
-                        QUALIFIER,
-                        CompareOperator::Equal,
-                        from.to_be_bytes().to_vec(),
-                    ),
-                    CheckAction::Put(Put::new(row.clone()).add_column(
-                        FAMILY,
-                        QUALIFIER,
-                        to.to_be_bytes().to_vec(),
-                    )),
-                ),
-            )
-            .map(|r| RegisterOut::Cas(r.success)),
-    };
-    let input = (format!("k{key:03}"), op);
+    let out = send(conn, table, key, &op);
+    let read = matches!(
+        op,
+        CellOp::Read | CellOp::ReadList | CellOp::ReadCounter | CellOp::ReadRow
+    );
+    let input = (name(key), op);
     match out {
         Ok(output) => {
-            let read = match output {
-                RegisterOut::Read(v) => Some(v),
-                _ => None,
-            };
             recorder.record(Operation {
                 client,
                 input,
                 call,
                 ret: recorder.now(),
-                output,
+                output: output.clone(),
             });
-            read
+            Some(output)
         }
         // A failed read is left out: it changed nothing.
-        Err(_) if matches!(input.1, RegisterOp::Read) => None,
+        Err(_) if read => None,
         Err(_) => {
-            recorder.record(Operation::unknown(
-                client,
-                input,
-                call,
-                RegisterOut::Unknown,
-            ));
+            recorder.record(Operation::unknown(client, input, call, CellOut::Unknown));
             None
         }
     }
@@ -170,10 +275,31 @@ pub struct Shape {
     pub seed: u64,
 }
 
-/// Runs the clients until `stop`: each picks a register and reads (half the time), writes a
-/// value no one else writes, or swaps the value it last saw for a new one.
+/// The next operation a client makes on `key`: half of them reads; a write, append or row
+/// mutation writes `fresh`, a value no one else writes; a check-and-put swaps the value the
+/// client last saw for `fresh`.
+fn choose(rng: &mut Rng, key: usize, fresh: i64, seen: Option<i64>) -> CellOp {
+    let dice = rng.below(10);
+    if dice < 5 {
+        return read_of(key);
+    }
+    match kind(key) {
+        Kind::Register if dice < 8 => CellOp::Write(fresh),
+        Kind::Register => CellOp::Cas {
+            from: seen.unwrap_or(0),
+            to: fresh,
+        },
+        Kind::List => CellOp::Append(fresh),
+        Kind::Counter => CellOp::Increment(1 + i64::try_from(rng.below(7)).unwrap_or(0)),
+        Kind::Row => CellOp::MutateRow(fresh),
+    }
+}
+
+/// Runs `shape.clients` clients until `stop`, each on a connection of its own made by
+/// `connect(client)` on the client's thread (so a client can first move the thread into a
+/// host of its own); a client whose connection cannot be made tries again after a second.
 pub fn run(
-    conn: &Arc<RemoteConnection>,
+    connect: &(dyn Fn(usize) -> std::io::Result<RemoteConnection> + Sync),
     table: &TableName,
     recorder: &Arc<Recorder>,
     shape: &Shape,
@@ -181,10 +307,22 @@ pub fn run(
 ) {
     std::thread::scope(|s| {
         for client in 0..shape.clients {
-            let (conn, recorder, stop) = (Arc::clone(conn), Arc::clone(recorder), Arc::clone(stop));
+            let (recorder, stop) = (Arc::clone(recorder), Arc::clone(stop));
             let table = table.clone();
             let shape = shape.clone();
             s.spawn(move || {
+                let conn = loop {
+                    if stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    match connect(client) {
+                        Ok(conn) => break conn,
+                        Err(e) => {
+                            eprintln!("chaos: client {client} cannot connect yet: {e}");
+                            std::thread::sleep(Duration::from_secs(1));
+                        }
+                    }
+                };
                 let mut rng = Rng::new(shape.seed ^ ((client as u64 + 1) << 32));
                 let mut seq = 0i64;
                 let mut seen: Vec<Option<i64>> = vec![None; shape.keys];
@@ -192,19 +330,14 @@ pub fn run(
                     let key = usize::try_from(rng.below(shape.keys as u64)).unwrap_or(0);
                     seq += 1;
                     let fresh = (client as i64 + 1) * 1_000_000_000 + seq;
-                    let op = match rng.below(10) {
-                        0..=4 => RegisterOp::Read,
-                        5..=7 => RegisterOp::Write(fresh),
-                        _ => RegisterOp::Cas {
-                            from: seen[key].unwrap_or(0),
-                            to: fresh,
-                        },
-                    };
-                    if let RegisterOp::Write(v) = op {
+                    let op = choose(&mut rng, key, fresh, seen[key]);
+                    if let CellOp::Write(v) = op {
                         seen[key] = Some(v);
                     }
-                    if let Some(read) = apply(&conn, &table, &recorder, client as u64, key, op) {
-                        seen[key] = read;
+                    if let Some(CellOut::Read(v)) =
+                        apply(&conn, &table, &recorder, client as u64, key, op)
+                    {
+                        seen[key] = v;
                     }
                     std::thread::sleep(shape.think);
                 }

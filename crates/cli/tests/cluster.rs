@@ -972,3 +972,76 @@ fn a_cluster_keeps_its_store_files_on_an_object_store() {
     check_rows(&conn, &flushed);
     check_rows(&conn, &logged);
 }
+
+/// A master that takes over while a region server runs unregistered (its ZooKeeper session
+/// ended, its process alive and holding its log: here, stopped with SIGSTOP) splits that
+/// server's log before it opens the server's regions elsewhere, so edits that were only in
+/// that log stay. Found by the fault campaign (issue 45): a partition of the active master and
+/// a region server from the rest of the cluster lost a counter's increments.
+#[test]
+fn a_master_taking_over_splits_the_log_of_a_server_that_lost_its_session_but_runs() {
+    let cluster = Cluster::start(2, 1);
+    let conn = cluster.connect();
+    create_t(&conn, ["d", "h", "l"].map(str::to_owned));
+    let writer = write_load(Arc::clone(&conn), 0, Arc::new(AtomicBool::new(false)), 400);
+    let acked = writer.join().unwrap();
+    assert_eq!(acked.len(), 400);
+    let (holders, meta) = placement(&conn);
+    let victim = holders
+        .iter()
+        .map(|h| addr_of(h))
+        .find(|a| *a != addr_of(&meta))
+        .expect("a server holding regions of t but not meta");
+    let (master, master_pid) = cluster.masters.iter().next().unwrap();
+    let victim_pid = cluster.servers[&victim];
+    let signal = |sig: &str, pid: u32| {
+        let done = Command::new("kill").args([sig, &pid.to_string()]).status();
+        assert!(done.unwrap().success());
+    };
+    signal("-STOP", victim_pid);
+    Cluster::kill(*master_pid);
+    // Both sessions end (3 s); the stopped server still holds its log's lock.
+    std::thread::sleep(Duration::from_secs(6));
+    let mut new_master = Command::new(env!("CARGO_BIN_EXE_basalt"))
+        .arg("master")
+        .arg("--data")
+        .arg(cluster._dir.path().join("data"))
+        .args(["--zookeeper", &cluster.quorum])
+        .args(["--port", "0", "--info-port", "0"])
+        .args(["--session-timeout-ms", "3000"])
+        .stdout(Stdio::null())
+        .process_group(i32::try_from(cluster.child.id()).unwrap())
+        .spawn()
+        .unwrap();
+    let conn = Arc::new(
+        RemoteConnection::through_zookeeper(
+            &cluster.quorum,
+            RemoteConfig {
+                operation_timeout: Duration::from_secs(30),
+                rpc_timeout: Duration::from_secs(10),
+                ..RemoteConfig::default()
+            },
+        )
+        .unwrap(),
+    );
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let summary = conn.cluster_summary();
+        if let Ok(s) = &summary
+            && s.master != *master
+            && s.servers.iter().map(|s| s.regions.len()).sum::<usize>() == 5
+            && s.servers.iter().all(|s| addr_of(&s.name) != victim)
+        {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the new master did not place every region on the live server: {summary:?}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    check_rows(&conn, &acked);
+    signal("-CONT", victim_pid);
+    let _ = new_master.kill();
+    let _ = new_master.wait();
+}

@@ -266,6 +266,25 @@ impl ClusterMaster {
         layout::delete_dir(fs, &splitting)
     }
 
+    /// The server a region recorded on `recorded` opens on: that one if it lives; else another,
+    /// once `recorded`'s log is split. A server that is not registered may still run (cut off
+    /// from ZooKeeper, its WAL directory locked), and its log may hold edits of the region
+    /// that no store file has: opening the region elsewhere before the split would lose them.
+    /// The split fences it first (its directory renamed), so it acknowledges nothing more.
+    fn live_or_split(
+        &self,
+        recorded: Option<&ServerName>,
+    ) -> Result<Arc<dyn crate::servers::RegionServerAdmin>> {
+        if let Some(recorded) = recorded {
+            let name = recorded.to_string();
+            if let Some(server) = self.master.servers.get(&name) {
+                return Ok(server);
+            }
+            self.split_wal(&name)?;
+        }
+        self.master.servers.pick()
+    }
+
     /// Opens meta on its recorded server if that one lives, else on another, and says where
     /// in ZooKeeper. Its server's log must have been split already.
     fn assign_meta(&self) -> Result<ServerName> {
@@ -279,10 +298,7 @@ impl ClusterMaster {
                 host_port: format!("{host}:{port}"),
                 start_code: i64::try_from(code).unwrap_or(0),
             });
-        let server = match recorded.and_then(|s| self.master.servers.get(&s.to_string())) {
-            Some(s) => s,
-            None => self.master.servers.pick()?,
-        };
+        let server = self.live_or_split(recorded.as_ref())?;
         server.open_region(&info)?;
         let name = server.name().clone();
         let (host, port) = name.host_and_port().unwrap_or((&name.host_port, 0));
@@ -346,14 +362,7 @@ impl ClusterMaster {
                 .iter()
                 .filter(|r| &r.info.table == name && r.is_serving())
             {
-                let recorded = row
-                    .server
-                    .as_ref()
-                    .and_then(|s| master.servers.get(&s.to_string()));
-                let server = match recorded {
-                    Some(s) => s,
-                    None => master.servers.pick()?,
-                };
+                let server = self.live_or_split(row.server.as_ref())?;
                 if enabled {
                     let seq_id = server.open_region(&row.info)?;
                     if row.server.as_ref() != Some(server.name())

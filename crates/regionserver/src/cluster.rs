@@ -81,6 +81,12 @@ impl ClusterRole {
             if server.is_fenced() {
                 return Some("a master fenced its log (it was taken for dead)");
             }
+            // As HBase's region server aborts when its WAL cannot be synced: its regions go to
+            // servers whose disks work, which replay the log.
+            if let Some(failure) = server.wal_failure() {
+                eprintln!("its write-ahead log failed: {failure}");
+                return Some("its write-ahead log failed");
+            }
             self.splits.tick(&server.rs);
             if access.is_enabled() {
                 self.grants.tick(zk, access);

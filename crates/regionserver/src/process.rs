@@ -218,6 +218,12 @@ impl RunningServer {
         }
     }
 
+    /// Why the server's log refuses writes, once writing or syncing it failed (a disk error):
+    /// nothing more can be acknowledged here.
+    pub fn wal_failure(&self) -> Option<String> {
+        self.wal.failure()
+    }
+
     /// Stops cleanly: every region flushed and closed, the log closed, the WAL directory
     /// archived and deleted.
     pub fn stop(&self) -> Result<()> {

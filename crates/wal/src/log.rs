@@ -312,6 +312,11 @@ impl Wal {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Why the log refuses appends, once a write or a sync of it failed.
+    pub fn failure(&self) -> Option<String> {
+        self.lock().failure.clone()
+    }
+
     /// Where this log counts its appends and writes.
     pub fn metrics(&self) -> &Arc<basalt_common::metrics::ServerMetrics> {
         &self.config.metrics
