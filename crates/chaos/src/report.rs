@@ -55,10 +55,18 @@ pub fn unavailability(history: &[CellOperation], windows: &[Window]) -> Vec<(Str
         .collect()
 }
 
-fn describe(op: &CellOperation) -> String {
+/// The operation in a line; a list shows its last items only, unless `whole`.
+fn describe_with(op: &CellOperation, whole: bool) -> String {
+    // A list's last few items (its whole is in the history's earlier lines).
     let list = |l: &[i64]| {
-        let shown: Vec<String> = l.iter().map(i64::to_string).collect();
-        format!("[{}]", shown.join(" "))
+        let from = if whole { 0 } else { l.len().saturating_sub(6) };
+        let shown: Vec<String> = l[from..].iter().map(i64::to_string).collect();
+        let before = if from > 0 {
+            format!("({from} more) ")
+        } else {
+            String::new()
+        };
+        format!("[{before}{}]", shown.join(" "))
     };
     let what = match &op.input.1 {
         CellOp::Read => "read".to_owned(),
@@ -84,6 +92,10 @@ fn describe(op: &CellOperation) -> String {
     format!("{} {what} -> {out}", op.input.0)
 }
 
+fn describe(op: &CellOperation) -> String {
+    describe_with(op, false)
+}
+
 /// Writes the report into `dir`.
 pub fn write(
     dir: &Path,
@@ -105,7 +117,7 @@ pub fn write(
             "{}\t{:.3}\t{ret}\t{}",
             op.client,
             ms(op.call),
-            describe(op)
+            describe_with(op, true)
         );
     }
     std::fs::write(dir.join("history.txt"), text)?;

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use basalt_client::remote::RemoteConnection;
 use basalt_client::{
     Append, BatchOp, BatchOutcome, Bytes, CheckAction, CheckAndMutate, Client, CompareOperator,
-    Condition, Get, Increment, Put, RowMutations, RowOp, RowResult, TableName,
+    Condition, Durability, Get, Increment, Put, RowMutations, RowOp, RowResult, TableName,
 };
 
 use crate::linearizability::Operation;
@@ -160,10 +160,18 @@ fn send(
             .map_err(|e| e.to_string()),
         CellOp::ReadCounter => get().map(|r| CellOut::Counter(column(&r, QUALIFIER).unwrap_or(0))),
         CellOp::ReadRow => get().map(|r| CellOut::Row(column(&r, "a"), column(&r, "b"))),
+        // Every other write asks for its WAL edit synced to disk (HBase's FSYNC_WAL), so a
+        // disk that stalls or fails is felt at once.
         CellOp::Write(v) => conn
             .put(
                 table,
-                &Put::new(row.clone()).add_column(FAMILY, QUALIFIER, value(*v)),
+                &Put::new(row.clone())
+                    .add_column(FAMILY, QUALIFIER, value(*v))
+                    .with_durability(if v % 2 == 0 {
+                        Durability::FsyncWal
+                    } else {
+                        Durability::UseDefault
+                    }),
             )
             .map(|()| CellOut::Written)
             .map_err(|e| e.to_string()),

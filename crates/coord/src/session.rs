@@ -260,6 +260,22 @@ impl ZkSession {
         }
     }
 
+    /// Whether ZooKeeper has ended the session (expired or refused it) or it was closed: the
+    /// precise answer, known only once ZooKeeper is reached again. A session cut off from
+    /// ZooKeeper is not expired yet, and may live on: ZooKeeper restarted within the session
+    /// timeout keeps its sessions. A region server waits for this answer (HBase's do too): its
+    /// lease stops it serving meanwhile, and a master that took it for dead fences its log.
+    pub fn is_expired(&self) -> bool {
+        self.client.as_ref().is_none_or(|c| {
+            !matches!(
+                c.state(),
+                zk::SessionState::SyncConnected
+                    | zk::SessionState::ConnectedReadOnly
+                    | zk::SessionState::Disconnected
+            )
+        })
+    }
+
     pub fn session_timeout(&self) -> Duration {
         self.session_timeout
     }

@@ -91,7 +91,10 @@ impl<'a, S: Read> Patient<'a, S> {
                 Err(e)
                     if matches!(
                         e.kind(),
-                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                        io::ErrorKind::WouldBlock
+                            | io::ErrorKind::TimedOut
+                            // A signal (a debugger or tracer attaching) is no error.
+                            | io::ErrorKind::Interrupted
                     ) =>
                 {
                     if !self.in_message && self.stop.load(Ordering::Acquire) {
@@ -285,6 +288,37 @@ mod tests {
     use std::io::{Read as _, Write as _};
 
     use super::*;
+
+    /// A read interrupted by a signal (strace or a debugger attaching to the server) is tried
+    /// again, not taken for a broken connection.
+    #[test]
+    fn an_interrupted_read_is_tried_again() {
+        struct Flaky(Vec<io::Result<u8>>);
+        impl Read for Flaky {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                match self.0.pop() {
+                    None => Ok(0),
+                    Some(Ok(b)) => {
+                        buf[0] = b;
+                        Ok(1)
+                    }
+                    Some(Err(e)) => Err(e),
+                }
+            }
+        }
+        let interrupted = || Err(io::Error::from(io::ErrorKind::Interrupted));
+        let stop = AtomicBool::new(false);
+        let source = Flaky(vec![Ok(b'b'), interrupted(), Ok(b'a'), interrupted()]);
+        let mut patient = Patient::over(source, &stop, Duration::from_secs(1));
+        // One read each, as the frame reader makes them (read_to_end would retry by itself).
+        let mut byte = [0u8; 1];
+        for want in [b'a', b'b'] {
+            let n = patient
+                .read(&mut byte)
+                .expect("read through the interruption");
+            assert_eq!((n, byte[0]), (1, want));
+        }
+    }
 
     /// A connection thread that panics gives its place back: with room for one connection,
     /// ten panicking ones in a row still leave the listener serving.

@@ -75,7 +75,9 @@ impl ClusterRole {
             if stop.load(Ordering::Acquire) {
                 return None;
             }
-            if zk.is_lost() {
+            // Cut off from ZooKeeper, it waits to learn whether its session lives (its lease
+            // has stopped it serving; a master that took it for dead fenced its log).
+            if zk.is_expired() {
                 return Some("its ZooKeeper session ended");
             }
             if server.is_fenced() {

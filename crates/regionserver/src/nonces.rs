@@ -5,13 +5,18 @@
 //!
 //! The server remembers each nonce for a grace period (HBase's
 //! `hbase.server.hashNonce.gracePeriod`, 30 minutes). A call whose nonce is already done is
-//! not applied again: the caller answers it from the row's current state (an increment or
-//! append becomes a Get of its columns, as in HBase) or from the remembered outcome (a
-//! check-and-mutate). A call whose nonce is still running waits for it; if that one failed,
-//! the retry runs. Nonces live in memory: a restarted server has forgotten them (HBase also
+//! not applied again: the caller answers it from the remembered outcome, an increment's or
+//! append's with the very cells the first attempt answered. (HBase answers a repeated
+//! increment or append with the row's current values, which may hold later operations' too:
+//! a client whose answer was lost would take another's result for its own. Basalt remembers
+//! the answers, up to [`RESULT_BUDGET`] bytes of them, newest kept; past that it answers as
+//! HBase does. See docs/design/chaos.md.) A call whose nonce is still running waits for it; if
+//! that one failed, the retry runs. Nonces live in memory: a restarted server has forgotten them (HBase also
 //! recovers them from its WAL; Basalt does not yet).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
+
+use basalt_common::RowResult;
 use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -20,6 +25,9 @@ pub const NO_NONCE: u64 = 0;
 
 /// How long a finished nonce is remembered (HBase's default grace period).
 pub const DEFAULT_GRACE: Duration = Duration::from_secs(30 * 60);
+
+/// How many bytes of increments' and appends' answers a server remembers for their retries.
+pub const RESULT_BUDGET: usize = 32 << 20;
 
 /// How long a retry waits for the first attempt of its operation to finish.
 const WAIT_FOR_FIRST: Duration = Duration::from_secs(60);
@@ -34,20 +42,61 @@ enum State {
 }
 
 /// What a call with a nonce should do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Start {
     /// Run it, then [`Nonces::finish`] it.
     Run,
-    /// It already ran: answer without applying it again.
-    AlreadyDone { applied: bool },
+    /// It already ran: answer without applying it again; with the first attempt's answer
+    /// when it is remembered.
+    AlreadyDone {
+        applied: bool,
+        result: Option<RowResult>,
+    },
+}
+
+/// Answers remembered for retries, oldest first out once over the budget.
+#[derive(Debug, Default)]
+struct Answers {
+    by_nonce: HashMap<(u64, u64), RowResult>,
+    order: VecDeque<((u64, u64), usize)>,
+    bytes: usize,
+}
+
+impl Answers {
+    fn size(result: &RowResult) -> usize {
+        result
+            .cells
+            .iter()
+            .map(|c| c.row().len() + c.family().len() + c.qualifier().len() + c.value().len() + 48)
+            .sum()
+    }
+
+    fn keep(&mut self, key: (u64, u64), result: &RowResult, budget: usize) {
+        let size = Self::size(result);
+        if size > budget {
+            return;
+        }
+        self.by_nonce.insert(key, result.clone());
+        self.order.push_back((key, size));
+        self.bytes += size;
+        while self.bytes > budget {
+            let Some((old, size)) = self.order.pop_front() else {
+                break;
+            };
+            self.by_nonce.remove(&old);
+            self.bytes -= size;
+        }
+    }
 }
 
 /// The nonces a server has seen.
 #[derive(Debug)]
 pub struct Nonces {
     seen: Mutex<HashMap<(u64, u64), (State, Instant)>>,
+    answers: Mutex<Answers>,
     changed: Condvar,
     grace: Duration,
+    budget: usize,
 }
 
 impl Default for Nonces {
@@ -58,11 +107,27 @@ impl Default for Nonces {
 
 impl Nonces {
     pub fn new(grace: Duration) -> Self {
+        Nonces::with_budget(grace, RESULT_BUDGET)
+    }
+
+    /// [`Nonces::new`], remembering at most `budget` bytes of answers.
+    pub fn with_budget(grace: Duration, budget: usize) -> Self {
         Nonces {
             seen: Mutex::new(HashMap::new()),
+            answers: Mutex::new(Answers::default()),
             changed: Condvar::new(),
             grace,
+            budget,
         }
+    }
+
+    fn answer(&self, key: (u64, u64)) -> Option<RowResult> {
+        self.answers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .by_nonce
+            .get(&key)
+            .cloned()
     }
 
     /// Starts the operation with this nonce: run it, or it already ran. A call without a
@@ -80,7 +145,13 @@ impl Nonces {
                     seen.insert(key, (State::Running, Instant::now()));
                     return Start::Run;
                 }
-                Some(State::Done { applied }) => return Start::AlreadyDone { applied },
+                Some(State::Done { applied }) => {
+                    drop(seen);
+                    return Start::AlreadyDone {
+                        applied,
+                        result: self.answer(key),
+                    };
+                }
                 Some(State::Running) => {
                     let left = deadline.saturating_duration_since(Instant::now());
                     if left.is_zero() {
@@ -98,10 +169,23 @@ impl Nonces {
     }
 
     /// Ends an operation [`Nonces::start`] let run: remembered as done if it succeeded
-    /// (`applied` tells a check-and-mutate's outcome), forgotten if it failed so a retry runs.
-    pub fn finish(&self, group: u64, nonce: u64, outcome: Option<bool>) {
+    /// (`applied` tells a check-and-mutate's outcome, `result` is what it answered), forgotten
+    /// if it failed so a retry runs.
+    pub fn finish(
+        &self,
+        group: u64,
+        nonce: u64,
+        outcome: Option<bool>,
+        result: Option<&RowResult>,
+    ) {
         if nonce == NO_NONCE {
             return;
+        }
+        if let (Some(_), Some(result)) = (outcome, result) {
+            self.answers
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .keep((group, nonce), result, self.budget);
         }
         let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
         match outcome {
@@ -122,7 +206,24 @@ impl Nonces {
         let before = seen.len();
         let grace = self.grace;
         seen.retain(|_, (state, at)| *state == State::Running || at.elapsed() < grace);
-        before - seen.len()
+        let expired = before - seen.len();
+        if expired > 0 {
+            let mut answers = self.answers.lock().unwrap_or_else(PoisonError::into_inner);
+            let Answers {
+                by_nonce,
+                order,
+                bytes,
+            } = &mut *answers;
+            order.retain(|(key, size)| {
+                let kept = seen.contains_key(key);
+                if !kept {
+                    by_nonce.remove(key);
+                    *bytes -= size;
+                }
+                kept
+            });
+        }
+        expired
     }
 }
 
@@ -136,10 +237,16 @@ mod tests {
     fn a_nonce_runs_once_and_a_failed_one_runs_again() {
         let n = Nonces::default();
         assert_eq!(n.start(7, 1), Start::Run);
-        n.finish(7, 1, Some(true));
-        assert_eq!(n.start(7, 1), Start::AlreadyDone { applied: true });
+        n.finish(7, 1, Some(true), None);
+        assert_eq!(
+            n.start(7, 1),
+            Start::AlreadyDone {
+                applied: true,
+                result: None
+            }
+        );
         assert_eq!(n.start(8, 1), Start::Run, "another group");
-        n.finish(8, 1, None);
+        n.finish(8, 1, None, None);
         assert_eq!(n.start(8, 1), Start::Run, "a failed attempt is forgotten");
         assert_eq!(n.start(0, NO_NONCE), Start::Run);
         assert_eq!(n.start(0, NO_NONCE), Start::Run);
@@ -154,10 +261,13 @@ mod tests {
             std::thread::spawn(move || n.start(1, 2))
         };
         std::thread::sleep(Duration::from_millis(50));
-        n.finish(1, 2, Some(false));
+        n.finish(1, 2, Some(false), None);
         assert_eq!(
             waiter.join().expect("waiter"),
-            Start::AlreadyDone { applied: false }
+            Start::AlreadyDone {
+                applied: false,
+                result: None
+            }
         );
     }
 
@@ -166,8 +276,57 @@ mod tests {
         let n = Nonces::new(Duration::ZERO);
         assert_eq!(n.start(1, 1), Start::Run);
         assert_eq!(n.start(1, 2), Start::Run);
-        n.finish(1, 1, Some(true));
+        n.finish(1, 1, Some(true), Some(&counter(b"c", 5)));
         assert_eq!(n.expire(), 1, "the running one stays");
         assert_eq!(n.start(1, 1), Start::Run);
+        assert!(n.answers.lock().expect("answers").by_nonce.is_empty());
+    }
+
+    fn counter(row: &[u8], value: i64) -> RowResult {
+        let cell = basalt_common::Cell::new(
+            row,
+            b"f",
+            b"q",
+            1,
+            basalt_common::CellType::Put,
+            &value.to_be_bytes(),
+        );
+        RowResult {
+            row: basalt_common::Bytes::copy_from_slice(row),
+            cells: vec![cell],
+            ..RowResult::default()
+        }
+    }
+
+    /// A retry is answered with the first attempt's own cells, not the row as it is now; the
+    /// oldest answers go first when they outgrow the budget.
+    #[test]
+    fn a_retry_gets_the_first_attempts_answer() {
+        let budget = 3 * Answers::size(&counter(b"c", 1));
+        let n = Nonces::with_budget(DEFAULT_GRACE, budget);
+        for nonce in 1..=4 {
+            assert_eq!(n.start(1, nonce), Start::Run);
+            n.finish(
+                1,
+                nonce,
+                Some(true),
+                Some(&counter(b"c", nonce as i64 * 10)),
+            );
+        }
+        assert_eq!(
+            n.start(1, 3),
+            Start::AlreadyDone {
+                applied: true,
+                result: Some(counter(b"c", 30))
+            }
+        );
+        assert_eq!(
+            n.start(1, 1),
+            Start::AlreadyDone {
+                applied: true,
+                result: None
+            },
+            "the oldest answer went over the budget"
+        );
     }
 }

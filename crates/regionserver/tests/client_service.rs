@@ -1073,3 +1073,57 @@ fn scan_limits_result_sizes_and_cell_ttls_are_the_servers_to_apply() {
     assert!(e.contains("_ttl"), "{e}");
     server.shutdown();
 }
+
+/// A repeated increment or append (the same nonce: a client's retry after its answer was lost)
+/// is not applied again, and is answered with the first attempt's own cells even when another
+/// operation changed the cell in between (HBase answers with the row as it is now, which
+/// would hand the retrying client another's result as its own).
+#[test]
+fn a_retry_is_answered_with_its_first_attempts_cells() {
+    let (server, _conn, regions) = setup();
+    let mut c = Client::connect(&server, "ClientService");
+    let request = |kind: mutation_proto::MutationType, q: &[u8], v: &[u8], nonce: u64| {
+        let mut m = put(b"c", q, v);
+        m.mutate_type = Some(kind as i32);
+        m.nonce = Some(nonce);
+        MutateRequest {
+            region: region(&regions[0]),
+            mutation: m,
+            nonce_group: Some(9),
+            ..MutateRequest::default()
+        }
+    };
+    let append = |v: &[u8], nonce| request(mutation_proto::MutationType::Append, b"l", v, nonce);
+    let increment = |by: i64, nonce| {
+        request(
+            mutation_proto::MutationType::Increment,
+            b"n",
+            &by.to_be_bytes(),
+            nonce,
+        )
+    };
+    let mut value = |req: &MutateRequest| {
+        let r: MutateResponse = c.ok("Mutate", req);
+        values(&r.result.unwrap())[0].1.clone()
+    };
+    assert_eq!(value(&append(b"a", 1)), b"a");
+    assert_eq!(value(&append(b"b", 2)), b"ab");
+    assert_eq!(value(&append(b"a", 1)), b"a", "the retry's own answer");
+    assert_eq!(value(&increment(5, 3)), 5i64.to_be_bytes());
+    assert_eq!(value(&increment(1, 4)), 6i64.to_be_bytes());
+    assert_eq!(
+        value(&increment(5, 3)),
+        5i64.to_be_bytes(),
+        "the retry's own answer"
+    );
+    // Applied once each.
+    let r: GetResponse = c.ok("Get", &get_row(&regions[0], b"c"));
+    let mut got = values(&r.result.unwrap());
+    got.sort();
+    assert_eq!(got.len(), 2);
+    assert!(got.contains(&(b"c".to_vec(), b"ab".to_vec())), "{got:?}");
+    assert!(
+        got.contains(&(b"c".to_vec(), 6i64.to_be_bytes().to_vec())),
+        "{got:?}"
+    );
+}

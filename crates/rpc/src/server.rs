@@ -344,7 +344,10 @@ fn first_byte(stream: &TcpStream, stop: &AtomicBool, stall: Duration) -> io::Res
             Err(e)
                 if matches!(
                     e.kind(),
-                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    io::ErrorKind::WouldBlock
+                        | io::ErrorKind::TimedOut
+                        // A signal (a debugger or tracer attaching) is no error.
+                        | io::ErrorKind::Interrupted
                 ) =>
             {
                 if stop.load(Ordering::Acquire) || started.elapsed() > stall {

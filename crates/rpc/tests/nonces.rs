@@ -13,7 +13,8 @@ use std::time::Duration;
 
 use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
 use basalt_embedded::{
-    Append, Bytes, CheckAction, CheckAndMutate, CompareOperator, Condition, Get, Increment, Put,
+    Append, BatchOp, BatchOutcome, Bytes, CheckAction, CheckAndMutate, CompareOperator, Condition,
+    Get, Increment, Put,
 };
 use support::serve;
 
@@ -162,5 +163,37 @@ fn a_retried_operation_whose_answer_was_lost_is_applied_once() {
         .map(|c| c.value())
         .collect();
     assert_eq!(s, [&b"swapped"[..], b"ab", b"a"]);
+    server.shutdown();
+}
+
+/// A batch's increment whose Multi call lost its answer (after the server applied it) runs again
+/// on its own with the same nonce: applied once, answered with its own value.
+#[test]
+fn a_batched_increment_whose_multi_lost_its_answer_is_applied_once() {
+    let conn = support::engine_with_table_t();
+    let server = serve(&conn);
+    let proxy = Proxy::start(server.local_addr());
+    let config = RemoteConfig {
+        pause: Duration::from_millis(20),
+        ..RemoteConfig::default()
+    };
+    let remote = RemoteConnection::connect(proxy.addr, config).unwrap();
+    let t = remote.table("t").unwrap();
+    t.put(&Put::new("b").add_column("f", "s", "a")).unwrap();
+
+    proxy.lose_next_answer();
+    let mut outcomes = t.batch(&[BatchOp::Increment(
+        Increment::new("b").add_column("f", "n", 5i64),
+    )]);
+    let Some(Ok(BatchOutcome::Row(got))) = outcomes.pop() else {
+        panic!("the batch failed: {outcomes:?}");
+    };
+    assert_eq!(got.cells[0].value(), 5i64.to_be_bytes());
+    let row = conn.table("t").unwrap().get(&Get::new("b")).unwrap();
+    assert_eq!(
+        row.value(b"f", b"n"),
+        Some(&5i64.to_be_bytes()[..]),
+        "applied once"
+    );
     server.shutdown();
 }

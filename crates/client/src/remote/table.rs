@@ -276,25 +276,41 @@ impl<T: Transport> TableCalls<'_, T> {
     /// them; row mutations, check-and-mutates, and operations whose region failed in the Multi
     /// (moved, not served) run on their own, with the usual retries.
     async fn batch(&self, ops: &[BatchOp]) -> Vec<Result<BatchOutcome>> {
-        let mut out: Vec<Option<Result<BatchOutcome>>> = self.multi(ops).await;
+        // Each increment's and append's nonce, made once: the Multi and, if the Multi failed
+        // (perhaps after the server applied it), the operation's own retries all send it.
+        let nonces: Vec<Option<u64>> = ops
+            .iter()
+            .map(|op| matches!(op, BatchOp::Increment(_) | BatchOp::Append(_)).then(new_nonce))
+            .collect();
+        let mut out: Vec<Option<Result<BatchOutcome>>> = self.multi(ops, &nonces).await;
         out.resize_with(ops.len(), || None);
         let mut outcomes = Vec::with_capacity(ops.len());
-        for (op, done) in ops.iter().zip(out) {
+        for ((op, done), nonce) in ops.iter().zip(out).zip(nonces) {
             outcomes.push(match done {
                 Some(done) => done,
-                None => self.one(op).await,
+                None => self.one(op, nonce).await,
             });
         }
         outcomes
     }
 
-    async fn one(&self, op: &BatchOp) -> Result<BatchOutcome> {
+    async fn one(&self, op: &BatchOp, nonce: Option<u64>) -> Result<BatchOutcome> {
+        let with_nonce = |mut m: MutationProto| {
+            m.nonce = nonce.or(m.nonce);
+            m
+        };
         match op {
             BatchOp::Get(g) => self.get(g).await.map(BatchOutcome::Row),
             BatchOp::Put(p) => self.put(p).await.map(|()| BatchOutcome::Done),
             BatchOp::Delete(d) => self.delete(d).await.map(|()| BatchOutcome::Done),
-            BatchOp::Increment(i) => self.increment(i).await.map(BatchOutcome::Row),
-            BatchOp::Append(a) => self.append(a).await.map(BatchOutcome::Row),
+            BatchOp::Increment(i) => self
+                .mutate(&i.row, with_nonce(increment_pb(i)), &[], None)
+                .await
+                .map(|r| BatchOutcome::Row(r.0.unwrap_or_default())),
+            BatchOp::Append(a) => self
+                .mutate(&a.row, with_nonce(append_pb(a)), &[], None)
+                .await
+                .map(|r| BatchOutcome::Row(r.0.unwrap_or_default())),
             BatchOp::RowMutations(m) => self.mutate_row(m).await.map(BatchOutcome::Rows),
             BatchOp::CheckAndMutate(c) => self
                 .check_and_mutate(c)
@@ -304,7 +320,11 @@ impl<T: Transport> TableCalls<'_, T> {
     }
 
     /// The Multi part of a batch: an outcome for each operation it settled, None for the rest.
-    async fn multi(&self, ops: &[BatchOp]) -> Vec<Option<Result<BatchOutcome>>> {
+    async fn multi(
+        &self,
+        ops: &[BatchOp],
+        nonces: &[Option<u64>],
+    ) -> Vec<Option<Result<BatchOutcome>>> {
         let mut out: Vec<Option<Result<BatchOutcome>>> = (0..ops.len()).map(|_| None).collect();
         let Ok(regions) = self.conn.locations(self.name).await else {
             return out;
@@ -333,8 +353,16 @@ impl<T: Transport> TableCalls<'_, T> {
                     let cells = &mut part(by_region, name).1;
                     (Some(delete_cells(d, cells)), None)
                 }
-                BatchOp::Increment(i) => (Some(increment_pb(i)), None),
-                BatchOp::Append(a) => (Some(append_pb(a)), None),
+                BatchOp::Increment(i) => {
+                    let mut m = increment_pb(i);
+                    m.nonce = nonces[index].or(m.nonce);
+                    (Some(m), None)
+                }
+                BatchOp::Append(a) => {
+                    let mut m = append_pb(a);
+                    m.nonce = nonces[index].or(m.nonce);
+                    (Some(m), None)
+                }
                 // These run on their own.
                 BatchOp::RowMutations(_) | BatchOp::CheckAndMutate(_) => continue,
             };

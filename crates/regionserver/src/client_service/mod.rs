@@ -337,8 +337,12 @@ impl ClientService {
             &action,
             req.condition.is_some(),
         );
-        if let Start::AlreadyDone { applied } = self.nonces.start(nonce.group, nonce.nonce) {
-            let result = current(&region, &action)?;
+        if let Start::AlreadyDone { applied, result } = self.nonces.start(nonce.group, nonce.nonce)
+        {
+            let result = match result {
+                Some(first) => Some(first),
+                None => current(&region, &action)?,
+            };
             return Ok(if req.condition.is_some() {
                 response(result.filter(|_| applied), Some(applied))
             } else {
@@ -346,13 +350,12 @@ impl ClientService {
             });
         }
         let outcome = self.mutate_once(&region, row, action, req.condition.as_ref());
+        let done = outcome.as_ref().ok();
         self.nonces.finish(
             nonce.group,
             nonce.nonce,
-            outcome
-                .as_ref()
-                .ok()
-                .map(|(_, processed)| processed.unwrap_or(true)),
+            done.map(|(_, processed)| processed.unwrap_or(true)),
+            done.and_then(|(result, _)| result.as_ref()),
         );
         let (result, processed) = outcome?;
         Ok(response(result, processed))
@@ -492,12 +495,20 @@ impl ClientService {
         op: CheckAction,
         nonce: Nonce,
     ) -> Result<Option<RowResult>, ExceptionResponse> {
-        if let Start::AlreadyDone { .. } = self.nonces.start(nonce.group, nonce.nonce) {
-            return current(region, &op);
+        if let Start::AlreadyDone { result, .. } = self.nonces.start(nonce.group, nonce.nonce) {
+            return match result {
+                Some(first) => Ok(Some(first)),
+                None => current(region, &op),
+            };
         }
         let outcome = apply(region, op);
-        let done = outcome.as_ref().ok().map(|_| true);
-        self.nonces.finish(nonce.group, nonce.nonce, done);
+        let done = outcome.as_ref().ok();
+        self.nonces.finish(
+            nonce.group,
+            nonce.nonce,
+            done.map(|_| true),
+            done.and_then(Option::as_ref),
+        );
         outcome
     }
 
