@@ -3,6 +3,7 @@
 //! ```text
 //! basalt-chaos --basalt target/release/basalt [--seconds N] [--nemesis a,b,...] [--seed S]
 //!              [--servers N] [--session-timeout-ms MS] [--dir DIR]
+//! basalt-chaos --check DIR      # checks a run's history.txt again
 //! ```
 //! Needs root (network namespaces). `scripts/chaos.sh` builds both binaries and runs it.
 
@@ -16,7 +17,7 @@ use basalt_chaos::cluster::Settings;
 fn usage() -> String {
     let names: Vec<&str> = Nemesis::ALL.iter().map(|n| n.name()).collect();
     format!(
-        "usage: basalt-chaos --basalt PATH [--seconds N] [--nemesis {}] [--seed S] [--servers N] [--session-timeout-ms MS] [--dir DIR]",
+        "usage: basalt-chaos --basalt PATH [--seconds N] [--nemesis {}] [--seed S] [--servers N] [--session-timeout-ms MS] [--dir DIR]\n       basalt-chaos --check DIR",
         names.join(",")
     )
 }
@@ -32,8 +33,34 @@ fn main() -> ExitCode {
     }
 }
 
+/// Checks `dir/history.txt` again and prints the verdict.
+fn check_again(dir: &std::path::Path) -> Result<bool, String> {
+    let path = dir.join("history.txt");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut history = basalt_chaos::report::parse_history(&text)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let dropped = basalt_chaos::models::drop_unseen_appends(&mut history);
+    let started = std::time::Instant::now();
+    let verdict = basalt_chaos::linearizability::check(
+        &basalt_chaos::models::Cells,
+        &history,
+        Duration::from_secs(600),
+    );
+    println!(
+        "{} operations ({dropped} unknown appends never seen left out), checked in {:.1} s: {}",
+        history.len(),
+        started.elapsed().as_secs_f64(),
+        basalt_chaos::report::verdict_text(&verdict, &history)
+    );
+    Ok(verdict.is_linearizable())
+}
+
 fn run() -> Result<bool, String> {
     let mut args = std::env::args().skip(1);
+    if std::env::args().nth(1).as_deref() == Some("--check") {
+        let dir = std::env::args().nth(2).ok_or_else(usage)?;
+        return check_again(std::path::Path::new(&dir));
+    }
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut basalt = None;
     let mut seconds = 0;

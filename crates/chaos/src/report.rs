@@ -241,3 +241,143 @@ pub fn timeline(history: &[CellOperation], windows: &[Window]) -> String {
     );
     svg
 }
+
+/// Reads a `history.txt` back (to check a run's history again: `basalt-chaos --check DIR`).
+pub fn parse_history(text: &str) -> Result<Vec<CellOperation>, String> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(n, line)| parse_line(line).map_err(|e| format!("line {}: {e}: {line}", n + 1)))
+        .collect()
+}
+
+fn parse_line(line: &str) -> Result<CellOperation, String> {
+    let mut fields = line.splitn(4, '\t');
+    let mut field = || fields.next().ok_or("too few fields");
+    let client: u64 = field()?.parse().map_err(|_| "a bad client")?;
+    let nanos = |ms: &str| -> Result<u64, String> {
+        let ms: f64 = ms.parse().map_err(|_| format!("a bad time {ms}"))?;
+        Ok((ms * 1e6).round() as u64)
+    };
+    let call = nanos(field()?)?;
+    let ret = match field()? {
+        "?" => u64::MAX,
+        ms => nanos(ms)?,
+    };
+    let (what, out) = field()?.split_once(" -> ").ok_or("no ` -> `")?;
+    let mut words = what.split(' ');
+    let key = words.next().ok_or("no key")?.to_owned();
+    let name = words.next().ok_or("no operation")?;
+    let mut number = || -> Result<i64, String> {
+        let w = words.next().ok_or("a number is missing")?;
+        let w = w.rsplit('=').next().unwrap_or(w);
+        w.parse().map_err(|_| format!("not a number: {w}"))
+    };
+    let op = match name {
+        "read" => CellOp::Read,
+        "write" => CellOp::Write(number()?),
+        "cas" => CellOp::Cas {
+            from: number()?,
+            to: number()?,
+        },
+        "append" => CellOp::Append(number()?),
+        "read-list" => CellOp::ReadList,
+        "increment" => CellOp::Increment(number()?),
+        "read-counter" => CellOp::ReadCounter,
+        "mutate-row" => CellOp::MutateRow(number()?),
+        "read-row" => CellOp::ReadRow,
+        other => return Err(format!("an unknown operation {other}")),
+    };
+    let int = |w: &str| -> Result<Option<i64>, String> {
+        match w {
+            "nil" => Ok(None),
+            w => w
+                .parse()
+                .map(Some)
+                .map_err(|_| format!("not a number: {w}")),
+        }
+    };
+    let output = match out.strip_prefix("ok").map(str::trim) {
+        None if out.starts_with("info") => CellOut::Unknown,
+        None => return Err(format!("an unknown outcome {out}")),
+        Some(rest) => match &op {
+            CellOp::Read => CellOut::Read(int(rest)?),
+            CellOp::Write(_) | CellOp::MutateRow(_) => CellOut::Written,
+            CellOp::Cas { .. } => CellOut::Cas(rest == "true"),
+            CellOp::Append(_) | CellOp::ReadList => CellOut::List(
+                rest.trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .split_whitespace()
+                    .map(|w| int(w).map(Option::unwrap_or_default))
+                    .collect::<Result<_, _>>()?,
+            ),
+            CellOp::Increment(_) | CellOp::ReadCounter => {
+                CellOut::Counter(int(rest)?.unwrap_or_default())
+            }
+            CellOp::ReadRow => {
+                let mut parts = rest.split(' ').map(|p| p.rsplit('=').next().unwrap_or(p));
+                CellOut::Row(
+                    int(parts.next().unwrap_or("nil"))?,
+                    int(parts.next().unwrap_or("nil"))?,
+                )
+            }
+        },
+    };
+    Ok(CellOperation {
+        client,
+        input: (key, op),
+        call,
+        ret,
+        output,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::linearizability::Operation;
+
+    /// Every kind of operation and outcome survives history.txt and back.
+    #[test]
+    fn a_history_reads_back_as_written() {
+        let ops = [
+            (CellOp::Read, CellOut::Read(None)),
+            (CellOp::Read, CellOut::Read(Some(-3))),
+            (CellOp::Write(7), CellOut::Written),
+            (CellOp::Cas { from: 7, to: 8 }, CellOut::Cas(true)),
+            (CellOp::Cas { from: 1, to: 2 }, CellOut::Unknown),
+            (CellOp::Append(4), CellOut::List((1..=9).collect())),
+            (CellOp::ReadList, CellOut::List(Vec::new())),
+            (CellOp::Increment(3), CellOut::Counter(12)),
+            (CellOp::ReadCounter, CellOut::Counter(0)),
+            (CellOp::MutateRow(5), CellOut::Written),
+            (CellOp::ReadRow, CellOut::Row(Some(5), Some(-5))),
+            (CellOp::ReadRow, CellOut::Row(None, None)),
+        ];
+        let history: Vec<CellOperation> = ops
+            .into_iter()
+            .enumerate()
+            .map(|(i, (op, out))| {
+                let call = i as u64 * 1_000_000 + 7_000;
+                let input = (format!("k{i:03}"), op);
+                if out == CellOut::Unknown {
+                    Operation::unknown(2, input, call, out)
+                } else {
+                    Operation {
+                        client: 1,
+                        input,
+                        call,
+                        ret: call + 250_000,
+                        output: out,
+                    }
+                }
+            })
+            .collect();
+        let dir = std::env::temp_dir().join(format!("chaos-report-{}", std::process::id()));
+        write(&dir, &history, &Verdict::Linearizable, &[], &[]).expect("written");
+        let text = std::fs::read_to_string(dir.join("history.txt")).expect("read");
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(parse_history(&text), Ok(history));
+        assert!(parse_history("1\t2\t3\tk1 fly -> ok").is_err());
+    }
+}
