@@ -7,15 +7,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-venv="${BASALT_PY_VENV:-$root/target/python-venv}"
-stamp="$venv/.requirements"
-if [ ! -x "$venv/bin/python" ] || ! cmp -s "$here/requirements.txt" "$stamp"; then
-    echo "== making the test virtualenv in $venv"
-    rm -rf "$venv"
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$here/requirements.txt"
-    cp "$here/requirements.txt" "$stamp"
-fi
+venv="$("$here/venv.sh")"
 # The web UI tests drive Debian's chromium.
 "$root/tests/browser/install.sh" "$root/target/chromium-install.log"
 if [ -z "${BASALT_BIN:-}" ]; then

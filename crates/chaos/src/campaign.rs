@@ -15,11 +15,12 @@ use basalt_client::remote::{RemoteConfig, RemoteConnection};
 use basalt_client::{Client, ColumnFamilyDescriptor, TableDescriptor, TableName};
 
 use crate::cluster::{Cluster, Settings};
+use crate::driver::DriverClient;
 use crate::hosts::Network;
 use crate::linearizability::{Verdict, check};
 use crate::models::Cells;
 use crate::report::{self, Window};
-use crate::workload::{self, Recorder, Rng, Shape};
+use crate::workload::{self, Actor, Recorder, Rng, Shape};
 
 /// The faults a campaign can make.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,6 +128,9 @@ const TABLE: &str = "chaos";
 /// Keys of each kind (registers, lists, counters, rows) in turn.
 const KEYS: usize = 12;
 
+/// How many clients use Basalt's own client.
+const BASALT_CLIENTS: usize = 6;
+
 /// The hosts the clients run on (each client on one of them, in turn).
 const CLIENT_HOSTS: [&str; 2] = ["c1", "c2"];
 
@@ -149,8 +153,12 @@ pub fn run(plan: &Plan) -> io::Result<Outcome> {
     };
     let admin = cluster.connect(config.clone()).map_err(io::Error::other)?;
     let table = TableName::parse(TABLE).map_err(io::Error::other)?;
+    // Split between rows (`k003~`, not `k004`): hbase-driver 1.1.1 looks a row up in
+    // hbase:meta with a reversed scan from `table,row,`, which passes over the region that
+    // starts at exactly that row (HBase's own client scans from `table,row,99999999999999`),
+    // so it cannot reach a row that is a split key, on HBase as on Basalt.
     let splits: Vec<basalt_client::Bytes> = (1..plan.servers)
-        .map(|i| workload::row(i * KEYS / plan.servers))
+        .map(|i| basalt_client::Bytes::from(format!("k{:03}~", i * KEYS / plan.servers - 1)))
         .collect();
     admin
         .create_table(
@@ -163,20 +171,33 @@ pub fn run(plan: &Plan) -> io::Result<Outcome> {
     let start = Instant::now();
     let recorder = Arc::new(Recorder::new(start));
     let stop = Arc::new(AtomicBool::new(false));
-    let shape = Shape {
-        clients: 6,
-        keys: KEYS,
-        think: Duration::from_millis(15),
-        seed: plan.seed,
-    };
     // ZooKeeper's address does not change when it restarts.
     let quorum = cluster.quorum.clone();
-    let connect = |client: usize| -> io::Result<RemoteConnection> {
+    // The last client is hbase-driver's, when it is installed.
+    let driver = plan.settings.driver.clone();
+    let clients = BASALT_CLIENTS + usize::from(driver.is_some());
+    let connect = |client: usize| -> io::Result<Actor> {
         let host = net
             .host(CLIENT_HOSTS[client % CLIENT_HOSTS.len()])
             .ok_or_else(|| io::Error::other("no client host"))?;
         net.enter(host)?;
-        RemoteConnection::through_zookeeper(&quorum, config.clone()).map_err(io::Error::other)
+        match &driver {
+            Some(driver) if client == BASALT_CLIENTS => Ok(Actor::Driver(DriverClient::new(
+                driver.clone(),
+                &quorum,
+                TABLE,
+                config.operation_timeout,
+            ))),
+            _ => RemoteConnection::through_zookeeper(&quorum, config.clone())
+                .map(Actor::Basalt)
+                .map_err(io::Error::other),
+        }
+    };
+    let shape = Shape {
+        clients,
+        keys: KEYS,
+        think: Duration::from_millis(15),
+        seed: plan.seed,
     };
     let mut windows = Vec::new();
     std::thread::scope(|s| -> io::Result<()> {
@@ -191,9 +212,16 @@ pub fn run(plan: &Plan) -> io::Result<Outcome> {
     // Everything healed: once the cluster is whole, each key read again.
     net.heal_all()?;
     cluster.wait_for_servers(plan.servers, Duration::from_secs(90))?;
-    let finals = cluster.connect(config).map_err(io::Error::other)?;
+    let mut finals = Actor::Basalt(cluster.connect(config).map_err(io::Error::other)?);
     for key in 0..KEYS {
-        let _ = workload::apply(&finals, &table, &recorder, 99, key, workload::read_of(key));
+        let _ = workload::apply(
+            &mut finals,
+            &table,
+            &recorder,
+            99,
+            key,
+            workload::read_of(key),
+        );
     }
     let mut history = recorder.history();
     let dropped = crate::models::drop_unseen_appends(&mut history);

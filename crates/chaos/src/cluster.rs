@@ -30,6 +30,8 @@ pub struct Settings {
     pub dir: PathBuf,
     /// The servers' ZooKeeper session timeout.
     pub session_timeout: Duration,
+    /// hbase-driver's client, for a share of the operations (none: Basalt's client alone).
+    pub driver: Option<crate::driver::DriverSettings>,
 }
 
 /// The cluster; see the module documentation.

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! basalt-chaos --basalt target/release/basalt [--seconds N] [--nemesis a,b,...] [--seed S]
-//!              [--servers N] [--session-timeout-ms MS] [--dir DIR]
+//!              [--servers N] [--session-timeout-ms MS] [--dir DIR] [--python PATH]
 //! basalt-chaos --check DIR      # checks a run's history.txt again
 //! ```
 //! Needs root (network namespaces). `scripts/chaos.sh` builds both binaries and runs it.
@@ -13,11 +13,12 @@ use std::time::Duration;
 
 use basalt_chaos::campaign::{self, Nemesis, Plan};
 use basalt_chaos::cluster::Settings;
+use basalt_chaos::driver::DriverSettings;
 
 fn usage() -> String {
     let names: Vec<&str> = Nemesis::ALL.iter().map(|n| n.name()).collect();
     format!(
-        "usage: basalt-chaos --basalt PATH [--seconds N] [--nemesis {}] [--seed S] [--servers N] [--session-timeout-ms MS] [--dir DIR]\n       basalt-chaos --check DIR",
+        "usage: basalt-chaos --basalt PATH [--seconds N] [--nemesis {}] [--seed S] [--servers N] [--session-timeout-ms MS] [--dir DIR] [--python VENV/bin/python]\n       basalt-chaos --check DIR",
         names.join(",")
     )
 }
@@ -69,6 +70,7 @@ fn run() -> Result<bool, String> {
     let mut servers = 3;
     let mut session = 4000;
     let mut dir = None;
+    let mut python = None;
     while let Some(flag) = args.next() {
         let mut value = || {
             args.next()
@@ -85,6 +87,7 @@ fn run() -> Result<bool, String> {
             "--servers" => servers = number(value()?)?,
             "--session-timeout-ms" => session = number(value()?)?,
             "--dir" => dir = Some(PathBuf::from(value()?)),
+            "--python" => python = Some(PathBuf::from(value()?)),
             "--nemesis" => {
                 nemeses = value()?
                     .split(',')
@@ -105,12 +108,29 @@ fn run() -> Result<bool, String> {
     let dir = dir.unwrap_or_else(|| {
         std::env::temp_dir().join(format!("basalt-chaos-{}", std::process::id()))
     });
+    let driver = match python {
+        Some(python) => {
+            if !basalt_chaos::driver::available(&python).map_err(|e| e.to_string())? {
+                return Err(format!(
+                    "{}: hbase-driver is not installed there",
+                    python.display()
+                ));
+            }
+            Some(DriverSettings {
+                python,
+                script: root.join("tests/chaos/driver_client.py"),
+                log: dir.join("logs").join("driver.log"),
+            })
+        }
+        None => None,
+    };
     let plan = Plan {
         settings: Settings {
             basalt,
             zookeeper_script: root.join("tests/zookeeper/start.sh"),
             dir: dir.clone(),
             session_timeout: Duration::from_millis(session),
+            driver,
         },
         nemeses,
         seconds,

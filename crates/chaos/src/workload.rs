@@ -140,6 +140,22 @@ fn column(result: &RowResult, qualifier: &str) -> Option<i64> {
     int(result.value(FAMILY.as_bytes(), qualifier.as_bytes()))
 }
 
+/// A campaign client: Basalt's remote client, or hbase-driver.
+#[derive(Debug)]
+pub enum Actor {
+    Basalt(RemoteConnection),
+    Driver(crate::driver::DriverClient),
+}
+
+impl Actor {
+    fn send(&mut self, table: &TableName, key: usize, op: &CellOp) -> Result<CellOut, String> {
+        match self {
+            Actor::Basalt(conn) => send(conn, table, key, op),
+            Actor::Driver(driver) => driver.send(&name(key), op),
+        }
+    }
+}
+
 /// Sends `op` on `key` through `conn`: what it returned.
 fn send(
     conn: &RemoteConnection,
@@ -239,7 +255,7 @@ fn send(
 /// One operation on `key` of `table`, as client `client` makes it; recorded. What it
 /// returned, when it succeeded.
 pub fn apply(
-    conn: &RemoteConnection,
+    actor: &mut Actor,
     table: &TableName,
     recorder: &Recorder,
     client: u64,
@@ -247,7 +263,7 @@ pub fn apply(
     op: CellOp,
 ) -> Option<CellOut> {
     let call = recorder.now();
-    let out = send(conn, table, key, &op);
+    let out = actor.send(table, key, &op);
     let read = matches!(
         op,
         CellOp::Read | CellOp::ReadList | CellOp::ReadCounter | CellOp::ReadRow
@@ -303,11 +319,12 @@ fn choose(rng: &mut Rng, key: usize, fresh: i64, seen: Option<i64>) -> CellOp {
     }
 }
 
-/// Runs `shape.clients` clients until `stop`, each on a connection of its own made by
-/// `connect(client)` on the client's thread (so a client can first move the thread into a
-/// host of its own); a client whose connection cannot be made tries again after a second.
+/// Runs `shape.clients` clients until `stop`, each made by `connect(client)` on the client's
+/// own thread (so it can first move the thread onto a host of its own); a client that cannot
+/// be made yet tries again after a second. A driver client makes no RowMutations: it reads
+/// those rows instead.
 pub fn run(
-    connect: &(dyn Fn(usize) -> std::io::Result<RemoteConnection> + Sync),
+    connect: &(dyn Fn(usize) -> std::io::Result<Actor> + Sync),
     table: &TableName,
     recorder: &Arc<Recorder>,
     shape: &Shape,
@@ -319,12 +336,12 @@ pub fn run(
             let table = table.clone();
             let shape = shape.clone();
             s.spawn(move || {
-                let conn = loop {
+                let mut actor = loop {
                     if stop.load(Ordering::Relaxed) {
                         return;
                     }
                     match connect(client) {
-                        Ok(conn) => break conn,
+                        Ok(actor) => break actor,
                         Err(e) => {
                             eprintln!("chaos: client {client} cannot connect yet: {e}");
                             std::thread::sleep(Duration::from_secs(1));
@@ -338,12 +355,17 @@ pub fn run(
                     let key = usize::try_from(rng.below(shape.keys as u64)).unwrap_or(0);
                     seq += 1;
                     let fresh = (client as i64 + 1) * 1_000_000_000 + seq;
-                    let op = choose(&mut rng, key, fresh, seen[key]);
+                    let op = match choose(&mut rng, key, fresh, seen[key]) {
+                        CellOp::MutateRow(_) if matches!(actor, Actor::Driver(_)) => {
+                            CellOp::ReadRow
+                        }
+                        op => op,
+                    };
                     if let CellOp::Write(v) = op {
                         seen[key] = Some(v);
                     }
                     if let Some(CellOut::Read(v)) =
-                        apply(&conn, &table, &recorder, client as u64, key, op)
+                        apply(&mut actor, &table, &recorder, client as u64, key, op)
                     {
                         seen[key] = v;
                     }

@@ -1,9 +1,12 @@
-//! Issue 45's short campaign, run with the other tests: a cluster (ZooKeeper, a master, three
-//! region servers), each process on a host of its own (a network namespace on a private
-//! bridge), the register workload running throughout, and every nemesis once (partitions from
-//! ZooKeeper, from the master and from the clients; a pause past the session timeout; kill -9
-//! of a region server and of the master; a slow, lossy link; a clock a minute ahead, then
-//! behind). The history must be linearizable, and the cluster whole again after each fault.
+//! Issue 45's short campaign, run with the other tests: a cluster (ZooKeeper, two masters,
+//! three region servers) and its clients, each process on a host of its own (a network
+//! namespace on a private bridge), the workload (registers, lists, counters, rows; Basalt's
+//! client and hbase-driver) running throughout, and every nemesis once (partitions from
+//! ZooKeeper, from the master, from the clients, of the cluster in two, of the active master
+//! alone; a pause past the session timeout; kill -9 of a region server, of the active master and
+//! of ZooKeeper; a slow, lossy link; a clock a minute ahead, then behind; a disk that stalls,
+//! one that fails). The history must be linearizable, and the cluster whole again after each
+//! fault.
 //! The network, its namespaces and every process are torn down when the test ends, also when
 //! it fails. Needs root; `tests/chaos/install.sh` installs iptables and libfaketime.
 
@@ -13,6 +16,7 @@ use std::time::Duration;
 
 use basalt_chaos::campaign::{self, Nemesis, Plan};
 use basalt_chaos::cluster::Settings;
+use basalt_chaos::driver::DriverSettings;
 
 #[test]
 fn a_short_campaign_of_every_nemesis_is_linearizable() {
@@ -21,6 +25,13 @@ fn a_short_campaign_of_every_nemesis_is_linearizable() {
         .status()
         .expect("tests/chaos/install.sh runs");
     assert!(installed.success(), "tests/chaos/install.sh failed");
+    // A share of the operations through hbase-driver, from the tests' virtualenv.
+    let venv = Command::new(root.join("tests/python/venv.sh"))
+        .output()
+        .expect("tests/python/venv.sh runs");
+    assert!(venv.status.success(), "tests/python/venv.sh failed");
+    let python =
+        std::path::PathBuf::from(String::from_utf8_lossy(&venv.stdout).trim()).join("bin/python");
     let dir = tempfile::tempdir().expect("a run directory");
     let plan = Plan {
         settings: Settings {
@@ -28,6 +39,11 @@ fn a_short_campaign_of_every_nemesis_is_linearizable() {
             zookeeper_script: root.join("tests/zookeeper/start.sh"),
             dir: dir.path().to_owned(),
             session_timeout: Duration::from_secs(3),
+            driver: Some(DriverSettings {
+                python,
+                script: root.join("tests/chaos/driver_client.py"),
+                log: dir.path().join("logs/driver.log"),
+            }),
         },
         nemeses: Nemesis::ALL.to_vec(),
         seconds: 0,
