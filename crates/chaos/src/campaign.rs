@@ -189,7 +189,7 @@ pub fn run(plan: &Plan) -> io::Result<Outcome> {
                 config.operation_timeout,
             ))),
             _ => RemoteConnection::through_zookeeper(&quorum, config.clone())
-                .map(Actor::Basalt)
+                .map(|c| Actor::Basalt(Box::new(c)))
                 .map_err(io::Error::other),
         }
     };
@@ -212,7 +212,7 @@ pub fn run(plan: &Plan) -> io::Result<Outcome> {
     // Everything healed: once the cluster is whole, each key read again.
     net.heal_all()?;
     cluster.wait_for_servers(plan.servers, Duration::from_secs(90))?;
-    let mut finals = Actor::Basalt(cluster.connect(config).map_err(io::Error::other)?);
+    let mut finals = Actor::Basalt(Box::new(cluster.connect(config).map_err(io::Error::other)?));
     for key in 0..KEYS {
         let _ = workload::apply(
             &mut finals,

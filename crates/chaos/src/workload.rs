@@ -143,7 +143,7 @@ fn column(result: &RowResult, qualifier: &str) -> Option<i64> {
 /// A campaign client: Basalt's remote client, or hbase-driver.
 #[derive(Debug)]
 pub enum Actor {
-    Basalt(RemoteConnection),
+    Basalt(Box<RemoteConnection>),
     Driver(crate::driver::DriverClient),
 }
 
