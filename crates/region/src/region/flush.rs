@@ -11,6 +11,11 @@ impl Region {
         if edit.seq_id <= self.flushed_seq_id.load(Ordering::Acquire) {
             return Ok(false);
         }
+        // The server that logged it stamped by a clock that read this (its stamps never
+        // below): a write here must not land behind them, whatever this server's clock says.
+        // (Cells' own timestamps would not do: a client may have chosen them.)
+        self.stamp_floor
+            .fetch_max(edit.write_time_ms, Ordering::AcqRel);
         let mut size = 0;
         let mut applied = false;
         for cell in &edit.cells {
