@@ -144,8 +144,10 @@ pub fn run(plan: &Plan) -> io::Result<Outcome> {
     eprintln!("chaos: hosts {:?} on 10.231.{}.0/24", roles, plan.subnet);
     let mut cluster = Cluster::start(&net, plan.settings.clone())?;
     eprintln!("chaos: cluster up (ZooKeeper {})", cluster.quorum);
+    // Longer than a fault lasts (the session timeout and 3 s), so that an operation caught by
+    // one mostly ends when it heals instead of becoming unknown.
     let config = RemoteConfig {
-        operation_timeout: Duration::from_secs(4),
+        operation_timeout: plan.settings.session_timeout + Duration::from_secs(5),
         rpc_timeout: Duration::from_secs(2),
         pause: Duration::from_millis(50),
         max_pause: Duration::from_millis(500),
@@ -232,7 +234,12 @@ pub fn run(plan: &Plan) -> io::Result<Outcome> {
         "chaos: {} operations; checking linearizability",
         history.len()
     );
+    let checking = Instant::now();
     let verdict = check(&Cells, &history, Duration::from_secs(120));
+    eprintln!(
+        "chaos: checked in {:.1} s",
+        checking.elapsed().as_secs_f64()
+    );
     let unknown = history.iter().filter(|o| o.ret == u64::MAX).count();
     let unavailable = report::unavailability(&history, &windows);
     report::write(

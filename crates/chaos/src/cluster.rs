@@ -45,6 +45,8 @@ pub struct Cluster<'n> {
     procs: BTreeMap<String, Child>,
     /// strace processes changing a process's disk calls, by the role traced.
     tracers: BTreeMap<String, Child>,
+    /// CPU quotas, by role (dropped after the processes).
+    groups: BTreeMap<String, crate::cpu::CpuGroup>,
 }
 
 const MASTER_PORT: u16 = 16000;
@@ -64,6 +66,7 @@ impl<'n> Cluster<'n> {
             settings,
             procs: BTreeMap::new(),
             tracers: BTreeMap::new(),
+            groups: BTreeMap::new(),
         };
         cluster.start_zookeeper(None)?;
         let roles: Vec<String> = net
@@ -175,6 +178,21 @@ impl<'n> Cluster<'n> {
         // strace attaches each thread in turn.
         std::thread::sleep(Duration::from_millis(300));
         Ok(())
+    }
+
+    /// Gives `role`'s process a CPU quota of `cpus` (a cgroup of its own), from now on.
+    pub fn confine(&mut self, role: &str, cpus: f64) -> io::Result<()> {
+        let pid = self.pid(role)?;
+        let name = format!("basalt-chaos-{}-{role}", std::process::id());
+        let group = crate::cpu::CpuGroup::create(&name, cpus)?;
+        group.add(pid)?;
+        self.groups.insert(role.to_owned(), group);
+        Ok(())
+    }
+
+    /// The CPU time the confined processes used so far, together.
+    pub fn cpu_used(&self) -> io::Result<Duration> {
+        self.groups.values().map(crate::cpu::CpuGroup::used).sum()
     }
 
     /// Stops tracing `role` (SIGTERM: strace detaches, the process goes on untouched).

@@ -7,10 +7,12 @@
 
 pub mod campaign;
 pub mod cluster;
+pub mod cpu;
 pub mod driver;
 pub mod hosts;
 pub mod jepsen;
 pub mod linearizability;
 pub mod models;
 pub mod report;
+pub mod scale;
 pub mod workload;

@@ -4,6 +4,7 @@
 //! basalt-chaos --basalt target/release/basalt [--seconds N] [--nemesis a,b,...] [--seed S]
 //!              [--servers N] [--session-timeout-ms MS] [--dir DIR] [--python PATH]
 //! basalt-chaos --check DIR      # checks a run's history.txt again
+//! basalt-chaos --scale-out --basalt PATH [--cpus F] [--rows N] [--threads N] [--dir DIR]
 //! ```
 //! Needs root (network namespaces). `scripts/chaos.sh` builds both binaries and runs it.
 
@@ -18,7 +19,7 @@ use basalt_chaos::driver::DriverSettings;
 fn usage() -> String {
     let names: Vec<&str> = Nemesis::ALL.iter().map(|n| n.name()).collect();
     format!(
-        "usage: basalt-chaos --basalt PATH [--seconds N] [--nemesis {}] [--seed S] [--servers N] [--session-timeout-ms MS] [--dir DIR] [--python VENV/bin/python]\n       basalt-chaos --check DIR",
+        "usage: basalt-chaos --basalt PATH [--seconds N] [--nemesis {}] [--seed S] [--servers N] [--session-timeout-ms MS] [--dir DIR] [--python VENV/bin/python]\n       basalt-chaos --check DIR\n       basalt-chaos --scale-out --basalt PATH [--cpus F] [--rows N] [--threads N] [--dir DIR]",
         names.join(",")
     )
 }
@@ -56,11 +57,56 @@ fn check_again(dir: &std::path::Path) -> Result<bool, String> {
     Ok(verdict.is_linearizable())
 }
 
+/// `--scale-out`: throughput per server CPU-second, standalone and 1 and 3 region servers.
+fn scale_out(mut args: impl Iterator<Item = String>) -> Result<bool, String> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut plan = basalt_chaos::scale::ScalePlan {
+        basalt: PathBuf::new(),
+        zookeeper_script: root.join("tests/zookeeper/start.sh"),
+        dir: std::env::temp_dir().join(format!("basalt-scale-{}", std::process::id())),
+        cpus: 0.5,
+        rows: 20_000,
+        threads: 16,
+        subnet: u8::try_from(20 + std::process::id() % 200).unwrap_or(20),
+        tag: format!("s{}", std::process::id() % 10_000),
+    };
+    while let Some(flag) = args.next() {
+        let value = args
+            .next()
+            .ok_or_else(|| format!("{flag} needs a value\n{}", usage()))?;
+        let bad = format!("{flag}: not a number: {value}");
+        match flag.as_str() {
+            "--basalt" => plan.basalt = PathBuf::from(&value),
+            "--dir" => plan.dir = PathBuf::from(&value),
+            "--cpus" => plan.cpus = value.parse().map_err(|_| bad.clone())?,
+            "--rows" => plan.rows = value.parse().map_err(|_| bad.clone())?,
+            "--threads" => plan.threads = value.parse().map_err(|_| bad.clone())?,
+            other => return Err(format!("unknown flag {other}\n{}", usage())),
+        }
+    }
+    if plan.basalt.as_os_str().is_empty() {
+        return Err(usage());
+    }
+    if !(0.05..=64.0).contains(&plan.cpus) {
+        return Err("--cpus must be 0.05 to 64".into());
+    }
+    let figures = basalt_chaos::scale::run(&plan).map_err(|e| e.to_string())?;
+    let table = basalt_chaos::scale::table(&figures, plan.cpus);
+    std::fs::create_dir_all(&plan.dir).map_err(|e| e.to_string())?;
+    std::fs::write(plan.dir.join("scale.md"), &table).map_err(|e| e.to_string())?;
+    print!("{table}");
+    Ok(true)
+}
+
 fn run() -> Result<bool, String> {
     let mut args = std::env::args().skip(1);
-    if std::env::args().nth(1).as_deref() == Some("--check") {
-        let dir = std::env::args().nth(2).ok_or_else(usage)?;
-        return check_again(std::path::Path::new(&dir));
+    match std::env::args().nth(1).as_deref() {
+        Some("--check") => {
+            let dir = std::env::args().nth(2).ok_or_else(usage)?;
+            return check_again(std::path::Path::new(&dir));
+        }
+        Some("--scale-out") => return scale_out(std::env::args().skip(2)),
+        _ => {}
     }
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut basalt = None;
