@@ -52,10 +52,14 @@ fn a_short_campaign_of_every_nemesis_is_linearizable() {
         subnet: u8::try_from(20 + std::process::id() % 200).expect("a subnet"),
         tag: format!("t{}", std::process::id() % 10_000),
     };
-    let outcome = campaign::run(&plan).unwrap_or_else(|e| {
-        let logs = dir.path().join("logs");
-        panic!("the campaign failed: {e} (logs in {})", logs.display())
-    });
+    // A failed run's directory is kept, for its logs and history (`basalt-chaos --check`).
+    let outcome = match campaign::run(&plan) {
+        Ok(outcome) => outcome,
+        Err(e) => panic!(
+            "the campaign failed: {e} (logs in {})",
+            dir.keep().display()
+        ),
+    };
     let summary = std::fs::read_to_string(dir.path().join("verdict.txt")).unwrap_or_default();
     println!(
         "{} operations, {} unknown\n{summary}",
@@ -67,10 +71,11 @@ fn a_short_campaign_of_every_nemesis_is_linearizable() {
         "{} operations",
         outcome.operations
     );
-    assert!(
-        outcome.verdict.is_linearizable(),
-        "{summary}(the run's history and timeline were in {})",
-        dir.path().display()
-    );
+    if !outcome.verdict.is_linearizable() {
+        panic!(
+            "{summary}(the run's history and timeline are in {})",
+            dir.keep().display()
+        );
+    }
     assert!(dir.path().join("timeline.svg").exists());
 }
