@@ -14,7 +14,10 @@
 //!   order of what came before works, so it backtracks: pops the last linearized operation,
 //!   puts its events back, and tries the next call after it.
 //! - **Memoization**: a set of (operations linearized so far, model state) already explored
-//!   is never explored again.
+//!   is never explored again. The set keeps a 128-bit fingerprint of each pair (two SipHash
+//!   keys), not the pair: a list's state is the whole list, and a long history's explored
+//!   lists took gigabytes. Two pairs sharing a fingerprint (a chance near 2^-128 per pair
+//!   of pairs) would have the second left unexplored.
 //!
 //! Operations whose outcome the client does not know (a timeout, Jepsen's `:info`) have an
 //! unknown output, which the model accepts whatever it would have returned: the operation may
@@ -253,7 +256,7 @@ fn check_part<M: Model>(
 
     let words = n.div_ceil(64);
     let mut linearized = vec![0u64; words];
-    let mut seen: HashSet<(Vec<u64>, M::State)> = HashSet::new();
+    let mut seen = Fingerprints::default();
     // (call event's position, the state before it)
     let mut stack: Vec<(usize, M::State)> = Vec::new();
     let mut state = model.init();
@@ -282,7 +285,7 @@ fn check_part<M: Model>(
                 }
                 let mut with = linearized.clone();
                 with[event.op / 64] |= 1 << (event.op % 64);
-                let fresh = seen.insert((with.clone(), next.clone()));
+                let fresh = seen.insert(&with, &next);
                 fresh.then_some((with, next))
             });
             match applied {
@@ -323,6 +326,25 @@ fn check_part<M: Model>(
 fn call_and_return(events: &[Event], call: usize) -> impl Iterator<Item = usize> {
     let ret = events[call].matching;
     [call, ret].into_iter().filter(|&at| at != HEAD)
+}
+
+/// The explored (operations linearized, state) pairs, by fingerprint.
+#[derive(Default)]
+struct Fingerprints {
+    keys: [std::hash::RandomState; 2],
+    seen: HashSet<u128>,
+}
+
+impl Fingerprints {
+    /// Records the pair; false if it was there already.
+    fn insert<S: Hash>(&mut self, linearized: &[u64], state: &S) -> bool {
+        use std::hash::BuildHasher;
+        let [a, b] = self
+            .keys
+            .each_ref()
+            .map(|k| k.hash_one((linearized, state)));
+        self.seen.insert((u128::from(a) << 64) | u128::from(b))
+    }
 }
 
 /// Takes the call at `call` and its return out of the list.

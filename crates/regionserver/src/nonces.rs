@@ -4,7 +4,7 @@
 //! is not applied a second time.
 //!
 //! The server remembers each nonce for a grace period (HBase's
-//! `hbase.server.hashNonce.gracePeriod`, 30 minutes). A call whose nonce is already done is
+//! `hbase.server.hashNonce.gracePeriod`, 30 minutes), at most [`MAX_REMEMBERED`] of them. A call whose nonce is already done is
 //! not applied again: the caller answers it from the remembered outcome, an increment's or
 //! append's with the very cells the first attempt answered. (HBase answers a repeated
 //! increment or append with the row's current values, which may hold later operations' too:
@@ -28,6 +28,12 @@ pub const DEFAULT_GRACE: Duration = Duration::from_secs(30 * 60);
 
 /// How many bytes of increments' and appends' answers a server remembers for their retries.
 pub const RESULT_BUDGET: usize = 32 << 20;
+
+/// How many finished nonces a server remembers at most (about 100 MB): every mutation of
+/// Basalt's client has one, so a busy server forgets the oldest before the grace period ends.
+/// A retry comes within its client's operation timeout, seconds to minutes after the first
+/// attempt; at 10,000 writes a second this still covers 100 seconds.
+pub const MAX_REMEMBERED: usize = 1_000_000;
 
 /// How long a retry waits for the first attempt of its operation to finish.
 const WAIT_FOR_FIRST: Duration = Duration::from_secs(60);
@@ -93,6 +99,8 @@ impl Answers {
 #[derive(Debug)]
 pub struct Nonces {
     seen: Mutex<HashMap<(u64, u64), (State, Instant)>>,
+    /// Finished nonces, oldest first: past [`MAX_REMEMBERED`], the oldest are forgotten.
+    finished: Mutex<VecDeque<(u64, u64)>>,
     answers: Mutex<Answers>,
     changed: Condvar,
     grace: Duration,
@@ -114,6 +122,7 @@ impl Nonces {
     pub fn with_budget(grace: Duration, budget: usize) -> Self {
         Nonces {
             seen: Mutex::new(HashMap::new()),
+            finished: Mutex::new(VecDeque::new()),
             answers: Mutex::new(Answers::default()),
             changed: Condvar::new(),
             grace,
@@ -191,6 +200,15 @@ impl Nonces {
         match outcome {
             Some(applied) => {
                 seen.insert((group, nonce), (State::Done { applied }, Instant::now()));
+                let mut finished = self.finished.lock().unwrap_or_else(PoisonError::into_inner);
+                finished.push_back((group, nonce));
+                while finished.len() > MAX_REMEMBERED {
+                    if let Some(old) = finished.pop_front()
+                        && seen.get(&old).is_some_and(|(s, _)| *s != State::Running)
+                    {
+                        seen.remove(&old);
+                    }
+                }
             }
             None => {
                 seen.remove(&(group, nonce));
@@ -207,6 +225,10 @@ impl Nonces {
         let grace = self.grace;
         seen.retain(|_, (state, at)| *state == State::Running || at.elapsed() < grace);
         let expired = before - seen.len();
+        self.finished
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|key| seen.contains_key(key));
         if expired > 0 {
             let mut answers = self.answers.lock().unwrap_or_else(PoisonError::into_inner);
             let Answers {

@@ -11,11 +11,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use basalt_embedded::Connection;
 use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
 use basalt_embedded::{
     Append, BatchOp, BatchOutcome, Bytes, CheckAction, CheckAndMutate, CompareOperator, Condition,
     Get, Increment, Put,
 };
+use basalt_rpc::RpcServer;
 use support::serve;
 
 /// A TCP proxy in front of a server that, once armed, swallows the next answer the server
@@ -96,8 +98,9 @@ impl Drop for Proxy {
     }
 }
 
-#[test]
-fn a_retried_operation_whose_answer_was_lost_is_applied_once() {
+/// An engine with table `t`, served behind a [`Proxy`], and a client through the proxy that
+/// has located row `row` already (before answers start going missing).
+fn behind_proxy(row: &str) -> (Connection, RpcServer, Proxy, RemoteConnection) {
     let conn = support::engine_with_table_t();
     let server = serve(&conn);
     let proxy = Proxy::start(server.local_addr());
@@ -106,9 +109,18 @@ fn a_retried_operation_whose_answer_was_lost_is_applied_once() {
         ..RemoteConfig::default()
     };
     let remote = RemoteConnection::connect(proxy.addr, config).unwrap();
+    remote
+        .table("t")
+        .unwrap()
+        .put(&Put::new(row.to_owned()).add_column("f", "s", "a"))
+        .unwrap();
+    (conn, server, proxy, remote)
+}
+
+#[test]
+fn a_retried_operation_whose_answer_was_lost_is_applied_once() {
+    let (conn, server, proxy, remote) = behind_proxy("r");
     let t = remote.table("t").unwrap();
-    // Locations are cached before the answers start going missing.
-    t.put(&Put::new("r").add_column("f", "s", "a")).unwrap();
 
     proxy.lose_next_answer();
     let got = t
@@ -170,16 +182,8 @@ fn a_retried_operation_whose_answer_was_lost_is_applied_once() {
 /// on its own with the same nonce: applied once, answered with its own value.
 #[test]
 fn a_batched_increment_whose_multi_lost_its_answer_is_applied_once() {
-    let conn = support::engine_with_table_t();
-    let server = serve(&conn);
-    let proxy = Proxy::start(server.local_addr());
-    let config = RemoteConfig {
-        pause: Duration::from_millis(20),
-        ..RemoteConfig::default()
-    };
-    let remote = RemoteConnection::connect(proxy.addr, config).unwrap();
+    let (conn, server, proxy, remote) = behind_proxy("b");
     let t = remote.table("t").unwrap();
-    t.put(&Put::new("b").add_column("f", "s", "a")).unwrap();
 
     proxy.lose_next_answer();
     let mut outcomes = t.batch(&[BatchOp::Increment(
@@ -195,5 +199,36 @@ fn a_batched_increment_whose_multi_lost_its_answer_is_applied_once() {
         Some(&5i64.to_be_bytes()[..]),
         "applied once"
     );
+    server.shutdown();
+}
+
+/// A put, a batched put and row mutations whose answers were lost are applied once: a second
+/// application, stamped later, would land over writes made in between (the fault campaign saw
+/// a retried RowMutations bring back an old value over two newer ones).
+#[test]
+fn puts_and_row_mutations_whose_answers_were_lost_are_applied_once() {
+    let (conn, server, proxy, remote) = behind_proxy("p");
+    let t = remote.table("t").unwrap();
+    proxy.lose_next_answer();
+    t.put(&Put::new("p").add_column("f", "a", "1")).unwrap();
+    proxy.lose_next_answer();
+    let mut outcomes = t.batch(&[BatchOp::Put(Put::new("p").add_column("f", "b", "2"))]);
+    assert!(matches!(outcomes.pop(), Some(Ok(BatchOutcome::Done))));
+    proxy.lose_next_answer();
+    t.mutate_row(
+        &basalt_embedded::RowMutations::new("p")
+            .add_put(Put::new("p").add_column("f", "c", "3"))
+            .add_put(Put::new("p").add_column("f", "d", "4")),
+    )
+    .unwrap();
+    let row = conn
+        .table("t")
+        .unwrap()
+        .get(&Get::new("p").read_versions(10))
+        .unwrap();
+    for q in [&b"a"[..], b"b", b"c", b"d"] {
+        let versions = row.cells.iter().filter(|c| c.qualifier() == q).count();
+        assert_eq!(versions, 1, "column {q:?} applied {versions} times");
+    }
     server.shutdown();
 }

@@ -96,6 +96,8 @@ pub(super) fn put_cells(put: &Put, block: &mut Vec<u8>) -> MutationProto {
     let kind = mutation_proto::MutationType::Put;
     let mut m = counted(&put.row, kind, put.timestamp, put.durability, cells, block);
     m.attribute = ttl_pb(put.ttl_ms);
+    // A put's retry must not apply it again: stamped anew, it would land over newer writes.
+    m.nonce = Some(new_nonce());
     m
 }
 
@@ -106,14 +108,16 @@ pub(super) fn delete_cells(delete: &Delete, block: &mut Vec<u8>) -> MutationProt
         (&e.family[..], &e.qualifier[..], e.timestamp, kind, &[][..])
     });
     let kind = mutation_proto::MutationType::Delete;
-    counted(
+    let mut m = counted(
         &delete.row,
         kind,
         delete.timestamp,
         delete.durability,
         cells,
         block,
-    )
+    );
+    m.nonce = Some(new_nonce());
+    m
 }
 
 /// A MutationProto whose cells (family, qualifier, timestamp, KeyValue type, value) are
@@ -196,8 +200,10 @@ pub(super) fn nonce_group() -> u64 {
     *GROUP.get_or_init(random_nonzero)
 }
 
-/// A nonce for one increment, append or check-and-mutate: sent again, unchanged, by every
-/// retry of it, so the server applies it once (`crate::nonces`).
+/// A nonce for one mutation (a put, delete, increment, append, row mutations or
+/// check-and-mutate): sent again, unchanged, by every retry of it, so the server applies it
+/// once. (HBase's client gives nonces to increments and appends only; a retried put, stamped
+/// anew by the server, can land over newer writes: see docs/design/chaos.md.)
 pub(super) fn new_nonce() -> u64 {
     random_nonzero()
 }

@@ -219,6 +219,11 @@ impl<T: Transport> TableCalls<'_, T> {
                 ..pb::Action::default()
             })
             .collect();
+        let mut actions = actions;
+        // The first action's nonce stands for the whole (the server applies it once).
+        if let Some(first) = actions.first_mut().and_then(|a| a.mutation.as_mut()) {
+            first.nonce = first.nonce.or_else(|| Some(new_nonce()));
+        }
         let unconditional = condition.is_none();
         // Built once; a retry only names another region.
         let mut request = MultiRequest {
@@ -228,6 +233,7 @@ impl<T: Transport> TableCalls<'_, T> {
                 action: actions,
                 condition,
             }],
+            nonce_group: Some(nonce_group()),
             ..MultiRequest::default()
         };
         retrying!(self.conn, name, |regions| {
@@ -280,7 +286,16 @@ impl<T: Transport> TableCalls<'_, T> {
         // (perhaps after the server applied it), the operation's own retries all send it.
         let nonces: Vec<Option<u64>> = ops
             .iter()
-            .map(|op| matches!(op, BatchOp::Increment(_) | BatchOp::Append(_)).then(new_nonce))
+            .map(|op| {
+                matches!(
+                    op,
+                    BatchOp::Put(_)
+                        | BatchOp::Delete(_)
+                        | BatchOp::Increment(_)
+                        | BatchOp::Append(_)
+                )
+                .then(new_nonce)
+            })
             .collect();
         let mut out: Vec<Option<Result<BatchOutcome>>> = self.multi(ops, &nonces).await;
         out.resize_with(ops.len(), || None);
@@ -301,8 +316,20 @@ impl<T: Transport> TableCalls<'_, T> {
         };
         match op {
             BatchOp::Get(g) => self.get(g).await.map(BatchOutcome::Row),
-            BatchOp::Put(p) => self.put(p).await.map(|()| BatchOutcome::Done),
-            BatchOp::Delete(d) => self.delete(d).await.map(|()| BatchOutcome::Done),
+            BatchOp::Put(p) => {
+                let mut cells = Vec::new();
+                let m = with_nonce(put_cells(p, &mut cells));
+                self.mutate(&p.row, m, &cells, None)
+                    .await
+                    .map(|_| BatchOutcome::Done)
+            }
+            BatchOp::Delete(d) => {
+                let mut cells = Vec::new();
+                let m = with_nonce(delete_cells(d, &mut cells));
+                self.mutate(&d.row, m, &cells, None)
+                    .await
+                    .map(|_| BatchOutcome::Done)
+            }
             BatchOp::Increment(i) => self
                 .mutate(&i.row, with_nonce(increment_pb(i)), &[], None)
                 .await
@@ -348,10 +375,15 @@ impl<T: Transport> TableCalls<'_, T> {
             let by_region = &mut by_server[at].1;
             let (mutation, get) = match op {
                 BatchOp::Get(g) => (None, Some(get_pb(g))),
-                BatchOp::Put(p) => (Some(put_cells(p, &mut part(by_region, name).1)), None),
+                BatchOp::Put(p) => {
+                    let mut m = put_cells(p, &mut part(by_region, name).1);
+                    m.nonce = nonces[index].or(m.nonce);
+                    (Some(m), None)
+                }
                 BatchOp::Delete(d) => {
-                    let cells = &mut part(by_region, name).1;
-                    (Some(delete_cells(d, cells)), None)
+                    let mut m = delete_cells(d, &mut part(by_region, name).1);
+                    m.nonce = nonces[index].or(m.nonce);
+                    (Some(m), None)
                 }
                 BatchOp::Increment(i) => {
                     let mut m = increment_pb(i);

@@ -331,12 +331,7 @@ impl ClientService {
             }
             .encode_to_vec()
         };
-        let nonce = Nonce::of(
-            req.nonce_group,
-            &req.mutation,
-            &action,
-            req.condition.is_some(),
-        );
+        let nonce = Nonce::of(req.nonce_group, &req.mutation);
         if let Start::AlreadyDone { applied, result } = self.nonces.start(nonce.group, nonce.nonce)
         {
             let result = match result {
@@ -424,7 +419,30 @@ impl ClientService {
                 Err(e) => result.exception = Some(as_pair(&e)),
                 Ok(region) if ra.atomic() || ra.condition.is_some() => {
                     let condition = ra.condition.as_ref().or(req.condition.as_ref());
-                    match self.atomic(&region, ra, share, condition, user) {
+                    // The first action's nonce stands for the whole region action.
+                    let nonce = ra.action.first().and_then(|a| a.mutation.as_ref()).map_or(
+                        Nonce {
+                            group: 0,
+                            nonce: NO_NONCE,
+                        },
+                        |m| Nonce::of(req.nonce_group, m),
+                    );
+                    let outcome = match self.nonces.start(nonce.group, nonce.nonce) {
+                        // Already applied: its outcome again (its increments' and appends'
+                        // cells are not remembered for a whole region action).
+                        Start::AlreadyDone { applied, .. } => Ok((applied, Vec::new())),
+                        Start::Run => {
+                            let outcome = self.atomic(&region, ra, share, condition, user);
+                            self.nonces.finish(
+                                nonce.group,
+                                nonce.nonce,
+                                outcome.as_ref().ok().map(|(processed, _)| *processed),
+                                None,
+                            );
+                            outcome
+                        }
+                    };
+                    match outcome {
                         Ok((processed, results)) => {
                             // HBase 2.4+ answers in the region action's result; older
                             // clients read the response's flag.
@@ -462,7 +480,7 @@ impl ClientService {
                                 .and_then(|(row, op)| {
                                     holds(&region, &row)?;
                                     self.may_write(user, &region, &op)?;
-                                    let nonce = Nonce::of(req.nonce_group, m, &op, false);
+                                    let nonce = Nonce::of(req.nonce_group, m);
                                     self.once(&region, op, nonce)
                                 })
                                 .map(|r| r.map(|r| result_of(&r)).unwrap_or_default()),
@@ -587,8 +605,10 @@ impl ClientService {
     }
 }
 
-/// An operation's nonce, where it has one that counts: increments, appends and
-/// check-and-mutates (a plain put or delete applied twice changes nothing more).
+/// An operation's nonce, when its client sent one. HBase's client sends them with increments,
+/// appends and check-and-mutates; Basalt's with every mutation, because a put or delete applied
+/// twice is not harmless either: the second, stamped later, lands over the writes made in
+/// between (see docs/design/chaos.md).
 #[derive(Debug, Clone, Copy)]
 struct Nonce {
     group: u64,
@@ -596,16 +616,10 @@ struct Nonce {
 }
 
 impl Nonce {
-    fn of(group: Option<u64>, m: &pb::MutationProto, op: &CheckAction, conditional: bool) -> Nonce {
-        let counts =
-            conditional || matches!(op, CheckAction::Increment(_) | CheckAction::Append(_));
+    fn of(group: Option<u64>, m: &pb::MutationProto) -> Nonce {
         Nonce {
             group: group.unwrap_or(0),
-            nonce: if counts {
-                m.nonce.unwrap_or(NO_NONCE)
-            } else {
-                NO_NONCE
-            },
+            nonce: m.nonce.unwrap_or(NO_NONCE),
         }
     }
 }
