@@ -95,14 +95,25 @@ impl Answers {
     }
 }
 
+/// One shard of the nonces: those whose nonce falls to it.
+#[derive(Debug, Default)]
+struct Shard {
+    seen: HashMap<(u64, u64), (State, Instant)>,
+    /// Finished nonces, oldest first: past its share of [`MAX_REMEMBERED`], the oldest are
+    /// forgotten.
+    finished: VecDeque<(u64, u64)>,
+    /// Retries waiting for a first attempt to finish (woken only when there are some).
+    waiting: usize,
+}
+
+/// Shards of the nonces, each behind its own lock: every remote write passes here twice.
+const SHARDS: usize = 64;
+
 /// The nonces a server has seen.
 #[derive(Debug)]
 pub struct Nonces {
-    seen: Mutex<HashMap<(u64, u64), (State, Instant)>>,
-    /// Finished nonces, oldest first: past [`MAX_REMEMBERED`], the oldest are forgotten.
-    finished: Mutex<VecDeque<(u64, u64)>>,
+    shards: Box<[(Mutex<Shard>, Condvar)]>,
     answers: Mutex<Answers>,
-    changed: Condvar,
     grace: Duration,
     budget: usize,
 }
@@ -121,13 +132,18 @@ impl Nonces {
     /// [`Nonces::new`], remembering at most `budget` bytes of answers.
     pub fn with_budget(grace: Duration, budget: usize) -> Self {
         Nonces {
-            seen: Mutex::new(HashMap::new()),
-            finished: Mutex::new(VecDeque::new()),
+            shards: (0..SHARDS)
+                .map(|_| (Mutex::new(Shard::default()), Condvar::new()))
+                .collect(),
             answers: Mutex::new(Answers::default()),
-            changed: Condvar::new(),
             grace,
             budget,
         }
+    }
+
+    /// The shard of `key` (nonces are random: their low bits spread them).
+    fn shard(&self, key: (u64, u64)) -> &(Mutex<Shard>, Condvar) {
+        &self.shards[usize::try_from((key.0 ^ key.1) % SHARDS as u64).unwrap_or(0)]
     }
 
     fn answer(&self, key: (u64, u64)) -> Option<RowResult> {
@@ -146,32 +162,35 @@ impl Nonces {
             return Start::Run;
         }
         let key = (group, nonce);
-        let deadline = Instant::now() + WAIT_FOR_FIRST;
-        let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
+        let (lock, changed) = self.shard(key);
+        let mut shard = lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut deadline = None;
         loop {
-            match seen.get(&key).map(|(s, _)| *s) {
+            match shard.seen.get(&key).map(|(s, _)| *s) {
                 None => {
-                    seen.insert(key, (State::Running, Instant::now()));
+                    shard.seen.insert(key, (State::Running, Instant::now()));
                     return Start::Run;
                 }
                 Some(State::Done { applied }) => {
-                    drop(seen);
+                    drop(shard);
                     return Start::AlreadyDone {
                         applied,
                         result: self.answer(key),
                     };
                 }
                 Some(State::Running) => {
+                    let deadline = *deadline.get_or_insert_with(|| Instant::now() + WAIT_FOR_FIRST);
                     let left = deadline.saturating_duration_since(Instant::now());
                     if left.is_zero() {
                         // The first attempt is stuck; this one runs (HBase gives up too).
                         return Start::Run;
                     }
-                    seen = self
-                        .changed
-                        .wait_timeout(seen, left)
+                    shard.waiting += 1;
+                    shard = changed
+                        .wait_timeout(shard, left)
                         .unwrap_or_else(PoisonError::into_inner)
                         .0;
+                    shard.waiting -= 1;
                 }
             }
         }
@@ -190,46 +209,63 @@ impl Nonces {
         if nonce == NO_NONCE {
             return;
         }
+        let key = (group, nonce);
         if let (Some(_), Some(result)) = (outcome, result) {
             self.answers
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
-                .keep((group, nonce), result, self.budget);
+                .keep(key, result, self.budget);
         }
-        let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
+        let (lock, changed) = self.shard(key);
+        let mut shard = lock.lock().unwrap_or_else(PoisonError::into_inner);
         match outcome {
             Some(applied) => {
-                seen.insert((group, nonce), (State::Done { applied }, Instant::now()));
-                let mut finished = self.finished.lock().unwrap_or_else(PoisonError::into_inner);
-                finished.push_back((group, nonce));
-                while finished.len() > MAX_REMEMBERED {
-                    if let Some(old) = finished.pop_front()
-                        && seen.get(&old).is_some_and(|(s, _)| *s != State::Running)
+                shard
+                    .seen
+                    .insert(key, (State::Done { applied }, Instant::now()));
+                shard.finished.push_back(key);
+                while shard.finished.len() > MAX_REMEMBERED / SHARDS {
+                    let Some(old) = shard.finished.pop_front() else {
+                        break;
+                    };
+                    if shard
+                        .seen
+                        .get(&old)
+                        .is_some_and(|(s, _)| *s != State::Running)
                     {
-                        seen.remove(&old);
+                        shard.seen.remove(&old);
                     }
                 }
             }
             None => {
-                seen.remove(&(group, nonce));
+                shard.seen.remove(&key);
             }
         }
-        drop(seen);
-        self.changed.notify_all();
+        if shard.waiting > 0 {
+            changed.notify_all();
+        }
     }
 
     /// Forgets finished nonces older than the grace period; returns how many.
     pub fn expire(&self) -> usize {
-        let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
-        let before = seen.len();
         let grace = self.grace;
-        seen.retain(|_, (state, at)| *state == State::Running || at.elapsed() < grace);
-        let expired = before - seen.len();
-        self.finished
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .retain(|key| seen.contains_key(key));
-        if expired > 0 {
+        let mut expired = 0;
+        let mut gone = std::collections::HashSet::new();
+        for (lock, _) in self.shards.iter() {
+            let mut shard = lock.lock().unwrap_or_else(PoisonError::into_inner);
+            let Shard { seen, finished, .. } = &mut *shard;
+            let before = seen.len();
+            seen.retain(|key, (state, at)| {
+                let kept = *state == State::Running || at.elapsed() < grace;
+                if !kept {
+                    gone.insert(*key);
+                }
+                kept
+            });
+            expired += before - seen.len();
+            finished.retain(|key| seen.contains_key(key));
+        }
+        if !gone.is_empty() {
             let mut answers = self.answers.lock().unwrap_or_else(PoisonError::into_inner);
             let Answers {
                 by_nonce,
@@ -237,7 +273,7 @@ impl Nonces {
                 bytes,
             } = &mut *answers;
             order.retain(|(key, size)| {
-                let kept = seen.contains_key(key);
+                let kept = !gone.contains(key);
                 if !kept {
                     by_nonce.remove(key);
                     *bytes -= size;
