@@ -246,24 +246,31 @@ impl Nonces {
         }
     }
 
-    /// Forgets finished nonces older than the grace period; returns how many.
+    /// Forgets finished nonces older than the grace period; returns how many. Called often
+    /// (the RPC server's lease chore): it looks only at the oldest finished nonces of each
+    /// shard, in the order they finished, and stops at the first still in its grace period.
     pub fn expire(&self) -> usize {
-        let grace = self.grace;
-        let mut expired = 0;
+        let now = Instant::now();
         let mut gone = std::collections::HashSet::new();
         for (lock, _) in self.shards.iter() {
             let mut shard = lock.lock().unwrap_or_else(PoisonError::into_inner);
             let Shard { seen, finished, .. } = &mut *shard;
-            let before = seen.len();
-            seen.retain(|key, (state, at)| {
-                let kept = *state == State::Running || at.elapsed() < grace;
-                if !kept {
-                    gone.insert(*key);
+            while let Some(&key) = finished.front() {
+                match seen.get(&key) {
+                    Some((State::Done { .. }, at))
+                        if now.saturating_duration_since(*at) < self.grace =>
+                    {
+                        break;
+                    }
+                    Some((State::Done { .. }, _)) => {
+                        seen.remove(&key);
+                        gone.insert(key);
+                    }
+                    // Forgotten already, or (past the cap) started again: not this entry's.
+                    _ => {}
                 }
-                kept
-            });
-            expired += before - seen.len();
-            finished.retain(|key| seen.contains_key(key));
+                finished.pop_front();
+            }
         }
         if !gone.is_empty() {
             let mut answers = self.answers.lock().unwrap_or_else(PoisonError::into_inner);
@@ -272,16 +279,17 @@ impl Nonces {
                 order,
                 bytes,
             } = &mut *answers;
-            order.retain(|(key, size)| {
-                let kept = !gone.contains(key);
-                if !kept {
-                    by_nonce.remove(key);
-                    *bytes -= size;
+            // Answers are kept in the order their nonces finished, near enough: the oldest go.
+            while let Some(&(key, size)) = order.front() {
+                if !gone.contains(&key) {
+                    break;
                 }
-                kept
-            });
+                order.pop_front();
+                by_nonce.remove(&key);
+                *bytes -= size;
+            }
         }
-        expired
+        gone.len()
     }
 }
 
