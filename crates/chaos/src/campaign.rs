@@ -6,7 +6,6 @@
 
 use std::io;
 use std::net::Ipv4Addr;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -116,12 +115,9 @@ pub struct Plan {
 pub struct Outcome {
     pub verdict: Verdict,
     pub operations: usize,
-    /// Writes and check-and-puts whose outcome is unknown.
+    /// Operations whose outcome is unknown.
     pub unknown: usize,
     pub windows: Vec<Window>,
-    /// The longest stretch after each heal with no operation succeeding, by fault.
-    pub unavailable: Vec<(String, Duration)>,
-    pub dir: PathBuf,
 }
 
 const TABLE: &str = "chaos";
@@ -254,8 +250,6 @@ pub fn run(plan: &Plan) -> io::Result<Outcome> {
         operations: history.len(),
         unknown,
         windows,
-        unavailable,
-        dir: plan.settings.dir.clone(),
     })
 }
 

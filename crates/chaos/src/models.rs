@@ -259,23 +259,17 @@ pub fn drop_unseen_appends(history: &mut Vec<CellOperation>) -> usize {
         })
         .flatten()
         .collect();
-    let unseen: HashSet<usize> = history
-        .iter()
-        .enumerate()
-        .filter(|(_, op)| {
-            matches!(
-                (&op.input.1, &op.output),
-                (CellOp::Append(v), CellOut::Unknown) if !seen.contains(&(op.input.0.as_str(), *v))
-            )
-        })
-        .map(|(i, _)| i)
-        .collect();
-    let mut i = 0;
-    history.retain(|_| {
-        i += 1;
-        !unseen.contains(&(i - 1))
-    });
-    unseen.len()
+    let unseen = |op: &CellOperation| {
+        matches!(
+            (&op.input.1, &op.output),
+            (CellOp::Append(v), CellOut::Unknown) if !seen.contains(&(op.input.0.as_str(), *v))
+        )
+    };
+    let keep: Vec<bool> = history.iter().map(|op| !unseen(op)).collect();
+    let before = history.len();
+    let mut keep = keep.into_iter();
+    history.retain(|_| keep.next().unwrap_or(true));
+    before - history.len()
 }
 
 #[cfg(test)]

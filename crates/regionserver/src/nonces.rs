@@ -1,24 +1,26 @@
-//! HBase's operation nonces (`ServerNonceManager`): a client gives each increment, append and
-//! check-and-mutate a random `(nonce group, nonce)` and sends the same pair when it retries,
-//! so an operation whose answer was lost (the connection broke after the server applied it)
-//! is not applied a second time.
+//! HBase's operation nonces (`ServerNonceManager`): a client gives a mutation a random
+//! `(nonce group, nonce)` and sends the same pair when it retries, so an operation whose answer
+//! was lost (the connection broke after the server applied it) is not applied a second time.
+//! HBase's clients give nonces to increments, appends and check-and-mutates; Basalt's to every
+//! mutation (a put applied again is stamped later, over the writes made in between).
 //!
 //! The server remembers each nonce for a grace period (HBase's
-//! `hbase.server.hashNonce.gracePeriod`, 30 minutes), at most [`MAX_REMEMBERED`] of them. A call whose nonce is already done is
-//! not applied again: the caller answers it from the remembered outcome, an increment's or
-//! append's with the very cells the first attempt answered. (HBase answers a repeated
-//! increment or append with the row's current values, which may hold later operations' too:
-//! a client whose answer was lost would take another's result for its own. Basalt remembers
-//! the answers, up to [`RESULT_BUDGET`] bytes of them, newest kept; past that it answers as
-//! HBase does. See docs/design/chaos.md.) A call whose nonce is still running waits for it; if
-//! that one failed, the retry runs. Nonces live in memory: a restarted server has forgotten them (HBase also
-//! recovers them from its WAL; Basalt does not yet).
+//! `hbase.server.hashNonce.gracePeriod`, 30 minutes), at most [`MAX_REMEMBERED`] of them. A
+//! call whose nonce is already done is not applied again: the caller answers it from the
+//! remembered outcome, an increment's or append's with the very cells the first attempt
+//! answered. (HBase answers a repeated increment or append with the row's current values,
+//! which may hold later operations' too: a client whose answer was lost would take another's
+//! result for its own. Basalt remembers the answers, up to [`RESULT_BUDGET`] bytes of them,
+//! newest kept; past that it answers as HBase does. See docs/design/chaos.md.) A call whose
+//! nonce is still running waits for it; if that one failed, the retry runs. Nonces live in
+//! memory: a restarted server has forgotten them (HBase also recovers them from its WAL; Basalt
+//! does not yet).
 
 use std::collections::{HashMap, VecDeque};
-
-use basalt_common::RowResult;
 use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
+
+use basalt_common::RowResult;
 
 /// HBase's `HConstants.NO_NONCE`: an operation without a nonce.
 pub const NO_NONCE: u64 = 0;

@@ -204,7 +204,7 @@ impl<T: Transport> TableCalls<'_, T> {
         condition: Option<pb::Condition>,
     ) -> Result<(bool, Vec<RowResult>)> {
         let name = self.name;
-        let actions: Vec<pb::Action> = rm
+        let mut actions: Vec<pb::Action> = rm
             .mutations
             .iter()
             .zip(0u32..)
@@ -219,7 +219,6 @@ impl<T: Transport> TableCalls<'_, T> {
                 ..pb::Action::default()
             })
             .collect();
-        let mut actions = actions;
         // The first action's nonce stands for the whole (the server applies it once).
         if let Some(first) = actions.first_mut().and_then(|a| a.mutation.as_mut()) {
             first.nonce = first.nonce.or_else(|| Some(new_nonce()));
@@ -282,8 +281,8 @@ impl<T: Transport> TableCalls<'_, T> {
     /// them; row mutations, check-and-mutates, and operations whose region failed in the Multi
     /// (moved, not served) run on their own, with the usual retries.
     async fn batch(&self, ops: &[BatchOp]) -> Vec<Result<BatchOutcome>> {
-        // Each increment's and append's nonce, made once: the Multi and, if the Multi failed
-        // (perhaps after the server applied it), the operation's own retries all send it.
+        // Each mutation's nonce, made once: the Multi and, if the Multi failed (perhaps after
+        // the server applied it), the operation's own retries all send it.
         let nonces: Vec<Option<u64>> = ops
             .iter()
             .map(|op| {
@@ -375,29 +374,21 @@ impl<T: Transport> TableCalls<'_, T> {
             let by_region = &mut by_server[at].1;
             let (mutation, get) = match op {
                 BatchOp::Get(g) => (None, Some(get_pb(g))),
-                BatchOp::Put(p) => {
-                    let mut m = put_cells(p, &mut part(by_region, name).1);
-                    m.nonce = nonces[index].or(m.nonce);
-                    (Some(m), None)
-                }
+                BatchOp::Put(p) => (Some(put_cells(p, &mut part(by_region, name).1)), None),
                 BatchOp::Delete(d) => {
-                    let mut m = delete_cells(d, &mut part(by_region, name).1);
-                    m.nonce = nonces[index].or(m.nonce);
-                    (Some(m), None)
+                    let cells = &mut part(by_region, name).1;
+                    (Some(delete_cells(d, cells)), None)
                 }
-                BatchOp::Increment(i) => {
-                    let mut m = increment_pb(i);
-                    m.nonce = nonces[index].or(m.nonce);
-                    (Some(m), None)
-                }
-                BatchOp::Append(a) => {
-                    let mut m = append_pb(a);
-                    m.nonce = nonces[index].or(m.nonce);
-                    (Some(m), None)
-                }
+                BatchOp::Increment(i) => (Some(increment_pb(i)), None),
+                BatchOp::Append(a) => (Some(append_pb(a)), None),
                 // These run on their own.
                 BatchOp::RowMutations(_) | BatchOp::CheckAndMutate(_) => continue,
             };
+            // The batch's nonce for the operation, which a run on its own sends again.
+            let mutation = mutation.map(|mut m| {
+                m.nonce = nonces[index].or(m.nonce);
+                m
+            });
             part(by_region, name).0.action.push(pb::Action {
                 index: u32::try_from(index).ok(),
                 mutation,

@@ -331,29 +331,52 @@ impl ClientService {
             }
             .encode_to_vec()
         };
-        let nonce = Nonce::of(req.nonce_group, &req.mutation);
-        if let Start::AlreadyDone { applied, result } = self.nonces.start(nonce.group, nonce.nonce)
-        {
-            let result = match result {
-                Some(first) => Some(first),
-                None => current(&region, &action)?,
-            };
-            return Ok(if req.condition.is_some() {
-                response(result.filter(|_| applied), Some(applied))
-            } else {
-                response(result, None)
-            });
-        }
-        let outcome = self.mutate_once(&region, row, action, req.condition.as_ref());
-        let done = outcome.as_ref().ok();
-        self.nonces.finish(
-            nonce.group,
-            nonce.nonce,
-            done.map(|(_, processed)| processed.unwrap_or(true)),
-            done.and_then(|(result, _)| result.as_ref()),
-        );
-        let (result, processed) = outcome?;
+        let conditional = req.condition.is_some();
+        let (result, processed) = self.at_most_once(
+            Nonce::of(req.nonce_group, &req.mutation),
+            action,
+            |action| self.mutate_once(&region, row, action, req.condition.as_ref()),
+            |(result, processed)| (processed.unwrap_or(true), result.as_ref()),
+            |action, applied, first| {
+                let result = match first {
+                    Some(first) => Some(first),
+                    None => current(&region, action)?,
+                };
+                Ok(if conditional {
+                    (result.filter(|_| applied), Some(applied))
+                } else {
+                    (result, None)
+                })
+            },
+        )?;
         Ok(response(result, processed))
+    }
+
+    /// Runs `run` on `input` at most once per nonce (HBase's `ServerNonceManager`; see
+    /// `nonces`), recording whether it applied and its answer (`recorded`); a repeat of a
+    /// finished one is answered by `again` from those, without running.
+    fn at_most_once<I, T>(
+        &self,
+        nonce: Nonce,
+        input: I,
+        run: impl FnOnce(I) -> Result<T, ExceptionResponse>,
+        recorded: impl Fn(&T) -> (bool, Option<&RowResult>),
+        again: impl FnOnce(&I, bool, Option<RowResult>) -> Result<T, ExceptionResponse>,
+    ) -> Result<T, ExceptionResponse> {
+        match self.nonces.start(nonce.group, nonce.nonce) {
+            Start::AlreadyDone { applied, result } => again(&input, applied, result),
+            Start::Run => {
+                let outcome = run(input);
+                let done = outcome.as_ref().ok().map(recorded);
+                self.nonces.finish(
+                    nonce.group,
+                    nonce.nonce,
+                    done.map(|(applied, _)| applied),
+                    done.and_then(|(_, result)| result),
+                );
+                outcome
+            }
+        }
     }
 
     /// Applies a Mutate's operation (under its condition, if any): its result and
@@ -419,29 +442,21 @@ impl ClientService {
                 Err(e) => result.exception = Some(as_pair(&e)),
                 Ok(region) if ra.atomic() || ra.condition.is_some() => {
                     let condition = ra.condition.as_ref().or(req.condition.as_ref());
-                    // The first action's nonce stands for the whole region action.
-                    let nonce = ra.action.first().and_then(|a| a.mutation.as_ref()).map_or(
-                        Nonce {
-                            group: 0,
-                            nonce: NO_NONCE,
-                        },
-                        |m| Nonce::of(req.nonce_group, m),
+                    // The first action's nonce stands for the whole region action; a repeat
+                    // gets its outcome again (its increments' and appends' cells are not
+                    // remembered for a whole region action).
+                    let nonce = ra
+                        .action
+                        .first()
+                        .and_then(|a| a.mutation.as_ref())
+                        .map_or(Nonce::NONE, |m| Nonce::of(req.nonce_group, m));
+                    let outcome = self.at_most_once(
+                        nonce,
+                        (),
+                        |()| self.atomic(&region, ra, share, condition, user),
+                        |(processed, _)| (*processed, None),
+                        |(), applied, _| Ok((applied, Vec::new())),
                     );
-                    let outcome = match self.nonces.start(nonce.group, nonce.nonce) {
-                        // Already applied: its outcome again (its increments' and appends'
-                        // cells are not remembered for a whole region action).
-                        Start::AlreadyDone { applied, .. } => Ok((applied, Vec::new())),
-                        Start::Run => {
-                            let outcome = self.atomic(&region, ra, share, condition, user);
-                            self.nonces.finish(
-                                nonce.group,
-                                nonce.nonce,
-                                outcome.as_ref().ok().map(|(processed, _)| *processed),
-                                None,
-                            );
-                            outcome
-                        }
-                    };
                     match outcome {
                         Ok((processed, results)) => {
                             // HBase 2.4+ answers in the region action's result; older
@@ -513,21 +528,16 @@ impl ClientService {
         op: CheckAction,
         nonce: Nonce,
     ) -> Result<Option<RowResult>, ExceptionResponse> {
-        if let Start::AlreadyDone { result, .. } = self.nonces.start(nonce.group, nonce.nonce) {
-            return match result {
+        self.at_most_once(
+            nonce,
+            op,
+            |op| apply(region, op),
+            |result| (true, result.as_ref()),
+            |op, _, first| match first {
                 Some(first) => Ok(Some(first)),
-                None => current(region, &op),
-            };
-        }
-        let outcome = apply(region, op);
-        let done = outcome.as_ref().ok();
-        self.nonces.finish(
-            nonce.group,
-            nonce.nonce,
-            done.map(|_| true),
-            done.and_then(Option::as_ref),
-        );
-        outcome
+                None => current(region, op),
+            },
+        )
     }
 
     /// One region action's mutations as one row's atomic mutation; with a condition, only if
@@ -616,6 +626,12 @@ struct Nonce {
 }
 
 impl Nonce {
+    /// No nonce: the operation runs every time it comes.
+    const NONE: Nonce = Nonce {
+        group: 0,
+        nonce: NO_NONCE,
+    };
+
     fn of(group: Option<u64>, m: &pb::MutationProto) -> Nonce {
         Nonce {
             group: group.unwrap_or(0),
