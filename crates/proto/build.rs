@@ -12,6 +12,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "filter.proto",
         "zookeeper.proto",
         "snapshot.proto",
+        "replication.proto",
     ];
     let fds = protox::compile(files, ["proto"])?;
     prost_build::Config::new().compile_fds(fds)?;

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use basalt_common::acl::{Permission, Scope};
 use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment};
+use basalt_common::replication::{PeerConfig, PeerDescription};
 pub use basalt_common::snapshot::SnapshotInfo;
 use basalt_common::{
     Bytes, Delete, Error, Get, Put, Result, RowResult, Scan, TableDescriptor, TableName,
@@ -223,6 +224,18 @@ pub trait Client: Send + Sync + fmt::Debug {
     fn clone_snapshot(&self, name: &str, table: &TableName) -> Result<()>;
     /// Puts the table of snapshot `name` back as it was then: it must be disabled (or gone).
     fn restore_snapshot(&self, name: &str) -> Result<()>;
+    /// Adds replication peer `id`, shipping at once if `enabled` (HBase's `add_peer`).
+    fn add_peer(&self, id: &str, config: &PeerConfig, enabled: bool) -> Result<()>;
+    /// Removes replication peer `id`.
+    fn remove_peer(&self, id: &str) -> Result<()>;
+    /// Starts (`on`) or stops shipping to peer `id`; edits wait in the WAL while it is off.
+    fn set_peer_enabled(&self, id: &str, on: bool) -> Result<()>;
+    /// Replaces peer `id`'s config (its cluster key cannot change).
+    fn update_peer_config(&self, id: &str, config: &PeerConfig) -> Result<()>;
+    /// Peer `id`: its state and config.
+    fn peer(&self, id: &str) -> Result<PeerDescription>;
+    /// Every peer, by id.
+    fn list_peers(&self) -> Result<Vec<PeerDescription>>;
     /// Runs the balancer once; false if it is switched off.
     fn balancer(&self) -> Result<bool>;
     /// Whether the balancer is on.

@@ -21,6 +21,7 @@ use basalt_common::key_layout::KeyLayout;
 use basalt_common::ops::{
     Append, CheckAction, CheckAndMutate, CheckAndMutateResult, Increment, RowMutations, RowOp,
 };
+use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::{
     Bytes, Delete, Error, Get, NamespaceDescriptor, Put, Result, RowResult, Scan, TableDescriptor,
     TableName,
@@ -503,6 +504,12 @@ impl Client for LayoutClient {
         delete_snapshot(name: &str) -> Result<()>;
         balancer() -> Result<bool>;
         balancer_enabled() -> Result<bool>;
+        add_peer(id: &str, config: &PeerConfig, enabled: bool) -> Result<()>;
+        remove_peer(id: &str) -> Result<()>;
+        set_peer_enabled(id: &str, on: bool) -> Result<()>;
+        update_peer_config(id: &str, config: &PeerConfig) -> Result<()>;
+        peer(id: &str) -> Result<PeerDescription>;
+        list_peers() -> Result<Vec<PeerDescription>>;
         move_region(region: &[u8], to: Option<&str>) -> Result<()>;
         assign(region: &[u8]) -> Result<()>;
         unassign(region: &[u8]) -> Result<()>;

@@ -60,6 +60,8 @@ pub enum Error {
     },
     #[error("Namespace {0} does not exist")]
     NamespaceNotFound(String),
+    #[error("Replication peer {0} does not exist")]
+    ReplicationPeerNotFound(String),
     #[error("Table {0} does not exist")]
     TableNotFound(TableName),
     #[error("Table {0} already exists")]
@@ -192,6 +194,7 @@ impl Error {
             Error::NoSuchColumnFamily { .. }
             | Error::TableNotFound(_)
             | Error::NamespaceNotFound(_)
+            | Error::ReplicationPeerNotFound(_)
             | Error::UnknownRegion(_) => ErrorKind::NotFound,
             Error::TableExists(_) | Error::NamespaceExists(_) => ErrorKind::AlreadyExists,
             Error::TableNotEnabled(_)
@@ -212,6 +215,7 @@ impl Error {
             Error::NoSuchColumnFamily { .. } => Exception::NoSuchColumnFamily,
             Error::TableNotFound(_) => Exception::TableNotFound,
             Error::NamespaceNotFound(_) => Exception::NamespaceNotFound,
+            Error::ReplicationPeerNotFound(_) => Exception::ReplicationPeerNotFound,
             Error::TableExists(_) => Exception::TableExists,
             Error::TableNotEnabled(_) => Exception::TableNotEnabled,
             Error::TableNotDisabled(_) => Exception::TableNotDisabled,
@@ -254,7 +258,16 @@ impl Error {
             .find(|(_, c)| simple_name(c) == simple)
             .map(|(e, _)| *e);
         match found {
-            Some(Exception::TableNotFound) => Error::TableNotFound(table.clone()),
+            // The table the server names (HBase's message is the name itself), where the
+            // call was not on it (a peer's config).
+            Some(Exception::TableNotFound) => Error::TableNotFound(
+                message
+                    .strip_prefix("Table ")
+                    .and_then(|m| m.strip_suffix(" does not exist"))
+                    .or(Some(message.lines().next().unwrap_or_default().trim()))
+                    .and_then(|t| TableName::parse(t).ok())
+                    .unwrap_or_else(|| table.clone()),
+            ),
             Some(Exception::TableNotEnabled) => Error::TableNotEnabled(table.clone()),
             Some(Exception::NoSuchColumnFamily) => {
                 let family = message
@@ -262,14 +275,32 @@ impl Error {
                     .nth(1)
                     .and_then(|rest| rest.split(" does not exist").next())
                     .unwrap_or_default();
+                // The server names the table when the call was not on it (a peer's config).
+                let named = message
+                    .split(" does not exist in table ")
+                    .nth(1)
+                    .and_then(|t| {
+                        TableName::parse(t.lines().next().unwrap_or_default().trim()).ok()
+                    });
                 Error::NoSuchColumnFamily {
-                    table: table.clone(),
+                    table: named.unwrap_or_else(|| table.clone()),
                     family: BinaryDisplay::new(family.as_bytes()),
                 }
             }
             Some(Exception::TableExists) => Error::TableExists(table.clone()),
             Some(Exception::TableNotDisabled) => Error::TableNotDisabled(table.clone()),
-            Some(Exception::NamespaceNotFound) => Error::NamespaceNotFound(message),
+            Some(Exception::NamespaceNotFound) => Error::NamespaceNotFound(
+                message
+                    .strip_prefix("Namespace ")
+                    .and_then(|m| m.strip_suffix(" does not exist"))
+                    .map_or(message.clone(), str::to_owned),
+            ),
+            Some(Exception::ReplicationPeerNotFound) => Error::ReplicationPeerNotFound(
+                message
+                    .strip_prefix("Replication peer ")
+                    .and_then(|m| m.strip_suffix(" does not exist"))
+                    .map_or(message.clone(), str::to_owned),
+            ),
             Some(Exception::NamespaceExists) => Error::NamespaceExists(message),
             // The server's message is its error's text, which already says "Invalid argument".
             Some(Exception::DoNotRetry | Exception::IllegalArgument) => Error::InvalidArgument(
@@ -372,6 +403,7 @@ enum Exception {
     NoSuchColumnFamily,
     TableNotFound,
     NamespaceNotFound,
+    ReplicationPeerNotFound,
     TableExists,
     TableNotEnabled,
     TableNotDisabled,
@@ -401,6 +433,10 @@ const EXCEPTIONS: &[(Exception, &str)] = &[
     (
         Exception::NamespaceNotFound,
         "org.apache.hadoop.hbase.NamespaceNotFoundException",
+    ),
+    (
+        Exception::ReplicationPeerNotFound,
+        "org.apache.hadoop.hbase.replication.ReplicationPeerNotFoundException",
     ),
     (
         Exception::TableExists,

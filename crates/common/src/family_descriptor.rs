@@ -246,12 +246,6 @@ impl ColumnFamilyDescriptor {
                 ),
             ));
         }
-        if self.replication_scope != 0 {
-            return Err(refuse(
-                "REPLICATION_SCOPE",
-                "Basalt has no replication yet; only 0 (local) is supported".into(),
-            ));
-        }
         if self.new_version_behavior && self.keep_deleted_cells != KeepDeletedCells::False {
             return Err(refuse(
                 "NEW_VERSION_BEHAVIOR",

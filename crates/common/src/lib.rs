@@ -21,6 +21,7 @@ pub mod namespace;
 pub mod ops;
 pub mod pb;
 pub mod region_info;
+pub mod replication;
 pub mod schema;
 pub mod server_name;
 pub mod snapshot;

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use basalt_common::acl::{AccessControl, Action, Permission, Scope, User};
 use basalt_common::ops::{Append, CheckAction, CheckAndMutate, CheckAndMutateResult, Increment};
+use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::{Bytes, Delete, Get, Put, Result, RowResult, Scan, TableDescriptor, TableName};
 
 use crate::{
@@ -246,6 +247,38 @@ impl Client for AsUser {
     fn restore_snapshot(&self, name: &str) -> Result<()> {
         self.admin()?;
         self.inner.restore_snapshot(name)
+    }
+
+    // Every peer call needs global ADMIN, as HBase's AccessController asks.
+
+    fn add_peer(&self, id: &str, config: &PeerConfig, enabled: bool) -> Result<()> {
+        self.admin()?;
+        self.inner.add_peer(id, config, enabled)
+    }
+
+    fn remove_peer(&self, id: &str) -> Result<()> {
+        self.admin()?;
+        self.inner.remove_peer(id)
+    }
+
+    fn set_peer_enabled(&self, id: &str, on: bool) -> Result<()> {
+        self.admin()?;
+        self.inner.set_peer_enabled(id, on)
+    }
+
+    fn update_peer_config(&self, id: &str, config: &PeerConfig) -> Result<()> {
+        self.admin()?;
+        self.inner.update_peer_config(id, config)
+    }
+
+    fn peer(&self, id: &str) -> Result<PeerDescription> {
+        self.admin()?;
+        self.inner.peer(id)
+    }
+
+    fn list_peers(&self) -> Result<Vec<PeerDescription>> {
+        self.admin()?;
+        self.inner.list_peers()
     }
 
     fn balancer(&self) -> Result<bool> {

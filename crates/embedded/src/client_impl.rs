@@ -10,6 +10,7 @@ use basalt_client::{
 };
 use basalt_common::acl::{Permission, Scope};
 use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment};
+use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::{
     Bytes, Delete, Error, Get, NamespaceDescriptor, Put, Result, RowResult, Scan, TableDescriptor,
     TableName,
@@ -191,6 +192,30 @@ impl Client for Connection {
 
     fn restore_snapshot(&self, name: &str) -> Result<()> {
         self.admin().restore_snapshot(name)
+    }
+
+    fn add_peer(&self, id: &str, config: &PeerConfig, enabled: bool) -> Result<()> {
+        self.admin().add_peer(id, config.clone(), enabled)
+    }
+
+    fn remove_peer(&self, id: &str) -> Result<()> {
+        self.admin().remove_peer(id)
+    }
+
+    fn set_peer_enabled(&self, id: &str, on: bool) -> Result<()> {
+        self.admin().set_peer_enabled(id, on)
+    }
+
+    fn update_peer_config(&self, id: &str, config: &PeerConfig) -> Result<()> {
+        self.admin().update_peer_config(id, config.clone())
+    }
+
+    fn peer(&self, id: &str) -> Result<PeerDescription> {
+        self.admin().peer(id)
+    }
+
+    fn list_peers(&self) -> Result<Vec<PeerDescription>> {
+        self.admin().list_peers()
     }
 
     fn balancer(&self) -> Result<bool> {

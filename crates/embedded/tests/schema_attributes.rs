@@ -47,7 +47,6 @@ fn attributes_basalt_does_not_act_on_are_refused_at_create_and_alter() {
         ("COMPRESSION_COMPACT", "LZO"),
         ("COMPRESSION_COMPACT_MAJOR", "BROTLI"),
         ("INDEX_BLOCK_ENCODING", "PREFIX_TREE"),
-        ("REPLICATION_SCOPE", "1"),
         ("IN_MEMORY_COMPACTION", "EAGER"),
         ("IN_MEMORY_COMPACTION", "ADAPTIVE"),
         ("IS_MOB", "true"),
@@ -110,7 +109,7 @@ fn attributes_basalt_does_not_act_on_are_refused_at_create_and_alter() {
             ("CACHE_BLOOMS_ON_WRITE", "true"),
             ("PREFETCH_BLOCKS_ON_OPEN", "true"),
             ("EVICT_BLOCKS_ON_CLOSE", "true"),
-            ("REPLICATION_SCOPE", "0"),
+            ("REPLICATION_SCOPE", "1"),
             ("NEW_VERSION_BEHAVIOR", "true"),
         ]),
     );

@@ -91,6 +91,14 @@ fn required(
         "CreateNamespace" | "ModifyNamespace" | "DeleteNamespace" | "SetBalancerRunning"
         | "Balance" | "MoveRegion" | "AssignRegion" | "UnassignRegion" | "SplitRegion"
         | "MergeTableRegions" => (vec![Action::Admin], Scope::Global),
+        // HBase's AccessController: every peer call needs global ADMIN, reads too.
+        "AddReplicationPeer"
+        | "RemoveReplicationPeer"
+        | "EnableReplicationPeer"
+        | "DisableReplicationPeer"
+        | "UpdateReplicationPeerConfig"
+        | "GetReplicationPeerConfig"
+        | "ListReplicationPeers" => (vec![Action::Admin], Scope::Global),
         "Grant" => {
             let r = decode::<pb::GrantRequest>(param)?;
             let p = acl::permission_of(&r.user_permission).map_err(bad)?;

@@ -7,7 +7,7 @@
 //!
 //! Its modules stand in layers, each using only those below (`tests/layers.rs` holds them to
 //! it): `meta` and `servers` at the bottom, the state (`master`), `balancer`, `procedures`,
-//! what is built of procedures (`acl_store`, `snapshots`), the services (`admin`,
+//! what is built of procedures (`acl_store`, `snapshots`, `peers`), the services (`admin`,
 //! `access_service`, `master_service`), and the cluster master (`cluster`) on top.
 
 pub mod access_service;
@@ -19,6 +19,7 @@ pub mod janitor;
 mod master;
 pub mod master_service;
 pub mod meta;
+pub mod peers;
 pub mod procedures;
 pub mod servers;
 pub mod snapshots;

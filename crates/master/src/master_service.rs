@@ -26,7 +26,7 @@ use basalt_proto::pb::{
 use basalt_proto::schema::{
     descriptor, family, namespace, namespace_descriptor, pb_table_name, schema, table_name,
 };
-use basalt_proto::{decode, exception, from_error as fail};
+use basalt_proto::{decode, exception, from_error as fail, replication};
 
 use crate::Admin;
 use crate::master::Master;
@@ -602,6 +602,63 @@ impl MasterService {
                 }
                 .encode_to_vec())
             }),
+            "AddReplicationPeer" => decode::<pb::AddReplicationPeerRequest>(param).and_then(|r| {
+                let config = replication::peer(&r.peer_config).map_err(|e| fail(&e))?;
+                let enabled = r.peer_state.state == pb::replication_state::State::Enabled as i32;
+                admin
+                    .add_peer(&r.peer_id, config, enabled)
+                    .map_err(|e| fail(&e))?;
+                Ok(self.done())
+            }),
+            "RemoveReplicationPeer" => {
+                decode::<pb::RemoveReplicationPeerRequest>(param).and_then(|r| {
+                    admin.remove_peer(&r.peer_id).map_err(|e| fail(&e))?;
+                    Ok(self.done())
+                })
+            }
+            "EnableReplicationPeer" | "DisableReplicationPeer" => {
+                decode::<pb::EnableReplicationPeerRequest>(param).and_then(|r| {
+                    let on = method == "EnableReplicationPeer";
+                    admin
+                        .set_peer_enabled(&r.peer_id, on)
+                        .map_err(|e| fail(&e))?;
+                    Ok(self.done())
+                })
+            }
+            "UpdateReplicationPeerConfig" => {
+                decode::<pb::UpdateReplicationPeerConfigRequest>(param).and_then(|r| {
+                    let config = replication::peer(&r.peer_config).map_err(|e| fail(&e))?;
+                    admin
+                        .update_peer_config(&r.peer_id, config)
+                        .map_err(|e| fail(&e))?;
+                    Ok(self.done())
+                })
+            }
+            "GetReplicationPeerConfig" => decode::<pb::GetReplicationPeerConfigRequest>(param)
+                .and_then(|r| {
+                    let peer = admin.peer(&r.peer_id).map_err(|e| fail(&e))?;
+                    Ok(pb::GetReplicationPeerConfigResponse {
+                        peer_id: peer.id,
+                        peer_config: replication::pb_peer(&peer.config),
+                    }
+                    .encode_to_vec())
+                }),
+            "ListReplicationPeers" => {
+                decode::<pb::ListReplicationPeersRequest>(param).and_then(|r| {
+                    let pattern = r.regex.as_deref().unwrap_or(".*");
+                    let re = regex::Regex::new(&format!("^(?:{pattern})$"))
+                        .map_err(|e| bad(format!("regex {pattern:?}: {e}")))?;
+                    let peers = admin.list_peers().map_err(|e| fail(&e))?;
+                    Ok(pb::ListReplicationPeersResponse {
+                        peer_desc: peers
+                            .iter()
+                            .filter(|p| re.is_match(&p.id))
+                            .map(replication::pb_description)
+                            .collect(),
+                    }
+                    .encode_to_vec())
+                })
+            }
             _ => return None,
         })
     }

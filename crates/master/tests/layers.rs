@@ -1,6 +1,6 @@
 //! The master's modules stand in layers, each using only those below it (issue 44): the
 //! catalog and the region servers at the bottom, the master's state over them, the balancer
-//! and the procedures over that, then what is built of procedures (grants, snapshots), the
+//! and the procedures over that, then what is built of procedures (grants, snapshots, replication peers), the
 //! services, and the cluster master's loop at the top. A `crate::` path in code (not in a
 //! comment) that names a module above its own fails this test, so no import circle comes back.
 
@@ -17,6 +17,7 @@ const LAYERS: &[&str] = &[
     "procedures",
     "acl_store",
     "snapshots",
+    "peers",
     "admin",
     "access_service",
     "master_service",

@@ -18,6 +18,7 @@ pub mod meta_schema;
 pub mod nonces;
 pub mod process;
 mod recovery;
+pub mod replication;
 mod server;
 pub mod standing;
 pub mod status;

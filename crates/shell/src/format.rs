@@ -137,6 +137,14 @@ impl Formatter {
         Ok(())
     }
 
+    /// A row of more than two columns: set off by a space, the columns joined by spaces, as
+    /// formatter.rb prints them.
+    pub fn row_n(&mut self, out: &mut dyn Write, columns: &[&str]) -> io::Result<()> {
+        writeln!(out, " {}", columns.join(" "))?;
+        self.rows += 1;
+        Ok(())
+    }
+
     /// `N row(s)`, of `count` or of the rows printed.
     pub fn footer(&self, out: &mut dyn Write, count: Option<usize>) -> io::Result<()> {
         writeln!(out, "{} row(s)", count.unwrap_or(self.rows))

@@ -154,3 +154,8 @@ fn key_layouts() {
 fn guide() {
     check("guide");
 }
+
+#[test]
+fn replication() {
+    check("replication");
+}

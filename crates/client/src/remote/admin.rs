@@ -3,6 +3,8 @@
 //! [`super::AsyncAdmin`].
 
 use super::*;
+use basalt_common::replication::{PeerConfig, PeerDescription};
+use basalt_proto::replication;
 
 /// Table administration of a remote server: MasterService's table calls (Basalt's procedures
 /// are finished when a call returns, so no procedure is polled), AdminService's flushes.
@@ -795,6 +797,118 @@ impl<T: Transport> AdminCalls<'_, T> {
     }
 }
 
+impl<T: Transport> AdminCalls<'_, T> {
+    /// Adds replication peer `id` (MasterService AddReplicationPeer).
+    async fn add_peer(&self, id: &str, config: &PeerConfig, enabled: bool) -> Result<()> {
+        let _: pb::AddReplicationPeerResponse = self
+            .cluster_call(
+                "AddReplicationPeer",
+                &pb::AddReplicationPeerRequest {
+                    peer_id: id.to_owned(),
+                    peer_config: replication::pb_peer(config),
+                    peer_state: replication::pb_state(enabled),
+                },
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Removes replication peer `id` (MasterService RemoveReplicationPeer).
+    async fn remove_peer(&self, id: &str) -> Result<()> {
+        let _: pb::RemoveReplicationPeerResponse = self
+            .cluster_call(
+                "RemoveReplicationPeer",
+                &pb::RemoveReplicationPeerRequest {
+                    peer_id: id.to_owned(),
+                },
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Starts or stops shipping to peer `id` (MasterService Enable/DisableReplicationPeer).
+    async fn set_peer_enabled(&self, id: &str, on: bool) -> Result<()> {
+        let method = if on {
+            "EnableReplicationPeer"
+        } else {
+            "DisableReplicationPeer"
+        };
+        let _: pb::EnableReplicationPeerResponse = self
+            .cluster_call(
+                method,
+                &pb::EnableReplicationPeerRequest {
+                    peer_id: id.to_owned(),
+                },
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Replaces peer `id`'s config (MasterService UpdateReplicationPeerConfig).
+    async fn update_peer_config(&self, id: &str, config: &PeerConfig) -> Result<()> {
+        let _: pb::UpdateReplicationPeerConfigResponse = self
+            .cluster_call(
+                "UpdateReplicationPeerConfig",
+                &pb::UpdateReplicationPeerConfigRequest {
+                    peer_id: id.to_owned(),
+                    peer_config: replication::pb_peer(config),
+                },
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Every peer, by id (MasterService ListReplicationPeers).
+    async fn list_peers(&self) -> Result<Vec<PeerDescription>> {
+        let r: pb::ListReplicationPeersResponse = self
+            .cluster_call(
+                "ListReplicationPeers",
+                &pb::ListReplicationPeersRequest { regex: None },
+            )
+            .await?;
+        r.peer_desc.iter().map(replication::description).collect()
+    }
+
+    /// Peer `id` (MasterService GetReplicationPeerConfig, and ListReplicationPeers for its
+    /// state, which that call does not carry).
+    async fn peer(&self, id: &str) -> Result<PeerDescription> {
+        let r: pb::GetReplicationPeerConfigResponse = self
+            .cluster_call(
+                "GetReplicationPeerConfig",
+                &pb::GetReplicationPeerConfigRequest {
+                    peer_id: id.to_owned(),
+                },
+            )
+            .await?;
+        let listed: pb::ListReplicationPeersResponse = self
+            .cluster_call(
+                "ListReplicationPeers",
+                &pb::ListReplicationPeersRequest {
+                    regex: Some(regex_quoted(id)),
+                },
+            )
+            .await?;
+        Ok(PeerDescription {
+            id: r.peer_id,
+            enabled: listed
+                .peer_desc
+                .first()
+                .is_none_or(|d| d.state.state == pb::replication_state::State::Enabled as i32),
+            config: replication::peer(&r.peer_config)?,
+        })
+    }
+}
+
+/// `text` as a regex that matches only itself.
+fn regex_quoted(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            let special = "\\.+*?()|[]{}^$".contains(c);
+            special.then_some('\\').into_iter().chain([c])
+        })
+        .collect()
+}
+
 /// A server named `host,port,startcode` or `host:port`, as MasterService takes it.
 fn server_pb(name: &str) -> Result<pb::ServerName> {
     let bad = || {
@@ -938,4 +1052,16 @@ admin_calls! {
     fn cluster_summary(&self) -> Result<crate::ClusterSummary>;
     /// The server's name, `host,port,startcode` (AdminService GetServerInfo).
     fn server_name(&self) -> Result<String>;
+    /// Adds replication peer `id` (MasterService AddReplicationPeer).
+    fn add_peer(&self, id: &str, config: &PeerConfig, enabled: bool) -> Result<()>;
+    /// Removes replication peer `id` (MasterService RemoveReplicationPeer).
+    fn remove_peer(&self, id: &str) -> Result<()>;
+    /// Starts or stops shipping to peer `id` (MasterService Enable/DisableReplicationPeer).
+    fn set_peer_enabled(&self, id: &str, on: bool) -> Result<()>;
+    /// Replaces peer `id`'s config (MasterService UpdateReplicationPeerConfig).
+    fn update_peer_config(&self, id: &str, config: &PeerConfig) -> Result<()>;
+    /// Every peer, by id (MasterService ListReplicationPeers).
+    fn list_peers(&self) -> Result<Vec<PeerDescription>>;
+    /// Peer `id` (MasterService GetReplicationPeerConfig).
+    fn peer(&self, id: &str) -> Result<PeerDescription>;
 }

@@ -2,6 +2,7 @@
 //! embedded connections.
 
 use basalt_common::acl::{Permission, Scope};
+use basalt_common::replication::{PeerConfig, PeerDescription};
 use std::sync::Arc;
 
 use crate::{Client, ClusterSummary, RegionSummary, Scanner};
@@ -179,6 +180,30 @@ impl Client for RemoteConnection {
 
     fn restore_snapshot(&self, name: &str) -> Result<()> {
         self.admin().restore_snapshot(name)
+    }
+
+    fn add_peer(&self, id: &str, config: &PeerConfig, enabled: bool) -> Result<()> {
+        self.admin().add_peer(id, config, enabled)
+    }
+
+    fn remove_peer(&self, id: &str) -> Result<()> {
+        self.admin().remove_peer(id)
+    }
+
+    fn set_peer_enabled(&self, id: &str, on: bool) -> Result<()> {
+        self.admin().set_peer_enabled(id, on)
+    }
+
+    fn update_peer_config(&self, id: &str, config: &PeerConfig) -> Result<()> {
+        self.admin().update_peer_config(id, config)
+    }
+
+    fn peer(&self, id: &str) -> Result<PeerDescription> {
+        self.admin().peer(id)
+    }
+
+    fn list_peers(&self) -> Result<Vec<PeerDescription>> {
+        self.admin().list_peers()
     }
 
     fn balancer(&self) -> Result<bool> {

@@ -230,6 +230,37 @@ impl RemoteConnection {
         })
     }
 
+    /// Connects to the cluster a replication peer's cluster key names (its ZooKeeper, or
+    /// the first of its servers that answers).
+    pub fn to_cluster_key(key: &str, config: RemoteConfig) -> Result<RemoteConnection> {
+        use basalt_common::replication::{ClusterKey, ZNODE_PARENT};
+        match ClusterKey::parse(key)? {
+            ClusterKey::ZooKeeper { quorum, znode } => {
+                if znode != ZNODE_PARENT {
+                    return Err(Error::InvalidArgument(format!(
+                        "cluster key {key:?}: Basalt finds clusters under {ZNODE_PARENT}, not {znode}"
+                    )));
+                }
+                Self::through_zookeeper(&quorum, config)
+            }
+            ClusterKey::Rpc { servers } => {
+                let mut last =
+                    Error::InvalidArgument(format!("cluster key {key:?} names no server"));
+                for server in servers {
+                    let addrs = std::net::ToSocketAddrs::to_socket_addrs(&server.as_str())
+                        .map_err(|e| Error::storage(format!("resolving {server}: {e}")))?;
+                    for addr in addrs {
+                        match Self::connect(addr, config.clone()) {
+                            Ok(c) => return Ok(c),
+                            Err(e) => last = e,
+                        }
+                    }
+                }
+                Err(last)
+            }
+        }
+    }
+
     /// The pool's connections now open (at most [`RemoteConfig::pool_size`]; one opens when
     /// a thread dealt to it first calls).
     pub fn open_connections(&self) -> usize {

@@ -223,6 +223,57 @@ table must be disabled first (it stays disabled); a dropped table is cloned back
   hbase> user_permission
   hbase> user_permission '@ns1'
   hbase> user_permission 't1'";
+    "add_peer", "replication", replication::add_peer, true,
+"Add a peer cluster to replicate to: CLUSTER_KEY is its ZooKeeper, zk_host[,zk_host]:port:/hbase
+(or hbase+zk://host:port/hbase, or hbase+rpc://host:port for a server without ZooKeeper).
+STATE => 'DISABLED' adds it stopped. Naming TABLE_CFS or NAMESPACES replicates only those;
+otherwise every table whose families have REPLICATION_SCOPE 1, less EXCLUDE_TABLE_CFS and
+EXCLUDE_NAMESPACES. SERIAL => true keeps each region's edits in order; BANDWIDTH is bytes
+per second per source server.
+  hbase> add_peer '1', CLUSTER_KEY => 'server1.cie.com:2181:/hbase'
+  hbase> add_peer '2', CLUSTER_KEY => 'zk1,zk2,zk3:2181:/hbase', STATE => 'DISABLED'
+  hbase> add_peer '3', CLUSTER_KEY => 'zk:2181:/hbase', TABLE_CFS => {'t1' => [], 'ns:t2' => ['cf1']}
+  hbase> add_peer '4', CLUSTER_KEY => 'zk:2181:/hbase', NAMESPACES => ['ns1'], SERIAL => true
+  hbase> add_peer '5', CLUSTER_KEY => 'hbase+rpc://127.0.0.1:16020', EXCLUDE_NAMESPACES => ['tmp']";
+    "remove_peer", "replication", replication::remove_peer, true, "Stop replicating to a peer and forget it.\n  hbase> remove_peer '1'";
+    "enable_peer", "replication", replication::enable_peer, true, "Restart shipping to a peer; what was written meanwhile ships.\n  hbase> enable_peer '1'";
+    "disable_peer", "replication", replication::disable_peer, true, "Stop shipping to a peer; edits wait in the WAL until enable_peer.\n  hbase> disable_peer '1'";
+    "list_peers", "replication", replication::list_peers, true, "List the replication peers.\n  hbase> list_peers";
+    "get_peer_config", "replication", replication::get_peer_config, true, "Show a peer's cluster key, endpoint and CONFIG.\n  hbase> get_peer_config '1'";
+    "list_peer_configs", "replication", replication::list_peer_configs, true, "Show every peer's config.\n  hbase> list_peer_configs";
+    "update_peer_config", "replication", replication::update_peer_config, true,
+"Add to (or change) a peer's CONFIG and DATA.
+  hbase> update_peer_config '1', CONFIG => {'k' => 'v'}, DATA => {'d' => 'x'}";
+    "show_peer_tableCFs", "replication", replication::show_peer_table_cfs, true, "Show the tables and families a peer takes.\n  hbase> show_peer_tableCFs '1'";
+    "set_peer_tableCFs", "replication", replication::set_peer_table_cfs, true,
+"Set the tables and families a peer takes (the peer must not replicate all tables).
+  hbase> set_peer_tableCFs '1', {'t1' => [], 'ns:t2' => ['cf1', 'cf2']}";
+    "append_peer_tableCFs", "replication", replication::append_peer_table_cfs, true, "Add tables or families to a peer.\n  hbase> append_peer_tableCFs '1', {'t3' => ['cf1']}";
+    "remove_peer_tableCFs", "replication", replication::remove_peer_table_cfs, true, "Take tables or families off a peer.\n  hbase> remove_peer_tableCFs '1', {'t3' => ['cf1']}";
+    "set_peer_exclude_tableCFs", "replication", replication::set_peer_exclude_table_cfs, true, "Set the tables and families a replicate-all peer leaves out.\n  hbase> set_peer_exclude_tableCFs '1', {'t1' => []}";
+    "append_peer_exclude_tableCFs", "replication", replication::append_peer_exclude_table_cfs, true, "Leave more tables or families out of a replicate-all peer.\n  hbase> append_peer_exclude_tableCFs '1', {'t2' => ['cf1']}";
+    "remove_peer_exclude_tableCFs", "replication", replication::remove_peer_exclude_table_cfs, true, "Take tables or families off a peer's exclusions.\n  hbase> remove_peer_exclude_tableCFs '1', {'t2' => ['cf1']}";
+    "set_peer_namespaces", "replication", replication::set_peer_namespaces, true, "Set the namespaces a peer takes whole.\n  hbase> set_peer_namespaces '1', ['ns1', 'ns2']";
+    "append_peer_namespaces", "replication", replication::append_peer_namespaces, true, "Add namespaces to a peer.\n  hbase> append_peer_namespaces '1', ['ns3']";
+    "remove_peer_namespaces", "replication", replication::remove_peer_namespaces, true, "Take namespaces off a peer.\n  hbase> remove_peer_namespaces '1', ['ns1']";
+    "set_peer_exclude_namespaces", "replication", replication::set_peer_exclude_namespaces, true, "Set the namespaces a replicate-all peer leaves out.\n  hbase> set_peer_exclude_namespaces '1', ['tmp']";
+    "append_peer_exclude_namespaces", "replication", replication::append_peer_exclude_namespaces, true, "Leave more namespaces out of a replicate-all peer.\n  hbase> append_peer_exclude_namespaces '1', ['scratch']";
+    "remove_peer_exclude_namespaces", "replication", replication::remove_peer_exclude_namespaces, true, "Take namespaces off a peer's exclusions.\n  hbase> remove_peer_exclude_namespaces '1', ['tmp']";
+    "set_peer_replicate_all", "replication", replication::set_peer_replicate_all, true,
+"Whether a peer takes every table (less its exclusions) or only those it names; its lists
+of the other kind must be emptied first.
+  hbase> set_peer_replicate_all '1', false";
+    "set_peer_serial", "replication", replication::set_peer_serial, true, "Whether a peer gets each region's edits in order.\n  hbase> set_peer_serial '1', true";
+    "set_peer_bandwidth", "replication", replication::set_peer_bandwidth, true,
+"Limit what each source server ships to a peer, in bytes per second (none or 0: no limit).
+  hbase> set_peer_bandwidth '1', 1048576
+  hbase> set_peer_bandwidth '1'";
+    "list_replicated_tables", "replication", replication::list_replicated_tables, true, "List the families with REPLICATION_SCOPE 1, optionally of tables matching a regex.\n  hbase> list_replicated_tables\n  hbase> list_replicated_tables 'abc.*'";
+    "enable_table_replication", "replication", replication::enable_table_replication, true,
+"Make every family of a table replicate (REPLICATION_SCOPE 1), creating the table on each peer
+that takes it and lacks it.
+  hbase> enable_table_replication 't1'";
+    "disable_table_replication", "replication", replication::disable_table_replication, true, "Stop replicating a table (REPLICATION_SCOPE 0 on every family).\n  hbase> disable_table_replication 't1'";
 }
 
 /// The command named `name`.
@@ -238,6 +289,7 @@ const GROUPS: &[(&str, &str)] = &[
     ("tools", "tools"),
     ("snapshots", "snapshots"),
     ("security", "security"),
+    ("replication", "replication"),
 ];
 
 fn io(e: io::Error) -> String {
@@ -351,6 +403,7 @@ mod ddl;
 mod dml;
 mod general;
 mod namespace;
+mod replication;
 mod security;
 mod snapshot;
 mod tools;
