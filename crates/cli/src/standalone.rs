@@ -571,7 +571,7 @@ fn start_rpc(
             rpc_port,
             master_port,
             start_code,
-            cluster_id: basalt_coord::cluster_id(conn.server_start_code()),
+            cluster_id: conn.engine().master().cluster_id.clone(),
         };
         match basalt_coord::ZkPublisher::start(quorum, published, Duration::from_secs(15)) {
             Ok(z) => {

@@ -20,6 +20,7 @@ fn write_segment(path: &Path) -> Vec<u64> {
                 table: "t".into(),
                 seq_id: seq,
                 write_time_ms: 1_795_378_444_123,
+                origin: Default::default(),
                 cells: vec![
                     Cell::new(
                         b"row1",
@@ -113,6 +114,7 @@ fn meta_rows_are_shown_as_they_are() {
         table: "hbase:meta".into(),
         seq_id: 1,
         write_time_ms: 1_795_378_444_123,
+        origin: Default::default(),
         cells: vec![Cell::new(
             &key,
             b"info",

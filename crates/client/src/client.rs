@@ -69,6 +69,8 @@ pub struct ClusterSummary {
     pub backup_masters: usize,
     /// Each live server and the regions it serves.
     pub servers: Vec<ServerSummary>,
+    /// The cluster's id (HBase's `hbase.id`, a UUID).
+    pub cluster_id: String,
 }
 
 impl ClusterSummary {

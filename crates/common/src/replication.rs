@@ -105,6 +105,87 @@ impl ClusterKey {
     }
 }
 
+/// A cluster's id as replication carries it (HBase's UUID): edits name the clusters they have
+/// passed through, so none ships back to where it came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ClusterId(pub u128);
+
+impl ClusterId {
+    /// The id a cluster's `hbase.id` text stands for: the UUID it spells, or (an older Basalt
+    /// id, `basalt-<start code>`) the MD5 of its text, so each text has one id for good.
+    pub fn of(text: &str) -> ClusterId {
+        let hex: String = text.chars().filter(|c| *c != '-').collect();
+        if text.len() == 36
+            && hex.len() == 32
+            && let Ok(n) = u128::from_str_radix(&hex, 16)
+        {
+            return ClusterId(n);
+        }
+        ClusterId(u128::from_be_bytes(crate::md5::md5(text.as_bytes())))
+    }
+
+    /// HBase's UUID halves.
+    pub fn most_significant(self) -> u64 {
+        (self.0 >> 64) as u64
+    }
+
+    pub fn least_significant(self) -> u64 {
+        self.0 as u64
+    }
+
+    pub fn from_halves(most: u64, least: u64) -> ClusterId {
+        ClusterId((u128::from(most) << 64) | u128::from(least))
+    }
+}
+
+impl std::fmt::Display for ClusterId {
+    /// The UUID's usual text: `8-4-4-4-12` hex digits.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let h = format!("{:032x}", self.0);
+        write!(
+            f,
+            "{}-{}-{}-{}-{}",
+            &h[..8],
+            &h[8..12],
+            &h[12..16],
+            &h[16..20],
+            &h[20..]
+        )
+    }
+}
+
+/// The mutation attribute that names the clusters an edit came through (HBase's
+/// `Mutation.CONSUMED_CLUSTER_IDS`): a 4-byte count, then each id's most and least
+/// significant halves, big-endian.
+pub const CLUSTER_IDS_ATTRIBUTE: &str = "_cs.id";
+
+pub fn encode_cluster_ids(ids: &[ClusterId]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(4 + 16 * ids.len());
+    out.extend_from_slice(&(ids.len() as u32).to_be_bytes());
+    for id in ids {
+        out.extend_from_slice(&id.0.to_be_bytes());
+    }
+    out
+}
+
+pub fn decode_cluster_ids(bytes: &[u8]) -> Result<Vec<ClusterId>> {
+    let bad = || {
+        Error::InvalidArgument(format!(
+            "attribute {CLUSTER_IDS_ATTRIBUTE} of {} bytes is not a count and 16-byte ids",
+            bytes.len()
+        ))
+    };
+    let (count, rest) = bytes.split_first_chunk::<4>().ok_or_else(bad)?;
+    let count = u32::from_be_bytes(*count) as usize;
+    if rest.len() != count * 16 {
+        return Err(bad());
+    }
+    Ok(rest
+        .chunks_exact(16)
+        .map(|c| ClusterId(u128::from_be_bytes(c.try_into().unwrap_or_default())))
+        .collect())
+}
+
 /// A peer's configuration (HBase's `ReplicationPeerConfig`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct PeerConfig {
@@ -401,6 +482,24 @@ mod tests {
             let e = ClusterKey::parse(bad).unwrap_err().to_string();
             assert!(e.contains("Bad format for cluster key"), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn cluster_ids_as_uuids_and_as_hbases_attribute() {
+        let uuid = "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0";
+        let id = ClusterId::of(uuid);
+        assert_eq!(id.to_string(), uuid);
+        assert_eq!(id.most_significant(), 0x0f1e_2d3c_4b5a_6978);
+        assert_eq!(
+            ClusterId::from_halves(id.most_significant(), id.least_significant()),
+            id
+        );
+        let old = ClusterId::of("basalt-1700000000000");
+        assert_eq!(old, ClusterId::of("basalt-1700000000000"));
+        assert_ne!(old, id);
+        let ids = vec![id, old];
+        assert_eq!(decode_cluster_ids(&encode_cluster_ids(&ids)).unwrap(), ids);
+        assert!(decode_cluster_ids(&[0, 0, 0, 1, 7]).is_err());
     }
 
     #[test]

@@ -50,12 +50,6 @@ pub fn unframe(data: &[u8]) -> Option<&[u8]> {
     rest.get(4 + len..)?.strip_prefix(b"PBUF")
 }
 
-/// The cluster id a standalone server publishes (`/hbase/hbaseid`) and reports in its
-/// cluster status: derived from its start code.
-pub fn cluster_id(start_code: i64) -> String {
-    format!("basalt-{start_code}")
-}
-
 /// HBase's server name: `host,port,startcode`.
 pub fn server_name(host: &str, port: u16, start_code: u64) -> String {
     format!("{host},{port},{start_code}")

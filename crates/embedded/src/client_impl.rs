@@ -50,6 +50,7 @@ impl Client for Connection {
             master: name.clone(),
             backup_masters: 0,
             servers: vec![ServerSummary { name, regions }],
+            cluster_id: self.engine().master().cluster_id.clone(),
         })
     }
 

@@ -146,6 +146,7 @@ pub struct EngineBuilder<C> {
     major_compaction_interval: Duration,
     skip_corrupt_wal: bool,
     wal_config: WalConfig,
+    replication: basalt_regionserver::replication::ReplicationConfig,
     fs: Arc<dyn FileSystem>,
     root: PathBuf,
     server_host_port: String,
@@ -185,6 +186,7 @@ impl<C: FromEngine> EngineBuilder<C> {
             major_compaction_interval: Duration::from_secs(7 * 24 * 3600),
             skip_corrupt_wal: false,
             wal_config: WalConfig::default(),
+            replication: Default::default(),
             fs: Arc::new(MemFs::new()),
             root: PathBuf::from("/basalt"),
             server_host_port: "localhost:16020".into(),
@@ -291,6 +293,16 @@ impl<C: FromEngine> EngineBuilder<C> {
     /// are flushed to free them, the ASYNC_WAL interval.
     pub fn wal(mut self, config: WalConfig) -> Self {
         self.wal_config = config;
+        self
+    }
+
+    /// How replication's sources read and ship (an opened data directory ships its WAL to the
+    /// peers `add_peer` names).
+    pub fn replication(
+        mut self,
+        config: basalt_regionserver::replication::ReplicationConfig,
+    ) -> Self {
+        self.replication = config;
         self
     }
 
@@ -494,6 +506,7 @@ impl<C: FromEngine> EngineBuilder<C> {
         let (tx, rx) = channel();
         let every = self.major_compaction_interval;
         let skip_corrupt_wal = self.skip_corrupt_wal;
+        let replication = self.replication.clone();
         let engine = self.engine(
             Some(lock),
             tx,
@@ -504,6 +517,7 @@ impl<C: FromEngine> EngineBuilder<C> {
         wal.archive(&left_by_last_run)?;
         wal_dirs::retire(fs.as_ref(), dead)?;
         start_access_control(&engine)?;
+        engine.rs.start_replication(replication);
         Ok(Self::start(engine, rx, every))
     }
 }

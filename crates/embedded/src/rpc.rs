@@ -9,6 +9,7 @@ use std::sync::Arc;
 use basalt_master::master_service::MasterService;
 use basalt_regionserver::admin_service::AdminService;
 use basalt_regionserver::client_service::ClientService;
+use basalt_regionserver::replication::sink::Sink;
 use basalt_rpc::{RpcConfig, RpcServer, Services};
 
 use crate::Connection;
@@ -23,7 +24,10 @@ impl Connection {
                 self.region_server(),
                 config.scanner_lease,
             )))
-            .with(Arc::new(AdminService::new(self.region_server(), addr)))
+            .with(Arc::new(
+                AdminService::new(self.region_server(), addr)
+                    .with_sink(Arc::new(Sink::with_client(Arc::new(self.clone())))),
+            ))
             .with(Arc::new(MasterService::new(
                 self.engine().master(),
                 addr,

@@ -8,7 +8,7 @@
 //! (`docs/design/cluster.md`).
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -131,7 +131,7 @@ impl ClusterMaster {
         let fs = settings.fs.as_ref();
         let root = settings.root.clone();
         layout::init_root(fs, &root, false)?;
-        let cluster_id = cluster_id(fs, &root, settings.start_code)?;
+        let cluster_id = layout::cluster_id(fs, &root)?;
         zk.put(
             CLUSTER_ID_NODE,
             &basalt_coord::cluster_id_data(host, &cluster_id),
@@ -263,6 +263,13 @@ impl ClusterMaster {
             return Ok(());
         }
         basalt_regionserver::split_log(fs, &self.settings.root, &splitting, false)?;
+        // Replication queues of the gone server still to ship keep its segments, archived.
+        basalt_regionserver::replication::queues::keep_split_segments(
+            fs,
+            &self.settings.root,
+            name,
+            &splitting,
+        )?;
         layout::delete_dir(fs, &splitting)
     }
 
@@ -599,18 +606,6 @@ const JANITOR_PERIOD: Duration = Duration::from_secs(5);
 
 /// The suffix of a fenced server's WAL directory being split.
 const SPLITTING: &str = "-splitting";
-
-/// The cluster's id, kept in `<root>/hbase.id` (as HBase keeps it), made at the first start.
-fn cluster_id(fs: &dyn FileSystem, root: &Path, start_code: i64) -> Result<String> {
-    let path = root.join("hbase.id");
-    if fs.exists(&path).map_err(storage)? {
-        let bytes = basalt_fs::read_all(fs, &path).map_err(storage)?;
-        return Ok(String::from_utf8_lossy(&bytes).trim().to_owned());
-    }
-    let id = basalt_coord::cluster_id(start_code);
-    basalt_fs::write_atomically(fs, &path, id.as_bytes()).map_err(storage)?;
-    Ok(id)
-}
 
 /// The catalog before meta is assigned: every call fails.
 #[derive(Debug)]

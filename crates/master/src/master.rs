@@ -242,6 +242,8 @@ pub struct Master {
     pub metrics: Arc<basalt_common::metrics::MasterMetrics>,
     /// Who may do what: its local region server's (standalone), or off.
     pub access: Arc<basalt_common::acl::AccessControl>,
+    /// The cluster's id (`<root>/hbase.id`), which replication carries on every edit.
+    pub cluster_id: String,
 }
 
 impl Master {
@@ -257,6 +259,9 @@ impl Master {
             .as_ref()
             .map(|rs| Arc::clone(&rs.config.access))
             .unwrap_or_default();
+        // A directory that cannot take the file still gets an id for this run.
+        let cluster_id =
+            layout::cluster_id(fs.as_ref(), &root).unwrap_or_else(|_| layout::new_uuid());
         Master {
             tables: RwLock::new(BTreeMap::new()),
             namespaces: RwLock::new(BTreeMap::new()),
@@ -275,6 +280,7 @@ impl Master {
             backup_masters: Mutex::new(Vec::new()),
             metrics: Arc::default(),
             access,
+            cluster_id,
         }
     }
 

@@ -222,7 +222,7 @@ impl MasterService {
                 .map(|s| self.named(s))
                 .collect(),
             cluster_id: wants(O::ClusterId).then(|| pb::ClusterId {
-                cluster_id: basalt_coord::cluster_id(start_code),
+                cluster_id: self.master.cluster_id.clone(),
             }),
             master: wants(O::Master).then_some(master_name),
             backup_masters: self

@@ -155,6 +155,7 @@ fn convert(
         table: new.descriptor().name.to_string(),
         seq_id,
         write_time_ms: clock.now_millis(),
+        origin: Default::default(),
         cells,
     };
     for (seq_id, cells) in by_seq {

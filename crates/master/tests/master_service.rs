@@ -393,9 +393,12 @@ fn modify_table_and_cluster_status() {
     assert!(live.server_load.max_heap_mb.unwrap() >= live.server_load.used_heap_mb.unwrap());
     assert_eq!(s.master, Some(live.server.clone()));
     assert!(s.dead_servers.is_empty() && s.backup_masters.is_empty());
+    // The directory's id for good (hbase.id), a UUID.
+    let id = s.cluster_id.unwrap().cluster_id;
+    assert_eq!(id, conn.engine().master().cluster_id);
     assert_eq!(
-        s.cluster_id.unwrap().cluster_id,
-        basalt_coord::cluster_id(conn.server_start_code())
+        basalt_common::replication::ClusterId::of(&id).to_string(),
+        id
     );
     let t_count = s
         .table_region_states_count

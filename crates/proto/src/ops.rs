@@ -2,6 +2,7 @@
 //! them: puts and deletes as MutationProto (cells in the message), a `Result` as a RowResult.
 //! The remote client and the master (writing `hbase:meta` on another server) use them.
 
+use basalt_common::replication::{CLUSTER_IDS_ATTRIBUTE, ClusterId, encode_cluster_ids};
 use basalt_common::{
     Bytes, Cell, CellType, Delete, Durability, LATEST_TIMESTAMP, Put, RowResult, TimeRange,
 };
@@ -165,7 +166,16 @@ pub fn put_pb(put: &Put) -> MutationProto {
         }),
     );
     m.attribute = ttl_pb(put.ttl_ms);
+    m.attribute.extend(cluster_ids_pb(&put.cluster_ids));
     m
+}
+
+/// The `_cs.id` attribute naming the clusters a replicated mutation came through.
+pub fn cluster_ids_pb(ids: &[ClusterId]) -> Option<pb::NameBytesPair> {
+    (!ids.is_empty()).then(|| pb::NameBytesPair {
+        name: CLUSTER_IDS_ATTRIBUTE.into(),
+        value: Some(encode_cluster_ids(ids)),
+    })
 }
 
 /// The protobuf delete kind of a delete entry's cell type.
@@ -180,7 +190,7 @@ pub fn delete_type(kind: CellType) -> mutation_proto::DeleteType {
 }
 
 pub fn delete_pb(delete: &Delete) -> MutationProto {
-    mutation(
+    let mut m = mutation(
         &delete.row,
         mutation_proto::MutationType::Delete,
         Some(delete.timestamp),
@@ -194,5 +204,7 @@ pub fn delete_pb(delete: &Delete) -> MutationProto {
                 Some(delete_type(e.kind) as i32),
             )
         }),
-    )
+    );
+    m.attribute.extend(cluster_ids_pb(&delete.cluster_ids));
+    m
 }

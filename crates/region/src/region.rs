@@ -188,6 +188,8 @@ impl Default for RegionConfig {
 pub struct Region {
     info: RegionInfo,
     descriptor: TableDescriptor,
+    /// The families with a REPLICATION_SCOPE, which every edit's WAL record names.
+    replicated_families: Vec<Bytes>,
     /// Set by [`Region::close`]: every later request fails with NotServingRegion, so callers
     /// look the row's region up again (it split, merged or reopened).
     closed: AtomicBool,
@@ -325,8 +327,15 @@ impl Region {
         let descriptor_is_meta = descriptor.name.is_system()
             && descriptor.name.qualifier() == "meta"
             && !config.legacy_meta_rows;
+        let replicated_families = descriptor
+            .families()
+            .iter()
+            .filter(|f| f.replication_scope != 0)
+            .map(|f| f.name.clone())
+            .collect();
         Ok(Region {
             info,
+            replicated_families,
             descriptor,
             closed: AtomicBool::new(false),
             stores,

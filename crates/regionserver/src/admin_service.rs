@@ -23,6 +23,7 @@ use basalt_region::Region;
 use prost::Message;
 
 use crate::RegionServer;
+use crate::replication::sink::Sink;
 
 type Outcome = Result<Vec<u8>, ExceptionResponse>;
 
@@ -32,6 +33,8 @@ pub struct AdminService {
     rs: Arc<RegionServer>,
     /// Where this server's RPC listens: the host and port of its server name.
     addr: SocketAddr,
+    /// Where batches peers replicate here are applied (none: ReplicateWALEntry is refused).
+    sink: Option<Arc<Sink>>,
 }
 
 /// The online region a specifier names (full name, encoded name, or HBase's fixed
@@ -61,12 +64,33 @@ fn millis_now() -> u64 {
 
 impl AdminService {
     pub fn new(rs: Arc<RegionServer>, addr: SocketAddr) -> Self {
-        AdminService { rs, addr }
+        AdminService {
+            rs,
+            addr,
+            sink: None,
+        }
+    }
+
+    /// Takes the batches peer clusters replicate here, applying them through `sink`.
+    pub fn with_sink(mut self, sink: Arc<Sink>) -> Self {
+        self.sink = Some(sink);
+        self
     }
 
     /// Runs `method`; `None` if Basalt does not serve it.
-    pub fn call(&self, method: &str, param: Option<&[u8]>) -> Option<Outcome> {
+    pub fn call(&self, method: &str, param: Option<&[u8]>, cell_block: &Bytes) -> Option<Outcome> {
         Some(match method {
+            "ReplicateWALEntry" => decode::<pb::ReplicateWalEntryRequest>(param).and_then(|r| {
+                let sink = self.sink.as_ref().ok_or_else(|| {
+                    exception(
+                        "org.apache.hadoop.hbase.DoNotRetryIOException",
+                        "this server takes no replicated edits".into(),
+                        true,
+                    )
+                })?;
+                sink.apply(&r, cell_block).map_err(|e| from_error(&e))?;
+                Ok(pb::ReplicateWalEntryResponse {}.encode_to_vec())
+            }),
             "GetRegionInfo" => decode::<GetRegionInfoRequest>(param).and_then(|r| {
                 let region = named_region(&self.rs, &r.region)?;
                 let info = region.info();
@@ -255,10 +279,15 @@ impl basalt_proto::service::Service for AdminService {
         &self,
         method: &str,
         param: Option<&[u8]>,
-        _cell_block: &Bytes,
+        cell_block: &Bytes,
         _caller: Option<&basalt_common::acl::User>,
     ) -> Option<Outcome> {
-        AdminService::call(self, method, param)
+        AdminService::call(self, method, param, cell_block)
+    }
+
+    fn may_wait(&self, method: &str) -> bool {
+        // A batch waits for its rows' writes, on any server of the cluster.
+        method == "ReplicateWALEntry"
     }
 
     fn servers_only(&self) -> bool {

@@ -108,8 +108,13 @@ pub fn start(
                     let _ = region.flush();
                 }
             }
-            // Archived segments past their time to live go (a failure retries next tick).
-            let _ = wal.clean_archive();
+            // Archived segments past their time to live go, unless a replication queue still
+            // needs them (a failure retries next tick).
+            if let Ok(needed) = crate::replication::queues::needed(server.fs.as_ref(), &server.root)
+            {
+                let _ = wal
+                    .clean_archive_keeping(&|p| crate::replication::queues::is_needed(&needed, p));
+            }
         }
         for region in &regions {
             let major_due = major_every.is_some_and(|every| {

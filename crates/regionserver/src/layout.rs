@@ -21,6 +21,8 @@ pub const META_ENCODED: &str = "1588230740";
 pub const WAL_DIR: &str = "WALs";
 /// Segments no region needs any more (HBase's `oldWALs`).
 pub const OLD_WAL_DIR: &str = "oldWALs";
+/// The cluster's id (HBase's `hbase.id`): a UUID, made when the directory is first used.
+pub const CLUSTER_ID_FILE: &str = "hbase.id";
 const TABLEDESC: &str = ".tabledesc";
 const REGIONINFO: &str = ".regioninfo";
 
@@ -136,6 +138,45 @@ pub fn list(fs: &dyn FileSystem, dir: &Path) -> Result<Vec<String>> {
         return Ok(Vec::new());
     }
     fs.list(dir).map_err(storage)
+}
+
+/// The cluster's id, as `<root>/hbase.id` holds it; None until one is made.
+pub fn read_cluster_id(fs: &dyn FileSystem, root: &Path) -> Result<Option<String>> {
+    let path = root.join(CLUSTER_ID_FILE);
+    if !fs.exists(&path).map_err(storage)? {
+        return Ok(None);
+    }
+    let text = read_text(fs, &path)?;
+    Ok(Some(text.trim().to_owned()).filter(|t| !t.is_empty()))
+}
+
+/// The cluster's id, made (a new random UUID) if the directory has none yet. Only the process
+/// that owns the directory makes it: a standalone server, or a cluster's active master.
+pub fn cluster_id(fs: &dyn FileSystem, root: &Path) -> Result<String> {
+    if let Some(id) = read_cluster_id(fs, root)? {
+        return Ok(id);
+    }
+    let id = new_uuid();
+    write_file(fs, &root.join(CLUSTER_ID_FILE), id.as_bytes())?;
+    Ok(id)
+}
+
+/// A random (version 4) UUID, from the clock, the process and a counter, mixed by MD5.
+pub fn new_uuid() -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let seed = format!(
+        "{nanos}/{}/{}",
+        std::process::id(),
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    );
+    let mut bits = u128::from_be_bytes(basalt_common::md5::md5(seed.as_bytes()));
+    // Version 4, variant 1, as java.util.UUID.randomUUID makes them.
+    bits = (bits & !(0xf << 76)) | (0x4 << 76);
+    bits = (bits & !(0x3 << 62)) | (0x2 << 62);
+    basalt_common::replication::ClusterId(bits).to_string()
 }
 
 #[cfg(test)]

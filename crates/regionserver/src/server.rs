@@ -45,6 +45,8 @@ pub struct RegionServer {
     /// In a cluster, its lease on serving (`standing`): ClientService serves only while it
     /// holds.
     pub standing: crate::standing::Standing,
+    /// Its replication to peer clusters, once started (a server with a WAL directory).
+    replication: std::sync::OnceLock<Arc<crate::replication::Replication>>,
 }
 
 /// A split the region server has prepared: the parent closed, the daughters' directories
@@ -81,7 +83,26 @@ impl RegionServer {
             lock: Mutex::new(lock),
             stopping: AtomicBool::new(false),
             standing: crate::standing::Standing::default(),
+            replication: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Starts shipping this server's WAL to the cluster's replication peers (nothing for a
+    /// server without a WAL directory). Started once; later calls return the same.
+    pub fn start_replication(
+        &self,
+        config: crate::replication::ReplicationConfig,
+    ) -> Option<Arc<crate::replication::Replication>> {
+        let dir = self.wal_dir.as_ref()?;
+        let name = dir.file_name()?.to_string_lossy().into_owned();
+        Some(Arc::clone(self.replication.get_or_init(|| {
+            crate::replication::Replication::start(Arc::clone(&self.fs), &self.root, &name, config)
+        })))
+    }
+
+    /// Its replication, if started.
+    pub fn replication(&self) -> Option<&Arc<crate::replication::Replication>> {
+        self.replication.get()
     }
 
     /// `<root>/data/<namespace>/<table>/<encoded name>`.
@@ -304,6 +325,9 @@ impl RegionServer {
         self.stopping.store(true, Ordering::Release);
         if let Some(budget) = &self.config.budget {
             budget.stop();
+        }
+        if let Some(r) = self.replication.get() {
+            r.stop();
         }
     }
 

@@ -179,7 +179,7 @@ fn a_remote_client_finds_the_server_through_zookeeper() {
             rpc_port: server.local_addr().port(),
             master_port: server.local_addr().port(),
             start_code: u64::try_from(conn.server_start_code()).unwrap(),
-            cluster_id: basalt_coord::cluster_id(conn.server_start_code()),
+            cluster_id: conn.engine().master().cluster_id.clone(),
         },
         Duration::from_secs(20),
     )

@@ -13,9 +13,9 @@ mod segment;
 
 pub use error::{Result, WalError};
 pub use log::{Ticket, Wal, WalConfig, segments_in};
-pub use record::{WalEdit, decode_edit, encode_edit};
+pub use record::{EditOrigin, WalEdit, decode_edit, encode_edit};
 pub use segment::{
     FORMAT_VERSION, HEADER_LEN, MAGIC, RECORD_HEADER_LEN, SegmentContents, SegmentEnd,
-    SegmentWriter, encode_record, read_segment, read_segment_file, salvage_segment,
-    salvage_segment_file,
+    SegmentWriter, Tail, encode_record, read_segment, read_segment_file, read_tail,
+    salvage_segment, salvage_segment_file,
 };

@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
-use basalt_common::{Cell, Durability};
+use basalt_common::replication::ClusterId;
+use basalt_common::{Bytes, Cell, Durability};
 use basalt_fs::FileSystem;
 
 use crate::error::{Result, WalError};
@@ -343,18 +344,21 @@ impl Wal {
             &edit.table,
             edit.seq_id,
             edit.write_time_ms,
+            (&edit.origin.cluster_ids, &edit.origin.replicated_families),
             edit.cells.iter(),
         )
     }
 
     /// [`Wal::enqueue`] from borrowed parts: the region's encoded name, the table's name, the
-    /// sequence id every cell takes, the write time and the cells.
+    /// sequence id every cell takes, the write time, the edit's origin (its cluster ids and the
+    /// table's replicated families, [`crate::EditOrigin`]) and the cells.
     pub fn enqueue_cells<'c>(
         &self,
         region: &str,
         table: &str,
         seq_id: u64,
         write_time_ms: i64,
+        origin: (&[ClusterId], &[Bytes]),
         cells: impl ExactSizeIterator<Item = &'c Cell>,
     ) -> Result<Ticket> {
         let mut st = self.lock();
@@ -364,7 +368,7 @@ impl Wal {
         // Encoded straight into the queue.
         let before = st.queued.len();
         frame_record(&mut st.queued, |body| {
-            encode_body(region, table, seq_id, write_time_ms, cells, body)
+            encode_body(region, table, seq_id, write_time_ms, origin, cells, body)
         })?;
         self.config.metrics.wal_appends.inc();
         self.config
@@ -663,11 +667,40 @@ impl Wal {
     /// cleaner); returns how many went. Nothing reads an archived segment: the archive is
     /// only a grace period for inspection (`basalt wal`), not part of recovery.
     pub fn clean_archive(&self) -> Result<usize> {
+        self.clean_archive_keeping(&|_| false)
+    }
+
+    /// [`Wal::clean_archive`], keeping the segments `keep` says something still needs (a
+    /// replication queue that has not shipped them): they are looked at again next time.
+    pub fn clean_archive_keeping(&self, keep: &dyn Fn(&Path) -> bool) -> Result<usize> {
         let Some(ttl) = self.config.archive_ttl else {
             return Ok(0);
         };
         let mut deleted = 0;
         let mut dirs: Vec<PathBuf> = Vec::new();
+        let mut kept = Vec::new();
+        let result = self.delete_due(ttl, keep, &mut kept, &mut deleted, &mut dirs);
+        {
+            let mut st = self.lock();
+            for entry in kept.into_iter().rev() {
+                st.archived.push_front(entry);
+            }
+        }
+        result?;
+        for dir in &dirs {
+            self.fs.sync_dir(dir)?;
+        }
+        Ok(deleted)
+    }
+
+    fn delete_due(
+        &self,
+        ttl: Duration,
+        keep: &dyn Fn(&Path) -> bool,
+        kept: &mut Vec<(Instant, PathBuf)>,
+        deleted: &mut usize,
+        dirs: &mut Vec<PathBuf>,
+    ) -> Result<()> {
         loop {
             // One at a time, so the log's lock is never held across a delete.
             let next = {
@@ -677,11 +710,17 @@ impl Wal {
                     _ => None,
                 }
             };
-            let Some((at, path)) = next else { break };
+            let Some((at, path)) = next else {
+                return Ok(());
+            };
+            if keep(&path) {
+                kept.push((at, path));
+                continue;
+            }
             match self.fs.delete(&path) {
                 // Someone deleted it already: as good.
                 Ok(()) | Err(basalt_fs::FsError::NotFound(_)) => {
-                    deleted += 1;
+                    *deleted += 1;
                     if let Some(dir) = path.parent()
                         && !dirs.iter().any(|d| d == dir)
                     {
@@ -690,15 +729,11 @@ impl Wal {
                 }
                 Err(e) => {
                     // Still due: the next call tries again.
-                    self.lock().archived.push_front((at, path));
+                    kept.push((at, path));
                     return Err(e.into());
                 }
             }
         }
-        for dir in &dirs {
-            self.fs.sync_dir(dir)?;
-        }
-        Ok(deleted)
     }
 
     /// When more than `max_segments` rolled segments wait to be archived: the regions that

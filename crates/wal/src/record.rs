@@ -1,11 +1,29 @@
 //! One WAL record's body: an edit, the cells one mutation wrote to one region under one
 //! sequence id. Layout in `docs/design/wal.md`.
 
+use basalt_common::replication::ClusterId;
 use basalt_common::{Bytes, Cell, CellType};
 
-/// Record kinds. Only edits exist so far; flush and compaction markers (HBase's METAFAMILY
+/// Record kinds: an edit, and an edit with what replication needs of it (the clusters it came
+/// through, the families that replicate). Flush and compaction markers (HBase's METAFAMILY
 /// edits) will take further codes.
 const KIND_EDIT: u8 = 1;
+const KIND_REPLICATED_EDIT: u8 = 2;
+
+/// What replication needs of an edit (HBase's WALKey `cluster_ids` and `scopes`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EditOrigin {
+    /// The clusters the edit came through (empty for an edit made on this cluster).
+    pub cluster_ids: Vec<ClusterId>,
+    /// The families of the edit's table with a REPLICATION_SCOPE, when it was written.
+    pub replicated_families: Vec<Bytes>,
+}
+
+impl EditOrigin {
+    pub fn is_empty(&self) -> bool {
+        self.cluster_ids.is_empty() && self.replicated_families.is_empty()
+    }
+}
 
 /// The cells one mutation wrote to one region, as logged before they reach the memstore.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,6 +36,7 @@ pub struct WalEdit {
     pub seq_id: u64,
     /// When the edit was logged, in milliseconds since the epoch.
     pub write_time_ms: i64,
+    pub origin: EditOrigin,
     pub cells: Vec<Cell>,
 }
 
@@ -29,6 +48,7 @@ pub fn encode_edit(edit: &WalEdit, out: &mut Vec<u8>) -> Result<(), String> {
         &edit.table,
         edit.seq_id,
         edit.write_time_ms,
+        (&edit.origin.cluster_ids, &edit.origin.replicated_families),
         edit.cells.iter(),
         out,
     )
@@ -42,14 +62,36 @@ pub(crate) fn encode_body<'c>(
     table: &str,
     seq_id: u64,
     write_time_ms: i64,
+    (cluster_ids, replicated): (&[ClusterId], &[Bytes]),
     cells: impl ExactSizeIterator<Item = &'c Cell>,
     out: &mut Vec<u8>,
 ) -> Result<(), String> {
-    out.push(KIND_EDIT);
+    let tagged = !cluster_ids.is_empty() || !replicated.is_empty();
+    out.push(if tagged {
+        KIND_REPLICATED_EDIT
+    } else {
+        KIND_EDIT
+    });
     put_str16(out, "region name", region)?;
     put_str16(out, "table name", table)?;
     out.extend_from_slice(&seq_id.to_be_bytes());
     out.extend_from_slice(&write_time_ms.to_be_bytes());
+    if tagged {
+        let n = u8::try_from(cluster_ids.len())
+            .map_err(|_| format!("{} cluster ids on one edit", cluster_ids.len()))?;
+        out.push(n);
+        for id in cluster_ids {
+            out.extend_from_slice(&id.0.to_be_bytes());
+        }
+        let n = u8::try_from(replicated.len())
+            .map_err(|_| format!("{} replicated families", replicated.len()))?;
+        out.push(n);
+        for family in replicated {
+            // Family names are at most 127 bytes.
+            out.push(family.len() as u8);
+            out.extend_from_slice(family);
+        }
+    }
     let count =
         u32::try_from(cells.len()).map_err(|_| format!("{} cells in one edit", cells.len()))?;
     out.extend_from_slice(&count.to_be_bytes());
@@ -90,13 +132,27 @@ fn put_str16(out: &mut Vec<u8>, what: &str, s: &str) -> Result<(), String> {
 pub fn decode_edit(body: &Bytes) -> Result<WalEdit, String> {
     let mut r = BodyReader { body, at: 0 };
     let kind = r.u8("record kind")?;
-    if kind != KIND_EDIT {
+    if kind != KIND_EDIT && kind != KIND_REPLICATED_EDIT {
         return Err(format!("unknown record kind {kind}"));
     }
     let region = r.str16("region name")?;
     let table = r.str16("table name")?;
     let seq_id = r.u64("sequence id")?;
     let write_time_ms = r.u64("write time")? as i64;
+    let mut origin = EditOrigin::default();
+    if kind == KIND_REPLICATED_EDIT {
+        for _ in 0..r.u8("cluster id count")? {
+            origin
+                .cluster_ids
+                .push(ClusterId(u128::from_be_bytes(r.array("cluster id")?)));
+        }
+        for _ in 0..r.u8("replicated family count")? {
+            let len = usize::from(r.u8("replicated family length")?);
+            origin
+                .replicated_families
+                .push(r.take(len, "replicated family")?);
+        }
+    }
     let count = r.u32("cell count")?;
     // Every cell takes at least 20 bytes, so a count the body cannot hold is caught before
     // anything is allocated for it.
@@ -147,6 +203,7 @@ pub fn decode_edit(body: &Bytes) -> Result<WalEdit, String> {
         table,
         seq_id,
         write_time_ms,
+        origin,
         cells,
     })
 }

@@ -261,6 +261,95 @@ pub fn salvage_segment(bytes: &Bytes, name: &str) -> Result<SegmentContents> {
     })
 }
 
+/// Edits read from a segment that may still be written (a replication source reads behind the
+/// writers): each with its record's offset, and the offset to read from next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tail {
+    pub edits: Vec<(u64, WalEdit)>,
+    pub next: u64,
+}
+
+/// Reads the whole records of the segment at `path` from `offset` on, about `budget` bytes of
+/// them (at least one record, however large). It stops, without error, where the records stop
+/// checking out: the end of what the writers have written so far (a preallocated segment's
+/// zeros, a record half copied). Offset 0 means the start: the header is checked and skipped.
+/// A record whose checksums pass but whose body does not decode is corruption.
+pub fn read_tail(fs: &dyn FileSystem, path: &Path, offset: u64, budget: usize) -> Result<Tail> {
+    let file = fs.open(path)?;
+    let len = file.len();
+    let name = path.display().to_string();
+    let mut at = offset;
+    if at == 0 {
+        if len < HEADER_LEN as u64 {
+            return Ok(Tail {
+                edits: Vec::new(),
+                next: 0,
+            });
+        }
+        let header = file.read_at(0, HEADER_LEN)?;
+        let mut expected = MAGIC.to_vec();
+        expected.extend_from_slice(&FORMAT_VERSION.to_be_bytes());
+        if header[..] != expected[..] {
+            // A header still being written: what is there is its start, then zeros.
+            let written = header.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+            if header[..written] == expected[..written] {
+                return Ok(Tail {
+                    edits: Vec::new(),
+                    next: 0,
+                });
+            }
+            return Err(WalError::Corrupt {
+                segment: name,
+                offset: 0,
+                reason: "not a WAL segment of this version".into(),
+            });
+        }
+        at = HEADER_LEN as u64;
+    }
+    let mut edits = Vec::new();
+    let mut read = 0usize;
+    // Read in chunks; a record longer than what is left of a chunk is read whole.
+    let mut chunk = Bytes::new();
+    let mut chunk_at = at;
+    while read < budget.max(1) && at < len {
+        let within = (at - chunk_at) as usize;
+        if chunk.len() < within + RECORD_HEADER_LEN {
+            let want = ((len - at) as usize).min(budget.clamp(64 << 10, 8 << 20));
+            chunk = file.read_at(at, want)?;
+            chunk_at = at;
+            continue;
+        }
+        let rest = &chunk[within..];
+        let word = |i: usize| u32::from_be_bytes([rest[i], rest[i + 1], rest[i + 2], rest[i + 3]]);
+        if crc32c::crc32c(&rest[..8]) != word(8) {
+            break;
+        }
+        let body_len = word(0) as usize;
+        let record = RECORD_HEADER_LEN + body_len;
+        if (len - at) < record as u64 {
+            break;
+        }
+        if chunk.len() < within + record {
+            chunk = file.read_at(at, record.max(64 << 10).min((len - at) as usize))?;
+            chunk_at = at;
+            continue;
+        }
+        let body = chunk.slice(within + RECORD_HEADER_LEN..within + record);
+        if crc32c::crc32c(&body) != word(4) {
+            break;
+        }
+        let edit = decode_edit(&body).map_err(|reason| WalError::Corrupt {
+            segment: name.clone(),
+            offset: at,
+            reason,
+        })?;
+        edits.push((at, edit));
+        at += record as u64;
+        read += record;
+    }
+    Ok(Tail { edits, next: at })
+}
+
 /// The body of the record framed at `at`, if its header and body check out.
 fn frame_at(bytes: &Bytes, at: usize) -> std::result::Result<Bytes, String> {
     let rest = &bytes[at..];

@@ -19,6 +19,7 @@ fn edit(region: &str, seq_id: u64) -> WalEdit {
         table: "t".into(),
         seq_id,
         write_time_ms: 0,
+        origin: Default::default(),
         cells: vec![
             Cell::put(format!("row{seq_id}").as_bytes(), b"cf", b"q", 1, &[7; 40])
                 .with_seq_id(seq_id),

@@ -7,10 +7,12 @@
 
 use std::path::Path;
 
+use basalt_common::replication::ClusterId;
 use basalt_common::{Bytes, Cell, CellType};
 use basalt_fs::{Fault, FaultyFs, FileSystem, MemFs};
 use basalt_wal::{
-    HEADER_LEN, SegmentEnd, SegmentWriter, WalEdit, WalError, read_segment, read_segment_file,
+    EditOrigin, HEADER_LEN, SegmentEnd, SegmentWriter, WalEdit, WalError, read_segment,
+    read_segment_file,
 };
 use proptest::prelude::*;
 
@@ -47,6 +49,15 @@ fn edit(seq_id: u64, rows: &[&str]) -> WalEdit {
         table: "ns:t".into(),
         seq_id,
         write_time_ms: 1_763_800_000_000 + seq_id as i64,
+        // Every other edit names where it came from and what replicates (a kind 2 record).
+        origin: if seq_id.is_multiple_of(2) {
+            EditOrigin {
+                cluster_ids: vec![ClusterId(seq_id as u128), ClusterId(u128::MAX)],
+                replicated_families: vec![Bytes::from_static(b"cf"), Bytes::from_static(b"x")],
+            }
+        } else {
+            EditOrigin::default()
+        },
         cells,
     }
 }
@@ -75,6 +86,8 @@ fn edits_read_back_as_written() {
     assert_eq!(read_edits, edits);
     assert_eq!(read_edits[1].cells[1].ttl_ms, Some(60_000));
     assert_eq!(read_edits[1].cells[0].seq_id, 2);
+    assert_eq!(read_edits[1].origin.cluster_ids.len(), 2);
+    assert!(read_edits[0].origin.is_empty());
 }
 
 #[test]
@@ -289,4 +302,57 @@ proptest! {
         bytes.extend_from_slice(&tail);
         let _ = read_segment(&Bytes::from(bytes), "seg");
     }
+}
+
+/// A replication source reads a segment behind its writer: whole records only, from where it
+/// left off, however the bytes come.
+#[test]
+fn a_tail_reads_whole_records_from_where_it_left_off() {
+    let (bytes, offsets, edits) = segment(6);
+    let fs = MemFs::new();
+    fs.create_dir_all(Path::new("/w")).unwrap();
+    let path = Path::new("/w/seg");
+    // Every prefix of the file, as a reader racing the writer could see it, then zeros.
+    for cut in [
+        0,
+        5,
+        HEADER_LEN,
+        HEADER_LEN + 3,
+        offsets[2] as usize + 20,
+        bytes.len(),
+    ] {
+        let mut partial = bytes[..cut].to_vec();
+        partial.resize(bytes.len() + 100, 0);
+        let _ = fs.delete(path);
+        let mut w = fs.create(path).unwrap();
+        w.append(&partial).unwrap();
+        w.sync().unwrap();
+        drop(w);
+        let tail = basalt_wal::read_tail(&fs, path, 0, 1 << 20).unwrap();
+        let whole = offsets.iter().filter(|&&o| {
+            let i = offsets.iter().position(|x| *x == o).unwrap();
+            let end = offsets.get(i + 1).map_or(bytes.len(), |n| *n as usize);
+            end <= cut
+        });
+        assert_eq!(tail.edits.len(), whole.count(), "cut at {cut}");
+        // Read on from there with the rest written: exactly the remaining edits.
+        fs.delete(path).unwrap();
+        let mut w = fs.create(path).unwrap();
+        w.append(&bytes).unwrap();
+        w.sync().unwrap();
+        drop(w);
+        let rest = basalt_wal::read_tail(&fs, path, tail.next, 1 << 20).unwrap();
+        let all: Vec<WalEdit> = tail
+            .edits
+            .into_iter()
+            .chain(rest.edits)
+            .map(|(_, e)| e)
+            .collect();
+        assert_eq!(all, edits, "cut at {cut}");
+        assert_eq!(rest.next, bytes.len() as u64);
+    }
+    // A small budget still makes progress, one record at a time.
+    let one = basalt_wal::read_tail(&fs, path, 0, 1).unwrap();
+    assert_eq!(one.edits.len(), 1);
+    assert_eq!(one.next, offsets[1]);
 }

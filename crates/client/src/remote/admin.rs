@@ -756,6 +756,11 @@ impl<T: Transport> AdminCalls<'_, T> {
                 .sum(),
             master: status.master.as_ref().map(name).unwrap_or_default(),
             backup_masters: status.backup_masters.len(),
+            cluster_id: status
+                .cluster_id
+                .as_ref()
+                .map(|c| c.cluster_id.clone())
+                .unwrap_or_default(),
             servers: status
                 .live_servers
                 .iter()

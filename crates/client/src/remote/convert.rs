@@ -96,6 +96,8 @@ pub(super) fn put_cells(put: &Put, block: &mut Vec<u8>) -> MutationProto {
     let kind = mutation_proto::MutationType::Put;
     let mut m = counted(&put.row, kind, put.timestamp, put.durability, cells, block);
     m.attribute = ttl_pb(put.ttl_ms);
+    m.attribute
+        .extend(basalt_proto::ops::cluster_ids_pb(&put.cluster_ids));
     // A put's retry must not apply it again: stamped anew, it would land over newer writes.
     m.nonce = Some(new_nonce());
     m
@@ -116,6 +118,8 @@ pub(super) fn delete_cells(delete: &Delete, block: &mut Vec<u8>) -> MutationProt
         cells,
         block,
     );
+    m.attribute
+        .extend(basalt_proto::ops::cluster_ids_pb(&delete.cluster_ids));
     m.nonce = Some(new_nonce());
     m
 }

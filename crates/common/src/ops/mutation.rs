@@ -3,6 +3,7 @@
 use bytes::Bytes;
 
 use crate::cell::{CellType, LATEST_TIMESTAMP};
+use crate::replication::ClusterId;
 use crate::schema::Durability;
 
 /// One cell of a [`Put`]; `timestamp: None` takes the Put's timestamp.
@@ -24,6 +25,9 @@ pub struct Put {
     /// Cell TTL in milliseconds for every cell of this Put (HBase's `setTTL`).
     pub ttl_ms: Option<u64>,
     pub durability: Durability,
+    /// The clusters this edit came through, for replication (HBase's `Mutation.getClusterIds`):
+    /// empty for an edit made here.
+    pub cluster_ids: Vec<ClusterId>,
 }
 
 impl Put {
@@ -34,6 +38,7 @@ impl Put {
             cells: Vec::new(),
             ttl_ms: None,
             durability: Durability::UseDefault,
+            cluster_ids: Vec::new(),
         }
     }
 
@@ -109,6 +114,8 @@ pub struct Delete {
     pub timestamp: i64,
     pub entries: Vec<DeleteEntry>,
     pub durability: Durability,
+    /// The clusters this edit came through (see [`Put::cluster_ids`]).
+    pub cluster_ids: Vec<ClusterId>,
 }
 
 impl Delete {
@@ -118,6 +125,7 @@ impl Delete {
             timestamp: LATEST_TIMESTAMP,
             entries: Vec::new(),
             durability: Durability::UseDefault,
+            cluster_ids: Vec::new(),
         }
     }
 

@@ -2,6 +2,7 @@
 //! applied to the memstores under the row locks (HBase's `HRegion.doMiniBatchMutate`).
 
 use super::*;
+use basalt_common::replication::ClusterId;
 
 impl Region {
     /// The server's time for a write of `row`: the clock, or later where an earlier server
@@ -68,7 +69,7 @@ impl Region {
         // (an acknowledged write lost; found by the fault campaign, issue 45).
         let _lock = self.row_locks.shared(&put.row);
         let cells = self.put_cells(put, self.now_for(&put.row))?;
-        self.apply(cells, put.durability)
+        self.apply_from(cells, put.durability, &put.cluster_ids)
     }
 
     /// Refuses a cell larger than `hbase.server.keyvalue.maxsize`.
@@ -164,6 +165,17 @@ impl Region {
     /// the read point moves past them. Building the cells (the only step that can fail) is
     /// done before, so a mutation is never applied in part.
     pub(super) fn apply(&self, cells: Vec<(usize, Cell)>, durability: Durability) -> Result<()> {
+        self.apply_from(cells, durability, &[])
+    }
+
+    /// [`Region::apply`] for an edit that came through the clusters `cluster_ids`
+    /// (replicated here), which its WAL record names.
+    pub(super) fn apply_from(
+        &self,
+        cells: Vec<(usize, Cell)>,
+        durability: Durability,
+        cluster_ids: &[ClusterId],
+    ) -> Result<()> {
         self.requests.write();
         if let Some(budget) = &self.config.budget {
             let block_at = usize::try_from(self.descriptor.memstore_flushsize)
@@ -179,7 +191,7 @@ impl Region {
             if self.closed.load(Ordering::Acquire) {
                 return Err(self.not_serving());
             }
-            let (seq_id, logged) = self.begin_logged(&cells, durability);
+            let (seq_id, logged) = self.begin_logged(&cells, durability, cluster_ids);
             if let Err(e) = logged {
                 // Nothing was applied: the id completes empty, and the caller sees the error.
                 self.mvcc.complete(seq_id);
@@ -228,6 +240,7 @@ impl Region {
         &self,
         cells: &[(usize, Cell)],
         durability: Durability,
+        cluster_ids: &[ClusterId],
     ) -> (u64, Result<()>) {
         let durability = durability_of(durability, &self.descriptor);
         let Some(wal) = self
@@ -249,6 +262,7 @@ impl Region {
                 &self.table_name,
                 seq_id,
                 self.now(),
+                (cluster_ids, &self.replicated_families),
                 cells.iter().map(|(_, c)| c),
             );
             (seq_id, ticket)
@@ -279,7 +293,7 @@ impl Region {
         // seen, where HBase would hide it until the clock moved on).
         self.note_floor(&delete.row, Self::delete_floor(&markers, now));
         let cells = self.marker_cells(&delete.row, markers)?;
-        self.apply(cells, delete.durability)
+        self.apply_from(cells, delete.durability, &delete.cluster_ids)
     }
 
     pub(super) fn validate_delete(&self, delete: &Delete) -> Result<()> {

@@ -2,6 +2,7 @@
 //! the call's cell block), timestamps, durability, TTL and time ranges.
 
 use super::*;
+use basalt_common::replication::{CLUSTER_IDS_ATTRIBUTE, ClusterId, decode_cluster_ids};
 
 /// A wire timestamp; Long.MAX_VALUE (LATEST_TIMESTAMP) means "none given": the server's time
 /// for puts, the newest version for a one-version delete.
@@ -33,6 +34,18 @@ pub(super) fn ttl_attribute(
             ),
             true,
         )),
+    }
+}
+
+/// The clusters a replicated mutation came through, from HBase's `_cs.id` attribute.
+pub(super) fn cluster_ids_attribute(
+    attributes: &[pb::NameBytesPair],
+) -> Result<Vec<ClusterId>, ExceptionResponse> {
+    match attributes.iter().find(|a| a.name == CLUSTER_IDS_ATTRIBUTE) {
+        None => Ok(Vec::new()),
+        Some(a) => {
+            decode_cluster_ids(a.value.as_deref().unwrap_or_default()).map_err(|e| from_error(&e))
+        }
     }
 }
 
@@ -144,6 +157,7 @@ pub(super) fn action(
     };
     let ts = given(m.timestamp).unwrap_or(LATEST_TIMESTAMP);
     let ttl_ms = ttl_attribute(&m.attribute)?;
+    let cluster_ids = cluster_ids_attribute(&m.attribute)?;
     use mutation_proto::{DeleteType, MutationType};
     let kind = m.mutate_type.and_then(|t| MutationType::try_from(t).ok());
     let action = match kind {
@@ -161,6 +175,7 @@ pub(super) fn action(
                 };
             }
             put.ttl_ms = ttl_ms;
+            put.cluster_ids = cluster_ids;
             CheckAction::Put(put.with_durability(durability(m.durability)))
         }
         Some(MutationType::Delete) => {
@@ -181,6 +196,7 @@ pub(super) fn action(
                     (_, None) => delete.add_columns(f, q),
                 };
             }
+            delete.cluster_ids = cluster_ids;
             CheckAction::Delete(delete.with_durability(durability(m.durability)))
         }
         Some(MutationType::Increment) => {
