@@ -5,10 +5,13 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use basalt_coord::{NodeKind, RS_DIR, ZkSession};
+use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
 use basalt_regionserver::admin_service::AdminService;
 use basalt_regionserver::client_service::ClientService;
 use basalt_regionserver::cluster::ClusterRole;
 use basalt_regionserver::process::{RunningServer, ServerSettings};
+use basalt_regionserver::replication::ReplicationConfig;
+use basalt_regionserver::replication::sink::Sink;
 use basalt_rpc::{RpcConfig, RpcServer, Services};
 
 use super::{Common, bind, session_timeout, stop_flag};
@@ -50,12 +53,26 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let server = RunningServer::start(settings)
         .with_context(|| format!("cannot start on {}", args.common.data.display()))?;
     let name = server.name().to_string();
+    // Batches peer clusters replicate here go into this cluster through its own client,
+    // connected the first time one comes.
+    let quorum = args.common.zookeeper.clone();
+    let sink_tls = tls.clone();
+    let sink = Sink::new(Box::new(move || {
+        let config = RemoteConfig {
+            tls: sink_tls.clone(),
+            ..RemoteConfig::default()
+        };
+        let conn = RemoteConnection::through_zookeeper(&quorum, config)?;
+        Ok(Arc::new(conn) as Arc<dyn basalt_embedded::Client>)
+    }));
     let services = Services::new()
         .with(Arc::new(ClientService::new(
             Arc::clone(&server.rs),
             Duration::from_secs(60),
         )))
-        .with(Arc::new(AdminService::new(Arc::clone(&server.rs), addr)));
+        .with(Arc::new(
+            AdminService::new(Arc::clone(&server.rs), addr).with_sink(Arc::new(sink)),
+        ));
     let config = RpcConfig {
         handlers: args.rpc_handlers,
         ..args.common.rpc_config(addr, &security)
@@ -103,6 +120,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             return Err(e);
         }
     };
+    // Registered in ZooKeeper first, so no live server's queues look like a gone one's.
+    server.rs.start_replication(ReplicationConfig::default());
     say!(
         "regionserver {name} listening on {addr}; data in {}",
         args.common.data.display()

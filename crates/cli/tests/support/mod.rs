@@ -4,6 +4,8 @@
 
 use std::process::Command;
 
+pub mod cluster;
+
 /// Runs `basalt` with `args`: whether it succeeded, its stdout and its stderr.
 pub fn basalt(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_basalt"))
