@@ -17,6 +17,7 @@ use basalt_embedded::replication::PeerConfig;
 use basalt_embedded::{
     Bytes, Client, ColumnFamilyDescriptor, Connection, Put, Scan, TableDescriptor, TableName,
 };
+use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
 use basalt_rpc::RpcConfig;
 use support::cluster::Cluster;
 
@@ -177,4 +178,57 @@ fn clusters_and_a_standalone_server_replicate_in_a_ring_through_a_crash() {
         });
     assert!(!claimed, "the killed server's queues were never claimed");
     c_rpc.shutdown();
+}
+
+/// `basalt standalone` killed -9 while its shipping lags: the next run on the same directory
+/// claims the queue the last one left, and ships the rest from its WAL.
+#[test]
+fn a_standalone_source_killed_mid_shipping_ships_the_rest_after_restart() {
+    let peer_dir = tempfile::tempdir().unwrap();
+    let peer = Connection::builder()
+        .file_system(Arc::new(basalt_fs::LocalFs))
+        .root(peer_dir.path())
+        .open()
+        .unwrap();
+    let peer_rpc = peer
+        .serve_rpc(RpcConfig {
+            bind: "127.0.0.1:0".parse().unwrap(),
+            ..RpcConfig::default()
+        })
+        .unwrap();
+    let peer_conn: Arc<dyn Client> = Arc::new(peer.clone());
+    peer_conn.create_table(descriptor(), &[]).unwrap();
+
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let source = support::Server::start_in(&data, &[]);
+    let conn: Arc<dyn Client> = Arc::new(
+        RemoteConnection::connect(source.rpc.parse().unwrap(), RemoteConfig::default()).unwrap(),
+    );
+    conn.create_table(descriptor(), &[]).unwrap();
+    let mut config = PeerConfig::new(format!("hbase+rpc://{}", peer_rpc.local_addr()));
+    config.bandwidth = 2048;
+    conn.add_peer("p", &config, true).unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let mut acked = Vec::new();
+    for i in 0..1000 {
+        let row = format!("r{i:04}");
+        conn.put(&table(), &Put::new(row.clone()).add_column("f", "q", "v"))
+            .unwrap();
+        acked.push(row);
+    }
+    drop(conn);
+    drop(source);
+    let shipped_before = cells(&peer_conn).len();
+    assert!(shipped_before < acked.len(), "everything shipped before the kill");
+
+    let source = support::Server::start_in(&data, &[]);
+    let conn: Arc<dyn Client> = Arc::new(
+        RemoteConnection::connect(source.rpc.parse().unwrap(), RemoteConfig::default()).unwrap(),
+    );
+    config.bandwidth = 0;
+    conn.update_peer_config("p", &config).unwrap();
+    let all = converge("the restarted source and its peer", &[&conn, &peer_conn]);
+    assert_eq!(all.len(), acked.len(), "{shipped_before} shipped before the kill");
+    peer_rpc.shutdown();
 }

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use basalt_embedded::replication::PeerConfig;
 use basalt_embedded::{
     Client, ColumnFamilyDescriptor, Connection, Delete, Put, Scan, TableDescriptor, TableName,
+    WalConfig,
 };
 use basalt_regionserver::replication::ReplicationConfig;
 use basalt_rpc::{RpcConfig, RpcServer};
@@ -33,11 +34,12 @@ fn fast() -> ReplicationConfig {
     }
 }
 
-fn open(dir: &std::path::Path) -> Connection {
+fn open_with(dir: &std::path::Path, wal: WalConfig) -> Connection {
     Connection::builder()
         .file_system(Arc::new(basalt_fs::LocalFs))
         .root(dir)
         .replication(fast())
+        .wal(wal)
         .open()
         .unwrap()
 }
@@ -52,8 +54,12 @@ fn serve(conn: &Connection, port: u16) -> RpcServer {
 
 impl Server {
     fn start() -> Server {
+        Self::start_with(WalConfig::default())
+    }
+
+    fn start_with(wal: WalConfig) -> Server {
         let dir = tempfile::tempdir().unwrap();
-        let conn = open(dir.path());
+        let conn = open_with(dir.path(), wal);
         let rpc = serve(&conn, 0);
         let port = rpc.local_addr().port();
         Server {
@@ -254,4 +260,49 @@ fn a_disabled_or_unreachable_peer_gets_the_backlog_later() {
     b.up();
     converge(&a.conn, &b.conn);
     let _ = &b.dir;
+}
+
+/// The archived segments of `conn`'s server.
+fn archived(s: &Server) -> usize {
+    let dir = s.dir.path().join("oldWALs");
+    std::fs::read_dir(&dir)
+        .map(|servers| {
+            servers
+                .filter_map(Result::ok)
+                .flat_map(|d| std::fs::read_dir(d.path()).into_iter().flatten())
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn the_wal_stays_while_a_disabled_peer_needs_it_and_goes_after() {
+    // Small segments, archived as soon as their regions flush, deleted at once after.
+    let wal = WalConfig {
+        roll_size: 8 << 10,
+        archive_ttl: Some(Duration::ZERO),
+        ..WalConfig::default()
+    };
+    let a = Server::start_with(wal);
+    let b = Server::start();
+    create(&a.conn);
+    create(&b.conn);
+    a.conn.add_peer("1", &PeerConfig::new(b.key()), false).unwrap();
+    // Wait for the queue: it starts at the oldest segment there is.
+    std::thread::sleep(Duration::from_millis(500));
+    for round in 0..5 {
+        write(&a.conn, round * 200, round * 200 + 200, "a");
+        Client::flush(&a.conn, &table()).unwrap();
+    }
+    // The compactor's tick would have deleted them by now.
+    std::thread::sleep(Duration::from_millis(2500));
+    let kept = archived(&a);
+    assert!(kept >= 3, "only {kept} archived segments kept for the disabled peer");
+    a.conn.set_peer_enabled("1", true).unwrap();
+    converge(&a.conn, &b.conn);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while archived(&a) >= kept {
+        assert!(Instant::now() < deadline, "shipped segments were never cleaned");
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
