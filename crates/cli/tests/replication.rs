@@ -13,11 +13,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
 use basalt_embedded::replication::PeerConfig;
 use basalt_embedded::{
     Bytes, Client, ColumnFamilyDescriptor, Connection, Put, Scan, TableDescriptor, TableName,
 };
-use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
 use basalt_rpc::RpcConfig;
 use support::cluster::Cluster;
 
@@ -220,7 +220,10 @@ fn a_standalone_source_killed_mid_shipping_ships_the_rest_after_restart() {
     drop(conn);
     drop(source);
     let shipped_before = cells(&peer_conn).len();
-    assert!(shipped_before < acked.len(), "everything shipped before the kill");
+    assert!(
+        shipped_before < acked.len(),
+        "everything shipped before the kill"
+    );
 
     let source = support::Server::start_in(&data, &[]);
     let conn: Arc<dyn Client> = Arc::new(
@@ -229,6 +232,44 @@ fn a_standalone_source_killed_mid_shipping_ships_the_rest_after_restart() {
     config.bandwidth = 0;
     conn.update_peer_config("p", &config).unwrap();
     let all = converge("the restarted source and its peer", &[&conn, &peer_conn]);
-    assert_eq!(all.len(), acked.len(), "{shipped_before} shipped before the kill");
+    assert_eq!(
+        all.len(),
+        acked.len(),
+        "{shipped_before} shipped before the kill"
+    );
+
+    // What shipped shows, on /metrics, /jmx (HBase's bean), the server's page and
+    // `status 'replication'`.
+    let (code, metrics) = support::http_get(&source.info, "/metrics");
+    assert_eq!(code, 200);
+    let shipped: u64 = metrics
+        .lines()
+        .filter(|l| l.starts_with("basalt_replication_source_shipped_ops_total{peer=\"p\""))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+        .sum();
+    assert!(shipped > 0, "{metrics}");
+    let (_, jmx) = support::http_get(
+        &source.info,
+        "/jmx?qry=Hadoop:service=HBase,name=RegionServer,sub=Replication",
+    );
+    for key in [
+        "\"source.p.ageOfLastShippedOp\"",
+        "\"source.p.sizeOfLogQueue\"",
+        "\"source.p.shippedOps\"",
+        "\"source.p.shippedBytes\"",
+        "\"source.p.failedBatches\"",
+        "\"sink.appliedOps\"",
+    ] {
+        assert!(jmx.contains(key), "{key} missing: {jmx}");
+    }
+    let (_, page) = support::http_get(&source.info, "/rs-status");
+    assert!(page.contains("id=\"replication-sources\""), "{page}");
+    let (ok, out, err) = support::basalt_with_input(
+        &["shell", "--connect", &source.rpc, "-n"],
+        "status 'replication'\nstatus 'replication', 'source'\n",
+    );
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("SOURCE: PeerID=p, Queue(Normal)=p"), "{out}");
+    assert!(out.contains("SINK: TimeStampStarted="), "{out}");
     peer_rpc.shutdown();
 }

@@ -87,6 +87,10 @@ pub struct ServerSummary {
     pub name: String,
     /// Its regions and their figures, as the server reported them (HBase's RegionLoad).
     pub regions: Vec<RegionLoad>,
+    /// The replication queues it ships (HBase's ReplicationLoadSource).
+    pub replication: Vec<basalt_common::metrics::ReplicationSourceStatus>,
+    /// What peers replicated to it (HBase's ReplicationLoadSink).
+    pub sink: basalt_common::metrics::ReplicationSinkStatus,
 }
 
 /// One region's figures in the cluster status.

@@ -329,6 +329,48 @@ pub struct ServerStatus {
     pub wal_files: usize,
     pub open_scanners: usize,
     pub tasks: Vec<Task>,
+    /// Each replication queue this server ships (HBase's MetricsSource, by peer).
+    pub replication_sources: Vec<ReplicationSourceStatus>,
+    /// What peers replicated here (HBase's MetricsSink).
+    pub replication_sink: ReplicationSinkStatus,
+}
+
+/// One replication queue's figures at one moment.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReplicationSourceStatus {
+    pub peer: String,
+    /// `<peer>`, or `<peer>-<server>` for a queue claimed from a gone server.
+    pub queue: String,
+    /// Claimed from a gone server.
+    pub recovered: bool,
+    /// Shipping (the peer is enabled).
+    pub running: bool,
+    /// Milliseconds from an edit's write to its shipping, as of the last batch; 0 caught up;
+    /// growing while a batch waits for the peer.
+    pub age_of_last_shipped_op_ms: i64,
+    /// WAL segments not yet shipped to the end.
+    pub size_of_log_queue: u64,
+    pub edits_read: u64,
+    pub shipped_ops: u64,
+    pub shipped_batches: u64,
+    pub shipped_bytes: u64,
+    pub failed_batches: u64,
+    /// When the last batch was shipped, ms since the epoch (0: never).
+    pub last_shipped_at: i64,
+    /// Why the last batch failed, if one did.
+    pub last_error: Option<String>,
+}
+
+/// The sink's figures at one moment.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReplicationSinkStatus {
+    pub applied_ops: u64,
+    pub applied_batches: u64,
+    pub failed_batches: u64,
+    /// Milliseconds from the newest applied edit's write at its source to its applying here.
+    pub age_of_last_applied_op_ms: i64,
+    /// When the last batch was applied, ms since the epoch (0: never).
+    pub last_applied_at: i64,
 }
 
 /// A master's figures at one moment.

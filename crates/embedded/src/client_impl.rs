@@ -25,10 +25,8 @@ impl Client for Connection {
 
     fn cluster_summary(&self) -> Result<ClusterSummary> {
         // The one region server's online regions (a disabled table's are not), meta's first.
-        let mut regions: Vec<RegionLoad> = self
-            .engine
-            .rs
-            .status()
+        let status = self.engine.rs.status();
+        let mut regions: Vec<RegionLoad> = status
             .regions
             .iter()
             .map(|r| RegionLoad {
@@ -49,7 +47,12 @@ impl Client for Connection {
             regions: regions.len(),
             master: name.clone(),
             backup_masters: 0,
-            servers: vec![ServerSummary { name, regions }],
+            servers: vec![ServerSummary {
+                name,
+                regions,
+                replication: status.replication_sources.clone(),
+                sink: status.replication_sink.clone(),
+            }],
             cluster_id: self.engine().master().cluster_id.clone(),
         })
     }

@@ -25,8 +25,12 @@ impl Connection {
                 config.scanner_lease,
             )))
             .with(Arc::new(
-                AdminService::new(self.region_server(), addr)
-                    .with_sink(Arc::new(Sink::with_client(Arc::new(self.clone())))),
+                AdminService::new(self.region_server(), addr).with_sink(Arc::new(
+                    Sink::with_client(
+                        Arc::new(self.clone()),
+                        Arc::clone(&self.region_server().sink_metrics),
+                    ),
+                )),
             ))
             .with(Arc::new(MasterService::new(
                 self.engine().master(),

@@ -287,7 +287,9 @@ fn the_wal_stays_while_a_disabled_peer_needs_it_and_goes_after() {
     let b = Server::start();
     create(&a.conn);
     create(&b.conn);
-    a.conn.add_peer("1", &PeerConfig::new(b.key()), false).unwrap();
+    a.conn
+        .add_peer("1", &PeerConfig::new(b.key()), false)
+        .unwrap();
     // Wait for the queue: it starts at the oldest segment there is.
     std::thread::sleep(Duration::from_millis(500));
     for round in 0..5 {
@@ -297,12 +299,18 @@ fn the_wal_stays_while_a_disabled_peer_needs_it_and_goes_after() {
     // The compactor's tick would have deleted them by now.
     std::thread::sleep(Duration::from_millis(2500));
     let kept = archived(&a);
-    assert!(kept >= 3, "only {kept} archived segments kept for the disabled peer");
+    assert!(
+        kept >= 3,
+        "only {kept} archived segments kept for the disabled peer"
+    );
     a.conn.set_peer_enabled("1", true).unwrap();
     converge(&a.conn, &b.conn);
     let deadline = Instant::now() + Duration::from_secs(20);
     while archived(&a) >= kept {
-        assert!(Instant::now() < deadline, "shipped segments were never cleaned");
+        assert!(
+            Instant::now() < deadline,
+            "shipped segments were never cleaned"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
 }

@@ -180,9 +180,19 @@ impl MasterService {
             .and_then(|d| u64::try_from(d.as_millis()).ok());
         let live: Vec<LiveServerInfo> = servers
             .iter()
-            .map(|server| LiveServerInfo {
+            .map(|server| {
+                // A server that does not answer is listed without its replication figures.
+                let replication = wants(O::LiveServers)
+                    .then(|| server.replication_load().ok())
+                    .flatten()
+                    .unwrap_or_default();
+                (server, replication)
+            })
+            .map(|(server, replication)| LiveServerInfo {
                 server: self.pb_server(server.name()),
                 server_load: ServerLoad {
+                    repl_load_source: replication.source,
+                    repl_load_sink: replication.sink,
                     number_of_requests: Some(rate),
                     total_number_of_requests: Some(total_requests),
                     used_heap_mb: memory_mb("/proc/self/status", "VmRSS:"),

@@ -110,3 +110,73 @@ pub fn region_load(r: &basalt_common::metrics::RegionStatus) -> pb::RegionLoad {
         write_requests_count: Some(r.write_requests),
     }
 }
+
+/// A server's replication figures as its load carries them (HBase's ReplicationLoadSource
+/// per queue, ReplicationLoadSink).
+pub fn replication_load(
+    s: &basalt_common::metrics::ServerStatus,
+) -> (Vec<pb::ReplicationLoadSource>, pb::ReplicationLoadSink) {
+    let sources = s
+        .replication_sources
+        .iter()
+        .map(|r| {
+            let age = u64::try_from(r.age_of_last_shipped_op_ms).unwrap_or(0);
+            pb::ReplicationLoadSource {
+                peer_id: r.peer.clone(),
+                age_of_last_shipped_op: age,
+                size_of_log_queue: u32::try_from(r.size_of_log_queue).unwrap_or(u32::MAX),
+                time_stamp_of_last_shipped_op: u64::try_from(r.last_shipped_at).unwrap_or(0),
+                replication_lag: age,
+                time_stamp_of_next_to_replicate: None,
+                queue_id: Some(r.queue.clone()),
+                recovered: Some(r.recovered),
+                running: Some(r.running),
+                edits_since_restart: Some(r.edits_read > 0),
+                edits_read: Some(r.edits_read),
+                o_ps_shipped: Some(r.shipped_ops),
+            }
+        })
+        .collect();
+    let sink = &s.replication_sink;
+    let sink = pb::ReplicationLoadSink {
+        age_of_last_applied_op: u64::try_from(sink.age_of_last_applied_op_ms).unwrap_or(0),
+        time_stamps_of_last_applied_op: u64::try_from(sink.last_applied_at).unwrap_or(0),
+        timestamp_started: None,
+        total_ops_processed: Some(sink.applied_ops),
+    };
+    (sources, sink)
+}
+
+/// The figures [`replication_load`] sends, read back (those the messages do not carry are 0).
+pub fn replication_status(
+    sources: &[pb::ReplicationLoadSource],
+    sink: Option<&pb::ReplicationLoadSink>,
+) -> (
+    Vec<basalt_common::metrics::ReplicationSourceStatus>,
+    basalt_common::metrics::ReplicationSinkStatus,
+) {
+    let sources = sources
+        .iter()
+        .map(|r| basalt_common::metrics::ReplicationSourceStatus {
+            peer: r.peer_id.clone(),
+            queue: r.queue_id.clone().unwrap_or_else(|| r.peer_id.clone()),
+            recovered: r.recovered.unwrap_or(false),
+            running: r.running.unwrap_or(true),
+            age_of_last_shipped_op_ms: i64::try_from(r.age_of_last_shipped_op).unwrap_or(0),
+            size_of_log_queue: u64::from(r.size_of_log_queue),
+            edits_read: r.edits_read.unwrap_or(0),
+            shipped_ops: r.o_ps_shipped.unwrap_or(0),
+            last_shipped_at: i64::try_from(r.time_stamp_of_last_shipped_op).unwrap_or(0),
+            ..Default::default()
+        })
+        .collect();
+    let sink = sink
+        .map(|k| basalt_common::metrics::ReplicationSinkStatus {
+            applied_ops: k.total_ops_processed.unwrap_or(0),
+            age_of_last_applied_op_ms: i64::try_from(k.age_of_last_applied_op).unwrap_or(0),
+            last_applied_at: i64::try_from(k.time_stamps_of_last_applied_op).unwrap_or(0),
+            ..Default::default()
+        })
+        .unwrap_or_default();
+    (sources, sink)
+}

@@ -80,6 +80,14 @@ impl AdminService {
     /// Runs `method`; `None` if Basalt does not serve it.
     pub fn call(&self, method: &str, param: Option<&[u8]>, cell_block: &Bytes) -> Option<Outcome> {
         Some(match method {
+            "GetReplicationLoad" => decode::<pb::GetReplicationLoadRequest>(param).map(|_| {
+                let (source, sink) = basalt_proto::replication_load(&self.rs.status());
+                pb::GetReplicationLoadResponse {
+                    source,
+                    sink: Some(sink),
+                }
+                .encode_to_vec()
+            }),
             "ReplicateWALEntry" => decode::<pb::ReplicateWalEntryRequest>(param).and_then(|r| {
                 let sink = self.sink.as_ref().ok_or_else(|| {
                     exception(

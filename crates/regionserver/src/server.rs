@@ -47,6 +47,8 @@ pub struct RegionServer {
     pub standing: crate::standing::Standing,
     /// Its replication to peer clusters, once started (a server with a WAL directory).
     replication: std::sync::OnceLock<Arc<crate::replication::Replication>>,
+    /// What the sink of its AdminService applied.
+    pub sink_metrics: Arc<crate::replication::sink::SinkMetrics>,
 }
 
 /// A split the region server has prepared: the parent closed, the daughters' directories
@@ -84,6 +86,7 @@ impl RegionServer {
             stopping: AtomicBool::new(false),
             standing: crate::standing::Standing::default(),
             replication: std::sync::OnceLock::new(),
+            sink_metrics: Arc::default(),
         }
     }
 

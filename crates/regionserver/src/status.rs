@@ -4,7 +4,9 @@
 
 use std::sync::Arc;
 
-use basalt_common::metrics::{RegionStatus, ServerMetrics, ServerStatus};
+use basalt_common::metrics::{
+    RegionStatus, ReplicationSinkStatus, ReplicationSourceStatus, ServerMetrics, ServerStatus,
+};
 use basalt_region::Region;
 
 use crate::RegionServer;
@@ -60,11 +62,50 @@ impl RegionServer {
                 .map(|s| s.len())
                 .unwrap_or(0);
         }
+        if let Some(r) = self.replication() {
+            status.replication_sources = r.sources().iter().map(source_status).collect();
+        }
+        status.replication_sink = sink_status(&self.sink_metrics);
         status
     }
 
     /// The metrics its regions and WAL count into.
     pub fn metrics(&self) -> Arc<ServerMetrics> {
         Arc::clone(&self.config.metrics)
+    }
+}
+
+fn source_status(s: &crate::replication::SourceStatus) -> ReplicationSourceStatus {
+    use std::sync::atomic::Ordering::Relaxed;
+    let m = &s.metrics;
+    ReplicationSourceStatus {
+        peer: s.peer.clone(),
+        queue: s.queue.clone(),
+        recovered: s.recovered,
+        running: m.running.load(Relaxed),
+        age_of_last_shipped_op_ms: m.age_ms.load(Relaxed),
+        size_of_log_queue: m.log_queue.load(Relaxed),
+        edits_read: m.edits_read.load(Relaxed),
+        shipped_ops: m.shipped_ops.load(Relaxed),
+        shipped_batches: m.shipped_batches.load(Relaxed),
+        shipped_bytes: m.shipped_bytes.load(Relaxed),
+        failed_batches: m.failed_batches.load(Relaxed),
+        last_shipped_at: m.last_shipped_at.load(Relaxed),
+        last_error: m
+            .last_error
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone(),
+    }
+}
+
+fn sink_status(m: &crate::replication::sink::SinkMetrics) -> ReplicationSinkStatus {
+    use std::sync::atomic::Ordering::Relaxed;
+    ReplicationSinkStatus {
+        applied_ops: m.applied_ops.load(Relaxed),
+        applied_batches: m.applied_batches.load(Relaxed),
+        failed_batches: m.failed_batches.load(Relaxed),
+        age_of_last_applied_op_ms: m.age_ms.load(Relaxed),
+        last_applied_at: m.last_applied_at.load(Relaxed),
     }
 }

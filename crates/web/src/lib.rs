@@ -302,10 +302,12 @@ async fn jmx(State(info): Shared, uri: Uri) -> Response {
     off_thread(move || {
         let mut beans = Vec::new();
         if let Some(server) = &info.sources.server {
+            let status = server.server_status();
             beans.push(metrics::region_server_bean(
-                &server.server_status(),
+                &status,
                 &server.server_metrics(),
             ));
+            beans.push(metrics::replication_bean(&status));
         }
         if let Some(master) = &info.sources.master {
             beans.extend(metrics::master_beans(

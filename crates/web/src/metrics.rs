@@ -4,7 +4,8 @@
 use std::fmt::Write as _;
 
 use basalt_client::metrics::{
-    BUCKETS_MICROS, HistogramSnapshot, MasterMetrics, MasterStatus, Op, ServerMetrics, ServerStatus,
+    BUCKETS_MICROS, HistogramSnapshot, MasterMetrics, MasterStatus, Op, ReplicationSourceStatus,
+    ServerMetrics, ServerStatus,
 };
 use serde_json::{Map, Value, json};
 
@@ -14,6 +15,14 @@ type RegionFamily = (
     &'static str,
     &'static str,
     fn(&basalt_client::metrics::RegionStatus) -> u64,
+);
+
+/// A per-replication-queue family, as [`RegionFamily`].
+type SourceFamily = (
+    &'static str,
+    &'static str,
+    &'static str,
+    fn(&ReplicationSourceStatus) -> u64,
 );
 
 /// Prometheus text being built.
@@ -289,6 +298,90 @@ impl Prometheus {
             "Seconds since the server started.",
             m.uptime().as_secs(),
         );
+        self.replication(s);
+    }
+
+    /// Each replication queue's figures, labelled by peer and queue, and the sink's.
+    fn replication(&mut self, s: &ServerStatus) {
+        let per_source: [SourceFamily; 7] = [
+            (
+                "basalt_replication_source_age_of_last_shipped_op_ms",
+                "gauge",
+                "Milliseconds from an edit's write to its shipping, as of the last batch (0: caught up; growing while the peer does not take them).",
+                |r| r.age_of_last_shipped_op_ms.max(0) as u64,
+            ),
+            (
+                "basalt_replication_source_size_of_log_queue",
+                "gauge",
+                "WAL segments of the queue not yet shipped to the end.",
+                |r| r.size_of_log_queue,
+            ),
+            (
+                "basalt_replication_source_shipped_ops_total",
+                "counter",
+                "Edits shipped to the peer.",
+                |r| r.shipped_ops,
+            ),
+            (
+                "basalt_replication_source_shipped_batches_total",
+                "counter",
+                "ReplicateWALEntry batches the peer took.",
+                |r| r.shipped_batches,
+            ),
+            (
+                "basalt_replication_source_shipped_bytes_total",
+                "counter",
+                "Cell bytes shipped to the peer.",
+                |r| r.shipped_bytes,
+            ),
+            (
+                "basalt_replication_source_failed_batches_total",
+                "counter",
+                "Batches the peer did not take (each is sent again).",
+                |r| r.failed_batches,
+            ),
+            (
+                "basalt_replication_source_edits_read_total",
+                "counter",
+                "WAL edits read, shipped or filtered out.",
+                |r| r.edits_read,
+            ),
+        ];
+        for (name, kind, help, value) in per_source {
+            self.help(name, kind, help);
+            for r in &s.replication_sources {
+                self.sample(
+                    name,
+                    &format!("peer=\"{}\",queue=\"{}\"", label(&r.peer), label(&r.queue)),
+                    value(r),
+                );
+            }
+        }
+        let sink = &s.replication_sink;
+        self.one(
+            "basalt_replication_sink_applied_ops_total",
+            "counter",
+            "Edits peers replicated here, applied.",
+            sink.applied_ops,
+        );
+        self.one(
+            "basalt_replication_sink_applied_batches_total",
+            "counter",
+            "Batches peers replicated here, applied.",
+            sink.applied_batches,
+        );
+        self.one(
+            "basalt_replication_sink_failed_batches_total",
+            "counter",
+            "Batches peers sent here that could not be applied.",
+            sink.failed_batches,
+        );
+        self.one(
+            "basalt_replication_sink_age_of_last_applied_op_ms",
+            "gauge",
+            "Milliseconds from the newest applied edit's write at its source to its applying here.",
+            sink.age_of_last_applied_op_ms.max(0),
+        );
     }
 
     /// A master's families.
@@ -420,6 +513,65 @@ pub fn region_server_bean(s: &ServerStatus, m: &ServerMetrics) -> Value {
             json!(h.quantile_micros(0.99) as f64 / 1000.0),
         );
     }
+    Value::Object(bean)
+}
+
+/// HBase's `Hadoop:service=HBase,name=RegionServer,sub=Replication` bean: per queue
+/// `source.<queue>.<figure>` (HBase's names; `failedBatches` is Basalt's), the same summed (the
+/// age the greatest) as `source.<figure>`, and the sink's `sink.<figure>`.
+pub fn replication_bean(s: &ServerStatus) -> Value {
+    let mut bean = Map::new();
+    let mut put = |k: String, v: Value| {
+        bean.insert(k, v);
+    };
+    put(
+        "name".into(),
+        json!("Hadoop:service=HBase,name=RegionServer,sub=Replication"),
+    );
+    put("modelerType".into(), json!("RegionServer,sub=Replication"));
+    let figures = |r: &ReplicationSourceStatus| {
+        [
+            (
+                "ageOfLastShippedOp",
+                r.age_of_last_shipped_op_ms.max(0) as u64,
+            ),
+            ("sizeOfLogQueue", r.size_of_log_queue),
+            ("shippedOps", r.shipped_ops),
+            ("shippedBatches", r.shipped_batches),
+            ("shippedBytes", r.shipped_bytes),
+            ("failedBatches", r.failed_batches),
+            ("logEditsRead", r.edits_read),
+        ]
+    };
+    let mut totals: Vec<(&str, u64)> = Vec::new();
+    for r in &s.replication_sources {
+        for (i, (figure, value)) in figures(r).into_iter().enumerate() {
+            put(format!("source.{}.{figure}", r.queue), json!(value));
+            match totals.get_mut(i) {
+                Some((_, t)) if figure == "ageOfLastShippedOp" => *t = (*t).max(value),
+                Some((_, t)) => *t += value,
+                None => totals.push((figure, value)),
+            }
+        }
+    }
+    if totals.is_empty() {
+        totals = figures(&ReplicationSourceStatus::default()).to_vec();
+    }
+    for (figure, value) in totals {
+        put(format!("source.{figure}"), json!(value));
+    }
+    let sink = &s.replication_sink;
+    put(
+        "sink.ageOfLastAppliedOp".into(),
+        json!(sink.age_of_last_applied_op_ms.max(0)),
+    );
+    put("sink.appliedOps".into(), json!(sink.applied_ops));
+    put("sink.appliedBatches".into(), json!(sink.applied_batches));
+    put("sink.failedBatches".into(), json!(sink.failed_batches));
+    put(
+        "sink.timeStampsOfLastAppliedOp".into(),
+        json!(sink.last_applied_at),
+    );
     Value::Object(bean)
 }
 

@@ -363,6 +363,7 @@ pub fn region_server_page(s: &ServerStatus, m: &ServerMetrics, master_nav: bool)
         }
         body.push_str("</table>");
     }
+    replication_section(&mut body, s);
     body.push_str(
         "<h2>Regions</h2><table id=\"rs-regions\"><tr><th>Region</th><th>Table</th>\
         <th>Start key</th><th>End key</th><th>Store files</th><th>Size</th><th>Memstore</th>\
@@ -377,6 +378,52 @@ pub fn region_server_page(s: &ServerStatus, m: &ServerMetrics, master_nav: bool)
         &nav(master_nav, true),
         &body,
     )
+}
+
+/// The replication queues this server ships, and what peers replicated here.
+fn replication_section(body: &mut String, s: &ServerStatus) {
+    body.push_str("<h2>Replication</h2>");
+    if s.replication_sources.is_empty() {
+        body.push_str("<p class=\"muted\" id=\"replication-sources\">No replication peer.</p>");
+    } else {
+        body.push_str(
+            "<table id=\"replication-sources\"><tr><th>Peer</th><th>Queue</th><th>State</th>\
+             <th>Age of last shipped op</th><th>Log queue</th><th>Shipped ops</th>\
+             <th>Shipped bytes</th><th>Failed batches</th><th>Last error</th></tr>",
+        );
+        for r in &s.replication_sources {
+            let state = match (r.running, r.recovered) {
+                (false, _) => "disabled",
+                (true, true) => "shipping (claimed)",
+                (true, false) => "shipping",
+            };
+            let _ = write!(
+                body,
+                "<tr><td>{}</td><td>{}</td><td>{state}</td><td class=\"num\">{} ms</td>\
+                 <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+                 <td class=\"num\">{}</td><td>{}</td></tr>",
+                esc(&r.peer),
+                esc(&r.queue),
+                r.age_of_last_shipped_op_ms,
+                r.size_of_log_queue,
+                r.shipped_ops,
+                bytes(r.shipped_bytes),
+                r.failed_batches,
+                esc(r.last_error.as_deref().unwrap_or("")),
+            );
+        }
+        body.push_str("</table>");
+    }
+    let sink = &s.replication_sink;
+    body.push_str(&summary_table(&[
+        ("Edits applied from peers", sink.applied_ops.to_string()),
+        ("Batches applied", sink.applied_batches.to_string()),
+        ("Batches failed", sink.failed_batches.to_string()),
+        (
+            "Age of last applied op",
+            format!("{} ms", sink.age_of_last_applied_op_ms),
+        ),
+    ]));
 }
 
 fn region_row(r: &RegionStatus, link_tables: bool) -> String {

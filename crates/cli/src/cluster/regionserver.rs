@@ -57,14 +57,17 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     // connected the first time one comes.
     let quorum = args.common.zookeeper.clone();
     let sink_tls = tls.clone();
-    let sink = Sink::new(Box::new(move || {
-        let config = RemoteConfig {
-            tls: sink_tls.clone(),
-            ..RemoteConfig::default()
-        };
-        let conn = RemoteConnection::through_zookeeper(&quorum, config)?;
-        Ok(Arc::new(conn) as Arc<dyn basalt_embedded::Client>)
-    }));
+    let sink = Sink::new(
+        Box::new(move || {
+            let config = RemoteConfig {
+                tls: sink_tls.clone(),
+                ..RemoteConfig::default()
+            };
+            let conn = RemoteConnection::through_zookeeper(&quorum, config)?;
+            Ok(Arc::new(conn) as Arc<dyn basalt_embedded::Client>)
+        }),
+        Arc::clone(&server.rs.sink_metrics),
+    );
     let services = Services::new()
         .with(Arc::new(ClientService::new(
             Arc::clone(&server.rs),

@@ -764,8 +764,17 @@ impl<T: Transport> AdminCalls<'_, T> {
             servers: status
                 .live_servers
                 .iter()
-                .map(|s| crate::ServerSummary {
+                .map(|s| {
+                    let (replication, sink) = basalt_proto::replication_status(
+                        &s.server_load.repl_load_source,
+                        s.server_load.repl_load_sink.as_ref(),
+                    );
+                    (s, replication, sink)
+                })
+                .map(|(s, replication, sink)| crate::ServerSummary {
                     name: name(&s.server),
+                    replication,
+                    sink,
                     regions: s
                         .server_load
                         .region_loads

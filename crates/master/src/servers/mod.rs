@@ -74,6 +74,9 @@ pub trait RegionServerAdmin: Send + Sync + std::fmt::Debug {
     /// The figures of the server's online regions (AdminService's GetRegionLoad).
     fn region_loads(&self) -> Result<Vec<basalt_proto::pb::RegionLoad>>;
 
+    /// The server's replication figures (AdminService's GetReplicationLoad, Basalt's).
+    fn replication_load(&self) -> Result<basalt_proto::pb::GetReplicationLoadResponse>;
+
     /// Reads and writes the rows of the region `info` on this server from the master (a
     /// system table's, as `hbase:acl`'s, in a cluster). The master's own region server has
     /// its regions in the process instead.
@@ -104,6 +107,14 @@ impl RegionServerAdmin for LocalServer {
             .iter()
             .map(basalt_proto::region_load)
             .collect())
+    }
+
+    fn replication_load(&self) -> Result<basalt_proto::pb::GetReplicationLoadResponse> {
+        let (source, sink) = basalt_proto::replication_load(&self.rs.status());
+        Ok(basalt_proto::pb::GetReplicationLoadResponse {
+            source,
+            sink: Some(sink),
+        })
     }
 
     fn open_region(&self, info: &RegionInfo) -> Result<u64> {

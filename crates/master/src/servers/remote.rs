@@ -78,6 +78,10 @@ impl RegionServerAdmin for RemoteServer {
         )?))
     }
 
+    fn replication_load(&self) -> Result<pb::GetReplicationLoadResponse> {
+        self.call("GetReplicationLoad", &pb::GetReplicationLoadRequest {})
+    }
+
     fn region_loads(&self) -> Result<Vec<pb::RegionLoad>> {
         let r: pb::GetRegionLoadResponse = self.call(
             "GetRegionLoad",

@@ -25,8 +25,9 @@ pub struct SinkMetrics {
     /// Edits applied.
     pub applied_ops: AtomicU64,
     pub applied_batches: AtomicU64,
-    /// The write time of the newest edit applied, milliseconds since the epoch.
-    pub last_applied_write_time: AtomicI64,
+    /// From the newest edit's write at its source to its applying here, as of the last
+    /// batch, in milliseconds.
+    pub age_ms: AtomicI64,
     /// When the last batch was applied.
     pub last_applied_at: AtomicI64,
     pub failed_batches: AtomicU64,
@@ -35,7 +36,7 @@ pub struct SinkMetrics {
 pub struct Sink {
     connect: Connect,
     client: Mutex<Option<Arc<dyn Client>>>,
-    pub metrics: SinkMetrics,
+    pub metrics: Arc<SinkMetrics>,
 }
 
 impl std::fmt::Debug for Sink {
@@ -104,17 +105,19 @@ fn put_cell(family: Bytes, qualifier: Bytes, ts: i64, value: Bytes) -> basalt_co
 }
 
 impl Sink {
-    pub fn new(connect: Connect) -> Sink {
+    /// A sink applying through the client `connect` makes, counting into `metrics` (the
+    /// region server's, [`crate::RegionServer::sink_metrics`]).
+    pub fn new(connect: Connect, metrics: Arc<SinkMetrics>) -> Sink {
         Sink {
             connect,
             client: Mutex::new(None),
-            metrics: SinkMetrics::default(),
+            metrics,
         }
     }
 
     /// A sink applying through `client`.
-    pub fn with_client(client: Arc<dyn Client>) -> Sink {
-        Sink::new(Box::new(move || Ok(Arc::clone(&client))))
+    pub fn with_client(client: Arc<dyn Client>, metrics: Arc<SinkMetrics>) -> Sink {
+        Sink::new(Box::new(move || Ok(Arc::clone(&client))), metrics)
     }
 
     fn client(&self) -> Result<Arc<dyn Client>> {
@@ -163,9 +166,10 @@ impl Sink {
         m.applied_ops
             .fetch_add(entries.len() as u64, Ordering::Relaxed);
         m.applied_batches.fetch_add(1, Ordering::Relaxed);
-        m.last_applied_write_time
-            .fetch_max(newest, Ordering::Relaxed);
-        m.last_applied_at.store(now_ms(), Ordering::Relaxed);
+        let now = now_ms();
+        m.age_ms
+            .store(now.saturating_sub(newest), Ordering::Relaxed);
+        m.last_applied_at.store(now, Ordering::Relaxed);
         Ok(())
     }
 }

@@ -41,13 +41,95 @@ pub(super) fn status(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> 
             w!(out, "{} dead servers", summary.dead_servers());
             w!(out, "Aggregate load: 0, regions: {}", summary.regions);
         }
+        "replication" => {
+            let which = a.opt_string(1, "source or sink")?.unwrap_or_default();
+            replication_status(out, &summary, &which.to_ascii_lowercase())?;
+        }
         other => {
             return Err(format!(
-                "unknown status format '{other}': use 'summary', 'simple' or 'detailed'"
+                "unknown status format '{other}': use 'summary', 'simple', 'detailed' or \
+                 'replication'"
             ));
         }
     }
     Ok(None)
+}
+
+/// `Fri Nov 27 22:50:21 UTC 2026`, as Java's `Date.toString` prints a time (in UTC).
+fn java_date(ms: i64) -> String {
+    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let secs = ms.div_euclid(1000);
+    let days = secs.div_euclid(86_400);
+    let (y, m, d) = basalt_common::clock::civil_from_days(days);
+    let in_day = secs.rem_euclid(86_400);
+    format!(
+        "{} {} {d:02} {:02}:{:02}:{:02} UTC {y}",
+        DAYS[days.rem_euclid(7) as usize],
+        MONTHS[(m as usize).saturating_sub(1) % 12],
+        in_day / 3600,
+        in_day / 60 % 60,
+        in_day % 60
+    )
+}
+
+/// `status 'replication'` (and `'replication', 'source'|'sink'`): each live server's queues
+/// and sink, as HBase's shell prints them.
+fn replication_status(
+    out: &mut dyn Write,
+    summary: &basalt_client::ClusterSummary,
+    which: &str,
+) -> R<()> {
+    w!(out, "version {}", basalt_client::HBASE_VERSION);
+    w!(out, "{} live servers", summary.live_servers);
+    for server in &summary.servers {
+        let host = server.name.split(',').next().unwrap_or_default();
+        let started: i64 = server
+            .name
+            .rsplit(',')
+            .next()
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(0);
+        let mut source = String::from("       SOURCE:");
+        for (i, q) in server.replication.iter().enumerate() {
+            let kind = if q.recovered { "Recovered" } else { "Normal" };
+            source.push_str(&format!(
+                "{}PeerID={}, Queue({kind})={}, AgeOfLastShippedOp={}, TimeStampOfLastShippedOp={}, \
+                 SizeOfLogQueue={}, EditsReadFromLogQueue={}, OpsShippedToTarget={}, \
+                 Replication Lag={}",
+                if i == 0 { " " } else { "\n                " },
+                q.peer,
+                q.queue,
+                q.age_of_last_shipped_op_ms,
+                java_date(q.last_shipped_at),
+                q.size_of_log_queue,
+                q.edits_read,
+                q.shipped_ops,
+                q.age_of_last_shipped_op_ms
+            ));
+        }
+        let k = &server.sink;
+        let sink = if k.applied_ops == 0 {
+            format!("       SINK: TimeStampStarted={started}, Waiting for OPs... ")
+        } else {
+            format!(
+                "       SINK: TimeStampStarted={started}, AgeOfLastAppliedOp={}, \
+                 TimeStampsOfLastAppliedOp={}",
+                k.age_of_last_applied_op_ms,
+                java_date(k.last_applied_at)
+            )
+        };
+        w!(out, "    {host}:");
+        if which != "sink" {
+            w!(out, "{source}");
+        }
+        if which != "source" {
+            w!(out, "{sink}");
+        }
+    }
+    Ok(())
 }
 
 pub(super) fn version(_: &mut Shell, _: &[Value], out: &mut dyn Write) -> CommandResult {
@@ -159,4 +241,16 @@ pub(super) fn table_help(_: &mut Shell, _: &[Value], out: &mut dyn Write) -> Com
         "get_splits, describe, disable, enable, drop, flush, truncate, exists."
     );
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn times_print_as_java_s_date_prints_them() {
+        assert_eq!(
+            super::java_date(1_795_819_821_000),
+            "Fri Nov 27 22:50:21 UTC 2026"
+        );
+        assert_eq!(super::java_date(0), "Thu Jan 01 00:00:00 UTC 1970");
+    }
 }
