@@ -78,6 +78,9 @@ enum Command {
     Copytable(tools::copy::CopyTableArgs),
     /// Count a table's rows (HBase's RowCounter)
     Rowcounter(tools::copy::RowCounterArgs),
+    /// Compare a table with its copy at a replication peer, row by row (HBase's
+    /// VerifyReplication): GOODROWS and BADROWS
+    Verifyrep(tools::verifyrep::Args),
     /// Read delimited text into a table, or into store files to bulk load (HBase's ImportTsv)
     Importtsv(tools::bulk::ImportTsvArgs),
     /// Hand prepared store files to a table's regions (HBase's completebulkload)
@@ -112,6 +115,7 @@ fn main() -> std::process::ExitCode {
         Command::Import(args) => tools::export::import(&args),
         Command::Copytable(args) => tools::copy::copy_table(&args),
         Command::Rowcounter(args) => tools::copy::row_counter(&args),
+        Command::Verifyrep(args) => tools::verifyrep::run(&args),
         Command::Importtsv(args) => tools::bulk::import_tsv(&args),
         Command::Bulkload(args) => tools::bulk::bulk_load(&args),
         Command::Hotspots(args) => tools::hotspots::run(&args),

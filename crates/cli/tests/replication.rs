@@ -177,6 +177,39 @@ fn clusters_and_a_standalone_server_replicate_in_a_ring_through_a_crash() {
                 .contains(&victim.replace(':', ","))
         });
     assert!(!claimed, "the killed server's queues were never claimed");
+
+    // HBase's VerifyReplication, row by row: all good; a row only the peer has is bad.
+    let verify = || {
+        let (ok, out, err) = support::basalt(&["verifyrep", "--zookeeper", &a.quorum, "b", "t"]);
+        assert!(ok, "{out}{err}");
+        out
+    };
+    let out = verify();
+    let good: usize = out
+        .split("GOODROWS=")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0);
+    assert!(
+        good >= acked.len() + 50,
+        "{} acked, {} cells: {out}",
+        acked.len(),
+        all.len()
+    );
+    assert!(out.contains("BADROWS=0"), "{out}");
+    // (The ring would carry it back to A: C holds it.)
+    c_conn.set_peer_enabled("a", false).unwrap();
+    // Sources look at their peers' state every second.
+    std::thread::sleep(Duration::from_secs(2));
+    b_conn
+        .put(
+            &table(),
+            &Put::new("k0stray").add_column("f", "q", "only at b"),
+        )
+        .unwrap();
+    let out = verify();
+    assert!(out.contains("BADROWS=1"), "{out}");
+    assert!(out.contains("ONLY_IN_PEER_TABLE_ROWS=1"), "{out}");
     c_rpc.shutdown();
 }
 

@@ -1,6 +1,7 @@
 //! HBase's data-moving tools as commands: `export`, `import`, `copytable`, `rowcounter`
 //! (HBase's MapReduce jobs of those names, run here as streaming clients), `snapshot export`,
-//! and the bulk loading pair `importtsv` and `bulkload`. Each takes HBase's options (its `-D`
+//! the bulk loading pair `importtsv` and `bulkload`, and `verifyrep` (HBase's
+//! VerifyReplication). Each takes HBase's options (its `-D`
 //! properties and its `--name=value` flags), keeps memory flat (rows stream through in
 //! batches), shows progress on a terminal and ends with a summary. Formats:
 //! `docs/design/bulk.md`.
@@ -11,6 +12,7 @@ pub mod export;
 pub mod hotspots;
 pub mod seqfile;
 pub mod snapshot;
+pub mod verifyrep;
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;

@@ -53,7 +53,7 @@ impl Default for ReplicationConfig {
             poll: Duration::from_millis(100),
             max_backoff: Duration::from_secs(10),
             rpc_timeout: Duration::from_secs(30),
-            tick: Duration::from_secs(1),
+            tick: Duration::from_millis(250),
         }
     }
 }
