@@ -373,6 +373,11 @@ impl Region {
         &self.descriptor
     }
 
+    /// Whether a family of its table has a REPLICATION_SCOPE (its edits may ship to peers).
+    pub fn replicates(&self) -> bool {
+        !self.replicated_families.is_empty()
+    }
+
     /// The newest clock time the region's server stamps were given at (`.clock`).
     pub fn stamp_floor(&self) -> i64 {
         self.stamp_floor.load(Ordering::Acquire)

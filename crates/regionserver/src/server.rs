@@ -120,6 +120,17 @@ impl RegionServer {
         info: RegionInfo,
         descriptor: &TableDescriptor,
     ) -> Result<Arc<Region>> {
+        self.open_region_from(info, descriptor, &[])
+    }
+
+    /// [`RegionServer::open_region`] for a new region of a split or merge of `parents`
+    /// (encoded names), whose replication barriers it takes over.
+    fn open_region_from(
+        &self,
+        info: RegionInfo,
+        descriptor: &TableDescriptor,
+        parents: &[&str],
+    ) -> Result<Arc<Region>> {
         let dir = self.region_dir(&info);
         let region = Arc::new(Region::open(
             info,
@@ -130,8 +141,61 @@ impl RegionServer {
             &dir,
         )?);
         region.set_compaction_listener(self.compactions.clone());
+        if let Err(e) = self.note_open(&region, parents) {
+            let _ = region.close();
+            return Err(e);
+        }
         self.put_online(&region);
         Ok(region)
+    }
+
+    /// This server's name as its WAL directory is named (none without a WAL).
+    fn wal_name(&self) -> Option<String> {
+        Some(
+            self.wal_dir
+                .as_ref()?
+                .file_name()?
+                .to_string_lossy()
+                .into_owned(),
+        )
+    }
+
+    /// Records where a region of a replicated table opened, for serial peers
+    /// (`replication::barriers`).
+    fn note_open(&self, region: &Region, parents: &[&str]) -> Result<()> {
+        let Some(server) = self.wal_name().filter(|_| region.replicates()) else {
+            return Ok(());
+        };
+        crate::replication::barriers::record_open(
+            self.fs.as_ref(),
+            &self.root,
+            region.encoded_name(),
+            &server,
+            region.last_sequence_id() + 1,
+            parents,
+        )
+    }
+
+    /// Records where this server's WAL ended when a region of a replicated table closed.
+    fn note_close(&self, region: &Region) -> Result<()> {
+        let (Some(server), Some(wal)) = (
+            self.wal_name().filter(|_| region.replicates()),
+            self.config.wal.as_ref(),
+        ) else {
+            return Ok(());
+        };
+        let (segment, offset) = wal.position().map_err(basalt_common::Error::from)?;
+        let name = segment
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        crate::replication::barriers::record_close(
+            self.fs.as_ref(),
+            &self.root,
+            region.encoded_name(),
+            &server,
+            (name, offset),
+        )
     }
 
     /// Puts an open region online (meta's region, opened before the server is).
@@ -146,6 +210,16 @@ impl RegionServer {
     pub fn close_region(&self, region: &Arc<Region>) -> Result<()> {
         region.close()?;
         self.take_offline(region);
+        // The region is closed whatever: without the record, serial peers wait for this
+        // server to be gone and its queue shipped (a failed WAL aborts the server anyway).
+        if let Err(e) = self.note_close(region) {
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "replication: recording where {} closed: {e}",
+                region.encoded_name()
+            );
+        }
         Ok(())
     }
 
@@ -313,9 +387,13 @@ impl RegionServer {
         children: &[RegionInfo],
         descriptor: &TableDescriptor,
     ) -> Result<Vec<Arc<Region>>> {
+        for parent in parents {
+            self.note_close(parent)?;
+        }
+        let names: Vec<&str> = parents.iter().map(|p| p.encoded_name()).collect();
         let opened = children
             .iter()
-            .map(|c| self.open_region(c.clone(), descriptor))
+            .map(|c| self.open_region_from(c.clone(), descriptor, &names))
             .collect::<Result<Vec<_>>>()?;
         for parent in parents {
             self.forget_edits(parent)?;

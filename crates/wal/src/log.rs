@@ -753,6 +753,22 @@ impl Wal {
         regions
     }
 
+    /// Where the log ends now, once everything appended so far is written: the segment being
+    /// appended to and its length. Every edit appended before the call lies before it (a
+    /// replication barrier: `docs/design/replication.md`).
+    pub fn position(&self) -> Result<(PathBuf, u64)> {
+        loop {
+            self.sync(false)?;
+            let st = self.lock();
+            if let Some(w) = &st.writer {
+                return Ok((st.current.path.clone(), w.len()));
+            }
+            // A leader is writing with it: the next look finds it back.
+            drop(st);
+            std::thread::yield_now();
+        }
+    }
+
     /// The segment being appended to.
     pub fn current_segment(&self) -> PathBuf {
         self.lock().current.path.clone()

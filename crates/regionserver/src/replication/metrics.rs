@@ -8,6 +8,8 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64};
 pub struct SourceMetrics {
     /// Shipping (the peer is enabled and the source's thread runs).
     pub running: AtomicBool,
+    /// A serial peer's source waiting for another queue to ship a region's earlier edits.
+    pub waiting: AtomicBool,
     /// Milliseconds between an edit's write and its shipping, as of the last batch; 0 when
     /// caught up; growing while a batch waits for the peer (HBase's ageOfLastShippedOp).
     pub age_ms: AtomicI64,

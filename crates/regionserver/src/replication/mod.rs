@@ -8,6 +8,7 @@
 //! queue for a new peer, drops the queues of a removed one, claims the queues of servers that
 //! are gone, and keeps one source thread per queue.
 
+pub mod barriers;
 pub mod metrics;
 pub mod peers;
 pub mod queues;

@@ -16,6 +16,7 @@ use basalt_common::{Cell, Error, Result, TableName};
 use basalt_proto::pb;
 
 use super::Replication;
+use super::barriers;
 use super::metrics::SourceMetrics;
 use super::queues::{self, Queue, Segment};
 use super::sink::outgoing_ids;
@@ -329,7 +330,13 @@ impl Source {
                 }
             }
             q.offset = tail.next;
-            return Ok(Some(self.batch(peer, tail.edits, q)));
+            let batch = self.batch(peer, tail.edits, q)?;
+            // A serial peer's batch may stop before its first edit (waiting for another
+            // queue): nothing to do yet.
+            if batch.read == 0 && batch.next == self.queue {
+                return Ok(None);
+            }
+            return Ok(Some(batch));
         }
     }
 
@@ -351,11 +358,25 @@ impl Source {
         peer: &PeerDescription,
         edits: Vec<(u64, basalt_wal::WalEdit)>,
         next: Queue,
-    ) -> Batch {
+    ) -> Result<Batch> {
         let mut b = self.empty_batch(next);
         let own = self.repl.cluster_id();
         let peer_id = self.link.as_ref().map(|l| l.cluster_id);
-        for (_, edit) in &edits {
+        let mut serial = peer
+            .config
+            .serial
+            .then(|| SerialCheck::new(&self.repl, &peer.id, &self.queue.source));
+        for (offset, edit) in &edits {
+            // A serial peer gets a region's edits from here only once every earlier opening
+            // of the region elsewhere has shipped: the batch ends before this edit.
+            if let Some(check) = serial.as_mut()
+                && !edit.origin.replicated_families.is_empty()
+                && !check.can_push(&edit.region, edit.seq_id)?
+            {
+                b.next.offset = *offset;
+                self.metrics.waiting.store(true, Ordering::Relaxed);
+                return Ok(b);
+            }
             b.read += 1;
             b.newest_write_time = b.newest_write_time.max(edit.write_time_ms);
             b.oldest_write_time = b.oldest_write_time.min(edit.write_time_ms);
@@ -386,7 +407,8 @@ impl Source {
             b.entries
                 .push(wire::entry(edit, &cells, &ids, &mut b.block));
         }
-        b
+        self.metrics.waiting.store(false, Ordering::Relaxed);
+        Ok(b)
     }
 
     fn ship(&mut self, peer: &PeerDescription, batch: &Batch) -> Result<()> {
@@ -432,6 +454,85 @@ impl Source {
         if start.elapsed() > Duration::from_secs(5) {
             self.window = (Instant::now(), 0);
         }
+    }
+}
+
+/// Whether a serial peer may have a region's edit from this queue now (HBase's
+/// `SerialReplicationChecker`, over Basalt's barriers and queue positions): every opening of
+/// the region before the one the edit was written in, on another server, must have shipped to
+/// the peer. An opening has shipped when no queue of the peer ships that server's WAL any more,
+/// or (the region closed there cleanly) when that queue's position is past where the server's
+/// WAL ended at the close. Files are read once per batch.
+struct SerialCheck<'a> {
+    repl: &'a Replication,
+    peer: &'a str,
+    source: &'a str,
+    barriers: std::collections::HashMap<String, Vec<barriers::Opening>>,
+    /// Each server's queue position for the peer (the least, if several), or none.
+    positions: Option<std::collections::HashMap<String, (String, u64)>>,
+}
+
+impl<'a> SerialCheck<'a> {
+    fn new(repl: &'a Replication, peer: &'a str, source: &'a str) -> Self {
+        SerialCheck {
+            repl,
+            peer,
+            source,
+            barriers: std::collections::HashMap::new(),
+            positions: None,
+        }
+    }
+
+    fn positions(&mut self) -> Result<&std::collections::HashMap<String, (String, u64)>> {
+        if self.positions.is_none() {
+            let fs = self.repl.fs.as_ref();
+            let mut map: std::collections::HashMap<String, (String, u64)> =
+                std::collections::HashMap::new();
+            for server in queues::servers(fs, &self.repl.root)? {
+                for (_, q) in queues::list(fs, &self.repl.root, &server)? {
+                    if q.peer != self.peer {
+                        continue;
+                    }
+                    let at = (q.wal.unwrap_or_default(), q.offset);
+                    map.entry(q.source)
+                        .and_modify(|have| {
+                            if at < *have {
+                                *have = at.clone();
+                            }
+                        })
+                        .or_insert(at);
+                }
+            }
+            self.positions = Some(map);
+        }
+        Ok(self.positions.get_or_insert_default())
+    }
+
+    fn can_push(&mut self, region: &str, seq: u64) -> Result<bool> {
+        if !self.barriers.contains_key(region) {
+            let read = barriers::read(self.repl.fs.as_ref(), &self.repl.root, region)?;
+            self.barriers.insert(region.to_owned(), read);
+        }
+        let openings = self.barriers.get(region).cloned().unwrap_or_default();
+        let Some(mine) = openings
+            .iter()
+            .rposition(|o| o.server == self.source && o.open_seq <= seq)
+        else {
+            return Ok(true);
+        };
+        for earlier in &openings[..mine] {
+            if earlier.server == self.source {
+                continue;
+            }
+            let Some(at) = self.positions()?.get(&earlier.server).cloned() else {
+                continue;
+            };
+            match &earlier.closed {
+                Some(closed) if at >= *closed => {}
+                _ => return Ok(false),
+            }
+        }
+        Ok(true)
     }
 }
 
