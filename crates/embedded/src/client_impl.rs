@@ -302,6 +302,7 @@ impl Client for Connection {
         if !hosted.is_enabled() {
             return Err(basalt_common::Error::TableNotEnabled(table.clone()));
         }
-        hosted.region_for(row)?.bulk_load(files).map(|_| ())
+        let region = hosted.region_for(row)?;
+        self.engine.rs.bulk_load(&region, files).map(|_| ())
     }
 }

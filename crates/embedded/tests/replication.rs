@@ -314,3 +314,74 @@ fn the_wal_stays_while_a_disabled_peer_needs_it_and_goes_after() {
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+/// Writes a store file of family `f` with `rows` rows, ready to bulk load.
+fn store_file(dir: &std::path::Path, rows: std::ops::Range<u32>) -> std::path::PathBuf {
+    let path = dir.join(format!("load-{}", rows.start));
+    let mut w = basalt_storefile::StoreFileWriter::create(
+        Arc::new(basalt_fs::LocalFs),
+        &path,
+        basalt_storefile::WriterOptions::for_family(&ColumnFamilyDescriptor::new("f")),
+    )
+    .unwrap();
+    for i in rows {
+        let row = format!("bulk{i:05}");
+        w.append(&basalt_embedded::Cell::put(
+            row.as_bytes(),
+            b"f",
+            b"q",
+            500,
+            b"loaded",
+        ))
+        .unwrap();
+    }
+    w.finish().unwrap();
+    path
+}
+
+#[test]
+fn bulk_loaded_files_go_to_peers_that_ask_for_them() {
+    let a = Server::start();
+    let b = Server::start();
+    let c = Server::start();
+    for s in [&a, &b, &c] {
+        create(&s.conn);
+    }
+    let mut wants = PeerConfig::new(b.key());
+    wants
+        .configuration
+        .insert("hbase.replication.bulkload.enabled".into(), "true".into());
+    a.conn.add_peer("b", &wants, true).unwrap();
+    a.conn
+        .add_peer("c", &PeerConfig::new(c.key()), true)
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let files = tempfile::tempdir().unwrap();
+    let file = store_file(files.path(), 0..300);
+    Client::bulk_load(
+        &a.conn,
+        &table(),
+        b"bulk00000",
+        &[("f".into(), file.clone())],
+    )
+    .unwrap();
+    // The loaded file may go from under the source: it kept its own link.
+    std::fs::remove_file(&file).unwrap();
+    write(&a.conn, 0, 20, "after");
+    converge(&a.conn, &b.conn);
+    assert_eq!(
+        cells(&b.conn, "f")
+            .iter()
+            .filter(|c| c.3 == b"loaded")
+            .count(),
+        300
+    );
+    // The peer that did not ask gets the writes, not the load.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while cells(&c.conn, "f").len() < 18 {
+        assert!(Instant::now() < deadline, "peer c got nothing");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(cells(&c.conn, "f").iter().all(|c| c.3 != b"loaded"));
+}

@@ -149,6 +149,53 @@ impl RegionServer {
         Ok(region)
     }
 
+    /// Adopts prepared store files into `region` ([`Region::bulk_load`]); for a replicated
+    /// table, the files are kept and a marker logged, so peers that take bulk loads get them
+    /// (`replication::bulk`). Returns the cells adopted.
+    pub fn bulk_load(&self, region: &Region, files: &[(Bytes, PathBuf)]) -> Result<u64> {
+        let (Some(server), Some(wal)) = (
+            self.wal_name().filter(|_| region.replicates()),
+            self.config.wal.as_ref(),
+        ) else {
+            return region.bulk_load(files);
+        };
+        let fs = self.fs.as_ref();
+        let seq = region.last_sequence_id();
+        let (dir, marker) = crate::replication::bulk::keep(
+            fs,
+            &self.root,
+            &server,
+            &region.info().table,
+            region.encoded_name(),
+            seq,
+            files,
+        )?;
+        let loaded = region.bulk_load(files);
+        if loaded.is_err() {
+            let _ = fs.delete_dir_all(&dir);
+            return loaded;
+        }
+        let ticket = wal.enqueue_cells(
+            region.encoded_name(),
+            &region.info().table.to_string(),
+            seq,
+            marker.timestamp,
+            (
+                &[],
+                &[Bytes::from_static(crate::replication::bulk::METAFAMILY)],
+            ),
+            std::iter::once(&marker),
+        )?;
+        wal.wait_for(ticket, basalt_common::Durability::SyncWal)?;
+        let (segment, _) = wal.position()?;
+        let segment = segment
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        crate::replication::bulk::mark_through(fs, &dir, &segment)?;
+        loaded
+    }
+
     /// This server's name as its WAL directory is named (none without a WAL).
     fn wal_name(&self) -> Option<String> {
         Some(

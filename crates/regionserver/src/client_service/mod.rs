@@ -274,7 +274,9 @@ impl ClientService {
             .iter()
             .map(|f| (Bytes::copy_from_slice(&f.family), f.path.clone().into()))
             .collect();
-        region.bulk_load(&files).map_err(|e| from_error(&e))?;
+        self.rs
+            .bulk_load(&region, &files)
+            .map_err(|e| from_error(&e))?;
         Ok(pb::BulkLoadHFileResponse { loaded: true }.encode_to_vec())
     }
 

@@ -9,6 +9,7 @@
 //! are gone, and keeps one source thread per queue.
 
 pub mod barriers;
+pub mod bulk;
 pub mod metrics;
 pub mod peers;
 pub mod queues;

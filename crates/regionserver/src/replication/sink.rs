@@ -132,7 +132,13 @@ impl Sink {
 
     /// Applies a shipped batch; an error fails it whole, and the source sends it again.
     pub fn apply(&self, req: &pb::ReplicateWalEntryRequest, block: &Bytes) -> Result<()> {
-        let result = self.apply_entries(&wire::received(req, block)?);
+        let base = req
+            .source_base_namespace_dir_path
+            .as_deref()
+            .map(std::path::Path::new);
+        let result = wire::received(req, block)
+            .and_then(|entries| with_bulk_loads(entries, base))
+            .and_then(|entries| self.apply_entries(&entries));
         if result.is_err() {
             self.metrics.failed_batches.fetch_add(1, Ordering::Relaxed);
             // A broken connection is made again on the next batch.
@@ -172,6 +178,38 @@ impl Sink {
         m.last_applied_at.store(now, Ordering::Relaxed);
         Ok(())
     }
+}
+
+/// Entries with a bulk-load marker get the cells of the files it names in its place, read from
+/// the source's root `base`.
+fn with_bulk_loads(
+    mut entries: Vec<Received>,
+    base: Option<&std::path::Path>,
+) -> Result<Vec<Received>> {
+    for e in &mut entries {
+        let (markers, cells): (Vec<_>, Vec<_>) = std::mem::take(&mut e.cells)
+            .into_iter()
+            .partition(|kv| kv.family[..] == *super::bulk::METAFAMILY);
+        e.cells = cells;
+        for m in markers {
+            let base = base.ok_or_else(|| {
+                Error::InvalidArgument(
+                    "ReplicateWALEntry: a bulk load without sourceBaseNamespaceDirPath".into(),
+                )
+            })?;
+            let (_, loaded) = super::bulk::marked_cells(&m.value, base)?;
+            e.cells
+                .extend(loaded.iter().map(|c| basalt_proto::cellblock::KeyValue {
+                    row: Bytes::copy_from_slice(c.row()),
+                    family: Bytes::copy_from_slice(c.family()),
+                    qualifier: Bytes::copy_from_slice(c.qualifier()),
+                    timestamp: c.timestamp,
+                    kind: c.cell_type.code(),
+                    value: Bytes::copy_from_slice(c.value()),
+                }));
+        }
+    }
+    Ok(entries)
 }
 
 /// The cluster ids an entry carries when it leaves this cluster: those it came with, and

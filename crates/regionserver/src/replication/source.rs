@@ -16,11 +16,11 @@ use basalt_common::{Cell, Error, Result, TableName};
 use basalt_proto::pb;
 
 use super::Replication;
-use super::barriers;
 use super::metrics::SourceMetrics;
 use super::queues::{self, Queue, Segment};
 use super::sink::outgoing_ids;
 use super::wire;
+use super::{barriers, bulk};
 
 /// A peer cluster's region servers, and a connection to each that answered.
 struct PeerLink {
@@ -389,10 +389,18 @@ impl Source {
             let Ok(table) = TableName::parse(&edit.table) else {
                 continue;
             };
+            let bulk_loads = peer
+                .config
+                .configuration
+                .get(bulk::ENABLED_KEY)
+                .is_some_and(|v| v.eq_ignore_ascii_case("true"));
             let cells: Vec<&Cell> = edit
                 .cells
                 .iter()
                 .filter(|c| {
+                    if bulk::is_marker(c) {
+                        return bulk_loads && peer.config.replicates_table(&table);
+                    }
                     edit.origin
                         .replicated_families
                         .iter()
@@ -419,7 +427,8 @@ impl Source {
         let req = pb::ReplicateWalEntryRequest {
             entry: batch.entries.clone(),
             replication_cluster_id: Some(self.repl.cluster_id().to_string()),
-            source_base_namespace_dir_path: None,
+            // Where the peer's sink reads bulk-loaded files from.
+            source_base_namespace_dir_path: Some(self.repl.root.to_string_lossy().into_owned()),
             source_h_file_archive_dir_path: None,
         };
         let started = Instant::now();
