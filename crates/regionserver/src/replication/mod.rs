@@ -51,7 +51,7 @@ pub struct ReplicationConfig {
 impl Default for ReplicationConfig {
     fn default() -> Self {
         ReplicationConfig {
-            batch_bytes: 8 << 20,
+            batch_bytes: 4 << 20,
             poll: Duration::from_millis(100),
             max_backoff: Duration::from_secs(10),
             rpc_timeout: Duration::from_secs(30),
