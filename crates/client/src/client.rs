@@ -242,6 +242,11 @@ pub trait Client: Send + Sync + fmt::Debug {
     fn peer(&self, id: &str) -> Result<PeerDescription>;
     /// Every peer, by id.
     fn list_peers(&self) -> Result<Vec<PeerDescription>>;
+    /// Switches peer changes on or off (HBase's `peer_modification_switch`); returns whether
+    /// they were on.
+    fn peer_modification_switch(&self, on: bool) -> Result<bool>;
+    /// Whether peers may be added, changed and removed.
+    fn peer_modification_enabled(&self) -> Result<bool>;
     /// Runs the balancer once; false if it is switched off.
     fn balancer(&self) -> Result<bool>;
     /// Whether the balancer is on.

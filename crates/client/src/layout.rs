@@ -510,6 +510,8 @@ impl Client for LayoutClient {
         update_peer_config(id: &str, config: &PeerConfig) -> Result<()>;
         peer(id: &str) -> Result<PeerDescription>;
         list_peers() -> Result<Vec<PeerDescription>>;
+        peer_modification_switch(on: bool) -> Result<bool>;
+        peer_modification_enabled() -> Result<bool>;
         move_region(region: &[u8], to: Option<&str>) -> Result<()>;
         assign(region: &[u8]) -> Result<()>;
         unassign(region: &[u8]) -> Result<()>;

@@ -281,6 +281,16 @@ impl Client for AsUser {
         self.inner.list_peers()
     }
 
+    fn peer_modification_switch(&self, on: bool) -> Result<bool> {
+        self.admin()?;
+        self.inner.peer_modification_switch(on)
+    }
+
+    fn peer_modification_enabled(&self) -> Result<bool> {
+        self.admin()?;
+        self.inner.peer_modification_enabled()
+    }
+
     fn balancer(&self) -> Result<bool> {
         self.admin()?;
         self.inner.balancer()

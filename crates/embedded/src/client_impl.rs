@@ -222,6 +222,14 @@ impl Client for Connection {
         self.admin().list_peers()
     }
 
+    fn peer_modification_switch(&self, on: bool) -> Result<bool> {
+        self.admin().peer_modification_switch(on)
+    }
+
+    fn peer_modification_enabled(&self) -> Result<bool> {
+        self.admin().peer_modification_enabled()
+    }
+
     fn balancer(&self) -> Result<bool> {
         self.admin().balance()
     }

@@ -98,7 +98,9 @@ fn required(
         | "DisableReplicationPeer"
         | "UpdateReplicationPeerConfig"
         | "GetReplicationPeerConfig"
-        | "ListReplicationPeers" => (vec![Action::Admin], Scope::Global),
+        | "ListReplicationPeers"
+        | "ReplicationPeerModificationSwitch"
+        | "IsReplicationPeerModificationEnabled" => (vec![Action::Admin], Scope::Global),
         "Grant" => {
             let r = decode::<pb::GrantRequest>(param)?;
             let p = acl::permission_of(&r.user_permission).map_err(bad)?;

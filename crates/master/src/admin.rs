@@ -215,6 +215,16 @@ impl Admin {
         crate::peers::list(&self.engine)
     }
 
+    /// Switches peer changes on or off (HBase's `peer_modification_switch`); returns whether
+    /// they were on.
+    pub fn peer_modification_switch(&self, on: bool) -> Result<bool> {
+        crate::peers::set_modification_enabled(&self.engine, on)
+    }
+
+    pub fn peer_modification_enabled(&self) -> Result<bool> {
+        crate::peers::modification_enabled(&self.engine)
+    }
+
     // Namespaces.
 
     /// Creates a namespace. Names are letters, digits and `_`.

@@ -653,6 +653,24 @@ impl MasterService {
                     }
                     .encode_to_vec())
                 }),
+            "ReplicationPeerModificationSwitch" => {
+                decode::<pb::ReplicationPeerModificationSwitchRequest>(param).and_then(|r| {
+                    let was = admin.peer_modification_switch(r.on).map_err(|e| fail(&e))?;
+                    Ok(pb::ReplicationPeerModificationSwitchResponse {
+                        previous_value: was,
+                    }
+                    .encode_to_vec())
+                })
+            }
+            "IsReplicationPeerModificationEnabled" => {
+                decode::<pb::IsReplicationPeerModificationEnabledRequest>(param).and_then(|_| {
+                    let on = admin.peer_modification_enabled().map_err(|e| fail(&e))?;
+                    Ok(
+                        pb::IsReplicationPeerModificationEnabledResponse { enabled: on }
+                            .encode_to_vec(),
+                    )
+                })
+            }
             "ListReplicationPeers" => {
                 decode::<pb::ListReplicationPeersRequest>(param).and_then(|r| {
                     let pattern = r.regex.as_deref().unwrap_or(".*");

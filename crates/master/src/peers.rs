@@ -35,6 +35,27 @@ fn check_names(master: &Master, config: &PeerConfig) -> Result<()> {
     Ok(())
 }
 
+/// Peer changes must be switched on (HBase's `peer_modification_switch`).
+fn check_modifiable(master: &Master) -> Result<()> {
+    if store::modification_enabled(master.fs.as_ref(), &master.root)? {
+        Ok(())
+    } else {
+        Err(Error::Refused(
+            "Replication peer modification disabled".into(),
+        ))
+    }
+}
+
+/// Switches peer changes on or off; returns whether they were on.
+pub fn set_modification_enabled(master: &Master, on: bool) -> Result<bool> {
+    let _ddl = master.ddl();
+    store::set_modification_enabled(master.fs.as_ref(), &master.root, on)
+}
+
+pub fn modification_enabled(master: &Master) -> Result<bool> {
+    store::modification_enabled(master.fs.as_ref(), &master.root)
+}
+
 fn existing(master: &Master, id: &str) -> Result<PeerDescription> {
     store::read(master.fs.as_ref(), &master.root, id)?
         .ok_or_else(|| Error::ReplicationPeerNotFound(id.to_owned()))
@@ -45,6 +66,7 @@ pub fn add(master: &Master, id: &str, config: PeerConfig, enabled: bool) -> Resu
     check_peer_id(id)?;
     config.check()?;
     let _ddl = master.ddl();
+    check_modifiable(master)?;
     check_names(master, &config)?;
     if store::read(master.fs.as_ref(), &master.root, id)?.is_some() {
         return Err(Error::Refused(format!(
@@ -65,6 +87,7 @@ pub fn add(master: &Master, id: &str, config: PeerConfig, enabled: bool) -> Resu
 /// Removes peer `id`; its queues go as the region servers notice.
 pub fn remove(master: &Master, id: &str) -> Result<()> {
     let _ddl = master.ddl();
+    check_modifiable(master)?;
     existing(master, id)?;
     store::delete(master.fs.as_ref(), &master.root, id)
 }
@@ -72,6 +95,7 @@ pub fn remove(master: &Master, id: &str) -> Result<()> {
 /// Starts or stops shipping to peer `id`.
 pub fn set_enabled(master: &Master, id: &str, on: bool) -> Result<()> {
     let _ddl = master.ddl();
+    check_modifiable(master)?;
     let mut peer = existing(master, id)?;
     peer.enabled = on;
     store::write(master.fs.as_ref(), &master.root, &peer)
@@ -81,6 +105,7 @@ pub fn set_enabled(master: &Master, id: &str, on: bool) -> Result<()> {
 pub fn update(master: &Master, id: &str, config: PeerConfig) -> Result<()> {
     config.check()?;
     let _ddl = master.ddl();
+    check_modifiable(master)?;
     check_names(master, &config)?;
     let mut peer = existing(master, id)?;
     if peer.config.cluster_key != config.cluster_key {

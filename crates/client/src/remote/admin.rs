@@ -913,6 +913,28 @@ impl<T: Transport> AdminCalls<'_, T> {
     }
 }
 
+impl<T: Transport> AdminCalls<'_, T> {
+    async fn peer_modification_switch(&self, on: bool) -> Result<bool> {
+        let r: pb::ReplicationPeerModificationSwitchResponse = self
+            .cluster_call(
+                "ReplicationPeerModificationSwitch",
+                &pb::ReplicationPeerModificationSwitchRequest { on },
+            )
+            .await?;
+        Ok(r.previous_value)
+    }
+
+    async fn peer_modification_enabled(&self) -> Result<bool> {
+        let r: pb::IsReplicationPeerModificationEnabledResponse = self
+            .cluster_call(
+                "IsReplicationPeerModificationEnabled",
+                &pb::IsReplicationPeerModificationEnabledRequest {},
+            )
+            .await?;
+        Ok(r.enabled)
+    }
+}
+
 /// `text` as a regex that matches only itself.
 fn regex_quoted(text: &str) -> String {
     text.chars()
@@ -1078,4 +1100,9 @@ admin_calls! {
     fn list_peers(&self) -> Result<Vec<PeerDescription>>;
     /// Peer `id` (MasterService GetReplicationPeerConfig).
     fn peer(&self, id: &str) -> Result<PeerDescription>;
+    /// Switches peer changes (MasterService ReplicationPeerModificationSwitch); returns
+    /// whether they were on.
+    fn peer_modification_switch(&self, on: bool) -> Result<bool>;
+    /// Whether peer changes are on (MasterService IsReplicationPeerModificationEnabled).
+    fn peer_modification_enabled(&self) -> Result<bool>;
 }

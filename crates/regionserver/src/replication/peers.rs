@@ -38,7 +38,8 @@ pub fn read_all(fs: &dyn FileSystem, root: &Path) -> Result<Vec<PeerDescription>
         return Ok(Vec::new());
     }
     let mut names = fs.list(&dir).map_err(storage)?;
-    names.retain(|n| !n.contains(".tmp"));
+    // Peer ids never start with a dot: such names are the switch's, or temporary files.
+    names.retain(|n| !n.contains(".tmp") && !n.starts_with('.'));
     names.sort();
     names
         .iter()
@@ -76,4 +77,29 @@ pub fn delete(fs: &dyn FileSystem, root: &Path, id: &str) -> Result<()> {
     let dir = peers_dir(root);
     fs.delete(&dir.join(id)).map_err(storage)?;
     fs.sync_dir(&dir).map_err(storage)
+}
+
+/// The file whose presence switches peer changes off (HBase's `peer_modification_switch`).
+const MODIFICATION_OFF: &str = ".modification-off";
+
+/// Whether peers may be added, changed and removed.
+pub fn modification_enabled(fs: &dyn FileSystem, root: &Path) -> Result<bool> {
+    Ok(!fs
+        .exists(&peers_dir(root).join(MODIFICATION_OFF))
+        .map_err(storage)?)
+}
+
+/// Switches peer changes on or off; returns whether they were on.
+pub fn set_modification_enabled(fs: &dyn FileSystem, root: &Path, on: bool) -> Result<bool> {
+    let was = modification_enabled(fs, root)?;
+    let dir = peers_dir(root);
+    let path = dir.join(MODIFICATION_OFF);
+    if on && !was {
+        fs.delete(&path).map_err(storage)?;
+        fs.sync_dir(&dir).map_err(storage)?;
+    } else if !on && was {
+        fs.create_dir_all(&dir).map_err(storage)?;
+        basalt_fs::write_atomically(fs, &path, b"off").map_err(storage)?;
+    }
+    Ok(was)
 }

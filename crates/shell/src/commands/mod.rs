@@ -273,6 +273,10 @@ of the other kind must be emptied first.
 "Make every family of a table replicate (REPLICATION_SCOPE 1), creating the table on each peer
 that takes it and lacks it.
   hbase> enable_table_replication 't1'";
+    "peer_modification_switch", "replication", replication::peer_modification_switch, true,
+"Switch adding, changing and removing peers on or off; prints the previous state.
+  hbase> peer_modification_switch false";
+    "peer_modification_enabled", "replication", replication::peer_modification_enabled, true, "Whether peers may be added, changed and removed.\n  hbase> peer_modification_enabled";
     "disable_table_replication", "replication", replication::disable_table_replication, true, "Stop replicating a table (REPLICATION_SCOPE 0 on every family).\n  hbase> disable_table_replication 't1'";
 }
 

@@ -483,6 +483,39 @@ fn bool_arg(args: &[Value], what: &str) -> R<bool> {
     }
 }
 
+pub(super) fn peer_modification_switch(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    let on = match args.first() {
+        Some(Value::Bool(b)) => *b,
+        Some(other) => return Err(format!("expected true or false, not {}", other.inspect())),
+        None => return Err("missing argument: true or false".into()),
+    };
+    let was = shell
+        .client
+        .peer_modification_switch(on)
+        .map_err(|e| e.to_string())?;
+    let mut f = Formatter::new(shell.options.width);
+    f.row1(out, &format!("Previous peer modification state : {was}"))
+        .map_err(io)?;
+    Ok(Some(Returned::Value(Value::Bool(was))))
+}
+
+pub(super) fn peer_modification_enabled(
+    shell: &mut Shell,
+    _: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    let on = shell
+        .client
+        .peer_modification_enabled()
+        .map_err(|e| e.to_string())?;
+    w!(out, "{on}");
+    Ok(Some(Returned::Value(Value::Bool(on))))
+}
+
 /// Every family with a replication scope, of the tables matching `regex`: `t:cf  GLOBAL`.
 pub(super) fn list_replicated_tables(
     shell: &mut Shell,

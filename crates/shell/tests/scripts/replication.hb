@@ -53,3 +53,10 @@ remove_peer '3'
 enable_table_replication 't1'
 list_replicated_tables 't.*'
 list_replicated_tables 'nope'
+peer_modification_switch false
+peer_modification_enabled
+add_peer '9', CLUSTER_KEY => 'zk:2181:/hbase'
+peer_modification_switch true
+peer_modification_enabled
+add_peer '9', CLUSTER_KEY => 'zk:2181:/hbase'
+list_peers
