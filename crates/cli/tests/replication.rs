@@ -69,25 +69,57 @@ fn converge(what: &str, clients: &[&Arc<dyn Client>]) -> Vec<(Bytes, i64, Bytes)
     }
 }
 
+/// A standalone server in this process, on a directory of its own, served over the native RPC:
+/// its client, and its `hbase+rpc://` cluster key. Its RPC stops when `Standalone` drops.
+struct Standalone {
+    client: Arc<dyn Client>,
+    rpc: Option<basalt_rpc::RpcServer>,
+    _dir: tempfile::TempDir,
+}
+
+impl Standalone {
+    fn start() -> Standalone {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = Connection::builder()
+            .file_system(Arc::new(basalt_fs::LocalFs))
+            .root(dir.path())
+            .open()
+            .unwrap();
+        let rpc = conn
+            .serve_rpc(RpcConfig {
+                bind: "127.0.0.1:0".parse().unwrap(),
+                ..RpcConfig::default()
+            })
+            .unwrap();
+        Standalone {
+            client: Arc::new(conn),
+            rpc: Some(rpc),
+            _dir: dir,
+        }
+    }
+
+    fn key(&self) -> String {
+        let addr = self.rpc.as_ref().map(|r| r.local_addr()).unwrap();
+        format!("hbase+rpc://{addr}")
+    }
+}
+
+impl Drop for Standalone {
+    fn drop(&mut self) {
+        if let Some(rpc) = self.rpc.take() {
+            rpc.shutdown();
+        }
+    }
+}
+
 #[test]
 fn clusters_and_a_standalone_server_replicate_in_a_ring_through_a_crash() {
     let a = Cluster::start(3, 1);
     let b = Cluster::start(2, 1);
     let a_conn: Arc<dyn Client> = a.connect();
     let b_conn: Arc<dyn Client> = b.connect();
-    let c_dir = tempfile::tempdir().unwrap();
-    let c = Connection::builder()
-        .file_system(Arc::new(basalt_fs::LocalFs))
-        .root(c_dir.path())
-        .open()
-        .unwrap();
-    let c_rpc = c
-        .serve_rpc(RpcConfig {
-            bind: "127.0.0.1:0".parse().unwrap(),
-            ..RpcConfig::default()
-        })
-        .unwrap();
-    let c_conn: Arc<dyn Client> = Arc::new(c.clone());
+    let c = Standalone::start();
+    let c_conn = Arc::clone(&c.client);
     let splits: Vec<Bytes> = ["k2", "k4", "k6", "k8"].map(Bytes::from).to_vec();
     for conn in [&a_conn, &b_conn, &c_conn] {
         conn.create_table(descriptor(), &splits).unwrap();
@@ -97,11 +129,7 @@ fn clusters_and_a_standalone_server_replicate_in_a_ring_through_a_crash() {
     to_b.bandwidth = 4096;
     a_conn.add_peer("b", &to_b, true).unwrap();
     b_conn
-        .add_peer(
-            "c",
-            &PeerConfig::new(format!("hbase+rpc://{}", c_rpc.local_addr())),
-            true,
-        )
+        .add_peer("c", &PeerConfig::new(c.key()), true)
         .unwrap();
     c_conn
         .add_peer("a", &PeerConfig::new(cluster_key(&a.quorum)), true)
@@ -210,26 +238,14 @@ fn clusters_and_a_standalone_server_replicate_in_a_ring_through_a_crash() {
     let out = verify();
     assert!(out.contains("BADROWS=1"), "{out}");
     assert!(out.contains("ONLY_IN_PEER_TABLE_ROWS=1"), "{out}");
-    c_rpc.shutdown();
 }
 
 /// `basalt standalone` killed -9 while its shipping lags: the next run on the same directory
 /// claims the queue the last one left, and ships the rest from its WAL.
 #[test]
 fn a_standalone_source_killed_mid_shipping_ships_the_rest_after_restart() {
-    let peer_dir = tempfile::tempdir().unwrap();
-    let peer = Connection::builder()
-        .file_system(Arc::new(basalt_fs::LocalFs))
-        .root(peer_dir.path())
-        .open()
-        .unwrap();
-    let peer_rpc = peer
-        .serve_rpc(RpcConfig {
-            bind: "127.0.0.1:0".parse().unwrap(),
-            ..RpcConfig::default()
-        })
-        .unwrap();
-    let peer_conn: Arc<dyn Client> = Arc::new(peer.clone());
+    let peer = Standalone::start();
+    let peer_conn = Arc::clone(&peer.client);
     peer_conn.create_table(descriptor(), &[]).unwrap();
 
     let dir = tempfile::tempdir().unwrap();
@@ -239,7 +255,7 @@ fn a_standalone_source_killed_mid_shipping_ships_the_rest_after_restart() {
         RemoteConnection::connect(source.rpc.parse().unwrap(), RemoteConfig::default()).unwrap(),
     );
     conn.create_table(descriptor(), &[]).unwrap();
-    let mut config = PeerConfig::new(format!("hbase+rpc://{}", peer_rpc.local_addr()));
+    let mut config = PeerConfig::new(peer.key());
     config.bandwidth = 2048;
     conn.add_peer("p", &config, true).unwrap();
     std::thread::sleep(Duration::from_millis(1500));
@@ -304,7 +320,6 @@ fn a_standalone_source_killed_mid_shipping_ships_the_rest_after_restart() {
     assert!(ok, "{out}{err}");
     assert!(out.contains("SOURCE: PeerID=p, Queue(Normal)=p"), "{out}");
     assert!(out.contains("SINK: TimeStampStarted="), "{out}");
-    peer_rpc.shutdown();
 }
 
 /// A serial peer gets each row's edits in the order they were made, through a split and a
@@ -315,22 +330,11 @@ fn a_standalone_source_killed_mid_shipping_ships_the_rest_after_restart() {
 fn a_serial_peer_gets_each_row_in_order_through_a_split_and_a_move() {
     let a = Cluster::start(2, 1);
     let conn: Arc<dyn Client> = a.connect();
-    let peer_dir = tempfile::tempdir().unwrap();
-    let peer = Connection::builder()
-        .file_system(Arc::new(basalt_fs::LocalFs))
-        .root(peer_dir.path())
-        .open()
-        .unwrap();
-    let peer_rpc = peer
-        .serve_rpc(RpcConfig {
-            bind: "127.0.0.1:0".parse().unwrap(),
-            ..RpcConfig::default()
-        })
-        .unwrap();
-    let peer_conn: Arc<dyn Client> = Arc::new(peer.clone());
+    let peer = Standalone::start();
+    let peer_conn = Arc::clone(&peer.client);
     conn.create_table(descriptor(), &[]).unwrap();
     peer_conn.create_table(descriptor(), &[]).unwrap();
-    let mut config = PeerConfig::new(format!("hbase+rpc://{}", peer_rpc.local_addr()));
+    let mut config = PeerConfig::new(peer.key());
     config.serial = true;
     config.bandwidth = 16 << 10;
     conn.add_peer("serial", &config, true).unwrap();
@@ -384,5 +388,4 @@ fn a_serial_peer_gets_each_row_in_order_through_a_split_and_a_move() {
     conn.update_peer_config("serial", &config).unwrap();
     let all = converge("the serial peer", &[&conn, &peer_conn]);
     assert_eq!(all.len(), 10, "{written} writes: {all:?}");
-    peer_rpc.shutdown();
 }

@@ -6,7 +6,7 @@ use basalt_common::replication::{PeerConfig, PeerDescription, TableCfs};
 use basalt_common::{Bytes, Error, Result, TableName};
 
 use crate::pb::{self, replication_state::State};
-use crate::schema::pb_table_name;
+use crate::schema::{name_string_pairs, pb_table_name};
 
 fn pb_table_cfs(cfs: &TableCfs) -> Vec<pb::TableCf> {
     cfs.iter()
@@ -55,14 +55,7 @@ pub fn pb_peer(c: &PeerConfig) -> pb::ReplicationPeer {
                 second: v.to_vec(),
             })
             .collect(),
-        configuration: c
-            .configuration
-            .iter()
-            .map(|(k, v)| pb::NameStringPair {
-                name: k.clone(),
-                value: v.clone(),
-            })
-            .collect(),
+        configuration: name_string_pairs(&c.configuration),
         table_cfs: pb_table_cfs(&c.table_cfs),
         namespaces: c.namespaces.iter().map(|n| n.as_bytes().to_vec()).collect(),
         bandwidth: Some(i64::try_from(c.bandwidth).unwrap_or(i64::MAX)),

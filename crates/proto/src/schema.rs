@@ -119,15 +119,21 @@ pub fn namespace_descriptor(d: &pb::NamespaceDescriptor) -> NamespaceDescriptor 
 pub fn namespace(n: &NamespaceDescriptor) -> pb::NamespaceDescriptor {
     pb::NamespaceDescriptor {
         name: n.name.as_bytes().to_vec(),
-        configuration: n
-            .configuration
-            .iter()
-            .map(|(k, v)| pb::NameStringPair {
-                name: k.clone(),
-                value: v.clone(),
-            })
-            .collect(),
+        configuration: name_string_pairs(&n.configuration),
     }
+}
+
+/// Names and values as HBase's `NameStringPair`s.
+pub fn name_string_pairs<'a>(
+    pairs: impl IntoIterator<Item = (&'a String, &'a String)>,
+) -> Vec<pb::NameStringPair> {
+    pairs
+        .into_iter()
+        .map(|(k, v)| pb::NameStringPair {
+            name: k.clone(),
+            value: v.clone(),
+        })
+        .collect()
 }
 
 /// HBase's protobuf RegionInfo for one of Basalt's regions.

@@ -75,7 +75,11 @@ pub fn write(fs: &dyn FileSystem, path: &Path, q: &Queue) -> Result<()> {
     if let Some(dir) = path.parent() {
         fs.create_dir_all(dir).map_err(storage)?;
     }
-    let tmp = path.with_extension("tmp");
+    // `<name>.tmp` (not `with_extension`: queue names hold dots, and two queues must never
+    // share a temporary file).
+    let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
+    tmp_name.push(".tmp");
+    let tmp = path.with_file_name(tmp_name);
     let mut w = fs.create(&tmp).or_else(|e| match e {
         FsError::AlreadyExists(_) => {
             fs.delete(&tmp)?;
@@ -254,4 +258,68 @@ pub fn keep_split_segments(
     }
     fs.sync_dir(&to).map_err(storage)?;
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(peer: &str, source: &str, wal: &str, offset: u64) -> Queue {
+        Queue {
+            peer: peer.into(),
+            source: source.into(),
+            wal: Some(wal.into()),
+            offset,
+        }
+    }
+
+    #[test]
+    fn queues_claims_and_what_they_keep() {
+        let fs = basalt_fs::MemFs::new();
+        let root = Path::new("/r");
+        let me = "127.0.0.1,16020,1";
+        let dead = "127.0.0.2,16020,1";
+        // Names with dots: each queue has a temporary file of its own.
+        let mine = queues_dir(root, me);
+        write(
+            &fs,
+            &mine.join("p-127.0.0.3,1,1"),
+            &q("p", "127.0.0.3,1,1", "wal.5", 1),
+        )
+        .unwrap();
+        write(
+            &fs,
+            &mine.join("p-127.0.0.4,1,1"),
+            &q("p", "127.0.0.4,1,1", "wal.7", 2),
+        )
+        .unwrap();
+        write(
+            &fs,
+            &queues_dir(root, dead).join("p"),
+            &q("p", dead, "wal.3", 9),
+        )
+        .unwrap();
+        let listed = list(&fs, root, me).unwrap();
+        assert_eq!(listed.len(), 2);
+        assert_eq!(listed[0].1.wal.as_deref(), Some("wal.5"));
+        assert_eq!(listed[1].1.wal.as_deref(), Some("wal.7"));
+        // A gone server has no WAL directory; a live one has.
+        fs.create_dir_all(&root.join(WAL_DIR).join(me)).unwrap();
+        assert!(!is_gone(&fs, root, me).unwrap());
+        assert!(is_gone(&fs, root, dead).unwrap());
+        assert_eq!(
+            claim(&fs, root, me, dead).unwrap(),
+            vec![format!("p-{dead}")]
+        );
+        assert!(
+            claim(&fs, root, "other", dead).unwrap().is_empty(),
+            "claimed twice"
+        );
+        let needed = needed(&fs, root).unwrap();
+        assert_eq!(needed.get(dead).map(String::as_str), Some("wal.3"));
+        let old = root.join(OLD_WAL_DIR);
+        assert!(is_needed(&needed, &old.join(dead).join("wal.3")));
+        assert!(!is_needed(&needed, &old.join(dead).join("wal.2")));
+        assert!(!is_needed(&needed, &old.join(me).join("wal.9")));
+    }
 }

@@ -122,6 +122,8 @@ struct Batch {
     newest_write_time: i64,
     /// Where the queue stands once the batch is shipped.
     next: Queue,
+    /// A serial peer's batch that ends early: an edit waits for another queue.
+    blocked: bool,
 }
 
 /// One queue's source.
@@ -227,6 +229,11 @@ impl Source {
             self.metrics.age_ms.store(0, Ordering::Relaxed);
             return Ok(if done { Step::Done } else { Step::Idle });
         };
+        // A serial peer's batch that stopped before its first edit (waiting for another
+        // queue): nothing to ship yet, and the queue is not done.
+        if batch.blocked && batch.read == 0 && batch.next == self.queue {
+            return Ok(Step::Idle);
+        }
         if !batch.entries.is_empty()
             && let Err(e) = self.ship(peer, &batch)
         {
@@ -330,13 +337,7 @@ impl Source {
                 }
             }
             q.offset = tail.next;
-            let batch = self.batch(peer, tail.edits, q)?;
-            // A serial peer's batch may stop before its first edit (waiting for another
-            // queue): nothing to do yet.
-            if batch.read == 0 && batch.next == self.queue {
-                return Ok(None);
-            }
-            return Ok(Some(batch));
+            return self.batch(peer, tail.edits, q).map(Some);
         }
     }
 
@@ -348,6 +349,7 @@ impl Source {
             oldest_write_time: i64::MAX,
             newest_write_time: i64::MIN,
             next,
+            blocked: false,
         }
     }
 
@@ -374,6 +376,7 @@ impl Source {
                 && !check.can_push(&edit.region, edit.seq_id)?
             {
                 b.next.offset = *offset;
+                b.blocked = true;
                 self.metrics.waiting.store(true, Ordering::Relaxed);
                 return Ok(b);
             }

@@ -61,17 +61,11 @@ fn java_date(ms: i64) -> String {
     const MONTHS: [&str; 12] = [
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
     ];
-    let secs = ms.div_euclid(1000);
-    let days = secs.div_euclid(86_400);
-    let (y, m, d) = basalt_common::clock::civil_from_days(days);
-    let in_day = secs.rem_euclid(86_400);
+    let (y, m, d, h, mi, s, weekday) = crate::format::utc(ms);
     format!(
-        "{} {} {d:02} {:02}:{:02}:{:02} UTC {y}",
-        DAYS[days.rem_euclid(7) as usize],
-        MONTHS[(m as usize).saturating_sub(1) % 12],
-        in_day / 3600,
-        in_day / 60 % 60,
-        in_day % 60
+        "{} {} {d:02} {h:02}:{mi:02}:{s:02} UTC {y}",
+        DAYS[weekday],
+        MONTHS[(m as usize).saturating_sub(1) % 12]
     )
 }
 

@@ -436,12 +436,7 @@ pub(super) fn set_peer_replicate_all(
     args: &[Value],
     _: &mut dyn Write,
 ) -> CommandResult {
-    let id = peer_id(&Args::all(args))?;
-    let on = bool_arg(args, "replicate_all")?;
-    change_config(shell, &id, |c| {
-        c.replicate_all = on;
-        Ok(())
-    })
+    set_flag(shell, args, "replicate_all", |c| &mut c.replicate_all)
 }
 
 pub(super) fn set_peer_serial(
@@ -449,10 +444,20 @@ pub(super) fn set_peer_serial(
     args: &[Value],
     _: &mut dyn Write,
 ) -> CommandResult {
+    set_flag(shell, args, "serial", |c| &mut c.serial)
+}
+
+/// `<command> 'id', true|false`: sets the flag `field` picks.
+fn set_flag(
+    shell: &Shell,
+    args: &[Value],
+    what: &str,
+    field: fn(&mut PeerConfig) -> &mut bool,
+) -> CommandResult {
     let id = peer_id(&Args::all(args))?;
-    let on = bool_arg(args, "serial")?;
+    let on = bool_arg(args, what)?;
     change_config(shell, &id, |c| {
-        c.serial = on;
+        *field(c) = on;
         Ok(())
     })
 }

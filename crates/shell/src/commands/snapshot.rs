@@ -5,15 +5,8 @@ use super::*;
 
 /// `Time.at(seconds).to_s` of Ruby, which HBase's listing prints: `2026-11-26 07:36:21 +0000`.
 fn creation_time(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let (y, m, d) = basalt_common::clock::civil_from_days(secs.div_euclid(86_400));
-    let in_day = secs.rem_euclid(86_400);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} +0000",
-        in_day / 3600,
-        in_day / 60 % 60,
-        in_day % 60
-    )
+    let (y, m, d, h, mi, s, _) = crate::format::utc(ms);
+    format!("{y:04}-{m:02}-{d:02} {h:02}:{mi:02}:{s:02} +0000")
 }
 
 pub(super) fn snapshot(shell: &mut Shell, args: &[Value], _: &mut dyn Write) -> CommandResult {
