@@ -199,6 +199,24 @@ fn split(width: usize, text: &str) -> Vec<String> {
     chars.chunks(width).map(|c| c.iter().collect()).collect()
 }
 
+/// A time in UTC: year, month, day, hour, minute, second, and the weekday (0 = Thursday, as
+/// the epoch's), from milliseconds since the epoch.
+pub fn utc(ms: i64) -> (i64, u32, u32, i64, i64, i64, usize) {
+    let secs = ms.div_euclid(1000);
+    let days = secs.div_euclid(86_400);
+    let (y, m, d) = basalt_common::clock::civil_from_days(days);
+    let in_day = secs.rem_euclid(86_400);
+    (
+        y,
+        m,
+        d,
+        in_day / 3600,
+        in_day / 60 % 60,
+        in_day % 60,
+        days.rem_euclid(7) as usize,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,22 +272,4 @@ mod tests {
             "ROW         COLUMN+CELL\n r1         column=cf:a, value=1\n"
         );
     }
-}
-
-/// A time in UTC: year, month, day, hour, minute, second, and the weekday (0 = Thursday, as
-/// the epoch's), from milliseconds since the epoch.
-pub fn utc(ms: i64) -> (i64, u32, u32, i64, i64, i64, usize) {
-    let secs = ms.div_euclid(1000);
-    let days = secs.div_euclid(86_400);
-    let (y, m, d) = basalt_common::clock::civil_from_days(days);
-    let in_day = secs.rem_euclid(86_400);
-    (
-        y,
-        m,
-        d,
-        in_day / 3600,
-        in_day / 60 % 60,
-        in_day % 60,
-        days.rem_euclid(7) as usize,
-    )
 }
