@@ -160,7 +160,9 @@ impl Replication {
         let _ = self.wake.1.wait_timeout(guard, d);
     }
 
-    /// Stops every source and the ticker, and waits for them.
+    /// Stops every source and the ticker. Waits for the ticker, not for the sources: one may be
+    /// in a call to a peer that hangs (up to the RPC timeout); each ends when it next looks, and
+    /// a batch it ships meanwhile only moves its queue's position.
     pub fn stop(&self) {
         {
             let _g = self.wake.0.lock().unwrap_or_else(PoisonError::into_inner);
@@ -177,6 +179,7 @@ impl Replication {
         {
             let _ = t.join();
         }
+        // Finished ones are joined; the rest are left to end by themselves.
         let running: Vec<Running> = self
             .sources
             .lock()
@@ -184,7 +187,7 @@ impl Replication {
             .drain()
             .map(|(_, r)| r)
             .collect();
-        for r in running {
+        for r in running.into_iter().filter(|r| r.thread.is_finished()) {
             let _ = r.thread.join();
         }
     }
