@@ -38,6 +38,8 @@ pub struct ReplicationConfig {
     /// At most this many bytes of WAL records per batch (HBase's
     /// `replication.source.size.capacity`), and no more than the peer's bandwidth.
     pub batch_bytes: usize,
+    /// At most this many edits per batch (HBase's `replication.source.nb.capacity`).
+    pub batch_entries: usize,
     /// How long a source that found nothing new waits before it looks again.
     pub poll: Duration,
     /// The longest wait between tries while the peer does not take batches.
@@ -52,6 +54,7 @@ impl Default for ReplicationConfig {
     fn default() -> Self {
         ReplicationConfig {
             batch_bytes: 4 << 20,
+            batch_entries: 25_000,
             poll: Duration::from_millis(100),
             max_backoff: Duration::from_secs(10),
             rpc_timeout: Duration::from_secs(30),

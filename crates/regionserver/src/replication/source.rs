@@ -369,6 +369,11 @@ impl Source {
             .serial
             .then(|| SerialCheck::new(&self.repl, &peer.id, &self.queue.source));
         for (offset, edit) in &edits {
+            // A full batch ends before this edit; the next one starts there.
+            if b.read as usize >= self.repl.config.batch_entries {
+                b.next.offset = *offset;
+                break;
+            }
             // A serial peer gets a region's edits from here only once every earlier opening
             // of the region elsewhere has shipped: the batch ends before this edit.
             if let Some(check) = serial.as_mut()
