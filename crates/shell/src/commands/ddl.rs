@@ -347,6 +347,18 @@ pub(super) fn list_regions(
     let name = Args::new(args).table(0)?;
     let regions = client(shell, args, shell.client.regions(&name))?;
     let sizes = client(shell, args, shell.client.region_sizes(&name))?;
+    // HBase's REQ: the region's read and write requests, as its server reports them.
+    let requests: std::collections::HashMap<Bytes, u64> = shell
+        .client
+        .cluster_summary()
+        .map(|s| {
+            s.servers
+                .iter()
+                .flat_map(|server| &server.regions)
+                .map(|r| (r.name.clone(), r.read_requests + r.write_requests))
+                .collect()
+        })
+        .unwrap_or_default();
     let server = shell.client.server_name();
     let titles = [
         "SERVER_NAME",
@@ -366,7 +378,7 @@ pub(super) fn list_regions(
                 binary(&r.start_key),
                 binary(&r.end_key),
                 sizes.get(&r.name).map_or(0, |s| s >> 20).to_string(),
-                "0".into(),
+                requests.get(&r.name).copied().unwrap_or(0).to_string(),
                 "1.0".into(),
             ]
         })
