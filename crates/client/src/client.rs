@@ -247,6 +247,14 @@ pub trait Client: Send + Sync + fmt::Debug {
     fn peer_modification_switch(&self, on: bool) -> Result<bool>;
     /// Whether peers may be added, changed and removed.
     fn peer_modification_enabled(&self) -> Result<bool>;
+    /// Takes region servers (`host,port,startcode` or `host:port`) out of service (HBase's
+    /// `decommission_regionservers`): no new region goes to them, and with `offload` their
+    /// regions move to the others.
+    fn decommission_region_servers(&self, servers: &[String], offload: bool) -> Result<()>;
+    /// Puts a server back in service, moving the regions named (full or encoded names) onto it.
+    fn recommission_region_server(&self, server: &str, regions: &[Vec<u8>]) -> Result<()>;
+    /// The servers out of service, `host,port,startcode`.
+    fn decommissioned_region_servers(&self) -> Result<Vec<String>>;
     /// Runs the balancer once; false if it is switched off.
     fn balancer(&self) -> Result<bool>;
     /// Whether the balancer is on.

@@ -512,6 +512,9 @@ impl Client for LayoutClient {
         list_peers() -> Result<Vec<PeerDescription>>;
         peer_modification_switch(on: bool) -> Result<bool>;
         peer_modification_enabled() -> Result<bool>;
+        decommission_region_servers(servers: &[String], offload: bool) -> Result<()>;
+        recommission_region_server(server: &str, regions: &[Vec<u8>]) -> Result<()>;
+        decommissioned_region_servers() -> Result<Vec<String>>;
         move_region(region: &[u8], to: Option<&str>) -> Result<()>;
         assign(region: &[u8]) -> Result<()>;
         unassign(region: &[u8]) -> Result<()>;

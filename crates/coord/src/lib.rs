@@ -79,6 +79,8 @@ pub const BACKUP_MASTERS_DIR: &str = "/hbase/backup-masters";
 pub const CLUSTER_ID_NODE: &str = "/hbase/hbaseid";
 /// The balancer's switch.
 pub const BALANCER_NODE: &str = "/hbase/balancer";
+/// Region servers out of service (HBase's draining servers): `/hbase/draining/<server name>`.
+pub const DRAINING_DIR: &str = "/hbase/draining";
 /// The grants in force in a cluster with access control on, as the active master last put
 /// them (its copy of `hbase:acl`): region servers read them from here.
 pub const ACL_NODE: &str = "/hbase/acl";

@@ -291,6 +291,21 @@ impl Client for AsUser {
         self.inner.peer_modification_enabled()
     }
 
+    fn decommission_region_servers(&self, servers: &[String], offload: bool) -> Result<()> {
+        self.admin()?;
+        self.inner.decommission_region_servers(servers, offload)
+    }
+
+    fn recommission_region_server(&self, server: &str, regions: &[Vec<u8>]) -> Result<()> {
+        self.admin()?;
+        self.inner.recommission_region_server(server, regions)
+    }
+
+    fn decommissioned_region_servers(&self) -> Result<Vec<String>> {
+        self.admin()?;
+        self.inner.decommissioned_region_servers()
+    }
+
     fn balancer(&self) -> Result<bool> {
         self.admin()?;
         self.inner.balancer()

@@ -230,6 +230,18 @@ impl Client for Connection {
         self.admin().peer_modification_enabled()
     }
 
+    fn decommission_region_servers(&self, servers: &[String], offload: bool) -> Result<()> {
+        self.admin().decommission_region_servers(servers, offload)
+    }
+
+    fn recommission_region_server(&self, server: &str, regions: &[Vec<u8>]) -> Result<()> {
+        self.admin().recommission_region_server(server, regions)
+    }
+
+    fn decommissioned_region_servers(&self) -> Result<Vec<String>> {
+        Ok(self.admin().decommissioned_region_servers())
+    }
+
     fn balancer(&self) -> Result<bool> {
         self.admin().balance()
     }

@@ -99,6 +99,9 @@ fn required(
         | "UpdateReplicationPeerConfig"
         | "GetReplicationPeerConfig"
         | "ListReplicationPeers"
+        | "DecommissionRegionServers"
+        | "RecommissionRegionServer"
+        | "ListDecommissionedRegionServers"
         | "ReplicationPeerModificationSwitch"
         | "IsReplicationPeerModificationEnabled" => (vec![Action::Admin], Scope::Global),
         "Grant" => {

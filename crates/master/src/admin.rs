@@ -565,6 +565,22 @@ impl Admin {
         crate::balancer::move_region(&self.engine, region, to)
     }
 
+    /// Takes region servers (`host,port,startcode` or `host:port`) out of service: no new
+    /// region goes there, and with `offload` their regions move to the others now.
+    pub fn decommission_region_servers(&self, servers: &[String], offload: bool) -> Result<()> {
+        crate::balancer::decommission(&self.engine, servers, offload).map(|_| ())
+    }
+
+    /// Puts a server back in service, moving the regions named back onto it.
+    pub fn recommission_region_server(&self, server: &str, regions: &[Vec<u8>]) -> Result<()> {
+        crate::balancer::recommission(&self.engine, server, regions)
+    }
+
+    /// The servers out of service, by name.
+    pub fn decommissioned_region_servers(&self) -> Vec<String> {
+        self.engine.servers.decommissioned()
+    }
+
     /// Opens a region (HBase's `assign`).
     pub fn assign(&self, region: &[u8]) -> Result<()> {
         crate::balancer::assign(&self.engine, region)

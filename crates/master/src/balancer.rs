@@ -65,9 +65,10 @@ pub fn plan(load: &BTreeMap<String, Vec<RegionInfo>>) -> Vec<Move> {
 
 /// Each live server's user regions (of enabled tables), by server name.
 fn load(master: &Master) -> BTreeMap<String, Vec<RegionInfo>> {
+    // A decommissioned server neither gives nor takes in a plan.
     let mut load: BTreeMap<String, Vec<RegionInfo>> = master
         .servers
-        .all()
+        .in_service()
         .iter()
         .map(|s| (s.name().to_string(), Vec::new()))
         .collect();
@@ -134,7 +135,7 @@ pub fn move_region(master: &Master, name: &[u8], to: Option<&str>) -> Result<()>
         Some(wanted) => find_server(master, wanted)?,
         None => master
             .servers
-            .all()
+            .in_service()
             .into_iter()
             .find(|s| s.name() != p.server.name())
             .ok_or_else(|| Error::Refused("no other live server to move the region to".into()))?,
@@ -144,6 +145,18 @@ pub fn move_region(master: &Master, name: &[u8], to: Option<&str>) -> Result<()>
 
 /// A live server by its name (`host,port,startcode`) or address (`host:port`).
 fn find_server(master: &Master, wanted: &str) -> Result<Arc<dyn RegionServerAdmin>> {
+    let server = live_server(master, wanted)?;
+    if master.servers.is_decommissioned(&server.name().to_string()) {
+        return Err(Error::Refused(format!(
+            "Target server {} is decommissioned",
+            server.name()
+        )));
+    }
+    Ok(server)
+}
+
+/// The live server named `wanted` (`host,port,startcode` or `host:port`).
+pub fn live_server(master: &Master, wanted: &str) -> Result<Arc<dyn RegionServerAdmin>> {
     master
         .servers
         .all()
@@ -153,6 +166,57 @@ fn find_server(master: &Master, wanted: &str) -> Result<Arc<dyn RegionServerAdmi
             name.to_string() == wanted || name.host_port == wanted
         })
         .ok_or_else(|| Error::InvalidArgument(format!("{wanted} is not a live region server")))
+}
+
+/// Takes servers out of service (HBase's `decommission_regionservers`): they get no new
+/// region, and with `offload` their user regions move to the servers in service. Returns the
+/// regions moved.
+pub fn decommission(master: &Master, servers: &[String], offload: bool) -> Result<usize> {
+    let found = servers
+        .iter()
+        .map(|s| live_server(master, s))
+        .collect::<Result<Vec<_>>>()?;
+    for s in &found {
+        master
+            .servers
+            .set_decommissioned(&s.name().to_string(), true);
+    }
+    if !offload {
+        return Ok(0);
+    }
+    let _ddl = master.ddl();
+    let mut moved = 0;
+    for s in &found {
+        for table in master.tables().values() {
+            if table.name.is_meta() {
+                continue;
+            }
+            for p in table
+                .placed()
+                .into_iter()
+                .filter(|p| p.server.name() == s.name())
+            {
+                let to = master.servers.pick()?;
+                move_locked(master, &p.info, &to)?;
+                moved += 1;
+            }
+        }
+    }
+    master.metrics.regions_moved.add(moved as u64);
+    Ok(moved)
+}
+
+/// Puts a server back in service (HBase's `recommission_regionserver`), and moves the regions
+/// named (full or encoded names) back onto it.
+pub fn recommission(master: &Master, server: &str, regions: &[Vec<u8>]) -> Result<()> {
+    let s = live_server(master, server)?;
+    master
+        .servers
+        .set_decommissioned(&s.name().to_string(), false);
+    for region in regions {
+        move_region(master, region, Some(&s.name().to_string()))?;
+    }
+    Ok(())
 }
 
 /// Moves a region to `to` under the DDL lock: closed where it is (flushed), opened there,

@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 
 use basalt_common::{Clock, Error, Result, ServerName, TableName};
 use basalt_coord::{
-    BACKUP_MASTERS_DIR, BALANCER_NODE, CLUSTER_ID_NODE, MASTER_NODE, META_NODE, NodeKind, RS_DIR,
-    ZkSession,
+    BACKUP_MASTERS_DIR, BALANCER_NODE, CLUSTER_ID_NODE, DRAINING_DIR, MASTER_NODE, META_NODE,
+    NodeKind, RS_DIR, ZkSession,
 };
 use basalt_fs::{FileSystem, FsError};
 use basalt_regionserver::layout::{self, storage};
@@ -171,6 +171,10 @@ impl ClusterMaster {
         {
             cm.master.balancer_on.store(on, Ordering::Release);
             cm.balancer_written.store(on, Ordering::Release);
+        }
+        // The servers out of service, as the last active master left them.
+        for name in cm.zk.children(DRAINING_DIR).map_err(io)? {
+            cm.master.servers.set_decommissioned(&name, true);
         }
         let mut told = false;
         loop {
@@ -474,6 +478,23 @@ impl ClusterMaster {
         }
         if self.master.access.is_enabled() {
             self.publish_acl()?;
+        }
+        self.publish_draining()
+    }
+
+    /// Keeps `/hbase/draining` the set of servers out of service, for the next active master.
+    fn publish_draining(&self) -> Result<()> {
+        let wanted = self.master.servers.decommissioned();
+        let there = self.zk.children(DRAINING_DIR).map_err(io)?;
+        for name in wanted.iter().filter(|n| !there.contains(n)) {
+            self.zk
+                .put(&format!("{DRAINING_DIR}/{name}"), b"", NodeKind::Persistent)
+                .map_err(io)?;
+        }
+        for name in there.iter().filter(|n| !wanted.contains(n)) {
+            self.zk
+                .delete(&format!("{DRAINING_DIR}/{name}"))
+                .map_err(io)?;
         }
         Ok(())
     }

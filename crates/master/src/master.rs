@@ -163,6 +163,9 @@ impl HostedTable {
 pub struct Servers {
     live: RwLock<BTreeMap<String, Arc<dyn RegionServerAdmin>>>,
     next: AtomicUsize,
+    /// Servers taken out of service (HBase's decommissioned, or draining, servers): they
+    /// serve what they hold, and get no new region, from assignment or the balancer.
+    decommissioned: RwLock<std::collections::BTreeSet<String>>,
 }
 
 impl Servers {
@@ -198,9 +201,52 @@ impl Servers {
             .collect()
     }
 
-    /// A server for a new region: the live servers in turn.
+    /// Takes `name` (`host,port,startcode`) out of service, or (`on` false) back in.
+    pub fn set_decommissioned(&self, name: &str, on: bool) {
+        let mut set = self
+            .decommissioned
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        if on {
+            set.insert(name.to_owned());
+        } else {
+            set.remove(name);
+        }
+    }
+
+    /// The servers out of service, by name.
+    pub fn decommissioned(&self) -> Vec<String> {
+        self.decommissioned
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .cloned()
+            .collect()
+    }
+
+    pub fn is_decommissioned(&self, name: &str) -> bool {
+        self.decommissioned
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains(name)
+    }
+
+    /// The live servers that take new regions, by name.
+    pub fn in_service(&self) -> Vec<Arc<dyn RegionServerAdmin>> {
+        self.all()
+            .into_iter()
+            .filter(|s| !self.is_decommissioned(&s.name().to_string()))
+            .collect()
+    }
+
+    /// A server for a new region: the live servers in service in turn.
     pub fn pick(&self) -> Result<Arc<dyn RegionServerAdmin>> {
-        let all = self.all();
+        let all = self.in_service();
+        if all.is_empty() && !self.all().is_empty() {
+            return Err(Error::storage(
+                "every live region server is decommissioned: nothing can take a region",
+            ));
+        }
         if all.is_empty() {
             return Err(Error::storage(
                 "no region server is running: nothing can serve a region",

@@ -671,6 +671,35 @@ impl MasterService {
                     )
                 })
             }
+            "DecommissionRegionServers" => decode::<pb::DecommissionRegionServersRequest>(param)
+                .and_then(|r| {
+                    let names: Vec<String> = r.server_name.iter().map(server_name_text).collect();
+                    admin
+                        .decommission_region_servers(&names, r.offload)
+                        .map_err(|e| fail(&e))?;
+                    Ok(pb::DecommissionRegionServersResponse {}.encode_to_vec())
+                }),
+            "RecommissionRegionServer" => decode::<pb::RecommissionRegionServerRequest>(param)
+                .and_then(|r| {
+                    let regions: Vec<Vec<u8>> = r.region.iter().map(|s| s.value.clone()).collect();
+                    admin
+                        .recommission_region_server(&server_name_text(&r.server_name), &regions)
+                        .map_err(|e| fail(&e))?;
+                    Ok(pb::RecommissionRegionServerResponse {}.encode_to_vec())
+                }),
+            "ListDecommissionedRegionServers" => {
+                decode::<pb::ListDecommissionedRegionServersRequest>(param).map(|_| {
+                    pb::ListDecommissionedRegionServersResponse {
+                        server_name: admin
+                            .decommissioned_region_servers()
+                            .iter()
+                            .filter_map(|n| ServerName::parse(n))
+                            .map(|n| self.named(&n))
+                            .collect(),
+                    }
+                    .encode_to_vec()
+                })
+            }
             "ListReplicationPeers" => {
                 decode::<pb::ListReplicationPeersRequest>(param).and_then(|r| {
                     let pattern = r.regex.as_deref().unwrap_or(".*");
@@ -707,6 +736,15 @@ impl MasterService {
         }
         names.sort();
         Ok(names)
+    }
+}
+
+/// A server named in a request: `host,port,startcode`, or `host:port` without a start code.
+fn server_name_text(s: &pb::ServerName) -> String {
+    match (s.port, s.start_code) {
+        (Some(port), Some(code)) => format!("{},{port},{code}", s.host_name),
+        (Some(port), None) => format!("{}:{port}", s.host_name),
+        _ => s.host_name.clone(),
     }
 }
 

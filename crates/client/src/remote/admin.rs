@@ -655,6 +655,58 @@ impl<T: Transport> AdminCalls<'_, T> {
         Ok(())
     }
 
+    async fn decommission_region_servers(&self, servers: &[String], offload: bool) -> Result<()> {
+        let server_name = servers
+            .iter()
+            .map(|s| server_pb(s))
+            .collect::<Result<Vec<_>>>()?;
+        let _: pb::DecommissionRegionServersResponse = self
+            .cluster_call(
+                "DecommissionRegionServers",
+                &pb::DecommissionRegionServersRequest {
+                    server_name,
+                    offload,
+                },
+            )
+            .await?;
+        self.conn.forget_all();
+        Ok(())
+    }
+
+    async fn recommission_region_server(&self, server: &str, regions: &[Vec<u8>]) -> Result<()> {
+        let _: pb::RecommissionRegionServerResponse = self
+            .cluster_call(
+                "RecommissionRegionServer",
+                &pb::RecommissionRegionServerRequest {
+                    server_name: server_pb(server)?,
+                    region: regions.iter().map(|r| region(r)).collect(),
+                },
+            )
+            .await?;
+        self.conn.forget_all();
+        Ok(())
+    }
+
+    async fn decommissioned_region_servers(&self) -> Result<Vec<String>> {
+        let r: pb::ListDecommissionedRegionServersResponse = self
+            .cluster_call(
+                "ListDecommissionedRegionServers",
+                &pb::ListDecommissionedRegionServersRequest {},
+            )
+            .await?;
+        Ok(r.server_name
+            .iter()
+            .map(|s| {
+                format!(
+                    "{},{},{}",
+                    s.host_name,
+                    s.port.unwrap_or_default(),
+                    s.start_code.unwrap_or_default()
+                )
+            })
+            .collect())
+    }
+
     /// Opens a closed region (MasterService AssignRegion).
     async fn assign(&self, name: &[u8]) -> Result<()> {
         let _: pb::AssignRegionResponse = self
@@ -1105,4 +1157,10 @@ admin_calls! {
     fn peer_modification_switch(&self, on: bool) -> Result<bool>;
     /// Whether peer changes are on (MasterService IsReplicationPeerModificationEnabled).
     fn peer_modification_enabled(&self) -> Result<bool>;
+    /// Takes servers out of service (MasterService DecommissionRegionServers).
+    fn decommission_region_servers(&self, servers: &[String], offload: bool) -> Result<()>;
+    /// Puts a server back in service (MasterService RecommissionRegionServer).
+    fn recommission_region_server(&self, server: &str, regions: &[Vec<u8>]) -> Result<()>;
+    /// The servers out of service (MasterService ListDecommissionedRegionServers).
+    fn decommissioned_region_servers(&self) -> Result<Vec<String>>;
 }

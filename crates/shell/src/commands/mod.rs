@@ -164,6 +164,17 @@ with a prefix.
     "merge_region", "tools", tools::merge_region, true,
 "Merge two adjacent regions, named by encoded or full names.
   hbase> merge_region 'ENCODED_REGIONNAME', 'ENCODED_REGIONNAME'";
+    "decommission_regionservers", "tools", tools::decommission_regionservers, true,
+"Take region servers out of service: no new region goes to them, and their regions move to the
+others (unless false is given as the second argument). Servers as host,port,startcode or
+host:port.
+  hbase> decommission_regionservers 'host1,16020,1700000000000'
+  hbase> decommission_regionservers ['host1:16020', 'host2:16020'], false";
+    "recommission_regionserver", "tools", tools::recommission_regionserver, true,
+"Put a decommissioned server back in service, optionally moving regions (encoded names) onto it.
+  hbase> recommission_regionserver 'host1,16020,1700000000000'
+  hbase> recommission_regionserver 'host1:16020', ['1588230740b7e3c0f8d1a2e3f4a5b6c7']";
+    "list_decommissioned_regionservers", "tools", tools::list_decommissioned_regionservers, true, "List the region servers out of service.\n  hbase> list_decommissioned_regionservers";
     "balance_switch", "tools", tools::balance_switch, true,
 "Switch the balancer on or off; prints its previous state.
   hbase> balance_switch true

@@ -175,3 +175,67 @@ pub(super) fn hotspots(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -
     w!(out, "{report}");
     Ok(None)
 }
+
+/// `decommission_regionservers 'server'` or `['s1', 's2']`, then whether to move their regions
+/// off now (true unless false is given).
+pub(super) fn decommission_regionservers(
+    shell: &mut Shell,
+    args: &[Value],
+    _: &mut dyn Write,
+) -> CommandResult {
+    let servers = args
+        .first()
+        .and_then(list)
+        .ok_or("missing argument: a server name, or an array of them")?
+        .into_iter()
+        .map(|s| String::from_utf8_lossy(&s).into_owned())
+        .collect::<Vec<_>>();
+    let offload = match args.get(1) {
+        None => true,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => {
+            return Err(format!(
+                "offload must be true or false, not {}",
+                other.inspect()
+            ));
+        }
+    };
+    client(
+        shell,
+        args,
+        shell.client.decommission_region_servers(&servers, offload),
+    )?;
+    Ok(None)
+}
+
+/// `recommission_regionserver 'server'`, then optionally the encoded names of regions to move
+/// back onto it.
+pub(super) fn recommission_regionserver(
+    shell: &mut Shell,
+    args: &[Value],
+    _: &mut dyn Write,
+) -> CommandResult {
+    let server = Args::all(args).string(0, "server name")?;
+    let regions = match args.get(1) {
+        None => Vec::new(),
+        Some(v) => list(v).ok_or("the regions must be an array of encoded region names")?,
+    };
+    client(
+        shell,
+        args,
+        shell.client.recommission_region_server(&server, &regions),
+    )?;
+    Ok(None)
+}
+
+pub(super) fn list_decommissioned_regionservers(
+    shell: &mut Shell,
+    _: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    let servers = shell
+        .client
+        .decommissioned_region_servers()
+        .map_err(|e| e.to_string())?;
+    print_names(shell, out, "DECOMMISSIONED REGION SERVERS", &servers)
+}
