@@ -255,6 +255,14 @@ pub trait Client: Send + Sync + fmt::Debug {
     fn recommission_region_server(&self, server: &str, regions: &[Vec<u8>]) -> Result<()>;
     /// The servers out of service, `host,port,startcode`.
     fn decommissioned_region_servers(&self) -> Result<Vec<String>>;
+    /// Stops a region server (`host:port` or `host,port,startcode`) cleanly: its regions are
+    /// flushed and the master reassigns them (AdminService StopServer).
+    fn stop_region_server(&self, server: &str) -> Result<()>;
+    /// Stops the active master alone; a backup master takes over (MasterService StopMaster).
+    fn stop_master(&self) -> Result<()>;
+    /// Forgets dead servers (all of them if none is named); returns the names it could not
+    /// (MasterService ClearDeadServers).
+    fn clear_dead_servers(&self, servers: &[String]) -> Result<Vec<String>>;
     /// Runs the balancer once; false if it is switched off.
     fn balancer(&self) -> Result<bool>;
     /// Whether the balancer is on.

@@ -515,6 +515,9 @@ impl Client for LayoutClient {
         decommission_region_servers(servers: &[String], offload: bool) -> Result<()>;
         recommission_region_server(server: &str, regions: &[Vec<u8>]) -> Result<()>;
         decommissioned_region_servers() -> Result<Vec<String>>;
+        stop_region_server(server: &str) -> Result<()>;
+        stop_master() -> Result<()>;
+        clear_dead_servers(servers: &[String]) -> Result<Vec<String>>;
         move_region(region: &[u8], to: Option<&str>) -> Result<()>;
         assign(region: &[u8]) -> Result<()>;
         unassign(region: &[u8]) -> Result<()>;

@@ -306,6 +306,21 @@ impl Client for AsUser {
         self.inner.decommissioned_region_servers()
     }
 
+    fn stop_region_server(&self, server: &str) -> Result<()> {
+        self.admin()?;
+        self.inner.stop_region_server(server)
+    }
+
+    fn stop_master(&self) -> Result<()> {
+        self.admin()?;
+        self.inner.stop_master()
+    }
+
+    fn clear_dead_servers(&self, servers: &[String]) -> Result<Vec<String>> {
+        self.admin()?;
+        self.inner.clear_dead_servers(servers)
+    }
+
     fn balancer(&self) -> Result<bool> {
         self.admin()?;
         self.inner.balancer()

@@ -242,6 +242,22 @@ impl Client for Connection {
         Ok(self.admin().decommissioned_region_servers())
     }
 
+    fn stop_region_server(&self, server: &str) -> Result<()> {
+        Err(basalt_common::Error::Refused(format!(
+            "{server}: the region server of an embedded engine stops with it"
+        )))
+    }
+
+    fn stop_master(&self) -> Result<()> {
+        Err(basalt_common::Error::Refused(
+            "the master of an embedded engine stops with it".into(),
+        ))
+    }
+
+    fn clear_dead_servers(&self, servers: &[String]) -> Result<Vec<String>> {
+        Ok(self.admin().clear_dead_servers(servers))
+    }
+
     fn balancer(&self) -> Result<bool> {
         self.admin().balance()
     }

@@ -99,6 +99,8 @@ fn required(
         | "UpdateReplicationPeerConfig"
         | "GetReplicationPeerConfig"
         | "ListReplicationPeers"
+        | "StopMaster"
+        | "ClearDeadServers"
         | "DecommissionRegionServers"
         | "RecommissionRegionServer"
         | "ListDecommissionedRegionServers"

@@ -581,6 +581,30 @@ impl Admin {
         self.engine.servers.decommissioned()
     }
 
+    /// Forgets dead servers (HBase's `clear_deadservers`; all of them if none is named).
+    /// Returns the names that are not dead servers it knew (a live server, a typo): those
+    /// HBase reports as not cleared.
+    pub fn clear_dead_servers(&self, names: &[String]) -> Vec<String> {
+        let mut dead = self
+            .engine
+            .dead_servers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if names.is_empty() {
+            dead.clear();
+            return Vec::new();
+        }
+        let mut kept = Vec::new();
+        for name in names {
+            let before = dead.len();
+            dead.retain(|d| d.to_string() != *name && d.host_port != *name);
+            if dead.len() == before {
+                kept.push(name.clone());
+            }
+        }
+        kept
+    }
+
     /// Opens a region (HBase's `assign`).
     pub fn assign(&self, region: &[u8]) -> Result<()> {
         crate::balancer::assign(&self.engine, region)

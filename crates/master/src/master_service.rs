@@ -70,6 +70,9 @@ pub struct MasterService {
     /// When the cluster status was last asked for, and the requests served until then: the
     /// server load's requests per second are measured over the time between two asks.
     last_status: std::sync::Mutex<(std::time::Instant, u64)>,
+    /// Set by StopMaster: a cluster's master process stops (a backup takes over); none in a
+    /// standalone server, which refuses it.
+    stop: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl MasterService {
@@ -81,7 +84,14 @@ impl MasterService {
             region_server,
             start_code: None,
             last_status: std::sync::Mutex::new((std::time::Instant::now(), 0)),
+            stop: None,
         }
+    }
+
+    /// Serves StopMaster by setting `flag`, which the master's process watches.
+    pub fn with_stop(mut self, flag: Arc<std::sync::atomic::AtomicBool>) -> Self {
+        self.stop = Some(flag);
+        self
     }
 
     /// A cluster's master, started at `start_code` (its name's).
@@ -671,6 +681,25 @@ impl MasterService {
                     )
                 })
             }
+            "StopMaster" => decode::<pb::StopMasterRequest>(param).and_then(|_| {
+                let flag = self.stop.as_ref().ok_or_else(|| {
+                    bad("a standalone server's master cannot stop alone: stop the process")
+                })?;
+                flag.store(true, Ordering::Release);
+                Ok(pb::StopMasterResponse {}.encode_to_vec())
+            }),
+            "ClearDeadServers" => decode::<pb::ClearDeadServersRequest>(param).map(|r| {
+                let names: Vec<String> = r.server_name.iter().map(server_name_text).collect();
+                let kept = admin.clear_dead_servers(&names);
+                pb::ClearDeadServersResponse {
+                    server_name: kept
+                        .iter()
+                        .filter_map(|n| ServerName::parse(n))
+                        .map(|n| self.named(&n))
+                        .collect(),
+                }
+                .encode_to_vec()
+            }),
             "DecommissionRegionServers" => decode::<pb::DecommissionRegionServersRequest>(param)
                 .and_then(|r| {
                     let names: Vec<String> = r.server_name.iter().map(server_name_text).collect();

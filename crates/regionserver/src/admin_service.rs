@@ -35,6 +35,8 @@ pub struct AdminService {
     addr: SocketAddr,
     /// Where batches peers replicate here are applied (none: ReplicateWALEntry is refused).
     sink: Option<Arc<Sink>>,
+    /// Set by StopServer: the process stops cleanly (none: StopServer is refused).
+    stop: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// The online region a specifier names (full name, encoded name, or HBase's fixed
@@ -68,7 +70,14 @@ impl AdminService {
             rs,
             addr,
             sink: None,
+            stop: None,
         }
+    }
+
+    /// Serves StopServer by setting `flag`, which the process watches to stop cleanly.
+    pub fn with_stop(mut self, flag: Arc<std::sync::atomic::AtomicBool>) -> Self {
+        self.stop = Some(flag);
+        self
     }
 
     /// Takes the batches peer clusters replicate here, applying them through `sink`.
@@ -80,6 +89,24 @@ impl AdminService {
     /// Runs `method`; `None` if Basalt does not serve it.
     pub fn call(&self, method: &str, param: Option<&[u8]>, cell_block: &Bytes) -> Option<Outcome> {
         Some(match method {
+            "StopServer" => decode::<pb::StopServerRequest>(param).and_then(|r| {
+                let flag = self.stop.as_ref().ok_or_else(|| {
+                    exception(
+                        "org.apache.hadoop.hbase.DoNotRetryIOException",
+                        "this region server runs inside a standalone server: stop the process"
+                            .into(),
+                        true,
+                    )
+                })?;
+                use std::io::Write as _;
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "StopServer asked (reason: {}): stopping",
+                    r.reason
+                );
+                flag.store(true, std::sync::atomic::Ordering::Release);
+                Ok(pb::StopServerResponse {}.encode_to_vec())
+            }),
             "GetReplicationLoad" => decode::<pb::GetReplicationLoadRequest>(param).map(|_| {
                 let (source, sink) = basalt_proto::replication_load(&self.rs.status());
                 pb::GetReplicationLoadResponse {

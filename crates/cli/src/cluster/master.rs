@@ -62,7 +62,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         return Ok(());
     };
     let services = Services::new().with(Arc::new(
-        MasterService::new(Arc::clone(&cm.master), addr, None).with_start_code(start_code),
+        MasterService::new(Arc::clone(&cm.master), addr, None)
+            .with_start_code(start_code)
+            .with_stop(Arc::clone(&stop)),
     ));
     let rpc = RpcServer::serve(listener, services, args.common.rpc_config(addr, &security))
         .with_context(|| format!("cannot serve on {addr}"))?;

@@ -74,7 +74,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             Duration::from_secs(60),
         )))
         .with(Arc::new(
-            AdminService::new(Arc::clone(&server.rs), addr).with_sink(Arc::new(sink)),
+            AdminService::new(Arc::clone(&server.rs), addr)
+                .with_sink(Arc::new(sink))
+                .with_stop(Arc::clone(&stop)),
         ));
     let config = RpcConfig {
         handlers: args.rpc_handlers,

@@ -707,6 +707,58 @@ impl<T: Transport> AdminCalls<'_, T> {
             .collect())
     }
 
+    async fn stop_region_server(&self, server: &str) -> Result<()> {
+        let pb = server_pb(server)?;
+        let text = format!("{}:{}", pb.host_name, pb.port.unwrap_or_default());
+        let addr = std::net::ToSocketAddrs::to_socket_addrs(&text.as_str())
+            .ok()
+            .and_then(|mut a| a.next())
+            .ok_or_else(|| Error::InvalidArgument(format!("{server} is not a server address")))?;
+        let c = self.conn;
+        let _: pb::StopServerResponse = c
+            .call_admin(
+                addr,
+                "StopServer",
+                &pb::StopServerRequest {
+                    reason: "Called by admin client".into(),
+                },
+            )
+            .await
+            .map_err(|e| Error::storage(format!("StopServer on {server}: {e}")))?;
+        Ok(())
+    }
+
+    async fn stop_master(&self) -> Result<()> {
+        let _: pb::StopMasterResponse = self
+            .cluster_call("StopMaster", &pb::StopMasterRequest {})
+            .await?;
+        Ok(())
+    }
+
+    async fn clear_dead_servers(&self, servers: &[String]) -> Result<Vec<String>> {
+        let server_name = servers
+            .iter()
+            .map(|s| server_pb(s))
+            .collect::<Result<Vec<_>>>()?;
+        let r: pb::ClearDeadServersResponse = self
+            .cluster_call(
+                "ClearDeadServers",
+                &pb::ClearDeadServersRequest { server_name },
+            )
+            .await?;
+        Ok(r.server_name
+            .iter()
+            .map(|s| {
+                format!(
+                    "{},{},{}",
+                    s.host_name,
+                    s.port.unwrap_or_default(),
+                    s.start_code.unwrap_or_default()
+                )
+            })
+            .collect())
+    }
+
     /// Opens a closed region (MasterService AssignRegion).
     async fn assign(&self, name: &[u8]) -> Result<()> {
         let _: pb::AssignRegionResponse = self
@@ -1163,4 +1215,10 @@ admin_calls! {
     fn recommission_region_server(&self, server: &str, regions: &[Vec<u8>]) -> Result<()>;
     /// The servers out of service (MasterService ListDecommissionedRegionServers).
     fn decommissioned_region_servers(&self) -> Result<Vec<String>>;
+    /// Stops a region server cleanly (AdminService StopServer).
+    fn stop_region_server(&self, server: &str) -> Result<()>;
+    /// Stops the active master alone (MasterService StopMaster).
+    fn stop_master(&self) -> Result<()>;
+    /// Forgets dead servers; returns the names it could not (MasterService ClearDeadServers).
+    fn clear_dead_servers(&self, servers: &[String]) -> Result<Vec<String>>;
 }

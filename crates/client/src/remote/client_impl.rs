@@ -226,6 +226,18 @@ impl Client for RemoteConnection {
         self.admin().decommissioned_region_servers()
     }
 
+    fn stop_region_server(&self, server: &str) -> Result<()> {
+        self.admin().stop_region_server(server)
+    }
+
+    fn stop_master(&self) -> Result<()> {
+        self.admin().stop_master()
+    }
+
+    fn clear_dead_servers(&self, servers: &[String]) -> Result<Vec<String>> {
+        self.admin().clear_dead_servers(servers)
+    }
+
     fn balancer(&self) -> Result<bool> {
         self.admin().balancer()
     }

@@ -175,6 +175,16 @@ host:port.
   hbase> recommission_regionserver 'host1,16020,1700000000000'
   hbase> recommission_regionserver 'host1:16020', ['1588230740b7e3c0f8d1a2e3f4a5b6c7']";
     "list_decommissioned_regionservers", "tools", tools::list_decommissioned_regionservers, true, "List the region servers out of service.\n  hbase> list_decommissioned_regionservers";
+    "list_deadservers", "tools", tools::list_deadservers, true, "List the dead region servers the master knows of.\n  hbase> list_deadservers";
+    "list_liveservers", "tools", tools::list_liveservers, true, "List the live region servers.\n  hbase> list_liveservers";
+    "clear_deadservers", "tools", tools::clear_deadservers, true,
+"Forget dead region servers: all of them, or those named (host,port,startcode).
+  hbase> clear_deadservers
+  hbase> clear_deadservers 'host1,16020,1700000000000', 'host2,16020,1700000000000'";
+    "stop_regionserver", "tools", tools::stop_regionserver, true,
+"Stop a region server cleanly: its regions are flushed and reassigned elsewhere.
+  hbase> stop_regionserver 'host1:16020'";
+    "stop_master", "tools", tools::stop_master, true, "Stop the active master; a backup master takes over.\n  hbase> stop_master";
     "balance_switch", "tools", tools::balance_switch, true,
 "Switch the balancer on or off; prints its previous state.
   hbase> balance_switch true

@@ -239,3 +239,58 @@ pub(super) fn list_decommissioned_regionservers(
         .map_err(|e| e.to_string())?;
     print_names(shell, out, "DECOMMISSIONED REGION SERVERS", &servers)
 }
+
+pub(super) fn list_deadservers(
+    shell: &mut Shell,
+    _: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    let summary = shell.client.cluster_summary().map_err(|e| e.to_string())?;
+    print_names(shell, out, "SERVERNAME", &summary.dead)
+}
+
+pub(super) fn list_liveservers(
+    shell: &mut Shell,
+    _: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    let summary = shell.client.cluster_summary().map_err(|e| e.to_string())?;
+    let names: Vec<String> = summary.servers.iter().map(|s| s.name.clone()).collect();
+    print_names(shell, out, "SERVERNAME", &names)
+}
+
+/// `clear_deadservers` (every dead server) or `clear_deadservers 'server', ...`: `true`, or the
+/// servers that were not cleared, as HBase prints them.
+pub(super) fn clear_deadservers(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    let names = args
+        .iter()
+        .map(|v| text(v).ok_or_else(|| format!("not a server name: {}", v.inspect())))
+        .collect::<R<Vec<String>>>()?;
+    let kept = client(shell, args, shell.client.clear_dead_servers(&names))?;
+    let mut f = Formatter::new(shell.options.width);
+    if kept.is_empty() {
+        f.row1(out, "true").map_err(io)?;
+        return Ok(None);
+    }
+    f.row1(out, "Some dead server clear failed").map_err(io)?;
+    print_names(shell, out, "SERVERNAME", &kept)
+}
+
+pub(super) fn stop_regionserver(
+    shell: &mut Shell,
+    args: &[Value],
+    _: &mut dyn Write,
+) -> CommandResult {
+    let server = Args::all(args).string(0, "server (host:port)")?;
+    client(shell, args, shell.client.stop_region_server(&server))?;
+    Ok(None)
+}
+
+pub(super) fn stop_master(shell: &mut Shell, args: &[Value], _: &mut dyn Write) -> CommandResult {
+    client(shell, args, shell.client.stop_master())?;
+    Ok(None)
+}
