@@ -52,8 +52,17 @@ enum Command {
     Standalone(standalone::Args),
     /// A cluster's master: active, or a backup until the active one goes.
     Master(cluster::master::Args),
-    /// One region server of a cluster, on the shared data directory.
+    /// One region server of a cluster, on the shared data directory (`basalt regionserver stop
+    /// [--graceful] HOST:PORT` stops a running one: `basalt regionserver stop --help`).
     Regionserver(cluster::regionserver::Args),
+    /// Stop a running region server, moving its regions to the others first with --graceful
+    /// (HBase's graceful_stop)
+    #[command(
+        name = "regionserver-stop",
+        hide = true,
+        override_usage = "basalt regionserver stop [OPTIONS] <SERVER>"
+    )]
+    RegionserverStop(tools::regionmover::StopArgs),
     /// A cluster on this machine (`basalt cluster start --servers N`).
     Cluster {
         #[command(subcommand)]
@@ -78,6 +87,9 @@ enum Command {
     Copytable(tools::copy::CopyTableArgs),
     /// Count a table's rows (HBase's RowCounter)
     Rowcounter(tools::copy::RowCounterArgs),
+    /// Move every region off a region server, or back onto it (HBase's RegionMover):
+    /// `regionmover unload|load HOST:PORT`
+    Regionmover(tools::regionmover::Args),
     /// Compare a table with its copy at a replication peer, row by row (HBase's
     /// VerifyReplication): GOODROWS and BADROWS
     Verifyrep(tools::verifyrep::Args),
@@ -99,11 +111,19 @@ enum Command {
 }
 
 fn main() -> std::process::ExitCode {
-    let cli = Cli::parse();
+    // `regionserver stop` is a command of its own: the server's flags (a required ZooKeeper)
+    // do not apply to it.
+    let mut argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if argv.get(1).is_some_and(|a| a == "regionserver") && argv.get(2).is_some_and(|a| a == "stop")
+    {
+        argv.splice(1..3, [std::ffi::OsString::from("regionserver-stop")]);
+    }
+    let cli = Cli::parse_from(argv);
     let result = match cli.command {
         Command::Standalone(args) => standalone::run(&args),
         Command::Master(args) => cluster::master::run(&args),
         Command::Regionserver(args) => cluster::regionserver::run(&args),
+        Command::RegionserverStop(args) => tools::regionmover::stop(&args),
         Command::Cluster {
             action: cluster::Action::Start(args),
         } => cluster::local::run(&args),
@@ -116,6 +136,7 @@ fn main() -> std::process::ExitCode {
         Command::Copytable(args) => tools::copy::copy_table(&args),
         Command::Rowcounter(args) => tools::copy::row_counter(&args),
         Command::Verifyrep(args) => tools::verifyrep::run(&args),
+        Command::Regionmover(args) => tools::regionmover::run(&args),
         Command::Importtsv(args) => tools::bulk::import_tsv(&args),
         Command::Bulkload(args) => tools::bulk::bulk_load(&args),
         Command::Hotspots(args) => tools::hotspots::run(&args),

@@ -6,6 +6,7 @@
 mod support;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use basalt_embedded::{
@@ -122,4 +123,218 @@ fn a_decommissioned_server_is_drained_and_stays_empty_until_recommissioned() {
         load(conn.as_ref())[&victim] > 0,
         "recommissioned but still empty"
     );
+}
+
+/// Processes started for a test, killed (with their process groups) when it ends.
+struct Processes {
+    pids_file: std::path::PathBuf,
+    children: Vec<std::process::Child>,
+}
+
+impl Drop for Processes {
+    fn drop(&mut self) {
+        for c in &mut self.children {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        // The region servers the restart command started.
+        if let Ok(pids) = std::fs::read_to_string(&self.pids_file) {
+            for pid in pids.split_whitespace() {
+                let _ = std::process::Command::new("kill")
+                    .args(["-KILL", pid])
+                    .status();
+            }
+        }
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Waits (60 s at most) until the cluster lists `n` live region servers.
+fn wait_live(conn: &dyn Client, n: usize) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while conn.cluster_summary().map(|s| s.live_servers).unwrap_or(0) < n {
+        assert!(Instant::now() < deadline, "fewer than {n} live servers");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// `scripts/rolling-restart.sh` on a cluster of a master and three region servers started as
+/// processes of their own, under a load of writes and reads from another thread: no client
+/// call fails, every acknowledged write reads back, every server restarts; the longest call is
+/// printed (a region's unavailability is at most one move).
+#[test]
+fn a_rolling_restart_under_load_fails_no_call() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let dir = tempfile::tempdir().unwrap();
+    let zk_dir = dir.path().join("zk");
+    let out = std::process::Command::new(root.join("tests/zookeeper/start.sh"))
+        .arg(&zk_dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let started = String::from_utf8_lossy(&out.stdout).to_string();
+    let mut words = started.split_whitespace();
+    let (zk_port, zk_pid) = (
+        words.next().unwrap().to_owned(),
+        words.next().unwrap().to_owned(),
+    );
+    let quorum = format!("127.0.0.1:{zk_port}");
+    let pids_file = dir.path().join("pids");
+    std::fs::write(&pids_file, format!("{zk_pid}\n")).unwrap();
+    let mut procs = Processes {
+        pids_file: pids_file.clone(),
+        children: Vec::new(),
+    };
+    let data = dir.path().join("data");
+    let basalt = env!("CARGO_BIN_EXE_basalt");
+    let server_args = |role: &str, port: u16| -> Vec<String> {
+        [
+            role,
+            "--data",
+            &data.display().to_string(),
+            "--zookeeper",
+            &quorum,
+            "--port",
+            &port.to_string(),
+            "--info-port",
+            "-1",
+            "--session-timeout-ms",
+            "3000",
+        ]
+        .map(str::to_owned)
+        .to_vec()
+    };
+    let log = |name: &str| std::fs::File::create(dir.path().join(name)).unwrap();
+    procs.children.push(
+        std::process::Command::new(basalt)
+            .args(server_args("master", free_port()))
+            .stdout(log("master.log"))
+            .stderr(log("master.err"))
+            .spawn()
+            .unwrap(),
+    );
+    let ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
+    for (i, port) in ports.iter().enumerate() {
+        procs.children.push(
+            std::process::Command::new(basalt)
+                .args(server_args("regionserver", *port))
+                .stdout(log(&format!("rs{i}.log")))
+                .stderr(log(&format!("rs{i}.err")))
+                .spawn()
+                .unwrap(),
+        );
+    }
+    // Once meta is assigned (the master publishes where).
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let conn: Arc<dyn Client> = loop {
+        match basalt_embedded::remote::RemoteConnection::through_zookeeper(
+            &quorum,
+            basalt_embedded::remote::RemoteConfig {
+                operation_timeout: Duration::from_secs(120),
+                ..basalt_embedded::remote::RemoteConfig::default()
+            },
+        ) {
+            Ok(c) => break Arc::new(c),
+            Err(e) => assert!(Instant::now() < deadline, "no cluster: {e}"),
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    wait_live(conn.as_ref(), 3);
+    create(conn.as_ref(), "t", 12);
+    conn.balancer().unwrap();
+
+    // The load: writes and reads of rows spread over every region, until told to stop.
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let worker = {
+        let (conn, stop) = (Arc::clone(&conn), Arc::clone(&stop));
+        std::thread::spawn(move || {
+            let t = TableName::parse("t").unwrap();
+            let (mut acked, mut failures, mut longest) = (Vec::new(), Vec::new(), Duration::ZERO);
+            let mut i = 0u32;
+            while !stop.load(std::sync::atomic::Ordering::Acquire) && i < 200_000 {
+                let row = format!("r{:02}x{i:06}", i % 12);
+                let started = Instant::now();
+                match conn.put(&t, &Put::new(row.clone()).add_column("f", "q", "v")) {
+                    Ok(()) => acked.push(row.clone()),
+                    Err(e) => failures.push(format!("put {row}: {e}")),
+                }
+                if i.is_multiple_of(3)
+                    && let Some(back) = acked.get(acked.len() / 2)
+                    && let Err(e) = conn.get(&t, &Get::new(back.clone()))
+                {
+                    failures.push(format!("get {back}: {e}"));
+                }
+                longest = longest.max(started.elapsed());
+                i += 1;
+            }
+            (acked, failures, longest)
+        })
+    };
+    std::thread::sleep(Duration::from_secs(2));
+    let restart = format!(
+        "{basalt} regionserver --data {} --zookeeper {quorum} --info-port -1 \
+         --session-timeout-ms 3000 --port \"${{1##*:}}\" >>{}/restarted.log 2>&1 & echo $! >>{}",
+        data.display(),
+        dir.path().display(),
+        pids_file.display()
+    );
+    let script = std::process::Command::new(root.join("scripts/rolling-restart.sh"))
+        .args([&quorum, &restart])
+        .env("BASALT", basalt)
+        .output()
+        .unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&script.stdout),
+        String::from_utf8_lossy(&script.stderr)
+    );
+    std::thread::sleep(Duration::from_secs(1));
+    stop.store(true, std::sync::atomic::Ordering::Release);
+    let (acked, failures, longest) = worker.join().unwrap();
+    assert!(script.status.success(), "{said}");
+    assert_eq!(said.matches("restarted 127.0.0.1:").count(), 3, "{said}");
+    println!(
+        "{said}{} writes acknowledged; the longest call took {longest:?}",
+        acked.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} calls failed: {:?}",
+        failures.len(),
+        &failures[..failures.len().min(5)]
+    );
+    assert!(acked.len() > 100, "{} writes", acked.len());
+    let t = TableName::parse("t").unwrap();
+    for row in &acked {
+        assert!(
+            !conn
+                .get(&t, &Get::new(row.clone()))
+                .unwrap()
+                .cells
+                .is_empty(),
+            "acknowledged write {row} lost"
+        );
+    }
+    wait_live(conn.as_ref(), 3);
+    // Each server came back on its port, with its regions.
+    let loads = load(conn.as_ref());
+    for port in &ports {
+        let (_, n) = loads
+            .iter()
+            .find(|(name, _)| name.contains(&format!(",{port},")))
+            .unwrap_or_else(|| panic!("no server on port {port}: {loads:?}"));
+        assert!(*n > 0, "{loads:?}");
+    }
+    drop(procs);
 }

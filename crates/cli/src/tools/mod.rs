@@ -10,6 +10,7 @@ pub mod bulk;
 pub mod copy;
 pub mod export;
 pub mod hotspots;
+pub mod regionmover;
 pub mod seqfile;
 pub mod snapshot;
 pub mod verifyrep;
