@@ -255,6 +255,11 @@ pub trait Client: Send + Sync + fmt::Debug {
     fn recommission_region_server(&self, server: &str, regions: &[Vec<u8>]) -> Result<()>;
     /// The servers out of service, `host,port,startcode`.
     fn decommissioned_region_servers(&self) -> Result<Vec<String>>;
+    /// Switches splits (`split` true) or merges on or off (HBase's `splitormerge_switch`);
+    /// returns whether they were on.
+    fn split_or_merge_switch(&self, split: bool, on: bool) -> Result<bool>;
+    /// Whether splits (`split` true) or merges are on.
+    fn split_or_merge_enabled(&self, split: bool) -> Result<bool>;
     /// Stops a region server (`host:port` or `host,port,startcode`) cleanly: its regions are
     /// flushed and the master reassigns them (AdminService StopServer).
     fn stop_region_server(&self, server: &str) -> Result<()>;

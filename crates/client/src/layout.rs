@@ -515,6 +515,8 @@ impl Client for LayoutClient {
         decommission_region_servers(servers: &[String], offload: bool) -> Result<()>;
         recommission_region_server(server: &str, regions: &[Vec<u8>]) -> Result<()>;
         decommissioned_region_servers() -> Result<Vec<String>>;
+        split_or_merge_switch(split: bool, on: bool) -> Result<bool>;
+        split_or_merge_enabled(split: bool) -> Result<bool>;
         stop_region_server(server: &str) -> Result<()>;
         stop_master() -> Result<()>;
         clear_dead_servers(servers: &[String]) -> Result<Vec<String>>;

@@ -79,6 +79,9 @@ pub const BACKUP_MASTERS_DIR: &str = "/hbase/backup-masters";
 pub const CLUSTER_ID_NODE: &str = "/hbase/hbaseid";
 /// The balancer's switch.
 pub const BALANCER_NODE: &str = "/hbase/balancer";
+/// The split and merge switches: `/hbase/switch/split` and `/hbase/switch/merge`, there while
+/// the switch is off.
+pub const SWITCH_DIR: &str = "/hbase/switch";
 /// Region servers out of service (HBase's draining servers): `/hbase/draining/<server name>`.
 pub const DRAINING_DIR: &str = "/hbase/draining";
 /// The grants in force in a cluster with access control on, as the active master last put

@@ -306,6 +306,15 @@ impl Client for AsUser {
         self.inner.decommissioned_region_servers()
     }
 
+    fn split_or_merge_switch(&self, split: bool, on: bool) -> Result<bool> {
+        self.admin()?;
+        self.inner.split_or_merge_switch(split, on)
+    }
+
+    fn split_or_merge_enabled(&self, split: bool) -> Result<bool> {
+        self.inner.split_or_merge_enabled(split)
+    }
+
     fn stop_region_server(&self, server: &str) -> Result<()> {
         self.admin()?;
         self.inner.stop_region_server(server)

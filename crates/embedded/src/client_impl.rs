@@ -242,6 +242,14 @@ impl Client for Connection {
         Ok(self.admin().decommissioned_region_servers())
     }
 
+    fn split_or_merge_switch(&self, split: bool, on: bool) -> Result<bool> {
+        Ok(self.admin().split_or_merge_switch(split, on))
+    }
+
+    fn split_or_merge_enabled(&self, split: bool) -> Result<bool> {
+        Ok(self.admin().split_or_merge_enabled(split))
+    }
+
     fn stop_region_server(&self, server: &str) -> Result<()> {
         Err(basalt_common::Error::Refused(format!(
             "{server}: the region server of an embedded engine stops with it"
@@ -250,7 +258,7 @@ impl Client for Connection {
 
     fn stop_master(&self) -> Result<()> {
         Err(basalt_common::Error::Refused(
-            "the master of an embedded engine stops with it".into(),
+            "a standalone server's master stops only with its process".into(),
         ))
     }
 

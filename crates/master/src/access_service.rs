@@ -99,6 +99,7 @@ fn required(
         | "UpdateReplicationPeerConfig"
         | "GetReplicationPeerConfig"
         | "ListReplicationPeers"
+        | "SetSplitOrMergeEnabled"
         | "StopMaster"
         | "ClearDeadServers"
         | "DecommissionRegionServers"

@@ -576,6 +576,27 @@ impl Admin {
         crate::balancer::recommission(&self.engine, server, regions)
     }
 
+    /// Switches splits (`split`) or merges on or off (HBase's `splitormerge_switch`);
+    /// returns whether they were on. Off, a split or merge is refused, and none starts by
+    /// itself.
+    pub fn split_or_merge_switch(&self, split: bool, on: bool) -> bool {
+        let flag = if split {
+            &self.engine.split_on
+        } else {
+            &self.engine.merge_on
+        };
+        flag.swap(on, std::sync::atomic::Ordering::AcqRel)
+    }
+
+    pub fn split_or_merge_enabled(&self, split: bool) -> bool {
+        let flag = if split {
+            &self.engine.split_on
+        } else {
+            &self.engine.merge_on
+        };
+        flag.load(std::sync::atomic::Ordering::Acquire)
+    }
+
     /// The servers out of service, by name.
     pub fn decommissioned_region_servers(&self) -> Vec<String> {
         self.engine.servers.decommissioned()

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use basalt_common::{Clock, Error, Result, ServerName, TableName};
 use basalt_coord::{
     BACKUP_MASTERS_DIR, BALANCER_NODE, CLUSTER_ID_NODE, DRAINING_DIR, MASTER_NODE, META_NODE,
-    NodeKind, RS_DIR, ZkSession,
+    NodeKind, RS_DIR, SWITCH_DIR, ZkSession,
 };
 use basalt_fs::{FileSystem, FsError};
 use basalt_regionserver::layout::{self, storage};
@@ -172,9 +172,16 @@ impl ClusterMaster {
             cm.master.balancer_on.store(on, Ordering::Release);
             cm.balancer_written.store(on, Ordering::Release);
         }
-        // The servers out of service, as the last active master left them.
+        // The servers out of service and the switches, as the last active master left them.
         for name in cm.zk.children(DRAINING_DIR).map_err(io)? {
             cm.master.servers.set_decommissioned(&name, true);
+        }
+        for off in cm.zk.children(SWITCH_DIR).map_err(io)? {
+            match off.as_str() {
+                "split" => cm.master.split_on.store(false, Ordering::Release),
+                "merge" => cm.master.merge_on.store(false, Ordering::Release),
+                _ => {}
+            }
         }
         let mut told = false;
         loop {
@@ -482,8 +489,25 @@ impl ClusterMaster {
         self.publish_draining()
     }
 
-    /// Keeps `/hbase/draining` the set of servers out of service, for the next active master.
+    /// Keeps `/hbase/draining` the set of servers out of service, and `/hbase/switch` the
+    /// switches that are off, for the next active master.
     fn publish_draining(&self) -> Result<()> {
+        for (name, flag) in [
+            ("split", &self.master.split_on),
+            ("merge", &self.master.merge_on),
+        ] {
+            let path = format!("{SWITCH_DIR}/{name}");
+            let on = flag.load(Ordering::Acquire);
+            match (on, self.zk.exists(&path).map_err(io)?) {
+                (false, false) => {
+                    self.zk
+                        .put(&path, b"off", NodeKind::Persistent)
+                        .map_err(io)?;
+                }
+                (true, true) => self.zk.delete(&path).map_err(io)?,
+                _ => {}
+            }
+        }
         let wanted = self.master.servers.decommissioned();
         let there = self.zk.children(DRAINING_DIR).map_err(io)?;
         for name in wanted.iter().filter(|n| !there.contains(n)) {

@@ -280,6 +280,9 @@ pub struct Master {
     pub background: janitor::Settings,
     /// Whether the balancer runs (HBase's `balance_switch`).
     pub balancer_on: AtomicBool,
+    /// Whether regions may split, and merge (HBase's `splitormerge_switch`).
+    pub split_on: AtomicBool,
+    pub merge_on: AtomicBool,
     /// What a cluster's master knows beyond its live servers: the servers it recovered (the
     /// newest last) and the masters waiting to take over, for the cluster status.
     pub dead_servers: Mutex<Vec<basalt_common::ServerName>>,
@@ -322,6 +325,8 @@ impl Master {
             closed: AtomicBool::new(false),
             background,
             balancer_on: AtomicBool::new(true),
+            split_on: AtomicBool::new(true),
+            merge_on: AtomicBool::new(true),
             dead_servers: Mutex::new(Vec::new()),
             backup_masters: Mutex::new(Vec::new()),
             metrics: Arc::default(),

@@ -681,9 +681,31 @@ impl MasterService {
                     )
                 })
             }
+            "SetSplitOrMergeEnabled" => {
+                decode::<pb::SetSplitOrMergeEnabledRequest>(param).map(|r| {
+                    pb::SetSplitOrMergeEnabledResponse {
+                        prev_value: r
+                            .switch_types
+                            .iter()
+                            .map(|t| {
+                                let split = *t == pb::MasterSwitchType::Split as i32;
+                                admin.split_or_merge_switch(split, r.enabled)
+                            })
+                            .collect(),
+                    }
+                    .encode_to_vec()
+                })
+            }
+            "IsSplitOrMergeEnabled" => decode::<pb::IsSplitOrMergeEnabledRequest>(param).map(|r| {
+                let split = r.switch_type == pb::MasterSwitchType::Split as i32;
+                pb::IsSplitOrMergeEnabledResponse {
+                    enabled: admin.split_or_merge_enabled(split),
+                }
+                .encode_to_vec()
+            }),
             "StopMaster" => decode::<pb::StopMasterRequest>(param).and_then(|_| {
                 let flag = self.stop.as_ref().ok_or_else(|| {
-                    bad("a standalone server's master cannot stop alone: stop the process")
+                    bad("a standalone server's master stops only with its process")
                 })?;
                 flag.store(true, Ordering::Release);
                 Ok(pb::StopMasterResponse {}.encode_to_vec())

@@ -354,6 +354,12 @@ pub fn split_region(
     let _ddl = engine.ddl();
     engine.check_open()?;
     refuse_system(&table.name)?;
+    if !engine.split_on.load(std::sync::atomic::Ordering::Acquire) {
+        return Err(Error::Refused(format!(
+            "Split region {} failed due to split switch off",
+            String::from_utf8_lossy(&info.region_name())
+        )));
+    }
     if !table.is_enabled() {
         return Err(Error::TableNotEnabled(table.name.clone()));
     }
@@ -417,6 +423,11 @@ pub fn merge_regions(
     let _ddl = engine.ddl();
     engine.check_open()?;
     refuse_system(&table.name)?;
+    if !engine.merge_on.load(std::sync::atomic::Ordering::Acquire) {
+        return Err(Error::Refused(
+            "Merge of regions failed due to merge switch off".into(),
+        ));
+    }
     if !table.is_enabled() {
         return Err(Error::TableNotEnabled(table.name.clone()));
     }

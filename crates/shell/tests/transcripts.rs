@@ -159,3 +159,8 @@ fn guide() {
 fn replication() {
     check("replication");
 }
+
+#[test]
+fn servers() {
+    check("servers");
+}

@@ -728,6 +728,42 @@ impl<T: Transport> AdminCalls<'_, T> {
         Ok(())
     }
 
+    async fn split_or_merge_switch(&self, split: bool, on: bool) -> Result<bool> {
+        let kind = if split {
+            pb::MasterSwitchType::Split
+        } else {
+            pb::MasterSwitchType::Merge
+        };
+        let r: pb::SetSplitOrMergeEnabledResponse = self
+            .cluster_call(
+                "SetSplitOrMergeEnabled",
+                &pb::SetSplitOrMergeEnabledRequest {
+                    enabled: on,
+                    synchronous: None,
+                    switch_types: vec![kind as i32],
+                },
+            )
+            .await?;
+        Ok(r.prev_value.first().copied().unwrap_or(true))
+    }
+
+    async fn split_or_merge_enabled(&self, split: bool) -> Result<bool> {
+        let kind = if split {
+            pb::MasterSwitchType::Split
+        } else {
+            pb::MasterSwitchType::Merge
+        };
+        let r: pb::IsSplitOrMergeEnabledResponse = self
+            .cluster_call(
+                "IsSplitOrMergeEnabled",
+                &pb::IsSplitOrMergeEnabledRequest {
+                    switch_type: kind as i32,
+                },
+            )
+            .await?;
+        Ok(r.enabled)
+    }
+
     async fn stop_master(&self) -> Result<()> {
         let _: pb::StopMasterResponse = self
             .cluster_call("StopMaster", &pb::StopMasterRequest {})
@@ -1215,6 +1251,11 @@ admin_calls! {
     fn recommission_region_server(&self, server: &str, regions: &[Vec<u8>]) -> Result<()>;
     /// The servers out of service (MasterService ListDecommissionedRegionServers).
     fn decommissioned_region_servers(&self) -> Result<Vec<String>>;
+    /// Switches splits or merges (MasterService SetSplitOrMergeEnabled); returns whether they
+    /// were on.
+    fn split_or_merge_switch(&self, split: bool, on: bool) -> Result<bool>;
+    /// Whether splits or merges are on (MasterService IsSplitOrMergeEnabled).
+    fn split_or_merge_enabled(&self, split: bool) -> Result<bool>;
     /// Stops a region server cleanly (AdminService StopServer).
     fn stop_region_server(&self, server: &str) -> Result<()>;
     /// Stops the active master alone (MasterService StopMaster).

@@ -226,6 +226,14 @@ impl Client for RemoteConnection {
         self.admin().decommissioned_region_servers()
     }
 
+    fn split_or_merge_switch(&self, split: bool, on: bool) -> Result<bool> {
+        self.admin().split_or_merge_switch(split, on)
+    }
+
+    fn split_or_merge_enabled(&self, split: bool) -> Result<bool> {
+        self.admin().split_or_merge_enabled(split)
+    }
+
     fn stop_region_server(&self, server: &str) -> Result<()> {
         self.admin().stop_region_server(server)
     }

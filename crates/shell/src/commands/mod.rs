@@ -175,6 +175,12 @@ host:port.
   hbase> recommission_regionserver 'host1,16020,1700000000000'
   hbase> recommission_regionserver 'host1:16020', ['1588230740b7e3c0f8d1a2e3f4a5b6c7']";
     "list_decommissioned_regionservers", "tools", tools::list_decommissioned_regionservers, true, "List the region servers out of service.\n  hbase> list_decommissioned_regionservers";
+    "splitormerge_switch", "tools", tools::splitormerge_switch, true,
+"Switch splits or merges on or off; prints the previous state. Off, a split or merge is refused
+and none starts by itself.
+  hbase> splitormerge_switch 'SPLIT', false
+  hbase> splitormerge_switch 'MERGE', true";
+    "splitormerge_enabled", "tools", tools::splitormerge_enabled, true, "Whether splits (or merges) are on.\n  hbase> splitormerge_enabled 'SPLIT'";
     "list_deadservers", "tools", tools::list_deadservers, true, "List the dead region servers the master knows of.\n  hbase> list_deadservers";
     "list_liveservers", "tools", tools::list_liveservers, true, "List the live region servers.\n  hbase> list_liveservers";
     "clear_deadservers", "tools", tools::clear_deadservers, true,

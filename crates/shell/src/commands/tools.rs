@@ -294,3 +294,38 @@ pub(super) fn stop_master(shell: &mut Shell, args: &[Value], _: &mut dyn Write) 
     client(shell, args, shell.client.stop_master())?;
     Ok(None)
 }
+
+/// `'SPLIT'` or `'MERGE'` (the first argument of the split-or-merge switch's commands).
+fn switch_type(args: &[Value]) -> R<bool> {
+    match args.first().and_then(text).as_deref() {
+        Some("SPLIT") => Ok(true),
+        Some("MERGE") => Ok(false),
+        _ => Err("the switch type must be 'SPLIT' or 'MERGE'".into()),
+    }
+}
+
+pub(super) fn splitormerge_switch(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    let split = switch_type(args)?;
+    let on = match args.get(1) {
+        Some(Value::Bool(b)) => *b,
+        _ => return Err("the second argument must be true or false".into()),
+    };
+    let was = client(shell, args, shell.client.split_or_merge_switch(split, on))?;
+    w!(out, "{was}");
+    Ok(Some(Returned::Value(Value::Bool(was))))
+}
+
+pub(super) fn splitormerge_enabled(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    let split = switch_type(args)?;
+    let on = client(shell, args, shell.client.split_or_merge_enabled(split))?;
+    w!(out, "{on}");
+    Ok(Some(Returned::Value(Value::Bool(on))))
+}

@@ -1,0 +1,19 @@
+create 'sw', 'f', SPLITS => ['m']
+splitormerge_enabled 'SPLIT'
+splitormerge_switch 'SPLIT', false
+splitormerge_enabled 'SPLIT'
+split 'sw', 'g'
+get_splits 'sw'
+splitormerge_switch 'SPLIT', true
+split 'sw', 'g'
+get_splits 'sw'
+splitormerge_switch 'MERGE', false
+splitormerge_enabled 'MERGE'
+splitormerge_switch 'MERGE', true
+splitormerge_switch 'BOTH', true
+list_liveservers
+list_deadservers
+clear_deadservers
+clear_deadservers 'nope,1,2'
+list_decommissioned_regionservers
+stop_master
