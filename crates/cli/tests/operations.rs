@@ -338,3 +338,27 @@ fn a_rolling_restart_under_load_fails_no_call() {
     }
     drop(procs);
 }
+
+/// `wal_roll` on a standalone server: its WAL directory holds one more segment after.
+#[test]
+fn wal_roll_starts_a_new_segment() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = support::Server::start_in(&data, &[]);
+    let segments = || -> usize {
+        std::fs::read_dir(data.join("WALs"))
+            .unwrap()
+            .filter_map(Result::ok)
+            .flat_map(|d| std::fs::read_dir(d.path()).unwrap())
+            .filter_map(Result::ok)
+            .filter(|f| f.file_name().to_string_lossy().starts_with("wal."))
+            .count()
+    };
+    let before = segments();
+    let (ok, out, err) = support::basalt_with_input(
+        &["shell", "--connect", &server.rpc, "-n"],
+        &format!("wal_roll '{}'\n", server.rpc),
+    );
+    assert!(ok, "{out}{err}");
+    assert_eq!(segments(), before + 1, "{out}");
+}

@@ -263,6 +263,9 @@ pub trait Client: Send + Sync + fmt::Debug {
     /// Stops a region server (`host:port` or `host,port,startcode`) cleanly: its regions are
     /// flushed and the master reassigns them (AdminService StopServer).
     fn stop_region_server(&self, server: &str) -> Result<()>;
+    /// Rolls a region server's WAL (`host:port` or `host,port,startcode`; AdminService
+    /// RollWALWriter).
+    fn roll_wal_writer(&self, server: &str) -> Result<()>;
     /// Stops the active master alone; a backup master takes over (MasterService StopMaster).
     fn stop_master(&self) -> Result<()>;
     /// Forgets dead servers (all of them if none is named); returns the names it could not

@@ -519,6 +519,7 @@ impl Client for LayoutClient {
         split_or_merge_enabled(split: bool) -> Result<bool>;
         stop_region_server(server: &str) -> Result<()>;
         stop_master() -> Result<()>;
+        roll_wal_writer(server: &str) -> Result<()>;
         clear_dead_servers(servers: &[String]) -> Result<Vec<String>>;
         move_region(region: &[u8], to: Option<&str>) -> Result<()>;
         assign(region: &[u8]) -> Result<()>;

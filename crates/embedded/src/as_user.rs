@@ -320,6 +320,11 @@ impl Client for AsUser {
         self.inner.stop_region_server(server)
     }
 
+    fn roll_wal_writer(&self, server: &str) -> Result<()> {
+        self.admin()?;
+        self.inner.roll_wal_writer(server)
+    }
+
     fn stop_master(&self) -> Result<()> {
         self.admin()?;
         self.inner.stop_master()

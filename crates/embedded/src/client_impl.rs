@@ -256,6 +256,10 @@ impl Client for Connection {
         )))
     }
 
+    fn roll_wal_writer(&self, _server: &str) -> Result<()> {
+        self.engine.rs.roll_wal()
+    }
+
     fn stop_master(&self) -> Result<()> {
         Err(basalt_common::Error::Refused(
             "a standalone server's master stops only with its process".into(),

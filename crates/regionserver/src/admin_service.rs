@@ -89,6 +89,13 @@ impl AdminService {
     /// Runs `method`; `None` if Basalt does not serve it.
     pub fn call(&self, method: &str, param: Option<&[u8]>, cell_block: &Bytes) -> Option<Outcome> {
         Some(match method {
+            "RollWALWriter" => decode::<pb::RollWalWriterRequest>(param).and_then(|_| {
+                self.rs.roll_wal().map_err(|e| from_error(&e))?;
+                Ok(pb::RollWalWriterResponse {
+                    region_to_flush: Vec::new(),
+                }
+                .encode_to_vec())
+            }),
             "StopServer" => decode::<pb::StopServerRequest>(param).and_then(|r| {
                 let flag = self.stop.as_ref().ok_or_else(|| {
                     exception(

@@ -196,6 +196,17 @@ impl RegionServer {
         loaded
     }
 
+    /// Rolls this server's WAL now (HBase's `wal_roll`); refused for a server without one.
+    pub fn roll_wal(&self) -> Result<()> {
+        let wal = self
+            .config
+            .wal
+            .as_ref()
+            .ok_or_else(|| basalt_common::Error::Refused("this server has no WAL".into()))?;
+        wal.roll_now()?;
+        Ok(())
+    }
+
     /// This server's name as its WAL directory is named (none without a WAL).
     fn wal_name(&self) -> Option<String> {
         Some(

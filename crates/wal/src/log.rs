@@ -552,15 +552,7 @@ impl Wal {
             }
         }
         if let Some(path) = rolled {
-            let old = std::mem::replace(
-                &mut st.current,
-                Segment {
-                    path,
-                    max_seq_ids: HashMap::new(),
-                },
-            );
-            st.closed.push(old);
-            st.next_number += 1;
+            Self::rolled_to(&mut st, path);
         }
         if batch.capacity() <= SPARE_LIMIT {
             batch.clear();
@@ -598,6 +590,61 @@ impl Wal {
             &self.written_hint
         };
         hint.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Records that the log now appends to the new segment `path`, the current one rolled.
+    fn rolled_to(st: &mut State, path: PathBuf) {
+        let old = std::mem::replace(
+            &mut st.current,
+            Segment {
+                path,
+                max_seq_ids: HashMap::new(),
+            },
+        );
+        st.closed.push(old);
+        st.next_number += 1;
+    }
+
+    /// Rolls the log now (HBase's `wal_roll`): everything appended so far is written and synced
+    /// in the current segment, and appends go to a new one from here. Returns the new segment.
+    pub fn roll_now(&self) -> Result<PathBuf> {
+        loop {
+            self.sync(false)?;
+            let mut st = self.lock();
+            if let Some(failure) = &st.failure {
+                return Err(WalError::Failed(failure.clone()));
+            }
+            // Taken as a leader takes it: appends meanwhile queue for the next round.
+            if st.leader {
+                drop(st);
+                std::thread::yield_now();
+                continue;
+            }
+            let Some(mut writer) = st.writer.take() else {
+                drop(st);
+                std::thread::yield_now();
+                continue;
+            };
+            st.leader = true;
+            drop(st);
+            let rolled = self.roll(&mut writer);
+            let mut st = self.lock();
+            st.writer = Some(writer);
+            st.leader = false;
+            let result = match rolled {
+                Ok(path) => {
+                    Self::rolled_to(&mut st, path.clone());
+                    Ok(path)
+                }
+                Err(e) => {
+                    st.failure = Some(format!("rolling {} failed: {e}", st.current.path.display()));
+                    Err(e)
+                }
+            };
+            // Appends that parked meanwhile need a leader.
+            self.wake_parked(&mut st);
+            return result;
+        }
     }
 
     /// Syncs the full segment and starts the next one in `writer`'s place; returns its path.

@@ -464,3 +464,38 @@ fn a_fenced_log_acknowledges_nothing_after_the_rename() {
     // the check), and a split replays it harmlessly: its writer was told it failed.
     assert_eq!(&seen[..2], [1, 2]);
 }
+
+/// `wal_roll`: what was appended stays in the rolled segment, later appends go to a new one,
+/// also while other threads append.
+#[test]
+fn a_roll_asked_for_starts_a_new_segment_and_loses_nothing() {
+    let fs = FaultyFs::new();
+    let wal = open(&fs, WalConfig::default());
+    for s in 1..=5 {
+        wal.append(&edit("a", s), Durability::SyncWal).unwrap();
+    }
+    let first = wal.current_segment();
+    let new = wal.roll_now().unwrap();
+    assert_ne!(new, first);
+    assert_eq!(wal.rolled_segments(), vec![first]);
+    std::thread::scope(|scope| {
+        for t in 0..4u64 {
+            let wal = &wal;
+            scope.spawn(move || {
+                for s in 0..50 {
+                    wal.append(&edit("a", 100 + t * 50 + s), Durability::SyncWal)
+                        .unwrap();
+                }
+            });
+        }
+        for _ in 0..3 {
+            wal.roll_now().unwrap();
+        }
+    });
+    let mut seqs = logged(&fs);
+    seqs.sort_unstable();
+    let mut want: Vec<u64> = (1..=5).chain(100..300).collect();
+    want.sort_unstable();
+    assert_eq!(seqs, want);
+    assert_eq!(wal.rolled_segments().len(), 4);
+}

@@ -707,13 +707,18 @@ impl<T: Transport> AdminCalls<'_, T> {
             .collect())
     }
 
+    async fn roll_wal_writer(&self, server: &str) -> Result<()> {
+        let addr = server_addr(server)?;
+        let c = self.conn;
+        let _: pb::RollWalWriterResponse = c
+            .call_admin(addr, "RollWALWriter", &pb::RollWalWriterRequest {})
+            .await
+            .map_err(|e| Error::storage(format!("RollWALWriter on {server}: {e}")))?;
+        Ok(())
+    }
+
     async fn stop_region_server(&self, server: &str) -> Result<()> {
-        let pb = server_pb(server)?;
-        let text = format!("{}:{}", pb.host_name, pb.port.unwrap_or_default());
-        let addr = std::net::ToSocketAddrs::to_socket_addrs(&text.as_str())
-            .ok()
-            .and_then(|mut a| a.next())
-            .ok_or_else(|| Error::InvalidArgument(format!("{server} is not a server address")))?;
+        let addr = server_addr(server)?;
         let c = self.conn;
         let _: pb::StopServerResponse = c
             .call_admin(
@@ -1085,6 +1090,16 @@ fn regex_quoted(text: &str) -> String {
         .collect()
 }
 
+/// The address of a server named `host,port,startcode` or `host:port`.
+fn server_addr(server: &str) -> Result<std::net::SocketAddr> {
+    let pb = server_pb(server)?;
+    let text = format!("{}:{}", pb.host_name, pb.port.unwrap_or_default());
+    std::net::ToSocketAddrs::to_socket_addrs(&text.as_str())
+        .ok()
+        .and_then(|mut a| a.next())
+        .ok_or_else(|| Error::InvalidArgument(format!("{server} is not a server address")))
+}
+
 /// A server named `host,port,startcode` or `host:port`, as MasterService takes it.
 fn server_pb(name: &str) -> Result<pb::ServerName> {
     let bad = || {
@@ -1260,6 +1275,8 @@ admin_calls! {
     fn stop_region_server(&self, server: &str) -> Result<()>;
     /// Stops the active master alone (MasterService StopMaster).
     fn stop_master(&self) -> Result<()>;
+    /// Rolls a region server's WAL (AdminService RollWALWriter).
+    fn roll_wal_writer(&self, server: &str) -> Result<()>;
     /// Forgets dead servers; returns the names it could not (MasterService ClearDeadServers).
     fn clear_dead_servers(&self, servers: &[String]) -> Result<Vec<String>>;
 }

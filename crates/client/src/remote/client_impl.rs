@@ -238,6 +238,10 @@ impl Client for RemoteConnection {
         self.admin().stop_region_server(server)
     }
 
+    fn roll_wal_writer(&self, server: &str) -> Result<()> {
+        self.admin().roll_wal_writer(server)
+    }
+
     fn stop_master(&self) -> Result<()> {
         self.admin().stop_master()
     }

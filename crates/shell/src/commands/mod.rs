@@ -181,6 +181,10 @@ and none starts by itself.
   hbase> splitormerge_switch 'SPLIT', false
   hbase> splitormerge_switch 'MERGE', true";
     "splitormerge_enabled", "tools", tools::splitormerge_enabled, true, "Whether splits (or merges) are on.\n  hbase> splitormerge_enabled 'SPLIT'";
+    "wal_roll", "tools", tools::wal_roll, true,
+"Roll a region server's WAL: what it logged so far stays in the segment it was in, later edits
+go to a new one (which the log cleaner can then archive once flushed).
+  hbase> wal_roll 'host1,16020,1700000000000'";
     "list_deadservers", "tools", tools::list_deadservers, true, "List the dead region servers the master knows of.\n  hbase> list_deadservers";
     "list_liveservers", "tools", tools::list_liveservers, true, "List the live region servers.\n  hbase> list_liveservers";
     "clear_deadservers", "tools", tools::clear_deadservers, true,

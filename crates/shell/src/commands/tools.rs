@@ -329,3 +329,9 @@ pub(super) fn splitormerge_enabled(
     w!(out, "{on}");
     Ok(Some(Returned::Value(Value::Bool(on))))
 }
+
+pub(super) fn wal_roll(shell: &mut Shell, args: &[Value], _: &mut dyn Write) -> CommandResult {
+    let server = Args::all(args).string(0, "server (host:port or host,port,startcode)")?;
+    client(shell, args, shell.client.roll_wal_writer(&server))?;
+    Ok(None)
+}
