@@ -54,6 +54,7 @@ fn mask(text: &str) -> String {
         ),
         (r"(localhost|127\.0\.0\.1),\d+,\d+", "<server>"),
         (r"(localhost|127\.0\.0\.1):\d+ \d+", "<server>"),
+        (r"(localhost|127\.0\.0\.1):\d+ \{", "<server> {"),
         (r",\d{13}\.[0-9a-f]{32}\.", ",<id>.<encoded>."),
         (r"\b[0-9a-f]{32}\b", "<encoded>"),
         // A snapshot's creation time, as Ruby's Time#to_s prints it.

@@ -448,3 +448,80 @@ pub(super) fn show_filters(_: &mut Shell, _: &[Value], out: &mut dyn Write) -> C
     }
     Ok(None)
 }
+
+/// `clone_table_schema 't1', 't2'` (and `false` not to keep the split keys): a new empty table
+/// with `t1`'s schema and, by default, its region boundaries.
+pub(super) fn clone_table_schema(
+    shell: &mut Shell,
+    args: &[Value],
+    _: &mut dyn Write,
+) -> CommandResult {
+    let a = Args::all(args);
+    let from = a.table(0)?;
+    let to = a.table(1)?;
+    let keep_splits = match args.get(2) {
+        None => true,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => {
+            return Err(format!(
+                "preserve_splits must be true or false, not {}",
+                other.inspect()
+            ));
+        }
+    };
+    let mut d = client(shell, args, shell.client.describe_table(&from))?;
+    let splits: Vec<Bytes> = if keep_splits {
+        client(shell, args, shell.client.regions(&from))?
+            .into_iter()
+            .skip(1)
+            .map(|r| r.start_key)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    d.name = to;
+    // Errors name the new table (the second argument), as HBase's do.
+    client(
+        shell,
+        args.get(1..).unwrap_or(args),
+        shell.client.create_table(d, &splits),
+    )?;
+    Ok(None)
+}
+
+/// `locate_region 't1', 'row'`: the server and region holding the row.
+pub(super) fn locate_region(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    let a = Args::all(args);
+    let table = a.table(0)?;
+    let row = a.bytes(1, "row key")?;
+    let regions = client(shell, args, shell.client.regions(&table))?;
+    let region = regions
+        .iter()
+        .rev()
+        .find(|r| r.start_key <= row)
+        .ok_or_else(|| format!("no region of {table} holds the row"))?;
+    let host = region
+        .server
+        .clone()
+        .unwrap_or_else(|| shell.client.server_name());
+    let host_port = match host.split(',').collect::<Vec<_>>().as_slice() {
+        [h, p, _] => format!("{h}:{p}"),
+        _ => host,
+    };
+    let shown = format!(
+        "{{ENCODED => {}, NAME => '{}', STARTKEY => '{}', ENDKEY => '{}'}}",
+        region.encoded_name(),
+        binary(&region.name),
+        binary(&region.start_key),
+        binary(&region.end_key)
+    );
+    let mut f = Formatter::new(shell.options.width);
+    f.header(out, &["HOST", "REGION"]).map_err(io)?;
+    f.row2(out, &host_port, &shown).map_err(io)?;
+    f.footer(out, None).map_err(io)?;
+    Ok(None)
+}

@@ -90,6 +90,11 @@ wherever a value goes:
 "Get a handle on a table, to call commands on it.
   hbase> t1 = get_table 't1'
   hbase> t1.scan";
+    "clone_table_schema", "ddl", ddl::clone_table_schema, true,
+"Create an empty table with another table's schema and, unless false is given, its split keys.
+  hbase> clone_table_schema 't1', 't2'
+  hbase> clone_table_schema 'ns:t1', 'ns:t2', false";
+    "locate_region", "ddl", ddl::locate_region, true, "The server and region holding a row.\n  hbase> locate_region 't1', 'row1'";
     "show_filters", "ddl", ddl::show_filters, true, "Show the filters the FILTER strings can use.";
     "create_namespace", "namespace", namespace::create_namespace, true,
 "Create a namespace, with optional properties.

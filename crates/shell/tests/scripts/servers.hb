@@ -17,3 +17,14 @@ clear_deadservers
 clear_deadservers 'nope,1,2'
 list_decommissioned_regionservers
 stop_master
+alter 'sw', {NAME => 'f', VERSIONS => 5}
+clone_table_schema 'sw', 'sw2'
+describe 'sw2'
+get_splits 'sw2'
+clone_table_schema 'sw', 'sw3', false
+get_splits 'sw3'
+clone_table_schema 'nope', 'sw4'
+clone_table_schema 'sw', 'sw2'
+locate_region 'sw', 'h'
+locate_region 'sw', 'a'
+locate_region 'nope', 'a'
