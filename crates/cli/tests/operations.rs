@@ -339,7 +339,8 @@ fn a_rolling_restart_under_load_fails_no_call() {
     drop(procs);
 }
 
-/// `wal_roll` on a standalone server: its WAL directory holds one more segment after.
+/// `wal_roll` on a standalone server: its WAL directory holds one more segment after; and
+/// `compact_rs` compacts its regions.
 #[test]
 fn wal_roll_starts_a_new_segment() {
     let dir = tempfile::tempdir().unwrap();
@@ -357,8 +358,36 @@ fn wal_roll_starts_a_new_segment() {
     let before = segments();
     let (ok, out, err) = support::basalt_with_input(
         &["shell", "--connect", &server.rpc, "-n"],
-        &format!("wal_roll '{}'\n", server.rpc),
+        &format!(
+            "wal_roll '{0}'\ncreate 'c', 'f'\nput 'c', 'r', 'f:q', 'v'\nflush 'c'\n\
+             put 'c', 'r', 'f:q', 'w'\nflush 'c'\n",
+            server.rpc
+        ),
     );
     assert!(ok, "{out}{err}");
     assert_eq!(segments(), before + 1, "{out}");
+    let store_files = || -> u64 {
+        let (_, jmx) = support::http_get(&server.info, "/jmx");
+        jmx.split("\"storeFileCount\"")
+            .nth(1)
+            .and_then(|r| {
+                r.trim_start_matches([' ', ':'])
+                    .split([',', '\n'])
+                    .next()?
+                    .trim()
+                    .parse()
+                    .ok()
+            })
+            .unwrap()
+    };
+    let files = store_files();
+    let (ok, out, err) = support::basalt_with_input(
+        &["shell", "--connect", &server.rpc, "-n"],
+        &format!("compact_rs '{}', true\n", server.rpc),
+    );
+    assert!(ok, "{out}{err}");
+    assert!(
+        store_files() < files,
+        "{files} store files before compact_rs and after"
+    );
 }

@@ -263,6 +263,10 @@ pub trait Client: Send + Sync + fmt::Debug {
     /// Stops a region server (`host:port` or `host,port,startcode`) cleanly: its regions are
     /// flushed and the master reassigns them (AdminService StopServer).
     fn stop_region_server(&self, server: &str) -> Result<()>;
+    /// Switches compactions on or off on the servers named (`host:port` or
+    /// `host,port,startcode`; none named: every live server), HBase's `compaction_switch`;
+    /// returns each server's name and whether they were on (AdminService CompactionSwitch).
+    fn compaction_switch(&self, on: bool, servers: &[String]) -> Result<Vec<(String, bool)>>;
     /// Rolls a region server's WAL (`host:port` or `host,port,startcode`; AdminService
     /// RollWALWriter).
     fn roll_wal_writer(&self, server: &str) -> Result<()>;

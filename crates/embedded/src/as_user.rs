@@ -320,6 +320,11 @@ impl Client for AsUser {
         self.inner.stop_region_server(server)
     }
 
+    fn compaction_switch(&self, on: bool, servers: &[String]) -> Result<Vec<(String, bool)>> {
+        self.admin()?;
+        self.inner.compaction_switch(on, servers)
+    }
+
     fn roll_wal_writer(&self, server: &str) -> Result<()> {
         self.admin()?;
         self.inner.roll_wal_writer(server)

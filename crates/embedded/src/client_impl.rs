@@ -256,6 +256,11 @@ impl Client for Connection {
         )))
     }
 
+    fn compaction_switch(&self, on: bool, _servers: &[String]) -> Result<Vec<(String, bool)>> {
+        let rs = &self.engine.rs;
+        Ok(vec![(rs.name.to_string(), rs.switch_compactions(on))])
+    }
+
     fn roll_wal_writer(&self, _server: &str) -> Result<()> {
         self.engine.rs.roll_wal()
     }

@@ -172,7 +172,14 @@ impl AdminService {
                 }
                 .encode_to_vec())
             }),
+            "CompactionSwitch" => decode::<pb::CompactionSwitchRequest>(param).map(|r| {
+                pb::CompactionSwitchResponse {
+                    prev_state: self.rs.switch_compactions(r.enabled),
+                }
+                .encode_to_vec()
+            }),
             "CompactRegion" => decode::<CompactRegionRequest>(param).and_then(|r| {
+                self.rs.check_compactions().map_err(|e| from_error(&e))?;
                 named_region(&self.rs, &r.region)?
                     .compact(r.major())
                     .map_err(|e| from_error(&e))?;

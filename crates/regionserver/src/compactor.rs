@@ -116,7 +116,7 @@ pub fn start(
                     .clean_archive_keeping(&|p| crate::replication::queues::is_needed(&needed, p));
             }
         }
-        for region in &regions {
+        for region in regions.iter().filter(|_| server.compactions_on()) {
             let major_due = major_every.is_some_and(|every| {
                 region.millis_since_major_compaction()
                     >= i64::try_from(every.as_millis()).unwrap_or(i64::MAX)

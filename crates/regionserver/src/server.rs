@@ -49,6 +49,8 @@ pub struct RegionServer {
     replication: std::sync::OnceLock<Arc<crate::replication::Replication>>,
     /// What the sink of its AdminService applied.
     pub sink_metrics: Arc<crate::replication::sink::SinkMetrics>,
+    /// Whether compactions run here (HBase's `compaction_switch`).
+    compactions_on: AtomicBool,
 }
 
 /// A split the region server has prepared: the parent closed, the daughters' directories
@@ -87,6 +89,29 @@ impl RegionServer {
             standing: crate::standing::Standing::default(),
             replication: std::sync::OnceLock::new(),
             sink_metrics: Arc::default(),
+            compactions_on: AtomicBool::new(true),
+        }
+    }
+
+    /// Switches this server's compactions on or off (HBase's `compaction_switch`); returns
+    /// whether they were on. Off, none starts by itself and a requested one is refused.
+    pub fn switch_compactions(&self, on: bool) -> bool {
+        self.compactions_on.swap(on, Ordering::AcqRel)
+    }
+
+    pub fn compactions_on(&self) -> bool {
+        self.compactions_on.load(Ordering::Acquire)
+    }
+
+    /// Refuses a requested compaction while compactions are switched off.
+    pub fn check_compactions(&self) -> Result<()> {
+        if self.compactions_on() {
+            Ok(())
+        } else {
+            Err(basalt_common::Error::Refused(format!(
+                "compactions are switched off on {} (compaction_switch)",
+                self.name
+            )))
         }
     }
 

@@ -209,6 +209,7 @@ impl RegionServer {
     /// Compacts an open region's stores (every file of each when `major`). Held regions (a
     /// disabled table's, in the embedded engine) compact too.
     pub fn compact_named(&self, info: &RegionInfo, major: bool) -> Result<()> {
+        self.check_compactions()?;
         let region = self
             .online(info)
             .or_else(|| self.held_region(&layout::encoded_name(info)))

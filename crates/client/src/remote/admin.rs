@@ -707,6 +707,40 @@ impl<T: Transport> AdminCalls<'_, T> {
             .collect())
     }
 
+    async fn compaction_switch(&self, on: bool, servers: &[String]) -> Result<Vec<(String, bool)>> {
+        let host_port = |name: &str| {
+            let parts: Vec<&str> = name.split(',').collect();
+            match parts.as_slice() {
+                [h, p, _] => format!("{h}:{p}"),
+                _ => name.to_owned(),
+            }
+        };
+        let live: Vec<String> = self
+            .cluster_summary()
+            .await?
+            .servers
+            .into_iter()
+            .map(|s| s.name)
+            .collect();
+        let mut out = Vec::new();
+        for name in live {
+            if !servers.is_empty() && !servers.iter().any(|s| host_port(s) == host_port(&name)) {
+                continue;
+            }
+            let c = self.conn;
+            let r: pb::CompactionSwitchResponse = c
+                .call_admin(
+                    server_addr(&name)?,
+                    "CompactionSwitch",
+                    &pb::CompactionSwitchRequest { enabled: on },
+                )
+                .await
+                .map_err(|e| Error::storage(format!("CompactionSwitch on {name}: {e}")))?;
+            out.push((name, r.prev_state));
+        }
+        Ok(out)
+    }
+
     async fn roll_wal_writer(&self, server: &str) -> Result<()> {
         let addr = server_addr(server)?;
         let c = self.conn;
@@ -1277,6 +1311,9 @@ admin_calls! {
     fn stop_master(&self) -> Result<()>;
     /// Rolls a region server's WAL (AdminService RollWALWriter).
     fn roll_wal_writer(&self, server: &str) -> Result<()>;
+    /// Switches compactions on the servers named, or every live one (AdminService
+    /// CompactionSwitch); returns each server and its previous state.
+    fn compaction_switch(&self, on: bool, servers: &[String]) -> Result<Vec<(String, bool)>>;
     /// Forgets dead servers; returns the names it could not (MasterService ClearDeadServers).
     fn clear_dead_servers(&self, servers: &[String]) -> Result<Vec<String>>;
 }

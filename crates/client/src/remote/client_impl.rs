@@ -238,6 +238,10 @@ impl Client for RemoteConnection {
         self.admin().stop_region_server(server)
     }
 
+    fn compaction_switch(&self, on: bool, servers: &[String]) -> Result<Vec<(String, bool)>> {
+        self.admin().compaction_switch(on, servers)
+    }
+
     fn roll_wal_writer(&self, server: &str) -> Result<()> {
         self.admin().roll_wal_writer(server)
     }

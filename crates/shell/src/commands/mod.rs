@@ -186,6 +186,15 @@ and none starts by itself.
   hbase> splitormerge_switch 'SPLIT', false
   hbase> splitormerge_switch 'MERGE', true";
     "splitormerge_enabled", "tools", tools::splitormerge_enabled, true, "Whether splits (or merges) are on.\n  hbase> splitormerge_enabled 'SPLIT'";
+    "compaction_switch", "tools", tools::compaction_switch, true,
+"Switch compactions on or off on every live region server, or those named; prints each one's
+previous state. Off, no compaction starts by itself and one asked for is refused.
+  hbase> compaction_switch false
+  hbase> compaction_switch true, ['host1:16020']";
+    "compact_rs", "tools", tools::compact_rs, true,
+"Compact every region of a region server (true: major compactions).
+  hbase> compact_rs 'host1:16020'
+  hbase> compact_rs 'host1,16020,1700000000000', true";
     "wal_roll", "tools", tools::wal_roll, true,
 "Roll a region server's WAL: what it logged so far stays in the segment it was in, later edits
 go to a new one (which the log cleaner can then archive once flushed).

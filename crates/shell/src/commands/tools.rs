@@ -335,3 +335,61 @@ pub(super) fn wal_roll(shell: &mut Shell, args: &[Value], _: &mut dyn Write) -> 
     client(shell, args, shell.client.roll_wal_writer(&server))?;
     Ok(None)
 }
+
+/// `compaction_switch true|false` (every live server) or `compaction_switch false, ['h:p']`:
+/// each server's previous state.
+pub(super) fn compaction_switch(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    let on = match args.first() {
+        Some(Value::Bool(b)) => *b,
+        _ => return Err("the first argument must be true or false".into()),
+    };
+    let servers = match args.get(1) {
+        None => Vec::new(),
+        Some(v) => list(v)
+            .ok_or("the servers must be an array of names")?
+            .into_iter()
+            .map(|s| String::from_utf8_lossy(&s).into_owned())
+            .collect(),
+    };
+    let prev = client(shell, args, shell.client.compaction_switch(on, &servers))?;
+    let mut f = Formatter::new(shell.options.width);
+    f.header(out, &["SERVER", "PREV_STATE"]).map_err(io)?;
+    for (server, was) in &prev {
+        f.row2(out, server, &was.to_string()).map_err(io)?;
+    }
+    f.footer(out, None).map_err(io)?;
+    Ok(None)
+}
+
+/// `compact_rs 'host:port'` (and `true` for major): every region of the server.
+pub(super) fn compact_rs(shell: &mut Shell, args: &[Value], _: &mut dyn Write) -> CommandResult {
+    let server = Args::all(args).string(0, "server (host:port or host,port,startcode)")?;
+    let major = matches!(args.get(1), Some(Value::Bool(true)));
+    let want = |name: &str| {
+        let parts: Vec<&str> = name.split(',').collect();
+        match parts.as_slice() {
+            [h, p, _] => format!("{h}:{p}"),
+            _ => name.to_owned(),
+        }
+    };
+    let summary = shell.client.cluster_summary().map_err(|e| e.to_string())?;
+    let found = summary
+        .servers
+        .iter()
+        .find(|s| want(&s.name) == want(&server))
+        .ok_or_else(|| format!("{server} is not a live region server"))?;
+    for region in &found.regions {
+        // Meta's region goes by HBase's fixed name.
+        let name: &[u8] = if region.name.starts_with(b"hbase:meta,") {
+            b"hbase:meta,,1"
+        } else {
+            &region.name
+        };
+        client(shell, args, shell.client.compact_region(name, major))?;
+    }
+    Ok(None)
+}

@@ -28,3 +28,8 @@ clone_table_schema 'sw', 'sw2'
 locate_region 'sw', 'h'
 locate_region 'sw', 'a'
 locate_region 'nope', 'a'
+compaction_switch false
+major_compact 'sw'
+compaction_switch true
+major_compact 'sw'
+compaction_switch 'yes'
