@@ -267,6 +267,10 @@ pub trait Client: Send + Sync + fmt::Debug {
     /// `host,port,startcode`; none named: every live server), HBase's `compaction_switch`;
     /// returns each server's name and whether they were on (AdminService CompactionSwitch).
     fn compaction_switch(&self, on: bool, servers: &[String]) -> Result<Vec<(String, bool)>>;
+    /// Drops the table's blocks from its servers' block caches (HBase's `clear_block_cache`;
+    /// AdminService ClearRegionBlockCache): the blocks and bytes evicted, and the largest
+    /// cache's capacity.
+    fn clear_block_cache(&self, table: &TableName) -> Result<(u64, u64, u64)>;
     /// Rolls a region server's WAL (`host:port` or `host,port,startcode`; AdminService
     /// RollWALWriter).
     fn roll_wal_writer(&self, server: &str) -> Result<()>;

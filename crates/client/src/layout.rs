@@ -520,6 +520,7 @@ impl Client for LayoutClient {
         stop_region_server(server: &str) -> Result<()>;
         stop_master() -> Result<()>;
         roll_wal_writer(server: &str) -> Result<()>;
+        clear_block_cache(table: &TableName) -> Result<(u64, u64, u64)>;
         compaction_switch(on: bool, servers: &[String]) -> Result<Vec<(String, bool)>>;
         clear_dead_servers(servers: &[String]) -> Result<Vec<String>>;
         move_region(region: &[u8], to: Option<&str>) -> Result<()>;

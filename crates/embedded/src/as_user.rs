@@ -325,6 +325,11 @@ impl Client for AsUser {
         self.inner.compaction_switch(on, servers)
     }
 
+    fn clear_block_cache(&self, table: &TableName) -> Result<(u64, u64, u64)> {
+        self.admin()?;
+        self.inner.clear_block_cache(table)
+    }
+
     fn roll_wal_writer(&self, server: &str) -> Result<()> {
         self.admin()?;
         self.inner.roll_wal_writer(server)

@@ -261,6 +261,11 @@ impl Client for Connection {
         Ok(vec![(rs.name.to_string(), rs.switch_compactions(on))])
     }
 
+    fn clear_block_cache(&self, table: &TableName) -> Result<(u64, u64, u64)> {
+        let regions = self.engine.table(table)?.regions();
+        Ok(self.engine.rs.clear_block_cache(&regions))
+    }
+
     fn roll_wal_writer(&self, _server: &str) -> Result<()> {
         self.engine.rs.roll_wal()
     }

@@ -453,6 +453,14 @@ impl Region {
         }
     }
 
+    /// Drops every block of the region's store files from the block cache (HBase's
+    /// `clear_block_cache`).
+    pub fn evict_all_blocks(&self) {
+        for store in &self.stores {
+            store.evict_blocks();
+        }
+    }
+
     /// Serves again after a [`Region::close`] that its caller could not go through with.
     pub fn reopen(&self) {
         self.closed.store(false, Ordering::Release);

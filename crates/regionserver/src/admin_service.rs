@@ -172,6 +172,25 @@ impl AdminService {
                 }
                 .encode_to_vec())
             }),
+            "ClearRegionBlockCache" => {
+                decode::<pb::ClearRegionBlockCacheRequest>(param).and_then(|r| {
+                    let regions = r
+                        .region
+                        .iter()
+                        .map(|spec| named_region(&self.rs, spec))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let (blocks, bytes, capacity) = self.rs.clear_block_cache(&regions);
+                    let n = |v: u64| Some(i64::try_from(v).unwrap_or(i64::MAX));
+                    Ok(pb::ClearRegionBlockCacheResponse {
+                        stats: pb::CacheEvictionStats {
+                            evicted_blocks: n(blocks),
+                            bytes_evicted: n(bytes),
+                            max_cache_size: n(capacity),
+                        },
+                    }
+                    .encode_to_vec())
+                })
+            }
             "CompactionSwitch" => decode::<pb::CompactionSwitchRequest>(param).map(|r| {
                 pb::CompactionSwitchResponse {
                     prev_state: self.rs.switch_compactions(r.enabled),

@@ -221,6 +221,24 @@ impl RegionServer {
         loaded
     }
 
+    /// Drops the blocks of `regions` from the block cache; returns the blocks and bytes the
+    /// cache held fewer after (others' reads may fill it meanwhile) and its capacity.
+    pub fn clear_block_cache(&self, regions: &[Arc<Region>]) -> (u64, u64, u64) {
+        let Some(cache) = &self.config.block_cache else {
+            return (0, 0, 0);
+        };
+        let before = cache.stats();
+        for r in regions {
+            r.evict_all_blocks();
+        }
+        let after = cache.stats();
+        (
+            before.blocks.saturating_sub(after.blocks),
+            before.bytes.saturating_sub(after.bytes),
+            after.capacity,
+        )
+    }
+
     /// Rolls this server's WAL now (HBase's `wal_roll`); refused for a server without one.
     pub fn roll_wal(&self) -> Result<()> {
         let wal = self

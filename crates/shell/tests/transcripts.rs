@@ -55,6 +55,8 @@ fn mask(text: &str) -> String {
         (r"(localhost|127\.0\.0\.1),\d+,\d+", "<server>"),
         (r"(localhost|127\.0\.0\.1):\d+ \d+", "<server>"),
         (r"(localhost|127\.0\.0\.1):\d+ \{", "<server> {"),
+        // The block cache's size is a share of the machine's memory.
+        (r"maxCacheSize=\d+", "maxCacheSize=<n>"),
         (r",\d{13}\.[0-9a-f]{32}\.", ",<id>.<encoded>."),
         (r"\b[0-9a-f]{32}\b", "<encoded>"),
         // A snapshot's creation time, as Ruby's Time#to_s prints it.

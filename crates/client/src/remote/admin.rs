@@ -741,6 +741,31 @@ impl<T: Transport> AdminCalls<'_, T> {
         Ok(out)
     }
 
+    async fn clear_block_cache(&self, table: &TableName) -> Result<(u64, u64, u64)> {
+        let mut by_server: HashMap<std::net::SocketAddr, Vec<pb::RegionSpecifier>> = HashMap::new();
+        for loc in self.regions(table).await? {
+            let server = self.conn.server_of(&loc);
+            by_server.entry(server).or_default().push(region(&loc.name));
+        }
+        let (mut blocks, mut bytes, mut capacity) = (0u64, 0u64, 0u64);
+        for (server, regions) in by_server {
+            let c = self.conn;
+            let r: pb::ClearRegionBlockCacheResponse = c
+                .call_admin(
+                    server,
+                    "ClearRegionBlockCache",
+                    &pb::ClearRegionBlockCacheRequest { region: regions },
+                )
+                .await
+                .map_err(|e| Error::storage(format!("ClearRegionBlockCache on {server}: {e}")))?;
+            let n = |v: Option<i64>| u64::try_from(v.unwrap_or(0)).unwrap_or(0);
+            blocks += n(r.stats.evicted_blocks);
+            bytes += n(r.stats.bytes_evicted);
+            capacity = capacity.max(n(r.stats.max_cache_size));
+        }
+        Ok((blocks, bytes, capacity))
+    }
+
     async fn roll_wal_writer(&self, server: &str) -> Result<()> {
         let addr = server_addr(server)?;
         let c = self.conn;
@@ -1311,6 +1336,9 @@ admin_calls! {
     fn stop_master(&self) -> Result<()>;
     /// Rolls a region server's WAL (AdminService RollWALWriter).
     fn roll_wal_writer(&self, server: &str) -> Result<()>;
+    /// Drops the table's blocks from its servers' caches (AdminService ClearRegionBlockCache):
+    /// blocks and bytes evicted, and the largest cache's capacity.
+    fn clear_block_cache(&self, table: &TableName) -> Result<(u64, u64, u64)>;
     /// Switches compactions on the servers named, or every live one (AdminService
     /// CompactionSwitch); returns each server and its previous state.
     fn compaction_switch(&self, on: bool, servers: &[String]) -> Result<Vec<(String, bool)>>;

@@ -242,6 +242,10 @@ impl Client for RemoteConnection {
         self.admin().compaction_switch(on, servers)
     }
 
+    fn clear_block_cache(&self, table: &TableName) -> Result<(u64, u64, u64)> {
+        self.admin().clear_block_cache(table)
+    }
+
     fn roll_wal_writer(&self, server: &str) -> Result<()> {
         self.admin().roll_wal_writer(server)
     }

@@ -195,6 +195,7 @@ previous state. Off, no compaction starts by itself and one asked for is refused
 "Compact every region of a region server (true: major compactions).
   hbase> compact_rs 'host1:16020'
   hbase> compact_rs 'host1,16020,1700000000000', true";
+    "clear_block_cache", "tools", tools::clear_block_cache, true, "Drop a table's blocks from its region servers' block caches.\n  hbase> clear_block_cache 't1'";
     "wal_roll", "tools", tools::wal_roll, true,
 "Roll a region server's WAL: what it logged so far stays in the segment it was in, later edits
 go to a new one (which the log cleaner can then archive once flushed).

@@ -393,3 +393,23 @@ pub(super) fn compact_rs(shell: &mut Shell, args: &[Value], _: &mut dyn Write) -
     }
     Ok(None)
 }
+
+/// `clear_block_cache 't'`: the table's blocks leave its servers' block caches.
+pub(super) fn clear_block_cache(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    let table = Args::all(args).table(0)?;
+    let (blocks, _, capacity) = client(shell, args, shell.client.clear_block_cache(&table))?;
+    let mut f = Formatter::new(shell.options.width);
+    f.row1(
+        out,
+        &format!(
+            "Stats: CacheEvictionStats{{evictedBlocks={blocks}, maxCacheSize={capacity}, \
+             failedRegionsSize=0, failedRegions=}}"
+        ),
+    )
+    .map_err(io)?;
+    Ok(None)
+}
