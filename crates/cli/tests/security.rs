@@ -42,6 +42,15 @@ fn the_superuser_grants_and_users_get_what_they_were_granted() {
     let (ok, out) = shell_as(&server, "alice", "grant 'alice', 'RW', 't'\n");
     assert!(!ok && out.contains("AccessDeniedException"), "{out}");
 
+    let (ok, out) = shell_as(&server, "admin", "list_security_capabilities\n");
+    assert!(
+        ok && out.contains("SIMPLE_AUTHENTICATION\nAUTHORIZATION"),
+        "{out}"
+    );
+    // Anyone may ask, as in HBase.
+    let (ok, out) = shell_as(&server, "alice", "list_security_capabilities\n");
+    assert!(ok && out.contains("AUTHORIZATION"), "{out}");
+
     let (ok, out) = shell_as(&server, "admin", "user_permission 't'\n");
     assert!(ok, "{out}");
     assert!(

@@ -271,6 +271,11 @@ pub trait Client: Send + Sync + fmt::Debug {
     /// AdminService ClearRegionBlockCache): the blocks and bytes evicted, and the largest
     /// cache's capacity.
     fn clear_block_cache(&self, table: &TableName) -> Result<(u64, u64, u64)>;
+    /// The cluster's security (HBase's `list_security_capabilities`): `SIMPLE_AUTHENTICATION`
+    /// or `SECURE_AUTHENTICATION`, and `AUTHORIZATION` with access control on.
+    fn security_capabilities(&self) -> Result<Vec<String>>;
+    /// Whether the master is in maintenance mode (never, in Basalt).
+    fn in_maintenance_mode(&self) -> Result<bool>;
     /// Rolls a region server's WAL (`host:port` or `host,port,startcode`; AdminService
     /// RollWALWriter).
     fn roll_wal_writer(&self, server: &str) -> Result<()>;

@@ -520,6 +520,8 @@ impl Client for LayoutClient {
         stop_region_server(server: &str) -> Result<()>;
         stop_master() -> Result<()>;
         roll_wal_writer(server: &str) -> Result<()>;
+        security_capabilities() -> Result<Vec<String>>;
+        in_maintenance_mode() -> Result<bool>;
         clear_block_cache(table: &TableName) -> Result<(u64, u64, u64)>;
         compaction_switch(on: bool, servers: &[String]) -> Result<Vec<(String, bool)>>;
         clear_dead_servers(servers: &[String]) -> Result<Vec<String>>;

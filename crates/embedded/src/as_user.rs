@@ -330,6 +330,14 @@ impl Client for AsUser {
         self.inner.clear_block_cache(table)
     }
 
+    fn security_capabilities(&self) -> Result<Vec<String>> {
+        self.inner.security_capabilities()
+    }
+
+    fn in_maintenance_mode(&self) -> Result<bool> {
+        self.inner.in_maintenance_mode()
+    }
+
     fn roll_wal_writer(&self, server: &str) -> Result<()> {
         self.admin()?;
         self.inner.roll_wal_writer(server)

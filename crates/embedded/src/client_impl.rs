@@ -266,6 +266,19 @@ impl Client for Connection {
         Ok(self.engine.rs.clear_block_cache(&regions))
     }
 
+    fn security_capabilities(&self) -> Result<Vec<String>> {
+        // In the process: nobody authenticates; access control as the engine has it.
+        let mut caps = vec!["SIMPLE_AUTHENTICATION".to_owned()];
+        if self.engine().master().access.is_enabled() {
+            caps.push("AUTHORIZATION".to_owned());
+        }
+        Ok(caps)
+    }
+
+    fn in_maintenance_mode(&self) -> Result<bool> {
+        Ok(false)
+    }
+
     fn roll_wal_writer(&self, _server: &str) -> Result<()> {
         self.engine.rs.roll_wal()
     }

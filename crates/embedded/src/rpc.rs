@@ -32,11 +32,14 @@ impl Connection {
                     ),
                 )),
             ))
-            .with(Arc::new(MasterService::new(
-                self.engine().master(),
-                addr,
-                Some(config.region_server.unwrap_or(addr)),
-            )));
+            .with(Arc::new(
+                MasterService::new(
+                    self.engine().master(),
+                    addr,
+                    Some(config.region_server.unwrap_or(addr)),
+                )
+                .with_secure_authentication(config.kerberos.is_some()),
+            ));
         RpcServer::serve(listener, services, config)
     }
 }

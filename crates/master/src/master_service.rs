@@ -73,6 +73,8 @@ pub struct MasterService {
     /// Set by StopMaster: a cluster's master process stops (a backup takes over); none in a
     /// standalone server, which refuses it.
     stop: Option<Arc<std::sync::atomic::AtomicBool>>,
+    /// Whether callers authenticate with Kerberos (the RPC's SASL), for the capabilities.
+    secure_authentication: bool,
 }
 
 impl MasterService {
@@ -85,7 +87,14 @@ impl MasterService {
             start_code: None,
             last_status: std::sync::Mutex::new((std::time::Instant::now(), 0)),
             stop: None,
+            secure_authentication: false,
         }
+    }
+
+    /// Callers authenticate with Kerberos: the capabilities say SECURE_AUTHENTICATION.
+    pub fn with_secure_authentication(mut self, on: bool) -> Self {
+        self.secure_authentication = on;
+        self
     }
 
     /// Serves StopMaster by setting `flag`, which the master's process watches.
@@ -703,6 +712,29 @@ impl MasterService {
                 }
                 .encode_to_vec()
             }),
+            "getSecurityCapabilities" => {
+                decode::<pb::SecurityCapabilitiesRequest>(param).map(|_| {
+                    use pb::security_capabilities_response::Capability as C;
+                    let mut caps = vec![if self.secure_authentication {
+                        C::SecureAuthentication
+                    } else {
+                        C::SimpleAuthentication
+                    } as i32];
+                    if self.master.access.is_enabled() {
+                        caps.push(C::Authorization as i32);
+                    }
+                    pb::SecurityCapabilitiesResponse { capabilities: caps }.encode_to_vec()
+                })
+            }
+            // Basalt's master has no maintenance mode (HBase's hbase.master.maintenance_mode).
+            "IsMasterInMaintenanceMode" => {
+                decode::<pb::IsInMaintenanceModeRequest>(param).map(|_| {
+                    pb::IsInMaintenanceModeResponse {
+                        in_maintenance_mode: false,
+                    }
+                    .encode_to_vec()
+                })
+            }
             "StopMaster" => decode::<pb::StopMasterRequest>(param).and_then(|_| {
                 let flag = self.stop.as_ref().ok_or_else(|| {
                     bad("a standalone server's master stops only with its process")

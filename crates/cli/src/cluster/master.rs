@@ -61,12 +61,14 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         say!("stopped before becoming active");
         return Ok(());
     };
+    let rpc_config = args.common.rpc_config(addr, &security);
     let services = Services::new().with(Arc::new(
         MasterService::new(Arc::clone(&cm.master), addr, None)
             .with_start_code(start_code)
-            .with_stop(Arc::clone(&stop)),
+            .with_stop(Arc::clone(&stop))
+            .with_secure_authentication(rpc_config.kerberos.is_some()),
     ));
-    let rpc = RpcServer::serve(listener, services, args.common.rpc_config(addr, &security))
+    let rpc = RpcServer::serve(listener, services, rpc_config)
         .with_context(|| format!("cannot serve on {addr}"))?;
     // The pages show the cluster as its clients see it, through ZooKeeper.
     let info = if args.info_port == -1 {

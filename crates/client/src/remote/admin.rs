@@ -766,6 +766,31 @@ impl<T: Transport> AdminCalls<'_, T> {
         Ok((blocks, bytes, capacity))
     }
 
+    async fn security_capabilities(&self) -> Result<Vec<String>> {
+        use pb::security_capabilities_response::Capability;
+        let r: pb::SecurityCapabilitiesResponse = self
+            .cluster_call(
+                "getSecurityCapabilities",
+                &pb::SecurityCapabilitiesRequest {},
+            )
+            .await?;
+        Ok(r.capabilities
+            .iter()
+            .filter_map(|c| Capability::try_from(*c).ok())
+            .map(|c| c.as_str_name().to_owned())
+            .collect())
+    }
+
+    async fn in_maintenance_mode(&self) -> Result<bool> {
+        let r: pb::IsInMaintenanceModeResponse = self
+            .cluster_call(
+                "IsMasterInMaintenanceMode",
+                &pb::IsInMaintenanceModeRequest {},
+            )
+            .await?;
+        Ok(r.in_maintenance_mode)
+    }
+
     async fn roll_wal_writer(&self, server: &str) -> Result<()> {
         let addr = server_addr(server)?;
         let c = self.conn;
@@ -1336,6 +1361,10 @@ admin_calls! {
     fn stop_master(&self) -> Result<()>;
     /// Rolls a region server's WAL (AdminService RollWALWriter).
     fn roll_wal_writer(&self, server: &str) -> Result<()>;
+    /// The cluster's security capabilities (MasterService getSecurityCapabilities).
+    fn security_capabilities(&self) -> Result<Vec<String>>;
+    /// Whether the master is in maintenance mode (MasterService IsMasterInMaintenanceMode).
+    fn in_maintenance_mode(&self) -> Result<bool>;
     /// Drops the table's blocks from its servers' caches (AdminService ClearRegionBlockCache):
     /// blocks and bytes evicted, and the largest cache's capacity.
     fn clear_block_cache(&self, table: &TableName) -> Result<(u64, u64, u64)>;

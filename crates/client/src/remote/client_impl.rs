@@ -246,6 +246,14 @@ impl Client for RemoteConnection {
         self.admin().clear_block_cache(table)
     }
 
+    fn security_capabilities(&self) -> Result<Vec<String>> {
+        self.admin().security_capabilities()
+    }
+
+    fn in_maintenance_mode(&self) -> Result<bool> {
+        self.admin().in_maintenance_mode()
+    }
+
     fn roll_wal_writer(&self, server: &str) -> Result<()> {
         self.admin().roll_wal_writer(server)
     }

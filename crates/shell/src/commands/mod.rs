@@ -196,6 +196,8 @@ previous state. Off, no compaction starts by itself and one asked for is refused
   hbase> compact_rs 'host1:16020'
   hbase> compact_rs 'host1,16020,1700000000000', true";
     "clear_block_cache", "tools", tools::clear_block_cache, true, "Drop a table's blocks from its region servers' block caches.\n  hbase> clear_block_cache 't1'";
+    "list_security_capabilities", "security", tools::list_security_capabilities, true, "List the cluster's security capabilities (authentication, and AUTHORIZATION with access control on).\n  hbase> list_security_capabilities";
+    "is_in_maintenance_mode", "tools", tools::is_in_maintenance_mode, true, "Whether the master is in maintenance mode (Basalt has none: false).\n  hbase> is_in_maintenance_mode";
     "wal_roll", "tools", tools::wal_roll, true,
 "Roll a region server's WAL: what it logged so far stays in the segment it was in, later edits
 go to a new one (which the log cleaner can then archive once flushed).

@@ -413,3 +413,26 @@ pub(super) fn clear_block_cache(
     .map_err(io)?;
     Ok(None)
 }
+
+pub(super) fn list_security_capabilities(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    let caps = client(shell, args, shell.client.security_capabilities())?;
+    let mut f = Formatter::new(shell.options.width);
+    for c in &caps {
+        f.row1(out, c).map_err(io)?;
+    }
+    Ok(Some(names_list(&caps)))
+}
+
+pub(super) fn is_in_maintenance_mode(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    let on = client(shell, args, shell.client.in_maintenance_mode())?;
+    w!(out, "{on}");
+    Ok(Some(Returned::Value(Value::Bool(on))))
+}

@@ -39,3 +39,5 @@ get 'sw', 'h1'
 clear_block_cache 'sw'
 clear_block_cache 'sw'
 clear_block_cache 'nope'
+list_security_capabilities
+is_in_maintenance_mode
