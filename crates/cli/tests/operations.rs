@@ -87,15 +87,24 @@ fn a_decommissioned_server_is_drained_and_stays_empty_until_recommissioned() {
         0,
         "the balancer or a new table used it"
     );
+    let encoded = conn.regions(&t).unwrap()[0].encoded_name().to_owned();
     let (ok, out, err) = support::basalt_with_input(
         &["shell", "--zookeeper", &cluster.quorum, "-n"],
-        "list_decommissioned_regionservers\n",
+        &format!(
+            "list_decommissioned_regionservers\nregioninfo '{encoded}'\nrit\nlist_unknownservers\n"
+        ),
     );
     assert!(ok, "{out}{err}");
     assert!(
         out.contains("DECOMMISSIONED REGION SERVERS") && out.contains(&victim),
         "{out}"
     );
+    assert!(
+        out.contains(&format!("{{ENCODED => {encoded}, NAME => 't,,")),
+        "{out}"
+    );
+    // Nothing in transition, no unknown server.
+    assert_eq!(out.matches("0 row(s)").count(), 2, "{out}");
 
     // A new active master knows it too (it is kept in ZooKeeper).
     let active = conn.cluster_summary().unwrap().master;

@@ -198,6 +198,9 @@ previous state. Off, no compaction starts by itself and one asked for is refused
     "clear_block_cache", "tools", tools::clear_block_cache, true, "Drop a table's blocks from its region servers' block caches.\n  hbase> clear_block_cache 't1'";
     "list_security_capabilities", "security", tools::list_security_capabilities, true, "List the cluster's security capabilities (authentication, and AUTHORIZATION with access control on).\n  hbase> list_security_capabilities";
     "is_in_maintenance_mode", "tools", tools::is_in_maintenance_mode, true, "Whether the master is in maintenance mode (Basalt has none: false).\n  hbase> is_in_maintenance_mode";
+    "regioninfo", "tools", tools::regioninfo, true, "Describe a region, by its full or encoded name.\n  hbase> regioninfo 't1,,1700000000000.0123456789abcdef0123456789abcdef.'\n  hbase> regioninfo '0123456789abcdef0123456789abcdef'";
+    "rit", "tools", tools::rit, true, "List the regions in transition: placed on a server that is not live, waiting to open again.\n  hbase> rit";
+    "list_unknownservers", "tools", tools::list_unknownservers, true, "List the servers meta places regions on that are neither live nor known dead.\n  hbase> list_unknownservers";
     "wal_roll", "tools", tools::wal_roll, true,
 "Roll a region server's WAL: what it logged so far stays in the segment it was in, later edits
 go to a new one (which the log cleaner can then archive once flushed).

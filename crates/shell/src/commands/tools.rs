@@ -436,3 +436,80 @@ pub(super) fn is_in_maintenance_mode(
     w!(out, "{on}");
     Ok(Some(Returned::Value(Value::Bool(on))))
 }
+
+/// Every user table's region, with the server meta places it on.
+fn placements(shell: &Shell) -> R<Vec<basalt_client::RegionSummary>> {
+    let mut out = Vec::new();
+    for t in shell.client.table_names().map_err(|e| e.to_string())? {
+        out.extend(shell.client.regions(&t).map_err(|e| e.to_string())?);
+    }
+    Ok(out)
+}
+
+/// `{ENCODED => ..., NAME => '...', STARTKEY => '...', ENDKEY => '...'}`, as HBase's
+/// RegionInfo prints itself.
+fn region_text(r: &basalt_client::RegionSummary) -> String {
+    format!(
+        "{{ENCODED => {}, NAME => '{}', STARTKEY => '{}', ENDKEY => '{}'}}",
+        r.encoded_name(),
+        binary(&r.name),
+        binary(&r.start_key),
+        binary(&r.end_key)
+    )
+}
+
+/// `regioninfo 'name'` (full or encoded): the region's description.
+pub(super) fn regioninfo(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> CommandResult {
+    let name = Args::all(args).bytes(0, "region name (full or encoded)")?;
+    let (_, region) = find_region(shell, &name)?;
+    let region = region.ok_or("not a region")?;
+    w!(out, "{}", region_text(&region));
+    Ok(None)
+}
+
+/// Whether `server` (a region's placement) is one of `names` (`host,port,startcode`).
+fn listed(names: &[String], server: &str) -> bool {
+    names.iter().any(|n| n == server)
+}
+
+/// `rit`: the regions placed on servers that are not live, waiting to be opened again.
+pub(super) fn rit(shell: &mut Shell, _: &[Value], out: &mut dyn Write) -> CommandResult {
+    let summary = shell.client.cluster_summary().map_err(|e| e.to_string())?;
+    let live: Vec<String> = summary.servers.iter().map(|s| s.name.clone()).collect();
+    let waiting: Vec<String> = placements(shell)?
+        .iter()
+        .filter(|r| r.server.as_deref().is_some_and(|s| !listed(&live, s)))
+        .map(|r| {
+            format!(
+                "{} state=OFFLINE, server={}",
+                region_text(r),
+                r.server.as_deref().unwrap_or_default()
+            )
+        })
+        .collect();
+    let mut f = Formatter::new(shell.options.width);
+    for w in &waiting {
+        f.row1(out, w).map_err(io)?;
+    }
+    f.footer(out, None).map_err(io)?;
+    Ok(None)
+}
+
+/// `list_unknownservers`: servers meta places regions on that are neither live nor known
+/// dead.
+pub(super) fn list_unknownservers(
+    shell: &mut Shell,
+    _: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    let summary = shell.client.cluster_summary().map_err(|e| e.to_string())?;
+    let live: Vec<String> = summary.servers.iter().map(|s| s.name.clone()).collect();
+    let mut unknown: Vec<String> = placements(shell)?
+        .into_iter()
+        .filter_map(|r| r.server)
+        .filter(|s| !listed(&live, s) && !listed(&summary.dead, s))
+        .collect();
+    unknown.sort();
+    unknown.dedup();
+    print_names(shell, out, "SERVERNAME", &unknown)
+}

@@ -41,3 +41,6 @@ clear_block_cache 'sw'
 clear_block_cache 'nope'
 list_security_capabilities
 is_in_maintenance_mode
+regioninfo 'nope'
+rit
+list_unknownservers
