@@ -91,6 +91,17 @@ pub struct ServerSummary {
     pub replication: Vec<basalt_common::metrics::ReplicationSourceStatus>,
     /// What peers replicated to it (HBase's ReplicationLoadSink).
     pub sink: basalt_common::metrics::ReplicationSinkStatus,
+    /// The tasks it runs now (flushes, compactions, splits; HBase's ServerTask).
+    pub tasks: Vec<TaskSummary>,
+}
+
+/// A task a server runs, as the cluster status describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskSummary {
+    /// What it does (`compaction: compacting t,,1.abc. f`).
+    pub description: String,
+    /// When it started, ms since the epoch.
+    pub started_ms: i64,
 }
 
 /// One region's figures in the cluster status.

@@ -43,7 +43,7 @@ pub use batch::{BatchOp, BatchOutcome};
 pub use buffered::{BufferedMutator, BufferedMutatorParams, DEFAULT_WRITE_BUFFER_SIZE};
 pub use client::{
     Client, ClusterSummary, RegionLoad, RegionSummary, Scanner, ServerSummary, SnapshotInfo,
-    counter_value, one_counter,
+    TaskSummary, counter_value, one_counter,
 };
 pub use layout::LayoutClient;
 

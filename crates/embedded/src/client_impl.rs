@@ -52,6 +52,14 @@ impl Client for Connection {
                 regions,
                 replication: status.replication_sources.clone(),
                 sink: status.replication_sink.clone(),
+                tasks: status
+                    .tasks
+                    .iter()
+                    .map(|t| basalt_client::TaskSummary {
+                        description: format!("{}: {}", t.kind, t.description),
+                        started_ms: i64::try_from(t.started_ms).unwrap_or(i64::MAX),
+                    })
+                    .collect(),
             }],
             cluster_id: self.engine().master().cluster_id.clone(),
         })

@@ -202,7 +202,7 @@ impl MasterService {
             .map(|server| {
                 // A server that does not answer is listed without its replication figures.
                 let replication = wants(O::LiveServers)
-                    .then(|| server.replication_load().ok())
+                    .then(|| server.report().ok())
                     .flatten()
                     .unwrap_or_default();
                 (server, replication)
@@ -212,6 +212,7 @@ impl MasterService {
                 server_load: ServerLoad {
                     repl_load_source: replication.source,
                     repl_load_sink: replication.sink,
+                    tasks: replication.tasks,
                     number_of_requests: Some(rate),
                     total_number_of_requests: Some(total_requests),
                     used_heap_mb: memory_mb("/proc/self/status", "VmRSS:"),

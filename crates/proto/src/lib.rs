@@ -147,6 +147,27 @@ pub fn replication_load(
     (sources, sink)
 }
 
+/// A region server's report beside its region loads: its replication figures and the tasks it
+/// runs (Basalt's AdminService GetServerReport).
+pub fn server_report(s: &basalt_common::metrics::ServerStatus) -> pb::GetServerReportResponse {
+    let (source, sink) = replication_load(s);
+    pb::GetServerReportResponse {
+        source,
+        sink: Some(sink),
+        tasks: s
+            .tasks
+            .iter()
+            .map(|t| pb::ServerTask {
+                description: format!("{}: {}", t.kind, t.description),
+                status: "running".into(),
+                state: pb::server_task::State::Running as i32,
+                start_time: Some(t.started_ms),
+                completion_time: None,
+            })
+            .collect(),
+    }
+}
+
 /// The figures [`replication_load`] sends, read back (those the messages do not carry are 0).
 pub fn replication_status(
     sources: &[pb::ReplicationLoadSource],
@@ -179,4 +200,41 @@ pub fn replication_status(
         })
         .unwrap_or_default();
     (sources, sink)
+}
+
+#[cfg(test)]
+mod tests {
+    use basalt_common::metrics::{ReplicationSourceStatus, ServerStatus, Task};
+
+    #[test]
+    fn a_server_report_carries_its_tasks_and_queues_and_reads_back() {
+        let status = ServerStatus {
+            tasks: vec![Task {
+                id: 1,
+                kind: "compaction",
+                description: "compacting t,,1.abc. f".into(),
+                started_ms: 1_700_000_000_000,
+            }],
+            replication_sources: vec![ReplicationSourceStatus {
+                peer: "1".into(),
+                queue: "1".into(),
+                running: true,
+                age_of_last_shipped_op_ms: 42,
+                shipped_ops: 7,
+                ..ReplicationSourceStatus::default()
+            }],
+            ..ServerStatus::default()
+        };
+        let report = super::server_report(&status);
+        assert_eq!(report.tasks.len(), 1);
+        assert_eq!(
+            report.tasks[0].description,
+            "compaction: compacting t,,1.abc. f"
+        );
+        assert_eq!(report.tasks[0].start_time, Some(1_700_000_000_000));
+        let (sources, _) = super::replication_status(&report.source, report.sink.as_ref());
+        assert_eq!(sources[0].age_of_last_shipped_op_ms, 42);
+        assert_eq!(sources[0].shipped_ops, 7);
+        assert_eq!(sources[0].queue, "1");
+    }
 }

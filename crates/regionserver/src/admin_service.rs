@@ -114,14 +114,8 @@ impl AdminService {
                 flag.store(true, std::sync::atomic::Ordering::Release);
                 Ok(pb::StopServerResponse {}.encode_to_vec())
             }),
-            "GetReplicationLoad" => decode::<pb::GetReplicationLoadRequest>(param).map(|_| {
-                let (source, sink) = basalt_proto::replication_load(&self.rs.status());
-                pb::GetReplicationLoadResponse {
-                    source,
-                    sink: Some(sink),
-                }
-                .encode_to_vec()
-            }),
+            "GetServerReport" => decode::<pb::GetServerReportRequest>(param)
+                .map(|_| basalt_proto::server_report(&self.rs.status()).encode_to_vec()),
             "ReplicateWALEntry" => decode::<pb::ReplicateWalEntryRequest>(param).and_then(|r| {
                 let sink = self.sink.as_ref().ok_or_else(|| {
                     exception(

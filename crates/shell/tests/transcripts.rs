@@ -57,6 +57,7 @@ fn mask(text: &str) -> String {
         (r"(localhost|127\.0\.0\.1):\d+ \{", "<server> {"),
         // The block cache's size is a share of the machine's memory.
         (r"maxCacheSize=\d+", "maxCacheSize=<n>"),
+        (r"tasks as of: [0-9: -]+", "tasks as of: <now>"),
         (r",\d{13}\.[0-9a-f]{32}\.", ",<id>.<encoded>."),
         (r"\b[0-9a-f]{32}\b", "<encoded>"),
         // A snapshot's creation time, as Ruby's Time#to_s prints it.

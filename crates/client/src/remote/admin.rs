@@ -1004,6 +1004,18 @@ impl<T: Transport> AdminCalls<'_, T> {
                     name: name(&s.server),
                     replication,
                     sink,
+                    tasks: s
+                        .server_load
+                        .tasks
+                        .iter()
+                        .map(|t| crate::TaskSummary {
+                            description: t.description.clone(),
+                            started_ms: t
+                                .start_time
+                                .and_then(|t| i64::try_from(t).ok())
+                                .unwrap_or(0),
+                        })
+                        .collect(),
                     regions: s
                         .server_load
                         .region_loads

@@ -74,8 +74,9 @@ pub trait RegionServerAdmin: Send + Sync + std::fmt::Debug {
     /// The figures of the server's online regions (AdminService's GetRegionLoad).
     fn region_loads(&self) -> Result<Vec<basalt_proto::pb::RegionLoad>>;
 
-    /// The server's replication figures (AdminService's GetReplicationLoad, Basalt's).
-    fn replication_load(&self) -> Result<basalt_proto::pb::GetReplicationLoadResponse>;
+    /// The server's replication figures and running tasks (AdminService's GetServerReport,
+    /// Basalt's).
+    fn report(&self) -> Result<basalt_proto::pb::GetServerReportResponse>;
 
     /// Reads and writes the rows of the region `info` on this server from the master (a
     /// system table's, as `hbase:acl`'s, in a cluster). The master's own region server has
@@ -109,12 +110,8 @@ impl RegionServerAdmin for LocalServer {
             .collect())
     }
 
-    fn replication_load(&self) -> Result<basalt_proto::pb::GetReplicationLoadResponse> {
-        let (source, sink) = basalt_proto::replication_load(&self.rs.status());
-        Ok(basalt_proto::pb::GetReplicationLoadResponse {
-            source,
-            sink: Some(sink),
-        })
+    fn report(&self) -> Result<basalt_proto::pb::GetServerReportResponse> {
+        Ok(basalt_proto::server_report(&self.rs.status()))
     }
 
     fn open_region(&self, info: &RegionInfo) -> Result<u64> {

@@ -78,8 +78,8 @@ impl RegionServerAdmin for RemoteServer {
         )?))
     }
 
-    fn replication_load(&self) -> Result<pb::GetReplicationLoadResponse> {
-        self.call("GetReplicationLoad", &pb::GetReplicationLoadRequest {})
+    fn report(&self) -> Result<pb::GetServerReportResponse> {
+        self.call("GetServerReport", &pb::GetServerReportRequest {})
     }
 
     fn region_loads(&self) -> Result<Vec<pb::RegionLoad>> {

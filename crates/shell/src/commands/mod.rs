@@ -201,6 +201,7 @@ previous state. Off, no compaction starts by itself and one asked for is refused
     "regioninfo", "tools", tools::regioninfo, true, "Describe a region, by its full or encoded name.\n  hbase> regioninfo 't1,,1700000000000.0123456789abcdef0123456789abcdef.'\n  hbase> regioninfo '0123456789abcdef0123456789abcdef'";
     "rit", "tools", tools::rit, true, "List the regions in transition: placed on a server that is not live, waiting to open again.\n  hbase> rit";
     "list_unknownservers", "tools", tools::list_unknownservers, true, "List the servers meta places regions on that are neither live nor known dead.\n  hbase> list_unknownservers";
+    "processlist", "tools", tools::processlist, true, "List the tasks the live servers run now: flushes, compactions, splits, merges.\n  hbase> processlist";
     "wal_roll", "tools", tools::wal_roll, true,
 "Roll a region server's WAL: what it logged so far stays in the segment it was in, later edits
 go to a new one (which the log cleaner can then archive once flushed).

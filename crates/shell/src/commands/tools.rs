@@ -513,3 +513,37 @@ pub(super) fn list_unknownservers(
     unknown.dedup();
     print_names(shell, out, "SERVERNAME", &unknown)
 }
+
+/// `YYYY-MM-DD HH:MM:SS` in UTC.
+fn stamp(ms: i64) -> String {
+    let (y, m, d, h, mi, s, _) = crate::format::utc(ms);
+    format!("{y:04}-{m:02}-{d:02} {h:02}:{mi:02}:{s:02}")
+}
+
+/// `processlist`: the tasks every live server runs now (flushes, compactions, splits,
+/// merges), as HBase's lists its servers' monitored tasks.
+pub(super) fn processlist(shell: &mut Shell, _: &[Value], out: &mut dyn Write) -> CommandResult {
+    let summary = shell.client.cluster_summary().map_err(|e| e.to_string())?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(0));
+    let tasks: Vec<(&str, &basalt_client::TaskSummary)> = summary
+        .servers
+        .iter()
+        .flat_map(|s| s.tasks.iter().map(move |t| (s.name.as_str(), t)))
+        .collect();
+    w!(out, "{} tasks as of: {}", tasks.len(), stamp(now));
+    if !tasks.is_empty() {
+        let mut f = Formatter::new(shell.options.width);
+        f.header(out, &["Host", "Start", "State", "Description"])
+            .map_err(io)?;
+        for (host, t) in &tasks {
+            f.row_n(
+                out,
+                &[host, &stamp(t.started_ms), "RUNNING", &t.description],
+            )
+            .map_err(io)?;
+        }
+    }
+    Ok(None)
+}

@@ -44,3 +44,4 @@ is_in_maintenance_mode
 regioninfo 'nope'
 rit
 list_unknownservers
+processlist
