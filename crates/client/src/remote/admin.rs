@@ -694,17 +694,7 @@ impl<T: Transport> AdminCalls<'_, T> {
                 &pb::ListDecommissionedRegionServersRequest {},
             )
             .await?;
-        Ok(r.server_name
-            .iter()
-            .map(|s| {
-                format!(
-                    "{},{},{}",
-                    s.host_name,
-                    s.port.unwrap_or_default(),
-                    s.start_code.unwrap_or_default()
-                )
-            })
-            .collect())
+        Ok(r.server_name.iter().map(server_text).collect())
     }
 
     async fn compaction_switch(&self, on: bool, servers: &[String]) -> Result<Vec<(String, bool)>> {
@@ -871,17 +861,7 @@ impl<T: Transport> AdminCalls<'_, T> {
                 &pb::ClearDeadServersRequest { server_name },
             )
             .await?;
-        Ok(r.server_name
-            .iter()
-            .map(|s| {
-                format!(
-                    "{},{},{}",
-                    s.host_name,
-                    s.port.unwrap_or_default(),
-                    s.start_code.unwrap_or_default()
-                )
-            })
-            .collect())
+        Ok(r.server_name.iter().map(server_text).collect())
     }
 
     /// Opens a closed region (MasterService AssignRegion).
@@ -967,14 +947,7 @@ impl<T: Transport> AdminCalls<'_, T> {
     /// Live and dead servers and serving regions (MasterService GetClusterStatus).
     async fn cluster_summary(&self) -> Result<crate::ClusterSummary> {
         let status = self.cluster_status().await?;
-        let name = |s: &pb::ServerName| {
-            format!(
-                "{},{},{}",
-                s.host_name,
-                s.port.unwrap_or_default(),
-                s.start_code.unwrap_or_default()
-            )
-        };
+        let name = server_text;
         Ok(crate::ClusterSummary {
             live_servers: status.live_servers.len(),
             dead: status.dead_servers.iter().map(name).collect(),
@@ -1042,13 +1015,7 @@ impl<T: Transport> AdminCalls<'_, T> {
             .call_admin(c.meta_addr(), "GetServerInfo", &pb::GetServerInfoRequest {})
             .await
             .map_err(|e| Error::storage(format!("GetServerInfo: {e}")))?;
-        let s = info.server_info.server_name;
-        Ok(format!(
-            "{},{},{}",
-            s.host_name,
-            s.port.unwrap_or_default(),
-            s.start_code.unwrap_or_default()
-        ))
+        Ok(server_text(&info.server_info.server_name))
     }
 }
 
@@ -1184,6 +1151,16 @@ fn regex_quoted(text: &str) -> String {
             special.then_some('\\').into_iter().chain([c])
         })
         .collect()
+}
+
+/// A server's name as HBase prints it: `host,port,startcode`.
+fn server_text(s: &pb::ServerName) -> String {
+    format!(
+        "{},{},{}",
+        s.host_name,
+        s.port.unwrap_or_default(),
+        s.start_code.unwrap_or_default()
+    )
 }
 
 /// The address of a server named `host,port,startcode` or `host:port`.
