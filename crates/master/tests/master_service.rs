@@ -196,9 +196,15 @@ fn tables_and_namespaces_through_master_service() {
     assert!(!on.enabled);
     // What Basalt does not serve is HBase's UnknownProtocolException.
     assert!(
-        m.call::<_, Empty>("StopMaster", &Empty {})
+        m.call::<_, Empty>("Shutdown", &Empty {})
             .unwrap_err()
             .ends_with("UnknownProtocolException")
+    );
+    // A standalone server's master does not stop alone.
+    assert!(
+        m.call::<_, Empty>("StopMaster", &Empty {})
+            .unwrap_err()
+            .ends_with("DoNotRetryIOException")
     );
     server.shutdown();
 }

@@ -131,7 +131,7 @@ fn region_info_by_full_encoded_and_meta_names() {
     // A method AdminService does not have is HBase's UnknownProtocolException, and the
     // connection keeps serving.
     assert_eq!(
-        call::<_, GetServerInfoResponse>(&admin, "StopServer", &GetServerInfoRequest {})
+        call::<_, GetServerInfoResponse>(&admin, "UpdateFavoredNodes", &GetServerInfoRequest {})
             .unwrap_err(),
         "org.apache.hadoop.hbase.exceptions.UnknownProtocolException"
     );
