@@ -19,6 +19,12 @@ impl ServerName {
         }
     }
 
+    /// The `host:port` a server is named by, given `host,port,startcode` or `host:port`
+    /// (how operators' commands name servers: a restarted server keeps its host and port).
+    pub fn host_port_of(name: &str) -> String {
+        ServerName::parse(name).map_or_else(|| name.to_owned(), |s| s.host_port)
+    }
+
     /// Parses HBase's form, `host,port,start code` (the inverse of `Display`).
     pub fn parse(name: &str) -> Option<Self> {
         let mut parts = name.rsplitn(3, ',');

@@ -198,6 +198,18 @@ impl<'a> Args<'a> {
     }
 }
 
+/// The `i`th argument, `true` or `false`; `what` names it in errors.
+pub(crate) fn bool_at(args: &[Value], i: usize, what: &str) -> R<bool> {
+    match args.get(i) {
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(other) => Err(format!(
+            "{what} must be true or false, not {}",
+            other.inspect()
+        )),
+        None => Err(format!("missing argument: {what} (true or false)")),
+    }
+}
+
 /// A string, or an array of strings.
 pub(crate) fn list(v: &Value) -> Option<Vec<Vec<u8>>> {
     match v {

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use basalt_embedded::{Client, Get, TableName};
+use basalt_embedded::{Client, Get, ServerName, TableName};
 
 use crate::connect::ClientArgs;
 
@@ -38,11 +38,7 @@ fn default_file(server: &str) -> PathBuf {
 
 /// `host:port` of `host:port` or `host,port,startcode`.
 fn host_port(server: &str) -> String {
-    let parts: Vec<&str> = server.split(',').collect();
-    match parts.as_slice() {
-        [host, port, _] => format!("{host}:{port}"),
-        _ => server.to_owned(),
-    }
+    ServerName::host_port_of(server)
 }
 
 /// The live server at `server` (`host:port`), by its full name; None if it is not live.

@@ -4,7 +4,6 @@
 
 use super::*;
 use basalt_common::replication::{PeerConfig, PeerDescription};
-use basalt_proto::replication;
 
 /// Table administration of a remote server: MasterService's table calls (Basalt's procedures
 /// are finished when a call returns, so no procedure is polled), AdminService's flushes.
@@ -456,7 +455,7 @@ impl<T: Transport> AdminCalls<'_, T> {
     }
 
     /// A MasterService call about no table in particular.
-    async fn cluster_call<Q: prost::Message, R: prost::Message + Default>(
+    pub(super) async fn cluster_call<Q: prost::Message, R: prost::Message + Default>(
         &self,
         method: &str,
         request: &Q,
@@ -655,215 +654,6 @@ impl<T: Transport> AdminCalls<'_, T> {
         Ok(())
     }
 
-    async fn decommission_region_servers(&self, servers: &[String], offload: bool) -> Result<()> {
-        let server_name = servers
-            .iter()
-            .map(|s| server_pb(s))
-            .collect::<Result<Vec<_>>>()?;
-        let _: pb::DecommissionRegionServersResponse = self
-            .cluster_call(
-                "DecommissionRegionServers",
-                &pb::DecommissionRegionServersRequest {
-                    server_name,
-                    offload,
-                },
-            )
-            .await?;
-        self.conn.forget_all();
-        Ok(())
-    }
-
-    async fn recommission_region_server(&self, server: &str, regions: &[Vec<u8>]) -> Result<()> {
-        let _: pb::RecommissionRegionServerResponse = self
-            .cluster_call(
-                "RecommissionRegionServer",
-                &pb::RecommissionRegionServerRequest {
-                    server_name: server_pb(server)?,
-                    region: regions.iter().map(|r| region(r)).collect(),
-                },
-            )
-            .await?;
-        self.conn.forget_all();
-        Ok(())
-    }
-
-    async fn decommissioned_region_servers(&self) -> Result<Vec<String>> {
-        let r: pb::ListDecommissionedRegionServersResponse = self
-            .cluster_call(
-                "ListDecommissionedRegionServers",
-                &pb::ListDecommissionedRegionServersRequest {},
-            )
-            .await?;
-        Ok(r.server_name.iter().map(server_text).collect())
-    }
-
-    async fn compaction_switch(&self, on: bool, servers: &[String]) -> Result<Vec<(String, bool)>> {
-        let host_port = |name: &str| {
-            let parts: Vec<&str> = name.split(',').collect();
-            match parts.as_slice() {
-                [h, p, _] => format!("{h}:{p}"),
-                _ => name.to_owned(),
-            }
-        };
-        let live: Vec<String> = self
-            .cluster_summary()
-            .await?
-            .servers
-            .into_iter()
-            .map(|s| s.name)
-            .collect();
-        let mut out = Vec::new();
-        for name in live {
-            if !servers.is_empty() && !servers.iter().any(|s| host_port(s) == host_port(&name)) {
-                continue;
-            }
-            let c = self.conn;
-            let r: pb::CompactionSwitchResponse = c
-                .call_admin(
-                    server_addr(&name)?,
-                    "CompactionSwitch",
-                    &pb::CompactionSwitchRequest { enabled: on },
-                )
-                .await
-                .map_err(|e| Error::storage(format!("CompactionSwitch on {name}: {e}")))?;
-            out.push((name, r.prev_state));
-        }
-        Ok(out)
-    }
-
-    async fn clear_block_cache(&self, table: &TableName) -> Result<(u64, u64, u64)> {
-        let mut by_server: HashMap<std::net::SocketAddr, Vec<pb::RegionSpecifier>> = HashMap::new();
-        for loc in self.regions(table).await? {
-            let server = self.conn.server_of(&loc);
-            by_server.entry(server).or_default().push(region(&loc.name));
-        }
-        let (mut blocks, mut bytes, mut capacity) = (0u64, 0u64, 0u64);
-        for (server, regions) in by_server {
-            let c = self.conn;
-            let r: pb::ClearRegionBlockCacheResponse = c
-                .call_admin(
-                    server,
-                    "ClearRegionBlockCache",
-                    &pb::ClearRegionBlockCacheRequest { region: regions },
-                )
-                .await
-                .map_err(|e| Error::storage(format!("ClearRegionBlockCache on {server}: {e}")))?;
-            let n = |v: Option<i64>| u64::try_from(v.unwrap_or(0)).unwrap_or(0);
-            blocks += n(r.stats.evicted_blocks);
-            bytes += n(r.stats.bytes_evicted);
-            capacity = capacity.max(n(r.stats.max_cache_size));
-        }
-        Ok((blocks, bytes, capacity))
-    }
-
-    async fn security_capabilities(&self) -> Result<Vec<String>> {
-        use pb::security_capabilities_response::Capability;
-        let r: pb::SecurityCapabilitiesResponse = self
-            .cluster_call(
-                "getSecurityCapabilities",
-                &pb::SecurityCapabilitiesRequest {},
-            )
-            .await?;
-        Ok(r.capabilities
-            .iter()
-            .filter_map(|c| Capability::try_from(*c).ok())
-            .map(|c| c.as_str_name().to_owned())
-            .collect())
-    }
-
-    async fn in_maintenance_mode(&self) -> Result<bool> {
-        let r: pb::IsInMaintenanceModeResponse = self
-            .cluster_call(
-                "IsMasterInMaintenanceMode",
-                &pb::IsInMaintenanceModeRequest {},
-            )
-            .await?;
-        Ok(r.in_maintenance_mode)
-    }
-
-    async fn roll_wal_writer(&self, server: &str) -> Result<()> {
-        let addr = server_addr(server)?;
-        let c = self.conn;
-        let _: pb::RollWalWriterResponse = c
-            .call_admin(addr, "RollWALWriter", &pb::RollWalWriterRequest {})
-            .await
-            .map_err(|e| Error::storage(format!("RollWALWriter on {server}: {e}")))?;
-        Ok(())
-    }
-
-    async fn stop_region_server(&self, server: &str) -> Result<()> {
-        let addr = server_addr(server)?;
-        let c = self.conn;
-        let _: pb::StopServerResponse = c
-            .call_admin(
-                addr,
-                "StopServer",
-                &pb::StopServerRequest {
-                    reason: "Called by admin client".into(),
-                },
-            )
-            .await
-            .map_err(|e| Error::storage(format!("StopServer on {server}: {e}")))?;
-        Ok(())
-    }
-
-    async fn split_or_merge_switch(&self, split: bool, on: bool) -> Result<bool> {
-        let kind = if split {
-            pb::MasterSwitchType::Split
-        } else {
-            pb::MasterSwitchType::Merge
-        };
-        let r: pb::SetSplitOrMergeEnabledResponse = self
-            .cluster_call(
-                "SetSplitOrMergeEnabled",
-                &pb::SetSplitOrMergeEnabledRequest {
-                    enabled: on,
-                    synchronous: None,
-                    switch_types: vec![kind as i32],
-                },
-            )
-            .await?;
-        Ok(r.prev_value.first().copied().unwrap_or(true))
-    }
-
-    async fn split_or_merge_enabled(&self, split: bool) -> Result<bool> {
-        let kind = if split {
-            pb::MasterSwitchType::Split
-        } else {
-            pb::MasterSwitchType::Merge
-        };
-        let r: pb::IsSplitOrMergeEnabledResponse = self
-            .cluster_call(
-                "IsSplitOrMergeEnabled",
-                &pb::IsSplitOrMergeEnabledRequest {
-                    switch_type: kind as i32,
-                },
-            )
-            .await?;
-        Ok(r.enabled)
-    }
-
-    async fn stop_master(&self) -> Result<()> {
-        let _: pb::StopMasterResponse = self
-            .cluster_call("StopMaster", &pb::StopMasterRequest {})
-            .await?;
-        Ok(())
-    }
-
-    async fn clear_dead_servers(&self, servers: &[String]) -> Result<Vec<String>> {
-        let server_name = servers
-            .iter()
-            .map(|s| server_pb(s))
-            .collect::<Result<Vec<_>>>()?;
-        let r: pb::ClearDeadServersResponse = self
-            .cluster_call(
-                "ClearDeadServers",
-                &pb::ClearDeadServersRequest { server_name },
-            )
-            .await?;
-        Ok(r.server_name.iter().map(server_text).collect())
-    }
-
     /// Opens a closed region (MasterService AssignRegion).
     async fn assign(&self, name: &[u8]) -> Result<()> {
         let _: pb::AssignRegionResponse = self
@@ -895,7 +685,7 @@ impl<T: Transport> AdminCalls<'_, T> {
     }
 
     /// The table's serving regions as the client routes to them, from `hbase:meta`.
-    async fn regions(&self, name: &TableName) -> Result<Vec<Location>> {
+    pub(super) async fn regions(&self, name: &TableName) -> Result<Vec<Location>> {
         self.conn.forget(name);
         retrying!(self.conn, name, |regions| Ok(regions.to_vec()))
     }
@@ -945,7 +735,7 @@ impl<T: Transport> AdminCalls<'_, T> {
     }
 
     /// Live and dead servers and serving regions (MasterService GetClusterStatus).
-    async fn cluster_summary(&self) -> Result<crate::ClusterSummary> {
+    pub(super) async fn cluster_summary(&self) -> Result<crate::ClusterSummary> {
         let status = self.cluster_status().await?;
         let name = server_text;
         Ok(crate::ClusterSummary {
@@ -1019,142 +809,8 @@ impl<T: Transport> AdminCalls<'_, T> {
     }
 }
 
-impl<T: Transport> AdminCalls<'_, T> {
-    /// Adds replication peer `id` (MasterService AddReplicationPeer).
-    async fn add_peer(&self, id: &str, config: &PeerConfig, enabled: bool) -> Result<()> {
-        let _: pb::AddReplicationPeerResponse = self
-            .cluster_call(
-                "AddReplicationPeer",
-                &pb::AddReplicationPeerRequest {
-                    peer_id: id.to_owned(),
-                    peer_config: replication::pb_peer(config),
-                    peer_state: replication::pb_state(enabled),
-                },
-            )
-            .await?;
-        Ok(())
-    }
-
-    /// Removes replication peer `id` (MasterService RemoveReplicationPeer).
-    async fn remove_peer(&self, id: &str) -> Result<()> {
-        let _: pb::RemoveReplicationPeerResponse = self
-            .cluster_call(
-                "RemoveReplicationPeer",
-                &pb::RemoveReplicationPeerRequest {
-                    peer_id: id.to_owned(),
-                },
-            )
-            .await?;
-        Ok(())
-    }
-
-    /// Starts or stops shipping to peer `id` (MasterService Enable/DisableReplicationPeer).
-    async fn set_peer_enabled(&self, id: &str, on: bool) -> Result<()> {
-        let method = if on {
-            "EnableReplicationPeer"
-        } else {
-            "DisableReplicationPeer"
-        };
-        let _: pb::EnableReplicationPeerResponse = self
-            .cluster_call(
-                method,
-                &pb::EnableReplicationPeerRequest {
-                    peer_id: id.to_owned(),
-                },
-            )
-            .await?;
-        Ok(())
-    }
-
-    /// Replaces peer `id`'s config (MasterService UpdateReplicationPeerConfig).
-    async fn update_peer_config(&self, id: &str, config: &PeerConfig) -> Result<()> {
-        let _: pb::UpdateReplicationPeerConfigResponse = self
-            .cluster_call(
-                "UpdateReplicationPeerConfig",
-                &pb::UpdateReplicationPeerConfigRequest {
-                    peer_id: id.to_owned(),
-                    peer_config: replication::pb_peer(config),
-                },
-            )
-            .await?;
-        Ok(())
-    }
-
-    /// Every peer, by id (MasterService ListReplicationPeers).
-    async fn list_peers(&self) -> Result<Vec<PeerDescription>> {
-        let r: pb::ListReplicationPeersResponse = self
-            .cluster_call(
-                "ListReplicationPeers",
-                &pb::ListReplicationPeersRequest { regex: None },
-            )
-            .await?;
-        r.peer_desc.iter().map(replication::description).collect()
-    }
-
-    /// Peer `id` (MasterService GetReplicationPeerConfig, and ListReplicationPeers for its
-    /// state, which that call does not carry).
-    async fn peer(&self, id: &str) -> Result<PeerDescription> {
-        let r: pb::GetReplicationPeerConfigResponse = self
-            .cluster_call(
-                "GetReplicationPeerConfig",
-                &pb::GetReplicationPeerConfigRequest {
-                    peer_id: id.to_owned(),
-                },
-            )
-            .await?;
-        let listed: pb::ListReplicationPeersResponse = self
-            .cluster_call(
-                "ListReplicationPeers",
-                &pb::ListReplicationPeersRequest {
-                    regex: Some(regex_quoted(id)),
-                },
-            )
-            .await?;
-        Ok(PeerDescription {
-            id: r.peer_id,
-            enabled: listed
-                .peer_desc
-                .first()
-                .is_none_or(|d| d.state.state == pb::replication_state::State::Enabled as i32),
-            config: replication::peer(&r.peer_config)?,
-        })
-    }
-}
-
-impl<T: Transport> AdminCalls<'_, T> {
-    async fn peer_modification_switch(&self, on: bool) -> Result<bool> {
-        let r: pb::ReplicationPeerModificationSwitchResponse = self
-            .cluster_call(
-                "ReplicationPeerModificationSwitch",
-                &pb::ReplicationPeerModificationSwitchRequest { on },
-            )
-            .await?;
-        Ok(r.previous_value)
-    }
-
-    async fn peer_modification_enabled(&self) -> Result<bool> {
-        let r: pb::IsReplicationPeerModificationEnabledResponse = self
-            .cluster_call(
-                "IsReplicationPeerModificationEnabled",
-                &pb::IsReplicationPeerModificationEnabledRequest {},
-            )
-            .await?;
-        Ok(r.enabled)
-    }
-}
-
-/// `text` as a regex that matches only itself.
-fn regex_quoted(text: &str) -> String {
-    text.chars()
-        .flat_map(|c| {
-            let special = "\\.+*?()|[]{}^$".contains(c);
-            special.then_some('\\').into_iter().chain([c])
-        })
-        .collect()
-}
-
 /// A server's name as HBase prints it: `host,port,startcode`.
-fn server_text(s: &pb::ServerName) -> String {
+pub(super) fn server_text(s: &pb::ServerName) -> String {
     format!(
         "{},{},{}",
         s.host_name,
@@ -1164,7 +820,7 @@ fn server_text(s: &pb::ServerName) -> String {
 }
 
 /// The address of a server named `host,port,startcode` or `host:port`.
-fn server_addr(server: &str) -> Result<std::net::SocketAddr> {
+pub(super) fn server_addr(server: &str) -> Result<std::net::SocketAddr> {
     let pb = server_pb(server)?;
     let text = format!("{}:{}", pb.host_name, pb.port.unwrap_or_default());
     std::net::ToSocketAddrs::to_socket_addrs(&text.as_str())
@@ -1174,7 +830,7 @@ fn server_addr(server: &str) -> Result<std::net::SocketAddr> {
 }
 
 /// A server named `host,port,startcode` or `host:port`, as MasterService takes it.
-fn server_pb(name: &str) -> Result<pb::ServerName> {
+pub(super) fn server_pb(name: &str) -> Result<pb::ServerName> {
     let bad = || {
         Error::InvalidArgument(format!(
             "{name:?} is not a server name (host,port,startcode)"

@@ -36,6 +36,7 @@ mod table;
 mod transport;
 
 pub use admin::RemoteAdmin;
+mod admin_ops;
 pub mod aio;
 mod rpc_client;
 

@@ -7,7 +7,7 @@ use basalt_client::{
     RowResult, Scan, SplitAlgorithm, TableDescriptor, TableName, parse_filter,
 };
 
-use crate::args::{Args, R, bytes_of, key_is, list, text};
+use crate::args::{Args, R, bool_at, bytes_of, key_is, list, text};
 use crate::format::{Formatter, binary, cell_text, from_binary};
 use crate::syntax::Value;
 use crate::{CommandResult, Returned, Shell};

@@ -455,7 +455,7 @@ fn set_flag(
     field: fn(&mut PeerConfig) -> &mut bool,
 ) -> CommandResult {
     let id = peer_id(&Args::all(args))?;
-    let on = bool_arg(args, what)?;
+    let on = bool_at(args, 1, what)?;
     change_config(shell, &id, |c| {
         *field(c) = on;
         Ok(())
@@ -477,27 +477,12 @@ pub(super) fn set_peer_bandwidth(
     })
 }
 
-fn bool_arg(args: &[Value], what: &str) -> R<bool> {
-    match args.get(1) {
-        Some(Value::Bool(b)) => Ok(*b),
-        Some(other) => Err(format!(
-            "{what} must be true or false, not {}",
-            other.inspect()
-        )),
-        None => Err(format!("missing argument: {what} (true or false)")),
-    }
-}
-
 pub(super) fn peer_modification_switch(
     shell: &mut Shell,
     args: &[Value],
     out: &mut dyn Write,
 ) -> CommandResult {
-    let on = match args.first() {
-        Some(Value::Bool(b)) => *b,
-        Some(other) => return Err(format!("expected true or false, not {}", other.inspect())),
-        None => return Err("missing argument: true or false".into()),
-    };
+    let on = bool_at(args, 0, "peer modification's state")?;
     let was = shell
         .client
         .peer_modification_switch(on)

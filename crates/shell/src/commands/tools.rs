@@ -190,16 +190,7 @@ pub(super) fn decommission_regionservers(
         .into_iter()
         .map(|s| String::from_utf8_lossy(&s).into_owned())
         .collect::<Vec<_>>();
-    let offload = match args.get(1) {
-        None => true,
-        Some(Value::Bool(b)) => *b,
-        Some(other) => {
-            return Err(format!(
-                "offload must be true or false, not {}",
-                other.inspect()
-            ));
-        }
-    };
+    let offload = args.len() < 2 || bool_at(args, 1, "offload")?;
     client(
         shell,
         args,
@@ -310,10 +301,7 @@ pub(super) fn splitormerge_switch(
     out: &mut dyn Write,
 ) -> CommandResult {
     let split = switch_type(args)?;
-    let on = match args.get(1) {
-        Some(Value::Bool(b)) => *b,
-        _ => return Err("the second argument must be true or false".into()),
-    };
+    let on = bool_at(args, 1, "the switch's state")?;
     let was = client(shell, args, shell.client.split_or_merge_switch(split, on))?;
     w!(out, "{was}");
     Ok(Some(Returned::Value(Value::Bool(was))))
@@ -343,10 +331,7 @@ pub(super) fn compaction_switch(
     args: &[Value],
     out: &mut dyn Write,
 ) -> CommandResult {
-    let on = match args.first() {
-        Some(Value::Bool(b)) => *b,
-        _ => return Err("the first argument must be true or false".into()),
-    };
+    let on = bool_at(args, 0, "compactions' state")?;
     let servers = match args.get(1) {
         None => Vec::new(),
         Some(v) => list(v)
@@ -369,13 +354,7 @@ pub(super) fn compaction_switch(
 pub(super) fn compact_rs(shell: &mut Shell, args: &[Value], _: &mut dyn Write) -> CommandResult {
     let server = Args::all(args).string(0, "server (host:port or host,port,startcode)")?;
     let major = matches!(args.get(1), Some(Value::Bool(true)));
-    let want = |name: &str| {
-        let parts: Vec<&str> = name.split(',').collect();
-        match parts.as_slice() {
-            [h, p, _] => format!("{h}:{p}"),
-            _ => name.to_owned(),
-        }
-    };
+    let want = basalt_client::ServerName::host_port_of;
     let summary = shell.client.cluster_summary().map_err(|e| e.to_string())?;
     let found = summary
         .servers

@@ -1,0 +1,365 @@
+//! MasterService's and AdminService's calls for operating a cluster (issues 46 and 47): the
+//! replication peers, and the region servers themselves (decommissioning, stopping, switches,
+//! WAL rolls, block caches, what the cluster's security is). Part of [`super::admin`]'s
+//! [`AdminCalls`], whose `admin_calls!` list gives them to the blocking and async handles.
+
+use super::admin::{AdminCalls, server_addr, server_pb, server_text};
+use super::*;
+use basalt_common::replication::{PeerConfig, PeerDescription};
+use basalt_proto::replication;
+
+impl<T: Transport> AdminCalls<'_, T> {
+    /// Adds replication peer `id` (MasterService AddReplicationPeer).
+    pub(super) async fn add_peer(
+        &self,
+        id: &str,
+        config: &PeerConfig,
+        enabled: bool,
+    ) -> Result<()> {
+        let _: pb::AddReplicationPeerResponse = self
+            .cluster_call(
+                "AddReplicationPeer",
+                &pb::AddReplicationPeerRequest {
+                    peer_id: id.to_owned(),
+                    peer_config: replication::pb_peer(config),
+                    peer_state: replication::pb_state(enabled),
+                },
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Removes replication peer `id` (MasterService RemoveReplicationPeer).
+    pub(super) async fn remove_peer(&self, id: &str) -> Result<()> {
+        let _: pb::RemoveReplicationPeerResponse = self
+            .cluster_call(
+                "RemoveReplicationPeer",
+                &pb::RemoveReplicationPeerRequest {
+                    peer_id: id.to_owned(),
+                },
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Starts or stops shipping to peer `id` (MasterService Enable/DisableReplicationPeer).
+    pub(super) async fn set_peer_enabled(&self, id: &str, on: bool) -> Result<()> {
+        let method = if on {
+            "EnableReplicationPeer"
+        } else {
+            "DisableReplicationPeer"
+        };
+        let _: pb::EnableReplicationPeerResponse = self
+            .cluster_call(
+                method,
+                &pb::EnableReplicationPeerRequest {
+                    peer_id: id.to_owned(),
+                },
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Replaces peer `id`'s config (MasterService UpdateReplicationPeerConfig).
+    pub(super) async fn update_peer_config(&self, id: &str, config: &PeerConfig) -> Result<()> {
+        let _: pb::UpdateReplicationPeerConfigResponse = self
+            .cluster_call(
+                "UpdateReplicationPeerConfig",
+                &pb::UpdateReplicationPeerConfigRequest {
+                    peer_id: id.to_owned(),
+                    peer_config: replication::pb_peer(config),
+                },
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Every peer, by id (MasterService ListReplicationPeers).
+    pub(super) async fn list_peers(&self) -> Result<Vec<PeerDescription>> {
+        let r: pb::ListReplicationPeersResponse = self
+            .cluster_call(
+                "ListReplicationPeers",
+                &pb::ListReplicationPeersRequest { regex: None },
+            )
+            .await?;
+        r.peer_desc.iter().map(replication::description).collect()
+    }
+
+    /// Peer `id` (MasterService GetReplicationPeerConfig, and ListReplicationPeers for its
+    /// state, which that call does not carry).
+    pub(super) async fn peer(&self, id: &str) -> Result<PeerDescription> {
+        let r: pb::GetReplicationPeerConfigResponse = self
+            .cluster_call(
+                "GetReplicationPeerConfig",
+                &pb::GetReplicationPeerConfigRequest {
+                    peer_id: id.to_owned(),
+                },
+            )
+            .await?;
+        let listed: pb::ListReplicationPeersResponse = self
+            .cluster_call(
+                "ListReplicationPeers",
+                &pb::ListReplicationPeersRequest {
+                    regex: Some(regex_quoted(id)),
+                },
+            )
+            .await?;
+        Ok(PeerDescription {
+            id: r.peer_id,
+            enabled: listed
+                .peer_desc
+                .first()
+                .is_none_or(|d| d.state.state == pb::replication_state::State::Enabled as i32),
+            config: replication::peer(&r.peer_config)?,
+        })
+    }
+}
+
+impl<T: Transport> AdminCalls<'_, T> {
+    pub(super) async fn peer_modification_switch(&self, on: bool) -> Result<bool> {
+        let r: pb::ReplicationPeerModificationSwitchResponse = self
+            .cluster_call(
+                "ReplicationPeerModificationSwitch",
+                &pb::ReplicationPeerModificationSwitchRequest { on },
+            )
+            .await?;
+        Ok(r.previous_value)
+    }
+
+    pub(super) async fn peer_modification_enabled(&self) -> Result<bool> {
+        let r: pb::IsReplicationPeerModificationEnabledResponse = self
+            .cluster_call(
+                "IsReplicationPeerModificationEnabled",
+                &pb::IsReplicationPeerModificationEnabledRequest {},
+            )
+            .await?;
+        Ok(r.enabled)
+    }
+}
+
+/// `text` as a regex that matches only itself.
+fn regex_quoted(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            let special = "\\.+*?()|[]{}^$".contains(c);
+            special.then_some('\\').into_iter().chain([c])
+        })
+        .collect()
+}
+
+impl<T: Transport> AdminCalls<'_, T> {
+    pub(super) async fn decommission_region_servers(
+        &self,
+        servers: &[String],
+        offload: bool,
+    ) -> Result<()> {
+        let server_name = servers
+            .iter()
+            .map(|s| server_pb(s))
+            .collect::<Result<Vec<_>>>()?;
+        let _: pb::DecommissionRegionServersResponse = self
+            .cluster_call(
+                "DecommissionRegionServers",
+                &pb::DecommissionRegionServersRequest {
+                    server_name,
+                    offload,
+                },
+            )
+            .await?;
+        self.conn.forget_all();
+        Ok(())
+    }
+
+    pub(super) async fn recommission_region_server(
+        &self,
+        server: &str,
+        regions: &[Vec<u8>],
+    ) -> Result<()> {
+        let _: pb::RecommissionRegionServerResponse = self
+            .cluster_call(
+                "RecommissionRegionServer",
+                &pb::RecommissionRegionServerRequest {
+                    server_name: server_pb(server)?,
+                    region: regions.iter().map(|r| region(r)).collect(),
+                },
+            )
+            .await?;
+        self.conn.forget_all();
+        Ok(())
+    }
+
+    pub(super) async fn decommissioned_region_servers(&self) -> Result<Vec<String>> {
+        let r: pb::ListDecommissionedRegionServersResponse = self
+            .cluster_call(
+                "ListDecommissionedRegionServers",
+                &pb::ListDecommissionedRegionServersRequest {},
+            )
+            .await?;
+        Ok(r.server_name.iter().map(server_text).collect())
+    }
+
+    pub(super) async fn compaction_switch(
+        &self,
+        on: bool,
+        servers: &[String],
+    ) -> Result<Vec<(String, bool)>> {
+        let host_port = crate::ServerName::host_port_of;
+        let live: Vec<String> = self
+            .cluster_summary()
+            .await?
+            .servers
+            .into_iter()
+            .map(|s| s.name)
+            .collect();
+        let mut out = Vec::new();
+        for name in live {
+            if !servers.is_empty() && !servers.iter().any(|s| host_port(s) == host_port(&name)) {
+                continue;
+            }
+            let c = self.conn;
+            let r: pb::CompactionSwitchResponse = c
+                .call_admin(
+                    server_addr(&name)?,
+                    "CompactionSwitch",
+                    &pb::CompactionSwitchRequest { enabled: on },
+                )
+                .await
+                .map_err(|e| Error::storage(format!("CompactionSwitch on {name}: {e}")))?;
+            out.push((name, r.prev_state));
+        }
+        Ok(out)
+    }
+
+    pub(super) async fn clear_block_cache(&self, table: &TableName) -> Result<(u64, u64, u64)> {
+        let mut by_server: HashMap<std::net::SocketAddr, Vec<pb::RegionSpecifier>> = HashMap::new();
+        for loc in self.regions(table).await? {
+            let server = self.conn.server_of(&loc);
+            by_server.entry(server).or_default().push(region(&loc.name));
+        }
+        let (mut blocks, mut bytes, mut capacity) = (0u64, 0u64, 0u64);
+        for (server, regions) in by_server {
+            let c = self.conn;
+            let r: pb::ClearRegionBlockCacheResponse = c
+                .call_admin(
+                    server,
+                    "ClearRegionBlockCache",
+                    &pb::ClearRegionBlockCacheRequest { region: regions },
+                )
+                .await
+                .map_err(|e| Error::storage(format!("ClearRegionBlockCache on {server}: {e}")))?;
+            let n = |v: Option<i64>| u64::try_from(v.unwrap_or(0)).unwrap_or(0);
+            blocks += n(r.stats.evicted_blocks);
+            bytes += n(r.stats.bytes_evicted);
+            capacity = capacity.max(n(r.stats.max_cache_size));
+        }
+        Ok((blocks, bytes, capacity))
+    }
+
+    pub(super) async fn security_capabilities(&self) -> Result<Vec<String>> {
+        use pb::security_capabilities_response::Capability;
+        let r: pb::SecurityCapabilitiesResponse = self
+            .cluster_call(
+                "getSecurityCapabilities",
+                &pb::SecurityCapabilitiesRequest {},
+            )
+            .await?;
+        Ok(r.capabilities
+            .iter()
+            .filter_map(|c| Capability::try_from(*c).ok())
+            .map(|c| c.as_str_name().to_owned())
+            .collect())
+    }
+
+    pub(super) async fn in_maintenance_mode(&self) -> Result<bool> {
+        let r: pb::IsInMaintenanceModeResponse = self
+            .cluster_call(
+                "IsMasterInMaintenanceMode",
+                &pb::IsInMaintenanceModeRequest {},
+            )
+            .await?;
+        Ok(r.in_maintenance_mode)
+    }
+
+    pub(super) async fn roll_wal_writer(&self, server: &str) -> Result<()> {
+        let addr = server_addr(server)?;
+        let c = self.conn;
+        let _: pb::RollWalWriterResponse = c
+            .call_admin(addr, "RollWALWriter", &pb::RollWalWriterRequest {})
+            .await
+            .map_err(|e| Error::storage(format!("RollWALWriter on {server}: {e}")))?;
+        Ok(())
+    }
+
+    pub(super) async fn stop_region_server(&self, server: &str) -> Result<()> {
+        let addr = server_addr(server)?;
+        let c = self.conn;
+        let _: pb::StopServerResponse = c
+            .call_admin(
+                addr,
+                "StopServer",
+                &pb::StopServerRequest {
+                    reason: "Called by admin client".into(),
+                },
+            )
+            .await
+            .map_err(|e| Error::storage(format!("StopServer on {server}: {e}")))?;
+        Ok(())
+    }
+
+    pub(super) async fn split_or_merge_switch(&self, split: bool, on: bool) -> Result<bool> {
+        let kind = if split {
+            pb::MasterSwitchType::Split
+        } else {
+            pb::MasterSwitchType::Merge
+        };
+        let r: pb::SetSplitOrMergeEnabledResponse = self
+            .cluster_call(
+                "SetSplitOrMergeEnabled",
+                &pb::SetSplitOrMergeEnabledRequest {
+                    enabled: on,
+                    synchronous: None,
+                    switch_types: vec![kind as i32],
+                },
+            )
+            .await?;
+        Ok(r.prev_value.first().copied().unwrap_or(true))
+    }
+
+    pub(super) async fn split_or_merge_enabled(&self, split: bool) -> Result<bool> {
+        let kind = if split {
+            pb::MasterSwitchType::Split
+        } else {
+            pb::MasterSwitchType::Merge
+        };
+        let r: pb::IsSplitOrMergeEnabledResponse = self
+            .cluster_call(
+                "IsSplitOrMergeEnabled",
+                &pb::IsSplitOrMergeEnabledRequest {
+                    switch_type: kind as i32,
+                },
+            )
+            .await?;
+        Ok(r.enabled)
+    }
+
+    pub(super) async fn stop_master(&self) -> Result<()> {
+        let _: pb::StopMasterResponse = self
+            .cluster_call("StopMaster", &pb::StopMasterRequest {})
+            .await?;
+        Ok(())
+    }
+
+    pub(super) async fn clear_dead_servers(&self, servers: &[String]) -> Result<Vec<String>> {
+        let server_name = servers
+            .iter()
+            .map(|s| server_pb(s))
+            .collect::<Result<Vec<_>>>()?;
+        let r: pb::ClearDeadServersResponse = self
+            .cluster_call(
+                "ClearDeadServers",
+                &pb::ClearDeadServersRequest { server_name },
+            )
+            .await?;
+        Ok(r.server_name.iter().map(server_text).collect())
+    }
+}
