@@ -95,6 +95,10 @@ pub struct Args {
     /// A file of `key = value` lines with the same settings (e.g. `thrift-port = 9090`)
     #[arg(long)]
     config: Option<PathBuf>,
+    /// HBase's settings file (`hbase-site.xml` format); `update_config` reads it again and
+    /// applies the settings that change live (docs/design/operations.md)
+    #[arg(long)]
+    site: Option<PathBuf>,
 }
 
 /// Every setting, resolved.
@@ -122,6 +126,7 @@ struct Settings {
     auth: crate::tls::AuthArgs,
     max_connections: usize,
     max_request_mb: Option<usize>,
+    site: Option<PathBuf>,
 }
 
 impl Default for Settings {
@@ -149,6 +154,7 @@ impl Default for Settings {
             auth: crate::tls::AuthArgs::default(),
             max_connections: 1000,
             max_request_mb: None,
+            site: None,
         }
     }
 }
@@ -199,6 +205,7 @@ fn apply_file(s: &mut Settings, text: &str) -> anyhow::Result<()> {
                 s.authorization = parse(key, value, n)?;
             }
             "gateway-user" => s.gateway_user = value.to_owned(),
+            "site" => s.site = Some(PathBuf::from(value)),
             "insecure" => s.insecure = parse(key, value, n)?,
             "superuser" | "hbase.superuser" => s.superusers.extend(
                 value
@@ -212,7 +219,7 @@ fn apply_file(s: &mut Settings, text: &str) -> anyhow::Result<()> {
                  rpc-handlers, max-connections, zookeeper, rest-port, info-port, authorization, superuser, \
                  gateway-user, insecure, tls-cert, tls-key, tls-ca, tls-client-auth, \
                  tls-plaintext, tls-user-rule, simple-auth, group-mapping, user-groups, \
-                 kerberos-principal, max-connections, max-request-mb; and HBase's names \
+                 kerberos-principal, max-connections, max-request-mb, site; and HBase's names \
                  hbase.security.authorization, hbase.superuser, \
                  hbase.rpc.tls.keystore.location, hbase.rpc.tls.truststore.location, \
                  hbase.server.netty.tls.client.auth.mode, \
@@ -232,6 +239,9 @@ fn resolve(args: &Args) -> anyhow::Result<Settings> {
     }
     if let Some(d) = &args.data {
         s.data.clone_from(d);
+    }
+    if args.site.is_some() {
+        s.site.clone_from(&args.site);
     }
     if let Some(url) = &args.storage.object_store {
         s.object_store = Some(url.clone());
@@ -326,7 +336,9 @@ fn open(data: &Path, server: &str, s: &Settings) -> anyhow::Result<Connection> {
     if s.authorization {
         builder = builder.authorization(s.superusers.clone());
     }
+    let settings = basalt_common::site::LiveSettings::load(s.site.as_deref())?;
     builder
+        .settings(Arc::new(settings))
         .file_system(crate::storage::file_system(s.object_store.as_deref())?)
         .root(data)
         .server_name(server)

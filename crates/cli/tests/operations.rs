@@ -400,3 +400,100 @@ fn wal_roll_starts_a_new_segment() {
         "{files} store files before compact_rs and after"
     );
 }
+
+fn site(path: &std::path::Path, settings: &[(&str, &str)]) {
+    let mut text = String::from("<?xml version=\"1.0\"?>\n<configuration>\n");
+    for (k, v) in settings {
+        text.push_str(&format!(
+            "  <property><name>{k}</name><value>{v}</value></property>\n"
+        ));
+    }
+    text.push_str("</configuration>\n");
+    std::fs::write(path, text).unwrap();
+}
+
+/// Store files of the table's regions, from the cluster status.
+fn store_files(conn: &dyn Client, table: &str) -> u32 {
+    conn.cluster_summary()
+        .unwrap()
+        .servers
+        .iter()
+        .flat_map(|s| &s.regions)
+        .filter(|r| r.name.starts_with(format!("{table},").as_bytes()))
+        .map(|r| r.store_files)
+        .sum()
+}
+
+#[test]
+fn update_config_changes_the_balancer_period_and_the_flush_size_without_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("hbase-site.xml");
+    site(&path, &[("hbase.balancer.period", "3600000")]);
+    let cluster = Cluster::start_with(2, 1, &["--site", path.to_str().unwrap()]);
+    let conn = cluster.connect();
+    create(conn.as_ref(), "t", 6);
+    let t = TableName::parse("t").unwrap();
+
+    // Every region onto one server; with an hour between runs, the balancer leaves it so.
+    let crowded = load(conn.as_ref()).keys().next().unwrap().clone();
+    for r in conn.regions(&t).unwrap() {
+        if r.server.as_deref() != Some(crowded.as_str()) {
+            conn.move_region(r.encoded_name().as_bytes(), Some(&crowded))
+                .unwrap();
+        }
+    }
+    std::thread::sleep(Duration::from_secs(4));
+    let crowded_load = load(conn.as_ref());
+    assert_eq!(crowded_load[&crowded], 6, "{crowded_load:?}");
+
+    // The master reads the file again: the balancer runs every second from now on.
+    site(
+        &path,
+        &[
+            ("hbase.balancer.period", "1000"),
+            ("hbase.hregion.memstore.flush.size", "1048576"),
+        ],
+    );
+    let master = cluster.masters.keys().next().unwrap().clone();
+    conn.update_config(&master).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let now = load(conn.as_ref());
+        if now.values().all(|n| *n == 3) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "never balanced: {now:?}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // No more moves (each flushes what it moves) while the flush size is watched.
+    conn.balance_switch(false).unwrap();
+
+    // 8 MiB written, about 1.3 MiB a region: past the new 1 MiB flush size, but the region
+    // servers have not read the file again and still flush at 128 MiB.
+    let value = vec![1u8; 4096];
+    let write = |from: usize, n: usize| {
+        for i in from..from + n {
+            conn.put(
+                &t,
+                &Put::new(format!("r{:02}x{i}", i % 6)).add_column("f", "q", value.clone()),
+            )
+            .unwrap();
+        }
+    };
+    let flushed_before = store_files(conn.as_ref(), "t");
+    write(0, 2048);
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(store_files(conn.as_ref(), "t"), flushed_before);
+    // Once they have, their flushers find the regions due, with no further write.
+    conn.update_all_config().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while store_files(conn.as_ref(), "t") == flushed_before {
+        assert!(Instant::now() < deadline, "nothing flushed at 1 MiB");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+
+    // A bad value changes nothing and says which key.
+    site(&path, &[("hbase.balancer.period", "soon")]);
+    let err = conn.update_config(&master).unwrap_err().to_string();
+    assert!(err.contains("hbase.balancer.period"), "{err}");
+}

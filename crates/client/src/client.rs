@@ -6,6 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use basalt_common::acl::{Permission, Scope};
+use basalt_common::chore::Chore;
 use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment};
 use basalt_common::replication::{PeerConfig, PeerDescription};
 pub use basalt_common::snapshot::SnapshotInfo;
@@ -290,6 +291,23 @@ pub trait Client: Send + Sync + fmt::Debug {
     /// Rolls a region server's WAL (`host:port` or `host,port,startcode`; AdminService
     /// RollWALWriter).
     fn roll_wal_writer(&self, server: &str) -> Result<()>;
+    /// Has a server (`host:port` or `host,port,startcode`) read its settings file again
+    /// (HBase's `update_config`; AdminService UpdateConfiguration).
+    fn update_config(&self, server: &str) -> Result<()>;
+    /// `update_config` on every live region server and on the masters (HBase's
+    /// `update_all_config`).
+    fn update_all_config(&self) -> Result<()>;
+    /// Switches one of the master's chores (the catalog janitor, the normalizer) on or off;
+    /// returns whether it was on.
+    fn chore_switch(&self, chore: Chore, on: bool) -> Result<bool>;
+    /// Whether one of the master's chores runs by itself.
+    fn chore_enabled(&self, chore: Chore) -> Result<bool>;
+    /// Runs the catalog janitor now: the split and merge parents it deleted (MasterService
+    /// RunCatalogScan).
+    fn run_catalog_janitor(&self) -> Result<usize>;
+    /// Runs the region normalizer now over the tables named, or every table asking for it
+    /// (MasterService Normalize); false when the normalizer is switched off.
+    fn normalize(&self, tables: &[TableName]) -> Result<bool>;
     /// Stops the active master alone; a backup master takes over (MasterService StopMaster).
     fn stop_master(&self) -> Result<()>;
     /// Forgets dead servers (all of them if none is named); returns the names it could not

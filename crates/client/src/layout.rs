@@ -17,6 +17,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
 use basalt_common::acl::{Permission, Scope};
+use basalt_common::chore::Chore;
 use basalt_common::key_layout::KeyLayout;
 use basalt_common::ops::{
     Append, CheckAction, CheckAndMutate, CheckAndMutateResult, Increment, RowMutations, RowOp,
@@ -520,6 +521,12 @@ impl Client for LayoutClient {
         stop_region_server(server: &str) -> Result<()>;
         stop_master() -> Result<()>;
         roll_wal_writer(server: &str) -> Result<()>;
+        update_config(server: &str) -> Result<()>;
+        update_all_config() -> Result<()>;
+        chore_switch(chore: Chore, on: bool) -> Result<bool>;
+        chore_enabled(chore: Chore) -> Result<bool>;
+        run_catalog_janitor() -> Result<usize>;
+        normalize(tables: &[TableName]) -> Result<bool>;
         security_capabilities() -> Result<Vec<String>>;
         in_maintenance_mode() -> Result<bool>;
         clear_block_cache(table: &TableName) -> Result<(u64, u64, u64)>;

@@ -7,6 +7,7 @@
 pub mod acl;
 pub mod bytes_display;
 pub mod cell;
+pub mod chore;
 pub mod clock;
 pub mod descriptor_file;
 pub mod error;
@@ -24,6 +25,7 @@ pub mod region_info;
 pub mod replication;
 pub mod schema;
 pub mod server_name;
+pub mod site;
 pub mod snapshot;
 pub mod split;
 pub mod table_descriptor;

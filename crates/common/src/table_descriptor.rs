@@ -190,15 +190,6 @@ impl TableDescriptor {
                 ));
             }
         }
-        if self.normalization_enabled
-            || self.normalizer_target_region_count.is_some()
-            || self.normalizer_target_region_size_mb.is_some()
-        {
-            return Err(refuse(
-                "NORMALIZATION_ENABLED",
-                "Basalt has no region normalizer yet".into(),
-            ));
-        }
         if self.region_replication > 1 || !self.region_memstore_replication {
             return Err(refuse(
                 "REGION_REPLICATION",

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use basalt_common::acl::{AccessControl, Action, Permission, Scope, User};
+use basalt_common::chore::Chore;
 use basalt_common::ops::{Append, CheckAction, CheckAndMutate, CheckAndMutateResult, Increment};
 use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::{Bytes, Delete, Get, Put, Result, RowResult, Scan, TableDescriptor, TableName};
@@ -341,6 +342,35 @@ impl Client for AsUser {
     fn roll_wal_writer(&self, server: &str) -> Result<()> {
         self.admin()?;
         self.inner.roll_wal_writer(server)
+    }
+
+    fn update_config(&self, server: &str) -> Result<()> {
+        self.admin()?;
+        self.inner.update_config(server)
+    }
+
+    fn update_all_config(&self) -> Result<()> {
+        self.admin()?;
+        self.inner.update_all_config()
+    }
+
+    fn chore_switch(&self, chore: Chore, on: bool) -> Result<bool> {
+        self.admin()?;
+        self.inner.chore_switch(chore, on)
+    }
+
+    fn chore_enabled(&self, chore: Chore) -> Result<bool> {
+        self.inner.chore_enabled(chore)
+    }
+
+    fn run_catalog_janitor(&self) -> Result<usize> {
+        self.admin()?;
+        self.inner.run_catalog_janitor()
+    }
+
+    fn normalize(&self, tables: &[TableName]) -> Result<bool> {
+        self.admin()?;
+        self.inner.normalize(tables)
     }
 
     fn stop_master(&self) -> Result<()> {

@@ -9,6 +9,7 @@ use basalt_client::{
     ServerSummary, SnapshotInfo,
 };
 use basalt_common::acl::{Permission, Scope};
+use basalt_common::chore::Chore;
 use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment};
 use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::{
@@ -289,6 +290,31 @@ impl Client for Connection {
 
     fn roll_wal_writer(&self, _server: &str) -> Result<()> {
         self.engine.rs.roll_wal()
+    }
+
+    fn update_config(&self, _server: &str) -> Result<()> {
+        self.update_all_config()
+    }
+
+    fn update_all_config(&self) -> Result<()> {
+        let rs = &self.engine.rs;
+        rs.config.settings.update(&rs.name.to_string()).map(|_| ())
+    }
+
+    fn chore_switch(&self, chore: Chore, on: bool) -> Result<bool> {
+        Ok(self.admin().chore_switch(chore, on))
+    }
+
+    fn chore_enabled(&self, chore: Chore) -> Result<bool> {
+        Ok(self.admin().chore_enabled(chore))
+    }
+
+    fn run_catalog_janitor(&self) -> Result<usize> {
+        self.admin().run_catalog_janitor()
+    }
+
+    fn normalize(&self, tables: &[TableName]) -> Result<bool> {
+        self.admin().normalize(tables)
     }
 
     fn stop_master(&self) -> Result<()> {

@@ -256,6 +256,13 @@ impl<C: FromEngine> EngineBuilder<C> {
     /// Bytes a store's active memstore takes before it is frozen and flattened into a sorted
     /// array in the background (HBase's in-memory flush; default 8 MiB). Flushes then read the
     /// memstore in key order. Must be above zero.
+    /// The settings file (`hbase-site.xml` format) `update_config` reads again, and the live
+    /// settings read from it (`basalt_common::site`).
+    pub fn settings(mut self, settings: Arc<basalt_common::site::LiveSettings>) -> Self {
+        self.region_config.settings = settings;
+        self
+    }
+
     pub fn in_memory_flush_size(mut self, bytes: usize) -> Self {
         self.region_config.in_memory_flush_size = bytes.max(1);
         self

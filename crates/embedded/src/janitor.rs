@@ -2,7 +2,7 @@
 //! region server says grew past their split size (the region server's split check, HBase's
 //! `CompactSplit.requestSplit`, which a cluster's region server sends as MasterService
 //! SplitRegion) and deletes split and merge parents no region reads any more (HBase's
-//! `CatalogJanitor`).
+//! `CatalogJanitor`), and runs the region normalizer every `hbase.normalizer.period`.
 
 use std::sync::Weak;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -15,6 +15,7 @@ use crate::engine::Engine;
 
 /// Starts the thread; it ends when told to stop, or when the engine is closed or dropped.
 pub fn start(engine: Weak<Engine>, stop: Receiver<()>) -> Option<JoinHandle<()>> {
+    let mut last_normalize = std::time::Instant::now();
     let run = move || loop {
         match stop.recv_timeout(TICK) {
             Err(RecvTimeoutError::Timeout) => {}
@@ -35,7 +36,17 @@ pub fn start(engine: Weak<Engine>, stop: Receiver<()>) -> Option<JoinHandle<()>>
                 }
             }
         }
-        let _ = procedures::clean_parents(&engine);
+        if engine
+            .catalog_janitor_on
+            .load(std::sync::atomic::Ordering::Acquire)
+        {
+            let _ = procedures::clean_parents(&engine);
+        }
+        let period = std::time::Duration::from_millis(engine.settings.normalizer_period_ms());
+        if last_normalize.elapsed() >= period {
+            last_normalize = std::time::Instant::now();
+            let _ = basalt_master::normalizer::normalize(&engine, &[]);
+        }
     };
     std::thread::Builder::new()
         .name("basalt-splitter".into())

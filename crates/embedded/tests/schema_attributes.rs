@@ -57,7 +57,6 @@ fn attributes_basalt_does_not_act_on_are_refused_at_create_and_alter() {
     let table_attributes = [
         ("SPLIT_POLICY", "org.example.MyOwnSplitPolicy"),
         ("FLUSH_POLICY", "FlushLargeStoresPolicy"),
-        ("NORMALIZATION_ENABLED", "true"),
         ("REGION_REPLICATION", "2"),
         ("PRIORITY", "5"),
         ("ERASURE_CODING_POLICY", "RS-6-3-1024k"),

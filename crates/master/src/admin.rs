@@ -10,6 +10,7 @@ use basalt_region::Region;
 use crate::master::{Master, Placed};
 use crate::procedures;
 use basalt_common::NamespaceDescriptor;
+use basalt_common::chore::Chore;
 use basalt_common::replication::{PeerConfig, PeerDescription};
 
 pub use basalt_common::split::SplitAlgorithm;
@@ -595,6 +596,31 @@ impl Admin {
             &self.engine.merge_on
         };
         flag.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    fn chore_flag(&self, chore: Chore) -> &std::sync::atomic::AtomicBool {
+        match chore {
+            Chore::CatalogJanitor => &self.engine.catalog_janitor_on,
+            Chore::Normalizer => &self.engine.normalizer_on,
+        }
+    }
+
+    /// Switches one of the master's chores on or off; returns whether it was on.
+    pub fn chore_switch(&self, chore: Chore, on: bool) -> bool {
+        self.chore_flag(chore)
+            .swap(on, std::sync::atomic::Ordering::AcqRel)
+    }
+
+    /// Whether one of the master's chores runs by itself.
+    pub fn chore_enabled(&self, chore: Chore) -> bool {
+        self.chore_flag(chore)
+            .load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Runs the normalizer now over the tables named (every table asking for it, if none):
+    /// false when it is switched off (HBase's `normalize`).
+    pub fn normalize(&self, tables: &[TableName]) -> Result<bool> {
+        Ok(crate::normalizer::normalize(&self.engine, tables)?.is_some())
     }
 
     /// The servers out of service, by name.

@@ -46,9 +46,10 @@ pub struct ClusterSettings {
     /// Where this master's MasterService listens (`host:port`).
     pub host_port: String,
     pub start_code: i64,
-    /// How often the balancer runs (HBase's `hbase.balancer.period`, 5 minutes); it also runs
-    /// when a region server joins.
-    pub balancer_period: Duration,
+    /// The settings that change live: how often the balancer runs (HBase's
+    /// `hbase.balancer.period`, 5 minutes; it also runs when a region server joins), the
+    /// normalizer and the catalog janitor.
+    pub live: Arc<basalt_common::site::LiveSettings>,
 }
 
 impl ClusterSettings {
@@ -83,6 +84,7 @@ pub struct ClusterMaster {
     acl_written: Mutex<Vec<u8>>,
     /// When split and merge parents were last cleaned (HBase's CatalogJanitor).
     last_janitor: Mutex<Instant>,
+    last_normalize: Mutex<Instant>,
 }
 
 impl ClusterMaster {
@@ -146,6 +148,7 @@ impl ClusterMaster {
             None,
             janitor::Settings::default(),
         );
+        master.settings = Arc::clone(&settings.live);
         if let Some(superusers) = &settings.superusers {
             master.access = Arc::new(basalt_common::acl::AccessControl::enabled(
                 superusers.clone(),
@@ -161,6 +164,7 @@ impl ClusterMaster {
             balancer_written: AtomicBool::new(true),
             acl_written: Mutex::new(Vec::new()),
             last_janitor: Mutex::new(Instant::now()),
+            last_normalize: Mutex::new(Instant::now()),
         };
         // The switch as the last active master left it.
         if let Some(on) = cm
@@ -460,7 +464,8 @@ impl ClusterMaster {
                 .last_balance
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner);
-            let due = arrived || last.elapsed() >= self.settings.balancer_period;
+            let period = Duration::from_millis(self.settings.live.balancer_period_ms());
+            let due = arrived || last.elapsed() >= period;
             if due {
                 *last = Instant::now();
             }
@@ -474,7 +479,9 @@ impl ClusterMaster {
                 .last_janitor
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner);
-            let due = last.elapsed() >= JANITOR_PERIOD;
+            let period = Duration::from_millis(self.settings.live.catalog_janitor_interval_ms());
+            let due =
+                last.elapsed() >= period && self.master.catalog_janitor_on.load(Ordering::Acquire);
             if due {
                 *last = Instant::now();
             }
@@ -482,6 +489,21 @@ impl ClusterMaster {
         };
         if janitor_due {
             crate::procedures::clean_parents(&self.master)?;
+        }
+        let normalize_due = {
+            let mut last = self
+                .last_normalize
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            let period = Duration::from_millis(self.settings.live.normalizer_period_ms());
+            let due = last.elapsed() >= period;
+            if due {
+                *last = Instant::now();
+            }
+            due
+        };
+        if normalize_due {
+            crate::normalizer::normalize(&self.master, &[])?;
         }
         if self.master.access.is_enabled() {
             self.publish_acl()?;
@@ -645,9 +667,6 @@ impl ClusterMaster {
 
 /// Dead servers the cluster status lists, at most.
 const MAX_DEAD_LISTED: usize = 100;
-
-/// How often split and merge parents no region reads any more are deleted.
-const JANITOR_PERIOD: Duration = Duration::from_secs(5);
 
 /// The suffix of a fenced server's WAL directory being split.
 const SPLITTING: &str = "-splitting";

@@ -8,7 +8,7 @@
 //! Its modules stand in layers, each using only those below (`tests/layers.rs` holds them to
 //! it): `meta` and `servers` at the bottom, the state (`master`), `balancer`, `procedures`,
 //! what is built of procedures (`acl_store`, `snapshots`, `peers`), the services (`admin`,
-//! `access_service`, `master_service`), and the cluster master (`cluster`) on top.
+//! `access_service`, `master_service`, `master_admin`), and the cluster master (`cluster`) on top.
 
 pub mod access_service;
 pub mod acl_store;
@@ -17,8 +17,10 @@ pub mod balancer;
 pub mod cluster;
 pub mod janitor;
 mod master;
+pub mod master_admin;
 pub mod master_service;
 pub mod meta;
+pub mod normalizer;
 pub mod peers;
 pub mod procedures;
 pub mod servers;

@@ -283,6 +283,16 @@ pub struct Master {
     /// Whether regions may split, and merge (HBase's `splitormerge_switch`).
     pub split_on: AtomicBool,
     pub merge_on: AtomicBool,
+    /// Whether the catalog janitor (cleaning split and merge parents), the cleaner chore
+    /// (archived files and logs), the normalizer and the snapshot cleanup (snapshots past
+    /// their TTL) run by themselves.
+    pub catalog_janitor_on: AtomicBool,
+    pub cleaner_on: AtomicBool,
+    pub normalizer_on: AtomicBool,
+    pub snapshot_cleanup_on: AtomicBool,
+    /// The settings that change live (`update_config`): its local region server's
+    /// (standalone), or the cluster master's.
+    pub settings: Arc<basalt_common::site::LiveSettings>,
     /// What a cluster's master knows beyond its live servers: the servers it recovered (the
     /// newest last) and the masters waiting to take over, for the cluster status.
     pub dead_servers: Mutex<Vec<basalt_common::ServerName>>,
@@ -308,6 +318,10 @@ impl Master {
             .as_ref()
             .map(|rs| Arc::clone(&rs.config.access))
             .unwrap_or_default();
+        let settings = local
+            .as_ref()
+            .map(|rs| Arc::clone(&rs.config.settings))
+            .unwrap_or_default();
         // A directory that cannot take the file still gets an id for this run.
         let cluster_id =
             layout::cluster_id(fs.as_ref(), &root).unwrap_or_else(|_| layout::new_uuid());
@@ -327,6 +341,11 @@ impl Master {
             balancer_on: AtomicBool::new(true),
             split_on: AtomicBool::new(true),
             merge_on: AtomicBool::new(true),
+            catalog_janitor_on: AtomicBool::new(true),
+            cleaner_on: AtomicBool::new(true),
+            normalizer_on: AtomicBool::new(true),
+            snapshot_cleanup_on: AtomicBool::new(true),
+            settings,
             dead_servers: Mutex::new(Vec::new()),
             backup_masters: Mutex::new(Vec::new()),
             metrics: Arc::default(),

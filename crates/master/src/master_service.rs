@@ -8,6 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use std::sync::Arc;
 
+use basalt_common::chore::Chore;
+
 use basalt_common::{Bytes, Error, ErrorKind, RegionInfo, TableName};
 use prost::Message;
 
@@ -702,6 +704,60 @@ impl MasterService {
                                 admin.split_or_merge_switch(split, r.enabled)
                             })
                             .collect(),
+                    }
+                    .encode_to_vec()
+                })
+            }
+            "Normalize" => decode::<pb::NormalizeRequest>(param).and_then(|r| {
+                let mut tables: Vec<TableName> = Vec::new();
+                for t in &r.table_names {
+                    tables.push(table_name(t)?);
+                }
+                if r.regex.is_some() || r.namespace.is_some() {
+                    tables.extend(self.names(r.regex.as_deref(), false, r.namespace.as_deref())?);
+                    if tables.is_empty() {
+                        // Nothing matched: nothing to normalize (not every table).
+                        return Ok(pb::NormalizeResponse {
+                            normalizer_ran: admin.chore_enabled(Chore::Normalizer),
+                        }
+                        .encode_to_vec());
+                    }
+                }
+                let ran = admin.normalize(&tables).map_err(|e| fail(&e))?;
+                Ok(pb::NormalizeResponse {
+                    normalizer_ran: ran,
+                }
+                .encode_to_vec())
+            }),
+            "SetNormalizerRunning" => decode::<pb::SetNormalizerRunningRequest>(param).map(|r| {
+                pb::SetNormalizerRunningResponse {
+                    prev_normalizer_value: Some(admin.chore_switch(Chore::Normalizer, r.on)),
+                }
+                .encode_to_vec()
+            }),
+            "IsNormalizerEnabled" => decode::<pb::IsNormalizerEnabledRequest>(param).map(|_| {
+                pb::IsNormalizerEnabledResponse {
+                    enabled: admin.chore_enabled(Chore::Normalizer),
+                }
+                .encode_to_vec()
+            }),
+            "RunCatalogScan" => decode::<pb::RunCatalogScanRequest>(param).and_then(|_| {
+                let cleaned = admin.run_catalog_janitor().map_err(|e| fail(&e))?;
+                Ok(pb::RunCatalogScanResponse {
+                    scan_result: Some(i32::try_from(cleaned).unwrap_or(i32::MAX)),
+                }
+                .encode_to_vec())
+            }),
+            "EnableCatalogJanitor" => decode::<pb::EnableCatalogJanitorRequest>(param).map(|r| {
+                pb::EnableCatalogJanitorResponse {
+                    prev_value: Some(admin.chore_switch(Chore::CatalogJanitor, r.enable)),
+                }
+                .encode_to_vec()
+            }),
+            "IsCatalogJanitorEnabled" => {
+                decode::<pb::IsCatalogJanitorEnabledRequest>(param).map(|_| {
+                    pb::IsCatalogJanitorEnabledResponse {
+                        value: admin.chore_enabled(Chore::CatalogJanitor),
                     }
                     .encode_to_vec()
                 })

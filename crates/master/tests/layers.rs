@@ -15,12 +15,14 @@ const LAYERS: &[&str] = &[
     "master",
     "balancer",
     "procedures",
+    "normalizer",
     "acl_store",
     "snapshots",
     "peers",
     "admin",
     "access_service",
     "master_service",
+    "master_admin",
     "cluster",
 ];
 

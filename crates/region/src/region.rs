@@ -152,6 +152,9 @@ pub struct RegionConfig {
     /// Who may do what on the server's regions (checked by its services on calls from the
     /// network; the region itself does not look).
     pub access: Arc<basalt_common::acl::AccessControl>,
+    /// The server's settings that change while it runs (`update_config`): the flush size of
+    /// tables that leave MEMSTORE_FLUSHSIZE at its default.
+    pub settings: Arc<basalt_common::site::LiveSettings>,
 }
 
 /// Records an operation's time when dropped ([`Region::time`]).
@@ -179,6 +182,7 @@ impl Default for RegionConfig {
             legacy_meta_rows: false,
             metrics: ServerMetrics::new(),
             access: Arc::default(),
+            settings: Arc::default(),
         }
     }
 }

@@ -114,6 +114,16 @@ impl AdminService {
                 flag.store(true, std::sync::atomic::Ordering::Release);
                 Ok(pb::StopServerResponse {}.encode_to_vec())
             }),
+            "UpdateConfiguration" => {
+                decode::<pb::UpdateConfigurationRequest>(param).and_then(|_| {
+                    self.rs
+                        .config
+                        .settings
+                        .update(&self.rs.name.to_string())
+                        .map_err(|e| from_error(&e))?;
+                    Ok(pb::UpdateConfigurationResponse {}.encode_to_vec())
+                })
+            }
             "GetServerReport" => decode::<pb::GetServerReportRequest>(param)
                 .map(|_| basalt_proto::server_report(&self.rs.status()).encode_to_vec()),
             "ReplicateWALEntry" => decode::<pb::ReplicateWalEntryRequest>(param).and_then(|r| {

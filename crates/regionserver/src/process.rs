@@ -39,6 +39,8 @@ pub struct ServerSettings {
     pub major_compaction_interval: Option<Duration>,
     /// Who may do what (off unless the cluster has access control on).
     pub access: Arc<basalt_common::acl::AccessControl>,
+    /// Its settings file and the settings that change live (`update_config`).
+    pub settings: Arc<basalt_common::site::LiveSettings>,
 }
 
 impl ServerSettings {
@@ -62,6 +64,7 @@ impl ServerSettings {
             wal: WalConfig::default(),
             major_compaction_interval: Some(Duration::from_secs(7 * 24 * 3600)),
             access: Arc::default(),
+            settings: Arc::default(),
         }
     }
 }
@@ -162,6 +165,7 @@ impl RunningServer {
             Some(Arc::clone(&wal)),
         );
         config.access = Arc::clone(&settings.access);
+        config.settings = Arc::clone(&settings.settings);
         let (compactions, wake) = channel();
         let name = ServerName {
             host_port: settings.host_port.clone(),

@@ -48,6 +48,10 @@ pub struct Args {
     tls: crate::tls::TlsArgs,
     #[command(flatten)]
     auth: crate::tls::AuthArgs,
+    /// HBase's settings file (`hbase-site.xml` format) every server reads at start and again
+    /// at `update_config`
+    #[arg(long)]
+    site: Option<PathBuf>,
 }
 
 /// A child process, killed if still running when dropped (the cluster start failed).
@@ -287,6 +291,11 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         .chain(args.tls.flags())
         .chain(args.auth.flags())
         .chain(args.authorization.then(|| "--authorization".to_owned()))
+        .chain(
+            args.site
+                .iter()
+                .flat_map(|p| ["--site".to_owned(), p.display().to_string()]),
+        )
         .chain(
             args.superusers
                 .iter()

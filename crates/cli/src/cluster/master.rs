@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use basalt_master::cluster::{ClusterMaster, ClusterSettings};
+use basalt_master::master_admin::MasterAdminService;
 use basalt_master::master_service::MasterService;
 use basalt_rpc::{RpcServer, Services};
 
@@ -19,10 +20,10 @@ pub struct Args {
     /// MasterService port; 0 picks a free one
     #[arg(long, default_value_t = 16000)]
     port: u16,
-    /// Seconds between balancer runs (HBase's hbase.balancer.period); it also runs when a
-    /// region server joins
-    #[arg(long, default_value_t = 300)]
-    balancer_period_secs: u64,
+    /// Seconds between balancer runs (HBase's hbase.balancer.period, which --site can give
+    /// and update_config change) [default: 300]; it also runs when a region server joins
+    #[arg(long)]
+    balancer_period_secs: Option<u64>,
     /// The info pages, /metrics and /jmx on this port (once active); 0 picks a free one, -1
     /// turns them off
     #[arg(long, default_value_t = 16010, allow_negative_numbers = true)]
@@ -37,6 +38,13 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let (listener, addr) = bind(args.common.bind, args.port)?;
     let clock = basalt_common::SystemClock;
     let start_code = basalt_common::Clock::now_millis(&clock);
+    let live = args.common.live_settings()?;
+    if let Some(secs) = args.balancer_period_secs {
+        live.set(
+            basalt_common::site::BALANCER_PERIOD,
+            secs.max(1).saturating_mul(1000),
+        )?;
+    }
     let settings = ClusterSettings {
         zookeeper: args.common.zookeeper.clone(),
         session_timeout: session_timeout(args.common.session_timeout_ms),
@@ -48,7 +56,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         clock: Arc::new(clock),
         host_port: addr.to_string(),
         start_code,
-        balancer_period: Duration::from_secs(args.balancer_period_secs.max(1)),
+        live: Arc::clone(&live),
     };
     say!(
         "master {addr} starting; data in {}",
@@ -62,12 +70,17 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         return Ok(());
     };
     let rpc_config = args.common.rpc_config(addr, &security);
-    let services = Services::new().with(Arc::new(
-        MasterService::new(Arc::clone(&cm.master), addr, None)
-            .with_start_code(start_code)
-            .with_stop(Arc::clone(&stop))
-            .with_secure_authentication(rpc_config.kerberos.is_some()),
-    ));
+    let services = Services::new()
+        .with(Arc::new(
+            MasterService::new(Arc::clone(&cm.master), addr, None)
+                .with_start_code(start_code)
+                .with_stop(Arc::clone(&stop))
+                .with_secure_authentication(rpc_config.kerberos.is_some()),
+        ))
+        .with(Arc::new(MasterAdminService::new(
+            live,
+            basalt_common::ServerName::new(addr.to_string(), start_code),
+        )));
     let rpc = RpcServer::serve(listener, services, rpc_config)
         .with_context(|| format!("cannot serve on {addr}"))?;
     // The pages show the cluster as its clients see it, through ZooKeeper.

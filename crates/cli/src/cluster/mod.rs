@@ -63,9 +63,22 @@ pub struct Common {
     /// recovers a region server's regions)
     #[arg(long, default_value_t = SESSION_TIMEOUT_MS)]
     pub session_timeout_ms: u64,
+    /// HBase's settings file (`hbase-site.xml` format); `update_config` reads it again and
+    /// applies the settings that change live (docs/design/operations.md)
+    #[arg(long)]
+    pub site: Option<std::path::PathBuf>,
 }
 
 impl Common {
+    /// The settings read from `--site` (HBase's defaults without one).
+    pub fn live_settings(
+        &self,
+    ) -> anyhow::Result<std::sync::Arc<basalt_common::site::LiveSettings>> {
+        Ok(std::sync::Arc::new(
+            basalt_common::site::LiveSettings::load(self.site.as_deref())?,
+        ))
+    }
+
     /// With `--authorization`, the superusers: those named, and the cluster's servers (the
     /// name their certificate gives, or the user their calls name without TLS).
     pub fn access(&self, security: &crate::tls::RpcSecurity) -> Option<Vec<String>> {

@@ -49,6 +49,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     if let Some(superusers) = args.common.access(&security) {
         settings.access = Arc::new(basalt_common::acl::AccessControl::enabled(superusers));
     }
+    settings.settings = args.common.live_settings()?;
     let access = Arc::clone(&settings.access);
     let server = RunningServer::start(settings)
         .with_context(|| format!("cannot start on {}", args.common.data.display()))?;

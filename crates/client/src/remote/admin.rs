@@ -3,6 +3,7 @@
 //! [`super::AsyncAdmin`].
 
 use super::*;
+use basalt_common::chore::Chore;
 use basalt_common::replication::{PeerConfig, PeerDescription};
 
 /// Table administration of a remote server: MasterService's table calls (Basalt's procedures
@@ -706,7 +707,7 @@ impl<T: Transport> AdminCalls<'_, T> {
         self.namespaced(&ns.name, out).map(|_| ())
     }
 
-    async fn cluster_status(&self) -> Result<pb::ClusterStatus> {
+    pub(super) async fn cluster_status(&self) -> Result<pb::ClusterStatus> {
         let status: pb::GetClusterStatusResponse = self
             .master(
                 &Self::meta_name()?,
@@ -1006,6 +1007,20 @@ admin_calls! {
     fn stop_master(&self) -> Result<()>;
     /// Rolls a region server's WAL (AdminService RollWALWriter).
     fn roll_wal_writer(&self, server: &str) -> Result<()>;
+    /// Has a server read its settings file again (AdminService UpdateConfiguration).
+    fn update_config(&self, server: &str) -> Result<()>;
+    /// `update_config` on every live region server and the masters.
+    fn update_all_config(&self) -> Result<()>;
+    /// Switches one of the master's chores (MasterService EnableCatalogJanitor,
+    /// SetNormalizerRunning); returns whether it was on.
+    fn chore_switch(&self, chore: Chore, on: bool) -> Result<bool>;
+    /// Whether one of the master's chores is on (IsCatalogJanitorEnabled,
+    /// IsNormalizerEnabled).
+    fn chore_enabled(&self, chore: Chore) -> Result<bool>;
+    /// Runs the catalog janitor now (MasterService RunCatalogScan).
+    fn run_catalog_janitor(&self) -> Result<usize>;
+    /// Runs the normalizer now (MasterService Normalize).
+    fn normalize(&self, tables: &[TableName]) -> Result<bool>;
     /// The cluster's security capabilities (MasterService getSecurityCapabilities).
     fn security_capabilities(&self) -> Result<Vec<String>>;
     /// Whether the master is in maintenance mode (MasterService IsMasterInMaintenanceMode).

@@ -5,6 +5,7 @@
 
 use super::admin::{AdminCalls, server_addr, server_pb, server_text};
 use super::*;
+use basalt_common::chore::Chore;
 use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_proto::replication;
 
@@ -288,6 +289,107 @@ impl<T: Transport> AdminCalls<'_, T> {
             .await
             .map_err(|e| Error::storage(format!("RollWALWriter on {server}: {e}")))?;
         Ok(())
+    }
+
+    pub(super) async fn update_config(&self, server: &str) -> Result<()> {
+        let addr = server_addr(server)?;
+        let c = self.conn;
+        let _: pb::UpdateConfigurationResponse = c
+            .call_admin(
+                addr,
+                "UpdateConfiguration",
+                &pb::UpdateConfigurationRequest {},
+            )
+            .await
+            .map_err(|e| Error::storage(format!("UpdateConfiguration on {server}: {e}")))?;
+        Ok(())
+    }
+
+    /// Every live region server, then the active master and the backups (a standalone server
+    /// is both, and is asked once).
+    pub(super) async fn update_all_config(&self) -> Result<()> {
+        let status = self.cluster_status().await?;
+        let mut servers: Vec<String> = Vec::new();
+        let names = status
+            .live_servers
+            .iter()
+            .map(|s| &s.server)
+            .chain(status.master.as_ref())
+            .chain(&status.backup_masters);
+        for name in names {
+            let text = format!("{}:{}", name.host_name, name.port.unwrap_or_default());
+            if !servers.contains(&text) {
+                servers.push(text);
+            }
+        }
+        for server in servers {
+            self.update_config(&server).await?;
+        }
+        Ok(())
+    }
+
+    pub(super) async fn chore_switch(&self, chore: Chore, on: bool) -> Result<bool> {
+        Ok(match chore {
+            Chore::CatalogJanitor => {
+                let r: pb::EnableCatalogJanitorResponse = self
+                    .cluster_call(
+                        "EnableCatalogJanitor",
+                        &pb::EnableCatalogJanitorRequest { enable: on },
+                    )
+                    .await?;
+                r.prev_value.unwrap_or(false)
+            }
+            Chore::Normalizer => {
+                let r: pb::SetNormalizerRunningResponse = self
+                    .cluster_call(
+                        "SetNormalizerRunning",
+                        &pb::SetNormalizerRunningRequest { on },
+                    )
+                    .await?;
+                r.prev_normalizer_value.unwrap_or(false)
+            }
+        })
+    }
+
+    pub(super) async fn chore_enabled(&self, chore: Chore) -> Result<bool> {
+        Ok(match chore {
+            Chore::CatalogJanitor => {
+                let r: pb::IsCatalogJanitorEnabledResponse = self
+                    .cluster_call(
+                        "IsCatalogJanitorEnabled",
+                        &pb::IsCatalogJanitorEnabledRequest {},
+                    )
+                    .await?;
+                r.value
+            }
+            Chore::Normalizer => {
+                let r: pb::IsNormalizerEnabledResponse = self
+                    .cluster_call("IsNormalizerEnabled", &pb::IsNormalizerEnabledRequest {})
+                    .await?;
+                r.enabled
+            }
+        })
+    }
+
+    pub(super) async fn run_catalog_janitor(&self) -> Result<usize> {
+        let r: pb::RunCatalogScanResponse = self
+            .cluster_call("RunCatalogScan", &pb::RunCatalogScanRequest {})
+            .await?;
+        Ok(usize::try_from(r.scan_result.unwrap_or(0)).unwrap_or(0))
+    }
+
+    pub(super) async fn normalize(&self, tables: &[TableName]) -> Result<bool> {
+        let r: pb::NormalizeResponse = self
+            .cluster_call(
+                "Normalize",
+                &pb::NormalizeRequest {
+                    table_names: tables.iter().map(pb_table_name).collect(),
+                    regex: None,
+                    namespace: None,
+                },
+            )
+            .await?;
+        Ok(r.normalizer_ran)
     }
 
     pub(super) async fn stop_region_server(&self, server: &str) -> Result<()> {

@@ -2,6 +2,7 @@
 //! embedded connections.
 
 use basalt_common::acl::{Permission, Scope};
+use basalt_common::chore::Chore;
 use basalt_common::replication::{PeerConfig, PeerDescription};
 use std::sync::Arc;
 
@@ -256,6 +257,30 @@ impl Client for RemoteConnection {
 
     fn roll_wal_writer(&self, server: &str) -> Result<()> {
         self.admin().roll_wal_writer(server)
+    }
+
+    fn update_config(&self, server: &str) -> Result<()> {
+        self.admin().update_config(server)
+    }
+
+    fn update_all_config(&self) -> Result<()> {
+        self.admin().update_all_config()
+    }
+
+    fn chore_switch(&self, chore: Chore, on: bool) -> Result<bool> {
+        self.admin().chore_switch(chore, on)
+    }
+
+    fn chore_enabled(&self, chore: Chore) -> Result<bool> {
+        self.admin().chore_enabled(chore)
+    }
+
+    fn run_catalog_janitor(&self) -> Result<usize> {
+        self.admin().run_catalog_janitor()
+    }
+
+    fn normalize(&self, tables: &[TableName]) -> Result<bool> {
+        self.admin().normalize(tables)
     }
 
     fn stop_master(&self) -> Result<()> {

@@ -2,6 +2,7 @@
 //! full, writing them out, recording the sequence id, and asking for compactions.
 
 use super::*;
+use basalt_common::table_descriptor::DEFAULT_MEMSTORE_FLUSHSIZE;
 
 impl Region {
     /// Applies an edit read back from the WAL while the region opens, unless the store files
@@ -55,9 +56,20 @@ impl Region {
         }
     }
 
-    /// Whether the memstores have reached MEMSTORE_FLUSHSIZE since the last flush.
+    /// The memstore size at which this region flushes: the table's MEMSTORE_FLUSHSIZE, or
+    /// when the table leaves it at its default, the server's live
+    /// `hbase.hregion.memstore.flush.size` (which `update_config` can change).
+    pub fn flush_size(&self) -> u64 {
+        if self.descriptor.memstore_flushsize == DEFAULT_MEMSTORE_FLUSHSIZE {
+            self.config.settings.memstore_flush_size().max(1)
+        } else {
+            self.descriptor.memstore_flushsize
+        }
+    }
+
+    /// Whether the memstores have reached the flush size since the last flush.
     pub fn needs_flush(&self) -> bool {
-        let limit = usize::try_from(self.descriptor.memstore_flushsize).unwrap_or(usize::MAX);
+        let limit = usize::try_from(self.flush_size()).unwrap_or(usize::MAX);
         self.unflushed.load(Ordering::Relaxed) >= limit
     }
 

@@ -178,7 +178,7 @@ impl Region {
     ) -> Result<()> {
         self.requests.write();
         if let Some(budget) = &self.config.budget {
-            let block_at = usize::try_from(self.descriptor.memstore_flushsize)
+            let block_at = usize::try_from(self.flush_size())
                 .unwrap_or(usize::MAX)
                 .saturating_mul(BLOCK_MULTIPLIER);
             budget.wait_for_room(&self.encoded_name, || self.memstore_bytes() >= block_at)?;

@@ -7,6 +7,8 @@ use basalt_client::{
     RowResult, Scan, SplitAlgorithm, TableDescriptor, TableName, parse_filter,
 };
 
+use basalt_common::chore::Chore;
+
 use crate::args::{Args, R, bool_at, bytes_of, key_is, list, text};
 use crate::format::{Formatter, binary, cell_text, from_binary};
 use crate::syntax::Value;
@@ -206,6 +208,26 @@ previous state. Off, no compaction starts by itself and one asked for is refused
 "Roll a region server's WAL: what it logged so far stays in the segment it was in, later edits
 go to a new one (which the log cleaner can then archive once flushed).
   hbase> wal_roll 'host1,16020,1700000000000'";
+    "update_config", "tools", tools::update_config, true,
+"Have a server read its settings file (--site, hbase-site.xml) again; the settings that change
+live take effect (docs/design/operations.md lists them), the others at restart.
+  hbase> update_config 'host1,16020,1700000000000'
+  hbase> update_config 'host1:16020'";
+    "update_all_config", "tools", tools::update_all_config, true, "update_config on every live region server and on the masters.\n  hbase> update_all_config";
+    "catalogjanitor_run", "tools", tools::catalogjanitor_run, true, "Run the catalog janitor now: split and merge parents nothing reads any more are deleted.\n  hbase> catalogjanitor_run";
+    "catalogjanitor_switch", "tools", tools::catalogjanitor_switch, true, "Switch the catalog janitor on or off; prints its previous state.\n  hbase> catalogjanitor_switch false";
+    "catalogjanitor_enabled", "tools", tools::catalogjanitor_enabled, true, "Whether the catalog janitor runs by itself.\n  hbase> catalogjanitor_enabled";
+    "normalize", "tools", tools::normalize, true,
+"Run the region normalizer now over the tables with NORMALIZATION_ENABLED (or those named):
+regions larger than twice the table's average split, runs of small neighbours merge. Prints
+whether it ran (false when switched off).
+  hbase> normalize
+  hbase> normalize {TABLE_NAME => 't1'}
+  hbase> normalize {TABLE_NAMES => ['t1', 't2']}
+  hbase> normalize {REGEX => 't.*'}
+  hbase> normalize {NAMESPACE => 'ns1'}";
+    "normalizer_switch", "tools", tools::normalizer_switch, true, "Switch the region normalizer on or off; prints its previous state.\n  hbase> normalizer_switch false";
+    "normalizer_enabled", "tools", tools::normalizer_enabled, true, "Whether the region normalizer runs by itself.\n  hbase> normalizer_enabled";
     "list_deadservers", "tools", tools::list_deadservers, true, "List the dead region servers the master knows of.\n  hbase> list_deadservers";
     "list_liveservers", "tools", tools::list_liveservers, true, "List the live region servers.\n  hbase> list_liveservers";
     "clear_deadservers", "tools", tools::clear_deadservers, true,

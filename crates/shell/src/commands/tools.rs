@@ -526,3 +526,123 @@ pub(super) fn processlist(shell: &mut Shell, _: &[Value], out: &mut dyn Write) -
     }
     Ok(None)
 }
+
+/// `update_config 'host:port'`: the server reads its settings file again.
+pub(super) fn update_config(shell: &mut Shell, args: &[Value], _: &mut dyn Write) -> CommandResult {
+    let server = Args::all(args).string(0, "server (host:port or host,port,startcode)")?;
+    client(shell, args, shell.client.update_config(&server))?;
+    Ok(None)
+}
+
+pub(super) fn update_all_config(
+    shell: &mut Shell,
+    args: &[Value],
+    _: &mut dyn Write,
+) -> CommandResult {
+    Args::all(args).at_most(0, "update_all_config")?;
+    client(shell, args, shell.client.update_all_config())?;
+    Ok(None)
+}
+
+/// A chore's switch: prints its previous state, as HBase's `*_switch` commands do.
+fn chore_switch(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+    chore: Chore,
+) -> CommandResult {
+    let on = bool_at(args, 0, &format!("the {}'s state", chore.name()))?;
+    let was = client(shell, args, shell.client.chore_switch(chore, on))?;
+    w!(out, "{was}");
+    Ok(None)
+}
+
+fn chore_enabled(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+    chore: Chore,
+) -> CommandResult {
+    let on = client(shell, args, shell.client.chore_enabled(chore))?;
+    w!(out, "{on}");
+    Ok(None)
+}
+
+pub(super) fn catalogjanitor_switch(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    chore_switch(shell, args, out, Chore::CatalogJanitor)
+}
+
+pub(super) fn catalogjanitor_enabled(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    chore_enabled(shell, args, out, Chore::CatalogJanitor)
+}
+
+pub(super) fn normalizer_switch(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    chore_switch(shell, args, out, Chore::Normalizer)
+}
+
+pub(super) fn normalizer_enabled(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    chore_enabled(shell, args, out, Chore::Normalizer)
+}
+
+/// `catalogjanitor_run`: cleans split and merge parents now (prints nothing, as HBase's).
+pub(super) fn catalogjanitor_run(
+    shell: &mut Shell,
+    args: &[Value],
+    _: &mut dyn Write,
+) -> CommandResult {
+    Args::all(args).at_most(0, "catalogjanitor_run")?;
+    client(shell, args, shell.client.run_catalog_janitor())?;
+    Ok(None)
+}
+
+/// `normalize` (every table asking for it), or `normalize {TABLE_NAME => 't'}`,
+/// `{TABLE_NAMES => ['t1', 't2']}`, `{REGEX => 't.*'}`, `{NAMESPACE => 'ns'}`: prints
+/// whether the normalizer ran.
+pub(super) fn normalize(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> CommandResult {
+    let a = Args::new(args);
+    a.unknown_options(&["TABLE_NAME", "TABLE_NAMES", "REGEX", "NAMESPACE"])?;
+    let mut named: Vec<String> = Vec::new();
+    named.extend(a.opt_text("TABLE_NAME")?);
+    for t in a.opt_list("TABLE_NAMES")?.unwrap_or_default() {
+        named.push(String::from_utf8_lossy(&t).into_owned());
+    }
+    let mut tables: Vec<TableName> = Vec::new();
+    for n in &named {
+        tables.push(n.parse().map_err(|e| format!("{n}: {e}"))?);
+    }
+    let regex = matcher(a.opt_text("REGEX")?)?;
+    let namespace = a.opt_text("NAMESPACE")?;
+    if regex.is_some() || namespace.is_some() {
+        let all = shell.client.table_names().map_err(|e| e.to_string())?;
+        let picked: Vec<TableName> = all
+            .into_iter()
+            .filter(|t| regex.as_ref().is_none_or(|r| r.is_match(&t.to_string())))
+            .filter(|t| namespace.as_ref().is_none_or(|ns| t.namespace() == ns))
+            .collect();
+        if picked.is_empty() {
+            // Nothing matched: there is nothing to normalize (rather than every table).
+            w!(out, "false");
+            return Ok(None);
+        }
+        tables.extend(picked);
+    }
+    let ran = client(shell, args, shell.client.normalize(&tables))?;
+    w!(out, "{ran}");
+    Ok(None)
+}
