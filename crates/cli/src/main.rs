@@ -90,6 +90,10 @@ enum Command {
     /// Move every region off a region server, or back onto it (HBase's RegionMover):
     /// `regionmover unload|load HOST:PORT`
     Regionmover(tools::regionmover::Args),
+    /// Check hbase:meta, the region directories, the servers and the WAL directories for
+    /// inconsistencies, and repair them (HBase's HBCK2): `hbck` reports, `hbck fixMeta`,
+    /// `hbck assigns ...` and the others repair
+    Hbck(tools::hbck::Args),
     /// Compare a table with its copy at a replication peer, row by row (HBase's
     /// VerifyReplication): GOODROWS and BADROWS
     Verifyrep(tools::verifyrep::Args),
@@ -137,6 +141,10 @@ fn main() -> std::process::ExitCode {
         Command::Rowcounter(args) => tools::copy::row_counter(&args),
         Command::Verifyrep(args) => tools::verifyrep::run(&args),
         Command::Regionmover(args) => tools::regionmover::run(&args),
+        Command::Hbck(args) => match tools::hbck::run(&args) {
+            Ok(code) => return code,
+            Err(e) => Err(e),
+        },
         Command::Importtsv(args) => tools::bulk::import_tsv(&args),
         Command::Bulkload(args) => tools::bulk::bulk_load(&args),
         Command::Hotspots(args) => tools::hotspots::run(&args),

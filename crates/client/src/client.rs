@@ -308,6 +308,9 @@ pub trait Client: Send + Sync + fmt::Debug {
     /// Runs the region normalizer now over the tables named, or every table asking for it
     /// (MasterService Normalize); false when the normalizer is switched off.
     fn normalize(&self, tables: &[TableName]) -> Result<bool>;
+    /// Runs the master's consistency check (`basalt hbck`'s report) now (HbckService
+    /// RunHbckChore).
+    fn run_hbck_chore(&self) -> Result<bool>;
     /// Stops the active master alone; a backup master takes over (MasterService StopMaster).
     fn stop_master(&self) -> Result<()>;
     /// Forgets dead servers (all of them if none is named); returns the names it could not

@@ -527,6 +527,7 @@ impl Client for LayoutClient {
         chore_enabled(chore: Chore) -> Result<bool>;
         run_catalog_janitor() -> Result<usize>;
         normalize(tables: &[TableName]) -> Result<bool>;
+        run_hbck_chore() -> Result<bool>;
         security_capabilities() -> Result<Vec<String>>;
         in_maintenance_mode() -> Result<bool>;
         clear_block_cache(table: &TableName) -> Result<(u64, u64, u64)>;

@@ -373,6 +373,11 @@ impl Client for AsUser {
         self.inner.normalize(tables)
     }
 
+    fn run_hbck_chore(&self) -> Result<bool> {
+        self.admin()?;
+        self.inner.run_hbck_chore()
+    }
+
     fn stop_master(&self) -> Result<()> {
         self.admin()?;
         self.inner.stop_master()

@@ -317,6 +317,11 @@ impl Client for Connection {
         self.admin().normalize(tables)
     }
 
+    fn run_hbck_chore(&self) -> Result<bool> {
+        basalt_master::hbck::check(&self.engine)?;
+        Ok(true)
+    }
+
     fn stop_master(&self) -> Result<()> {
         Err(basalt_common::Error::Refused(
             "a standalone server's master stops only with its process".into(),

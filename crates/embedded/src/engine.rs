@@ -614,8 +614,23 @@ fn boot(engine: &Engine, segments: &[PathBuf], skip_corrupt: bool) -> Result<()>
                             && (r.info.encoded_name() == entry
                                 || r.merge_parents.iter().any(|p| p.encoded_name() == entry))
                     });
-                if !owned {
-                    layout::delete_dir(fs, &dir.join(&entry))?;
+                if owned {
+                    continue;
+                }
+                // The child of a split or merge never committed holds only references: it
+                // goes. A directory with data of its own whose row is missing is kept for
+                // `basalt hbck` to report (and put back): deleting it would lose its rows.
+                let path = dir.join(&entry);
+                if basalt_region::holds_own_files(fs, &path)? {
+                    use std::io::Write as _;
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "{} holds data but no row of hbase:meta names it: kept (basalt hbck \
+                         reports it)",
+                        path.display()
+                    );
+                } else {
+                    layout::delete_dir(fs, &path)?;
                 }
             }
         }

@@ -6,6 +6,7 @@ use std::io;
 use std::net::TcpListener;
 use std::sync::Arc;
 
+use basalt_master::hbck_service::HbckService;
 use basalt_master::master_service::MasterService;
 use basalt_regionserver::admin_service::AdminService;
 use basalt_regionserver::client_service::ClientService;
@@ -39,7 +40,8 @@ impl Connection {
                     Some(config.region_server.unwrap_or(addr)),
                 )
                 .with_secure_authentication(config.kerberos.is_some()),
-            ));
+            ))
+            .with(Arc::new(HbckService::new(self.engine().master())));
         RpcServer::serve(listener, services, config)
     }
 }

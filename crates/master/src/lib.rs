@@ -15,6 +15,8 @@ pub mod acl_store;
 mod admin;
 pub mod balancer;
 pub mod cluster;
+pub mod hbck;
+pub mod hbck_service;
 pub mod janitor;
 mod master;
 pub mod master_admin;

@@ -442,7 +442,8 @@ pub fn merge_regions(
     } else {
         (second, first)
     };
-    let parents = [serving(table, lo)?, serving(table, hi)?];
+    serving(table, lo)?;
+    serving(table, hi)?;
     if lo == hi || lo.end_key != hi.start_key {
         return Err(Error::Refused(format!(
             "Regions {} and {} are not adjacent",
@@ -450,13 +451,57 @@ pub fn merge_regions(
             String::from_utf8_lossy(&hi.region_name())
         )));
     }
+    merge_checked(engine, table, lo, hi)
+}
+
+/// Merges two regions of a table whose rows overlap (an inconsistency `hbck` finds) into
+/// one over both ranges, which reads both parents' files through references (HBCK2's
+/// `fixMeta`). The caller holds no DDL lock.
+pub fn merge_overlapping(
+    engine: &Master,
+    table: &Arc<HostedTable>,
+    first: &RegionInfo,
+    second: &RegionInfo,
+) -> Result<RegionInfo> {
+    let _ddl = engine.ddl();
+    engine.check_open()?;
+    refuse_system(&table.name)?;
+    if !table.is_enabled() {
+        return Err(Error::TableNotEnabled(table.name.clone()));
+    }
+    let (lo, hi) = if first.start_key <= second.start_key {
+        (first, second)
+    } else {
+        (second, first)
+    };
+    serving(table, lo)?;
+    serving(table, hi)?;
+    if lo == hi || !(lo.end_key.is_empty() || hi.start_key < lo.end_key) {
+        return Err(Error::Refused(format!(
+            "Regions {} and {} do not overlap",
+            String::from_utf8_lossy(&lo.region_name()),
+            String::from_utf8_lossy(&hi.region_name())
+        )));
+    }
+    merge_checked(engine, table, lo, hi)
+}
+
+/// A merge of `lo` and `hi` (checked by the caller, holding the DDL lock) into one region
+/// from `lo`'s start to the later of their ends.
+fn merge_checked(
+    engine: &Master,
+    table: &Arc<HostedTable>,
+    lo: &RegionInfo,
+    hi: &RegionInfo,
+) -> Result<RegionInfo> {
+    let parents = [serving(table, lo)?, serving(table, hi)?];
+    let end_key = if lo.end_key.is_empty() || hi.end_key.is_empty() {
+        Bytes::new()
+    } else {
+        lo.end_key.clone().max(hi.end_key.clone())
+    };
     let id = next_region_id(engine, &[lo.region_id, hi.region_id]);
-    let merged = RegionInfo::new(
-        lo.table.clone(),
-        lo.start_key.clone(),
-        hi.end_key.clone(),
-        id,
-    );
+    let merged = RegionInfo::new(lo.table.clone(), lo.start_key.clone(), end_key, id);
     let server = &parents[0].server;
     if parents[1].server.name() != server.name() {
         // As HBase's merge does: the second region moves to the first's server first.

@@ -16,6 +16,7 @@ const LAYERS: &[&str] = &[
     "balancer",
     "procedures",
     "normalizer",
+    "hbck",
     "acl_store",
     "snapshots",
     "peers",
@@ -23,6 +24,7 @@ const LAYERS: &[&str] = &[
     "access_service",
     "master_service",
     "master_admin",
+    "hbck_service",
     "cluster",
 ];
 

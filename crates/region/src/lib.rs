@@ -26,7 +26,7 @@ mod store;
 
 pub use budget::{BLOCK_MULTIPLIER, MemstoreBudget};
 pub use compaction::{CompactionConfig, select_minor};
-pub use reference::parents_on_disk;
+pub use reference::{holds_own_files, parents_on_disk};
 pub use region::{Region, RegionConfig, RequestCounts, RowMutation, StoreFileEntry, write_clock};
 pub use scanner::RegionScanner;
 

@@ -84,6 +84,30 @@ pub fn parents_on_disk(
     Ok(out)
 }
 
+/// Whether a region directory holds data of its own: a store file that is not a reference,
+/// or recovered edits. A directory with only references (the child of a split or merge that
+/// was never committed) holds nothing its parents do not.
+pub fn holds_own_files(fs: &dyn FileSystem, region_dir: &Path) -> Result<bool> {
+    let storage = |e| Error::storage_from(e);
+    if !fs.exists(region_dir).map_err(storage)? {
+        return Ok(false);
+    }
+    for family in fs.list(region_dir).map_err(storage)? {
+        if family.starts_with('.') {
+            continue;
+        }
+        let dir = region_dir.join(&family);
+        for name in fs.list(&dir).map_err(storage)? {
+            if family == "recovered.edits"
+                || (!name.starts_with('.') && referenced_path(&dir, &name).is_none())
+            {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
+}
+
 pub(crate) fn encode(range: &RowRange) -> Vec<u8> {
     let mut b = Vec::with_capacity(20 + range.start.len() + range.end.len());
     b.extend_from_slice(MAGIC);

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use basalt_master::cluster::{ClusterMaster, ClusterSettings};
+use basalt_master::hbck_service::HbckService;
 use basalt_master::master_admin::MasterAdminService;
 use basalt_master::master_service::MasterService;
 use basalt_rpc::{RpcServer, Services};
@@ -77,6 +78,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 .with_stop(Arc::clone(&stop))
                 .with_secure_authentication(rpc_config.kerberos.is_some()),
         ))
+        .with(Arc::new(HbckService::new(Arc::clone(&cm.master))))
         .with(Arc::new(MasterAdminService::new(
             live,
             basalt_common::ServerName::new(addr.to_string(), start_code),

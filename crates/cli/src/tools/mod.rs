@@ -9,6 +9,7 @@
 pub mod bulk;
 pub mod copy;
 pub mod export;
+pub mod hbck;
 pub mod hotspots;
 pub mod regionmover;
 pub mod seqfile;

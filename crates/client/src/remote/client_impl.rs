@@ -283,6 +283,12 @@ impl Client for RemoteConnection {
         self.admin().normalize(tables)
     }
 
+    fn run_hbck_chore(&self) -> Result<bool> {
+        let r: pb::RunHbckChoreResponse =
+            self.hbck_call("RunHbckChore", &pb::RunHbckChoreRequest {})?;
+        Ok(r.ran)
+    }
+
     fn stop_master(&self) -> Result<()> {
         self.admin().stop_master()
     }

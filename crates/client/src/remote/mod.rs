@@ -268,6 +268,21 @@ impl RemoteConnection {
         self.core.open_connections()
     }
 
+    /// One HbckService call to the active master (HBCK2's calls, and Basalt's hbck report
+    /// and repairs; `basalt hbck`).
+    pub fn hbck_call<Q: prost::Message, R: prost::Message + Default>(
+        &self,
+        method: &str,
+        request: &Q,
+    ) -> Result<R> {
+        let meta = TableName::parse("hbase:meta")?;
+        block(
+            self.core
+                .call_master_service("HbckService", method, request),
+        )
+        .map_err(|e| settled(&meta, e))
+    }
+
     /// Table administration over MasterService (and AdminService for flushes).
     pub fn admin(&self) -> RemoteAdmin<'_> {
         RemoteAdmin { conn: self }
@@ -421,6 +436,20 @@ impl<T: Transport> Core<T> {
             self.relocate().await;
         }
         out
+    }
+
+    /// One call to another service of the active master than MasterService (HbckService),
+    /// on a connection of its own: such calls are rare.
+    async fn call_master_service<Q: prost::Message, R: prost::Message + Default>(
+        &self,
+        service: &'static str,
+        method: &str,
+        request: &Q,
+    ) -> std::result::Result<R, RpcError> {
+        let addr = self.master_addr().await?;
+        let slot: Slot<T> = Mutex::new(None);
+        self.call_on(&slot, addr, service, method, request, &[])
+            .await
     }
 
     /// One AdminService call to `server`.

@@ -226,6 +226,7 @@ whether it ran (false when switched off).
   hbase> normalize {TABLE_NAMES => ['t1', 't2']}
   hbase> normalize {REGEX => 't.*'}
   hbase> normalize {NAMESPACE => 'ns1'}";
+    "hbck_chore_run", "tools", tools::hbck_chore_run, true, "Have the master check hbase:meta, the region directories, the servers and the WAL\ndirectories for inconsistencies now (basalt hbck prints what it finds and repairs it).\n  hbase> hbck_chore_run";
     "normalizer_switch", "tools", tools::normalizer_switch, true, "Switch the region normalizer on or off; prints its previous state.\n  hbase> normalizer_switch false";
     "normalizer_enabled", "tools", tools::normalizer_enabled, true, "Whether the region normalizer runs by itself.\n  hbase> normalizer_enabled";
     "list_deadservers", "tools", tools::list_deadservers, true, "List the dead region servers the master knows of.\n  hbase> list_deadservers";

@@ -600,6 +600,19 @@ pub(super) fn normalizer_enabled(
     chore_enabled(shell, args, out, Chore::Normalizer)
 }
 
+/// `hbck_chore_run`: the master checks the catalog and the data directory now; prints
+/// whether it ran (`basalt hbck` prints what it found).
+pub(super) fn hbck_chore_run(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    Args::all(args).at_most(0, "hbck_chore_run")?;
+    let ran = client(shell, args, shell.client.run_hbck_chore())?;
+    w!(out, "{ran}");
+    Ok(None)
+}
+
 /// `catalogjanitor_run`: cleans split and merge parents now (prints nothing, as HBase's).
 pub(super) fn catalogjanitor_run(
     shell: &mut Shell,
