@@ -617,11 +617,15 @@ fn boot(engine: &Engine, segments: &[PathBuf], skip_corrupt: bool) -> Result<()>
                 if owned {
                     continue;
                 }
-                // The child of a split or merge never committed holds only references: it
-                // goes. A directory with data of its own whose row is missing is kept for
+                // The child of a split or merge never committed holds only references; a
+                // directory whose rows live elsewhere is marked (`layout::DISPOSABLE`): they
+                // go. A directory with data of its own whose row is missing is kept for
                 // `basalt hbck` to report (and put back): deleting it would lose its rows.
                 let path = dir.join(&entry);
-                if basalt_region::holds_own_files(fs, &path)? {
+                let disposable = fs
+                    .exists(&path.join(layout::DISPOSABLE))
+                    .map_err(layout::storage)?;
+                if !disposable && basalt_region::holds_own_files(fs, &path)? {
                     use std::io::Write as _;
                     let _ = writeln!(
                         std::io::stderr(),

@@ -236,6 +236,14 @@ pub fn check(master: &Master) -> Result<Report> {
             }
             let path = table_dir.join(dir);
             let detail = match dir_region_info(master, &path) {
+                Some(info) if fs.exists(&path.join(layout::DISPOSABLE)).unwrap_or(false) => {
+                    format!(
+                        "{} ({}) was dropped (its rows live elsewhere) but its directory is \
+                         still there",
+                        region_text(&info),
+                        path.display()
+                    )
+                }
                 Some(info) => format!(
                     "{} has a directory ({}) but no row in hbase:meta",
                     region_text(&info),
@@ -520,6 +528,20 @@ pub fn add_fs_regions_missing_in_meta(
         }
         let table = master.table(&name)?;
         let dir = master.table_dir(&name).join(&f.subject);
+        if master
+            .fs
+            .exists(&dir.join(layout::DISPOSABLE))
+            .map_err(storage)?
+        {
+            // A parent the janitor dropped, or a restore's old region: its rows live on
+            // elsewhere, and putting it back would bring old rows back.
+            added.push(format!(
+                "nothing for {}: it is marked disposable (its rows live elsewhere); \
+                 archiveOrphans moves it away",
+                dir.display()
+            ));
+            continue;
+        }
         let info = dir_region_info(master, &dir).ok_or_else(|| {
             Error::corrupt(format!(
                 "{}: no readable .regioninfo, so it cannot go back in hbase:meta \
@@ -537,7 +559,7 @@ pub fn add_fs_regions_missing_in_meta(
         }
         let _ddl = master.ddl();
         open_new(master, &table, &info)?;
-        added.push(region_text(&info));
+        added.push(format!("added {}", region_text(&info)));
     }
     Ok(added)
 }

@@ -598,6 +598,7 @@ pub fn clean_parents(engine: &Master) -> Result<usize> {
             && !referenced.contains(&row.info.encoded_name())
             && !row.daughters.iter().any(unsure)
         {
+            layout::mark_disposable(fs, &engine.region_dir(&row.info))?;
             engine
                 .meta_batch()
                 .delete_row(row.info.region_name())
@@ -612,6 +613,9 @@ pub fn clean_parents(engine: &Master) -> Result<usize> {
                 .iter()
                 .all(|p| !referenced.contains(&p.encoded_name()))
         {
+            for p in &row.merge_parents {
+                layout::mark_disposable(fs, &engine.region_dir(p))?;
+            }
             engine
                 .meta_batch()
                 .clear_merge_parents(&row.info, row.merge_parents.len())

@@ -98,9 +98,9 @@ pub fn holds_own_files(fs: &dyn FileSystem, region_dir: &Path) -> Result<bool> {
         }
         let dir = region_dir.join(&family);
         for name in fs.list(&dir).map_err(storage)? {
-            if family == "recovered.edits"
-                || (!name.starts_with('.') && referenced_path(&dir, &name).is_none())
-            {
+            // Files being written (`.tmp`) are not data yet.
+            let written = !name.starts_with('.') && !name.ends_with(".tmp");
+            if family == "recovered.edits" || (written && referenced_path(&dir, &name).is_none()) {
                 return Ok(true);
             }
         }

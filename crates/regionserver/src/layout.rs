@@ -15,6 +15,20 @@ const VERSION_TEXT: &str = "basalt-data 3\n";
 /// The version before `hbase:meta`'s rows were stored in meta order.
 const PLAIN_META_VERSION_TEXT: &str = "basalt-data 2\n";
 pub const LOCK_FILE: &str = "LOCK";
+/// In a region directory whose rows live elsewhere: a restore's new region before its catalog
+/// commit (the snapshot has them), a restore's old region and a split or merge parent the
+/// janitor drops (their rows are superseded or in the children). If no row of meta names such
+/// a directory at the next open, it goes; a directory holding data without it is kept for
+/// `basalt hbck`.
+pub const DISPOSABLE: &str = ".disposable";
+
+/// Marks a region directory [`DISPOSABLE`] (nothing if it is gone already).
+pub fn mark_disposable(fs: &dyn FileSystem, region_dir: &Path) -> Result<()> {
+    if !fs.exists(region_dir).map_err(storage)? {
+        return Ok(());
+    }
+    basalt_fs::write_atomically(fs, &region_dir.join(DISPOSABLE), b"").map_err(storage)
+}
 /// The meta region's encoded name (and directory), as HBase has always named it.
 pub const META_ENCODED: &str = "1588230740";
 /// Write-ahead log segments, one directory per server (HBase's `WALs/<server>`).

@@ -140,7 +140,7 @@ impl Target {
             }
             (Target::Local(m), Op::AddFsRegionsMissingInMeta { tables: t }) => {
                 for line in hbck::add_fs_regions_missing_in_meta(m, &tables(t)?)? {
-                    println!("added {line}");
+                    println!("{line}");
                 }
                 Ok(())
             }
@@ -186,7 +186,7 @@ impl Target {
             (Target::Remote(c), Op::AddFsRegionsMissingInMeta { tables: t }) => {
                 let r: pb::HbckDoneResponse =
                     c.hbck_call("AddFsRegionsMissingInMeta", &tables_request(t)?)?;
-                r.done.iter().for_each(|l| println!("added {l}"));
+                r.done.iter().for_each(|l| println!("{l}"));
                 Ok(())
             }
             (Target::Remote(c), Op::ArchiveOrphans { tables: t }) => {

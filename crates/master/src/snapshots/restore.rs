@@ -171,6 +171,7 @@ pub fn restore(master: &Master, name: &str, table: &TableName) -> Result<()> {
         for ((info, region), new) in regions.iter().zip(&new_infos) {
             let dir = master.region_dir(new);
             layout::write_region_info(fs, &dir, new)?;
+            layout::mark_disposable(fs, &dir)?;
             link_region_files(fs, &files_dir, region, info, &dir)?;
         }
         let names: Vec<String> = new_infos.iter().map(RegionInfo::encoded_name).collect();
@@ -187,6 +188,17 @@ pub fn restore(master: &Master, name: &str, table: &TableName) -> Result<()> {
     for row in &old_rows {
         batch.delete_row(row.info.region_name());
     }
+    // The old regions' rows go with the commit: their directories with it, even if a crash
+    // comes between.
+    let written = written.and_then(|()| {
+        for row in &old_rows {
+            layout::mark_disposable(fs, &master.region_dir(&row.info))?;
+            for parent in &row.merge_parents {
+                layout::mark_disposable(fs, &master.region_dir(parent))?;
+            }
+        }
+        Ok(())
+    });
     for info in &new_infos {
         batch.region(info, "CLOSED", server.name());
     }
@@ -203,6 +215,10 @@ pub fn restore(master: &Master, name: &str, table: &TableName) -> Result<()> {
         return Err(e);
     }
     // Committed: the snapshot's regions are the table's now (after a crash too).
+    for info in &new_infos {
+        // Only an orphan's marker is ever read: one left by a crash here does no harm.
+        let _ = fs.delete(&master.region_dir(info).join(layout::DISPOSABLE));
+    }
     layout::write_descriptor(fs, &table_dir, &descriptor)?;
     hosted.set_descriptor(descriptor);
     fs.delete(&journal).map_err(storage)?;
