@@ -142,6 +142,18 @@ pub fn remote_with(
     tls: &crate::tls::TlsArgs,
     kerberos: Option<&str>,
 ) -> Result<(RemoteConnection, String)> {
+    remote_tuned(connect, zookeeper, user, tls, kerberos, &|_| {})
+}
+
+/// [`remote_with`], the connection's settings changed by `tune` (timeouts, say).
+pub fn remote_tuned(
+    connect: Option<&str>,
+    zookeeper: Option<&str>,
+    user: Option<&str>,
+    tls: &crate::tls::TlsArgs,
+    kerberos: Option<&str>,
+    tune: &dyn Fn(&mut RemoteConfig),
+) -> Result<(RemoteConnection, String)> {
     let mut config = RemoteConfig {
         tls: tls.client()?,
         kerberos: kerberos.map(str::to_owned),
@@ -150,6 +162,7 @@ pub fn remote_with(
     if let Some(u) = user {
         config.user = u.to_owned();
     }
+    tune(&mut config);
     if let Some(quorum) = zookeeper {
         let conn = RemoteConnection::through_zookeeper(quorum, config)
             .with_context(|| format!("connecting through ZooKeeper at {quorum}"))?;
@@ -226,6 +239,11 @@ impl Session {
 impl ClientArgs {
     /// Opens the data directory or connects; also says where, for the operator.
     pub fn open(&self) -> Result<(Session, String)> {
+        self.open_tuned(&|_| {})
+    }
+
+    /// [`ClientArgs::open`], a remote connection's settings changed by `tune`.
+    pub fn open_tuned(&self, tune: &dyn Fn(&mut RemoteConfig)) -> Result<(Session, String)> {
         if let Some(dir) = &self.data {
             let conn = Connection::open(dir)
                 .with_context(|| format!("opening data directory {}", dir.display()))?;
@@ -234,12 +252,13 @@ impl ClientArgs {
                 format!("data directory {}", dir.display()),
             ));
         }
-        let (conn, place) = remote_with(
+        let (conn, place) = remote_tuned(
             self.connect.as_deref(),
             self.zookeeper.as_deref(),
             self.user.as_deref(),
             &self.tls,
             self.kerberos_principal.as_deref(),
+            tune,
         )
         .map_err(|e| {
             if self.connect.is_none() && self.zookeeper.is_none() {

@@ -94,6 +94,10 @@ enum Command {
     /// inconsistencies, and repair them (HBase's HBCK2): `hbck` reports, `hbck fixMeta`,
     /// `hbck assigns ...` and the others repair
     Hbck(tools::hbck::Args),
+    /// Check that every region (or region server) answers a read, or a write with
+    /// --write-sniffing, reporting each one's latency; exits 4 if any failed (HBase's Canary).
+    /// --daemon repeats it and serves /metrics
+    Canary(tools::canary::Args),
     /// Compare a table with its copy at a replication peer, row by row (HBase's
     /// VerifyReplication): GOODROWS and BADROWS
     Verifyrep(tools::verifyrep::Args),
@@ -122,6 +126,21 @@ fn main() -> std::process::ExitCode {
     {
         argv.splice(1..3, [std::ffi::OsString::from("regionserver-stop")]);
     }
+    // HBase's Canary takes single-dash options (-writeSniffing, -regionserver, -t 5000).
+    if argv.get(1).is_some_and(|a| a == "canary") {
+        for arg in argv.iter_mut().skip(2) {
+            let hbase = match arg.to_str() {
+                Some("-writeSniffing") => "--write-sniffing",
+                Some("-regionserver") => "--regionserver",
+                Some("-daemon") => "--daemon",
+                Some("-interval") => "--interval",
+                Some("-t") => "--timeout",
+                Some("-writeTable") => "--write-table",
+                _ => continue,
+            };
+            *arg = std::ffi::OsString::from(hbase);
+        }
+    }
     let cli = Cli::parse_from(argv);
     let result = match cli.command {
         Command::Standalone(args) => standalone::run(&args),
@@ -141,6 +160,10 @@ fn main() -> std::process::ExitCode {
         Command::Rowcounter(args) => tools::copy::row_counter(&args),
         Command::Verifyrep(args) => tools::verifyrep::run(&args),
         Command::Regionmover(args) => tools::regionmover::run(&args),
+        Command::Canary(args) => match tools::canary::run(&args) {
+            Ok(code) => return code,
+            Err(e) => Err(e),
+        },
         Command::Hbck(args) => match tools::hbck::run(&args) {
             Ok(code) => return code,
             Err(e) => Err(e),

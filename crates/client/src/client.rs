@@ -25,7 +25,9 @@ pub struct RegionSummary {
     pub start_key: Bytes,
     /// The row after the last the region holds (empty: to the end of the table).
     pub end_key: Bytes,
-    /// The server holding it, `host,port,startcode`, where known.
+    /// The server holding it: `host,port,startcode` from the cluster status, or `host:port`
+    /// from meta when the status does not name it (its server did not answer); None if
+    /// neither knows.
     pub server: Option<String>,
 }
 

@@ -7,6 +7,7 @@
 //! `docs/design/bulk.md`.
 
 pub mod bulk;
+pub mod canary;
 pub mod copy;
 pub mod export;
 pub mod hbck;

@@ -64,7 +64,12 @@ impl Cluster {
             .arg(dir.path().join("data"))
             .args(["--servers", &servers.to_string()])
             .args(["--masters", &masters.to_string()])
-            .args(["--session-timeout-ms", "3000"])
+            .args(
+                (!flags.contains(&"--session-timeout-ms"))
+                    .then_some(["--session-timeout-ms", "3000"])
+                    .into_iter()
+                    .flatten(),
+            )
             .args(flags)
             .envs(env.iter().copied())
             .stdout(Stdio::piped())

@@ -106,7 +106,11 @@ impl Client for RemoteConnection {
             .map(|l| {
                 let name = Bytes::from(l.name);
                 RegionSummary {
-                    server: held.get(&name).cloned(),
+                    // A server that does not answer the status is still where meta says.
+                    server: held
+                        .get(&name)
+                        .cloned()
+                        .or_else(|| l.server.map(|a| a.to_string())),
                     name,
                     start_key: Bytes::from(l.start),
                     end_key: Bytes::from(l.end),
