@@ -313,6 +313,17 @@ pub trait Client: Send + Sync + fmt::Debug {
     /// Runs the master's consistency check (`basalt hbck`'s report) now (HbckService
     /// RunHbckChore).
     fn run_hbck_chore(&self) -> Result<bool>;
+    /// The compactions running in the table's regions now (HBase's `compaction_state`:
+    /// NONE, MINOR, MAJOR or MAJOR_AND_MINOR; AdminService GetRegionInfo on each region).
+    fn compaction_state(&self, table: &TableName) -> Result<String>;
+    /// An alter's progress: the table's regions still to reopen with the new schema, of how
+    /// many (MasterService GetSchemaAlterStatus).
+    fn alter_status(&self, table: &TableName) -> Result<(u32, u32)>;
+    /// Flushes the master's store, `hbase:meta` (MasterService FlushMasterStore).
+    fn flush_master_store(&self) -> Result<()>;
+    /// Clears a region server's compaction queues, `long` and/or `short` (AdminService
+    /// ClearCompactionQueues).
+    fn clear_compaction_queues(&self, server: &str, queues: &[String]) -> Result<()>;
     /// Stops the active master alone; a backup master takes over (MasterService StopMaster).
     fn stop_master(&self) -> Result<()>;
     /// Forgets dead servers (all of them if none is named); returns the names it could not

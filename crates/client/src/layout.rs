@@ -528,6 +528,10 @@ impl Client for LayoutClient {
         run_catalog_janitor() -> Result<usize>;
         normalize(tables: &[TableName]) -> Result<bool>;
         run_hbck_chore() -> Result<bool>;
+        compaction_state(table: &TableName) -> Result<String>;
+        alter_status(table: &TableName) -> Result<(u32, u32)>;
+        flush_master_store() -> Result<()>;
+        clear_compaction_queues(server: &str, queues: &[String]) -> Result<()>;
         security_capabilities() -> Result<Vec<String>>;
         in_maintenance_mode() -> Result<bool>;
         clear_block_cache(table: &TableName) -> Result<(u64, u64, u64)>;

@@ -168,6 +168,17 @@ impl Op {
     }
 }
 
+/// HBase's name for the compactions running in a table or region: NONE, MINOR, MAJOR or
+/// MAJOR_AND_MINOR.
+pub fn compaction_state_name(minor: bool, major: bool) -> &'static str {
+    match (minor, major) {
+        (false, false) => "NONE",
+        (true, false) => "MINOR",
+        (false, true) => "MAJOR",
+        (true, true) => "MAJOR_AND_MINOR",
+    }
+}
+
 /// One piece of background work in progress (a flush, a compaction, a split), as the info
 /// pages list them.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -373,6 +373,24 @@ impl Client for AsUser {
         self.inner.normalize(tables)
     }
 
+    fn compaction_state(&self, table: &TableName) -> Result<String> {
+        self.inner.compaction_state(table)
+    }
+
+    fn alter_status(&self, table: &TableName) -> Result<(u32, u32)> {
+        self.inner.alter_status(table)
+    }
+
+    fn flush_master_store(&self) -> Result<()> {
+        self.admin()?;
+        self.inner.flush_master_store()
+    }
+
+    fn clear_compaction_queues(&self, server: &str, queues: &[String]) -> Result<()> {
+        self.admin()?;
+        self.inner.clear_compaction_queues(server, queues)
+    }
+
     fn run_hbck_chore(&self) -> Result<bool> {
         self.admin()?;
         self.inner.run_hbck_chore()

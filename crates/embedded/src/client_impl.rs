@@ -317,6 +317,34 @@ impl Client for Connection {
         self.admin().normalize(tables)
     }
 
+    fn compaction_state(&self, table: &TableName) -> Result<String> {
+        let (mut minor, mut major) = (false, false);
+        for r in self.admin().open_regions(table)? {
+            let (mi, ma) = r.compaction_state();
+            minor |= mi;
+            major |= ma;
+        }
+        Ok(basalt_common::metrics::compaction_state_name(minor, major).to_owned())
+    }
+
+    fn alter_status(&self, table: &TableName) -> Result<(u32, u32)> {
+        Ok(self.engine.table(table)?.alter_status())
+    }
+
+    fn flush_master_store(&self) -> Result<()> {
+        basalt_master::procedures::flush_meta(&self.engine)
+    }
+
+    fn clear_compaction_queues(&self, _server: &str, queues: &[String]) -> Result<()> {
+        // As the server's AdminService: no queue to clear, the names checked.
+        match queues.iter().find(|q| *q != "long" && *q != "short") {
+            Some(bad) => Err(basalt_common::Error::InvalidArgument(format!(
+                "Unknown queue name {bad}: the queues are long and short"
+            ))),
+            None => Ok(()),
+        }
+    }
+
     fn run_hbck_chore(&self) -> Result<bool> {
         basalt_master::hbck::check(&self.engine)?;
         Ok(true)

@@ -426,7 +426,7 @@ impl Admin {
     }
 
     /// The table's open regions in this process (the embedded engine's: all of them).
-    fn open_regions(&self, name: &TableName) -> Result<Vec<Arc<Region>>> {
+    pub fn open_regions(&self, name: &TableName) -> Result<Vec<Arc<Region>>> {
         Ok(self.engine.table(name)?.regions())
     }
 

@@ -38,6 +38,8 @@ pub struct HostedTable {
     enabled: AtomicBool,
     /// The serving regions by start key; together they cover every row.
     regions: RwLock<BTreeMap<Bytes, Placed>>,
+    /// While an alter reopens the regions: how many are still to reopen, of how many.
+    altering: std::sync::Mutex<Option<(u32, u32)>>,
 }
 
 fn not_serving(info: &RegionInfo) -> Error {
@@ -56,6 +58,7 @@ impl HostedTable {
                     .map(|p| (p.info.start_key.clone(), p))
                     .collect(),
             ),
+            altering: std::sync::Mutex::new(None),
         })
     }
 
@@ -130,6 +133,21 @@ impl HostedTable {
             .values()
             .next_back()
             .and_then(|p| p.region.clone())
+    }
+
+    /// An alter's progress: regions still to reopen with the new schema, of how many (none
+    /// left when no alter runs).
+    pub fn alter_status(&self) -> (u32, u32) {
+        let total = u32::try_from(self.map().len()).unwrap_or(u32::MAX);
+        self.altering
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .unwrap_or((0, total))
+    }
+
+    /// Records an alter's progress (`None`: it ended).
+    pub fn set_altering(&self, progress: Option<(u32, u32)>) {
+        *self.altering.lock().unwrap_or_else(PoisonError::into_inner) = progress;
     }
 
     /// The open regions in key order (embedded engine: every region).

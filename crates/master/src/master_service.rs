@@ -708,6 +708,22 @@ impl MasterService {
                     .encode_to_vec()
                 })
             }
+            "GetSchemaAlterStatus" => {
+                decode::<pb::GetSchemaAlterStatusRequest>(param).and_then(|r| {
+                    let name = table_name(&r.table_name)?;
+                    let table = self.master.table(&name).map_err(|e| fail(&e))?;
+                    let (yet, total) = table.alter_status();
+                    Ok(pb::GetSchemaAlterStatusResponse {
+                        yet_to_update_regions: Some(yet),
+                        total_regions: Some(total),
+                    }
+                    .encode_to_vec())
+                })
+            }
+            "FlushMasterStore" => decode::<pb::FlushMasterStoreRequest>(param).and_then(|_| {
+                crate::procedures::flush_meta(&self.master).map_err(|e| fail(&e))?;
+                Ok(pb::FlushMasterStoreResponse {}.encode_to_vec())
+            }),
             "Normalize" => decode::<pb::NormalizeRequest>(param).and_then(|r| {
                 let mut tables: Vec<TableName> = Vec::new();
                 for t in &r.table_names {

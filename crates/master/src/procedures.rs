@@ -308,16 +308,35 @@ pub fn modify_table(engine: &Master, descriptor: TableDescriptor) -> Result<()> 
     }
     layout::write_descriptor(engine.fs.as_ref(), &engine.table_dir(&name), &descriptor)?;
     table.set_descriptor(descriptor.clone());
-    for old in table.placed() {
-        match old.server.reopen_region(&old.info) {
-            Ok(_) => {}
-            // A disabled table's region a cluster's server closed: it opens with the new
-            // schema when the table is enabled.
-            Err(Error::NotServingRegion(_)) if !table.is_enabled() => continue,
-            Err(e) => return Err(e),
+    let placed = table.placed();
+    let total = u32::try_from(placed.len()).unwrap_or(u32::MAX);
+    table.set_altering(Some((total, total)));
+    let reopened = (|| {
+        for (done, old) in (1..).zip(&placed) {
+            match old.server.reopen_region(&old.info) {
+                Ok(_) => {
+                    let new = engine.placed(&old.info, &old.server);
+                    table.replace_regions(std::slice::from_ref(&old.info), vec![new]);
+                }
+                // A disabled table's region a cluster's server closed: it opens with the new
+                // schema when the table is enabled.
+                Err(Error::NotServingRegion(_)) if !table.is_enabled() => {}
+                Err(e) => return Err(e),
+            }
+            table.set_altering(Some((total.saturating_sub(done), total)));
         }
-        let new = engine.placed(&old.info, &old.server);
-        table.replace_regions(std::slice::from_ref(&old.info), vec![new]);
+        Ok(())
+    })();
+    table.set_altering(None);
+    reopened
+}
+
+/// Flushes `hbase:meta`'s region: the master's own store (HBase's `flush_master_store`,
+/// whose master keeps a local region; Basalt's master keeps its state in meta).
+pub fn flush_meta(engine: &Master) -> Result<()> {
+    let meta = engine.table(&TableName::parse("hbase:meta")?)?;
+    for p in meta.placed() {
+        p.server.flush_region(&p.info)?;
     }
     Ok(())
 }

@@ -209,6 +209,8 @@ pub struct Region {
     /// so no compaction replaces files after the region closed (a split or merge is then
     /// writing references to them).
     compactions: RwLock<()>,
+    /// Minor and major compactions running now (HBase's `compaction_state`).
+    compacting: [std::sync::atomic::AtomicUsize; 2],
     /// Bytes written to active memstores since the last snapshot: the flush trigger, kept
     /// apart from the stores so a write does not have to visit them.
     unflushed: AtomicUsize,
@@ -347,6 +349,7 @@ impl Region {
             updates: RwLock::new(()),
             flushing: Mutex::new(()),
             compactions: RwLock::new(()),
+            compacting: Default::default(),
             unflushed: AtomicUsize::new(0),
             snapshot_bytes: AtomicUsize::new(0),
             compaction_listener: Mutex::new(None),

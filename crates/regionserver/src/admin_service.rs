@@ -124,6 +124,21 @@ impl AdminService {
                     Ok(pb::UpdateConfigurationResponse {}.encode_to_vec())
                 })
             }
+            // Basalt queues no compactions: a requested one runs in the call that asks, the
+            // background ones are chosen as they start. The queue names are checked as
+            // HBase checks them.
+            "ClearCompactionQueues" => {
+                decode::<pb::ClearCompactionQueuesRequest>(param).and_then(|r| {
+                    if let Some(bad) = r.queue_name.iter().find(|q| *q != "long" && *q != "short") {
+                        return Err(exception(
+                            "org.apache.hadoop.hbase.DoNotRetryIOException",
+                            format!("Unknown queue name {bad}: the queues are long and short"),
+                            true,
+                        ));
+                    }
+                    Ok(pb::ClearCompactionQueuesResponse {}.encode_to_vec())
+                })
+            }
             "GetServerReport" => decode::<pb::GetServerReportRequest>(param)
                 .map(|_| basalt_proto::server_report(&self.rs.status()).encode_to_vec()),
             "ReplicateWALEntry" => decode::<pb::ReplicateWalEntryRequest>(param).and_then(|r| {
@@ -143,11 +158,15 @@ impl AdminService {
                 let user_region = !info.table.is_system();
                 Ok(GetRegionInfoResponse {
                     region_info: region_info_pb(info),
-                    // Compactions run inside the calls that ask for them, so none is pending
-                    // when another call can look.
-                    compaction_state: r
-                        .compaction_state()
-                        .then_some(get_region_info_response::CompactionState::None as i32),
+                    compaction_state: r.compaction_state().then(|| {
+                        use get_region_info_response::CompactionState as S;
+                        (match region.compaction_state() {
+                            (false, false) => S::None,
+                            (true, false) => S::Minor,
+                            (false, true) => S::Major,
+                            (true, true) => S::MajorAndMinor,
+                        }) as i32
+                    }),
                     splittable: Some(user_region),
                     mergeable: Some(user_region),
                     best_split_row: None,

@@ -20,7 +20,9 @@ fn scripts() -> PathBuf {
 }
 
 /// Runs the script one statement at a time (a statement may span lines), echoing its input.
-fn transcript(client: Arc<dyn Client>, script: &str) -> String {
+/// `%SERVER%` in the script is the server's `host:port`.
+fn transcript(client: Arc<dyn Client>, script: &str, server: &str) -> String {
+    let script = script.replace("%SERVER%", server);
     // As `basalt shell` runs it: tables with a key layout by their logical keys.
     let client = Arc::new(basalt_embedded::LayoutClient::new(client));
     let mut shell = Shell::new(client, Options::default());
@@ -55,6 +57,7 @@ fn mask(text: &str) -> String {
         (r"(localhost|127\.0\.0\.1),\d+,\d+", "<server>"),
         (r"(localhost|127\.0\.0\.1):\d+ \d+", "<server>"),
         (r"(localhost|127\.0\.0\.1):\d+ \{", "<server> {"),
+        (r"(localhost|127\.0\.0\.1):\d+'", "<server>'"),
         // The block cache's size is a share of the machine's memory.
         (r"maxCacheSize=\d+", "maxCacheSize=<n>"),
         (r"tasks as of: [0-9: -]+", "tasks as of: <now>"),
@@ -80,7 +83,7 @@ fn embedded() -> Arc<dyn Client> {
 fn check(name: &str) {
     let script = std::fs::read_to_string(scripts().join(format!("{name}.hb"))).unwrap();
     let expected_path = scripts().join(format!("{name}.out"));
-    let local = transcript(embedded(), &script);
+    let local = transcript(embedded(), &script, "127.0.0.1:16020");
     if std::env::var_os("BLESS").is_some() {
         std::fs::write(&expected_path, &local).unwrap();
     }
@@ -95,7 +98,7 @@ fn check(name: &str) {
         })
         .unwrap();
     let remote = RemoteConnection::connect(server.local_addr(), RemoteConfig::default()).unwrap();
-    let over_rpc = transcript(Arc::new(remote), &script);
+    let over_rpc = transcript(Arc::new(remote), &script, &server.local_addr().to_string());
     server.shutdown();
     if over_rpc != expected {
         let path = std::env::temp_dir().join(format!("{name}.remote.out"));
@@ -167,4 +170,9 @@ fn replication() {
 #[test]
 fn servers() {
     check("servers");
+}
+
+#[test]
+fn chores() {
+    check("chores");
 }

@@ -1021,6 +1021,14 @@ admin_calls! {
     fn run_catalog_janitor(&self) -> Result<usize>;
     /// Runs the normalizer now (MasterService Normalize).
     fn normalize(&self, tables: &[TableName]) -> Result<bool>;
+    /// The compactions running in the table's regions (AdminService GetRegionInfo).
+    fn compaction_state(&self, table: &TableName) -> Result<String>;
+    /// An alter's progress: regions still to reopen, of how many (GetSchemaAlterStatus).
+    fn alter_status(&self, table: &TableName) -> Result<(u32, u32)>;
+    /// Flushes hbase:meta, the master's store (MasterService FlushMasterStore).
+    fn flush_master_store(&self) -> Result<()>;
+    /// Clears a server's compaction queues (AdminService ClearCompactionQueues).
+    fn clear_compaction_queues(&self, server: &str, queues: &[String]) -> Result<()>;
     /// The cluster's security capabilities (MasterService getSecurityCapabilities).
     fn security_capabilities(&self) -> Result<Vec<String>>;
     /// Whether the master is in maintenance mode (MasterService IsMasterInMaintenanceMode).

@@ -293,15 +293,16 @@ impl<T: Transport> AdminCalls<'_, T> {
 
     pub(super) async fn update_config(&self, server: &str) -> Result<()> {
         let addr = server_addr(server)?;
-        let c = self.conn;
-        let _: pb::UpdateConfigurationResponse = c
+        let meta = TableName::parse("hbase:meta")?;
+        let _: pb::UpdateConfigurationResponse = self
+            .conn
             .call_admin(
                 addr,
                 "UpdateConfiguration",
                 &pb::UpdateConfigurationRequest {},
             )
             .await
-            .map_err(|e| Error::storage(format!("UpdateConfiguration on {server}: {e}")))?;
+            .map_err(|e| settled(&meta, e))?;
         Ok(())
     }
 
@@ -376,6 +377,77 @@ impl<T: Transport> AdminCalls<'_, T> {
             .cluster_call("RunCatalogScan", &pb::RunCatalogScanRequest {})
             .await?;
         Ok(usize::try_from(r.scan_result.unwrap_or(0)).unwrap_or(0))
+    }
+
+    pub(super) async fn compaction_state(&self, table: &TableName) -> Result<String> {
+        use pb::get_region_info_response::CompactionState as S;
+        let (mut minor, mut major) = (false, false);
+        for loc in self.regions(table).await? {
+            let server = self.conn.server_of(&loc);
+            let r: pb::GetRegionInfoResponse = self
+                .conn
+                .call_admin(
+                    server,
+                    "GetRegionInfo",
+                    &pb::GetRegionInfoRequest {
+                        region: region(&loc.name),
+                        compaction_state: Some(true),
+                        best_split_row: None,
+                    },
+                )
+                .await
+                .map_err(|e| Error::storage(format!("GetRegionInfo on {server}: {e}")))?;
+            match r.compaction_state.map(S::try_from) {
+                Some(Ok(S::Minor)) => minor = true,
+                Some(Ok(S::Major)) => major = true,
+                Some(Ok(S::MajorAndMinor)) => (minor, major) = (true, true),
+                _ => {}
+            }
+        }
+        Ok(basalt_common::metrics::compaction_state_name(minor, major).to_owned())
+    }
+
+    pub(super) async fn alter_status(&self, table: &TableName) -> Result<(u32, u32)> {
+        let r: pb::GetSchemaAlterStatusResponse = self
+            .cluster_call(
+                "GetSchemaAlterStatus",
+                &pb::GetSchemaAlterStatusRequest {
+                    table_name: pb_table_name(table),
+                },
+            )
+            .await?;
+        Ok((
+            r.yet_to_update_regions.unwrap_or(0),
+            r.total_regions.unwrap_or(0),
+        ))
+    }
+
+    pub(super) async fn flush_master_store(&self) -> Result<()> {
+        let _: pb::FlushMasterStoreResponse = self
+            .cluster_call("FlushMasterStore", &pb::FlushMasterStoreRequest {})
+            .await?;
+        Ok(())
+    }
+
+    pub(super) async fn clear_compaction_queues(
+        &self,
+        server: &str,
+        queues: &[String],
+    ) -> Result<()> {
+        let addr = server_addr(server)?;
+        let meta = TableName::parse("hbase:meta")?;
+        let _: pb::ClearCompactionQueuesResponse = self
+            .conn
+            .call_admin(
+                addr,
+                "ClearCompactionQueues",
+                &pb::ClearCompactionQueuesRequest {
+                    queue_name: queues.to_vec(),
+                },
+            )
+            .await
+            .map_err(|e| settled(&meta, e))?;
+        Ok(())
     }
 
     pub(super) async fn normalize(&self, tables: &[TableName]) -> Result<bool> {

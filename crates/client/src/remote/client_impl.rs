@@ -287,6 +287,22 @@ impl Client for RemoteConnection {
         self.admin().normalize(tables)
     }
 
+    fn compaction_state(&self, table: &TableName) -> Result<String> {
+        self.admin().compaction_state(table)
+    }
+
+    fn alter_status(&self, table: &TableName) -> Result<(u32, u32)> {
+        self.admin().alter_status(table)
+    }
+
+    fn flush_master_store(&self) -> Result<()> {
+        self.admin().flush_master_store()
+    }
+
+    fn clear_compaction_queues(&self, server: &str, queues: &[String]) -> Result<()> {
+        self.admin().clear_compaction_queues(server, queues)
+    }
+
     fn run_hbck_chore(&self) -> Result<bool> {
         let r: pb::RunHbckChoreResponse =
             self.hbck_call("RunHbckChore", &pb::RunHbckChoreRequest {})?;

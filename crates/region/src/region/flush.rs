@@ -67,6 +67,12 @@ impl Region {
         }
     }
 
+    /// Whether a minor and whether a major compaction of this region runs now.
+    pub fn compaction_state(&self) -> (bool, bool) {
+        let running = |i: usize| self.compacting[i].load(Ordering::Acquire) > 0;
+        (running(0), running(1))
+    }
+
     /// Whether the memstores have reached the flush size since the last flush.
     pub fn needs_flush(&self) -> bool {
         let limit = usize::try_from(self.flush_size()).unwrap_or(usize::MAX);
@@ -214,6 +220,7 @@ impl Region {
         if self.is_closed() {
             return Ok(0);
         }
+        let _state = Compacting::new(&self.compacting[usize::from(major)]);
         let config = self.compaction_config();
         let now = self.now();
         let mut compacted = 0;
@@ -245,5 +252,21 @@ impl Region {
     /// Store files per family, in family order.
     pub fn store_file_counts(&self) -> Vec<usize> {
         self.stores.iter().map(Store::file_count).collect()
+    }
+}
+
+/// Counts a compaction as running while it lives.
+struct Compacting<'a>(&'a std::sync::atomic::AtomicUsize);
+
+impl<'a> Compacting<'a> {
+    fn new(count: &'a std::sync::atomic::AtomicUsize) -> Self {
+        count.fetch_add(1, Ordering::AcqRel);
+        Compacting(count)
+    }
+}
+
+impl Drop for Compacting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
     }
 }

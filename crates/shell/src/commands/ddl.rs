@@ -163,6 +163,45 @@ pub(super) fn create(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> 
 }
 
 pub(super) fn alter(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> CommandResult {
+    let name = apply_alter(shell, args)?;
+    w!(out, "Updating all regions with the new schema...");
+    print_alter_status(shell, args, out, &name)
+}
+
+/// `alter_async`: the same change, without waiting to say how the regions took it (Basalt's
+/// alter has reopened them all when it answers; `alter_status` says so).
+pub(super) fn alter_async(shell: &mut Shell, args: &[Value], _: &mut dyn Write) -> CommandResult {
+    apply_alter(shell, args)?;
+    Ok(None)
+}
+
+/// `alter_status 't1'`: how many of the table's regions have the new schema.
+pub(super) fn alter_status(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    let name = Args::all(args).table(0)?;
+    print_alter_status(shell, args, out, &name)
+}
+
+fn print_alter_status(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+    name: &TableName,
+) -> CommandResult {
+    let (yet, total) = client(shell, args, shell.client.alter_status(name))?;
+    w!(
+        out,
+        "{}/{total} regions updated.",
+        total.saturating_sub(yet)
+    );
+    w!(out, "Done.");
+    Ok(None)
+}
+
+fn apply_alter(shell: &mut Shell, args: &[Value]) -> R<TableName> {
     let a = Args::all(args);
     let name = a.table(0)?;
     if args.len() < 2 {
@@ -183,11 +222,7 @@ pub(super) fn alter(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> C
         }
     }
     client(shell, args, shell.client.modify_table(desc))?;
-    let regions = shell.client.regions(&name).map(|r| r.len()).unwrap_or(1);
-    w!(out, "Updating all regions with the new schema...");
-    w!(out, "{regions}/{regions} regions updated.");
-    w!(out, "Done.");
-    Ok(None)
+    Ok(name)
 }
 
 fn alter_one(desc: &mut TableDescriptor, pairs: &[(Value, Value)]) -> R<()> {

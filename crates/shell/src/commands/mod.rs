@@ -66,6 +66,8 @@ wherever a value goes:
   hbase> create 't1', 'f1', SPLITS_FILE => 'splits.txt'
   hbase> create 't1', 'f1', {NUMREGIONS => 15, SPLITALGO => 'HexStringSplit'}
   hbase> create 't1', 'f1', MAX_FILESIZE => '134217728', DURABILITY => 'ASYNC_WAL'";
+    "alter_async", "ddl", ddl::alter_async, true, "As alter, without printing the regions' progress (alter_status shows it).\n  hbase> alter_async 't1', NAME => 'f1', VERSIONS => 5";
+    "alter_status", "ddl", ddl::alter_status, true, "How many of a table's regions have its new schema.\n  hbase> alter_status 't1'";
     "alter", "ddl", ddl::alter, true,
 "Add, modify or delete families, or change table attributes, online.
   hbase> alter 't1', NAME => 'f1', VERSIONS => 5
@@ -226,6 +228,15 @@ whether it ran (false when switched off).
   hbase> normalize {TABLE_NAMES => ['t1', 't2']}
   hbase> normalize {REGEX => 't.*'}
   hbase> normalize {NAMESPACE => 'ns1'}";
+    "compaction_state", "tools", tools::compaction_state, true, "The compactions running in a table's regions now: NONE, MINOR, MAJOR or MAJOR_AND_MINOR.\n  hbase> compaction_state 't1'";
+    "flush_master_store", "tools", tools::flush_master_store, true, "Flush the master's store (hbase:meta, where Basalt's master keeps its state).\n  hbase> flush_master_store";
+    "clear_compaction_queues", "tools", tools::clear_compaction_queues, true,
+"Clear a region server's compaction queues, long and short or the one named. Basalt queues no
+compactions (a requested one runs when asked, background ones start when chosen), so there is
+nothing to drop; the names are checked.
+  hbase> clear_compaction_queues 'host1:16020'
+  hbase> clear_compaction_queues 'host1:16020', 'long'
+  hbase> clear_compaction_queues 'host1:16020', ['long', 'short']";
     "hbck_chore_run", "tools", tools::hbck_chore_run, true, "Have the master check hbase:meta, the region directories, the servers and the WAL\ndirectories for inconsistencies now (basalt hbck prints what it finds and repairs it).\n  hbase> hbck_chore_run";
     "normalizer_switch", "tools", tools::normalizer_switch, true, "Switch the region normalizer on or off; prints its previous state.\n  hbase> normalizer_switch false";
     "normalizer_enabled", "tools", tools::normalizer_enabled, true, "Whether the region normalizer runs by itself.\n  hbase> normalizer_enabled";

@@ -554,7 +554,7 @@ fn chore_switch(
     let on = bool_at(args, 0, &format!("the {}'s state", chore.name()))?;
     let was = client(shell, args, shell.client.chore_switch(chore, on))?;
     w!(out, "{was}");
-    Ok(None)
+    Ok(Some(Returned::Value(Value::Bool(was))))
 }
 
 fn chore_enabled(
@@ -565,7 +565,7 @@ fn chore_enabled(
 ) -> CommandResult {
     let on = client(shell, args, shell.client.chore_enabled(chore))?;
     w!(out, "{on}");
-    Ok(None)
+    Ok(Some(Returned::Value(Value::Bool(on))))
 }
 
 pub(super) fn catalogjanitor_switch(
@@ -657,5 +657,53 @@ pub(super) fn normalize(shell: &mut Shell, args: &[Value], out: &mut dyn Write) 
     }
     let ran = client(shell, args, shell.client.normalize(&tables))?;
     w!(out, "{ran}");
+    Ok(Some(Returned::Value(Value::Bool(ran))))
+}
+
+/// `compaction_state 't1'`: NONE, MINOR, MAJOR or MAJOR_AND_MINOR.
+pub(super) fn compaction_state(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    let name = Args::all(args).table(0)?;
+    let state = client(shell, args, shell.client.compaction_state(&name))?;
+    w!(out, "{state}");
+    Ok(None)
+}
+
+pub(super) fn flush_master_store(
+    shell: &mut Shell,
+    args: &[Value],
+    _: &mut dyn Write,
+) -> CommandResult {
+    Args::all(args).at_most(0, "flush_master_store")?;
+    client(shell, args, shell.client.flush_master_store())?;
+    Ok(None)
+}
+
+/// `clear_compaction_queues 'host:port'` (both queues) or with `'long'`, `'short'` or
+/// `['long', 'short']`.
+pub(super) fn clear_compaction_queues(
+    shell: &mut Shell,
+    args: &[Value],
+    _: &mut dyn Write,
+) -> CommandResult {
+    let server = Args::all(args).string(0, "server (host:port or host,port,startcode)")?;
+    let queues: Vec<String> = match args.get(1) {
+        None => vec!["long".into(), "short".into()],
+        Some(v) => match list(v) {
+            Some(names) => names
+                .into_iter()
+                .map(|n| String::from_utf8_lossy(&n).into_owned())
+                .collect(),
+            None => vec![text(v).ok_or("the queue must be 'long' or 'short'")?],
+        },
+    };
+    client(
+        shell,
+        args,
+        shell.client.clear_compaction_queues(&server, &queues),
+    )?;
     Ok(None)
 }
