@@ -497,3 +497,60 @@ fn update_config_changes_the_balancer_period_and_the_flush_size_without_a_restar
     let err = conn.update_config(&master).unwrap_err().to_string();
     assert!(err.contains("hbase.balancer.period"), "{err}");
 }
+
+#[test]
+fn the_slow_log_keeps_calls_past_the_thresholds_and_update_config_moves_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("hbase-site.xml");
+    // Every call is slow (0 ms) and every answer large (1 byte) to start with.
+    site(
+        &path,
+        &[
+            ("hbase.ipc.warn.response.time", "0"),
+            ("hbase.ipc.warn.response.size", "1"),
+        ],
+    );
+    let server = support::Server::start_with(&["--site", path.to_str().unwrap()]);
+    let shell = |input: &str| {
+        let (ok, out, err) =
+            support::basalt_with_input(&["shell", "--connect", &server.rpc, "-n"], input);
+        assert!(ok, "{out}{err}");
+        out
+    };
+    shell("create 't', 'f'\nput 't', 'r1', 'f:q', 'v'\nget 't', 'r1'\n");
+    let out = shell("get_slowlog_responses '*', {TABLE_NAME => 't', LIMIT => 50}\n");
+    assert!(out.contains("Retrieved SlowLog Responses"), "{out}");
+    assert!(out.contains("\"methodName\": \"Get\""), "{out}");
+    assert!(out.contains("\"methodName\": \"Mutate\""), "{out}");
+    assert!(out.contains("\"regionName\": \"t,,"), "{out}");
+    assert!(
+        out.contains("ClientProtos$GetRequest"),
+        "HBase's call details: {out}"
+    );
+    let out = shell("get_largelog_responses '*', {TABLE_NAME => 't'}\n");
+    assert!(out.contains("\"methodName\": \"Get\""), "{out}");
+    // Filters: a user nobody is, alone or with AND, finds nothing.
+    let out = shell("get_slowlog_responses '*', {USER => 'nobody'}\n");
+    assert!(!out.contains("methodName"), "{out}");
+    let out = shell(
+        "get_slowlog_responses '*', {TABLE_NAME => 't', USER => 'nobody', FILTER_BY_OP => 'AND'}\n",
+    );
+    assert!(!out.contains("methodName"), "{out}");
+
+    let out = shell("clear_slowlog_responses\n");
+    assert!(
+        out.contains("Cleared Slowlog responses from 1/1 RegionServers"),
+        "{out}"
+    );
+    // Back to HBase's thresholds, live: a get is neither slow nor large any more.
+    site(
+        &path,
+        &[
+            ("hbase.ipc.warn.response.time", "10000"),
+            ("hbase.ipc.warn.response.size", "104857600"),
+        ],
+    );
+    shell(&format!("update_config '{}'\nget 't', 'r1'\n", server.rpc));
+    let out = shell("get_slowlog_responses '*', {TABLE_NAME => 't'}\n");
+    assert!(!out.contains("\"methodName\": \"Get\""), "{out}");
+}

@@ -9,6 +9,7 @@ use basalt_common::acl::{Permission, Scope};
 use basalt_common::chore::Chore;
 use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment};
 use basalt_common::replication::{PeerConfig, PeerDescription};
+use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 pub use basalt_common::snapshot::SnapshotInfo;
 use basalt_common::{
     Bytes, Delete, Error, Get, Put, Result, RowResult, Scan, TableDescriptor, TableName,
@@ -324,6 +325,17 @@ pub trait Client: Send + Sync + fmt::Debug {
     /// Clears a region server's compaction queues, `long` and/or `short` (AdminService
     /// ClearCompactionQueues).
     fn clear_compaction_queues(&self, server: &str, queues: &[String]) -> Result<()>;
+    /// The slow (or, with `filter.large`, large) calls the servers named (`host:port` or
+    /// `host,port,startcode`; none: every live server) keep, each with its server's name
+    /// (AdminService GetLogEntries).
+    fn slow_log(
+        &self,
+        servers: &[String],
+        filter: &SlowLogFilter,
+    ) -> Result<Vec<(String, SlowCall)>>;
+    /// Empties the servers' slow and large logs; returns how many were cleared, of how many
+    /// (AdminService ClearSlowLogsResponses).
+    fn clear_slow_log(&self, servers: &[String]) -> Result<(usize, usize)>;
     /// Stops the active master alone; a backup master takes over (MasterService StopMaster).
     fn stop_master(&self) -> Result<()>;
     /// Forgets dead servers (all of them if none is named); returns the names it could not

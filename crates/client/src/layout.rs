@@ -23,6 +23,7 @@ use basalt_common::ops::{
     Append, CheckAction, CheckAndMutate, CheckAndMutateResult, Increment, RowMutations, RowOp,
 };
 use basalt_common::replication::{PeerConfig, PeerDescription};
+use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use basalt_common::{
     Bytes, Delete, Error, Get, NamespaceDescriptor, Put, Result, RowResult, Scan, TableDescriptor,
     TableName,
@@ -532,6 +533,8 @@ impl Client for LayoutClient {
         alter_status(table: &TableName) -> Result<(u32, u32)>;
         flush_master_store() -> Result<()>;
         clear_compaction_queues(server: &str, queues: &[String]) -> Result<()>;
+        slow_log(servers: &[String], filter: &SlowLogFilter) -> Result<Vec<(String, SlowCall)>>;
+        clear_slow_log(servers: &[String]) -> Result<(usize, usize)>;
         security_capabilities() -> Result<Vec<String>>;
         in_maintenance_mode() -> Result<bool>;
         clear_block_cache(table: &TableName) -> Result<(u64, u64, u64)>;

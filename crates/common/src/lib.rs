@@ -26,6 +26,7 @@ pub mod replication;
 pub mod schema;
 pub mod server_name;
 pub mod site;
+pub mod slowlog;
 pub mod snapshot;
 pub mod split;
 pub mod table_descriptor;

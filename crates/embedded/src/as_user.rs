@@ -10,6 +10,7 @@ use basalt_common::acl::{AccessControl, Action, Permission, Scope, User};
 use basalt_common::chore::Chore;
 use basalt_common::ops::{Append, CheckAction, CheckAndMutate, CheckAndMutateResult, Increment};
 use basalt_common::replication::{PeerConfig, PeerDescription};
+use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use basalt_common::{Bytes, Delete, Get, Put, Result, RowResult, Scan, TableDescriptor, TableName};
 
 use crate::{
@@ -375,6 +376,20 @@ impl Client for AsUser {
 
     fn compaction_state(&self, table: &TableName) -> Result<String> {
         self.inner.compaction_state(table)
+    }
+
+    fn slow_log(
+        &self,
+        servers: &[String],
+        filter: &SlowLogFilter,
+    ) -> Result<Vec<(String, SlowCall)>> {
+        self.admin()?;
+        self.inner.slow_log(servers, filter)
+    }
+
+    fn clear_slow_log(&self, servers: &[String]) -> Result<(usize, usize)> {
+        self.admin()?;
+        self.inner.clear_slow_log(servers)
     }
 
     fn alter_status(&self, table: &TableName) -> Result<(u32, u32)> {

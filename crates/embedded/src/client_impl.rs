@@ -12,6 +12,7 @@ use basalt_common::acl::{Permission, Scope};
 use basalt_common::chore::Chore;
 use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment};
 use basalt_common::replication::{PeerConfig, PeerDescription};
+use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use basalt_common::{
     Bytes, Delete, Error, Get, NamespaceDescriptor, Put, Result, RowResult, Scan, TableDescriptor,
     TableName,
@@ -325,6 +326,25 @@ impl Client for Connection {
             major |= ma;
         }
         Ok(basalt_common::metrics::compaction_state_name(minor, major).to_owned())
+    }
+
+    fn slow_log(
+        &self,
+        _servers: &[String],
+        filter: &SlowLogFilter,
+    ) -> Result<Vec<(String, SlowCall)>> {
+        let rs = &self.engine.rs;
+        Ok(rs
+            .slow_log
+            .read(filter)
+            .into_iter()
+            .map(|c| (rs.name.to_string(), c))
+            .collect())
+    }
+
+    fn clear_slow_log(&self, _servers: &[String]) -> Result<(usize, usize)> {
+        self.engine.rs.slow_log.clear();
+        Ok((1, 1))
     }
 
     fn alter_status(&self, table: &TableName) -> Result<(u32, u32)> {

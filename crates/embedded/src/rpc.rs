@@ -17,7 +17,11 @@ use crate::Connection;
 
 impl Connection {
     /// Serves this engine's master and region server on one port, bound as `config` says.
-    pub fn serve_rpc(&self, config: RpcConfig) -> io::Result<RpcServer> {
+    pub fn serve_rpc(&self, mut config: RpcConfig) -> io::Result<RpcServer> {
+        // Its slow calls go to the engine's region server's slow log.
+        config
+            .slow_log
+            .get_or_insert_with(|| Arc::clone(&self.region_server().slow_log));
         let listener = TcpListener::bind(config.bind)?;
         let addr = listener.local_addr()?;
         let services = Services::new()

@@ -86,6 +86,88 @@ pub fn decode<M: Message + Default>(param: Option<&[u8]>) -> Result<M, Exception
     })
 }
 
+/// The region a ClientService request names (Get, Mutate, Scan, ...: their field 1), if it
+/// names one: for the slow log, which does not decode the whole request.
+pub fn request_region(method: &str, param: &[u8]) -> Option<String> {
+    if method == "Multi" {
+        return None;
+    }
+    let r = <pb::RequestRegion as prost::Message>::decode(param).ok()?;
+    r.region
+        .map(|spec| String::from_utf8_lossy(&spec.value).into_owned())
+}
+
+/// The Java class names HBase's clients and servers give the slow log's GetLogEntries
+/// messages.
+pub const SLOW_LOG_REQUEST_CLASS: &str =
+    "org.apache.hadoop.hbase.shaded.protobuf.generated.AdminProtos$SlowLogResponseRequest";
+pub const SLOW_LOG_RESPONSES_CLASS: &str =
+    "org.apache.hadoop.hbase.shaded.protobuf.generated.AdminProtos$SlowLogResponses";
+
+/// A slow log filter from HBase's request.
+pub fn slow_log_filter(r: &pb::SlowLogResponseRequest) -> basalt_common::slowlog::Filter {
+    use pb::slow_log_response_request::{FilterByOperator, LogType};
+    basalt_common::slowlog::Filter {
+        region: r.region_name.clone(),
+        table: r.table_name.clone(),
+        client_address: r.client_address.clone(),
+        user: r.user_name.clone(),
+        and: r.filter_by_operator() == FilterByOperator::And,
+        large: r.log_type() == LogType::LargeLog,
+        limit: r.limit() as usize,
+    }
+}
+
+/// A slow log entry as HBase's SlowLogPayload.
+pub fn slow_log_payload(c: &basalt_common::slowlog::SlowCall) -> pb::SlowLogPayload {
+    use pb::slow_log_payload::Type;
+    pb::SlowLogPayload {
+        start_time: c.start_time_ms,
+        processing_time: i32::try_from(c.processing_ms).unwrap_or(i32::MAX),
+        queue_time: i32::try_from(c.queue_ms).unwrap_or(i32::MAX),
+        response_size: i64::try_from(c.response_size).unwrap_or(i64::MAX),
+        client_address: c.client_address.clone(),
+        server_class: "HRegionServer".into(),
+        method_name: c.method.clone(),
+        call_details: c.call_details(),
+        param: None,
+        user_name: c.user.clone(),
+        region_name: c.region.clone(),
+        multi_gets: None,
+        multi_mutations: None,
+        multi_service_calls: None,
+        r#type: (match (c.slow, c.large) {
+            (true, true) => Type::All,
+            (false, true) => Type::LargeLog,
+            _ => Type::SlowLog,
+        }) as i32,
+        block_bytes_scanned: None,
+    }
+}
+
+/// A slow log entry from HBase's SlowLogPayload.
+pub fn slow_call(p: &pb::SlowLogPayload) -> basalt_common::slowlog::SlowCall {
+    use pb::slow_log_payload::Type;
+    let kind = p.r#type();
+    basalt_common::slowlog::SlowCall {
+        start_time_ms: p.start_time,
+        processing_ms: u32::try_from(p.processing_time).unwrap_or(0),
+        queue_ms: u32::try_from(p.queue_time).unwrap_or(0),
+        response_size: u64::try_from(p.response_size).unwrap_or(0),
+        client_address: p.client_address.clone(),
+        service: match p.call_details.split('$').next().unwrap_or_default() {
+            d if d.ends_with("AdminProtos") => "AdminService".into(),
+            d if d.ends_with("MasterProtos") => "MasterService".into(),
+            _ => "ClientService".into(),
+        },
+        method: p.method_name.clone(),
+        user: p.user_name.clone(),
+        region: p.region_name.clone(),
+        slow: kind != Type::LargeLog,
+        large: kind != Type::SlowLog,
+    }
+}
+
 /// The region specifier for a region name.
 pub fn region(name: &[u8]) -> RegionSpecifier {
     RegionSpecifier {

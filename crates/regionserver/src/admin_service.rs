@@ -139,6 +139,37 @@ impl AdminService {
                     Ok(pb::ClearCompactionQueuesResponse {}.encode_to_vec())
                 })
             }
+            "GetLogEntries" => decode::<pb::LogRequest>(param).and_then(|r| {
+                if !r.log_class_name.ends_with("SlowLogResponseRequest") {
+                    return Err(exception(
+                        "org.apache.hadoop.hbase.DoNotRetryIOException",
+                        format!(
+                            "a region server keeps the slow and large logs, not {}",
+                            r.log_class_name
+                        ),
+                        true,
+                    ));
+                }
+                let request = decode::<pb::SlowLogResponseRequest>(Some(&r.log_message))?;
+                let calls = self
+                    .rs
+                    .slow_log
+                    .read(&basalt_proto::slow_log_filter(&request));
+                let responses = pb::SlowLogResponses {
+                    slow_log_payloads: calls.iter().map(basalt_proto::slow_log_payload).collect(),
+                };
+                Ok(pb::LogEntry {
+                    log_class_name: basalt_proto::SLOW_LOG_RESPONSES_CLASS.into(),
+                    log_message: responses.encode_to_vec(),
+                }
+                .encode_to_vec())
+            }),
+            "ClearSlowLogsResponses" => {
+                decode::<pb::ClearSlowLogResponseRequest>(param).map(|_| {
+                    self.rs.slow_log.clear();
+                    pb::ClearSlowLogResponses { is_cleaned: true }.encode_to_vec()
+                })
+            }
             "GetServerReport" => decode::<pb::GetServerReportRequest>(param)
                 .map(|_| basalt_proto::server_report(&self.rs.status()).encode_to_vec()),
             "ReplicateWALEntry" => decode::<pb::ReplicateWalEntryRequest>(param).and_then(|r| {

@@ -51,6 +51,8 @@ pub struct RegionServer {
     pub sink_metrics: Arc<crate::replication::sink::SinkMetrics>,
     /// Whether compactions run here (HBase's `compaction_switch`).
     compactions_on: AtomicBool,
+    /// Its calls slower or larger than its thresholds, which its RPC server records.
+    pub slow_log: Arc<basalt_common::slowlog::SlowLog>,
 }
 
 /// A split the region server has prepared: the parent closed, the daughters' directories
@@ -74,7 +76,11 @@ impl RegionServer {
             Some((dir, lock)) => (Some(dir), Some(lock)),
             None => (None, None),
         };
+        let slow_log = Arc::new(basalt_common::slowlog::SlowLog::new(Arc::clone(
+            &config.settings,
+        )));
         RegionServer {
+            slow_log,
             name,
             clock,
             config,

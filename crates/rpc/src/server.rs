@@ -52,6 +52,9 @@ pub struct RpcConfig {
     /// Kerberos on this port (HBase's `hbase.security.authentication=kerberos`); None: a
     /// connection that asks for it is refused.
     pub kerberos: Option<RpcKerberos>,
+    /// Where calls slower or larger than the server's thresholds are kept (HBase's slow log);
+    /// None: nowhere.
+    pub slow_log: Option<Arc<basalt_common::slowlog::SlowLog>>,
 }
 
 /// Kerberos (SASL GSSAPI) on the RPC port; needs the `kerberos` feature.
@@ -91,6 +94,7 @@ impl Default for RpcConfig {
             admin_callers: None,
             groups: GroupMapping::default(),
             kerberos: None,
+            slow_log: None,
         }
     }
 }
@@ -234,6 +238,8 @@ struct ConnInfo {
     /// How long this connection's mutations take, in nanoseconds: a moving average over the
     /// last few (each weighs a quarter).
     mutation_ns: std::sync::atomic::AtomicU64,
+    /// The client's address, for the slow log.
+    peer: String,
 }
 
 /// Mutations that take longer than this on average (they wait for `fdatasync`, or for row
@@ -485,6 +491,10 @@ fn authenticated_name(
 
 fn serve(stream: TcpStream, shared: &Arc<Shared>) -> Result<(), FrameError> {
     stream.set_nodelay(true)?;
+    let peer = stream
+        .peer_addr()
+        .map(|a| a.to_string())
+        .unwrap_or_default();
     stream.set_read_timeout(Some(POLL))?;
     let stall = shared.config.stall_timeout;
     let (wire, reader) = match &shared.config.tls {
@@ -548,6 +558,7 @@ fn serve(stream: TcpStream, shared: &Arc<Shared>) -> Result<(), FrameError> {
         codec: header.cell_block_codec_class,
         compressor: header.cell_block_compressor_class,
         mutation_ns: std::sync::atomic::AtomicU64::new(0),
+        peer,
     });
     let served = serve_calls(&mut input, shared, &conn, &outbox);
     // Answers of handlers still running are written as they finish.
@@ -672,14 +683,61 @@ fn execute(
     if !call.cell_block.is_empty() {
         cellblock::check_codec(conn.codec.as_deref(), conn.compressor.as_deref())?;
     }
-    service
+    let started = std::time::Instant::now();
+    let outcome = service
         .call(
             method,
             call.param.as_deref(),
             &call.cell_block,
             conn.caller(),
         )
-        .unwrap_or_else(|| Err(unknown(name, method)))
+        .unwrap_or_else(|| Err(unknown(name, method)));
+    if let Some(log) = &shared.config.slow_log {
+        note_slow(log, conn, method, call, started, &outcome);
+    }
+    outcome
+}
+
+/// Keeps the call in the slow log if it was slow or large.
+fn note_slow(
+    log: &basalt_common::slowlog::SlowLog,
+    conn: &ConnInfo,
+    method: &str,
+    call: &Call,
+    started: std::time::Instant,
+    outcome: &Result<Vec<u8>, ExceptionResponse>,
+) {
+    let took = started.elapsed();
+    let ms = u64::try_from(took.as_millis()).unwrap_or(u64::MAX);
+    let size = outcome.as_ref().map_or(0, |r| r.len() as u64);
+    let (slow, large) = log.judge(ms, size);
+    if !slow && !large {
+        return;
+    }
+    let start_time_ms = std::time::SystemTime::now()
+        .checked_sub(took)
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    let region = (conn.service == "ClientService")
+        .then(|| {
+            call.param
+                .as_deref()
+                .and_then(|p| basalt_proto::request_region(method, p))
+        })
+        .flatten();
+    log.record(basalt_common::slowlog::SlowCall {
+        start_time_ms,
+        processing_ms: u32::try_from(ms).unwrap_or(u32::MAX),
+        queue_ms: 0,
+        response_size: size,
+        client_address: conn.peer.clone(),
+        service: conn.service.clone(),
+        method: method.to_owned(),
+        user: conn.user.name.clone(),
+        region,
+        slow,
+        large,
+    });
 }
 
 fn unknown(service: &str, method: &str) -> ExceptionResponse {

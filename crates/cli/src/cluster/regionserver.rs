@@ -81,6 +81,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         ));
     let config = RpcConfig {
         handlers: args.rpc_handlers,
+        slow_log: Some(Arc::clone(&server.rs.slow_log)),
         ..args.common.rpc_config(addr, &security)
     };
     let rpc = match RpcServer::serve(listener, services, config) {

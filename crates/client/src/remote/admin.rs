@@ -5,6 +5,7 @@
 use super::*;
 use basalt_common::chore::Chore;
 use basalt_common::replication::{PeerConfig, PeerDescription};
+use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 
 /// Table administration of a remote server: MasterService's table calls (Basalt's procedures
 /// are finished when a call returns, so no procedure is polled), AdminService's flushes.
@@ -1027,6 +1028,10 @@ admin_calls! {
     fn alter_status(&self, table: &TableName) -> Result<(u32, u32)>;
     /// Flushes hbase:meta, the master's store (MasterService FlushMasterStore).
     fn flush_master_store(&self) -> Result<()>;
+    /// The servers' slow or large calls (AdminService GetLogEntries).
+    fn slow_log(&self, servers: &[String], filter: &SlowLogFilter) -> Result<Vec<(String, SlowCall)>>;
+    /// Empties the servers' slow logs (AdminService ClearSlowLogsResponses).
+    fn clear_slow_log(&self, servers: &[String]) -> Result<(usize, usize)>;
     /// Clears a server's compaction queues (AdminService ClearCompactionQueues).
     fn clear_compaction_queues(&self, server: &str, queues: &[String]) -> Result<()>;
     /// The cluster's security capabilities (MasterService getSecurityCapabilities).

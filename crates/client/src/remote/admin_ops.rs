@@ -7,6 +7,7 @@ use super::admin::{AdminCalls, server_addr, server_pb, server_text};
 use super::*;
 use basalt_common::chore::Chore;
 use basalt_common::replication::{PeerConfig, PeerDescription};
+use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use basalt_proto::replication;
 
 impl<T: Transport> AdminCalls<'_, T> {
@@ -405,6 +406,93 @@ impl<T: Transport> AdminCalls<'_, T> {
             }
         }
         Ok(basalt_common::metrics::compaction_state_name(minor, major).to_owned())
+    }
+
+    /// The live servers `servers` names (all of them if it names none), by full name.
+    async fn live_named(&self, servers: &[String]) -> Result<Vec<String>> {
+        let host_port = crate::ServerName::host_port_of;
+        let live: Vec<String> = self
+            .cluster_summary()
+            .await?
+            .servers
+            .into_iter()
+            .map(|s| s.name)
+            .collect();
+        Ok(live
+            .into_iter()
+            .filter(|n| servers.is_empty() || servers.iter().any(|s| host_port(s) == host_port(n)))
+            .collect())
+    }
+
+    pub(super) async fn slow_log(
+        &self,
+        servers: &[String],
+        filter: &SlowLogFilter,
+    ) -> Result<Vec<(String, SlowCall)>> {
+        use pb::slow_log_response_request::{FilterByOperator, LogType};
+        let request = pb::SlowLogResponseRequest {
+            region_name: filter.region.clone(),
+            table_name: filter.table.clone(),
+            client_address: filter.client_address.clone(),
+            user_name: filter.user.clone(),
+            limit: Some(u32::try_from(filter.limit).unwrap_or(u32::MAX)),
+            filter_by_operator: Some(if filter.and {
+                FilterByOperator::And
+            } else {
+                FilterByOperator::Or
+            } as i32),
+            log_type: Some(if filter.large {
+                LogType::LargeLog
+            } else {
+                LogType::SlowLog
+            } as i32),
+        };
+        let meta = TableName::parse("hbase:meta")?;
+        let mut out = Vec::new();
+        for name in self.live_named(servers).await? {
+            let entry: pb::LogEntry = self
+                .conn
+                .call_admin(
+                    server_addr(&name)?,
+                    "GetLogEntries",
+                    &pb::LogRequest {
+                        log_class_name: basalt_proto::SLOW_LOG_REQUEST_CLASS.into(),
+                        log_message: prost::Message::encode_to_vec(&request),
+                    },
+                )
+                .await
+                .map_err(|e| settled(&meta, e))?;
+            let responses =
+                <pb::SlowLogResponses as prost::Message>::decode(&entry.log_message[..])
+                    .map_err(|e| Error::corrupt(format!("a slow log from {name}: {e}")))?;
+            out.extend(
+                responses
+                    .slow_log_payloads
+                    .iter()
+                    .map(|p| (name.clone(), basalt_proto::slow_call(p))),
+            );
+        }
+        Ok(out)
+    }
+
+    pub(super) async fn clear_slow_log(&self, servers: &[String]) -> Result<(usize, usize)> {
+        let names = self.live_named(servers).await?;
+        let mut cleared = 0;
+        for name in &names {
+            let r: std::result::Result<pb::ClearSlowLogResponses, _> = self
+                .conn
+                .call_admin(
+                    server_addr(name)?,
+                    "ClearSlowLogsResponses",
+                    &pb::ClearSlowLogResponseRequest {},
+                )
+                .await;
+            // A server that does not answer is counted as not cleared, as HBase counts it.
+            if r.is_ok_and(|r| r.is_cleaned) {
+                cleared += 1;
+            }
+        }
+        Ok((cleared, names.len()))
     }
 
     pub(super) async fn alter_status(&self, table: &TableName) -> Result<(u32, u32)> {

@@ -4,6 +4,7 @@
 use basalt_common::acl::{Permission, Scope};
 use basalt_common::chore::Chore;
 use basalt_common::replication::{PeerConfig, PeerDescription};
+use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use std::sync::Arc;
 
 use crate::{Client, ClusterSummary, RegionSummary, Scanner};
@@ -289,6 +290,18 @@ impl Client for RemoteConnection {
 
     fn compaction_state(&self, table: &TableName) -> Result<String> {
         self.admin().compaction_state(table)
+    }
+
+    fn slow_log(
+        &self,
+        servers: &[String],
+        filter: &SlowLogFilter,
+    ) -> Result<Vec<(String, SlowCall)>> {
+        self.admin().slow_log(servers, filter)
+    }
+
+    fn clear_slow_log(&self, servers: &[String]) -> Result<(usize, usize)> {
+        self.admin().clear_slow_log(servers)
     }
 
     fn alter_status(&self, table: &TableName) -> Result<(u32, u32)> {

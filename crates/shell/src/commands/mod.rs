@@ -237,6 +237,21 @@ nothing to drop; the names are checked.
   hbase> clear_compaction_queues 'host1:16020'
   hbase> clear_compaction_queues 'host1:16020', 'long'
   hbase> clear_compaction_queues 'host1:16020', ['long', 'short']";
+    "get_slowlog_responses", "tools", tools::get_slowlog_responses, true,
+"The calls slower than hbase.ipc.warn.response.time (10 s) the region servers keep (the last
+256 each), newest first: of every live server ('*'), or those named; filtered by REGION_NAME,
+TABLE_NAME, CLIENT_IP, USER (any of them, or all with FILTER_BY_OP => 'AND'), at most LIMIT (10).
+  hbase> get_slowlog_responses '*'
+  hbase> get_slowlog_responses ['host1:16020'], {TABLE_NAME => 't1', LIMIT => 50}
+  hbase> get_slowlog_responses '*', {USER => 'alice', TABLE_NAME => 't1', FILTER_BY_OP => 'AND'}";
+    "get_largelog_responses", "tools", tools::get_largelog_responses, true,
+"The calls whose answers were larger than hbase.ipc.warn.response.size (100 MiB), as
+get_slowlog_responses.
+  hbase> get_largelog_responses '*', {LIMIT => 20}";
+    "clear_slowlog_responses", "tools", tools::clear_slowlog_responses, true,
+"Empty the slow and large logs of every live server, or of those named.
+  hbase> clear_slowlog_responses
+  hbase> clear_slowlog_responses ['host1:16020']";
     "hbck_chore_run", "tools", tools::hbck_chore_run, true, "Have the master check hbase:meta, the region directories, the servers and the WAL\ndirectories for inconsistencies now (basalt hbck prints what it finds and repairs it).\n  hbase> hbck_chore_run";
     "normalizer_switch", "tools", tools::normalizer_switch, true, "Switch the region normalizer on or off; prints its previous state.\n  hbase> normalizer_switch false";
     "normalizer_enabled", "tools", tools::normalizer_enabled, true, "Whether the region normalizer runs by itself.\n  hbase> normalizer_enabled";

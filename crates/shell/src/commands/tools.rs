@@ -707,3 +707,130 @@ pub(super) fn clear_compaction_queues(
     )?;
     Ok(None)
 }
+
+/// The servers a log command names: `'*'` or nothing (every live server), one name, or a list.
+fn servers_arg(v: Option<&Value>) -> R<Vec<String>> {
+    let names: Vec<String> = match v {
+        None => Vec::new(),
+        Some(v) => list(v)
+            .ok_or("servers are '*', a name or a list of names")?
+            .into_iter()
+            .map(|n| String::from_utf8_lossy(&n).into_owned())
+            .collect(),
+    };
+    Ok(if names.iter().any(|n| n == "*") {
+        Vec::new()
+    } else {
+        names
+    })
+}
+
+fn json_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// `get_slowlog_responses` and `get_largelog_responses`: HBase's filter hash, and each record
+/// as the JSON HBase prints.
+fn log_responses(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+    large: bool,
+) -> CommandResult {
+    let servers = servers_arg(args.first())?;
+    let a = Args::new(args.get(1..).unwrap_or_default());
+    a.unknown_options(&[
+        "REGION_NAME",
+        "TABLE_NAME",
+        "CLIENT_IP",
+        "USER",
+        "LIMIT",
+        "FILTER_BY_OP",
+    ])?;
+    let and = match a.opt_text("FILTER_BY_OP")?.as_deref() {
+        None | Some("OR") => false,
+        Some("AND") => true,
+        Some(other) => return Err(format!("FILTER_BY_OP is AND or OR, not {other}")),
+    };
+    let filter = basalt_common::slowlog::Filter {
+        region: a.opt_text("REGION_NAME")?,
+        table: a.opt_text("TABLE_NAME")?,
+        client_address: a.opt_text("CLIENT_IP")?,
+        user: a.opt_text("USER")?,
+        and,
+        large,
+        limit: usize::try_from(a.opt_int("LIMIT")?.unwrap_or(10)).unwrap_or(10),
+    };
+    let calls = client(shell, args, shell.client.slow_log(&servers, &filter))?;
+    w!(
+        out,
+        "Retrieved {} Responses from RegionServers",
+        if large { "LargeLog" } else { "SlowLog" }
+    );
+    w!(out, "[");
+    for (i, (_, c)) in calls.iter().enumerate() {
+        let fields = [
+            ("startTime", c.start_time_ms.to_string()),
+            ("processingTime", c.processing_ms.to_string()),
+            ("queueTime", c.queue_ms.to_string()),
+            ("responseSize", c.response_size.to_string()),
+            ("clientAddress", json_text(&c.client_address)),
+            ("serverClass", json_text("HRegionServer")),
+            ("methodName", json_text(&c.method)),
+            ("callDetails", json_text(&c.call_details())),
+            ("regionName", json_text(c.region.as_deref().unwrap_or(""))),
+            ("userName", json_text(&c.user)),
+        ];
+        w!(out, "  {{");
+        for (j, (k, v)) in fields.iter().enumerate() {
+            let comma = if j + 1 < fields.len() { "," } else { "" };
+            w!(out, "    \"{k}\": {v}{comma}");
+        }
+        w!(out, "  }}{}", if i + 1 < calls.len() { "," } else { "" });
+    }
+    w!(out, "]");
+    Ok(None)
+}
+
+pub(super) fn get_slowlog_responses(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    log_responses(shell, args, out, false)
+}
+
+pub(super) fn get_largelog_responses(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    log_responses(shell, args, out, true)
+}
+
+/// `clear_slowlog_responses` (every live server) or with a list of servers.
+pub(super) fn clear_slowlog_responses(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    let servers = servers_arg(args.first())?;
+    let (cleared, of) = client(shell, args, shell.client.clear_slow_log(&servers))?;
+    w!(
+        out,
+        "Cleared Slowlog responses from {cleared}/{of} RegionServers"
+    );
+    Ok(None)
+}
