@@ -465,6 +465,21 @@ fn update_config_changes_the_balancer_period_and_the_flush_size_without_a_restar
         assert!(Instant::now() < deadline, "never balanced: {now:?}");
         std::thread::sleep(Duration::from_millis(200));
     }
+    // The run that spread them is in the balancer's log, with its moves.
+    let (decisions, _) = conn.balancer_log(50).unwrap();
+    let spread = decisions
+        .iter()
+        .find(|d| d.computed_steps == 3)
+        .unwrap_or_else(|| panic!("no run moved 3 regions: {decisions:?}"));
+    assert_eq!(spread.region_plans.len(), 3, "{spread:?}");
+    assert!(
+        (spread.init_total_cost - 6.0).abs() < f64::EPSILON,
+        "{spread:?}"
+    );
+    assert!(
+        spread.computed_total_cost.abs() < f64::EPSILON,
+        "{spread:?}"
+    );
     // No more moves (each flushes what it moves) while the flush size is watched.
     conn.balance_switch(false).unwrap();
 

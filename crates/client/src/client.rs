@@ -6,6 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use basalt_common::acl::{Permission, Scope};
+use basalt_common::balancer_log::{Decision, Rejection};
 use basalt_common::chore::Chore;
 use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment};
 use basalt_common::replication::{PeerConfig, PeerDescription};
@@ -336,6 +337,9 @@ pub trait Client: Send + Sync + fmt::Debug {
     /// Empties the servers' slow and large logs; returns how many were cleared, of how many
     /// (AdminService ClearSlowLogsResponses).
     fn clear_slow_log(&self, servers: &[String]) -> Result<(usize, usize)>;
+    /// The balancer's newest `limit` decisions and rejections, newest first (MasterService
+    /// GetLogEntries).
+    fn balancer_log(&self, limit: usize) -> Result<(Vec<Decision>, Vec<Rejection>)>;
     /// Stops the active master alone; a backup master takes over (MasterService StopMaster).
     fn stop_master(&self) -> Result<()>;
     /// Forgets dead servers (all of them if none is named); returns the names it could not

@@ -17,6 +17,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
 use basalt_common::acl::{Permission, Scope};
+use basalt_common::balancer_log::{Decision, Rejection};
 use basalt_common::chore::Chore;
 use basalt_common::key_layout::KeyLayout;
 use basalt_common::ops::{
@@ -535,6 +536,7 @@ impl Client for LayoutClient {
         clear_compaction_queues(server: &str, queues: &[String]) -> Result<()>;
         slow_log(servers: &[String], filter: &SlowLogFilter) -> Result<Vec<(String, SlowCall)>>;
         clear_slow_log(servers: &[String]) -> Result<(usize, usize)>;
+        balancer_log(limit: usize) -> Result<(Vec<Decision>, Vec<Rejection>)>;
         security_capabilities() -> Result<Vec<String>>;
         in_maintenance_mode() -> Result<bool>;
         clear_block_cache(table: &TableName) -> Result<(u64, u64, u64)>;

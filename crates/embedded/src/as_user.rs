@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use basalt_common::acl::{AccessControl, Action, Permission, Scope, User};
+use basalt_common::balancer_log::{Decision, Rejection};
 use basalt_common::chore::Chore;
 use basalt_common::ops::{Append, CheckAction, CheckAndMutate, CheckAndMutateResult, Increment};
 use basalt_common::replication::{PeerConfig, PeerDescription};
@@ -390,6 +391,11 @@ impl Client for AsUser {
     fn clear_slow_log(&self, servers: &[String]) -> Result<(usize, usize)> {
         self.admin()?;
         self.inner.clear_slow_log(servers)
+    }
+
+    fn balancer_log(&self, limit: usize) -> Result<(Vec<Decision>, Vec<Rejection>)> {
+        self.admin()?;
+        self.inner.balancer_log(limit)
     }
 
     fn alter_status(&self, table: &TableName) -> Result<(u32, u32)> {

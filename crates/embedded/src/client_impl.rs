@@ -9,6 +9,7 @@ use basalt_client::{
     ServerSummary, SnapshotInfo,
 };
 use basalt_common::acl::{Permission, Scope};
+use basalt_common::balancer_log::{Decision, Rejection};
 use basalt_common::chore::Chore;
 use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment};
 use basalt_common::replication::{PeerConfig, PeerDescription};
@@ -345,6 +346,11 @@ impl Client for Connection {
     fn clear_slow_log(&self, _servers: &[String]) -> Result<(usize, usize)> {
         self.engine.rs.slow_log.clear();
         Ok((1, 1))
+    }
+
+    fn balancer_log(&self, limit: usize) -> Result<(Vec<Decision>, Vec<Rejection>)> {
+        let log = &self.engine.balancer_log;
+        Ok((log.decisions(limit), log.rejections(limit)))
     }
 
     fn alter_status(&self, table: &TableName) -> Result<(u32, u32)> {

@@ -94,8 +94,11 @@ pub fn balance(master: &Master) -> Result<Option<usize>> {
     let _ddl = master.ddl();
     master.check_open()?;
     master.metrics.balancer_runs.inc();
+    let load = load(master);
+    let moves = plan(&load);
+    record(master, &load, &moves);
     let mut done = 0;
-    for m in plan(&load(master)) {
+    for m in moves {
         let Some(to) = master.servers.get(&m.to) else {
             continue;
         };
@@ -106,6 +109,73 @@ pub fn balance(master: &Master) -> Result<Option<usize>> {
     }
     master.metrics.regions_moved.add(done as u64);
     Ok(Some(done))
+}
+
+/// The spread of a load: the most and fewest regions a server holds.
+fn spread(counts: impl Iterator<Item = usize>) -> (usize, usize) {
+    counts.fold((0, usize::MAX), |(max, min), n| (max.max(n), min.min(n)))
+}
+
+fn costs(max: usize, min: usize) -> String {
+    format!(
+        "RegionCountSkew : (most {max}, fewest {} user regions a server); ",
+        if min == usize::MAX { 0 } else { min }
+    )
+}
+
+/// Keeps what a run decided in the master's balancer log: a decision with its moves, or a
+/// rejection saying why nothing moves.
+fn record(master: &Master, load: &BTreeMap<String, Vec<RegionInfo>>, moves: &[Move]) {
+    let (max, min) = spread(load.values().map(Vec::len));
+    if moves.is_empty() {
+        let reason = if load.len() < 2 {
+            format!(
+                "Cluster has {} server(s) in service: nothing to balance",
+                load.len()
+            )
+        } else {
+            "The cluster is balanced: every server holds the average count of user regions \
+             rounded down or up"
+                .to_owned()
+        };
+        master
+            .balancer_log
+            .rejected(basalt_common::balancer_log::Rejection {
+                reason,
+                cost_func_info: vec![costs(max, min)],
+            });
+        return;
+    }
+    let mut after: BTreeMap<&str, isize> = load
+        .iter()
+        .map(|(s, r)| (s.as_str(), r.len() as isize))
+        .collect();
+    for m in moves {
+        *after.entry(m.from.as_str()).or_default() -= 1;
+        *after.entry(m.to.as_str()).or_default() += 1;
+    }
+    let (fmax, fmin) = spread(after.values().map(|n| usize::try_from(*n).unwrap_or(0)));
+    let skew = |max: usize, min: usize| max.saturating_sub(if min == usize::MAX { 0 } else { min });
+    master
+        .balancer_log
+        .decided(basalt_common::balancer_log::Decision {
+            initial_function_costs: costs(max, min),
+            final_function_costs: costs(fmax, fmin),
+            init_total_cost: skew(max, min) as f64,
+            computed_total_cost: skew(fmax, fmin) as f64,
+            computed_steps: moves.len() as u64,
+            region_plans: moves
+                .iter()
+                .map(|m| {
+                    format!(
+                        "region {} from {} to {}",
+                        m.region.encoded_name(),
+                        m.from,
+                        m.to
+                    )
+                })
+                .collect(),
+        });
 }
 
 /// The placed region `info` of its table, if it is still the one placed at its start key.

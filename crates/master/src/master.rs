@@ -315,6 +315,8 @@ pub struct Master {
     /// newest last) and the masters waiting to take over, for the cluster status.
     pub dead_servers: Mutex<Vec<basalt_common::ServerName>>,
     pub backup_masters: Mutex<Vec<basalt_common::ServerName>>,
+    /// What the balancer decided on its recent runs.
+    pub balancer_log: basalt_common::balancer_log::BalancerLog,
     /// What the master counts (balancer runs, regions moved).
     pub metrics: Arc<basalt_common::metrics::MasterMetrics>,
     /// Who may do what: its local region server's (standalone), or off.
@@ -367,6 +369,7 @@ impl Master {
             dead_servers: Mutex::new(Vec::new()),
             backup_masters: Mutex::new(Vec::new()),
             metrics: Arc::default(),
+            balancer_log: Default::default(),
             access,
             cluster_id,
         }

@@ -708,6 +708,60 @@ impl MasterService {
                     .encode_to_vec()
                 })
             }
+            "GetLogEntries" => decode::<pb::LogRequest>(param).and_then(|r| {
+                const OUTER: &str =
+                    "org.apache.hadoop.hbase.shaded.protobuf.generated.MasterProtos$";
+                let log = &self.master.balancer_log;
+                let (class, message) = if r.log_class_name.ends_with("BalancerDecisionsRequest") {
+                    let q = decode::<pb::BalancerDecisionsRequest>(Some(&r.log_message))?;
+                    let limit = q.limit.map_or(usize::MAX, |l| l as usize);
+                    let decisions =
+                        log.decisions(limit)
+                            .into_iter()
+                            .map(|d| pb::BalancerDecision {
+                                initial_function_costs: d.initial_function_costs,
+                                final_function_costs: d.final_function_costs,
+                                init_total_cost: d.init_total_cost,
+                                computed_total_cost: d.computed_total_cost,
+                                computed_steps: d.computed_steps,
+                                region_plans: d.region_plans,
+                            });
+                    (
+                        "BalancerDecisionsResponse",
+                        pb::BalancerDecisionsResponse {
+                            balancer_decision: decisions.collect(),
+                        }
+                        .encode_to_vec(),
+                    )
+                } else if r.log_class_name.ends_with("BalancerRejectionsRequest") {
+                    let q = decode::<pb::BalancerRejectionsRequest>(Some(&r.log_message))?;
+                    let limit = q.limit.map_or(usize::MAX, |l| l as usize);
+                    let rejections =
+                        log.rejections(limit)
+                            .into_iter()
+                            .map(|r| pb::BalancerRejection {
+                                reason: r.reason,
+                                cost_func_info: r.cost_func_info,
+                            });
+                    (
+                        "BalancerRejectionsResponse",
+                        pb::BalancerRejectionsResponse {
+                            balancer_rejection: rejections.collect(),
+                        }
+                        .encode_to_vec(),
+                    )
+                } else {
+                    return Err(bad(format!(
+                        "a master keeps the balancer's decisions and rejections, not {}",
+                        r.log_class_name
+                    )));
+                };
+                Ok(pb::LogEntry {
+                    log_class_name: format!("{OUTER}{class}"),
+                    log_message: message,
+                }
+                .encode_to_vec())
+            }),
             "GetSchemaAlterStatus" => {
                 decode::<pb::GetSchemaAlterStatusRequest>(param).and_then(|r| {
                     let name = table_name(&r.table_name)?;

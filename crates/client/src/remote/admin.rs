@@ -3,6 +3,7 @@
 //! [`super::AsyncAdmin`].
 
 use super::*;
+use basalt_common::balancer_log::{Decision, Rejection};
 use basalt_common::chore::Chore;
 use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
@@ -1030,6 +1031,8 @@ admin_calls! {
     fn flush_master_store(&self) -> Result<()>;
     /// The servers' slow or large calls (AdminService GetLogEntries).
     fn slow_log(&self, servers: &[String], filter: &SlowLogFilter) -> Result<Vec<(String, SlowCall)>>;
+    /// The balancer's recent decisions and rejections (MasterService GetLogEntries).
+    fn balancer_log(&self, limit: usize) -> Result<(Vec<Decision>, Vec<Rejection>)>;
     /// Empties the servers' slow logs (AdminService ClearSlowLogsResponses).
     fn clear_slow_log(&self, servers: &[String]) -> Result<(usize, usize)>;
     /// Clears a server's compaction queues (AdminService ClearCompactionQueues).

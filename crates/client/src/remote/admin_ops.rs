@@ -5,6 +5,7 @@
 
 use super::admin::{AdminCalls, server_addr, server_pb, server_text};
 use super::*;
+use basalt_common::balancer_log::{Decision, Rejection};
 use basalt_common::chore::Chore;
 use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
@@ -493,6 +494,61 @@ impl<T: Transport> AdminCalls<'_, T> {
             }
         }
         Ok((cleared, names.len()))
+    }
+
+    pub(super) async fn balancer_log(
+        &self,
+        limit: usize,
+    ) -> Result<(Vec<Decision>, Vec<Rejection>)> {
+        const OUTER: &str = "org.apache.hadoop.hbase.shaded.protobuf.generated.MasterProtos$";
+        let limit = Some(u32::try_from(limit).unwrap_or(u32::MAX));
+        let entry: pb::LogEntry = self
+            .cluster_call(
+                "GetLogEntries",
+                &pb::LogRequest {
+                    log_class_name: format!("{OUTER}BalancerDecisionsRequest"),
+                    log_message: prost::Message::encode_to_vec(&pb::BalancerDecisionsRequest {
+                        limit,
+                    }),
+                },
+            )
+            .await?;
+        let decisions =
+            <pb::BalancerDecisionsResponse as prost::Message>::decode(&entry.log_message[..])
+                .map_err(|e| Error::corrupt(format!("the balancer's decisions: {e}")))?
+                .balancer_decision
+                .into_iter()
+                .map(|d| Decision {
+                    initial_function_costs: d.initial_function_costs,
+                    final_function_costs: d.final_function_costs,
+                    init_total_cost: d.init_total_cost,
+                    computed_total_cost: d.computed_total_cost,
+                    computed_steps: d.computed_steps,
+                    region_plans: d.region_plans,
+                })
+                .collect();
+        let entry: pb::LogEntry = self
+            .cluster_call(
+                "GetLogEntries",
+                &pb::LogRequest {
+                    log_class_name: format!("{OUTER}BalancerRejectionsRequest"),
+                    log_message: prost::Message::encode_to_vec(&pb::BalancerRejectionsRequest {
+                        limit,
+                    }),
+                },
+            )
+            .await?;
+        let rejections =
+            <pb::BalancerRejectionsResponse as prost::Message>::decode(&entry.log_message[..])
+                .map_err(|e| Error::corrupt(format!("the balancer's rejections: {e}")))?
+                .balancer_rejection
+                .into_iter()
+                .map(|r| Rejection {
+                    reason: r.reason,
+                    cost_func_info: r.cost_func_info,
+                })
+                .collect();
+        Ok((decisions, rejections))
     }
 
     pub(super) async fn alter_status(&self, table: &TableName) -> Result<(u32, u32)> {

@@ -2,6 +2,7 @@
 //! embedded connections.
 
 use basalt_common::acl::{Permission, Scope};
+use basalt_common::balancer_log::{Decision, Rejection};
 use basalt_common::chore::Chore;
 use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
@@ -302,6 +303,10 @@ impl Client for RemoteConnection {
 
     fn clear_slow_log(&self, servers: &[String]) -> Result<(usize, usize)> {
         self.admin().clear_slow_log(servers)
+    }
+
+    fn balancer_log(&self, limit: usize) -> Result<(Vec<Decision>, Vec<Rejection>)> {
+        self.admin().balancer_log(limit)
     }
 
     fn alter_status(&self, table: &TableName) -> Result<(u32, u32)> {

@@ -779,28 +779,24 @@ fn log_responses(
         "Retrieved {} Responses from RegionServers",
         if large { "LargeLog" } else { "SlowLog" }
     );
-    w!(out, "[");
-    for (i, (_, c)) in calls.iter().enumerate() {
-        let fields = [
-            ("startTime", c.start_time_ms.to_string()),
-            ("processingTime", c.processing_ms.to_string()),
-            ("queueTime", c.queue_ms.to_string()),
-            ("responseSize", c.response_size.to_string()),
-            ("clientAddress", json_text(&c.client_address)),
-            ("serverClass", json_text("HRegionServer")),
-            ("methodName", json_text(&c.method)),
-            ("callDetails", json_text(&c.call_details())),
-            ("regionName", json_text(c.region.as_deref().unwrap_or(""))),
-            ("userName", json_text(&c.user)),
-        ];
-        w!(out, "  {{");
-        for (j, (k, v)) in fields.iter().enumerate() {
-            let comma = if j + 1 < fields.len() { "," } else { "" };
-            w!(out, "    \"{k}\": {v}{comma}");
-        }
-        w!(out, "  }}{}", if i + 1 < calls.len() { "," } else { "" });
-    }
-    w!(out, "]");
+    let records: Vec<Vec<(&str, String)>> = calls
+        .iter()
+        .map(|(_, c)| {
+            vec![
+                ("startTime", c.start_time_ms.to_string()),
+                ("processingTime", c.processing_ms.to_string()),
+                ("queueTime", c.queue_ms.to_string()),
+                ("responseSize", c.response_size.to_string()),
+                ("clientAddress", json_text(&c.client_address)),
+                ("serverClass", json_text("HRegionServer")),
+                ("methodName", json_text(&c.method)),
+                ("callDetails", json_text(&c.call_details())),
+                ("regionName", json_text(c.region.as_deref().unwrap_or(""))),
+                ("userName", json_text(&c.user)),
+            ]
+        })
+        .collect();
+    print_json_records(out, &records)?;
     Ok(None)
 }
 
@@ -832,5 +828,81 @@ pub(super) fn clear_slowlog_responses(
         out,
         "Cleared Slowlog responses from {cleared}/{of} RegionServers"
     );
+    Ok(None)
+}
+
+/// `{LIMIT => n}` of the balancer log commands (all of them if not given).
+fn balancer_limit(args: &[Value]) -> R<usize> {
+    let a = Args::new(args);
+    a.unknown_options(&["LIMIT"])?;
+    Ok(a.opt_int("LIMIT")?
+        .map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(0)))
+}
+
+fn json_list(items: &[String]) -> String {
+    let quoted: Vec<String> = items.iter().map(|i| json_text(i)).collect();
+    format!("[{}]", quoted.join(", "))
+}
+
+/// Prints records as a JSON array of objects, each a list of (key, JSON value).
+fn print_json_records(out: &mut dyn Write, records: &[Vec<(&str, String)>]) -> R<()> {
+    w!(out, "[");
+    for (i, fields) in records.iter().enumerate() {
+        w!(out, "  {{");
+        for (j, (k, v)) in fields.iter().enumerate() {
+            let comma = if j + 1 < fields.len() { "," } else { "" };
+            w!(out, "    \"{k}\": {v}{comma}");
+        }
+        w!(out, "  }}{}", if i + 1 < records.len() { "," } else { "" });
+    }
+    w!(out, "]");
+    Ok(())
+}
+
+/// `get_balancer_decisions [{LIMIT => n}]`: the balancer's recent runs that moved regions.
+pub(super) fn get_balancer_decisions(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    let limit = balancer_limit(args)?;
+    let (decisions, _) = client(shell, args, shell.client.balancer_log(limit))?;
+    w!(out, "Retrieved BalancerDecision Responses");
+    let records: Vec<Vec<(&str, String)>> = decisions
+        .iter()
+        .map(|d| {
+            vec![
+                ("initTotalCost", format!("{:?}", d.init_total_cost)),
+                ("finalTotalCost", format!("{:?}", d.computed_total_cost)),
+                ("initialFunctionCosts", json_text(&d.initial_function_costs)),
+                ("finalFunctionCosts", json_text(&d.final_function_costs)),
+                ("computedSteps", d.computed_steps.to_string()),
+                ("regionPlans", json_list(&d.region_plans)),
+            ]
+        })
+        .collect();
+    print_json_records(out, &records)?;
+    Ok(None)
+}
+
+/// `get_balancer_rejections [{LIMIT => n}]`: the balancer's recent runs that moved nothing.
+pub(super) fn get_balancer_rejections(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    let limit = balancer_limit(args)?;
+    let (_, rejections) = client(shell, args, shell.client.balancer_log(limit))?;
+    w!(out, "Retrieved BalancerRejection Responses");
+    let records: Vec<Vec<(&str, String)>> = rejections
+        .iter()
+        .map(|r| {
+            vec![
+                ("reason", json_text(&r.reason)),
+                ("costFuncInfoList", json_list(&r.cost_func_info)),
+            ]
+        })
+        .collect();
+    print_json_records(out, &records)?;
     Ok(None)
 }

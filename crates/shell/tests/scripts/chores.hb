@@ -21,3 +21,7 @@ normalize {REGEX => 'zz.*'}
 normalize {COLOR => 'red'}
 hbck_chore_run
 update_config '%SERVER%'
+balancer
+get_balancer_rejections {LIMIT => 1}
+get_balancer_decisions
+get_balancer_decisions {COLOR => 1}
