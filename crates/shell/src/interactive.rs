@@ -129,7 +129,17 @@ pub fn run_interactive(shell: &mut Shell, banner: &str) -> io::Result<()> {
                     break;
                 }
                 let mut out = stdout.lock();
-                match shell.run(&pending, &mut out) {
+                let mut outcome = shell.run(&pending, &mut out);
+                while let Err(Failure::Confirm) = outcome {
+                    out.flush()?;
+                    drop(out);
+                    // The question is printed; its answer is the next line (none: no).
+                    let answer = editor.readline("").unwrap_or_default();
+                    shell.answer(answer.trim());
+                    out = stdout.lock();
+                    outcome = shell.run(&pending, &mut out);
+                }
+                match outcome {
                     Err(Failure::Incomplete) => continue,
                     Err(Failure::Io(e)) => return Err(e),
                     // Errors were printed in the session's output.

@@ -73,6 +73,10 @@ pub enum Failure {
     Command { command: String, message: String },
     /// Writing the output failed.
     Io(io::Error),
+    /// A command asks a question (`Drop the above 2 tables (y/n)?`, printed already): the
+    /// next input line is the answer, given with [`Shell::answer`], and the same statement
+    /// runs again.
+    Confirm,
 }
 
 impl fmt::Display for Failure {
@@ -82,6 +86,7 @@ impl fmt::Display for Failure {
             Failure::Syntax(m) => f.write_str(m),
             Failure::Command { message, .. } => write!(f, "ERROR: {message}"),
             Failure::Io(e) => write!(f, "writing output: {e}"),
+            Failure::Confirm => f.write_str("waiting for an answer"),
         }
     }
 }
@@ -118,6 +123,8 @@ pub struct Shell {
     pub(crate) options: Options,
     /// `exit` or `quit` ran.
     exited: bool,
+    /// The answer to the question the last statement asked ([`Failure::Confirm`]).
+    pub(crate) answer: Option<String>,
 }
 
 impl fmt::Debug for Shell {
@@ -139,6 +146,7 @@ impl Shell {
             vars: HashMap::new(),
             options,
             exited: false,
+            answer: None,
         }
     }
 
@@ -207,7 +215,15 @@ impl Shell {
                 break;
             }
             pending.push_str(&line);
-            match self.run(&pending, out) {
+            let mut outcome = self.run(&pending, out);
+            while let Err(Failure::Confirm) = outcome {
+                // The question's answer is the next line (none left: no).
+                line.clear();
+                input.read_line(&mut line)?;
+                self.answer(line.trim());
+                outcome = self.run(&pending, out);
+            }
+            match outcome {
                 Err(Failure::Incomplete) => continue,
                 Err(Failure::Io(e)) => return Err(Failure::Io(e)),
                 Err(e) if !self.options.interactive => return Err(e),
@@ -284,6 +300,9 @@ impl Shell {
         };
         let started = Instant::now();
         let result = (info.run)(self, &args, out);
+        if matches!(&result, Err(m) if m == commands::ASKED) {
+            return Err(Failure::Confirm);
+        }
         match result {
             Ok(returned) => {
                 if info.timed {
@@ -307,6 +326,12 @@ impl Shell {
                 failed
             }
         }
+    }
+
+    /// Answers the question the last statement asked ([`Failure::Confirm`]); run the
+    /// statement again to act on it.
+    pub fn answer(&mut self, answer: &str) {
+        self.answer = Some(answer.to_owned());
     }
 
     /// Prints a command's error as HBase's shell does (interactive) and returns it.

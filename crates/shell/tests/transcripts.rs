@@ -28,7 +28,20 @@ fn transcript(client: Arc<dyn Client>, script: &str, server: &str) -> String {
     let mut shell = Shell::new(client, Options::default());
     let mut out: Vec<u8> = Vec::new();
     let mut pending = String::new();
+    // A command asked a question: the next line is its answer, echoed as typed.
+    let mut asked = false;
     for line in script.lines() {
+        if asked {
+            out.extend_from_slice(format!("{line}\n").as_bytes());
+            shell.answer(line.trim());
+            asked = false;
+            match shell.run(&pending, &mut out) {
+                Err(Failure::Confirm) => asked = true,
+                Err(Failure::Io(e)) => panic!("{e}"),
+                _ => pending.clear(),
+            }
+            continue;
+        }
         if pending.is_empty() {
             out.extend_from_slice(format!("hbase> {line}\n").as_bytes());
         } else {
@@ -38,6 +51,10 @@ fn transcript(client: Arc<dyn Client>, script: &str, server: &str) -> String {
         pending.push('\n');
         match shell.run(&pending, &mut out) {
             Err(Failure::Incomplete) => continue,
+            Err(Failure::Confirm) => {
+                asked = true;
+                continue;
+            }
             Err(Failure::Io(e)) => panic!("{e}"),
             Ok(()) | Err(_) => pending.clear(),
         }

@@ -560,3 +560,78 @@ pub(super) fn locate_region(
     f.footer(out, None).map_err(io)?;
     Ok(None)
 }
+
+/// What `enable_all`, `disable_all` and `drop_all` do to each table.
+#[derive(Clone, Copy)]
+enum Bulk {
+    Enable,
+    Disable,
+    Drop,
+}
+
+/// `enable_all`, `disable_all`, `drop_all 'regex'`: the matching tables listed, a question,
+/// and on `y` the change to each, as HBase's shell does.
+fn all_tables(shell: &mut Shell, args: &[Value], out: &mut dyn Write, what: Bulk) -> CommandResult {
+    let a = Args::all(args);
+    let pattern = a.string(0, "regular expression")?;
+    let re = matcher(Some(pattern.clone()))?.ok_or("a regular expression is needed")?;
+    let names: Vec<TableName> = client(shell, args, shell.client.table_names())?
+        .into_iter()
+        .filter(|t| re.is_match(&t.to_string()))
+        .collect();
+    if names.is_empty() {
+        w!(out, "No tables matched the regex {pattern}");
+        return Ok(None);
+    }
+    let (verb, done) = match what {
+        Bulk::Enable => ("Enable", "enabled"),
+        Bulk::Disable => ("Disable", "disabled"),
+        Bulk::Drop => ("Drop", "dropped"),
+    };
+    if shell.answer.is_none() {
+        for n in &names {
+            w!(out, "{n}");
+        }
+    }
+    let question = format!("\n{verb} the above {} tables (y/n)?", names.len());
+    if !super::confirm(shell, out, &question)? {
+        return Ok(None);
+    }
+    let mut failed = Vec::new();
+    for n in &names {
+        let r = match what {
+            Bulk::Enable => shell.client.enable_table(n),
+            Bulk::Disable => shell.client.disable_table(n),
+            Bulk::Drop => shell.client.delete_table(n),
+        };
+        if r.is_err() {
+            failed.push(n.to_string());
+        }
+    }
+    w!(
+        out,
+        "{} tables successfully {done}",
+        names.len() - failed.len()
+    );
+    if !failed.is_empty() {
+        w!(
+            out,
+            "{} tables not {done} due to an exception: {}",
+            failed.len(),
+            failed.join(",")
+        );
+    }
+    Ok(None)
+}
+
+pub(super) fn enable_all(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> CommandResult {
+    all_tables(shell, args, out, Bulk::Enable)
+}
+
+pub(super) fn disable_all(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> CommandResult {
+    all_tables(shell, args, out, Bulk::Disable)
+}
+
+pub(super) fn drop_all(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> CommandResult {
+    all_tables(shell, args, out, Bulk::Drop)
+}

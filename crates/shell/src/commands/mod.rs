@@ -66,6 +66,9 @@ wherever a value goes:
   hbase> create 't1', 'f1', SPLITS_FILE => 'splits.txt'
   hbase> create 't1', 'f1', {NUMREGIONS => 15, SPLITALGO => 'HexStringSplit'}
   hbase> create 't1', 'f1', MAX_FILESIZE => '134217728', DURABILITY => 'ASYNC_WAL'";
+    "enable_all", "ddl", ddl::enable_all, true, "Enable every table matching a regular expression, after listing them and asking.\n  hbase> enable_all 't.*'";
+    "disable_all", "ddl", ddl::disable_all, true, "Disable every table matching a regular expression, after listing them and asking.\n  hbase> disable_all 't.*'";
+    "drop_all", "ddl", ddl::drop_all, true, "Drop every (disabled) table matching a regular expression, after listing them and asking.\n  hbase> drop_all 't.*'";
     "alter_async", "ddl", ddl::alter_async, true, "As alter, without printing the regions' progress (alter_status shows it).\n  hbase> alter_async 't1', NAME => 'f1', VERSIONS => 5";
     "alter_status", "ddl", ddl::alter_status, true, "How many of a table's regions have its new schema.\n  hbase> alter_status 't1'";
     "alter", "ddl", ddl::alter, true,
@@ -318,6 +321,8 @@ name matches a second one).
 "Put a table back as it was when the snapshot was taken: its schema, regions and data. The
 table must be disabled first (it stays disabled); a dropped table is cloned back.
   hbase> restore_snapshot 'snapshotName'";
+    "delete_all_snapshot", "snapshots", snapshot::delete_all_snapshot, true, "Delete every snapshot whose name matches a regular expression, after listing them and asking.\n  hbase> delete_all_snapshot 's.*'";
+    "delete_table_snapshots", "snapshots", snapshot::delete_table_snapshots, true, "Delete the snapshots of the tables a regular expression matches (and of those, the ones\nwhose name matches a second one), after listing them and asking.\n  hbase> delete_table_snapshots 'tableName'\n  hbase> delete_table_snapshots 'tableName.*', 'snapshotName.*'";
     "delete_snapshot", "snapshots", snapshot::delete_snapshot, true,
 "Delete a snapshot (the files it kept go with the last name they have).
   hbase> delete_snapshot 'snapshotName'";
@@ -381,6 +386,21 @@ that takes it and lacks it.
   hbase> peer_modification_switch false";
     "peer_modification_enabled", "replication", replication::peer_modification_enabled, true, "Whether peers may be added, changed and removed.\n  hbase> peer_modification_enabled";
     "disable_table_replication", "replication", replication::disable_table_replication, true, "Stop replicating a table (REPLICATION_SCOPE 0 on every family).\n  hbase> disable_table_replication 't1'";
+}
+
+/// What a command returns to ask a question it printed: the shell reads the answer and runs
+/// the command again (`Shell::answer`).
+pub(crate) const ASKED: &str = "\u{0}asked";
+
+/// The answer to a yes-or-no question a command asks (HBase's `gets`, `y` and anything
+/// starting with it: yes): `Ok(Some(answer))` once given, `Err(ASKED)` after printing the
+/// question the first time.
+pub(crate) fn confirm(shell: &mut Shell, out: &mut dyn Write, question: &str) -> R<bool> {
+    if let Some(answer) = shell.answer.take() {
+        return Ok(answer.to_ascii_lowercase().starts_with('y'));
+    }
+    writeln!(out, "{question}").map_err(io)?;
+    Err(ASKED.to_owned())
 }
 
 /// The command named `name`.

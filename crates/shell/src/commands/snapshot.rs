@@ -118,3 +118,89 @@ mod tests {
         assert_eq!(super::creation_time(0), "1970-01-01 00:00:00 +0000");
     }
 }
+
+/// Deletes the snapshots `keep` picks after listing them and asking (HBase's
+/// `delete_all_snapshot`, `delete_table_snapshots`).
+fn delete_picked(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+    nothing: &str,
+    keep: impl Fn(&basalt_client::SnapshotInfo) -> bool,
+) -> CommandResult {
+    let found: Vec<_> = client(shell, args, shell.client.list_snapshots())?
+        .into_iter()
+        .filter(|s| keep(s))
+        .collect();
+    if found.is_empty() {
+        w!(out, "{nothing}");
+        return Ok(None);
+    }
+    let table = |shell: &Shell, out: &mut dyn Write, list: &[&basalt_client::SnapshotInfo]| {
+        let mut f = Formatter::new(shell.options.width);
+        f.header(out, &["SNAPSHOT", "TABLE + CREATION TIME"])
+            .map_err(io)?;
+        for s in list {
+            let when = format!("{} ({})", s.table, creation_time(s.creation_time));
+            f.row2(out, &s.name, &when).map_err(io)?;
+        }
+        f.footer(out, None).map_err(io)
+    };
+    let all: Vec<&basalt_client::SnapshotInfo> = found.iter().collect();
+    if shell.answer.is_none() {
+        table(shell, out, &all)?;
+    }
+    let question = format!("\nDelete the above {} snapshots (y/n)?", found.len());
+    if !super::confirm(shell, out, &question)? {
+        return Ok(None);
+    }
+    let (mut deleted, mut failed) = (Vec::new(), Vec::new());
+    for s in &found {
+        match shell.client.delete_snapshot(&s.name) {
+            Ok(()) => deleted.push(s),
+            Err(_) => failed.push(s),
+        }
+    }
+    if !deleted.is_empty() {
+        table(shell, out, &deleted)?;
+        w!(out, "{} snapshots successfully deleted.", deleted.len());
+    }
+    if !failed.is_empty() {
+        w!(
+            out,
+            "\nFailed to delete the below {} snapshots.",
+            failed.len()
+        );
+        table(shell, out, &failed)?;
+    }
+    Ok(None)
+}
+
+/// `delete_all_snapshot 'regex'`.
+pub(super) fn delete_all_snapshot(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    let pattern = Args::new(args).string(0, "snapshot name regular expression")?;
+    let re = matcher(Some(pattern.clone()))?.ok_or("a regular expression is needed")?;
+    let nothing = format!("No snapshots matched the regex {pattern}");
+    delete_picked(shell, args, out, &nothing, |s| re.is_match(&s.name))
+}
+
+/// `delete_table_snapshots 'tableRegex'[, 'snapshotRegex']`.
+pub(super) fn delete_table_snapshots(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    let a = Args::new(args);
+    let tables = matcher(Some(a.string(0, "table name regular expression")?))?;
+    let names = matcher(a.opt_string(1, "snapshot name regular expression")?)?;
+    delete_picked(shell, args, out, "No snapshots matched", |s| {
+        tables
+            .as_ref()
+            .is_none_or(|r| r.is_match(&s.table.to_string()))
+            && names.as_ref().is_none_or(|r| r.is_match(&s.name))
+    })
+}

@@ -25,3 +25,32 @@ balancer
 get_balancer_rejections {LIMIT => 1}
 get_balancer_decisions
 get_balancer_decisions {COLOR => 1}
+create 'all1', 'f'
+create 'all2', 'f'
+disable_all 'all.*'
+n
+is_disabled 'all1'
+disable_all 'all.*'
+y
+is_disabled 'all2'
+enable_all 'all1'
+yes
+drop_all 'all.*'
+y
+disable_all 'all1'
+y
+drop_all 'all.*'
+Y
+list 'all.*'
+enable_all 'nomatch.*'
+snapshot 'ch', 'chs1'
+snapshot 'ch', 'chs2'
+snapshot 'ch', 'other'
+delete_all_snapshot 'chs.*'
+y
+list_snapshots
+delete_table_snapshots 'ch', 'oth.*'
+n
+delete_table_snapshots 'c.*'
+y
+list_snapshots
