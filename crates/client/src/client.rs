@@ -9,6 +9,7 @@ use basalt_common::acl::{Permission, Scope};
 use basalt_common::balancer_log::{Decision, Rejection};
 use basalt_common::chore::Chore;
 use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment};
+use basalt_common::procedure::{Lock, Procedure};
 use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 pub use basalt_common::snapshot::SnapshotInfo;
@@ -340,6 +341,10 @@ pub trait Client: Send + Sync + fmt::Debug {
     /// The balancer's newest `limit` decisions and rejections, newest first (MasterService
     /// GetLogEntries).
     fn balancer_log(&self, limit: usize) -> Result<(Vec<Decision>, Vec<Rejection>)>;
+    /// The master's running and recent procedures, by id (MasterService GetProcedures).
+    fn procedures(&self) -> Result<Vec<Procedure>>;
+    /// The locks the master's procedures hold now (MasterService GetLocks).
+    fn locks(&self) -> Result<Vec<Lock>>;
     /// Stops the active master alone; a backup master takes over (MasterService StopMaster).
     fn stop_master(&self) -> Result<()>;
     /// Forgets dead servers (all of them if none is named); returns the names it could not

@@ -23,6 +23,7 @@ use basalt_common::key_layout::KeyLayout;
 use basalt_common::ops::{
     Append, CheckAction, CheckAndMutate, CheckAndMutateResult, Increment, RowMutations, RowOp,
 };
+use basalt_common::procedure::{Lock, Procedure};
 use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use basalt_common::{
@@ -537,6 +538,8 @@ impl Client for LayoutClient {
         slow_log(servers: &[String], filter: &SlowLogFilter) -> Result<Vec<(String, SlowCall)>>;
         clear_slow_log(servers: &[String]) -> Result<(usize, usize)>;
         balancer_log(limit: usize) -> Result<(Vec<Decision>, Vec<Rejection>)>;
+        procedures() -> Result<Vec<Procedure>>;
+        locks() -> Result<Vec<Lock>>;
         security_capabilities() -> Result<Vec<String>>;
         in_maintenance_mode() -> Result<bool>;
         clear_block_cache(table: &TableName) -> Result<(u64, u64, u64)>;

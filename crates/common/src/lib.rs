@@ -22,6 +22,7 @@ pub mod metrics;
 pub mod namespace;
 pub mod ops;
 pub mod pb;
+pub mod procedure;
 pub mod region_info;
 pub mod replication;
 pub mod schema;

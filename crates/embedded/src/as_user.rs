@@ -10,6 +10,7 @@ use basalt_common::acl::{AccessControl, Action, Permission, Scope, User};
 use basalt_common::balancer_log::{Decision, Rejection};
 use basalt_common::chore::Chore;
 use basalt_common::ops::{Append, CheckAction, CheckAndMutate, CheckAndMutateResult, Increment};
+use basalt_common::procedure::{Lock, Procedure};
 use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use basalt_common::{Bytes, Delete, Get, Put, Result, RowResult, Scan, TableDescriptor, TableName};
@@ -396,6 +397,16 @@ impl Client for AsUser {
     fn balancer_log(&self, limit: usize) -> Result<(Vec<Decision>, Vec<Rejection>)> {
         self.admin()?;
         self.inner.balancer_log(limit)
+    }
+
+    fn procedures(&self) -> Result<Vec<Procedure>> {
+        self.admin()?;
+        self.inner.procedures()
+    }
+
+    fn locks(&self) -> Result<Vec<Lock>> {
+        self.admin()?;
+        self.inner.locks()
     }
 
     fn alter_status(&self, table: &TableName) -> Result<(u32, u32)> {

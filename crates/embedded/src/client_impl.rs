@@ -12,6 +12,7 @@ use basalt_common::acl::{Permission, Scope};
 use basalt_common::balancer_log::{Decision, Rejection};
 use basalt_common::chore::Chore;
 use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment};
+use basalt_common::procedure::{Lock, Procedure};
 use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use basalt_common::{
@@ -351,6 +352,14 @@ impl Client for Connection {
     fn balancer_log(&self, limit: usize) -> Result<(Vec<Decision>, Vec<Rejection>)> {
         let log = &self.engine.balancer_log;
         Ok((log.decisions(limit), log.rejections(limit)))
+    }
+
+    fn procedures(&self) -> Result<Vec<Procedure>> {
+        Ok(self.engine.procedure_log.procedures())
+    }
+
+    fn locks(&self) -> Result<Vec<Lock>> {
+        Ok(self.engine.procedure_log.locks())
     }
 
     fn alter_status(&self, table: &TableName) -> Result<(u32, u32)> {

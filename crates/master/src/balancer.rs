@@ -193,7 +193,7 @@ fn placed(master: &Master, info: &RegionInfo) -> Result<(Arc<HostedTable>, Place
 /// Moves the region named `name` (full or encoded) to `to` (a live server's name,
 /// `host,port,startcode`, or `host:port`), or, with no target, to another live server
 /// (HBase's `move`).
-pub fn move_region(master: &Master, name: &[u8], to: Option<&str>) -> Result<()> {
+fn move_region_run(master: &Master, name: &[u8], to: Option<&str>) -> Result<()> {
     let _ddl = master.ddl();
     let (table, p) = master.find_placed(name)?;
     if table.name.is_meta() {
@@ -317,7 +317,7 @@ pub(crate) fn move_locked(
 
 /// Closes a region and leaves it closed (HBase's `unassign`): state CLOSED in meta; calls on
 /// it fail (NotServingRegion) until it is assigned again.
-pub fn unassign(master: &Master, name: &[u8]) -> Result<()> {
+fn unassign_run(master: &Master, name: &[u8]) -> Result<()> {
     let _ddl = master.ddl();
     let (table, p) = master.find_placed(name)?;
     if table.name.is_meta() {
@@ -331,7 +331,7 @@ pub fn unassign(master: &Master, name: &[u8]) -> Result<()> {
 
 /// Opens a region (HBase's `assign`): on the server it was placed on if that one lives,
 /// else on another; opening an open region changes nothing.
-pub fn assign(master: &Master, name: &[u8]) -> Result<()> {
+fn assign_run(master: &Master, name: &[u8]) -> Result<()> {
     let _ddl = master.ddl();
     let (table, p) = master.find_placed(name)?;
     if !table.is_enabled() {
@@ -407,4 +407,46 @@ mod tests {
         // One server: nothing to do.
         assert!(plan(&BTreeMap::from([("a".to_owned(), regions(5, 0))])).is_empty());
     }
+}
+
+/// [`move_region_run`] as a recorded procedure.
+pub fn move_region(master: &Master, name: &[u8], to: Option<&str>) -> Result<()> {
+    let params = vec![
+        ("region".into(), String::from_utf8_lossy(name).into_owned()),
+        ("to".into(), to.unwrap_or("any").to_owned()),
+    ];
+    master.procedure_log.track(
+        "TransitRegionStateProcedure",
+        crate::procedure_log::Resource::Region(String::from_utf8_lossy(name).into_owned()),
+        params,
+        || move_region_run(master, name, to),
+    )
+}
+
+/// [`unassign_run`] as a recorded procedure.
+pub fn unassign(master: &Master, name: &[u8]) -> Result<()> {
+    let params = vec![
+        ("region".into(), String::from_utf8_lossy(name).into_owned()),
+        ("type".into(), "UNASSIGN".into()),
+    ];
+    master.procedure_log.track(
+        "TransitRegionStateProcedure",
+        crate::procedure_log::Resource::Region(String::from_utf8_lossy(name).into_owned()),
+        params,
+        || unassign_run(master, name),
+    )
+}
+
+/// [`assign_run`] as a recorded procedure.
+pub fn assign(master: &Master, name: &[u8]) -> Result<()> {
+    let params = vec![
+        ("region".into(), String::from_utf8_lossy(name).into_owned()),
+        ("type".into(), "ASSIGN".into()),
+    ];
+    master.procedure_log.track(
+        "TransitRegionStateProcedure",
+        crate::procedure_log::Resource::Region(String::from_utf8_lossy(name).into_owned()),
+        params,
+        || assign_run(master, name),
+    )
 }

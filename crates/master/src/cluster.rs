@@ -578,6 +578,17 @@ impl ClusterMaster {
     /// HBase's ServerCrashProcedure: the server is fenced and its log split; meta (if it was
     /// there) and then its regions are opened on the live servers and the catalog updated.
     fn server_gone(&self, name: &str) -> Result<()> {
+        let params = vec![("serverName".into(), name.to_owned())];
+        self.master.procedure_log.track(
+            "ServerCrashProcedure",
+            crate::procedure_log::Resource::Server(name.to_owned()),
+            params,
+            || self.recover_server(name),
+        )
+    }
+
+    /// [`ClusterMaster::server_gone`]'s work.
+    fn recover_server(&self, name: &str) -> Result<()> {
         let _ddl = self.master.ddl();
         let Some(gone) = ServerName::parse(name) else {
             return Ok(());

@@ -24,6 +24,7 @@ pub mod master_service;
 pub mod meta;
 pub mod normalizer;
 pub mod peers;
+pub mod procedure_log;
 pub mod procedures;
 pub mod servers;
 pub mod snapshots;

@@ -315,6 +315,8 @@ pub struct Master {
     /// newest last) and the masters waiting to take over, for the cluster status.
     pub dead_servers: Mutex<Vec<basalt_common::ServerName>>,
     pub backup_masters: Mutex<Vec<basalt_common::ServerName>>,
+    /// Its procedures, running and recent (`list_procedures`, `list_locks`).
+    pub procedure_log: crate::procedure_log::ProcedureLog,
     /// What the balancer decided on its recent runs.
     pub balancer_log: basalt_common::balancer_log::BalancerLog,
     /// What the master counts (balancer runs, regions moved).
@@ -370,6 +372,7 @@ impl Master {
             backup_masters: Mutex::new(Vec::new()),
             metrics: Arc::default(),
             balancer_log: Default::default(),
+            procedure_log: Default::default(),
             access,
             cluster_id,
         }
@@ -433,8 +436,18 @@ impl Master {
     }
 
     /// Serializes catalog changes.
+    /// The DDL lock: one catalog change at a time. The procedure this thread runs is
+    /// recorded as waiting while another holds it.
     pub fn ddl(&self) -> MutexGuard<'_, ()> {
-        self.ddl.lock().unwrap_or_else(PoisonError::into_inner)
+        match self.ddl.try_lock() {
+            Ok(guard) => return guard,
+            Err(std::sync::TryLockError::Poisoned(p)) => return p.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => {}
+        }
+        self.procedure_log.waiting(true);
+        let guard = self.ddl.lock().unwrap_or_else(PoisonError::into_inner);
+        self.procedure_log.waiting(false);
+        guard
     }
 
     /// Where the catalog is read and written.

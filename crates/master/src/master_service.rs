@@ -762,6 +762,45 @@ impl MasterService {
                 }
                 .encode_to_vec())
             }),
+            "GetProcedures" => decode::<pb::GetProceduresRequest>(param).map(|_| {
+                pb::GetProceduresResponse {
+                    procedure: self
+                        .master
+                        .procedure_log
+                        .procedures()
+                        .iter()
+                        .map(basalt_proto::procedure_pb)
+                        .collect(),
+                }
+                .encode_to_vec()
+            }),
+            "GetLocks" => decode::<pb::GetLocksRequest>(param).map(|_| {
+                use basalt_common::procedure::Resource;
+                let lock = self
+                    .master
+                    .procedure_log
+                    .locks()
+                    .iter()
+                    .map(|l| pb::LockedResource {
+                        resource_type: match l.resource {
+                            Resource::Server(_) => pb::LockedResourceType::Server,
+                            Resource::Namespace(_) => pb::LockedResourceType::Namespace,
+                            Resource::Table(_) => pb::LockedResourceType::Table,
+                            Resource::Region(_) => pb::LockedResourceType::Region,
+                        } as i32,
+                        resource_name: Some(l.resource.name().to_owned()),
+                        lock_type: pb::LockType::Exclusive as i32,
+                        exclusive_lock_owner_procedure: Some(basalt_proto::procedure_pb(&l.owner)),
+                        shared_lock_count: None,
+                        waiting_procedures: l
+                            .waiting
+                            .iter()
+                            .map(basalt_proto::procedure_pb)
+                            .collect(),
+                    })
+                    .collect();
+                pb::GetLocksResponse { lock }.encode_to_vec()
+            }),
             "GetSchemaAlterStatus" => {
                 decode::<pb::GetSchemaAlterStatusRequest>(param).and_then(|r| {
                     let name = table_name(&r.table_name)?;

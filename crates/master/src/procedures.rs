@@ -13,6 +13,7 @@ use basalt_regionserver::layout;
 
 use crate::master::{HostedTable, Master, Placed};
 use crate::meta::{self, NamespaceDescriptor, TableState};
+use crate::procedure_log::Resource;
 use crate::servers::RegionServerAdmin;
 
 fn refuse_system(name: &TableName) -> Result<()> {
@@ -33,7 +34,7 @@ fn validate_namespace_name(name: &str) -> Result<()> {
 }
 
 /// Writes a namespace: a new one (`create`) or new properties for an existing one.
-pub fn put_namespace(engine: &Master, ns: &NamespaceDescriptor, create: bool) -> Result<()> {
+fn put_namespace_run(engine: &Master, ns: &NamespaceDescriptor, create: bool) -> Result<()> {
     let _ddl = engine.ddl();
     engine.check_open()?;
     validate_namespace_name(&ns.name)?;
@@ -50,7 +51,7 @@ pub fn put_namespace(engine: &Master, ns: &NamespaceDescriptor, create: bool) ->
     Ok(())
 }
 
-pub fn delete_namespace(engine: &Master, name: &str) -> Result<()> {
+fn delete_namespace_run(engine: &Master, name: &str) -> Result<()> {
     let _ddl = engine.ddl();
     engine.check_open()?;
     if !engine.namespaces().contains_key(name) {
@@ -97,7 +98,7 @@ fn sorted_split_keys(keys: &[Bytes]) -> Result<Vec<Bytes>> {
     Ok(sorted)
 }
 
-pub fn create_table(
+fn create_table_run(
     engine: &Master,
     descriptor: TableDescriptor,
     split_keys: &[Bytes],
@@ -189,7 +190,7 @@ fn create_table_locked(
     Ok(())
 }
 
-pub fn set_enabled(engine: &Master, name: &TableName, enabled: bool) -> Result<()> {
+fn set_enabled_run(engine: &Master, name: &TableName, enabled: bool) -> Result<()> {
     let _ddl = engine.ddl();
     let table = engine.table(name)?;
     refuse_system(name)?;
@@ -244,7 +245,7 @@ pub(crate) fn region_rows(engine: &Master, name: &TableName) -> Result<Vec<meta:
         .collect())
 }
 
-pub fn delete_table(engine: &Master, name: &TableName) -> Result<()> {
+fn delete_table_run(engine: &Master, name: &TableName) -> Result<()> {
     let _ddl = engine.ddl();
     delete_table_locked(engine, name)
 }
@@ -268,7 +269,7 @@ fn delete_table_locked(engine: &Master, name: &TableName) -> Result<()> {
     layout::delete_dir(engine.fs.as_ref(), &engine.table_dir(name))
 }
 
-pub fn truncate_table(engine: &Master, name: &TableName, preserve_splits: bool) -> Result<()> {
+fn truncate_table_run(engine: &Master, name: &TableName, preserve_splits: bool) -> Result<()> {
     let _ddl = engine.ddl();
     let table = engine.table(name)?;
     refuse_system(name)?;
@@ -293,7 +294,7 @@ pub fn truncate_table(engine: &Master, name: &TableName, preserve_splits: bool) 
 /// Alters a table online: the new schema is written, then each region is closed (its
 /// memstores flushed) and reopened with it. Requests to a region being reopened wait and
 /// retry. Families the new schema drops are deleted from every region.
-pub fn modify_table(engine: &Master, descriptor: TableDescriptor) -> Result<()> {
+fn modify_table_run(engine: &Master, descriptor: TableDescriptor) -> Result<()> {
     let _ddl = engine.ddl();
     let name = descriptor.name.clone();
     let table = engine.table(&name)?;
@@ -364,7 +365,7 @@ fn serving(table: &HostedTable, info: &RegionInfo) -> Result<Placed> {
 /// through references. The parent stops serving while the daughters are set up (a flush
 /// and a few small files: no data is copied) and the meta commit makes the daughters the
 /// serving regions.
-pub fn split_region(
+fn split_region_run(
     engine: &Master,
     table: &Arc<HostedTable>,
     info: &RegionInfo,
@@ -433,7 +434,7 @@ fn serve_children(
 
 /// Merges two adjacent regions of a table into one that reads both parents' files through
 /// references.
-pub fn merge_regions(
+fn merge_regions_run(
     engine: &Master,
     table: &Arc<HostedTable>,
     first: &RegionInfo,
@@ -476,7 +477,7 @@ pub fn merge_regions(
 /// Merges two regions of a table whose rows overlap (an inconsistency `hbck` finds) into
 /// one over both ranges, which reads both parents' files through references (HBCK2's
 /// `fixMeta`). The caller holds no DDL lock.
-pub fn merge_overlapping(
+fn merge_overlapping_run(
     engine: &Master,
     table: &Arc<HostedTable>,
     first: &RegionInfo,
@@ -646,4 +647,152 @@ pub fn clean_parents(engine: &Master) -> Result<usize> {
         }
     }
     Ok(cleaned)
+}
+
+/// [`put_namespace_run`] as a recorded procedure (`procedure_log`).
+pub fn put_namespace(engine: &Master, ns: &NamespaceDescriptor, create: bool) -> Result<()> {
+    let params = vec![("namespace".into(), ns.name.clone())];
+    engine.procedure_log.track(
+        "CreateNamespaceProcedure",
+        Resource::Namespace(ns.name.clone()),
+        params,
+        || put_namespace_run(engine, ns, create),
+    )
+}
+
+/// [`delete_namespace_run`] as a recorded procedure (`procedure_log`).
+pub fn delete_namespace(engine: &Master, name: &str) -> Result<()> {
+    let params = vec![("namespace".into(), name.to_owned())];
+    engine.procedure_log.track(
+        "DeleteNamespaceProcedure",
+        Resource::Namespace(name.to_owned()),
+        params,
+        || delete_namespace_run(engine, name),
+    )
+}
+
+/// [`create_table_run`] as a recorded procedure (`procedure_log`).
+pub fn create_table(
+    engine: &Master,
+    descriptor: TableDescriptor,
+    split_keys: &[Bytes],
+) -> Result<()> {
+    let params = vec![
+        ("table".into(), descriptor.name.to_string()),
+        ("regions".into(), (split_keys.len() + 1).to_string()),
+    ];
+    engine.procedure_log.track(
+        "CreateTableProcedure",
+        Resource::Table(descriptor.name.to_string()),
+        params,
+        || create_table_run(engine, descriptor, split_keys),
+    )
+}
+
+/// [`set_enabled_run`] as a recorded procedure (`procedure_log`).
+pub fn set_enabled(engine: &Master, name: &TableName, enabled: bool) -> Result<()> {
+    let params = vec![("table".into(), name.to_string())];
+    engine.procedure_log.track(
+        if enabled {
+            "EnableTableProcedure"
+        } else {
+            "DisableTableProcedure"
+        },
+        Resource::Table(name.to_string()),
+        params,
+        || set_enabled_run(engine, name, enabled),
+    )
+}
+
+/// [`delete_table_run`] as a recorded procedure (`procedure_log`).
+pub fn delete_table(engine: &Master, name: &TableName) -> Result<()> {
+    let params = vec![("table".into(), name.to_string())];
+    engine.procedure_log.track(
+        "DeleteTableProcedure",
+        Resource::Table(name.to_string()),
+        params,
+        || delete_table_run(engine, name),
+    )
+}
+
+/// [`truncate_table_run`] as a recorded procedure (`procedure_log`).
+pub fn truncate_table(engine: &Master, name: &TableName, preserve_splits: bool) -> Result<()> {
+    let params = vec![
+        ("table".into(), name.to_string()),
+        ("preserveSplits".into(), preserve_splits.to_string()),
+    ];
+    engine.procedure_log.track(
+        "TruncateTableProcedure",
+        Resource::Table(name.to_string()),
+        params,
+        || truncate_table_run(engine, name, preserve_splits),
+    )
+}
+
+/// [`modify_table_run`] as a recorded procedure (`procedure_log`).
+pub fn modify_table(engine: &Master, descriptor: TableDescriptor) -> Result<()> {
+    let params = vec![("table".into(), descriptor.name.to_string())];
+    engine.procedure_log.track(
+        "ModifyTableProcedure",
+        Resource::Table(descriptor.name.to_string()),
+        params,
+        || modify_table_run(engine, descriptor),
+    )
+}
+
+/// [`split_region_run`] as a recorded procedure (`procedure_log`).
+pub fn split_region(
+    engine: &Master,
+    table: &Arc<HostedTable>,
+    info: &RegionInfo,
+    at: Option<Bytes>,
+) -> Result<(RegionInfo, RegionInfo)> {
+    let params = vec![("region".into(), info.encoded_name())];
+    engine.procedure_log.track(
+        "SplitTableRegionProcedure",
+        Resource::Region(info.encoded_name()),
+        params,
+        || split_region_run(engine, table, info, at),
+    )
+}
+
+/// [`merge_regions_run`] as a recorded procedure (`procedure_log`).
+pub fn merge_regions(
+    engine: &Master,
+    table: &Arc<HostedTable>,
+    first: &RegionInfo,
+    second: &RegionInfo,
+) -> Result<RegionInfo> {
+    let params = vec![(
+        "regions".into(),
+        format!("{}, {}", first.encoded_name(), second.encoded_name()),
+    )];
+    engine.procedure_log.track(
+        "MergeTableRegionsProcedure",
+        Resource::Region(first.encoded_name()),
+        params,
+        || merge_regions_run(engine, table, first, second),
+    )
+}
+
+/// [`merge_overlapping_run`] as a recorded procedure (`procedure_log`).
+pub fn merge_overlapping(
+    engine: &Master,
+    table: &Arc<HostedTable>,
+    first: &RegionInfo,
+    second: &RegionInfo,
+) -> Result<RegionInfo> {
+    let params = vec![
+        (
+            "regions".into(),
+            format!("{}, {}", first.encoded_name(), second.encoded_name()),
+        ),
+        ("overlapping".into(), "true".into()),
+    ];
+    engine.procedure_log.track(
+        "MergeTableRegionsProcedure",
+        Resource::Region(first.encoded_name()),
+        params,
+        || merge_overlapping_run(engine, table, first, second),
+    )
 }

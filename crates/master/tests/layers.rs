@@ -12,6 +12,7 @@ const LAYERS: &[&str] = &[
     "janitor",
     "upgrade",
     "servers",
+    "procedure_log",
     "master",
     "balancer",
     "procedures",

@@ -97,6 +97,127 @@ pub fn request_region(method: &str, param: &[u8]) -> Option<String> {
         .map(|spec| String::from_utf8_lossy(&spec.value).into_owned())
 }
 
+/// A procedure as HBase's Procedure message (its parameters as JSON text in `state_data`).
+pub fn procedure_pb(p: &basalt_common::procedure::Procedure) -> pb::Procedure {
+    use basalt_common::procedure::State;
+    let state = match p.state {
+        State::Waiting => pb::ProcedureState::Waiting,
+        State::Runnable => pb::ProcedureState::Runnable,
+        State::Success => pb::ProcedureState::Success,
+        State::Failed => pb::ProcedureState::Failed,
+    };
+    let params: Vec<String> = p
+        .parameters
+        .iter()
+        .map(|(k, v)| format!("{}:{}", json_string(k), json_string(v)))
+        .collect();
+    pb::Procedure {
+        class_name: p.class_name.clone(),
+        proc_id: p.id,
+        submitted_time: u64::try_from(p.submitted_ms).unwrap_or(0),
+        owner: Some(p.owner.clone()),
+        state: state as i32,
+        last_update: u64::try_from(p.last_update_ms).unwrap_or(0),
+        exception: p.error.as_ref().map(|e| pb::ForeignExceptionMessage {
+            source: Some("master".into()),
+            generic_exception: Some(pb::GenericExceptionMessage {
+                class_name: Some("org.apache.hadoop.hbase.HBaseIOException".into()),
+                message: Some(e.clone()),
+                error_info: None,
+            }),
+        }),
+        state_data: Some(format!("{{{}}}", params.join(",")).into_bytes()),
+        locked: Some(p.state == State::Runnable),
+        executed: Some(p.state != State::Waiting),
+        ..pb::Procedure::default()
+    }
+}
+
+/// A procedure from HBase's Procedure message (parameters read back from `state_data`'s
+/// flat JSON object of strings, when it holds one).
+pub fn procedure(p: &pb::Procedure) -> basalt_common::procedure::Procedure {
+    use basalt_common::procedure::{Resource, State};
+    let state = match p.state() {
+        pb::ProcedureState::Waiting | pb::ProcedureState::WaitingTimeout => State::Waiting,
+        pb::ProcedureState::Success => State::Success,
+        pb::ProcedureState::Failed | pb::ProcedureState::Rolledback => State::Failed,
+        _ => State::Runnable,
+    };
+    basalt_common::procedure::Procedure {
+        id: p.proc_id,
+        class_name: p.class_name.clone(),
+        owner: p.owner.clone().unwrap_or_default(),
+        state,
+        submitted_ms: i64::try_from(p.submitted_time).unwrap_or(0),
+        last_update_ms: i64::try_from(p.last_update).unwrap_or(0),
+        parameters: p
+            .state_data
+            .as_deref()
+            .map(|d| flat_json(&String::from_utf8_lossy(d)))
+            .unwrap_or_default(),
+        resource: Resource::Table(String::new()),
+        error: p
+            .exception
+            .as_ref()
+            .and_then(|e| e.generic_exception.as_ref())
+            .and_then(|g| g.message.clone()),
+    }
+}
+
+fn json_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The pairs of a flat JSON object of strings (`{"a":"b","c":"d"}`), as `procedure_pb`
+/// writes them; anything else gives none.
+fn flat_json(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut strings = Vec::new();
+    let mut chars = text.trim().chars().peekable();
+    if chars.next() != Some('{') {
+        return out;
+    }
+    while let Some(c) = chars.next() {
+        if c != '"' {
+            continue;
+        }
+        let mut s = String::new();
+        while let Some(c) = chars.next() {
+            match c {
+                '"' => break,
+                '\\' => match chars.next() {
+                    Some('u') => {
+                        let hex: String = chars.by_ref().take(4).collect();
+                        if let Some(c) = u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32)
+                        {
+                            s.push(c);
+                        }
+                    }
+                    Some(c) => s.push(c),
+                    None => break,
+                },
+                c => s.push(c),
+            }
+        }
+        strings.push(s);
+    }
+    let mut it = strings.into_iter();
+    while let (Some(k), Some(v)) = (it.next(), it.next()) {
+        out.push((k, v));
+    }
+    out
+}
+
 /// The Java class names HBase's clients and servers give the slow log's GetLogEntries
 /// messages.
 pub const SLOW_LOG_REQUEST_CLASS: &str =

@@ -82,6 +82,8 @@ fn mask(text: &str) -> String {
         (r"\b[0-9a-f]{32}\b", "<encoded>"),
         // A snapshot's creation time, as Ruby's Time#to_s prints it.
         (r"\(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+0000\)", "(<time>)"),
+        // A procedure's times, as list_procedures prints them.
+        (r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+0000", "<time>"),
     ];
     let mut s = text.to_owned();
     for (pattern, with) in rules {
@@ -192,4 +194,9 @@ fn servers() {
 #[test]
 fn chores() {
     check("chores");
+}
+
+#[test]
+fn procedures() {
+    check("procedures");
 }

@@ -5,6 +5,7 @@
 use super::*;
 use basalt_common::balancer_log::{Decision, Rejection};
 use basalt_common::chore::Chore;
+use basalt_common::procedure::{Lock, Procedure};
 use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 
@@ -1033,6 +1034,10 @@ admin_calls! {
     fn slow_log(&self, servers: &[String], filter: &SlowLogFilter) -> Result<Vec<(String, SlowCall)>>;
     /// The balancer's recent decisions and rejections (MasterService GetLogEntries).
     fn balancer_log(&self, limit: usize) -> Result<(Vec<Decision>, Vec<Rejection>)>;
+    /// The master's procedures (MasterService GetProcedures).
+    fn procedures(&self) -> Result<Vec<Procedure>>;
+    /// The locks the master's procedures hold (MasterService GetLocks).
+    fn locks(&self) -> Result<Vec<Lock>>;
     /// Empties the servers' slow logs (AdminService ClearSlowLogsResponses).
     fn clear_slow_log(&self, servers: &[String]) -> Result<(usize, usize)>;
     /// Clears a server's compaction queues (AdminService ClearCompactionQueues).

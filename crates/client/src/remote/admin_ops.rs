@@ -7,6 +7,7 @@ use super::admin::{AdminCalls, server_addr, server_pb, server_text};
 use super::*;
 use basalt_common::balancer_log::{Decision, Rejection};
 use basalt_common::chore::Chore;
+use basalt_common::procedure::{Lock, Procedure, Resource};
 use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use basalt_proto::replication;
@@ -549,6 +550,43 @@ impl<T: Transport> AdminCalls<'_, T> {
                 })
                 .collect();
         Ok((decisions, rejections))
+    }
+
+    pub(super) async fn procedures(&self) -> Result<Vec<Procedure>> {
+        let r: pb::GetProceduresResponse = self
+            .cluster_call("GetProcedures", &pb::GetProceduresRequest {})
+            .await?;
+        Ok(r.procedure.iter().map(basalt_proto::procedure).collect())
+    }
+
+    pub(super) async fn locks(&self) -> Result<Vec<Lock>> {
+        let r: pb::GetLocksResponse = self
+            .cluster_call("GetLocks", &pb::GetLocksRequest {})
+            .await?;
+        Ok(r.lock
+            .iter()
+            .filter_map(|l| {
+                let name = l.resource_name.clone().unwrap_or_default();
+                let resource = match l.resource_type() {
+                    pb::LockedResourceType::Server => Resource::Server(name),
+                    pb::LockedResourceType::Namespace => Resource::Namespace(name),
+                    pb::LockedResourceType::Table => Resource::Table(name),
+                    pb::LockedResourceType::Region => Resource::Region(name),
+                    pb::LockedResourceType::Peer => return None,
+                };
+                let mut owner = basalt_proto::procedure(l.exclusive_lock_owner_procedure.as_ref()?);
+                owner.resource = resource.clone();
+                Some(Lock {
+                    resource,
+                    owner,
+                    waiting: l
+                        .waiting_procedures
+                        .iter()
+                        .map(basalt_proto::procedure)
+                        .collect(),
+                })
+            })
+            .collect())
     }
 
     pub(super) async fn alter_status(&self, table: &TableName) -> Result<(u32, u32)> {

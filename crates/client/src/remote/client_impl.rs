@@ -4,6 +4,7 @@
 use basalt_common::acl::{Permission, Scope};
 use basalt_common::balancer_log::{Decision, Rejection};
 use basalt_common::chore::Chore;
+use basalt_common::procedure::{Lock, Procedure};
 use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use std::sync::Arc;
@@ -307,6 +308,14 @@ impl Client for RemoteConnection {
 
     fn balancer_log(&self, limit: usize) -> Result<(Vec<Decision>, Vec<Rejection>)> {
         self.admin().balancer_log(limit)
+    }
+
+    fn procedures(&self) -> Result<Vec<Procedure>> {
+        self.admin().procedures()
+    }
+
+    fn locks(&self) -> Result<Vec<Lock>> {
+        self.admin().locks()
     }
 
     fn alter_status(&self, table: &TableName) -> Result<(u32, u32)> {

@@ -257,6 +257,8 @@ get_slowlog_responses.
   hbase> clear_slowlog_responses ['host1:16020']";
     "get_balancer_decisions", "tools", tools::get_balancer_decisions, true, "The balancer's recent runs that moved regions (the last 250), newest first: costs before\nand after, and each move.\n  hbase> get_balancer_decisions\n  hbase> get_balancer_decisions {LIMIT => 10}";
     "get_balancer_rejections", "tools", tools::get_balancer_rejections, true, "The balancer's recent runs that moved nothing, and why (the last 250), newest first.\n  hbase> get_balancer_rejections\n  hbase> get_balancer_rejections {LIMIT => 10}";
+    "list_procedures", "procedures", tools::list_procedures, true, "List the master's running and recent (the last 100) procedures: catalog changes, splits,\nmerges, moves, recoveries.\n  hbase> list_procedures";
+    "list_locks", "procedures", tools::list_locks, true, "List the locks the master's running procedures hold, and the procedures waiting for them.\n  hbase> list_locks";
     "hbck_chore_run", "tools", tools::hbck_chore_run, true, "Have the master check hbase:meta, the region directories, the servers and the WAL\ndirectories for inconsistencies now (basalt hbck prints what it finds and repairs it).\n  hbase> hbck_chore_run";
     "normalizer_switch", "tools", tools::normalizer_switch, true, "Switch the region normalizer on or off; prints its previous state.\n  hbase> normalizer_switch false";
     "normalizer_enabled", "tools", tools::normalizer_enabled, true, "Whether the region normalizer runs by itself.\n  hbase> normalizer_enabled";
@@ -417,6 +419,7 @@ const GROUPS: &[(&str, &str)] = &[
     ("snapshots", "snapshots"),
     ("security", "security"),
     ("replication", "replication"),
+    ("procedures", "procedures"),
 ];
 
 fn io(e: io::Error) -> String {

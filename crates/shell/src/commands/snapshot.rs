@@ -4,7 +4,7 @@
 use super::*;
 
 /// `Time.at(seconds).to_s` of Ruby, which HBase's listing prints: `2026-11-26 07:36:21 +0000`.
-fn creation_time(ms: i64) -> String {
+pub(super) fn creation_time(ms: i64) -> String {
     let (y, m, d, h, mi, s, _) = crate::format::utc(ms);
     format!("{y:04}-{m:02}-{d:02} {h:02}:{mi:02}:{s:02} +0000")
 }

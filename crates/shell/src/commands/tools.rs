@@ -906,3 +906,73 @@ pub(super) fn get_balancer_rejections(
     print_json_records(out, &records)?;
     Ok(None)
 }
+
+/// `list_procedures`: the master's running and recent procedures, as HBase's shell lists them
+/// (`PID Name State Submitted Last_Update Parameters`).
+pub(super) fn list_procedures(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    Args::all(args).at_most(0, "list_procedures")?;
+    let procedures = client(shell, args, shell.client.procedures())?;
+    let mut f = Formatter::new(shell.options.width);
+    f.header(
+        out,
+        &[
+            "PID",
+            "Name",
+            "State",
+            "Submitted",
+            "Last_Update",
+            "Parameters",
+        ],
+    )
+    .map_err(io)?;
+    for p in &procedures {
+        let params: Vec<String> = p
+            .parameters
+            .iter()
+            .map(|(k, v)| format!("{}=>{}", json_text(k), json_text(v)))
+            .collect();
+        let mut params = format!("[{{{}}}]", params.join(", "));
+        if let Some(e) = &p.error {
+            params.push_str(&format!(" exception: {e}"));
+        }
+        f.row_n(
+            out,
+            &[
+                &p.id.to_string(),
+                &p.class_name,
+                p.state.name(),
+                &super::snapshot::creation_time(p.submitted_ms),
+                &super::snapshot::creation_time(p.last_update_ms),
+                &params,
+            ],
+        )
+        .map_err(io)?;
+    }
+    f.footer(out, Some(procedures.len())).map_err(io)?;
+    Ok(None)
+}
+
+/// `list_locks`: each lock a procedure holds, and the procedures waiting for it.
+pub(super) fn list_locks(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> CommandResult {
+    Args::all(args).at_most(0, "list_locks")?;
+    let locks = client(shell, args, shell.client.locks())?;
+    for l in &locks {
+        w!(out, "{}({})", l.resource.kind(), l.resource.name());
+        w!(out, "Lock type: EXCLUSIVE, procedure: {}", l.owner.id);
+        if !l.waiting.is_empty() {
+            w!(out, "Waiting procedures:");
+            let mut f = Formatter::new(shell.options.width);
+            f.header(out, &["Lock type", "Procedure Id"]).map_err(io)?;
+            for p in &l.waiting {
+                f.row2(out, "EXCLUSIVE", &p.id.to_string()).map_err(io)?;
+            }
+            f.footer(out, Some(l.waiting.len())).map_err(io)?;
+        }
+        w!(out, "");
+    }
+    Ok(None)
+}
