@@ -507,6 +507,23 @@ fn update_config_changes_the_balancer_period_and_the_flush_size_without_a_restar
         std::thread::sleep(Duration::from_millis(200));
     }
 
+    // zk_dump shows the masters, meta's server, the region servers and ZooKeeper's statistics.
+    let dump = conn.zk_dump().unwrap();
+    let summary = conn.cluster_summary().unwrap();
+    assert!(
+        dump.contains(&format!("Active master address: {}", summary.master)),
+        "{dump}"
+    );
+    for s in &summary.servers {
+        assert!(dump.contains(&format!("\n {}\n", s.name)), "{dump}");
+    }
+    assert!(
+        dump.contains("Region server holding hbase:meta: "),
+        "{dump}"
+    );
+    assert!(dump.contains("Balancer on: false"), "{dump}");
+    assert!(dump.contains("Zookeeper version"), "{dump}");
+
     // A bad value changes nothing and says which key.
     site(&path, &[("hbase.balancer.period", "soon")]);
     let err = conn.update_config(&master).unwrap_err().to_string();

@@ -345,6 +345,9 @@ pub trait Client: Send + Sync + fmt::Debug {
     fn procedures(&self) -> Result<Vec<Procedure>>;
     /// The locks the master's procedures hold now (MasterService GetLocks).
     fn locks(&self) -> Result<Vec<Lock>>;
+    /// What the cluster keeps in ZooKeeper, as HBase's `zk_dump` prints it (a connection
+    /// found through ZooKeeper; others have none to show).
+    fn zk_dump(&self) -> Result<String>;
     /// Stops the active master alone; a backup master takes over (MasterService StopMaster).
     fn stop_master(&self) -> Result<()>;
     /// Forgets dead servers (all of them if none is named); returns the names it could not

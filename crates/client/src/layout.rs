@@ -540,6 +540,7 @@ impl Client for LayoutClient {
         balancer_log(limit: usize) -> Result<(Vec<Decision>, Vec<Rejection>)>;
         procedures() -> Result<Vec<Procedure>>;
         locks() -> Result<Vec<Lock>>;
+        zk_dump() -> Result<String>;
         security_capabilities() -> Result<Vec<String>>;
         in_maintenance_mode() -> Result<bool>;
         clear_block_cache(table: &TableName) -> Result<(u64, u64, u64)>;

@@ -9,8 +9,10 @@
 //! The ZooKeeper client is asynchronous; each session runs it on a one-thread runtime of its
 //! own, the only async code in the server.
 
+mod dump;
 mod session;
 
+pub use dump::dump;
 pub use session::{NodeKind, ZkSession};
 
 use std::io;

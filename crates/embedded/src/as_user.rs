@@ -399,6 +399,11 @@ impl Client for AsUser {
         self.inner.balancer_log(limit)
     }
 
+    fn zk_dump(&self) -> Result<String> {
+        self.admin()?;
+        self.inner.zk_dump()
+    }
+
     fn procedures(&self) -> Result<Vec<Procedure>> {
         self.admin()?;
         self.inner.procedures()

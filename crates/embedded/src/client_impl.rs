@@ -354,6 +354,12 @@ impl Client for Connection {
         Ok((log.decisions(limit), log.rejections(limit)))
     }
 
+    fn zk_dump(&self) -> Result<String> {
+        Err(basalt_common::Error::Refused(
+            "an embedded engine keeps nothing in ZooKeeper".into(),
+        ))
+    }
+
     fn procedures(&self) -> Result<Vec<Procedure>> {
         Ok(self.engine.procedure_log.procedures())
     }

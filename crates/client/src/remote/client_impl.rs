@@ -310,6 +310,18 @@ impl Client for RemoteConnection {
         self.admin().balancer_log(limit)
     }
 
+    fn zk_dump(&self) -> Result<String> {
+        let Some(quorum) = &self.core.quorum else {
+            return Err(Error::Refused(
+                "this connection did not come through ZooKeeper (--zookeeper): there is no \
+                 quorum to dump"
+                    .into(),
+            ));
+        };
+        basalt_coord::dump(quorum, self.core.config.rpc_timeout)
+            .map_err(|e| Error::storage(format!("ZooKeeper at {quorum}: {e}")))
+    }
+
     fn procedures(&self) -> Result<Vec<Procedure>> {
         self.admin().procedures()
     }

@@ -259,6 +259,7 @@ get_slowlog_responses.
     "get_balancer_rejections", "tools", tools::get_balancer_rejections, true, "The balancer's recent runs that moved nothing, and why (the last 250), newest first.\n  hbase> get_balancer_rejections\n  hbase> get_balancer_rejections {LIMIT => 10}";
     "list_procedures", "procedures", tools::list_procedures, true, "List the master's running and recent (the last 100) procedures: catalog changes, splits,\nmerges, moves, recoveries.\n  hbase> list_procedures";
     "list_locks", "procedures", tools::list_locks, true, "List the locks the master's running procedures hold, and the procedures waiting for them.\n  hbase> list_locks";
+    "zk_dump", "tools", tools::zk_dump, true, "Print what the cluster keeps in ZooKeeper: the masters, meta's server, the region servers,\nthe servers out of service, the switches and the quorum's statistics (a shell started with\n--zookeeper).\n  hbase> zk_dump";
     "hbck_chore_run", "tools", tools::hbck_chore_run, true, "Have the master check hbase:meta, the region directories, the servers and the WAL\ndirectories for inconsistencies now (basalt hbck prints what it finds and repairs it).\n  hbase> hbck_chore_run";
     "normalizer_switch", "tools", tools::normalizer_switch, true, "Switch the region normalizer on or off; prints its previous state.\n  hbase> normalizer_switch false";
     "normalizer_enabled", "tools", tools::normalizer_enabled, true, "Whether the region normalizer runs by itself.\n  hbase> normalizer_enabled";

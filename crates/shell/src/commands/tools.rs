@@ -976,3 +976,11 @@ pub(super) fn list_locks(shell: &mut Shell, args: &[Value], out: &mut dyn Write)
     }
     Ok(None)
 }
+
+/// `zk_dump`: what the cluster keeps in ZooKeeper.
+pub(super) fn zk_dump(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> CommandResult {
+    Args::all(args).at_most(0, "zk_dump")?;
+    let text = client(shell, args, shell.client.zk_dump())?;
+    write!(out, "{text}").map_err(io)?;
+    Ok(None)
+}
