@@ -124,3 +124,96 @@ def test_pages_show_the_workload(cluster, browser):
     assert "Put_num_ops" in browser.page_source
     with urllib.request.urlopen(base + "/static/basalt.css", timeout=10) as r:
         assert r.status == 200 and b".bar" in r.read()
+
+
+@pytest.fixture(scope="module")
+def operated(tmp_path_factory):
+    """A standalone server whose every call is slow (the slow log fills), for the operators'
+    pages."""
+    root = tmp_path_factory.mktemp("ops")
+    site = root / "hbase-site.xml"
+    site.write_text(
+        "<configuration><property><name>hbase.ipc.warn.response.time</name>"
+        "<value>0</value></property></configuration>"
+    )
+    basalt = Basalt(root / "data", "--rpc-port", "0", "--site", str(site))
+    basalt.rpc = basalt.read_address("rpc (ClientService, AdminService, MasterService)")
+    basalt.info = basalt.read_address("info")
+    yield basalt
+    if basalt.proc.poll() is None:
+        basalt.stop()
+
+
+def shell(server, commands):
+    run = subprocess.run(
+        [BASALT, "shell", "--connect", server.rpc, "-n"],
+        input=commands,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    return run.stdout
+
+
+def test_operator_pages(operated, browser):
+    shell(
+        operated,
+        "create 'ops', 'f'\nput 'ops', 'r1', 'f:q', 'v'\nget 'ops', 'r1'\n"
+        "snapshot 'ops', 'ops_snap'\n",
+    )
+    base = f"http://{operated.info}"
+
+    browser.get(base + "/rs-status")
+    browser.find_element(By.LINK_TEXT, "Procedures").click()
+    assert browser.current_url.endswith("/procedures.jsp")
+    rows = [cells(r) for r in browser.find_elements(By.CSS_SELECTOR, "#procedures tr.procedure")]
+    assert any(r[1] == "CreateTableProcedure" and r[2] == "SUCCESS" for r in rows), rows
+    assert browser.find_element(By.ID, "no-locks").text
+    shoot(browser, "procedures")
+
+    browser.find_element(By.LINK_TEXT, "Snapshots").click()
+    snaps = [cells(r) for r in browser.find_elements(By.CSS_SELECTOR, "#snapshots tr.snapshot")]
+    assert snaps and snaps[0][:2] == ["ops_snap", "ops"], snaps
+
+    browser.find_element(By.LINK_TEXT, "ZooKeeper").click()
+    assert "ZooKeeper" in browser.find_element(By.ID, "zk-none").text
+
+    browser.find_element(By.LINK_TEXT, "Slow log").click()
+    slow = browser.find_element(By.ID, "slow-log").text
+    assert "ClientService.Get" in slow and "ops,," in slow, slow
+    shoot(browser, "slowlog")
+
+    browser.get(base + "/conf")
+    assert "hbase.ipc.warn.response.time" in browser.page_source
+    with urllib.request.urlopen(base + "/conf?format=json", timeout=10) as r:
+        props = {p["key"]: p["value"] for p in __import__("json").load(r)["properties"]}
+    assert props["hbase.ipc.warn.response.time"] == "0"
+
+    # A module's level changes through the form, and the server logs at it from then on.
+    browser.get(base + "/logLevel")
+    assert browser.find_element(By.ID, "level-flush").text == "INFO"
+    browser.find_element(By.ID, "log").send_keys("flush")
+    browser.find_element(By.ID, "level").send_keys("DEBUG")
+    browser.find_element(By.ID, "set").click()
+    assert "Effective level: DEBUG" in browser.find_element(By.ID, "result").text
+    assert browser.find_element(By.ID, "level-flush").text == "DEBUG"
+    shoot(browser, "loglevel")
+    shell(operated, "put 'ops', 'r2', 'f:q', 'v'\nflush 'ops'\n")
+
+    browser.get(base + "/stacks")
+    assert "Process Thread Dump" in browser.page_source
+    browser.get(base + "/dump")
+    assert "flush: DEBUG" in browser.page_source
+
+    # The region server page charts the last hour.
+    browser.get(base + "/rs-status")
+    chart = browser.find_element(By.ID, "chart-requests-0")
+    line = chart.find_element(By.TAG_NAME, "polyline")
+    assert int(line.get_attribute("data-points")) >= 1
+    assert browser.find_element(By.ID, "chart-latency-0")
+    shoot(browser, "rs-status-charts")
+
+    code, _, err = operated.stop()
+    assert code == 0, err
+    assert "DEBUG flush: flushing ops," in err, err[-2000:]

@@ -60,8 +60,15 @@ pub fn start(
     }
     let port = u16::try_from(port)
         .with_context(|| format!("--info-port {port} is not a port (0 picks one, -1 is off)"))?;
+    // The process's settings: its region server's, or its master's.
+    let settings = server
+        .as_ref()
+        .map(|rs| Arc::clone(&rs.config.settings))
+        .or_else(|| master.as_ref().map(|m| Arc::clone(&m.master.settings)));
     let sources = InfoSources {
         client,
+        settings,
+        slow_log: server.as_ref().map(|rs| Arc::clone(&rs.slow_log)),
         master: master.map(|m| Arc::new(m) as Arc<dyn MasterStatusSource>),
         server: server.map(|rs| Arc::new(ServerSource(rs)) as Arc<dyn ServerStatusSource>),
     };

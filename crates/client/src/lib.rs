@@ -37,7 +37,9 @@ pub mod hotspots;
 pub mod layout;
 pub mod remote;
 
-pub use basalt_common::{acl, metrics, replication};
+pub use basalt_common::{
+    acl, balancer_log, chore, log, metrics, procedure, replication, site, slowlog,
+};
 pub use basalt_proto::HBASE_VERSION;
 pub use batch::{BatchOp, BatchOutcome};
 pub use buffered::{BufferedMutator, BufferedMutatorParams, DEFAULT_WRITE_BUFFER_SIZE};

@@ -16,6 +16,7 @@ pub mod family_descriptor;
 pub mod filter;
 pub mod key_layout;
 pub mod keys;
+pub mod log;
 pub mod md5;
 pub mod meta_key;
 pub mod metrics;

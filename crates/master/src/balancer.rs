@@ -127,6 +127,14 @@ fn costs(max: usize, min: usize) -> String {
 /// rejection saying why nothing moves.
 fn record(master: &Master, load: &BTreeMap<String, Vec<RegionInfo>>, moves: &[Move]) {
     let (max, min) = spread(load.values().map(Vec::len));
+    basalt_common::log::log("balancer", basalt_common::log::Level::Debug, || {
+        format!(
+            "{} servers, {} moves planned; {}",
+            load.len(),
+            moves.len(),
+            costs(max, min)
+        )
+    });
     if moves.is_empty() {
         let reason = if load.len() < 2 {
             format!(

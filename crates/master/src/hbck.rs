@@ -353,6 +353,9 @@ pub fn check(master: &Master) -> Result<Report> {
         });
     }
     out.sort_by(|a, b| (a.kind, &a.table, &a.subject).cmp(&(b.kind, &b.table, &b.subject)));
+    basalt_common::log::log("hbck", basalt_common::log::Level::Debug, || {
+        format!("check found {} inconsistencies", out.len())
+    });
     Ok(Report {
         checked_at_ms: master.clock.now_millis(),
         findings: out,

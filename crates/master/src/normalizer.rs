@@ -196,12 +196,16 @@ pub fn normalize(master: &Master, only: &[TableName]) -> Result<Option<(usize, u
             // A region no server reports (in transition) is left out, as HBase leaves it.
             .filter_map(|(info, mb)| mb.map(|mb| (info, mb)))
             .collect();
-        for p in plan(
+        let plans = plan(
             &descriptor,
             &regions,
             &Settings::of(&descriptor, master),
             now,
-        ) {
+        );
+        basalt_common::log::log("normalizer", basalt_common::log::Level::Debug, || {
+            format!("{}: {} regions, plans {plans:?}", table.name, regions.len())
+        });
+        for p in plans {
             // A plan that cannot run now (the region moved or split meanwhile) waits for the
             // next run, as HBase's does.
             match p {

@@ -725,6 +725,12 @@ fn note_slow(
                 .and_then(|p| basalt_proto::request_region(method, p))
         })
         .flatten();
+    basalt_common::log::log("rpc", basalt_common::log::Level::Debug, || {
+        format!(
+            "{}.{method} from {} took {ms} ms, answered {size} bytes",
+            conn.service, conn.peer
+        )
+    });
     log.record(basalt_common::slowlog::SlowCall {
         start_time_ms,
         processing_ms: u32::try_from(ms).unwrap_or(u32::MAX),

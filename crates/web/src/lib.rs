@@ -8,7 +8,9 @@
 //! depends on `basalt-client` only; the processes hand it their figures through
 //! [`ServerStatusSource`] and [`MasterStatusSource`]. Names and pages: `docs/design/web.md`.
 
+mod history;
 mod metrics;
+mod ops;
 mod pages;
 
 use std::net::SocketAddr;
@@ -33,6 +35,10 @@ pub struct InfoSources {
     pub client: Option<Arc<dyn Client>>,
     pub master: Option<Arc<dyn MasterStatusSource>>,
     pub server: Option<Arc<dyn ServerStatusSource>>,
+    /// The process's settings (`/conf`).
+    pub settings: Option<Arc<basalt_client::site::LiveSettings>>,
+    /// The region server's slow log (`/slowlog.jsp`).
+    pub slow_log: Option<Arc<basalt_client::slowlog::SlowLog>>,
 }
 
 impl std::fmt::Debug for InfoSources {
@@ -41,6 +47,8 @@ impl std::fmt::Debug for InfoSources {
             .field("client", &self.client.is_some())
             .field("master", &self.master.is_some())
             .field("server", &self.server.is_some())
+            .field("settings", &self.settings.is_some())
+            .field("slow_log", &self.slow_log.is_some())
             .finish()
     }
 }
@@ -49,12 +57,94 @@ struct Info {
     sources: InfoSources,
     /// The last (time, total requests) the master page saw, for its requests per second.
     last_requests: Mutex<Option<(Instant, u64)>>,
+    /// The last hour of each server's figures, for the charts.
+    history: history::History,
+}
+
+impl Info {
+    fn nav(&self) -> Vec<(&'static str, &'static str)> {
+        pages::nav(self.sources.master.is_some(), self.sources.server.is_some())
+    }
+
+    /// Each server's figures now: this region server's operations and their time, or (a
+    /// master) each live server's requests from the cluster status.
+    fn sample(&self) -> Vec<(String, history::Sample)> {
+        let at = Instant::now();
+        let mut out = Vec::new();
+        if let Some(server) = &self.sources.server {
+            let m = server.server_metrics();
+            let (mut requests, mut micros) = (0u64, 0f64);
+            for op in basalt_client::metrics::Op::ALL {
+                let h = m.op(op).snapshot();
+                requests += h.count;
+                micros += h.sum_micros as f64;
+            }
+            out.push((
+                server.server_status().name,
+                history::Sample {
+                    at,
+                    requests,
+                    micros: Some(micros),
+                },
+            ));
+        } else if let Some(client) = &self.sources.client
+            && let Ok(cluster) = client.cluster_summary()
+        {
+            for s in cluster.servers {
+                let requests = s
+                    .regions
+                    .iter()
+                    .map(|r| r.read_requests + r.write_requests)
+                    .sum();
+                out.push((
+                    s.name,
+                    history::Sample {
+                        at,
+                        requests,
+                        micros: None,
+                    },
+                ));
+            }
+        }
+        out
+    }
+
+    /// The charts of the last hour, as a page section.
+    fn charts(&self) -> String {
+        let now = self.sample();
+        let mut html = String::from("<h2>The last hour</h2><div class=\"charts\" id=\"charts\">");
+        for (i, (server, (rate, latency))) in self.history.series(&now).iter().enumerate() {
+            html.push_str(&history::chart(
+                &format!("chart-requests-{i}"),
+                &format!("{server}: requests"),
+                "per second",
+                rate,
+            ));
+            if !latency.is_empty() || self.sources.server.is_some() {
+                html.push_str(&history::chart(
+                    &format!("chart-latency-{i}"),
+                    &format!("{server}: mean latency"),
+                    "ms",
+                    latency,
+                ));
+            }
+        }
+        html.push_str("</div>");
+        html
+    }
+}
+
+/// Puts `section` at the end of a page's main part.
+fn with_section(page: String, section: &str) -> String {
+    page.replacen("</main>", &format!("{section}</main>"), 1)
 }
 
 /// A running info server.
 #[derive(Debug)]
 pub struct InfoServer {
     http: HttpServer,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    sampler: Option<std::thread::JoinHandle<()>>,
 }
 
 impl InfoServer {
@@ -68,7 +158,15 @@ impl InfoServer {
         let info = Arc::new(Info {
             sources,
             last_requests: Mutex::new(None),
+            history: history::History::default(),
         });
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let sampler = {
+            let (info, stop) = (Arc::downgrade(&info), Arc::clone(&stop));
+            std::thread::Builder::new()
+                .name("info-sampler".into())
+                .spawn(move || sample_until(&info, &stop))?
+        };
         let router = axum::Router::new()
             .route("/", get(root))
             .route("/master-status", get(master_status))
@@ -77,10 +175,20 @@ impl InfoServer {
             .route("/metrics", get(prometheus))
             .route("/prometheus", get(prometheus))
             .route("/jmx", get(jmx))
+            .route("/procedures.jsp", get(ops::procedures))
+            .route("/snapshot.jsp", get(ops::snapshots))
+            .route("/zk.jsp", get(ops::zk))
+            .route("/slowlog.jsp", get(ops::slowlog))
+            .route("/conf", get(ops::conf))
+            .route("/logLevel", get(ops::log_level))
+            .route("/stacks", get(ops::stacks))
+            .route("/dump", get(ops::dump))
             .route("/static/basalt.css", get(stylesheet))
             .with_state(info);
         Ok(InfoServer {
             http: HttpServer::start(bind, "info", router, tls, basalt_net::http::MAX_CONNECTIONS)?,
+            stop,
+            sampler: Some(sampler),
         })
     }
 
@@ -88,8 +196,29 @@ impl InfoServer {
         self.http.local_addr()
     }
 
-    pub fn shutdown(self) {
+    pub fn shutdown(mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Release);
+        if let Some(s) = self.sampler.take() {
+            let _ = s.join();
+        }
         self.http.shutdown();
+    }
+}
+
+/// Samples the figures every [`history::SAMPLE_EVERY`] until told to stop (or the info
+/// server is gone), looking at `stop` a few times a second.
+fn sample_until(info: &std::sync::Weak<Info>, stop: &std::sync::atomic::AtomicBool) {
+    let tick = std::time::Duration::from_millis(200);
+    let mut next = Instant::now();
+    while !stop.load(std::sync::atomic::Ordering::Acquire) {
+        if Instant::now() >= next {
+            let Some(info) = info.upgrade() else { return };
+            for (server, sample) in info.sample() {
+                info.history.record(&server, sample);
+            }
+            next = Instant::now() + history::SAMPLE_EVERY;
+        }
+        std::thread::sleep(tick);
     }
 }
 
@@ -201,17 +330,21 @@ async fn master_status(State(info): Shared) -> Response {
             let enabled = client.is_table_enabled(&name).unwrap_or(false);
             tables.push((name.to_string(), regions.len(), size, enabled));
         }
-        html(
-            pages::MasterPage {
-                status: &status,
-                cluster: &cluster,
-                uptime_secs: master.master_metrics().uptime().as_secs(),
-                requests_per_second: rate,
-                tables: &tables,
-                region_server_nav: info.sources.server.is_some(),
-            }
-            .render(),
-        )
+        let page = pages::MasterPage {
+            status: &status,
+            cluster: &cluster,
+            uptime_secs: master.master_metrics().uptime().as_secs(),
+            requests_per_second: rate,
+            tables: &tables,
+            region_server_nav: info.sources.server.is_some(),
+        }
+        .render();
+        // A standalone server's charts are on its region server page.
+        if info.sources.server.is_some() {
+            html(page)
+        } else {
+            html(with_section(page, &info.charts()))
+        }
     })
     .await
 }
@@ -267,11 +400,12 @@ async fn rs_status(State(info): Shared) -> Response {
         let Some(server) = &info.sources.server else {
             return not_found("this server is not a region server".into());
         };
-        html(pages::region_server_page(
+        let page = pages::region_server_page(
             &server.server_status(),
             &server.server_metrics(),
             info.sources.master.is_some(),
-        ))
+        );
+        html(with_section(page, &info.charts()))
     })
     .await
 }

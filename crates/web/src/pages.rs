@@ -185,6 +185,18 @@ pub fn nav(master: bool, region_server: bool) -> Vec<(&'static str, &'static str
     if region_server {
         links.push(("/rs-status", "Region server"));
     }
+    if master {
+        links.push(("/procedures.jsp", "Procedures"));
+        links.push(("/snapshot.jsp", "Snapshots"));
+        links.push(("/zk.jsp", "ZooKeeper"));
+    }
+    if region_server {
+        links.push(("/slowlog.jsp", "Slow log"));
+    }
+    links.push(("/conf", "Configuration"));
+    links.push(("/logLevel", "Log levels"));
+    links.push(("/stacks", "Threads"));
+    links.push(("/dump", "Dump"));
     links.push(("/metrics", "Metrics"));
     links.push(("/jmx", "JMX"));
     links

@@ -100,6 +100,13 @@ impl Region {
 
     pub(super) fn flush_locked(&self) -> Result<()> {
         let started = std::time::Instant::now();
+        basalt_common::log::log("flush", basalt_common::log::Level::Debug, || {
+            format!(
+                "flushing {} ({} bytes in memstores)",
+                String::from_utf8_lossy(&self.info.region_name()),
+                self.memstore_bytes()
+            )
+        });
         let _task = self.config.metrics.tasks.start(
             "flush",
             format!(
@@ -237,6 +244,15 @@ impl Region {
                 ),
             );
             if store.compact(major, &config, now)? {
+                basalt_common::log::log("compaction", basalt_common::log::Level::Debug, || {
+                    format!(
+                        "{} compaction of {} family {} done in {:?}",
+                        if major { "major" } else { "minor" },
+                        String::from_utf8_lossy(&self.info.region_name()),
+                        store.family().name_str(),
+                        started.elapsed()
+                    )
+                });
                 compacted += 1;
                 self.config.metrics.compactions.since(started);
                 self.config.metrics.compacted_bytes.add(before);
