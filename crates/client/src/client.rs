@@ -307,6 +307,9 @@ pub trait Client: Send + Sync + fmt::Debug {
     fn chore_switch(&self, chore: Chore, on: bool) -> Result<bool>;
     /// Whether one of the master's chores runs by itself.
     fn chore_enabled(&self, chore: Chore) -> Result<bool>;
+    /// Runs the cleaner chore now: every live region server deletes its archived WAL
+    /// segments past their time to live (MasterService RunCleanerChore); whether it ran.
+    fn run_cleaner_chore(&self) -> Result<bool>;
     /// Runs the catalog janitor now: the split and merge parents it deleted (MasterService
     /// RunCatalogScan).
     fn run_catalog_janitor(&self) -> Result<usize>;

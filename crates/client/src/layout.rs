@@ -529,6 +529,7 @@ impl Client for LayoutClient {
         chore_switch(chore: Chore, on: bool) -> Result<bool>;
         chore_enabled(chore: Chore) -> Result<bool>;
         run_catalog_janitor() -> Result<usize>;
+        run_cleaner_chore() -> Result<bool>;
         normalize(tables: &[TableName]) -> Result<bool>;
         run_hbck_chore() -> Result<bool>;
         compaction_state(table: &TableName) -> Result<String>;

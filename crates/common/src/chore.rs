@@ -5,6 +5,8 @@
 pub enum Chore {
     /// Deletes split and merge parents nothing reads any more (`catalogjanitor_*`).
     CatalogJanitor,
+    /// Deletes archived WAL segments past their time to live (`cleaner_chore_*`).
+    Cleaner,
     /// Splits oversized and merges undersized regions of tables that ask (`normalizer_*`).
     Normalizer,
 }
@@ -14,6 +16,7 @@ impl Chore {
     pub fn name(self) -> &'static str {
         match self {
             Chore::CatalogJanitor => "catalog janitor",
+            Chore::Cleaner => "cleaner chore",
             Chore::Normalizer => "normalizer",
         }
     }

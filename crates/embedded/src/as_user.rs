@@ -366,6 +366,11 @@ impl Client for AsUser {
         self.inner.chore_enabled(chore)
     }
 
+    fn run_cleaner_chore(&self) -> Result<bool> {
+        self.admin()?;
+        self.inner.run_cleaner_chore()
+    }
+
     fn run_catalog_janitor(&self) -> Result<usize> {
         self.admin()?;
         self.inner.run_catalog_janitor()

@@ -305,7 +305,11 @@ impl Client for Connection {
     }
 
     fn chore_switch(&self, chore: Chore, on: bool) -> Result<bool> {
-        Ok(self.admin().chore_switch(chore, on))
+        self.admin().chore_switch(chore, on)
+    }
+
+    fn run_cleaner_chore(&self) -> Result<bool> {
+        self.admin().run_cleaner_chore().map(|_| true)
     }
 
     fn chore_enabled(&self, chore: Chore) -> Result<bool> {

@@ -601,14 +601,45 @@ impl Admin {
     fn chore_flag(&self, chore: Chore) -> &std::sync::atomic::AtomicBool {
         match chore {
             Chore::CatalogJanitor => &self.engine.catalog_janitor_on,
+            Chore::Cleaner => &self.engine.cleaner_on,
             Chore::Normalizer => &self.engine.normalizer_on,
         }
     }
 
-    /// Switches one of the master's chores on or off; returns whether it was on.
-    pub fn chore_switch(&self, chore: Chore, on: bool) -> bool {
-        self.chore_flag(chore)
-            .swap(on, std::sync::atomic::Ordering::AcqRel)
+    /// Switches one of the master's chores on or off; returns whether it was on. The
+    /// cleaner's switch is kept on the shared storage (`layout::CLEANER_OFF`), where every
+    /// region server looks.
+    pub fn chore_switch(&self, chore: Chore, on: bool) -> Result<bool> {
+        if chore == Chore::Cleaner {
+            let fs = self.engine.fs.as_ref();
+            let marker = self
+                .engine
+                .root
+                .join(basalt_regionserver::layout::CLEANER_OFF);
+            if on {
+                match fs.delete(&marker) {
+                    Ok(()) | Err(basalt_fs::FsError::NotFound(_)) => {}
+                    Err(e) => return Err(basalt_regionserver::layout::storage(e)),
+                }
+            } else {
+                basalt_fs::write_atomically(fs, &marker, b"")
+                    .map_err(basalt_regionserver::layout::storage)?;
+            }
+        }
+        Ok(self
+            .chore_flag(chore)
+            .swap(on, std::sync::atomic::Ordering::AcqRel))
+    }
+
+    /// Runs the cleaner chore now, switched on or not (HBase's `cleaner_chore_run`): every
+    /// live region server deletes its archived WAL segments past their time to live that
+    /// no replication queue needs. Returns how many went.
+    pub fn run_cleaner_chore(&self) -> Result<u64> {
+        let mut deleted = 0;
+        for server in self.engine.servers.all() {
+            deleted += server.run_log_cleaner()?;
+        }
+        Ok(deleted)
     }
 
     /// Whether one of the master's chores runs by itself.

@@ -344,6 +344,8 @@ impl Master {
             .as_ref()
             .map(|rs| Arc::clone(&rs.config.settings))
             .unwrap_or_default();
+        // Off while the marker a switch left is on the shared storage.
+        let cleaner_on = !fs.exists(&root.join(layout::CLEANER_OFF)).unwrap_or(false);
         // A directory that cannot take the file still gets an id for this run.
         let cluster_id =
             layout::cluster_id(fs.as_ref(), &root).unwrap_or_else(|_| layout::new_uuid());
@@ -364,7 +366,7 @@ impl Master {
             split_on: AtomicBool::new(true),
             merge_on: AtomicBool::new(true),
             catalog_janitor_on: AtomicBool::new(true),
-            cleaner_on: AtomicBool::new(true),
+            cleaner_on: AtomicBool::new(cleaner_on),
             normalizer_on: AtomicBool::new(true),
             snapshot_cleanup_on: AtomicBool::new(true),
             settings,

@@ -838,11 +838,41 @@ impl MasterService {
                 }
                 .encode_to_vec())
             }),
-            "SetNormalizerRunning" => decode::<pb::SetNormalizerRunningRequest>(param).map(|r| {
-                pb::SetNormalizerRunningResponse {
-                    prev_normalizer_value: Some(admin.chore_switch(Chore::Normalizer, r.on)),
+            "SetNormalizerRunning" => {
+                decode::<pb::SetNormalizerRunningRequest>(param).and_then(|r| {
+                    let was = admin
+                        .chore_switch(Chore::Normalizer, r.on)
+                        .map_err(|e| fail(&e))?;
+                    Ok(pb::SetNormalizerRunningResponse {
+                        prev_normalizer_value: Some(was),
+                    }
+                    .encode_to_vec())
+                })
+            }
+            "SetCleanerChoreRunning" => decode::<pb::SetCleanerChoreRunningRequest>(param)
+                .and_then(|r| {
+                    let was = admin
+                        .chore_switch(Chore::Cleaner, r.on)
+                        .map_err(|e| fail(&e))?;
+                    Ok(pb::SetCleanerChoreRunningResponse {
+                        prev_value: Some(was),
+                    }
+                    .encode_to_vec())
+                }),
+            "IsCleanerChoreEnabled" => {
+                decode::<pb::IsCleanerChoreEnabledRequest>(param).map(|_| {
+                    pb::IsCleanerChoreEnabledResponse {
+                        value: admin.chore_enabled(Chore::Cleaner),
+                    }
+                    .encode_to_vec()
+                })
+            }
+            "RunCleanerChore" => decode::<pb::RunCleanerChoreRequest>(param).and_then(|_| {
+                admin.run_cleaner_chore().map_err(|e| fail(&e))?;
+                Ok(pb::RunCleanerChoreResponse {
+                    cleaner_chore_ran: true,
                 }
-                .encode_to_vec()
+                .encode_to_vec())
             }),
             "IsNormalizerEnabled" => decode::<pb::IsNormalizerEnabledRequest>(param).map(|_| {
                 pb::IsNormalizerEnabledResponse {
@@ -857,12 +887,17 @@ impl MasterService {
                 }
                 .encode_to_vec())
             }),
-            "EnableCatalogJanitor" => decode::<pb::EnableCatalogJanitorRequest>(param).map(|r| {
-                pb::EnableCatalogJanitorResponse {
-                    prev_value: Some(admin.chore_switch(Chore::CatalogJanitor, r.enable)),
-                }
-                .encode_to_vec()
-            }),
+            "EnableCatalogJanitor" => {
+                decode::<pb::EnableCatalogJanitorRequest>(param).and_then(|r| {
+                    let was = admin
+                        .chore_switch(Chore::CatalogJanitor, r.enable)
+                        .map_err(|e| fail(&e))?;
+                    Ok(pb::EnableCatalogJanitorResponse {
+                        prev_value: Some(was),
+                    }
+                    .encode_to_vec())
+                })
+            }
             "IsCatalogJanitorEnabled" => {
                 decode::<pb::IsCatalogJanitorEnabledRequest>(param).map(|_| {
                     pb::IsCatalogJanitorEnabledResponse {

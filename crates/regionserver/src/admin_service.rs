@@ -170,6 +170,17 @@ impl AdminService {
                     pb::ClearSlowLogResponses { is_cleaned: true }.encode_to_vec()
                 })
             }
+            // Basalt's: the master's cleaner_chore_run asks each server to clean its archive.
+            "RunLogCleaner" => decode::<pb::RunLogCleanerRequest>(param).and_then(|_| {
+                let deleted = self
+                    .rs
+                    .clean_wal_archive(true)
+                    .map_err(|e| from_error(&e))?;
+                Ok(pb::RunLogCleanerResponse {
+                    deleted: deleted as u64,
+                }
+                .encode_to_vec())
+            }),
             "GetServerReport" => decode::<pb::GetServerReportRequest>(param)
                 .map(|_| basalt_proto::server_report(&self.rs.status()).encode_to_vec()),
             "ReplicateWALEntry" => decode::<pb::ReplicateWalEntryRequest>(param).and_then(|r| {

@@ -108,14 +108,10 @@ pub fn start(
                     let _ = region.flush();
                 }
             }
-            // Archived segments past their time to live go, unless a replication queue still
-            // needs them (a failure retries next tick).
-            if let Ok(needed) = crate::replication::queues::needed(server.fs.as_ref(), &server.root)
-            {
-                let _ = wal
-                    .clean_archive_keeping(&|p| crate::replication::queues::is_needed(&needed, p));
-            }
         }
+        // Archived segments past their time to live go, unless a replication queue still
+        // needs them or the cleaner chore is off (a failure retries next tick).
+        let _ = server.clean_wal_archive(false);
         for region in regions.iter().filter(|_| server.compactions_on()) {
             let major_due = major_every.is_some_and(|every| {
                 region.millis_since_major_compaction()

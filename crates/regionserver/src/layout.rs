@@ -22,6 +22,11 @@ pub const LOCK_FILE: &str = "LOCK";
 /// `basalt hbck`.
 pub const DISPOSABLE: &str = ".disposable";
 
+/// At the data directory's root while the cleaner chore is switched off (`cleaner_chore_switch
+/// false`): no server deletes archived WAL segments. Kept on the shared storage so every
+/// region server sees it, and a master taking over too.
+pub const CLEANER_OFF: &str = "cleaner.off";
+
 /// Marks a region directory [`DISPOSABLE`] (nothing if it is gone already).
 pub fn mark_disposable(fs: &dyn FileSystem, region_dir: &Path) -> Result<()> {
     if !fs.exists(region_dir).map_err(storage)? {

@@ -245,6 +245,24 @@ impl RegionServer {
         )
     }
 
+    /// Deletes this server's archived WAL segments past their time to live that no
+    /// replication queue needs (HBase's log cleaner); none while the cleaner chore is
+    /// switched off, unless `forced` (`cleaner_chore_run`). Returns how many went.
+    pub fn clean_wal_archive(&self, forced: bool) -> Result<usize> {
+        let Some(wal) = &self.config.wal else {
+            return Ok(0);
+        };
+        let off = self
+            .fs
+            .exists(&self.root.join(crate::layout::CLEANER_OFF))
+            .map_err(crate::layout::storage)?;
+        if off && !forced {
+            return Ok(0);
+        }
+        let needed = crate::replication::queues::needed(self.fs.as_ref(), &self.root)?;
+        Ok(wal.clean_archive_keeping(&|p| crate::replication::queues::is_needed(&needed, p))?)
+    }
+
     /// Rolls this server's WAL now (HBase's `wal_roll`); refused for a server without one.
     pub fn roll_wal(&self) -> Result<()> {
         let wal = self

@@ -1020,6 +1020,8 @@ admin_calls! {
     /// Whether one of the master's chores is on (IsCatalogJanitorEnabled,
     /// IsNormalizerEnabled).
     fn chore_enabled(&self, chore: Chore) -> Result<bool>;
+    /// Runs the cleaner chore now (MasterService RunCleanerChore).
+    fn run_cleaner_chore(&self) -> Result<bool>;
     /// Runs the catalog janitor now (MasterService RunCatalogScan).
     fn run_catalog_janitor(&self) -> Result<usize>;
     /// Runs the normalizer now (MasterService Normalize).

@@ -343,6 +343,15 @@ impl<T: Transport> AdminCalls<'_, T> {
                     .await?;
                 r.prev_value.unwrap_or(false)
             }
+            Chore::Cleaner => {
+                let r: pb::SetCleanerChoreRunningResponse = self
+                    .cluster_call(
+                        "SetCleanerChoreRunning",
+                        &pb::SetCleanerChoreRunningRequest { on },
+                    )
+                    .await?;
+                r.prev_value.unwrap_or(false)
+            }
             Chore::Normalizer => {
                 let r: pb::SetNormalizerRunningResponse = self
                     .cluster_call(
@@ -366,6 +375,15 @@ impl<T: Transport> AdminCalls<'_, T> {
                     .await?;
                 r.value
             }
+            Chore::Cleaner => {
+                let r: pb::IsCleanerChoreEnabledResponse = self
+                    .cluster_call(
+                        "IsCleanerChoreEnabled",
+                        &pb::IsCleanerChoreEnabledRequest {},
+                    )
+                    .await?;
+                r.value
+            }
             Chore::Normalizer => {
                 let r: pb::IsNormalizerEnabledResponse = self
                     .cluster_call("IsNormalizerEnabled", &pb::IsNormalizerEnabledRequest {})
@@ -373,6 +391,13 @@ impl<T: Transport> AdminCalls<'_, T> {
                 r.enabled
             }
         })
+    }
+
+    pub(super) async fn run_cleaner_chore(&self) -> Result<bool> {
+        let r: pb::RunCleanerChoreResponse = self
+            .cluster_call("RunCleanerChore", &pb::RunCleanerChoreRequest {})
+            .await?;
+        Ok(r.cleaner_chore_ran)
     }
 
     pub(super) async fn run_catalog_janitor(&self) -> Result<usize> {

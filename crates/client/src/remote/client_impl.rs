@@ -282,6 +282,10 @@ impl Client for RemoteConnection {
         self.admin().chore_enabled(chore)
     }
 
+    fn run_cleaner_chore(&self) -> Result<bool> {
+        self.admin().run_cleaner_chore()
+    }
+
     fn run_catalog_janitor(&self) -> Result<usize> {
         self.admin().run_catalog_janitor()
     }

@@ -78,6 +78,10 @@ pub trait RegionServerAdmin: Send + Sync + std::fmt::Debug {
     /// Basalt's).
     fn report(&self) -> Result<basalt_proto::pb::GetServerReportResponse>;
 
+    /// Deletes the server's archived WAL segments past their time to live now, whatever the
+    /// cleaner's switch (Basalt's AdminService RunLogCleaner); how many went.
+    fn run_log_cleaner(&self) -> Result<u64>;
+
     /// Reads and writes the rows of the region `info` on this server from the master (a
     /// system table's, as `hbase:acl`'s, in a cluster). The master's own region server has
     /// its regions in the process instead.
@@ -112,6 +116,10 @@ impl RegionServerAdmin for LocalServer {
 
     fn report(&self) -> Result<basalt_proto::pb::GetServerReportResponse> {
         Ok(basalt_proto::server_report(&self.rs.status()))
+    }
+
+    fn run_log_cleaner(&self) -> Result<u64> {
+        Ok(self.rs.clean_wal_archive(true)? as u64)
     }
 
     fn open_region(&self, info: &RegionInfo) -> Result<u64> {

@@ -82,6 +82,12 @@ impl RegionServerAdmin for RemoteServer {
         self.call("GetServerReport", &pb::GetServerReportRequest {})
     }
 
+    fn run_log_cleaner(&self) -> Result<u64> {
+        let r: pb::RunLogCleanerResponse =
+            self.call("RunLogCleaner", &pb::RunLogCleanerRequest {})?;
+        Ok(r.deleted)
+    }
+
     fn region_loads(&self) -> Result<Vec<pb::RegionLoad>> {
         let r: pb::GetRegionLoadResponse = self.call(
             "GetRegionLoad",

@@ -222,6 +222,9 @@ live take effect (docs/design/operations.md lists them), the others at restart.
     "catalogjanitor_run", "tools", tools::catalogjanitor_run, true, "Run the catalog janitor now: split and merge parents nothing reads any more are deleted.\n  hbase> catalogjanitor_run";
     "catalogjanitor_switch", "tools", tools::catalogjanitor_switch, true, "Switch the catalog janitor on or off; prints its previous state.\n  hbase> catalogjanitor_switch false";
     "catalogjanitor_enabled", "tools", tools::catalogjanitor_enabled, true, "Whether the catalog janitor runs by itself.\n  hbase> catalogjanitor_enabled";
+    "cleaner_chore_run", "tools", tools::cleaner_chore_run, true, "Have every live region server delete its archived WAL segments past their time to live\n(hbase.master.logcleaner.ttl, 10 minutes) that no replication queue needs, now.\n  hbase> cleaner_chore_run";
+    "cleaner_chore_switch", "tools", tools::cleaner_chore_switch, true, "Switch the cleaner chore on or off; prints its previous state. Off, archived WAL segments stay.\n  hbase> cleaner_chore_switch false";
+    "cleaner_chore_enabled", "tools", tools::cleaner_chore_enabled, true, "Whether the cleaner chore runs by itself.\n  hbase> cleaner_chore_enabled";
     "normalize", "tools", tools::normalize, true,
 "Run the region normalizer now over the tables with NORMALIZATION_ENABLED (or those named):
 regions larger than twice the table's average split, runs of small neighbours merge. Prints

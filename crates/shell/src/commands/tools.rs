@@ -984,3 +984,32 @@ pub(super) fn zk_dump(shell: &mut Shell, args: &[Value], out: &mut dyn Write) ->
     write!(out, "{text}").map_err(io)?;
     Ok(None)
 }
+
+pub(super) fn cleaner_chore_switch(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    chore_switch(shell, args, out, Chore::Cleaner)
+}
+
+pub(super) fn cleaner_chore_enabled(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    chore_enabled(shell, args, out, Chore::Cleaner)
+}
+
+/// `cleaner_chore_run`: every live region server deletes its archived WAL segments past
+/// their time to live now; prints whether it ran.
+pub(super) fn cleaner_chore_run(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    Args::all(args).at_most(0, "cleaner_chore_run")?;
+    let ran = client(shell, args, shell.client.run_cleaner_chore())?;
+    w!(out, "{ran}");
+    Ok(Some(Returned::Value(Value::Bool(ran))))
+}

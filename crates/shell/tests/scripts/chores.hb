@@ -54,3 +54,8 @@ n
 delete_table_snapshots 'c.*'
 y
 list_snapshots
+cleaner_chore_enabled
+cleaner_chore_switch false
+cleaner_chore_enabled
+cleaner_chore_run
+cleaner_chore_switch true

@@ -1,0 +1,87 @@
+//! The cleaner chore (`cleaner_chore_switch`, `cleaner_chore_run`): switched off, archived WAL
+//! segments stay past their time to live; run by hand, they go; switched on, they go by
+//! themselves.
+#![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use basalt_common::chore::Chore;
+use basalt_embedded::{
+    Client, ColumnFamilyDescriptor, Connection, Put, TableDescriptor, TableName, WalConfig,
+};
+
+fn archived(dir: &std::path::Path) -> usize {
+    std::fs::read_dir(dir.join("oldWALs"))
+        .map(|servers| {
+            servers
+                .filter_map(Result::ok)
+                .flat_map(|d| std::fs::read_dir(d.path()).into_iter().flatten())
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn the_cleaner_switch_keeps_archived_segments_until_run_or_switched_on() {
+    let dir = tempfile::tempdir().unwrap();
+    // Small segments, archived once their regions flush, past their time to live at once.
+    let conn = Connection::builder()
+        .file_system(Arc::new(basalt_fs::LocalFs))
+        .root(dir.path())
+        .wal(WalConfig {
+            roll_size: 8 << 10,
+            archive_ttl: Some(Duration::ZERO),
+            ..WalConfig::default()
+        })
+        .open()
+        .unwrap();
+    let t = TableName::parse("t").unwrap();
+    conn.create_table(
+        TableDescriptor::named("t")
+            .unwrap()
+            .with_family(ColumnFamilyDescriptor::new("f")),
+        &[],
+    )
+    .unwrap();
+    assert!(conn.chore_switch(Chore::Cleaner, false).unwrap());
+    assert!(dir.path().join("cleaner.off").exists());
+    for round in 0..4 {
+        for i in 0..200 {
+            conn.put(
+                &t,
+                &Put::new(format!("r{round}-{i:04}")).add_column("f", "q", vec![1u8; 100]),
+            )
+            .unwrap();
+        }
+        conn.flush(&t).unwrap();
+    }
+    // The background worker's ticks leave them while the switch is off.
+    std::thread::sleep(Duration::from_millis(2500));
+    let kept = archived(dir.path());
+    assert!(kept >= 2, "only {kept} archived segments");
+
+    assert!(conn.run_cleaner_chore().unwrap());
+    assert_eq!(
+        archived(dir.path()),
+        0,
+        "run by hand, the cleaner deletes them"
+    );
+
+    // Switched on again, new archived segments go by themselves.
+    assert!(!conn.chore_switch(Chore::Cleaner, true).unwrap());
+    assert!(!dir.path().join("cleaner.off").exists());
+    for i in 0..400 {
+        conn.put(
+            &t,
+            &Put::new(format!("s{i:04}")).add_column("f", "q", vec![2u8; 100]),
+        )
+        .unwrap();
+    }
+    conn.flush(&t).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while archived(dir.path()) > 0 {
+        assert!(Instant::now() < deadline, "never cleaned by itself");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
