@@ -107,18 +107,6 @@ pub(super) fn list_table_snapshots(
     })
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn creation_times_print_as_ruby_prints_them() {
-        assert_eq!(
-            super::creation_time(1_795_678_581_999),
-            "2026-11-26 07:36:21 +0000"
-        );
-        assert_eq!(super::creation_time(0), "1970-01-01 00:00:00 +0000");
-    }
-}
-
 /// Deletes the snapshots `keep` picks after listing them and asking (HBase's
 /// `delete_all_snapshot`, `delete_table_snapshots`).
 fn delete_picked(
@@ -203,4 +191,16 @@ pub(super) fn delete_table_snapshots(
             .is_none_or(|r| r.is_match(&s.table.to_string()))
             && names.as_ref().is_none_or(|r| r.is_match(&s.name))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn creation_times_print_as_ruby_prints_them() {
+        assert_eq!(
+            super::creation_time(1_795_678_581_999),
+            "2026-11-26 07:36:21 +0000"
+        );
+        assert_eq!(super::creation_time(0), "1970-01-01 00:00:00 +0000");
+    }
 }
