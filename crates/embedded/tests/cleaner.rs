@@ -1,7 +1,6 @@
 //! The cleaner chore (`cleaner_chore_switch`, `cleaner_chore_run`): switched off, archived WAL
 //! segments stay past their time to live; run by hand, they go; switched on, they go by
 //! themselves.
-#![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
