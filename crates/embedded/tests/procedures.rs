@@ -1,7 +1,6 @@
 //! The master's record of procedures (`list_procedures`, `list_locks`): a catalog change that
 //! waits for the DDL lock is listed WAITING on the lock of the one holding it, and each ends
 //! SUCCESS or FAILED with its error.
-#![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
 use std::sync::mpsc;
 use std::time::{Duration, Instant};

@@ -362,6 +362,48 @@ fn assign_run(master: &Master, name: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// [`move_region_run`] as a recorded procedure.
+pub fn move_region(master: &Master, name: &[u8], to: Option<&str>) -> Result<()> {
+    let params = vec![
+        ("region".into(), String::from_utf8_lossy(name).into_owned()),
+        ("to".into(), to.unwrap_or("any").to_owned()),
+    ];
+    master.procedure_log.track(
+        "TransitRegionStateProcedure",
+        crate::procedure_log::Resource::Region(String::from_utf8_lossy(name).into_owned()),
+        params,
+        || move_region_run(master, name, to),
+    )
+}
+
+/// [`unassign_run`] as a recorded procedure.
+pub fn unassign(master: &Master, name: &[u8]) -> Result<()> {
+    let params = vec![
+        ("region".into(), String::from_utf8_lossy(name).into_owned()),
+        ("type".into(), "UNASSIGN".into()),
+    ];
+    master.procedure_log.track(
+        "TransitRegionStateProcedure",
+        crate::procedure_log::Resource::Region(String::from_utf8_lossy(name).into_owned()),
+        params,
+        || unassign_run(master, name),
+    )
+}
+
+/// [`assign_run`] as a recorded procedure.
+pub fn assign(master: &Master, name: &[u8]) -> Result<()> {
+    let params = vec![
+        ("region".into(), String::from_utf8_lossy(name).into_owned()),
+        ("type".into(), "ASSIGN".into()),
+    ];
+    master.procedure_log.track(
+        "TransitRegionStateProcedure",
+        crate::procedure_log::Resource::Region(String::from_utf8_lossy(name).into_owned()),
+        params,
+        || assign_run(master, name),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -415,46 +457,4 @@ mod tests {
         // One server: nothing to do.
         assert!(plan(&BTreeMap::from([("a".to_owned(), regions(5, 0))])).is_empty());
     }
-}
-
-/// [`move_region_run`] as a recorded procedure.
-pub fn move_region(master: &Master, name: &[u8], to: Option<&str>) -> Result<()> {
-    let params = vec![
-        ("region".into(), String::from_utf8_lossy(name).into_owned()),
-        ("to".into(), to.unwrap_or("any").to_owned()),
-    ];
-    master.procedure_log.track(
-        "TransitRegionStateProcedure",
-        crate::procedure_log::Resource::Region(String::from_utf8_lossy(name).into_owned()),
-        params,
-        || move_region_run(master, name, to),
-    )
-}
-
-/// [`unassign_run`] as a recorded procedure.
-pub fn unassign(master: &Master, name: &[u8]) -> Result<()> {
-    let params = vec![
-        ("region".into(), String::from_utf8_lossy(name).into_owned()),
-        ("type".into(), "UNASSIGN".into()),
-    ];
-    master.procedure_log.track(
-        "TransitRegionStateProcedure",
-        crate::procedure_log::Resource::Region(String::from_utf8_lossy(name).into_owned()),
-        params,
-        || unassign_run(master, name),
-    )
-}
-
-/// [`assign_run`] as a recorded procedure.
-pub fn assign(master: &Master, name: &[u8]) -> Result<()> {
-    let params = vec![
-        ("region".into(), String::from_utf8_lossy(name).into_owned()),
-        ("type".into(), "ASSIGN".into()),
-    ];
-    master.procedure_log.track(
-        "TransitRegionStateProcedure",
-        crate::procedure_log::Resource::Region(String::from_utf8_lossy(name).into_owned()),
-        params,
-        || assign_run(master, name),
-    )
 }
