@@ -239,6 +239,10 @@ pub trait Client: Send + Sync + fmt::Debug {
     fn user_permissions(&self, scope: &Scope) -> Result<Vec<Permission>>;
     /// Takes snapshot `name` of `table`: each region flushed, its store files kept by link.
     fn snapshot(&self, name: &str, table: &TableName) -> Result<()>;
+    /// Takes snapshot `name` of `table` that lives `ttl_secs` seconds (HBase's snapshot TTL;
+    /// 0: for ever): past it the snapshot cleanup deletes it, and it cannot be cloned or
+    /// restored.
+    fn snapshot_with_ttl(&self, name: &str, table: &TableName, ttl_secs: i64) -> Result<()>;
     /// Every snapshot, by name.
     fn list_snapshots(&self) -> Result<Vec<SnapshotInfo>>;
     /// Deletes a snapshot.

@@ -504,6 +504,7 @@ impl Client for LayoutClient {
         revoke(principal: &str, scope: &Scope) -> Result<()>;
         user_permissions(scope: &Scope) -> Result<Vec<Permission>>;
         snapshot(name: &str, table: &TableName) -> Result<()>;
+        snapshot_with_ttl(name: &str, table: &TableName, ttl_secs: i64) -> Result<()>;
         list_snapshots() -> Result<Vec<SnapshotInfo>>;
         delete_snapshot(name: &str) -> Result<()>;
         balancer() -> Result<bool>;

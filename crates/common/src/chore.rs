@@ -9,6 +9,8 @@ pub enum Chore {
     Cleaner,
     /// Splits oversized and merges undersized regions of tables that ask (`normalizer_*`).
     Normalizer,
+    /// Deletes snapshots past their TTL (`snapshot_cleanup_*`).
+    SnapshotCleanup,
 }
 
 impl Chore {
@@ -18,6 +20,7 @@ impl Chore {
             Chore::CatalogJanitor => "catalog janitor",
             Chore::Cleaner => "cleaner chore",
             Chore::Normalizer => "normalizer",
+            Chore::SnapshotCleanup => "snapshot cleanup",
         }
     }
 }

@@ -41,6 +41,10 @@ pub const LIVE_KEYS: &[(&str, &str)] = &[
         LARGE_RESPONSE_BYTES,
         "response bytes past which a call goes into the server's large log",
     ),
+    (
+        SNAPSHOT_CLEANUP_INTERVAL,
+        "milliseconds between the master's runs deleting snapshots past their TTL",
+    ),
 ];
 
 pub const BALANCER_PERIOD: &str = "hbase.balancer.period";
@@ -49,16 +53,18 @@ pub const CATALOG_JANITOR_INTERVAL: &str = "hbase.catalogjanitor.interval";
 pub const MEMSTORE_FLUSH_SIZE: &str = "hbase.hregion.memstore.flush.size";
 pub const SLOW_RESPONSE_MS: &str = "hbase.ipc.warn.response.time";
 pub const LARGE_RESPONSE_BYTES: &str = "hbase.ipc.warn.response.size";
+pub const SNAPSHOT_CLEANUP_INTERVAL: &str = "hbase.master.cleaner.snapshot.interval";
 
 /// The defaults of [`LIVE_KEYS`], in the same order: HBase's, but for the catalog janitor,
 /// which Basalt runs every 5 seconds (HBase: 5 minutes) so split parents go soon.
-const DEFAULTS: [u64; 6] = [
+const DEFAULTS: [u64; 7] = [
     300_000,
     300_000,
     5_000,
     128 * 1024 * 1024,
     10_000,
     100 * 1024 * 1024,
+    1_800_000,
 ];
 
 /// What one reading of the settings file changed.
@@ -76,7 +82,7 @@ pub struct Reloaded {
 pub struct LiveSettings {
     site: Option<PathBuf>,
     read: Mutex<BTreeMap<String, String>>,
-    values: [AtomicU64; 6],
+    values: [AtomicU64; 7],
 }
 
 impl Default for LiveSettings {
@@ -145,6 +151,10 @@ impl LiveSettings {
 
     pub fn large_response_bytes(&self) -> u64 {
         self.values[5].load(Ordering::Relaxed)
+    }
+
+    pub fn snapshot_cleanup_interval_ms(&self) -> u64 {
+        self.values[6].load(Ordering::Relaxed)
     }
 
     /// Every key the file held when last read, with its value.

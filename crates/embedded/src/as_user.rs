@@ -234,6 +234,12 @@ impl Client for AsUser {
         self.inner.snapshot(name, table)
     }
 
+    fn snapshot_with_ttl(&self, name: &str, table: &TableName, ttl_secs: i64) -> Result<()> {
+        self.access()
+            .check(self.user(), Action::Admin, &Scope::table(table))?;
+        self.inner.snapshot_with_ttl(name, table, ttl_secs)
+    }
+
     fn list_snapshots(&self) -> Result<Vec<crate::SnapshotInfo>> {
         self.inner.list_snapshots()
     }

@@ -194,6 +194,10 @@ impl Client for Connection {
         self.admin().snapshot(name, table)
     }
 
+    fn snapshot_with_ttl(&self, name: &str, table: &TableName, ttl_secs: i64) -> Result<()> {
+        self.admin().snapshot_with_ttl(name, table, ttl_secs)
+    }
+
     fn list_snapshots(&self) -> Result<Vec<SnapshotInfo>> {
         self.admin().list_snapshots()
     }

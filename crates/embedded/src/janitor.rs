@@ -16,6 +16,7 @@ use crate::engine::Engine;
 /// Starts the thread; it ends when told to stop, or when the engine is closed or dropped.
 pub fn start(engine: Weak<Engine>, stop: Receiver<()>) -> Option<JoinHandle<()>> {
     let mut last_normalize = std::time::Instant::now();
+    let mut last_snapshot_cleanup = std::time::Instant::now();
     let run = move || loop {
         match stop.recv_timeout(TICK) {
             Err(RecvTimeoutError::Timeout) => {}
@@ -46,6 +47,17 @@ pub fn start(engine: Weak<Engine>, stop: Receiver<()>) -> Option<JoinHandle<()>>
         if last_normalize.elapsed() >= period {
             last_normalize = std::time::Instant::now();
             let _ = basalt_master::normalizer::normalize(&engine, &[]);
+        }
+        let period =
+            std::time::Duration::from_millis(engine.settings.snapshot_cleanup_interval_ms());
+        if last_snapshot_cleanup.elapsed() >= period {
+            last_snapshot_cleanup = std::time::Instant::now();
+            if engine
+                .snapshot_cleanup_on
+                .load(std::sync::atomic::Ordering::Acquire)
+            {
+                let _ = basalt_master::snapshots::delete_expired(&engine);
+            }
         }
     };
     std::thread::Builder::new()

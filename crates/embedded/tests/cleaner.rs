@@ -84,3 +84,64 @@ fn the_cleaner_switch_keeps_archived_segments_until_run_or_switched_on() {
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+#[test]
+fn snapshots_past_their_ttl_are_refused_and_cleaned_up_while_the_switch_is_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let settings = Arc::new(basalt_common::site::LiveSettings::default());
+    settings
+        .set(basalt_common::site::SNAPSHOT_CLEANUP_INTERVAL, 200)
+        .unwrap();
+    let conn = Connection::builder()
+        .file_system(Arc::new(basalt_fs::LocalFs))
+        .root(dir.path())
+        .settings(settings)
+        .open()
+        .unwrap();
+    let t = TableName::parse("t").unwrap();
+    conn.create_table(
+        TableDescriptor::named("t")
+            .unwrap()
+            .with_family(ColumnFamilyDescriptor::new("f")),
+        &[],
+    )
+    .unwrap();
+    conn.put(&t, &Put::new("r").add_column("f", "q", "v"))
+        .unwrap();
+    assert!(conn.chore_switch(Chore::SnapshotCleanup, false).unwrap());
+    conn.snapshot_with_ttl("short", &t, 1).unwrap();
+    conn.snapshot("kept", &t).unwrap();
+    let names = |conn: &Connection| -> Vec<String> {
+        conn.list_snapshots()
+            .unwrap()
+            .into_iter()
+            .map(|s| s.name)
+            .collect()
+    };
+    let listed = conn.list_snapshots().unwrap();
+    assert_eq!(
+        listed.iter().find(|s| s.name == "short").unwrap().ttl_secs,
+        1
+    );
+    std::thread::sleep(Duration::from_millis(2500));
+    // Expired, but the cleanup is off: still there, and refused.
+    assert_eq!(names(&conn), ["kept", "short"]);
+    let refused = conn
+        .clone_snapshot("short", &TableName::parse("c").unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(refused.contains("TTL has expired"), "{refused}");
+    conn.clone_snapshot("kept", &TableName::parse("c").unwrap())
+        .unwrap();
+
+    assert!(!conn.chore_switch(Chore::SnapshotCleanup, true).unwrap());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while names(&conn) != ["kept"] {
+        assert!(
+            Instant::now() < deadline,
+            "never cleaned: {:?}",
+            names(&conn)
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}

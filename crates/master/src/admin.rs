@@ -78,9 +78,28 @@ impl Admin {
 
     /// Takes snapshot `name` of `table`: each region flushed, its files linked.
     pub fn snapshot(&self, name: &str, table: &TableName) -> Result<()> {
+        self.snapshot_with_ttl(name, table, 0)
+    }
+
+    /// [`Admin::snapshot`] that lives `ttl_secs` seconds (0: for ever); past it, the
+    /// snapshot cleanup deletes it and it cannot be cloned or restored.
+    pub fn snapshot_with_ttl(&self, name: &str, table: &TableName, ttl_secs: i64) -> Result<()> {
         // Not while the table is being altered, dropped or split by a DDL call.
         let _ddl = self.engine.ddl();
-        crate::snapshots::take(&self.engine, name, table)
+        crate::snapshots::take(&self.engine, name, table, ttl_secs)
+    }
+
+    /// Refuses a snapshot whose time to live has passed (HBase's SnapshotTTLExpiredException).
+    fn live_snapshot(&self, name: &str) -> Result<()> {
+        let info = crate::snapshots::info(&self.engine, name)?;
+        if info.expired(self.engine.clock.now_millis()) {
+            return Err(Error::Refused(format!(
+                "Snapshot TTL has expired: snapshot {name} lived {} s and cannot be cloned or \
+                 restored",
+                info.ttl_secs
+            )));
+        }
+        Ok(())
     }
 
     /// Every snapshot, by name.
@@ -97,6 +116,7 @@ impl Admin {
     /// schema and regions, its files linked (no copies), so the clone and the source share
     /// nothing but bytes that neither changes.
     pub fn clone_snapshot(&self, name: &str, table: &TableName) -> Result<()> {
+        self.live_snapshot(name)?;
         let (descriptor, splits) = crate::snapshots::clone_plan(&self.engine, name, table)?;
         self.create_table_with_splits(descriptor, &splits)?;
         let cloned = crate::snapshots::link_into(&self.engine, name, table);
@@ -112,6 +132,7 @@ impl Admin {
     /// `restore_snapshot`): its schema and regions become the snapshot's. The table must be
     /// disabled (it stays so); a table that no longer exists is cloned from the snapshot.
     pub fn restore_snapshot(&self, name: &str) -> Result<()> {
+        self.live_snapshot(name)?;
         let info = crate::snapshots::info(&self.engine, name)?;
         if !self.table_exists(&info.table) {
             return self.clone_snapshot(name, &info.table);
@@ -602,20 +623,24 @@ impl Admin {
         match chore {
             Chore::CatalogJanitor => &self.engine.catalog_janitor_on,
             Chore::Cleaner => &self.engine.cleaner_on,
+            Chore::SnapshotCleanup => &self.engine.snapshot_cleanup_on,
             Chore::Normalizer => &self.engine.normalizer_on,
         }
     }
 
     /// Switches one of the master's chores on or off; returns whether it was on. The
-    /// cleaner's switch is kept on the shared storage (`layout::CLEANER_OFF`), where every
-    /// region server looks.
+    /// cleaner's and the snapshot cleanup's switches are kept on the shared storage
+    /// (`layout::CLEANER_OFF`, `layout::SNAPSHOT_CLEANUP_OFF`), where every region server
+    /// and the next master look.
     pub fn chore_switch(&self, chore: Chore, on: bool) -> Result<bool> {
-        if chore == Chore::Cleaner {
+        let marker = match chore {
+            Chore::Cleaner => Some(basalt_regionserver::layout::CLEANER_OFF),
+            Chore::SnapshotCleanup => Some(basalt_regionserver::layout::SNAPSHOT_CLEANUP_OFF),
+            Chore::CatalogJanitor | Chore::Normalizer => None,
+        };
+        if let Some(marker) = marker {
             let fs = self.engine.fs.as_ref();
-            let marker = self
-                .engine
-                .root
-                .join(basalt_regionserver::layout::CLEANER_OFF);
+            let marker = self.engine.root.join(marker);
             if on {
                 match fs.delete(&marker) {
                     Ok(()) | Err(basalt_fs::FsError::NotFound(_)) => {}

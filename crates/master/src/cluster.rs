@@ -85,6 +85,7 @@ pub struct ClusterMaster {
     /// When split and merge parents were last cleaned (HBase's CatalogJanitor).
     last_janitor: Mutex<Instant>,
     last_normalize: Mutex<Instant>,
+    last_snapshot_cleanup: Mutex<Instant>,
 }
 
 impl ClusterMaster {
@@ -165,6 +166,7 @@ impl ClusterMaster {
             acl_written: Mutex::new(Vec::new()),
             last_janitor: Mutex::new(Instant::now()),
             last_normalize: Mutex::new(Instant::now()),
+            last_snapshot_cleanup: Mutex::new(Instant::now()),
         };
         // The switch as the last active master left it.
         if let Some(on) = cm
@@ -504,6 +506,21 @@ impl ClusterMaster {
         };
         if normalize_due {
             crate::normalizer::normalize(&self.master, &[])?;
+        }
+        let cleanup_due = {
+            let mut last = self
+                .last_snapshot_cleanup
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            let period = Duration::from_millis(self.settings.live.snapshot_cleanup_interval_ms());
+            let due = last.elapsed() >= period;
+            if due {
+                *last = Instant::now();
+            }
+            due
+        };
+        if cleanup_due && self.master.snapshot_cleanup_on.load(Ordering::Acquire) {
+            crate::snapshots::delete_expired(&self.master)?;
         }
         if self.master.access.is_enabled() {
             self.publish_acl()?;

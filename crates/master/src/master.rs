@@ -346,6 +346,9 @@ impl Master {
             .unwrap_or_default();
         // Off while the marker a switch left is on the shared storage.
         let cleaner_on = !fs.exists(&root.join(layout::CLEANER_OFF)).unwrap_or(false);
+        let snapshot_cleanup_on = !fs
+            .exists(&root.join(layout::SNAPSHOT_CLEANUP_OFF))
+            .unwrap_or(false);
         // A directory that cannot take the file still gets an id for this run.
         let cluster_id =
             layout::cluster_id(fs.as_ref(), &root).unwrap_or_else(|_| layout::new_uuid());
@@ -368,7 +371,7 @@ impl Master {
             catalog_janitor_on: AtomicBool::new(true),
             cleaner_on: AtomicBool::new(cleaner_on),
             normalizer_on: AtomicBool::new(true),
-            snapshot_cleanup_on: AtomicBool::new(true),
+            snapshot_cleanup_on: AtomicBool::new(snapshot_cleanup_on),
             settings,
             dead_servers: Mutex::new(Vec::new()),
             backup_masters: Mutex::new(Vec::new()),

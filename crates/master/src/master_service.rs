@@ -370,7 +370,7 @@ impl MasterService {
                 let table = r.snapshot.table.as_deref().unwrap_or_default();
                 let table = TableName::parse(table).map_err(|e| fail(&e))?;
                 admin
-                    .snapshot(&r.snapshot.name, &table)
+                    .snapshot_with_ttl(&r.snapshot.name, &table, r.snapshot.ttl.unwrap_or(0))
                     .map_err(|e| fail(&e))?;
                 // Taken before this answer: nothing to wait for.
                 Ok(pb::SnapshotResponse {
@@ -859,6 +859,25 @@ impl MasterService {
                     }
                     .encode_to_vec())
                 }),
+            "SwitchSnapshotCleanup" => {
+                decode::<pb::SetSnapshotCleanupRequest>(param).and_then(|r| {
+                    let was = admin
+                        .chore_switch(Chore::SnapshotCleanup, r.enabled)
+                        .map_err(|e| fail(&e))?;
+                    Ok(pb::SetSnapshotCleanupResponse {
+                        prev_snapshot_cleanup: was,
+                    }
+                    .encode_to_vec())
+                })
+            }
+            "IsSnapshotCleanupEnabled" => {
+                decode::<pb::IsSnapshotCleanupEnabledRequest>(param).map(|_| {
+                    pb::IsSnapshotCleanupEnabledResponse {
+                        enabled: admin.chore_enabled(Chore::SnapshotCleanup),
+                    }
+                    .encode_to_vec()
+                })
+            }
             "IsCleanerChoreEnabled" => {
                 decode::<pb::IsCleanerChoreEnabledRequest>(param).map(|_| {
                     pb::IsCleanerChoreEnabledResponse {

@@ -27,6 +27,10 @@ pub const DISPOSABLE: &str = ".disposable";
 /// region server sees it, and a master taking over too.
 pub const CLEANER_OFF: &str = "cleaner.off";
 
+/// At the data directory's root while the snapshot cleanup is switched off
+/// (`snapshot_cleanup_switch false`): snapshots past their TTL stay.
+pub const SNAPSHOT_CLEANUP_OFF: &str = "snapshot-cleanup.off";
+
 /// Marks a region directory [`DISPOSABLE`] (nothing if it is gone already).
 pub fn mark_disposable(fs: &dyn FileSystem, region_dir: &Path) -> Result<()> {
     if !fs.exists(region_dir).map_err(storage)? {

@@ -520,14 +520,15 @@ impl<T: Transport> AdminCalls<'_, T> {
 
     /// Takes snapshot `name` of `table` (MasterService Snapshot).
     async fn snapshot(&self, name: &str, table: &TableName) -> Result<()> {
+        self.snapshot_with_ttl(name, table, 0).await
+    }
+
+    /// Takes snapshot `name` of `table` to live `ttl_secs` seconds (0: for ever).
+    async fn snapshot_with_ttl(&self, name: &str, table: &TableName, ttl_secs: i64) -> Result<()> {
+        let mut snapshot = snapshot_description(name, Some(table));
+        snapshot.ttl = (ttl_secs != 0).then_some(ttl_secs);
         let _: pb::SnapshotResponse = self
-            .master(
-                table,
-                "Snapshot",
-                &pb::SnapshotRequest {
-                    snapshot: snapshot_description(name, Some(table)),
-                },
-            )
+            .master(table, "Snapshot", &pb::SnapshotRequest { snapshot })
             .await?;
         Ok(())
     }
@@ -546,6 +547,7 @@ impl<T: Transport> AdminCalls<'_, T> {
                 Ok(crate::SnapshotInfo {
                     table: TableName::parse(s.table.as_deref().unwrap_or_default())?,
                     creation_time: s.creation_time.unwrap_or(0),
+                    ttl_secs: s.ttl.unwrap_or(0).max(0),
                     name: s.name,
                 })
             })
@@ -945,6 +947,8 @@ admin_calls! {
     fn user_permissions(&self, scope: &basalt_common::acl::Scope) -> Result<Vec<basalt_common::acl::Permission>>;
     /// Takes snapshot `name` of `table` (MasterService Snapshot).
     fn snapshot(&self, name: &str, table: &TableName) -> Result<()>;
+    /// Takes a snapshot that lives `ttl_secs` seconds (0: for ever).
+    fn snapshot_with_ttl(&self, name: &str, table: &TableName, ttl_secs: i64) -> Result<()>;
     /// Every snapshot (MasterService GetCompletedSnapshots).
     fn list_snapshots(&self) -> Result<Vec<crate::SnapshotInfo>>;
     /// Makes table `table` from snapshot `name` (MasterService CloneSnapshot).

@@ -352,6 +352,18 @@ impl<T: Transport> AdminCalls<'_, T> {
                     .await?;
                 r.prev_value.unwrap_or(false)
             }
+            Chore::SnapshotCleanup => {
+                let r: pb::SetSnapshotCleanupResponse = self
+                    .cluster_call(
+                        "SwitchSnapshotCleanup",
+                        &pb::SetSnapshotCleanupRequest {
+                            enabled: on,
+                            synchronous: None,
+                        },
+                    )
+                    .await?;
+                r.prev_snapshot_cleanup
+            }
             Chore::Normalizer => {
                 let r: pb::SetNormalizerRunningResponse = self
                     .cluster_call(
@@ -383,6 +395,15 @@ impl<T: Transport> AdminCalls<'_, T> {
                     )
                     .await?;
                 r.value
+            }
+            Chore::SnapshotCleanup => {
+                let r: pb::IsSnapshotCleanupEnabledResponse = self
+                    .cluster_call(
+                        "IsSnapshotCleanupEnabled",
+                        &pb::IsSnapshotCleanupEnabledRequest {},
+                    )
+                    .await?;
+                r.enabled
             }
             Chore::Normalizer => {
                 let r: pb::IsNormalizerEnabledResponse = self

@@ -174,6 +174,10 @@ impl Client for RemoteConnection {
         self.admin().snapshot(name, table)
     }
 
+    fn snapshot_with_ttl(&self, name: &str, table: &TableName, ttl_secs: i64) -> Result<()> {
+        self.admin().snapshot_with_ttl(name, table, ttl_secs)
+    }
+
     fn list_snapshots(&self) -> Result<Vec<crate::SnapshotInfo>> {
         self.admin().list_snapshots()
     }

@@ -60,8 +60,14 @@ fn check_name(name: &str) -> Result<()> {
     }
 }
 
-/// Takes snapshot `name` of `table` (FLUSH type: each region flushed, then its files linked).
-pub fn take(master: &Master, name: &str, table: &TableName) -> Result<()> {
+/// Takes snapshot `name` of `table` (FLUSH type: each region flushed, then its files linked),
+/// to live `ttl_secs` seconds (0: for ever).
+pub fn take(master: &Master, name: &str, table: &TableName, ttl_secs: i64) -> Result<()> {
+    if ttl_secs < 0 {
+        return Err(Error::InvalidArgument(format!(
+            "snapshot {name}: TTL {ttl_secs} is negative (0 keeps it for ever)"
+        )));
+    }
     check_name(name)?;
     let fs = master.fs.as_ref();
     let dir = snapshots_dir(master);
@@ -106,7 +112,7 @@ pub fn take(master: &Master, name: &str, table: &TableName) -> Result<()> {
             r#type: Some(pb::snapshot_description::Type::Flush as i32),
             version: Some(FORMAT_VERSION),
             owner: None,
-            ttl: None,
+            ttl: (ttl_secs > 0).then_some(ttl_secs),
         };
         basalt_fs::write_atomically(fs, &tmp.join(INFO_FILE), &info.encode_to_vec())
             .map_err(storage)?;
@@ -275,7 +281,7 @@ pub fn description(info: &SnapshotInfo) -> pb::SnapshotDescription {
         r#type: Some(pb::snapshot_description::Type::Flush as i32),
         version: Some(FORMAT_VERSION),
         owner: None,
-        ttl: None,
+        ttl: (info.ttl_secs > 0).then_some(info.ttl_secs),
     }
 }
 
@@ -299,7 +305,20 @@ fn read_info(fs: &dyn basalt_fs::FileSystem, dir: &Path, name: &str) -> Result<S
         name: info.name,
         table: TableName::parse(info.table.as_deref().unwrap_or_default())?,
         creation_time: info.creation_time.unwrap_or(0),
+        ttl_secs: info.ttl.unwrap_or(0).max(0),
     })
+}
+
+/// Deletes the snapshots whose time to live has passed (HBase's snapshot cleanup chore);
+/// returns their names.
+pub fn delete_expired(master: &Master) -> Result<Vec<String>> {
+    let now = master.clock.now_millis();
+    let mut gone = Vec::new();
+    for s in list(master)?.into_iter().filter(|s| s.expired(now)) {
+        delete(master, &s.name)?;
+        gone.push(s.name);
+    }
+    Ok(gone)
 }
 
 /// Every snapshot taken, by name.

@@ -225,6 +225,8 @@ live take effect (docs/design/operations.md lists them), the others at restart.
     "cleaner_chore_run", "tools", tools::cleaner_chore_run, true, "Have every live region server delete its archived WAL segments past their time to live\n(hbase.master.logcleaner.ttl, 10 minutes) that no replication queue needs, now.\n  hbase> cleaner_chore_run";
     "cleaner_chore_switch", "tools", tools::cleaner_chore_switch, true, "Switch the cleaner chore on or off; prints its previous state. Off, archived WAL segments stay.\n  hbase> cleaner_chore_switch false";
     "cleaner_chore_enabled", "tools", tools::cleaner_chore_enabled, true, "Whether the cleaner chore runs by itself.\n  hbase> cleaner_chore_enabled";
+    "snapshot_cleanup_switch", "tools", tools::snapshot_cleanup_switch, true, "Switch the deletion of snapshots past their TTL on or off; prints its previous state.\n  hbase> snapshot_cleanup_switch false";
+    "snapshot_cleanup_enabled", "tools", tools::snapshot_cleanup_enabled, true, "Whether snapshots past their TTL are deleted by themselves.\n  hbase> snapshot_cleanup_enabled";
     "normalize", "tools", tools::normalize, true,
 "Run the region normalizer now over the tables with NORMALIZATION_ENABLED (or those named):
 regions larger than twice the table's average split, runs of small neighbours merge. Prints
@@ -308,8 +310,11 @@ region opened, or over the given number of seconds.
   hbase> hotspots 't1'
   hbase> hotspots 't1', 5";
     "snapshot", "snapshots", snapshot::snapshot, true,
-"Take a snapshot of a table: each region flushed, its files kept (no copies).
-  hbase> snapshot 'sourceTable', 'snapshotName'";
+"Take a snapshot of a table: each region flushed, its files kept (no copies). With TTL (seconds)
+it is deleted once that long has passed (while snapshot_cleanup_enabled), and cannot be cloned
+or restored after.
+  hbase> snapshot 'sourceTable', 'snapshotName'
+  hbase> snapshot 'sourceTable', 'snapshotName', {TTL => 86400}";
     "list_snapshots", "snapshots", snapshot::list_snapshots, true,
 "List the snapshots, or those whose name matches a regular expression.
   hbase> list_snapshots

@@ -11,9 +11,17 @@ pub(super) fn creation_time(ms: i64) -> String {
 
 pub(super) fn snapshot(shell: &mut Shell, args: &[Value], _: &mut dyn Write) -> CommandResult {
     let a = Args::new(args);
+    a.unknown_options(&["TTL"])?;
     let table = TableName::parse(&a.string(0, "table name")?).map_err(|e| e.to_string())?;
     let name = a.string(1, "snapshot name")?;
-    client(shell, args, shell.client.snapshot(&name, &table))?;
+    match a.opt_int("TTL")? {
+        Some(ttl) => client(
+            shell,
+            args,
+            shell.client.snapshot_with_ttl(&name, &table, ttl),
+        )?,
+        None => client(shell, args, shell.client.snapshot(&name, &table))?,
+    }
     Ok(None)
 }
 

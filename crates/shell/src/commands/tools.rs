@@ -1013,3 +1013,27 @@ pub(super) fn cleaner_chore_run(
     w!(out, "{ran}");
     Ok(Some(Returned::Value(Value::Bool(ran))))
 }
+
+/// `snapshot_cleanup_switch true|false`: prints the previous state, as HBase's does.
+pub(super) fn snapshot_cleanup_switch(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    let on = bool_at(args, 0, "the snapshot cleanup's state")?;
+    let was = client(
+        shell,
+        args,
+        shell.client.chore_switch(Chore::SnapshotCleanup, on),
+    )?;
+    w!(out, "Previous snapshot cleanup state : {was}");
+    Ok(Some(Returned::Value(Value::Bool(was))))
+}
+
+pub(super) fn snapshot_cleanup_enabled(
+    shell: &mut Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+) -> CommandResult {
+    chore_enabled(shell, args, out, Chore::SnapshotCleanup)
+}

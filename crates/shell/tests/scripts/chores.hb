@@ -59,3 +59,10 @@ cleaner_chore_switch false
 cleaner_chore_enabled
 cleaner_chore_run
 cleaner_chore_switch true
+snapshot_cleanup_enabled
+snapshot_cleanup_switch false
+snapshot_cleanup_enabled
+snapshot_cleanup_switch true
+snapshot 'ch', 'ttl1', {TTL => 86400}
+snapshot 'ch', 'ttl2', {TTL => -5}
+snapshot 'ch', 'ttl3', {COLOR => 1}
