@@ -134,6 +134,16 @@ impl HbckService {
                     .encode_to_vec())
                 })
             }
+            "BypassProcedure" => decode::<pb::BypassProcedureRequest>(param).map(|r| {
+                pb::BypassProcedureResponse {
+                    bypassed: r
+                        .proc_id
+                        .iter()
+                        .map(|id| m.procedure_log.bypass(*id))
+                        .collect(),
+                }
+                .encode_to_vec()
+            }),
             "FixMeta" => decode::<pb::FixMetaRequest>(param).and_then(|_| {
                 for line in hbck::fix_meta(m).map_err(|e| from_error(&e))? {
                     use std::io::Write as _;

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use basalt_common::{Bytes, Clock, Error, RegionInfo, Result, TableDescriptor, TableName};
 use basalt_fs::FileSystem;
@@ -282,8 +282,6 @@ pub struct Master {
     namespaces: RwLock<BTreeMap<String, NamespaceDescriptor>>,
     /// Where the catalog is read and written (it changes when meta moves).
     catalog: RwLock<Arc<dyn MetaStore>>,
-    /// One catalog change at a time: DDL, splits, merges, cleanup of split parents.
-    ddl: Mutex<()>,
     /// The timestamp of the last catalog change (they only grow).
     last_meta_ts: AtomicI64,
     pub clock: Arc<dyn Clock>,
@@ -315,7 +313,8 @@ pub struct Master {
     /// newest last) and the masters waiting to take over, for the cluster status.
     pub dead_servers: Mutex<Vec<basalt_common::ServerName>>,
     pub backup_masters: Mutex<Vec<basalt_common::ServerName>>,
-    /// Its procedures, running and recent (`list_procedures`, `list_locks`).
+    /// Its procedures, running and recent (`list_procedures`, `list_locks`), and the DDL
+    /// lock (one catalog change at a time: DDL, splits, merges, cleanup of split parents).
     pub procedure_log: crate::procedure_log::ProcedureLog,
     /// What the balancer decided on its recent runs.
     pub balancer_log: basalt_common::balancer_log::BalancerLog,
@@ -356,7 +355,6 @@ impl Master {
             tables: RwLock::new(BTreeMap::new()),
             namespaces: RwLock::new(BTreeMap::new()),
             catalog: RwLock::new(catalog),
-            ddl: Mutex::new(()),
             last_meta_ts: AtomicI64::new(0),
             clock,
             fs,
@@ -443,16 +441,8 @@ impl Master {
     /// Serializes catalog changes.
     /// The DDL lock: one catalog change at a time. The procedure this thread runs is
     /// recorded as waiting while another holds it.
-    pub fn ddl(&self) -> MutexGuard<'_, ()> {
-        match self.ddl.try_lock() {
-            Ok(guard) => return guard,
-            Err(std::sync::TryLockError::Poisoned(p)) => return p.into_inner(),
-            Err(std::sync::TryLockError::WouldBlock) => {}
-        }
-        self.procedure_log.waiting(true);
-        let guard = self.ddl.lock().unwrap_or_else(PoisonError::into_inner);
-        self.procedure_log.waiting(false);
-        guard
+    pub fn ddl(&self) -> crate::procedure_log::DdlGuard<'_> {
+        self.procedure_log.ddl()
     }
 
     /// Where the catalog is read and written.

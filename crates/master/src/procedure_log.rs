@@ -2,13 +2,18 @@
 //! change (creating, altering, enabling, disabling, dropping a table; namespaces; splits,
 //! merges, moves, assigns; recoveries) is a procedure with an id, HBase's class name, its
 //! owner, the resource it locks and its state. Basalt's master runs one such change at a time
-//! (its DDL lock): a procedure waiting for it is WAITING on the lock of the one running. The
-//! running ones and the last [`KEPT`] finished are listed.
+//! (its DDL lock, [`ProcedureLog::ddl`]): a procedure waiting for it is WAITING on the lock
+//! of the one running. The running ones and the last [`KEPT`] finished are listed.
+//!
+//! [`ProcedureLog::bypass`] is HBCK2's `bypass`: a waiting procedure gives up without doing
+//! anything (its call fails, naming the bypass); a running one is recorded as finished and
+//! lets go of the DDL lock, so the procedures behind it run while it goes on alone (as in
+//! HBase, only for a procedure stuck for good: nothing stops it).
 
 use std::cell::Cell;
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Condvar, Mutex, PoisonError};
 
 /// Finished procedures kept.
 pub const KEPT: usize = 100;
@@ -19,13 +24,49 @@ pub use basalt_common::procedure::{Lock, Procedure, Resource, State};
 struct Lists {
     running: Vec<Procedure>,
     finished: VecDeque<Procedure>,
+    /// Procedures bypassed while they ran or waited.
+    bypassed: BTreeSet<u64>,
 }
 
-/// The record.
+/// Who holds the DDL lock: a token per acquisition, and the procedure (if any) it runs for.
+#[derive(Debug, Default)]
+struct Holder {
+    token: Option<u64>,
+    procedure: Option<u64>,
+}
+
+/// The record, and the DDL lock it watches.
 #[derive(Debug, Default)]
 pub struct ProcedureLog {
     next: AtomicU64,
     lists: Mutex<Lists>,
+    holder: Mutex<Holder>,
+    released: Condvar,
+    tokens: AtomicU64,
+}
+
+/// Unwinds a procedure bypassed while it waited, out of its body and into [`ProcedureLog::track`].
+struct Bypassed;
+
+/// The DDL lock while held; released when dropped (unless a bypass released it already).
+#[derive(Debug)]
+pub struct DdlGuard<'a> {
+    log: &'a ProcedureLog,
+    token: u64,
+}
+
+impl Drop for DdlGuard<'_> {
+    fn drop(&mut self) {
+        let mut holder = self
+            .log
+            .holder
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if holder.token == Some(self.token) {
+            *holder = Holder::default();
+            self.log.released.notify_all();
+        }
+    }
 }
 
 thread_local! {
@@ -71,9 +112,19 @@ impl ProcedureLog {
             error: None,
         });
         CURRENT.with(|c| c.set(Some(id)));
-        let out = body();
+        let out = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
+            Ok(out) => out,
+            Err(payload) if payload.is::<Bypassed>() => Err(basalt_common::Error::Refused(
+                format!("procedure {id} was bypassed (hbck) before it ran: nothing was done"),
+            )),
+            Err(payload) => {
+                CURRENT.with(|c| c.set(None));
+                std::panic::resume_unwind(payload)
+            }
+        };
         CURRENT.with(|c| c.set(None));
         let mut lists = self.lists();
+        lists.bypassed.remove(&id);
         if let Some(at) = lists.running.iter().position(|p| p.id == id) {
             let mut p = lists.running.remove(at);
             p.last_update_ms = now_ms();
@@ -90,6 +141,65 @@ impl ProcedureLog {
             lists.finished.push_back(p);
         }
         out
+    }
+
+    /// Takes the DDL lock: one catalog change at a time. The procedure this thread runs is
+    /// WAITING meanwhile, and if it is bypassed while it waits, it unwinds out of its body
+    /// (into [`ProcedureLog::track`], which fails it) instead of running.
+    pub fn ddl(&self) -> DdlGuard<'_> {
+        let current = CURRENT.with(Cell::get);
+        let mut holder = self.holder.lock().unwrap_or_else(PoisonError::into_inner);
+        if holder.token.is_some() {
+            self.waiting(true);
+            while holder.token.is_some() {
+                if current.is_some_and(|id| self.lists().bypassed.contains(&id)) {
+                    drop(holder);
+                    std::panic::resume_unwind(Box::new(Bypassed));
+                }
+                holder = self
+                    .released
+                    .wait(holder)
+                    .unwrap_or_else(PoisonError::into_inner);
+            }
+            self.waiting(false);
+        }
+        let token = self.tokens.fetch_add(1, Ordering::Relaxed) + 1;
+        *holder = Holder {
+            token: Some(token),
+            procedure: current,
+        };
+        DdlGuard { log: self, token }
+    }
+
+    /// HBCK2's `bypass`: a procedure waiting for the DDL lock gives up without running; one
+    /// holding it is recorded as finished (SUCCESS, bypassed) and lets go of the lock. False
+    /// for a procedure that is not running.
+    pub fn bypass(&self, id: u64) -> bool {
+        let mut lists = self.lists();
+        let Some(at) = lists.running.iter().position(|p| p.id == id) else {
+            return false;
+        };
+        lists.bypassed.insert(id);
+        if lists.running[at].state == State::Runnable {
+            let mut p = lists.running.remove(at);
+            p.state = State::Success;
+            p.last_update_ms = now_ms();
+            p.error = Some("bypassed (hbck): it may still be running".into());
+            if lists.finished.len() == KEPT {
+                lists.finished.pop_front();
+            }
+            lists.finished.push_back(p);
+            drop(lists);
+            let mut holder = self.holder.lock().unwrap_or_else(PoisonError::into_inner);
+            if holder.procedure == Some(id) {
+                *holder = Holder::default();
+            }
+        } else {
+            drop(lists);
+        }
+        // Waiters look again: one of them was bypassed, or the lock is free.
+        self.released.notify_all();
+        true
     }
 
     /// The current thread's procedure waits for the DDL lock (`true`) or holds it.

@@ -51,6 +51,13 @@ enum Op {
     /// is deleted): leftovers out of the way; of the tables named, or all
     #[command(name = "archiveOrphans")]
     ArchiveOrphans { tables: Vec<String> },
+    /// Give up procedures (`list_procedures` ids) stuck for good: one waiting for the
+    /// master's DDL lock ends without doing anything; one holding it is recorded as finished
+    /// and lets the others run, while it goes on alone. Use with care, as HBCK2's
+    Bypass {
+        #[arg(required = true)]
+        procedures: Vec<u64>,
+    },
     /// Split the WAL directories of servers that are gone (host,port,startcode) into their
     /// regions, and reopen those regions so they replay the edits (a server crash procedure)
     #[command(name = "scheduleRecoveries")]
@@ -150,6 +157,23 @@ impl Target {
                 }
                 Ok(())
             }
+            (Target::Local(m), Op::Bypass { procedures }) => {
+                let done: Vec<bool> = procedures
+                    .iter()
+                    .map(|p| m.procedure_log.bypass(*p))
+                    .collect();
+                bypassed(procedures, &done)
+            }
+            (Target::Remote(c), Op::Bypass { procedures }) => {
+                let r: pb::BypassProcedureResponse = c.hbck_call(
+                    "BypassProcedure",
+                    &pb::BypassProcedureRequest {
+                        proc_id: procedures.clone(),
+                        ..pb::BypassProcedureRequest::default()
+                    },
+                )?;
+                bypassed(procedures, &r.bypassed)
+            }
             (Target::Local(m), Op::ScheduleRecoveries { servers }) => {
                 for (server, n) in hbck::schedule_recoveries(m, servers)? {
                     println!("{server}: log split, {n} region(s) reopened");
@@ -218,6 +242,22 @@ impl Target {
             }
         }
     }
+}
+
+/// Prints each procedure's outcome; fails naming those that were not running.
+fn bypassed(procedures: &[u64], done: &[bool]) -> Result<()> {
+    let mut missing = Vec::new();
+    for (id, ok) in procedures.iter().zip(done) {
+        if *ok {
+            println!("procedure {id}: bypassed");
+        } else {
+            missing.push(id.to_string());
+        }
+    }
+    if !missing.is_empty() {
+        bail!("not running, so not bypassed: {}", missing.join(", "));
+    }
+    Ok(())
 }
 
 fn tables_request(names: &[String]) -> Result<pb::HbckTablesRequest> {
