@@ -10,6 +10,7 @@ use basalt_common::balancer_log::{Decision, Rejection};
 use basalt_common::chore::Chore;
 use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment};
 use basalt_common::procedure::{Lock, Procedure};
+use basalt_common::quota::{Change, Quotas, Subject};
 use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 pub use basalt_common::snapshot::SnapshotInfo;
@@ -355,6 +356,10 @@ pub trait Client: Send + Sync + fmt::Debug {
     /// What the cluster keeps in ZooKeeper, as HBase's `zk_dump` prints it (a connection
     /// found through ZooKeeper; others have none to show).
     fn zk_dump(&self) -> Result<String>;
+    /// Changes a subject's quotas (HBase's `set_quota`; MasterService SetQuota).
+    fn set_quota(&self, subject: &Subject, change: &Change) -> Result<()>;
+    /// Every subject's quotas, as `hbase:quota` keeps them (HBase's `list_quotas`).
+    fn list_quotas(&self) -> Result<Vec<(Subject, Quotas)>>;
     /// Stops the active master alone; a backup master takes over (MasterService StopMaster).
     fn stop_master(&self) -> Result<()>;
     /// Forgets dead servers (all of them if none is named); returns the names it could not

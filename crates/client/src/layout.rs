@@ -24,6 +24,7 @@ use basalt_common::ops::{
     Append, CheckAction, CheckAndMutate, CheckAndMutateResult, Increment, RowMutations, RowOp,
 };
 use basalt_common::procedure::{Lock, Procedure};
+use basalt_common::quota::{Change, Quotas, Subject};
 use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use basalt_common::{
@@ -543,6 +544,8 @@ impl Client for LayoutClient {
         procedures() -> Result<Vec<Procedure>>;
         locks() -> Result<Vec<Lock>>;
         zk_dump() -> Result<String>;
+        set_quota(subject: &Subject, change: &Change) -> Result<()>;
+        list_quotas() -> Result<Vec<(Subject, Quotas)>>;
         security_capabilities() -> Result<Vec<String>>;
         in_maintenance_mode() -> Result<bool>;
         clear_block_cache(table: &TableName) -> Result<(u64, u64, u64)>;

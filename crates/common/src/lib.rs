@@ -24,6 +24,7 @@ pub mod namespace;
 pub mod ops;
 pub mod pb;
 pub mod procedure;
+pub mod quota;
 pub mod region_info;
 pub mod replication;
 pub mod schema;

@@ -11,6 +11,7 @@ use basalt_common::balancer_log::{Decision, Rejection};
 use basalt_common::chore::Chore;
 use basalt_common::ops::{Append, CheckAction, CheckAndMutate, CheckAndMutateResult, Increment};
 use basalt_common::procedure::{Lock, Procedure};
+use basalt_common::quota::{Change, Quotas, Subject};
 use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use basalt_common::{Bytes, Delete, Get, Put, Result, RowResult, Scan, TableDescriptor, TableName};
@@ -408,6 +409,16 @@ impl Client for AsUser {
     fn balancer_log(&self, limit: usize) -> Result<(Vec<Decision>, Vec<Rejection>)> {
         self.admin()?;
         self.inner.balancer_log(limit)
+    }
+
+    fn set_quota(&self, subject: &Subject, change: &Change) -> Result<()> {
+        self.admin()?;
+        self.inner.set_quota(subject, change)
+    }
+
+    fn list_quotas(&self) -> Result<Vec<(Subject, Quotas)>> {
+        self.admin()?;
+        self.inner.list_quotas()
     }
 
     fn zk_dump(&self) -> Result<String> {

@@ -13,6 +13,7 @@ use basalt_common::balancer_log::{Decision, Rejection};
 use basalt_common::chore::Chore;
 use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment};
 use basalt_common::procedure::{Lock, Procedure};
+use basalt_common::quota::{Change, Quotas, Subject};
 use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use basalt_common::{
@@ -360,6 +361,14 @@ impl Client for Connection {
     fn balancer_log(&self, limit: usize) -> Result<(Vec<Decision>, Vec<Rejection>)> {
         let log = &self.engine.balancer_log;
         Ok((log.decisions(limit), log.rejections(limit)))
+    }
+
+    fn set_quota(&self, subject: &Subject, change: &Change) -> Result<()> {
+        basalt_master::quota_store::set(&self.engine, subject, change)
+    }
+
+    fn list_quotas(&self) -> Result<Vec<(Subject, Quotas)>> {
+        basalt_master::quota_store::list(&self.engine)
     }
 
     fn zk_dump(&self) -> Result<String> {

@@ -26,6 +26,7 @@ pub mod normalizer;
 pub mod peers;
 pub mod procedure_log;
 pub mod procedures;
+pub mod quota_store;
 pub mod servers;
 pub mod snapshots;
 pub mod upgrade;

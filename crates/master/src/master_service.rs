@@ -762,6 +762,12 @@ impl MasterService {
                 }
                 .encode_to_vec())
             }),
+            "SetQuota" => decode::<pb::SetQuotaRequest>(param).and_then(|r| {
+                let (subject, change) =
+                    basalt_proto::quota::set_quota_of(&r).map_err(|e| fail(&e))?;
+                crate::quota_store::set(&self.master, &subject, &change).map_err(|e| fail(&e))?;
+                Ok(pb::SetQuotaResponse {}.encode_to_vec())
+            }),
             "GetProcedures" => decode::<pb::GetProceduresRequest>(param).map(|_| {
                 pb::GetProceduresResponse {
                     procedure: self

@@ -19,6 +19,7 @@ const LAYERS: &[&str] = &[
     "normalizer",
     "hbck",
     "acl_store",
+    "quota_store",
     "snapshots",
     "peers",
     "admin",

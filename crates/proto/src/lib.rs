@@ -9,6 +9,7 @@ pub mod cellblock;
 pub mod filters;
 pub mod frame;
 pub mod ops;
+pub mod quota;
 pub mod replication;
 pub mod schema;
 pub mod service;

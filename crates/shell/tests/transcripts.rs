@@ -200,3 +200,8 @@ fn chores() {
 fn procedures() {
     check("procedures");
 }
+
+#[test]
+fn quotas() {
+    check("quotas");
+}

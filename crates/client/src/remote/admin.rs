@@ -6,6 +6,7 @@ use super::*;
 use basalt_common::balancer_log::{Decision, Rejection};
 use basalt_common::chore::Chore;
 use basalt_common::procedure::{Lock, Procedure};
+use basalt_common::quota::{Change, Subject};
 use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 
@@ -1040,6 +1041,8 @@ admin_calls! {
     fn slow_log(&self, servers: &[String], filter: &SlowLogFilter) -> Result<Vec<(String, SlowCall)>>;
     /// The balancer's recent decisions and rejections (MasterService GetLogEntries).
     fn balancer_log(&self, limit: usize) -> Result<(Vec<Decision>, Vec<Rejection>)>;
+    /// Changes a subject's quotas (MasterService SetQuota).
+    fn set_quota(&self, subject: &Subject, change: &Change) -> Result<()>;
     /// The master's procedures (MasterService GetProcedures).
     fn procedures(&self) -> Result<Vec<Procedure>>;
     /// The locks the master's procedures hold (MasterService GetLocks).

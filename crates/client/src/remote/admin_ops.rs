@@ -8,6 +8,7 @@ use super::*;
 use basalt_common::balancer_log::{Decision, Rejection};
 use basalt_common::chore::Chore;
 use basalt_common::procedure::{Lock, Procedure, Resource};
+use basalt_common::quota::{Change, Subject};
 use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use basalt_proto::replication;
@@ -596,6 +597,26 @@ impl<T: Transport> AdminCalls<'_, T> {
                 })
                 .collect();
         Ok((decisions, rejections))
+    }
+
+    pub(super) async fn set_quota(&self, subject: &Subject, change: &Change) -> Result<()> {
+        // HBase's request removes one kind of throttle, or all: several kinds are several
+        // requests.
+        let changes = match change {
+            Change::Unthrottle(kinds) if kinds.len() > 1 => {
+                kinds.iter().map(|k| Change::Unthrottle(vec![*k])).collect()
+            }
+            other => vec![other.clone()],
+        };
+        for change in &changes {
+            let _: pb::SetQuotaResponse = self
+                .cluster_call(
+                    "SetQuota",
+                    &basalt_proto::quota::set_quota_request(subject, change),
+                )
+                .await?;
+        }
+        Ok(())
     }
 
     pub(super) async fn procedures(&self) -> Result<Vec<Procedure>> {

@@ -5,6 +5,7 @@ use basalt_common::acl::{Permission, Scope};
 use basalt_common::balancer_log::{Decision, Rejection};
 use basalt_common::chore::Chore;
 use basalt_common::procedure::{Lock, Procedure};
+use basalt_common::quota::{Change, Quotas, Subject};
 use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use std::sync::Arc;
@@ -316,6 +317,42 @@ impl Client for RemoteConnection {
 
     fn balancer_log(&self, limit: usize) -> Result<(Vec<Decision>, Vec<Rejection>)> {
         self.admin().balancer_log(limit)
+    }
+
+    fn set_quota(&self, subject: &Subject, change: &Change) -> Result<()> {
+        self.admin().set_quota(subject, change)
+    }
+
+    fn list_quotas(&self) -> Result<Vec<(Subject, Quotas)>> {
+        // As HBase's QuotaRetriever: a scan of hbase:quota (none before the first quota).
+        let table = TableName::parse(basalt_common::quota::QUOTA_TABLE)?;
+        let rows = match self
+            .table(basalt_common::quota::QUOTA_TABLE)?
+            .scan(&Scan::new())
+        {
+            Ok(rows) => rows,
+            Err(Error::TableNotFound(t)) if t == table => return Ok(Vec::new()),
+            Err(e) => return Err(e),
+        };
+        let mut out = Vec::new();
+        for row in &rows {
+            for cell in &row.cells {
+                let (r, q) = (
+                    String::from_utf8_lossy(cell.row()),
+                    String::from_utf8_lossy(cell.qualifier()),
+                );
+                if cell.family() == basalt_common::quota::QUOTA_FAMILY
+                    && let Some(subject) = Subject::from_row_and_qualifier(&r, &q)
+                {
+                    out.push((
+                        subject,
+                        basalt_proto::quota::quotas_from_data(cell.value())?,
+                    ));
+                }
+            }
+        }
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(out)
     }
 
     fn zk_dump(&self) -> Result<String> {

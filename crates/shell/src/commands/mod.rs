@@ -262,6 +262,18 @@ get_slowlog_responses.
   hbase> clear_slowlog_responses ['host1:16020']";
     "get_balancer_decisions", "tools", tools::get_balancer_decisions, true, "The balancer's recent runs that moved regions (the last 250), newest first: costs before\nand after, and each move.\n  hbase> get_balancer_decisions\n  hbase> get_balancer_decisions {LIMIT => 10}";
     "get_balancer_rejections", "tools", tools::get_balancer_rejections, true, "The balancer's recent runs that moved nothing, and why (the last 250), newest first.\n  hbase> get_balancer_rejections\n  hbase> get_balancer_rejections {LIMIT => 10}";
+    "set_quota", "quotas", quotas::set_quota, true,
+"Set, change or remove a throttle (kept in hbase:quota): for a USER (optionally within a TABLE
+or NAMESPACE), a TABLE, a NAMESPACE or the REGIONSERVERs ('all'); LIMIT in requests ('req'),
+bytes (B, K, M, G, T, P) or capacity units ('CU') per sec, min, hour or day; THROTTLE_TYPE
+READ or WRITE (default: both); LIMIT => NONE removes. Enforcement comes with a later change.
+  hbase> set_quota TYPE => THROTTLE, USER => 'u1', LIMIT => '10req/sec'
+  hbase> set_quota TYPE => THROTTLE, THROTTLE_TYPE => WRITE, USER => 'u1', LIMIT => '10M/sec'
+  hbase> set_quota TYPE => THROTTLE, USER => 'u1', TABLE => 't2', LIMIT => '5K/min'
+  hbase> set_quota TYPE => THROTTLE, NAMESPACE => 'ns1', LIMIT => '10req/sec'
+  hbase> set_quota TYPE => THROTTLE, USER => 'u1', LIMIT => NONE
+  hbase> set_quota USER => 'u1', GLOBAL_BYPASS => true";
+    "list_quotas", "quotas", quotas::list_quotas, true, "List the quotas hbase:quota keeps.\n  hbase> list_quotas";
     "list_procedures", "procedures", tools::list_procedures, true, "List the master's running and recent (the last 100) procedures: catalog changes, splits,\nmerges, moves, recoveries.\n  hbase> list_procedures";
     "list_locks", "procedures", tools::list_locks, true, "List the locks the master's running procedures hold, and the procedures waiting for them.\n  hbase> list_locks";
     "zk_dump", "tools", tools::zk_dump, true, "Print what the cluster keeps in ZooKeeper: the masters, meta's server, the region servers,\nthe servers out of service, the switches and the quorum's statistics (a shell started with\n--zookeeper).\n  hbase> zk_dump";
@@ -429,6 +441,7 @@ const GROUPS: &[(&str, &str)] = &[
     ("security", "security"),
     ("replication", "replication"),
     ("procedures", "procedures"),
+    ("quotas", "quotas"),
 ];
 
 fn io(e: io::Error) -> String {
@@ -542,6 +555,7 @@ mod ddl;
 mod dml;
 mod general;
 mod namespace;
+mod quotas;
 mod replication;
 mod security;
 mod snapshot;
