@@ -24,11 +24,16 @@ impl Connection {
             .get_or_insert_with(|| Arc::clone(&self.region_server().slow_log));
         let listener = TcpListener::bind(config.bind)?;
         let addr = listener.local_addr()?;
+        // The throttles hbase:quota keeps, read from the engine's own master.
+        let master = self.engine().master();
+        let quotas = basalt_regionserver::quotas::QuotaCache::start(
+            Box::new(move || basalt_master::quota_store::list(&master)),
+            addr.to_string(),
+        );
         let services = Services::new()
-            .with(Arc::new(ClientService::new(
-                self.region_server(),
-                config.scanner_lease,
-            )))
+            .with(Arc::new(
+                ClientService::new(self.region_server(), config.scanner_lease).with_quotas(quotas),
+            ))
             .with(Arc::new(
                 AdminService::new(self.region_server(), addr).with_sink(Arc::new(
                     Sink::with_client(

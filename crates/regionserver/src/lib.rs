@@ -17,6 +17,7 @@ pub mod layout;
 pub mod meta_schema;
 pub mod nonces;
 pub mod process;
+pub mod quotas;
 mod recovery;
 pub mod replication;
 mod server;

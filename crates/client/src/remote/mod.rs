@@ -142,7 +142,37 @@ fn locked<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 pub(crate) enum Failure {
     /// Try again after dropping cached locations (a broken socket was dropped already).
     Retry(String),
+    /// A server's throttle refused the call: try again after the wait it named.
+    Throttled(Duration, String),
     Fatal(Error),
+}
+
+/// The wait an RpcThrottlingException names (`... - wait 1sec, 5ms`, `... - wait 20ms`, as
+/// HBase writes it); a second if it names none.
+fn throttle_wait(message: &str) -> Duration {
+    let Some((_, wait)) = message.rsplit_once(" - wait ") else {
+        return Duration::from_secs(1);
+    };
+    let mut total = Duration::ZERO;
+    for part in wait.split(',') {
+        let part = part.trim();
+        let digits: String = part.chars().take_while(char::is_ascii_digit).collect();
+        let Ok(n) = digits.parse::<u64>() else {
+            continue;
+        };
+        total += match &part[digits.len()..] {
+            "ms" => Duration::from_millis(n),
+            "sec" => Duration::from_secs(n),
+            "mins" | "min" => Duration::from_secs(n * 60),
+            "hrs" | "hr" => Duration::from_secs(n * 3600),
+            _ => Duration::ZERO,
+        };
+    }
+    if total.is_zero() {
+        Duration::from_millis(1)
+    } else {
+        total
+    }
 }
 
 /// HBase's exception classes a client retries after relocating the region.
@@ -161,6 +191,9 @@ fn retriable(class: &str) -> bool {
 
 fn classify(table: &TableName, e: RpcError) -> Failure {
     match e {
+        RpcError::Remote { class, message } if class.ends_with("RpcThrottlingException") => {
+            Failure::Throttled(throttle_wait(&message), message)
+        }
         RpcError::Remote { class, message } if retriable(&class) => {
             Failure::Retry(format!("{class}: {message}"))
         }
@@ -177,6 +210,7 @@ fn settled(table: &TableName, e: RpcError) -> Error {
     match classify(table, e) {
         Failure::Fatal(e) => e,
         Failure::Retry(reason) => Error::NotServingRegion(reason),
+        Failure::Throttled(_, reason) => Error::Refused(format!("throttled: {reason}")),
     }
 }
 
@@ -560,6 +594,18 @@ impl<T: Transport> Core<T> {
     async fn again(&self, table: &TableName, retry: &mut Retry, failure: Failure) -> Result<()> {
         let reason = match failure {
             Failure::Fatal(e) => return Err(e),
+            Failure::Throttled(wait, reason) => {
+                // The server said how long: no relocation, no doubling (HBase's client backs
+                // off by the throttle's wait too).
+                if retry.started.elapsed() + wait > self.config.operation_timeout {
+                    return Err(Error::Refused(format!(
+                        "throttled on {table}, gave up after {:.1?}: {reason}",
+                        retry.started.elapsed()
+                    )));
+                }
+                T::sleep(wait).await;
+                return Ok(());
+            }
             Failure::Retry(reason) => reason,
         };
         self.forget(table);

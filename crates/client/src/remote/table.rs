@@ -451,7 +451,7 @@ impl<T: Transport> TableCalls<'_, T> {
                     (Some(e), _) => match classify(self.name, pair_error(e)) {
                         Failure::Fatal(e) => Err(e),
                         // Runs again on its own.
-                        Failure::Retry(_) => continue,
+                        Failure::Retry(_) | Failure::Throttled(..) => continue,
                     },
                     (None, result) => {
                         let result = result.unwrap_or_default();

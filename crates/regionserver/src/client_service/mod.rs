@@ -59,6 +59,8 @@ pub struct ClientService {
     next_scanner: AtomicU64,
     /// Nonces of increments, appends and check-and-mutates recently run.
     nonces: Nonces,
+    /// The RPC throttles in force (none: no quotas).
+    quotas: Option<Arc<crate::quotas::QuotaCache>>,
 }
 
 impl std::fmt::Debug for ClientService {
@@ -109,7 +111,94 @@ impl ClientService {
             finished: Mutex::new(std::collections::VecDeque::new()),
             next_scanner: AtomicU64::new(1),
             nonces: Nonces::default(),
+            quotas: None,
         }
+    }
+
+    /// Enforces the throttles `quotas` keeps on Get, Mutate, Scan and Multi.
+    pub fn with_quotas(mut self, quotas: Arc<crate::quotas::QuotaCache>) -> Self {
+        self.quotas = Some(quotas);
+        self
+    }
+
+    /// The table of the region a call names, if this server has it open.
+    fn table_of(&self, spec: Option<&pb::RegionSpecifier>) -> Option<basalt_common::TableName> {
+        let spec = spec?;
+        self.rs
+            .region_named(&spec.value)
+            .map(|r| r.info().table.clone())
+    }
+
+    /// Refuses a call that would go past a throttle (HBase's RpcThrottlingException, with
+    /// how long to wait); returns the call's table (for what it reads after).
+    fn throttle(
+        &self,
+        method: &str,
+        param: Option<&[u8]>,
+        user: Option<&User>,
+    ) -> Result<Vec<Option<basalt_common::TableName>>, ExceptionResponse> {
+        use crate::quotas::Usage;
+        let Some(quotas) = &self.quotas else {
+            return Ok(Vec::new());
+        };
+        let name = user.map_or("anonymous", |u| u.name.as_str());
+        let bytes = param.map_or(0, |p| p.len() as u64);
+        let mut calls: Vec<(Option<basalt_common::TableName>, Usage)> = Vec::new();
+        match method {
+            "Get" => {
+                let r = decode::<GetRequest>(param)?;
+                let usage = Usage {
+                    reads: 1,
+                    ..Usage::default()
+                };
+                calls.push((self.table_of(Some(&r.region)), usage));
+            }
+            "Mutate" => {
+                let r = decode::<MutateRequest>(param)?;
+                let usage = Usage {
+                    writes: 1,
+                    write_bytes: bytes,
+                    ..Usage::default()
+                };
+                calls.push((self.table_of(Some(&r.region)), usage));
+            }
+            "Scan" => {
+                let r = decode::<ScanRequest>(param)?;
+                let usage = Usage {
+                    reads: 1,
+                    ..Usage::default()
+                };
+                calls.push((self.table_of(r.region.as_ref()), usage));
+            }
+            "Multi" => {
+                let r = decode::<MultiRequest>(param)?;
+                let actions: usize = r.region_action.iter().map(|ra| ra.action.len()).sum();
+                for ra in &r.region_action {
+                    let writes = ra.action.iter().filter(|a| a.mutation.is_some()).count() as u64;
+                    let reads = ra.action.len() as u64 - writes;
+                    // The request's bytes shared by its mutations.
+                    let share = bytes * ra.action.len() as u64 / actions.max(1) as u64;
+                    let usage = Usage {
+                        reads,
+                        writes,
+                        write_bytes: if writes > 0 { share } else { 0 },
+                        read_bytes: 0,
+                    };
+                    calls.push((self.table_of(Some(&ra.region)), usage));
+                }
+            }
+            _ => return Ok(Vec::new()),
+        }
+        for (table, usage) in &calls {
+            quotas.check(name, table.as_ref(), *usage).map_err(|t| {
+                exception(
+                    "org.apache.hadoop.hbase.quotas.RpcThrottlingException",
+                    t.message(),
+                    false,
+                )
+            })?;
+        }
+        Ok(calls.into_iter().map(|(t, _)| t).collect())
     }
 
     /// Runs `method`; `None` if ClientService has no such method. `cell_block` holds the
@@ -128,7 +217,22 @@ impl ClientService {
         if !self.rs.standing.holds() {
             return Some(Err(self.standing_lapsed()));
         }
+        let tables = match self.throttle(method, param, user) {
+            Ok(t) => t,
+            Err(e) => return Some(Err(e)),
+        };
         let outcome = self.dispatch(method, param, cell_block, user)?;
+        // What a read returned counts against the byte throttles after the call.
+        if let (Some(quotas), Ok(answer), "Get" | "Scan" | "Multi") =
+            (&self.quotas, &outcome, method)
+        {
+            let name = user.map_or("anonymous", |u| u.name.as_str());
+            quotas.consumed(
+                name,
+                tables.first().and_then(Option::as_ref),
+                answer.len() as u64,
+            );
+        }
         if !self.rs.standing.holds() {
             return Some(Err(self.standing_lapsed()));
         }
