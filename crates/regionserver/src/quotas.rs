@@ -129,6 +129,8 @@ pub struct QuotaCache {
     state: Mutex<BTreeMap<Subject, (bool, Vec<Bucket>)>>,
     /// This server's name, for `REGIONSERVER => 'host:port'` quotas.
     server: String,
+    /// Whether any quota is in force: without one a call costs one load of this.
+    any: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for QuotaCache {
@@ -147,6 +149,7 @@ impl QuotaCache {
             source,
             state: Mutex::default(),
             server,
+            any: std::sync::atomic::AtomicBool::new(false),
         });
         cache.refresh();
         let weak: Weak<QuotaCache> = Arc::downgrade(&cache);
@@ -180,7 +183,14 @@ impl QuotaCache {
                 .collect();
             next.insert(subject, (quotas.bypass_globals, buckets));
         }
+        self.any
+            .store(!next.is_empty(), std::sync::atomic::Ordering::Release);
         *state = next;
+    }
+
+    /// Whether any quota is in force (the hot path's check before anything else).
+    pub fn is_active(&self) -> bool {
+        self.any.load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// The subjects whose quotas apply to `user`'s call on `table`.

@@ -138,7 +138,7 @@ impl ClientService {
         user: Option<&User>,
     ) -> Result<Vec<Option<basalt_common::TableName>>, ExceptionResponse> {
         use crate::quotas::Usage;
-        let Some(quotas) = &self.quotas else {
+        let Some(quotas) = self.quotas.as_ref().filter(|q| q.is_active()) else {
             return Ok(Vec::new());
         };
         let name = user.map_or("anonymous", |u| u.name.as_str());
@@ -223,9 +223,11 @@ impl ClientService {
         };
         let outcome = self.dispatch(method, param, cell_block, user)?;
         // What a read returned counts against the byte throttles after the call.
-        if let (Some(quotas), Ok(answer), "Get" | "Scan" | "Multi") =
-            (&self.quotas, &outcome, method)
-        {
+        if let (Some(quotas), Ok(answer), "Get" | "Scan" | "Multi") = (
+            self.quotas.as_ref().filter(|q| q.is_active()),
+            &outcome,
+            method,
+        ) {
             let name = user.map_or("anonymous", |u| u.name.as_str());
             quotas.consumed(
                 name,
