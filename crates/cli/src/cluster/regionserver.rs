@@ -69,43 +69,11 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         }),
         Arc::clone(&server.rs.sink_metrics),
     );
-    // The throttles hbase:quota keeps, read through the cluster's client (connected the
-    // first time it is needed, and again after a failure).
-    let quotas = {
-        let quorum = args.common.zookeeper.clone();
-        let tls = tls.clone();
-        let conn: std::sync::Mutex<Option<Arc<RemoteConnection>>> = std::sync::Mutex::new(None);
-        basalt_regionserver::quotas::QuotaCache::start(
-            Box::new(move || {
-                let mut held = conn
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
-                if held.is_none() {
-                    let config = RemoteConfig {
-                        tls: tls.clone(),
-                        operation_timeout: Duration::from_secs(5),
-                        ..RemoteConfig::default()
-                    };
-                    *held = Some(Arc::new(RemoteConnection::through_zookeeper(
-                        &quorum, config,
-                    )?));
-                }
-                let listed = held
-                    .as_ref()
-                    .map(|c| basalt_embedded::Client::list_quotas(c.as_ref()))
-                    .unwrap_or_else(|| Ok(Vec::new()));
-                if listed.is_err() {
-                    *held = None;
-                }
-                listed
-            }),
-            name.clone(),
-        )
-    };
     let services = Services::new()
-        .with(Arc::new(
-            ClientService::new(Arc::clone(&server.rs), Duration::from_secs(60)).with_quotas(quotas),
-        ))
+        .with(Arc::new(ClientService::new(
+            Arc::clone(&server.rs),
+            Duration::from_secs(60),
+        )))
         .with(Arc::new(
             AdminService::new(Arc::clone(&server.rs), addr)
                 .with_sink(Arc::new(sink))

@@ -266,8 +266,8 @@ get_slowlog_responses.
 "Set, change or remove a throttle (kept in hbase:quota): for a USER (optionally within a TABLE
 or NAMESPACE), a TABLE, a NAMESPACE or the REGIONSERVERs ('all'); LIMIT in requests ('req'),
 bytes (B, K, M, G, T, P) or capacity units ('CU') per sec, min, hour or day; THROTTLE_TYPE
-READ or WRITE (default: both); LIMIT => NONE removes. Every region server enforces them on
-native RPC calls within about a second.
+READ or WRITE (default: both); LIMIT => NONE removes. A standalone server enforces them on
+native RPC calls within about a second (a cluster's region servers: not yet).
   hbase> set_quota TYPE => THROTTLE, USER => 'u1', LIMIT => '10req/sec'
   hbase> set_quota TYPE => THROTTLE, THROTTLE_TYPE => WRITE, USER => 'u1', LIMIT => '10M/sec'
   hbase> set_quota TYPE => THROTTLE, USER => 'u1', TABLE => 't2', LIMIT => '5K/min'
