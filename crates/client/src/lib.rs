@@ -38,7 +38,7 @@ pub mod layout;
 pub mod remote;
 
 pub use basalt_common::{
-    acl, balancer_log, chore, log, metrics, procedure, quota, replication, site, slowlog,
+    acl, balancer_log, chore, clock, log, metrics, procedure, quota, replication, site, slowlog,
 };
 pub use basalt_proto::HBASE_VERSION;
 pub use batch::{BatchOp, BatchOutcome};

@@ -19,7 +19,7 @@ use basalt_coord::{
     NodeKind, RS_DIR, SWITCH_DIR, ZkSession,
 };
 use basalt_fs::{FileSystem, FsError};
-use basalt_regionserver::layout::{self, storage};
+use basalt_regionserver::layout;
 use basalt_regionserver::meta_schema;
 
 use crate::janitor;
@@ -266,28 +266,9 @@ impl ClusterMaster {
         Ok(dead)
     }
 
-    /// Fences a gone server (its WAL directory renamed `-splitting`, so it cannot roll into
-    /// it again) and splits its log into recovered edits; then the directory goes.
+    /// Fences a gone server and splits its log (`hbck::split_dead_wal`).
     fn split_wal(&self, name: &str) -> Result<()> {
-        let fs = self.settings.fs.as_ref();
-        let wal_root = self.settings.root.join(layout::WAL_DIR);
-        let dir = wal_root.join(name);
-        let splitting = wal_root.join(format!("{name}{SPLITTING}"));
-        if fs.exists(&dir).map_err(storage)? {
-            fs.rename(&dir, &splitting).map_err(storage)?;
-        }
-        if !fs.exists(&splitting).map_err(storage)? {
-            return Ok(());
-        }
-        basalt_regionserver::split_log(fs, &self.settings.root, &splitting, false)?;
-        // Replication queues of the gone server still to ship keep its segments, archived.
-        basalt_regionserver::replication::queues::keep_split_segments(
-            fs,
-            &self.settings.root,
-            name,
-            &splitting,
-        )?;
-        layout::delete_dir(fs, &splitting)
+        crate::hbck::split_dead_wal(&self.master, name, false).map(|_| ())
     }
 
     /// The server a region recorded on `recorded` opens on: that one if it lives; else another,

@@ -632,8 +632,6 @@ pub fn unassigns(master: &Master, encoded: &[String]) -> Vec<Result<()>> {
 /// edits, then reopens those regions so they replay them (HBCK2's `scheduleRecoveries`, a
 /// ServerCrashProcedure for each). Returns the regions reopened per server.
 pub fn schedule_recoveries(master: &Master, servers: &[String]) -> Result<Vec<(String, usize)>> {
-    let fs = master.fs.as_ref();
-    let wal_root = master.root.join(layout::WAL_DIR);
     let dead: BTreeMap<String, usize> = unsplit_wal_dirs(master)?.into_iter().collect();
     let mut out = Vec::new();
     for server in servers {
@@ -648,20 +646,7 @@ pub fn schedule_recoveries(master: &Master, servers: &[String]) -> Result<Vec<(S
             )));
         }
         let _ddl = master.ddl();
-        let dir = wal_root.join(server);
-        let splitting = wal_root.join(format!("{server}{SPLITTING}"));
-        if fs.exists(&dir).map_err(storage)? {
-            fs.rename(&dir, &splitting).map_err(storage)?;
-        }
-        let regions = recovered_regions(fs, &splitting)?;
-        basalt_regionserver::split_log(fs, &master.root, &splitting, false)?;
-        basalt_regionserver::replication::queues::keep_split_segments(
-            fs,
-            &master.root,
-            server,
-            &splitting,
-        )?;
-        layout::delete_dir(fs, &splitting)?;
+        let regions = split_dead_wal(master, server, true)?;
         let mut reopened = 0;
         for table in master.tables().values() {
             for p in table.placed() {
@@ -674,6 +659,38 @@ pub fn schedule_recoveries(master: &Master, servers: &[String]) -> Result<Vec<(S
         out.push((server.clone(), reopened));
     }
     Ok(out)
+}
+
+/// Fences a gone server (its WAL directory renamed `-splitting`, so it cannot roll into it
+/// again), splits its log into its regions' recovered edits, keeps the segments replication
+/// queues still need, and removes the directory. With `regions`, returns the regions that had
+/// edits (one more read of the segments; a recovery that reopens every region of the server
+/// needs none). The caller holds the DDL lock.
+pub fn split_dead_wal(master: &Master, server: &str, regions: bool) -> Result<BTreeSet<String>> {
+    let fs = master.fs.as_ref();
+    let wal_root = master.root.join(layout::WAL_DIR);
+    let dir = wal_root.join(server);
+    let splitting = wal_root.join(format!("{server}{SPLITTING}"));
+    if fs.exists(&dir).map_err(storage)? {
+        fs.rename(&dir, &splitting).map_err(storage)?;
+    }
+    if !fs.exists(&splitting).map_err(storage)? {
+        return Ok(BTreeSet::new());
+    }
+    let regions = if regions {
+        recovered_regions(fs, &splitting)?
+    } else {
+        BTreeSet::new()
+    };
+    basalt_regionserver::split_log(fs, &master.root, &splitting, false)?;
+    basalt_regionserver::replication::queues::keep_split_segments(
+        fs,
+        &master.root,
+        server,
+        &splitting,
+    )?;
+    layout::delete_dir(fs, &splitting)?;
+    Ok(regions)
 }
 
 /// The encoded names of the regions a WAL directory holds edits of.

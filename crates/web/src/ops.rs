@@ -20,16 +20,7 @@ fn text(body: String) -> Response {
 fn when(ms: i64) -> String {
     let secs = ms.div_euclid(1000);
     let (days, day_secs) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Howard Hinnant's days-to-civil.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
+    let (y, m, d) = basalt_client::clock::civil_from_days(days);
     format!(
         "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}",
         day_secs / 3600,
