@@ -10,7 +10,7 @@ use basalt_common::balancer_log::{Decision, Rejection};
 use basalt_common::chore::Chore;
 use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment};
 use basalt_common::procedure::{Lock, Procedure};
-use basalt_common::quota::{Change, Quotas, Subject};
+use basalt_common::quota::{Change, QuotaSwitch, Quotas, SpaceUse, Subject};
 use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 pub use basalt_common::snapshot::SnapshotInfo;
@@ -360,6 +360,15 @@ pub trait Client: Send + Sync + fmt::Debug {
     fn set_quota(&self, subject: &Subject, change: &Change) -> Result<()>;
     /// Every subject's quotas, as `hbase:quota` keeps them (HBase's `list_quotas`).
     fn list_quotas(&self) -> Result<Vec<(Subject, Quotas)>>;
+    /// Switches RPC throttling, or exceeding throttles, on or off; returns whether it was on
+    /// (MasterService SwitchRpcThrottle, SwitchExceedThrottleQuota).
+    fn quota_switch(&self, switch: QuotaSwitch, on: bool) -> Result<bool>;
+    /// Whether RPC throttles are enforced (MasterService IsRpcThrottleEnabled).
+    fn rpc_throttle_enabled(&self) -> Result<bool>;
+    /// Every user table's store file bytes, and the space snapshots of the tables and
+    /// namespaces under a space quota (MasterService GetSpaceQuotaRegionSizes and
+    /// GetQuotaStates).
+    fn space_use(&self) -> Result<SpaceUse>;
     /// Stops the active master alone; a backup master takes over (MasterService StopMaster).
     fn stop_master(&self) -> Result<()>;
     /// Forgets dead servers (all of them if none is named); returns the names it could not

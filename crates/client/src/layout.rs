@@ -24,7 +24,7 @@ use basalt_common::ops::{
     Append, CheckAction, CheckAndMutate, CheckAndMutateResult, Increment, RowMutations, RowOp,
 };
 use basalt_common::procedure::{Lock, Procedure};
-use basalt_common::quota::{Change, Quotas, Subject};
+use basalt_common::quota::{Change, QuotaSwitch, Quotas, SpaceUse, Subject};
 use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use basalt_common::{
@@ -546,6 +546,9 @@ impl Client for LayoutClient {
         zk_dump() -> Result<String>;
         set_quota(subject: &Subject, change: &Change) -> Result<()>;
         list_quotas() -> Result<Vec<(Subject, Quotas)>>;
+        quota_switch(switch: QuotaSwitch, on: bool) -> Result<bool>;
+        rpc_throttle_enabled() -> Result<bool>;
+        space_use() -> Result<SpaceUse>;
         security_capabilities() -> Result<Vec<String>>;
         in_maintenance_mode() -> Result<bool>;
         clear_block_cache(table: &TableName) -> Result<(u64, u64, u64)>;

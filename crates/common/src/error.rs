@@ -84,6 +84,14 @@ pub enum Error {
     RegionTooBusy { region: String, reason: String },
     #[error("{0}")]
     Refused(String),
+    /// A namespace's table or region quota would be exceeded (HBase's
+    /// QuotaExceededException).
+    #[error("{0}")]
+    QuotaExceeded(String),
+    /// A space quota's policy refuses the write (HBase's SpaceLimitingException): the
+    /// message starts with the policy's name.
+    #[error("{0}")]
+    SpaceLimited(String),
     /// Access control refused the call; the message names the user, the action and the scope,
     /// as HBase's AccessDeniedException does.
     #[error("{0}")]
@@ -201,6 +209,8 @@ impl Error {
             | Error::TableNotDisabled(_)
             | Error::TableReadOnly(_)
             | Error::NamespaceNotEmpty { .. }
+            | Error::QuotaExceeded(_)
+            | Error::SpaceLimited(_)
             | Error::Refused(_) => ErrorKind::WrongState,
             Error::NotServingRegion(_) | Error::RegionTooBusy { .. } => ErrorKind::Unavailable,
             Error::AccessDenied(_) => ErrorKind::Denied,
@@ -228,6 +238,8 @@ impl Error {
             Error::UnknownRegion(_) => Exception::UnknownRegion,
             Error::RegionTooBusy { .. } => Exception::RegionTooBusy,
             Error::AccessDenied(_) => Exception::AccessDenied,
+            Error::QuotaExceeded(_) => Exception::QuotaExceeded,
+            Error::SpaceLimited(_) => Exception::SpaceLimiting,
             _ => match self.kind() {
                 // HBase's client sees a server-side IllegalArgumentException as this.
                 ErrorKind::InvalidArgument => Exception::IllegalArgument,
@@ -310,6 +322,8 @@ impl Error {
             ),
             Some(Exception::Constraint) => Error::Refused(message),
             Some(Exception::AccessDenied) => Error::AccessDenied(message),
+            Some(Exception::QuotaExceeded) => Error::QuotaExceeded(message),
+            Some(Exception::SpaceLimiting) => Error::SpaceLimited(message),
             Some(Exception::NotServingRegion) => Error::NotServingRegion(message),
             Some(Exception::UnknownRegion) => Error::UnknownRegion(message),
             Some(Exception::RegionTooBusy) => Error::RegionTooBusy {
@@ -415,6 +429,8 @@ enum Exception {
     UnknownRegion,
     RegionTooBusy,
     AccessDenied,
+    QuotaExceeded,
+    SpaceLimiting,
     IllegalArgument,
     Io,
 }
@@ -422,6 +438,14 @@ enum Exception {
 /// Each exception's Java class: the one table between Basalt's errors and HBase's exception
 /// classes, read by [`Error::java_class`] one way and [`Error::from_exception`] the other.
 const EXCEPTIONS: &[(Exception, &str)] = &[
+    (
+        Exception::QuotaExceeded,
+        "org.apache.hadoop.hbase.quotas.QuotaExceededException",
+    ),
+    (
+        Exception::SpaceLimiting,
+        "org.apache.hadoop.hbase.quotas.SpaceLimitingException",
+    ),
     (
         Exception::NoSuchColumnFamily,
         "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException",

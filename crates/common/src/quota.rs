@@ -298,12 +298,238 @@ pub fn parse_limit(text: &str, direction: Direction) -> Result<Throttle> {
     Ok(Throttle { kind, limit, unit })
 }
 
-/// A subject's stored quotas: its throttles (one per kind) and whether it bypasses the
-/// global ones.
+/// What a table or namespace over its space quota may no longer do (HBase's
+/// SpaceViolationPolicy, with its protobuf numbers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SpacePolicy {
+    /// The table is disabled.
+    Disable = 1,
+    /// No writes and no compactions.
+    NoWritesCompactions = 2,
+    /// No writes (puts, deletes, increments, appends); compactions go on.
+    NoWrites = 3,
+    /// No new data (puts, increments, appends); deletes go on.
+    NoInserts = 4,
+}
+
+impl SpacePolicy {
+    pub const ALL: [SpacePolicy; 4] = [
+        SpacePolicy::Disable,
+        SpacePolicy::NoWritesCompactions,
+        SpacePolicy::NoWrites,
+        SpacePolicy::NoInserts,
+    ];
+
+    /// HBase's name (`NO_INSERTS`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SpacePolicy::Disable => "DISABLE",
+            SpacePolicy::NoWritesCompactions => "NO_WRITES_COMPACTIONS",
+            SpacePolicy::NoWrites => "NO_WRITES",
+            SpacePolicy::NoInserts => "NO_INSERTS",
+        }
+    }
+
+    pub fn from_number(n: i32) -> Option<SpacePolicy> {
+        SpacePolicy::ALL.into_iter().find(|p| *p as i32 == n)
+    }
+
+    /// The policy a POLICY name gives; an error names the ones there are.
+    pub fn parse(name: &str) -> Result<SpacePolicy> {
+        SpacePolicy::ALL
+            .into_iter()
+            .find(|p| p.name().eq_ignore_ascii_case(name))
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "POLICY {name} is not NO_INSERTS, NO_WRITES, NO_WRITES_COMPACTIONS or DISABLE"
+                ))
+            })
+    }
+
+    /// Whether a mutation is refused under this policy (`delete`: it only deletes).
+    pub fn refuses_write(self, delete: bool) -> bool {
+        !(self == SpacePolicy::NoInserts && delete)
+    }
+}
+
+/// A space quota: how many bytes of store files a table or namespace may hold, and what
+/// happens past it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpaceQuota {
+    pub limit: u64,
+    pub policy: SpacePolicy,
+}
+
+impl fmt::Display for SpaceQuota {
+    /// HBase's text: `TYPE => SPACE, LIMIT => 1G, VIOLATION_POLICY => NO_INSERTS`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "TYPE => SPACE, LIMIT => {}, VIOLATION_POLICY => {}",
+            size_text(self.limit),
+            self.policy.name()
+        )
+    }
+}
+
+/// A space LIMIT (`1G`, `512M`, `100K`, a bare number of bytes).
+pub fn parse_size(text: &str) -> Result<u64> {
+    let bad = || {
+        Error::InvalidArgument(format!(
+            "space LIMIT {text} is not a size (a number with B, K, M, G, T or P)"
+        ))
+    };
+    let t = text.trim();
+    let (digits, unit) = match t.find(|c: char| !c.is_ascii_digit()) {
+        Some(at) => t.split_at(at),
+        None => (t, "B"),
+    };
+    let n: u64 = digits.parse().map_err(|_| bad())?;
+    let shift = match unit.to_ascii_uppercase().as_str() {
+        "B" | "" => 0,
+        "K" | "KB" => 10,
+        "M" | "MB" => 20,
+        "G" | "GB" => 30,
+        "T" | "TB" => 40,
+        "P" | "PB" => 50,
+        _ => return Err(bad()),
+    };
+    n.checked_shl(shift)
+        .filter(|v| *v >> shift == n && *v > 0)
+        .ok_or_else(bad)
+}
+
+/// A table's space use as the master last computed it (HBase's SpaceQuotaSnapshot): its
+/// usage, its limit, and the policy in force if it is over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpaceSnapshot {
+    pub usage: u64,
+    pub limit: u64,
+    pub policy: SpacePolicy,
+    pub in_violation: bool,
+}
+
+/// The master's view of space use (HBase's QuotaObserverChore): each table's store file
+/// bytes and the snapshots worked out from them against the space quotas.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SpaceUse {
+    /// Store file bytes per table, as the region servers last reported them (tables in the
+    /// scope of some space quota only).
+    pub sizes: std::collections::BTreeMap<TableName, u64>,
+    /// Each table's snapshot: under its own quota, or its namespace's.
+    pub tables: std::collections::BTreeMap<TableName, SpaceSnapshot>,
+    /// Each namespace's snapshot, for namespaces with a space quota.
+    pub namespaces: std::collections::BTreeMap<String, SpaceSnapshot>,
+}
+
+impl SpaceUse {
+    /// The snapshots `sizes` give under `quotas`' space quotas. A table's own quota wins
+    /// over its namespace's; a namespace is over when its tables together are. A table is
+    /// over its quota when its usage is past the limit.
+    pub fn observe(
+        sizes: std::collections::BTreeMap<TableName, u64>,
+        quotas: &[(Subject, Quotas)],
+    ) -> SpaceUse {
+        let mut out = SpaceUse::default();
+        for (subject, q) in quotas {
+            if let (Subject::Namespace(ns), Some(space)) = (subject, q.space) {
+                let usage = sizes
+                    .iter()
+                    .filter(|(t, _)| t.namespace() == ns)
+                    .map(|(_, b)| *b)
+                    .sum::<u64>();
+                out.namespaces
+                    .insert(ns.clone(), SpaceSnapshot::of(usage, space));
+            }
+        }
+        let own: std::collections::BTreeMap<&TableName, SpaceQuota> = quotas
+            .iter()
+            .filter_map(|(s, q)| match (s, q.space) {
+                (Subject::Table(t), Some(space)) => Some((t, space)),
+                _ => None,
+            })
+            .collect();
+        for (table, usage) in &sizes {
+            let snapshot = match own.get(table) {
+                Some(space) => SpaceSnapshot::of(*usage, *space),
+                None => match out.namespaces.get(table.namespace()) {
+                    Some(ns) => SpaceSnapshot {
+                        usage: *usage,
+                        ..*ns
+                    },
+                    None => continue,
+                },
+            };
+            out.tables.insert(table.clone(), snapshot);
+        }
+        out.sizes = sizes;
+        out
+    }
+
+    /// The tables whose policy is in force.
+    pub fn violations(&self) -> Vec<(TableName, SpacePolicy)> {
+        self.tables
+            .iter()
+            .filter(|(_, s)| s.in_violation)
+            .map(|(t, s)| (t.clone(), s.policy))
+            .collect()
+    }
+}
+
+impl SpaceSnapshot {
+    fn of(usage: u64, quota: SpaceQuota) -> SpaceSnapshot {
+        SpaceSnapshot {
+            usage,
+            limit: quota.limit,
+            policy: quota.policy,
+            in_violation: usage > quota.limit,
+        }
+    }
+}
+
+/// What every server needs to enforce quotas, as the active master last worked it out: the
+/// throttles, the two switches, and the tables whose space policy is in force. Standalone
+/// reads it in process; a cluster's region servers read it from ZooKeeper (`/hbase/quota`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QuotaState {
+    pub quotas: Vec<(Subject, Quotas)>,
+    /// `enable_rpc_throttle` / `disable_rpc_throttle` (on unless switched off).
+    pub rpc_throttle: bool,
+    /// `enable_exceed_throttle_quota`: user, table and namespace throttles may be exceeded
+    /// while the region server's own throttle has room.
+    pub exceed_throttle: bool,
+    /// The tables over their space quota and the policy each is under.
+    pub violations: Vec<(TableName, SpacePolicy)>,
+}
+
+impl Default for QuotaState {
+    fn default() -> Self {
+        QuotaState {
+            quotas: Vec::new(),
+            rpc_throttle: true,
+            exceed_throttle: false,
+            violations: Vec::new(),
+        }
+    }
+}
+
+/// The quota switches (`enable_rpc_throttle`, `enable_exceed_throttle_quota`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QuotaSwitch {
+    /// Whether RPC throttles are enforced at all.
+    RpcThrottle,
+    /// Whether user, table and namespace throttles may be exceeded while the region
+    /// server's throttle has room.
+    ExceedThrottle,
+}
+
+/// A subject's stored quotas: its throttles (one per kind), whether it bypasses the global
+/// ones, and its space quota (tables and namespaces).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Quotas {
     pub bypass_globals: bool,
     pub throttles: Vec<Throttle>,
+    pub space: Option<SpaceQuota>,
 }
 
 impl Quotas {
@@ -321,7 +547,7 @@ impl Quotas {
     }
 
     pub fn is_empty(&self) -> bool {
-        !self.bypass_globals && self.throttles.is_empty()
+        !self.bypass_globals && self.throttles.is_empty() && self.space.is_none()
     }
 }
 
@@ -334,6 +560,10 @@ pub enum Change {
     Unthrottle(Vec<Kind>),
     /// Sets whether the subject (a user) bypasses the global quotas.
     BypassGlobals(bool),
+    /// Sets the subject's (a table's or namespace's) space quota.
+    Space(SpaceQuota),
+    /// Removes its space quota.
+    Unspace,
 }
 
 /// The kinds `LIMIT => NONE` with a THROTTLE_TYPE removes (none given: every kind).
@@ -386,6 +616,69 @@ mod tests {
             assert_eq!(Subject::from_row_and_qualifier(&row, &q), Some(s));
         }
         assert_eq!(Subject::from_row_and_qualifier("t.x", "usage"), None);
+    }
+
+    #[test]
+    fn space_limits_and_policies_parse() {
+        assert_eq!(parse_size("1G").unwrap(), 1 << 30);
+        assert_eq!(parse_size("512k").unwrap(), 512 << 10);
+        assert_eq!(parse_size("100").unwrap(), 100);
+        for bad in ["", "0", "1X", "G", "99999999P"] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            SpacePolicy::parse("no_inserts").unwrap(),
+            SpacePolicy::NoInserts
+        );
+        assert!(SpacePolicy::parse("NO_READS").is_err());
+        assert!(!SpacePolicy::NoInserts.refuses_write(true));
+        assert!(SpacePolicy::NoInserts.refuses_write(false));
+        assert!(SpacePolicy::NoWrites.refuses_write(true));
+        let q = SpaceQuota {
+            limit: 1 << 30,
+            policy: SpacePolicy::NoInserts,
+        };
+        assert_eq!(
+            q.to_string(),
+            "TYPE => SPACE, LIMIT => 1G, VIOLATION_POLICY => NO_INSERTS"
+        );
+    }
+
+    #[test]
+    fn space_use_puts_tables_over_their_own_quota_or_their_namespaces() {
+        let t = |n: &str| TableName::parse(n).unwrap();
+        let quota = |limit, policy| Quotas {
+            space: Some(SpaceQuota { limit, policy }),
+            ..Quotas::default()
+        };
+        let quotas = vec![
+            (Subject::Table(t("own")), quota(100, SpacePolicy::NoInserts)),
+            (
+                Subject::Namespace("ns".into()),
+                quota(150, SpacePolicy::NoWrites),
+            ),
+            (
+                Subject::Table(t("ns:mine")),
+                quota(1000, SpacePolicy::Disable),
+            ),
+        ];
+        let sizes = [("own", 101), ("free", 5000), ("ns:a", 100), ("ns:mine", 60)]
+            .into_iter()
+            .map(|(n, b)| (t(n), b))
+            .collect();
+        let used = SpaceUse::observe(sizes, &quotas);
+        assert_eq!(
+            used.violations(),
+            vec![
+                (t("own"), SpacePolicy::NoInserts),
+                (t("ns:a"), SpacePolicy::NoWrites)
+            ]
+        );
+        assert_eq!(used.namespaces["ns"].usage, 160);
+        assert!(!used.tables[&t("ns:mine")].in_violation);
+        assert!(!used.tables.contains_key(&t("free")));
+        let at_limit = SpaceUse::observe([(t("own"), 100)].into_iter().collect(), &quotas);
+        assert!(at_limit.violations().is_empty());
     }
 
     #[test]

@@ -45,6 +45,11 @@ pub const LIVE_KEYS: &[(&str, &str)] = &[
         SNAPSHOT_CLEANUP_INTERVAL,
         "milliseconds between the master's runs deleting snapshots past their TTL",
     ),
+    (
+        QUOTA_OBSERVER_PERIOD,
+        "milliseconds between the master's computations of tables' space use against their \
+         space quotas",
+    ),
 ];
 
 pub const BALANCER_PERIOD: &str = "hbase.balancer.period";
@@ -54,10 +59,11 @@ pub const MEMSTORE_FLUSH_SIZE: &str = "hbase.hregion.memstore.flush.size";
 pub const SLOW_RESPONSE_MS: &str = "hbase.ipc.warn.response.time";
 pub const LARGE_RESPONSE_BYTES: &str = "hbase.ipc.warn.response.size";
 pub const SNAPSHOT_CLEANUP_INTERVAL: &str = "hbase.master.cleaner.snapshot.interval";
+pub const QUOTA_OBSERVER_PERIOD: &str = "hbase.master.quotas.observer.chore.period";
 
 /// The defaults of [`LIVE_KEYS`], in the same order: HBase's, but for the catalog janitor,
 /// which Basalt runs every 5 seconds (HBase: 5 minutes) so split parents go soon.
-const DEFAULTS: [u64; 7] = [
+const DEFAULTS: [u64; 8] = [
     300_000,
     300_000,
     5_000,
@@ -65,6 +71,7 @@ const DEFAULTS: [u64; 7] = [
     10_000,
     100 * 1024 * 1024,
     1_800_000,
+    60_000,
 ];
 
 /// What one reading of the settings file changed.
@@ -82,7 +89,7 @@ pub struct Reloaded {
 pub struct LiveSettings {
     site: Option<PathBuf>,
     read: Mutex<BTreeMap<String, String>>,
-    values: [AtomicU64; 7],
+    values: [AtomicU64; 8],
 }
 
 impl Default for LiveSettings {
@@ -155,6 +162,10 @@ impl LiveSettings {
 
     pub fn snapshot_cleanup_interval_ms(&self) -> u64 {
         self.values[6].load(Ordering::Relaxed)
+    }
+
+    pub fn quota_observer_period_ms(&self) -> u64 {
+        self.values[7].load(Ordering::Relaxed)
     }
 
     /// Every key the file held when last read, with its value.

@@ -89,6 +89,9 @@ pub const DRAINING_DIR: &str = "/hbase/draining";
 /// The grants in force in a cluster with access control on, as the active master last put
 /// them (its copy of `hbase:acl`): region servers read them from here.
 pub const ACL_NODE: &str = "/hbase/acl";
+/// What region servers need to enforce quotas (throttles, switches, tables over their space
+/// quota), as the active master last worked it out: Basalt's QuotaState message.
+pub const QUOTA_NODE: &str = "/hbase/quota";
 
 /// `/hbase/balancer`'s data.
 pub fn balancer_data(host: &str, on: bool) -> Vec<u8> {
@@ -130,6 +133,19 @@ pub fn read_acl(data: &[u8]) -> Result<Vec<basalt_common::acl::Permission>, Stri
         .iter()
         .map(basalt_proto::acl::permission_of)
         .collect()
+}
+
+/// `/hbase/quota`'s data.
+pub fn quota_data(host: &str, state: &basalt_common::quota::QuotaState) -> Vec<u8> {
+    frame(&node_id(host), &basalt_proto::quota::state_pb(state))
+}
+
+/// The quota state `/hbase/quota`'s data holds; an error says what is wrong with it.
+pub fn read_quota(data: &[u8]) -> Result<basalt_common::quota::QuotaState, String> {
+    let body = unframe(data).ok_or("/hbase/quota is not in HBase's znode framing")?;
+    let message =
+        pb::QuotaState::decode(body).map_err(|e| format!("/hbase/quota does not decode: {e}"))?;
+    basalt_proto::quota::state_of(message).map_err(|e| format!("/hbase/quota: {e}"))
 }
 
 /// The id HBase's znodes carry before their protobuf: `pid@host`.

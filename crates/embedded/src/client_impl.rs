@@ -13,7 +13,7 @@ use basalt_common::balancer_log::{Decision, Rejection};
 use basalt_common::chore::Chore;
 use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment};
 use basalt_common::procedure::{Lock, Procedure};
-use basalt_common::quota::{Change, Quotas, Subject};
+use basalt_common::quota::{Change, QuotaSwitch, Quotas, SpaceUse, Subject};
 use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use basalt_common::{
@@ -369,6 +369,34 @@ impl Client for Connection {
 
     fn list_quotas(&self) -> Result<Vec<(Subject, Quotas)>> {
         basalt_master::quota_store::list(&self.engine)
+    }
+
+    fn quota_switch(&self, switch: QuotaSwitch, on: bool) -> Result<bool> {
+        match switch {
+            QuotaSwitch::RpcThrottle => {
+                basalt_master::quota_store::switch_rpc_throttle(&self.engine, on)
+            }
+            QuotaSwitch::ExceedThrottle => {
+                basalt_master::quota_store::switch_exceed_throttle(&self.engine, on)
+            }
+        }
+    }
+
+    fn rpc_throttle_enabled(&self) -> Result<bool> {
+        Ok(basalt_master::quota_store::rpc_throttle_enabled(
+            &self.engine,
+        ))
+    }
+
+    fn space_use(&self) -> Result<SpaceUse> {
+        let mut used = self
+            .engine
+            .space_use
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        used.sizes = basalt_master::quota_store::table_sizes(&self.engine, &used.sizes);
+        Ok(used)
     }
 
     fn zk_dump(&self) -> Result<String> {

@@ -2,7 +2,9 @@
 //! region server says grew past their split size (the region server's split check, HBase's
 //! `CompactSplit.requestSplit`, which a cluster's region server sends as MasterService
 //! SplitRegion) and deletes split and merge parents no region reads any more (HBase's
-//! `CatalogJanitor`), and runs the region normalizer every `hbase.normalizer.period`.
+//! `CatalogJanitor`), runs the region normalizer every `hbase.normalizer.period`, and works
+//! out tables' space use against their space quotas every
+//! `hbase.master.quotas.observer.chore.period`, putting the policies of those over in force.
 
 use std::sync::Weak;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -17,6 +19,7 @@ use crate::engine::Engine;
 pub fn start(engine: Weak<Engine>, stop: Receiver<()>) -> Option<JoinHandle<()>> {
     let mut last_normalize = std::time::Instant::now();
     let mut last_snapshot_cleanup = std::time::Instant::now();
+    let mut last_space_check: Option<std::time::Instant> = None;
     let run = move || loop {
         match stop.recv_timeout(TICK) {
             Err(RecvTimeoutError::Timeout) => {}
@@ -58,6 +61,19 @@ pub fn start(engine: Weak<Engine>, stop: Receiver<()>) -> Option<JoinHandle<()>>
             {
                 let _ = basalt_master::snapshots::delete_expired(&engine);
             }
+        }
+        let period = std::time::Duration::from_millis(engine.settings.quota_observer_period_ms());
+        if last_space_check.is_none_or(|t| t.elapsed() >= period) {
+            last_space_check = Some(std::time::Instant::now());
+            if let Err(e) = basalt_master::quota_store::observe_space(&engine) {
+                eprintln!("WARNING: the space quota observer failed: {e}");
+            }
+            let violations = engine
+                .space_use
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .violations();
+            engine.rs.set_space_policies(&violations);
         }
     };
     std::thread::Builder::new()

@@ -27,7 +27,7 @@ impl Connection {
         // The throttles hbase:quota keeps, read from the engine's own master.
         let master = self.engine().master();
         let quotas = basalt_regionserver::quotas::QuotaCache::start(
-            Box::new(move || basalt_master::quota_store::list(&master)),
+            Box::new(move || basalt_master::quota_store::state(&master)),
             addr.to_string(),
         );
         let services = Services::new()

@@ -119,7 +119,9 @@ fn required(
         | "GetProcedures"
         | "GetLocks"
         | "GetLogEntries"
-        | "SetQuota" => (vec![Action::Admin], Scope::Global),
+        | "SetQuota"
+        | "SwitchRpcThrottle"
+        | "SwitchExceedThrottleQuota" => (vec![Action::Admin], Scope::Global),
         "Grant" => {
             let r = decode::<pb::GrantRequest>(param)?;
             let p = acl::permission_of(&r.user_permission).map_err(bad)?;

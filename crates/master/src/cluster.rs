@@ -82,6 +82,9 @@ pub struct ClusterMaster {
     balancer_written: AtomicBool,
     /// `/hbase/acl`'s data as this master last wrote it.
     acl_written: Mutex<Vec<u8>>,
+    /// `/hbase/quota` as last written, and when the space observer last ran.
+    quota_written: Mutex<Vec<u8>>,
+    last_space_check: Mutex<Option<Instant>>,
     /// When split and merge parents were last cleaned (HBase's CatalogJanitor).
     last_janitor: Mutex<Instant>,
     last_normalize: Mutex<Instant>,
@@ -164,6 +167,8 @@ impl ClusterMaster {
             last_balance: Mutex::new(Instant::now()),
             balancer_written: AtomicBool::new(true),
             acl_written: Mutex::new(Vec::new()),
+            quota_written: Mutex::new(Vec::new()),
+            last_space_check: Mutex::new(None),
             last_janitor: Mutex::new(Instant::now()),
             last_normalize: Mutex::new(Instant::now()),
             last_snapshot_cleanup: Mutex::new(Instant::now()),
@@ -506,6 +511,9 @@ impl ClusterMaster {
         if self.master.access.is_enabled() {
             self.publish_acl()?;
         }
+        // Quotas wait while hbase:quota cannot be read (its region is moving): the servers
+        // keep the state last published.
+        let _ = self.publish_quota();
         self.publish_draining()
     }
 
@@ -567,6 +575,45 @@ impl ClusterMaster {
         if *written != data {
             self.zk
                 .put(basalt_coord::ACL_NODE, &data, NodeKind::Persistent)
+                .map_err(io)?;
+            *written = data;
+        }
+        Ok(())
+    }
+
+    /// Works out space use every `hbase.master.quotas.observer.chore.period`, and writes the
+    /// quota state to `/hbase/quota` if it changed since last written: a quota, switch or
+    /// space policy reaches the region servers within a tick and their next look.
+    fn publish_quota(&self) -> Result<()> {
+        let space_due = {
+            let mut last = self
+                .last_space_check
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            let period = Duration::from_millis(self.settings.live.quota_observer_period_ms());
+            let due = last.is_none_or(|t| t.elapsed() >= period);
+            if due {
+                *last = Some(Instant::now());
+            }
+            due
+        };
+        if space_due && let Err(e) = crate::quota_store::observe_space(&self.master) {
+            eprintln!("WARNING: the space quota observer failed: {e}");
+        }
+        let state = crate::quota_store::state(&self.master)?;
+        let host = self
+            .settings
+            .host_port
+            .rsplit_once(':')
+            .map_or("", |(h, _)| h);
+        let data = basalt_coord::quota_data(host, &state);
+        let mut written = self
+            .quota_written
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if *written != data {
+            self.zk
+                .put(basalt_coord::QUOTA_NODE, &data, NodeKind::Persistent)
                 .map_err(io)?;
             *written = data;
         }

@@ -324,6 +324,12 @@ pub struct Master {
     pub access: Arc<basalt_common::acl::AccessControl>,
     /// The cluster's id (`<root>/hbase.id`), which replication carries on every edit.
     pub cluster_id: String,
+    /// Tables' space use against their space quotas, as the quota observer last worked it
+    /// out (`quota_store::observe_space`).
+    pub space_use: Mutex<basalt_common::quota::SpaceUse>,
+    /// `hbase:quota`'s settings as last read (None: to be read again); the master is their
+    /// only writer (`quota_store`).
+    pub quotas: Mutex<Option<Vec<(basalt_common::quota::Subject, basalt_common::quota::Quotas)>>>,
 }
 
 impl Master {
@@ -378,6 +384,8 @@ impl Master {
             procedure_log: Default::default(),
             access,
             cluster_id,
+            space_use: Mutex::default(),
+            quotas: Mutex::default(),
         }
     }
 

@@ -768,6 +768,84 @@ impl MasterService {
                 crate::quota_store::set(&self.master, &subject, &change).map_err(|e| fail(&e))?;
                 Ok(pb::SetQuotaResponse {}.encode_to_vec())
             }),
+            "SwitchRpcThrottle" => decode::<pb::SwitchRpcThrottleRequest>(param).and_then(|r| {
+                let was =
+                    crate::quota_store::switch_rpc_throttle(&self.master, r.rpc_throttle_enabled)
+                        .map_err(|e| fail(&e))?;
+                Ok(pb::SwitchRpcThrottleResponse {
+                    previous_rpc_throttle_enabled: was,
+                }
+                .encode_to_vec())
+            }),
+            "IsRpcThrottleEnabled" => decode::<pb::IsRpcThrottleEnabledRequest>(param).map(|_| {
+                pb::IsRpcThrottleEnabledResponse {
+                    rpc_throttle_enabled: crate::quota_store::rpc_throttle_enabled(&self.master),
+                }
+                .encode_to_vec()
+            }),
+            "SwitchExceedThrottleQuota" => decode::<pb::SwitchExceedThrottleQuotaRequest>(param)
+                .and_then(|r| {
+                    let was = crate::quota_store::switch_exceed_throttle(
+                        &self.master,
+                        r.exceed_throttle_quota_enabled,
+                    )
+                    .map_err(|e| fail(&e))?;
+                    Ok(pb::SwitchExceedThrottleQuotaResponse {
+                        previous_exceed_throttle_quota_enabled: was,
+                    }
+                    .encode_to_vec())
+                }),
+            "GetSpaceQuotaRegionSizes" => {
+                decode::<pb::GetSpaceQuotaRegionSizesRequest>(param).map(|_| {
+                    let before = self
+                        .master
+                        .space_use
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .sizes
+                        .clone();
+                    pb::GetSpaceQuotaRegionSizesResponse {
+                        sizes: crate::quota_store::table_sizes(&self.master, &before)
+                            .into_iter()
+                            .map(|(t, size)| {
+                                pb::get_space_quota_region_sizes_response::RegionSizes {
+                                    table_name: Some(basalt_proto::schema::pb_table_name(&t)),
+                                    size: Some(size),
+                                }
+                            })
+                            .collect(),
+                    }
+                    .encode_to_vec()
+                })
+            }
+            "GetQuotaStates" => decode::<pb::GetQuotaStatesRequest>(param).map(|_| {
+                use pb::get_quota_states_response::{NamespaceQuotaSnapshot, TableQuotaSnapshot};
+                let used = self
+                    .master
+                    .space_use
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .clone();
+                pb::GetQuotaStatesResponse {
+                    table_snapshots: used
+                        .tables
+                        .iter()
+                        .map(|(t, s)| TableQuotaSnapshot {
+                            table_name: Some(basalt_proto::schema::pb_table_name(t)),
+                            snapshot: Some(basalt_proto::quota::snapshot_pb(s)),
+                        })
+                        .collect(),
+                    ns_snapshots: used
+                        .namespaces
+                        .iter()
+                        .map(|(ns, s)| NamespaceQuotaSnapshot {
+                            namespace: Some(ns.clone()),
+                            snapshot: Some(basalt_proto::quota::snapshot_pb(s)),
+                        })
+                        .collect(),
+                }
+                .encode_to_vec()
+            }),
             "GetProcedures" => decode::<pb::GetProceduresRequest>(param).map(|_| {
                 pb::GetProceduresResponse {
                     procedure: self

@@ -34,10 +34,79 @@ fn validate_namespace_name(name: &str) -> Result<()> {
 }
 
 /// Writes a namespace: a new one (`create`) or new properties for an existing one.
+/// A namespace's limit on its tables or regions (`hbase.namespace.quota.maxtables`,
+/// `maxregions`), if it sets one; an error names a value that is not a count.
+fn namespace_limit(ns: &NamespaceDescriptor, key: &str) -> Result<Option<u64>> {
+    ns.configuration
+        .get(key)
+        .map(|v| {
+            v.trim().parse::<u64>().map_err(|_| {
+                Error::InvalidArgument(format!(
+                    "{key} of namespace {} is {v:?}, not a whole number",
+                    ns.name
+                ))
+            })
+        })
+        .transpose()
+}
+
+/// Refuses a new table (`new_table`) or `new_regions` more regions in `table`'s namespace
+/// past the namespace's `hbase.namespace.quota.maxtables` or `maxregions`, with HBase's
+/// QuotaExceededException (its NamespaceAuditor).
+fn check_namespace_quota(
+    engine: &Master,
+    table: &TableName,
+    new_table: bool,
+    new_regions: usize,
+) -> Result<()> {
+    let Some(ns) = engine.namespaces().get(table.namespace()).cloned() else {
+        return Ok(());
+    };
+    let max_tables = namespace_limit(&ns, MAX_TABLES)?;
+    let max_regions = namespace_limit(&ns, MAX_REGIONS)?;
+    if max_tables.is_none() && max_regions.is_none() {
+        return Ok(());
+    }
+    let (tables, regions) = engine
+        .tables()
+        .values()
+        .filter(|t| t.name.namespace() == ns.name)
+        .fold((0u64, 0u64), |(n, r), t| {
+            (n + 1, r + t.placed().len() as u64)
+        });
+    if let Some(max) = max_tables
+        && new_table
+        && tables + 1 > max
+    {
+        return Err(Error::QuotaExceeded(format!(
+            "The table {table} cannot be created as it would exceed maximum number of tables \
+             allowed in the namespace {}. The total number of tables permitted is {max}",
+            ns.name
+        )));
+    }
+    if let Some(max) = max_regions
+        && regions + new_regions as u64 > max
+    {
+        return Err(Error::QuotaExceeded(format!(
+            "The table {table} is not allowed to have {new_regions} more region(s). The total \
+             number of regions permitted in namespace {} is only {max}, while current region \
+             count is {regions}.",
+            ns.name
+        )));
+    }
+    Ok(())
+}
+
+/// The namespace properties that limit its tables and regions (HBase's).
+pub const MAX_TABLES: &str = "hbase.namespace.quota.maxtables";
+pub const MAX_REGIONS: &str = "hbase.namespace.quota.maxregions";
+
 fn put_namespace_run(engine: &Master, ns: &NamespaceDescriptor, create: bool) -> Result<()> {
     let _ddl = engine.ddl();
     engine.check_open()?;
     validate_namespace_name(&ns.name)?;
+    namespace_limit(ns, MAX_TABLES)?;
+    namespace_limit(ns, MAX_REGIONS)?;
     match (create, engine.namespaces().contains_key(&ns.name)) {
         (true, true) => return Err(Error::NamespaceExists(ns.name.clone())),
         (false, false) => return Err(Error::NamespaceNotFound(ns.name.clone())),
@@ -143,6 +212,7 @@ fn create_table_locked(
     } else {
         layout_splits
     };
+    check_namespace_quota(engine, &name, true, keys.len() + 1)?;
     let region_id = engine.clock.now_millis();
     let mut bounds = vec![Bytes::new()];
     bounds.extend(keys);
@@ -384,6 +454,7 @@ fn split_region_run(
         return Err(Error::TableNotEnabled(table.name.clone()));
     }
     let parent = serving(table, info)?;
+    check_namespace_quota(engine, &table.name, false, 1)?;
     if let Some(key) = &at
         && (!info.contains_row(key) || *key == info.start_key)
     {

@@ -1,7 +1,10 @@
 //! Quotas as HBase's messages: a subject's stored `Quotas` (`"PBUF"` + the message, as
 //! `hbase:quota` holds it) and the SetQuota request that changes one.
 
-use basalt_common::quota::{Change, Kind, Quotas, Subject, Throttle, Unit};
+use basalt_common::quota::{
+    Change, Kind, QuotaState, Quotas, SpacePolicy, SpaceQuota, SpaceSnapshot, Subject, Throttle,
+    Unit,
+};
 use basalt_common::{Error, Result, TableName};
 use prost::Message;
 
@@ -45,19 +48,61 @@ fn throttle_of(kind: Kind, q: &pb::TimedQuota) -> Result<Throttle> {
     })
 }
 
-/// The stored form: "PBUF" + Quotas.
-pub fn quotas_data(q: &Quotas) -> Vec<u8> {
+fn space_pb(q: &SpaceQuota) -> pb::SpaceQuota {
+    pb::SpaceQuota {
+        soft_limit: Some(q.limit),
+        violation_policy: Some(q.policy as i32),
+        remove: None,
+    }
+}
+
+fn policy_of(n: Option<i32>) -> Result<SpacePolicy> {
+    n.and_then(SpacePolicy::from_number).ok_or_else(|| {
+        Error::InvalidArgument(format!(
+            "space violation policy {n:?} is not DISABLE (1), NO_WRITES_COMPACTIONS (2), \
+             NO_WRITES (3) or NO_INSERTS (4)"
+        ))
+    })
+}
+
+fn quotas_pb(q: &Quotas) -> pb::Quotas {
     let mut throttle = pb::Throttle::default();
     for t in &q.throttles {
         *slot(&mut throttle, t.kind) = Some(timed(t));
     }
-    let message = pb::Quotas {
+    pb::Quotas {
         bypass_globals: Some(q.bypass_globals),
         throttle: (!q.throttles.is_empty()).then_some(throttle),
+        space: q.space.as_ref().map(space_pb),
+    }
+}
+
+fn quotas_of(message: pb::Quotas) -> Result<Quotas> {
+    let mut out = Quotas {
+        bypass_globals: message.bypass_globals.unwrap_or(false),
+        throttles: Vec::new(),
         space: None,
     };
+    if let Some(mut throttle) = message.throttle {
+        for kind in Kind::ALL {
+            if let Some(q) = slot(&mut throttle, kind).take() {
+                out.set(throttle_of(kind, &q)?);
+            }
+        }
+    }
+    if let Some(space) = message.space.filter(|s| s.remove != Some(true)) {
+        out.space = Some(SpaceQuota {
+            limit: space.soft_limit.unwrap_or(0),
+            policy: policy_of(space.violation_policy)?,
+        });
+    }
+    Ok(out)
+}
+
+/// The stored form: "PBUF" + Quotas.
+pub fn quotas_data(q: &Quotas) -> Vec<u8> {
     let mut out = b"PBUF".to_vec();
-    out.extend_from_slice(&message.encode_to_vec());
+    out.extend_from_slice(&quotas_pb(q).encode_to_vec());
     out
 }
 
@@ -68,18 +113,89 @@ pub fn quotas_from_data(data: &[u8]) -> Result<Quotas> {
         .ok_or_else(|| Error::corrupt("a quota's settings do not start with PBUF"))?;
     let message = pb::Quotas::decode(body)
         .map_err(|e| Error::corrupt(format!("a quota's settings do not decode: {e}")))?;
-    let mut out = Quotas {
-        bypass_globals: message.bypass_globals.unwrap_or(false),
-        throttles: Vec::new(),
-    };
-    if let Some(mut throttle) = message.throttle {
-        for kind in Kind::ALL {
-            if let Some(q) = slot(&mut throttle, kind).take() {
-                out.set(throttle_of(kind, &q)?);
-            }
-        }
+    quotas_of(message)
+}
+
+/// A table's space snapshot as HBase's SpaceQuotaSnapshot.
+pub fn snapshot_pb(s: &SpaceSnapshot) -> pb::SpaceQuotaSnapshot {
+    pb::SpaceQuotaSnapshot {
+        quota_status: Some(pb::SpaceQuotaStatus {
+            violation_policy: Some(s.policy as i32),
+            in_violation: Some(s.in_violation),
+        }),
+        quota_usage: Some(s.usage),
+        quota_limit: Some(s.limit),
     }
-    Ok(out)
+}
+
+/// A SpaceQuotaSnapshot read back.
+pub fn snapshot_of(s: &pb::SpaceQuotaSnapshot) -> Result<SpaceSnapshot> {
+    let status = s.quota_status.unwrap_or_default();
+    Ok(SpaceSnapshot {
+        usage: s.quota_usage.unwrap_or(0),
+        limit: s.quota_limit.unwrap_or(0),
+        policy: policy_of(status.violation_policy)?,
+        in_violation: status.in_violation.unwrap_or(false),
+    })
+}
+
+fn table_of(t: &pb::TableName) -> Result<TableName> {
+    TableName::new(
+        &String::from_utf8_lossy(&t.namespace),
+        &String::from_utf8_lossy(&t.qualifier),
+    )
+}
+
+/// The quota state as `/hbase/quota` carries it (Basalt's QuotaState message).
+pub fn state_pb(state: &QuotaState) -> pb::QuotaState {
+    pb::QuotaState {
+        entry: state
+            .quotas
+            .iter()
+            .map(|(subject, quotas)| {
+                let (row, qualifier) = subject.row_and_qualifier();
+                pb::QuotaStateEntry {
+                    row,
+                    qualifier,
+                    quotas: quotas_pb(quotas),
+                }
+            })
+            .collect(),
+        rpc_throttle_enabled: Some(state.rpc_throttle),
+        exceed_throttle_quota: Some(state.exceed_throttle),
+        violation: state
+            .violations
+            .iter()
+            .map(|(t, p)| pb::QuotaViolation {
+                table_name: crate::schema::pb_table_name(t),
+                policy: *p as i32,
+            })
+            .collect(),
+    }
+}
+
+/// The quota state read back; an entry whose row names no subject is an error.
+pub fn state_of(message: pb::QuotaState) -> Result<QuotaState> {
+    let mut quotas = Vec::with_capacity(message.entry.len());
+    for e in message.entry {
+        let subject = Subject::from_row_and_qualifier(&e.row, &e.qualifier).ok_or_else(|| {
+            Error::corrupt(format!(
+                "quota state names no subject with row {} and qualifier {}",
+                e.row, e.qualifier
+            ))
+        })?;
+        quotas.push((subject, quotas_of(e.quotas)?));
+    }
+    let mut violations = Vec::with_capacity(message.violation.len());
+    for v in message.violation {
+        violations.push((table_of(&v.table_name)?, policy_of(Some(v.policy))?));
+    }
+    Ok(QuotaState {
+        quotas,
+        rpc_throttle: message.rpc_throttle_enabled.unwrap_or(true),
+        exceed_throttle: message.exceed_throttle_quota.unwrap_or(false),
+        violations,
+    })
 }
 
 /// A SetQuota request for `subject`.
@@ -117,22 +233,26 @@ pub fn set_quota_request(subject: &Subject, change: &Change) -> pb::SetQuotaRequ
             _ => r.remove_all = Some(true),
         },
         Change::BypassGlobals(on) => r.bypass_globals = Some(*on),
+        Change::Space(q) => {
+            r.space_limit = Some(pb::SpaceLimitRequest {
+                quota: Some(space_pb(q)),
+            });
+        }
+        Change::Unspace => {
+            r.space_limit = Some(pb::SpaceLimitRequest {
+                quota: Some(pb::SpaceQuota {
+                    remove: Some(true),
+                    ..pb::SpaceQuota::default()
+                }),
+            });
+        }
     }
     r
 }
 
 /// The subject and change a SetQuota request names.
 pub fn set_quota_of(r: &pb::SetQuotaRequest) -> Result<(Subject, Change)> {
-    let table = r
-        .table_name
-        .as_ref()
-        .map(|t| {
-            TableName::new(
-                &String::from_utf8_lossy(&t.namespace),
-                &String::from_utf8_lossy(&t.qualifier),
-            )
-        })
-        .transpose()?;
+    let table = r.table_name.as_ref().map(table_of).transpose()?;
     let subject = match (&r.user_name, &table, &r.namespace, &r.region_server) {
         (Some(u), None, None, None) => Subject::User(u.clone()),
         (Some(u), Some(t), None, None) => Subject::UserOnTable(u.clone(), t.clone()),
@@ -154,12 +274,25 @@ pub fn set_quota_of(r: &pb::SetQuotaRequest) -> Result<(Subject, Change)> {
                 .into(),
         ));
     }
-    if r.space_limit.is_some() {
-        return Err(Error::InvalidArgument(
-            "space quotas are not supported yet (TYPE => THROTTLE only)".into(),
-        ));
-    }
-    let change = if r.remove_all == Some(true) {
+    let change = if let Some(space) = &r.space_limit {
+        if !matches!(subject, Subject::Table(_) | Subject::Namespace(_)) {
+            return Err(Error::InvalidArgument(
+                "a space quota is for a TABLE or a NAMESPACE".into(),
+            ));
+        }
+        let quota = space.quota.unwrap_or_default();
+        if quota.remove == Some(true) {
+            Change::Unspace
+        } else {
+            let limit = quota.soft_limit.filter(|l| *l > 0).ok_or_else(|| {
+                Error::InvalidArgument("a space quota needs a LIMIT above zero".into())
+            })?;
+            Change::Space(SpaceQuota {
+                limit,
+                policy: policy_of(quota.violation_policy)?,
+            })
+        }
+    } else if r.remove_all == Some(true) {
         Change::Unthrottle(Vec::new())
     } else if let Some(on) = r.bypass_globals {
         Change::BypassGlobals(on)
@@ -178,4 +311,46 @@ pub fn set_quota_of(r: &pb::SetQuotaRequest) -> Result<(Subject, Change)> {
         ));
     };
     Ok((subject, change))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use basalt_common::quota::{Direction, parse_limit};
+
+    #[test]
+    fn the_quota_state_goes_through_its_message_unchanged() {
+        let t = TableName::parse("ns:t").unwrap();
+        let mut throttled = Quotas::default();
+        throttled.set(parse_limit("10req/sec", Direction::All).unwrap());
+        let spaced = Quotas {
+            space: Some(SpaceQuota {
+                limit: 1 << 30,
+                policy: SpacePolicy::NoInserts,
+            }),
+            ..Quotas::default()
+        };
+        let state = QuotaState {
+            quotas: vec![
+                (Subject::User("u".into()), throttled),
+                (Subject::Table(t.clone()), spaced.clone()),
+            ],
+            rpc_throttle: false,
+            exceed_throttle: true,
+            violations: vec![(t, SpacePolicy::NoWritesCompactions)],
+        };
+        let bytes = state_pb(&state).encode_to_vec();
+        let back = state_of(pb::QuotaState::decode(&bytes[..]).unwrap()).unwrap();
+        assert_eq!(back, state);
+        assert_eq!(quotas_from_data(&quotas_data(&spaced)).unwrap(), spaced);
+        let bad = pb::QuotaState {
+            entry: vec![pb::QuotaStateEntry {
+                row: "x.y".into(),
+                qualifier: "s".into(),
+                quotas: pb::Quotas::default(),
+            }],
+            ..pb::QuotaState::default()
+        };
+        assert!(state_of(bad).is_err());
+    }
 }

@@ -221,6 +221,9 @@ pub struct Region {
     compaction_listener: Mutex<Option<Sender<()>>>,
     /// When the last major compaction ran (clock milliseconds; the open time at first).
     last_major_compaction: AtomicI64,
+    /// The space quota policy in force on the region's table (HBase's
+    /// SpaceViolationPolicyEnforcement), as `SpacePolicy as u8`; 0 when none is.
+    space_policy: std::sync::atomic::AtomicU8,
     /// Where the region's `.seqid` file lives.
     fs: Arc<dyn FileSystem>,
     dir: PathBuf,
@@ -354,6 +357,7 @@ impl Region {
             snapshot_bytes: AtomicUsize::new(0),
             compaction_listener: Mutex::new(None),
             last_major_compaction: AtomicI64::new(clock.now_millis()),
+            space_policy: std::sync::atomic::AtomicU8::new(0),
             fs,
             dir: dir.to_owned(),
             recording_seqid: Mutex::new(()),

@@ -21,15 +21,26 @@ const TICK: Duration = Duration::from_millis(100);
 pub struct ClusterRole {
     splits: SplitRequests,
     grants: GrantFollower,
+    quotas: QuotaFollower,
 }
 
 impl ClusterRole {
     /// The role of a server whose masters are found through ZooKeeper `quorum`, reached with
-    /// `tls` when the cluster has it.
-    pub fn new(quorum: &str, tls: Option<basalt_client::remote::TlsClient>) -> Self {
+    /// `tls` when the cluster has it; the quotas the master publishes go into `quotas` (the
+    /// cache its ClientService enforces).
+    pub fn new(
+        quorum: &str,
+        tls: Option<basalt_client::remote::TlsClient>,
+        quotas: std::sync::Arc<crate::quotas::QuotaCache>,
+    ) -> Self {
         ClusterRole {
             splits: SplitRequests::new(quorum, tls),
             grants: GrantFollower::default(),
+            quotas: QuotaFollower {
+                cache: quotas,
+                last_check: None,
+                seen: Vec::new(),
+            },
         }
     }
 
@@ -93,6 +104,7 @@ impl ClusterRole {
             if access.is_enabled() {
                 self.grants.tick(zk, access);
             }
+            self.quotas.tick(zk, &server.rs);
             std::thread::sleep(TICK);
         }
     }
@@ -192,6 +204,40 @@ impl GrantFollower {
             Ok(grants) => access.set_grants(grants),
             // Kept as it was: a bad node is the master's to mend, not a reason to open up.
             Err(e) => eprintln!("WARNING: cannot read the grants in /hbase/acl: {e}"),
+        }
+        self.seen = data;
+    }
+}
+
+/// Keeps a region server's quotas as the active master last wrote them to `/hbase/quota`:
+/// throttles and switches into its ClientService's cache, space policies onto its regions.
+/// Until the node exists, no quota is in force.
+#[derive(Debug)]
+struct QuotaFollower {
+    cache: std::sync::Arc<crate::quotas::QuotaCache>,
+    last_check: Option<std::time::Instant>,
+    seen: Vec<u8>,
+}
+
+impl QuotaFollower {
+    fn tick(&mut self, zk: &ZkSession, rs: &crate::RegionServer) {
+        if self.last_check.is_some_and(|t| t.elapsed() < GRANTS_CHECK) {
+            return;
+        }
+        self.last_check = Some(std::time::Instant::now());
+        let Ok(Some(data)) = zk.get(basalt_coord::QUOTA_NODE) else {
+            return;
+        };
+        if data == self.seen {
+            return;
+        }
+        match basalt_coord::read_quota(&data) {
+            Ok(state) => {
+                self.cache.apply(&state);
+                rs.set_space_policies(&state.violations);
+            }
+            // Kept as it was: a bad node is the master's to mend.
+            Err(e) => eprintln!("WARNING: cannot read the quotas in /hbase/quota: {e}"),
         }
         self.seen = data;
     }

@@ -1,13 +1,14 @@
 //! Enforcing RPC throttles (HBase's RegionServerRpcQuotaManager and QuotaCache): the server
-//! reads the quotas `hbase:quota` keeps every [`REFRESH`], keeps a token bucket per throttle,
-//! and refuses a call that would go past one with HBase's RpcThrottlingException, naming how
-//! long to wait (`docs/design/quotas.md`).
+//! keeps the quota state the master works out (read from it every [`REFRESH`] standalone,
+//! from `/hbase/quota` in a cluster), a token bucket per throttle, and refuses a call that
+//! would go past one with HBase's RpcThrottlingException, naming how long to wait
+//! (`docs/design/quotas.md`).
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
-use basalt_common::quota::{Kind, Quotas, Subject, Throttle};
+use basalt_common::quota::{Kind, QuotaState, Subject, Throttle};
 use basalt_common::{Result, TableName};
 
 /// How often the quotas are read again (HBase's `hbase.quota.refresh.period` is 5 minutes;
@@ -18,9 +19,8 @@ pub const REFRESH: Duration = Duration::from_secs(1);
 /// `write.capacity.unit`, 1 KiB).
 const CAPACITY_UNIT: u64 = 1024;
 
-/// Where the quotas come from (the master's `hbase:quota`, read in process or through a
-/// client).
-pub type Source = Box<dyn Fn() -> Result<Vec<(Subject, Quotas)>> + Send + Sync>;
+/// Where the quota state comes from (the master in process, standalone).
+pub type Source = Box<dyn Fn() -> Result<QuotaState> + Send + Sync>;
 
 /// One throttle's bucket: it fills at the limit's rate, up to one time unit's worth, and
 /// starts empty (so a flat-out caller gets the limit from the first second on).
@@ -123,14 +123,19 @@ impl Throttled {
 
 /// The quotas in force on this server and their buckets.
 pub struct QuotaCache {
-    source: Source,
     /// Each subject's buckets, by subject, and whether the subject (a user) bypasses the
     /// others.
     state: Mutex<BTreeMap<Subject, (bool, Vec<Bucket>)>>,
     /// This server's name, for `REGIONSERVER => 'host:port'` quotas.
     server: String,
-    /// Whether any quota is in force: without one a call costs one load of this.
+    /// Whether any throttle is in force (some exist and throttling is on): without one a call
+    /// costs one load of this.
     any: std::sync::atomic::AtomicBool,
+    /// Whether user, table and namespace throttles may be exceeded while the region
+    /// server's have room (`enable_exceed_throttle_quota`).
+    exceed: std::sync::atomic::AtomicBool,
+    /// Calls refused so far, for the server's metrics.
+    pub throttled: std::sync::atomic::AtomicU64,
 }
 
 impl std::fmt::Debug for QuotaCache {
@@ -142,16 +147,25 @@ impl std::fmt::Debug for QuotaCache {
 }
 
 impl QuotaCache {
-    /// A cache that reads `source` now and every [`REFRESH`] (on a thread of its own, which
-    /// ends when the cache is dropped).
-    pub fn start(source: Source, server: String) -> Arc<QuotaCache> {
-        let cache = Arc::new(QuotaCache {
-            source,
+    /// A cache with no quota in force, for server `server` (`host:port`), until told of
+    /// some ([`QuotaCache::apply`]).
+    pub fn new(server: String) -> Arc<QuotaCache> {
+        Arc::new(QuotaCache {
             state: Mutex::default(),
             server,
             any: std::sync::atomic::AtomicBool::new(false),
-        });
-        cache.refresh();
+            exceed: std::sync::atomic::AtomicBool::new(false),
+            throttled: std::sync::atomic::AtomicU64::new(0),
+        })
+    }
+
+    /// A cache that reads `source` now and every [`REFRESH`] (on a thread of its own, which
+    /// ends when the cache is dropped). A failed read keeps what was in force.
+    pub fn start(source: Source, server: String) -> Arc<QuotaCache> {
+        let cache = QuotaCache::new(server);
+        if let Ok(state) = source() {
+            cache.apply(&state);
+        }
         let weak: Weak<QuotaCache> = Arc::downgrade(&cache);
         let _ = std::thread::Builder::new()
             .name("quota-refresh".into())
@@ -159,21 +173,22 @@ impl QuotaCache {
                 loop {
                     std::thread::sleep(REFRESH);
                     let Some(cache) = weak.upgrade() else { return };
-                    cache.refresh();
+                    if let Ok(state) = source() {
+                        cache.apply(&state);
+                    }
                 }
             });
         cache
     }
 
-    /// Reads the quotas again, keeping the buckets of throttles that did not change. A
-    /// failed read keeps what was in force.
-    pub fn refresh(&self) {
-        let Ok(all) = (self.source)() else { return };
+    /// Puts `given`'s throttles and switches in force, keeping the buckets of throttles that
+    /// did not change.
+    pub fn apply(&self, given: &QuotaState) {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         let mut next = BTreeMap::new();
-        for (subject, quotas) in all {
+        for (subject, quotas) in given.quotas.iter().cloned() {
             let mut old = state.remove(&subject).map(|(_, b)| b).unwrap_or_default();
-            let buckets = quotas
+            let buckets: Vec<Bucket> = quotas
                 .throttles
                 .iter()
                 .map(|t| match old.iter().position(|b| b.throttle == *t) {
@@ -183,8 +198,11 @@ impl QuotaCache {
                 .collect();
             next.insert(subject, (quotas.bypass_globals, buckets));
         }
+        let throttling = given.rpc_throttle && next.values().any(|(_, b)| !b.is_empty());
         self.any
-            .store(!next.is_empty(), std::sync::atomic::Ordering::Release);
+            .store(throttling, std::sync::atomic::Ordering::Release);
+        self.exceed
+            .store(given.exceed_throttle, std::sync::atomic::Ordering::Release);
         *state = next;
     }
 
@@ -230,20 +248,25 @@ impl QuotaCache {
         table: Option<&TableName>,
         usage: Usage,
     ) -> std::result::Result<(), Throttled> {
-        let now = Instant::now();
-        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        if state.is_empty() {
+        if !self.is_active() {
             return Ok(());
         }
-        let subjects = self.subjects(&state, user, table);
-        let mut refused: Option<Throttled> = None;
+        let now = Instant::now();
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut subjects = self.subjects(&state, user, table);
+        // The region server's own throttles and the others', each with the longest wait.
+        let mut refused: [Option<Throttled>; 2] = [None, None];
+        let mut server_buckets = 0;
         for s in &subjects {
+            let server = usize::from(matches!(s, Subject::RegionServer(_)));
             if let Some((_, buckets)) = state.get_mut(s) {
                 for b in buckets.iter_mut() {
+                    server_buckets += server;
                     b.refill(now);
                     let wait = b.wait_for(usage.amount(b.throttle.kind));
-                    if !wait.is_zero() && refused.as_ref().is_none_or(|r| wait > r.wait) {
-                        refused = Some(Throttled {
+                    let worst = &mut refused[server];
+                    if !wait.is_zero() && worst.as_ref().is_none_or(|r| wait > r.wait) {
+                        *worst = Some(Throttled {
                             kind: b.throttle.kind,
                             wait,
                         });
@@ -251,7 +274,22 @@ impl QuotaCache {
                 }
             }
         }
-        if let Some(r) = refused {
+        let exceeding = self.exceed.load(std::sync::atomic::Ordering::Acquire)
+            && server_buckets > 0
+            && refused[0].is_some()
+            && refused[1].is_none();
+        if exceeding {
+            // Past its own throttles, a call the server's throttles have room for goes on,
+            // and is taken from those only.
+            subjects.retain(|s| matches!(s, Subject::RegionServer(_)));
+        } else if let Some(r) = refused[0]
+            .take()
+            .into_iter()
+            .chain(refused[1].take())
+            .max_by_key(|r| r.wait)
+        {
+            self.throttled
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             return Err(r);
         }
         for s in &subjects {
@@ -288,10 +326,18 @@ impl QuotaCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use basalt_common::quota::{Direction, parse_limit};
+    use basalt_common::quota::{Direction, Quotas, parse_limit};
 
     fn cache(quotas: Vec<(Subject, Quotas)>) -> Arc<QuotaCache> {
-        QuotaCache::start(Box::new(move || Ok(quotas.clone())), "h:1".into())
+        QuotaCache::start(
+            Box::new(move || {
+                Ok(QuotaState {
+                    quotas: quotas.clone(),
+                    ..QuotaState::default()
+                })
+            }),
+            "h:1".into(),
+        )
     }
 
     fn throttled(limit: &str) -> Quotas {
@@ -352,5 +398,40 @@ mod tests {
         assert!(refused.wait > Duration::from_secs(3000), "{refused:?}");
         c.check("u", None, one).unwrap();
         c.check("admin", Some(&t), one).unwrap();
+    }
+
+    #[test]
+    fn switched_off_throttles_hold_nobody_and_exceeding_borrows_the_servers_room() {
+        let user = (Subject::User("u".into()), throttled("1req/hour"));
+        let server = (
+            Subject::RegionServer("all".into()),
+            throttled("1000req/sec"),
+        );
+        let one = Usage {
+            reads: 1,
+            ..Usage::default()
+        };
+        let c = QuotaCache::new("h:1".into());
+        let mut state = QuotaState {
+            quotas: vec![user.clone()],
+            rpc_throttle: false,
+            ..QuotaState::default()
+        };
+        c.apply(&state);
+        assert!(!c.is_active());
+        c.check("u", None, one).unwrap();
+        state.rpc_throttle = true;
+        c.apply(&state);
+        assert!(c.check("u", None, one).is_err());
+        assert_eq!(c.throttled.load(std::sync::atomic::Ordering::Relaxed), 1);
+        // Exceeding needs the server's throttle to have room: its bucket starts empty.
+        state.quotas.push(server);
+        state.exceed_throttle = true;
+        c.apply(&state);
+        std::thread::sleep(Duration::from_millis(50));
+        c.check("u", None, one).unwrap();
+        state.exceed_throttle = false;
+        c.apply(&state);
+        assert!(c.check("u", None, one).is_err());
     }
 }

@@ -53,6 +53,9 @@ pub struct RegionServer {
     compactions_on: AtomicBool,
     /// Its calls slower or larger than its thresholds, which its RPC server records.
     pub slow_log: Arc<basalt_common::slowlog::SlowLog>,
+    /// The space quota policies in force, by table (as the master last said): every region
+    /// of those tables opened here enforces its table's.
+    space_policies: RwLock<HashMap<basalt_common::TableName, basalt_common::quota::SpacePolicy>>,
 }
 
 /// A split the region server has prepared: the parent closed, the daughters' directories
@@ -96,6 +99,26 @@ impl RegionServer {
             replication: std::sync::OnceLock::new(),
             sink_metrics: Arc::default(),
             compactions_on: AtomicBool::new(true),
+            space_policies: RwLock::default(),
+        }
+    }
+
+    /// Puts the space quota policies of `violations` in force on this server's regions of
+    /// those tables (and on any opened later), lifting them from every other table's.
+    pub fn set_space_policies(
+        &self,
+        violations: &[(basalt_common::TableName, basalt_common::quota::SpacePolicy)],
+    ) {
+        let next: HashMap<_, _> = violations.iter().cloned().collect();
+        let mut policies = self
+            .space_policies
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        // Set on every call, not only on a change: a region put online while the last one
+        // ran may have read the map before it changed.
+        *policies = next;
+        for region in self.online_regions() {
+            region.set_space_policy(policies.get(&region.info().table).copied());
         }
     }
 
@@ -325,6 +348,13 @@ impl RegionServer {
 
     /// Puts an open region online (meta's region, opened before the server is).
     pub fn put_online(&self, region: &Arc<Region>) {
+        region.set_space_policy(
+            self.space_policies
+                .read()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get(&region.info().table)
+                .copied(),
+        );
         self.online
             .write()
             .unwrap_or_else(PoisonError::into_inner)

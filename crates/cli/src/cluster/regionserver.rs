@@ -69,11 +69,13 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         }),
         Arc::clone(&server.rs.sink_metrics),
     );
+    // The quotas the active master publishes in /hbase/quota, which the role follows.
+    let quotas = basalt_regionserver::quotas::QuotaCache::new(addr.to_string());
     let services = Services::new()
-        .with(Arc::new(ClientService::new(
-            Arc::clone(&server.rs),
-            Duration::from_secs(60),
-        )))
+        .with(Arc::new(
+            ClientService::new(Arc::clone(&server.rs), Duration::from_secs(60))
+                .with_quotas(Arc::clone(&quotas)),
+        ))
         .with(Arc::new(
             AdminService::new(Arc::clone(&server.rs), addr)
                 .with_sink(Arc::new(sink))
@@ -134,7 +136,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         args.common.data.display()
     );
     crate::info::announce(info.as_ref(), "region server");
-    let why = ClusterRole::new(&args.common.zookeeper, tls).run(&server, &zk, &access, &stop);
+    let why =
+        ClusterRole::new(&args.common.zookeeper, tls, quotas).run(&server, &zk, &access, &stop);
     if let Some(info) = info {
         info.shutdown();
     }

@@ -6,7 +6,7 @@ use super::*;
 use basalt_common::balancer_log::{Decision, Rejection};
 use basalt_common::chore::Chore;
 use basalt_common::procedure::{Lock, Procedure};
-use basalt_common::quota::{Change, Subject};
+use basalt_common::quota::{Change, QuotaSwitch, SpaceUse, Subject};
 use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 
@@ -1043,6 +1043,13 @@ admin_calls! {
     fn balancer_log(&self, limit: usize) -> Result<(Vec<Decision>, Vec<Rejection>)>;
     /// Changes a subject's quotas (MasterService SetQuota).
     fn set_quota(&self, subject: &Subject, change: &Change) -> Result<()>;
+    /// Switches throttling or exceeding throttles (MasterService SwitchRpcThrottle,
+    /// SwitchExceedThrottleQuota).
+    fn quota_switch(&self, switch: QuotaSwitch, on: bool) -> Result<bool>;
+    /// Whether throttles are enforced (MasterService IsRpcThrottleEnabled).
+    fn rpc_throttle_enabled(&self) -> Result<bool>;
+    /// Table sizes and space snapshots (GetSpaceQuotaRegionSizes, GetQuotaStates).
+    fn space_use(&self) -> Result<SpaceUse>;
     /// The master's procedures (MasterService GetProcedures).
     fn procedures(&self) -> Result<Vec<Procedure>>;
     /// The locks the master's procedures hold (MasterService GetLocks).

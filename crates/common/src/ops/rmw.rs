@@ -122,6 +122,16 @@ pub enum RowOp {
 }
 
 impl RowOp {
+    /// HBase's class for it (`Put`, `Delete`, `Increment`, `Append`).
+    pub fn class(&self) -> &'static str {
+        match self {
+            RowOp::Put(_) => "Put",
+            RowOp::Delete(_) => "Delete",
+            RowOp::Increment(_) => "Increment",
+            RowOp::Append(_) => "Append",
+        }
+    }
+
     pub fn row(&self) -> &Bytes {
         match self {
             RowOp::Put(p) => &p.row,
@@ -325,7 +335,30 @@ pub enum CheckAction {
     Append(Append),
 }
 
+impl RowMutations {
+    /// The class a space quota's policy judges them by: `Delete` when they only delete, else
+    /// the first that adds data.
+    pub fn class(&self) -> &'static str {
+        self.mutations
+            .iter()
+            .map(RowOp::class)
+            .find(|c| *c != "Delete")
+            .unwrap_or("Delete")
+    }
+}
+
 impl CheckAction {
+    /// HBase's class for it (`Put`, `Delete`, ...; row mutations as [`RowMutations::class`]).
+    pub fn class(&self) -> &'static str {
+        match self {
+            CheckAction::Put(_) => "Put",
+            CheckAction::Delete(_) => "Delete",
+            CheckAction::RowMutations(m) => m.class(),
+            CheckAction::Increment(_) => "Increment",
+            CheckAction::Append(_) => "Append",
+        }
+    }
+
     pub fn row(&self) -> &Bytes {
         match self {
             CheckAction::Put(p) => &p.row,

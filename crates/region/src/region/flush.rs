@@ -227,6 +227,11 @@ impl Region {
         if self.is_closed() {
             return Ok(0);
         }
+        if self.space_policy() == Some(basalt_common::quota::SpacePolicy::NoWritesCompactions) {
+            return Err(Error::SpaceLimited(
+                "NO_WRITES_COMPACTIONS Compactions are disallowed due to a space quota.".into(),
+            ));
+        }
         let _state = Compacting::new(&self.compacting[usize::from(major)]);
         let config = self.compaction_config();
         let now = self.now();

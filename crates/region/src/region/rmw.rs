@@ -53,8 +53,8 @@ fn strongest(mutations: &[RowOp]) -> Durability {
 
 impl Region {
     /// Checks what every read-modify-write checks first, and returns the row's exclusive lock.
-    fn lock_for_rmw(&self, row: &[u8]) -> Result<std::sync::RwLockWriteGuard<'_, ()>> {
-        self.check_writable()?;
+    fn lock_for_rmw(&self, row: &[u8], what: &str) -> Result<std::sync::RwLockWriteGuard<'_, ()>> {
+        self.check_writable(what)?;
         self.check_row(row)?;
         self.check_serving(row)?;
         Ok(self.row_locks.exclusive(row))
@@ -66,7 +66,7 @@ impl Region {
     /// exclusive lock, so concurrent increments lose nothing. A counter that is not 8 bytes
     /// fails the whole Increment. Overflow wraps, as Java's long arithmetic does.
     pub(crate) fn increment_stored(&self, inc: &Increment) -> Result<RowResult> {
-        let _lock = self.lock_for_rmw(&inc.row)?;
+        let _lock = self.lock_for_rmw(&inc.row, "Increment")?;
         let (cells, out) = self.increment_cells(inc, self.now_for(&inc.row))?;
         self.note_floor(&inc.row, newest(&cells));
         self.apply(cells, inc.durability)?;
@@ -76,7 +76,7 @@ impl Region {
     /// Appends to cells of one row and returns their new cells, atomically (HBase's `append`);
     /// timestamps as for increments.
     pub(crate) fn append_stored(&self, append: &Append) -> Result<RowResult> {
-        let _lock = self.lock_for_rmw(&append.row)?;
+        let _lock = self.lock_for_rmw(&append.row, "Append")?;
         let (cells, out) = self.append_cells(append, self.now_for(&append.row))?;
         self.note_floor(&append.row, newest(&cells));
         self.apply(cells, append.durability)?;
@@ -89,7 +89,7 @@ impl Region {
     /// mutation, in order: an increment's or append's new cells, empty for a put or delete.
     pub(crate) fn mutate_row_stored(&self, mutations: &RowMutations) -> Result<Vec<RowResult>> {
         mutations.validate()?;
-        let _lock = self.lock_for_rmw(&mutations.row)?;
+        let _lock = self.lock_for_rmw(&mutations.row, mutations.class())?;
         let now = self.now_for(&mutations.row);
         let (cells, results, floor) = self.row_mutation_cells(mutations, now)?;
         self.note_floor(&mutations.row, floor);
@@ -118,7 +118,7 @@ impl Region {
             Check::Column(c) => {
                 c.time_range.validate()?;
                 let store = self.store_index(&c.family)?;
-                let lock = self.lock_for_rmw(&cam.row)?;
+                let lock = self.lock_for_rmw(&cam.row, cam.action.class())?;
                 let now = self.now_for(&cam.row);
                 let current = self.newest_cell(&cam.row, store, &c.qualifier, c.time_range, now)?;
                 let holds = c.holds(current.as_ref().map(Cell::value));
@@ -128,7 +128,7 @@ impl Region {
             Check::Filter { filter, time_range } => {
                 let mut get = Get::new(cam.row.clone()).with_filter(filter.clone());
                 get.time_range = *time_range;
-                let lock = self.lock_for_rmw(&cam.row)?;
+                let lock = self.lock_for_rmw(&cam.row, cam.action.class())?;
                 let now = self.now_for(&cam.row);
                 let holds = !self.get_stored(&get)?.cells.is_empty();
                 (holds, now, lock, now)

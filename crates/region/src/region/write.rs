@@ -50,17 +50,40 @@ impl Region {
             .then(|| now.saturating_add(1))
     }
 
-    /// Refuses writes to a READONLY table, as HBase's `checkReadOnly`.
-    pub(super) fn check_writable(&self) -> Result<()> {
+    /// Refuses writes to a READONLY table, as HBase's `checkReadOnly`, and writes a space
+    /// quota's policy forbids (`what`: the mutation's HBase class, `Put`, `Delete`, ...).
+    pub(super) fn check_writable(&self, what: &str) -> Result<()> {
         if self.descriptor.read_only {
             return Err(Error::TableReadOnly(self.descriptor.name.clone()));
+        }
+        if let Some(policy) = self.space_policy()
+            && policy.refuses_write(what == "Delete")
+        {
+            return Err(Error::SpaceLimited(format!(
+                "{} {what}s are disallowed due to a space quota.",
+                policy.name()
+            )));
         }
         Ok(())
     }
 
+    /// Puts a space quota's policy in force on this region (None: lifts it).
+    pub fn set_space_policy(&self, policy: Option<basalt_common::quota::SpacePolicy>) {
+        self.space_policy.store(
+            policy.map_or(0, |p| p as u8),
+            std::sync::atomic::Ordering::Release,
+        );
+    }
+
+    /// The space quota policy in force on this region, if any.
+    pub fn space_policy(&self) -> Option<basalt_common::quota::SpacePolicy> {
+        let n = self.space_policy.load(std::sync::atomic::Ordering::Acquire);
+        basalt_common::quota::SpacePolicy::from_number(i32::from(n))
+    }
+
     /// Writes every cell of `put` atomically.
     pub(crate) fn put_stored(&self, put: &Put) -> Result<()> {
-        self.check_writable()?;
+        self.check_writable("Put")?;
         self.check_row(&put.row)?;
         self.check_serving(&put.row)?;
         // Stamped under the row's lock, as HBase stamps a batch once its locks are taken: a
@@ -132,7 +155,10 @@ impl Region {
         mutations: &[RowMutation],
         durability: Durability,
     ) -> Result<()> {
-        self.check_writable()?;
+        let deletes_only = mutations
+            .iter()
+            .all(|m| matches!(m, RowMutation::Delete(_)));
+        self.check_writable(if deletes_only { "Delete" } else { "Put" })?;
         let mut cells = Vec::new();
         for m in mutations {
             match m {
@@ -276,7 +302,7 @@ impl Region {
     /// newest version there is (or "now" when there is none), as HBase's
     /// `prepareDeleteTimestamps` does.
     pub(crate) fn delete_stored(&self, delete: &Delete) -> Result<()> {
-        self.check_writable()?;
+        self.check_writable("Delete")?;
         self.validate_delete(delete)?;
         self.check_serving(&delete.row)?;
         let _shared;

@@ -263,18 +263,42 @@ get_slowlog_responses.
     "get_balancer_decisions", "tools", tools::get_balancer_decisions, true, "The balancer's recent runs that moved regions (the last 250), newest first: costs before\nand after, and each move.\n  hbase> get_balancer_decisions\n  hbase> get_balancer_decisions {LIMIT => 10}";
     "get_balancer_rejections", "tools", tools::get_balancer_rejections, true, "The balancer's recent runs that moved nothing, and why (the last 250), newest first.\n  hbase> get_balancer_rejections\n  hbase> get_balancer_rejections {LIMIT => 10}";
     "set_quota", "quotas", quotas::set_quota, true,
-"Set, change or remove a throttle (kept in hbase:quota): for a USER (optionally within a TABLE
-or NAMESPACE), a TABLE, a NAMESPACE or the REGIONSERVERs ('all'); LIMIT in requests ('req'),
-bytes (B, K, M, G, T, P) or capacity units ('CU') per sec, min, hour or day; THROTTLE_TYPE
-READ or WRITE (default: both); LIMIT => NONE removes. A standalone server enforces them on
-native RPC calls within about a second (a cluster's region servers: not yet).
+"Set, change or remove a quota (kept in hbase:quota; every server enforces a change within
+about a second).
+TYPE => THROTTLE: for a USER (optionally within a TABLE or NAMESPACE), a TABLE, a NAMESPACE or
+the REGIONSERVERs ('all'); LIMIT in requests ('req'), bytes (B, K, M, G, T, P) or capacity
+units ('CU') per sec, min, hour or day; THROTTLE_TYPE READ or WRITE (default: both).
+TYPE => SPACE: for a TABLE or a NAMESPACE; LIMIT in bytes (B, K, M, G, T, P) of store files,
+and the POLICY past it: NO_INSERTS (deletes only), NO_WRITES, NO_WRITES_COMPACTIONS or
+DISABLE (the table is disabled until it is back under).
+LIMIT => NONE removes; GLOBAL_BYPASS => true lets a USER past table, namespace and region
+server throttles.
   hbase> set_quota TYPE => THROTTLE, USER => 'u1', LIMIT => '10req/sec'
   hbase> set_quota TYPE => THROTTLE, THROTTLE_TYPE => WRITE, USER => 'u1', LIMIT => '10M/sec'
   hbase> set_quota TYPE => THROTTLE, USER => 'u1', TABLE => 't2', LIMIT => '5K/min'
   hbase> set_quota TYPE => THROTTLE, NAMESPACE => 'ns1', LIMIT => '10req/sec'
   hbase> set_quota TYPE => THROTTLE, USER => 'u1', LIMIT => NONE
+  hbase> set_quota TYPE => SPACE, TABLE => 't1', LIMIT => '1G', POLICY => NO_INSERTS
+  hbase> set_quota TYPE => SPACE, NAMESPACE => 'ns1', LIMIT => '50G', POLICY => NO_WRITES
+  hbase> set_quota TYPE => SPACE, TABLE => 't1', LIMIT => NONE
   hbase> set_quota USER => 'u1', GLOBAL_BYPASS => true";
     "list_quotas", "quotas", quotas::list_quotas, true, "List the quotas hbase:quota keeps.\n  hbase> list_quotas";
+    "enable_rpc_throttle", "quotas", quotas::enable_rpc_throttle, true, "Enforce RPC throttles again; prints the previous state.\n  hbase> enable_rpc_throttle";
+    "disable_rpc_throttle", "quotas", quotas::disable_rpc_throttle, true, "Stop enforcing RPC throttles (they stay set); prints the previous state.\n  hbase> disable_rpc_throttle";
+    "rpc_throttle_enabled", "quotas", quotas::rpc_throttle_enabled, true, "Whether RPC throttles are enforced.\n  hbase> rpc_throttle_enabled";
+    "enable_exceed_throttle_quota", "quotas", quotas::enable_exceed_throttle_quota, true,
+"Let calls past a user's, table's or namespace's throttle through while the region servers'
+throttle (REGIONSERVER => 'all', which must be set) has room; prints the previous state.
+  hbase> enable_exceed_throttle_quota";
+    "disable_exceed_throttle_quota", "quotas", quotas::disable_exceed_throttle_quota, true, "Hold every call to every throttle again; prints the previous state.\n  hbase> disable_exceed_throttle_quota";
+    "list_quota_table_sizes", "quotas", quotas::list_quota_table_sizes, true, "Every user table's store file bytes, as the region servers report them.\n  hbase> list_quota_table_sizes";
+    "list_quota_snapshots", "quotas", quotas::list_quota_snapshots, true,
+"Each table's space use against its space quota (its own, or its namespace's), as the master
+last worked it out (every hbase.master.quotas.observer.chore.period, 1 minute by default).
+  hbase> list_quota_snapshots
+  hbase> list_quota_snapshots({TABLE => 't1'})
+  hbase> list_quota_snapshots({NAMESPACE => 'ns1'})";
+    "list_quota_violations", "quotas", quotas::list_quota_violations, true, "The tables over their space quota, whose policy is in force.\n  hbase> list_quota_violations";
     "list_procedures", "procedures", tools::list_procedures, true, "List the master's running and recent (the last 100) procedures: catalog changes, splits,\nmerges, moves, recoveries.\n  hbase> list_procedures";
     "list_locks", "procedures", tools::list_locks, true, "List the locks the master's running procedures hold, and the procedures waiting for them.\n  hbase> list_locks";
     "zk_dump", "tools", tools::zk_dump, true, "Print what the cluster keeps in ZooKeeper: the masters, meta's server, the region servers,\nthe servers out of service, the switches and the quorum's statistics (a shell started with\n--zookeeper).\n  hbase> zk_dump";

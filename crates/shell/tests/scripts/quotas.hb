@@ -15,7 +15,26 @@ list_quotas
 set_quota TYPE => THROTTLE, USER => 'u1', LIMIT => '10req/week'
 set_quota TYPE => THROTTLE, TABLE => 'nope', LIMIT => '10req/sec'
 set_quota TYPE => THROTTLE, NAMESPACE => 'nope', LIMIT => '10req/sec'
-set_quota TYPE => SPACE, TABLE => 'qt', LIMIT => '1G', POLICY => NO_INSERTS
 set_quota TYPE => THROTTLE, TABLE => 'qt', NAMESPACE => 'qns', LIMIT => '1req/sec'
 set_quota TYPE => THROTTLE, USER => 'u1'
 set_quota TABLE => 'qt', GLOBAL_BYPASS => true
+list_quota_snapshots
+set_quota TYPE => SPACE, TABLE => 'qt', LIMIT => '1G', POLICY => NO_INSERTS
+set_quota TYPE => SPACE, NAMESPACE => 'qns', LIMIT => '10T', POLICY => NO_WRITES
+list_quotas
+set_quota TYPE => SPACE, TABLE => 'qt', LIMIT => NONE
+set_quota TYPE => SPACE, TABLE => 'qt', LIMIT => '1X', POLICY => NO_INSERTS
+set_quota TYPE => SPACE, TABLE => 'qt', LIMIT => '1G', POLICY => NO_READS
+set_quota TYPE => SPACE, TABLE => 'qt', LIMIT => '1G'
+set_quota TYPE => SPACE, USER => 'u1', LIMIT => '1G', POLICY => NO_INSERTS
+list_quotas
+rpc_throttle_enabled
+disable_rpc_throttle
+rpc_throttle_enabled
+enable_rpc_throttle
+enable_exceed_throttle_quota
+set_quota TYPE => THROTTLE, REGIONSERVER => 'all', LIMIT => '30000req/sec'
+enable_exceed_throttle_quota
+disable_exceed_throttle_quota
+list_quota_table_sizes
+list_quota_violations
