@@ -12,6 +12,7 @@ use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment
 use basalt_common::procedure::{Lock, Procedure};
 use basalt_common::quota::{Change, QuotaSwitch, Quotas, SpaceUse, Subject};
 use basalt_common::replication::{PeerConfig, PeerDescription};
+use basalt_common::rsgroup::{RsGroupChange, RsGroupInfo};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 pub use basalt_common::snapshot::SnapshotInfo;
 use basalt_common::{
@@ -369,6 +370,14 @@ pub trait Client: Send + Sync + fmt::Debug {
     /// namespaces under a space quota (MasterService GetSpaceQuotaRegionSizes and
     /// GetQuotaStates).
     fn space_use(&self) -> Result<SpaceUse>;
+    /// Every region server group (`default` first) with its servers, tables and namespaces
+    /// (MasterService ListRSGroupInfos).
+    fn list_rsgroups(&self) -> Result<Vec<RsGroupInfo>>;
+    /// Changes the region server groups; regions move as the change asks before it returns
+    /// (MasterService AddRSGroup, MoveServers, MoveTables, ...).
+    fn change_rsgroups(&self, change: &RsGroupChange) -> Result<()>;
+    /// Balances one group's servers; false if the balancer is off (BalanceRSGroup).
+    fn balance_rsgroup(&self, name: &str) -> Result<bool>;
     /// Stops the active master alone; a backup master takes over (MasterService StopMaster).
     fn stop_master(&self) -> Result<()>;
     /// Forgets dead servers (all of them if none is named); returns the names it could not

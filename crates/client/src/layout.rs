@@ -26,6 +26,7 @@ use basalt_common::ops::{
 use basalt_common::procedure::{Lock, Procedure};
 use basalt_common::quota::{Change, QuotaSwitch, Quotas, SpaceUse, Subject};
 use basalt_common::replication::{PeerConfig, PeerDescription};
+use basalt_common::rsgroup::{RsGroupChange, RsGroupInfo};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use basalt_common::{
     Bytes, Delete, Error, Get, NamespaceDescriptor, Put, Result, RowResult, Scan, TableDescriptor,
@@ -549,6 +550,9 @@ impl Client for LayoutClient {
         quota_switch(switch: QuotaSwitch, on: bool) -> Result<bool>;
         rpc_throttle_enabled() -> Result<bool>;
         space_use() -> Result<SpaceUse>;
+        list_rsgroups() -> Result<Vec<RsGroupInfo>>;
+        change_rsgroups(change: &RsGroupChange) -> Result<()>;
+        balance_rsgroup(name: &str) -> Result<bool>;
         security_capabilities() -> Result<Vec<String>>;
         in_maintenance_mode() -> Result<bool>;
         clear_block_cache(table: &TableName) -> Result<(u64, u64, u64)>;

@@ -38,7 +38,8 @@ pub mod layout;
 pub mod remote;
 
 pub use basalt_common::{
-    acl, balancer_log, chore, clock, log, metrics, procedure, quota, replication, site, slowlog,
+    acl, balancer_log, chore, clock, log, metrics, procedure, quota, replication, rsgroup, site,
+    slowlog,
 };
 pub use basalt_proto::HBASE_VERSION;
 pub use batch::{BatchOp, BatchOutcome};

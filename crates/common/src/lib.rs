@@ -27,6 +27,7 @@ pub mod procedure;
 pub mod quota;
 pub mod region_info;
 pub mod replication;
+pub mod rsgroup;
 pub mod schema;
 pub mod server_name;
 pub mod site;

@@ -13,6 +13,7 @@ use basalt_common::ops::{Append, CheckAction, CheckAndMutate, CheckAndMutateResu
 use basalt_common::procedure::{Lock, Procedure};
 use basalt_common::quota::{Change, QuotaSwitch, Quotas, SpaceUse, Subject};
 use basalt_common::replication::{PeerConfig, PeerDescription};
+use basalt_common::rsgroup::{RsGroupChange, RsGroupInfo};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use basalt_common::{Bytes, Delete, Get, Put, Result, RowResult, Scan, TableDescriptor, TableName};
 
@@ -427,6 +428,21 @@ impl Client for AsUser {
 
     fn space_use(&self) -> Result<SpaceUse> {
         self.inner.space_use()
+    }
+
+    fn list_rsgroups(&self) -> Result<Vec<RsGroupInfo>> {
+        self.admin()?;
+        self.inner.list_rsgroups()
+    }
+
+    fn change_rsgroups(&self, change: &RsGroupChange) -> Result<()> {
+        self.admin()?;
+        self.inner.change_rsgroups(change)
+    }
+
+    fn balance_rsgroup(&self, name: &str) -> Result<bool> {
+        self.admin()?;
+        self.inner.balance_rsgroup(name)
     }
 
     fn list_quotas(&self) -> Result<Vec<(Subject, Quotas)>> {

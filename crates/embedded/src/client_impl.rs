@@ -15,6 +15,7 @@ use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment
 use basalt_common::procedure::{Lock, Procedure};
 use basalt_common::quota::{Change, QuotaSwitch, Quotas, SpaceUse, Subject};
 use basalt_common::replication::{PeerConfig, PeerDescription};
+use basalt_common::rsgroup::{RsGroupChange, RsGroupInfo};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use basalt_common::{
     Bytes, Delete, Error, Get, NamespaceDescriptor, Put, Result, RowResult, Scan, TableDescriptor,
@@ -386,6 +387,18 @@ impl Client for Connection {
         Ok(basalt_master::quota_store::rpc_throttle_enabled(
             &self.engine,
         ))
+    }
+
+    fn list_rsgroups(&self) -> Result<Vec<RsGroupInfo>> {
+        basalt_master::rsgroup_admin::list(&self.engine)
+    }
+
+    fn change_rsgroups(&self, change: &RsGroupChange) -> Result<()> {
+        basalt_master::rsgroup_admin::change(&self.engine, change)
+    }
+
+    fn balance_rsgroup(&self, name: &str) -> Result<bool> {
+        Ok(basalt_master::balancer::balance_group(&self.engine, name)?.is_some())
     }
 
     fn space_use(&self) -> Result<SpaceUse> {

@@ -121,7 +121,20 @@ fn required(
         | "GetLogEntries"
         | "SetQuota"
         | "SwitchRpcThrottle"
-        | "SwitchExceedThrottleQuota" => (vec![Action::Admin], Scope::Global),
+        | "SwitchExceedThrottleQuota"
+        | "AddRSGroup"
+        | "RemoveRSGroup"
+        | "RenameRSGroup"
+        | "MoveServers"
+        | "MoveTables"
+        | "MoveNamespaces"
+        | "RemoveServers"
+        | "UpdateRSGroupConfig"
+        | "BalanceRSGroup"
+        | "ListRSGroupInfos"
+        | "GetRSGroupInfo"
+        | "GetRSGroupInfoOfTable"
+        | "GetRSGroupInfoOfServer" => (vec![Action::Admin], Scope::Global),
         "Grant" => {
             let r = decode::<pb::GrantRequest>(param)?;
             let p = acl::permission_of(&r.user_permission).map_err(bad)?;

@@ -9,7 +9,10 @@ use std::sync::atomic::Ordering;
 
 use basalt_common::{Error, RegionInfo, Result};
 
+use basalt_common::rsgroup::{DEFAULT_GROUP, RsGroup};
+
 use crate::master::{HostedTable, Master, Placed};
+use crate::rsgroup;
 use crate::servers::RegionServerAdmin;
 
 /// One region to move.
@@ -63,17 +66,19 @@ pub fn plan(load: &BTreeMap<String, Vec<RegionInfo>>) -> Vec<Move> {
     moves
 }
 
-/// Each live server's user regions (of enabled tables), by server name.
-fn load(master: &Master) -> BTreeMap<String, Vec<RegionInfo>> {
+/// Each live server of region server group `group` with its user regions (of enabled tables
+/// of the group), by server name.
+fn load(master: &Master, groups: &[RsGroup], group: &str) -> BTreeMap<String, Vec<RegionInfo>> {
     // A decommissioned server neither gives nor takes in a plan.
-    let mut load: BTreeMap<String, Vec<RegionInfo>> = master
-        .servers
-        .in_service()
+    let mut load: BTreeMap<String, Vec<RegionInfo>> = rsgroup::live_servers(master, groups, group)
         .iter()
         .map(|s| (s.name().to_string(), Vec::new()))
         .collect();
     for table in master.tables().values() {
-        if table.name.is_system() || !table.is_enabled() {
+        if table.name.is_system()
+            || !table.is_enabled()
+            || rsgroup::group_of_table(master, groups, &table.name) != group
+        {
             continue;
         }
         for p in table.placed() {
@@ -86,7 +91,8 @@ fn load(master: &Master) -> BTreeMap<String, Vec<RegionInfo>> {
 }
 
 /// Runs the balancer once (HBase's `balancer`): false if it is switched off; otherwise the
-/// moves it made.
+/// moves it made. Regions on a server outside their table's group go to the group's servers
+/// first; then each group is balanced over its own servers.
 pub fn balance(master: &Master) -> Result<Option<usize>> {
     if !master.balancer_on.load(Ordering::Acquire) {
         return Ok(None);
@@ -94,10 +100,63 @@ pub fn balance(master: &Master) -> Result<Option<usize>> {
     let _ddl = master.ddl();
     master.check_open()?;
     master.metrics.balancer_runs.inc();
-    let load = load(master);
-    let moves = plan(&load);
-    record(master, &load, &moves);
+    let groups = rsgroup::groups(master)?;
+    let mut names = vec![DEFAULT_GROUP.to_owned()];
+    names.extend(groups.iter().map(|g| g.name.clone()));
     let mut done = 0;
+    for name in &names {
+        done += balance_locked(master, &groups, name)?;
+    }
+    Ok(Some(done))
+}
+
+/// Balances region server group `name` alone (HBase's `balance_rsgroup`): false if the
+/// balancer is switched off.
+pub fn balance_group(master: &Master, name: &str) -> Result<Option<usize>> {
+    if !master.balancer_on.load(Ordering::Acquire) {
+        return Ok(None);
+    }
+    let _ddl = master.ddl();
+    master.check_open()?;
+    master.metrics.balancer_runs.inc();
+    let groups = rsgroup::groups(master)?;
+    if name != DEFAULT_GROUP && !groups.iter().any(|g| g.name == name) {
+        return Err(Error::InvalidArgument(format!(
+            "RSGroup {name} does not exist"
+        )));
+    }
+    balance_locked(master, &groups, name).map(Some)
+}
+
+/// One group's run under the DDL lock: its tables' regions outside it come home, then its
+/// servers are evened out. Returns the moves made.
+fn balance_locked(master: &Master, groups: &[RsGroup], group: &str) -> Result<usize> {
+    let mut done = 0;
+    let home = rsgroup::live_servers(master, groups, group);
+    let tables: Vec<Arc<HostedTable>> = master.tables().values().cloned().collect();
+    for table in tables.iter().filter(|t| {
+        !t.name.is_meta()
+            && t.is_enabled()
+            && rsgroup::group_of_table(master, groups, &t.name) == group
+    }) {
+        for p in table.placed() {
+            let inside = home.iter().any(|s| s.name() == p.server.name());
+            if inside || home.is_empty() {
+                continue;
+            }
+            // Still outside after this run if it cannot move now.
+            if let Ok(to) = rsgroup::pick(master, &table.name)
+                && move_locked(master, &p.info, &to).is_ok()
+            {
+                done += 1;
+            }
+        }
+    }
+    let load = load(master, groups, group);
+    let moves = plan(&load);
+    if !load.is_empty() {
+        record(master, &load, &moves);
+    }
     for m in moves {
         let Some(to) = master.servers.get(&m.to) else {
             continue;
@@ -108,7 +167,7 @@ pub fn balance(master: &Master) -> Result<Option<usize>> {
         }
     }
     master.metrics.regions_moved.add(done as u64);
-    Ok(Some(done))
+    Ok(done)
 }
 
 /// The spread of a load: the most and fewest regions a server holds.
@@ -209,14 +268,28 @@ fn move_region_run(master: &Master, name: &[u8], to: Option<&str>) -> Result<()>
             "hbase:meta moves only when its server goes".into(),
         ));
     }
+    let groups = rsgroup::groups(master)?;
+    let group = rsgroup::group_of_table(master, &groups, &table.name);
     let target = match to {
-        Some(wanted) => find_server(master, wanted)?,
-        None => master
-            .servers
-            .in_service()
+        Some(wanted) => {
+            let target = find_server(master, wanted)?;
+            if !rsgroup::fits(master, &table.name, target.as_ref())? {
+                return Err(Error::Refused(format!(
+                    "Target server {} is not in RSGroup {group} of table {}",
+                    target.name(),
+                    table.name
+                )));
+            }
+            target
+        }
+        None => rsgroup::live_servers(master, &groups, &group)
             .into_iter()
             .find(|s| s.name() != p.server.name())
-            .ok_or_else(|| Error::Refused("no other live server to move the region to".into()))?,
+            .ok_or_else(|| {
+                Error::Refused(format!(
+                    "no other live server of RSGroup {group} to move the region to"
+                ))
+            })?,
     };
     move_locked(master, &p.info, &target)
 }
@@ -274,7 +347,7 @@ pub fn decommission(master: &Master, servers: &[String], offload: bool) -> Resul
                 .into_iter()
                 .filter(|p| p.server.name() == s.name())
             {
-                let to = master.servers.pick()?;
+                let to = rsgroup::pick(master, &p.info.table)?;
                 move_locked(master, &p.info, &to)?;
                 moved += 1;
             }
@@ -347,7 +420,7 @@ fn assign_run(master: &Master, name: &[u8]) -> Result<()> {
     }
     let server = match master.servers.get(&p.server.name().to_string()) {
         Some(s) => s,
-        None => master.servers.pick()?,
+        None => rsgroup::pick(master, &table.name)?,
     };
     let seq_id = server.open_region(&p.info)?;
     let mut batch = master.meta_batch();

@@ -84,6 +84,8 @@ pub struct ClusterMaster {
     acl_written: Mutex<Vec<u8>>,
     /// `/hbase/quota` as last written, and when the space observer last ran.
     quota_written: Mutex<Vec<u8>>,
+    /// Regions (by name) a server recovery left unassigned: their group had no live server.
+    waiting: Mutex<BTreeSet<Vec<u8>>>,
     last_space_check: Mutex<Option<Instant>>,
     /// When split and merge parents were last cleaned (HBase's CatalogJanitor).
     last_janitor: Mutex<Instant>,
@@ -168,6 +170,7 @@ impl ClusterMaster {
             balancer_written: AtomicBool::new(true),
             acl_written: Mutex::new(Vec::new()),
             quota_written: Mutex::new(Vec::new()),
+            waiting: Mutex::default(),
             last_space_check: Mutex::new(None),
             last_janitor: Mutex::new(Instant::now()),
             last_normalize: Mutex::new(Instant::now()),
@@ -432,6 +435,9 @@ impl ClusterMaster {
         for name in known.difference(&live) {
             self.server_gone(name)?;
         }
+        if !arrived {
+            self.assign_waiting()?;
+        }
         let on = self.master.balancer_on.load(Ordering::Acquire);
         if self.balancer_written.swap(on, Ordering::AcqRel) != on {
             let host = self
@@ -620,6 +626,61 @@ impl ClusterMaster {
         Ok(())
     }
 
+    /// Opens the regions a server recovery left unassigned (their region server group had no
+    /// live server then) once a server of their group is there.
+    fn assign_waiting(&self) -> Result<()> {
+        let waiting = self
+            .waiting
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        if waiting.is_empty() {
+            return Ok(());
+        }
+        let tables: Vec<Arc<HostedTable>> = self.master.tables().values().cloned().collect();
+        for table in tables
+            .iter()
+            .filter(|t| !t.name.is_meta() && t.is_enabled())
+        {
+            let waiting: Vec<Placed> = table
+                .placed()
+                .into_iter()
+                .filter(|p| waiting.contains(&p.info.region_name()[..]))
+                .collect();
+            if waiting.is_empty() {
+                continue;
+            }
+            let _ddl = self.master.ddl();
+            for p in waiting {
+                // Still no server of its group: it waits for the next tick.
+                let Ok(server) = crate::rsgroup::pick(&self.master, &table.name) else {
+                    return Ok(());
+                };
+                let seq_id = server.open_region(&p.info)?;
+                let mut batch = self.master.meta_batch();
+                batch
+                    .region(&p.info, "OPEN", server.name())
+                    .opened(&p.info, seq_id);
+                batch.commit(self.master.catalog().as_ref())?;
+                table.replace_regions(
+                    std::slice::from_ref(&p.info),
+                    vec![self.master.placed(&p.info, &server)],
+                );
+                self.waiting
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .remove(&p.info.region_name()[..]);
+                eprintln!(
+                    "region {} of {} assigned to {} in its RSGroup",
+                    p.info.encoded_name(),
+                    table.name,
+                    server.name()
+                );
+            }
+        }
+        Ok(())
+    }
+
     /// HBase's ServerCrashProcedure: the server is fenced and its log split; meta (if it was
     /// there) and then its regions are opened on the live servers and the catalog updated.
     fn server_gone(&self, name: &str) -> Result<()> {
@@ -658,7 +719,23 @@ impl ClusterMaster {
                 .into_iter()
                 .filter(|p| *p.server.name() == gone)
             {
-                let server = self.master.servers.pick()?;
+                let server = match crate::rsgroup::pick(&self.master, &table.name) {
+                    Ok(s) => s,
+                    // Its group has no live server: the region waits for one (`assign_waiting`).
+                    Err(Error::Refused(why)) => {
+                        eprintln!(
+                            "WARNING: region {} stays unassigned: {why}",
+                            p.info.encoded_name()
+                        );
+                        batch.region_state(&p.info, "CLOSED");
+                        self.waiting
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .insert(p.info.region_name().to_vec());
+                        continue;
+                    }
+                    Err(e) => return Err(e),
+                };
                 if table.is_enabled() {
                     let seq_id = server.open_region(&p.info)?;
                     batch

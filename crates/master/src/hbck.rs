@@ -498,7 +498,7 @@ fn fill_hole(
 
 /// Opens a region that has a directory but is not in the table's map, and records it.
 fn open_new(master: &Master, table: &Arc<HostedTable>, info: &RegionInfo) -> Result<()> {
-    let server = master.servers.pick()?;
+    let server = crate::rsgroup::pick(master, &table.name)?;
     let mut batch = master.meta_batch();
     if table.is_enabled() {
         let seq_id = server.open_region(info)?;

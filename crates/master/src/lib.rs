@@ -27,6 +27,8 @@ pub mod peers;
 pub mod procedure_log;
 pub mod procedures;
 pub mod quota_store;
+pub mod rsgroup;
+pub mod rsgroup_admin;
 pub mod servers;
 pub mod snapshots;
 pub mod upgrade;

@@ -257,6 +257,23 @@ impl Servers {
             .collect()
     }
 
+    /// A server for a new region among the live servers in service whose name
+    /// (`host,port,startcode`) `keep` accepts, in turn.
+    pub fn pick_where(&self, keep: impl Fn(&str) -> bool) -> Result<Arc<dyn RegionServerAdmin>> {
+        let all: Vec<_> = self
+            .in_service()
+            .into_iter()
+            .filter(|s| keep(&s.name().to_string()))
+            .collect();
+        if all.is_empty() {
+            return Err(Error::storage(
+                "no region server in service is there to take the region",
+            ));
+        }
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        Ok(Arc::clone(&all[n % all.len()]))
+    }
+
     /// A server for a new region: the live servers in service in turn.
     pub fn pick(&self) -> Result<Arc<dyn RegionServerAdmin>> {
         let all = self.in_service();
@@ -330,6 +347,9 @@ pub struct Master {
     /// `hbase:quota`'s settings as last read (None: to be read again); the master is their
     /// only writer (`quota_store`).
     pub quotas: Mutex<Option<Vec<(basalt_common::quota::Subject, basalt_common::quota::Quotas)>>>,
+    /// The region server groups other than `default` as last read (None: to be read again;
+    /// `rsgroup`).
+    pub rsgroups: Mutex<Option<Vec<basalt_common::rsgroup::RsGroup>>>,
 }
 
 impl Master {
@@ -386,6 +406,7 @@ impl Master {
             cluster_id,
             space_use: Mutex::default(),
             quotas: Mutex::default(),
+            rsgroups: Mutex::default(),
         }
     }
 

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use basalt_common::chore::Chore;
+use basalt_common::rsgroup::RsGroupChange;
 
 use basalt_common::{Bytes, Error, ErrorKind, RegionInfo, TableName};
 use prost::Message;
@@ -91,6 +92,14 @@ impl MasterService {
             stop: None,
             secure_authentication: false,
         }
+    }
+
+    /// Applies a change to the region server groups.
+    fn rsgroup_change(
+        &self,
+        change: basalt_common::rsgroup::RsGroupChange,
+    ) -> Result<(), ExceptionResponse> {
+        crate::rsgroup_admin::change(&self.master, &change).map_err(|e| fail(&e))
     }
 
     /// Callers authenticate with Kerberos: the capabilities say SECURE_AUTHENTICATION.
@@ -767,6 +776,129 @@ impl MasterService {
                     basalt_proto::quota::set_quota_of(&r).map_err(|e| fail(&e))?;
                 crate::quota_store::set(&self.master, &subject, &change).map_err(|e| fail(&e))?;
                 Ok(pb::SetQuotaResponse {}.encode_to_vec())
+            }),
+            "ListRSGroupInfos" => decode::<pb::ListRsGroupInfosRequest>(param).and_then(|_| {
+                let groups = crate::rsgroup_admin::list(&self.master).map_err(|e| fail(&e))?;
+                Ok(pb::ListRsGroupInfosResponse {
+                    r_s_group_info: groups.iter().map(basalt_proto::rsgroup::info_pb).collect(),
+                }
+                .encode_to_vec())
+            }),
+            "GetRSGroupInfo" => decode::<pb::GetRsGroupInfoRequest>(param).and_then(|r| {
+                let groups = crate::rsgroup_admin::list(&self.master).map_err(|e| fail(&e))?;
+                Ok(pb::GetRsGroupInfoResponse {
+                    r_s_group_info: groups
+                        .iter()
+                        .find(|g| g.name == r.r_s_group_name)
+                        .map(basalt_proto::rsgroup::info_pb),
+                }
+                .encode_to_vec())
+            }),
+            "GetRSGroupInfoOfTable" => {
+                decode::<pb::GetRsGroupInfoOfTableRequest>(param).and_then(|r| {
+                    let table = table_name(&r.table_name)?;
+                    let groups = crate::rsgroup_admin::list(&self.master).map_err(|e| fail(&e))?;
+                    Ok(pb::GetRsGroupInfoOfTableResponse {
+                        r_s_group_info: groups
+                            .iter()
+                            .find(|g| g.tables.contains(&table))
+                            .map(basalt_proto::rsgroup::info_pb),
+                    }
+                    .encode_to_vec())
+                })
+            }
+            "GetRSGroupInfoOfServer" => decode::<pb::GetRsGroupInfoOfServerRequest>(param)
+                .and_then(|r| {
+                    let address =
+                        basalt_proto::rsgroup::address_of(&r.server).map_err(|e| fail(&e))?;
+                    let groups = crate::rsgroup_admin::list(&self.master).map_err(|e| fail(&e))?;
+                    Ok(pb::GetRsGroupInfoOfServerResponse {
+                        r_s_group_info: groups
+                            .iter()
+                            .find(|g| g.servers.contains(&address))
+                            .map(basalt_proto::rsgroup::info_pb),
+                    }
+                    .encode_to_vec())
+                }),
+            "AddRSGroup" => decode::<pb::AddRsGroupRequest>(param).and_then(|r| {
+                self.rsgroup_change(RsGroupChange::Add(r.r_s_group_name))?;
+                Ok(pb::AddRsGroupResponse {}.encode_to_vec())
+            }),
+            "RemoveRSGroup" => decode::<pb::RemoveRsGroupRequest>(param).and_then(|r| {
+                self.rsgroup_change(RsGroupChange::Remove(r.r_s_group_name))?;
+                Ok(pb::RemoveRsGroupResponse {}.encode_to_vec())
+            }),
+            "RenameRSGroup" => decode::<pb::RenameRsGroupRequest>(param).and_then(|r| {
+                self.rsgroup_change(RsGroupChange::Rename {
+                    from: r.old_rsgroup_name,
+                    to: r.new_rsgroup_name,
+                })?;
+                Ok(pb::RenameRsGroupResponse {}.encode_to_vec())
+            }),
+            "MoveServers" => decode::<pb::MoveServersRequest>(param).and_then(|r| {
+                let servers = r
+                    .servers
+                    .iter()
+                    .map(basalt_proto::rsgroup::address_of)
+                    .collect::<basalt_common::Result<Vec<_>>>()
+                    .map_err(|e| fail(&e))?;
+                self.rsgroup_change(RsGroupChange::MoveServers {
+                    to: r.target_group,
+                    servers,
+                })?;
+                Ok(pb::MoveServersResponse {}.encode_to_vec())
+            }),
+            "MoveTables" => decode::<pb::MoveTablesRequest>(param).and_then(|r| {
+                let tables = r
+                    .table_name
+                    .iter()
+                    .map(table_name)
+                    .collect::<Result<Vec<_>, _>>()?;
+                self.rsgroup_change(RsGroupChange::MoveTables {
+                    to: r.target_group,
+                    tables,
+                })?;
+                Ok(pb::MoveTablesResponse {}.encode_to_vec())
+            }),
+            "MoveNamespaces" => decode::<pb::MoveNamespacesRequest>(param).and_then(|r| {
+                self.rsgroup_change(RsGroupChange::MoveNamespaces {
+                    to: r.target_group,
+                    namespaces: r.namespace,
+                })?;
+                Ok(pb::MoveNamespacesResponse {}.encode_to_vec())
+            }),
+            "RemoveServers" => decode::<pb::RemoveServersRequest>(param).and_then(|r| {
+                let servers = r
+                    .servers
+                    .iter()
+                    .map(basalt_proto::rsgroup::address_of)
+                    .collect::<basalt_common::Result<Vec<_>>>()
+                    .map_err(|e| fail(&e))?;
+                self.rsgroup_change(RsGroupChange::RemoveServers(servers))?;
+                Ok(pb::RemoveServersResponse {}.encode_to_vec())
+            }),
+            "UpdateRSGroupConfig" => {
+                decode::<pb::UpdateRsGroupConfigRequest>(param).and_then(|r| {
+                    self.rsgroup_change(RsGroupChange::Configure {
+                        name: r.group_name,
+                        config: r
+                            .configuration
+                            .into_iter()
+                            .map(|p| (p.name, p.value))
+                            .collect(),
+                    })?;
+                    Ok(pb::UpdateRsGroupConfigResponse {}.encode_to_vec())
+                })
+            }
+            "BalanceRSGroup" => decode::<pb::BalanceRsGroupRequest>(param).and_then(|r| {
+                let moved = crate::balancer::balance_group(&self.master, &r.r_s_group_name)
+                    .map_err(|e| fail(&e))?;
+                Ok(pb::BalanceRsGroupResponse {
+                    balance_ran: moved.is_some(),
+                    moves_calculated: None,
+                    moves_executed: moved.and_then(|n| u32::try_from(n).ok()),
+                }
+                .encode_to_vec())
             }),
             "SwitchRpcThrottle" => decode::<pb::SwitchRpcThrottleRequest>(param).and_then(|r| {
                 let was =

@@ -230,7 +230,14 @@ fn create_table_locked(
         let mut regions = Vec::new();
         for info in &infos {
             layout::write_region_info(fs, &engine.region_dir(info), info)?;
-            let server = engine.servers.pick()?;
+            let server = crate::rsgroup::pick_for(
+                engine,
+                &name,
+                descriptor
+                    .metadata
+                    .get(basalt_common::rsgroup::GROUP_KEY)
+                    .cloned(),
+            )?;
             let seq_id = server.open_region(info)?;
             regions.push((engine.placed(info, &server), seq_id));
         }

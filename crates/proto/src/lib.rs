@@ -11,6 +11,7 @@ pub mod frame;
 pub mod ops;
 pub mod quota;
 pub mod replication;
+pub mod rsgroup;
 pub mod schema;
 pub mod service;
 

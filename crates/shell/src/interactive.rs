@@ -198,7 +198,10 @@ mod tests {
             ["describe", "desc", "describe_namespace"]
         );
         assert_eq!(complete(&helper, "scan 'we"), (6, vec!["webtable".into()]));
-        assert_eq!(complete(&helper, "t = get_t").1, ["get_table"]);
+        assert_eq!(
+            complete(&helper, "t = get_t").1,
+            ["get_table", "get_table_rsgroup"]
+        );
         // Not the first word, not in quotes: nothing.
         assert!(complete(&helper, "scan sc").1.is_empty());
     }

@@ -205,3 +205,8 @@ fn procedures() {
 fn quotas() {
     check("quotas");
 }
+
+#[test]
+fn rsgroups() {
+    check("rsgroups");
+}

@@ -8,6 +8,7 @@ use basalt_common::chore::Chore;
 use basalt_common::procedure::{Lock, Procedure};
 use basalt_common::quota::{Change, QuotaSwitch, SpaceUse, Subject};
 use basalt_common::replication::{PeerConfig, PeerDescription};
+use basalt_common::rsgroup::{RsGroupChange, RsGroupInfo};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 
 /// Table administration of a remote server: MasterService's table calls (Basalt's procedures
@@ -1050,6 +1051,12 @@ admin_calls! {
     fn rpc_throttle_enabled(&self) -> Result<bool>;
     /// Table sizes and space snapshots (GetSpaceQuotaRegionSizes, GetQuotaStates).
     fn space_use(&self) -> Result<SpaceUse>;
+    /// The region server groups (MasterService ListRSGroupInfos).
+    fn list_rsgroups(&self) -> Result<Vec<RsGroupInfo>>;
+    /// Changes the groups (MasterService AddRSGroup, MoveServers, MoveTables, ...).
+    fn change_rsgroups(&self, change: &RsGroupChange) -> Result<()>;
+    /// Balances one group (MasterService BalanceRSGroup).
+    fn balance_rsgroup(&self, name: &str) -> Result<bool>;
     /// The master's procedures (MasterService GetProcedures).
     fn procedures(&self) -> Result<Vec<Procedure>>;
     /// The locks the master's procedures hold (MasterService GetLocks).

@@ -10,6 +10,7 @@ use basalt_common::chore::Chore;
 use basalt_common::procedure::{Lock, Procedure, Resource};
 use basalt_common::quota::{Change, QuotaSwitch, SpaceUse, Subject};
 use basalt_common::replication::{PeerConfig, PeerDescription};
+use basalt_common::rsgroup::{RsGroupChange, RsGroupInfo};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use basalt_proto::replication;
 
@@ -687,6 +688,137 @@ impl<T: Transport> AdminCalls<'_, T> {
                 .insert(s.namespace.clone().unwrap_or_default(), snapshot);
         }
         Ok(out)
+    }
+
+    pub(super) async fn list_rsgroups(&self) -> Result<Vec<RsGroupInfo>> {
+        let r: pb::ListRsGroupInfosResponse = self
+            .cluster_call("ListRSGroupInfos", &pb::ListRsGroupInfosRequest {})
+            .await?;
+        r.r_s_group_info
+            .iter()
+            .map(basalt_proto::rsgroup::info_of)
+            .collect()
+    }
+
+    pub(super) async fn change_rsgroups(&self, change: &RsGroupChange) -> Result<()> {
+        use basalt_proto::rsgroup::server_pb;
+        // Checked here, as the server would: a bad address is named, not sent as port 0.
+        let servers = |list: &[String]| {
+            list.iter()
+                .map(|s| basalt_common::rsgroup::address(s).map(|a| server_pb(&a)))
+                .collect::<Result<Vec<_>>>()
+        };
+        match change {
+            RsGroupChange::Add(name) => {
+                let _: pb::AddRsGroupResponse = self
+                    .cluster_call(
+                        "AddRSGroup",
+                        &pb::AddRsGroupRequest {
+                            r_s_group_name: name.clone(),
+                        },
+                    )
+                    .await?;
+            }
+            RsGroupChange::Remove(name) => {
+                let _: pb::RemoveRsGroupResponse = self
+                    .cluster_call(
+                        "RemoveRSGroup",
+                        &pb::RemoveRsGroupRequest {
+                            r_s_group_name: name.clone(),
+                        },
+                    )
+                    .await?;
+            }
+            RsGroupChange::Rename { from, to } => {
+                let _: pb::RenameRsGroupResponse = self
+                    .cluster_call(
+                        "RenameRSGroup",
+                        &pb::RenameRsGroupRequest {
+                            old_rsgroup_name: from.clone(),
+                            new_rsgroup_name: to.clone(),
+                        },
+                    )
+                    .await?;
+            }
+            RsGroupChange::MoveServers { to, servers: list } => {
+                let _: pb::MoveServersResponse = self
+                    .cluster_call(
+                        "MoveServers",
+                        &pb::MoveServersRequest {
+                            target_group: to.clone(),
+                            servers: servers(list)?,
+                        },
+                    )
+                    .await?;
+            }
+            RsGroupChange::MoveTables { to, tables } => {
+                let _: pb::MoveTablesResponse = self
+                    .cluster_call(
+                        "MoveTables",
+                        &pb::MoveTablesRequest {
+                            target_group: to.clone(),
+                            table_name: tables
+                                .iter()
+                                .map(basalt_proto::schema::pb_table_name)
+                                .collect(),
+                        },
+                    )
+                    .await?;
+            }
+            RsGroupChange::MoveNamespaces { to, namespaces } => {
+                let _: pb::MoveNamespacesResponse = self
+                    .cluster_call(
+                        "MoveNamespaces",
+                        &pb::MoveNamespacesRequest {
+                            target_group: to.clone(),
+                            namespace: namespaces.clone(),
+                        },
+                    )
+                    .await?;
+            }
+            RsGroupChange::RemoveServers(list) => {
+                let _: pb::RemoveServersResponse = self
+                    .cluster_call(
+                        "RemoveServers",
+                        &pb::RemoveServersRequest {
+                            servers: servers(list)?,
+                        },
+                    )
+                    .await?;
+            }
+            RsGroupChange::Configure { name, config } => {
+                let _: pb::UpdateRsGroupConfigResponse = self
+                    .cluster_call(
+                        "UpdateRSGroupConfig",
+                        &pb::UpdateRsGroupConfigRequest {
+                            group_name: name.clone(),
+                            configuration: config
+                                .iter()
+                                .map(|(k, v)| pb::NameStringPair {
+                                    name: k.clone(),
+                                    value: v.clone(),
+                                })
+                                .collect(),
+                        },
+                    )
+                    .await?;
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) async fn balance_rsgroup(&self, name: &str) -> Result<bool> {
+        let r: pb::BalanceRsGroupResponse = self
+            .cluster_call(
+                "BalanceRSGroup",
+                &pb::BalanceRsGroupRequest {
+                    r_s_group_name: name.to_owned(),
+                    ignore_rit: None,
+                    dry_run: None,
+                },
+            )
+            .await?;
+        Ok(r.balance_ran)
     }
 
     pub(super) async fn procedures(&self) -> Result<Vec<Procedure>> {

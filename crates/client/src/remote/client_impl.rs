@@ -7,6 +7,7 @@ use basalt_common::chore::Chore;
 use basalt_common::procedure::{Lock, Procedure};
 use basalt_common::quota::{Change, QuotaSwitch, Quotas, SpaceUse, Subject};
 use basalt_common::replication::{PeerConfig, PeerDescription};
+use basalt_common::rsgroup::{RsGroupChange, RsGroupInfo};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use std::sync::Arc;
 
@@ -333,6 +334,18 @@ impl Client for RemoteConnection {
 
     fn space_use(&self) -> Result<SpaceUse> {
         self.admin().space_use()
+    }
+
+    fn list_rsgroups(&self) -> Result<Vec<RsGroupInfo>> {
+        self.admin().list_rsgroups()
+    }
+
+    fn change_rsgroups(&self, change: &RsGroupChange) -> Result<()> {
+        self.admin().change_rsgroups(change)
+    }
+
+    fn balance_rsgroup(&self, name: &str) -> Result<bool> {
+        self.admin().balance_rsgroup(name)
     }
 
     fn list_quotas(&self) -> Result<Vec<(Subject, Quotas)>> {

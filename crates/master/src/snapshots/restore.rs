@@ -183,7 +183,7 @@ pub fn restore(master: &Master, name: &str, table: &TableName) -> Result<()> {
         basalt_fs::write_atomically(fs, &journal, text.as_bytes()).map_err(storage)?;
         fs.sync_dir(&table_dir).map_err(storage)
     })();
-    let server = master.servers.pick()?;
+    let server = crate::rsgroup::pick(master, table)?;
     let mut batch = master.meta_batch();
     for row in &old_rows {
         batch.delete_row(row.info.region_name());

@@ -299,6 +299,39 @@ last worked it out (every hbase.master.quotas.observer.chore.period, 1 minute by
   hbase> list_quota_snapshots({TABLE => 't1'})
   hbase> list_quota_snapshots({NAMESPACE => 'ns1'})";
     "list_quota_violations", "quotas", quotas::list_quota_violations, true, "The tables over their space quota, whose policy is in force.\n  hbase> list_quota_violations";
+    "list_rsgroups", "rsgroup", rsgroup::list_rsgroups, true, "List the region server groups with their servers and tables (optionally those whose name\nmatches a regular expression).\n  hbase> list_rsgroups\n  hbase> list_rsgroups 'abc.*'";
+    "get_rsgroup", "rsgroup", rsgroup::get_rsgroup, true, "Show a region server group's servers and tables.\n  hbase> get_rsgroup 'default'";
+    "add_rsgroup", "rsgroup", rsgroup::add_rsgroup, true, "Create a region server group (letters, digits and _).\n  hbase> add_rsgroup 'my_group'";
+    "remove_rsgroup", "rsgroup", rsgroup::remove_rsgroup, true, "Remove a region server group; it must hold no servers, tables or namespaces.\n  hbase> remove_rsgroup 'my_group'";
+    "rename_rsgroup", "rsgroup", rsgroup::rename_rsgroup, true, "Rename a region server group; its tables and namespaces follow.\n  hbase> rename_rsgroup 'old_name', 'new_name'";
+    "get_server_rsgroup", "rsgroup", rsgroup::get_server_rsgroup, true, "The group a region server is in.\n  hbase> get_server_rsgroup 'server1:16020'";
+    "get_table_rsgroup", "rsgroup", rsgroup::get_table_rsgroup, true, "The group a table is in (its own, its namespace's, or default).\n  hbase> get_table_rsgroup 'myTable'";
+    "get_namespace_rsgroup", "rsgroup", rsgroup::get_namespace_rsgroup, true, "The group a namespace names.\n  hbase> get_namespace_rsgroup 'ns1'";
+    "move_servers_rsgroup", "rsgroup", rsgroup::move_servers_rsgroup, true,
+"Move region servers into a group; their regions of other groups' tables move off first.
+  hbase> move_servers_rsgroup 'dest', ['server1:16020', 'server2:16020']";
+    "move_tables_rsgroup", "rsgroup", rsgroup::move_tables_rsgroup, true,
+"Move tables into a group; their regions move onto its servers.
+  hbase> move_tables_rsgroup 'dest', ['table1', 'ns1:table2']";
+    "move_namespaces_rsgroup", "rsgroup", rsgroup::move_namespaces_rsgroup, true,
+"Move namespaces into a group: their tables (without a group of their own) follow.
+  hbase> move_namespaces_rsgroup 'dest', ['ns1', 'ns2']";
+    "move_servers_tables_rsgroup", "rsgroup", rsgroup::move_servers_tables_rsgroup, true,
+"Move servers and tables into a group.
+  hbase> move_servers_tables_rsgroup 'dest', ['server1:16020'], ['table1']";
+    "move_servers_namespaces_rsgroup", "rsgroup", rsgroup::move_servers_namespaces_rsgroup, true,
+"Move servers and namespaces into a group.
+  hbase> move_servers_namespaces_rsgroup 'dest', ['server1:16020'], ['ns1']";
+    "remove_servers_rsgroup", "rsgroup", rsgroup::remove_servers_rsgroup, true,
+"Remove region servers that are gone (not running) from their group.
+  hbase> remove_servers_rsgroup ['server1:16020']";
+    "balance_rsgroup", "rsgroup", rsgroup::balance_rsgroup, true, "Balance a region server group's regions over its own servers.\n  hbase> balance_rsgroup 'my_group'";
+    "alter_rsgroup_config", "rsgroup", rsgroup::alter_rsgroup_config, true,
+"Set or unset a region server group's configuration.
+  hbase> alter_rsgroup_config 'grp1', {METHOD => 'set', 'PROPERTY_NAME' => 'PROPERTY_VALUE'}
+  hbase> alter_rsgroup_config 'grp1', {METHOD => 'unset', NAME => 'PROPERTY_NAME'}";
+    "show_rsgroup_config", "rsgroup", rsgroup::show_rsgroup_config, true, "Show a region server group's configuration.\n  hbase> show_rsgroup_config 'grp1'";
+    "update_rsgroup_config", "configuration", rsgroup::update_rsgroup_config, true, "Have every server of a region server group read its settings file again.\n  hbase> update_rsgroup_config 'grp1'";
     "list_procedures", "procedures", tools::list_procedures, true, "List the master's running and recent (the last 100) procedures: catalog changes, splits,\nmerges, moves, recoveries.\n  hbase> list_procedures";
     "list_locks", "procedures", tools::list_locks, true, "List the locks the master's running procedures hold, and the procedures waiting for them.\n  hbase> list_locks";
     "zk_dump", "tools", tools::zk_dump, true, "Print what the cluster keeps in ZooKeeper: the masters, meta's server, the region servers,\nthe servers out of service, the switches and the quorum's statistics (a shell started with\n--zookeeper).\n  hbase> zk_dump";
@@ -467,6 +500,8 @@ const GROUPS: &[(&str, &str)] = &[
     ("replication", "replication"),
     ("procedures", "procedures"),
     ("quotas", "quotas"),
+    ("rsgroup", "rsgroup"),
+    ("configuration", "configuration"),
 ];
 
 fn io(e: io::Error) -> String {
@@ -582,6 +617,7 @@ mod general;
 mod namespace;
 mod quotas;
 mod replication;
+mod rsgroup;
 mod security;
 mod snapshot;
 mod tools;
