@@ -344,6 +344,80 @@ pub struct ServerStatus {
     pub replication_sources: Vec<ReplicationSourceStatus>,
     /// What peers replicated here (HBase's MetricsSink).
     pub replication_sink: ReplicationSinkStatus,
+    /// Client calls (Get, Mutate, Scan, Multi) by user, and how many a throttle refused.
+    pub users: Vec<UserStatus>,
+}
+
+/// One user's calls on a region server.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UserStatus {
+    pub user: String,
+    pub requests: u64,
+    pub throttled: u64,
+}
+
+/// Counts each user's client calls and throttled calls (issue 48's per-user figures). The
+/// first [`UserRequests::MAX_USERS`] users are counted by name, the rest together as
+/// `(other users)`, so a flood of names cannot grow it without bound.
+#[derive(Debug, Default)]
+pub struct UserRequests {
+    users: std::sync::RwLock<std::collections::HashMap<String, Arc<UserCounts>>>,
+}
+
+#[derive(Debug, Default)]
+struct UserCounts {
+    requests: AtomicU64,
+    throttled: AtomicU64,
+}
+
+impl UserRequests {
+    pub const MAX_USERS: usize = 1000;
+    const OTHERS: &'static str = "(other users)";
+
+    /// Counts one call of `user`, refused by a throttle or not.
+    pub fn count(&self, user: &str, throttled: bool) {
+        let counts = {
+            let users = self
+                .users
+                .read()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            users.get(user).cloned()
+        };
+        let counts = counts.unwrap_or_else(|| {
+            let mut users = self
+                .users
+                .write()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let key = if users.len() >= Self::MAX_USERS && !users.contains_key(user) {
+                Self::OTHERS
+            } else {
+                user
+            };
+            Arc::clone(users.entry(key.to_owned()).or_default())
+        });
+        counts.requests.fetch_add(1, Ordering::Relaxed);
+        if throttled {
+            counts.throttled.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Every user's counts, by name.
+    pub fn snapshot(&self) -> Vec<UserStatus> {
+        let users = self
+            .users
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut out: Vec<UserStatus> = users
+            .iter()
+            .map(|(user, c)| UserStatus {
+                user: user.clone(),
+                requests: c.requests.load(Ordering::Relaxed),
+                throttled: c.throttled.load(Ordering::Relaxed),
+            })
+            .collect();
+        out.sort_by(|a, b| a.user.cmp(&b.user));
+        out
+    }
 }
 
 /// One replication queue's figures at one moment.
@@ -394,6 +468,8 @@ pub struct MasterStatus {
     pub regions_in_transition: usize,
     pub balancer_on: bool,
     pub is_active: bool,
+    /// Each table's space use against its space quota (as the observer last worked it out).
+    pub space: Vec<(String, crate::quota::SpaceSnapshot)>,
 }
 
 /// Where an info server reads a region server's figures.

@@ -442,6 +442,14 @@ impl Master {
             regions_in_transition: in_transition,
             balancer_on: self.balancer_on.load(std::sync::atomic::Ordering::Acquire),
             is_active: true,
+            space: self
+                .space_use
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .tables
+                .iter()
+                .map(|(t, s)| (t.to_string(), *s))
+                .collect(),
         }
     }
 

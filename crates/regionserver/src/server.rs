@@ -56,6 +56,8 @@ pub struct RegionServer {
     /// The space quota policies in force, by table (as the master last said): every region
     /// of those tables opened here enforces its table's.
     space_policies: RwLock<HashMap<basalt_common::TableName, basalt_common::quota::SpacePolicy>>,
+    /// Client calls by user, and throttled ones (ClientService counts them).
+    pub user_requests: basalt_common::metrics::UserRequests,
 }
 
 /// A split the region server has prepared: the parent closed, the daughters' directories
@@ -100,6 +102,7 @@ impl RegionServer {
             sink_metrics: Arc::default(),
             compactions_on: AtomicBool::new(true),
             space_policies: RwLock::default(),
+            user_requests: basalt_common::metrics::UserRequests::default(),
         }
     }
 

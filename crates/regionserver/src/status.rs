@@ -66,6 +66,7 @@ impl RegionServer {
             status.replication_sources = r.sources().iter().map(source_status).collect();
         }
         status.replication_sink = sink_status(&self.sink_metrics);
+        status.users = self.user_requests.snapshot();
         status
     }
 

@@ -178,6 +178,7 @@ impl InfoServer {
             .route("/procedures.jsp", get(ops::procedures))
             .route("/snapshot.jsp", get(ops::snapshots))
             .route("/zk.jsp", get(ops::zk))
+            .route("/quotas.jsp", get(ops::quotas))
             .route("/slowlog.jsp", get(ops::slowlog))
             .route("/conf", get(ops::conf))
             .route("/logLevel", get(ops::log_level))

@@ -17,6 +17,13 @@ type RegionFamily = (
     fn(&basalt_client::metrics::RegionStatus) -> u64,
 );
 
+/// A per-table space quota family, as [`RegionFamily`] without a type.
+type SpaceFamily = (
+    &'static str,
+    &'static str,
+    fn(&basalt_client::quota::SpaceSnapshot) -> u64,
+);
+
 /// A per-replication-queue family, as [`RegionFamily`].
 type SourceFamily = (
     &'static str,
@@ -151,6 +158,8 @@ impl Prometheus {
                 );
             }
         }
+        self.per_table(s);
+        self.per_user(s);
         self.one(
             "basalt_regionserver_regions",
             "gauge",
@@ -301,6 +310,87 @@ impl Prometheus {
         self.replication(s);
     }
 
+    /// Each table's requests on this server (its regions' summed).
+    fn per_table(&mut self, s: &ServerStatus) {
+        let mut tables: std::collections::BTreeMap<&str, (u64, u64)> = Default::default();
+        for r in &s.regions {
+            let t = tables.entry(r.table.as_str()).or_default();
+            t.0 += r.read_requests;
+            t.1 += r.write_requests;
+        }
+        for (name, help, pick) in [
+            (
+                "basalt_table_read_requests_total",
+                "Gets and scanned rows served by the table's regions on this server since they \
+                 opened.",
+                (|c: &(u64, u64)| c.0) as fn(&(u64, u64)) -> u64,
+            ),
+            (
+                "basalt_table_write_requests_total",
+                "Row mutations applied to the table's regions on this server since they opened.",
+                |c: &(u64, u64)| c.1,
+            ),
+        ] {
+            self.help(name, "counter", help);
+            for (table, counts) in &tables {
+                self.sample(name, &format!("table=\"{}\"", label(table)), pick(counts));
+            }
+        }
+    }
+
+    /// Each user's client calls on this server, and those a throttle refused (issue 48).
+    fn per_user(&mut self, s: &ServerStatus) {
+        let name = "basalt_user_requests_total";
+        self.help(
+            name,
+            "counter",
+            "Client calls (Get, Mutate, Scan, Multi) by user, throttled ones included.",
+        );
+        for u in &s.users {
+            self.sample(name, &format!("user=\"{}\"", label(&u.user)), u.requests);
+        }
+        let name = "basalt_user_throttled_requests_total";
+        self.help(
+            name,
+            "counter",
+            "Client calls refused by an RPC throttle (RpcThrottlingException), by user.",
+        );
+        for u in &s.users {
+            self.sample(name, &format!("user=\"{}\"", label(&u.user)), u.throttled);
+        }
+    }
+
+    /// Each table's space use against its space quota.
+    fn space(&mut self, s: &MasterStatus) {
+        let families: [SpaceFamily; 3] = [
+            (
+                "basalt_quota_space_usage_bytes",
+                "Store file bytes of the table, as the space quota observer last counted them.",
+                |q| q.usage,
+            ),
+            (
+                "basalt_quota_space_limit_bytes",
+                "The table's space quota (its own or its namespace's).",
+                |q| q.limit,
+            ),
+            (
+                "basalt_quota_space_in_violation",
+                "Whether the table is over its space quota and its policy in force (1) or not (0).",
+                |q| u64::from(q.in_violation),
+            ),
+        ];
+        for (name, help, value) in families {
+            self.help(name, "gauge", help);
+            for (table, q) in &s.space {
+                self.sample(
+                    name,
+                    &format!("table=\"{}\",policy=\"{}\"", label(table), q.policy.name()),
+                    value(q),
+                );
+            }
+        }
+    }
+
     /// Each replication queue's figures, labelled by peer and queue, and the sink's.
     fn replication(&mut self, s: &ServerStatus) {
         let per_source: [SourceFamily; 7] = [
@@ -386,6 +476,7 @@ impl Prometheus {
 
     /// A master's families.
     pub fn master(&mut self, s: &MasterStatus, m: &MasterMetrics) {
+        self.space(s);
         self.one(
             "basalt_master_region_servers",
             "gauge",

@@ -118,6 +118,87 @@ pub(crate) async fn snapshots(State(info): Shared) -> Response {
     .await
 }
 
+/// `/quotas.jsp` (HBase's quotas page): the throttle switch, every quota, each table's space
+/// use against its quota, and (on a region server) each user's calls and throttled calls.
+pub(crate) async fn quotas(State(info): Shared) -> Response {
+    off_thread(move || {
+        let Some(client) = &info.sources.client else {
+            return not_found("this server is not a master".into());
+        };
+        let (quotas, throttling) = match (client.list_quotas(), client.rpc_throttle_enabled()) {
+            (Ok(q), Ok(t)) => (q, t),
+            (Err(e), _) | (_, Err(e)) => return failed(e),
+        };
+        let mut body = format!(
+            "<p>RPC throttles are <b id=\"rpc-throttle\">{}</b>.</p>\
+             <h2>Quotas</h2><table id=\"quotas\"><tr><th>Owner</th><th>Quota</th></tr>",
+            if throttling {
+                "enforced"
+            } else {
+                "not enforced"
+            }
+        );
+        let mut rows = 0;
+        for (who, q) in &quotas {
+            let mut texts: Vec<String> = q.throttles.iter().map(ToString::to_string).collect();
+            if q.bypass_globals {
+                texts.push("GLOBAL_BYPASS => true".into());
+            }
+            if let Some(space) = &q.space {
+                texts.push(space.to_string());
+            }
+            for t in texts {
+                rows += 1;
+                let _ = write!(
+                    body,
+                    "<tr class=\"quota\"><td>{}</td><td>{}</td></tr>",
+                    esc(&who.to_string()),
+                    esc(&t)
+                );
+            }
+        }
+        let _ = write!(body, "</table><p>{rows} quota(s)</p>");
+        let master_status = info.sources.master.as_ref().map(|m| m.master_status());
+        let space = master_status.map(|s| s.space).unwrap_or_default();
+        body.push_str(
+            "<h2>Space use</h2><table id=\"space\"><tr><th>Table</th><th>Usage (bytes)</th>\
+             <th>Limit (bytes)</th><th>In violation</th><th>Policy</th></tr>",
+        );
+        for (table, s) in &space {
+            let _ = write!(
+                body,
+                "<tr class=\"space\"><td>{}</td><td class=\"num\">{}</td>\
+                 <td class=\"num\">{}</td><td class=\"violation\">{}</td><td>{}</td></tr>",
+                esc(table),
+                s.usage,
+                s.limit,
+                s.in_violation,
+                s.policy.name()
+            );
+        }
+        body.push_str("</table>");
+        if let Some(server) = &info.sources.server {
+            body.push_str(
+                "<h2>Calls by user (this region server)</h2><table id=\"users\"><tr>\
+                 <th>User</th><th>Calls</th><th>Throttled</th></tr>",
+            );
+            for u in server.server_status().users {
+                let _ = write!(
+                    body,
+                    "<tr class=\"user\"><td>{}</td><td class=\"num\">{}</td>\
+                     <td class=\"num throttled\">{}</td></tr>",
+                    esc(&u.user),
+                    u.requests,
+                    u.throttled
+                );
+            }
+            body.push_str("</table>");
+        }
+        html(pages::page("Quotas", &info.nav(), &body))
+    })
+    .await
+}
+
 pub(crate) async fn zk(State(info): Shared) -> Response {
     off_thread(move || {
         let Some(client) = &info.sources.client else {

@@ -189,6 +189,7 @@ pub fn nav(master: bool, region_server: bool) -> Vec<(&'static str, &'static str
         links.push(("/procedures.jsp", "Procedures"));
         links.push(("/snapshot.jsp", "Snapshots"));
         links.push(("/zk.jsp", "ZooKeeper"));
+        links.push(("/quotas.jsp", "Quotas"));
     }
     if region_server {
         links.push(("/slowlog.jsp", "Slow log"));

@@ -217,7 +217,17 @@ impl ClientService {
         if !self.rs.standing.holds() {
             return Some(Err(self.standing_lapsed()));
         }
-        let tables = match self.throttle(method, param, user) {
+        let tables = self.throttle(method, param, user);
+        if let "Get" | "Mutate" | "Scan" | "Multi" = method {
+            let name = user.map_or("anonymous", |u| u.name.as_str());
+            let throttled = tables.as_ref().err().is_some_and(|e| {
+                e.exception_class_name
+                    .as_deref()
+                    .is_some_and(|c| c.ends_with("RpcThrottlingException"))
+            });
+            self.rs.user_requests.count(name, throttled);
+        }
+        let tables = match tables {
             Ok(t) => t,
             Err(e) => return Some(Err(e)),
         };
