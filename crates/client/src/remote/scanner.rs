@@ -65,6 +65,9 @@ pub(super) struct ScanState {
     finished: bool,
     /// Scanners lost in a row (reset by every answered call).
     resumes: u32,
+    /// Waited in a row for throttles (reset by every answered call): bounded by the
+    /// operation timeout.
+    throttled_for: std::time::Duration,
 }
 
 impl ScanState {
@@ -85,6 +88,7 @@ impl ScanState {
             mid_row: false,
             finished: false,
             resumes: 0,
+            throttled_for: std::time::Duration::ZERO,
         };
         scanner.fill(conn).await?;
         Ok(scanner)
@@ -124,7 +128,27 @@ impl ScanState {
                         )
                         .await;
                     match next {
-                        Ok(response) => self.take(response, location),
+                        Ok(response) => {
+                            self.throttled_for = std::time::Duration::ZERO;
+                            self.take(response, location);
+                        }
+                        // Refused before it ran: the same call again after the wait the
+                        // server named, as for every other call.
+                        Err(RpcError::Remote { class, message })
+                            if class.ends_with("RpcThrottlingException") =>
+                        {
+                            let wait = super::throttle_wait(&message);
+                            self.throttled_for += wait;
+                            if self.throttled_for > conn.config.operation_timeout {
+                                self.finished = true;
+                                return Err(Error::Refused(format!(
+                                    "throttled scanning {}, gave up after {:.1?}: {message}",
+                                    self.table, self.throttled_for
+                                )));
+                            }
+                            T::sleep(wait).await;
+                            self.open = Some((id, location));
+                        }
                         Err(e) => self.lost(conn, e)?,
                     }
                 }

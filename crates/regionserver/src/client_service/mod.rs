@@ -168,7 +168,15 @@ impl ClientService {
                     reads: 1,
                     ..Usage::default()
                 };
-                calls.push((self.table_of(r.region.as_ref()), usage));
+                // A call naming only its scanner counts for the scanned table too.
+                let table = self.table_of(r.region.as_ref()).or_else(|| {
+                    let open = self.scanners.get(&r.scanner_id?)?;
+                    let open = open
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    Some(open.table.clone())
+                });
+                calls.push((table, usage));
             }
             "Multi" => {
                 let r = decode::<MultiRequest>(param)?;

@@ -12,6 +12,8 @@ pub(super) struct Open {
     pub(super) more_after: bool,
     /// Bytes of cells after which a call's answer ends (at least one result goes back).
     pub(super) max_result_size: Option<u64>,
+    /// The table scanned, for the throttles of later calls naming only the scanner.
+    pub(super) table: basalt_common::TableName,
 }
 
 impl ClientService {
@@ -210,6 +212,7 @@ impl ClientService {
                 scanner,
                 more_after,
                 max_result_size,
+                table: info.table.clone(),
             },
         );
         Ok(id)
