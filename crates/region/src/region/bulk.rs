@@ -95,6 +95,8 @@ impl Region {
                 String::from_utf8_lossy(&self.info.region_name()).into_owned(),
             ));
         }
+        // Every space quota policy refuses bulk loads, as HBase's do.
+        self.check_writable("BulkLoad")?;
         let fs = self.fs.as_ref();
         // One bulk load (or flush) at a time per region. A compaction may run meanwhile: it
         // replaces only the files it merged, so the adopted ones stay in the store's list.
