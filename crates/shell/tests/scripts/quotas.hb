@@ -38,3 +38,7 @@ enable_exceed_throttle_quota
 disable_exceed_throttle_quota
 list_quota_table_sizes
 list_quota_violations
+create_namespace 'lim', {'hbase.namespace.quota.maxtables' => '1'}
+create 'lim:a', 'f'
+create 'lim:b', 'f'
+create_namespace 'odd', {'hbase.namespace.quota.maxregions' => 'x'}
