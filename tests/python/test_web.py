@@ -131,11 +131,15 @@ def test_pages_show_the_workload(cluster, browser):
 def operated(tmp_path_factory):
     """A standalone server whose every call is slow (the slow log fills), for the operators'
     pages."""
-    root = tmp_path_factory.mktemp("ops")
+    yield from standalone_with(tmp_path_factory.mktemp("ops"), "hbase.ipc.warn.response.time", "0")
+
+
+def standalone_with(root, key, value):
+    """A standalone server with its native RPC and info pages, one setting in its site file."""
     site = root / "hbase-site.xml"
     site.write_text(
-        "<configuration><property><name>hbase.ipc.warn.response.time</name>"
-        "<value>0</value></property></configuration>"
+        f"<configuration><property><name>{key}</name>"
+        f"<value>{value}</value></property></configuration>"
     )
     basalt = Basalt(root / "data", "--rpc-port", "0", "--site", str(site))
     basalt.rpc = basalt.read_address("rpc (ClientService, AdminService, MasterService)")
@@ -223,18 +227,9 @@ def test_operator_pages(operated, browser):
 @pytest.fixture(scope="module")
 def tenanted(tmp_path_factory):
     """A standalone server whose space quota observer runs every half second."""
-    root = tmp_path_factory.mktemp("quotas")
-    site = root / "hbase-site.xml"
-    site.write_text(
-        "<configuration><property><name>hbase.master.quotas.observer.chore.period</name>"
-        "<value>500</value></property></configuration>"
+    yield from standalone_with(
+        tmp_path_factory.mktemp("quotas"), "hbase.master.quotas.observer.chore.period", "500"
     )
-    basalt = Basalt(root / "data", "--rpc-port", "0", "--site", str(site))
-    basalt.rpc = basalt.read_address("rpc (ClientService, AdminService, MasterService)")
-    basalt.info = basalt.read_address("info")
-    yield basalt
-    if basalt.proc.poll() is None:
-        basalt.stop()
 
 
 def test_quotas_page_and_metrics(tenanted, browser):

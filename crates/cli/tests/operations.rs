@@ -401,17 +401,6 @@ fn wal_roll_starts_a_new_segment() {
     );
 }
 
-fn site(path: &std::path::Path, settings: &[(&str, &str)]) {
-    let mut text = String::from("<?xml version=\"1.0\"?>\n<configuration>\n");
-    for (k, v) in settings {
-        text.push_str(&format!(
-            "  <property><name>{k}</name><value>{v}</value></property>\n"
-        ));
-    }
-    text.push_str("</configuration>\n");
-    std::fs::write(path, text).unwrap();
-}
-
 /// Store files of the table's regions, from the cluster status.
 fn store_files(conn: &dyn Client, table: &str) -> u32 {
     conn.cluster_summary()
@@ -428,7 +417,7 @@ fn store_files(conn: &dyn Client, table: &str) -> u32 {
 fn update_config_changes_the_balancer_period_and_the_flush_size_without_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("hbase-site.xml");
-    site(&path, &[("hbase.balancer.period", "3600000")]);
+    support::write_site(&path, &[("hbase.balancer.period", "3600000")]);
     let cluster = Cluster::start_with(2, 1, &["--site", path.to_str().unwrap()]);
     let conn = cluster.connect();
     create(conn.as_ref(), "t", 6);
@@ -447,7 +436,7 @@ fn update_config_changes_the_balancer_period_and_the_flush_size_without_a_restar
     assert_eq!(crowded_load[&crowded], 6, "{crowded_load:?}");
 
     // The master reads the file again: the balancer runs every second from now on.
-    site(
+    support::write_site(
         &path,
         &[
             ("hbase.balancer.period", "1000"),
@@ -525,7 +514,7 @@ fn update_config_changes_the_balancer_period_and_the_flush_size_without_a_restar
     assert!(dump.contains("Zookeeper version"), "{dump}");
 
     // A bad value changes nothing and says which key.
-    site(&path, &[("hbase.balancer.period", "soon")]);
+    support::write_site(&path, &[("hbase.balancer.period", "soon")]);
     let err = conn.update_config(&master).unwrap_err().to_string();
     assert!(err.contains("hbase.balancer.period"), "{err}");
 }
@@ -535,7 +524,7 @@ fn the_slow_log_keeps_calls_past_the_thresholds_and_update_config_moves_them() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("hbase-site.xml");
     // Every call is slow (0 ms) and every answer large (1 byte) to start with.
-    site(
+    support::write_site(
         &path,
         &[
             ("hbase.ipc.warn.response.time", "0"),
@@ -575,7 +564,7 @@ fn the_slow_log_keeps_calls_past_the_thresholds_and_update_config_moves_them() {
         "{out}"
     );
     // Back to HBase's thresholds, live: a get is neither slow nor large any more.
-    site(
+    support::write_site(
         &path,
         &[
             ("hbase.ipc.warn.response.time", "10000"),

@@ -119,17 +119,6 @@ fn a_table_throttle_holds_a_scan_call_by_call() {
     );
 }
 
-fn site(path: &std::path::Path, settings: &[(&str, &str)]) {
-    let mut text = String::from("<?xml version=\"1.0\"?>\n<configuration>\n");
-    for (k, v) in settings {
-        text.push_str(&format!(
-            "  <property><name>{k}</name><value>{v}</value></property>\n"
-        ));
-    }
-    text.push_str("</configuration>\n");
-    std::fs::write(path, text).unwrap();
-}
-
 /// Retries `f` every 200 ms until it holds (at most 30 s).
 fn eventually(what: &str, f: impl Fn() -> bool) {
     let started = Instant::now();
@@ -143,7 +132,7 @@ fn eventually(what: &str, f: impl Fn() -> bool) {
 fn a_clusters_region_servers_enforce_the_quotas_the_master_publishes() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("hbase-site.xml");
-    site(
+    support::write_site(
         &path,
         &[("hbase.master.quotas.observer.chore.period", "1000")],
     );

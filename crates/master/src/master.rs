@@ -209,6 +209,20 @@ impl Servers {
             .cloned()
     }
 
+    /// Every open region's figures as its live server reports them, by region name. A server
+    /// that does not answer now is left out.
+    pub fn region_loads(&self) -> std::collections::HashMap<Vec<u8>, basalt_proto::pb::RegionLoad> {
+        let mut out = std::collections::HashMap::new();
+        for server in self.all() {
+            if let Ok(loads) = server.region_loads() {
+                for load in loads {
+                    out.insert(load.region_specifier.value.clone(), load);
+                }
+            }
+        }
+        out
+    }
+
     /// The live servers, by name.
     pub fn all(&self) -> Vec<Arc<dyn RegionServerAdmin>> {
         self.live

@@ -50,6 +50,15 @@ fn unknown_region(e: &Error) -> ExceptionResponse {
     }
 }
 
+/// The `host:port` of each server named.
+fn addresses(servers: &[pb::ServerName]) -> Result<Vec<String>, ExceptionResponse> {
+    servers
+        .iter()
+        .map(basalt_proto::rsgroup::address_of)
+        .collect::<basalt_common::Result<Vec<_>>>()
+        .map_err(|e| fail(&e))
+}
+
 fn bad(what: impl Into<String>) -> ExceptionResponse {
     exception(
         "org.apache.hadoop.hbase.DoNotRetryIOException",
@@ -836,12 +845,7 @@ impl MasterService {
                 Ok(pb::RenameRsGroupResponse {}.encode_to_vec())
             }),
             "MoveServers" => decode::<pb::MoveServersRequest>(param).and_then(|r| {
-                let servers = r
-                    .servers
-                    .iter()
-                    .map(basalt_proto::rsgroup::address_of)
-                    .collect::<basalt_common::Result<Vec<_>>>()
-                    .map_err(|e| fail(&e))?;
+                let servers = addresses(&r.servers)?;
                 self.rsgroup_change(RsGroupChange::MoveServers {
                     to: r.target_group,
                     servers,
@@ -868,12 +872,7 @@ impl MasterService {
                 Ok(pb::MoveNamespacesResponse {}.encode_to_vec())
             }),
             "RemoveServers" => decode::<pb::RemoveServersRequest>(param).and_then(|r| {
-                let servers = r
-                    .servers
-                    .iter()
-                    .map(basalt_proto::rsgroup::address_of)
-                    .collect::<basalt_common::Result<Vec<_>>>()
-                    .map_err(|e| fail(&e))?;
+                let servers = addresses(&r.servers)?;
                 self.rsgroup_change(RsGroupChange::RemoveServers(servers))?;
                 Ok(pb::RemoveServersResponse {}.encode_to_vec())
             }),

@@ -144,22 +144,15 @@ fn plan(
     plans
 }
 
-/// Every open region's store file size in MiB, by region name, from the servers' loads.
+/// Every open region's store file size in MiB, by region name, from the servers' loads (a
+/// server that does not answer now has its regions left alone this time).
 fn region_sizes(master: &Master) -> HashMap<Vec<u8>, u64> {
-    let mut sizes = HashMap::new();
-    for server in master.servers.all() {
-        // A server that does not answer now has its regions left alone this time.
-        let Ok(loads) = server.region_loads() else {
-            continue;
-        };
-        for load in loads {
-            sizes.insert(
-                load.region_specifier.value,
-                u64::from(load.storefile_size_mb.unwrap_or(0)),
-            );
-        }
-    }
-    sizes
+    master
+        .servers
+        .region_loads()
+        .into_iter()
+        .map(|(name, load)| (name, u64::from(load.storefile_size_mb.unwrap_or(0))))
+        .collect()
 }
 
 /// The tables a normalizer run looks at: those named (every table if none is), user tables

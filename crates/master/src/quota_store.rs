@@ -232,23 +232,20 @@ pub fn state(master: &Master) -> Result<QuotaState> {
     })
 }
 
-/// Every open region's store file bytes, by region name, as the live servers report them.
+/// Every open region's store file bytes, by region name, as the live servers report them (a
+/// server that does not answer now leaves its tables' sizes as they were).
 fn region_bytes(master: &Master) -> HashMap<Vec<u8>, u64> {
-    let mut sizes = HashMap::new();
-    for server in master.servers.all() {
-        // A server that does not answer now leaves its tables' sizes as they were.
-        let Ok(loads) = server.region_loads() else {
-            continue;
-        };
-        for load in loads {
-            sizes.insert(
-                load.region_specifier.value,
-                load.store_file_bytes
-                    .unwrap_or(u64::from(load.storefile_size_mb.unwrap_or(0)) << 20),
-            );
-        }
-    }
-    sizes
+    master
+        .servers
+        .region_loads()
+        .into_iter()
+        .map(|(name, load)| {
+            let bytes = load
+                .store_file_bytes
+                .unwrap_or(u64::from(load.storefile_size_mb.unwrap_or(0)) << 20);
+            (name, bytes)
+        })
+        .collect()
 }
 
 /// Each user table's store file bytes (HBase's `list_quota_table_sizes`). A table with a

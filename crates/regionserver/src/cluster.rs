@@ -38,8 +38,7 @@ impl ClusterRole {
             grants: GrantFollower::default(),
             quotas: QuotaFollower {
                 cache: quotas,
-                last_check: None,
-                seen: Vec::new(),
+                node: NodeFollower::new(basalt_coord::QUOTA_NODE),
             },
         }
     }
@@ -176,36 +175,63 @@ impl SplitRequests {
     }
 }
 
-/// How often a region server looks for new grants in `/hbase/acl`.
-const GRANTS_CHECK: Duration = Duration::from_millis(500);
+/// How often a region server looks at the nodes the master publishes for it.
+const FOLLOW_CHECK: Duration = Duration::from_millis(500);
 
-/// Keeps a region server's grants as the active master last wrote them to `/hbase/acl`
-/// (HBase's ZKPermissionWatcher): a grant or revoke is in force here within a look. Until
-/// the node exists (no master has loaded `hbase:acl` yet) only superusers get anything.
-#[derive(Debug, Default)]
-struct GrantFollower {
+/// A znode the active master publishes, read every [`FOLLOW_CHECK`]: its data when it changed
+/// since the last look.
+#[derive(Debug)]
+struct NodeFollower {
+    node: &'static str,
     last_check: Option<std::time::Instant>,
     seen: Vec<u8>,
 }
 
-impl GrantFollower {
-    fn tick(&mut self, zk: &ZkSession, access: &basalt_common::acl::AccessControl) {
-        if self.last_check.is_some_and(|t| t.elapsed() < GRANTS_CHECK) {
-            return;
+impl NodeFollower {
+    fn new(node: &'static str) -> Self {
+        NodeFollower {
+            node,
+            last_check: None,
+            seen: Vec::new(),
+        }
+    }
+
+    fn changed(&mut self, zk: &ZkSession) -> Option<Vec<u8>> {
+        if self.last_check.is_some_and(|t| t.elapsed() < FOLLOW_CHECK) {
+            return None;
         }
         self.last_check = Some(std::time::Instant::now());
-        let Ok(Some(data)) = zk.get(basalt_coord::ACL_NODE) else {
+        let data = zk.get(self.node).ok()??;
+        if data == self.seen {
+            return None;
+        }
+        self.seen = data.clone();
+        Some(data)
+    }
+}
+
+/// Keeps a region server's grants as the active master last wrote them to `/hbase/acl`
+/// (HBase's ZKPermissionWatcher): a grant or revoke is in force here within a look. Until
+/// the node exists (no master has loaded `hbase:acl` yet) only superusers get anything.
+#[derive(Debug)]
+struct GrantFollower(NodeFollower);
+
+impl Default for GrantFollower {
+    fn default() -> Self {
+        GrantFollower(NodeFollower::new(basalt_coord::ACL_NODE))
+    }
+}
+
+impl GrantFollower {
+    fn tick(&mut self, zk: &ZkSession, access: &basalt_common::acl::AccessControl) {
+        let Some(data) = self.0.changed(zk) else {
             return;
         };
-        if data == self.seen {
-            return;
-        }
         match basalt_coord::read_acl(&data) {
             Ok(grants) => access.set_grants(grants),
             // Kept as it was: a bad node is the master's to mend, not a reason to open up.
             Err(e) => eprintln!("WARNING: cannot read the grants in /hbase/acl: {e}"),
         }
-        self.seen = data;
     }
 }
 
@@ -215,22 +241,14 @@ impl GrantFollower {
 #[derive(Debug)]
 struct QuotaFollower {
     cache: std::sync::Arc<crate::quotas::QuotaCache>,
-    last_check: Option<std::time::Instant>,
-    seen: Vec<u8>,
+    node: NodeFollower,
 }
 
 impl QuotaFollower {
     fn tick(&mut self, zk: &ZkSession, rs: &crate::RegionServer) {
-        if self.last_check.is_some_and(|t| t.elapsed() < GRANTS_CHECK) {
-            return;
-        }
-        self.last_check = Some(std::time::Instant::now());
-        let Ok(Some(data)) = zk.get(basalt_coord::QUOTA_NODE) else {
+        let Some(data) = self.node.changed(zk) else {
             return;
         };
-        if data == self.seen {
-            return;
-        }
         match basalt_coord::read_quota(&data) {
             Ok(state) => {
                 self.cache.apply(&state);
@@ -239,6 +257,5 @@ impl QuotaFollower {
             // Kept as it was: a bad node is the master's to mend.
             Err(e) => eprintln!("WARNING: cannot read the quotas in /hbase/quota: {e}"),
         }
-        self.seen = data;
     }
 }

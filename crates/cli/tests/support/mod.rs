@@ -131,6 +131,18 @@ impl Drop for Server {
 }
 
 /// GETs `path` from `addr`: status and body.
+/// Writes an hbase-site.xml at `path` holding `settings`.
+pub fn write_site(path: &std::path::Path, settings: &[(&str, &str)]) {
+    let mut text = String::from("<?xml version=\"1.0\"?>\n<configuration>\n");
+    for (k, v) in settings {
+        text.push_str(&format!(
+            "  <property><name>{k}</name><value>{v}</value></property>\n"
+        ));
+    }
+    text.push_str("</configuration>\n");
+    std::fs::write(path, text).unwrap();
+}
+
 pub fn http_get(addr: &str, path: &str) -> (u16, String) {
     let mut s = std::net::TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(std::time::Duration::from_secs(30)))

@@ -504,6 +504,38 @@ const GROUPS: &[(&str, &str)] = &[
     ("configuration", "configuration"),
 ];
 
+/// Applies `{METHOD => 'set', 'KEY' => 'VALUE', ...}` or `{METHOD => 'unset', NAME => 'KEY'}`
+/// to `properties` (alter_namespace's and alter_rsgroup_config's hash); `what` names them in
+/// errors.
+fn alter_properties(
+    a: &Args<'_>,
+    properties: &mut std::collections::BTreeMap<String, String>,
+    what: &str,
+) -> R<()> {
+    let method = a
+        .opt_text("METHOD")?
+        .ok_or("METHOD must be 'set' or 'unset'")?;
+    match method.as_str() {
+        "set" => {
+            for (k, v) in a.opts.unwrap_or_default() {
+                if key_is(k, "METHOD") {
+                    continue;
+                }
+                let (Some(k), Some(v)) = (text(k), text(v)) else {
+                    return Err(format!("{what} must be strings"));
+                };
+                properties.insert(k, v);
+            }
+        }
+        "unset" => {
+            let key = a.opt_text("NAME")?.ok_or("unset needs NAME => property")?;
+            properties.remove(&key);
+        }
+        other => return Err(format!("Unknown method: {other}")),
+    }
+    Ok(())
+}
+
 fn io(e: io::Error) -> String {
     format!("writing output: {e}")
 }

@@ -41,27 +41,7 @@ pub(super) fn alter_namespace(
     let a = Args::new(args);
     let name = a.string(0, "namespace name")?;
     let mut ns = client(shell, args, shell.client.namespace(&name))?;
-    let method = a
-        .opt_text("METHOD")?
-        .ok_or("METHOD must be 'set' or 'unset'")?;
-    match method.as_str() {
-        "set" => {
-            for (k, v) in a.opts.unwrap_or_default() {
-                if key_is(k, "METHOD") {
-                    continue;
-                }
-                let (Some(k), Some(v)) = (text(k), text(v)) else {
-                    return Err("namespace properties must be strings".into());
-                };
-                ns.configuration.insert(k, v);
-            }
-        }
-        "unset" => {
-            let key = a.opt_text("NAME")?.ok_or("unset needs NAME => property")?;
-            ns.configuration.remove(&key);
-        }
-        other => return Err(format!("Unknown method: {other}")),
-    }
+    alter_properties(&a, &mut ns.configuration, "namespace properties")?;
     client(shell, args, shell.client.modify_namespace(ns))?;
     Ok(None)
 }

@@ -281,27 +281,7 @@ pub(super) fn alter_rsgroup_config(
     let a = Args::new(args);
     let name = a.string(0, "group name")?;
     let mut config = group(shell, args, &name)?.config;
-    let method = a
-        .opt_text("METHOD")?
-        .ok_or("METHOD must be 'set' or 'unset'")?;
-    match method.as_str() {
-        "set" => {
-            for (k, v) in a.opts.unwrap_or_default() {
-                if key_is(k, "METHOD") {
-                    continue;
-                }
-                let (Some(k), Some(v)) = (text(k), text(v)) else {
-                    return Err("group properties must be strings".into());
-                };
-                config.insert(k, v);
-            }
-        }
-        "unset" => {
-            let key = a.opt_text("NAME")?.ok_or("unset needs NAME => property")?;
-            config.remove(&key);
-        }
-        other => return Err(format!("Unknown method: {other}")),
-    }
+    alter_properties(&a, &mut config, "group properties")?;
     change(shell, args, RsGroupChange::Configure { name, config })
 }
 
