@@ -3,9 +3,11 @@
 #   scripts/bench-quotas.sh [rows] [rounds]
 # One `basalt standalone`; `basalt pe --rpc` randomWrite and randomRead of 100-byte rows from
 # 4 threads, with no quota in force ("off"), and with throttles set high enough never to trip
-# ("on": a throttle on the benchmark's user, basalt, and one on the region servers, so every call is decoded and checked
-# against two buckets). The rounds alternate off and on, so the server's drift (its tables
-# grow, its cache warms) falls on both; the ratio is on/off of the summed rates.
+# ("on": a throttle on the benchmark's user, basalt, and one on the region servers, so every
+# call is checked against two buckets). Each round measures both, in turns (off first in odd
+# rounds, on first in even ones), and each write's table is flushed and left to settle before
+# the next measurement, so neither state always runs beside the other's flushes and
+# compactions; the ratio is on/off of the summed rates.
 set -euo pipefail
 rows="${1:-200000}"
 rounds="${2:-3}"
@@ -38,10 +40,14 @@ set_quota TYPE => THROTTLE, REGIONSERVER => 'all', LIMIT => NONE"
 pe sequentialWrite data >/dev/null
 declare -A sum
 printf "%-8s %-6s %12s %12s\n" round quotas randomWrite randomRead
+settle() { shell "flush '$1'"; sleep 3; }
 for round in $(seq "$rounds"); do
-    for state in off on; do
+    order="off on"
+    [ $((round % 2)) = 0 ] && order="on off"
+    for state in $order; do
         quotas "$state"
         w=$(pe randomWrite "w$round$state")
+        settle "w$round$state"
         r=$(pe randomRead data)
         sum[$state-w]=$(( ${sum[$state-w]:-0} + w ))
         sum[$state-r]=$(( ${sum[$state-r]:-0} + r ))

@@ -136,7 +136,26 @@ pub struct QuotaCache {
     exceed: std::sync::atomic::AtomicBool,
     /// Calls refused so far, for the server's metrics.
     pub throttled: std::sync::atomic::AtomicU64,
+    /// Which kinds of subject have quotas (bits of [`kind_bit`]): a call looks up only those.
+    present: std::sync::atomic::AtomicU8,
+    /// Whether some throttle counts bytes read (then a read is charged after it answers).
+    reads_bytes: std::sync::atomic::AtomicBool,
 }
+
+/// A subject's kind as a bit of [`QuotaCache::present`].
+fn kind_bit(s: &Subject) -> u8 {
+    match s {
+        Subject::User(_) => 1,
+        Subject::UserOnTable(..) => 2,
+        Subject::UserOnNamespace(..) => 4,
+        Subject::Table(_) => 8,
+        Subject::Namespace(_) => 16,
+        Subject::RegionServer(_) => 32,
+    }
+}
+
+/// The kinds of subject that need the call's table.
+const TABLE_KINDS: u8 = 2 | 4 | 8 | 16;
 
 impl std::fmt::Debug for QuotaCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -156,6 +175,8 @@ impl QuotaCache {
             any: std::sync::atomic::AtomicBool::new(false),
             exceed: std::sync::atomic::AtomicBool::new(false),
             throttled: std::sync::atomic::AtomicU64::new(0),
+            present: std::sync::atomic::AtomicU8::new(0),
+            reads_bytes: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -199,6 +220,20 @@ impl QuotaCache {
             next.insert(subject, (quotas.bypass_globals, buckets));
         }
         let throttling = given.rpc_throttle && next.values().any(|(_, b)| !b.is_empty());
+        let present = next.keys().fold(0, |bits, s| bits | kind_bit(s));
+        let reads_bytes = next.values().flat_map(|(_, b)| b).any(|b| {
+            matches!(
+                b.throttle.kind,
+                Kind::ReadSize
+                    | Kind::RequestSize
+                    | Kind::ReadCapacityUnit
+                    | Kind::RequestCapacityUnit
+            )
+        });
+        self.present
+            .store(present, std::sync::atomic::Ordering::Release);
+        self.reads_bytes
+            .store(reads_bytes, std::sync::atomic::Ordering::Release);
         self.any
             .store(throttling, std::sync::atomic::Ordering::Release);
         self.exceed
@@ -211,29 +246,51 @@ impl QuotaCache {
         self.any.load(std::sync::atomic::Ordering::Acquire)
     }
 
-    /// The subjects whose quotas apply to `user`'s call on `table`.
+    /// Whether a call's quotas depend on its table (some table, namespace, or user within
+    /// one has a quota): without, the caller need not work out the table.
+    pub fn needs_table(&self) -> bool {
+        self.present.load(std::sync::atomic::Ordering::Acquire) & TABLE_KINDS != 0
+    }
+
+    /// Whether some throttle counts bytes read ([`QuotaCache::consumed`] matters).
+    pub fn counts_read_bytes(&self) -> bool {
+        self.reads_bytes.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// The subjects whose quotas apply to `user`'s call on `table` (only kinds that have
+    /// some quota).
     fn subjects(
         &self,
         state: &BTreeMap<Subject, (bool, Vec<Bucket>)>,
         user: &str,
         table: Option<&TableName>,
     ) -> Vec<Subject> {
-        let mut out = vec![Subject::User(user.to_owned())];
-        if let Some(t) = table {
-            out.push(Subject::UserOnTable(user.to_owned(), t.clone()));
-            out.push(Subject::UserOnNamespace(
-                user.to_owned(),
-                t.namespace().to_owned(),
-            ));
+        let present = self.present.load(std::sync::atomic::Ordering::Acquire);
+        let has = |bit: u8| present & bit != 0;
+        let mut out = Vec::with_capacity(4);
+        let own = Subject::User(user.to_owned());
+        let bypass = state.get(&own).is_some_and(|(b, _)| *b);
+        if has(1) {
+            out.push(own);
         }
-        let bypass = state
-            .get(&Subject::User(user.to_owned()))
-            .is_some_and(|(b, _)| *b);
-        if !bypass {
-            if let Some(t) = table {
+        if let Some(t) = table {
+            if has(2) {
+                out.push(Subject::UserOnTable(user.to_owned(), t.clone()));
+            }
+            if has(4) {
+                out.push(Subject::UserOnNamespace(
+                    user.to_owned(),
+                    t.namespace().to_owned(),
+                ));
+            }
+            if !bypass && has(8) {
                 out.push(Subject::Table(t.clone()));
+            }
+            if !bypass && has(16) {
                 out.push(Subject::Namespace(t.namespace().to_owned()));
             }
+        }
+        if !bypass && has(32) {
             out.push(Subject::RegionServer("all".into()));
             out.push(Subject::RegionServer(self.server.clone()));
         }

@@ -145,6 +145,23 @@ impl ClientService {
         let bytes = param.map_or(0, |p| p.len() as u64);
         let mut calls: Vec<(Option<basalt_common::TableName>, Usage)> = Vec::new();
         match method {
+            // Without a quota that depends on the table, a single call is counted without
+            // decoding it.
+            "Get" | "Scan" if !quotas.needs_table() => {
+                let usage = Usage {
+                    reads: 1,
+                    ..Usage::default()
+                };
+                calls.push((None, usage));
+            }
+            "Mutate" if !quotas.needs_table() => {
+                let usage = Usage {
+                    writes: 1,
+                    write_bytes: bytes,
+                    ..Usage::default()
+                };
+                calls.push((None, usage));
+            }
             "Get" => {
                 let r = decode::<GetRequest>(param)?;
                 let usage = Usage {
@@ -192,7 +209,12 @@ impl ClientService {
                         write_bytes: if writes > 0 { share } else { 0 },
                         read_bytes: 0,
                     };
-                    calls.push((self.table_of(Some(&ra.region)), usage));
+                    let table = if quotas.needs_table() {
+                        self.table_of(Some(&ra.region))
+                    } else {
+                        None
+                    };
+                    calls.push((table, usage));
                 }
             }
             _ => return Ok(Vec::new()),
@@ -242,7 +264,9 @@ impl ClientService {
         let outcome = self.dispatch(method, param, cell_block, user)?;
         // What a read returned counts against the byte throttles after the call.
         if let (Some(quotas), Ok(answer), "Get" | "Scan" | "Multi") = (
-            self.quotas.as_ref().filter(|q| q.is_active()),
+            self.quotas
+                .as_ref()
+                .filter(|q| q.is_active() && q.counts_read_bytes()),
             &outcome,
             method,
         ) {
