@@ -61,6 +61,9 @@ pub struct ClientService {
     nonces: Nonces,
     /// The RPC throttles in force (none: no quotas).
     quotas: Option<Arc<crate::quotas::QuotaCache>>,
+    /// Whether a Get with `closest_row_before` is served (HBase 1.x's getRowOrBefore) or
+    /// refused as HBase 2 refuses it ([`CLOSEST_ROW_BEFORE_KEY`]).
+    closest_row_before: bool,
 }
 
 impl std::fmt::Debug for ClientService {
@@ -87,6 +90,10 @@ fn not_serving(name: &[u8]) -> ExceptionResponse {
 /// A row outside the region named in the call is the client's stale location: a
 /// NotServingRegionException, so it looks the row's region up again (HBase's region server
 /// refuses it too, where it serves only the regions it holds).
+/// The settings key that, `false`, refuses Gets with `closest_row_before` with HBase 2's
+/// UnknownProtocolException instead of serving them (`docs/design/rpc.md`).
+pub const CLOSEST_ROW_BEFORE_KEY: &str = "basalt.regionserver.closest.row.before";
+
 fn holds(region: &Region, row: &[u8]) -> Result<(), ExceptionResponse> {
     if region.info().contains_row(row) {
         return Ok(());
@@ -106,12 +113,18 @@ impl ClientService {
     pub fn new(rs: Arc<RegionServer>, lease: Duration) -> Self {
         let open = Arc::clone(&rs.config.metrics.open_scanners);
         ClientService {
-            rs,
             scanners: Leases::counted(lease, open),
             finished: Mutex::new(std::collections::VecDeque::new()),
             next_scanner: AtomicU64::new(1),
             nonces: Nonces::default(),
             quotas: None,
+            closest_row_before: rs
+                .config
+                .settings
+                .file_values()
+                .get(CLOSEST_ROW_BEFORE_KEY)
+                .is_none_or(|v| v.trim() != "false"),
+            rs,
         }
     }
 
@@ -453,6 +466,17 @@ impl ClientService {
             .with_time_range(from, to)
             .read_versions(g.max_versions().max(1))
             .with_cache_blocks(g.cache_blocks());
+        if g.closest_row_before() {
+            match self.row_at_or_before(&region, &get)? {
+                Some(found) => get.row = found,
+                None => {
+                    return Ok(GetResponse {
+                        result: Some(result(&[], false)),
+                    }
+                    .encode_to_vec());
+                }
+            }
+        }
         let row = region.get(&get).map_err(|e| from_error(&e))?;
         let mut res = result(&row.cells, false);
         if g.existence_only() {
@@ -462,6 +486,47 @@ impl ClientService {
             };
         }
         Ok(GetResponse { result: Some(res) }.encode_to_vec())
+    }
+
+    /// HBase 1.x's getRowOrBefore (a Get with `closest_row_before`): the row of the region
+    /// at or before the Get's, among those with a cell in its one family; None if there is
+    /// none. How 1.x-era clients find a region in `hbase:meta`.
+    fn row_at_or_before(
+        &self,
+        region: &Region,
+        get: &Get,
+    ) -> Result<Option<Bytes>, ExceptionResponse> {
+        if !self.closest_row_before {
+            return Err(exception(
+                "org.apache.hadoop.hbase.exceptions.UnknownProtocolException",
+                "Is this a pre-hbase-1.0.0 or asynchbase client? Client is invoking \
+                 getClosestRowBefore removed in hbase-2.0.0 replaced by reverse Scan."
+                    .to_owned(),
+                true,
+            ));
+        }
+        let [family] = get.families.keys().collect::<Vec<_>>()[..] else {
+            return Err(from_error(&basalt_common::Error::InvalidArgument(
+                "a Get with closest_row_before names exactly one family (HBase 1.x's \
+                 getRowOrBefore)"
+                    .into(),
+            )));
+        };
+        let mut scan = basalt_common::Scan::new()
+            .with_start_row_inclusive(get.row.clone(), true)
+            .reversed(true)
+            .add_family(family.clone())
+            .with_limit(1);
+        let start = &region.info().start_key;
+        if !start.is_empty() {
+            scan = scan.with_stop_row_inclusive(start.clone(), true);
+        }
+        let mut rows = region.scan(&scan).map_err(|e| from_error(&e))?;
+        match rows.next() {
+            Some(Ok(row)) => Ok(Some(row.row)),
+            Some(Err(e)) => Err(from_error(&e)),
+            None => Ok(None),
+        }
     }
 
     /// Mutate; `cells` are the mutation's share of the call's cell block. An increment,
