@@ -141,7 +141,10 @@ fn balance_locked(master: &Master, groups: &[RsGroup], group: &str) -> Result<us
     }) {
         for p in table.placed() {
             let inside = home.iter().any(|s| s.name() == p.server.name());
-            if inside || home.is_empty() {
+            // A region on a server that is not live waits for that server's recovery, which
+            // splits its log first: moving it now would open it without the log's edits.
+            let live = master.servers.get(&p.server.name().to_string()).is_some();
+            if inside || home.is_empty() || !live {
                 continue;
             }
             // Still outside after this run if it cannot move now.

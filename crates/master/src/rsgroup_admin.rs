@@ -190,7 +190,10 @@ fn move_home(master: &Master, table: &Arc<HostedTable>) -> Result<usize> {
     }
     let mut moved = 0;
     for p in table.placed() {
-        if rsgroup::fits(master, &table.name, p.server.as_ref())? {
+        // A region on a server that is not live waits for its recovery (which splits the
+        // log first, then places it in its group).
+        let live = master.servers.get(&p.server.name().to_string()).is_some();
+        if !live || rsgroup::fits(master, &table.name, p.server.as_ref())? {
             continue;
         }
         let to = match rsgroup::pick(master, &table.name) {

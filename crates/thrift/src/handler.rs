@@ -17,7 +17,7 @@ use crate::protocol::{Fields, Value};
 use crate::reply::{Failure, RegionInfo, Reply};
 use crate::scanners::Scanners;
 
-type Outcome = Result<Reply, Failure>;
+pub type Outcome = Result<Reply, Failure>;
 
 /// Serves calls for one server; shared by its connections. It is a client of Basalt like any
 /// other: the connection is embedded or remote.

@@ -18,6 +18,7 @@ use basalt_client::Client;
 use basalt_net::{POLL, Patient, serve_connections};
 
 use crate::handler::{Handler, declares_illegal_argument};
+use crate::protocol::Fields;
 use crate::protocol::{
     CALL, EXCEPTION, MessageHeader, ONEWAY, Protocol, REPLY, Reader, TType, WireError, Writer,
 };
@@ -63,17 +64,82 @@ impl Default for ThriftConfig {
     }
 }
 
-/// A running Thrift1 server.
-#[derive(Debug)]
+/// What a call answers: its result struct's field (the value, or the exception the method
+/// declares), written after the reply's header.
+pub trait Answer {
+    fn write(&self, w: &mut Writer);
+}
+
+/// A Thrift service a server runs: Thrift1's `Hbase` ([`Handler`]), and next Thrift2's
+/// `THBaseService` (issue 49).
+pub trait Service: Send + Sync {
+    /// Runs method `name` on its arguments; None for a method the service lacks.
+    fn serve(&self, name: &str, args: &Fields) -> Option<Box<dyn Answer>>;
+    /// Closes the scanners idle past their lease.
+    fn expire_scanners(&self);
+    /// Scanners open now.
+    fn open_scanners(&self) -> usize;
+    /// Closes every scanner.
+    fn close_scanners(&self);
+}
+
+/// Thrift1's outcome with what its method declares.
+struct Answer1 {
+    outcome: crate::handler::Outcome,
+    declares_ia: bool,
+    declares_exists: bool,
+}
+
+impl Answer for Answer1 {
+    fn write(&self, w: &mut Writer) {
+        match &self.outcome {
+            Ok(reply) => reply.write(w),
+            Err(failure) => failure.write(w, self.declares_ia, self.declares_exists),
+        }
+    }
+}
+
+impl Service for Handler {
+    fn serve(&self, name: &str, args: &Fields) -> Option<Box<dyn Answer>> {
+        let outcome = self.call(name, args)?;
+        Some(Box::new(Answer1 {
+            outcome,
+            declares_ia: declares_illegal_argument(name),
+            declares_exists: name == "createTable",
+        }))
+    }
+
+    fn expire_scanners(&self) {
+        self.scanners.expire();
+    }
+
+    fn open_scanners(&self) -> usize {
+        self.scanners.len()
+    }
+
+    fn close_scanners(&self) {
+        self.scanners.clear();
+    }
+}
+
+/// A running Thrift server (Thrift1 or Thrift2).
 pub struct ThriftServer {
     addr: SocketAddr,
     stop: Arc<AtomicBool>,
     threads: Vec<JoinHandle<()>>,
-    handler: Arc<Handler>,
+    service: Arc<dyn Service>,
+}
+
+impl std::fmt::Debug for ThriftServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ThriftServer")
+            .field("addr", &self.addr)
+            .finish_non_exhaustive()
+    }
 }
 
 struct Shared {
-    handler: Arc<Handler>,
+    service: Arc<dyn Service>,
     config: ThriftConfig,
     stop: Arc<AtomicBool>,
 }
@@ -83,18 +149,26 @@ impl ThriftServer {
     /// client of Basalt, as HBase's Thrift server is of its cluster). Port 0 picks a free
     /// port ([`ThriftServer::local_addr`]).
     pub fn start(conn: Arc<dyn Client>, config: ThriftConfig) -> io::Result<ThriftServer> {
-        let listener = TcpListener::bind(config.bind)?;
-        listener.set_nonblocking(true)?;
-        let addr = listener.local_addr()?;
-        let stop = Arc::new(AtomicBool::new(false));
         let handler = Arc::new(Handler::new(
             conn,
             config.scanner_lease,
             config.server_host.clone(),
             config.server_port,
         ));
+        Self::start_service(handler, config)
+    }
+
+    /// Binds and serves `service`.
+    pub fn start_service(
+        service: Arc<dyn Service>,
+        config: ThriftConfig,
+    ) -> io::Result<ThriftServer> {
+        let listener = TcpListener::bind(config.bind)?;
+        listener.set_nonblocking(true)?;
+        let addr = listener.local_addr()?;
+        let stop = Arc::new(AtomicBool::new(false));
         let shared = Arc::new(Shared {
-            handler: Arc::clone(&handler),
+            service: Arc::clone(&service),
             config,
             stop: Arc::clone(&stop),
         });
@@ -120,7 +194,7 @@ impl ThriftServer {
                 .spawn(move || {
                     while !shared.stop.load(Ordering::Acquire) {
                         std::thread::sleep(POLL);
-                        shared.handler.scanners.expire();
+                        shared.service.expire_scanners();
                     }
                 })?
         };
@@ -128,7 +202,7 @@ impl ThriftServer {
             addr,
             stop,
             threads: vec![accept, reaper],
-            handler,
+            service,
         })
     }
 
@@ -138,7 +212,7 @@ impl ThriftServer {
 
     /// Open scanners (for tests of leases).
     pub fn open_scanners(&self) -> usize {
-        self.handler.scanners.len()
+        self.service.open_scanners()
     }
 
     /// Stops accepting, lets every connection finish its current call, waits for them, and
@@ -148,7 +222,7 @@ impl ThriftServer {
         for t in self.threads.drain(..) {
             let _ = t.join();
         }
-        self.handler.scanners.clear();
+        self.service.close_scanners();
     }
 }
 
@@ -261,7 +335,7 @@ fn handle<R: BufRead>(
         application_exception(w, &name, seq, 4, "expected a call");
         return Ok(true);
     }
-    let Some(outcome) = shared.handler.call(&name, &args) else {
+    let Some(answer) = shared.service.serve(&name, &args) else {
         // UNKNOWN_METHOD.
         application_exception(w, &name, seq, 1, &format!("Invalid method name: '{name}'"));
         return Ok(true);
@@ -271,10 +345,7 @@ fn handle<R: BufRead>(
     }
     w.message_begin(&name, REPLY, seq);
     w.struct_begin();
-    match outcome {
-        Ok(reply) => reply.write(w),
-        Err(failure) => failure.write(w, declares_illegal_argument(&name), name == "createTable"),
-    }
+    answer.write(w);
     w.struct_end();
     Ok(true)
 }
