@@ -188,6 +188,19 @@ impl RegionServer {
         descriptor: &TableDescriptor,
         parents: &[&str],
     ) -> Result<Arc<Region>> {
+        let region = self.open_region_offline(info, descriptor, parents)?;
+        self.put_online(&region);
+        Ok(region)
+    }
+
+    /// [`RegionServer::open_region_from`] without putting the region online: the caller does,
+    /// once it may serve (after a dead server's edits are replayed into it).
+    pub(crate) fn open_region_offline(
+        &self,
+        info: RegionInfo,
+        descriptor: &TableDescriptor,
+        parents: &[&str],
+    ) -> Result<Arc<Region>> {
         let dir = self.region_dir(&info);
         let region = Arc::new(Region::open(
             info,
@@ -202,7 +215,6 @@ impl RegionServer {
             let _ = region.close();
             return Err(e);
         }
-        self.put_online(&region);
         Ok(region)
     }
 
