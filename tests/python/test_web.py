@@ -16,6 +16,8 @@ from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import WebDriverWait
 
 from conftest import BASALT, Basalt
 
@@ -201,7 +203,11 @@ def test_operator_pages(operated, browser):
     browser.find_element(By.ID, "log").send_keys("flush")
     browser.find_element(By.ID, "level").send_keys("DEBUG")
     browser.find_element(By.ID, "set").click()
-    assert "Effective level: DEBUG" in browser.find_element(By.ID, "result").text
+    # The form posts and a new page loads: wait for it rather than race it.
+    result = WebDriverWait(browser, 20).until(
+        expected_conditions.presence_of_element_located((By.ID, "result"))
+    )
+    assert "Effective level: DEBUG" in result.text
     assert browser.find_element(By.ID, "level-flush").text == "DEBUG"
     shoot(browser, "loglevel")
     shell(operated, "put 'ops', 'r2', 'f:q', 'v'\nflush 'ops'\n")
