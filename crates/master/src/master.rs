@@ -364,6 +364,10 @@ pub struct Master {
     /// The region server groups other than `default` as last read (None: to be read again;
     /// `rsgroup`).
     pub rsgroups: Mutex<Option<Vec<basalt_common::rsgroup::RsGroup>>>,
+    /// Whether RPC throttles are enforced, and whether they may be exceeded (kept on the
+    /// shared storage as `layout::RPC_THROTTLE_OFF` and `EXCEED_THROTTLE_ON`).
+    pub rpc_throttle_on: AtomicBool,
+    pub exceed_throttle_on: AtomicBool,
 }
 
 impl Master {
@@ -385,6 +389,12 @@ impl Master {
             .unwrap_or_default();
         // Off while the marker a switch left is on the shared storage.
         let cleaner_on = !fs.exists(&root.join(layout::CLEANER_OFF)).unwrap_or(false);
+        let rpc_throttle_on = !fs
+            .exists(&root.join(layout::RPC_THROTTLE_OFF))
+            .unwrap_or(false);
+        let exceed_throttle_on = fs
+            .exists(&root.join(layout::EXCEED_THROTTLE_ON))
+            .unwrap_or(false);
         let snapshot_cleanup_on = !fs
             .exists(&root.join(layout::SNAPSHOT_CLEANUP_OFF))
             .unwrap_or(false);
@@ -421,6 +431,8 @@ impl Master {
             space_use: Mutex::default(),
             quotas: Mutex::default(),
             rsgroups: Mutex::default(),
+            rpc_throttle_on: AtomicBool::new(rpc_throttle_on),
+            exceed_throttle_on: AtomicBool::new(exceed_throttle_on),
         }
     }
 

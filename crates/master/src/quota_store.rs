@@ -17,7 +17,9 @@ use basalt_common::{
 };
 use basalt_proto::quota::{quotas_data, quotas_from_data, snapshot_of, snapshot_pb};
 use basalt_region::RowMutation;
+use basalt_regionserver::layout::{EXCEED_THROTTLE_ON, RPC_THROTTLE_OFF};
 use prost::Message;
+use std::sync::atomic::Ordering;
 
 use crate::master::{Master, Placed};
 use crate::meta::MetaStore;
@@ -157,16 +159,8 @@ pub fn set(master: &Master, subject: &Subject, change: &Change) -> Result<()> {
     written
 }
 
-/// The marker files of the quota switches, on the shared storage where every master looks:
-/// RPC throttles are on unless `rpc-throttle.off` is there; exceeding throttles is off unless
-/// `exceed-throttle-quota.on` is.
-const RPC_THROTTLE_OFF: &str = "rpc-throttle.off";
-const EXCEED_THROTTLE_ON: &str = "exceed-throttle-quota.on";
-
-fn marker_present(master: &Master, name: &str) -> bool {
-    master.fs.exists(&master.root.join(name)).unwrap_or(false)
-}
-
+/// Writes a switch's marker file (present or not) on the shared storage, where every
+/// master looks when it starts.
 fn set_marker(master: &Master, name: &str, present: bool) -> Result<()> {
     let path = master.root.join(name);
     if present {
@@ -182,20 +176,19 @@ fn set_marker(master: &Master, name: &str, present: bool) -> Result<()> {
 
 /// Whether RPC throttles are enforced (HBase's `rpc_throttle_enabled`).
 pub fn rpc_throttle_enabled(master: &Master) -> bool {
-    !marker_present(master, RPC_THROTTLE_OFF)
+    master.rpc_throttle_on.load(Ordering::Acquire)
 }
 
 /// Switches RPC throttles on or off (`enable_rpc_throttle`); returns whether they were on.
 pub fn switch_rpc_throttle(master: &Master, on: bool) -> Result<bool> {
-    let was = rpc_throttle_enabled(master);
     set_marker(master, RPC_THROTTLE_OFF, !on)?;
-    Ok(was)
+    Ok(master.rpc_throttle_on.swap(on, Ordering::AcqRel))
 }
 
 /// Whether user, table and namespace throttles may be exceeded while the region server's own
 /// throttle has room (HBase's exceed throttle quota).
 pub fn exceed_throttle_enabled(master: &Master) -> bool {
-    marker_present(master, EXCEED_THROTTLE_ON)
+    master.exceed_throttle_on.load(Ordering::Acquire)
 }
 
 /// Switches exceeding throttles on or off (`enable_exceed_throttle_quota`); returns whether
@@ -212,9 +205,8 @@ pub fn switch_exceed_throttle(master: &Master, on: bool) -> Result<bool> {
                 .into(),
         ));
     }
-    let was = exceed_throttle_enabled(master);
     set_marker(master, EXCEED_THROTTLE_ON, on)?;
-    Ok(was)
+    Ok(master.exceed_throttle_on.swap(on, Ordering::AcqRel))
 }
 
 /// What every server needs to enforce quotas now.

@@ -31,6 +31,12 @@ pub const CLEANER_OFF: &str = "cleaner.off";
 /// (`snapshot_cleanup_switch false`): snapshots past their TTL stay.
 pub const SNAPSHOT_CLEANUP_OFF: &str = "snapshot-cleanup.off";
 
+/// At the data directory's root while RPC throttles are switched off
+/// (`disable_rpc_throttle`), and while exceeding them is switched on
+/// (`enable_exceed_throttle_quota`).
+pub const RPC_THROTTLE_OFF: &str = "rpc-throttle.off";
+pub const EXCEED_THROTTLE_ON: &str = "exceed-throttle-quota.on";
+
 /// Marks a region directory [`DISPOSABLE`] (nothing if it is gone already).
 pub fn mark_disposable(fs: &dyn FileSystem, region_dir: &Path) -> Result<()> {
     if !fs.exists(region_dir).map_err(storage)? {
