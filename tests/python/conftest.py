@@ -87,6 +87,52 @@ class RemoteGateway:
         return self.proc.returncode, out, err
 
 
+class Cluster:
+    """`basalt cluster start --servers N` in a session of its own (the whole group is killed if a test
+    fails before stopping it)."""
+
+    def __init__(self, data, *flags, servers=3):
+        self.proc = subprocess.Popen(
+            [BASALT, "cluster", "start", "--servers", str(servers), "--data", str(data),
+             "--session-timeout-ms", "3000", *flags],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        self.lines = []
+        self.quorum = None
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                break
+            self.lines.append(line)
+            match = re.match(r"zookeeper (\S+)", line)
+            if match:
+                self.quorum = match.group(1)
+            if line.startswith("cluster ready"):
+                return
+        self.kill()
+        raise RuntimeError("the cluster did not start: " + "".join(self.lines))
+
+    def kill(self):
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait(timeout=30)
+
+    def stop(self):
+        """Stops it cleanly; returns its exit code."""
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.communicate(timeout=120)
+        finally:
+            self.kill()
+        return self.proc.returncode
+
+
 @pytest.fixture(scope="module", params=["buffered", "framed", "remote"])
 def server(request, tmp_path_factory):
     transport = request.param

@@ -14,7 +14,7 @@ import happybase
 import pytest
 import requests
 
-from conftest import BASALT
+from conftest import BASALT, Cluster
 
 from hbasedriver.client.client import Client
 from hbasedriver.common.table_name import TableName
@@ -22,52 +22,6 @@ from hbasedriver.operations.column_family_builder import ColumnFamilyDescriptorB
 from hbasedriver.operations.get import Get
 from hbasedriver.operations.put import Put
 from hbasedriver.operations.scan import Scan
-
-
-class Cluster:
-    """`basalt cluster start` in a session of its own (the whole group is killed if a test
-    fails before stopping it)."""
-
-    def __init__(self, data):
-        self.proc = subprocess.Popen(
-            [BASALT, "cluster", "start", "--servers", "3", "--data", str(data),
-             "--session-timeout-ms", "3000"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            start_new_session=True,
-        )
-        self.lines = []
-        self.quorum = None
-        deadline = time.time() + 120
-        while time.time() < deadline:
-            line = self.proc.stdout.readline()
-            if not line:
-                break
-            self.lines.append(line)
-            match = re.match(r"zookeeper (\S+)", line)
-            if match:
-                self.quorum = match.group(1)
-            if line.startswith("cluster ready"):
-                return
-        self.kill()
-        raise RuntimeError("the cluster did not start: " + "".join(self.lines))
-
-    def kill(self):
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.proc.wait(timeout=30)
-
-    def stop(self):
-        """Stops it cleanly; returns its exit code."""
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.communicate(timeout=120)
-        finally:
-            self.kill()
-        return self.proc.returncode
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 //! `basalt`: the one Basalt binary. It runs the server (`basalt standalone`), inspects store
 //! files (`basalt hfile`) and WAL segments (`basalt wal`), and measures performance
 //! (`basalt pe`), and runs HBase's shell (`basalt shell`) and the Thrift gateway on its own
-//! (`basalt thrift`).
+//! (`basalt thrift`, `basalt thrift2`).
 
 /// mimalloc rather than glibc's malloc: with a thread arena per core and more, glibc kept
 /// about twice the memory a load really holds (610 MB resident for a 128 MiB memstore budget;
@@ -72,6 +72,9 @@ enum Command {
     Shell(shell::Args),
     /// The Thrift1 gateway on its own, a client of a running server (`--connect HOST:PORT`).
     Thrift(thrift::Args),
+    /// The Thrift2 gateway (HBase's `hbase thrift2`, THBaseService) on its own, a client of a
+    /// running server or cluster.
+    Thrift2(thrift::Args),
     /// HBase's REST gateway on its own, a client of a running server or cluster.
     Rest(rest::Args),
     /// Snapshots' tools: `basalt snapshot export NAME --to DIR`
@@ -151,7 +154,8 @@ fn main() -> std::process::ExitCode {
             action: cluster::Action::Start(args),
         } => cluster::local::run(&args),
         Command::Shell(args) => shell::run(&args),
-        Command::Thrift(args) => thrift::run(&args),
+        Command::Thrift(args) => thrift::run(&args, thrift::Service::Thrift1),
+        Command::Thrift2(args) => thrift::run(&args, thrift::Service::Thrift2),
         Command::Rest(args) => rest::run(&args),
         Command::Snapshot { action } => tools::snapshot::run(&action),
         Command::Export(args) => tools::export::export(&args),

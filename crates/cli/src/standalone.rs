@@ -28,6 +28,10 @@ pub struct Args {
     /// Thrift1 port; 0 picks a free one [default: 9090]
     #[arg(long)]
     thrift_port: Option<u16>,
+    /// Thrift2 (HBase's `hbase thrift2`, THBaseService) on this port too, with the same
+    /// transport and protocol; off unless given. 0 picks a free port.
+    #[arg(long)]
+    thrift2_port: Option<u16>,
     /// Thrift framed transport (buffered otherwise), as HBase's `--framed`
     #[arg(long)]
     framed: bool,
@@ -108,6 +112,7 @@ struct Settings {
     object_store: Option<String>,
     bind: IpAddr,
     thrift_port: u16,
+    thrift2_port: Option<u16>,
     framed: bool,
     compact: bool,
     max_message_mb: usize,
@@ -136,6 +141,7 @@ impl Default for Settings {
             object_store: None,
             bind: IpAddr::from([127, 0, 0, 1]),
             thrift_port: 9090,
+            thrift2_port: None,
             framed: false,
             compact: false,
             max_message_mb: 64,
@@ -189,6 +195,7 @@ fn apply_file(s: &mut Settings, text: &str) -> anyhow::Result<()> {
             "object-store" => s.object_store = Some(value.to_owned()),
             "bind" => s.bind = parse(key, value, n)?,
             "thrift-port" => s.thrift_port = parse(key, value, n)?,
+            "thrift2-port" => s.thrift2_port = Some(parse(key, value, n)?),
             "framed" => s.framed = parse(key, value, n)?,
             "compact" => s.compact = parse(key, value, n)?,
             "thrift-max-message-mb" => s.max_message_mb = parse(key, value, n)?,
@@ -215,7 +222,7 @@ fn apply_file(s: &mut Settings, text: &str) -> anyhow::Result<()> {
             ),
             other => bail!(
                 "config line {n}: unknown setting {other:?} (known: data, object-store, bind, thrift-port, \
-                 framed, compact, thrift-max-message-mb, scanner-lease-secs, rpc-port, master-port, \
+                 thrift2-port, framed, compact, thrift-max-message-mb, scanner-lease-secs, rpc-port, master-port, \
                  rpc-handlers, max-connections, zookeeper, rest-port, info-port, authorization, superuser, \
                  gateway-user, insecure, tls-cert, tls-key, tls-ca, tls-client-auth, \
                  tls-plaintext, tls-user-rule, simple-auth, group-mapping, user-groups, \
@@ -251,6 +258,9 @@ fn resolve(args: &Args) -> anyhow::Result<Settings> {
     }
     if let Some(p) = args.thrift_port {
         s.thrift_port = p;
+    }
+    if args.thrift2_port.is_some() {
+        s.thrift2_port = args.thrift2_port;
     }
     s.framed |= args.framed;
     s.compact |= args.compact;
@@ -329,6 +339,64 @@ fn gateway_client(
     Arc::new(basalt_embedded::LayoutClient::new(client))
 }
 
+/// The Thrift gateways of a standalone server: Thrift1 always, Thrift2 when asked for.
+struct Thrifts {
+    thrift1: ThriftServer,
+    thrift2: Option<ThriftServer>,
+}
+
+impl Thrifts {
+    fn shutdown(self) {
+        if let Some(t) = self.thrift2 {
+            t.shutdown();
+        }
+        self.thrift1.shutdown();
+    }
+}
+
+/// Starts Thrift1, and Thrift2 on `--thrift2-port`, with the same transport and protocol.
+fn start_thrift(
+    conn: &Connection,
+    s: &Settings,
+    groups: &basalt_common::acl::GroupMapping,
+    config: ThriftConfig,
+) -> anyhow::Result<Thrifts> {
+    let transport = |t: &ThriftServer, name: &str| {
+        say!(
+            "{name} listening on {} ({}, {})",
+            t.local_addr(),
+            if s.framed { "framed" } else { "buffered" },
+            if s.compact { "compact" } else { "binary" }
+        );
+    };
+    let thrift1 = ThriftServer::start(gateway_client(conn, s, groups), config.clone())
+        .with_context(|| format!("cannot listen on {}:{}", s.bind, s.thrift_port))?;
+    transport(&thrift1, "thrift");
+    let Some(port) = s.thrift2_port else {
+        return Ok(Thrifts {
+            thrift1,
+            thrift2: None,
+        });
+    };
+    let config = ThriftConfig {
+        bind: SocketAddr::new(s.bind, port),
+        ..config
+    };
+    match ThriftServer::start_thrift2(gateway_client(conn, s, groups), config) {
+        Ok(thrift2) => {
+            transport(&thrift2, "thrift2");
+            Ok(Thrifts {
+                thrift1,
+                thrift2: Some(thrift2),
+            })
+        }
+        Err(e) => {
+            thrift1.shutdown();
+            Err(anyhow::anyhow!("cannot listen on {}:{port}: {e}", s.bind))
+        }
+    }
+}
+
 /// Opens the engine; meta names `server` (`host:port`) as every region's server, so native
 /// clients that read region locations from meta come to this process's RPC port.
 fn open(data: &Path, server: &str, s: &Settings) -> anyhow::Result<Connection> {
@@ -383,19 +451,13 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         max_connections: s.max_connections,
         ..ThriftConfig::default()
     };
-    let thrift = match ThriftServer::start(gateway_client(&conn, &s, &security.groups), config) {
+    let thrift = match start_thrift(&conn, &s, &security.groups, config) {
         Ok(t) => t,
         Err(e) => {
             conn.close()?;
-            bail!("cannot listen on {}:{}: {e}", s.bind, s.thrift_port);
+            return Err(e);
         }
     };
-    say!(
-        "thrift listening on {} ({}, {})",
-        thrift.local_addr(),
-        if s.framed { "framed" } else { "buffered" },
-        if s.compact { "compact" } else { "binary" }
-    );
     let rpc = match start_rpc(&s, &security, &conn) {
         Ok(rpc) => rpc,
         Err(e) => {

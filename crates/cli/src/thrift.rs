@@ -1,7 +1,7 @@
-//! `basalt thrift`: the Thrift1 gateway as a process of its own, a client of a running server
-//! (by address or through ZooKeeper), as HBase's Thrift server is a client of its cluster.
-//! `basalt standalone` runs the same gateway on its embedded engine. SIGINT or SIGTERM stops
-//! it after the calls in flight.
+//! `basalt thrift` and `basalt thrift2`: the Thrift1 and Thrift2 gateways as processes of
+//! their own, clients of a running server (by address or through ZooKeeper), as HBase's
+//! Thrift servers are clients of their cluster. `basalt standalone` runs the same gateways on
+//! its embedded engine. SIGINT or SIGTERM stops one after the calls in flight.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -15,7 +15,7 @@ use basalt_thrift::{ThriftConfig, ThriftServer};
 pub struct Args {
     #[command(flatten)]
     gateway: crate::connect::GatewayArgs,
-    /// Thrift1 port; 0 picks a free one
+    /// The port; 0 picks a free one
     #[arg(long, default_value_t = 9090)]
     port: u16,
     /// Framed transport (buffered otherwise), as HBase's `--framed`
@@ -29,7 +29,16 @@ pub struct Args {
     scanner_lease_secs: u64,
 }
 
-pub fn run(args: &Args) -> Result<()> {
+/// Which service a gateway serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Service {
+    /// `Hbase.thrift` (HBase's `hbase thrift`).
+    Thrift1,
+    /// THBaseService (HBase's `hbase thrift2`).
+    Thrift2,
+}
+
+pub fn run(args: &Args, service: Service) -> Result<()> {
     let stop = crate::cluster::stop_flag()?;
     crate::connect::guard_bind(args.gateway.bind, args.gateway.insecure, false)?;
     let tls = args.gateway.listener_tls()?;
@@ -51,13 +60,15 @@ pub fn run(args: &Args) -> Result<()> {
         max_connections: args.gateway.max_connections as usize,
         ..ThriftConfig::default()
     };
-    let thrift = ThriftServer::start(
-        Arc::new(basalt_embedded::LayoutClient::new(Arc::new(conn))),
-        config,
-    )
-    .with_context(|| format!("cannot listen on {}:{}", args.gateway.bind, args.port))?;
+    let conn = Arc::new(basalt_embedded::LayoutClient::new(Arc::new(conn)));
+    let (thrift, name) = match service {
+        Service::Thrift1 => (ThriftServer::start(conn, config), "thrift"),
+        Service::Thrift2 => (ThriftServer::start_thrift2(conn, config), "thrift2"),
+    };
+    let thrift =
+        thrift.with_context(|| format!("cannot listen on {}:{}", args.gateway.bind, args.port))?;
     crate::say!(
-        "thrift listening on {} ({}, {}), serving {place}",
+        "{name} listening on {} ({}, {}), serving {place}",
         thrift.local_addr(),
         if args.framed { "framed" } else { "buffered" },
         if args.compact { "compact" } else { "binary" }

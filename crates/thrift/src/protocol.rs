@@ -707,6 +707,13 @@ impl Writer {
         self.buf.push(v as u8);
     }
 
+    pub fn i16(&mut self, v: i16) {
+        match self.protocol {
+            Protocol::Binary => self.buf.extend_from_slice(&v.to_be_bytes()),
+            Protocol::Compact => self.zigzag(i64::from(v)),
+        }
+    }
+
     pub fn i32(&mut self, v: i32) {
         match self.protocol {
             Protocol::Binary => self.buf.extend_from_slice(&v.to_be_bytes()),

@@ -70,8 +70,8 @@ pub trait Answer {
     fn write(&self, w: &mut Writer);
 }
 
-/// A Thrift service a server runs: Thrift1's `Hbase` ([`Handler`]), and next Thrift2's
-/// `THBaseService` (issue 49).
+/// A Thrift service a server runs: Thrift1's `Hbase` ([`Handler`]) or Thrift2's
+/// `THBaseService` ([`crate::thrift2::Thrift2`]).
 pub trait Service: Send + Sync {
     /// Runs method `name` on its arguments; None for a method the service lacks.
     fn serve(&self, name: &str, args: &Fields) -> Option<Box<dyn Answer>>;
@@ -156,6 +156,17 @@ impl ThriftServer {
             config.server_port,
         ));
         Self::start_service(handler, config)
+    }
+
+    /// Binds and starts serving Thrift2's THBaseService on `conn` (HBase's `hbase thrift2`).
+    pub fn start_thrift2(conn: Arc<dyn Client>, config: ThriftConfig) -> io::Result<ThriftServer> {
+        let service = Arc::new(crate::thrift2::Thrift2::new(
+            conn,
+            config.scanner_lease,
+            config.server_host.clone(),
+            config.server_port,
+        ));
+        Self::start_service(service, config)
     }
 
     /// Binds and serves `service`.

@@ -132,6 +132,12 @@ fn single_column_value(
     })
 }
 
+/// A filter from the bytes of its protobuf form (a `Filter` message: class name and that
+/// class's serialized filter), as Thrift2's `filterBytes` carries it.
+pub fn filter_from_bytes(bytes: &[u8]) -> Result<FilterSpec, String> {
+    filter(&decode::<pb::Filter>("the filter", Some(bytes))?)
+}
+
 /// A filter from its protobuf form.
 pub fn filter(f: &pb::Filter) -> Result<FilterSpec, String> {
     let data = f.serialized_filter.as_deref();
