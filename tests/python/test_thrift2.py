@@ -2,13 +2,16 @@
 compiler generated from HBase's thrift2 hbase.thrift (as shipped in PyPI's thbase), over every
 pairing of transport (buffered, framed) and protocol (binary, compact): against `basalt
 standalone --thrift2-port`, and against a cluster of two region servers through `basalt
-thrift2 --zookeeper`. Every method of the service is called."""
+thrift2 --zookeeper`. Every method of the service is called, every request field is checked against the table in
+docs/design/thrift2.md, and every field it lists as refused is sent and refused by name."""
 
+import os
 import re
 import signal
 import subprocess
 
 import pytest
+from thrift.Thrift import TType
 from thrift.protocol import TBinaryProtocol, TCompactProtocol
 from thrift.transport import TSocket, TTransport
 
@@ -17,6 +20,8 @@ from thbase.hbase import THBaseService
 from thbase.hbase.ttypes import (
     TAccessControlEntity,
     TAppend,
+    TAuthorization,
+    TCellVisibility,
     TColumn,
     TColumnFamilyDescriptor,
     TColumnIncrement,
@@ -389,26 +394,140 @@ def test_region_locations(client, server):
     assert client.getRegionLocation(name, b"a", True).regionInfo.endKey == b"m"
 
 
-def test_unsupported_fields_are_refused_by_name(client, server):
+def refusals(client, name):
+    """Every field docs/design/thrift2.md lists as refused (wholly or for some values): a call
+    that sets it, and the name the error must give."""
+    cv = [TColumnValue(b"f", b"q", b"v")]
+    return {
+        "TGet.attributes": (lambda: client.get(name, TGet(row=b"r", attributes={b"a": b"b"})),
+                            "TGet.attributes[a]"),
+        "TGet.authorizations": (lambda: client.get(name, TGet(row=b"r", authorizations=TAuthorization(["x"]))),
+                                "TGet.authorizations"),
+        "TAuthorization.labels": (lambda: client.getScannerResults(
+            name, TScan(authorizations=TAuthorization(["x"])), 1), "TScan.authorizations"),
+        "TGet.targetReplicaId": (lambda: client.get(name, TGet(row=b"r", targetReplicaId=1)),
+                                 "TGet.targetReplicaId"),
+        "TGet.storeLimit": (lambda: client.get(name, TGet(row=b"r", storeLimit=1)), "TGet.storeLimit"),
+        "TGet.storeOffset": (lambda: client.get(name, TGet(row=b"r", storeOffset=1)), "TGet.storeOffset"),
+        "TColumn.timestamp": (lambda: client.get(name, TGet(row=b"r", columns=[TColumn(b"f", b"q", 5)])),
+                              "TGet.columns[].timestamp"),
+        "TPut.attributes": (lambda: client.put(name, TPut(row=b"r", columnValues=cv, attributes={b"owner": b"x"})),
+                            "TPut.attributes[owner]"),
+        "TPut.cellVisibility": (lambda: client.put(name, TPut(row=b"r", columnValues=cv,
+                                                              cellVisibility=TCellVisibility("x"))),
+                                "TPut.cellVisibility"),
+        "TCellVisibility.expression": (lambda: client.increment(name, TIncrement(
+            row=b"r", columns=[TColumnIncrement(b"f", b"n")], cellVisibility=TCellVisibility("x"))),
+            "TIncrement.cellVisibility"),
+        "TColumnValue.timestamp": (lambda: client.append(name, TAppend(
+            row=b"r", columns=[TColumnValue(b"f", b"q", b"v", timestamp=5)])), "TAppend.columns[].timestamp"),
+        "TColumnValue.tags": (lambda: client.put(name, TPut(row=b"r", columnValues=[
+            TColumnValue(b"f", b"q", b"v", tags=b"t")])), "TPut.columnValues[].tags"),
+        "TColumnValue.type": (lambda: client.put(name, TPut(row=b"r", columnValues=[
+            TColumnValue(b"f", b"q", b"v", type=8)])), "TPut.columnValues[].type"),
+        "TDelete.attributes": (lambda: client.deleteSingle(name, TDelete(row=b"r", attributes={b"a": b"b"})),
+                               "TDelete.attributes[a]"),
+        "TIncrement.attributes": (lambda: client.increment(name, TIncrement(
+            row=b"r", columns=[TColumnIncrement(b"f", b"n")], attributes={b"a": b"b"})),
+            "TIncrement.attributes[a]"),
+        "TIncrement.cellVisibility": (lambda: client.increment(name, TIncrement(
+            row=b"r", columns=[TColumnIncrement(b"f", b"n")], cellVisibility=TCellVisibility("x"))),
+            "TIncrement.cellVisibility"),
+        "TAppend.attributes": (lambda: client.append(name, TAppend(row=b"r", columns=cv, attributes={b"a": b"b"})),
+                               "TAppend.attributes[a]"),
+        "TAppend.cellVisibility": (lambda: client.append(name, TAppend(row=b"r", columns=cv,
+                                                                       cellVisibility=TCellVisibility("x"))),
+                                   "TAppend.cellVisibility"),
+        "TScan.attributes": (lambda: client.openScanner(name, TScan(attributes={b"a": b"b"})),
+                             "TScan.attributes[a]"),
+        "TScan.authorizations": (lambda: client.openScanner(name, TScan(authorizations=TAuthorization(["x"]))),
+                                 "TScan.authorizations"),
+        "TScan.targetReplicaId": (lambda: client.openScanner(name, TScan(targetReplicaId=2)),
+                                  "TScan.targetReplicaId"),
+    }
+
+
+DOC = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "design", "thrift2.md")
+ROW = re.compile(r"^\| `(\w+)\.(\w+)` \((\d+)\) \| (.+) \|$")
+
+
+def documented():
+    """{"Struct.field": (id, served)} from the tables of docs/design/thrift2.md."""
+    out = {}
+    with open(DOC) as f:
+        for line in f:
+            match = ROW.match(line.strip())
+            if match:
+                owner, field, fid, served = match.groups()
+                out[f"{owner}.{field}"] = (int(fid), served)
+    return out
+
+
+def request_fields():
+    """{"Struct.field" or "method.argument": id} for every method's arguments and every struct
+    they reach, from the generated code's thrift_spec (HBase's IDL)."""
+    out = {}
+    seen = set()
+
+    def reach(ttype, arg):
+        if ttype == TType.STRUCT:
+            walk(arg[0].__name__, arg[0])
+        elif ttype in (TType.LIST, TType.SET):
+            reach(arg[0], arg[1])
+        elif ttype == TType.MAP:
+            reach(arg[0], arg[1])
+            reach(arg[2], arg[3])
+
+    def walk(owner, cls):
+        if owner in seen:
+            return
+        seen.add(owner)
+        for spec in cls.thrift_spec:
+            if spec is None:
+                continue
+            fid, ttype, fname, arg = spec[0], spec[1], spec[2], spec[3]
+            out[f"{owner}.{fname}"] = fid
+            reach(ttype, arg)
+
+    for method in THBaseService.Iface.__dict__:
+        if not method.startswith("_"):
+            walk(method, getattr(THBaseService, method + "_args"))
+    return out
+
+
+def test_every_request_field_is_in_the_table():
+    table = documented()
+    fields = request_fields()
+    missing = sorted(set(fields) - set(table))
+    assert not missing, f"request fields missing from docs/design/thrift2.md: {missing}"
+    stale = sorted(set(table) - set(fields))
+    assert not stale, f"docs/design/thrift2.md lists fields the IDL lacks: {stale}"
+    wrong = sorted(k for k in fields if table[k][0] != fields[k])
+    assert not wrong, f"field ids differ from the IDL's: {wrong}"
+    for key, (_, served) in table.items():
+        assert served.startswith(("honoured", "refused")), f"{key}: {served}"
+
+
+def test_refused_fields_are_refused_by_name(client, server):
     _, name = create(client, server, "refused")
-    cases = [
-        (lambda: client.get(name, TGet(row=b"r", storeLimit=1)), "TGet.storeLimit"),
-        (lambda: client.get(name, TGet(row=b"r", targetReplicaId=1)), "TGet.targetReplicaId"),
-        (lambda: client.put(name, TPut(row=b"r", columnValues=[TColumnValue(b"f", b"q", b"v")],
-                                       attributes={b"owner": b"x"})), "TPut.attributes[owner]"),
-        (lambda: client.put(name, TPut(row=b"r", columnValues=[TColumnValue(b"f", b"q", b"v", tags=b"t")])),
-         "TPut.columnValues[].tags"),
-        (lambda: client.getScannerResults(name, TScan(filterString=b"NoSuchFilter()"), 1),
-         "TScan.filterString"),
-    ]
-    for call, named in cases:
+    cases = refusals(client, name)
+    listed = {k for k, (_, served) in documented().items() if "refused" in served}
+    assert listed == set(cases), (sorted(listed - set(cases)), sorted(set(cases) - listed))
+    for key, (call, named) in cases.items():
         with pytest.raises(TIOError) as err:
             call()
-        assert named in err.value.message, err.value.message
-    # A cell TTL in the _ttl attribute is honoured.
+        assert named in err.value.message, (key, err.value.message)
+        assert not err.value.canRetry, key
+    with pytest.raises(TIOError) as err:
+        client.getScannerResults(name, TScan(filterString=b"NoSuchFilter()"), 1)
+    assert "TScan.filterString" in err.value.message
+    # A cell TTL in the _ttl attribute is honoured, and a raw scan in _raw_.
     client.put(name, TPut(row=b"t", columnValues=[TColumnValue(b"f", b"q", b"v")],
                           attributes={b"_ttl": (3_600_000).to_bytes(8, "big")}))
     assert client.exists(name, TGet(row=b"t"))
+    client.deleteSingle(name, TDelete(row=b"t"))
+    raw = client.getScannerResults(name, TScan(attributes={b"_raw_": b"\xff"}, maxVersions=10), 10)
+    assert [r.row for r in raw] == [b"t"] and len(raw[0].columnValues) == 2
 
 
 def test_slow_log_and_permissions(client, server):

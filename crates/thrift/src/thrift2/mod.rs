@@ -572,7 +572,8 @@ impl Thrift2 {
         Ok(names)
     }
 
-    /// The servers of a `set<TServerName>` argument, as `host:port`.
+    /// The servers of a `set<TServerName>` argument: `host,port,startcode` with a start code
+    /// (that instance of the server only), `host:port` without.
     fn servers(a: &Fields) -> Result<Vec<String>, Failure2> {
         structs(a, 1)
             .map(|s| {
@@ -583,7 +584,10 @@ impl Thrift2 {
                 let port = s
                     .i32(2)
                     .ok_or_else(|| illegal("TServerName.port is required"))?;
-                Ok(format!("{host}:{port}"))
+                Ok(match s.i64(3) {
+                    Some(code) => format!("{host},{port},{code}"),
+                    None => format!("{host}:{port}"),
+                })
             })
             .collect()
     }

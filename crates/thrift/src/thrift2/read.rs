@@ -223,6 +223,19 @@ fn column(c: &Fields, owner: &str) -> Result<(Bytes, Option<Bytes>, Option<i64>)
     Ok((family, c.binary(2).map(Bytes::copy_from_slice), c.i64(3)))
 }
 
+/// A TColumn of a read: HBase ignores its timestamp there; Basalt refuses it, since a reader
+/// who sets it expects that version.
+fn read_column(c: &Fields, owner: &str) -> Result<(Bytes, Option<Bytes>), Failure2> {
+    let (family, qualifier, ts) = column(c, owner)?;
+    if ts.is_some() {
+        return Err(unsupported(
+            &format!("{owner}.columns[].timestamp"),
+            &format!("a read selects versions with {owner}.timestamp or {owner}.timeRange"),
+        ));
+    }
+    Ok((family, qualifier))
+}
+
 /// A TGet: row 1, columns 2, timestamp 3, timeRange 4, maxVersions 5, filterString 6,
 /// attributes 7, authorizations 8, consistency 9, targetReplicaId 10, cacheBlocks 11,
 /// storeLimit 12, storeOffset 13, existence_only 14, filterBytes 15. Returns the Get and
@@ -230,9 +243,9 @@ fn column(c: &Fields, owner: &str) -> Result<(Bytes, Option<Bytes>, Option<i64>)
 pub fn get(g: &Fields) -> Result<(Get, bool), Failure2> {
     let mut get = Get::new(Bytes::copy_from_slice(required(g, 1, "TGet.row")?));
     for c in structs(g, 2) {
-        get = match column(c, "TGet")? {
-            (family, None, _) => get.add_family(family),
-            (family, Some(q), _) => get.add_column(family, q),
+        get = match read_column(c, "TGet")? {
+            (family, None) => get.add_family(family),
+            (family, Some(q)) => get.add_column(family, q),
         };
     }
     // A timestamp wins over a time range, as in HBase.
@@ -429,9 +442,9 @@ pub fn scan(s: &Fields) -> Result<Scan, Failure2> {
         scan = scan.with_stop_row(Bytes::copy_from_slice(stop));
     }
     for c in structs(s, 3) {
-        scan = match column(c, "TScan")? {
-            (family, None, _) => scan.add_family(family),
-            (family, Some(q), _) => scan.add_column(family, q),
+        scan = match read_column(c, "TScan")? {
+            (family, None) => scan.add_family(family),
+            (family, Some(q)) => scan.add_column(family, q),
         };
     }
     let positive = |id: i16, field: &str| -> Result<Option<usize>, Failure2> {
