@@ -540,6 +540,6 @@ impl Client for Connection {
             return Err(basalt_common::Error::TableNotEnabled(table.clone()));
         }
         let region = hosted.region_for(row)?;
-        self.engine.rs.bulk_load(&region, files).map(|_| ())
+        self.engine.rs.bulk_load(&region, files, true).map(|_| ())
     }
 }

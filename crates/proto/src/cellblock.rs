@@ -101,8 +101,19 @@ fn be_u32(buf: &mut Bytes, what: &str) -> Result<usize, ExceptionResponse> {
 }
 
 /// The cells of a block: each a 4-byte length, then a KeyValue (key length, value length, key,
-/// value, and with tags a 2-byte tags length and the tags, which Basalt drops).
+/// value, and with tags a 2-byte tags length and the tags, which Basalt drops: replication
+/// reads HBase's cells this way).
 pub fn decode(block: &Bytes) -> Result<Vec<KeyValue>, ExceptionResponse> {
+    decode_cells(block, false)
+}
+
+/// The cells of a client's block, as [`decode`], but a cell with tags is refused by name:
+/// Basalt stores no tags, so a client's would be lost.
+pub fn decode_untagged(block: &Bytes) -> Result<Vec<KeyValue>, ExceptionResponse> {
+    decode_cells(block, true)
+}
+
+fn decode_cells(block: &Bytes, refuse_tags: bool) -> Result<Vec<KeyValue>, ExceptionResponse> {
     let mut block = block.clone();
     let mut cells = Vec::new();
     while !block.is_empty() {
@@ -112,7 +123,14 @@ pub fn decode(block: &Bytes) -> Result<Vec<KeyValue>, ExceptionResponse> {
         let value_len = be_u32(&mut kv, "a value length")?;
         let mut key = take(&mut kv, key_len, "a key")?;
         let value = take(&mut kv, value_len, "a value")?;
-        // Whatever follows the value inside the cell's length is tags.
+        // Whatever follows the value inside the cell's length is tags (a 2-byte length
+        // first).
+        if refuse_tags && kv.len() > 2 {
+            return Err(crate::refused(
+                "a cell block cell's tags",
+                "Basalt stores no cell tags",
+            ));
+        }
         let row_len = take(&mut key, 2, "a row length")?;
         let row_len = usize::from(u16::from_be_bytes([row_len[0], row_len[1]]));
         let row = take(&mut key, row_len, "a row")?;

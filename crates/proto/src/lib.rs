@@ -50,6 +50,39 @@ pub fn exception(class: &str, message: String, do_not_retry: bool) -> ExceptionR
     }
 }
 
+/// A request field Basalt does not serve, refused with HBase's DoNotRetryIOException naming
+/// it, never dropped unread (`docs/design/fields.md` lists every field: honoured or refused).
+pub fn refused(field: &str, why: &str) -> ExceptionResponse {
+    exception(
+        "org.apache.hadoop.hbase.DoNotRetryIOException",
+        format!("{field} is not supported: {why}"),
+        true,
+    )
+}
+
+/// Refuses any attribute of `attributes` (the `attribute` field of `owner`) not in `allowed`:
+/// HBase hands attributes to coprocessors, and Basalt runs none that could read another.
+pub fn check_attributes(
+    owner: &str,
+    attributes: &[pb::NameBytesPair],
+    allowed: &[&str],
+) -> Result<(), ExceptionResponse> {
+    match attributes
+        .iter()
+        .find(|a| !allowed.contains(&a.name.as_str()))
+    {
+        None => Ok(()),
+        Some(a) => Err(refused(
+            &format!("{owner} {:?}", a.name),
+            &if allowed.is_empty() {
+                "Basalt acts on no attribute here".to_owned()
+            } else {
+                format!("Basalt acts only on {}", allowed.join(", "))
+            },
+        )),
+    }
+}
+
 /// The exception for one of Basalt's errors, by its Java class (`Error::java_class`).
 pub fn from_error(e: &Error) -> ExceptionResponse {
     let retry = matches!(e.kind(), basalt_common::ErrorKind::Unavailable);

@@ -219,11 +219,17 @@ impl RegionServer {
     }
 
     /// Adopts prepared store files into `region` ([`Region::bulk_load`]); for a replicated
-    /// table, the files are kept and a marker logged, so peers that take bulk loads get them
+    /// table, unless the caller says not to `replicate` (BulkLoadHFileRequest.replicate), the
+    /// files are kept and a marker logged, so peers that take bulk loads get them
     /// (`replication::bulk`). Returns the cells adopted.
-    pub fn bulk_load(&self, region: &Region, files: &[(Bytes, PathBuf)]) -> Result<u64> {
+    pub fn bulk_load(
+        &self,
+        region: &Region,
+        files: &[(Bytes, PathBuf)],
+        replicate: bool,
+    ) -> Result<u64> {
         let (Some(server), Some(wal)) = (
-            self.wal_name().filter(|_| region.replicates()),
+            self.wal_name().filter(|_| replicate && region.replicates()),
             self.config.wal.as_ref(),
         ) else {
             return region.bulk_load(files);

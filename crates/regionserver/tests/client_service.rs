@@ -483,21 +483,25 @@ fn multi_runs_actions_and_atomic_row_mutations() {
                         index: Some(0),
                         mutation: Some(put(b"a", b"q", b"1")),
                         get: None,
+                        service_call: None,
                     },
                     Action {
                         index: Some(1),
                         mutation: Some(bad),
                         get: None,
+                        service_call: None,
                     },
                     Action {
                         index: Some(2),
                         mutation: None,
                         get: Some(get(b"a")),
+                        service_call: None,
                     },
                     Action {
                         index: Some(3),
                         mutation: Some(put(b"z", b"q", b"elsewhere")),
                         get: None,
+                        service_call: None,
                     },
                 ],
                 condition: None,
@@ -555,11 +559,13 @@ fn multi_runs_actions_and_atomic_row_mutations() {
                     index: Some(0),
                     mutation: Some(put(b"a", b"r", b"new")),
                     get: None,
+                    service_call: None,
                 },
                 Action {
                     index: Some(1),
                     mutation: Some(put(b"a", b"s", b"new")),
                     get: None,
+                    service_call: None,
                 },
             ],
             condition: condition.clone().filter(|_| in_action),
@@ -1126,4 +1132,154 @@ fn a_retry_is_answered_with_its_first_attempts_cells() {
         got.contains(&(b"c".to_vec(), 6i64.to_be_bytes().to_vec())),
         "{got:?}"
     );
+}
+
+/// Request fields Basalt cannot honour are refused by name (docs/design/fields.md), never
+/// dropped: attributes no one reads, per-family limits, tags, scan metrics, a read point.
+#[test]
+fn fields_basalt_cannot_honour_are_refused_by_name() {
+    let (server, _conn, regions) = setup();
+    let low = &regions[0];
+    let mut c = Client::connect(&server, "ClientService");
+    let attribute = |name: &str| pb::NameBytesPair {
+        name: name.into(),
+        value: Some(vec![1]),
+    };
+    let mut get = get_row(low, b"a");
+    get.get.attribute = vec![attribute("_isolationlevel_")];
+    let e = c.err("Get", &get);
+    assert!(
+        e.contains("DoNotRetryIOException") && e.contains("Get.attribute"),
+        "{e}"
+    );
+    let mut get = get_row(low, b"a");
+    get.get.store_limit = Some(1);
+    assert!(c.err("Get", &get).contains("Get.store_limit"));
+
+    let scan = |s: Scan| ScanRequest {
+        region: Some(region(low)),
+        scan: Some(s),
+        number_of_rows: Some(10),
+        ..ScanRequest::default()
+    };
+    let e = c.err(
+        "Scan",
+        &scan(Scan {
+            store_offset: Some(2),
+            ..Scan::default()
+        }),
+    );
+    assert!(e.contains("Scan.store_offset"), "{e}");
+    let e = c.err(
+        "Scan",
+        &scan(Scan {
+            mvcc_read_point: Some(7),
+            ..Scan::default()
+        }),
+    );
+    assert!(e.contains("Scan.mvcc_read_point"), "{e}");
+    let e = c.err(
+        "Scan",
+        &ScanRequest {
+            track_scan_metrics: Some(true),
+            ..scan(Scan::default())
+        },
+    );
+    assert!(e.contains("ScanRequest.track_scan_metrics"), "{e}");
+    // `_raw_` is the one scan attribute Basalt acts on.
+    let raw: ScanResponse = c.ok(
+        "Scan",
+        &scan(Scan {
+            attribute: vec![pb::NameBytesPair {
+                name: "_raw_".into(),
+                value: Some(vec![0xff]),
+            }],
+            ..Scan::default()
+        }),
+    );
+    assert!(raw.results.is_empty());
+
+    let mutate = |m: MutationProto| MutateRequest {
+        region: region(low),
+        mutation: m,
+        ..MutateRequest::default()
+    };
+    let mut tagged = put(b"a", b"q", b"v");
+    tagged.column_value[0].qualifier_value[0].tags = Some(b"\x00\x03\x08ab".to_vec());
+    let e = c.err("Mutate", &mutate(tagged));
+    assert!(e.contains("QualifierValue.tags"), "{e}");
+    let mut ranged = put(b"a", b"q", b"v");
+    ranged.time_range = Some(pb::TimeRange {
+        from: Some(1),
+        to: Some(2),
+    });
+    assert!(
+        c.err("Mutate", &mutate(ranged))
+            .contains("MutationProto.time_range")
+    );
+    let mut owned = put(b"a", b"q", b"v");
+    owned.attribute = vec![attribute("owner")];
+    assert!(
+        c.err("Mutate", &mutate(owned))
+            .contains("MutationProto.attribute \"owner\"")
+    );
+    // A cell block cell with tags (KeyValueCodecWithTags) is refused the same way.
+    let mut block = Vec::new();
+    cellblock::write_cell(&mut block, b"a", b"f", b"q", 5, cellblock::PUT, b"v");
+    // write_cell writes an untagged cell; grow its length and key to carry two tag bytes.
+    let len = u32::from_be_bytes(block[..4].try_into().unwrap()) + 4;
+    block[..4].copy_from_slice(&len.to_be_bytes());
+    block.extend_from_slice(&[0, 2, 8, 1]);
+    c.cells = block;
+    let e = c.err(
+        "Mutate",
+        &mutate(counted(b"a", mutation_proto::MutationType::Put, 1)),
+    );
+    assert!(e.contains("tags"), "{e}");
+    // Nothing was written by any of them.
+    let got: GetResponse = c.ok("Get", &get_row(low, b"a"));
+    assert!(got.result.unwrap().cell.is_empty());
+    server.shutdown();
+}
+
+/// `next_call_seq`: a `next` carrying the wrong sequence (a retry of a call whose answer was
+/// lost) is OutOfOrderScannerNextException, not a silent skip of the rows that answer held.
+#[test]
+fn scanner_calls_out_of_sequence_are_refused() {
+    let (server, _conn, regions) = setup();
+    let low = &regions[0];
+    let mut c = Client::connect(&server, "ClientService");
+    for row in [&b"a"[..], b"b", b"c"] {
+        let _: MutateResponse = c.ok(
+            "Mutate",
+            &MutateRequest {
+                region: region(low),
+                mutation: put(row, b"q", b"v"),
+                ..MutateRequest::default()
+            },
+        );
+    }
+    let opened: ScanResponse = c.ok(
+        "Scan",
+        &ScanRequest {
+            region: Some(region(low)),
+            scan: Some(Scan::default()),
+            number_of_rows: Some(0),
+            ..ScanRequest::default()
+        },
+    );
+    let next = |seq: u64| ScanRequest {
+        scanner_id: opened.scanner_id,
+        number_of_rows: Some(1),
+        next_call_seq: Some(seq),
+        ..ScanRequest::default()
+    };
+    let first: ScanResponse = c.ok("Scan", &next(0));
+    assert_eq!(values(&first.results[0])[0].0, b"a");
+    // The same call again (its answer "lost"): refused, and the scanner did not move.
+    let e = c.err("Scan", &next(0));
+    assert!(e.contains("OutOfOrderScannerNextException"), "{e}");
+    let second: ScanResponse = c.ok("Scan", &next(1));
+    assert_eq!(values(&second.results[0])[0].0, b"b");
+    server.shutdown();
 }

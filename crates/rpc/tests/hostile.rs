@@ -146,11 +146,13 @@ fn valid_streams(region_name: &[u8]) -> Vec<Vec<u8>> {
                             index: Some(0),
                             mutation: Some(put(b"m")),
                             get: None,
+                            service_call: None,
                         },
                         Action {
                             index: Some(1),
                             mutation: Some(put(b"m")),
                             get: None,
+                            service_call: None,
                         },
                     ],
                     condition: None,

@@ -220,6 +220,9 @@ impl ScanState {
                         number_of_rows: Some(last.unwrap_or(caching)),
                         close_scanner: last.map(|_| true),
                         limit_of_rows: remaining.and_then(|r| u32::try_from(r).ok()),
+                        // Rows cut at max_result_size are put back together by the caller's
+                        // `allow_partial_results` choice, as HBase's client does.
+                        client_handles_partials: Some(true),
                         ..ScanRequest::default()
                     },
                 )

@@ -393,6 +393,7 @@ impl<T: Transport> TableCalls<'_, T> {
                 index: u32::try_from(index).ok(),
                 mutation,
                 get,
+                service_call: None,
             });
         }
         // Each server's Multi at once (on the blocking transport, one after another).
@@ -514,6 +515,7 @@ impl<T: Transport> TableCalls<'_, T> {
                         assign_seq_num: Some(false),
                         bulk_token: None,
                         copy_file: Some(true),
+                        ..pb::BulkLoadHFileRequest::default()
                     },
                 )
                 .await

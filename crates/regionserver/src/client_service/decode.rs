@@ -150,6 +150,7 @@ pub(super) fn action(
     m: &pb::MutationProto,
     cells: &[KeyValue],
 ) -> Result<(Bytes, CheckAction), ExceptionResponse> {
+    check_mutation(m)?;
     let parts = parts(m, cells)?;
     let row = match (&m.row, cells.first()) {
         (None, Some(c)) if m.associated_cell_count.unwrap_or(0) > 0 => c.row.clone(),
@@ -251,4 +252,104 @@ pub(super) fn dealt<'a>(
 /// The cells `dealt` gives the `k`th mutation of a call (none when the call has no block).
 pub(super) fn share<'a>(cells: &'a [KeyValue], dealt: &[Range<usize>], k: usize) -> &'a [KeyValue] {
     dealt.get(k).map_or(&[], |r| &cells[r.clone()])
+}
+
+/// The fields of a Get Basalt refuses (docs/design/fields.md): any attribute, and the
+/// per-family cell limits.
+pub(super) fn check_get(g: &pb::Get) -> Result<(), ExceptionResponse> {
+    check_attributes("Get.attribute", &g.attribute, &[])?;
+    per_family_limits("Get", g.store_limit, g.store_offset)
+}
+
+/// `store_limit` and `store_offset` (HBase's `setMaxResultsPerColumnFamily` and
+/// `setRowOffsetPerColumnFamily`), which Basalt's reads do not apply.
+pub(super) fn per_family_limits(
+    owner: &str,
+    limit: Option<u32>,
+    offset: Option<u32>,
+) -> Result<(), ExceptionResponse> {
+    let why = "Basalt does not limit or offset cells per column family";
+    if limit.is_some() {
+        return Err(refused(&format!("{owner}.store_limit"), why));
+    }
+    if offset.is_some_and(|o| o > 0) {
+        return Err(refused(&format!("{owner}.store_offset"), why));
+    }
+    Ok(())
+}
+
+/// The fields of a Scan Basalt refuses: attributes other than `_raw_`, the per-family
+/// limits, and a read point to resume at (Basalt never hands one out).
+pub(super) fn check_scan(s: &pb::Scan) -> Result<(), ExceptionResponse> {
+    check_attributes("Scan.attribute", &s.attribute, &[RAW_ATTRIBUTE])?;
+    per_family_limits("Scan", s.store_limit, s.store_offset)?;
+    if s.mvcc_read_point.is_some_and(|p| p > 0) {
+        return Err(refused(
+            "Scan.mvcc_read_point",
+            "Basalt's scan answers carry no read point to resume at",
+        ));
+    }
+    Ok(())
+}
+
+/// The fields of a mutation Basalt refuses: attributes other than `_ttl` and `_cs.id`, a
+/// time range on a Put or Delete (HBase reads it for Increment and Append only), and cell
+/// tags.
+pub(super) fn check_mutation(m: &pb::MutationProto) -> Result<(), ExceptionResponse> {
+    check_attributes(
+        "MutationProto.attribute",
+        &m.attribute,
+        &[TTL_ATTRIBUTE, CLUSTER_IDS_ATTRIBUTE],
+    )?;
+    use mutation_proto::MutationType;
+    let kind = m.mutate_type.and_then(|t| MutationType::try_from(t).ok());
+    if m.time_range.is_some() && matches!(kind, Some(MutationType::Put | MutationType::Delete)) {
+        return Err(refused(
+            "MutationProto.time_range",
+            "a time range applies to an Increment or Append",
+        ));
+    }
+    let tagged = m
+        .column_value
+        .iter()
+        .flat_map(|cv| &cv.qualifier_value)
+        .any(|qv| qv.tags.as_ref().is_some_and(|t| !t.is_empty()));
+    if tagged {
+        return Err(refused(
+            "MutationProto.ColumnValue.QualifierValue.tags",
+            "Basalt stores no cell tags",
+        ));
+    }
+    Ok(())
+}
+
+/// The fields of a BulkLoadHFile Basalt refuses: HDFS tokens, a token from PrepareBulkLoad
+/// (which Basalt does not serve), a sequence id for the loaded files (docs/design/bulk.md),
+/// and replication's origin clusters (Basalt's sinks load replicated files themselves).
+pub(super) fn check_bulk_load(r: &pb::BulkLoadHFileRequest) -> Result<(), ExceptionResponse> {
+    if r.fs_token.is_some() {
+        return Err(refused(
+            "BulkLoadHFileRequest.fs_token",
+            "Basalt reads files from its own file system, with no HDFS tokens",
+        ));
+    }
+    if r.bulk_token.as_deref().is_some_and(|t| !t.is_empty()) {
+        return Err(refused(
+            "BulkLoadHFileRequest.bulk_token",
+            "Basalt does not serve PrepareBulkLoad, which hands out the token",
+        ));
+    }
+    if r.assign_seq_num() {
+        return Err(refused(
+            "BulkLoadHFileRequest.assign_seq_num",
+            "loaded files keep sequence id 0 in Basalt (docs/design/bulk.md)",
+        ));
+    }
+    if !r.cluster_ids.is_empty() {
+        return Err(refused(
+            "BulkLoadHFileRequest.cluster_ids",
+            "Basalt's replication sinks load replicated files themselves",
+        ));
+    }
+    Ok(())
 }

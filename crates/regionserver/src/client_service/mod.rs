@@ -24,7 +24,9 @@ use basalt_proto::pb::{
     MultiResponse, MutateRequest, MutateResponse, NameBytesPair, RegionActionResult,
     ResultOrException, ScanRequest, ScanResponse, mutation_proto,
 };
-use basalt_proto::{RAW_ATTRIBUTE, TTL_ATTRIBUTE, decode, exception, from_error};
+use basalt_proto::{
+    RAW_ATTRIBUTE, TTL_ATTRIBUTE, check_attributes, decode, exception, from_error, refused,
+};
 use basalt_region::{Region, RegionScanner};
 use prost::Message;
 
@@ -330,7 +332,7 @@ impl ClientService {
                 .and_then(|r| no_cells(r, cell_block))
                 .and_then(|r| self.get(&r, user)),
             "Mutate" => decode::<MutateRequest>(param).and_then(|r| {
-                let cells = cellblock::decode(cell_block)?;
+                let cells = cellblock::decode_untagged(cell_block)?;
                 let dealt = dealt(cell_block, [Some(&r.mutation)], &cells)?;
                 self.mutate(&r, share(&cells, &dealt, 0), user)
             }),
@@ -338,7 +340,7 @@ impl ClientService {
                 .and_then(|r| no_cells(r, cell_block))
                 .and_then(|r| self.scan(&r, user)),
             "Multi" => decode::<MultiRequest>(param).and_then(|r| {
-                let cells = cellblock::decode(cell_block)?;
+                let cells = cellblock::decode_untagged(cell_block)?;
                 let mutations = r
                     .region_action
                     .iter()
@@ -430,13 +432,14 @@ impl ClientService {
                 )
                 .map_err(|e| from_error(&e))?;
         }
+        check_bulk_load(req)?;
         let files: Vec<(Bytes, std::path::PathBuf)> = req
             .family_path
             .iter()
             .map(|f| (Bytes::copy_from_slice(&f.family), f.path.clone().into()))
             .collect();
         self.rs
-            .bulk_load(&region, &files)
+            .bulk_load(&region, &files, req.replicate.unwrap_or(true))
             .map_err(|e| from_error(&e))?;
         Ok(pb::BulkLoadHFileResponse { loaded: true }.encode_to_vec())
     }
@@ -444,6 +447,7 @@ impl ClientService {
     fn get(&self, req: &GetRequest, user: Option<&User>) -> Outcome {
         let region = self.region(Some(&req.region))?;
         let g = &req.get;
+        check_get(g)?;
         holds(&region, &g.row)?;
         let mut get = Get::new(Bytes::copy_from_slice(&g.row));
         if let Some(f) = &g.filter {
@@ -714,6 +718,10 @@ impl ClientService {
                                     self.once(&region, op, nonce)
                                 })
                                 .map(|r| r.map(|r| result_of(&r)).unwrap_or_default()),
+                            (None, None) if a.service_call.is_some() => Err(refused(
+                                "Action.service_call",
+                                "Basalt runs no coprocessor endpoint inside a Multi",
+                            )),
                             (None, None) => Err(unsupported("an empty action")),
                         };
                         result.result_or_exception.push(match outcome {

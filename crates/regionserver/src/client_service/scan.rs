@@ -14,10 +14,20 @@ pub(super) struct Open {
     pub(super) max_result_size: Option<u64>,
     /// The table scanned, for the throttles of later calls naming only the scanner.
     pub(super) table: basalt_common::TableName,
+    /// The `next_call_seq` the next call that gives one must carry (HBase's
+    /// RegionScannerHolder.nextCallSeq): a repeated or skipped call is refused, so a client
+    /// retrying a `next` whose answer it lost does not silently skip those rows.
+    pub(super) next_call_seq: u64,
 }
 
 impl ClientService {
     pub(super) fn scan(&self, req: &ScanRequest, user: Option<&User>) -> Outcome {
+        if req.track_scan_metrics() {
+            return Err(refused(
+                "ScanRequest.track_scan_metrics",
+                "Basalt does not count scan metrics",
+            ));
+        }
         let id = match (req.scanner_id, &req.scan) {
             (Some(id), _) => id,
             (None, Some(scan)) => self.open(req, scan, user)?,
@@ -47,6 +57,21 @@ impl ClientService {
                     true,
                 )
             })?;
+        if let Some(seq) = req.next_call_seq {
+            let mut open = lock_leased(&entry);
+            if seq != open.next_call_seq {
+                return Err(exception(
+                    "org.apache.hadoop.hbase.exceptions.OutOfOrderScannerNextException",
+                    format!(
+                        "Expected nextCallSeq: {} But the nextCallSeq got from client: {seq}; \
+                         request=scanner_id: {id}",
+                        open.next_call_seq
+                    ),
+                    true,
+                ));
+            }
+            open.next_call_seq += 1;
+        }
         let mut results = Vec::new();
         let mut done = false;
         let mut filter_ended = false;
@@ -113,6 +138,7 @@ impl ClientService {
         s: &pb::Scan,
         user: Option<&User>,
     ) -> Result<u64, ExceptionResponse> {
+        check_scan(s)?;
         let region = self.region(req.region.as_ref())?;
         let info = region.info();
         let mut scan = Scan::new().reversed(s.reversed());
@@ -138,9 +164,11 @@ impl ClientService {
         // `setAllowPartialResults`).
         let max_result_size = s.max_result_size.filter(|&b| b > 0);
         if let Some(bytes) = max_result_size {
-            scan = scan
-                .with_max_result_size(bytes)
-                .with_allow_partial_results(s.allow_partial_results());
+            // Rows are cut only for a client that says it puts them back together
+            // (`client_handles_partials`; HBase 1.0's clients do not).
+            scan = scan.with_max_result_size(bytes).with_allow_partial_results(
+                s.allow_partial_results() && req.client_handles_partials(),
+            );
         }
         // HBase 2's client sends the rows still wanted with each region's open.
         if let Some(rows) = req.limit_of_rows.filter(|&r| r > 0) {
@@ -213,6 +241,7 @@ impl ClientService {
                 more_after,
                 max_result_size,
                 table: info.table.clone(),
+                next_call_seq: 0,
             },
         );
         Ok(id)

@@ -1,0 +1,285 @@
+//! No request field silently ignored (issue 49): every field of every request message that
+//! ClientService, AdminService, MasterService and HbckService serve, walked from the protobuf
+//! descriptors of `proto/` (HBase's messages and numbers), must have a row in
+//! `docs/design/fields.md` saying it is honoured or refused (with the error that names it).
+//! The methods table there must also match what the services dispatch: every method name their
+//! sources route, with the request type they decode. Adding a proto field, or serving a new
+//! method, without its row fails here, and the failure prints the rows to write.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use prost_types::field_descriptor_proto::Type;
+use prost_types::{DescriptorProto, FileDescriptorSet};
+
+const PROTOS: [&str; 10] = [
+    "rpc.proto",
+    "hbase.proto",
+    "cell.proto",
+    "client.proto",
+    "master.proto",
+    "admin.proto",
+    "filter.proto",
+    "zookeeper.proto",
+    "snapshot.proto",
+    "replication.proto",
+];
+
+/// The sources that route each service's methods (relative to `crates/`).
+const DISPATCH: [(&str, &[&str]); 4] = [
+    ("ClientService", &["regionserver/src/client_service/mod.rs"]),
+    (
+        "AdminService",
+        &[
+            "regionserver/src/admin_service.rs",
+            "master/src/master_admin.rs",
+        ],
+    ),
+    (
+        "MasterService",
+        &[
+            "master/src/master_service.rs",
+            "master/src/master_service/tenancy.rs",
+            "master/src/access_service.rs",
+        ],
+    ),
+    ("HbckService", &["master/src/hbck_service.rs"]),
+];
+
+fn crates_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn doc_path() -> PathBuf {
+    crates_dir().join("../docs/design/fields.md")
+}
+
+/// Every message by its name inside package `hbase.pb` (`MutationProto.ColumnValue`).
+fn messages() -> BTreeMap<String, DescriptorProto> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("proto");
+    let fds: FileDescriptorSet = protox::compile(PROTOS, [dir]).expect("the protos compile");
+    let mut out = BTreeMap::new();
+    fn add(prefix: &str, m: &DescriptorProto, out: &mut BTreeMap<String, DescriptorProto>) {
+        let name = format!("{prefix}{}", m.name());
+        for nested in &m.nested_type {
+            add(&format!("{name}."), nested, out);
+        }
+        out.insert(name, m.clone());
+    }
+    for file in &fds.file {
+        for m in &file.message_type {
+            add("", m, &mut out);
+        }
+    }
+    out
+}
+
+/// One row of a table in the doc: its key (between the first backticks), the number in
+/// parentheses after it if any, and the rest of the row's cells.
+#[derive(Debug)]
+struct Row {
+    number: Option<i32>,
+    cells: Vec<String>,
+}
+
+/// The rows of the doc's `## Methods` and `## Fields` sections, by key.
+fn doc_tables() -> (BTreeMap<String, Row>, BTreeMap<String, Row>) {
+    let text = std::fs::read_to_string(doc_path()).expect("docs/design/fields.md");
+    let mut methods = BTreeMap::new();
+    let mut fields = BTreeMap::new();
+    let mut section = "";
+    for line in text.lines() {
+        if let Some(title) = line.strip_prefix("## ") {
+            section = if title.starts_with("Methods") {
+                "methods"
+            } else if title.starts_with("Fields") {
+                "fields"
+            } else {
+                ""
+            };
+            continue;
+        }
+        let Some(rest) = line.strip_prefix("| `") else {
+            continue;
+        };
+        let Some((key, rest)) = rest.split_once('`') else {
+            continue;
+        };
+        let mut cells: Vec<String> = rest.split(" | ").map(|c| c.trim().to_owned()).collect();
+        let number = cells[0]
+            .trim()
+            .strip_prefix('(')
+            .and_then(|n| n.split(')').next())
+            .and_then(|n| n.parse().ok());
+        cells.remove(0);
+        if let Some(last) = cells.last_mut() {
+            *last = last.trim_end_matches('|').trim().to_owned();
+        }
+        let row = Row { number, cells };
+        let table = match section {
+            "methods" => &mut methods,
+            "fields" => &mut fields,
+            _ => continue,
+        };
+        assert!(
+            table.insert(key.to_owned(), row).is_none(),
+            "docs/design/fields.md lists {key} twice"
+        );
+    }
+    (methods, fields)
+}
+
+/// The method names each source routes (`"Get" =>`, `"A" | "B" =>`) with the request type
+/// decoded in the arm (`decode::<GetRequest>`), where one is.
+fn dispatched(service: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let arm = regex::Regex::new(r#"((?:"[A-Za-z]\w*"\s*\|\s*)*"[A-Za-z]\w*")\s*(?:if [^=]*)?=>"#)
+        .expect("regex");
+    let name = regex::Regex::new(r#""(\w+)""#).expect("regex");
+    let decode = regex::Regex::new(r"decode::<(?:pb::)?(\w+)>").expect("regex");
+    let next_arm = regex::Regex::new(r#"\n\s*"[A-Za-z]\w*"\s*(?:=>|\|)"#).expect("regex");
+    let guard = regex::Regex::new(r#"if method == "(\w+)" \{\s*return Some\("#).expect("regex");
+    let files = DISPATCH
+        .iter()
+        .find(|(s, _)| *s == service)
+        .map(|(_, f)| *f)
+        .expect("a known service");
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for file in files {
+        let source = std::fs::read_to_string(crates_dir().join(file)).expect("source");
+        for m in arm.captures_iter(&source) {
+            let end = m.get(0).expect("match").end();
+            let tail = &source[end..source.len().min(end + 300)];
+            let limit = next_arm.find(tail).map_or(tail.len(), |n| n.start());
+            let decoded = decode.captures(&tail[..limit]).map(|d| d[1].to_owned());
+            for n in name.captures_iter(&m[1]) {
+                let entry = out.entry(n[1].to_owned()).or_default();
+                entry.extend(decoded.clone());
+            }
+        }
+        // A method answered before the match (`if method == "X" { return Some(...) }`).
+        for m in guard.captures_iter(&source) {
+            out.entry(m[1].to_owned()).or_default();
+        }
+    }
+    out
+}
+
+/// Every field reachable from `message` through message-typed fields: `Message.field` to
+/// its number.
+fn walk(
+    message: &str,
+    all: &BTreeMap<String, DescriptorProto>,
+    out: &mut BTreeMap<String, i32>,
+    seen: &mut BTreeSet<String>,
+) {
+    if !seen.insert(message.to_owned()) {
+        return;
+    }
+    let m = all
+        .get(message)
+        .unwrap_or_else(|| panic!("no message {message} in proto/"));
+    for f in &m.field {
+        out.insert(format!("{message}.{}", f.name()), f.number());
+        if f.r#type() == Type::Message {
+            let nested = f.type_name().trim_start_matches(".hbase.pb.");
+            walk(nested, all, out, seen);
+        }
+    }
+}
+
+#[test]
+fn every_request_field_of_every_served_method_is_in_the_table() {
+    let all = messages();
+    let (methods, fields) = doc_tables();
+    let mut problems = Vec::new();
+
+    // The methods table against the services' dispatch.
+    for (service, _) in DISPATCH {
+        let routed = dispatched(service);
+        let listed: BTreeSet<&str> = methods
+            .keys()
+            .filter_map(|k| k.strip_prefix(service)?.strip_prefix('.'))
+            .collect();
+        for (method, decoded) in &routed {
+            let key = format!("{service}.{method}");
+            match methods.get(&key) {
+                None => problems.push(format!(
+                    "method {key} is routed but not in the methods table: add\n| `{key}` | `{}` | served |",
+                    decoded.iter().next().map_or("?", String::as_str)
+                )),
+                Some(row) => {
+                    // prost's Rust names case acronyms as words (ReplicateWalEntryRequest).
+                    let request = row.cells[0].trim_matches('`').to_lowercase();
+                    if !decoded.is_empty() && !decoded.iter().any(|d| d.to_lowercase() == request) {
+                        problems.push(format!(
+                            "method {key}: the table says {request}, the source decodes {decoded:?}"
+                        ));
+                    }
+                }
+            }
+        }
+        for method in listed {
+            if !routed.contains_key(method) {
+                problems.push(format!(
+                    "method {service}.{method} is in the table but no source routes it"
+                ));
+            }
+        }
+    }
+
+    // The fields of every served method's request.
+    let mut reachable = BTreeMap::new();
+    let mut seen = BTreeSet::new();
+    for (key, row) in &methods {
+        let served = &row.cells[1];
+        assert!(
+            served.starts_with("served") || served.starts_with("refused"),
+            "method {key}: {served:?} is neither served nor refused"
+        );
+        if served.starts_with("served") {
+            walk(
+                row.cells[0].trim_matches('`'),
+                &all,
+                &mut reachable,
+                &mut seen,
+            );
+        }
+    }
+    for (field, number) in &reachable {
+        match fields.get(field) {
+            None => problems.push(format!(
+                "field {field} is missing: add\n| `{field}` ({number}) | honoured |"
+            )),
+            Some(row) if row.number != Some(*number) => problems.push(format!(
+                "field {field} is number {number}, the table says {:?}",
+                row.number
+            )),
+            Some(row) => {
+                let served = row.cells.first().map_or("", String::as_str);
+                if !(served.starts_with("honoured") || served.starts_with("refused")) {
+                    problems.push(format!(
+                        "field {field}: {served:?} is neither honoured nor refused"
+                    ));
+                }
+                if served.starts_with("refused") && !served.contains("Exception") {
+                    problems.push(format!(
+                        "field {field} is refused without naming the exception: {served:?}"
+                    ));
+                }
+            }
+        }
+    }
+    for field in fields.keys() {
+        if !reachable.contains_key(field) {
+            problems.push(format!(
+                "field {field} is in the table but no served request reaches it"
+            ));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "docs/design/fields.md is out of date ({} problems):\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
