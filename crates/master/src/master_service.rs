@@ -28,8 +28,9 @@ use basalt_proto::pb::{
 use basalt_proto::schema::{
     descriptor, family, namespace, namespace_descriptor, pb_table_name, schema, table_name,
 };
-use basalt_proto::{decode, exception, from_error as fail, replication};
+use basalt_proto::{decode, exception, from_error as fail, refused, replication};
 
+mod nonces;
 mod tenancy;
 
 use crate::Admin;
@@ -79,6 +80,8 @@ pub struct MasterService {
     stop: Option<Arc<std::sync::atomic::AtomicBool>>,
     /// Whether callers authenticate with Kerberos (the RPC's SASL), for the capabilities.
     secure_authentication: bool,
+    /// The procedure calls already run, by nonce (`nonces`).
+    nonces: nonces::Nonces,
 }
 
 impl MasterService {
@@ -92,6 +95,7 @@ impl MasterService {
             last_status: std::sync::Mutex::new((std::time::Instant::now(), 0)),
             stop: None,
             secure_authentication: false,
+            nonces: nonces::Nonces::default(),
         }
     }
 
@@ -300,6 +304,12 @@ impl MasterService {
     /// The name of the region a RegionInfo describes: table, start key and id are all a
     /// region name holds (a region not serving is the split's UnknownRegionException).
     fn region_name(info: &pb::RegionInfo) -> Result<Bytes, ExceptionResponse> {
+        if info.replica_id.is_some_and(|r| r > 0) {
+            return Err(refused(
+                "RegionInfo.replica_id",
+                "Basalt keeps one replica of each region (replica 0)",
+            ));
+        }
         let table = table_name(&info.table_name)?;
         let start = Bytes::from(info.start_key.clone().unwrap_or_default());
         let id = i64::try_from(info.region_id).unwrap_or(-1);
@@ -329,6 +339,26 @@ impl MasterService {
         if let Some(outcome) = crate::access_service::call(&self.master, method, param) {
             return Some(outcome);
         }
+        match nonce_of(method, param) {
+            Some(key) => {
+                let mut served = true;
+                let outcome = self
+                    .nonces
+                    .once(key, || match self.dispatch(method, param) {
+                        Some(outcome) => outcome,
+                        None => {
+                            served = false;
+                            Ok(Vec::new())
+                        }
+                    });
+                served.then_some(outcome)
+            }
+            None => self.dispatch(method, param),
+        }
+    }
+
+    /// MasterService's own methods (after access control); `None` for one it lacks.
+    fn dispatch(&self, method: &str, param: Option<&[u8]>) -> Option<Outcome> {
         if let Some(outcome) = self.tenancy_call(method, param) {
             return Some(outcome);
         }
@@ -372,6 +402,7 @@ impl MasterService {
             }
             .encode_to_vec()),
             "Snapshot" => decode::<pb::SnapshotRequest>(param).and_then(|r| {
+                check_snapshot(&r.snapshot)?;
                 let table = r.snapshot.table.as_deref().unwrap_or_default();
                 let table = TableName::parse(table).map_err(|e| fail(&e))?;
                 admin
@@ -410,6 +441,7 @@ impl MasterService {
                 })
             }
             "CloneSnapshot" => decode::<pb::CloneSnapshotRequest>(param).and_then(|r| {
+                check_restore("CloneSnapshotRequest", r.restore_acl(), None)?;
                 let table = r.snapshot.table.as_deref().unwrap_or_default();
                 let table = TableName::parse(table).map_err(|e| fail(&e))?;
                 admin
@@ -420,6 +452,11 @@ impl MasterService {
                 Ok(self.done())
             }),
             "RestoreSnapshot" => decode::<pb::RestoreSnapshotRequest>(param).and_then(|r| {
+                check_restore(
+                    "RestoreSnapshotRequest",
+                    r.restore_acl(),
+                    r.custom_sft.as_deref(),
+                )?;
                 admin
                     .restore_snapshot(&r.snapshot.name)
                     .map_err(|e| fail(&e))?;
@@ -437,7 +474,13 @@ impl MasterService {
                 }
                 .encode_to_vec()
             }),
-            "Balance" => decode::<pb::BalanceRequest>(param).and_then(|_| {
+            "Balance" => decode::<pb::BalanceRequest>(param).and_then(|r| {
+                if r.dry_run() {
+                    return Err(refused(
+                        "BalanceRequest.dry_run",
+                        "Basalt's balancer plans and moves in one step",
+                    ));
+                }
                 let ran = admin.balance().map_err(|e| fail(&e))?;
                 Ok(pb::BalanceResponse {
                     balancer_ran: ran,
@@ -476,6 +519,12 @@ impl MasterService {
                 Ok(self.done())
             }),
             "MergeTableRegions" => decode::<MergeTableRegionsRequest>(param).and_then(|r| {
+                if r.forcible() {
+                    return Err(refused(
+                        "MergeTableRegionsRequest.forcible",
+                        "Basalt merges adjacent regions only",
+                    ));
+                }
                 let [a, b] = r.region.as_slice() else {
                     return Err(bad(format!(
                         "MergeTableRegions takes two regions, not {}",
@@ -1070,6 +1119,116 @@ fn memory_mb(file: &str, key: &str) -> Option<u32> {
         .parse()
         .ok()?;
     u32::try_from(kb / 1024).ok()
+}
+
+/// The fields of a snapshot request Basalt refuses (docs/design/fields.md): a snapshot
+/// without a flush (Basalt flushes every region it snapshots), and what the master sets
+/// itself (owner, creation time, format version) or does not keep (permissions, a file size).
+fn check_snapshot(d: &pb::SnapshotDescription) -> Result<(), ExceptionResponse> {
+    use pb::snapshot_description::Type;
+    if d.r#type == Some(Type::Skipflush as i32) {
+        return Err(refused(
+            "SnapshotDescription.type SKIPFLUSH",
+            "Basalt flushes every region it snapshots",
+        ));
+    }
+    if d.creation_time.is_some_and(|t| t > 0) {
+        return Err(refused(
+            "SnapshotDescription.creation_time",
+            "the master stamps a snapshot when it takes it",
+        ));
+    }
+    if d.version
+        .is_some_and(|v| v != crate::snapshots::FORMAT_VERSION)
+    {
+        return Err(refused(
+            "SnapshotDescription.version",
+            &format!("Basalt writes format {}", crate::snapshots::FORMAT_VERSION),
+        ));
+    }
+    if d.owner.as_deref().is_some_and(|o| !o.is_empty()) {
+        return Err(refused(
+            "SnapshotDescription.owner",
+            "Basalt does not record snapshot owners",
+        ));
+    }
+    if d.users_and_permissions.is_some() {
+        return Err(refused(
+            "SnapshotDescription.users_and_permissions",
+            "Basalt's snapshots do not carry grants",
+        ));
+    }
+    if d.max_file_size.is_some_and(|m| m > 0) {
+        return Err(refused(
+            "SnapshotDescription.max_file_size",
+            "Basalt's snapshots keep no file size for their clones",
+        ));
+    }
+    Ok(())
+}
+
+/// Clone and restore: Basalt's snapshots carry no grants to restore, and its stores have one
+/// file tracker.
+fn check_restore(
+    owner: &str,
+    restore_acl: bool,
+    sft: Option<&str>,
+) -> Result<(), ExceptionResponse> {
+    if restore_acl {
+        return Err(refused(
+            &format!("{owner}.restoreACL"),
+            "Basalt's snapshots do not carry grants",
+        ));
+    }
+    if sft.is_some_and(|s| !s.is_empty()) {
+        return Err(refused(
+            &format!("{owner}.customSFT"),
+            "Basalt's stores have one file tracker",
+        ));
+    }
+    Ok(())
+}
+
+/// The nonce a procedure call carries (HBase's `nonce_group` and `nonce`), by method; None
+/// for a method without one, or a request that does not decode (its own arm says so).
+fn nonce_of(method: &str, param: Option<&[u8]>) -> Option<nonces::Key> {
+    fn of<M: Message + Default>(
+        param: Option<&[u8]>,
+        key: impl Fn(&M) -> (Option<u64>, Option<u64>),
+    ) -> Option<nonces::Key> {
+        let r = M::decode(param.unwrap_or_default()).ok()?;
+        let (group, nonce) = key(&r);
+        Some((group.unwrap_or(0), nonce.unwrap_or(0)))
+    }
+    match method {
+        "CreateTable" => of(param, |r: &CreateTableRequest| (r.nonce_group, r.nonce)),
+        "DeleteTable" | "EnableTable" | "DisableTable" => {
+            of(param, |r: &TableNameRequest| (r.nonce_group, r.nonce))
+        }
+        "TruncateTable" | "truncateTable" => {
+            of(param, |r: &TruncateTableRequest| (r.nonce_group, r.nonce))
+        }
+        "AddColumn" | "ModifyColumn" => of(param, |r: &AddColumnRequest| (r.nonce_group, r.nonce)),
+        "DeleteColumn" => of(param, |r: &DeleteColumnRequest| (r.nonce_group, r.nonce)),
+        "ModifyTable" => of(param, |r: &ModifyTableRequest| (r.nonce_group, r.nonce)),
+        "SplitRegion" => of(param, |r: &SplitTableRegionRequest| {
+            (r.nonce_group, r.nonce)
+        }),
+        "MergeTableRegions" => of(param, |r: &MergeTableRegionsRequest| {
+            (r.nonce_group, r.nonce)
+        }),
+        "CloneSnapshot" => of(param, |r: &pb::CloneSnapshotRequest| {
+            (r.nonce_group, r.nonce)
+        }),
+        "RestoreSnapshot" => of(param, |r: &pb::RestoreSnapshotRequest| {
+            (r.nonce_group, r.nonce)
+        }),
+        "CreateNamespace" | "ModifyNamespace" => {
+            of(param, |r: &NamespaceRequest| (r.nonce_group, r.nonce))
+        }
+        "DeleteNamespace" => of(param, |r: &NamespaceNameRequest| (r.nonce_group, r.nonce)),
+        _ => None,
+    }
 }
 
 impl basalt_proto::service::Service for MasterService {

@@ -170,6 +170,7 @@ fn tables_and_namespaces_through_master_service() {
                     name: b"ns1".to_vec(),
                     configuration: vec![],
                 },
+                ..NamespaceRequest::default()
             },
         )
         .unwrap();
@@ -323,6 +324,7 @@ fn modify_table_and_cluster_status() {
             &TruncateTableRequest {
                 table_name: name("t"),
                 preserve_splits: Some(true),
+                ..TruncateTableRequest::default()
             },
         )
         .unwrap();
@@ -424,5 +426,96 @@ fn modify_table_and_cluster_status() {
     let only = only.cluster_status;
     assert!(only.master.is_some());
     assert!(only.live_servers.is_empty() && only.hbase_version.is_none());
+    server.shutdown();
+}
+
+/// HBase's procedure nonces: a retried CreateTable (the same nonce, its first answer lost) gets
+/// the first call's procedure id instead of TableExistsException; a new nonce runs.
+#[test]
+fn a_retried_procedure_with_its_nonce_runs_once() {
+    let conn = Connection::in_memory();
+    let server = support::serve(&conn);
+    let mut m = Master::connect(&server);
+    let with_nonce = |q: &str, nonce: u64| CreateTableRequest {
+        nonce_group: Some(42),
+        nonce: Some(nonce),
+        ..create(q)
+    };
+    let first: ProcedureResponse = m.call("CreateTable", &with_nonce("n", 7)).unwrap();
+    let again: ProcedureResponse = m.call("CreateTable", &with_nonce("n", 7)).unwrap();
+    assert_eq!(first.proc_id, again.proc_id);
+    let e = m
+        .call::<_, ProcedureResponse>("CreateTable", &with_nonce("n", 8))
+        .unwrap_err();
+    assert!(e.contains("TableExistsException"), "{e}");
+    // A failed call's retry gets the same failure, without running again.
+    let e2 = m
+        .call::<_, ProcedureResponse>("CreateTable", &with_nonce("n", 8))
+        .unwrap_err();
+    assert_eq!(e, e2);
+    // Delete with a nonce, retried: one delete, the same answer.
+    let delete = |nonce: u64| TableNameRequest {
+        table_name: name("n"),
+        nonce_group: Some(42),
+        nonce: Some(nonce),
+    };
+    let _: ProcedureResponse = m.call("DisableTable", &delete(9)).unwrap();
+    let gone: ProcedureResponse = m.call("DeleteTable", &delete(10)).unwrap();
+    let retried: ProcedureResponse = m.call("DeleteTable", &delete(10)).unwrap();
+    assert_eq!(gone.proc_id, retried.proc_id);
+    server.shutdown();
+}
+
+/// MasterService fields Basalt cannot honour are refused by name (docs/design/fields.md).
+#[test]
+fn master_fields_basalt_cannot_honour_are_refused_by_name() {
+    let conn = Connection::in_memory();
+    let server = support::serve(&conn);
+    let mut m = Master::connect(&server);
+    let _: ProcedureResponse = m.call("CreateTable", &create("s")).unwrap();
+    let e = support::call_explained::<_, pb::BalanceResponse>(
+        &m.0,
+        "Balance",
+        &pb::BalanceRequest {
+            dry_run: Some(true),
+            ignore_rit: None,
+        },
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("DoNotRetryIOException") && e.contains("BalanceRequest.dry_run"),
+        "{e}"
+    );
+    let snapshot = |d: pb::SnapshotDescription| pb::SnapshotRequest { snapshot: d };
+    let described = |name: &str| pb::SnapshotDescription {
+        name: name.into(),
+        table: Some("s".into()),
+        ..pb::SnapshotDescription::default()
+    };
+    let e = support::call_explained::<_, pb::SnapshotResponse>(
+        &m.0,
+        "Snapshot",
+        &snapshot(pb::SnapshotDescription {
+            r#type: Some(pb::snapshot_description::Type::Skipflush as i32),
+            ..described("skip")
+        }),
+    )
+    .unwrap_err();
+    assert!(e.contains("SKIPFLUSH"), "{e}");
+    let _: pb::SnapshotResponse = m.call("Snapshot", &snapshot(described("ok"))).unwrap();
+    let e = support::call_explained::<_, ProcedureResponse>(
+        &m.0,
+        "CloneSnapshot",
+        &pb::CloneSnapshotRequest {
+            snapshot: pb::SnapshotDescription {
+                table: Some("c".into()),
+                ..described("ok")
+            },
+            restore_acl: Some(true),
+            ..pb::CloneSnapshotRequest::default()
+        },
+    )
+    .unwrap_err();
+    assert!(e.contains("CloneSnapshotRequest.restoreACL"), "{e}");
     server.shutdown();
 }

@@ -41,6 +41,19 @@ fn throttle_of(kind: Kind, q: &pb::TimedQuota) -> Result<Throttle> {
             q.time_unit
         ))
     })?;
+    // Basalt's throttles count on each region server (HBase's MACHINE scope, the default).
+    if q.scope == Some(pb::QuotaScope::Cluster as i32) {
+        return Err(Error::InvalidArgument(format!(
+            "TimedQuota.scope CLUSTER is not supported: a {} throttle counts on each region \
+             server (MACHINE)",
+            kind.name()
+        )));
+    }
+    if q.share.is_some() {
+        return Err(Error::InvalidArgument(
+            "TimedQuota.share is not supported: a throttle is a limit, not a share".into(),
+        ));
+    }
     Ok(Throttle {
         kind,
         limit: q.soft_limit.unwrap_or(0),

@@ -18,7 +18,7 @@ use basalt_proto::pb::{
     open_region_response::RegionOpeningState,
 };
 use basalt_proto::schema::{region_info, region_info_pb, table_name};
-use basalt_proto::{decode, exception, from_error};
+use basalt_proto::{decode, exception, from_error, refused};
 use basalt_region::Region;
 use prost::Message;
 
@@ -211,7 +211,14 @@ impl AdminService {
                     }),
                     splittable: Some(user_region),
                     mergeable: Some(user_region),
-                    best_split_row: None,
+                    best_split_row: if r.best_split_row() {
+                        region
+                            .split_point()
+                            .map_err(|e| from_error(&e))?
+                            .map(|b| b.to_vec())
+                    } else {
+                        None
+                    },
                 }
                 .encode_to_vec())
             }),
@@ -225,6 +232,18 @@ impl AdminService {
                 .encode_to_vec())
             }
             "FlushRegion" => decode::<FlushRegionRequest>(param).and_then(|r| {
+                if r.if_older_than_ts.is_some() {
+                    return Err(refused(
+                        "FlushRegionRequest.if_older_than_ts",
+                        "Basalt flushes when asked, whatever the last flush's age",
+                    ));
+                }
+                if r.write_flush_wal_marker() {
+                    return Err(refused(
+                        "FlushRegionRequest.write_flush_wal_marker",
+                        "Basalt logs no flush markers (it keeps no region replicas)",
+                    ));
+                }
                 // Basalt flushes every family of the region; a flush of one family is a
                 // subset HBase allows, and flushing more never loses data.
                 named_region(&self.rs, &r.region)?
@@ -263,6 +282,12 @@ impl AdminService {
                 .encode_to_vec()
             }),
             "CompactRegion" => decode::<CompactRegionRequest>(param).and_then(|r| {
+                if r.family.as_ref().is_some_and(|f| !f.is_empty()) {
+                    return Err(refused(
+                        "CompactRegionRequest.family",
+                        "Basalt compacts every family of a region together",
+                    ));
+                }
                 self.rs.check_compactions().map_err(|e| from_error(&e))?;
                 named_region(&self.rs, &r.region)?
                     .compact(r.major())
@@ -330,6 +355,7 @@ impl AdminService {
         Some(match method {
             "OpenRegion" => decode::<OpenRegionRequest>(param).and_then(|r| {
                 self.check_target(r.server_start_code)?;
+                check_open(&r)?;
                 let mut out = OpenRegionResponse::default();
                 for open in &r.open_info {
                     let info = region_info(&open.region)?;
@@ -346,6 +372,7 @@ impl AdminService {
             }),
             "CloseRegion" => decode::<CloseRegionRequest>(param).and_then(|r| {
                 self.check_target(r.server_start_code)?;
+                check_close(&r)?;
                 let region = named_region(&self.rs, &r.region)?;
                 let closed = self.rs.unassign(region.info()).map_err(failed)?;
                 Ok(CloseRegionResponse { closed }.encode_to_vec())
@@ -426,4 +453,59 @@ impl basalt_proto::service::Service for AdminService {
     fn servers_only(&self) -> bool {
         true
     }
+}
+
+/// The fields of OpenRegion that HBase's master sets for its own procedures and Basalt's
+/// master does not: refused rather than ignored (docs/design/fields.md).
+fn check_open(r: &OpenRegionRequest) -> Result<(), ExceptionResponse> {
+    for open in &r.open_info {
+        if !open.favored_nodes.is_empty() {
+            return Err(refused(
+                "OpenRegionRequest.RegionOpenInfo.favored_nodes",
+                "Basalt has no favored-nodes placement",
+            ));
+        }
+        if open.open_proc_id.is_some_and(|id| id != -1) {
+            return Err(refused(
+                "OpenRegionRequest.RegionOpenInfo.open_proc_id",
+                "Basalt's master runs no procedure for the region server to report to",
+            ));
+        }
+    }
+    if r.master_system_time.is_some() || r.initiating_master_active_time.is_some() {
+        return Err(refused(
+            "OpenRegionRequest.master_system_time / initiating_master_active_time",
+            "Basalt's master names its target by serverStartCode",
+        ));
+    }
+    Ok(())
+}
+
+/// The fields of CloseRegion that HBase's master sets and Basalt's does not.
+fn check_close(r: &CloseRegionRequest) -> Result<(), ExceptionResponse> {
+    if r.destination_server.is_some() {
+        return Err(refused(
+            "CloseRegionRequest.destination_server",
+            "Basalt's clients find a moved region in meta",
+        ));
+    }
+    if r.close_proc_id.is_some_and(|id| id != -1) {
+        return Err(refused(
+            "CloseRegionRequest.close_proc_id",
+            "Basalt's master runs no procedure for the region server to report to",
+        ));
+    }
+    if r.evict_cache() {
+        return Err(refused(
+            "CloseRegionRequest.evict_cache",
+            "a closed region's blocks leave the cache as it is used",
+        ));
+    }
+    if r.initiating_master_active_time.is_some() {
+        return Err(refused(
+            "CloseRegionRequest.initiating_master_active_time",
+            "Basalt's master names its target by serverStartCode",
+        ));
+    }
+    Ok(())
 }

@@ -108,6 +108,7 @@ impl<T: Transport> AdminCalls<'_, T> {
                 &pb::TruncateTableRequest {
                     table_name: pb_table_name(name),
                     preserve_splits: Some(preserve_splits),
+                    ..pb::TruncateTableRequest::default()
                 },
             )
             .await?;
@@ -228,6 +229,7 @@ impl<T: Transport> AdminCalls<'_, T> {
                 &pb::AddColumnRequest {
                     table_name: pb_table_name(name),
                     column_families,
+                    ..pb::AddColumnRequest::default()
                 },
             )
             .await?;
@@ -243,6 +245,7 @@ impl<T: Transport> AdminCalls<'_, T> {
                 &pb::DeleteColumnRequest {
                     table_name: pb_table_name(name),
                     column_name: family.to_vec(),
+                    ..pb::DeleteColumnRequest::default()
                 },
             )
             .await?;
@@ -271,6 +274,7 @@ impl<T: Transport> AdminCalls<'_, T> {
                 "CreateNamespace",
                 &pb::NamespaceRequest {
                     namespace_descriptor: namespace(&ns),
+                    ..pb::NamespaceRequest::default()
                 },
             )
             .await;
@@ -285,6 +289,7 @@ impl<T: Transport> AdminCalls<'_, T> {
                 "DeleteNamespace",
                 &pb::NamespaceNameRequest {
                     namespace_name: name.to_owned(),
+                    ..pb::NamespaceNameRequest::default()
                 },
             )
             .await;
@@ -298,6 +303,7 @@ impl<T: Transport> AdminCalls<'_, T> {
                 "GetNamespaceDescriptor",
                 &pb::NamespaceNameRequest {
                     namespace_name: name.to_owned(),
+                    ..pb::NamespaceNameRequest::default()
                 },
             )
             .await;
@@ -708,6 +714,7 @@ impl<T: Transport> AdminCalls<'_, T> {
                 "ModifyNamespace",
                 &pb::NamespaceRequest {
                     namespace_descriptor: namespace(&ns),
+                    ..pb::NamespaceRequest::default()
                 },
             )
             .await;
@@ -867,6 +874,7 @@ fn snapshot_description(name: &str, table: Option<&TableName>) -> pb::SnapshotDe
         version: None,
         owner: None,
         ttl: None,
+        ..pb::SnapshotDescription::default()
     }
 }
 

@@ -138,6 +138,12 @@ impl MasterService {
                 })
             }
             "BalanceRSGroup" => decode::<pb::BalanceRsGroupRequest>(param).and_then(|r| {
+                if r.dry_run() {
+                    return Err(basalt_proto::refused(
+                        "BalanceRSGroupRequest.dry_run",
+                        "Basalt's balancer plans and moves in one step",
+                    ));
+                }
                 let moved = crate::balancer::balance_group(&self.master, &r.r_s_group_name)
                     .map_err(|e| fail(&e))?;
                 Ok(pb::BalanceRsGroupResponse {

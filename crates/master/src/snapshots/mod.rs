@@ -30,7 +30,7 @@ const INFO_FILE: &str = ".snapshotinfo";
 const MANIFEST_FILE: &str = "data.manifest";
 const FILES_DIR: &str = "files";
 /// HBase's snapshot format version with a single data manifest.
-const FORMAT_VERSION: i32 = 2;
+pub const FORMAT_VERSION: i32 = 2;
 /// A region whose files change while they are linked (a compaction) is tried again.
 const ATTEMPTS: usize = 5;
 
@@ -113,6 +113,7 @@ pub fn take(master: &Master, name: &str, table: &TableName, ttl_secs: i64) -> Re
             version: Some(FORMAT_VERSION),
             owner: None,
             ttl: (ttl_secs > 0).then_some(ttl_secs),
+            ..pb::SnapshotDescription::default()
         };
         basalt_fs::write_atomically(fs, &tmp.join(INFO_FILE), &info.encode_to_vec())
             .map_err(storage)?;
@@ -282,6 +283,7 @@ pub fn description(info: &SnapshotInfo) -> pb::SnapshotDescription {
         version: Some(FORMAT_VERSION),
         owner: None,
         ttl: (info.ttl_secs > 0).then_some(info.ttl_secs),
+        ..pb::SnapshotDescription::default()
     }
 }
 

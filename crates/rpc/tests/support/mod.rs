@@ -36,6 +36,22 @@ pub fn serve(conn: &Connection) -> RpcServer {
 
 /// Calls `method`; a failure is the Java class of the server's exception (any other failure
 /// fails the test).
+/// As [`call`], with the exception's message after its class (`class: message`).
+#[allow(
+    dead_code,
+    reason = "not every test binary that shares this module uses it"
+)]
+pub fn call_explained<Q: Message, R: Message + Default>(
+    c: &RpcClient,
+    method: &str,
+    request: &Q,
+) -> Result<R, String> {
+    c.call(method, request).map_err(|e| match e {
+        RpcError::Remote { class, message, .. } => format!("{class}: {message}"),
+        other => panic!("{method}: {other}"),
+    })
+}
+
 pub fn call<Q: Message, R: Message + Default>(
     c: &RpcClient,
     method: &str,
