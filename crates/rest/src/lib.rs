@@ -9,6 +9,7 @@ mod cellset;
 mod filter;
 mod media;
 mod models;
+pub mod params;
 mod pb;
 mod routes;
 mod rows;

@@ -129,6 +129,18 @@ fn route(rest: &Rest, r: &Request) -> RestResult {
         path.split('/').collect()
     };
     let get = r.method == Method::GET;
+    // The resources that take query parameters check them themselves; the others take none.
+    let takes_parameters = match pieces.as_slice() {
+        ["version" | "status" | "namespaces", ..] => false,
+        [_, "scanner", id] => get && !id.is_empty(),
+        [_, "multiget", ..] => true,
+        [_, "schema" | "regions" | "exists" | "scanner"] => false,
+        [_, row @ ..] => !row.is_empty(),
+        _ => false,
+    };
+    if !takes_parameters {
+        r.accept(&[])?;
+    }
     match pieces.as_slice() {
         [] | [""] if get => {
             let media = negotiate(&r.headers, media::DESCRIPTIVE)?;
@@ -215,7 +227,10 @@ fn route(rest: &Rest, r: &Request) -> RestResult {
         },
         [_, "scanner", id] => match r.method {
             Method::GET => scanners::next(rest, r, id),
-            Method::DELETE => scanners::delete(rest, id),
+            Method::DELETE => {
+                r.accept(&[])?;
+                scanners::delete(rest, id)
+            }
             _ => Err(method_not_allowed(r)),
         },
         [table, "multiget", columns @ ..] if get => {

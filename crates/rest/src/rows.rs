@@ -13,17 +13,23 @@ use crate::cellset::{CellModel, CellSet, b64};
 use crate::media::{self, Media, RestError, RestResult, negotiate, reply};
 use crate::routes::{Request, require_table};
 use crate::rowspec::{Column, RowSpec};
-use crate::{Rest, scanners};
+use crate::{Rest, params, scanners};
 
 /// The most rows a range or prefix read returns at once; a client wanting more uses a scanner.
 const MAX_ROWS: usize = 100_000;
 
 pub fn row(rest: &Rest, r: &Request, table: &TableName, pieces: &[&str]) -> RestResult {
-    let versions = r.query("v")?;
     // `/<table>/*?startrow=...`: a stateless scan.
     if pieces.first() == Some(&"*") && r.method == axum::http::Method::GET {
+        r.accept(params::SCAN)?;
         return scanners::stateless(rest, r, table, pieces);
     }
+    r.accept(match r.method {
+        axum::http::Method::GET => params::ROW_GET,
+        axum::http::Method::PUT | axum::http::Method::POST => params::ROW_WRITE,
+        _ => &[],
+    })?;
+    let versions = r.query("v")?;
     let spec = RowSpec::parse(pieces, versions.as_deref())?;
     match r.method {
         axum::http::Method::GET => get(rest, r, table, &spec),
@@ -356,6 +362,7 @@ fn read_modify_write(
 
 /// `GET /<table>/multiget[/<columns>]?row=r1&row=r2/cf:q&v=N`: the rows that exist.
 pub fn multiget(rest: &Rest, r: &Request, table: &TableName, columns: Option<&str>) -> RestResult {
+    r.accept(params::MULTIGET)?;
     let media = negotiate(&r.headers, media::MODEL)?;
     let versions = r.query("v")?;
     let filter = match (r.query("filter")?, r.query("filter_b64")?) {

@@ -327,6 +327,7 @@ pub(crate) fn next(
     r: &crate::routes::Request,
     id: &str,
 ) -> crate::media::RestResult {
+    r.accept(crate::params::SCANNER_NEXT)?;
     let media = crate::media::negotiate(&r.headers, crate::media::DATA)?;
     let max_rows = match r.query("n")? {
         Some(n) => Some(
@@ -433,6 +434,13 @@ pub(crate) fn stateless(
         .unwrap_or(usize::MAX);
     if r.query("reversed")?.is_some_and(|v| v == "true") {
         scan = scan.reversed(true);
+    }
+    // Cells per row result (HBase's `batchsize`): a wider row comes as several rows.
+    if let Some(batch) = number("batchsize")?.filter(|b| *b > 0) {
+        scan = scan.with_batch(usize::try_from(batch).unwrap_or(usize::MAX));
+    }
+    if let Some(cache) = r.query("cacheblocks")? {
+        scan = scan.with_cache_blocks(boolean("cacheblocks", &cache)?);
     }
     match (r.query("filter")?, r.query("filter_b64")?) {
         (Some(f), _) => scan = scan.with_filter(basalt_client::parse_filter(&f)?),

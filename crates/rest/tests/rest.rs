@@ -728,3 +728,93 @@ fn access_control_refusals_are_403() {
     assert_eq!(put.status, 403, "{}", put.text());
     server.shutdown();
 }
+
+/// No query parameter is silently ignored (issue 49): one a resource does not serve is 400
+/// naming it; the ones it serves work (batchsize cuts rows, cacheblocks is read).
+#[test]
+fn unknown_query_parameters_are_refused_by_name() {
+    let f = Fixture::new();
+    f.put("r1", "cf:a", "1", 5);
+    f.put("r1", "cf:b", "2", 5);
+    for path in [
+        "/t/r1?versions=2",
+        "/t/*?startrow=r&stoprow=s",
+        "/t/multiget?row=r1&columns=cf",
+        "/version/cluster?x=1",
+        "/t/schema?pretty",
+    ] {
+        let got = f.call("GET", path, &[JSON], b"");
+        assert_eq!(got.status, 400, "{path}: {}", got.text());
+        assert!(
+            got.text().contains("query parameter"),
+            "{path}: {}",
+            got.text()
+        );
+    }
+    let wrong = f.call("GET", "/t/*?stoprow=s", &[JSON], b"");
+    assert!(wrong.text().contains("\"stoprow\""), "{}", wrong.text());
+    // What the scan serves: two cells, one per row result with batchsize=1.
+    let batched = f.call(
+        "GET",
+        "/t/*?startrow=r1&batchsize=1&cacheblocks=false",
+        &[JSON],
+        b"",
+    );
+    assert_eq!(batched.status, 200, "{}", batched.text());
+    assert_eq!(batched.json()["Row"].as_array().map(Vec::len), Some(2));
+    assert_eq!(f.call("GET", "/t/r1?v=2", &[JSON], b"").status, 200);
+}
+
+/// `docs/design/rest.md`'s table of query parameters is the gateway's (`params::ALL`), and
+/// every parameter the sources read is in it.
+#[test]
+fn the_documented_query_parameters_are_the_served_ones() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("../../docs/design/rest.md")).expect("rest.md");
+    let mut documented = std::collections::BTreeMap::new();
+    for line in doc.lines() {
+        // | `GET /<table>/*` | `startrow`, `endrow`, ... |
+        let Some(rest) = line.strip_prefix("| `") else {
+            continue;
+        };
+        let Some((resource, params)) = rest.split_once("` | ") else {
+            continue;
+        };
+        if !resource.contains(" /") {
+            continue;
+        }
+        let names: Vec<String> = params
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_owned)
+            .collect();
+        documented.insert(resource.to_owned(), names);
+    }
+    for (resource, served) in basalt_rest::params::ALL {
+        let names = documented
+            .get(*resource)
+            .unwrap_or_else(|| panic!("rest.md does not list {resource}"));
+        assert_eq!(names, served, "{resource}");
+    }
+    // Every literal the handlers read is served somewhere.
+    let served: std::collections::BTreeSet<&str> = basalt_rest::params::ALL
+        .iter()
+        .flat_map(|(_, p)| p.iter().copied())
+        .collect();
+    for file in ["rows.rs", "scanners.rs", "routes.rs"] {
+        let source = std::fs::read_to_string(root.join("src").join(file)).expect("source");
+        for call in ["query(\"", "query_all(\"", "number(\""] {
+            for piece in source.split(call).skip(1) {
+                let name = piece.split('"').next().unwrap_or_default();
+                // rowspec's number() reads path pieces, with a description as its name.
+                if file == "scanners.rs" || call != "number(\"" {
+                    assert!(
+                        served.contains(name),
+                        "{file} reads {name:?}, not in params::ALL"
+                    );
+                }
+            }
+        }
+    }
+}
