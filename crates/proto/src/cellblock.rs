@@ -13,6 +13,12 @@ use crate::pb::{ExceptionResponse, MutationProto};
 
 pub const KEY_VALUE_CODEC: &str = "org.apache.hadoop.hbase.codec.KeyValueCodec";
 const KEY_VALUE_CODEC_WITH_TAGS: &str = "org.apache.hadoop.hbase.codec.KeyValueCodecWithTags";
+/// Each cell's parts with 4-byte lengths, then the sequence id (HBase's CellCodec).
+pub const CELL_CODEC: &str = "org.apache.hadoop.hbase.codec.CellCodec";
+/// CellCodec with the tags after the value.
+pub const CELL_CODEC_WITH_TAGS: &str = "org.apache.hadoop.hbase.codec.CellCodecWithTags";
+/// Each cell a length-delimited protobuf `Cell` (HBase's MessageCodec).
+pub const MESSAGE_CODEC: &str = "org.apache.hadoop.hbase.codec.MessageCodec";
 
 /// One cell of a block, as HBase's KeyValue holds it. Decoded, its parts are slices of the
 /// call's frame, not copies.
@@ -74,13 +80,130 @@ pub fn check_codec(codec: Option<&str>, compressor: Option<&str>) -> Result<(), 
         )));
     }
     match codec {
-        Some(KEY_VALUE_CODEC | KEY_VALUE_CODEC_WITH_TAGS) => Ok(()),
+        Some(
+            KEY_VALUE_CODEC
+            | KEY_VALUE_CODEC_WITH_TAGS
+            | CELL_CODEC
+            | CELL_CODEC_WITH_TAGS
+            | MESSAGE_CODEC,
+        ) => Ok(()),
         Some(other) if !other.is_empty() => Err(bad(format!(
-            "cell block codec {other} is not supported (use {KEY_VALUE_CODEC})"
+            "cell block codec {other} is not supported (use {KEY_VALUE_CODEC}, \
+             {KEY_VALUE_CODEC_WITH_TAGS}, {CELL_CODEC}, {CELL_CODEC_WITH_TAGS} or {MESSAGE_CODEC})"
         ))),
         _ => Err(bad(
             "a call carries a cell block but the connection named no codec".into(),
         )),
+    }
+}
+
+/// A block in the connection's codec as KeyValueCodec's form, which the services read: the
+/// block itself for the KeyValue codecs; CellCodec's, CellCodecWithTags' and MessageCodec's
+/// cells rewritten (tags kept, as KeyValueCodecWithTags carries them, so a service that
+/// stores none can refuse them; sequence ids dropped: the server assigns its own).
+pub fn as_key_values(codec: Option<&str>, block: &Bytes) -> Result<Bytes, ExceptionResponse> {
+    let cells = match codec {
+        Some(CELL_CODEC) => cell_codec_cells(block, false)?,
+        Some(CELL_CODEC_WITH_TAGS) => cell_codec_cells(block, true)?,
+        Some(MESSAGE_CODEC) => message_codec_cells(block)?,
+        _ => return Ok(block.clone()),
+    };
+    let mut out = Vec::with_capacity(block.len());
+    for (c, tags) in cells {
+        write_tagged_cell(&mut out, &c, &tags);
+    }
+    Ok(Bytes::from(out))
+}
+
+/// One cell of another codec, and its tags.
+type Foreign = (KeyValue, Bytes);
+
+fn cell_codec_cells(block: &Bytes, with_tags: bool) -> Result<Vec<Foreign>, ExceptionResponse> {
+    let mut block = block.clone();
+    let mut cells = Vec::new();
+    while !block.is_empty() {
+        let mut part = |what: &str| -> Result<Bytes, ExceptionResponse> {
+            let n = be_u32(&mut block, what)?;
+            take(&mut block, n, what)
+        };
+        let row = part("a CellCodec row")?;
+        let family = part("a CellCodec family")?;
+        let qualifier = part("a CellCodec qualifier")?;
+        let fixed = take(&mut block, 9, "a CellCodec timestamp and type")?;
+        let value = take_prefixed(&mut block, "a CellCodec value")?;
+        let tags = if with_tags {
+            take_prefixed(&mut block, "CellCodecWithTags tags")?
+        } else {
+            Bytes::new()
+        };
+        take(&mut block, 8, "a CellCodec sequence id")?;
+        let mut ts = [0; 8];
+        ts.copy_from_slice(&fixed[..8]);
+        let cell = KeyValue {
+            row,
+            family,
+            qualifier,
+            timestamp: i64::from_be_bytes(ts),
+            kind: fixed[8],
+            value,
+        };
+        cell.delete_type()?;
+        cells.push((cell, tags));
+    }
+    Ok(cells)
+}
+
+fn take_prefixed(block: &mut Bytes, what: &str) -> Result<Bytes, ExceptionResponse> {
+    let n = be_u32(block, what)?;
+    take(block, n, what)
+}
+
+fn message_codec_cells(block: &Bytes) -> Result<Vec<Foreign>, ExceptionResponse> {
+    use prost::Message;
+    let mut block = block.clone();
+    let mut cells = Vec::new();
+    while !block.is_empty() {
+        let len = prost::encoding::decode_varint(&mut block)
+            .map_err(|e| bad(format!("cell block: a MessageCodec cell's length: {e}")))?;
+        let len = usize::try_from(len).unwrap_or(usize::MAX);
+        let msg = take(&mut block, len, "a MessageCodec cell")?;
+        let c = crate::pb::Cell::decode(msg)
+            .map_err(|e| bad(format!("cell block: a MessageCodec cell: {e}")))?;
+        let kind = u8::try_from(c.cell_type.unwrap_or(PUT.into()))
+            .map_err(|_| bad("cell block: a MessageCodec cell type out of range".into()))?;
+        let cell = KeyValue {
+            row: Bytes::from(c.row.unwrap_or_default()),
+            family: Bytes::from(c.family.unwrap_or_default()),
+            qualifier: Bytes::from(c.qualifier.unwrap_or_default()),
+            timestamp: c
+                .timestamp
+                .map_or(i64::MAX, |t| i64::try_from(t).unwrap_or(i64::MAX)),
+            kind,
+            value: Bytes::from(c.value.unwrap_or_default()),
+        };
+        cell.delete_type()?;
+        cells.push((cell, Bytes::from(c.tags.unwrap_or_default())));
+    }
+    Ok(cells)
+}
+
+/// One cell in KeyValueCodecWithTags form (no tags: KeyValueCodec's).
+fn write_tagged_cell(out: &mut Vec<u8>, c: &KeyValue, tags: &[u8]) {
+    let start = out.len();
+    write_cell(
+        out,
+        &c.row,
+        &c.family,
+        &c.qualifier,
+        c.timestamp,
+        c.kind,
+        &c.value,
+    );
+    if !tags.is_empty() {
+        out.extend_from_slice(&(tags.len() as u16).to_be_bytes());
+        out.extend_from_slice(tags);
+        let len = (out.len() - start - 4) as u32;
+        out[start..start + 4].copy_from_slice(&len.to_be_bytes());
     }
 }
 

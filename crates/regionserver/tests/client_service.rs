@@ -1283,3 +1283,89 @@ fn scanner_calls_out_of_sequence_are_refused() {
     assert_eq!(values(&second.results[0])[0].0, b"b");
     server.shutdown();
 }
+
+/// HBase 1.x-era clients may name other cell block codecs: CellCodec, CellCodecWithTags and
+/// MessageCodec blocks carry a Put's cells as KeyValueCodec's do (tags still refused).
+#[test]
+fn cell_blocks_in_every_codec_hbase_clients_name() {
+    let (server, _conn, regions) = setup();
+    let low = &regions[0];
+    let with_codec = |codec: &str| {
+        Client::connect_with(
+            &server,
+            ConnectionHeader {
+                service_name: Some("ClientService".into()),
+                cell_block_codec_class: Some(format!("org.apache.hadoop.hbase.codec.{codec}")),
+                ..ConnectionHeader::default()
+            },
+        )
+    };
+    let prefixed = |out: &mut Vec<u8>, b: &[u8]| {
+        out.extend_from_slice(&(b.len() as u32).to_be_bytes());
+        out.extend_from_slice(b);
+    };
+    let cell_codec = |row: &[u8], value: &[u8], tags: Option<&[u8]>| {
+        let mut out = Vec::new();
+        prefixed(&mut out, row);
+        prefixed(&mut out, b"f");
+        prefixed(&mut out, b"q");
+        out.extend_from_slice(&7i64.to_be_bytes());
+        out.push(cellblock::PUT);
+        prefixed(&mut out, value);
+        if let Some(tags) = tags {
+            prefixed(&mut out, tags);
+        }
+        out.extend_from_slice(&0u64.to_be_bytes());
+        out
+    };
+    let message_codec = |row: &[u8], value: &[u8]| {
+        pb::Cell {
+            row: Some(row.to_vec()),
+            family: Some(b"f".to_vec()),
+            qualifier: Some(b"q".to_vec()),
+            timestamp: Some(7),
+            cell_type: Some(pb::CellType::Put as i32),
+            value: Some(value.to_vec()),
+            tags: None,
+        }
+        .encode_length_delimited_to_vec()
+    };
+    let blocks = [
+        ("CellCodec", b"c1", cell_codec(b"c1", b"one", None)),
+        (
+            "CellCodecWithTags",
+            b"c2",
+            cell_codec(b"c2", b"two", Some(b"")),
+        ),
+        ("MessageCodec", b"c3", message_codec(b"c3", b"three")),
+    ];
+    for (codec, row, block) in blocks {
+        let mut c = with_codec(codec);
+        c.cells = block;
+        let _: MutateResponse = c.ok(
+            "Mutate",
+            &MutateRequest {
+                region: region(low),
+                mutation: counted(row, mutation_proto::MutationType::Put, 1),
+                ..MutateRequest::default()
+            },
+        );
+        let got: GetResponse = c.ok("Get", &get_row(low, row));
+        let cells = got.result.unwrap().cell;
+        assert_eq!(cells.len(), 1, "{codec}");
+        assert_eq!(cells[0].timestamp, Some(7), "{codec}");
+    }
+    // A CellCodecWithTags cell that carries tags is refused, as KeyValueCodecWithTags' is.
+    let mut c = with_codec("CellCodecWithTags");
+    c.cells = cell_codec(b"c4", b"four", Some(b"\x08\x00\x01"));
+    let e = c.err(
+        "Mutate",
+        &MutateRequest {
+            region: region(low),
+            mutation: counted(b"c4", mutation_proto::MutationType::Put, 1),
+            ..MutateRequest::default()
+        },
+    );
+    assert!(e.contains("tags"), "{e}");
+    server.shutdown();
+}

@@ -680,17 +680,16 @@ fn execute(
             true,
         ));
     }
-    if !call.cell_block.is_empty() {
+    // The services read KeyValueCodec's form; another codec's block is rewritten into it.
+    let cell_block = if call.cell_block.is_empty() {
+        call.cell_block.clone()
+    } else {
         cellblock::check_codec(conn.codec.as_deref(), conn.compressor.as_deref())?;
-    }
+        cellblock::as_key_values(conn.codec.as_deref(), &call.cell_block)?
+    };
     let started = std::time::Instant::now();
     let outcome = service
-        .call(
-            method,
-            call.param.as_deref(),
-            &call.cell_block,
-            conn.caller(),
-        )
+        .call(method, call.param.as_deref(), &cell_block, conn.caller())
         .unwrap_or_else(|| Err(unknown(name, method)));
     if let Some(log) = &shared.config.slow_log {
         note_slow(log, conn, method, call, started, &outcome);
