@@ -1369,3 +1369,64 @@ fn cell_blocks_in_every_codec_hbase_clients_name() {
     assert!(e.contains("tags"), "{e}");
     server.shutdown();
 }
+
+/// HBase 1.0's clients do not put partial rows back together: a row is cut at
+/// max_result_size only for a client that sends `client_handles_partials`. A region named by
+/// its encoded name (ENCODED_REGION_NAME) is found as by its full name.
+#[test]
+fn rows_are_cut_only_for_clients_that_handle_partials() {
+    let (server, _conn, regions) = setup();
+    let low = &regions[0];
+    let mut c = Client::connect(&server, "ClientService");
+    let mut wide = put(b"c", b"q0", &[b'x'; 100]);
+    for q in 1..5 {
+        let mut more = put(b"c", format!("q{q}").as_bytes(), &[b'x'; 100]);
+        wide.column_value[0]
+            .qualifier_value
+            .append(&mut more.column_value[0].qualifier_value);
+    }
+    let _: MutateResponse = c.ok(
+        "Mutate",
+        &MutateRequest {
+            region: region(low),
+            mutation: wide,
+            ..MutateRequest::default()
+        },
+    );
+    let encoded = {
+        let name = String::from_utf8(low.clone()).unwrap();
+        name.trim_end_matches('.')
+            .rsplit('.')
+            .next()
+            .unwrap()
+            .to_owned()
+    };
+    let open = |partials: Option<bool>| ScanRequest {
+        region: Some(RegionSpecifier {
+            r#type: RegionSpecifierType::EncodedRegionName as i32,
+            value: encoded.clone().into_bytes(),
+        }),
+        scan: Some(Scan {
+            max_result_size: Some(150),
+            allow_partial_results: Some(true),
+            ..Scan::default()
+        }),
+        number_of_rows: Some(1),
+        client_handles_partials: partials,
+        ..ScanRequest::default()
+    };
+    let whole: ScanResponse = c.ok("Scan", &open(None));
+    assert_eq!(
+        whole.results[0].cell.len(),
+        5,
+        "an HBase 1.0 client gets whole rows"
+    );
+    let cut: ScanResponse = c.ok("Scan", &open(Some(true)));
+    assert!(
+        cut.results[0].cell.len() < 5,
+        "{:?}",
+        cut.results[0].cell.len()
+    );
+    assert_eq!(cut.results[0].partial, Some(true));
+    server.shutdown();
+}
