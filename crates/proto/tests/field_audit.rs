@@ -12,19 +12,6 @@ use std::path::{Path, PathBuf};
 use prost_types::field_descriptor_proto::Type;
 use prost_types::{DescriptorProto, FileDescriptorSet};
 
-const PROTOS: [&str; 10] = [
-    "rpc.proto",
-    "hbase.proto",
-    "cell.proto",
-    "client.proto",
-    "master.proto",
-    "admin.proto",
-    "filter.proto",
-    "zookeeper.proto",
-    "snapshot.proto",
-    "replication.proto",
-];
-
 /// The sources that route each service's methods (relative to `crates/`).
 const DISPATCH: [(&str, &[&str]); 4] = [
     ("ClientService", &["regionserver/src/client_service/mod.rs"]),
@@ -57,7 +44,13 @@ fn doc_path() -> PathBuf {
 /// Every message by its name inside package `hbase.pb` (`MutationProto.ColumnValue`).
 fn messages() -> BTreeMap<String, DescriptorProto> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("proto");
-    let fds: FileDescriptorSet = protox::compile(PROTOS, [dir]).expect("the protos compile");
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .expect("proto/")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|name| name.ends_with(".proto"))
+        .collect();
+    files.sort();
+    let fds: FileDescriptorSet = protox::compile(files, [dir]).expect("the protos compile");
     let mut out = BTreeMap::new();
     fn add(prefix: &str, m: &DescriptorProto, out: &mut BTreeMap<String, DescriptorProto>) {
         let name = format!("{prefix}{}", m.name());
