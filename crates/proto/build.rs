@@ -13,6 +13,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "zookeeper.proto",
         "snapshot.proto",
         "replication.proto",
+        "aggregate.proto",
     ];
     let fds = protox::compile(files, ["proto"])?;
     prost_build::Config::new().compile_fds(fds)?;

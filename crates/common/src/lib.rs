@@ -5,6 +5,7 @@
 //! It holds no storage and no networking; every other crate builds on it.
 
 pub mod acl;
+pub mod aggregate;
 pub mod balancer_log;
 pub mod bytes_display;
 pub mod cell;

@@ -5,6 +5,7 @@
 //! `docs/design/rpc.md`.
 
 pub mod acl;
+pub mod aggregate;
 pub mod cellblock;
 pub mod filters;
 pub mod frame;

@@ -1,5 +1,5 @@
-//! ExecService: coprocessor calls on a region. Basalt serves HBase's
-//! `MultiRowMutationService.MutateRows`, the atomic change of several rows of one region that
+//! ExecService: coprocessor calls on a region. Basalt serves the aggregation endpoint
+//! (`aggregate`) and HBase's `MultiRowMutationService.MutateRows`, the atomic change of several rows of one region that
 //! HBase's master makes to `hbase:meta` (and Basalt's, when meta is on another server): one
 //! sequence id, one WAL record, all rows visible at once. Other services are
 //! UnknownProtocolException.
@@ -33,11 +33,15 @@ impl ClientService {
     ) -> Outcome {
         let call = &req.call;
         let service = call.service_name.rsplit('.').next().unwrap_or_default();
+        if service == "AggregateService" {
+            return self.aggregate(req, user);
+        }
         if service != MULTI_ROW_MUTATION || call.method_name != "MutateRows" {
             return Err(exception(
                 "org.apache.hadoop.hbase.exceptions.UnknownProtocolException",
                 format!(
-                    "No registered coprocessor service {}.{} (Basalt serves {MULTI_ROW_MUTATION}.MutateRows)",
+                    "No registered coprocessor service {}.{} (Basalt serves \
+                     {MULTI_ROW_MUTATION}.MutateRows and AggregateService)",
                     call.service_name, call.method_name
                 ),
                 true,
@@ -45,6 +49,25 @@ impl ClientService {
         }
         let region = self.region(Some(&req.region))?;
         let rows = decode::<MutateRowsRequest>(Some(&call.request))?;
+        if !rows.condition.is_empty() {
+            return Err(refused(
+                "MutateRowsRequest.condition",
+                "Basalt's MutateRows applies its rows unconditionally",
+            ));
+        }
+        // The request may name its region again (HBase 2.4+); it must be the call's.
+        if let Some(named) = &rows.region {
+            let same = self
+                .rs
+                .region_named(&named.value)
+                .is_some_and(|r| r.encoded_name() == region.encoded_name());
+            if !same {
+                return Err(refused(
+                    "MutateRowsRequest.region",
+                    "it names another region than the ExecService call's",
+                ));
+            }
+        }
         let mut mutations = Vec::with_capacity(rows.mutation_request.len());
         // The strongest durability any of them asks for (a catalog change asks for FSYNC_WAL).
         let mut wanted = Durability::UseDefault;
@@ -68,9 +91,22 @@ impl ClientService {
                 }
             });
         }
-        region
-            .mutate_rows(&mutations, wanted)
-            .map_err(|e| from_error(&e))?;
+        // A retry with the same nonce (its answer lost) is not applied again.
+        let nonce = Nonce {
+            group: rows.nonce_group.unwrap_or(0),
+            nonce: rows.nonce.unwrap_or(NO_NONCE),
+        };
+        self.at_most_once(
+            nonce,
+            mutations,
+            |mutations| {
+                region
+                    .mutate_rows(&mutations, wanted)
+                    .map_err(|e| from_error(&e))
+            },
+            |_| (true, None),
+            |_, _, _| Ok(()),
+        )?;
         Ok(CoprocessorServiceResponse {
             region: req.region.clone(),
             value: NameBytesPair {

@@ -33,6 +33,7 @@ use prost::Message;
 use crate::RegionServer;
 use crate::nonces::{NO_NONCE, Nonces, Start};
 
+mod aggregate;
 mod decode;
 mod exec;
 mod scan;

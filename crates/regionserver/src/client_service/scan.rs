@@ -138,8 +138,52 @@ impl ClientService {
         s: &pb::Scan,
         user: Option<&User>,
     ) -> Result<u64, ExceptionResponse> {
-        check_scan(s)?;
         let region = self.region(req.region.as_ref())?;
+        let info = region.info();
+        let (scan, max_result_size) = self.region_scan(
+            &region,
+            s,
+            req.limit_of_rows.filter(|&r| r > 0),
+            req.client_handles_partials(),
+            user,
+        )?;
+        let more_after = if s.reversed() {
+            !info.start_key.is_empty()
+                && (s.stop_row.as_deref().unwrap_or_default().is_empty()
+                    || s.stop_row.as_deref().unwrap_or_default() < &info.start_key[..])
+        } else {
+            !info.end_key.is_empty()
+                && (s.stop_row.as_deref().unwrap_or_default().is_empty()
+                    || &info.end_key[..] < s.stop_row.as_deref().unwrap_or_default())
+        };
+        let scanner = region.scan(&scan).map_err(|e| from_error(&e))?;
+        let id = self.next_scanner.fetch_add(1, Ordering::Relaxed);
+        self.scanners.insert(
+            id,
+            Open {
+                scanner,
+                more_after,
+                max_result_size,
+                table: info.table.clone(),
+                next_call_seq: 0,
+            },
+        );
+        Ok(id)
+    }
+
+    /// The part of a client's Scan inside `region`, as Basalt's Scan, with the bytes per
+    /// answer it asks for (at most `limit` rows; rows cut at that size only if the client
+    /// `handles_partials`). Fields Basalt refuses are refused here (`check_scan`), and the
+    /// families are cut to what `user` may read.
+    pub(super) fn region_scan(
+        &self,
+        region: &Region,
+        s: &pb::Scan,
+        limit: Option<u32>,
+        handles_partials: bool,
+        user: Option<&User>,
+    ) -> Result<(Scan, Option<u64>), ExceptionResponse> {
+        check_scan(s)?;
         let info = region.info();
         let mut scan = Scan::new().reversed(s.reversed());
         if let Some(f) = &s.filter {
@@ -154,7 +198,7 @@ impl ClientService {
                     scan.add_column(Bytes::copy_from_slice(&c.family), Bytes::copy_from_slice(q));
             }
         }
-        self.restrict_read(user, &region, &mut scan.families)?;
+        self.restrict_read(user, region, &mut scan.families)?;
         let (from, to) = ts_range(s.time_range.as_ref());
         for (family, min, max) in family_time_ranges(&s.cf_time_range) {
             scan = scan.with_family_time_range(family, min, max);
@@ -166,12 +210,12 @@ impl ClientService {
         if let Some(bytes) = max_result_size {
             // Rows are cut only for a client that says it puts them back together
             // (`client_handles_partials`; HBase 1.0's clients do not).
-            scan = scan.with_max_result_size(bytes).with_allow_partial_results(
-                s.allow_partial_results() && req.client_handles_partials(),
-            );
+            scan = scan
+                .with_max_result_size(bytes)
+                .with_allow_partial_results(s.allow_partial_results() && handles_partials);
         }
         // HBase 2's client sends the rows still wanted with each region's open.
-        if let Some(rows) = req.limit_of_rows.filter(|&r| r > 0) {
+        if let Some(rows) = limit {
             scan = scan.with_limit(rows as usize);
         }
         scan = scan
@@ -223,27 +267,6 @@ impl ClientService {
                 .with_start_row_inclusive(Bytes::from(start), s.include_start_row())
                 .with_stop_row_inclusive(Bytes::from(stop), inclusive);
         }
-        let more_after = if s.reversed() {
-            !info.start_key.is_empty()
-                && (s.stop_row.as_deref().unwrap_or_default().is_empty()
-                    || s.stop_row.as_deref().unwrap_or_default() < &info.start_key[..])
-        } else {
-            !info.end_key.is_empty()
-                && (s.stop_row.as_deref().unwrap_or_default().is_empty()
-                    || &info.end_key[..] < s.stop_row.as_deref().unwrap_or_default())
-        };
-        let scanner = region.scan(&scan).map_err(|e| from_error(&e))?;
-        let id = self.next_scanner.fetch_add(1, Ordering::Relaxed);
-        self.scanners.insert(
-            id,
-            Open {
-                scanner,
-                more_after,
-                max_result_size,
-                table: info.table.clone(),
-                next_call_seq: 0,
-            },
-        );
-        Ok(id)
+        Ok((scan, max_result_size))
     }
 }

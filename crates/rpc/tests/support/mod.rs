@@ -34,8 +34,6 @@ pub fn serve(conn: &Connection) -> RpcServer {
     conn.serve_rpc(loopback()).unwrap()
 }
 
-/// Calls `method`; a failure is the Java class of the server's exception (any other failure
-/// fails the test).
 /// As [`call`], with the exception's message after its class (`class: message`).
 #[allow(
     dead_code,
@@ -52,6 +50,8 @@ pub fn call_explained<Q: Message, R: Message + Default>(
     })
 }
 
+/// Calls `method`; a failure is the Java class of the server's exception (any other failure
+/// fails the test).
 pub fn call<Q: Message, R: Message + Default>(
     c: &RpcClient,
     method: &str,
