@@ -427,6 +427,18 @@ pub trait Client: Send + Sync + fmt::Debug {
     ) -> Result<CheckAndMutateResult>;
     /// Operations of any kind and rows, each on its own: one outcome per operation, in order.
     fn batch(&self, table: &TableName, ops: &[BatchOp]) -> Vec<Result<BatchOutcome>>;
+    /// HBase's aggregation endpoint (AggregationClient): `what` over the numbers the scan
+    /// reads (one family; its first column, or all of its cells), as `interpreter` reads them.
+    /// Each region computes its part where it is served and the parts are merged here; None
+    /// where no value was found. The median's values are read here and sorted
+    /// (`docs/design/aggregation.md`).
+    fn aggregate(
+        self: Arc<Self>,
+        table: &TableName,
+        scan: &Scan,
+        interpreter: crate::aggregate::Interpreter,
+        what: crate::aggregate::Aggregation,
+    ) -> Result<Option<crate::aggregate::Number>>;
     /// Adopts prepared store files `(family, path)` into the region of `table` holding `row`
     /// (HBase's BulkLoadHFile): all of them or none. The paths are the server's.
     fn bulk_load(

@@ -609,6 +609,22 @@ impl Client for LayoutClient {
         logical_result(layout, r)
     }
 
+    fn aggregate(
+        self: Arc<Self>,
+        table: &TableName,
+        scan: &Scan,
+        interpreter: crate::aggregate::Interpreter,
+        what: crate::aggregate::Aggregation,
+    ) -> Result<Option<crate::aggregate::Number>> {
+        if self.layout(table).is_none() {
+            return Arc::clone(&self.inner).aggregate(table, scan, interpreter, what);
+        }
+        // The stored keys are not the rows': the rows are read here, through the layout.
+        crate::aggregate::columns(scan, what)?;
+        let rows = Arc::clone(&self).scan(table, scan)?;
+        crate::aggregate::over_rows(rows, scan, interpreter, what)
+    }
+
     fn scan(self: Arc<Self>, table: &TableName, scan: &Scan) -> Result<Scanner> {
         match self.layout(table) {
             None => Arc::clone(&self.inner).scan(table, scan),

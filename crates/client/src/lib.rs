@@ -30,6 +30,7 @@
 //! of them in flight on one socket per server (`docs/design/client.md`). Without the `tls`
 //! feature (on by default) the crate builds from Rust alone.
 
+pub mod aggregate;
 mod batch;
 mod buffered;
 mod client;

@@ -545,6 +545,19 @@ impl Client for AsUser {
         self.inner.get(table, &get)
     }
 
+    fn aggregate(
+        self: Arc<Self>,
+        table: &TableName,
+        scan: &Scan,
+        interpreter: basalt_client::aggregate::Interpreter,
+        what: basalt_client::aggregate::Aggregation,
+    ) -> Result<Option<basalt_client::aggregate::Number>> {
+        // read through this user's scan, so its grants apply, as one part.
+        basalt_client::aggregate::columns(scan, what)?;
+        let rows = Arc::clone(&self).scan(table, scan)?;
+        basalt_client::aggregate::over_rows(rows, scan, interpreter, what)
+    }
+
     fn scan(self: Arc<Self>, table: &TableName, scan: &Scan) -> Result<Scanner> {
         let mut scan = scan.clone();
         if self.access().is_enabled() {

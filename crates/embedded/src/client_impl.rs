@@ -505,6 +505,19 @@ impl Client for Connection {
         self.table_named(table.clone()).get(get)
     }
 
+    fn aggregate(
+        self: Arc<Self>,
+        table: &TableName,
+        scan: &Scan,
+        interpreter: basalt_client::aggregate::Interpreter,
+        what: basalt_client::aggregate::Aggregation,
+    ) -> Result<Option<basalt_client::aggregate::Number>> {
+        // the engine's regions are in this process: the rows are read here, as one part.
+        basalt_client::aggregate::columns(scan, what)?;
+        let rows = Arc::clone(&self).scan(table, scan)?;
+        basalt_client::aggregate::over_rows(rows, scan, interpreter, what)
+    }
+
     fn scan(self: Arc<Self>, table: &TableName, scan: &Scan) -> Result<Scanner> {
         Ok(Scanner::new(self.table_named(table.clone()).scan(scan)?))
     }

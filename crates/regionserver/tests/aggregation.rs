@@ -297,3 +297,77 @@ fn what_the_endpoint_cannot_serve_is_named() {
     assert!(call("GetSum", LONG_INTERPRETER).is_ok());
     server.shutdown();
 }
+
+/// The Rust client's `aggregate`: over RPC each region answers its part (ExecService), the
+/// embedded engine reads the rows itself; both give the client-side scan's answers, median
+/// included (weighted and not).
+#[test]
+fn the_rust_client_aggregates_over_rpc_and_embedded_alike() {
+    use basalt_embedded::aggregate::{Aggregation, Interpreter, Number};
+    use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
+    use basalt_embedded::{Client, Scan};
+    use std::sync::Arc;
+
+    let conn = Connection::in_memory();
+    let rows = table(&conn);
+    let server = support::serve(&conn);
+    let remote: Arc<dyn Client> =
+        Arc::new(RemoteConnection::connect(server.local_addr(), RemoteConfig::default()).unwrap());
+    let embedded: Arc<dyn Client> = Arc::new(conn.clone());
+    let t = TableName::parse("t").unwrap();
+    let column = Scan::new().add_column("f", "v");
+    let values: Vec<i64> = rows.iter().filter_map(|(_, v, ..)| *v).collect();
+    let mut sorted = values.clone();
+    sorted.sort_unstable();
+    for client in [&remote, &embedded] {
+        let agg = |scan: &Scan, what| {
+            Arc::clone(client)
+                .aggregate(&t, scan, Interpreter::Long, what)
+                .unwrap()
+        };
+        assert_eq!(
+            agg(&column, Aggregation::Sum),
+            Some(Number::Long(values.iter().sum()))
+        );
+        assert_eq!(
+            agg(&column, Aggregation::Max),
+            Some(Number::Long(*sorted.last().unwrap()))
+        );
+        assert_eq!(agg(&column, Aggregation::RowNum), Some(Number::Long(30)));
+        // The lower median of the values read.
+        assert_eq!(
+            agg(&column, Aggregation::Median),
+            Some(Number::Long(sorted[(sorted.len() - 1) / 2]))
+        );
+        // Weighted by f:w: the value where half the total weight is reached.
+        let weighted = Scan::new().add_column("f", "v").add_column("f", "w");
+        let mut pairs: Vec<(i64, i64)> = rows
+            .iter()
+            .filter_map(|(_, v, _, w)| v.map(|v| (v, *w)))
+            .collect();
+        pairs.sort_unstable();
+        let total: i64 = pairs.iter().map(|p| p.1).sum();
+        let mut seen = 0;
+        let expected = pairs
+            .iter()
+            .find(|(_, w)| {
+                seen += w;
+                seen * 2 >= total
+            })
+            .map(|(v, _)| Number::Long(*v));
+        assert_eq!(agg(&weighted, Aggregation::Median), expected);
+        // A range and an empty one.
+        let ranged = column.clone().with_start_row("k12").with_stop_row("k15");
+        let in_range: i64 = rows[12..15].iter().filter_map(|(_, v, ..)| *v).sum();
+        assert_eq!(agg(&ranged, Aggregation::Sum), Some(Number::Long(in_range)));
+        let empty = column.clone().with_start_row("x");
+        assert_eq!(agg(&empty, Aggregation::Avg), None);
+        // A scan of two families is refused by name.
+        let two = Scan::new().add_family("f").add_family("g");
+        let e = Arc::clone(client)
+            .aggregate(&t, &two, Interpreter::Long, Aggregation::Sum)
+            .unwrap_err();
+        assert!(e.to_string().contains("one family"), "{e}");
+    }
+    server.shutdown();
+}

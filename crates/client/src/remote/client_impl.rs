@@ -494,6 +494,29 @@ impl Client for RemoteConnection {
     ) -> Result<()> {
         self.on(table).bulk_load(row, files)
     }
+
+    fn aggregate(
+        self: Arc<Self>,
+        table: &TableName,
+        scan: &Scan,
+        interpreter: crate::aggregate::Interpreter,
+        what: crate::aggregate::Aggregation,
+    ) -> Result<Option<crate::aggregate::Number>> {
+        use crate::aggregate::{self as agg, Aggregation};
+        let (_, value, weight) = agg::columns(scan, what)?;
+        if what == Aggregation::Median {
+            // The values are sorted here: only the value and weight columns travel.
+            let rows = Arc::clone(&self).scan(table, scan)?;
+            return agg::median(
+                rows,
+                interpreter,
+                &value.unwrap_or_default(),
+                weight.as_deref(),
+            );
+        }
+        let parts = self.on(table).aggregate_parts(scan, interpreter, what)?;
+        Ok(agg::merge(what, &parts))
+    }
 }
 
 impl RemoteConnection {

@@ -322,7 +322,7 @@ pub(super) fn close_request(id: u64) -> ScanRequest {
 }
 
 /// The protobuf Scan for the part of `scan` from `from` on.
-fn scan_pb(scan: &Scan, from: &[u8], include_from: bool) -> pb::Scan {
+pub(super) fn scan_pb(scan: &Scan, from: &[u8], include_from: bool) -> pb::Scan {
     pb::Scan {
         reversed: Some(scan.reversed),
         column: pb_columns(&scan.families),

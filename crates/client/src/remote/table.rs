@@ -2,6 +2,7 @@
 //! the blocking [`RemoteTable`] and the async [`super::AsyncTable`].
 
 use super::*;
+use prost::Message as _;
 
 /// One table of a [`RemoteConnection`].
 #[derive(Debug)]
@@ -81,6 +82,14 @@ table_calls! {
     /// Adopts prepared store files into the region holding `row` (ClientService
     /// BulkLoadHFile); the paths are the server's.
     fn bulk_load(&self, row: &[u8], files: &[(Bytes, std::path::PathBuf)]) -> Result<()>;
+    /// Each region the scan reads computes its part of `what` where it is served (ExecService
+    /// of HBase's AggregateService), all at once (AggregationClient's calls).
+    fn aggregate_parts(
+        &self,
+        scan: &Scan,
+        interpreter: crate::aggregate::Interpreter,
+        what: crate::aggregate::Aggregation
+    ) -> Result<Vec<crate::aggregate::Partial>>;
 }
 
 /// One table's calls on a connection's core, blocking or async.
@@ -527,6 +536,80 @@ impl<T: Transport> TableCalls<'_, T> {
     async fn exists(&self, get: &Get) -> Result<bool> {
         Ok(!self.get(get).await?.cells.is_empty())
     }
+
+    async fn aggregate_parts(
+        &self,
+        scan: &Scan,
+        interpreter: crate::aggregate::Interpreter,
+        what: crate::aggregate::Aggregation,
+    ) -> Result<Vec<crate::aggregate::Partial>> {
+        use crate::aggregate::Aggregation;
+        let name = self.name;
+        let request = pb::AggregateRequest {
+            interpreter_class_name: interpreter.class().into(),
+            scan: super::scanner::scan_pb(scan, &scan.start_row, scan.include_start_row),
+            interpreter_specific_bytes: Some(Vec::new()),
+        }
+        .encode_to_vec();
+        retrying!(self.conn, name, |regions| {
+            let calls = regions.iter().filter(|l| reads(scan, l)).map(|l| {
+                let request = request.clone();
+                async move {
+                    let answer: pb::CoprocessorServiceResponse = self
+                        .conn
+                        .call(
+                            self.conn.server_of(l),
+                            "ExecService",
+                            &pb::CoprocessorServiceRequest {
+                                region: region(&l.name),
+                                call: pb::CoprocessorServiceCall {
+                                    row: l.start.clone(),
+                                    service_name: basalt_proto::aggregate::SERVICE.into(),
+                                    method_name: what.method().into(),
+                                    request,
+                                },
+                            },
+                        )
+                        .await
+                        .map_err(|e| classify(name, e))?;
+                    let bytes = answer.value.value.unwrap_or_default();
+                    pb::AggregateResponse::decode(bytes.as_slice())
+                        .map_err(|e| e.to_string())
+                        .and_then(|r| {
+                            basalt_proto::aggregate::partial(
+                                interpreter,
+                                &r,
+                                what == Aggregation::RowNum,
+                            )
+                        })
+                        .map_err(|e| {
+                            Failure::Fatal(Error::storage(format!(
+                                "an AggregateService answer does not decode: {e}"
+                            )))
+                        })
+                }
+            });
+            join_all(calls)
+                .await
+                .into_iter()
+                .collect::<std::result::Result<Vec<_>, Failure>>()
+        })
+    }
+}
+
+/// Whether the scan reads rows of the region at `l`.
+fn reads(scan: &Scan, l: &Location) -> bool {
+    // The scan's row range, low to high (a reversed scan starts at its high end).
+    let (low, high) = if scan.reversed {
+        (&scan.stop_row[..], &scan.start_row[..])
+    } else {
+        (&scan.start_row[..], &scan.stop_row[..])
+    };
+    let after_low = l.end.is_empty() || low < &l.end[..];
+    // A forward scan's stop row is exclusive; a reversed scan's start row is inclusive.
+    let before_high =
+        high.is_empty() || &l.start[..] < high || (scan.reversed && l.start[..] == *high);
+    after_low && before_high
 }
 
 /// Refuses a negative timestamp before it is sent, as the embedded engine does (the wire's
