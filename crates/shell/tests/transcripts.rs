@@ -210,3 +210,8 @@ fn quotas() {
 fn rsgroups() {
     check("rsgroups");
 }
+
+#[test]
+fn aggregate() {
+    check("aggregate");
+}

@@ -388,6 +388,62 @@ pub(super) fn count(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> C
     ))))
 }
 
+/// `aggregate 't1', 'f:q', 'SUM'`: HBase's aggregation endpoint, each region computing its
+/// part where it is served (docs/design/aggregation.md).
+pub(super) fn aggregate(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> CommandResult {
+    use basalt_client::aggregate::{Aggregation, Interpreter, Number};
+    let a = Args::new(args);
+    a.at_most(
+        3,
+        "aggregate 't1', 'f:q', 'SUM' [, {INTERPRETER => 'DOUBLE', WEIGHT => 'f:w', \
+         STARTROW => ..., STOPROW => ..., FILTER => ...}]",
+    )?;
+    let table = a.table(0)?;
+    let column = a.bytes(1, "column")?;
+    let what = Aggregation::from_name(&a.string(2, "aggregation")?).map_err(|e| e.to_string())?;
+    let interpreter = match a.opt_text("INTERPRETER")?.as_deref() {
+        None => Interpreter::Long,
+        Some(i) if i.eq_ignore_ascii_case("long") => Interpreter::Long,
+        Some(i) if i.eq_ignore_ascii_case("double") => Interpreter::Double,
+        Some(i) => Interpreter::from_class(i).map_err(|e| e.to_string())?,
+    };
+    let (mut scan, _) = scan_of(&a, &["INTERPRETER", "WEIGHT"])?;
+    if !scan.families.is_empty() {
+        return Err("aggregate reads the column it names; give no COLUMNS".into());
+    }
+    scan = match parse_column(&column) {
+        (family, None, _) => scan.add_family(family),
+        (family, Some(q), _) => scan.add_column(family, q),
+    };
+    if let Some(weight) = a.opt_bytes("WEIGHT")? {
+        match parse_column(&weight) {
+            (family, Some(q), _) if scan.families.contains_key(&family) => {
+                scan = scan.add_column(family, q);
+            }
+            _ => return Err("WEIGHT is a column of the aggregated column's family".into()),
+        }
+    }
+    let value = client(
+        shell,
+        args,
+        Arc::clone(&shell.client).aggregate(&table, &scan, interpreter, what),
+    )?;
+    Ok(Some(Returned::Value(match value {
+        None => {
+            w!(out, "nil");
+            Value::Nil
+        }
+        Some(Number::Long(v)) => {
+            w!(out, "{v}");
+            Value::Int(v)
+        }
+        Some(Number::Double(v)) => {
+            w!(out, "{v}");
+            Value::Float(v)
+        }
+    })))
+}
+
 pub(super) fn get_splits(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> CommandResult {
     let table = Args::new(args).table(0)?;
     let regions = client(shell, args, shell.client.regions(&table))?;

@@ -163,6 +163,13 @@ with a prefix.
   hbase> count 't1'
   hbase> count 't1', INTERVAL => 100000
   hbase> count 't1', {FILTER => \"PrefixFilter('r')\"}";
+    "aggregate", "dml", dml::aggregate, true,
+"HBase's aggregation endpoint over a column (or a family): MAX, MIN, SUM, ROWNUM, AVG, STD or
+MEDIAN of its 8-byte values, each region computing its part where it is served.
+  hbase> aggregate 't1', 'f:q', 'SUM'
+  hbase> aggregate 't1', 'f:q', 'AVG', {STARTROW => 'a', STOPROW => 'm'}
+  hbase> aggregate 't1', 'f:price', 'MEDIAN', {WEIGHT => 'f:qty'}
+  hbase> aggregate 't1', 'f:ratio', 'MAX', {INTERPRETER => 'DOUBLE', FILTER => \"PrefixFilter('r')\"}";
     "get_splits", "dml", dml::get_splits, true, "The split points of a table.\n  hbase> get_splits 't1'";
     "truncate", "dml", dml::truncate, true, "Disable, drop and recreate a table, empty.\n  hbase> truncate 't1'";
     "truncate_preserve", "dml", dml::truncate_preserve, true, "Empty a table and keep its region boundaries.\n  hbase> truncate_preserve 't1'";
