@@ -5,6 +5,7 @@
 //!
 //! The paths, representations and status codes are in `docs/design/rest.md`.
 
+mod aggregate;
 mod cellset;
 mod filter;
 mod media;

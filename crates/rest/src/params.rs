@@ -33,6 +33,19 @@ pub const SCAN: &[&str] = &[
 /// `GET /<table>/scanner/<id>`: how many rows.
 pub const SCANNER_NEXT: &[&str] = &["n"];
 
+/// `GET /<table>/aggregate`: the aggregation endpoint (`docs/design/aggregation.md`).
+pub const AGGREGATE: &[&str] = &[
+    "column",
+    "op",
+    "interpreter",
+    "weight",
+    "startrow",
+    "endrow",
+    "prefix",
+    "filter",
+    "filter_b64",
+];
+
 /// Every resource that takes parameters, as `docs/design/rest.md` names it; every other
 /// resource takes none.
 pub const ALL: &[(&str, &[&str])] = &[
@@ -41,6 +54,7 @@ pub const ALL: &[(&str, &[&str])] = &[
     ("GET /<table>/multiget", MULTIGET),
     ("GET /<table>/*", SCAN),
     ("GET /<table>/scanner/<id>", SCANNER_NEXT),
+    ("GET /<table>/aggregate", AGGREGATE),
 ];
 
 impl Request {

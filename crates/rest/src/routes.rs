@@ -233,6 +233,10 @@ fn route(rest: &Rest, r: &Request) -> RestResult {
             }
             _ => Err(method_not_allowed(r)),
         },
+        // `op` tells the aggregation endpoint from a row named `aggregate`.
+        [table, "aggregate"] if get && !r.query_all("op").is_empty() => {
+            crate::aggregate::aggregate(rest, r, &table_name(table)?)
+        }
         [table, "multiget", columns @ ..] if get => {
             rows::multiget(rest, r, &table_name(table)?, columns.first().copied())
         }

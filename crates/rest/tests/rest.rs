@@ -802,7 +802,7 @@ fn the_documented_query_parameters_are_the_served_ones() {
         .iter()
         .flat_map(|(_, p)| p.iter().copied())
         .collect();
-    for file in ["rows.rs", "scanners.rs", "routes.rs"] {
+    for file in ["rows.rs", "scanners.rs", "routes.rs", "aggregate.rs"] {
         let source = std::fs::read_to_string(root.join("src").join(file)).expect("source");
         for call in ["query(\"", "query_all(\"", "number(\""] {
             for piece in source.split(call).skip(1) {
@@ -817,4 +817,47 @@ fn the_documented_query_parameters_are_the_served_ones() {
             }
         }
     }
+}
+
+/// `GET /<table>/aggregate`: the aggregation endpoint over REST; without `op` the path is
+/// still the row named `aggregate`.
+#[test]
+fn aggregations_over_rest() {
+    let f = Fixture::new();
+    let t = f.conn.table("t").expect("table");
+    for (row, v) in [("a", 10i64), ("b", -4), ("c", 30)] {
+        t.put(&Put::new(row.to_owned()).add_column("cf", "n", v.to_be_bytes().to_vec()))
+            .expect("put");
+    }
+    f.put("aggregate", "cf:x", "a row", 5);
+    let sum = f.call("GET", "/t/aggregate?column=cf:n&op=SUM", &[], b"");
+    assert_eq!(
+        (sum.status, sum.text().trim()),
+        (200, "36"),
+        "{}",
+        sum.text()
+    );
+    let avg = f.call("GET", "/t/aggregate?column=cf:n&op=avg", &[JSON], b"");
+    assert_eq!(avg.json()["value"], serde_json::json!(12.0));
+    assert_eq!(avg.json()["op"], "AVG");
+    let ranged = f.call(
+        "GET",
+        "/t/aggregate?column=cf:n&op=MAX&startrow=b",
+        &[],
+        b"",
+    );
+    assert_eq!(ranged.text().trim(), "30");
+    let none = f.call(
+        "GET",
+        "/t/aggregate?column=cf:n&op=MAX&startrow=x",
+        &[JSON],
+        b"",
+    );
+    assert_eq!(none.json()["value"], serde_json::Value::Null);
+    let bad = f.call("GET", "/t/aggregate?column=cf:n&op=MODE", &[], b"");
+    assert_eq!(bad.status, 400, "{}", bad.text());
+    assert!(bad.text().contains("MODE"), "{}", bad.text());
+    let row = f.call("GET", "/t/aggregate", &[JSON], b"");
+    assert_eq!(row.status, 200, "{}", row.text());
+    assert!(row.text().contains("YSByb3c="), "{}", row.text());
 }
