@@ -106,6 +106,21 @@ pub fn over_rows(
     Ok(merge(what, &[part.finish()]))
 }
 
+/// An aggregation computed here over the rows `client` reads with `scan` (as one part), for
+/// a connection whose regions are in this process or a table whose stored keys differ from
+/// its rows'.
+pub fn computed_here<C: crate::Client + ?Sized>(
+    client: std::sync::Arc<C>,
+    table: &basalt_common::TableName,
+    scan: &Scan,
+    interpreter: Interpreter,
+    what: Aggregation,
+) -> Result<Option<Number>> {
+    columns(scan, what)?;
+    let rows = client.scan(table, scan)?;
+    over_rows(rows, scan, interpreter, what)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -620,9 +620,7 @@ impl Client for LayoutClient {
             return Arc::clone(&self.inner).aggregate(table, scan, interpreter, what);
         }
         // The stored keys are not the rows': the rows are read here, through the layout.
-        crate::aggregate::columns(scan, what)?;
-        let rows = Arc::clone(&self).scan(table, scan)?;
-        crate::aggregate::over_rows(rows, scan, interpreter, what)
+        crate::aggregate::computed_here(self, table, scan, interpreter, what)
     }
 
     fn scan(self: Arc<Self>, table: &TableName, scan: &Scan) -> Result<Scanner> {

@@ -513,9 +513,7 @@ impl Client for Connection {
         what: basalt_client::aggregate::Aggregation,
     ) -> Result<Option<basalt_client::aggregate::Number>> {
         // the engine's regions are in this process: the rows are read here, as one part.
-        basalt_client::aggregate::columns(scan, what)?;
-        let rows = Arc::clone(&self).scan(table, scan)?;
-        basalt_client::aggregate::over_rows(rows, scan, interpreter, what)
+        basalt_client::aggregate::computed_here(self, table, scan, interpreter, what)
     }
 
     fn scan(self: Arc<Self>, table: &TableName, scan: &Scan) -> Result<Scanner> {
