@@ -31,6 +31,7 @@ use basalt_proto::schema::{
 use basalt_proto::{decode, exception, from_error as fail, refused, replication};
 
 mod nonces;
+mod refusals;
 mod tenancy;
 
 use crate::Admin;
@@ -339,20 +340,12 @@ impl MasterService {
         if let Some(outcome) = crate::access_service::call(&self.master, method, param) {
             return Some(outcome);
         }
-        match nonce_of(method, param) {
-            Some(key) => {
-                let mut served = true;
-                let outcome = self
-                    .nonces
-                    .once(key, || match self.dispatch(method, param) {
-                        Some(outcome) => outcome,
-                        None => {
-                            served = false;
-                            Ok(Vec::new())
-                        }
-                    });
-                served.then_some(outcome)
-            }
+        // Every method with a nonce is one `dispatch` serves.
+        match nonces::of_request(method, param) {
+            Some(key) => Some(self.nonces.once(key, || {
+                self.dispatch(method, param)
+                    .unwrap_or_else(|| Err(bad(format!("{method} is not served"))))
+            })),
             None => self.dispatch(method, param),
         }
     }
@@ -402,7 +395,7 @@ impl MasterService {
             }
             .encode_to_vec()),
             "Snapshot" => decode::<pb::SnapshotRequest>(param).and_then(|r| {
-                check_snapshot(&r.snapshot)?;
+                refusals::check_snapshot(&r.snapshot)?;
                 let table = r.snapshot.table.as_deref().unwrap_or_default();
                 let table = TableName::parse(table).map_err(|e| fail(&e))?;
                 admin
@@ -441,7 +434,7 @@ impl MasterService {
                 })
             }
             "CloneSnapshot" => decode::<pb::CloneSnapshotRequest>(param).and_then(|r| {
-                check_restore("CloneSnapshotRequest", r.restore_acl(), None)?;
+                refusals::check_restore("CloneSnapshotRequest", r.restore_acl(), None)?;
                 let table = r.snapshot.table.as_deref().unwrap_or_default();
                 let table = TableName::parse(table).map_err(|e| fail(&e))?;
                 admin
@@ -452,7 +445,7 @@ impl MasterService {
                 Ok(self.done())
             }),
             "RestoreSnapshot" => decode::<pb::RestoreSnapshotRequest>(param).and_then(|r| {
-                check_restore(
+                refusals::check_restore(
                     "RestoreSnapshotRequest",
                     r.restore_acl(),
                     r.custom_sft.as_deref(),
@@ -1119,116 +1112,6 @@ fn memory_mb(file: &str, key: &str) -> Option<u32> {
         .parse()
         .ok()?;
     u32::try_from(kb / 1024).ok()
-}
-
-/// The fields of a snapshot request Basalt refuses (docs/design/fields.md): a snapshot
-/// without a flush (Basalt flushes every region it snapshots), and what the master sets
-/// itself (owner, creation time, format version) or does not keep (permissions, a file size).
-fn check_snapshot(d: &pb::SnapshotDescription) -> Result<(), ExceptionResponse> {
-    use pb::snapshot_description::Type;
-    if d.r#type == Some(Type::Skipflush as i32) {
-        return Err(refused(
-            "SnapshotDescription.type SKIPFLUSH",
-            "Basalt flushes every region it snapshots",
-        ));
-    }
-    if d.creation_time.is_some_and(|t| t > 0) {
-        return Err(refused(
-            "SnapshotDescription.creation_time",
-            "the master stamps a snapshot when it takes it",
-        ));
-    }
-    if d.version
-        .is_some_and(|v| v != crate::snapshots::FORMAT_VERSION)
-    {
-        return Err(refused(
-            "SnapshotDescription.version",
-            &format!("Basalt writes format {}", crate::snapshots::FORMAT_VERSION),
-        ));
-    }
-    if d.owner.as_deref().is_some_and(|o| !o.is_empty()) {
-        return Err(refused(
-            "SnapshotDescription.owner",
-            "Basalt does not record snapshot owners",
-        ));
-    }
-    if d.users_and_permissions.is_some() {
-        return Err(refused(
-            "SnapshotDescription.users_and_permissions",
-            "Basalt's snapshots do not carry grants",
-        ));
-    }
-    if d.max_file_size.is_some_and(|m| m > 0) {
-        return Err(refused(
-            "SnapshotDescription.max_file_size",
-            "Basalt's snapshots keep no file size for their clones",
-        ));
-    }
-    Ok(())
-}
-
-/// Clone and restore: Basalt's snapshots carry no grants to restore, and its stores have one
-/// file tracker.
-fn check_restore(
-    owner: &str,
-    restore_acl: bool,
-    sft: Option<&str>,
-) -> Result<(), ExceptionResponse> {
-    if restore_acl {
-        return Err(refused(
-            &format!("{owner}.restoreACL"),
-            "Basalt's snapshots do not carry grants",
-        ));
-    }
-    if sft.is_some_and(|s| !s.is_empty()) {
-        return Err(refused(
-            &format!("{owner}.customSFT"),
-            "Basalt's stores have one file tracker",
-        ));
-    }
-    Ok(())
-}
-
-/// The nonce a procedure call carries (HBase's `nonce_group` and `nonce`), by method; None
-/// for a method without one, or a request that does not decode (its own arm says so).
-fn nonce_of(method: &str, param: Option<&[u8]>) -> Option<nonces::Key> {
-    fn of<M: Message + Default>(
-        param: Option<&[u8]>,
-        key: impl Fn(&M) -> (Option<u64>, Option<u64>),
-    ) -> Option<nonces::Key> {
-        let r = M::decode(param.unwrap_or_default()).ok()?;
-        let (group, nonce) = key(&r);
-        Some((group.unwrap_or(0), nonce.unwrap_or(0)))
-    }
-    match method {
-        "CreateTable" => of(param, |r: &CreateTableRequest| (r.nonce_group, r.nonce)),
-        "DeleteTable" | "EnableTable" | "DisableTable" => {
-            of(param, |r: &TableNameRequest| (r.nonce_group, r.nonce))
-        }
-        "TruncateTable" | "truncateTable" => {
-            of(param, |r: &TruncateTableRequest| (r.nonce_group, r.nonce))
-        }
-        "AddColumn" | "ModifyColumn" => of(param, |r: &AddColumnRequest| (r.nonce_group, r.nonce)),
-        "DeleteColumn" => of(param, |r: &DeleteColumnRequest| (r.nonce_group, r.nonce)),
-        "ModifyTable" => of(param, |r: &ModifyTableRequest| (r.nonce_group, r.nonce)),
-        "SplitRegion" => of(param, |r: &SplitTableRegionRequest| {
-            (r.nonce_group, r.nonce)
-        }),
-        "MergeTableRegions" => of(param, |r: &MergeTableRegionsRequest| {
-            (r.nonce_group, r.nonce)
-        }),
-        "CloneSnapshot" => of(param, |r: &pb::CloneSnapshotRequest| {
-            (r.nonce_group, r.nonce)
-        }),
-        "RestoreSnapshot" => of(param, |r: &pb::RestoreSnapshotRequest| {
-            (r.nonce_group, r.nonce)
-        }),
-        "CreateNamespace" | "ModifyNamespace" => {
-            of(param, |r: &NamespaceRequest| (r.nonce_group, r.nonce))
-        }
-        "DeleteNamespace" => of(param, |r: &NamespaceNameRequest| (r.nonce_group, r.nonce)),
-        _ => None,
-    }
 }
 
 impl basalt_proto::service::Service for MasterService {
