@@ -96,6 +96,10 @@ pub enum Error {
     /// as HBase's AccessDeniedException does.
     #[error("{0}")]
     AccessDenied(String),
+    /// A coprocessor vetoed the operation, failed, or ran over its limits (HBase's
+    /// CoprocessorException); the message names the module and says what happened.
+    #[error("{0}")]
+    Coprocessor(String),
     /// The storage failed; `source` is the error from below, where there was one.
     #[error("Storage error: {message}")]
     Storage {
@@ -211,6 +215,7 @@ impl Error {
             | Error::NamespaceNotEmpty { .. }
             | Error::QuotaExceeded(_)
             | Error::SpaceLimited(_)
+            | Error::Coprocessor(_)
             | Error::Refused(_) => ErrorKind::WrongState,
             Error::NotServingRegion(_) | Error::RegionTooBusy { .. } => ErrorKind::Unavailable,
             Error::AccessDenied(_) => ErrorKind::Denied,
@@ -240,6 +245,7 @@ impl Error {
             Error::AccessDenied(_) => Exception::AccessDenied,
             Error::QuotaExceeded(_) => Exception::QuotaExceeded,
             Error::SpaceLimited(_) => Exception::SpaceLimiting,
+            Error::Coprocessor(_) => Exception::Coprocessor,
             _ => match self.kind() {
                 // HBase's client sees a server-side IllegalArgumentException as this.
                 ErrorKind::InvalidArgument => Exception::IllegalArgument,
@@ -324,6 +330,7 @@ impl Error {
             Some(Exception::AccessDenied) => Error::AccessDenied(message),
             Some(Exception::QuotaExceeded) => Error::QuotaExceeded(message),
             Some(Exception::SpaceLimiting) => Error::SpaceLimited(message),
+            Some(Exception::Coprocessor) => Error::Coprocessor(message),
             Some(Exception::NotServingRegion) => Error::NotServingRegion(message),
             Some(Exception::UnknownRegion) => Error::UnknownRegion(message),
             Some(Exception::RegionTooBusy) => Error::RegionTooBusy {
@@ -431,6 +438,7 @@ enum Exception {
     AccessDenied,
     QuotaExceeded,
     SpaceLimiting,
+    Coprocessor,
     IllegalArgument,
     Io,
 }
@@ -505,6 +513,10 @@ const EXCEPTIONS: &[(Exception, &str)] = &[
     (
         Exception::AccessDenied,
         "org.apache.hadoop.hbase.security.AccessDeniedException",
+    ),
+    (
+        Exception::Coprocessor,
+        "org.apache.hadoop.hbase.coprocessor.CoprocessorException",
     ),
     (
         Exception::IllegalArgument,

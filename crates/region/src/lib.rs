@@ -18,6 +18,7 @@ pub mod meta_keys;
 mod mslab;
 mod mvcc;
 pub mod nvb;
+mod observer;
 mod reference;
 mod region;
 mod row_lock;
@@ -26,6 +27,7 @@ mod store;
 
 pub use budget::{BLOCK_MULTIPLIER, MemstoreBudget};
 pub use compaction::{CompactionConfig, select_minor};
+pub use observer::RegionObserver;
 pub use reference::{holds_own_files, parents_on_disk};
 pub use region::{Region, RegionConfig, RequestCounts, RowMutation, StoreFileEntry, write_clock};
 pub use scanner::RegionScanner;

@@ -35,6 +35,7 @@ use crate::budget::{BLOCK_MULTIPLIER, MemstoreBudget};
 
 mod flush;
 mod meta_rows;
+mod observed;
 mod read;
 mod rmw;
 mod stamps;
@@ -260,6 +261,8 @@ pub struct Region {
     /// Whether this is `hbase:meta`'s region, whose rows are stored in meta order
     /// (`crate::meta_keys`).
     meta: bool,
+    /// The code run around its operations (the table's coprocessors), set once as it opens.
+    observer: std::sync::OnceLock<Arc<dyn crate::RegionObserver>>,
 }
 
 /// A region's request counters (HBase's `readRequestsCount` and `writeRequestsCount`): a Get
@@ -377,7 +380,29 @@ impl Region {
             config,
             requests: Arc::default(),
             meta: descriptor_is_meta,
+            observer: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Runs `observer` around this region's operations from now on (once; meta's region
+    /// takes none). Call it before the region replays a WAL or serves.
+    pub fn set_observer(&self, observer: Arc<dyn crate::RegionObserver>) -> Result<()> {
+        if self.meta {
+            return Err(Error::InvalidArgument(
+                "hbase:meta's region runs no coprocessor".into(),
+            ));
+        }
+        self.observer.set(observer).map_err(|_| {
+            Error::InvalidArgument(format!(
+                "region {} already has its coprocessors",
+                self.encoded_name
+            ))
+        })
+    }
+
+    /// The code run around this region's operations, if any.
+    pub fn observer(&self) -> Option<&Arc<dyn crate::RegionObserver>> {
+        self.observer.get()
     }
 
     pub fn descriptor(&self) -> &TableDescriptor {
@@ -449,6 +474,9 @@ impl Region {
             return Err(e);
         }
         self.evict_blocks_on_close();
+        if let Some(observer) = self.observer() {
+            observer.closed();
+        }
         Ok(())
     }
 

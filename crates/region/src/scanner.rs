@@ -53,6 +53,8 @@ pub struct RegionScanner {
     metrics: Arc<basalt_common::metrics::ServerMetrics>,
     /// Rows are stored in meta order and decoded on the way out (`crate::meta_keys`).
     meta: bool,
+    /// The region's observer, when it watches scanned rows.
+    observer: Option<Arc<dyn crate::RegionObserver>>,
 }
 
 /// What a read's filter says of a row before its cells are read.
@@ -140,6 +142,7 @@ impl RegionScanner {
             requests: region.request_counts(),
             metrics: Arc::clone(region.metrics()),
             meta: region.is_meta(),
+            observer: region.observer().filter(|o| o.observes_scans()).cloned(),
         })
     }
 
@@ -382,17 +385,32 @@ impl Iterator for RegionScanner {
     type Item = Result<RowResult>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        while self.buffer.is_empty() && !self.exhausted {
-            if let Err(e) = self.refill() {
-                // A storage error ends the scan; the rows before it were returned.
-                self.exhausted = true;
-                return Some(Err(e));
+        loop {
+            while self.buffer.is_empty() && !self.exhausted {
+                if let Err(e) = self.refill() {
+                    // A storage error ends the scan; the rows before it were returned.
+                    self.exhausted = true;
+                    return Some(Err(e));
+                }
+            }
+            let row = self.buffer.pop_front()?;
+            if !row.partial {
+                self.requests.read();
+            }
+            let row = crate::region::shown_if(self.meta, row);
+            let Some(observer) = &self.observer else {
+                return Some(Ok(row));
+            };
+            match observer.post_scan_next(row) {
+                Ok(Some(row)) => return Some(Ok(row)),
+                // The observer dropped the row: on to the next.
+                Ok(None) => {}
+                Err(e) => {
+                    self.exhausted = true;
+                    self.buffer.clear();
+                    return Some(Err(e));
+                }
             }
         }
-        let row = self.buffer.pop_front()?;
-        if !row.partial {
-            self.requests.read();
-        }
-        Some(Ok(crate::region::shown_if(self.meta, row)))
     }
 }

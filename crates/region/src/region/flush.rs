@@ -17,6 +17,9 @@ impl Region {
         // (Cells' own timestamps would not do: a client may have chosen them.)
         self.stamp_floor
             .fetch_max(edit.write_time_ms, Ordering::AcqRel);
+        if let Some(observer) = self.observer() {
+            self.log_hook("pre_wal_restore", observer.pre_wal_restore(&edit.cells));
+        }
         let mut size = 0;
         let mut applied = false;
         for cell in &edit.cells {
@@ -39,6 +42,9 @@ impl Region {
             budget.add(size);
         }
         self.mvcc.advance_to(edit.seq_id);
+        if let Some(observer) = self.observer() {
+            self.log_hook("post_wal_restore", observer.post_wal_restore(&edit.cells));
+        }
         Ok(applied || edit.cells.is_empty())
     }
 
@@ -98,7 +104,30 @@ impl Region {
         self.flush_locked()
     }
 
+    /// A flush, between the observer's flush hooks (whose errors are only logged: a flush
+    /// is never vetoed).
     pub(super) fn flush_locked(&self) -> Result<()> {
+        let Some(observer) = self.observer() else {
+            return self.flush_unobserved();
+        };
+        self.log_hook("pre_flush", observer.pre_flush());
+        let flushed = self.flush_unobserved();
+        if flushed.is_ok() {
+            self.log_hook("post_flush", observer.post_flush());
+        }
+        flushed
+    }
+
+    /// Logs what a hook whose answer cannot change anything returned, if it failed.
+    pub(super) fn log_hook(&self, hook: &str, outcome: Result<()>) {
+        if let Err(e) = outcome {
+            basalt_common::log::log("coprocessor", basalt_common::log::Level::Warn, || {
+                format!("{hook} of region {}: {e}", self.encoded_name)
+            });
+        }
+    }
+
+    fn flush_unobserved(&self) -> Result<()> {
         let started = std::time::Instant::now();
         basalt_common::log::log("flush", basalt_common::log::Level::Debug, || {
             format!(
@@ -232,6 +261,9 @@ impl Region {
                 "NO_WRITES_COMPACTIONS Compactions are disallowed due to a space quota.".into(),
             ));
         }
+        if let Some(observer) = self.observer() {
+            observer.pre_compact(major)?;
+        }
         let _state = Compacting::new(&self.compacting[usize::from(major)]);
         let config = self.compaction_config();
         let now = self.now();
@@ -267,6 +299,9 @@ impl Region {
             self.last_major_compaction.store(now, Ordering::Relaxed);
         }
         self.record_seqid()?;
+        if let Some(observer) = self.observer() {
+            self.log_hook("post_compact", observer.post_compact(major));
+        }
         Ok(compacted)
     }
 

@@ -136,6 +136,9 @@ impl Region {
     /// Writes every cell of `put` atomically.
     pub fn put(&self, put: &Put) -> Result<()> {
         let _timer = self.time(Op::Put);
+        if let Some(observer) = self.observer() {
+            return self.put_observed(observer.as_ref(), put);
+        }
         if !self.meta {
             return self.put_stored(put);
         }
@@ -169,6 +172,9 @@ impl Region {
     /// `prepareDeleteTimestamps` does.
     pub fn delete(&self, delete: &Delete) -> Result<()> {
         let _timer = self.time(Op::Delete);
+        if let Some(observer) = self.observer() {
+            return self.delete_observed(observer.as_ref(), delete);
+        }
         if !self.meta {
             return self.delete_stored(delete);
         }
@@ -179,6 +185,9 @@ impl Region {
     /// Reads one row.
     pub fn get(&self, get: &Get) -> Result<RowResult> {
         let _timer = self.time(Op::Get);
+        if let Some(observer) = self.observer() {
+            return self.get_observed(observer.as_ref(), get);
+        }
         if !self.meta {
             return self.get_stored(get);
         }
@@ -194,6 +203,9 @@ impl Region {
 
     /// Opens a scanner over the rows `scan` selects, at the current read point.
     pub fn scan(&self, scan: &Scan) -> Result<RegionScanner> {
+        if let Some(observer) = self.observer() {
+            observer.pre_scan_open(scan)?;
+        }
         if !self.meta {
             return self.scan_stored(scan);
         }
@@ -236,6 +248,9 @@ impl Region {
     /// version", increments, appends) sees the row as it was before. Returns one result per
     /// mutation, in order: an increment's or append's new cells, empty for a put or delete.
     pub fn mutate_row(&self, mutations: &RowMutations) -> Result<Vec<RowResult>> {
+        if let Some(observer) = self.observer() {
+            return self.mutate_row_observed(observer.as_ref(), mutations);
+        }
         if !self.meta {
             return self.mutate_row_stored(mutations);
         }
@@ -249,6 +264,9 @@ impl Region {
     /// `max(now, the checked cell's timestamp)`, as HBase does.
     pub fn check_and_mutate(&self, cam: &CheckAndMutate) -> Result<CheckAndMutateResult> {
         let _timer = self.time(Op::CheckAndMutate);
+        if let Some(observer) = self.observer() {
+            return self.check_and_mutate_observed(observer.as_ref(), cam);
+        }
         if !self.meta {
             return self.check_and_mutate_stored(cam);
         }

@@ -13,6 +13,7 @@ use basalt_common::ops::{
 use basalt_common::{Bytes, Cell, CellType, Durability};
 
 use super::Region;
+use super::observed::{after_action, observe_action};
 use crate::matcher::StoreQuery;
 
 /// Cells to apply, each with the index of its store.
@@ -140,7 +141,15 @@ impl Region {
                 result: None,
             });
         }
-        let (cells, durability, result, floor) = match &cam.action {
+        // With the check passed, the action is a write like any other: the observer's put
+        // and delete hooks see it (as HBase's batch under checkAndMutate calls prePut), under
+        // the row's lock.
+        let observed = match self.observer() {
+            Some(observer) => Some(observe_action(observer.as_ref(), &cam.action)?),
+            None => None,
+        };
+        let action = observed.as_ref().unwrap_or(&cam.action);
+        let (cells, durability, result, floor) = match action {
             CheckAction::Put(p) => (
                 self.put_cells(p, stamp)?,
                 p.durability,
@@ -175,6 +184,9 @@ impl Region {
         };
         self.note_floor(&cam.row, floor);
         self.apply(cells, durability)?;
+        if let Some(observer) = self.observer() {
+            after_action(observer.as_ref(), action)?;
+        }
         Ok(CheckAndMutateResult {
             success: true,
             result,

@@ -1,0 +1,131 @@
+//! A region runs its observer's hooks around its operations: pre hooks change or veto them,
+//! post hooks see what was written, scanned rows pass through it, and a check-and-mutate's
+//! action is a put like any other once its check holds.
+
+mod support;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use basalt_common::ops::{CheckAction, CheckAndMutate, Condition};
+use basalt_common::{Bytes, Delete, Error, Get, Put, Result, RowResult, Scan};
+use basalt_region::RegionObserver;
+use support::{cells, create_table, host_at, scan_rows};
+
+/// Vetoes puts of the value "bad", adds `f:seen=1` to every other put, answers Gets of the
+/// row "virtual" itself, drops scanned rows starting with "hidden", and counts what it saw.
+#[derive(Debug, Default)]
+struct Watcher {
+    puts: AtomicUsize,
+    deletes: AtomicUsize,
+    scanned: AtomicUsize,
+}
+
+impl RegionObserver for Watcher {
+    fn pre_put(&self, put: &mut Put) -> Result<()> {
+        if put.cells.iter().any(|c| c.value == "bad") {
+            return Err(Error::Coprocessor("no bad values".into()));
+        }
+        *put = put.clone().add_column("f", "seen", "1");
+        Ok(())
+    }
+
+    fn post_put(&self, _put: &Put) -> Result<()> {
+        self.puts.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn post_delete(&self, _delete: &Delete) -> Result<()> {
+        self.deletes.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn pre_get(&self, get: &Get) -> Result<Option<RowResult>> {
+        Ok((get.row == "virtual").then(|| RowResult {
+            row: get.row.clone(),
+            cells: Vec::new(),
+            partial: false,
+        }))
+    }
+
+    fn observes_scans(&self) -> bool {
+        true
+    }
+
+    fn post_scan_next(&self, row: RowResult) -> Result<Option<RowResult>> {
+        self.scanned.fetch_add(1, Ordering::Relaxed);
+        Ok((!row.row.starts_with(b"hidden")).then_some(row))
+    }
+}
+
+#[test]
+fn hooks_change_veto_and_see_operations() {
+    let (host, _) = host_at(100);
+    let region = create_table(&host, "t", &["f"]);
+    let watcher = Arc::new(Watcher::default());
+    region.set_observer(watcher.clone()).unwrap();
+
+    region
+        .put(&Put::new("a").add_column("f", "q", "1"))
+        .unwrap();
+    assert_eq!(
+        cells(&region.get(&Get::new("a")).unwrap()),
+        ["f:q@100=1", "f:seen@100=1"]
+    );
+    let vetoed = region
+        .put(&Put::new("b").add_column("f", "q", "bad"))
+        .unwrap_err();
+    assert_eq!(vetoed, Error::Coprocessor("no bad values".into()));
+    assert!(region.get(&Get::new("b")).unwrap().cells.is_empty());
+
+    region
+        .put(&Put::new("hidden1").add_column("f", "q", "2"))
+        .unwrap();
+    assert_eq!(scan_rows(&region, &Scan::new()), ["a"]);
+    assert_eq!(watcher.scanned.load(Ordering::Relaxed), 2);
+
+    // A check-and-mutate's put goes through the put hooks once its check holds.
+    let cam = CheckAndMutate::new(
+        "a",
+        Condition::equals("f", "q", "1"),
+        CheckAction::Put(Put::new("a").add_column("f", "q", "bad")),
+    );
+    assert!(matches!(
+        region.check_and_mutate(&cam),
+        Err(Error::Coprocessor(_))
+    ));
+    let failing = CheckAndMutate::new(
+        "a",
+        Condition::equals("f", "q", "other"),
+        CheckAction::Put(Put::new("a").add_column("f", "q", "bad")),
+    );
+    assert!(!region.check_and_mutate(&failing).unwrap().success);
+
+    region.delete(&Delete::new("a")).unwrap();
+    assert_eq!(watcher.puts.load(Ordering::Relaxed), 2);
+    assert_eq!(watcher.deletes.load(Ordering::Relaxed), 1);
+    assert!(region.get(&Get::new("virtual")).unwrap().cells.is_empty());
+}
+
+/// Moves every put to another row: refused, since the row chose the region.
+#[derive(Debug)]
+struct RowChanger;
+
+impl RegionObserver for RowChanger {
+    fn pre_put(&self, put: &mut Put) -> Result<()> {
+        put.row = Bytes::from_static(b"elsewhere");
+        Ok(())
+    }
+}
+
+#[test]
+fn a_hook_cannot_change_the_row() {
+    let (host, _) = host_at(100);
+    let region = create_table(&host, "t", &["f"]);
+    region.set_observer(Arc::new(RowChanger)).unwrap();
+    let err = region
+        .put(&Put::new("a").add_column("f", "q", "1"))
+        .unwrap_err();
+    assert!(err.to_string().contains("changed the row"), "{err}");
+    assert!(region.set_observer(Arc::new(RowChanger)).is_err());
+}
