@@ -11,6 +11,7 @@ pub mod bytes_display;
 pub mod cell;
 pub mod chore;
 pub mod clock;
+pub mod coprocessor;
 pub mod descriptor_file;
 pub mod error;
 pub mod family_descriptor;

@@ -208,15 +208,24 @@ impl TableDescriptor {
                 "an HDFS setting; Basalt does not store on HDFS".into(),
             ));
         }
-        if !self.coprocessors.is_empty()
-            || self
-                .metadata
-                .keys()
-                .any(|k| k.to_ascii_lowercase().starts_with("coprocessor$"))
+        for (i, c) in self.coprocessors.iter().enumerate() {
+            if let Err(Error::InvalidDescriptor { reason, .. }) =
+                crate::coprocessor::CoprocessorSpec::parse(c)
+            {
+                return Err(Error::InvalidDescriptor {
+                    what: format!("coprocessor${}", i + 1),
+                    reason,
+                });
+            }
+        }
+        if let Some(k) = self
+            .metadata
+            .keys()
+            .find(|k| k.to_ascii_lowercase().starts_with("coprocessor$"))
         {
             return Err(refuse(
                 "coprocessor",
-                "Basalt cannot load Java coprocessors".into(),
+                format!("{k}: attach a coprocessor as coprocessor$N (that spelling)"),
             ));
         }
         for f in &self.families {
