@@ -1,0 +1,164 @@
+//! Basalt's coprocessor host: the WebAssembly modules a table's `coprocessor$N` attributes
+//! attach, run on every region of the table as its observer (`basalt_region::RegionObserver`)
+//! and its endpoints, each in a sandbox. A module reaches nothing but the functions the host
+//! defines (`module`): its region's rows, writes to the tables its attachment grants, shared
+//! counters and the log. Each call has a fuel budget and each instance a memory limit; a
+//! module that traps or runs over is unloaded from that region with an error to its caller,
+//! and the server goes on. `docs/design/coprocessors.md` is the contract; the SDK a module is
+//! written with is `basalt-coprocessor-sdk`.
+
+mod convert;
+mod module;
+mod observer;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::SystemTime;
+
+use basalt_client::Client;
+use basalt_common::TableName;
+use basalt_common::coprocessor::CoprocessorSpec;
+use basalt_common::error::{Error, Result};
+use basalt_common::log::{Level, log};
+use basalt_region::Region;
+
+pub use module::{DEFAULT_FUEL, DEFAULT_MEMORY, Hook};
+pub use observer::RegionCoprocessors;
+
+use convert::Write;
+use module::{Attached, HostState};
+
+/// A compiled module and the file it was compiled from (its modification time and size).
+type Compiled = (SystemTime, u64, wasmi::Module);
+
+/// What a region server's coprocessors share: the interpreter, the server functions, the
+/// modules compiled so far, and the connection their writes to other tables go through.
+pub struct Env {
+    engine: wasmi::Engine,
+    linker: wasmi::Linker<HostState>,
+    compiled: Mutex<HashMap<PathBuf, Compiled>>,
+    client: OnceLock<Arc<dyn Client>>,
+}
+
+impl fmt::Debug for Env {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Env")
+            .field("compiled", &self.compiled)
+            .field("client", &self.client.get().is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Env {
+    pub fn new() -> Result<Arc<Env>> {
+        let mut config = wasmi::Config::default();
+        config.consume_fuel(true);
+        let engine = wasmi::Engine::new(&config);
+        let mut linker = wasmi::Linker::new(&engine);
+        module::define_host_functions(&mut linker)?;
+        Ok(Arc::new(Env {
+            engine,
+            linker,
+            compiled: Mutex::default(),
+            client: OnceLock::new(),
+        }))
+    }
+
+    /// The connection modules' writes to other tables go through (the server's to its own
+    /// cluster). Until it is set, such a write fails.
+    pub fn set_client(&self, client: Arc<dyn Client>) {
+        let _ = self.client.set(client);
+    }
+
+    pub(crate) fn engine(&self) -> &wasmi::Engine {
+        &self.engine
+    }
+
+    pub(crate) fn linker(&self) -> &wasmi::Linker<HostState> {
+        &self.linker
+    }
+
+    /// The module in `path`, compiled (again if the file changed since).
+    pub(crate) fn compile(&self, path: &Path) -> Result<wasmi::Module> {
+        let unreadable = |e: std::io::Error| {
+            Error::Coprocessor(format!(
+                "coprocessor module {} cannot be read: {e}",
+                path.display()
+            ))
+        };
+        let meta = std::fs::metadata(path).map_err(unreadable)?;
+        let stamp = (meta.modified().map_err(unreadable)?, meta.len());
+        let mut compiled = self.compiled.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((modified, len, module)) = compiled.get(path)
+            && (*modified, *len) == stamp
+        {
+            return Ok(module.clone());
+        }
+        let bytes = std::fs::read(path).map_err(unreadable)?;
+        let module = wasmi::Module::new(&self.engine, &bytes).map_err(|e| {
+            Error::Coprocessor(format!(
+                "coprocessor module {} is not a valid WebAssembly module: {e}",
+                path.display()
+            ))
+        })?;
+        compiled.insert(path.to_owned(), (stamp.0, stamp.1, module.clone()));
+        Ok(module)
+    }
+
+    /// Checks that `spec`'s module can be attached: it compiles and exports what the
+    /// interface needs (what create and alter check before a table takes it).
+    pub fn check(&self, spec: &CoprocessorSpec) -> Result<()> {
+        let module = self.compile(&spec.path)?;
+        for required in ["memory", "basalt_alloc", "basalt_free", "basalt_init"] {
+            if module.get_export(required).is_none() {
+                return Err(Error::Coprocessor(format!(
+                    "coprocessor module {} does not export {required} (was it built with \
+                     basalt-coprocessor-sdk's export!?)",
+                    spec.path.display()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes a module asked for, through the server's connection.
+    pub(crate) fn write(&self, table: &TableName, write: &Write) -> Result<()> {
+        let client = self.client.get().ok_or_else(|| {
+            Error::Coprocessor("this server has no connection for coprocessors' writes".into())
+        })?;
+        match write {
+            Write::Put(p) => client.put(table, p),
+            Write::Delete(d) => client.delete(table, d),
+        }
+    }
+
+    /// Runs the coprocessors `region`'s table attaches on it from now on (call it as the
+    /// region opens, before it replays a WAL). A module that cannot be loaded is logged and
+    /// left out; the region opens without it.
+    pub fn attach(self: &Arc<Self>, region: &Arc<Region>) -> Result<()> {
+        let specs = &region.descriptor().coprocessors;
+        if specs.is_empty() {
+            return Ok(());
+        }
+        let mut modules = Vec::new();
+        for value in specs {
+            let loaded =
+                CoprocessorSpec::parse(value).and_then(|spec| Attached::load(self, spec, region));
+            match loaded {
+                Ok(m) => modules.push(m),
+                Err(e) => log("coprocessor", Level::Error, || {
+                    format!(
+                        "region {} opens without coprocessor {value}: {e}",
+                        region.encoded_name()
+                    )
+                }),
+            }
+        }
+        if modules.is_empty() {
+            return Ok(());
+        }
+        region.set_observer(Arc::new(RegionCoprocessors::new(modules)))
+    }
+}
