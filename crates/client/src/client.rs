@@ -439,6 +439,18 @@ pub trait Client: Send + Sync + fmt::Debug {
         interpreter: crate::aggregate::Interpreter,
         what: crate::aggregate::Aggregation,
     ) -> Result<Option<crate::aggregate::Number>>;
+    /// Calls `service.method` of a coprocessor endpoint with `request` on every region of
+    /// `table` holding rows in `[start_row, stop_row)` (empty: unbounded), all at once (HBase's
+    /// `Table.coprocessorService`): each region's name and response, in key order. The caller
+    /// merges them.
+    fn coprocessor_service(
+        &self,
+        table: &TableName,
+        range: (&[u8], &[u8]),
+        service: &str,
+        method: &str,
+        request: &[u8],
+    ) -> Result<Vec<(Bytes, Vec<u8>)>>;
     /// Adopts prepared store files `(family, path)` into the region of `table` holding `row`
     /// (HBase's BulkLoadHFile): all of them or none. The paths are the server's.
     fn bulk_load(

@@ -609,6 +609,19 @@ impl Client for LayoutClient {
         logical_result(layout, r)
     }
 
+    fn coprocessor_service(
+        &self,
+        table: &TableName,
+        range: (&[u8], &[u8]),
+        service: &str,
+        method: &str,
+        request: &[u8],
+    ) -> Result<Vec<(Bytes, Vec<u8>)>> {
+        // The range is in the table's stored keys: an endpoint sees the rows as stored.
+        self.inner
+            .coprocessor_service(table, range, service, method, request)
+    }
+
     fn aggregate(
         self: Arc<Self>,
         table: &TableName,

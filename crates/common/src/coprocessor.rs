@@ -70,6 +70,25 @@ impl CoprocessorSpec {
         })
     }
 
+    /// Checks that the module's file can be read here and is a WebAssembly binary (its magic
+    /// number): what create and alter check before a table takes the attachment. Region
+    /// servers compile it as they open the table's regions.
+    pub fn check_file(&self) -> Result<()> {
+        use std::io::Read;
+        let refuse = |why: String| Error::InvalidDescriptor {
+            what: "coprocessor".into(),
+            reason: format!("module {}: {why}", self.path.display()),
+        };
+        let mut magic = [0u8; 4];
+        std::fs::File::open(&self.path)
+            .and_then(|mut f| f.read_exact(&mut magic))
+            .map_err(|e| refuse(format!("cannot be read ({e})")))?;
+        if magic != *b"\0asm" {
+            return Err(refuse("is not a WebAssembly binary".into()));
+        }
+        Ok(())
+    }
+
     /// The value of the argument `key` (`k=v` in the arguments), if given.
     pub fn arg(&self, key: &str) -> Option<&str> {
         self.args

@@ -234,6 +234,15 @@ impl TableDescriptor {
         Ok(())
     }
 
+    /// Checks that every coprocessor module the table attaches can be read here and is a
+    /// WebAssembly binary ([`crate::coprocessor::CoprocessorSpec::check_file`]).
+    pub fn check_coprocessor_files(&self) -> Result<()> {
+        for c in &self.coprocessors {
+            crate::coprocessor::CoprocessorSpec::parse(c)?.check_file()?;
+        }
+        Ok(())
+    }
+
     /// Sets a table attribute by its HBase name (case matters, as in HBase: `owner` is
     /// METADATA, `OWNER` the attribute). Unknown names are kept as METADATA.
     pub fn set_attribute(&mut self, key: &str, value: &str) -> Result<()> {

@@ -10,6 +10,8 @@
 mod convert;
 mod module;
 mod observer;
+#[doc(hidden)]
+pub mod testing;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -39,37 +41,45 @@ pub struct Env {
     engine: wasmi::Engine,
     linker: wasmi::Linker<HostState>,
     compiled: Mutex<HashMap<PathBuf, Compiled>>,
-    client: OnceLock<Arc<dyn Client>>,
+    connector: OnceLock<Connector>,
 }
+
+/// How modules' writes reach the cluster: called for each write (it may connect once and
+/// keep the connection, or reach an embedded engine it must not keep alive).
+pub type Connector = Box<dyn Fn() -> Result<Arc<dyn Client>> + Send + Sync>;
 
 impl fmt::Debug for Env {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Env")
             .field("compiled", &self.compiled)
-            .field("client", &self.client.get().is_some())
+            .field("connected", &self.connector.get().is_some())
             .finish_non_exhaustive()
     }
 }
 
 impl Env {
-    pub fn new() -> Result<Arc<Env>> {
+    pub fn new() -> Arc<Env> {
         let mut config = wasmi::Config::default();
         config.consume_fuel(true);
         let engine = wasmi::Engine::new(&config);
         let mut linker = wasmi::Linker::new(&engine);
-        module::define_host_functions(&mut linker)?;
-        Ok(Arc::new(Env {
+        // Defining four distinct names cannot clash; were it to fail, every module would
+        // fail to start, naming the function it missed.
+        if let Err(e) = module::define_host_functions(&mut linker) {
+            log("coprocessor", Level::Error, || e.to_string());
+        }
+        Arc::new(Env {
             engine,
             linker,
             compiled: Mutex::default(),
-            client: OnceLock::new(),
-        }))
+            connector: OnceLock::new(),
+        })
     }
 
-    /// The connection modules' writes to other tables go through (the server's to its own
-    /// cluster). Until it is set, such a write fails.
-    pub fn set_client(&self, client: Arc<dyn Client>) {
-        let _ = self.client.set(client);
+    /// How modules' writes to other tables reach the cluster (the server's own connection
+    /// to it). Until it is set, such a write fails; it is set once.
+    pub fn set_connector(&self, connector: Connector) {
+        let _ = self.connector.set(connector);
     }
 
     pub(crate) fn engine(&self) -> &wasmi::Engine {
@@ -125,9 +135,10 @@ impl Env {
 
     /// Writes a module asked for, through the server's connection.
     pub(crate) fn write(&self, table: &TableName, write: &Write) -> Result<()> {
-        let client = self.client.get().ok_or_else(|| {
+        let connect = self.connector.get().ok_or_else(|| {
             Error::Coprocessor("this server has no connection for coprocessors' writes".into())
         })?;
+        let client = connect()?;
         match write {
             Write::Put(p) => client.put(table, p),
             Write::Delete(d) => client.delete(table, d),

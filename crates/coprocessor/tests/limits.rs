@@ -82,7 +82,7 @@ fn coprocessor_error(outcome: basalt_common::Result<impl std::fmt::Debug>, says:
 fn runaway_modules_are_stopped_and_unloaded_from_their_region_only() {
     let dir = tempfile::tempdir().expect("tempdir");
     let module = module_file(dir.path());
-    let env = Env::new().expect("env");
+    let env = Env::new();
     let put = Put::new("r").add_column("f", "q", "v");
 
     // Loops forever: stopped by its fuel.
@@ -112,7 +112,7 @@ fn a_module_that_cannot_load_leaves_the_region_serving() {
     let dir = tempfile::tempdir().expect("tempdir");
     let bad = dir.path().join("bad.wasm");
     std::fs::write(&bad, b"not a module").expect("write");
-    let env = Env::new().expect("env");
+    let env = Env::new();
     let spec =
         basalt_common::coprocessor::CoprocessorSpec::parse(&format!("file://{}|1|", bad.display()))
             .expect("spec");

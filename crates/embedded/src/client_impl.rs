@@ -505,6 +505,18 @@ impl Client for Connection {
         self.table_named(table.clone()).get(get)
     }
 
+    fn coprocessor_service(
+        &self,
+        table: &TableName,
+        range: (&[u8], &[u8]),
+        service: &str,
+        method: &str,
+        request: &[u8],
+    ) -> Result<Vec<(Bytes, Vec<u8>)>> {
+        self.table_named(table.clone())
+            .coprocessor_service(range, service, method, request)
+    }
+
     fn aggregate(
         self: Arc<Self>,
         table: &TableName,

@@ -357,6 +357,15 @@ impl<C: FromEngine> EngineBuilder<C> {
             .workers
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = workers;
+        // Coprocessors' writes to other tables go through this engine (without keeping it
+        // alive: it stops when its last connection is dropped).
+        let weak = Arc::downgrade(&engine);
+        engine.rs.coprocessors.set_connector(Box::new(move || {
+            let engine = weak
+                .upgrade()
+                .ok_or_else(|| basalt_common::Error::storage("the embedded engine has stopped"))?;
+            Ok(Arc::new(crate::Connection::from_engine(engine)) as Arc<dyn basalt_client::Client>)
+        }));
         C::from_engine(engine)
     }
 

@@ -85,6 +85,38 @@ impl Table {
         })
     }
 
+    /// Calls a coprocessor endpoint on each region holding rows of `[start, stop)` (empty:
+    /// unbounded): each region's name and response, in key order.
+    pub fn coprocessor_service(
+        &self,
+        (start, stop): (&[u8], &[u8]),
+        service: &str,
+        method: &str,
+        request: &[u8],
+    ) -> Result<Vec<(Bytes, Vec<u8>)>> {
+        let regions = self.hosted()?.regions();
+        let mut out = Vec::new();
+        for region in regions {
+            let info = region.info();
+            let after_start = info.end_key.is_empty() || start < &info.end_key[..];
+            let before_stop = stop.is_empty() || &info.start_key[..] < stop;
+            if !(after_start && before_stop) {
+                continue;
+            }
+            let answer = region
+                .observer()
+                .and_then(|o| o.endpoint(service, method, request))
+                .ok_or_else(|| {
+                    Error::Coprocessor(format!(
+                        "No registered coprocessor service {service}.{method} on table {}",
+                        self.name
+                    ))
+                })??;
+            out.push((info.region_name(), answer));
+        }
+        Ok(out)
+    }
+
     /// Writes one row's cells atomically.
     pub fn put(&self, put: &Put) -> Result<()> {
         self.on_row(&put.row, true, |r| r.put(put))

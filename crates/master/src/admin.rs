@@ -295,6 +295,7 @@ impl Admin {
     /// Creates a table with one region, enabled.
     pub fn create_table(&self, descriptor: TableDescriptor) -> Result<()> {
         descriptor.check_supported()?;
+        descriptor.check_coprocessor_files()?;
         procedures::create_table(&self.engine, descriptor, &[])
     }
 
@@ -305,6 +306,7 @@ impl Admin {
         split_keys: &[Bytes],
     ) -> Result<()> {
         descriptor.check_supported()?;
+        descriptor.check_coprocessor_files()?;
         procedures::create_table(&self.engine, descriptor, split_keys)
     }
 
@@ -317,6 +319,7 @@ impl Admin {
         algorithm: SplitAlgorithm,
     ) -> Result<()> {
         descriptor.check_supported()?;
+        descriptor.check_coprocessor_files()?;
         let keys = algorithm.split_keys(regions)?;
         procedures::create_table(&self.engine, descriptor, &keys)
     }
@@ -393,6 +396,7 @@ impl Admin {
     /// Replaces a table's schema, online (HBase 2's alter): each region is reopened with it.
     pub fn modify_table(&self, descriptor: TableDescriptor) -> Result<()> {
         descriptor.check_supported()?;
+        descriptor.check_coprocessor_files()?;
         procedures::modify_table(&self.engine, descriptor)
     }
 

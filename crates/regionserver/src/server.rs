@@ -58,6 +58,8 @@ pub struct RegionServer {
     space_policies: RwLock<HashMap<basalt_common::TableName, basalt_common::quota::SpacePolicy>>,
     /// Client calls by user, and throttled ones (ClientService counts them).
     pub user_requests: basalt_common::metrics::UserRequests,
+    /// The tables' coprocessors: what runs them on the regions opened here.
+    pub coprocessors: Arc<basalt_coprocessor::Env>,
 }
 
 /// A split the region server has prepared: the parent closed, the daughters' directories
@@ -103,6 +105,7 @@ impl RegionServer {
             compactions_on: AtomicBool::new(true),
             space_policies: RwLock::default(),
             user_requests: basalt_common::metrics::UserRequests::default(),
+            coprocessors: basalt_coprocessor::Env::new(),
         }
     }
 
@@ -211,6 +214,7 @@ impl RegionServer {
             &dir,
         )?);
         region.set_compaction_listener(self.compactions.clone());
+        self.coprocessors.attach(&region)?;
         if let Err(e) = self.note_open(&region, parents) {
             let _ = region.close();
             return Err(e);
@@ -380,6 +384,9 @@ impl RegionServer {
             .write()
             .unwrap_or_else(PoisonError::into_inner)
             .insert(region.encoded_name().to_owned(), Arc::clone(region));
+        if let Some(observer) = region.observer() {
+            observer.opened();
+        }
     }
 
     /// Flushes and closes a region and takes it offline.

@@ -69,6 +69,27 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         }),
         Arc::clone(&server.rs.sink_metrics),
     );
+    // Coprocessors' writes to other tables go into this cluster through its own client too,
+    // connected at the first.
+    let quorum = args.common.zookeeper.clone();
+    let coprocessor_tls = tls.clone();
+    let cluster: std::sync::OnceLock<Arc<dyn basalt_embedded::Client>> = std::sync::OnceLock::new();
+    let connect_lock = std::sync::Mutex::new(());
+    server.rs.coprocessors.set_connector(Box::new(move || {
+        let _one = connect_lock
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(c) = cluster.get() {
+            return Ok(Arc::clone(c));
+        }
+        let config = RemoteConfig {
+            tls: coprocessor_tls.clone(),
+            ..RemoteConfig::default()
+        };
+        let conn: Arc<dyn basalt_embedded::Client> =
+            Arc::new(RemoteConnection::through_zookeeper(&quorum, config)?);
+        Ok(Arc::clone(cluster.get_or_init(|| conn)))
+    }));
     // The quotas the active master publishes in /hbase/quota, which the role follows.
     let quotas = basalt_regionserver::quotas::QuotaCache::new(addr.to_string());
     let services = Services::new()

@@ -495,6 +495,18 @@ impl Client for RemoteConnection {
         self.on(table).bulk_load(row, files)
     }
 
+    fn coprocessor_service(
+        &self,
+        table: &TableName,
+        range: (&[u8], &[u8]),
+        service: &str,
+        method: &str,
+        request: &[u8],
+    ) -> Result<Vec<(Bytes, Vec<u8>)>> {
+        self.on(table)
+            .coprocessor_service(range, service, method, request)
+    }
+
     fn aggregate(
         self: Arc<Self>,
         table: &TableName,

@@ -90,6 +90,15 @@ table_calls! {
         interpreter: crate::aggregate::Interpreter,
         what: crate::aggregate::Aggregation
     ) -> Result<Vec<crate::aggregate::Partial>>;
+    /// A coprocessor endpoint called on each region holding rows of `range` (ExecService),
+    /// all at once: each region's name and response, in key order.
+    fn coprocessor_service(
+        &self,
+        range: (&[u8], &[u8]),
+        service: &str,
+        method: &str,
+        request: &[u8]
+    ) -> Result<Vec<(Bytes, Vec<u8>)>>;
 }
 
 /// One table's calls on a connection's core, blocking or async.
@@ -589,6 +598,53 @@ impl<T: Transport> TableCalls<'_, T> {
                         })
                 }
             });
+            join_all(calls)
+                .await
+                .into_iter()
+                .collect::<std::result::Result<Vec<_>, Failure>>()
+        })
+    }
+}
+
+impl<T: Transport> TableCalls<'_, T> {
+    async fn coprocessor_service(
+        &self,
+        range: (&[u8], &[u8]),
+        service: &str,
+        method: &str,
+        request: &[u8],
+    ) -> Result<Vec<(Bytes, Vec<u8>)>> {
+        let name = self.name;
+        let scan = Scan::new()
+            .with_start_row(range.0.to_vec())
+            .with_stop_row(range.1.to_vec());
+        retrying!(self.conn, name, |regions| {
+            let calls = regions
+                .iter()
+                .filter(|l| reads(&scan, l))
+                .map(|l| async move {
+                    let answer: pb::CoprocessorServiceResponse = self
+                        .conn
+                        .call(
+                            self.conn.server_of(l),
+                            "ExecService",
+                            &pb::CoprocessorServiceRequest {
+                                region: region(&l.name),
+                                call: pb::CoprocessorServiceCall {
+                                    row: l.start.clone(),
+                                    service_name: service.into(),
+                                    method_name: method.into(),
+                                    request: request.to_vec(),
+                                },
+                            },
+                        )
+                        .await
+                        .map_err(|e| classify(name, e))?;
+                    Ok((
+                        Bytes::from(l.name.clone()),
+                        answer.value.value.unwrap_or_default(),
+                    ))
+                });
             join_all(calls)
                 .await
                 .into_iter()

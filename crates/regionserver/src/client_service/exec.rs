@@ -1,8 +1,8 @@
 //! ExecService: coprocessor calls on a region. Basalt serves the aggregation endpoint
 //! (`aggregate`) and HBase's `MultiRowMutationService.MutateRows`, the atomic change of several rows of one region that
 //! HBase's master makes to `hbase:meta` (and Basalt's, when meta is on another server): one
-//! sequence id, one WAL record, all rows visible at once. Other services are
-//! UnknownProtocolException.
+//! sequence id, one WAL record, all rows visible at once. Other services are the endpoints of
+//! the table's coprocessor modules (`basalt-coprocessor`), or UnknownProtocolException.
 
 use basalt_common::ops::CheckAction;
 use basalt_proto::pb::{
@@ -36,7 +36,10 @@ impl ClientService {
         if service == "AggregateService" {
             return self.aggregate(req, user);
         }
-        if service != MULTI_ROW_MUTATION || call.method_name != "MutateRows" {
+        if service != MULTI_ROW_MUTATION {
+            return self.module_endpoint(req, service);
+        }
+        if call.method_name != "MutateRows" {
             return Err(exception(
                 "org.apache.hadoop.hbase.exceptions.UnknownProtocolException",
                 format!(
@@ -112,6 +115,38 @@ impl ClientService {
             value: NameBytesPair {
                 name: "hbase.pb.MutateRowsResponse".into(),
                 value: Some(MutateRowsResponse {}.encode_to_vec()),
+            },
+        }
+        .encode_to_vec())
+    }
+
+    /// A call to the endpoint a coprocessor module of the region's table serves. As with
+    /// HBase's default (`hbase.security.exec.permission.checks` off), no permission beyond
+    /// reaching the region is checked.
+    fn module_endpoint(&self, req: &CoprocessorServiceRequest, service: &str) -> Outcome {
+        let call = &req.call;
+        let region = self.region(Some(&req.region))?;
+        let served = region
+            .observer()
+            .and_then(|o| o.endpoint(service, &call.method_name, &call.request));
+        let Some(answer) = served else {
+            return Err(exception(
+                "org.apache.hadoop.hbase.exceptions.UnknownProtocolException",
+                format!(
+                    "No registered coprocessor service {}.{} (Basalt serves \
+                     {MULTI_ROW_MUTATION}.MutateRows, AggregateService and the endpoints of \
+                     the table's coprocessor modules)",
+                    call.service_name, call.method_name
+                ),
+                true,
+            ));
+        };
+        let value = answer.map_err(|e| from_error(&e))?;
+        Ok(CoprocessorServiceResponse {
+            region: req.region.clone(),
+            value: NameBytesPair {
+                name: format!("{service}.{}", call.method_name),
+                value: Some(value),
             },
         }
         .encode_to_vec())
