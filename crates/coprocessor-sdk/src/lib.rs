@@ -39,6 +39,8 @@
 
 pub mod wire;
 
+pub mod index;
+
 #[doc(hidden)]
 pub mod guest;
 pub mod host;

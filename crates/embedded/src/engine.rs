@@ -650,6 +650,12 @@ fn boot(engine: &Engine, segments: &[PathBuf], skip_corrupt: bool) -> Result<()>
     }
     let regions: Vec<&Region> = opened.iter().map(AsRef::as_ref).collect();
     basalt_regionserver::recover(fs, segments, &regions, skip_corrupt)?;
+    // Their coprocessors saw the replay; what they asked to write meanwhile is written now.
+    for region in &opened {
+        if let Some(observer) = region.observer() {
+            observer.opened();
+        }
+    }
     let mut batch = engine.meta_batch();
     for region in &opened {
         batch

@@ -263,6 +263,9 @@ pub struct Region {
     meta: bool,
     /// The code run around its operations (the table's coprocessors), set once as it opens.
     observer: std::sync::OnceLock<Arc<dyn crate::RegionObserver>>,
+    /// Observed writes hold it shared from their write to the end of their post hook; a flush
+    /// of an observed region holds it exclusively (`flush::flush_observed`).
+    observing: RwLock<()>,
 }
 
 /// A region's request counters (HBase's `readRequestsCount` and `writeRequestsCount`): a Get
@@ -381,6 +384,7 @@ impl Region {
             requests: Arc::default(),
             meta: descriptor_is_meta,
             observer: std::sync::OnceLock::new(),
+            observing: RwLock::new(()),
         })
     }
 

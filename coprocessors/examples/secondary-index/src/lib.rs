@@ -1,1 +1,160 @@
+//! A secondary index of one column (`column=f:q`) in another table (`index=t_idx`, which the
+//! attachment must also grant: `write=t_idx`). Each index row is the indexed value and the
+//! base row (`basalt_coprocessor_sdk::index::key`), written at the base cell's timestamp, so
+//! index writes commute and can be repeated.
+//!
+//! - After a put of the column: the row's versions of it are read back; the newest gets its
+//!   index row, every older value's index row is deleted up to that value's timestamp.
+//! - Before a delete that covers the column (the whole row, the family or the column): the
+//!   index rows of the versions it deletes are deleted. A delete of one version of the column
+//!   is refused (the version below it would come back, unindexed).
+//! - As a region replays its WAL after a crash: every replayed put of the column is indexed
+//!   again as after a put (the writes are made once the region opens), so an edit acknowledged
+//!   before the crash, whose index write the crash cut off, is indexed all the same.
+//!
+//! docs/coprocessors.md says what a reader can rely on.
 
+use basalt_coprocessor_sdk::index::{FAMILY, QUALIFIER, key};
+use basalt_coprocessor_sdk::{
+    Args, Coprocessor, Delete, Get, LATEST, LoggedCell, Mutation, Put, UNSET, cell_type, export,
+    host,
+};
+
+struct SecondaryIndex {
+    family: Vec<u8>,
+    qualifier: Vec<u8>,
+    index: String,
+}
+
+impl SecondaryIndex {
+    /// The row's versions of the indexed column, newest first: (value, timestamp).
+    fn versions(&self, row: &[u8]) -> Result<Vec<(Vec<u8>, i64)>, String> {
+        let mut get = Get::new(row.to_vec()).column(self.family.clone(), self.qualifier.clone());
+        get.max_versions = u32::MAX;
+        let found = host::get(&get)?;
+        Ok(found
+            .cells
+            .into_iter()
+            .filter(|c| c.cell_type == cell_type::PUT)
+            .map(|c| (c.value, c.timestamp))
+            .collect())
+    }
+
+    /// Indexes the row's newest value and unindexes its older ones.
+    fn reindex(&self, row: &[u8]) -> Result<(), String> {
+        let versions = self.versions(row)?;
+        let Some((newest, at)) = versions.first() else {
+            return Ok(());
+        };
+        let mut put = Put::new(key(newest, row)).add(FAMILY, QUALIFIER, row.to_vec());
+        put.timestamp = *at;
+        host::write(&self.index, Mutation::Put(put))?;
+        for (older, at) in &versions[1..] {
+            if older != newest {
+                self.unindex(older, row, *at)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Deletes the index row of `value` in `row`, up to `at`.
+    fn unindex(&self, value: &[u8], row: &[u8], at: i64) -> Result<(), String> {
+        let delete = Delete::new(key(value, row)).column(FAMILY, QUALIFIER, at);
+        host::write(&self.index, Mutation::Delete(delete))
+    }
+
+    fn touches(&self, family: &[u8], qualifier: &[u8]) -> bool {
+        family == self.family && qualifier == self.qualifier
+    }
+}
+
+impl Coprocessor for SecondaryIndex {
+    fn init(args: &Args) -> Result<Self, String> {
+        let column = args.require("column")?;
+        let (family, qualifier) = column
+            .split_once(':')
+            .ok_or_else(|| format!("column={column} is not family:qualifier"))?;
+        let index = args.require("index")?.to_owned();
+        let granted = args.get("write").unwrap_or("");
+        if !granted.split(';').any(|t| t.trim() == index) {
+            return Err(format!(
+                "the attachment must grant write={index} for the index table"
+            ));
+        }
+        Ok(SecondaryIndex {
+            family: family.as_bytes().to_vec(),
+            qualifier: qualifier.as_bytes().to_vec(),
+            index,
+        })
+    }
+
+    fn post_put(&self, put: &Put) -> Result<(), String> {
+        if put
+            .cells
+            .iter()
+            .any(|c| self.touches(&c.family, &c.qualifier))
+        {
+            self.reindex(&put.row)?;
+        }
+        Ok(())
+    }
+
+    fn pre_delete(&self, delete: &mut Delete) -> Result<(), String> {
+        // Up to which timestamp the delete removes the indexed column, if it does.
+        let mut upto = if delete.entries.is_empty() {
+            Some(delete.timestamp)
+        } else {
+            None
+        };
+        for e in &delete.entries {
+            let at = if e.timestamp == UNSET {
+                delete.timestamp
+            } else {
+                e.timestamp
+            };
+            let covers = match e.kind {
+                cell_type::DELETE_FAMILY => e.family == self.family,
+                cell_type::DELETE_COLUMN => self.touches(&e.family, &e.qualifier),
+                _ if self.touches(&e.family, &e.qualifier) => {
+                    return Err(format!(
+                        "the index of {}:{} cannot follow a delete of one version of it \
+                         (the version below would come back unindexed): delete the column",
+                        String::from_utf8_lossy(&self.family),
+                        String::from_utf8_lossy(&self.qualifier)
+                    ));
+                }
+                _ => false,
+            };
+            if covers {
+                upto = Some(upto.map_or(at, |u: i64| u.max(at)));
+            }
+        }
+        let Some(upto) = upto else {
+            return Ok(());
+        };
+        for (value, at) in self.versions(&delete.row)? {
+            if upto == LATEST || at <= upto {
+                self.unindex(&value, &delete.row, at)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn post_wal_restore(&self, cells: &[LoggedCell]) -> Result<(), String> {
+        let mut rows: Vec<&[u8]> = cells
+            .iter()
+            .filter(|c| {
+                c.cell.cell_type == cell_type::PUT
+                    && self.touches(&c.cell.family, &c.cell.qualifier)
+            })
+            .map(|c| c.row.as_slice())
+            .collect();
+        rows.dedup();
+        for row in rows {
+            self.reindex(row)?;
+        }
+        Ok(())
+    }
+}
+
+export!(SecondaryIndex, [post_put, pre_delete, post_wal_restore]);

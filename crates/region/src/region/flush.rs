@@ -58,7 +58,7 @@ impl Region {
         if let Some(budget) = &self.config.budget {
             budget.request_flush();
         } else if let Ok(_flushing) = self.flushing.try_lock() {
-            let _ = self.flush_locked();
+            let _ = self.flush_observed(false);
         }
     }
 
@@ -104,11 +104,28 @@ impl Region {
         self.flush_locked()
     }
 
-    /// A flush, between the observer's flush hooks (whose errors are only logged: a flush
-    /// is never vetoed).
     pub(super) fn flush_locked(&self) -> Result<()> {
+        self.flush_observed(true)
+    }
+
+    /// A flush, between the observer's flush hooks (whose errors are only logged: a flush
+    /// is never vetoed). With an observer, it first waits for the writes whose post hooks
+    /// still run (`Region::observing`): an edit is never flushed, and so never left out of a
+    /// WAL replay, before its observer has seen it. Without `wait` (a writer's own check,
+    /// which holds that lock shared) it leaves the flush to the next check instead.
+    fn flush_observed(&self, wait: bool) -> Result<()> {
         let Some(observer) = self.observer() else {
             return self.flush_unobserved();
+        };
+        let _quiet = if wait {
+            self.observing
+                .write()
+                .unwrap_or_else(PoisonError::into_inner)
+        } else {
+            match self.observing.try_write() {
+                Ok(quiet) => quiet,
+                Err(_) => return Ok(()),
+            }
         };
         self.log_hook("pre_flush", observer.pre_flush());
         let flushed = self.flush_unobserved();

@@ -8,6 +8,8 @@ use basalt_common::ops::{
     CheckAction, CheckAndMutate, CheckAndMutateResult, Delete, Get, Put, RowMutations, RowOp,
     RowResult,
 };
+use std::sync::PoisonError;
+
 use bytes::Bytes;
 
 use super::Region;
@@ -96,10 +98,26 @@ pub(super) fn after_action(observer: &dyn RegionObserver, action: &CheckAction) 
 }
 
 impl Region {
+    /// Runs a write and its post hook as one, as far as flushes go (`Region::observing`);
+    /// the flush a full memstore asks for comes after.
+    fn observed<T>(&self, write: impl FnOnce() -> Result<T>) -> Result<T> {
+        let outcome = {
+            let _observing = self
+                .observing
+                .read()
+                .unwrap_or_else(PoisonError::into_inner);
+            write()
+        };
+        self.flush_if_full();
+        outcome
+    }
+
     pub(super) fn put_observed(&self, observer: &dyn RegionObserver, put: &Put) -> Result<()> {
         let put = observe_put(observer, put)?;
-        self.put_stored(&put)?;
-        observer.post_put(&put)
+        self.observed(|| {
+            self.put_stored(&put)?;
+            observer.post_put(&put)
+        })
     }
 
     pub(super) fn delete_observed(
@@ -108,8 +126,10 @@ impl Region {
         delete: &Delete,
     ) -> Result<()> {
         let delete = observe_delete(observer, delete)?;
-        self.delete_stored(&delete)?;
-        observer.post_delete(&delete)
+        self.observed(|| {
+            self.delete_stored(&delete)?;
+            observer.post_delete(&delete)
+        })
     }
 
     pub(super) fn get_observed(
@@ -131,9 +151,11 @@ impl Region {
         mutations: &RowMutations,
     ) -> Result<Vec<RowResult>> {
         let changed = observe_row_mutations(observer, mutations)?;
-        let results = self.mutate_row_stored(&changed)?;
-        after_row_mutations(observer, &changed)?;
-        Ok(results)
+        self.observed(|| {
+            let results = self.mutate_row_stored(&changed)?;
+            after_row_mutations(observer, &changed)?;
+            Ok(results)
+        })
     }
 
     pub(super) fn check_and_mutate_observed(
@@ -144,8 +166,10 @@ impl Region {
         let mut changed = cam.clone();
         observer.pre_check_and_mutate(&mut changed)?;
         same_row(&cam.row, &changed.row)?;
-        let mut out = self.check_and_mutate_stored(&changed)?;
-        observer.post_check_and_mutate(&changed, &mut out)?;
-        Ok(out)
+        self.observed(|| {
+            let mut out = self.check_and_mutate_stored(&changed)?;
+            observer.post_check_and_mutate(&changed, &mut out)?;
+            Ok(out)
+        })
     }
 }
