@@ -270,7 +270,10 @@ impl TableDescriptor {
             "FLUSH_POLICY" => self.flush_policy = Some(value.to_owned()),
             "OWNER" => self.owner = Some(value.to_owned()),
             "ERASURE_CODING_POLICY" => self.erasure_coding_policy = Some(value.to_owned()),
-            _ if key.to_ascii_uppercase().starts_with("COPROCESSOR$") => {
+            // HBase's shell takes 'coprocessor' => spec as the next `coprocessor$N`.
+            _ if key.eq_ignore_ascii_case("COPROCESSOR")
+                || key.to_ascii_uppercase().starts_with("COPROCESSOR$") =>
+            {
                 self.coprocessors.push(value.to_owned())
             }
             _ => {
@@ -304,6 +307,19 @@ impl TableDescriptor {
             "FLUSH_POLICY" => self.flush_policy = None,
             "OWNER" => self.owner = None,
             "ERASURE_CODING_POLICY" => self.erasure_coding_policy = None,
+            _ if key.to_ascii_uppercase().starts_with("COPROCESSOR$") => {
+                let n = key["COPROCESSOR$".len()..]
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|n| (1..=self.coprocessors.len()).contains(n))
+                    .ok_or_else(|| {
+                        Error::InvalidArgument(format!(
+                            "table {} has no attribute {key} to unset",
+                            self.name
+                        ))
+                    })?;
+                self.coprocessors.remove(n - 1);
+            }
             _ => {
                 if self.metadata.remove(key).is_none() {
                     return Err(Error::InvalidArgument(format!(

@@ -129,3 +129,52 @@ fn a_hook_cannot_change_the_row() {
     assert!(err.to_string().contains("changed the row"), "{err}");
     assert!(region.set_observer(Arc::new(RowChanger)).is_err());
 }
+
+/// Counts flushes and compactions, and vetoes major compactions.
+#[derive(Debug, Default)]
+struct Housekeeping {
+    flushes: AtomicUsize,
+    compactions: AtomicUsize,
+}
+
+impl RegionObserver for Housekeeping {
+    fn post_flush(&self) -> Result<()> {
+        self.flushes.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn pre_compact(&self, major: bool) -> Result<()> {
+        if major {
+            return Err(Error::Coprocessor("no major compactions here".into()));
+        }
+        Ok(())
+    }
+
+    fn post_compact(&self, _major: bool) -> Result<()> {
+        self.compactions.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+#[test]
+fn flush_and_compaction_hooks_run_and_a_compaction_can_be_vetoed() {
+    let (host, _) = host_at(100);
+    let region = create_table(&host, "t", &["f"]);
+    let hooks = Arc::new(Housekeeping::default());
+    region.set_observer(hooks.clone()).unwrap();
+    for i in 0..3 {
+        region
+            .put(&Put::new(format!("r{i}")).add_column("f", "q", "v"))
+            .unwrap();
+        region.flush().unwrap();
+    }
+    assert_eq!(hooks.flushes.load(Ordering::Relaxed), 3);
+    assert_eq!(
+        region.compact(true).unwrap_err(),
+        Error::Coprocessor("no major compactions here".into())
+    );
+    assert_eq!(region.store_file_counts(), [3]);
+    region.compact(false).unwrap();
+    assert_eq!(region.store_file_counts(), [1]);
+    assert_eq!(hooks.compactions.load(Ordering::Relaxed), 1);
+}

@@ -21,8 +21,18 @@ fn scripts() -> PathBuf {
 
 /// Runs the script one statement at a time (a statement may span lines), echoing its input.
 /// `%SERVER%` in the script is the server's `host:port`.
+/// `%COPROCESSORS%` is the directory of the built example modules (and is put back in the
+/// output, so transcripts do not depend on where the tree is).
 fn transcript(client: Arc<dyn Client>, script: &str, server: &str) -> String {
+    let modules = script.contains("%COPROCESSORS%").then(|| {
+        let module = basalt_coprocessor::testing::example("no_bad_values");
+        module.parent().unwrap().display().to_string()
+    });
     let script = script.replace("%SERVER%", server);
+    let script = match &modules {
+        Some(dir) => script.replace("%COPROCESSORS%", dir),
+        None => script,
+    };
     // As `basalt shell` runs it: tables with a key layout by their logical keys.
     let client = Arc::new(basalt_embedded::LayoutClient::new(client));
     let mut shell = Shell::new(client, Options::default());
@@ -60,7 +70,11 @@ fn transcript(client: Arc<dyn Client>, script: &str, server: &str) -> String {
         }
     }
     assert!(pending.is_empty(), "the script ends inside a statement");
-    mask(&String::from_utf8(out).unwrap())
+    let out = String::from_utf8(out).unwrap();
+    mask(&match &modules {
+        Some(dir) => out.replace(dir, "%COPROCESSORS%"),
+        None => out,
+    })
 }
 
 fn mask(text: &str) -> String {
@@ -209,6 +223,11 @@ fn quotas() {
 #[test]
 fn rsgroups() {
     check("rsgroups");
+}
+
+#[test]
+fn coprocessor() {
+    check("coprocessor")
 }
 
 #[test]

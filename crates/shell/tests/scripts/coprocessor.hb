@@ -1,0 +1,12 @@
+create 'obs', 'f', SPLITS => ['m']
+alter 'obs', METHOD => 'table_att', 'coprocessor' => 'file://%COPROCESSORS%/no_bad_values.wasm|1001|refuse=bad'
+alter 'obs', METHOD => 'table_att', 'coprocessor' => 'file://%COPROCESSORS%/add_column.wasm|1002|column=f:added,value=yes'
+describe 'obs'
+put 'obs', 'a', 'f:q', 'good'
+put 'obs', 'z', 'f:q', 'bad'
+scan 'obs'
+alter 'obs', METHOD => 'table_att_unset', NAME => 'coprocessor$1'
+put 'obs', 'z', 'f:q', 'bad'
+scan 'obs'
+alter 'obs', METHOD => 'table_att', 'coprocessor' => 'hdfs:///c.jar|org.example.Observer|1001|'
+alter 'obs', METHOD => 'table_att', 'coprocessor' => 'file:///nowhere/missing.wasm|1|'
