@@ -119,6 +119,35 @@ fn observers_and_an_endpoint_embedded() {
     observers_act(&conn, &TableName::parse("observed").unwrap());
 }
 
+/// The AssemblyScript example (a module written without the SDK, in another language) vetoes
+/// like the Rust one.
+#[test]
+fn a_module_in_assemblyscript_vetoes_puts() {
+    let conn: Arc<dyn Client> = Arc::new(Connection::in_memory());
+    let module = basalt_coprocessor::testing::assemblyscript_example();
+    let mut desc = descriptor("as", &[]);
+    desc.set_attribute(
+        "coprocessor",
+        &format!("file://{}|1|refuse=nope", module.display()),
+    )
+    .unwrap();
+    conn.create_table(desc, &[Bytes::from("m")]).unwrap();
+    let table = TableName::parse("as").unwrap();
+    for row in ["a", "z"] {
+        match conn.put(&table, &put(row, "nope")) {
+            Err(Error::Coprocessor(m)) => {
+                assert!(
+                    m.contains("value nope is refused (an AssemblyScript coprocessor)"),
+                    "{m}"
+                );
+            }
+            other => panic!("the AssemblyScript module did not veto: {other:?}"),
+        }
+        conn.put(&table, &put(row, "fine")).unwrap();
+    }
+    assert_eq!(scanned_rows(&conn, &table), 2);
+}
+
 #[test]
 fn a_module_that_is_not_webassembly_is_refused_when_attached() {
     let conn = Connection::in_memory();

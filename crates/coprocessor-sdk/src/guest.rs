@@ -104,20 +104,26 @@ pub fn init<T: Coprocessor>(ptr: u32, len: u32) -> i64 {
     }
 }
 
-/// A hook that may change its message in place.
-fn mutating<T: Coprocessor, M: Message + PartialEq + Clone>(
+/// A hook that may change its message in place. What it leaves is encoded again and compared
+/// with what it was given (cheaper in the interpreter than keeping a copy to compare).
+fn mutating<T: Coprocessor, M: Message>(
     ptr: u32,
     len: u32,
     hook: impl FnOnce(&T, &mut M) -> Result<(), String>,
 ) -> i64 {
-    let before = match decoded::<M>(ptr, len) {
+    let given = input(ptr, len);
+    let mut message = match M::from_bytes(&given) {
         Ok(m) => m,
-        Err(e) => return veto(e),
+        Err(e) => return veto(e.to_string()),
     };
-    let mut after = before.clone();
-    match with::<T, _>(|c| hook(c, &mut after)) {
-        Ok(outcome) => changed(&before, after, outcome),
-        Err(m) => veto(m),
+    match with::<T, _>(|c| hook(c, &mut message)) {
+        Ok(Ok(())) => {
+            let mut w = wire::Writer(Vec::with_capacity(given.len() + 1));
+            w.u8(reply::REPLACE);
+            message.write(&mut w);
+            if w.0[1..] == given[..] { 0 } else { leak(w.0) }
+        }
+        Ok(Err(m)) | Err(m) => veto(m),
     }
 }
 
