@@ -385,6 +385,7 @@ impl Attached {
             return Err(self.unload(&e.to_string()));
         }
         let Some(&f) = instance.hooks.get(&hook) else {
+            self.give_back(instance);
             return Ok(None);
         };
         match instance.invoke(f, input) {

@@ -553,60 +553,39 @@ impl<T: Transport> TableCalls<'_, T> {
         what: crate::aggregate::Aggregation,
     ) -> Result<Vec<crate::aggregate::Partial>> {
         use crate::aggregate::Aggregation;
-        let name = self.name;
         let request = pb::AggregateRequest {
             interpreter_class_name: interpreter.class().into(),
             scan: super::scanner::scan_pb(scan, &scan.start_row, scan.include_start_row),
             interpreter_specific_bytes: Some(Vec::new()),
         }
         .encode_to_vec();
-        retrying!(self.conn, name, |regions| {
-            let calls = regions.iter().filter(|l| reads(scan, l)).map(|l| {
-                let request = request.clone();
-                async move {
-                    let answer: pb::CoprocessorServiceResponse = self
-                        .conn
-                        .call(
-                            self.conn.server_of(l),
-                            "ExecService",
-                            &pb::CoprocessorServiceRequest {
-                                region: region(&l.name),
-                                call: pb::CoprocessorServiceCall {
-                                    row: l.start.clone(),
-                                    service_name: basalt_proto::aggregate::SERVICE.into(),
-                                    method_name: what.method().into(),
-                                    request,
-                                },
-                            },
+        let answers = self
+            .exec_each(
+                scan,
+                basalt_proto::aggregate::SERVICE,
+                what.method(),
+                &request,
+            )
+            .await?;
+        answers
+            .into_iter()
+            .map(|(_, bytes)| {
+                pb::AggregateResponse::decode(bytes.as_slice())
+                    .map_err(|e| e.to_string())
+                    .and_then(|r| {
+                        basalt_proto::aggregate::partial(
+                            interpreter,
+                            &r,
+                            what == Aggregation::RowNum,
                         )
-                        .await
-                        .map_err(|e| classify(name, e))?;
-                    let bytes = answer.value.value.unwrap_or_default();
-                    pb::AggregateResponse::decode(bytes.as_slice())
-                        .map_err(|e| e.to_string())
-                        .and_then(|r| {
-                            basalt_proto::aggregate::partial(
-                                interpreter,
-                                &r,
-                                what == Aggregation::RowNum,
-                            )
-                        })
-                        .map_err(|e| {
-                            Failure::Fatal(Error::storage(format!(
-                                "an AggregateService answer does not decode: {e}"
-                            )))
-                        })
-                }
-            });
-            join_all(calls)
-                .await
-                .into_iter()
-                .collect::<std::result::Result<Vec<_>, Failure>>()
-        })
+                    })
+                    .map_err(|e| {
+                        Error::storage(format!("an AggregateService answer does not decode: {e}"))
+                    })
+            })
+            .collect()
     }
-}
 
-impl<T: Transport> TableCalls<'_, T> {
     async fn coprocessor_service(
         &self,
         range: (&[u8], &[u8]),
@@ -614,14 +593,27 @@ impl<T: Transport> TableCalls<'_, T> {
         method: &str,
         request: &[u8],
     ) -> Result<Vec<(Bytes, Vec<u8>)>> {
-        let name = self.name;
         let scan = Scan::new()
             .with_start_row(range.0.to_vec())
             .with_stop_row(range.1.to_vec());
+        self.exec_each(&scan, service, method, request).await
+    }
+
+    /// `service.method` called with `request` through ExecService on every region `scan`
+    /// reads, all at once (retried as regions move): each region's name and answer, in key
+    /// order.
+    async fn exec_each(
+        &self,
+        scan: &Scan,
+        service: &str,
+        method: &str,
+        request: &[u8],
+    ) -> Result<Vec<(Bytes, Vec<u8>)>> {
+        let name = self.name;
         retrying!(self.conn, name, |regions| {
             let calls = regions
                 .iter()
-                .filter(|l| reads(&scan, l))
+                .filter(|l| reads(scan, l))
                 .map(|l| async move {
                     let answer: pb::CoprocessorServiceResponse = self
                         .conn
