@@ -319,6 +319,18 @@ pub struct RegionStatus {
     pub memstore_bytes: u64,
     pub read_requests: u64,
     pub write_requests: u64,
+    /// The coprocessor modules attached to it, and whether each still runs (a fault unloads
+    /// one from the region).
+    pub coprocessors: Vec<CoprocessorStatus>,
+}
+
+/// A coprocessor module on a region.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CoprocessorStatus {
+    /// Its file name.
+    pub module: String,
+    /// False once a trap or an exceeded limit unloaded it from the region.
+    pub loaded: bool,
 }
 
 /// A region server's figures at one moment.

@@ -56,14 +56,6 @@ impl RegionCoprocessors {
         RegionCoprocessors { modules }
     }
 
-    /// The modules attached, by file name, and whether each is still loaded.
-    pub fn modules(&self) -> Vec<(String, bool)> {
-        self.modules
-            .iter()
-            .map(|m| (m.name().to_owned(), m.is_loaded()))
-            .collect()
-    }
-
     fn with(&self, hook: Hook) -> impl Iterator<Item = &Attached> {
         self.modules.iter().filter(move |m| m.has(hook))
     }
@@ -327,6 +319,13 @@ impl RegionObserver for RegionCoprocessors {
             let (_, body) = split(m, Hook::Endpoint, &r, &[reply::ANSWER])?;
             Ok(body.to_vec())
         })())
+    }
+
+    fn modules(&self) -> Vec<(String, bool)> {
+        self.modules
+            .iter()
+            .map(|m| (m.name().to_owned(), m.is_loaded()))
+            .collect()
     }
 
     fn opened(&self) {

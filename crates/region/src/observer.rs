@@ -113,6 +113,11 @@ pub trait RegionObserver: Send + Sync + fmt::Debug {
         None
     }
 
+    /// What runs here, for status pages: each module's name and whether it still runs.
+    fn modules(&self) -> Vec<(String, bool)> {
+        Vec::new()
+    }
+
     /// Called once the region is open and serving (after any replay), and when it closes.
     fn opened(&self) {}
 

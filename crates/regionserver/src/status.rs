@@ -26,6 +26,13 @@ pub fn region_status(region: &Region) -> RegionStatus {
         memstore_bytes: region.memstore_bytes() as u64,
         read_requests: region.requests().reads(),
         write_requests: region.requests().writes(),
+        coprocessors: region
+            .observer()
+            .map(|o| o.modules())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(module, loaded)| basalt_common::metrics::CoprocessorStatus { module, loaded })
+            .collect(),
     }
 }
 

@@ -386,11 +386,42 @@ pub fn region_server_page(s: &ServerStatus, m: &ServerMetrics, master_nav: bool)
         body.push_str(&region_row(r, master_nav));
     }
     body.push_str("</table>");
+    coprocessors_section(&mut body, s);
     page(
         &format!("Region server: {}", s.name),
         &nav(master_nav, true),
         &body,
     )
+}
+
+/// The coprocessor modules on this server's regions, and whether each still runs there.
+fn coprocessors_section(body: &mut String, s: &ServerStatus) {
+    let attached: Vec<_> = s
+        .regions
+        .iter()
+        .flat_map(|r| r.coprocessors.iter().map(move |c| (r, c)))
+        .collect();
+    if attached.is_empty() {
+        return;
+    }
+    body.push_str(
+        "<h2>Coprocessors</h2><table id=\"coprocessors\"><tr><th>Region</th><th>Table</th>\
+         <th>Module</th><th>State</th></tr>",
+    );
+    for (r, c) in attached {
+        let state = if c.loaded {
+            "running"
+        } else {
+            "unloaded (a trap or an exceeded limit; back when the region reopens)"
+        };
+        body.push_str(&format!(
+            "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td class=\"state\">{state}</td></tr>",
+            esc(&r.encoded_name),
+            esc(&r.table),
+            esc(&c.module)
+        ));
+    }
+    body.push_str("</table>");
 }
 
 /// The replication queues this server ships, and what peers replicated here.
