@@ -274,6 +274,10 @@ def test_coprocessors_on_the_region_server_page(coprocessed, browser):
     assert listed["trapping"][1].startswith("unloaded"), listed
     assert listed["vetoing"] == ("no_bad_values.wasm", "running"), listed
     shoot(browser, "rs-coprocessors")
+    with urllib.request.urlopen(f"http://{coprocessed.info}/metrics", timeout=10) as r:
+        metrics = r.read().decode()
+    assert 'basalt_coprocessors{state="running"} 1' in metrics, metrics
+    assert 'basalt_coprocessors{state="unloaded"} 1' in metrics, metrics
 
 
 @pytest.fixture(scope="module")

@@ -286,3 +286,59 @@ pub fn logged_out(cells: &[Cell]) -> Vec<wire::LoggedCell> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(family: Vec<u8>, cell_type: u8) -> wire::Cell {
+        wire::Cell {
+            family,
+            qualifier: b"q".to_vec(),
+            timestamp: 1,
+            cell_type,
+            value: b"v".to_vec(),
+        }
+    }
+
+    /// What a module hands back is checked as a request would be: a clear error, never a
+    /// panic or a cell the format cannot hold.
+    #[test]
+    fn what_a_module_hands_back_is_checked() {
+        let row = |c| wire::Row {
+            row: b"r".to_vec(),
+            cells: vec![c],
+        };
+        assert!(row_in(row(cell(b"f".to_vec(), 4)), false).is_ok());
+        let long = row_in(row(cell(vec![b'f'; 300], 4)), false).unwrap_err();
+        assert!(long.to_string().contains("too large"), "{long}");
+        let sentinel = row_in(row(cell(b"f".to_vec(), 255)), false).unwrap_err();
+        assert!(
+            sentinel.to_string().contains("not a cell type"),
+            "{sentinel}"
+        );
+        let mut delete = Delete::new(Bytes::from_static(b"r"));
+        let not_a_delete = wire::Delete {
+            row: b"r".to_vec(),
+            timestamp: wire::LATEST,
+            entries: vec![wire::DeleteEntry {
+                family: b"f".to_vec(),
+                qualifier: b"q".to_vec(),
+                timestamp: wire::UNSET,
+                kind: 4,
+            }],
+        };
+        let err = delete_in(&mut delete, not_a_delete).unwrap_err();
+        assert!(err.to_string().contains("not a delete type"), "{err}");
+        assert!(
+            delete.entries.is_empty(),
+            "a refused change leaves the delete as it was"
+        );
+        let bad_range = wire::Get {
+            min_timestamp: 10,
+            max_timestamp: 5,
+            ..wire::Get::new(b"r".to_vec())
+        };
+        assert!(get_in(bad_range).is_err());
+    }
+}

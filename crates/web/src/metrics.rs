@@ -295,6 +295,21 @@ impl Prometheus {
             "Scanners open on the server's native RPC.",
             s.open_scanners,
         );
+        let modules = s.regions.iter().flat_map(|r| &r.coprocessors);
+        let (running, unloaded) = modules.fold((0, 0), |(on, off), c| {
+            if c.loaded {
+                (on + 1, off)
+            } else {
+                (on, off + 1)
+            }
+        });
+        self.help(
+            "basalt_coprocessors",
+            "gauge",
+            "Coprocessor modules on this server's regions, by state.",
+        );
+        self.sample("basalt_coprocessors", "state=\"running\"", running);
+        self.sample("basalt_coprocessors", "state=\"unloaded\"", unloaded);
         self.one(
             "basalt_background_tasks",
             "gauge",
