@@ -195,7 +195,8 @@ pub struct Column {
     pub qualifier: Option<Vec<u8>>,
 }
 
-/// A read of one row: its columns (none: all), its versions and time range `[min, max)`.
+/// A read of one row: its columns (none: all), its versions and time range `[min, max)`;
+/// `raw` also returns delete markers and the cells they mask (as a raw scan does).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Get {
     pub row: Vec<u8>,
@@ -203,6 +204,7 @@ pub struct Get {
     pub max_versions: u32,
     pub min_timestamp: i64,
     pub max_timestamp: i64,
+    pub raw: bool,
 }
 
 impl Get {
@@ -213,7 +215,17 @@ impl Get {
             max_versions: 1,
             min_timestamp: 0,
             max_timestamp: LATEST,
+            raw: false,
         }
+    }
+
+    /// Selects a whole family.
+    pub fn family(mut self, family: impl Into<Vec<u8>>) -> Get {
+        self.columns.push(Column {
+            family: family.into(),
+            qualifier: None,
+        });
+        self
     }
 
     pub fn column(mut self, family: impl Into<Vec<u8>>, qualifier: impl Into<Vec<u8>>) -> Get {
@@ -535,7 +547,8 @@ impl Message for Get {
         }
         w.u32(self.max_versions)
             .i64(self.min_timestamp)
-            .i64(self.max_timestamp);
+            .i64(self.max_timestamp)
+            .u8(u8::from(self.raw));
     }
 
     fn read(r: &mut Reader<'_>) -> WireResult<Self> {
@@ -557,6 +570,7 @@ impl Message for Get {
             max_versions: r.u32("get max versions")?,
             min_timestamp: r.i64("get min timestamp")?,
             max_timestamp: r.i64("get max timestamp")?,
+            raw: r.u8("get raw")? != 0,
         })
     }
 }

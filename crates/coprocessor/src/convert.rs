@@ -149,11 +149,13 @@ pub fn get_out(get: &Get) -> wire::Get {
         max_versions: get.max_versions,
         min_timestamp: get.time_range.min,
         max_timestamp: get.time_range.max,
+        raw: false,
     }
 }
 
-/// A module's read of its own region.
-pub fn get_in(g: wire::Get) -> Result<Get> {
+/// A module's read of its own region, and whether it is raw.
+pub fn get_in(g: wire::Get) -> Result<(Get, bool)> {
+    let raw = g.raw;
     let mut get = Get::new(bytes(g.row));
     for c in g.columns {
         get = match c.qualifier {
@@ -165,7 +167,7 @@ pub fn get_in(g: wire::Get) -> Result<Get> {
     range.validate()?;
     get.time_range = range;
     get.max_versions = g.max_versions.max(1);
-    Ok(get)
+    Ok((get, raw))
 }
 
 pub fn row_out(row: &RowResult) -> wire::Row {
@@ -340,5 +342,11 @@ mod tests {
             ..wire::Get::new(b"r".to_vec())
         };
         assert!(get_in(bad_range).is_err());
+        let (_, raw) = get_in(wire::Get {
+            raw: true,
+            ..wire::Get::new(b"r".to_vec())
+        })
+        .unwrap();
+        assert!(raw);
     }
 }

@@ -559,7 +559,12 @@ fn host_region_get(
             .region
             .upgrade()
             .ok_or_else(|| Error::NotServingRegion(ctx.region_name.clone()))?;
-        let row = region.get_unobserved(&get)?;
+        let (get, raw) = get;
+        let row = if raw {
+            region.get_raw_unobserved(&get)?
+        } else {
+            region.get_unobserved(&get)?
+        };
         Ok(convert::row_out(&row).to_bytes())
     })();
     hand_over(&mut caller, &answer(outcome))

@@ -1,7 +1,8 @@
-//! A coprocessor sees the WAL replayed after a crash (issue 50): puts whose index writes
-//! failed (the index table was disabled) are in the base table's WAL only; the process dies;
-//! as the base region reopens, the secondary-index module is handed every replayed edit, and
-//! the index writes it asks for are made once the region is open: the index ends complete.
+//! A coprocessor sees the WAL replayed after a crash (issue 50): a delete and puts whose index
+//! writes failed (the index table was disabled) are in the base table's WAL only; the process
+//! dies; as the base region reopens, the secondary-index module is handed every replayed edit,
+//! and the index writes it asks for are made once the region is open: the index ends equal to
+//! the base table, the deleted row unindexed and the put rows indexed.
 #![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
 mod support;
@@ -13,7 +14,7 @@ use std::time::{Duration, Instant};
 use basalt_coprocessor::testing::example;
 use basalt_coprocessor_sdk::index;
 use basalt_embedded::{
-    Bytes, Client, ColumnFamilyDescriptor, Error, Put, Scan, TableDescriptor, TableName,
+    Bytes, Client, ColumnFamilyDescriptor, Delete, Error, Put, Scan, TableDescriptor, TableName,
 };
 use basalt_fs::FaultyFs;
 
@@ -55,7 +56,16 @@ fn replayed_edits_are_indexed_after_a_crash() {
     .unwrap();
     client.create_table(desc, &[]).unwrap();
 
+    // r0 is indexed while the index table is enabled; its delete below is not.
+    client
+        .put(&base, &Put::new("r0").add_column("f", "city", "city of r0"))
+        .unwrap();
+    assert_eq!(index_rows(&client, &idx).len(), 1);
     client.disable_table(&idx).unwrap();
+    match client.delete(&base, &Delete::new("r0")) {
+        Err(Error::Coprocessor(m)) => assert!(m.contains("people_idx"), "{m}"),
+        other => panic!("the index delete did not fail: {other:?}"),
+    }
     let rows = ["r1", "r2", "r3"];
     for row in rows {
         let put = Put::new(row).add_column("f", "city", format!("city of {row}"));
@@ -66,7 +76,11 @@ fn replayed_edits_are_indexed_after_a_crash() {
         }
     }
     client.enable_table(&idx).unwrap();
-    assert!(index_rows(&client, &idx).is_empty());
+    assert_eq!(
+        index_rows(&client, &idx).len(),
+        1,
+        "r0's index row outlived its delete"
+    );
 
     // The process dies before the base table flushed: its edits are in the WAL only.
     fs.kill();

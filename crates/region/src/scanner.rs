@@ -146,6 +146,12 @@ impl RegionScanner {
         })
     }
 
+    /// This scanner without the region's observer (a coprocessor's own read).
+    pub(crate) fn without_observer(mut self) -> Self {
+        self.observer = None;
+        self
+    }
+
     /// Whether the scan ended because its filter is done with the rest of the table (not just
     /// this region, as a PageFilter is).
     pub fn filter_ends_scan(&self) -> bool {

@@ -5,19 +5,24 @@
 //!
 //! - After a put of the column: the row's versions of it are read back; the newest gets its
 //!   index row, every older value's index row is deleted up to that value's timestamp.
-//! - Before a delete that covers the column (the whole row, the family or the column): the
-//!   index rows of the versions it deletes are deleted. A delete of one version of the column
-//!   is refused (the version below it would come back, unindexed).
+//! - After a delete that covers the column (the whole row, the family or the column): the row
+//!   is read raw, and the index row of every version a delete marker masks is deleted up to
+//!   that version's timestamp. A delete of one version of the column is refused (the version
+//!   below it would come back, unindexed).
 //! - As a region replays its WAL after a crash: every replayed put of the column is indexed
-//!   again as after a put (the writes are made once the region opens), so an edit acknowledged
-//!   before the crash, whose index write the crash cut off, is indexed all the same.
+//!   again, and every replayed delete unindexed again, as after the write (the index writes are
+//!   made once the region opens), so a write whose index write the crash cut off is indexed
+//!   all the same.
+//!
+//! Index rows are only ever written after the base write they follow, so the index holds every
+//! value the base table holds (once its write is acknowledged, or replayed), and perhaps rows
+//! whose base row has since changed, which a reader checks.
 //!
 //! docs/coprocessors.md says what a reader can rely on.
 
 use basalt_coprocessor_sdk::index::{FAMILY, QUALIFIER, key};
 use basalt_coprocessor_sdk::{
-    Args, Coprocessor, Delete, Get, LATEST, LoggedCell, Mutation, Put, UNSET, cell_type, export,
-    host,
+    Args, Coprocessor, Delete, Get, LoggedCell, Mutation, Put, cell_type, export, host,
 };
 
 struct SecondaryIndex {
@@ -63,6 +68,31 @@ impl SecondaryIndex {
         host::write(&self.index, Mutation::Delete(delete))
     }
 
+    /// Unindexes every version of the column a delete marker masks, read raw (markers and
+    /// masked cells alike): what a delete removed, whichever delete it was, as often as asked.
+    fn unindex_deleted(&self, row: &[u8]) -> Result<(), String> {
+        let mut get = Get::new(row.to_vec()).family(self.family.clone());
+        get.max_versions = u32::MAX;
+        get.raw = true;
+        let found = host::get(&get)?;
+        let masked = |at: i64| {
+            found.cells.iter().any(|m| match m.cell_type {
+                cell_type::DELETE_FAMILY => at <= m.timestamp,
+                cell_type::DELETE_FAMILY_VERSION => at == m.timestamp,
+                cell_type::DELETE_COLUMN => m.qualifier == self.qualifier && at <= m.timestamp,
+                cell_type::DELETE => m.qualifier == self.qualifier && at == m.timestamp,
+                _ => false,
+            })
+        };
+        for c in &found.cells {
+            if c.cell_type == cell_type::PUT && c.qualifier == self.qualifier && masked(c.timestamp)
+            {
+                self.unindex(&c.value, row, c.timestamp)?;
+            }
+        }
+        Ok(())
+    }
+
     fn touches(&self, family: &[u8], qualifier: &[u8]) -> bool {
         family == self.family && qualifier == self.qualifier
     }
@@ -100,61 +130,57 @@ impl Coprocessor for SecondaryIndex {
     }
 
     fn pre_delete(&self, delete: &mut Delete) -> Result<(), String> {
-        // Up to which timestamp the delete removes the indexed column, if it does.
-        let mut upto = if delete.entries.is_empty() {
-            Some(delete.timestamp)
-        } else {
-            None
-        };
-        for e in &delete.entries {
-            let at = if e.timestamp == UNSET {
-                delete.timestamp
-            } else {
-                e.timestamp
-            };
-            let covers = match e.kind {
-                cell_type::DELETE_FAMILY => e.family == self.family,
-                cell_type::DELETE_COLUMN => self.touches(&e.family, &e.qualifier),
-                _ if self.touches(&e.family, &e.qualifier) => {
-                    return Err(format!(
-                        "the index of {}:{} cannot follow a delete of one version of it \
-                         (the version below would come back unindexed): delete the column",
-                        String::from_utf8_lossy(&self.family),
-                        String::from_utf8_lossy(&self.qualifier)
-                    ));
-                }
-                _ => false,
-            };
-            if covers {
-                upto = Some(upto.map_or(at, |u: i64| u.max(at)));
-            }
+        let one_version = delete
+            .entries
+            .iter()
+            .any(|e| e.kind == cell_type::DELETE && self.touches(&e.family, &e.qualifier));
+        if one_version {
+            return Err(format!(
+                "the index of {}:{} cannot follow a delete of one version of it (the version \
+                 below would come back unindexed): delete the column",
+                String::from_utf8_lossy(&self.family),
+                String::from_utf8_lossy(&self.qualifier)
+            ));
         }
-        let Some(upto) = upto else {
-            return Ok(());
-        };
-        for (value, at) in self.versions(&delete.row)? {
-            if upto == LATEST || at <= upto {
-                self.unindex(&value, &delete.row, at)?;
-            }
+        Ok(())
+    }
+
+    fn post_delete(&self, delete: &Delete) -> Result<(), String> {
+        let covers = delete.entries.is_empty()
+            || delete.entries.iter().any(|e| {
+                e.family == self.family
+                    && (e.kind != cell_type::DELETE_COLUMN || e.qualifier == self.qualifier)
+            });
+        if covers {
+            self.unindex_deleted(&delete.row)?;
         }
         Ok(())
     }
 
     fn post_wal_restore(&self, cells: &[LoggedCell]) -> Result<(), String> {
-        let mut rows: Vec<&[u8]> = cells
-            .iter()
-            .filter(|c| {
-                c.cell.cell_type == cell_type::PUT
-                    && self.touches(&c.cell.family, &c.cell.qualifier)
-            })
-            .map(|c| c.row.as_slice())
-            .collect();
-        rows.dedup();
-        for row in rows {
+        let mut put: Vec<&[u8]> = Vec::new();
+        let mut deleted: Vec<&[u8]> = Vec::new();
+        for c in cells {
+            let cell = &c.cell;
+            if cell.cell_type == cell_type::PUT && self.touches(&cell.family, &cell.qualifier) {
+                put.push(&c.row);
+            } else if cell.cell_type != cell_type::PUT && cell.family == self.family {
+                deleted.push(&c.row);
+            }
+        }
+        put.dedup();
+        deleted.dedup();
+        for row in deleted {
+            self.unindex_deleted(row)?;
+        }
+        for row in put {
             self.reindex(row)?;
         }
         Ok(())
     }
 }
 
-export!(SecondaryIndex, [post_put, pre_delete, post_wal_restore]);
+export!(
+    SecondaryIndex,
+    [post_put, pre_delete, post_delete, post_wal_restore]
+);

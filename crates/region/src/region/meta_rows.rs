@@ -209,6 +209,28 @@ impl Region {
         self.get_stored(get)
     }
 
+    /// [`Region::get_unobserved`] as a raw read: delete markers and the cells they mask too,
+    /// as a raw scan returns them (a coprocessor's look at what a delete removed).
+    pub fn get_raw_unobserved(&self, get: &Get) -> Result<RowResult> {
+        let mut scan = Scan::new()
+            .with_start_row(get.row.clone())
+            .with_stop_row_inclusive(get.row.clone(), true)
+            .raw(true);
+        scan.families = get.families.clone();
+        scan.time_range = get.time_range;
+        scan.max_versions = get.max_versions;
+        let mut rows = if self.meta {
+            self.scan(&scan)?
+        } else {
+            self.scan_stored(&scan)?.without_observer()
+        };
+        Ok(rows.next().transpose()?.unwrap_or(RowResult {
+            row: get.row.clone(),
+            cells: Vec::new(),
+            partial: false,
+        }))
+    }
+
     /// Opens a scanner over the rows `scan` selects, at the current read point.
     pub fn scan(&self, scan: &Scan) -> Result<RegionScanner> {
         if let Some(observer) = self.observer() {
