@@ -17,8 +17,8 @@ use basalt_coprocessor::testing::example;
 use basalt_coprocessor_sdk::index;
 use basalt_embedded::secondary_index::SecondaryIndex;
 use basalt_embedded::{
-    Bytes, Client, ColumnFamilyDescriptor, Connection, Delete, Error, Put, Scan, TableDescriptor,
-    TableName,
+    Append, Bytes, Client, ColumnFamilyDescriptor, Connection, Delete, Error, Put, Scan,
+    TableDescriptor, TableName,
 };
 use support::cluster::Cluster;
 
@@ -127,6 +127,15 @@ fn the_index_follows_puts_overwrites_and_deletes() {
         &Put::new("r2").add_column("f", "name", "renamed"),
     )
     .unwrap();
+    // An append to the column moves its index row too.
+    conn.append(
+        &idx.table,
+        &Append::new("r9").add_column("f", "city", Bytes::from("-on-sea")),
+    )
+    .unwrap();
+    let appended = idx.lookup(&conn, b"Oslo\0x-on-sea").unwrap();
+    assert_eq!(appended.len(), 1);
+    assert_eq!(appended[0].row, "r9");
     // Each kind of delete that covers the column unindexes it.
     conn.delete(&idx.table, &Delete::new("r3")).unwrap();
     conn.delete(&idx.table, &Delete::new("r4").add_family("f"))

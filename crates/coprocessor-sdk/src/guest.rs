@@ -151,20 +151,44 @@ pub fn pre_get<T: Coprocessor>(ptr: u32, len: u32) -> i64 {
     }
 }
 
-/// The Get and the row it read, one after the other.
-pub fn post_get<T: Coprocessor>(ptr: u32, len: u32) -> i64 {
+/// An operation and the row it answered, one after the other: the hook may change the row.
+fn answered<T: Coprocessor, M: Message>(
+    ptr: u32,
+    len: u32,
+    hook: impl FnOnce(&T, &M, &mut wire::Row) -> Result<(), String>,
+) -> i64 {
     let bytes = input(ptr, len);
     let mut r = wire::Reader::new(&bytes);
-    let (get, before) =
-        match wire::Get::read(&mut r).and_then(|g| Ok((g, wire::Row::read(&mut r)?))) {
-            Ok(both) => both,
-            Err(e) => return veto(e.to_string()),
-        };
-    let mut after = before.clone();
-    match with::<T, _>(|c| c.post_get(&get, &mut after)) {
-        Ok(outcome) => changed(&before, after, outcome),
-        Err(m) => veto(m),
+    let (op, row) = match M::read(&mut r).and_then(|op| Ok((op, wire::Row::read(&mut r)?))) {
+        Ok(both) => both,
+        Err(e) => return veto(e.to_string()),
+    };
+    let mut changed = row.clone();
+    match with::<T, _>(|c| hook(c, &op, &mut changed)) {
+        Ok(Ok(())) if changed == row => 0,
+        Ok(Ok(())) => leak(wire::reply_with(reply::REPLACE, &changed.to_bytes())),
+        Ok(Err(m)) | Err(m) => veto(m),
     }
+}
+
+pub fn post_get<T: Coprocessor>(ptr: u32, len: u32) -> i64 {
+    answered::<T, wire::Get>(ptr, len, |c, g, row| c.post_get(g, row))
+}
+
+pub fn pre_increment<T: Coprocessor>(ptr: u32, len: u32) -> i64 {
+    mutating::<T, wire::Increment>(ptr, len, |c, i| c.pre_increment(i))
+}
+
+pub fn post_increment<T: Coprocessor>(ptr: u32, len: u32) -> i64 {
+    answered::<T, wire::Increment>(ptr, len, |c, i, row| c.post_increment(i, row))
+}
+
+pub fn pre_append<T: Coprocessor>(ptr: u32, len: u32) -> i64 {
+    mutating::<T, wire::Append>(ptr, len, |c, a| c.pre_append(a))
+}
+
+pub fn post_append<T: Coprocessor>(ptr: u32, len: u32) -> i64 {
+    answered::<T, wire::Append>(ptr, len, |c, a, row| c.post_append(a, row))
 }
 
 pub fn pre_put<T: Coprocessor>(ptr: u32, len: u32) -> i64 {

@@ -46,8 +46,8 @@ pub mod guest;
 pub mod host;
 
 pub use wire::{
-    Call, Cell, CheckAndMutate, Column, Delete, DeleteEntry, Get, LATEST, LoggedCell, Mutation,
-    Put, PutCell, Row, Scan, UNSET, cell_type,
+    Append, Call, Cell, CheckAndMutate, Column, Delete, DeleteEntry, Get, Increment, LATEST,
+    LoggedCell, Mutation, Put, PutCell, Row, Scan, UNSET, cell_type,
 };
 
 /// The version of the module interface this SDK speaks (a module exports it as
@@ -117,6 +117,23 @@ pub trait Coprocessor: Sized + 'static {
     }
 
     fn post_delete(&self, delete: &Delete) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn pre_increment(&self, inc: &mut Increment) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// `row` is the counters' new cells, as the Increment returns them.
+    fn post_increment(&self, inc: &Increment, row: &mut Row) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn pre_append(&self, append: &mut Append) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn post_append(&self, append: &Append, row: &mut Row) -> Result<(), String> {
         Ok(())
     }
 

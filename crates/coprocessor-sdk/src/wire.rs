@@ -178,6 +178,20 @@ impl Delete {
     }
 }
 
+/// Adds to counters of one row: (family, qualifier, amount) each.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Increment {
+    pub row: Vec<u8>,
+    pub columns: Vec<(Vec<u8>, Vec<u8>, i64)>,
+}
+
+/// Appends to cells of one row: (family, qualifier, bytes appended) each.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Append {
+    pub row: Vec<u8>,
+    pub columns: Vec<(Vec<u8>, Vec<u8>, Vec<u8>)>,
+}
+
 /// A write: what a check-and-mutate does once its check holds, or what a module asks the
 /// server to apply to a table.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -504,6 +518,54 @@ impl Message for Delete {
     }
 }
 
+impl Message for Increment {
+    fn write(&self, w: &mut Writer) {
+        w.bytes(&self.row).count(self.columns.len());
+        for (family, qualifier, amount) in &self.columns {
+            w.bytes(family).bytes(qualifier).i64(*amount);
+        }
+    }
+
+    fn read(r: &mut Reader<'_>) -> WireResult<Self> {
+        let row = r.bytes("increment row")?;
+        let n = r.count(16, "increment's column count")?;
+        let columns = (0..n)
+            .map(|_| {
+                Ok((
+                    r.bytes("increment family")?,
+                    r.bytes("increment qualifier")?,
+                    r.i64("increment amount")?,
+                ))
+            })
+            .collect::<WireResult<_>>()?;
+        Ok(Increment { row, columns })
+    }
+}
+
+impl Message for Append {
+    fn write(&self, w: &mut Writer) {
+        w.bytes(&self.row).count(self.columns.len());
+        for (family, qualifier, value) in &self.columns {
+            w.bytes(family).bytes(qualifier).bytes(value);
+        }
+    }
+
+    fn read(r: &mut Reader<'_>) -> WireResult<Self> {
+        let row = r.bytes("append row")?;
+        let n = r.count(12, "append's column count")?;
+        let columns = (0..n)
+            .map(|_| {
+                Ok((
+                    r.bytes("append family")?,
+                    r.bytes("append qualifier")?,
+                    r.bytes("append value")?,
+                ))
+            })
+            .collect::<WireResult<_>>()?;
+        Ok(Append { row, columns })
+    }
+}
+
 impl Message for Mutation {
     fn write(&self, w: &mut Writer) {
         match self {
@@ -715,6 +777,16 @@ mod tests {
         assert_eq!(Mutation::from_bytes(&m.to_bytes()), Ok(m));
         let get = Get::new("r").column("f", "q");
         assert_eq!(Get::from_bytes(&get.to_bytes()), Ok(get));
+        let inc = Increment {
+            row: b"r".to_vec(),
+            columns: vec![(b"f".to_vec(), b"n".to_vec(), -3)],
+        };
+        assert_eq!(Increment::from_bytes(&inc.to_bytes()), Ok(inc));
+        let append = Append {
+            row: b"r".to_vec(),
+            columns: vec![(b"f".to_vec(), b"s".to_vec(), b"tail".to_vec())],
+        };
+        assert_eq!(Append::from_bytes(&append.to_bytes()), Ok(append));
         let row = Row {
             row: b"r".to_vec(),
             cells: vec![Cell {
@@ -758,6 +830,8 @@ mod tests {
             let _ = Put::from_bytes(bytes);
             let _ = Delete::from_bytes(bytes);
             let _ = Mutation::from_bytes(bytes);
+            let _ = Increment::from_bytes(bytes);
+            let _ = Append::from_bytes(bytes);
             let _ = Get::from_bytes(bytes);
             let _ = Scan::from_bytes(bytes);
             let _ = CheckAndMutate::from_bytes(bytes);

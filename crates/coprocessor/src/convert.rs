@@ -5,7 +5,8 @@
 use basalt_common::cell::{Cell, CellType};
 use basalt_common::error::{Error, Result};
 use basalt_common::ops::{
-    CheckAction, CheckAndMutate, Delete, DeleteEntry, Get, Put, PutCell, RowResult, Scan, TimeRange,
+    Append, CheckAction, CheckAndMutate, Delete, DeleteEntry, Get, Increment, Put, PutCell,
+    RowResult, Scan, TimeRange,
 };
 use basalt_coprocessor_sdk::wire;
 use bytes::Bytes;
@@ -230,6 +231,48 @@ pub fn row_in(r: wire::Row, partial: bool) -> Result<RowResult> {
         cells,
         partial,
     })
+}
+
+pub fn increment_out(inc: &Increment) -> wire::Increment {
+    wire::Increment {
+        row: inc.row.to_vec(),
+        columns: inc
+            .columns
+            .iter()
+            .map(|(f, q, n)| (f.to_vec(), q.to_vec(), *n))
+            .collect(),
+    }
+}
+
+/// `inc` with a module's changed columns (its time range, durability and TTL kept).
+pub fn increment_in(inc: &mut Increment, changed: wire::Increment) {
+    inc.row = bytes(changed.row);
+    inc.columns = changed
+        .columns
+        .into_iter()
+        .map(|(f, q, n)| (bytes(f), bytes(q), n))
+        .collect();
+}
+
+pub fn append_out(append: &Append) -> wire::Append {
+    wire::Append {
+        row: append.row.to_vec(),
+        columns: append
+            .columns
+            .iter()
+            .map(|(f, q, v)| (f.to_vec(), q.to_vec(), v.to_vec()))
+            .collect(),
+    }
+}
+
+/// `append` with a module's changed columns (its time range, durability and TTL kept).
+pub fn append_in(append: &mut Append, changed: wire::Append) {
+    append.row = bytes(changed.row);
+    append.columns = changed
+        .columns
+        .into_iter()
+        .map(|(f, q, v)| (bytes(f), bytes(q), bytes(v)))
+        .collect();
 }
 
 pub fn scan_out(scan: &Scan) -> wire::Scan {

@@ -35,6 +35,10 @@ pub enum Hook {
     PostPut,
     PreDelete,
     PostDelete,
+    PreIncrement,
+    PostIncrement,
+    PreAppend,
+    PostAppend,
     PreScanOpen,
     PostScanNext,
     PreCheckAndMutate,
@@ -49,13 +53,17 @@ pub enum Hook {
 }
 
 impl Hook {
-    pub const ALL: [Hook; 17] = [
+    pub const ALL: [Hook; 21] = [
         Hook::PreGet,
         Hook::PostGet,
         Hook::PrePut,
         Hook::PostPut,
         Hook::PreDelete,
         Hook::PostDelete,
+        Hook::PreIncrement,
+        Hook::PostIncrement,
+        Hook::PreAppend,
+        Hook::PostAppend,
         Hook::PreScanOpen,
         Hook::PostScanNext,
         Hook::PreCheckAndMutate,
@@ -78,6 +86,10 @@ impl Hook {
             Hook::PostPut => "post_put",
             Hook::PreDelete => "pre_delete",
             Hook::PostDelete => "post_delete",
+            Hook::PreIncrement => "pre_increment",
+            Hook::PostIncrement => "post_increment",
+            Hook::PreAppend => "pre_append",
+            Hook::PostAppend => "post_append",
             Hook::PreScanOpen => "pre_scan_open",
             Hook::PostScanNext => "post_scan_next",
             Hook::PreCheckAndMutate => "pre_check_and_mutate",

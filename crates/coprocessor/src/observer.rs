@@ -7,7 +7,9 @@ use std::time::{Duration, Instant};
 use basalt_common::cell::Cell;
 use basalt_common::error::{Error, Result};
 use basalt_common::log::{Level, log};
-use basalt_common::ops::{CheckAndMutate, CheckAndMutateResult, Delete, Get, Put, RowResult, Scan};
+use basalt_common::ops::{
+    Append, CheckAndMutate, CheckAndMutateResult, Delete, Get, Increment, Put, RowResult, Scan,
+};
 use basalt_coprocessor_sdk::wire::{self, Message, reply};
 use basalt_region::RegionObserver;
 
@@ -87,6 +89,27 @@ impl RegionCoprocessors {
         Ok(())
     }
 
+    /// A post hook given an operation and the row it answered, which each module may replace.
+    fn answered<M: Message>(&self, hook: Hook, op: &M, result: &mut RowResult) -> Result<()> {
+        let partial = result.partial;
+        let current = std::cell::RefCell::new(std::mem::take(result));
+        let outcome = self.change::<wire::Row>(
+            hook,
+            || {
+                let mut w = wire::Writer::default();
+                op.write(&mut w);
+                convert::row_out(&current.borrow()).write(&mut w);
+                w.0
+            },
+            |row| {
+                *current.borrow_mut() = convert::row_in(row, partial)?;
+                Ok(())
+            },
+        );
+        *result = current.into_inner();
+        outcome
+    }
+
     /// Makes the writes the modules put off during WAL replay, in order, in the background:
     /// the tables they go to may be opening too.
     fn make_deferred(&self) {
@@ -153,24 +176,7 @@ impl RegionObserver for RegionCoprocessors {
     }
 
     fn post_get(&self, get: &Get, result: &mut RowResult) -> Result<()> {
-        let wire_get = convert::get_out(get);
-        let partial = result.partial;
-        let current = std::cell::RefCell::new(std::mem::take(result));
-        self.change::<wire::Row>(
-            Hook::PostGet,
-            || {
-                let mut w = wire::Writer::default();
-                wire_get.write(&mut w);
-                convert::row_out(&current.borrow()).write(&mut w);
-                w.0
-            },
-            |row| {
-                *current.borrow_mut() = convert::row_in(row, partial)?;
-                Ok(())
-            },
-        )?;
-        *result = current.into_inner();
-        Ok(())
+        self.answered(Hook::PostGet, &convert::get_out(get), result)
     }
 
     fn pre_put(&self, put: &mut Put) -> Result<()> {
@@ -209,6 +215,42 @@ impl RegionObserver for RegionCoprocessors {
             || convert::delete_out(delete).to_bytes(),
             false,
         )
+    }
+
+    fn pre_increment(&self, inc: &mut Increment) -> Result<()> {
+        let current = std::cell::RefCell::new(inc.clone());
+        self.change::<wire::Increment>(
+            Hook::PreIncrement,
+            || convert::increment_out(&current.borrow()).to_bytes(),
+            |i| {
+                convert::increment_in(&mut current.borrow_mut(), i);
+                Ok(())
+            },
+        )?;
+        *inc = current.into_inner();
+        Ok(())
+    }
+
+    fn post_increment(&self, inc: &Increment, result: &mut RowResult) -> Result<()> {
+        self.answered(Hook::PostIncrement, &convert::increment_out(inc), result)
+    }
+
+    fn pre_append(&self, append: &mut Append) -> Result<()> {
+        let current = std::cell::RefCell::new(append.clone());
+        self.change::<wire::Append>(
+            Hook::PreAppend,
+            || convert::append_out(&current.borrow()).to_bytes(),
+            |a| {
+                convert::append_in(&mut current.borrow_mut(), a);
+                Ok(())
+            },
+        )?;
+        *append = current.into_inner();
+        Ok(())
+    }
+
+    fn post_append(&self, append: &Append, result: &mut RowResult) -> Result<()> {
+        self.answered(Hook::PostAppend, &convert::append_out(append), result)
     }
 
     fn pre_scan_open(&self, scan: &Scan) -> Result<()> {

@@ -12,7 +12,9 @@ use std::fmt;
 
 use basalt_common::Result;
 use basalt_common::cell::Cell;
-use basalt_common::ops::{CheckAndMutate, CheckAndMutateResult, Delete, Get, Put, RowResult, Scan};
+use basalt_common::ops::{
+    Append, CheckAndMutate, CheckAndMutateResult, Delete, Get, Increment, Put, RowResult, Scan,
+};
 
 /// See the module documentation. `&self` hooks are called from many threads at once.
 pub trait RegionObserver: Send + Sync + fmt::Debug {
@@ -42,6 +44,27 @@ pub trait RegionObserver: Send + Sync + fmt::Debug {
     }
 
     fn post_delete(&self, _delete: &Delete) -> Result<()> {
+        Ok(())
+    }
+
+    /// Before an Increment (alone, in a row mutation, or as a check-and-mutate's action once
+    /// its check holds): may change its columns and amounts (not its row) or veto it.
+    fn pre_increment(&self, _inc: &mut Increment) -> Result<()> {
+        Ok(())
+    }
+
+    /// After an Increment: may change the counters' new cells it returns.
+    fn post_increment(&self, _inc: &Increment, _result: &mut RowResult) -> Result<()> {
+        Ok(())
+    }
+
+    /// Before an Append, as [`RegionObserver::pre_increment`].
+    fn pre_append(&self, _append: &mut Append) -> Result<()> {
+        Ok(())
+    }
+
+    /// After an Append: may change the new cells it returns.
+    fn post_append(&self, _append: &Append, _result: &mut RowResult) -> Result<()> {
         Ok(())
     }
 

@@ -178,3 +178,62 @@ fn flush_and_compaction_hooks_run_and_a_compaction_can_be_vetoed() {
     assert_eq!(region.store_file_counts(), [1]);
     assert_eq!(hooks.compactions.load(Ordering::Relaxed), 1);
 }
+
+/// Doubles every increment, and shows appends' results upper-cased.
+#[derive(Debug)]
+struct Counters;
+
+impl RegionObserver for Counters {
+    fn pre_increment(&self, inc: &mut basalt_common::ops::Increment) -> Result<()> {
+        for column in &mut inc.columns {
+            column.2 *= 2;
+        }
+        Ok(())
+    }
+
+    fn post_append(
+        &self,
+        _append: &basalt_common::ops::Append,
+        result: &mut RowResult,
+    ) -> Result<()> {
+        result.cells = result
+            .cells
+            .iter()
+            .map(|c| {
+                basalt_common::Cell::put(
+                    c.row(),
+                    c.family(),
+                    c.qualifier(),
+                    c.timestamp,
+                    &c.value().to_ascii_uppercase(),
+                )
+            })
+            .collect();
+        Ok(())
+    }
+}
+
+#[test]
+fn increment_and_append_hooks_change_what_is_written_and_returned() {
+    let (host, _) = host_at(100);
+    let region = create_table(&host, "t", &["f"]);
+    region.set_observer(Arc::new(Counters)).unwrap();
+    let inc = basalt_common::ops::Increment::new("r").add_column("f", "n", 5);
+    let written = region.increment(&inc).unwrap();
+    assert_eq!(written.cells[0].value(), 10i64.to_be_bytes());
+    let append = basalt_common::ops::Append::new("r").add_column("f", "s", Bytes::from("ab"));
+    let shown = region.append(&append).unwrap();
+    assert_eq!(shown.cells[0].value(), b"AB");
+    // The hook changed what the append returned, not what it wrote.
+    assert_eq!(
+        cells(&region.get(&Get::new("r")).unwrap()),
+        ["f:n@100=\0\0\0\0\0\0\0\n", "f:s@100=ab"]
+    );
+    // A row mutation's increment goes through the same hook.
+    let mut m = basalt_common::ops::RowMutations::new("r");
+    m.mutations.push(basalt_common::ops::RowOp::Increment(
+        basalt_common::ops::Increment::new("r").add_column("f", "n", 1),
+    ));
+    let results = region.mutate_row(&m).unwrap();
+    assert_eq!(results[0].cells[0].value(), 12i64.to_be_bytes());
+}

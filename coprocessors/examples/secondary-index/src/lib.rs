@@ -3,8 +3,9 @@
 //! base row (`basalt_coprocessor_sdk::index::key`), written at the base cell's timestamp, so
 //! index writes commute and can be repeated.
 //!
-//! - After a put of the column: the row's versions of it are read back; the newest gets its
-//!   index row, every older value's index row is deleted up to that value's timestamp.
+//! - After a put, an append or an increment of the column: the row's versions of it are read
+//!   back; the newest gets its index row, every older value's index row is deleted up to that
+//!   value's timestamp.
 //! - After a delete that covers the column (the whole row, the family or the column): the row
 //!   is read raw, and the index row of every version a delete marker masks is deleted up to
 //!   that version's timestamp. A delete of one version of the column is refused (the version
@@ -22,7 +23,8 @@
 
 use basalt_coprocessor_sdk::index::{FAMILY, QUALIFIER, key};
 use basalt_coprocessor_sdk::{
-    Args, Coprocessor, Delete, Get, LoggedCell, Mutation, Put, cell_type, export, host,
+    Append, Args, Coprocessor, Delete, Get, Increment, LoggedCell, Mutation, Put, Row, cell_type,
+    export, host,
 };
 
 struct SecondaryIndex {
@@ -129,6 +131,20 @@ impl Coprocessor for SecondaryIndex {
         Ok(())
     }
 
+    fn post_append(&self, append: &Append, _row: &mut Row) -> Result<(), String> {
+        if append.columns.iter().any(|(f, q, _)| self.touches(f, q)) {
+            self.reindex(&append.row)?;
+        }
+        Ok(())
+    }
+
+    fn post_increment(&self, inc: &Increment, _row: &mut Row) -> Result<(), String> {
+        if inc.columns.iter().any(|(f, q, _)| self.touches(f, q)) {
+            self.reindex(&inc.row)?;
+        }
+        Ok(())
+    }
+
     fn pre_delete(&self, delete: &mut Delete) -> Result<(), String> {
         let one_version = delete
             .entries
@@ -182,5 +198,12 @@ impl Coprocessor for SecondaryIndex {
 
 export!(
     SecondaryIndex,
-    [post_put, pre_delete, post_delete, post_wal_restore]
+    [
+        post_put,
+        post_append,
+        post_increment,
+        pre_delete,
+        post_delete,
+        post_wal_restore
+    ]
 );

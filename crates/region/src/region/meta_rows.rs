@@ -255,6 +255,9 @@ impl Region {
     /// fails the whole Increment. Overflow wraps, as Java's long arithmetic does.
     pub fn increment(&self, inc: &Increment) -> Result<RowResult> {
         let _timer = self.time(Op::Increment);
+        if let Some(observer) = self.observer() {
+            return self.increment_observed(observer.as_ref(), inc);
+        }
         if !self.meta {
             return self.increment_stored(inc);
         }
@@ -266,6 +269,9 @@ impl Region {
     /// timestamps as for increments.
     pub fn append(&self, append: &Append) -> Result<RowResult> {
         let _timer = self.time(Op::Append);
+        if let Some(observer) = self.observer() {
+            return self.append_observed(observer.as_ref(), append);
+        }
         if !self.meta {
             return self.append_stored(append);
         }

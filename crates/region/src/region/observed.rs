@@ -5,8 +5,8 @@
 use basalt_common::bytes_display::BinaryDisplay;
 use basalt_common::error::{Error, Result};
 use basalt_common::ops::{
-    CheckAction, CheckAndMutate, CheckAndMutateResult, Delete, Get, Put, RowMutations, RowOp,
-    RowResult,
+    Append, CheckAction, CheckAndMutate, CheckAndMutateResult, Delete, Get, Increment, Put,
+    RowMutations, RowOp, RowResult,
 };
 use std::sync::PoisonError;
 
@@ -42,8 +42,21 @@ fn observe_delete(observer: &dyn RegionObserver, delete: &Delete) -> Result<Dele
     Ok(changed)
 }
 
-/// The pre hooks of the puts and deletes of a row mutation; increments and appends are
-/// passed through (no hook of theirs is offered).
+fn observe_increment(observer: &dyn RegionObserver, inc: &Increment) -> Result<Increment> {
+    let mut changed = inc.clone();
+    observer.pre_increment(&mut changed)?;
+    same_row(&inc.row, &changed.row)?;
+    Ok(changed)
+}
+
+fn observe_append(observer: &dyn RegionObserver, append: &Append) -> Result<Append> {
+    let mut changed = append.clone();
+    observer.pre_append(&mut changed)?;
+    same_row(&append.row, &changed.row)?;
+    Ok(changed)
+}
+
+/// The pre hooks of each mutation of a row mutation.
 fn observe_row_mutations(observer: &dyn RegionObserver, m: &RowMutations) -> Result<RowMutations> {
     let mutations = m
         .mutations
@@ -52,7 +65,8 @@ fn observe_row_mutations(observer: &dyn RegionObserver, m: &RowMutations) -> Res
             Ok(match op {
                 RowOp::Put(p) => RowOp::Put(observe_put(observer, p)?),
                 RowOp::Delete(d) => RowOp::Delete(observe_delete(observer, d)?),
-                other => other.clone(),
+                RowOp::Increment(i) => RowOp::Increment(observe_increment(observer, i)?),
+                RowOp::Append(a) => RowOp::Append(observe_append(observer, a)?),
             })
         })
         .collect::<Result<_>>()?;
@@ -62,18 +76,30 @@ fn observe_row_mutations(observer: &dyn RegionObserver, m: &RowMutations) -> Res
     })
 }
 
-fn after_row_mutations(observer: &dyn RegionObserver, m: &RowMutations) -> Result<()> {
-    for op in &m.mutations {
+/// The post hooks of each mutation of a row mutation, with each one's result (an
+/// increment's or append's new cells; where the caller has none, an empty row).
+fn after_row_mutations(
+    observer: &dyn RegionObserver,
+    m: &RowMutations,
+    results: &mut [RowResult],
+) -> Result<()> {
+    let mut none = RowResult::default();
+    for (i, op) in m.mutations.iter().enumerate() {
+        let result = match results.get_mut(i) {
+            Some(r) => r,
+            None => &mut none,
+        };
         match op {
             RowOp::Put(p) => observer.post_put(p)?,
             RowOp::Delete(d) => observer.post_delete(d)?,
-            RowOp::Increment(_) | RowOp::Append(_) => {}
+            RowOp::Increment(inc) => observer.post_increment(inc, result)?,
+            RowOp::Append(a) => observer.post_append(a, result)?,
         }
     }
     Ok(())
 }
 
-/// The put and delete hooks of a check-and-mutate's action, once its check passed.
+/// The write hooks of a check-and-mutate's action, once its check passed.
 pub(super) fn observe_action(
     observer: &dyn RegionObserver,
     action: &CheckAction,
@@ -84,16 +110,26 @@ pub(super) fn observe_action(
         CheckAction::RowMutations(m) => {
             CheckAction::RowMutations(observe_row_mutations(observer, m)?)
         }
-        other => other.clone(),
+        CheckAction::Increment(i) => CheckAction::Increment(observe_increment(observer, i)?),
+        CheckAction::Append(a) => CheckAction::Append(observe_append(observer, a)?),
     })
 }
 
-pub(super) fn after_action(observer: &dyn RegionObserver, action: &CheckAction) -> Result<()> {
+/// The post hooks of a check-and-mutate's action, with its result (an increment's or append's
+/// new cells).
+pub(super) fn after_action(
+    observer: &dyn RegionObserver,
+    action: &CheckAction,
+    result: Option<&mut RowResult>,
+) -> Result<()> {
+    let mut none = RowResult::default();
+    let result = result.unwrap_or(&mut none);
     match action {
         CheckAction::Put(p) => observer.post_put(p),
         CheckAction::Delete(d) => observer.post_delete(d),
-        CheckAction::RowMutations(m) => after_row_mutations(observer, m),
-        CheckAction::Increment(_) | CheckAction::Append(_) => Ok(()),
+        CheckAction::RowMutations(m) => after_row_mutations(observer, m, &mut []),
+        CheckAction::Increment(i) => observer.post_increment(i, result),
+        CheckAction::Append(a) => observer.post_append(a, result),
     }
 }
 
@@ -132,6 +168,32 @@ impl Region {
         })
     }
 
+    pub(super) fn increment_observed(
+        &self,
+        observer: &dyn RegionObserver,
+        inc: &Increment,
+    ) -> Result<RowResult> {
+        let inc = observe_increment(observer, inc)?;
+        self.observed(|| {
+            let mut result = self.increment_stored(&inc)?;
+            observer.post_increment(&inc, &mut result)?;
+            Ok(result)
+        })
+    }
+
+    pub(super) fn append_observed(
+        &self,
+        observer: &dyn RegionObserver,
+        append: &Append,
+    ) -> Result<RowResult> {
+        let append = observe_append(observer, append)?;
+        self.observed(|| {
+            let mut result = self.append_stored(&append)?;
+            observer.post_append(&append, &mut result)?;
+            Ok(result)
+        })
+    }
+
     pub(super) fn get_observed(
         &self,
         observer: &dyn RegionObserver,
@@ -152,8 +214,8 @@ impl Region {
     ) -> Result<Vec<RowResult>> {
         let changed = observe_row_mutations(observer, mutations)?;
         self.observed(|| {
-            let results = self.mutate_row_stored(&changed)?;
-            after_row_mutations(observer, &changed)?;
+            let mut results = self.mutate_row_stored(&changed)?;
+            after_row_mutations(observer, &changed, &mut results)?;
             Ok(results)
         })
     }

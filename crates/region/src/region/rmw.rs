@@ -184,8 +184,9 @@ impl Region {
         };
         self.note_floor(&cam.row, floor);
         self.apply(cells, durability)?;
+        let mut result = result;
         if let Some(observer) = self.observer() {
-            after_action(observer.as_ref(), action)?;
+            after_action(observer.as_ref(), action, result.as_mut())?;
         }
         Ok(CheckAndMutateResult {
             success: true,
