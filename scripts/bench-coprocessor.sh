@@ -19,7 +19,7 @@ addr=$(sed -n 's/^rpc (.*) listening on \(\S*\).*/\1/p' "$work/server.log" | hea
 
 "$basalt" shell --connect "$addr" -n >/dev/null <<SHELL
 create 'plain', 'info'
-create 'observed', 'info', METADATA => {}
+create 'observed', 'info'
 alter 'observed', METHOD => 'table_att', 'coprocessor' => 'file://$modules/empty.wasm|1|'
 SHELL
 

@@ -233,24 +233,13 @@ def test_operator_pages(operated, browser):
 PREBUILT = pathlib.Path(__file__).resolve().parents[2] / "coprocessors" / "prebuilt"
 
 
-@pytest.fixture(scope="module")
-def coprocessed(tmp_path_factory):
-    """A standalone server for the coprocessors' section."""
-    basalt = Basalt(tmp_path_factory.mktemp("coprocessed"), "--rpc-port", "0")
-    basalt.rpc = basalt.read_address("rpc (ClientService, AdminService, MasterService)")
-    basalt.info = basalt.read_address("info")
-    yield basalt
-    code, _, err = basalt.stop()
-    assert code == 0, err
-
-
-def test_coprocessors_on_the_region_server_page(coprocessed, browser):
+def test_coprocessors_on_the_region_server_page(cluster, browser):
     """The region server's page lists each region's coprocessor modules, and one a trap
     unloaded from its region says so."""
     trap = f"file://{PREBUILT / 'runaway.wasm'}|1|mode=trap"
     veto = f"file://{PREBUILT / 'no_bad_values.wasm'}|1|refuse=bad"
     shell(
-        coprocessed,
+        cluster,
         "create 'trapping', 'f'\n"
         f"alter 'trapping', METHOD => 'table_att', 'coprocessor' => '{trap}'\n"
         "create 'vetoing', 'f'\n"
@@ -258,14 +247,14 @@ def test_coprocessors_on_the_region_server_page(coprocessed, browser):
     )
     # The trapping module fails the get, and is unloaded from its region.
     run = subprocess.run(
-        [BASALT, "shell", "--connect", coprocessed.rpc, "-n"],
+        [BASALT, "shell", "--connect", cluster.rpc, "-n"],
         input="get 'trapping', 'r1'\n",
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert "trapped" in run.stdout + run.stderr, run.stdout + run.stderr
-    browser.get(f"http://{coprocessed.info}/rs-status")
+    browser.get(f"http://{cluster.info}/rs-status")
     table = browser.find_element(By.ID, "coprocessors")
     browser.execute_script("arguments[0].scrollIntoView()", table)
     rows = table.find_elements(By.TAG_NAME, "tr")[1:]
@@ -274,7 +263,7 @@ def test_coprocessors_on_the_region_server_page(coprocessed, browser):
     assert listed["trapping"][1].startswith("unloaded"), listed
     assert listed["vetoing"] == ("no_bad_values.wasm", "running"), listed
     shoot(browser, "rs-coprocessors")
-    with urllib.request.urlopen(f"http://{coprocessed.info}/metrics", timeout=10) as r:
+    with urllib.request.urlopen(f"http://{cluster.info}/metrics", timeout=10) as r:
         metrics = r.read().decode()
     assert 'basalt_coprocessors{state="running"} 1' in metrics, metrics
     assert 'basalt_coprocessors{state="unloaded"} 1' in metrics, metrics

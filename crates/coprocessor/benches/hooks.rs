@@ -35,7 +35,8 @@ fn region(observed: bool) -> Arc<Region> {
         )
         .expect("region"),
     );
-    Env::new().attach(&region).expect("attach");
+    let left_out = Env::new().attach(&region).expect("attach");
+    assert!(left_out.is_empty(), "{left_out:?}");
     region
 }
 

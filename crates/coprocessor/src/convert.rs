@@ -171,20 +171,20 @@ pub fn get_in(g: wire::Get) -> Result<(Get, bool)> {
     Ok((get, raw))
 }
 
+fn cell_out(c: &Cell) -> wire::Cell {
+    wire::Cell {
+        family: c.family().to_vec(),
+        qualifier: c.qualifier().to_vec(),
+        timestamp: c.timestamp,
+        cell_type: c.cell_type.code(),
+        value: c.value().to_vec(),
+    }
+}
+
 pub fn row_out(row: &RowResult) -> wire::Row {
     wire::Row {
         row: row.row.to_vec(),
-        cells: row
-            .cells
-            .iter()
-            .map(|c| wire::Cell {
-                family: c.family().to_vec(),
-                qualifier: c.qualifier().to_vec(),
-                timestamp: c.timestamp,
-                cell_type: c.cell_type.code(),
-                value: c.value().to_vec(),
-            })
-            .collect(),
+        cells: row.cells.iter().map(cell_out).collect(),
     }
 }
 
@@ -321,13 +321,7 @@ pub fn logged_out(cells: &[Cell]) -> Vec<wire::LoggedCell> {
         .iter()
         .map(|c| wire::LoggedCell {
             row: c.row().to_vec(),
-            cell: wire::Cell {
-                family: c.family().to_vec(),
-                qualifier: c.qualifier().to_vec(),
-                timestamp: c.timestamp,
-                cell_type: c.cell_type.code(),
-                value: c.value().to_vec(),
-            },
+            cell: cell_out(c),
         })
         .collect()
 }

@@ -117,22 +117,6 @@ impl Env {
         Ok(module)
     }
 
-    /// Checks that `spec`'s module can be attached: it compiles and exports what the
-    /// interface needs (what create and alter check before a table takes it).
-    pub fn check(&self, spec: &CoprocessorSpec) -> Result<()> {
-        let module = self.compile(&spec.path)?;
-        for required in ["memory", "basalt_alloc", "basalt_free", "basalt_init"] {
-            if module.get_export(required).is_none() {
-                return Err(Error::Coprocessor(format!(
-                    "coprocessor module {} does not export {required} (was it built with \
-                     basalt-coprocessor-sdk's export!?)",
-                    spec.path.display()
-                )));
-            }
-        }
-        Ok(())
-    }
-
     /// Writes a module asked for, through the server's connection.
     pub(crate) fn write(&self, table: &TableName, write: &Write) -> Result<()> {
         let connect = self.connector.get().ok_or_else(|| {
@@ -147,29 +131,29 @@ impl Env {
 
     /// Runs the coprocessors `region`'s table attaches on it from now on (call it as the
     /// region opens, before it replays a WAL). A module that cannot be loaded is logged and
-    /// left out; the region opens without it.
-    pub fn attach(self: &Arc<Self>, region: &Arc<Region>) -> Result<()> {
-        let specs = &region.descriptor().coprocessors;
-        if specs.is_empty() {
-            return Ok(());
-        }
+    /// left out, and the region opens without it: the errors of those left out are returned.
+    pub fn attach(self: &Arc<Self>, region: &Arc<Region>) -> Result<Vec<Error>> {
         let mut modules = Vec::new();
-        for value in specs {
+        let mut left_out = Vec::new();
+        for value in &region.descriptor().coprocessors {
             let loaded =
                 CoprocessorSpec::parse(value).and_then(|spec| Attached::load(self, spec, region));
             match loaded {
                 Ok(m) => modules.push(m),
-                Err(e) => log("coprocessor", Level::Error, || {
-                    format!(
-                        "region {} opens without coprocessor {value}: {e}",
-                        region.encoded_name()
-                    )
-                }),
+                Err(e) => {
+                    log("coprocessor", Level::Error, || {
+                        format!(
+                            "region {} opens without coprocessor {value}: {e}",
+                            region.encoded_name()
+                        )
+                    });
+                    left_out.push(e);
+                }
             }
         }
-        if modules.is_empty() {
-            return Ok(());
+        if !modules.is_empty() {
+            region.set_observer(Arc::new(RegionCoprocessors::new(modules)))?;
         }
-        region.set_observer(Arc::new(RegionCoprocessors::new(modules)))
+        Ok(left_out)
     }
 }

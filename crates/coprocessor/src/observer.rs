@@ -72,18 +72,20 @@ impl RegionCoprocessors {
         Ok(())
     }
 
-    /// A hook that may replace its message: each module sees the last one's change.
-    fn change<M: Message>(
+    /// A hook that may replace what it is given: each module is handed `value` as the one
+    /// before left it (`out` encodes it) and its replacement is applied to it (`apply`).
+    fn change<T, M: Message>(
         &self,
         hook: Hook,
-        out: impl Fn() -> Vec<u8>,
-        mut apply: impl FnMut(M) -> Result<()>,
+        value: &mut T,
+        out: impl Fn(&T) -> Vec<u8>,
+        apply: impl Fn(&mut T, M) -> Result<()>,
     ) -> Result<()> {
         for m in self.with(hook) {
-            if let Some(r) = m.call(hook, &out(), false)?
+            if let Some(r) = m.call(hook, &out(value), false)?
                 && let (reply::REPLACE, body) = split(m, hook, &r, &[reply::REPLACE])?
             {
-                apply(decode(m, hook, body)?)?;
+                apply(value, decode(m, hook, body)?)?;
             }
         }
         Ok(())
@@ -92,22 +94,20 @@ impl RegionCoprocessors {
     /// A post hook given an operation and the row it answered, which each module may replace.
     fn answered<M: Message>(&self, hook: Hook, op: &M, result: &mut RowResult) -> Result<()> {
         let partial = result.partial;
-        let current = std::cell::RefCell::new(std::mem::take(result));
-        let outcome = self.change::<wire::Row>(
+        self.change(
             hook,
-            || {
+            result,
+            |row| {
                 let mut w = wire::Writer::default();
                 op.write(&mut w);
-                convert::row_out(&current.borrow()).write(&mut w);
+                convert::row_out(row).write(&mut w);
                 w.0
             },
-            |row| {
-                *current.borrow_mut() = convert::row_in(row, partial)?;
+            |row, changed: wire::Row| {
+                *row = convert::row_in(changed, partial)?;
                 Ok(())
             },
-        );
-        *result = current.into_inner();
-        outcome
+        )
     }
 
     /// Makes the writes the modules put off during WAL replay, in order, in the background:
@@ -180,17 +180,15 @@ impl RegionObserver for RegionCoprocessors {
     }
 
     fn pre_put(&self, put: &mut Put) -> Result<()> {
-        let current = std::cell::RefCell::new(std::mem::replace(put, Put::new(put.row.clone())));
-        let outcome = self.change::<wire::Put>(
+        self.change(
             Hook::PrePut,
-            || convert::put_out(&current.borrow()).to_bytes(),
-            |p| {
-                convert::put_in(&mut current.borrow_mut(), p);
+            put,
+            |p| convert::put_out(p).to_bytes(),
+            |p, changed| {
+                convert::put_in(p, changed);
                 Ok(())
             },
-        );
-        *put = current.into_inner();
-        outcome
+        )
     }
 
     fn post_put(&self, put: &Put) -> Result<()> {
@@ -198,15 +196,12 @@ impl RegionObserver for RegionCoprocessors {
     }
 
     fn pre_delete(&self, delete: &mut Delete) -> Result<()> {
-        let current =
-            std::cell::RefCell::new(std::mem::replace(delete, Delete::new(delete.row.clone())));
-        let outcome = self.change::<wire::Delete>(
+        self.change(
             Hook::PreDelete,
-            || convert::delete_out(&current.borrow()).to_bytes(),
-            |d| convert::delete_in(&mut current.borrow_mut(), d),
-        );
-        *delete = current.into_inner();
-        outcome
+            delete,
+            |d| convert::delete_out(d).to_bytes(),
+            convert::delete_in,
+        )
     }
 
     fn post_delete(&self, delete: &Delete) -> Result<()> {
@@ -218,17 +213,15 @@ impl RegionObserver for RegionCoprocessors {
     }
 
     fn pre_increment(&self, inc: &mut Increment) -> Result<()> {
-        let current = std::cell::RefCell::new(inc.clone());
-        self.change::<wire::Increment>(
+        self.change(
             Hook::PreIncrement,
-            || convert::increment_out(&current.borrow()).to_bytes(),
-            |i| {
-                convert::increment_in(&mut current.borrow_mut(), i);
+            inc,
+            |i| convert::increment_out(i).to_bytes(),
+            |i, changed| {
+                convert::increment_in(i, changed);
                 Ok(())
             },
-        )?;
-        *inc = current.into_inner();
-        Ok(())
+        )
     }
 
     fn post_increment(&self, inc: &Increment, result: &mut RowResult) -> Result<()> {
@@ -236,17 +229,15 @@ impl RegionObserver for RegionCoprocessors {
     }
 
     fn pre_append(&self, append: &mut Append) -> Result<()> {
-        let current = std::cell::RefCell::new(append.clone());
-        self.change::<wire::Append>(
+        self.change(
             Hook::PreAppend,
-            || convert::append_out(&current.borrow()).to_bytes(),
-            |a| {
-                convert::append_in(&mut current.borrow_mut(), a);
+            append,
+            |a| convert::append_out(a).to_bytes(),
+            |a, changed| {
+                convert::append_in(a, changed);
                 Ok(())
             },
-        )?;
-        *append = current.into_inner();
-        Ok(())
+        )
     }
 
     fn post_append(&self, append: &Append, result: &mut RowResult) -> Result<()> {
@@ -285,14 +276,12 @@ impl RegionObserver for RegionCoprocessors {
     }
 
     fn pre_check_and_mutate(&self, cam: &mut CheckAndMutate) -> Result<()> {
-        let current = std::cell::RefCell::new(cam.clone());
-        self.change::<wire::CheckAndMutate>(
+        self.change(
             Hook::PreCheckAndMutate,
-            || convert::check_and_mutate_out(&current.borrow(), false).to_bytes(),
-            |c| convert::check_and_mutate_in(&mut current.borrow_mut(), c),
-        )?;
-        *cam = current.into_inner();
-        Ok(())
+            cam,
+            |c| convert::check_and_mutate_out(c, false).to_bytes(),
+            convert::check_and_mutate_in,
+        )
     }
 
     fn post_check_and_mutate(

@@ -34,21 +34,30 @@ const RUNAWAY: &str = r#"
   (func (export "pre_delete") (param i32 i32) (result i64) (unreachable)))
 "#;
 
+/// A module whose init refuses its arguments: a VETO reply (tag 2) at address 16.
+const REFUSING: &str = r#"
+(module
+  (memory (export "memory") 1)
+  (data (i32.const 16) "\02bad arguments")
+  (func (export "basalt_abi_version") (result i32) (i32.const 1))
+  (func (export "basalt_alloc") (param i32) (result i32) (i32.const 1024))
+  (func (export "basalt_free") (param i32 i32))
+  (func (export "basalt_init") (param i32 i32) (result i64)
+    (i64.or (i64.shl (i64.const 16) (i64.const 32)) (i64.const 14))))
+"#;
+
 fn module_file(dir: &Path) -> PathBuf {
     let path = dir.join("runaway.wasm");
     std::fs::write(&path, wat::parse_str(RUNAWAY).expect("valid text")).expect("write module");
     path
 }
 
-/// A one-region table `name` with the module attached (smaller limits than the defaults,
-/// so the test does not wait for them).
-fn region(env: &Arc<Env>, module: &Path, name: &str) -> Arc<Region> {
+/// A one-region table `name` with `specs` attached: the region, and the errors of the
+/// modules it opened without.
+fn open(env: &Arc<Env>, name: &str, specs: &[String]) -> (Arc<Region>, Vec<Error>) {
     let mut desc = TableDescriptor::named(name).expect("name");
     desc.add_family(ColumnFamilyDescriptor::new(b"f".to_vec()));
-    desc.coprocessors.push(format!(
-        "file://{}|1|memory=4194304,fuel=10000000",
-        module.display()
-    ));
+    desc.coprocessors.extend(specs.iter().cloned());
     let info = RegionInfo::whole_table(desc.name.clone(), 1);
     let dir = PathBuf::from("/regions").join(info.encoded_name());
     let region = Arc::new(
@@ -62,7 +71,16 @@ fn region(env: &Arc<Env>, module: &Path, name: &str) -> Arc<Region> {
         )
         .expect("open"),
     );
-    env.attach(&region).expect("attach");
+    let left_out = env.attach(&region).expect("attach");
+    (region, left_out)
+}
+
+/// A one-region table `name` with the module attached (smaller limits than the defaults,
+/// so the test does not wait for them).
+fn region(env: &Arc<Env>, module: &Path, name: &str) -> Arc<Region> {
+    let spec = format!("file://{}|1|memory=4194304,fuel=10000000", module.display());
+    let (region, left_out) = open(env, name, &[spec]);
+    assert!(left_out.is_empty(), "{left_out:?}");
     assert!(region.observer().is_some(), "the module was attached");
     region
 }
@@ -112,14 +130,47 @@ fn a_module_that_cannot_load_leaves_the_region_serving() {
     let dir = tempfile::tempdir().expect("tempdir");
     let bad = dir.path().join("bad.wasm");
     std::fs::write(&bad, b"not a module").expect("write");
+    let bare = dir.path().join("bare.wasm");
+    std::fs::write(
+        &bare,
+        wat::parse_str("(module (memory (export \"memory\") 1))").expect("wat"),
+    )
+    .expect("write");
+    let refusing = dir.path().join("refusing.wasm");
+    std::fs::write(&refusing, wat::parse_str(REFUSING).expect("wat")).expect("write");
     let env = Env::new();
-    let spec =
-        basalt_common::coprocessor::CoprocessorSpec::parse(&format!("file://{}|1|", bad.display()))
-            .expect("spec");
-    let err = env.check(&spec).unwrap_err().to_string();
-    assert!(err.contains("not a valid WebAssembly module"), "{err}");
-    let missing =
-        basalt_common::coprocessor::CoprocessorSpec::parse("file:///nowhere/m.wasm").expect("spec");
-    let err = env.check(&missing).unwrap_err().to_string();
-    assert!(err.contains("cannot be read"), "{err}");
+    let (region, left_out) = open(
+        &env,
+        "t",
+        &[
+            format!("file://{}|1|", bad.display()),
+            "file:///nowhere/m.wasm|1|".to_owned(),
+            format!("file://{}|1|", bare.display()),
+            format!("file://{}|1|", refusing.display()),
+        ],
+    );
+    let said: Vec<String> = left_out.iter().map(ToString::to_string).collect();
+    assert_eq!(said.len(), 4, "{said:?}");
+    assert!(
+        said[0].contains("not a valid WebAssembly module"),
+        "{}",
+        said[0]
+    );
+    assert!(said[1].contains("cannot be read"), "{}", said[1]);
+    assert!(
+        said[2].contains("does not export basalt_alloc"),
+        "{}",
+        said[2]
+    );
+    assert!(
+        said[3].contains("init refused the arguments: bad arguments"),
+        "{}",
+        said[3]
+    );
+    // None attached, and the region serves.
+    assert!(region.observer().is_none());
+    region
+        .put(&Put::new("r").add_column("f", "q", "v"))
+        .unwrap();
+    assert_eq!(region.get(&Get::new("r")).unwrap().cells.len(), 1);
 }

@@ -141,8 +141,6 @@ pub trait RegionObserver: Send + Sync + fmt::Debug {
         Vec::new()
     }
 
-    /// Called once the region is open and serving (after any replay), and when it closes.
+    /// Called once the region is open and serving (after any replay).
     fn opened(&self) {}
-
-    fn closed(&self) {}
 }

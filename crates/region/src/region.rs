@@ -478,9 +478,6 @@ impl Region {
             return Err(e);
         }
         self.evict_blocks_on_close();
-        if let Some(observer) = self.observer() {
-            observer.closed();
-        }
         Ok(())
     }
 

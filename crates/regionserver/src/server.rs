@@ -214,7 +214,8 @@ impl RegionServer {
             &dir,
         )?);
         region.set_compaction_listener(self.compactions.clone());
-        self.coprocessors.attach(&region)?;
+        // A module that cannot be loaded is logged, and the region opens without it.
+        let _left_out = self.coprocessors.attach(&region)?;
         if let Err(e) = self.note_open(&region, parents) {
             let _ = region.close();
             return Err(e);
