@@ -1,175 +1,24 @@
-//! MasterService under access control: what each call needs (HBase's AccessController
-//! master hooks), and the Grant, Revoke and GetUserPermissions calls, as MasterService
-//! methods (HBase 2's `Admin.grant`) and as HBase's `AccessControlService` coprocessor endpoint
-//! through `ExecMasterService` (with its CheckPermissions).
+//! Access control on the master: HBase's `AccessControlService` coprocessor endpoint through
+//! `ExecMasterService` (Grant, Revoke and GetUserPermissions, checked as the MasterService
+//! methods of the same names, and CheckPermissions), and those three as MasterService
+//! methods (HBase 2's `Admin.grant`). What every other call needs is its declaration's
+//! (`basalt_ops`).
 
-use basalt_common::acl::{Action, Scope, User};
+use basalt_common::acl::User;
+use basalt_common::{Error, Result};
+use basalt_ops::MasterRequest;
+use basalt_ops::security::SecurityHandler;
 use basalt_proto::pb::{self, ExceptionResponse};
-use basalt_proto::schema::table_name;
 use basalt_proto::{acl, decode, from_error as fail};
 use prost::Message;
 
-use crate::Admin;
 use crate::master::Master;
+use crate::master_service::MasterService;
 
-type Outcome = Result<Vec<u8>, ExceptionResponse>;
+type Outcome = std::result::Result<Vec<u8>, ExceptionResponse>;
 
 fn bad(what: impl Into<String>) -> ExceptionResponse {
-    basalt_proto::exception(
-        "org.apache.hadoop.hbase.DoNotRetryIOException",
-        what.into(),
-        true,
-    )
-}
-
-/// What `method` needs of its caller: any of the actions, on the scope. `None`: nothing
-/// (reading descriptors, names, states and the cluster status is open to all, as in HBase).
-fn required(
-    method: &str,
-    param: Option<&[u8]>,
-) -> Result<Option<(Vec<Action>, Scope)>, ExceptionResponse> {
-    let table_scope = |t: &pb::TableName| table_name(t).map(|t| Scope::table(&t));
-    Ok(Some(match method {
-        "CreateTable" => {
-            let r = decode::<pb::CreateTableRequest>(param)?;
-            let t = table_name(
-                r.table_schema
-                    .table_name
-                    .as_ref()
-                    .ok_or_else(|| bad("CreateTable without a table name"))?,
-            )?;
-            (
-                vec![Action::Create],
-                Scope::Namespace(t.namespace().to_owned()),
-            )
-        }
-        "DeleteTable" | "EnableTable" | "DisableTable" => {
-            let r = decode::<pb::TableNameRequest>(param)?;
-            (
-                vec![Action::Admin, Action::Create],
-                table_scope(&r.table_name)?,
-            )
-        }
-        "TruncateTable" | "truncateTable" => {
-            let r = decode::<pb::TruncateTableRequest>(param)?;
-            (
-                vec![Action::Admin, Action::Create],
-                table_scope(&r.table_name)?,
-            )
-        }
-        "ModifyTable" => {
-            let r = decode::<pb::ModifyTableRequest>(param)?;
-            (
-                vec![Action::Admin, Action::Create],
-                table_scope(&r.table_name)?,
-            )
-        }
-        "AddColumn" | "ModifyColumn" => {
-            let r = decode::<pb::AddColumnRequest>(param)?;
-            (
-                vec![Action::Admin, Action::Create],
-                table_scope(&r.table_name)?,
-            )
-        }
-        "DeleteColumn" => {
-            let r = decode::<pb::DeleteColumnRequest>(param)?;
-            (
-                vec![Action::Admin, Action::Create],
-                table_scope(&r.table_name)?,
-            )
-        }
-        // HBase's AccessController: a snapshot needs ADMIN on its table; deleting one, ADMIN.
-        "Snapshot" => {
-            let r = decode::<pb::SnapshotRequest>(param)?;
-            let table = r.snapshot.table.as_deref().unwrap_or_default();
-            let table = basalt_common::TableName::parse(table).map_err(|e| fail(&e))?;
-            (vec![Action::Admin], Scope::table(&table))
-        }
-        "DeleteSnapshot" | "CloneSnapshot" | "RestoreSnapshot" => {
-            (vec![Action::Admin], Scope::Global)
-        }
-        "CreateNamespace" | "ModifyNamespace" | "DeleteNamespace" | "SetBalancerRunning"
-        | "Balance" | "MoveRegion" | "AssignRegion" | "UnassignRegion" | "SplitRegion"
-        | "MergeTableRegions" => (vec![Action::Admin], Scope::Global),
-        // HBase's AccessController: every peer call needs global ADMIN, reads too.
-        "AddReplicationPeer"
-        | "RemoveReplicationPeer"
-        | "EnableReplicationPeer"
-        | "DisableReplicationPeer"
-        | "UpdateReplicationPeerConfig"
-        | "GetReplicationPeerConfig"
-        | "ListReplicationPeers"
-        | "SetSplitOrMergeEnabled"
-        | "StopMaster"
-        | "ClearDeadServers"
-        | "DecommissionRegionServers"
-        | "RecommissionRegionServer"
-        | "ListDecommissionedRegionServers"
-        | "ReplicationPeerModificationSwitch"
-        | "IsReplicationPeerModificationEnabled"
-        // The operators' calls (issue 47), as HBase's AccessController guards them.
-        | "Normalize"
-        | "SetNormalizerRunning"
-        | "RunCatalogScan"
-        | "EnableCatalogJanitor"
-        | "RunCleanerChore"
-        | "SetCleanerChoreRunning"
-        | "SwitchSnapshotCleanup"
-        | "FlushMasterStore"
-        | "GetProcedures"
-        | "GetLocks"
-        | "GetLogEntries"
-        | "SetQuota"
-        | "SwitchRpcThrottle"
-        | "SwitchExceedThrottleQuota"
-        | "AddRSGroup"
-        | "RemoveRSGroup"
-        | "RenameRSGroup"
-        | "MoveServers"
-        | "MoveTables"
-        | "MoveNamespaces"
-        | "RemoveServers"
-        | "UpdateRSGroupConfig"
-        | "BalanceRSGroup"
-        | "ListRSGroupInfos"
-        | "GetRSGroupInfo"
-        | "GetRSGroupInfoOfTable"
-        | "GetRSGroupInfoOfServer" => (vec![Action::Admin], Scope::Global),
-        "Grant" => {
-            let r = decode::<pb::GrantRequest>(param)?;
-            let p = acl::permission_of(&r.user_permission).map_err(bad)?;
-            (vec![Action::Admin], p.scope)
-        }
-        "Revoke" => {
-            let r = decode::<pb::RevokeRequest>(param)?;
-            let p = acl::permission_of(&r.user_permission).map_err(bad)?;
-            (vec![Action::Admin], p.scope)
-        }
-        "GetUserPermissions" => {
-            let r = decode::<pb::GetUserPermissionsRequest>(param)?;
-            (vec![Action::Admin], acl::request_scope(&r).map_err(bad)?)
-        }
-        _ => return Ok(None),
-    }))
-}
-
-/// `Ok` if `user` may make this call (always, with access control off).
-pub fn authorize(
-    master: &Master,
-    method: &str,
-    param: Option<&[u8]>,
-    user: Option<&User>,
-) -> Result<(), ExceptionResponse> {
-    if user.is_none() || !master.access.is_enabled() {
-        return Ok(());
-    }
-    if let Some((actions, scope)) = required(method, param)? {
-        master
-            .access
-            .check_any(user, &actions, &scope)
-            .map_err(|e| fail(&e))?;
-    }
-    Ok(())
+    fail(&Error::Refused(what.into()))
 }
 
 /// HBase's coprocessor endpoint name for access control.
@@ -178,7 +27,7 @@ const ACCESS_CONTROL_SERVICE: &str = "AccessControlService";
 /// `ExecMasterService` carrying an `AccessControlService` call (Grant, Revoke,
 /// GetUserPermissions, CheckPermissions), checked as the MasterService methods of the same
 /// names; any other endpoint is an UnknownProtocolException.
-pub fn exec(master: &std::sync::Arc<Master>, param: Option<&[u8]>, user: Option<&User>) -> Outcome {
+pub fn exec(served: &MasterService, param: Option<&[u8]>, user: Option<&User>) -> Outcome {
     let req = decode::<pb::CoprocessorServiceRequest>(param)?;
     let endpoint = &req.call;
     let service = endpoint.service_name.rsplit('.').next().unwrap_or_default();
@@ -198,12 +47,14 @@ pub fn exec(master: &std::sync::Arc<Master>, param: Option<&[u8]>, user: Option<
             true,
         ));
     }
-    let inner = Some(endpoint.request.as_slice());
+    let inner = endpoint.request.as_slice();
     let reply = if method == "CheckPermissions" {
-        check_permissions(master, inner, user)?
+        check_permissions(served.master(), Some(inner), user)?
     } else {
-        authorize(master, method, inner, user)?;
-        call(master, method, inner).unwrap_or_else(|| Err(bad("unreachable")))?
+        let request = MasterRequest::decode(method, inner)
+            .ok_or_else(|| bad(format!("MasterService has no method {method}")))?
+            .map_err(|e| fail(&e))?;
+        served.serve(request, user)?
     };
     Ok(pb::CoprocessorServiceResponse {
         region: req.region.clone(),
@@ -236,42 +87,35 @@ fn check_permissions(master: &Master, param: Option<&[u8]>, user: Option<&User>)
     Ok(pb::CheckPermissionsResponse {}.encode_to_vec())
 }
 
-/// Grant, Revoke and GetUserPermissions; `None` for the other methods.
-pub fn call(
-    master: &std::sync::Arc<Master>,
-    method: &str,
-    param: Option<&[u8]>,
-) -> Option<Outcome> {
-    let admin = Admin::new(std::sync::Arc::clone(master));
-    Some(match method {
-        "Grant" => decode::<pb::GrantRequest>(param).and_then(|r| {
-            let p = acl::permission_of(&r.user_permission).map_err(bad)?;
-            admin
-                .grant(p, r.merge_existing_permissions())
-                .map_err(|e| fail(&e))?;
-            Ok(pb::GrantResponse {}.encode_to_vec())
-        }),
-        "Revoke" => decode::<pb::RevokeRequest>(param).and_then(|r| {
-            let p = acl::permission_of(&r.user_permission).map_err(bad)?;
-            admin.revoke(&p.principal, &p.scope).map_err(|e| fail(&e))?;
-            Ok(pb::RevokeResponse {}.encode_to_vec())
-        }),
-        "GetUserPermissions" => decode::<pb::GetUserPermissionsRequest>(param).and_then(|r| {
-            let scope = acl::request_scope(&r).map_err(bad)?;
-            let user = r
-                .user_name
-                .as_ref()
-                .map(|u| String::from_utf8_lossy(u).into_owned());
-            let found = admin.user_permissions(&scope).map_err(|e| fail(&e))?;
-            Ok(pb::GetUserPermissionsResponse {
-                user_permission: found
-                    .iter()
-                    .filter(|p| user.as_ref().is_none_or(|u| &p.principal == u))
-                    .map(acl::user_permission)
-                    .collect(),
-            }
-            .encode_to_vec())
-        }),
-        _ => return None,
-    })
+impl SecurityHandler for MasterService {
+    fn grant(&self, r: pb::GrantRequest) -> Result<pb::GrantResponse> {
+        let p = acl::permission_of(&r.user_permission).map_err(Error::Refused)?;
+        self.admin().grant(p, r.merge_existing_permissions())?;
+        Ok(pb::GrantResponse {})
+    }
+
+    fn revoke(&self, r: pb::RevokeRequest) -> Result<pb::RevokeResponse> {
+        let p = acl::permission_of(&r.user_permission).map_err(Error::Refused)?;
+        self.admin().revoke(&p.principal, &p.scope)?;
+        Ok(pb::RevokeResponse {})
+    }
+
+    fn get_user_permissions(
+        &self,
+        r: pb::GetUserPermissionsRequest,
+    ) -> Result<pb::GetUserPermissionsResponse> {
+        let scope = acl::request_scope(&r).map_err(Error::Refused)?;
+        let user = r
+            .user_name
+            .as_ref()
+            .map(|u| String::from_utf8_lossy(u).into_owned());
+        let found = self.admin().user_permissions(&scope)?;
+        Ok(pb::GetUserPermissionsResponse {
+            user_permission: found
+                .iter()
+                .filter(|p| user.as_ref().is_none_or(|u| &p.principal == u))
+                .map(acl::user_permission)
+                .collect(),
+        })
+    }
 }

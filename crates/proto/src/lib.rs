@@ -54,11 +54,12 @@ pub fn exception(class: &str, message: String, do_not_retry: bool) -> ExceptionR
 /// A request field Basalt does not serve, refused with HBase's DoNotRetryIOException naming
 /// it, never dropped unread (`docs/design/fields.md` lists every field: honoured or refused).
 pub fn refused(field: &str, why: &str) -> ExceptionResponse {
-    exception(
-        "org.apache.hadoop.hbase.DoNotRetryIOException",
-        format!("{field} is not supported: {why}"),
-        true,
-    )
+    from_error(&refusal(field, why))
+}
+
+/// [`refused`] as Basalt's error (a DoNotRetryIOException on the wire).
+pub fn refusal(field: &str, why: &str) -> Error {
+    Error::Refused(format!("{field} is not supported: {why}"))
 }
 
 /// Refuses any attribute of `attributes` (the `attribute` field of `owner`) not in `allowed`:

@@ -9,6 +9,11 @@ use crate::from_error;
 use crate::pb::{self, ExceptionResponse};
 
 pub fn table_name(t: &pb::TableName) -> Result<TableName, ExceptionResponse> {
+    parse_table_name(t).map_err(|e| from_error(&e))
+}
+
+/// A table's name from HBase's message (the default namespace when none is named).
+pub fn parse_table_name(t: &pb::TableName) -> basalt_common::Result<TableName> {
     let ns = String::from_utf8_lossy(&t.namespace);
     let q = String::from_utf8_lossy(&t.qualifier);
     let full = if ns.is_empty() || ns == "default" {
@@ -16,7 +21,7 @@ pub fn table_name(t: &pb::TableName) -> Result<TableName, ExceptionResponse> {
     } else {
         format!("{ns}:{q}")
     };
-    TableName::parse(&full).map_err(|e| from_error(&e))
+    TableName::parse(&full)
 }
 
 pub fn pb_table_name(t: &TableName) -> pb::TableName {
@@ -28,13 +33,16 @@ pub fn pb_table_name(t: &TableName) -> pb::TableName {
 
 /// A family from HBase's schema message: its attributes by HBase's names.
 pub fn family(f: &pb::ColumnFamilySchema) -> Result<ColumnFamilyDescriptor, ExceptionResponse> {
+    parse_family(f).map_err(|e| from_error(&e))
+}
+
+/// [`family`], failing with Basalt's error.
+pub fn parse_family(f: &pb::ColumnFamilySchema) -> basalt_common::Result<ColumnFamilyDescriptor> {
     let mut family = ColumnFamilyDescriptor::new(Bytes::copy_from_slice(&f.name));
     for a in &f.attributes {
         let key = String::from_utf8_lossy(&a.first);
         let value = String::from_utf8_lossy(&a.second);
-        family
-            .set_attribute(&key, &value)
-            .map_err(|e| from_error(&e))?;
+        family.set_attribute(&key, &value)?;
     }
     for c in &f.configuration {
         family.configuration.insert(c.name.clone(), c.value.clone());
@@ -48,18 +56,25 @@ pub fn descriptor(
     name: TableName,
     s: &pb::TableSchema,
 ) -> Result<TableDescriptor, ExceptionResponse> {
+    parse_descriptor(name, s).map_err(|e| from_error(&e))
+}
+
+/// [`descriptor`], failing with Basalt's error.
+pub fn parse_descriptor(
+    name: TableName,
+    s: &pb::TableSchema,
+) -> basalt_common::Result<TableDescriptor> {
     let mut desc = TableDescriptor::new(name);
     for a in &s.attributes {
         let key = String::from_utf8_lossy(&a.first);
         let value = String::from_utf8_lossy(&a.second);
-        desc.set_attribute(&key, &value)
-            .map_err(|e| from_error(&e))?;
+        desc.set_attribute(&key, &value)?;
     }
     for c in &s.configuration {
         desc.configuration.insert(c.name.clone(), c.value.clone());
     }
     for f in &s.column_families {
-        desc = desc.with_family(family(f)?);
+        desc = desc.with_family(parse_family(f)?);
     }
     Ok(desc)
 }

@@ -11,13 +11,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
-use basalt_proto::pb::{
-    self, AddColumnRequest, CreateTableRequest, DeleteColumnRequest, MergeTableRegionsRequest,
-    ModifyTableRequest, NamespaceNameRequest, NamespaceRequest, SplitTableRegionRequest,
-    TableNameRequest, TruncateTableRequest,
-};
 use basalt_proto::service::Outcome;
-use prost::Message;
 
 /// How many finished nonces are remembered.
 pub const KEPT: usize = 4096;
@@ -100,48 +94,6 @@ impl Nonces {
         drop(state);
         self.finished.notify_all();
         answer
-    }
-}
-
-/// The nonce a procedure call carries (HBase's `nonce_group` and `nonce`), by method; None
-/// for a method without one, or a request that does not decode (its own arm says so).
-pub(super) fn of_request(method: &str, param: Option<&[u8]>) -> Option<Key> {
-    fn of<M: Message + Default>(
-        param: Option<&[u8]>,
-        key: impl Fn(&M) -> (Option<u64>, Option<u64>),
-    ) -> Option<Key> {
-        let r = M::decode(param.unwrap_or_default()).ok()?;
-        let (group, nonce) = key(&r);
-        Some((group.unwrap_or(0), nonce.unwrap_or(0)))
-    }
-    match method {
-        "CreateTable" => of(param, |r: &CreateTableRequest| (r.nonce_group, r.nonce)),
-        "DeleteTable" | "EnableTable" | "DisableTable" => {
-            of(param, |r: &TableNameRequest| (r.nonce_group, r.nonce))
-        }
-        "TruncateTable" | "truncateTable" => {
-            of(param, |r: &TruncateTableRequest| (r.nonce_group, r.nonce))
-        }
-        "AddColumn" | "ModifyColumn" => of(param, |r: &AddColumnRequest| (r.nonce_group, r.nonce)),
-        "DeleteColumn" => of(param, |r: &DeleteColumnRequest| (r.nonce_group, r.nonce)),
-        "ModifyTable" => of(param, |r: &ModifyTableRequest| (r.nonce_group, r.nonce)),
-        "SplitRegion" => of(param, |r: &SplitTableRegionRequest| {
-            (r.nonce_group, r.nonce)
-        }),
-        "MergeTableRegions" => of(param, |r: &MergeTableRegionsRequest| {
-            (r.nonce_group, r.nonce)
-        }),
-        "CloneSnapshot" => of(param, |r: &pb::CloneSnapshotRequest| {
-            (r.nonce_group, r.nonce)
-        }),
-        "RestoreSnapshot" => of(param, |r: &pb::RestoreSnapshotRequest| {
-            (r.nonce_group, r.nonce)
-        }),
-        "CreateNamespace" | "ModifyNamespace" => {
-            of(param, |r: &NamespaceRequest| (r.nonce_group, r.nonce))
-        }
-        "DeleteNamespace" => of(param, |r: &NamespaceNameRequest| (r.nonce_group, r.nonce)),
-        _ => None,
     }
 }
 

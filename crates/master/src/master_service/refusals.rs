@@ -1,13 +1,14 @@
 //! What MasterService refuses by name rather than ignore (docs/design/fields.md): snapshot
 //! fields Basalt does not keep, and restore options it has no use for.
 
-use basalt_proto::pb::{self, ExceptionResponse};
-use basalt_proto::refused;
+use basalt_common::Result;
+use basalt_proto::pb;
+use basalt_proto::refusal as refused;
 
 /// The fields of a snapshot request Basalt refuses (docs/design/fields.md): a snapshot
 /// without a flush (Basalt flushes every region it snapshots), and what the master sets
 /// itself (owner, creation time, format version) or does not keep (permissions, a file size).
-pub(super) fn check_snapshot(d: &pb::SnapshotDescription) -> Result<(), ExceptionResponse> {
+pub(super) fn check_snapshot(d: &pb::SnapshotDescription) -> Result<()> {
     use pb::snapshot_description::Type;
     if d.r#type == Some(Type::Skipflush as i32) {
         return Err(refused(
@@ -52,11 +53,7 @@ pub(super) fn check_snapshot(d: &pb::SnapshotDescription) -> Result<(), Exceptio
 
 /// Clone and restore: Basalt's snapshots carry no grants to restore, and its stores have one
 /// file tracker.
-pub(super) fn check_restore(
-    owner: &str,
-    restore_acl: bool,
-    sft: Option<&str>,
-) -> Result<(), ExceptionResponse> {
+pub(super) fn check_restore(owner: &str, restore_acl: bool, sft: Option<&str>) -> Result<()> {
     if restore_acl {
         return Err(refused(
             &format!("{owner}.restoreACL"),

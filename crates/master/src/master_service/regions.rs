@@ -1,0 +1,152 @@
+//! Regions and the balancer, as MasterService serves them.
+
+use basalt_common::chore::Chore;
+use basalt_common::{Bytes, Error, RegionInfo, Result, TableName};
+use basalt_ops::regions::RegionHandler;
+use basalt_proto::pb;
+use basalt_proto::refusal;
+use basalt_proto::schema::parse_table_name;
+
+use super::MasterService;
+
+/// The name of the region a RegionInfo describes: table, start key and id are all a region
+/// name holds (a region not serving is the split's UnknownRegionException).
+fn region_name(info: &pb::RegionInfo) -> Result<Bytes> {
+    if info.replica_id.is_some_and(|r| r > 0) {
+        return Err(refusal(
+            "RegionInfo.replica_id",
+            "Basalt keeps one replica of each region (replica 0)",
+        ));
+    }
+    let table = parse_table_name(&info.table_name)?;
+    let start = Bytes::from(info.start_key.clone().unwrap_or_default());
+    let id = i64::try_from(info.region_id).unwrap_or(-1);
+    Ok(RegionInfo::new(table, start, Bytes::new(), id).region_name())
+}
+
+impl RegionHandler for MasterService {
+    fn move_region(&self, r: pb::MoveRegionRequest) -> Result<pb::MoveRegionResponse> {
+        let to = r.dest_server_name.map(|s| match s.start_code {
+            Some(code) => format!("{},{},{code}", s.host_name, s.port.unwrap_or(0)),
+            None => format!("{}:{}", s.host_name, s.port.unwrap_or(0)),
+        });
+        self.admin().move_region(&r.region.value, to.as_deref())?;
+        Ok(pb::MoveRegionResponse {})
+    }
+
+    fn assign_region(&self, r: pb::AssignRegionRequest) -> Result<pb::AssignRegionResponse> {
+        self.admin().assign(&r.region.value)?;
+        Ok(pb::AssignRegionResponse {})
+    }
+
+    fn unassign_region(&self, r: pb::UnassignRegionRequest) -> Result<pb::UnassignRegionResponse> {
+        self.admin().unassign(&r.region.value)?;
+        Ok(pb::UnassignRegionResponse {})
+    }
+
+    fn split_region(&self, r: pb::SplitTableRegionRequest) -> Result<pb::ProcedureResponse> {
+        let name = region_name(&r.region_info)?;
+        self.admin().split_region(&name, r.split_row.as_deref())?;
+        Ok(self.procedure_done())
+    }
+
+    fn merge_table_regions(
+        &self,
+        r: pb::MergeTableRegionsRequest,
+    ) -> Result<pb::ProcedureResponse> {
+        if r.forcible() {
+            return Err(refusal(
+                "MergeTableRegionsRequest.forcible",
+                "Basalt merges adjacent regions only",
+            ));
+        }
+        let [a, b] = r.region.as_slice() else {
+            return Err(Error::Refused(format!(
+                "MergeTableRegions takes two regions, not {}",
+                r.region.len()
+            )));
+        };
+        self.admin().merge_regions(&a.value, &b.value)?;
+        Ok(self.procedure_done())
+    }
+
+    fn balance(&self, r: pb::BalanceRequest) -> Result<pb::BalanceResponse> {
+        if r.dry_run() {
+            return Err(refusal(
+                "BalanceRequest.dry_run",
+                "Basalt's balancer plans and moves in one step",
+            ));
+        }
+        Ok(pb::BalanceResponse {
+            balancer_ran: self.admin().balance()?,
+            moves_calculated: None,
+            moves_executed: None,
+        })
+    }
+
+    fn set_balancer_running(
+        &self,
+        r: pb::SetBalancerRunningRequest,
+    ) -> Result<pb::SetBalancerRunningResponse> {
+        Ok(pb::SetBalancerRunningResponse {
+            prev_balance_value: Some(self.admin().balance_switch(r.on)),
+        })
+    }
+
+    fn is_balancer_enabled(
+        &self,
+        _: pb::IsBalancerEnabledRequest,
+    ) -> Result<pb::IsBalancerEnabledResponse> {
+        Ok(pb::IsBalancerEnabledResponse {
+            enabled: self.admin().is_balancer_enabled(),
+        })
+    }
+
+    fn set_split_or_merge_enabled(
+        &self,
+        r: pb::SetSplitOrMergeEnabledRequest,
+    ) -> Result<pb::SetSplitOrMergeEnabledResponse> {
+        let admin = self.admin();
+        Ok(pb::SetSplitOrMergeEnabledResponse {
+            prev_value: r
+                .switch_types
+                .iter()
+                .map(|t| {
+                    let split = *t == pb::MasterSwitchType::Split as i32;
+                    admin.split_or_merge_switch(split, r.enabled)
+                })
+                .collect(),
+        })
+    }
+
+    fn is_split_or_merge_enabled(
+        &self,
+        r: pb::IsSplitOrMergeEnabledRequest,
+    ) -> Result<pb::IsSplitOrMergeEnabledResponse> {
+        let split = r.switch_type == pb::MasterSwitchType::Split as i32;
+        Ok(pb::IsSplitOrMergeEnabledResponse {
+            enabled: self.admin().split_or_merge_enabled(split),
+        })
+    }
+
+    fn normalize(&self, r: pb::NormalizeRequest) -> Result<pb::NormalizeResponse> {
+        let admin = self.admin();
+        let mut tables: Vec<TableName> = r
+            .table_names
+            .iter()
+            .map(parse_table_name)
+            .collect::<Result<_>>()?;
+        if r.regex.is_some() || r.namespace.is_some() {
+            tables.extend(self.names(r.regex.as_deref(), false, r.namespace.as_deref())?);
+            if tables.is_empty() {
+                // Nothing matched: nothing to normalize (not every table).
+                return Ok(pb::NormalizeResponse {
+                    normalizer_ran: admin.chore_enabled(Chore::Normalizer),
+                });
+            }
+        }
+        Ok(pb::NormalizeResponse {
+            normalizer_ran: admin.normalize(&tables)?,
+        })
+    }
+}
