@@ -122,6 +122,7 @@ enum Command {
 }
 
 fn main() -> std::process::ExitCode {
+    basalt_common::log::install();
     // `regionserver stop` is a command of its own: the server's flags (a required ZooKeeper)
     // do not apply to it.
     let mut argv: Vec<std::ffi::OsString> = std::env::args_os().collect();

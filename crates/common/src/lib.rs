@@ -38,6 +38,7 @@ pub mod snapshot;
 pub mod split;
 pub mod table_descriptor;
 pub mod table_name;
+pub mod xml;
 
 pub use bytes::Bytes;
 pub use cell::{Cell, CellType, LATEST_TIMESTAMP};

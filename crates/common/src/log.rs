@@ -2,6 +2,10 @@
 //! named parts of Basalt (`flush`, `compaction`, `balancer`, `normalizer`, `hbck`, `rpc`,
 //! ...) each log at a level, INFO unless set. Messages go to standard error as
 //! `LEVEL module: message`.
+//!
+//! What the crates Basalt is built on report through the `log` facade (OpenDAL, reqwest,
+//! and, through tracing's `log` bridge, ZooKeeper's client and hyper) reaches the same log
+//! once the process calls [`install`], under the module `libraries`.
 
 use std::collections::BTreeMap;
 use std::sync::{PoisonError, RwLock};
@@ -49,7 +53,14 @@ pub const MODULES: &[(&str, &str)] = &[
     ("normalizer", "the region normalizer's plans"),
     ("hbck", "consistency checks and repairs"),
     ("rpc", "calls past the slow-log thresholds"),
+    (
+        LIBRARIES,
+        "what the crates Basalt is built on report (ZooKeeper's client, OpenDAL, hyper)",
+    ),
 ];
+
+/// The module the `log` facade's records are logged under (their target names the crate).
+pub const LIBRARIES: &str = "libraries";
 
 /// The level a module starts at.
 pub const DEFAULT: Level = Level::Info;
@@ -100,6 +111,45 @@ pub fn log(module: &str, level: Level, message: impl FnOnce() -> String) {
     }
 }
 
+/// Basalt's log as the `log` facade's logger.
+struct Facade;
+
+impl Level {
+    fn of(level: ::log::Level) -> Level {
+        match level {
+            ::log::Level::Error => Level::Error,
+            ::log::Level::Warn => Level::Warn,
+            ::log::Level::Info => Level::Info,
+            ::log::Level::Debug => Level::Debug,
+            ::log::Level::Trace => Level::Trace,
+        }
+    }
+}
+
+impl ::log::Log for Facade {
+    fn enabled(&self, metadata: &::log::Metadata<'_>) -> bool {
+        enabled(LIBRARIES, Level::of(metadata.level()))
+    }
+
+    fn log(&self, record: &::log::Record<'_>) {
+        let level = Level::of(record.level());
+        log(LIBRARIES, level, || {
+            format!("{}: {}", record.target(), record.args())
+        });
+    }
+
+    fn flush(&self) {}
+}
+
+/// Makes Basalt's log the `log` facade's logger, so the records of the crates below reach
+/// standard error as `LEVEL libraries: target: message`. A second call changes nothing.
+pub fn install() {
+    static FACADE: Facade = Facade;
+    if ::log::set_logger(&FACADE).is_ok() {
+        ::log::set_max_level(::log::LevelFilter::Trace);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,5 +169,18 @@ mod tests {
         );
         assert_eq!(Level::parse("ALL"), Some(Level::Trace));
         assert_eq!(Level::parse("loud"), None);
+    }
+
+    #[test]
+    fn the_facade_logs_under_libraries_at_its_level() {
+        install();
+        let debug = ::log::Metadata::builder()
+            .level(::log::Level::Debug)
+            .target("zookeeper_client")
+            .build();
+        assert!(!::log::logger().enabled(&debug));
+        set_level(LIBRARIES, Level::Debug).unwrap();
+        assert!(::log::logger().enabled(&debug));
+        set_level(LIBRARIES, Level::Info).unwrap();
     }
 }

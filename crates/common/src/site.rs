@@ -249,98 +249,32 @@ fn parse_number(value: &str) -> Option<u64> {
 
 /// The properties of an `hbase-site.xml` text, by name (a later one wins).
 pub fn parse(text: &str) -> Result<BTreeMap<String, String>, String> {
-    let text = without_comments(text)?;
+    let root = crate::xml::parse(text.as_bytes())?;
+    let properties: Vec<&crate::xml::Element> = if root.name == "property" {
+        vec![&root]
+    } else {
+        root.children_named("property").collect()
+    };
     let mut out = BTreeMap::new();
-    let mut rest = text.as_str();
-    while let Some(at) = rest.find("<property") {
-        rest = &rest[at + "<property".len()..];
-        let end = rest
-            .find("</property>")
-            .ok_or_else(|| "a <property> is not closed by </property>".to_owned())?;
-        let body = &rest[..end];
-        rest = &rest[end + "</property>".len()..];
-        let name = element(body, "name")?.ok_or_else(|| "a <property> has no <name>".to_owned())?;
-        let name = name.trim().to_owned();
+    for property in properties {
+        let name = property
+            .child("name")
+            .ok_or_else(|| "a <property> has no <name>".to_owned())?
+            .text
+            .trim()
+            .to_owned();
         if name.is_empty() {
             return Err("a <property> has an empty <name>".into());
         }
-        let value = element(body, "value")?.unwrap_or_default();
+        let value = match property.child("value") {
+            Some(v) if !v.children.is_empty() => {
+                return Err(format!("the value of {name} holds markup, not text"));
+            }
+            Some(v) => v.text.clone(),
+            None => String::new(),
+        };
         out.insert(name, value);
     }
-    Ok(out)
-}
-
-fn without_comments(text: &str) -> Result<String, String> {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find("<!--") {
-        out.push_str(&rest[..at]);
-        let end = rest[at..].find("-->").ok_or("a comment is not closed")?;
-        rest = &rest[at + end + 3..];
-    }
-    out.push_str(rest);
-    Ok(out)
-}
-
-/// The decoded text of the first `<tag>...</tag>` in `body` (`<tag/>`: empty).
-fn element(body: &str, tag: &str) -> Result<Option<String>, String> {
-    let open = format!("<{tag}>");
-    if let Some(at) = body.find(&open) {
-        let inner = &body[at + open.len()..];
-        let close = format!("</{tag}>");
-        let end = inner
-            .find(&close)
-            .ok_or_else(|| format!("<{tag}> is not closed by {close}"))?;
-        return decode(&inner[..end]).map(Some);
-    }
-    if body.contains(&format!("<{tag}/>")) {
-        return Ok(Some(String::new()));
-    }
-    Ok(None)
-}
-
-/// XML character data: CDATA kept as is, entities decoded.
-fn decode(raw: &str) -> Result<String, String> {
-    let mut out = String::with_capacity(raw.len());
-    let mut rest = raw;
-    while let Some(at) = rest.find(['&', '<']) {
-        out.push_str(&rest[..at]);
-        rest = &rest[at..];
-        if let Some(after) = rest.strip_prefix("<![CDATA[") {
-            let end = after.find("]]>").ok_or("a CDATA section is not closed")?;
-            out.push_str(&after[..end]);
-            rest = &after[end + 3..];
-        } else if rest.starts_with('<') {
-            return Err(format!(
-                "unexpected markup in a value: {}",
-                rest.chars().take(20).collect::<String>()
-            ));
-        } else {
-            let end = rest.find(';').ok_or("an entity is not closed by ';'")?;
-            let entity = &rest[1..end];
-            let c = match entity {
-                "amp" => '&',
-                "lt" => '<',
-                "gt" => '>',
-                "quot" => '"',
-                "apos" => '\'',
-                _ => {
-                    let code = if let Some(hex) = entity.strip_prefix("#x") {
-                        u32::from_str_radix(hex, 16).ok()
-                    } else if let Some(dec) = entity.strip_prefix('#') {
-                        dec.parse().ok()
-                    } else {
-                        None
-                    };
-                    code.and_then(char::from_u32)
-                        .ok_or_else(|| format!("unknown entity &{entity};"))?
-                }
-            };
-            out.push(c);
-            rest = &rest[end + 1..];
-        }
-    }
-    out.push_str(rest);
     Ok(out)
 }
 

@@ -299,22 +299,29 @@ pub fn query_values<'q>(query: &'q str, name: &str) -> Vec<&'q str> {
 /// Percent-decodes one piece of a URL (`+` is left alone: in a query it means a space, in a
 /// path it does not). A `%` without two hex digits is an error naming the piece.
 pub fn percent_decode(piece: &str) -> Result<Vec<u8>, String> {
+    // `percent-encoding` passes a malformed escape through; Basalt refuses it.
     let bytes = piece.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = bytes
+    let malformed = bytes.iter().enumerate().any(|(i, b)| {
+        *b == b'%'
+            && !bytes
                 .get(i + 1..i + 3)
-                .and_then(|h| std::str::from_utf8(h).ok())
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-                .ok_or_else(|| format!("bad percent escape in {piece:?}"))?;
-            out.push(hex);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
+                .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
+    });
+    if malformed {
+        return Err(format!("bad percent escape in {piece:?}"));
     }
-    Ok(out)
+    Ok(percent_encoding::percent_decode_str(piece).collect())
+}
+
+/// Every byte but ASCII letters, digits and `-_.~:` escaped, as query values are sent.
+const QUERY_VALUE: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~')
+    .remove(b':');
+
+/// Percent-encodes a query value.
+pub fn percent_encode(text: &str) -> String {
+    percent_encoding::utf8_percent_encode(text, QUERY_VALUE).to_string()
 }

@@ -15,7 +15,7 @@
 //!   embedded engine and every wrapper get them all.
 //!
 //! What it is not: a transport (the client and the servers carry the bytes), nor the master
-//! (it only names the handlers the master writes). See `docs/design/operations.md`.
+//! (it only names the handlers the master writes). See `docs/design/admin-operations.md`.
 
 mod call;
 mod declare;

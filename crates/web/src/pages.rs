@@ -15,15 +15,7 @@ fn key(bytes: &[u8]) -> String {
 
 /// Percent-encodes a query value.
 pub fn url_encode(text: &str) -> String {
-    let mut out = String::new();
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || b"-_.~:".contains(&b) {
-            out.push(b as char);
-        } else {
-            let _ = write!(out, "%{b:02X}");
-        }
-    }
-    out
+    basalt_net::http::percent_encode(text)
 }
 
 pub fn bytes(n: u64) -> String {

@@ -15,36 +15,40 @@ pub struct Point {
     pub p99_us: f64,
 }
 
-/// The text after `"key":` in a JSON line, up to the next `,` or `}` (quotes stripped).
-fn raw<'a>(line: &'a str, key: &str) -> Option<&'a str> {
-    let at = line.find(&format!("\"{key}\":"))? + key.len() + 3;
-    let rest = &line[at..];
-    let end = rest.find([',', '}']).unwrap_or(rest.len());
-    Some(rest[..end].trim_matches('"'))
+/// A line's p99 latency: the run's own (`basalt pe`), or for a YCSB phase, which reports one
+/// per operation, its slowest operation's.
+fn p99(line: &serde_json::Value) -> Option<f64> {
+    if let Some(p) = line["latency_us"]["p99"].as_f64() {
+        return Some(p);
+    }
+    line["operations"]
+        .as_array()?
+        .iter()
+        .filter_map(|op| op["latency_us"]["p99"].as_f64())
+        .reduce(f64::max)
+}
+
+/// One measurement of a `basalt pe --json` line; None for any other line (a comparison, or
+/// text that is not JSON).
+fn point(line: &str) -> Option<Point> {
+    let v: serde_json::Value = serde_json::from_str(line).ok()?;
+    let text = |key: &str| v[key].as_str();
+    let label = match (text("command"), text("workload"), text("phase")) {
+        (Some(c), _, _) => c.to_owned(),
+        (None, Some(w), Some(p)) => format!("{w} {p}"),
+        _ => return None,
+    };
+    Some(Point {
+        label,
+        backend: text("backend")?.to_owned(),
+        ops_per_second: v["ops_per_second"].as_f64()?,
+        p99_us: p99(&v)?,
+    })
 }
 
 /// The measurements of `basalt pe --json` lines (comparison lines are skipped).
 pub fn parse(text: &str) -> Vec<Point> {
-    text.lines()
-        .filter_map(|line| {
-            let backend = raw(line, "backend")?.to_owned();
-            let label = match (
-                raw(line, "command"),
-                raw(line, "workload"),
-                raw(line, "phase"),
-            ) {
-                (Some(c), _, _) => c.to_owned(),
-                (None, Some(w), Some(p)) => format!("{w} {p}"),
-                _ => return None,
-            };
-            Some(Point {
-                label,
-                backend,
-                ops_per_second: raw(line, "ops_per_second")?.parse().ok()?,
-                p99_us: raw(line, "p99")?.parse().ok()?,
-            })
-        })
-        .collect()
+    text.lines().filter_map(point).collect()
 }
 
 const WIDTH: f64 = 900.0;
@@ -203,6 +207,9 @@ mod tests {
         assert_eq!(points[1].label, "workloada run");
         assert_eq!(points[1].backend, "rocksdb");
         assert_eq!(points[1].p99_us, 7.0);
+        // A phase of several operations: its slowest operation's p99, not the first one's.
+        let two = r#"{"backend":"basalt","workload":"workloadb","phase":"run","ops":4,"seconds":1.0,"ops_per_second":4.0,"operations":[{"op":"READ","count":3,"latency_us":{"p50":1,"p95":2,"p99":5,"p99_9":8,"max":9}},{"op":"UPDATE","count":1,"latency_us":{"p50":1,"p95":2,"p99":40,"p99_9":50,"max":60}}]}"#;
+        assert_eq!(parse(two)[0].p99_us, 40.0);
         let svg = svg(&points);
         assert!(
             svg.starts_with("<svg") && svg.contains("workloada run") && svg.ends_with("</svg>\n")
