@@ -1,8 +1,11 @@
 //! `basalt pe`: HBase's PerformanceEvaluation for Basalt. Each command runs `--threads`
 //! clients, each doing `--rows` operations against one table, and reports the throughput and
 //! the latency distribution (an HDR histogram: p50, p95, p99, p99.9, max), with a progress
-//! bar on stderr and `--json` for machines. Operations go through a [`Backend`], so remote
-//! backends (Thrift, native RPC) can be added beside the embedded one.
+//! bar on stderr and `--json` for machines. Operations go through a [`Backend`]: the
+//! embedded engine, a server's Thrift1 gateway (`pe/remote.rs`), its native RPC
+//! (`pe/native.rs`, `pe/asynchronous.rs`), a key layout (`pe/laid.rs`), or RocksDB as the
+//! peer (`pe/rocks.rs`, behind a feature); `pe/ycsb.rs` runs YCSB's workloads and
+//! `pe/plot.rs` charts the JSON.
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -1,7 +1,8 @@
 //! A Basalt region: the rows of a key range of one table, with one store per column family,
-//! each a memstore (and, later, store files). It owns the engine's semantics: MVCC and row
-//! locks for atomic, isolated row mutations, and the read path that applies HBase's version,
-//! delete, TTL and time-range rules.
+//! each a memstore and store files (flushed, compacted, split by reference files). It owns
+//! the engine's semantics: MVCC and row locks for atomic, isolated row mutations, and the
+//! read path that applies HBase's version, delete, TTL and time-range rules, with filters and
+//! an observer's hooks (coprocessors) where HBase calls them.
 //!
 //! It does no networking and knows no protocol; the client API and every gateway sit above it.
 

@@ -1,5 +1,10 @@
-//! A region: a table's rows (today, all of them) with one store per family, an MVCC, row
-//! locks and the clock. It applies mutations atomically per row and answers Gets and Scans.
+//! A region: the rows of one key range of a table, with one store per family (a memstore and
+//! store files), an MVCC, row locks and the clock. It applies mutations atomically per row
+//! and answers Gets and Scans. The public calls are in `meta_rows.rs` (which encodes
+//! `hbase:meta`'s rows in meta order); the stored operations in `write.rs`, `read.rs` and
+//! `rmw.rs` (increments, appends, check-and-mutate); an observer's hooks around them in
+//! `observed.rs`; flushes in `flush.rs`, bulk loads in `bulk.rs`, the store-file set in
+//! `files.rs`, server timestamps in `stamps.rs`.
 
 mod bulk;
 mod files;

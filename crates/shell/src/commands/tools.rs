@@ -1,4 +1,7 @@
-//! tools: flush, compact, major_compact, split, merge_region, hotspots.
+//! HBase's `tools` group: flushes, compactions, splits and merges, the balancer, region moves
+//! and assignments, decommissioning, dead and live servers, the split/merge, compaction,
+//! catalog janitor, normalizer, cleaner and snapshot-cleanup switches, the slow and large
+//! logs, the balancer's decisions, procedures and locks, `zk_dump`, and Basalt's `hotspots`.
 
 use super::*;
 
