@@ -202,7 +202,6 @@ pub fn check(master: &Master) -> Result<Report> {
     let catalog = master.catalog();
     let states = meta::read_table_states(catalog.as_ref())?;
     let rows = meta::read_regions(catalog.as_ref())?;
-    let fs = master.fs.as_ref();
     let mut out = Vec::new();
     for (table, state) in &states {
         if table.is_meta() {
@@ -218,127 +217,9 @@ pub fn check(master: &Master) -> Result<Report> {
         serving.sort_by(|a, b| a.start_key.cmp(&b.start_key));
         chain(&t, &serving, &mut out);
 
-        // Directories against rows.
-        let in_meta: BTreeSet<String> = mine.iter().map(|r| r.info.encoded_name()).collect();
-        let table_dir = master.table_dir(table);
-        let dirs: BTreeSet<String> = layout::list(fs, &table_dir)?
-            .into_iter()
-            .filter(|n| is_region_dir(n))
-            .collect();
-        // Merge parents live on in their child's row until the janitor cleans them.
-        let merge_parents: BTreeSet<String> = mine
-            .iter()
-            .flat_map(|r| r.merge_parents.iter().map(RegionInfo::encoded_name))
-            .collect();
-        for dir in dirs.difference(&in_meta) {
-            if merge_parents.contains(dir) {
-                continue;
-            }
-            let path = table_dir.join(dir);
-            let detail = match dir_region_info(master, &path) {
-                Some(info) if fs.exists(&path.join(layout::DISPOSABLE)).unwrap_or(false) => {
-                    format!(
-                        "{} ({}) was dropped (its rows live elsewhere) but its directory is \
-                         still there",
-                        region_text(&info),
-                        path.display()
-                    )
-                }
-                Some(info) => format!(
-                    "{} has a directory ({}) but no row in hbase:meta",
-                    region_text(&info),
-                    path.display()
-                ),
-                None => format!(
-                    "{} has no row in hbase:meta and no readable .regioninfo",
-                    path.display()
-                ),
-            };
-            out.push(Finding {
-                kind: Kind::OrphanDir,
-                table: t.clone(),
-                subject: dir.clone(),
-                detail,
-            });
-        }
-        for row in &mine {
-            let encoded = row.info.encoded_name();
-            if !dirs.contains(&encoded) {
-                out.push(Finding {
-                    kind: Kind::MissingDir,
-                    table: t.clone(),
-                    subject: region_text(&row.info),
-                    detail: format!(
-                        "{} is in hbase:meta but has no directory",
-                        region_text(&row.info)
-                    ),
-                });
-                continue;
-            }
-            // References whose parent's directory is gone.
-            let parents = basalt_region::parents_on_disk(fs, &table_dir.join(&encoded))?;
-            for parent in parents.iter().filter(|p| !dirs.contains(*p)) {
-                out.push(Finding {
-                    kind: Kind::BrokenReference,
-                    table: t.clone(),
-                    subject: region_text(&row.info),
-                    detail: format!(
-                        "{} reads files of region {parent} through references, and that \
-                         region's directory is gone",
-                        region_text(&row.info)
-                    ),
-                });
-            }
-        }
-        // Split parents no daughter reads any more.
-        for row in mine.iter().filter(|r| r.info.split) {
-            let encoded = row.info.encoded_name();
-            let read = row.daughters.iter().any(|d| {
-                basalt_region::parents_on_disk(fs, &table_dir.join(d.encoded_name()))
-                    .is_ok_and(|p| p.contains(&encoded))
-            });
-            if !read {
-                out.push(Finding {
-                    kind: Kind::LingeringParent,
-                    table: t.clone(),
-                    subject: region_text(&row.info),
-                    detail: format!(
-                        "split parent {} is still in hbase:meta though its daughters read \
-                         nothing of it",
-                        region_text(&row.info)
-                    ),
-                });
-            }
-        }
-        if *state != TableState::Enabled {
-            continue;
-        }
-        for row in mine.iter().filter(|r| r.is_serving()) {
-            let open = row.state.as_deref() == Some("OPEN");
-            match &row.server {
-                Some(server) if open && master.servers.get(&server.to_string()).is_none() => {
-                    out.push(Finding {
-                        kind: Kind::InTransition,
-                        table: t.clone(),
-                        subject: region_text(&row.info),
-                        detail: format!(
-                            "{} is placed on {server}, which is not live: nobody serves it",
-                            region_text(&row.info)
-                        ),
-                    });
-                }
-                _ if !open => out.push(Finding {
-                    kind: Kind::Unassigned,
-                    table: t.clone(),
-                    subject: region_text(&row.info),
-                    detail: format!(
-                        "{} of enabled table {t} is {}: nobody serves it",
-                        region_text(&row.info),
-                        row.state.as_deref().unwrap_or("without a state")
-                    ),
-                }),
-                _ => {}
-            }
+        check_files(master, table, &t, &mine, &mut out)?;
+        if *state == TableState::Enabled {
+            check_placement(master, &t, &mine, &mut out);
         }
     }
     for (server, segments) in unsplit_wal_dirs(master)? {
@@ -360,6 +241,142 @@ pub fn check(master: &Master) -> Result<Report> {
         checked_at_ms: master.clock.now_millis(),
         findings: out,
     })
+}
+
+/// A table's region directories against its rows: orphan and missing directories, broken
+/// references, split parents no daughter reads.
+fn check_files(
+    master: &Master,
+    table: &TableName,
+    t: &str,
+    mine: &[&RegionRow],
+    out: &mut Vec<Finding>,
+) -> Result<()> {
+    let fs = master.fs.as_ref();
+    // Directories against rows.
+    let in_meta: BTreeSet<String> = mine.iter().map(|r| r.info.encoded_name()).collect();
+    let table_dir = master.table_dir(table);
+    let dirs: BTreeSet<String> = layout::list(fs, &table_dir)?
+        .into_iter()
+        .filter(|n| is_region_dir(n))
+        .collect();
+    // Merge parents live on in their child's row until the janitor cleans them.
+    let merge_parents: BTreeSet<String> = mine
+        .iter()
+        .flat_map(|r| r.merge_parents.iter().map(RegionInfo::encoded_name))
+        .collect();
+    for dir in dirs.difference(&in_meta) {
+        if merge_parents.contains(dir) {
+            continue;
+        }
+        let path = table_dir.join(dir);
+        let detail = match dir_region_info(master, &path) {
+            Some(info) if fs.exists(&path.join(layout::DISPOSABLE)).unwrap_or(false) => {
+                format!(
+                    "{} ({}) was dropped (its rows live elsewhere) but its directory is \
+                     still there",
+                    region_text(&info),
+                    path.display()
+                )
+            }
+            Some(info) => format!(
+                "{} has a directory ({}) but no row in hbase:meta",
+                region_text(&info),
+                path.display()
+            ),
+            None => format!(
+                "{} has no row in hbase:meta and no readable .regioninfo",
+                path.display()
+            ),
+        };
+        out.push(Finding {
+            kind: Kind::OrphanDir,
+            table: t.to_owned(),
+            subject: dir.clone(),
+            detail,
+        });
+    }
+    for row in mine {
+        let encoded = row.info.encoded_name();
+        if !dirs.contains(&encoded) {
+            out.push(Finding {
+                kind: Kind::MissingDir,
+                table: t.to_owned(),
+                subject: region_text(&row.info),
+                detail: format!(
+                    "{} is in hbase:meta but has no directory",
+                    region_text(&row.info)
+                ),
+            });
+            continue;
+        }
+        // References whose parent's directory is gone.
+        let parents = basalt_region::parents_on_disk(fs, &table_dir.join(&encoded))?;
+        for parent in parents.iter().filter(|p| !dirs.contains(*p)) {
+            out.push(Finding {
+                kind: Kind::BrokenReference,
+                table: t.to_owned(),
+                subject: region_text(&row.info),
+                detail: format!(
+                    "{} reads files of region {parent} through references, and that \
+                     region's directory is gone",
+                    region_text(&row.info)
+                ),
+            });
+        }
+    }
+    // Split parents no daughter reads any more.
+    for row in mine.iter().filter(|r| r.info.split) {
+        let encoded = row.info.encoded_name();
+        let read = row.daughters.iter().any(|d| {
+            basalt_region::parents_on_disk(fs, &table_dir.join(d.encoded_name()))
+                .is_ok_and(|p| p.contains(&encoded))
+        });
+        if !read {
+            out.push(Finding {
+                kind: Kind::LingeringParent,
+                table: t.to_owned(),
+                subject: region_text(&row.info),
+                detail: format!(
+                    "split parent {} is still in hbase:meta though its daughters read \
+                     nothing of it",
+                    region_text(&row.info)
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// An enabled table's serving regions that nobody serves.
+fn check_placement(master: &Master, t: &str, mine: &[&RegionRow], out: &mut Vec<Finding>) {
+    for row in mine.iter().filter(|r| r.is_serving()) {
+        let open = row.state.as_deref() == Some("OPEN");
+        match &row.server {
+            Some(server) if open && master.servers.get(&server.to_string()).is_none() => {
+                out.push(Finding {
+                    kind: Kind::InTransition,
+                    table: t.to_owned(),
+                    subject: region_text(&row.info),
+                    detail: format!(
+                        "{} is placed on {server}, which is not live: nobody serves it",
+                        region_text(&row.info)
+                    ),
+                });
+            }
+            _ if !open => out.push(Finding {
+                kind: Kind::Unassigned,
+                table: t.to_owned(),
+                subject: region_text(&row.info),
+                detail: format!(
+                    "{} of enabled table {t} is {}: nobody serves it",
+                    region_text(&row.info),
+                    row.state.as_deref().unwrap_or("without a state")
+                ),
+            }),
+            _ => {}
+        }
+    }
 }
 
 /// The WAL directories of servers that are not live (and, where the storage can tell, not

@@ -8,9 +8,8 @@
 //! Its modules stand in layers, each using only those below (`tests/layers.rs` holds them to
 //! it): `meta` and `servers` at the bottom, the state (`master`), `balancer`, `procedures`,
 //! what is built of procedures (`acl_store`, `snapshots`, `peers`), the services (`admin`,
-//! `access_service`, `master_service`, `master_admin`), and the cluster master (`cluster`) on top.
+//! `master_service`, `master_admin`), and the cluster master (`cluster`) on top.
 
-pub mod access_service;
 pub mod acl_store;
 mod admin;
 pub mod balancer;

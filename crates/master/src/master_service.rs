@@ -16,6 +16,7 @@ mod nonces;
 mod refusals;
 mod regions;
 mod replication;
+mod security;
 mod snapshots;
 mod tables;
 mod tenancy;
@@ -93,7 +94,7 @@ impl MasterService {
         user: Option<&basalt_common::acl::User>,
     ) -> Option<Outcome> {
         if method == "ExecMasterService" {
-            return Some(crate::access_service::exec(self, param, user));
+            return Some(security::exec(self, param, user));
         }
         let request = MasterRequest::decode(method, param.unwrap_or_default())?;
         Some(
@@ -130,11 +131,11 @@ impl MasterService {
         self.procedures.fetch_add(1, Ordering::AcqRel) + 1
     }
 
-    pub(crate) fn master(&self) -> &Master {
+    fn master(&self) -> &Master {
         &self.master
     }
 
-    pub(crate) fn admin(&self) -> Admin {
+    fn admin(&self) -> Admin {
         Admin::new(Arc::clone(&self.master))
     }
 }

@@ -25,7 +25,6 @@ const LAYERS: &[&str] = &[
     "snapshots",
     "peers",
     "admin",
-    "access_service",
     "master_service",
     "master_admin",
     "hbck_service",
@@ -55,19 +54,27 @@ fn layer(module: &str) -> usize {
         .unwrap_or_else(|| panic!("module {module} is in no layer of this test: place it"))
 }
 
-/// Every file of the module, `src/<module>.rs` or under `src/<module>/`.
+/// Every file of the module: `src/<module>.rs` and what is under `src/<module>/`.
 fn files(src: &Path, module: &str) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
     let single = src.join(format!("{module}.rs"));
     if single.exists() {
-        return vec![single];
+        out.push(single);
     }
     let dir = src.join(module);
-    let mut out: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
-        .collect();
-    out.sort();
+    if let Ok(entries) = std::fs::read_dir(&dir) {
+        let mut inner: Vec<_> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+            .collect();
+        inner.sort();
+        out.extend(inner);
+    }
+    assert!(
+        !out.is_empty(),
+        "module {module} has no source in {}",
+        src.display()
+    );
     out
 }
 
@@ -112,4 +119,127 @@ fn the_check_sees_uses_in_code_only() {
         "use crate::master::Master; // crate::cluster\n//! see crate::admin\nlet x = crate::meta::f();",
     );
     assert_eq!(found, ["master", "meta"]);
+}
+
+/// The workspace's crates in layers, bottom first: a crate's `[dependencies]` may name only
+/// crates of lower layers (its tests, `[dev-dependencies]`, may use any).
+const CRATE_LAYERS: &[&[&str]] = &[
+    &["common", "fs", "net", "coprocessor-sdk"],
+    &["storefile", "wal", "proto"],
+    &["region", "coord", "ops", "rpc"],
+    &["client"],
+    &["coprocessor", "thrift", "rest", "web", "shell", "chaos"],
+    &["regionserver"],
+    &["master"],
+    &["embedded"],
+    &["cli"],
+];
+
+/// What a gateway or tool built on the client never uses: the engine's crates (DESIGN: no
+/// gateway depends on the engine).
+const ENGINE: &[&str] = &[
+    "storefile",
+    "wal",
+    "region",
+    "regionserver",
+    "master",
+    "embedded",
+];
+const GATEWAYS: &[&str] = &["thrift", "rest", "web", "shell", "chaos"];
+
+fn crate_layer(name: &str) -> usize {
+    CRATE_LAYERS
+        .iter()
+        .position(|l| l.contains(&name))
+        .unwrap_or_else(|| panic!("crate basalt-{name} is in no layer of this test: place it"))
+}
+
+/// The workspace crates `manifest` names under `[dependencies]` (without `basalt-`).
+fn dependencies(manifest: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_deps = false;
+    for line in manifest.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_deps = line == "[dependencies]";
+            continue;
+        }
+        if in_deps && let Some(rest) = line.strip_prefix("basalt-") {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                .collect();
+            out.push(name);
+        }
+    }
+    out
+}
+
+/// Each crate's problems: a dependency on its own layer or above, or a gateway on the engine.
+fn crate_problems(manifests: &[(String, String)]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (name, manifest) in manifests {
+        let own = crate_layer(name);
+        for dep in dependencies(manifest) {
+            if crate_layer(&dep) >= own {
+                problems.push(format!(
+                    "basalt-{name} depends on basalt-{dep}, which is not below it"
+                ));
+            }
+            if GATEWAYS.contains(&name.as_str()) && ENGINE.contains(&dep.as_str()) {
+                problems.push(format!(
+                    "basalt-{name}, a gateway, depends on the engine's basalt-{dep}"
+                ));
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn each_crate_depends_only_on_the_layers_below_it() {
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut manifests = Vec::new();
+    for entry in std::fs::read_dir(&crates).expect("crates/") {
+        let dir = entry.expect("an entry").path();
+        let Ok(manifest) = std::fs::read_to_string(dir.join("Cargo.toml")) else {
+            continue;
+        };
+        let name = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .expect("a crate directory's name")
+            .to_owned();
+        manifests.push((name, manifest));
+    }
+    assert!(
+        manifests.len() >= 20,
+        "found only {} crates",
+        manifests.len()
+    );
+    let problems = crate_problems(&manifests);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn an_upward_dependency_fails_the_crate_layers() {
+    let manifests = vec![
+        (
+            "region".to_owned(),
+            "[dependencies]\nbasalt-common.workspace = true\nbasalt-client.workspace = true\n"
+                .to_owned(),
+        ),
+        (
+            "rest".to_owned(),
+            "[dependencies]\nbasalt-region.workspace = true\n[dev-dependencies]\nbasalt-embedded.workspace = true\n"
+                .to_owned(),
+        ),
+    ];
+    assert_eq!(
+        crate_problems(&manifests),
+        vec![
+            "basalt-region depends on basalt-client, which is not below it".to_owned(),
+            "basalt-rest, a gateway, depends on the engine's basalt-region".to_owned(),
+        ]
+    );
 }

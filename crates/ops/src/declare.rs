@@ -209,6 +209,10 @@ macro_rules! operations {
                     $crate::MasterRequest::$Area(Request::$Op(r))
                 }
 
+                fn response_of(r: $Resp) -> $crate::MasterResponse {
+                    $crate::MasterResponse::$Area(Response::$Op(r))
+                }
+
                 fn response(r: $crate::MasterResponse) -> Option<$Resp> {
                     #[allow(irrefutable_let_patterns, reason = "an area may hold one operation")]
                     if let $crate::MasterResponse::$Area(Response::$Op(x)) = r {

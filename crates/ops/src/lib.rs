@@ -46,6 +46,8 @@ pub trait Operation {
     const NAME: &'static str;
     fn request(r: Self::Request) -> MasterRequest;
     fn response(r: MasterResponse) -> Option<Self::Response>;
+    /// Its answer as the service's.
+    fn response_of(r: Self::Response) -> MasterResponse;
 }
 
 /// Every typed administration call: `use basalt_ops::prelude::*` where a concrete connection

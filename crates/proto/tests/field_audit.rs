@@ -26,10 +26,19 @@ const DISPATCH: [(&str, &[&str]); 4] = [
     ),
     (
         "MasterService",
+        // The operations' declarations (`basalt_ops`), and ExecMasterService's guard.
         &[
             "master/src/master_service.rs",
-            "master/src/master_service/tenancy.rs",
-            "master/src/access_service.rs",
+            "ops/src/tables.rs",
+            "ops/src/namespaces.rs",
+            "ops/src/regions.rs",
+            "ops/src/snapshots.rs",
+            "ops/src/replication.rs",
+            "ops/src/cluster.rs",
+            "ops/src/chores.rs",
+            "ops/src/quotas.rs",
+            "ops/src/rsgroups.rs",
+            "ops/src/security.rs",
         ],
     ),
     ("HbckService", &["master/src/hbck_service.rs"]),
@@ -124,8 +133,9 @@ fn doc_tables() -> (BTreeMap<String, Row>, BTreeMap<String, Row>) {
     (methods, fields)
 }
 
-/// The method names each source routes (`"Get" =>`, `"A" | "B" =>`) with the request type
-/// decoded in the arm (`decode::<GetRequest>`), where one is.
+/// The method names each source routes (`"Get" =>`, `"A" | "B" =>`, or an operation's
+/// declaration) with the request type decoded in the arm (`decode::<GetRequest>`) or
+/// declared, where one is.
 fn dispatched(service: &str) -> BTreeMap<String, BTreeSet<String>> {
     let arm = regex::Regex::new(r#"((?:"[A-Za-z]\w*"\s*\|\s*)*"[A-Za-z]\w*")\s*(?:if [^=]*)?=>"#)
         .expect("regex");
@@ -133,6 +143,10 @@ fn dispatched(service: &str) -> BTreeMap<String, BTreeSet<String>> {
     let decode = regex::Regex::new(r"decode::<(?:pb::)?(\w+)>").expect("regex");
     let next_arm = regex::Regex::new(r#"\n\s*"[A-Za-z]\w*"\s*(?:=>|\|)"#).expect("regex");
     let guard = regex::Regex::new(r#"if method == "(\w+)" \{\s*return Some\("#).expect("regex");
+    let declared = regex::Regex::new(
+        r#"(?m)^    ([A-Z]\w*)(?: as "(\w+)")?((?:\s*\|\s*"\w+")*)\s*\((?:pb::)?(\w+)\)\s*->"#,
+    )
+    .expect("regex");
     let files = DISPATCH
         .iter()
         .find(|(s, _)| *s == service)
@@ -149,6 +163,17 @@ fn dispatched(service: &str) -> BTreeMap<String, BTreeSet<String>> {
             for n in name.captures_iter(&m[1]) {
                 let entry = out.entry(n[1].to_owned()).or_default();
                 entry.extend(decoded.clone());
+            }
+        }
+        // A declared operation (`basalt_ops`): `Name [as "wire"] [| "alias"]* (pb::Request)`.
+        for d in declared.captures_iter(&source) {
+            let request = d[4].to_owned();
+            let wire = d.get(2).map_or(&d[1], |w| w.as_str()).to_owned();
+            out.entry(wire).or_default().insert(request.clone());
+            for alias in name.captures_iter(d.get(3).map_or("", |a| a.as_str())) {
+                out.entry(alias[1].to_owned())
+                    .or_default()
+                    .insert(request.clone());
             }
         }
         // A method answered before the match (`if method == "X" { return Some(...) }`).

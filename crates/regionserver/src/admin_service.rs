@@ -194,6 +194,31 @@ impl AdminService {
                 sink.apply(&r, cell_block).map_err(|e| from_error(&e))?;
                 Ok(pb::ReplicateWalEntryResponse {}.encode_to_vec())
             }),
+            "CompactionSwitch" => decode::<pb::CompactionSwitchRequest>(param).map(|r| {
+                pb::CompactionSwitchResponse {
+                    prev_state: self.rs.switch_compactions(r.enabled),
+                }
+                .encode_to_vec()
+            }),
+            "GetServerInfo" => Ok(GetServerInfoResponse {
+                server_info: ServerInfo {
+                    server_name: pb::ServerName {
+                        host_name: self.addr.ip().to_string(),
+                        port: Some(u32::from(self.addr.port())),
+                        start_code: u64::try_from(self.rs.name.start_code).ok(),
+                    },
+                    webui_port: None,
+                },
+            }
+            .encode_to_vec()),
+
+            _ => return self.region_call(method, param),
+        })
+    }
+
+    /// The calls on one region, or on all of them; then the assignment calls.
+    fn region_call(&self, method: &str, param: Option<&[u8]>) -> Option<Outcome> {
+        Some(match method {
             "GetRegionInfo" => decode::<GetRegionInfoRequest>(param).and_then(|r| {
                 let region = named_region(&self.rs, &r.region)?;
                 let info = region.info();
@@ -275,12 +300,6 @@ impl AdminService {
                     .encode_to_vec())
                 })
             }
-            "CompactionSwitch" => decode::<pb::CompactionSwitchRequest>(param).map(|r| {
-                pb::CompactionSwitchResponse {
-                    prev_state: self.rs.switch_compactions(r.enabled),
-                }
-                .encode_to_vec()
-            }),
             "CompactRegion" => decode::<CompactRegionRequest>(param).and_then(|r| {
                 if r.family.as_ref().is_some_and(|f| !f.is_empty()) {
                     return Err(refused(
@@ -315,17 +334,6 @@ impl AdminService {
                 }
                 .encode_to_vec())
             }),
-            "GetServerInfo" => Ok(GetServerInfoResponse {
-                server_info: ServerInfo {
-                    server_name: pb::ServerName {
-                        host_name: self.addr.ip().to_string(),
-                        port: Some(u32::from(self.addr.port())),
-                        start_code: u64::try_from(self.rs.name.start_code).ok(),
-                    },
-                    webui_port: None,
-                },
-            }
-            .encode_to_vec()),
             _ => return self.assignment(method, param),
         })
     }

@@ -158,6 +158,11 @@ impl Prometheus {
                 );
             }
         }
+        self.server_gauges(s, m);
+    }
+
+    /// A region server's own gauges and counters (then its flushes, compactions and the rest).
+    fn server_gauges(&mut self, s: &ServerStatus, m: &ServerMetrics) {
         self.per_table(s);
         self.per_user(s);
         self.one(
@@ -220,6 +225,11 @@ impl Prometheus {
             "Blocks in the cache.",
             s.block_cache_blocks,
         );
+        self.server_work(s, m);
+    }
+
+    /// A region server's background work: flushes, compactions, WAL, coprocessors, replication.
+    fn server_work(&mut self, s: &ServerStatus, m: &ServerMetrics) {
         self.histogram(
             "basalt_flush_duration_seconds",
             "Memstore flushes and their duration.",

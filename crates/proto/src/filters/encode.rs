@@ -2,7 +2,7 @@
 //! decoding in the parent module: what Basalt's remote client sends.
 
 use basalt_common::Bytes;
-use basalt_common::filter::{BitOp, Comparator, FilterSpec};
+use basalt_common::filter::{BitOp, Comparator, FilterSpec, RowRange};
 use basalt_common::ops::CompareOperator;
 use prost::Message;
 
@@ -116,16 +116,99 @@ fn i32_of(n: impl TryInto<i32>) -> i32 {
     n.try_into().unwrap_or(i32::MAX)
 }
 
+/// A wrapper filter's message: the filter it wraps.
+fn held(inner: &FilterSpec) -> Vec<u8> {
+    pb::FilterHolder {
+        filter: filter_pb(inner),
+    }
+    .encode_to_vec()
+}
+
+fn list_pb(must_pass_all: bool, filters: &[FilterSpec]) -> Vec<u8> {
+    pb::FilterList {
+        operator: if must_pass_all {
+            pb::filter_list::Operator::MustPassAll
+        } else {
+            pb::filter_list::Operator::MustPassOne
+        } as i32,
+        filters: filters.iter().map(filter_pb).collect(),
+    }
+    .encode_to_vec()
+}
+
+fn fuzzy_pb(keys: &[(Bytes, Bytes)]) -> Vec<u8> {
+    pb::FuzzyRowFilter {
+        // The processed form HBase's client sends (-1 a fixed byte, 2 any byte): a raw mask
+        // of all zeros could not be told from a processed one.
+        fuzzy_keys_data: keys
+            .iter()
+            .map(|(k, m)| pb::BytesBytesPair {
+                first: k.to_vec(),
+                second: m.iter().map(|&b| if b == 0 { 0xff } else { 2 }).collect(),
+            })
+            .collect(),
+    }
+    .encode_to_vec()
+}
+
+fn ranges_pb(ranges: &[RowRange]) -> Vec<u8> {
+    pb::MultiRowRangeFilter {
+        row_range_list: ranges
+            .iter()
+            .map(|r| pb::RowRange {
+                start_row: Some(r.start.to_vec()),
+                start_row_inclusive: Some(r.start_inclusive),
+                stop_row: Some(r.stop.to_vec()),
+                stop_row_inclusive: Some(r.stop_inclusive),
+            })
+            .collect(),
+    }
+    .encode_to_vec()
+}
+
+/// A compare filter's message (RowFilter, FamilyFilter, QualifierFilter, ValueFilter).
+fn compared(op: CompareOperator, c: &Comparator) -> Vec<u8> {
+    pb::CompareFilterHolder {
+        compare_filter: compare_pb(op, c),
+    }
+    .encode_to_vec()
+}
+
+/// A DependentColumnFilter's comparison: none is NO_OP.
+fn dependent_compare(compare: Option<&(CompareOperator, Comparator)>) -> pb::CompareFilter {
+    match compare {
+        Some((op, c)) => compare_pb(*op, c),
+        None => pb::CompareFilter {
+            compare_op: CompareType::NoOp as i32,
+            comparator: None,
+        },
+    }
+}
+
+/// SingleColumnValueFilter, or its Exclude form around it.
+fn single_column_value_pb(
+    m: pb::SingleColumnValueFilter,
+    exclude: bool,
+) -> (&'static str, Vec<u8>) {
+    if exclude {
+        let outer = pb::SingleColumnValueExcludeFilter {
+            single_column_value_filter: m,
+        };
+        ("SingleColumnValueExcludeFilter", outer.encode_to_vec())
+    } else {
+        ("SingleColumnValueFilter", m.encode_to_vec())
+    }
+}
+
 /// A filter in the protobuf form HBase's clients send (the inverse of [`filter`]).
 pub fn filter_pb(spec: &FilterSpec) -> pb::Filter {
     let (name, data) = match spec {
-        FilterSpec::KeyOnly { len_as_value } => (
-            "KeyOnlyFilter",
-            pb::KeyOnlyFilter {
+        FilterSpec::KeyOnly { len_as_value } => {
+            let m = pb::KeyOnlyFilter {
                 len_as_val: *len_as_value,
-            }
-            .encode_to_vec(),
-        ),
+            };
+            ("KeyOnlyFilter", m.encode_to_vec())
+        }
         FilterSpec::FirstKeyOnly => ("FirstKeyOnlyFilter", Vec::new()),
         FilterSpec::Prefix(p) => (
             "PrefixFilter",
@@ -184,36 +267,24 @@ pub fn filter_pb(spec: &FilterSpec) -> pb::Filter {
             }
             .encode_to_vec(),
         ),
-        FilterSpec::Row(op, c)
-        | FilterSpec::Family(op, c)
-        | FilterSpec::Qualifier(op, c)
-        | FilterSpec::Value(op, c) => (
-            match spec {
-                FilterSpec::Row(..) => "RowFilter",
-                FilterSpec::Family(..) => "FamilyFilter",
-                FilterSpec::Qualifier(..) => "QualifierFilter",
-                _ => "ValueFilter",
-            },
-            pb::CompareFilterHolder {
-                compare_filter: compare_pb(*op, c),
-            }
-            .encode_to_vec(),
-        ),
+        FilterSpec::Row(op, c) => ("RowFilter", compared(*op, c)),
+        FilterSpec::Family(op, c) => ("FamilyFilter", compared(*op, c)),
+        FilterSpec::Qualifier(op, c) => ("QualifierFilter", compared(*op, c)),
+        FilterSpec::Value(op, c) => ("ValueFilter", compared(*op, c)),
         FilterSpec::ColumnRange {
             min,
             min_inclusive,
             max,
             max_inclusive,
-        } => (
-            "ColumnRangeFilter",
-            pb::ColumnRangeFilter {
+        } => {
+            let m = pb::ColumnRangeFilter {
                 min_column: Some(min.to_vec()),
                 min_column_inclusive: Some(*min_inclusive),
                 max_column: Some(max.to_vec()),
                 max_column_inclusive: Some(*max_inclusive),
-            }
-            .encode_to_vec(),
-        ),
+            };
+            ("ColumnRangeFilter", m.encode_to_vec())
+        }
         FilterSpec::SingleColumnValue {
             family,
             qualifier,
@@ -231,39 +302,22 @@ pub fn filter_pb(spec: &FilterSpec) -> pb::Filter {
                 filter_if_missing: Some(*filter_if_missing),
                 latest_version_only: Some(*latest_version_only),
             };
-            if *exclude {
-                (
-                    "SingleColumnValueExcludeFilter",
-                    pb::SingleColumnValueExcludeFilter {
-                        single_column_value_filter: m,
-                    }
-                    .encode_to_vec(),
-                )
-            } else {
-                ("SingleColumnValueFilter", m.encode_to_vec())
-            }
+            single_column_value_pb(m, *exclude)
         }
         FilterSpec::DependentColumn {
             family,
             qualifier,
             drop_dependent,
             compare,
-        } => (
-            "DependentColumnFilter",
-            pb::DependentColumnFilter {
-                compare_filter: match compare {
-                    Some((op, c)) => compare_pb(*op, c),
-                    None => pb::CompareFilter {
-                        compare_op: CompareType::NoOp as i32,
-                        comparator: None,
-                    },
-                },
+        } => {
+            let m = pb::DependentColumnFilter {
+                compare_filter: dependent_compare(compare.as_ref()),
                 column_family: Some(family.to_vec()),
                 column_qualifier: Some(qualifier.to_vec()),
                 drop_dependent_column: Some(*drop_dependent),
-            }
-            .encode_to_vec(),
-        ),
+            };
+            ("DependentColumnFilter", m.encode_to_vec())
+        }
         FilterSpec::ColumnValue {
             family,
             qualifier,
@@ -279,65 +333,14 @@ pub fn filter_pb(spec: &FilterSpec) -> pb::Filter {
             }
             .encode_to_vec(),
         ),
-        FilterSpec::Skip(inner) => (
-            "SkipFilter",
-            pb::FilterHolder {
-                filter: filter_pb(inner),
-            }
-            .encode_to_vec(),
-        ),
-        FilterSpec::WhileMatch(inner) => (
-            "WhileMatchFilter",
-            pb::FilterHolder {
-                filter: filter_pb(inner),
-            }
-            .encode_to_vec(),
-        ),
+        FilterSpec::Skip(inner) => ("SkipFilter", held(inner)),
+        FilterSpec::WhileMatch(inner) => ("WhileMatchFilter", held(inner)),
         FilterSpec::List {
             must_pass_all,
             filters,
-        } => (
-            "FilterList",
-            pb::FilterList {
-                operator: if *must_pass_all {
-                    pb::filter_list::Operator::MustPassAll
-                } else {
-                    pb::filter_list::Operator::MustPassOne
-                } as i32,
-                filters: filters.iter().map(filter_pb).collect(),
-            }
-            .encode_to_vec(),
-        ),
-        FilterSpec::FuzzyRow(keys) => (
-            "FuzzyRowFilter",
-            pb::FuzzyRowFilter {
-                // The processed form HBase's client sends (-1 a fixed byte, 2 any byte): a
-                // raw mask of all zeros could not be told from a processed one.
-                fuzzy_keys_data: keys
-                    .iter()
-                    .map(|(k, m)| pb::BytesBytesPair {
-                        first: k.to_vec(),
-                        second: m.iter().map(|&b| if b == 0 { 0xff } else { 2 }).collect(),
-                    })
-                    .collect(),
-            }
-            .encode_to_vec(),
-        ),
-        FilterSpec::MultiRowRange(ranges) => (
-            "MultiRowRangeFilter",
-            pb::MultiRowRangeFilter {
-                row_range_list: ranges
-                    .iter()
-                    .map(|r| pb::RowRange {
-                        start_row: Some(r.start.to_vec()),
-                        start_row_inclusive: Some(r.start_inclusive),
-                        stop_row: Some(r.stop.to_vec()),
-                        stop_row_inclusive: Some(r.stop_inclusive),
-                    })
-                    .collect(),
-            }
-            .encode_to_vec(),
-        ),
+        } => ("FilterList", list_pb(*must_pass_all, filters)),
+        FilterSpec::FuzzyRow(keys) => ("FuzzyRowFilter", fuzzy_pb(keys)),
+        FilterSpec::MultiRowRange(ranges) => ("MultiRowRangeFilter", ranges_pb(ranges)),
         FilterSpec::RandomRow(chance) => (
             "RandomRowFilter",
             pb::RandomRowFilter { chance: *chance }.encode_to_vec(),

@@ -210,6 +210,15 @@ pub fn filter(f: &pb::Filter) -> Result<FilterSpec, String> {
             let m: pb::FilterHolder = decode(name, data)?;
             FilterSpec::WhileMatch(Box::new(filter(&m.filter)?))
         }
+        _ => return row_filter(f),
+    })
+}
+
+/// [`filter`] of the filters on rows, keys and single columns (the others are `filter`'s).
+fn row_filter(f: &pb::Filter) -> Result<FilterSpec, String> {
+    let data = f.serialized_filter.as_deref();
+    let name = f.name.as_str();
+    Ok(match simple(name) {
         "FirstKeyOnlyFilter" => FilterSpec::FirstKeyOnly,
         "FuzzyRowFilter" => {
             let m: pb::FuzzyRowFilter = decode(name, data)?;

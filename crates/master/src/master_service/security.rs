@@ -1,8 +1,7 @@
-//! Access control on the master: HBase's `AccessControlService` coprocessor endpoint through
-//! `ExecMasterService` (Grant, Revoke and GetUserPermissions, checked as the MasterService
-//! methods of the same names, and CheckPermissions), and those three as MasterService
-//! methods (HBase 2's `Admin.grant`). What every other call needs is its declaration's
-//! (`basalt_ops`).
+//! Grants on the master: Grant, Revoke and GetUserPermissions as MasterService methods
+//! (HBase 2's `Admin.grant`), and HBase's `AccessControlService` coprocessor endpoint through
+//! `ExecMasterService` (the same three, checked as those methods are, and CheckPermissions).
+//! What every other call needs is its declaration's (`basalt_ops`).
 
 use basalt_common::acl::User;
 use basalt_common::{Error, Result};
@@ -12,8 +11,8 @@ use basalt_proto::pb::{self, ExceptionResponse};
 use basalt_proto::{acl, decode, from_error as fail};
 use prost::Message;
 
+use super::MasterService;
 use crate::master::Master;
-use crate::master_service::MasterService;
 
 type Outcome = std::result::Result<Vec<u8>, ExceptionResponse>;
 
@@ -27,7 +26,7 @@ const ACCESS_CONTROL_SERVICE: &str = "AccessControlService";
 /// `ExecMasterService` carrying an `AccessControlService` call (Grant, Revoke,
 /// GetUserPermissions, CheckPermissions), checked as the MasterService methods of the same
 /// names; any other endpoint is an UnknownProtocolException.
-pub fn exec(served: &MasterService, param: Option<&[u8]>, user: Option<&User>) -> Outcome {
+pub(super) fn exec(served: &MasterService, param: Option<&[u8]>, user: Option<&User>) -> Outcome {
     let req = decode::<pb::CoprocessorServiceRequest>(param)?;
     let endpoint = &req.call;
     let service = endpoint.service_name.rsplit('.').next().unwrap_or_default();
