@@ -198,3 +198,39 @@ fn bare_skipmap_iterate(bencher: divan::Bencher<'_, '_>, order: &str) {
             n
         });
 }
+
+/// Store files a scan merges: a flushed region's few, and many (a store compaction is
+/// behind).
+const FILES: [usize; 3] = [2, 8, 32];
+const FILE_ROWS: usize = 32_000;
+const FILE_COLUMNS: usize = 4;
+
+/// A full forward scan of 32,000 rows x 4 columns spread over `files` store files, each row
+/// in one file and neighbouring rows in different ones, so the merge changes source at every
+/// row; throughput is in cells.
+#[divan::bench(args = FILES, sample_count = 10, sample_size = 1)]
+fn region_scan_files(bencher: divan::Bencher<'_, '_>, files: usize) {
+    let region = region(&["cf"]);
+    let mut rows = keys(FILE_ROWS);
+    rows.sort();
+    for file in 0..files {
+        for row in rows.iter().skip(file).step_by(files) {
+            let mut put = Put::new(row.clone());
+            for c in 0..FILE_COLUMNS {
+                put = put.add_column("cf", format!("field{c}"), Bytes::from_static(VALUE));
+            }
+            region.put(&put).expect("put");
+        }
+        region.flush().expect("flush");
+    }
+    bencher
+        .counter(divan::counter::ItemsCount::new(FILE_ROWS * FILE_COLUMNS))
+        .bench_local(|| {
+            let mut cells = 0;
+            for row in region.scan(&Scan::new()).expect("scan") {
+                cells += row.expect("row").cells.len();
+            }
+            assert_eq!(cells, FILE_ROWS * FILE_COLUMNS);
+            cells
+        });
+}
