@@ -5,7 +5,7 @@
 //!
 //! What the crates Basalt is built on report through the `log` facade (OpenDAL, reqwest,
 //! and, through tracing's `log` bridge, ZooKeeper's client and hyper) reaches the same log
-//! once the process calls [`install`], under the module `libraries`.
+//! once the process calls [`install`], under the module `libraries` (WARN unless set).
 
 use std::collections::BTreeMap;
 use std::sync::{PoisonError, RwLock};
@@ -67,6 +67,10 @@ pub const DEFAULT: Level = Level::Info;
 
 static LEVELS: RwLock<BTreeMap<String, Level>> = RwLock::new(BTreeMap::new());
 
+/// The level `libraries` starts at: what the crates below report at INFO is their own
+/// chatter (a ZooKeeper session's every state), not Basalt's news.
+pub const LIBRARIES_DEFAULT: Level = Level::Warn;
+
 /// A module's level now.
 pub fn level(module: &str) -> Level {
     LEVELS
@@ -74,7 +78,11 @@ pub fn level(module: &str) -> Level {
         .unwrap_or_else(PoisonError::into_inner)
         .get(module)
         .copied()
-        .unwrap_or(DEFAULT)
+        .unwrap_or(if module == LIBRARIES {
+            LIBRARIES_DEFAULT
+        } else {
+            DEFAULT
+        })
 }
 
 /// Sets a module's level; unknown modules are refused by name.
@@ -178,9 +186,14 @@ mod tests {
             .level(::log::Level::Debug)
             .target("zookeeper_client")
             .build();
+        let info = ::log::Metadata::builder()
+            .level(::log::Level::Info)
+            .target("zookeeper_client")
+            .build();
         assert!(!::log::logger().enabled(&debug));
+        assert!(!::log::logger().enabled(&info), "libraries start at WARN");
         set_level(LIBRARIES, Level::Debug).unwrap();
         assert!(::log::logger().enabled(&debug));
-        set_level(LIBRARIES, Level::Info).unwrap();
+        set_level(LIBRARIES, LIBRARIES_DEFAULT).unwrap();
     }
 }

@@ -1,10 +1,11 @@
-//! The two macros every area file is written in.
+//! The macros the area files are written in (`operations!`, `calls!`), and `service!`, which
+//! joins the areas.
 //!
 //! `operations!` is an area's table: one line per operation,
 //!
 //! ```text
-//! AddReplicationPeer(pb::AddReplicationPeerRequest) -> pb::AddReplicationPeerResponse
-//!     = add_replication_peer, need need::admin, nonce;
+//! DeleteNamespace(pb::NamespaceNameRequest) -> pb::ProcedureResponse = delete_namespace,
+//!     need need::admin, nonce;
 //! ```
 //!
 //! the operation (`as "getSecurityCapabilities"` where its RPC name is not its own, and any

@@ -10,7 +10,7 @@
 //! - [`MasterHandler`], the trait the master implements, one method per operation;
 //! - [`MasterRequest::need`] and [`MasterRequest::nonce`], the access check and the retry
 //!   key, for the RPC service and for in-process callers checked as a user;
-//! - the typed calls (`add_peer`, `create_table`, ...), written once over a connection's one
+//! - the typed calls (`create_table`, `delete_namespace`, ...), written once over a connection's one
 //!   primitive ([`Caller`] blocking, [`AsyncCaller`] on a runtime), so the remote client, the
 //!   embedded engine and every wrapper get them all.
 //!

@@ -108,8 +108,8 @@ impl CellCursor for StoreFileCursor<'_> {
 }
 
 /// The merge of several cursors of one store (memstores and files) into one, in store order.
-/// Cells are unique across the sources (a cell lives in exactly one of them), so ties do not
-/// arise. As HBase's KeyValueHeap: the source with the smallest cell is `current`, the others
+/// Cells are unique across the sources (a cell lives in exactly one of them); were two equal,
+/// the earlier source's would come first. As HBase's KeyValueHeap: the source with the smallest cell is `current`, the others
 /// with a cell wait in a binary min-heap by their cells. A step advances `current` and
 /// compares it with the heap's top alone (one comparison while one source's cells run on, as
 /// a row's cells mostly do); only when the top is smaller do the two trade places, with a sift
@@ -142,10 +142,11 @@ impl<'a> MergeCursor<'a> {
         }
     }
 
-    /// Whether source `a`'s cell sorts before source `b`'s (a source past its end sorts last).
+    /// Whether source `a`'s cell sorts before source `b`'s (a source past its end sorts last;
+    /// equal cells, were there any, by the sources' order, as the merge always took them).
     fn before(&self, a: usize, b: usize) -> bool {
         match (self.sources[a].peek(), self.sources[b].peek()) {
-            (Some(x), Some(y)) => compare_in_store(x, y).is_lt(),
+            (Some(x), Some(y)) => compare_in_store(x, y).then(a.cmp(&b)).is_lt(),
             (Some(_), None) => true,
             (None, _) => false,
         }
