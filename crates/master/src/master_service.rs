@@ -131,10 +131,6 @@ impl MasterService {
         self.procedures.fetch_add(1, Ordering::AcqRel) + 1
     }
 
-    fn master(&self) -> &Master {
-        &self.master
-    }
-
     fn admin(&self) -> Admin {
         Admin::new(Arc::clone(&self.master))
     }

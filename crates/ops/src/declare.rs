@@ -139,16 +139,6 @@ macro_rules! operations {
                 }
             }
 
-            /// A failure of this request as the RPC service answers it.
-            pub fn exception(
-                &self,
-                e: &basalt_common::Error,
-            ) -> basalt_proto::pb::ExceptionResponse {
-                match self {
-                    $(Request::$Op(_) => $crate::declare::exception_of!(e; $($flag $($arg)?)*),)*
-                }
-            }
-
             /// Runs the request on `handler`.
             pub fn handle<H: $Handler + ?Sized>(
                 self,
@@ -330,16 +320,6 @@ macro_rules! service {
             pub fn nonce(&self) -> Option<(u64, u64)> {
                 match self {
                     $(MasterRequest::$Area(r) => r.nonce(),)*
-                }
-            }
-
-            /// A failure of this request as the RPC service answers it.
-            pub fn exception(
-                &self,
-                e: &basalt_common::Error,
-            ) -> basalt_proto::pb::ExceptionResponse {
-                match self {
-                    $(MasterRequest::$Area(r) => r.exception(e),)*
                 }
             }
 

@@ -48,7 +48,7 @@ pub(super) fn exec(served: &MasterService, param: Option<&[u8]>, user: Option<&U
     }
     let inner = endpoint.request.as_slice();
     let reply = if method == "CheckPermissions" {
-        check_permissions(served.master(), Some(inner), user)?
+        check_permissions(&served.master, Some(inner), user)?
     } else {
         let request = MasterRequest::decode(method, inner)
             .ok_or_else(|| bad(format!("MasterService has no method {method}")))?
