@@ -4,6 +4,7 @@
 //! for linearizability. The run's directory gets the history, the verdict and a timeline
 //! (`report`).
 
+use basalt_client::prelude::*;
 use std::io;
 use std::net::Ipv4Addr;
 use std::sync::Arc;
@@ -11,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use basalt_client::remote::{RemoteConfig, RemoteConnection};
-use basalt_client::{Client, ColumnFamilyDescriptor, TableDescriptor, TableName};
+use basalt_client::{ColumnFamilyDescriptor, TableDescriptor, TableName};
 
 use crate::cluster::{Cluster, Settings};
 use crate::driver::DriverClient;

@@ -5,6 +5,7 @@
 
 mod support;
 
+use basalt_embedded::prelude::*;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

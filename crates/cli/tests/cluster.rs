@@ -8,6 +8,7 @@
 
 mod support;
 
+use basalt_embedded::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;

@@ -7,6 +7,7 @@
 
 mod support;
 
+use basalt_embedded::prelude::*;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

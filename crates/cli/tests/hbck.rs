@@ -5,6 +5,7 @@
 
 mod support;
 
+use basalt_embedded::prelude::*;
 use std::sync::Arc;
 
 use basalt_embedded::remote::{RemoteConfig, RemoteConnection};

@@ -6,6 +6,7 @@
 
 mod support;
 
+use basalt_embedded::prelude::*;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

@@ -9,6 +9,7 @@
 
 mod support;
 
+use basalt_embedded::prelude::*;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};

@@ -11,6 +11,7 @@
 
 mod support;
 
+use basalt_embedded::prelude::*;
 use std::io::{BufRead, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
@@ -314,6 +315,7 @@ fn every_interface_allows_the_granted_and_refuses_the_rest() {
             TableDescriptor::named("t")
                 .unwrap()
                 .with_family(ColumnFamilyDescriptor::new("f")),
+            &[],
         )
         .unwrap();
     let table = admin.table("t").unwrap();
@@ -366,8 +368,8 @@ fn every_interface_allows_the_granted_and_refuses_the_rest() {
             .unwrap()
             .with_family(ColumnFamilyDescriptor::new("f"))
     };
-    alice.admin().create_table(new_table("a_rpc")).unwrap();
-    denied(bob.admin().create_table(new_table("b_rpc")));
+    alice.admin().create_table(new_table("a_rpc"), &[]).unwrap();
+    denied(bob.admin().create_table(new_table("b_rpc"), &[]));
     assert!(!table_exists(&admin, "b_rpc"));
     let read_for = |who: &str| Permission {
         principal: who.into(),

@@ -5,6 +5,7 @@
 
 mod support;
 
+use basalt_embedded::prelude::*;
 use std::path::Path;
 
 use basalt_embedded::{

@@ -11,15 +11,12 @@ use basalt_common::chore::Chore;
 use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment};
 use basalt_common::procedure::{Lock, Procedure};
 use basalt_common::quota::{Change, QuotaSwitch, Quotas, SpaceUse, Subject};
-use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::rsgroup::{RsGroupChange, RsGroupInfo};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 pub use basalt_common::snapshot::SnapshotInfo;
-use basalt_common::{
-    Bytes, Delete, Error, Get, Put, Result, RowResult, Scan, TableDescriptor, TableName,
-};
+use basalt_common::{Bytes, Delete, Error, Get, Put, Result, RowResult, Scan, TableName};
 
-use crate::{BatchOp, BatchOutcome, NamespaceDescriptor};
+use crate::{BatchOp, BatchOutcome};
 
 /// A region as a tool lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -178,43 +175,12 @@ pub fn counter_value(result: &RowResult) -> Result<i64> {
 }
 
 /// What a tool needs of a connection, embedded or remote. Tables are named on each call.
-pub trait Client: Send + Sync + fmt::Debug {
+pub trait Client: Send + Sync + fmt::Debug + basalt_ops::Caller {
     /// `host,port,startcode` of the (only) server.
     fn server_name(&self) -> String;
     /// Servers, masters and regions (HBase's `ClusterMetrics`).
     fn cluster_summary(&self) -> Result<ClusterSummary>;
 
-    /// Creates a namespace.
-    fn create_namespace(&self, ns: NamespaceDescriptor) -> Result<()>;
-    /// Replaces a namespace's properties.
-    fn modify_namespace(&self, ns: NamespaceDescriptor) -> Result<()>;
-    /// Removes an empty namespace.
-    fn delete_namespace(&self, name: &str) -> Result<()>;
-    /// A namespace and its properties.
-    fn namespace(&self, name: &str) -> Result<NamespaceDescriptor>;
-    /// Every namespace.
-    fn namespaces(&self) -> Result<Vec<NamespaceDescriptor>>;
-
-    /// Creates a table, pre-split at `split_keys`.
-    fn create_table(&self, descriptor: TableDescriptor, split_keys: &[Bytes]) -> Result<()>;
-    /// User tables, sorted.
-    fn table_names(&self) -> Result<Vec<TableName>>;
-    /// Whether the table exists.
-    fn table_exists(&self, name: &TableName) -> Result<bool>;
-    /// The table's schema.
-    fn describe_table(&self, name: &TableName) -> Result<TableDescriptor>;
-    /// Whether the table is enabled.
-    fn is_table_enabled(&self, name: &TableName) -> Result<bool>;
-    /// Brings a disabled table back.
-    fn enable_table(&self, name: &TableName) -> Result<()>;
-    /// Takes a table offline.
-    fn disable_table(&self, name: &TableName) -> Result<()>;
-    /// Drops a disabled table and its data.
-    fn delete_table(&self, name: &TableName) -> Result<()>;
-    /// Empties a disabled table, keeping its regions' boundaries if asked.
-    fn truncate_table(&self, name: &TableName, preserve_splits: bool) -> Result<()>;
-    /// Replaces the table's schema online.
-    fn modify_table(&self, descriptor: TableDescriptor) -> Result<()>;
     /// The table's regions in key order.
     fn regions(&self, name: &TableName) -> Result<Vec<RegionSummary>>;
     /// Store file and memstore bytes of each of the table's regions, by region name (over
@@ -253,23 +219,6 @@ pub trait Client: Send + Sync + fmt::Debug {
     fn clone_snapshot(&self, name: &str, table: &TableName) -> Result<()>;
     /// Puts the table of snapshot `name` back as it was then: it must be disabled (or gone).
     fn restore_snapshot(&self, name: &str) -> Result<()>;
-    /// Adds replication peer `id`, shipping at once if `enabled` (HBase's `add_peer`).
-    fn add_peer(&self, id: &str, config: &PeerConfig, enabled: bool) -> Result<()>;
-    /// Removes replication peer `id`.
-    fn remove_peer(&self, id: &str) -> Result<()>;
-    /// Starts (`on`) or stops shipping to peer `id`; edits wait in the WAL while it is off.
-    fn set_peer_enabled(&self, id: &str, on: bool) -> Result<()>;
-    /// Replaces peer `id`'s config (its cluster key cannot change).
-    fn update_peer_config(&self, id: &str, config: &PeerConfig) -> Result<()>;
-    /// Peer `id`: its state and config.
-    fn peer(&self, id: &str) -> Result<PeerDescription>;
-    /// Every peer, by id.
-    fn list_peers(&self) -> Result<Vec<PeerDescription>>;
-    /// Switches peer changes on or off (HBase's `peer_modification_switch`); returns whether
-    /// they were on.
-    fn peer_modification_switch(&self, on: bool) -> Result<bool>;
-    /// Whether peers may be added, changed and removed.
-    fn peer_modification_enabled(&self) -> Result<bool>;
     /// Takes region servers (`host,port,startcode` or `host:port`) out of service (HBase's
     /// `decommission_regionservers`): no new region goes to them, and with `offload` their
     /// regions move to the others.
@@ -328,9 +277,6 @@ pub trait Client: Send + Sync + fmt::Debug {
     /// The compactions running in the table's regions now (HBase's `compaction_state`:
     /// NONE, MINOR, MAJOR or MAJOR_AND_MINOR; AdminService GetRegionInfo on each region).
     fn compaction_state(&self, table: &TableName) -> Result<String>;
-    /// An alter's progress: the table's regions still to reopen with the new schema, of how
-    /// many (MasterService GetSchemaAlterStatus).
-    fn alter_status(&self, table: &TableName) -> Result<(u32, u32)>;
     /// Flushes the master's store, `hbase:meta` (MasterService FlushMasterStore).
     fn flush_master_store(&self) -> Result<()>;
     /// Clears a region server's compaction queues, `long` and/or `short` (AdminService

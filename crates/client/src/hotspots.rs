@@ -4,6 +4,7 @@
 //! (`basalt_common::key_layout`) would spread them. `basalt hotspots` and the shell's
 //! `hotspots` print it.
 
+use basalt_ops::prelude::TableAdmin;
 use std::collections::HashMap;
 use std::fmt;
 use std::time::Duration;

@@ -25,13 +25,12 @@ use basalt_common::ops::{
 };
 use basalt_common::procedure::{Lock, Procedure};
 use basalt_common::quota::{Change, QuotaSwitch, Quotas, SpaceUse, Subject};
-use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::rsgroup::{RsGroupChange, RsGroupInfo};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
-use basalt_common::{
-    Bytes, Delete, Error, Get, NamespaceDescriptor, Put, Result, RowResult, Scan, TableDescriptor,
-    TableName,
-};
+use basalt_common::{Bytes, Delete, Error, Get, Put, Result, RowResult, Scan, TableName};
+
+use basalt_ops::prelude::TableAdmin;
+use basalt_ops::{Caller, Changed, MasterRequest, MasterResponse};
 
 use crate::client::{ClusterSummary, RegionSummary, Scanner, SnapshotInfo};
 use crate::{BatchOp, BatchOutcome, Client};
@@ -102,6 +101,29 @@ impl LayoutClient {
             .write()
             .unwrap_or_else(PoisonError::into_inner)
             .remove(table);
+    }
+}
+
+impl Caller for LayoutClient {
+    fn call_master(
+        &self,
+        on: Option<&TableName>,
+        request: MasterRequest,
+    ) -> Result<MasterResponse> {
+        self.inner.call_master(on, request)
+    }
+
+    /// A table changed (or, after a restore, any may have): its layout is read again.
+    fn changed(&self, what: Changed<'_>) {
+        match what {
+            Changed::Table(table) => self.forget(table),
+            Changed::Regions => self
+                .layouts
+                .write()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clear(),
+        }
+        self.inner.changed(what);
     }
 }
 
@@ -480,20 +502,6 @@ impl Client for LayoutClient {
     pass! {
         server_name() -> String;
         cluster_summary() -> Result<ClusterSummary>;
-        create_namespace(ns: NamespaceDescriptor) -> Result<()>;
-        modify_namespace(ns: NamespaceDescriptor) -> Result<()>;
-        delete_namespace(name: &str) -> Result<()>;
-        namespace(name: &str) -> Result<NamespaceDescriptor>;
-        namespaces() -> Result<Vec<NamespaceDescriptor>>;
-        create_table(descriptor: TableDescriptor, split_keys: &[Bytes]) -> Result<()>;
-        table_names() -> Result<Vec<TableName>>;
-        table_exists(name: &TableName) -> Result<bool>;
-        describe_table(name: &TableName) -> Result<TableDescriptor>;
-        is_table_enabled(name: &TableName) -> Result<bool>;
-        enable_table(name: &TableName) -> Result<()>;
-        disable_table(name: &TableName) -> Result<()>;
-        truncate_table(name: &TableName, preserve_splits: bool) -> Result<()>;
-        modify_table(descriptor: TableDescriptor) -> Result<()>;
         regions(name: &TableName) -> Result<Vec<RegionSummary>>;
         region_sizes(name: &TableName) -> Result<HashMap<Bytes, u64>>;
         flush(name: &TableName) -> Result<()>;
@@ -511,14 +519,6 @@ impl Client for LayoutClient {
         delete_snapshot(name: &str) -> Result<()>;
         balancer() -> Result<bool>;
         balancer_enabled() -> Result<bool>;
-        add_peer(id: &str, config: &PeerConfig, enabled: bool) -> Result<()>;
-        remove_peer(id: &str) -> Result<()>;
-        set_peer_enabled(id: &str, on: bool) -> Result<()>;
-        update_peer_config(id: &str, config: &PeerConfig) -> Result<()>;
-        peer(id: &str) -> Result<PeerDescription>;
-        list_peers() -> Result<Vec<PeerDescription>>;
-        peer_modification_switch(on: bool) -> Result<bool>;
-        peer_modification_enabled() -> Result<bool>;
         decommission_region_servers(servers: &[String], offload: bool) -> Result<()>;
         recommission_region_server(server: &str, regions: &[Vec<u8>]) -> Result<()>;
         decommissioned_region_servers() -> Result<Vec<String>>;
@@ -536,7 +536,6 @@ impl Client for LayoutClient {
         normalize(tables: &[TableName]) -> Result<bool>;
         run_hbck_chore() -> Result<bool>;
         compaction_state(table: &TableName) -> Result<String>;
-        alter_status(table: &TableName) -> Result<(u32, u32)>;
         flush_master_store() -> Result<()>;
         clear_compaction_queues(server: &str, queues: &[String]) -> Result<()>;
         slow_log(servers: &[String], filter: &SlowLogFilter) -> Result<Vec<(String, SlowCall)>>;
@@ -562,11 +561,6 @@ impl Client for LayoutClient {
         assign(region: &[u8]) -> Result<()>;
         unassign(region: &[u8]) -> Result<()>;
         bulk_load(table: &TableName, row: &[u8], files: &[(Bytes, std::path::PathBuf)]) -> Result<()>;
-    }
-
-    fn delete_table(&self, name: &TableName) -> Result<()> {
-        self.forget(name);
-        self.inner.delete_table(name)
     }
 
     fn clone_snapshot(&self, name: &str, table: &TableName) -> Result<()> {

@@ -52,6 +52,14 @@ pub use client::{
 };
 pub use layout::LayoutClient;
 
+/// The typed administration calls (`create_table`, `add_peer`, ...) on every connection, and
+/// [`Client`]: `use basalt_client::prelude::*`.
+pub mod prelude {
+    pub use crate::Client;
+    pub use basalt_ops::prelude::*;
+}
+pub use basalt_ops::{AsyncCaller, Caller, Changed};
+
 pub use basalt_common::bytes_display::BinaryDisplay;
 pub use basalt_common::filter::{BitOp, Comparator, FilterSpec, RowRange, parse_filter};
 pub use basalt_common::ops::{

@@ -12,15 +12,13 @@ use basalt_common::chore::Chore;
 use basalt_common::ops::{Append, CheckAction, CheckAndMutate, CheckAndMutateResult, Increment};
 use basalt_common::procedure::{Lock, Procedure};
 use basalt_common::quota::{Change, QuotaSwitch, Quotas, SpaceUse, Subject};
-use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::rsgroup::{RsGroupChange, RsGroupInfo};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
-use basalt_common::{Bytes, Delete, Get, Put, Result, RowResult, Scan, TableDescriptor, TableName};
+use basalt_common::{Bytes, Delete, Get, Put, Result, RowResult, Scan, TableName};
 
-use crate::{
-    BatchOp, BatchOutcome, Client, ClusterSummary, Connection, NamespaceDescriptor, RegionSummary,
-    Scanner,
-};
+use basalt_ops::{MasterRequest, MasterResponse};
+
+use crate::{BatchOp, BatchOutcome, Client, ClusterSummary, Connection, RegionSummary, Scanner};
 
 /// An embedded connection acting as `user`.
 #[derive(Debug)]
@@ -62,7 +60,9 @@ impl AsUser {
     }
 
     fn families(&self, table: &TableName) -> Vec<Bytes> {
+        // The master's own descriptor: this runs on every checked write.
         self.inner
+            .admin()
             .describe_table(table)
             .map(|d| d.families().iter().map(|f| f.name.clone()).collect())
             .unwrap_or_default()
@@ -98,6 +98,23 @@ impl AsUser {
     }
 }
 
+impl basalt_client::Caller for AsUser {
+    /// Checked against what the operation needs, then run as the connection runs it.
+    fn call_master(
+        &self,
+        on: Option<&TableName>,
+        request: MasterRequest,
+    ) -> Result<MasterResponse> {
+        if self.access().is_enabled()
+            && let Some(need) = request.need()?
+        {
+            self.access()
+                .check_any(self.user(), &need.actions, &need.scope)?;
+        }
+        self.inner.call_master(on, request)
+    }
+}
+
 impl Client for AsUser {
     fn server_name(&self) -> String {
         self.inner.server_name()
@@ -105,76 +122,6 @@ impl Client for AsUser {
 
     fn cluster_summary(&self) -> Result<ClusterSummary> {
         self.inner.cluster_summary()
-    }
-
-    fn create_namespace(&self, ns: NamespaceDescriptor) -> Result<()> {
-        self.admin()?;
-        self.inner.create_namespace(ns)
-    }
-
-    fn modify_namespace(&self, ns: NamespaceDescriptor) -> Result<()> {
-        self.admin()?;
-        self.inner.modify_namespace(ns)
-    }
-
-    fn delete_namespace(&self, name: &str) -> Result<()> {
-        self.admin()?;
-        self.inner.delete_namespace(name)
-    }
-
-    fn namespace(&self, name: &str) -> Result<NamespaceDescriptor> {
-        self.inner.namespace(name)
-    }
-
-    fn namespaces(&self) -> Result<Vec<NamespaceDescriptor>> {
-        self.inner.namespaces()
-    }
-
-    fn create_table(&self, descriptor: TableDescriptor, split_keys: &[Bytes]) -> Result<()> {
-        let ns = Scope::Namespace(descriptor.name.namespace().to_owned());
-        self.access().check(self.user(), Action::Create, &ns)?;
-        self.inner.create_table(descriptor, split_keys)
-    }
-
-    fn table_names(&self) -> Result<Vec<TableName>> {
-        self.inner.table_names()
-    }
-
-    fn table_exists(&self, name: &TableName) -> Result<bool> {
-        self.inner.table_exists(name)
-    }
-
-    fn describe_table(&self, name: &TableName) -> Result<TableDescriptor> {
-        self.inner.describe_table(name)
-    }
-
-    fn is_table_enabled(&self, name: &TableName) -> Result<bool> {
-        self.inner.is_table_enabled(name)
-    }
-
-    fn enable_table(&self, name: &TableName) -> Result<()> {
-        self.admin_or_create(name)?;
-        self.inner.enable_table(name)
-    }
-
-    fn disable_table(&self, name: &TableName) -> Result<()> {
-        self.admin_or_create(name)?;
-        self.inner.disable_table(name)
-    }
-
-    fn delete_table(&self, name: &TableName) -> Result<()> {
-        self.admin_or_create(name)?;
-        self.inner.delete_table(name)
-    }
-
-    fn truncate_table(&self, name: &TableName, preserve_splits: bool) -> Result<()> {
-        self.admin_or_create(name)?;
-        self.inner.truncate_table(name, preserve_splits)
-    }
-
-    fn modify_table(&self, descriptor: TableDescriptor) -> Result<()> {
-        self.admin_or_create(&descriptor.name)?;
-        self.inner.modify_table(descriptor)
     }
 
     fn regions(&self, name: &TableName) -> Result<Vec<RegionSummary>> {
@@ -262,46 +209,6 @@ impl Client for AsUser {
     }
 
     // Every peer call needs global ADMIN, as HBase's AccessController asks.
-
-    fn add_peer(&self, id: &str, config: &PeerConfig, enabled: bool) -> Result<()> {
-        self.admin()?;
-        self.inner.add_peer(id, config, enabled)
-    }
-
-    fn remove_peer(&self, id: &str) -> Result<()> {
-        self.admin()?;
-        self.inner.remove_peer(id)
-    }
-
-    fn set_peer_enabled(&self, id: &str, on: bool) -> Result<()> {
-        self.admin()?;
-        self.inner.set_peer_enabled(id, on)
-    }
-
-    fn update_peer_config(&self, id: &str, config: &PeerConfig) -> Result<()> {
-        self.admin()?;
-        self.inner.update_peer_config(id, config)
-    }
-
-    fn peer(&self, id: &str) -> Result<PeerDescription> {
-        self.admin()?;
-        self.inner.peer(id)
-    }
-
-    fn list_peers(&self) -> Result<Vec<PeerDescription>> {
-        self.admin()?;
-        self.inner.list_peers()
-    }
-
-    fn peer_modification_switch(&self, on: bool) -> Result<bool> {
-        self.admin()?;
-        self.inner.peer_modification_switch(on)
-    }
-
-    fn peer_modification_enabled(&self) -> Result<bool> {
-        self.admin()?;
-        self.inner.peer_modification_enabled()
-    }
 
     fn decommission_region_servers(&self, servers: &[String], offload: bool) -> Result<()> {
         self.admin()?;
@@ -463,10 +370,6 @@ impl Client for AsUser {
     fn locks(&self) -> Result<Vec<Lock>> {
         self.admin()?;
         self.inner.locks()
-    }
-
-    fn alter_status(&self, table: &TableName) -> Result<(u32, u32)> {
-        self.inner.alter_status(table)
     }
 
     fn flush_master_store(&self) -> Result<()> {

@@ -14,15 +14,25 @@ use basalt_common::chore::Chore;
 use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment};
 use basalt_common::procedure::{Lock, Procedure};
 use basalt_common::quota::{Change, QuotaSwitch, Quotas, SpaceUse, Subject};
-use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::rsgroup::{RsGroupChange, RsGroupInfo};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
-use basalt_common::{
-    Bytes, Delete, Error, Get, NamespaceDescriptor, Put, Result, RowResult, Scan, TableDescriptor,
-    TableName,
-};
+use basalt_common::{Bytes, Delete, Error, Get, Put, Result, RowResult, Scan, TableName};
+
+use basalt_ops::{MasterRequest, MasterResponse};
 
 use crate::Connection;
+
+impl basalt_client::Caller for Connection {
+    /// The operation run on the master in this process: no wire, no nonce (a call in the
+    /// process is not retried), and no access check (`AsUser` checks for a user).
+    fn call_master(
+        &self,
+        _on: Option<&TableName>,
+        request: MasterRequest,
+    ) -> Result<MasterResponse> {
+        request.handle(&self.engine.service)
+    }
+}
 
 impl Client for Connection {
     fn server_name(&self) -> String {
@@ -69,67 +79,6 @@ impl Client for Connection {
             }],
             cluster_id: self.engine().master().cluster_id.clone(),
         })
-    }
-
-    fn create_namespace(&self, ns: NamespaceDescriptor) -> Result<()> {
-        self.admin().create_namespace(ns)
-    }
-
-    fn modify_namespace(&self, ns: NamespaceDescriptor) -> Result<()> {
-        self.admin().modify_namespace(ns)
-    }
-
-    fn delete_namespace(&self, name: &str) -> Result<()> {
-        self.admin().delete_namespace(name)
-    }
-
-    fn namespace(&self, name: &str) -> Result<NamespaceDescriptor> {
-        self.admin().get_namespace_descriptor(name)
-    }
-
-    fn namespaces(&self) -> Result<Vec<NamespaceDescriptor>> {
-        Ok(self.admin().list_namespace_descriptors())
-    }
-
-    fn create_table(&self, descriptor: TableDescriptor, split_keys: &[Bytes]) -> Result<()> {
-        self.admin()
-            .create_table_with_splits(descriptor, split_keys)
-    }
-
-    fn table_names(&self) -> Result<Vec<TableName>> {
-        Ok(self.admin().list_table_names())
-    }
-
-    fn table_exists(&self, name: &TableName) -> Result<bool> {
-        Ok(self.admin().table_exists(name))
-    }
-
-    fn describe_table(&self, name: &TableName) -> Result<TableDescriptor> {
-        self.admin().describe_table(name)
-    }
-
-    fn is_table_enabled(&self, name: &TableName) -> Result<bool> {
-        self.admin().is_table_enabled(name)
-    }
-
-    fn enable_table(&self, name: &TableName) -> Result<()> {
-        self.admin().enable_table(name)
-    }
-
-    fn disable_table(&self, name: &TableName) -> Result<()> {
-        self.admin().disable_table(name)
-    }
-
-    fn delete_table(&self, name: &TableName) -> Result<()> {
-        self.admin().delete_table(name)
-    }
-
-    fn truncate_table(&self, name: &TableName, preserve_splits: bool) -> Result<()> {
-        self.admin().truncate_table(name, preserve_splits)
-    }
-
-    fn modify_table(&self, descriptor: TableDescriptor) -> Result<()> {
-        self.admin().modify_table(descriptor)
     }
 
     fn regions(&self, name: &TableName) -> Result<Vec<RegionSummary>> {
@@ -214,38 +163,6 @@ impl Client for Connection {
 
     fn restore_snapshot(&self, name: &str) -> Result<()> {
         self.admin().restore_snapshot(name)
-    }
-
-    fn add_peer(&self, id: &str, config: &PeerConfig, enabled: bool) -> Result<()> {
-        self.admin().add_peer(id, config.clone(), enabled)
-    }
-
-    fn remove_peer(&self, id: &str) -> Result<()> {
-        self.admin().remove_peer(id)
-    }
-
-    fn set_peer_enabled(&self, id: &str, on: bool) -> Result<()> {
-        self.admin().set_peer_enabled(id, on)
-    }
-
-    fn update_peer_config(&self, id: &str, config: &PeerConfig) -> Result<()> {
-        self.admin().update_peer_config(id, config.clone())
-    }
-
-    fn peer(&self, id: &str) -> Result<PeerDescription> {
-        self.admin().peer(id)
-    }
-
-    fn list_peers(&self) -> Result<Vec<PeerDescription>> {
-        self.admin().list_peers()
-    }
-
-    fn peer_modification_switch(&self, on: bool) -> Result<bool> {
-        self.admin().peer_modification_switch(on)
-    }
-
-    fn peer_modification_enabled(&self) -> Result<bool> {
-        self.admin().peer_modification_enabled()
     }
 
     fn decommission_region_servers(&self, servers: &[String], offload: bool) -> Result<()> {
@@ -424,10 +341,6 @@ impl Client for Connection {
 
     fn locks(&self) -> Result<Vec<Lock>> {
         Ok(self.engine.procedure_log.locks())
-    }
-
-    fn alter_status(&self, table: &TableName) -> Result<(u32, u32)> {
-        Ok(self.engine.table(table)?.alter_status())
     }
 
     fn flush_master_store(&self) -> Result<()> {

@@ -23,6 +23,7 @@ use basalt_wal::{Wal, WalConfig};
 
 use crate::janitor;
 use basalt_master::janitor as background;
+use basalt_master::master_service::MasterService;
 use basalt_master::meta::{self, MetaStore, ServerName};
 use basalt_master::servers::{LocalServer, RegionServerAdmin};
 use basalt_master::{HostedTable, Master};
@@ -34,6 +35,8 @@ use basalt_regionserver::compactor;
 #[derive(Debug)]
 pub struct Engine {
     master: Arc<Master>,
+    /// The master's operations, as the embedded connection calls them (`Caller`).
+    pub(crate) service: MasterService,
     /// The `hbase:meta` region: the catalog.
     pub meta: Arc<Region>,
     pub region_config: RegionConfig,
@@ -304,7 +307,7 @@ impl<C: FromEngine> EngineBuilder<C> {
     }
 
     /// How replication's sources read and ship (an opened data directory ships its WAL to the
-    /// peers `add_peer` names).
+    /// peers added to it).
     pub fn replication(
         mut self,
         config: basalt_regionserver::replication::ReplicationConfig,
@@ -449,8 +452,12 @@ impl<C: FromEngine> EngineBuilder<C> {
             self.background,
         );
         master.servers.add(Arc::clone(&server));
+        let master = Arc::new(master);
+        // The in-process callers' MasterService: never listening, so it has no address.
+        let unbound = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
         Ok(Engine {
-            master: Arc::new(master),
+            service: MasterService::new(Arc::clone(&master), unbound, None),
+            master,
             meta,
             region_config: self.region_config,
             lock: Mutex::new(lock),

@@ -2,6 +2,7 @@
 //! segments stay past their time to live; run by hand, they go; switched on, they go by
 //! themselves.
 
+use basalt_client::prelude::*;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

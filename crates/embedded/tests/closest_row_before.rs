@@ -4,6 +4,7 @@
 //! refused as HBase 2 refuses it.
 #![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
+use basalt_client::prelude::*;
 use std::sync::Arc;
 
 use basalt_embedded::remote::{RpcClient, RpcError};

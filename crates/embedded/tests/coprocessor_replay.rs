@@ -7,6 +7,7 @@
 
 mod support;
 
+use basalt_client::prelude::*;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

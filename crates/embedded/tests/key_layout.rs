@@ -6,6 +6,7 @@
 
 mod support;
 
+use basalt_client::prelude::*;
 use std::sync::Arc;
 
 use basalt_common::filter::{Comparator, FilterSpec};

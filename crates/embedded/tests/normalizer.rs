@@ -3,6 +3,7 @@
 //! not is left alone, and the switch stops it.
 #![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
+use basalt_client::prelude::*;
 use basalt_common::chore::Chore;
 use basalt_embedded::{
     Bytes, Client, ColumnFamilyDescriptor, Connection, Put, TableDescriptor, TableName,

@@ -2,6 +2,7 @@
 //! waits for the DDL lock is listed WAITING on the lock of the one holding it, and each ends
 //! SUCCESS or FAILED with its error.
 
+use basalt_client::prelude::*;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 

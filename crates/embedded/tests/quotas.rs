@@ -3,6 +3,7 @@
 //! namespace refuses tables and regions past its limits, by name.
 #![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
+use basalt_client::prelude::*;
 use std::time::{Duration, Instant};
 
 use basalt_common::quota::{Change, SpacePolicy, SpaceQuota, SpaceSnapshot, Subject};

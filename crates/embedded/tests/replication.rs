@@ -5,6 +5,7 @@
 //! is kept meanwhile.
 #![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
+use basalt_client::prelude::*;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -114,7 +115,7 @@ fn create(c: &Connection) {
     let d = TableDescriptor::new(table())
         .with_family(f)
         .with_family(ColumnFamilyDescriptor::new("local"));
-    Client::create_table(c, d, &[]).unwrap();
+    TableAdmin::create_table(c, d, &[]).unwrap();
 }
 
 /// Every cell of `t`'s family `family`, as (row, qualifier, timestamp, value).

@@ -11,7 +11,6 @@ use crate::master::{Master, Placed};
 use crate::procedures;
 use basalt_common::NamespaceDescriptor;
 use basalt_common::chore::Chore;
-use basalt_common::replication::{PeerConfig, PeerDescription};
 
 pub use basalt_common::split::SplitAlgorithm;
 
@@ -206,45 +205,6 @@ impl Admin {
                 "access control is off (start the server with --authorization)".into(),
             ))
         }
-    }
-
-    // Replication peers (`crate::peers`, HBase's ReplicationAdmin).
-
-    /// Adds replication peer `id`, shipping at once if `enabled`.
-    pub fn add_peer(&self, id: &str, config: PeerConfig, enabled: bool) -> Result<()> {
-        crate::peers::add(&self.engine, id, config, enabled)
-    }
-
-    pub fn remove_peer(&self, id: &str) -> Result<()> {
-        crate::peers::remove(&self.engine, id)
-    }
-
-    /// Starts (`on`) or stops shipping to peer `id`; its edits wait while it is disabled.
-    pub fn set_peer_enabled(&self, id: &str, on: bool) -> Result<()> {
-        crate::peers::set_enabled(&self.engine, id, on)
-    }
-
-    pub fn update_peer_config(&self, id: &str, config: PeerConfig) -> Result<()> {
-        crate::peers::update(&self.engine, id, config)
-    }
-
-    pub fn peer(&self, id: &str) -> Result<PeerDescription> {
-        crate::peers::get(&self.engine, id)
-    }
-
-    /// Every peer, by id.
-    pub fn list_peers(&self) -> Result<Vec<PeerDescription>> {
-        crate::peers::list(&self.engine)
-    }
-
-    /// Switches peer changes on or off (HBase's `peer_modification_switch`); returns whether
-    /// they were on.
-    pub fn peer_modification_switch(&self, on: bool) -> Result<bool> {
-        crate::peers::set_modification_enabled(&self.engine, on)
-    }
-
-    pub fn peer_modification_enabled(&self) -> Result<bool> {
-        crate::peers::modification_enabled(&self.engine)
     }
 
     // Namespaces.

@@ -54,7 +54,7 @@ pub trait Operation {
 /// (not a `dyn Client`) calls them.
 pub mod prelude {
     //    pub use crate::chores::{AsyncChoreAdmin, ChoreAdmin};
-    //    pub use crate::namespaces::{AsyncNamespaceAdmin, NamespaceAdmin};
+    pub use crate::namespaces::{AsyncNamespaceAdmin, NamespaceAdmin};
     //    pub use crate::quotas::{AsyncQuotaAdmin, QuotaAdmin};
     //    pub use crate::regions::{AsyncRegionAdmin, RegionAdmin};
     pub use crate::replication::{AsyncReplicationAdmin, ReplicationAdmin};
@@ -63,14 +63,13 @@ pub mod prelude {
     //    pub use crate::cluster::{AsyncClusterAdmin, ClusterAdmin};
     //    pub use crate::snapshots::{AsyncSnapshotAdmin, SnapshotAdmin};
     pub use crate::tables::{AsyncTableAdmin, TableAdmin};
-    pub use crate::{Admin, AsyncAdmin};
 }
 
 /// Every blocking typed call, on any [`Caller`].
 pub trait Admin:
     Caller
 //    + chores::ChoreAdmin
-//    + namespaces::NamespaceAdmin
+    + namespaces::NamespaceAdmin
 //    + quotas::QuotaAdmin
 //    + regions::RegionAdmin
     + replication::ReplicationAdmin
@@ -88,7 +87,7 @@ impl<T: Caller + ?Sized> Admin for T {}
 pub trait AsyncAdmin:
     AsyncCaller
 //    + chores::AsyncChoreAdmin
-//    + namespaces::AsyncNamespaceAdmin
+    + namespaces::AsyncNamespaceAdmin
 //    + quotas::AsyncQuotaAdmin
 //    + regions::AsyncRegionAdmin
     + replication::AsyncReplicationAdmin

@@ -80,13 +80,13 @@ calls! {
     }
 
     /// A namespace's descriptor.
-    async fn get_namespace_descriptor(c, name: &str) -> Result<NamespaceDescriptor> {
+    async fn namespace(c, name: &str) -> Result<NamespaceDescriptor> {
         let out = c.call::<GetNamespaceDescriptor>(None, named(name)).await;
         namespaced(name, out).map(|r| namespace_descriptor(&r.namespace_descriptor))
     }
 
     /// Every namespace, `default` and `hbase` among them.
-    async fn list_namespace_descriptors(c) -> Result<Vec<NamespaceDescriptor>> {
+    async fn namespaces(c) -> Result<Vec<NamespaceDescriptor>> {
         let request = pb::ListNamespaceDescriptorsRequest {};
         let out = c.call::<ListNamespaceDescriptors>(None, request).await?;
         Ok(out.namespace_descriptor.iter().map(namespace_descriptor).collect())

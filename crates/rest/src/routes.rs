@@ -1,6 +1,7 @@
 //! Dispatch: HBase's REST paths onto their handlers. Paths are matched by hand (as HBase's
 //! `RowSpec` reads them), since a row path's pieces may hold commas, globs and escapes.
 
+use basalt_client::prelude::*;
 use std::sync::Arc;
 
 use axum::body::Bytes as Body;

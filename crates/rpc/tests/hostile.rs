@@ -6,6 +6,7 @@
 
 mod support;
 
+use basalt_embedded::prelude::*;
 use std::time::{Duration, Instant};
 
 use basalt_embedded::remote::{RemoteConfig, RemoteConnection};

@@ -3,6 +3,7 @@
 //! (native RPC); the transcripts must be equal, and each run checks HBase's answers as it goes.
 #![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
+use basalt_embedded::prelude::*;
 use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
 use basalt_embedded::{
     Bytes, ColumnFamilyDescriptor, Connection, ErrorKind, NamespaceDescriptor, Put, Result, Scan,
@@ -52,61 +53,61 @@ trait AdminOps {
 macro_rules! same_admin_calls {
     () => {
         fn create(&self, d: TableDescriptor, splits: &[Bytes]) -> Result<()> {
-            self.admin().create_table_with_splits(d, splits)
+            TableAdmin::create_table(self, d, splits)
         }
         fn disable(&self, n: &TableName) -> Result<()> {
-            self.admin().disable_table(n)
+            TableAdmin::disable_table(self, n)
         }
         fn enable(&self, n: &TableName) -> Result<()> {
-            self.admin().enable_table(n)
+            TableAdmin::enable_table(self, n)
         }
         fn delete(&self, n: &TableName) -> Result<()> {
-            self.admin().delete_table(n)
+            TableAdmin::delete_table(self, n)
         }
         fn truncate(&self, n: &TableName, preserve: bool) -> Result<()> {
-            self.admin().truncate_table(n, preserve)
+            TableAdmin::truncate_table(self, n, preserve)
         }
         fn describe(&self, n: &TableName) -> Result<TableDescriptor> {
-            self.admin().describe_table(n)
+            TableAdmin::describe_table(self, n)
         }
         fn enabled(&self, n: &TableName) -> Result<bool> {
-            self.admin().is_table_enabled(n)
+            TableAdmin::is_table_enabled(self, n)
         }
         fn modify(&self, d: TableDescriptor) -> Result<()> {
-            self.admin().modify_table(d)
+            TableAdmin::modify_table(self, d)
         }
         fn flush(&self, n: &TableName) -> Result<()> {
             self.admin().flush(n)
         }
         fn add_family(&self, n: &TableName, f: ColumnFamilyDescriptor) -> Result<()> {
-            self.admin().add_column_family(n, f)
+            TableAdmin::add_column_family(self, n, f)
         }
         fn delete_family(&self, n: &TableName, f: &[u8]) -> Result<()> {
-            self.admin().delete_column_family(n, f)
+            TableAdmin::delete_column_family(self, n, f)
         }
         fn create_ns(&self, ns: NamespaceDescriptor) -> Result<()> {
-            self.admin().create_namespace(ns)
+            NamespaceAdmin::create_namespace(self, ns)
         }
         fn delete_ns(&self, ns: &str) -> Result<()> {
-            self.admin().delete_namespace(ns)
+            NamespaceAdmin::delete_namespace(self, ns)
         }
         fn get_ns(&self, ns: &str) -> Result<NamespaceDescriptor> {
-            self.admin().get_namespace_descriptor(ns)
+            NamespaceAdmin::namespace(self, ns)
+        }
+        fn exists(&self, n: &TableName) -> Result<bool> {
+            TableAdmin::table_exists(self, n)
+        }
+        fn list(&self) -> Result<Vec<TableName>> {
+            TableAdmin::table_names(self)
+        }
+        fn list_ns(&self) -> Result<Vec<NamespaceDescriptor>> {
+            NamespaceAdmin::namespaces(self)
         }
     };
 }
 
 impl AdminOps for Connection {
     same_admin_calls!();
-    fn exists(&self, n: &TableName) -> Result<bool> {
-        Ok(self.admin().table_exists(n))
-    }
-    fn list(&self) -> Result<Vec<TableName>> {
-        Ok(self.admin().list_table_names())
-    }
-    fn list_ns(&self) -> Result<Vec<NamespaceDescriptor>> {
-        Ok(self.admin().list_namespace_descriptors())
-    }
     fn region_list(&self, n: &TableName) -> Result<Vec<(Vec<u8>, String, String)>> {
         Ok(self
             .admin()
@@ -134,15 +135,6 @@ impl AdminOps for Connection {
 
 impl AdminOps for RemoteConnection {
     same_admin_calls!();
-    fn exists(&self, n: &TableName) -> Result<bool> {
-        self.admin().table_exists(n)
-    }
-    fn list(&self) -> Result<Vec<TableName>> {
-        self.admin().list_table_names()
-    }
-    fn list_ns(&self) -> Result<Vec<NamespaceDescriptor>> {
-        self.admin().list_namespace_descriptors()
-    }
     fn region_list(&self, n: &TableName) -> Result<Vec<(Vec<u8>, String, String)>> {
         Ok(self
             .admin()
@@ -171,7 +163,7 @@ impl AdminOps for RemoteConnection {
 impl AdminOps for Async {
     fn create(&self, d: TableDescriptor, splits: &[Bytes]) -> Result<()> {
         self.runtime
-            .block_on(self.conn.admin().create_table_with_splits(d, splits))
+            .block_on(self.conn.admin().create_table(d, splits))
     }
     fn disable(&self, n: &TableName) -> Result<()> {
         self.runtime.block_on(self.conn.admin().disable_table(n))
@@ -193,7 +185,7 @@ impl AdminOps for Async {
         self.runtime.block_on(self.conn.admin().table_exists(n))
     }
     fn list(&self) -> Result<Vec<TableName>> {
-        self.runtime.block_on(self.conn.admin().list_table_names())
+        self.runtime.block_on(self.conn.admin().table_names())
     }
     fn enabled(&self, n: &TableName) -> Result<bool> {
         self.runtime.block_on(self.conn.admin().is_table_enabled(n))
@@ -221,12 +213,10 @@ impl AdminOps for Async {
             .block_on(self.conn.admin().delete_namespace(ns))
     }
     fn get_ns(&self, ns: &str) -> Result<NamespaceDescriptor> {
-        self.runtime
-            .block_on(self.conn.admin().get_namespace_descriptor(ns))
+        self.runtime.block_on(self.conn.admin().namespace(ns))
     }
     fn list_ns(&self) -> Result<Vec<NamespaceDescriptor>> {
-        self.runtime
-            .block_on(self.conn.admin().list_namespace_descriptors())
+        self.runtime.block_on(self.conn.admin().namespaces())
     }
     fn region_list(&self, n: &TableName) -> Result<Vec<(Vec<u8>, String, String)>> {
         Ok(self

@@ -1,6 +1,7 @@
 //! Snapshots over MasterService (Snapshot, IsSnapshotDone, GetCompletedSnapshots,
 //! CloneSnapshot, RestoreSnapshot, DeleteSnapshot), as a native client uses them.
 
+use basalt_embedded::prelude::*;
 use std::sync::Arc;
 
 use basalt_embedded::remote::{RemoteConfig, RemoteConnection};

@@ -23,6 +23,7 @@ mod interactive;
 mod keyfns;
 pub mod syntax;
 
+use basalt_client::prelude::*;
 use std::collections::HashMap;
 use std::fmt;
 use std::io::{self, Write};

@@ -3,6 +3,7 @@
 //! are exclusive upper bounds, `mutateRows` applies its puts before its deletes, a column
 //! without `:` is a whole family and `cf:` the empty qualifier.
 
+use basalt_client::prelude::*;
 use std::sync::Arc;
 use std::time::Duration;
 

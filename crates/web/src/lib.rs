@@ -13,6 +13,7 @@ mod metrics;
 mod ops;
 mod pages;
 
+use basalt_client::prelude::*;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;

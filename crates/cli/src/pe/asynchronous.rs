@@ -3,6 +3,7 @@
 //! `--async-workers` threads) on one shared `AsyncConnection`, where the blocking client
 //! needs a thread per request in flight.
 
+use basalt_embedded::prelude::*;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -52,7 +53,7 @@ pub fn run(args: &Args, out: &mut dyn std::io::Write) -> Result<()> {
         let admin = conn.admin();
         if !admin.table_exists(&descriptor.name).await? {
             admin
-                .create_table_with_splits(descriptor, &splits)
+                .create_table(descriptor, &splits)
                 .await
                 .context("creating the benchmark table over RPC")?;
         }

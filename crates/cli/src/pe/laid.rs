@@ -3,6 +3,7 @@
 //! layout and no layout are measured through the same client path. Embedded, or with `--rpc`
 //! or `--zookeeper` against a server or cluster.
 
+use basalt_embedded::prelude::*;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};

@@ -4,6 +4,7 @@
 //! client thread, or one all threads share (`--one-con`), each over `--ipc-pool-size` sockets
 //! per server.
 
+use basalt_embedded::prelude::*;
 use std::cell::RefCell;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -76,7 +77,7 @@ impl Native {
         let name = descriptor.name.clone();
         if !admin.table_exists(&name)? {
             admin
-                .create_table_with_splits(descriptor, splits)
+                .create_table(descriptor, splits)
                 .context("creating the benchmark table over RPC")?;
         }
         Ok(Native {

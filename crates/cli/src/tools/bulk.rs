@@ -5,6 +5,7 @@
 //! directory's files to the regions they belong to, splitting any file that straddles a
 //! boundary; each region adopts its files all at once.
 
+use basalt_embedded::prelude::*;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -9,6 +9,7 @@
 //! `--interval` seconds and serves the latest figures on `/metrics` (Prometheus text) at
 //! `--metrics-port`.
 
+use basalt_embedded::prelude::*;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::net::SocketAddr;

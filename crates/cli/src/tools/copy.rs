@@ -1,6 +1,7 @@
 //! `basalt copytable` and `basalt rowcounter`: HBase's CopyTable and RowCounter, with their
 //! `--name=value` options, as streaming clients.
 
+use basalt_embedded::prelude::*;
 use std::sync::Arc;
 use std::time::Instant;
 

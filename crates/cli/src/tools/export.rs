@@ -3,6 +3,7 @@
 //! `Result`s, as HBase's Export writes); Import reads such a directory back into a table,
 //! values as puts and (from a raw export) delete markers as deletes, timestamps kept.
 
+use basalt_embedded::prelude::*;
 use std::io::{BufReader, BufWriter};
 use std::path::{Path, PathBuf};
 use std::time::Instant;

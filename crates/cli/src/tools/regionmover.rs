@@ -6,6 +6,7 @@
 //! checked: the region is served where it was sent (meta says so, and a read of its first row
 //! answers there). `hbase:meta` is not moved: it moves when its server stops.
 
+use basalt_embedded::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

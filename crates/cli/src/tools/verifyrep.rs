@@ -4,6 +4,7 @@
 //! BADROWS, and of the bad ones, ONLY_IN_SOURCE_TABLE_ROWS, ONLY_IN_PEER_TABLE_ROWS and
 //! CONTENT_DIFFERENT_ROWS; `--verbose` names each bad row.
 
+use basalt_embedded::prelude::*;
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
 use std::sync::Arc;

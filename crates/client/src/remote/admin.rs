@@ -7,7 +7,6 @@ use basalt_common::balancer_log::{Decision, Rejection};
 use basalt_common::chore::Chore;
 use basalt_common::procedure::{Lock, Procedure};
 use basalt_common::quota::{Change, QuotaSwitch, SpaceUse, Subject};
-use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::rsgroup::{RsGroupChange, RsGroupInfo};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 
@@ -23,6 +22,34 @@ impl RemoteAdmin<'_> {
         AdminCalls {
             conn: &self.conn.core,
         }
+    }
+}
+
+impl basalt_ops::Caller for RemoteConnection {
+    fn call_master(
+        &self,
+        on: Option<&TableName>,
+        request: MasterRequest,
+    ) -> Result<MasterResponse> {
+        block(self.core.master_operation(on, request))
+    }
+
+    fn changed(&self, what: Changed<'_>) {
+        self.core.changed(what);
+    }
+}
+
+impl basalt_ops::Caller for RemoteAdmin<'_> {
+    fn call_master(
+        &self,
+        on: Option<&TableName>,
+        request: MasterRequest,
+    ) -> Result<MasterResponse> {
+        block(self.conn.core.master_operation(on, request))
+    }
+
+    fn changed(&self, what: Changed<'_>) {
+        self.conn.core.changed(what);
     }
 }
 
@@ -48,282 +75,9 @@ impl<T: Transport> AdminCalls<'_, T> {
         self.conn.forget(table);
     }
 
-    async fn create_table(&self, descriptor: TableDescriptor) -> Result<()> {
-        self.create_table_with_splits(descriptor, &[]).await
-    }
-
-    async fn create_table_with_splits(
-        &self,
-        descriptor: TableDescriptor,
-        split_keys: &[Bytes],
-    ) -> Result<()> {
-        let name = descriptor.name.clone();
-        let _: pb::ProcedureResponse = self
-            .master(
-                &name,
-                "CreateTable",
-                &pb::CreateTableRequest {
-                    table_schema: schema(&descriptor),
-                    split_keys: split_keys.iter().map(|k| k.to_vec()).collect(),
-                    ..pb::CreateTableRequest::default()
-                },
-            )
-            .await?;
-        self.done(&name);
-        Ok(())
-    }
-
-    async fn table_call(&self, method: &str, name: &TableName) -> Result<()> {
-        let _: pb::ProcedureResponse = self
-            .master(
-                name,
-                method,
-                &pb::TableNameRequest {
-                    table_name: pb_table_name(name),
-                    ..pb::TableNameRequest::default()
-                },
-            )
-            .await?;
-        self.done(name);
-        Ok(())
-    }
-
-    async fn disable_table(&self, name: &TableName) -> Result<()> {
-        self.table_call("DisableTable", name).await
-    }
-
-    async fn enable_table(&self, name: &TableName) -> Result<()> {
-        self.table_call("EnableTable", name).await
-    }
-
-    async fn delete_table(&self, name: &TableName) -> Result<()> {
-        self.table_call("DeleteTable", name).await
-    }
-
-    async fn truncate_table(&self, name: &TableName, preserve_splits: bool) -> Result<()> {
-        let _: pb::ProcedureResponse = self
-            .master(
-                name,
-                "TruncateTable",
-                &pb::TruncateTableRequest {
-                    table_name: pb_table_name(name),
-                    preserve_splits: Some(preserve_splits),
-                    ..pb::TruncateTableRequest::default()
-                },
-            )
-            .await?;
-        self.done(name);
-        Ok(())
-    }
-
-    /// The table's schema, as `describe` shows it.
-    async fn describe_table(&self, name: &TableName) -> Result<TableDescriptor> {
-        let found: pb::GetTableDescriptorsResponse = self
-            .master(
-                name,
-                "GetTableDescriptors",
-                &pb::GetTableDescriptorsRequest {
-                    table_names: vec![pb_table_name(name)],
-                    ..pb::GetTableDescriptorsRequest::default()
-                },
-            )
-            .await?;
-        let schema = found
-            .table_schema
-            .first()
-            .ok_or_else(|| Error::TableNotFound(name.clone()))?;
-        descriptor(name.clone(), schema).map_err(|e| {
-            Error::corrupt(format!(
-                "the server's schema of {name}: {}",
-                e.stack_trace.unwrap_or_default()
-            ))
-        })
-    }
-
-    async fn table_exists(&self, name: &TableName) -> Result<bool> {
-        match self.describe_table(name).await {
-            Ok(_) => Ok(true),
-            Err(Error::TableNotFound(_)) => Ok(false),
-            Err(e) => Err(e),
-        }
-    }
-
-    /// Every user table's name, sorted.
-    async fn list_table_names(&self) -> Result<Vec<TableName>> {
-        let none = TableName::parse("hbase:meta")?;
-        let names: pb::GetTableNamesResponse = self
-            .master(&none, "GetTableNames", &pb::GetTableNamesRequest::default())
-            .await?;
-        let mut out = names
-            .table_names
-            .iter()
-            .map(|t| table_name(t).map_err(|e| Error::corrupt(e.stack_trace.unwrap_or_default())))
-            .collect::<Result<Vec<_>>>()?;
-        out.sort();
-        Ok(out)
-    }
-
-    async fn is_table_enabled(&self, name: &TableName) -> Result<bool> {
-        let state: pb::GetTableStateResponse = self
-            .master(
-                name,
-                "GetTableState",
-                &pb::GetTableStateRequest {
-                    table_name: pb_table_name(name),
-                },
-            )
-            .await?;
-        Ok(state.table_state.state == pb::table_state::State::Enabled as i32)
-    }
-
-    /// Replaces the table's schema online.
-    async fn modify_table(&self, descriptor: TableDescriptor) -> Result<()> {
-        let name = descriptor.name.clone();
-        let _: pb::ProcedureResponse = self
-            .master(
-                &name,
-                "ModifyTable",
-                &pb::ModifyTableRequest {
-                    table_name: pb_table_name(&name),
-                    table_schema: schema(&descriptor),
-                    ..pb::ModifyTableRequest::default()
-                },
-            )
-            .await?;
-        self.done(&name);
-        Ok(())
-    }
-
-    async fn add_column_family(
-        &self,
-        name: &TableName,
-        family: ColumnFamilyDescriptor,
-    ) -> Result<()> {
-        self.column_call("AddColumn", name, &family).await
-    }
-
-    async fn modify_column_family(
-        &self,
-        name: &TableName,
-        family: ColumnFamilyDescriptor,
-    ) -> Result<()> {
-        self.column_call("ModifyColumn", name, &family).await
-    }
-
-    async fn column_call(
-        &self,
-        method: &str,
-        name: &TableName,
-        family: &ColumnFamilyDescriptor,
-    ) -> Result<()> {
-        let described = TableDescriptor::new(name.clone()).with_family(family.clone());
-        let column_families = schema(&described)
-            .column_families
-            .into_iter()
-            .next()
-            .unwrap_or_default();
-        let _: pb::ProcedureResponse = self
-            .master(
-                name,
-                method,
-                &pb::AddColumnRequest {
-                    table_name: pb_table_name(name),
-                    column_families,
-                    ..pb::AddColumnRequest::default()
-                },
-            )
-            .await?;
-        self.done(name);
-        Ok(())
-    }
-
-    async fn delete_column_family(&self, name: &TableName, family: &[u8]) -> Result<()> {
-        let _: pb::ProcedureResponse = self
-            .master(
-                name,
-                "DeleteColumn",
-                &pb::DeleteColumnRequest {
-                    table_name: pb_table_name(name),
-                    column_name: family.to_vec(),
-                    ..pb::DeleteColumnRequest::default()
-                },
-            )
-            .await?;
-        self.done(name);
-        Ok(())
-    }
-
-    /// A namespace call's errors name the namespace asked about.
-    fn namespaced<V>(&self, namespace: &str, out: Result<V>) -> Result<V> {
-        out.map_err(|e| match e {
-            Error::NamespaceNotFound(_) => Error::NamespaceNotFound(namespace.to_owned()),
-            Error::NamespaceExists(_) => Error::NamespaceExists(namespace.to_owned()),
-            other => other,
-        })
-    }
-
     /// The table named in errors of calls that concern no table.
     fn meta_name() -> Result<TableName> {
         TableName::new("hbase", "meta")
-    }
-
-    async fn create_namespace(&self, ns: NamespaceDescriptor) -> Result<()> {
-        let out = self
-            .master::<_, pb::ProcedureResponse>(
-                &Self::meta_name()?,
-                "CreateNamespace",
-                &pb::NamespaceRequest {
-                    namespace_descriptor: namespace(&ns),
-                    ..pb::NamespaceRequest::default()
-                },
-            )
-            .await;
-        self.namespaced(&ns.name, out).map(|_| ())
-    }
-
-    /// Removes an empty namespace.
-    async fn delete_namespace(&self, name: &str) -> Result<()> {
-        let out = self
-            .master::<_, pb::ProcedureResponse>(
-                &Self::meta_name()?,
-                "DeleteNamespace",
-                &pb::NamespaceNameRequest {
-                    namespace_name: name.to_owned(),
-                    ..pb::NamespaceNameRequest::default()
-                },
-            )
-            .await;
-        self.namespaced(name, out).map(|_| ())
-    }
-
-    async fn get_namespace_descriptor(&self, name: &str) -> Result<NamespaceDescriptor> {
-        let out = self
-            .master::<_, pb::GetNamespaceDescriptorResponse>(
-                &Self::meta_name()?,
-                "GetNamespaceDescriptor",
-                &pb::NamespaceNameRequest {
-                    namespace_name: name.to_owned(),
-                    ..pb::NamespaceNameRequest::default()
-                },
-            )
-            .await;
-        self.namespaced(name, out)
-            .map(|r| namespace_descriptor(&r.namespace_descriptor))
-    }
-
-    async fn list_namespace_descriptors(&self) -> Result<Vec<NamespaceDescriptor>> {
-        let out: pb::ListNamespaceDescriptorsResponse = self
-            .master(
-                &Self::meta_name()?,
-                "ListNamespaceDescriptors",
-                &pb::Empty {},
-            )
-            .await?;
-        Ok(out
-            .namespace_descriptor
-            .iter()
-            .map(namespace_descriptor)
-            .collect())
     }
 
     /// Writes each of the table's memstores to store files (AdminService FlushRegion on every
@@ -706,21 +460,6 @@ impl<T: Transport> AdminCalls<'_, T> {
 }
 
 impl<T: Transport> AdminCalls<'_, T> {
-    /// Replaces a namespace's properties.
-    async fn modify_namespace(&self, ns: NamespaceDescriptor) -> Result<()> {
-        let out = self
-            .master::<_, pb::ProcedureResponse>(
-                &Self::meta_name()?,
-                "ModifyNamespace",
-                &pb::NamespaceRequest {
-                    namespace_descriptor: namespace(&ns),
-                    ..pb::NamespaceRequest::default()
-                },
-            )
-            .await;
-        self.namespaced(&ns.name, out).map(|_| ())
-    }
-
     pub(super) async fn cluster_status(&self) -> Result<pb::ClusterStatus> {
         let status: pb::GetClusterStatusResponse = self
             .master(
@@ -896,45 +635,6 @@ macro_rules! admin_calls {
 }
 
 admin_calls! {
-    /// Creates a table of one region (MasterService CreateTable).
-    fn create_table(&self, descriptor: TableDescriptor) -> Result<()>;
-    /// Creates a table pre-split at `split_keys` (MasterService CreateTable).
-    fn create_table_with_splits(&self, descriptor: TableDescriptor, split_keys: &[Bytes]) -> Result<()>;
-    /// Takes the table offline (MasterService DisableTable).
-    fn disable_table(&self, name: &TableName) -> Result<()>;
-    /// Brings a disabled table back (MasterService EnableTable).
-    fn enable_table(&self, name: &TableName) -> Result<()>;
-    /// Drops a disabled table and its data (MasterService DeleteTable).
-    fn delete_table(&self, name: &TableName) -> Result<()>;
-    /// Empties a disabled table, keeping its regions' boundaries if asked (MasterService
-    /// TruncateTable).
-    fn truncate_table(&self, name: &TableName, preserve_splits: bool) -> Result<()>;
-    /// The table's schema, as `describe` shows it.
-    fn describe_table(&self, name: &TableName) -> Result<TableDescriptor>;
-    /// Whether the table exists.
-    fn table_exists(&self, name: &TableName) -> Result<bool>;
-    /// Every user table's name, sorted.
-    fn list_table_names(&self) -> Result<Vec<TableName>>;
-    /// Whether the table is enabled (MasterService GetTableState).
-    fn is_table_enabled(&self, name: &TableName) -> Result<bool>;
-    /// Replaces the table's schema online.
-    fn modify_table(&self, descriptor: TableDescriptor) -> Result<()>;
-    /// Adds a column family (MasterService AddColumn).
-    fn add_column_family(&self, name: &TableName, family: ColumnFamilyDescriptor) -> Result<()>;
-    /// Replaces a column family's settings (MasterService ModifyColumn).
-    fn modify_column_family(&self, name: &TableName, family: ColumnFamilyDescriptor) -> Result<()>;
-    /// Drops a column family and its data (MasterService DeleteColumn).
-    fn delete_column_family(&self, name: &TableName, family: &[u8]) -> Result<()>;
-    /// Creates a namespace.
-    fn create_namespace(&self, ns: NamespaceDescriptor) -> Result<()>;
-    /// Replaces a namespace's properties.
-    fn modify_namespace(&self, ns: NamespaceDescriptor) -> Result<()>;
-    /// Removes an empty namespace.
-    fn delete_namespace(&self, name: &str) -> Result<()>;
-    /// A namespace and its properties.
-    fn get_namespace_descriptor(&self, name: &str) -> Result<NamespaceDescriptor>;
-    /// Every namespace.
-    fn list_namespace_descriptors(&self) -> Result<Vec<NamespaceDescriptor>>;
     /// Writes each of the table's memstores to store files (AdminService FlushRegion on every
     /// region).
     fn flush(&self, name: &TableName) -> Result<()>;
@@ -990,23 +690,6 @@ admin_calls! {
     fn cluster_summary(&self) -> Result<crate::ClusterSummary>;
     /// The server's name, `host,port,startcode` (AdminService GetServerInfo).
     fn server_name(&self) -> Result<String>;
-    /// Adds replication peer `id` (MasterService AddReplicationPeer).
-    fn add_peer(&self, id: &str, config: &PeerConfig, enabled: bool) -> Result<()>;
-    /// Removes replication peer `id` (MasterService RemoveReplicationPeer).
-    fn remove_peer(&self, id: &str) -> Result<()>;
-    /// Starts or stops shipping to peer `id` (MasterService Enable/DisableReplicationPeer).
-    fn set_peer_enabled(&self, id: &str, on: bool) -> Result<()>;
-    /// Replaces peer `id`'s config (MasterService UpdateReplicationPeerConfig).
-    fn update_peer_config(&self, id: &str, config: &PeerConfig) -> Result<()>;
-    /// Every peer, by id (MasterService ListReplicationPeers).
-    fn list_peers(&self) -> Result<Vec<PeerDescription>>;
-    /// Peer `id` (MasterService GetReplicationPeerConfig).
-    fn peer(&self, id: &str) -> Result<PeerDescription>;
-    /// Switches peer changes (MasterService ReplicationPeerModificationSwitch); returns
-    /// whether they were on.
-    fn peer_modification_switch(&self, on: bool) -> Result<bool>;
-    /// Whether peer changes are on (MasterService IsReplicationPeerModificationEnabled).
-    fn peer_modification_enabled(&self) -> Result<bool>;
     /// Takes servers out of service (MasterService DecommissionRegionServers).
     fn decommission_region_servers(&self, servers: &[String], offload: bool) -> Result<()>;
     /// Puts a server back in service (MasterService RecommissionRegionServer).
@@ -1042,8 +725,6 @@ admin_calls! {
     fn normalize(&self, tables: &[TableName]) -> Result<bool>;
     /// The compactions running in the table's regions (AdminService GetRegionInfo).
     fn compaction_state(&self, table: &TableName) -> Result<String>;
-    /// An alter's progress: regions still to reopen, of how many (GetSchemaAlterStatus).
-    fn alter_status(&self, table: &TableName) -> Result<(u32, u32)>;
     /// Flushes hbase:meta, the master's store (MasterService FlushMasterStore).
     fn flush_master_store(&self) -> Result<()>;
     /// The servers' slow or large calls (AdminService GetLogEntries).

@@ -9,149 +9,12 @@ use basalt_common::balancer_log::{Decision, Rejection};
 use basalt_common::chore::Chore;
 use basalt_common::procedure::{Lock, Procedure, Resource};
 use basalt_common::quota::{Change, QuotaSwitch, SpaceUse, Subject};
-use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::rsgroup::{RsGroupChange, RsGroupInfo};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
-use basalt_proto::replication;
 
-impl<T: Transport> AdminCalls<'_, T> {
-    /// Adds replication peer `id` (MasterService AddReplicationPeer).
-    pub(super) async fn add_peer(
-        &self,
-        id: &str,
-        config: &PeerConfig,
-        enabled: bool,
-    ) -> Result<()> {
-        let _: pb::AddReplicationPeerResponse = self
-            .cluster_call(
-                "AddReplicationPeer",
-                &pb::AddReplicationPeerRequest {
-                    peer_id: id.to_owned(),
-                    peer_config: replication::pb_peer(config),
-                    peer_state: replication::pb_state(enabled),
-                },
-            )
-            .await?;
-        Ok(())
-    }
+impl<T: Transport> AdminCalls<'_, T> {}
 
-    /// Removes replication peer `id` (MasterService RemoveReplicationPeer).
-    pub(super) async fn remove_peer(&self, id: &str) -> Result<()> {
-        let _: pb::RemoveReplicationPeerResponse = self
-            .cluster_call(
-                "RemoveReplicationPeer",
-                &pb::RemoveReplicationPeerRequest {
-                    peer_id: id.to_owned(),
-                },
-            )
-            .await?;
-        Ok(())
-    }
-
-    /// Starts or stops shipping to peer `id` (MasterService Enable/DisableReplicationPeer).
-    pub(super) async fn set_peer_enabled(&self, id: &str, on: bool) -> Result<()> {
-        let method = if on {
-            "EnableReplicationPeer"
-        } else {
-            "DisableReplicationPeer"
-        };
-        let _: pb::EnableReplicationPeerResponse = self
-            .cluster_call(
-                method,
-                &pb::EnableReplicationPeerRequest {
-                    peer_id: id.to_owned(),
-                },
-            )
-            .await?;
-        Ok(())
-    }
-
-    /// Replaces peer `id`'s config (MasterService UpdateReplicationPeerConfig).
-    pub(super) async fn update_peer_config(&self, id: &str, config: &PeerConfig) -> Result<()> {
-        let _: pb::UpdateReplicationPeerConfigResponse = self
-            .cluster_call(
-                "UpdateReplicationPeerConfig",
-                &pb::UpdateReplicationPeerConfigRequest {
-                    peer_id: id.to_owned(),
-                    peer_config: replication::pb_peer(config),
-                },
-            )
-            .await?;
-        Ok(())
-    }
-
-    /// Every peer, by id (MasterService ListReplicationPeers).
-    pub(super) async fn list_peers(&self) -> Result<Vec<PeerDescription>> {
-        let r: pb::ListReplicationPeersResponse = self
-            .cluster_call(
-                "ListReplicationPeers",
-                &pb::ListReplicationPeersRequest { regex: None },
-            )
-            .await?;
-        r.peer_desc.iter().map(replication::description).collect()
-    }
-
-    /// Peer `id` (MasterService GetReplicationPeerConfig, and ListReplicationPeers for its
-    /// state, which that call does not carry).
-    pub(super) async fn peer(&self, id: &str) -> Result<PeerDescription> {
-        let r: pb::GetReplicationPeerConfigResponse = self
-            .cluster_call(
-                "GetReplicationPeerConfig",
-                &pb::GetReplicationPeerConfigRequest {
-                    peer_id: id.to_owned(),
-                },
-            )
-            .await?;
-        let listed: pb::ListReplicationPeersResponse = self
-            .cluster_call(
-                "ListReplicationPeers",
-                &pb::ListReplicationPeersRequest {
-                    regex: Some(regex_quoted(id)),
-                },
-            )
-            .await?;
-        Ok(PeerDescription {
-            id: r.peer_id,
-            enabled: listed
-                .peer_desc
-                .first()
-                .is_none_or(|d| d.state.state == pb::replication_state::State::Enabled as i32),
-            config: replication::peer(&r.peer_config)?,
-        })
-    }
-}
-
-impl<T: Transport> AdminCalls<'_, T> {
-    pub(super) async fn peer_modification_switch(&self, on: bool) -> Result<bool> {
-        let r: pb::ReplicationPeerModificationSwitchResponse = self
-            .cluster_call(
-                "ReplicationPeerModificationSwitch",
-                &pb::ReplicationPeerModificationSwitchRequest { on },
-            )
-            .await?;
-        Ok(r.previous_value)
-    }
-
-    pub(super) async fn peer_modification_enabled(&self) -> Result<bool> {
-        let r: pb::IsReplicationPeerModificationEnabledResponse = self
-            .cluster_call(
-                "IsReplicationPeerModificationEnabled",
-                &pb::IsReplicationPeerModificationEnabledRequest {},
-            )
-            .await?;
-        Ok(r.enabled)
-    }
-}
-
-/// `text` as a regex that matches only itself.
-fn regex_quoted(text: &str) -> String {
-    text.chars()
-        .flat_map(|c| {
-            let special = "\\.+*?()|[]{}^$".contains(c);
-            special.then_some('\\').into_iter().chain([c])
-        })
-        .collect()
-}
+impl<T: Transport> AdminCalls<'_, T> {}
 
 impl<T: Transport> AdminCalls<'_, T> {
     pub(super) async fn decommission_region_servers(
@@ -856,21 +719,6 @@ impl<T: Transport> AdminCalls<'_, T> {
                 })
             })
             .collect())
-    }
-
-    pub(super) async fn alter_status(&self, table: &TableName) -> Result<(u32, u32)> {
-        let r: pb::GetSchemaAlterStatusResponse = self
-            .cluster_call(
-                "GetSchemaAlterStatus",
-                &pb::GetSchemaAlterStatusRequest {
-                    table_name: pb_table_name(table),
-                },
-            )
-            .await?;
-        Ok((
-            r.yet_to_update_regions.unwrap_or(0),
-            r.total_regions.unwrap_or(0),
-        ))
     }
 
     pub(super) async fn flush_master_store(&self) -> Result<()> {

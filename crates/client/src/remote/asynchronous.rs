@@ -32,6 +32,7 @@ use super::scanner::{ScanState, close_request};
 use super::table::TableCalls;
 use super::transport::Tokio;
 use super::*;
+use basalt_ops::prelude::AsyncTableAdmin;
 
 /// A connection to a cluster (or one server) on tokio; see the module documentation. Clones
 /// share one connection (its sockets and region cache), so a clone can move into each task.
@@ -94,11 +95,12 @@ impl AsyncConnection {
     ///
     /// ```no_run
     /// # async fn example(conn: basalt_client::remote::AsyncConnection) -> basalt_client::Result<()> {
+    /// use basalt_client::prelude::*;
     /// use basalt_client::{ColumnFamilyDescriptor, TableDescriptor};
     /// let admin = conn.admin();
     /// let t = TableDescriptor::named("users")?.with_family(ColumnFamilyDescriptor::new("info"));
     /// if !admin.table_exists(&t.name).await? {
-    ///     admin.create_table(t).await?;
+    ///     admin.create_table(t, &[]).await?;
     /// }
     /// # Ok(())
     /// # }
@@ -184,6 +186,34 @@ impl AsyncAdmin {
     }
 }
 
+impl basalt_ops::AsyncCaller for AsyncConnection {
+    fn call_master(
+        &self,
+        on: Option<&TableName>,
+        request: MasterRequest,
+    ) -> impl Future<Output = Result<MasterResponse>> + Send {
+        self.core.master_operation(on, request)
+    }
+
+    fn changed(&self, what: Changed<'_>) {
+        self.core.changed(what);
+    }
+}
+
+impl basalt_ops::AsyncCaller for AsyncAdmin {
+    fn call_master(
+        &self,
+        on: Option<&TableName>,
+        request: MasterRequest,
+    ) -> impl Future<Output = Result<MasterResponse>> + Send {
+        self.core.master_operation(on, request)
+    }
+
+    fn changed(&self, what: Changed<'_>) {
+        self.core.changed(what);
+    }
+}
+
 type NextRow = Pin<Box<dyn Future<Output = (ScanState, Option<Result<RowResult>>)> + Send>>;
 
 /// The rows of one scan, as a [`Stream`] (or through [`AsyncScanner::next_row`]). Dropping it
@@ -260,6 +290,7 @@ impl Drop for AsyncScanner {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::TableDescriptor;
 
     fn send<T: Send>(_: &T) {}
 
@@ -296,7 +327,7 @@ mod tests {
         send(&table.check_and_mutate(&cam));
         send(&admin.split(&table.name, None));
         send(&admin.compact_region(b"t,,1", true));
-        send(&admin.create_table(TableDescriptor::new(table.name.clone())));
+        send(&admin.create_table(TableDescriptor::new(table.name.clone()), &[]));
         send(&admin.cluster_summary());
         send(&admin.server_name());
         send(&admin.regions(&table.name));

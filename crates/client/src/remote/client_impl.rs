@@ -6,7 +6,6 @@ use basalt_common::balancer_log::{Decision, Rejection};
 use basalt_common::chore::Chore;
 use basalt_common::procedure::{Lock, Procedure};
 use basalt_common::quota::{Change, QuotaSwitch, Quotas, SpaceUse, Subject};
-use basalt_common::replication::{PeerConfig, PeerDescription};
 use basalt_common::rsgroup::{RsGroupChange, RsGroupInfo};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use std::sync::Arc;
@@ -24,67 +23,6 @@ impl Client for RemoteConnection {
 
     fn cluster_summary(&self) -> Result<ClusterSummary> {
         self.admin().cluster_summary()
-    }
-
-    fn create_namespace(&self, ns: NamespaceDescriptor) -> Result<()> {
-        self.admin().create_namespace(ns)
-    }
-
-    fn modify_namespace(&self, ns: NamespaceDescriptor) -> Result<()> {
-        self.admin().modify_namespace(ns)
-    }
-
-    fn delete_namespace(&self, name: &str) -> Result<()> {
-        self.admin().delete_namespace(name)
-    }
-
-    fn namespace(&self, name: &str) -> Result<NamespaceDescriptor> {
-        self.admin().get_namespace_descriptor(name)
-    }
-
-    fn namespaces(&self) -> Result<Vec<NamespaceDescriptor>> {
-        self.admin().list_namespace_descriptors()
-    }
-
-    fn create_table(&self, descriptor: TableDescriptor, split_keys: &[Bytes]) -> Result<()> {
-        self.admin()
-            .create_table_with_splits(descriptor, split_keys)
-    }
-
-    fn table_names(&self) -> Result<Vec<TableName>> {
-        self.admin().list_table_names()
-    }
-
-    fn table_exists(&self, name: &TableName) -> Result<bool> {
-        self.admin().table_exists(name)
-    }
-
-    fn describe_table(&self, name: &TableName) -> Result<TableDescriptor> {
-        self.admin().describe_table(name)
-    }
-
-    fn is_table_enabled(&self, name: &TableName) -> Result<bool> {
-        self.admin().is_table_enabled(name)
-    }
-
-    fn enable_table(&self, name: &TableName) -> Result<()> {
-        self.admin().enable_table(name)
-    }
-
-    fn disable_table(&self, name: &TableName) -> Result<()> {
-        self.admin().disable_table(name)
-    }
-
-    fn delete_table(&self, name: &TableName) -> Result<()> {
-        self.admin().delete_table(name)
-    }
-
-    fn truncate_table(&self, name: &TableName, preserve_splits: bool) -> Result<()> {
-        self.admin().truncate_table(name, preserve_splits)
-    }
-
-    fn modify_table(&self, descriptor: TableDescriptor) -> Result<()> {
-        self.admin().modify_table(descriptor)
     }
 
     fn regions(&self, name: &TableName) -> Result<Vec<RegionSummary>> {
@@ -194,38 +132,6 @@ impl Client for RemoteConnection {
 
     fn restore_snapshot(&self, name: &str) -> Result<()> {
         self.admin().restore_snapshot(name)
-    }
-
-    fn add_peer(&self, id: &str, config: &PeerConfig, enabled: bool) -> Result<()> {
-        self.admin().add_peer(id, config, enabled)
-    }
-
-    fn remove_peer(&self, id: &str) -> Result<()> {
-        self.admin().remove_peer(id)
-    }
-
-    fn set_peer_enabled(&self, id: &str, on: bool) -> Result<()> {
-        self.admin().set_peer_enabled(id, on)
-    }
-
-    fn update_peer_config(&self, id: &str, config: &PeerConfig) -> Result<()> {
-        self.admin().update_peer_config(id, config)
-    }
-
-    fn peer(&self, id: &str) -> Result<PeerDescription> {
-        self.admin().peer(id)
-    }
-
-    fn list_peers(&self) -> Result<Vec<PeerDescription>> {
-        self.admin().list_peers()
-    }
-
-    fn peer_modification_switch(&self, on: bool) -> Result<bool> {
-        self.admin().peer_modification_switch(on)
-    }
-
-    fn peer_modification_enabled(&self) -> Result<bool> {
-        self.admin().peer_modification_enabled()
     }
 
     fn decommission_region_servers(&self, servers: &[String], offload: bool) -> Result<()> {
@@ -398,10 +304,6 @@ impl Client for RemoteConnection {
 
     fn locks(&self) -> Result<Vec<Lock>> {
         self.admin().locks()
-    }
-
-    fn alter_status(&self, table: &TableName) -> Result<(u32, u32)> {
-        self.admin().alter_status(table)
     }
 
     fn flush_master_store(&self) -> Result<()> {

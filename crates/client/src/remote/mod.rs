@@ -13,16 +13,13 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
 use basalt_proto::filters::{comparator_pb, compare_type, filter_pb};
-use basalt_proto::schema::{
-    descriptor, namespace, namespace_descriptor, pb_table_name, schema, table_name,
-};
+use basalt_proto::schema::pb_table_name;
 use basalt_proto::{cellblock, region};
 
 use crate::{
     Append, BatchOp, BatchOutcome, Bytes, Check, CheckAction, CheckAndMutate, CheckAndMutateResult,
-    ColumnFamilyDescriptor, Comparator, Delete, Durability, Error, Get, Increment,
-    NamespaceDescriptor, Put, Result, RowMutations, RowOp, RowResult, Scan, TableDescriptor,
-    TableName, TimeRange,
+    Comparator, Delete, Durability, Error, Get, Increment, Put, Result, RowMutations, RowOp,
+    RowResult, Scan, TableName, TimeRange,
 };
 
 mod admin;
@@ -41,8 +38,9 @@ pub mod aio;
 mod rpc_client;
 
 pub use asynchronous::{AsyncAdmin, AsyncConnection, AsyncScanner, AsyncTable};
+use basalt_ops::{Changed, MasterRequest, MasterResponse};
 pub use laid::{AsyncLaidScanner, AsyncLaidTable};
-use transport::{Blocking, Transport, block, join_all};
+use transport::{Blocking, Encoded, Transport, block, join_all};
 
 pub use rpc_client::{DEFAULT_USER, HANDSHAKE, Location, RpcClient, RpcError, TlsClient, locate};
 pub use scanner::RemoteScanner;
@@ -470,6 +468,33 @@ impl<T: Transport> Core<T> {
             self.relocate().await;
         }
         out
+    }
+
+    /// One MasterService operation: its request as the operation encodes it, its answer as
+    /// the operation decodes it; `on` names the table a failure is about.
+    async fn master_operation(
+        &self,
+        on: Option<&TableName>,
+        request: MasterRequest,
+    ) -> Result<MasterResponse> {
+        let method = request.name();
+        let answer: std::result::Result<Encoded, RpcError> =
+            self.call_master(method, &Encoded(request.encode())).await;
+        match answer {
+            Ok(bytes) => MasterResponse::decode(method, &bytes.0),
+            Err(e) => match on {
+                Some(table) => Err(settled(table, e)),
+                None => Err(settled(&TableName::parse("hbase:meta")?, e)),
+            },
+        }
+    }
+
+    /// Drops what is cached of what an operation changed.
+    fn changed(&self, what: Changed<'_>) {
+        match what {
+            Changed::Table(table) => self.forget(table),
+            Changed::Regions => self.forget_all(),
+        }
     }
 
     /// One call to another service of the active master than MasterService (HbckService),

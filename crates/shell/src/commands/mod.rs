@@ -1,5 +1,6 @@
 //! The commands: what each takes, what it prints (as HBase 2.x's shell does), and its help.
 
+use basalt_client::prelude::*;
 use std::io::{self, Write};
 
 use basalt_client::{

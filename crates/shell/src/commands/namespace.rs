@@ -1,6 +1,7 @@
 //! namespace: create, drop, alter, describe and list namespaces and their tables.
 
 use super::*;
+use basalt_client::prelude::*;
 
 pub(super) fn create_namespace(
     shell: &mut Shell,

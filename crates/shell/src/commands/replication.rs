@@ -2,6 +2,7 @@
 //! has them (`add_peer` .. `update_peer_config`, `list_replicated_tables`,
 //! `enable_table_replication`).
 
+use basalt_client::prelude::*;
 use std::collections::BTreeSet;
 
 use basalt_client::replication::{
@@ -577,7 +578,7 @@ pub(super) fn enable_table_replication(
                 .map(|r| r.start_key)
                 .collect();
             admin
-                .create_table_with_splits(with_scope(&d, 0), &splits)
+                .create_table(with_scope(&d, 0), &splits)
                 .map_err(|e| format!("creating {table} on peer {}: {e}", peer.id))?;
         }
     }

@@ -6,6 +6,7 @@
 mod read;
 mod write;
 
+use basalt_client::prelude::*;
 use std::sync::Arc;
 use std::time::Duration;
 
