@@ -10,7 +10,7 @@ use basalt_common::balancer_log::{Decision, Rejection};
 use basalt_common::chore::Chore;
 use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment};
 use basalt_common::procedure::{Lock, Procedure};
-use basalt_common::quota::{Change, QuotaSwitch, Quotas, SpaceUse, Subject};
+use basalt_common::quota::{Quotas, Subject};
 use basalt_common::rsgroup::{RsGroupChange, RsGroupInfo};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 pub use basalt_common::snapshot::SnapshotInfo;
@@ -303,19 +303,8 @@ pub trait Client: Send + Sync + fmt::Debug + basalt_ops::Caller {
     /// What the cluster keeps in ZooKeeper, as HBase's `zk_dump` prints it (a connection
     /// found through ZooKeeper; others have none to show).
     fn zk_dump(&self) -> Result<String>;
-    /// Changes a subject's quotas (HBase's `set_quota`; MasterService SetQuota).
-    fn set_quota(&self, subject: &Subject, change: &Change) -> Result<()>;
     /// Every subject's quotas, as `hbase:quota` keeps them (HBase's `list_quotas`).
     fn list_quotas(&self) -> Result<Vec<(Subject, Quotas)>>;
-    /// Switches RPC throttling, or exceeding throttles, on or off; returns whether it was on
-    /// (MasterService SwitchRpcThrottle, SwitchExceedThrottleQuota).
-    fn quota_switch(&self, switch: QuotaSwitch, on: bool) -> Result<bool>;
-    /// Whether RPC throttles are enforced (MasterService IsRpcThrottleEnabled).
-    fn rpc_throttle_enabled(&self) -> Result<bool>;
-    /// Every user table's store file bytes, and the space snapshots of the tables and
-    /// namespaces under a space quota (MasterService GetSpaceQuotaRegionSizes and
-    /// GetQuotaStates).
-    fn space_use(&self) -> Result<SpaceUse>;
     /// Every region server group (`default` first) with its servers, tables and namespaces
     /// (MasterService ListRSGroupInfos).
     fn list_rsgroups(&self) -> Result<Vec<RsGroupInfo>>;

@@ -24,7 +24,7 @@ use basalt_common::ops::{
     Append, CheckAction, CheckAndMutate, CheckAndMutateResult, Increment, RowMutations, RowOp,
 };
 use basalt_common::procedure::{Lock, Procedure};
-use basalt_common::quota::{Change, QuotaSwitch, Quotas, SpaceUse, Subject};
+use basalt_common::quota::{Quotas, Subject};
 use basalt_common::rsgroup::{RsGroupChange, RsGroupInfo};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use basalt_common::{Bytes, Delete, Error, Get, Put, Result, RowResult, Scan, TableName};
@@ -544,11 +544,7 @@ impl Client for LayoutClient {
         procedures() -> Result<Vec<Procedure>>;
         locks() -> Result<Vec<Lock>>;
         zk_dump() -> Result<String>;
-        set_quota(subject: &Subject, change: &Change) -> Result<()>;
         list_quotas() -> Result<Vec<(Subject, Quotas)>>;
-        quota_switch(switch: QuotaSwitch, on: bool) -> Result<bool>;
-        rpc_throttle_enabled() -> Result<bool>;
-        space_use() -> Result<SpaceUse>;
         list_rsgroups() -> Result<Vec<RsGroupInfo>>;
         change_rsgroups(change: &RsGroupChange) -> Result<()>;
         balance_rsgroup(name: &str) -> Result<bool>;

@@ -52,7 +52,7 @@ pub use client::{
 };
 pub use layout::LayoutClient;
 
-/// The typed administration calls (`create_table`, `add_peer`, ...) on every connection, and
+/// The typed administration calls (`create_table`, `delete_namespace`, ...) on every connection, and
 /// [`Client`]: `use basalt_client::prelude::*`.
 pub mod prelude {
     pub use crate::Client;

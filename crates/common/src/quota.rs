@@ -551,7 +551,7 @@ impl Quotas {
     }
 }
 
-/// What a `set_quota` does to its subject's quotas.
+/// What a quota change does to its subject's quotas.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Change {
     /// Sets one throttle.

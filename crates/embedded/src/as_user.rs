@@ -11,7 +11,7 @@ use basalt_common::balancer_log::{Decision, Rejection};
 use basalt_common::chore::Chore;
 use basalt_common::ops::{Append, CheckAction, CheckAndMutate, CheckAndMutateResult, Increment};
 use basalt_common::procedure::{Lock, Procedure};
-use basalt_common::quota::{Change, QuotaSwitch, Quotas, SpaceUse, Subject};
+use basalt_common::quota::{Quotas, Subject};
 use basalt_common::rsgroup::{RsGroupChange, RsGroupInfo};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use basalt_common::{Bytes, Delete, Get, Put, Result, RowResult, Scan, TableName};
@@ -317,24 +317,6 @@ impl Client for AsUser {
     fn balancer_log(&self, limit: usize) -> Result<(Vec<Decision>, Vec<Rejection>)> {
         self.admin()?;
         self.inner.balancer_log(limit)
-    }
-
-    fn set_quota(&self, subject: &Subject, change: &Change) -> Result<()> {
-        self.admin()?;
-        self.inner.set_quota(subject, change)
-    }
-
-    fn quota_switch(&self, switch: QuotaSwitch, on: bool) -> Result<bool> {
-        self.admin()?;
-        self.inner.quota_switch(switch, on)
-    }
-
-    fn rpc_throttle_enabled(&self) -> Result<bool> {
-        self.inner.rpc_throttle_enabled()
-    }
-
-    fn space_use(&self) -> Result<SpaceUse> {
-        self.inner.space_use()
     }
 
     fn list_rsgroups(&self) -> Result<Vec<RsGroupInfo>> {

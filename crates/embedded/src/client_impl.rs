@@ -13,7 +13,7 @@ use basalt_common::balancer_log::{Decision, Rejection};
 use basalt_common::chore::Chore;
 use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment};
 use basalt_common::procedure::{Lock, Procedure};
-use basalt_common::quota::{Change, QuotaSwitch, Quotas, SpaceUse, Subject};
+use basalt_common::quota::{Quotas, Subject};
 use basalt_common::rsgroup::{RsGroupChange, RsGroupInfo};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use basalt_common::{Bytes, Delete, Error, Get, Put, Result, RowResult, Scan, TableName};
@@ -281,29 +281,8 @@ impl Client for Connection {
         Ok((log.decisions(limit), log.rejections(limit)))
     }
 
-    fn set_quota(&self, subject: &Subject, change: &Change) -> Result<()> {
-        basalt_master::quota_store::set(&self.engine, subject, change)
-    }
-
     fn list_quotas(&self) -> Result<Vec<(Subject, Quotas)>> {
         basalt_master::quota_store::list(&self.engine)
-    }
-
-    fn quota_switch(&self, switch: QuotaSwitch, on: bool) -> Result<bool> {
-        match switch {
-            QuotaSwitch::RpcThrottle => {
-                basalt_master::quota_store::switch_rpc_throttle(&self.engine, on)
-            }
-            QuotaSwitch::ExceedThrottle => {
-                basalt_master::quota_store::switch_exceed_throttle(&self.engine, on)
-            }
-        }
-    }
-
-    fn rpc_throttle_enabled(&self) -> Result<bool> {
-        Ok(basalt_master::quota_store::rpc_throttle_enabled(
-            &self.engine,
-        ))
     }
 
     fn list_rsgroups(&self) -> Result<Vec<RsGroupInfo>> {
@@ -316,17 +295,6 @@ impl Client for Connection {
 
     fn balance_rsgroup(&self, name: &str) -> Result<bool> {
         Ok(basalt_master::balancer::balance_group(&self.engine, name)?.is_some())
-    }
-
-    fn space_use(&self) -> Result<SpaceUse> {
-        let mut used = self
-            .engine
-            .space_use
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone();
-        used.sizes = basalt_master::quota_store::table_sizes(&self.engine, &used.sizes);
-        Ok(used)
     }
 
     fn zk_dump(&self) -> Result<String> {

@@ -1,6 +1,6 @@
 //! `hbase:quota`, where quotas are kept (HBase's rows and qualifiers,
 //! `basalt_common::quota::Subject::row_and_qualifier`; values "PBUF" + Quotas; tables' and
-//! namespaces' space snapshots in `u:p`). Made by the first `set_quota`. Its regions are in
+//! namespaces' space snapshots in `u:p`). Made when the first quota is set. Its regions are in
 //! the master's own process (standalone) or on the cluster's region servers, which the
 //! master writes through their ClientService. Also the quota switches (marker files on the
 //! shared storage) and the space quota observer (HBase's QuotaObserverChore).
@@ -52,7 +52,7 @@ pub fn ensure_table(master: &Master) -> Result<()> {
     procedures::create_system_table(master, descriptor)
 }
 
-/// Every subject's stored quotas (none before the first `set_quota`), as last read: the
+/// Every subject's stored quotas (none before the first is set), as last read: the
 /// table is read again only after a change.
 pub fn list(master: &Master) -> Result<Vec<(Subject, Quotas)>> {
     if let Some(known) = master
@@ -91,7 +91,7 @@ fn read_all(master: &Master) -> Result<Vec<(Subject, Quotas)>> {
     Ok(out)
 }
 
-/// Applies `change` to `subject`'s quotas (HBase's MasterService SetQuota): a throttle set,
+/// Applies `change` to `subject`'s quotas (the master's quota call): a throttle set,
 /// removed, or the bypass of global quotas switched. A subject left with nothing has its cell
 /// deleted. The table or namespace named must exist.
 pub fn set(master: &Master, subject: &Subject, change: &Change) -> Result<()> {
@@ -185,6 +185,13 @@ pub fn switch_rpc_throttle(master: &Master, on: bool) -> Result<bool> {
     Ok(master.rpc_throttle_on.swap(on, Ordering::AcqRel))
 }
 
+/// Whether a REGIONSERVER throttle exists to bound the throttles exceeded.
+pub fn bounded(master: &Master) -> Result<bool> {
+    Ok(list(master)?
+        .iter()
+        .any(|(s, q)| matches!(s, Subject::RegionServer(_)) && !q.throttles.is_empty()))
+}
+
 /// Whether user, table and namespace throttles may be exceeded while the region server's own
 /// throttle has room (HBase's exceed throttle quota).
 pub fn exceed_throttle_enabled(master: &Master) -> bool {
@@ -192,19 +199,8 @@ pub fn exceed_throttle_enabled(master: &Master) -> bool {
 }
 
 /// Switches exceeding throttles on or off (`enable_exceed_throttle_quota`); returns whether
-/// it was on. As HBase, it is refused on unless a REGIONSERVER throttle exists to bound it.
+/// it was on. The caller checks that a REGIONSERVER throttle bounds it ([`bounded`]).
 pub fn switch_exceed_throttle(master: &Master, on: bool) -> Result<bool> {
-    if on
-        && !list(master)?
-            .iter()
-            .any(|(s, q)| matches!(s, Subject::RegionServer(_)) && !q.throttles.is_empty())
-    {
-        return Err(Error::InvalidArgument(
-            "exceeding throttles needs a REGIONSERVER throttle to bound it: set one with \
-             set_quota TYPE => THROTTLE, REGIONSERVER => 'all', LIMIT => ..."
-                .into(),
-        ));
-    }
     set_marker(master, EXCEED_THROTTLE_ON, on)?;
     Ok(master.exceed_throttle_on.swap(on, Ordering::AcqRel))
 }

@@ -55,7 +55,7 @@ pub trait Operation {
 pub mod prelude {
     //    pub use crate::chores::{AsyncChoreAdmin, ChoreAdmin};
     pub use crate::namespaces::{AsyncNamespaceAdmin, NamespaceAdmin};
-    //    pub use crate::quotas::{AsyncQuotaAdmin, QuotaAdmin};
+    pub use crate::quotas::{AsyncQuotaAdmin, QuotaAdmin};
     //    pub use crate::regions::{AsyncRegionAdmin, RegionAdmin};
     pub use crate::replication::{AsyncReplicationAdmin, ReplicationAdmin};
     //    pub use crate::rsgroups::{AsyncRsGroupAdmin, RsGroupAdmin};
@@ -70,7 +70,7 @@ pub trait Admin:
     Caller
 //    + chores::ChoreAdmin
     + namespaces::NamespaceAdmin
-//    + quotas::QuotaAdmin
+    + quotas::QuotaAdmin
 //    + regions::RegionAdmin
     + replication::ReplicationAdmin
 //    + rsgroups::RsGroupAdmin
@@ -88,7 +88,7 @@ pub trait AsyncAdmin:
     AsyncCaller
 //    + chores::AsyncChoreAdmin
     + namespaces::AsyncNamespaceAdmin
-//    + quotas::AsyncQuotaAdmin
+    + quotas::AsyncQuotaAdmin
 //    + regions::AsyncRegionAdmin
     + replication::AsyncReplicationAdmin
 //    + rsgroups::AsyncRsGroupAdmin

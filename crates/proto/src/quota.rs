@@ -1,16 +1,15 @@
 //! Quotas as HBase's messages: a subject's stored `Quotas` (`"PBUF"` + the message, as
-//! `hbase:quota` holds it) and the SetQuota request that changes one.
+//! `hbase:quota` holds it), and the parts of a quota request.
 
 use basalt_common::quota::{
-    Change, Kind, QuotaState, Quotas, SpacePolicy, SpaceQuota, SpaceSnapshot, Subject, Throttle,
-    Unit,
+    Kind, QuotaState, Quotas, SpacePolicy, SpaceQuota, SpaceSnapshot, Subject, Throttle, Unit,
 };
 use basalt_common::{Error, Result, TableName};
 use prost::Message;
 
 use crate::pb;
 
-fn timed(t: &Throttle) -> pb::TimedQuota {
+pub fn timed(t: &Throttle) -> pb::TimedQuota {
     pb::TimedQuota {
         time_unit: t.unit as i32,
         soft_limit: Some(t.limit),
@@ -33,7 +32,7 @@ fn slot(throttle: &mut pb::Throttle, kind: Kind) -> &mut Option<pb::TimedQuota> 
     }
 }
 
-fn throttle_of(kind: Kind, q: &pb::TimedQuota) -> Result<Throttle> {
+pub fn throttle_of(kind: Kind, q: &pb::TimedQuota) -> Result<Throttle> {
     let unit = Unit::from_number(q.time_unit).ok_or_else(|| {
         Error::InvalidArgument(format!(
             "a {} throttle's time unit {} is not seconds, minutes, hours or days",
@@ -61,7 +60,7 @@ fn throttle_of(kind: Kind, q: &pb::TimedQuota) -> Result<Throttle> {
     })
 }
 
-fn space_pb(q: &SpaceQuota) -> pb::SpaceQuota {
+pub fn space_pb(q: &SpaceQuota) -> pb::SpaceQuota {
     pb::SpaceQuota {
         soft_limit: Some(q.limit),
         violation_policy: Some(q.policy as i32),
@@ -69,7 +68,7 @@ fn space_pb(q: &SpaceQuota) -> pb::SpaceQuota {
     }
 }
 
-fn policy_of(n: Option<i32>) -> Result<SpacePolicy> {
+pub fn policy_of(n: Option<i32>) -> Result<SpacePolicy> {
     n.and_then(SpacePolicy::from_number).ok_or_else(|| {
         Error::InvalidArgument(format!(
             "space violation policy {n:?} is not DISABLE (1), NO_WRITES_COMPACTIONS (2), \
@@ -152,7 +151,7 @@ pub fn snapshot_of(s: &pb::SpaceQuotaSnapshot) -> Result<SpaceSnapshot> {
     })
 }
 
-fn table_of(t: &pb::TableName) -> Result<TableName> {
+pub fn table_of(t: &pb::TableName) -> Result<TableName> {
     TableName::new(
         &String::from_utf8_lossy(&t.namespace),
         &String::from_utf8_lossy(&t.qualifier),
@@ -209,121 +208,6 @@ pub fn state_of(message: pb::QuotaState) -> Result<QuotaState> {
         exceed_throttle: message.exceed_throttle_quota.unwrap_or(false),
         violations,
     })
-}
-
-/// A SetQuota request for `subject`.
-pub fn set_quota_request(subject: &Subject, change: &Change) -> pb::SetQuotaRequest {
-    let mut r = pb::SetQuotaRequest::default();
-    match subject {
-        Subject::User(u) => r.user_name = Some(u.clone()),
-        Subject::UserOnTable(u, t) => {
-            r.user_name = Some(u.clone());
-            r.table_name = Some(crate::schema::pb_table_name(t));
-        }
-        Subject::UserOnNamespace(u, ns) => {
-            r.user_name = Some(u.clone());
-            r.namespace = Some(ns.clone());
-        }
-        Subject::Table(t) => r.table_name = Some(crate::schema::pb_table_name(t)),
-        Subject::Namespace(ns) => r.namespace = Some(ns.clone()),
-        Subject::RegionServer(s) => r.region_server = Some(s.clone()),
-    }
-    match change {
-        Change::Throttle(t) => {
-            r.throttle = Some(pb::ThrottleRequest {
-                r#type: Some(t.kind as i32),
-                timed_quota: Some(timed(t)),
-            });
-        }
-        Change::Unthrottle(kinds) => match kinds.as_slice() {
-            // HBase removes one kind with a ThrottleRequest carrying no limit.
-            [kind] => {
-                r.throttle = Some(pb::ThrottleRequest {
-                    r#type: Some(*kind as i32),
-                    timed_quota: None,
-                });
-            }
-            _ => r.remove_all = Some(true),
-        },
-        Change::BypassGlobals(on) => r.bypass_globals = Some(*on),
-        Change::Space(q) => {
-            r.space_limit = Some(pb::SpaceLimitRequest {
-                quota: Some(space_pb(q)),
-            });
-        }
-        Change::Unspace => {
-            r.space_limit = Some(pb::SpaceLimitRequest {
-                quota: Some(pb::SpaceQuota {
-                    remove: Some(true),
-                    ..pb::SpaceQuota::default()
-                }),
-            });
-        }
-    }
-    r
-}
-
-/// The subject and change a SetQuota request names.
-pub fn set_quota_of(r: &pb::SetQuotaRequest) -> Result<(Subject, Change)> {
-    let table = r.table_name.as_ref().map(table_of).transpose()?;
-    let subject = match (&r.user_name, &table, &r.namespace, &r.region_server) {
-        (Some(u), None, None, None) => Subject::User(u.clone()),
-        (Some(u), Some(t), None, None) => Subject::UserOnTable(u.clone(), t.clone()),
-        (Some(u), None, Some(ns), None) => Subject::UserOnNamespace(u.clone(), ns.clone()),
-        (None, Some(t), None, None) => Subject::Table(t.clone()),
-        (None, None, Some(ns), None) => Subject::Namespace(ns.clone()),
-        (None, None, None, Some(s)) => Subject::RegionServer(s.clone()),
-        _ => {
-            return Err(Error::InvalidArgument(
-                "a quota is for a USER (optionally with a TABLE or NAMESPACE), a TABLE, a \
-                 NAMESPACE or a REGIONSERVER"
-                    .into(),
-            ));
-        }
-    };
-    if r.user_group.is_some() {
-        return Err(Error::InvalidArgument(
-            "quotas for a user group are not supported yet (USER, TABLE, NAMESPACE, REGIONSERVER)"
-                .into(),
-        ));
-    }
-    let change = if let Some(space) = &r.space_limit {
-        if !matches!(subject, Subject::Table(_) | Subject::Namespace(_)) {
-            return Err(Error::InvalidArgument(
-                "a space quota is for a TABLE or a NAMESPACE".into(),
-            ));
-        }
-        let quota = space.quota.unwrap_or_default();
-        if quota.remove == Some(true) {
-            Change::Unspace
-        } else {
-            let limit = quota.soft_limit.filter(|l| *l > 0).ok_or_else(|| {
-                Error::InvalidArgument("a space quota needs a LIMIT above zero".into())
-            })?;
-            Change::Space(SpaceQuota {
-                limit,
-                policy: policy_of(quota.violation_policy)?,
-            })
-        }
-    } else if r.remove_all == Some(true) {
-        Change::Unthrottle(Vec::new())
-    } else if let Some(on) = r.bypass_globals {
-        Change::BypassGlobals(on)
-    } else if let Some(t) = &r.throttle {
-        let kind = t
-            .r#type
-            .and_then(Kind::from_number)
-            .ok_or_else(|| Error::InvalidArgument("a throttle names no THROTTLE_TYPE".into()))?;
-        match &t.timed_quota {
-            Some(q) => Change::Throttle(throttle_of(kind, q)?),
-            None => Change::Unthrottle(vec![kind]),
-        }
-    } else {
-        return Err(Error::InvalidArgument(
-            "SetQuota names no throttle, removal or bypass".into(),
-        ));
-    };
-    Ok((subject, change))
 }
 
 #[cfg(test)]

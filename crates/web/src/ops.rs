@@ -1,6 +1,7 @@
 //! The operators' pages: procedures and locks, snapshots, the ZooKeeper dump, the slow log,
 //! `/conf`, `/logLevel`, `/stacks` and `/dump` (docs/design/web.md).
 
+use basalt_client::prelude::*;
 use std::fmt::Write as _;
 
 use axum::extract::State;

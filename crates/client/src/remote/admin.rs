@@ -6,7 +6,6 @@ use super::*;
 use basalt_common::balancer_log::{Decision, Rejection};
 use basalt_common::chore::Chore;
 use basalt_common::procedure::{Lock, Procedure};
-use basalt_common::quota::{Change, QuotaSwitch, SpaceUse, Subject};
 use basalt_common::rsgroup::{RsGroupChange, RsGroupInfo};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 
@@ -731,15 +730,6 @@ admin_calls! {
     fn slow_log(&self, servers: &[String], filter: &SlowLogFilter) -> Result<Vec<(String, SlowCall)>>;
     /// The balancer's recent decisions and rejections (MasterService GetLogEntries).
     fn balancer_log(&self, limit: usize) -> Result<(Vec<Decision>, Vec<Rejection>)>;
-    /// Changes a subject's quotas (MasterService SetQuota).
-    fn set_quota(&self, subject: &Subject, change: &Change) -> Result<()>;
-    /// Switches throttling or exceeding throttles (MasterService SwitchRpcThrottle,
-    /// SwitchExceedThrottleQuota).
-    fn quota_switch(&self, switch: QuotaSwitch, on: bool) -> Result<bool>;
-    /// Whether throttles are enforced (MasterService IsRpcThrottleEnabled).
-    fn rpc_throttle_enabled(&self) -> Result<bool>;
-    /// Table sizes and space snapshots (GetSpaceQuotaRegionSizes, GetQuotaStates).
-    fn space_use(&self) -> Result<SpaceUse>;
     /// The region server groups (MasterService ListRSGroupInfos).
     fn list_rsgroups(&self) -> Result<Vec<RsGroupInfo>>;
     /// Changes the groups (MasterService AddRSGroup, MoveServers, MoveTables, ...).

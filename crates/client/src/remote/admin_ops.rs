@@ -8,7 +8,6 @@ use super::*;
 use basalt_common::balancer_log::{Decision, Rejection};
 use basalt_common::chore::Chore;
 use basalt_common::procedure::{Lock, Procedure, Resource};
-use basalt_common::quota::{Change, QuotaSwitch, SpaceUse, Subject};
 use basalt_common::rsgroup::{RsGroupChange, RsGroupInfo};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 
@@ -461,96 +460,6 @@ impl<T: Transport> AdminCalls<'_, T> {
                 })
                 .collect();
         Ok((decisions, rejections))
-    }
-
-    pub(super) async fn set_quota(&self, subject: &Subject, change: &Change) -> Result<()> {
-        // HBase's request removes one kind of throttle, or all: several kinds are several
-        // requests.
-        let changes = match change {
-            Change::Unthrottle(kinds) if kinds.len() > 1 => {
-                kinds.iter().map(|k| Change::Unthrottle(vec![*k])).collect()
-            }
-            other => vec![other.clone()],
-        };
-        for change in &changes {
-            let _: pb::SetQuotaResponse = self
-                .cluster_call(
-                    "SetQuota",
-                    &basalt_proto::quota::set_quota_request(subject, change),
-                )
-                .await?;
-        }
-        Ok(())
-    }
-
-    pub(super) async fn quota_switch(&self, switch: QuotaSwitch, on: bool) -> Result<bool> {
-        Ok(match switch {
-            QuotaSwitch::RpcThrottle => {
-                let r: pb::SwitchRpcThrottleResponse = self
-                    .cluster_call(
-                        "SwitchRpcThrottle",
-                        &pb::SwitchRpcThrottleRequest {
-                            rpc_throttle_enabled: on,
-                        },
-                    )
-                    .await?;
-                r.previous_rpc_throttle_enabled
-            }
-            QuotaSwitch::ExceedThrottle => {
-                let r: pb::SwitchExceedThrottleQuotaResponse = self
-                    .cluster_call(
-                        "SwitchExceedThrottleQuota",
-                        &pb::SwitchExceedThrottleQuotaRequest {
-                            exceed_throttle_quota_enabled: on,
-                        },
-                    )
-                    .await?;
-                r.previous_exceed_throttle_quota_enabled
-            }
-        })
-    }
-
-    pub(super) async fn rpc_throttle_enabled(&self) -> Result<bool> {
-        let r: pb::IsRpcThrottleEnabledResponse = self
-            .cluster_call("IsRpcThrottleEnabled", &pb::IsRpcThrottleEnabledRequest {})
-            .await?;
-        Ok(r.rpc_throttle_enabled)
-    }
-
-    pub(super) async fn space_use(&self) -> Result<SpaceUse> {
-        let table = |t: &Option<pb::TableName>| {
-            t.as_ref()
-                .ok_or_else(|| Error::corrupt("a quota state names no table"))
-                .and_then(|t| {
-                    TableName::new(
-                        &String::from_utf8_lossy(&t.namespace),
-                        &String::from_utf8_lossy(&t.qualifier),
-                    )
-                })
-        };
-        let sizes: pb::GetSpaceQuotaRegionSizesResponse = self
-            .cluster_call(
-                "GetSpaceQuotaRegionSizes",
-                &pb::GetSpaceQuotaRegionSizesRequest {},
-            )
-            .await?;
-        let states: pb::GetQuotaStatesResponse = self
-            .cluster_call("GetQuotaStates", &pb::GetQuotaStatesRequest {})
-            .await?;
-        let mut out = SpaceUse::default();
-        for s in &sizes.sizes {
-            out.sizes.insert(table(&s.table_name)?, s.size.unwrap_or(0));
-        }
-        for s in &states.table_snapshots {
-            let snapshot = basalt_proto::quota::snapshot_of(&s.snapshot.unwrap_or_default())?;
-            out.tables.insert(table(&s.table_name)?, snapshot);
-        }
-        for s in &states.ns_snapshots {
-            let snapshot = basalt_proto::quota::snapshot_of(&s.snapshot.unwrap_or_default())?;
-            out.namespaces
-                .insert(s.namespace.clone().unwrap_or_default(), snapshot);
-        }
-        Ok(out)
     }
 
     pub(super) async fn list_rsgroups(&self) -> Result<Vec<RsGroupInfo>> {

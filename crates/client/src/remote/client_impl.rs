@@ -5,7 +5,7 @@ use basalt_common::acl::{Permission, Scope};
 use basalt_common::balancer_log::{Decision, Rejection};
 use basalt_common::chore::Chore;
 use basalt_common::procedure::{Lock, Procedure};
-use basalt_common::quota::{Change, QuotaSwitch, Quotas, SpaceUse, Subject};
+use basalt_common::quota::{Quotas, Subject};
 use basalt_common::rsgroup::{RsGroupChange, RsGroupInfo};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use std::sync::Arc;
@@ -224,22 +224,6 @@ impl Client for RemoteConnection {
 
     fn balancer_log(&self, limit: usize) -> Result<(Vec<Decision>, Vec<Rejection>)> {
         self.admin().balancer_log(limit)
-    }
-
-    fn set_quota(&self, subject: &Subject, change: &Change) -> Result<()> {
-        self.admin().set_quota(subject, change)
-    }
-
-    fn quota_switch(&self, switch: QuotaSwitch, on: bool) -> Result<bool> {
-        self.admin().quota_switch(switch, on)
-    }
-
-    fn rpc_throttle_enabled(&self) -> Result<bool> {
-        self.admin().rpc_throttle_enabled()
-    }
-
-    fn space_use(&self) -> Result<SpaceUse> {
-        self.admin().space_use()
     }
 
     fn list_rsgroups(&self) -> Result<Vec<RsGroupInfo>> {

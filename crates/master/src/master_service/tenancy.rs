@@ -3,7 +3,7 @@
 //! MoveNamespaces).
 
 use basalt_common::rsgroup::{RsGroupChange, RsGroupInfo};
-use basalt_common::{Result, TableName};
+use basalt_common::{Error, Result, TableName};
 use basalt_ops::quotas::QuotaHandler;
 use basalt_ops::rsgroups::RsGroupHandler;
 use basalt_proto::pb;
@@ -160,7 +160,7 @@ impl RsGroupHandler for MasterService {
 
 impl QuotaHandler for MasterService {
     fn set_quota(&self, r: pb::SetQuotaRequest) -> Result<pb::SetQuotaResponse> {
-        let (subject, change) = basalt_proto::quota::set_quota_of(&r)?;
+        let (subject, change) = basalt_ops::quotas::change_of(&r)?;
         crate::quota_store::set(&self.master, &subject, &change)?;
         Ok(pb::SetQuotaResponse {})
     }
@@ -189,6 +189,14 @@ impl QuotaHandler for MasterService {
         r: pb::SwitchExceedThrottleQuotaRequest,
     ) -> Result<pb::SwitchExceedThrottleQuotaResponse> {
         let on = r.exceed_throttle_quota_enabled;
+        // As HBase, refused on unless a REGIONSERVER throttle exists to bound it.
+        if on && !crate::quota_store::bounded(&self.master)? {
+            return Err(Error::InvalidArgument(
+                "exceeding throttles needs a REGIONSERVER throttle to bound it: set one with \
+                 set_quota TYPE => THROTTLE, REGIONSERVER => 'all', LIMIT => ..."
+                    .into(),
+            ));
+        }
         let was = crate::quota_store::switch_exceed_throttle(&self.master, on)?;
         Ok(pb::SwitchExceedThrottleQuotaResponse {
             previous_exceed_throttle_quota_enabled: was,

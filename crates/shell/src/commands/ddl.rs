@@ -1,7 +1,6 @@
 //! ddl: create, alter, describe, enable / disable / drop, exists, list, regions, table handles.
 
 use super::*;
-use basalt_client::prelude::*;
 
 /// Applies a family hash (`{NAME => 'f', VERSIONS => 5, ...}`) to `family`.
 fn apply_family(family: &mut ColumnFamilyDescriptor, pairs: &[(Value, Value)]) -> R<()> {

@@ -2,7 +2,6 @@
 //! truncate.
 
 use super::*;
-use basalt_client::prelude::*;
 use std::sync::Arc;
 
 pub(super) fn put(shell: &mut Shell, args: &[Value], _: &mut dyn Write) -> CommandResult {

@@ -1,7 +1,6 @@
 //! namespace: create, drop, alter, describe and list namespaces and their tables.
 
 use super::*;
-use basalt_client::prelude::*;
 
 pub(super) fn create_namespace(
     shell: &mut Shell,

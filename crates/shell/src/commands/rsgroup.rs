@@ -1,7 +1,6 @@
 //! The rsgroup group (issue 48): region server groups, as HBase's shell prints them.
 
 use super::*;
-use basalt_client::prelude::*;
 use basalt_client::rsgroup::{RsGroupChange, RsGroupInfo};
 
 /// A list of names: one string or an array of them.

@@ -4,7 +4,6 @@
 //! logs, the balancer's decisions, procedures and locks, `zk_dump`, and Basalt's `hotspots`.
 
 use super::*;
-use basalt_client::prelude::*;
 
 /// The table a tool names: a table name, or a region's full or encoded name.
 fn tool_target(shell: &Shell, name: &str) -> R<(TableName, Option<basalt_client::RegionSummary>)> {
