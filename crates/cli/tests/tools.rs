@@ -274,7 +274,8 @@ fn an_exported_snapshot_clones_elsewhere() {
     let want = source(a.path());
     {
         let conn = open(a.path());
-        Client::snapshot(&conn, "s", &TableName::parse("t").expect("name")).expect("snapshot");
+        SnapshotAdmin::snapshot(&conn, "s", &TableName::parse("t").expect("name"))
+            .expect("snapshot");
         conn.close().expect("close");
     }
     let (ok, stdout, stderr) = basalt(&[
@@ -289,8 +290,8 @@ fn an_exported_snapshot_clones_elsewhere() {
     assert!(ok, "{stdout}{stderr}");
     assert!(stdout.contains("Exported snapshot s"), "{stdout}");
     let conn = open(b.path());
-    assert_eq!(Client::list_snapshots(&conn).expect("list").len(), 1);
-    Client::restore_snapshot(&conn, "s").expect("a missing table is cloned");
+    assert_eq!(SnapshotAdmin::list_snapshots(&conn).expect("list").len(), 1);
+    SnapshotAdmin::restore_snapshot(&conn, "s").expect("a missing table is cloned");
     assert_eq!(cells(&conn, "t", false), want);
     assert_eq!(
         conn.admin()

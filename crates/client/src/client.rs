@@ -5,13 +5,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
-use basalt_common::acl::{Permission, Scope};
-use basalt_common::balancer_log::{Decision, Rejection};
-use basalt_common::chore::Chore;
 use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment};
-use basalt_common::procedure::{Lock, Procedure};
 use basalt_common::quota::{Quotas, Subject};
-use basalt_common::rsgroup::{RsGroupChange, RsGroupInfo};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 pub use basalt_common::snapshot::SnapshotInfo;
 use basalt_common::{Bytes, Delete, Error, Get, Put, Result, RowResult, Scan, TableName};
@@ -196,42 +191,6 @@ pub trait Client: Send + Sync + fmt::Debug + basalt_ops::Caller {
     fn split(&self, name: &TableName, at: Option<&[u8]>) -> Result<()>;
     /// Merges two adjacent regions of `name`, given by their full names.
     fn merge_regions(&self, name: &TableName, a: &[u8], b: &[u8]) -> Result<()>;
-    /// Switches the balancer on or off; returns whether it was on.
-    fn balance_switch(&self, on: bool) -> Result<bool>;
-    /// Grants a permission (replacing what its principal had at that scope, or with `merge`
-    /// adding to it); needs access control on.
-    fn grant(&self, p: &Permission, merge: bool) -> Result<()>;
-    /// Takes away what `principal` holds at exactly `scope`.
-    fn revoke(&self, principal: &str, scope: &Scope) -> Result<()>;
-    /// The grants at `scope` and inside it.
-    fn user_permissions(&self, scope: &Scope) -> Result<Vec<Permission>>;
-    /// Takes snapshot `name` of `table`: each region flushed, its store files kept by link.
-    fn snapshot(&self, name: &str, table: &TableName) -> Result<()>;
-    /// Takes snapshot `name` of `table` that lives `ttl_secs` seconds (HBase's snapshot TTL;
-    /// 0: for ever): past it the snapshot cleanup deletes it, and it cannot be cloned or
-    /// restored.
-    fn snapshot_with_ttl(&self, name: &str, table: &TableName, ttl_secs: i64) -> Result<()>;
-    /// Every snapshot, by name.
-    fn list_snapshots(&self) -> Result<Vec<SnapshotInfo>>;
-    /// Deletes a snapshot.
-    fn delete_snapshot(&self, name: &str) -> Result<()>;
-    /// Makes table `table` from snapshot `name`, sharing its files.
-    fn clone_snapshot(&self, name: &str, table: &TableName) -> Result<()>;
-    /// Puts the table of snapshot `name` back as it was then: it must be disabled (or gone).
-    fn restore_snapshot(&self, name: &str) -> Result<()>;
-    /// Takes region servers (`host,port,startcode` or `host:port`) out of service (HBase's
-    /// `decommission_regionservers`): no new region goes to them, and with `offload` their
-    /// regions move to the others.
-    fn decommission_region_servers(&self, servers: &[String], offload: bool) -> Result<()>;
-    /// Puts a server back in service, moving the regions named (full or encoded names) onto it.
-    fn recommission_region_server(&self, server: &str, regions: &[Vec<u8>]) -> Result<()>;
-    /// The servers out of service, `host,port,startcode`.
-    fn decommissioned_region_servers(&self) -> Result<Vec<String>>;
-    /// Switches splits (`split` true) or merges on or off (HBase's `splitormerge_switch`);
-    /// returns whether they were on.
-    fn split_or_merge_switch(&self, split: bool, on: bool) -> Result<bool>;
-    /// Whether splits (`split` true) or merges are on.
-    fn split_or_merge_enabled(&self, split: bool) -> Result<bool>;
     /// Stops a region server (`host:port` or `host,port,startcode`) cleanly: its regions are
     /// flushed and the master reassigns them (AdminService StopServer).
     fn stop_region_server(&self, server: &str) -> Result<()>;
@@ -243,11 +202,6 @@ pub trait Client: Send + Sync + fmt::Debug + basalt_ops::Caller {
     /// AdminService ClearRegionBlockCache): the blocks and bytes evicted, and the largest
     /// cache's capacity.
     fn clear_block_cache(&self, table: &TableName) -> Result<(u64, u64, u64)>;
-    /// The cluster's security (HBase's `list_security_capabilities`): `SIMPLE_AUTHENTICATION`
-    /// or `SECURE_AUTHENTICATION`, and `AUTHORIZATION` with access control on.
-    fn security_capabilities(&self) -> Result<Vec<String>>;
-    /// Whether the master is in maintenance mode (never, in Basalt).
-    fn in_maintenance_mode(&self) -> Result<bool>;
     /// Rolls a region server's WAL (`host:port` or `host,port,startcode`; AdminService
     /// RollWALWriter).
     fn roll_wal_writer(&self, server: &str) -> Result<()>;
@@ -257,28 +211,12 @@ pub trait Client: Send + Sync + fmt::Debug + basalt_ops::Caller {
     /// `update_config` on every live region server and on the masters (HBase's
     /// `update_all_config`).
     fn update_all_config(&self) -> Result<()>;
-    /// Switches one of the master's chores (the catalog janitor, the normalizer) on or off;
-    /// returns whether it was on.
-    fn chore_switch(&self, chore: Chore, on: bool) -> Result<bool>;
-    /// Whether one of the master's chores runs by itself.
-    fn chore_enabled(&self, chore: Chore) -> Result<bool>;
-    /// Runs the cleaner chore now: every live region server deletes its archived WAL
-    /// segments past their time to live (MasterService RunCleanerChore); whether it ran.
-    fn run_cleaner_chore(&self) -> Result<bool>;
-    /// Runs the catalog janitor now: the split and merge parents it deleted (MasterService
-    /// RunCatalogScan).
-    fn run_catalog_janitor(&self) -> Result<usize>;
-    /// Runs the region normalizer now over the tables named, or every table asking for it
-    /// (MasterService Normalize); false when the normalizer is switched off.
-    fn normalize(&self, tables: &[TableName]) -> Result<bool>;
     /// Runs the master's consistency check (`basalt hbck`'s report) now (HbckService
     /// RunHbckChore).
     fn run_hbck_chore(&self) -> Result<bool>;
     /// The compactions running in the table's regions now (HBase's `compaction_state`:
     /// NONE, MINOR, MAJOR or MAJOR_AND_MINOR; AdminService GetRegionInfo on each region).
     fn compaction_state(&self, table: &TableName) -> Result<String>;
-    /// Flushes the master's store, `hbase:meta` (MasterService FlushMasterStore).
-    fn flush_master_store(&self) -> Result<()>;
     /// Clears a region server's compaction queues, `long` and/or `short` (AdminService
     /// ClearCompactionQueues).
     fn clear_compaction_queues(&self, server: &str, queues: &[String]) -> Result<()>;
@@ -293,42 +231,11 @@ pub trait Client: Send + Sync + fmt::Debug + basalt_ops::Caller {
     /// Empties the servers' slow and large logs; returns how many were cleared, of how many
     /// (AdminService ClearSlowLogsResponses).
     fn clear_slow_log(&self, servers: &[String]) -> Result<(usize, usize)>;
-    /// The balancer's newest `limit` decisions and rejections, newest first (MasterService
-    /// GetLogEntries).
-    fn balancer_log(&self, limit: usize) -> Result<(Vec<Decision>, Vec<Rejection>)>;
-    /// The master's running and recent procedures, by id (MasterService GetProcedures).
-    fn procedures(&self) -> Result<Vec<Procedure>>;
-    /// The locks the master's procedures hold now (MasterService GetLocks).
-    fn locks(&self) -> Result<Vec<Lock>>;
     /// What the cluster keeps in ZooKeeper, as HBase's `zk_dump` prints it (a connection
     /// found through ZooKeeper; others have none to show).
     fn zk_dump(&self) -> Result<String>;
     /// Every subject's quotas, as `hbase:quota` keeps them (HBase's `list_quotas`).
     fn list_quotas(&self) -> Result<Vec<(Subject, Quotas)>>;
-    /// Every region server group (`default` first) with its servers, tables and namespaces
-    /// (MasterService ListRSGroupInfos).
-    fn list_rsgroups(&self) -> Result<Vec<RsGroupInfo>>;
-    /// Changes the region server groups; regions move as the change asks before it returns
-    /// (MasterService AddRSGroup, MoveServers, MoveTables, ...).
-    fn change_rsgroups(&self, change: &RsGroupChange) -> Result<()>;
-    /// Balances one group's servers; false if the balancer is off (BalanceRSGroup).
-    fn balance_rsgroup(&self, name: &str) -> Result<bool>;
-    /// Stops the active master alone; a backup master takes over (MasterService StopMaster).
-    fn stop_master(&self) -> Result<()>;
-    /// Forgets dead servers (all of them if none is named); returns the names it could not
-    /// (MasterService ClearDeadServers).
-    fn clear_dead_servers(&self, servers: &[String]) -> Result<Vec<String>>;
-    /// Runs the balancer once; false if it is switched off.
-    fn balancer(&self) -> Result<bool>;
-    /// Whether the balancer is on.
-    fn balancer_enabled(&self) -> Result<bool>;
-    /// Moves a region (full or encoded name) to a server (`host,port,startcode`), or to any
-    /// other.
-    fn move_region(&self, region: &[u8], to: Option<&str>) -> Result<()>;
-    /// Opens a region that is closed.
-    fn assign(&self, region: &[u8]) -> Result<()>;
-    /// Closes a region and leaves it closed.
-    fn unassign(&self, region: &[u8]) -> Result<()>;
 
     /// Writes the put's cells.
     fn put(&self, table: &TableName, put: &Put) -> Result<()>;

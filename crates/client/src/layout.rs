@@ -16,23 +16,18 @@ use std::sync::mpsc::{Receiver, sync_channel};
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
-use basalt_common::acl::{Permission, Scope};
-use basalt_common::balancer_log::{Decision, Rejection};
-use basalt_common::chore::Chore;
 use basalt_common::key_layout::KeyLayout;
 use basalt_common::ops::{
     Append, CheckAction, CheckAndMutate, CheckAndMutateResult, Increment, RowMutations, RowOp,
 };
-use basalt_common::procedure::{Lock, Procedure};
 use basalt_common::quota::{Quotas, Subject};
-use basalt_common::rsgroup::{RsGroupChange, RsGroupInfo};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use basalt_common::{Bytes, Delete, Error, Get, Put, Result, RowResult, Scan, TableName};
 
 use basalt_ops::prelude::TableAdmin;
 use basalt_ops::{Caller, Changed, MasterRequest, MasterResponse};
 
-use crate::client::{ClusterSummary, RegionSummary, Scanner, SnapshotInfo};
+use crate::client::{ClusterSummary, RegionSummary, Scanner};
 use crate::{BatchOp, BatchOutcome, Client};
 
 /// How long a table's layout is taken as known (a table dropped and made again elsewhere
@@ -509,67 +504,20 @@ impl Client for LayoutClient {
         compact_region(region: &[u8], major: bool) -> Result<()>;
         split(name: &TableName, at: Option<&[u8]>) -> Result<()>;
         merge_regions(name: &TableName, a: &[u8], b: &[u8]) -> Result<()>;
-        balance_switch(on: bool) -> Result<bool>;
-        grant(p: &Permission, merge: bool) -> Result<()>;
-        revoke(principal: &str, scope: &Scope) -> Result<()>;
-        user_permissions(scope: &Scope) -> Result<Vec<Permission>>;
-        snapshot(name: &str, table: &TableName) -> Result<()>;
-        snapshot_with_ttl(name: &str, table: &TableName, ttl_secs: i64) -> Result<()>;
-        list_snapshots() -> Result<Vec<SnapshotInfo>>;
-        delete_snapshot(name: &str) -> Result<()>;
-        balancer() -> Result<bool>;
-        balancer_enabled() -> Result<bool>;
-        decommission_region_servers(servers: &[String], offload: bool) -> Result<()>;
-        recommission_region_server(server: &str, regions: &[Vec<u8>]) -> Result<()>;
-        decommissioned_region_servers() -> Result<Vec<String>>;
-        split_or_merge_switch(split: bool, on: bool) -> Result<bool>;
-        split_or_merge_enabled(split: bool) -> Result<bool>;
         stop_region_server(server: &str) -> Result<()>;
-        stop_master() -> Result<()>;
         roll_wal_writer(server: &str) -> Result<()>;
         update_config(server: &str) -> Result<()>;
         update_all_config() -> Result<()>;
-        chore_switch(chore: Chore, on: bool) -> Result<bool>;
-        chore_enabled(chore: Chore) -> Result<bool>;
-        run_catalog_janitor() -> Result<usize>;
-        run_cleaner_chore() -> Result<bool>;
-        normalize(tables: &[TableName]) -> Result<bool>;
         run_hbck_chore() -> Result<bool>;
         compaction_state(table: &TableName) -> Result<String>;
-        flush_master_store() -> Result<()>;
         clear_compaction_queues(server: &str, queues: &[String]) -> Result<()>;
         slow_log(servers: &[String], filter: &SlowLogFilter) -> Result<Vec<(String, SlowCall)>>;
         clear_slow_log(servers: &[String]) -> Result<(usize, usize)>;
-        balancer_log(limit: usize) -> Result<(Vec<Decision>, Vec<Rejection>)>;
-        procedures() -> Result<Vec<Procedure>>;
-        locks() -> Result<Vec<Lock>>;
         zk_dump() -> Result<String>;
         list_quotas() -> Result<Vec<(Subject, Quotas)>>;
-        list_rsgroups() -> Result<Vec<RsGroupInfo>>;
-        change_rsgroups(change: &RsGroupChange) -> Result<()>;
-        balance_rsgroup(name: &str) -> Result<bool>;
-        security_capabilities() -> Result<Vec<String>>;
-        in_maintenance_mode() -> Result<bool>;
         clear_block_cache(table: &TableName) -> Result<(u64, u64, u64)>;
         compaction_switch(on: bool, servers: &[String]) -> Result<Vec<(String, bool)>>;
-        clear_dead_servers(servers: &[String]) -> Result<Vec<String>>;
-        move_region(region: &[u8], to: Option<&str>) -> Result<()>;
-        assign(region: &[u8]) -> Result<()>;
-        unassign(region: &[u8]) -> Result<()>;
         bulk_load(table: &TableName, row: &[u8], files: &[(Bytes, std::path::PathBuf)]) -> Result<()>;
-    }
-
-    fn clone_snapshot(&self, name: &str, table: &TableName) -> Result<()> {
-        self.forget(table);
-        self.inner.clone_snapshot(name, table)
-    }
-
-    fn restore_snapshot(&self, name: &str) -> Result<()> {
-        self.layouts
-            .write()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clear();
-        self.inner.restore_snapshot(name)
     }
 
     fn put(&self, table: &TableName, put: &Put) -> Result<()> {

@@ -6,13 +6,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use basalt_common::acl::{AccessControl, Action, Permission, Scope, User};
-use basalt_common::balancer_log::{Decision, Rejection};
-use basalt_common::chore::Chore;
+use basalt_common::acl::{AccessControl, Action, Scope, User};
 use basalt_common::ops::{Append, CheckAction, CheckAndMutate, CheckAndMutateResult, Increment};
-use basalt_common::procedure::{Lock, Procedure};
 use basalt_common::quota::{Quotas, Subject};
-use basalt_common::rsgroup::{RsGroupChange, RsGroupInfo};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use basalt_common::{Bytes, Delete, Get, Put, Result, RowResult, Scan, TableName};
 
@@ -157,82 +153,7 @@ impl Client for AsUser {
         self.inner.merge_regions(name, a, b)
     }
 
-    fn balance_switch(&self, on: bool) -> Result<bool> {
-        self.admin()?;
-        self.inner.balance_switch(on)
-    }
-
-    fn grant(&self, p: &Permission, merge: bool) -> Result<()> {
-        self.access().check(self.user(), Action::Admin, &p.scope)?;
-        self.inner.grant(p, merge)
-    }
-
-    fn revoke(&self, principal: &str, scope: &Scope) -> Result<()> {
-        self.access().check(self.user(), Action::Admin, scope)?;
-        self.inner.revoke(principal, scope)
-    }
-
-    fn user_permissions(&self, scope: &Scope) -> Result<Vec<Permission>> {
-        self.access().check(self.user(), Action::Admin, scope)?;
-        self.inner.user_permissions(scope)
-    }
-
-    fn snapshot(&self, name: &str, table: &TableName) -> Result<()> {
-        self.access()
-            .check(self.user(), Action::Admin, &Scope::table(table))?;
-        self.inner.snapshot(name, table)
-    }
-
-    fn snapshot_with_ttl(&self, name: &str, table: &TableName, ttl_secs: i64) -> Result<()> {
-        self.access()
-            .check(self.user(), Action::Admin, &Scope::table(table))?;
-        self.inner.snapshot_with_ttl(name, table, ttl_secs)
-    }
-
-    fn list_snapshots(&self) -> Result<Vec<crate::SnapshotInfo>> {
-        self.inner.list_snapshots()
-    }
-
-    fn delete_snapshot(&self, name: &str) -> Result<()> {
-        self.admin()?;
-        self.inner.delete_snapshot(name)
-    }
-
-    fn clone_snapshot(&self, name: &str, table: &TableName) -> Result<()> {
-        self.admin()?;
-        self.inner.clone_snapshot(name, table)
-    }
-
-    fn restore_snapshot(&self, name: &str) -> Result<()> {
-        self.admin()?;
-        self.inner.restore_snapshot(name)
-    }
-
     // Every peer call needs global ADMIN, as HBase's AccessController asks.
-
-    fn decommission_region_servers(&self, servers: &[String], offload: bool) -> Result<()> {
-        self.admin()?;
-        self.inner.decommission_region_servers(servers, offload)
-    }
-
-    fn recommission_region_server(&self, server: &str, regions: &[Vec<u8>]) -> Result<()> {
-        self.admin()?;
-        self.inner.recommission_region_server(server, regions)
-    }
-
-    fn decommissioned_region_servers(&self) -> Result<Vec<String>> {
-        self.admin()?;
-        self.inner.decommissioned_region_servers()
-    }
-
-    fn split_or_merge_switch(&self, split: bool, on: bool) -> Result<bool> {
-        self.admin()?;
-        self.inner.split_or_merge_switch(split, on)
-    }
-
-    fn split_or_merge_enabled(&self, split: bool) -> Result<bool> {
-        self.inner.split_or_merge_enabled(split)
-    }
 
     fn stop_region_server(&self, server: &str) -> Result<()> {
         self.admin()?;
@@ -249,14 +170,6 @@ impl Client for AsUser {
         self.inner.clear_block_cache(table)
     }
 
-    fn security_capabilities(&self) -> Result<Vec<String>> {
-        self.inner.security_capabilities()
-    }
-
-    fn in_maintenance_mode(&self) -> Result<bool> {
-        self.inner.in_maintenance_mode()
-    }
-
     fn roll_wal_writer(&self, server: &str) -> Result<()> {
         self.admin()?;
         self.inner.roll_wal_writer(server)
@@ -270,30 +183,6 @@ impl Client for AsUser {
     fn update_all_config(&self) -> Result<()> {
         self.admin()?;
         self.inner.update_all_config()
-    }
-
-    fn chore_switch(&self, chore: Chore, on: bool) -> Result<bool> {
-        self.admin()?;
-        self.inner.chore_switch(chore, on)
-    }
-
-    fn chore_enabled(&self, chore: Chore) -> Result<bool> {
-        self.inner.chore_enabled(chore)
-    }
-
-    fn run_cleaner_chore(&self) -> Result<bool> {
-        self.admin()?;
-        self.inner.run_cleaner_chore()
-    }
-
-    fn run_catalog_janitor(&self) -> Result<usize> {
-        self.admin()?;
-        self.inner.run_catalog_janitor()
-    }
-
-    fn normalize(&self, tables: &[TableName]) -> Result<bool> {
-        self.admin()?;
-        self.inner.normalize(tables)
     }
 
     fn compaction_state(&self, table: &TableName) -> Result<String> {
@@ -314,26 +203,6 @@ impl Client for AsUser {
         self.inner.clear_slow_log(servers)
     }
 
-    fn balancer_log(&self, limit: usize) -> Result<(Vec<Decision>, Vec<Rejection>)> {
-        self.admin()?;
-        self.inner.balancer_log(limit)
-    }
-
-    fn list_rsgroups(&self) -> Result<Vec<RsGroupInfo>> {
-        self.admin()?;
-        self.inner.list_rsgroups()
-    }
-
-    fn change_rsgroups(&self, change: &RsGroupChange) -> Result<()> {
-        self.admin()?;
-        self.inner.change_rsgroups(change)
-    }
-
-    fn balance_rsgroup(&self, name: &str) -> Result<bool> {
-        self.admin()?;
-        self.inner.balance_rsgroup(name)
-    }
-
     fn list_quotas(&self) -> Result<Vec<(Subject, Quotas)>> {
         self.admin()?;
         self.inner.list_quotas()
@@ -344,21 +213,6 @@ impl Client for AsUser {
         self.inner.zk_dump()
     }
 
-    fn procedures(&self) -> Result<Vec<Procedure>> {
-        self.admin()?;
-        self.inner.procedures()
-    }
-
-    fn locks(&self) -> Result<Vec<Lock>> {
-        self.admin()?;
-        self.inner.locks()
-    }
-
-    fn flush_master_store(&self) -> Result<()> {
-        self.admin()?;
-        self.inner.flush_master_store()
-    }
-
     fn clear_compaction_queues(&self, server: &str, queues: &[String]) -> Result<()> {
         self.admin()?;
         self.inner.clear_compaction_queues(server, queues)
@@ -367,40 +221,6 @@ impl Client for AsUser {
     fn run_hbck_chore(&self) -> Result<bool> {
         self.admin()?;
         self.inner.run_hbck_chore()
-    }
-
-    fn stop_master(&self) -> Result<()> {
-        self.admin()?;
-        self.inner.stop_master()
-    }
-
-    fn clear_dead_servers(&self, servers: &[String]) -> Result<Vec<String>> {
-        self.admin()?;
-        self.inner.clear_dead_servers(servers)
-    }
-
-    fn balancer(&self) -> Result<bool> {
-        self.admin()?;
-        self.inner.balancer()
-    }
-
-    fn balancer_enabled(&self) -> Result<bool> {
-        self.inner.balancer_enabled()
-    }
-
-    fn move_region(&self, region: &[u8], to: Option<&str>) -> Result<()> {
-        self.admin()?;
-        self.inner.move_region(region, to)
-    }
-
-    fn assign(&self, region: &[u8]) -> Result<()> {
-        self.admin()?;
-        self.inner.assign(region)
-    }
-
-    fn unassign(&self, region: &[u8]) -> Result<()> {
-        self.admin()?;
-        self.inner.unassign(region)
     }
 
     fn bulk_load(

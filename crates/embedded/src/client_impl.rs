@@ -6,15 +6,10 @@ use std::sync::Arc;
 
 use basalt_client::{
     BatchOp, BatchOutcome, Client, ClusterSummary, RegionLoad, RegionSummary, Scanner,
-    ServerSummary, SnapshotInfo,
+    ServerSummary,
 };
-use basalt_common::acl::{Permission, Scope};
-use basalt_common::balancer_log::{Decision, Rejection};
-use basalt_common::chore::Chore;
 use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment};
-use basalt_common::procedure::{Lock, Procedure};
 use basalt_common::quota::{Quotas, Subject};
-use basalt_common::rsgroup::{RsGroupChange, RsGroupInfo};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use basalt_common::{Bytes, Delete, Error, Get, Put, Result, RowResult, Scan, TableName};
 
@@ -125,66 +120,6 @@ impl Client for Connection {
         self.admin().split(name, at)
     }
 
-    fn balance_switch(&self, on: bool) -> Result<bool> {
-        Ok(self.admin().balance_switch(on))
-    }
-
-    fn grant(&self, p: &Permission, merge: bool) -> Result<()> {
-        self.admin().grant(p.clone(), merge)
-    }
-
-    fn revoke(&self, principal: &str, scope: &Scope) -> Result<()> {
-        self.admin().revoke(principal, scope)
-    }
-
-    fn user_permissions(&self, scope: &Scope) -> Result<Vec<Permission>> {
-        self.admin().user_permissions(scope)
-    }
-
-    fn snapshot(&self, name: &str, table: &TableName) -> Result<()> {
-        self.admin().snapshot(name, table)
-    }
-
-    fn snapshot_with_ttl(&self, name: &str, table: &TableName, ttl_secs: i64) -> Result<()> {
-        self.admin().snapshot_with_ttl(name, table, ttl_secs)
-    }
-
-    fn list_snapshots(&self) -> Result<Vec<SnapshotInfo>> {
-        self.admin().list_snapshots()
-    }
-
-    fn delete_snapshot(&self, name: &str) -> Result<()> {
-        self.admin().delete_snapshot(name)
-    }
-
-    fn clone_snapshot(&self, name: &str, table: &TableName) -> Result<()> {
-        self.admin().clone_snapshot(name, table)
-    }
-
-    fn restore_snapshot(&self, name: &str) -> Result<()> {
-        self.admin().restore_snapshot(name)
-    }
-
-    fn decommission_region_servers(&self, servers: &[String], offload: bool) -> Result<()> {
-        self.admin().decommission_region_servers(servers, offload)
-    }
-
-    fn recommission_region_server(&self, server: &str, regions: &[Vec<u8>]) -> Result<()> {
-        self.admin().recommission_region_server(server, regions)
-    }
-
-    fn decommissioned_region_servers(&self) -> Result<Vec<String>> {
-        Ok(self.admin().decommissioned_region_servers())
-    }
-
-    fn split_or_merge_switch(&self, split: bool, on: bool) -> Result<bool> {
-        Ok(self.admin().split_or_merge_switch(split, on))
-    }
-
-    fn split_or_merge_enabled(&self, split: bool) -> Result<bool> {
-        Ok(self.admin().split_or_merge_enabled(split))
-    }
-
     fn stop_region_server(&self, server: &str) -> Result<()> {
         Err(basalt_common::Error::Refused(format!(
             "{server}: the region server of an embedded engine stops with it"
@@ -201,19 +136,6 @@ impl Client for Connection {
         Ok(self.engine.rs.clear_block_cache(&regions))
     }
 
-    fn security_capabilities(&self) -> Result<Vec<String>> {
-        // In the process: nobody authenticates; access control as the engine has it.
-        let mut caps = vec!["SIMPLE_AUTHENTICATION".to_owned()];
-        if self.engine().master().access.is_enabled() {
-            caps.push("AUTHORIZATION".to_owned());
-        }
-        Ok(caps)
-    }
-
-    fn in_maintenance_mode(&self) -> Result<bool> {
-        Ok(false)
-    }
-
     fn roll_wal_writer(&self, _server: &str) -> Result<()> {
         self.engine.rs.roll_wal()
     }
@@ -225,26 +147,6 @@ impl Client for Connection {
     fn update_all_config(&self) -> Result<()> {
         let rs = &self.engine.rs;
         rs.config.settings.update(&rs.name.to_string()).map(|_| ())
-    }
-
-    fn chore_switch(&self, chore: Chore, on: bool) -> Result<bool> {
-        self.admin().chore_switch(chore, on)
-    }
-
-    fn run_cleaner_chore(&self) -> Result<bool> {
-        self.admin().run_cleaner_chore().map(|_| true)
-    }
-
-    fn chore_enabled(&self, chore: Chore) -> Result<bool> {
-        Ok(self.admin().chore_enabled(chore))
-    }
-
-    fn run_catalog_janitor(&self) -> Result<usize> {
-        self.admin().run_catalog_janitor()
-    }
-
-    fn normalize(&self, tables: &[TableName]) -> Result<bool> {
-        self.admin().normalize(tables)
     }
 
     fn compaction_state(&self, table: &TableName) -> Result<String> {
@@ -276,43 +178,14 @@ impl Client for Connection {
         Ok((1, 1))
     }
 
-    fn balancer_log(&self, limit: usize) -> Result<(Vec<Decision>, Vec<Rejection>)> {
-        let log = &self.engine.balancer_log;
-        Ok((log.decisions(limit), log.rejections(limit)))
-    }
-
     fn list_quotas(&self) -> Result<Vec<(Subject, Quotas)>> {
         basalt_master::quota_store::list(&self.engine)
-    }
-
-    fn list_rsgroups(&self) -> Result<Vec<RsGroupInfo>> {
-        basalt_master::rsgroup_admin::list(&self.engine)
-    }
-
-    fn change_rsgroups(&self, change: &RsGroupChange) -> Result<()> {
-        basalt_master::rsgroup_admin::change(&self.engine, change)
-    }
-
-    fn balance_rsgroup(&self, name: &str) -> Result<bool> {
-        Ok(basalt_master::balancer::balance_group(&self.engine, name)?.is_some())
     }
 
     fn zk_dump(&self) -> Result<String> {
         Err(basalt_common::Error::Refused(
             "an embedded engine keeps nothing in ZooKeeper".into(),
         ))
-    }
-
-    fn procedures(&self) -> Result<Vec<Procedure>> {
-        Ok(self.engine.procedure_log.procedures())
-    }
-
-    fn locks(&self) -> Result<Vec<Lock>> {
-        Ok(self.engine.procedure_log.locks())
-    }
-
-    fn flush_master_store(&self) -> Result<()> {
-        basalt_master::procedures::flush_meta(&self.engine)
     }
 
     fn clear_compaction_queues(&self, _server: &str, queues: &[String]) -> Result<()> {
@@ -328,36 +201,6 @@ impl Client for Connection {
     fn run_hbck_chore(&self) -> Result<bool> {
         basalt_master::hbck::check(&self.engine)?;
         Ok(true)
-    }
-
-    fn stop_master(&self) -> Result<()> {
-        Err(basalt_common::Error::Refused(
-            "a standalone server's master stops only with its process".into(),
-        ))
-    }
-
-    fn clear_dead_servers(&self, servers: &[String]) -> Result<Vec<String>> {
-        Ok(self.admin().clear_dead_servers(servers))
-    }
-
-    fn balancer(&self) -> Result<bool> {
-        self.admin().balance()
-    }
-
-    fn balancer_enabled(&self) -> Result<bool> {
-        Ok(self.admin().is_balancer_enabled())
-    }
-
-    fn move_region(&self, region: &[u8], to: Option<&str>) -> Result<()> {
-        self.admin().move_region(region, to)
-    }
-
-    fn assign(&self, region: &[u8]) -> Result<()> {
-        self.admin().assign(region)
-    }
-
-    fn unassign(&self, region: &[u8]) -> Result<()> {
-        self.admin().unassign(region)
     }
 
     fn merge_regions(&self, name: &TableName, a: &[u8], b: &[u8]) -> Result<()> {

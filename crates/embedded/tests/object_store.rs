@@ -3,12 +3,13 @@
 //! reopening work as on the local disk; the data directory holds WALs, catalog files and
 //! pointers; reads that the block cache holds do not go to the store.
 
+use basalt_embedded::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use basalt_embedded::{
-    Bytes, Client, ColumnFamilyDescriptor, Connection, Get, Put, Scan, TableDescriptor, TableName,
+    Bytes, ColumnFamilyDescriptor, Connection, Get, Put, Scan, TableDescriptor, TableName,
 };
 use basalt_fs::{ObjectFs, S3TestServer};
 
@@ -140,14 +141,14 @@ fn tables_live_on_the_object_store_through_compactions_snapshots_and_restarts() 
     );
 
     // A snapshot shares the objects; compaction and drop of the source leave the clone whole.
-    Client::snapshot(&conn, "s", &t).expect("snapshot");
+    SnapshotAdmin::snapshot(&conn, "s", &t).expect("snapshot");
     admin.major_compact(&t).expect("compact");
     assert_eq!(rows_of(&conn, "t"), written);
     let c = TableName::parse("c").expect("name");
-    Client::clone_snapshot(&conn, "s", &c).expect("clone");
+    SnapshotAdmin::clone_snapshot(&conn, "s", &c).expect("clone");
     admin.disable_table(&t).expect("disable");
     admin.delete_table(&t).expect("drop");
-    Client::delete_snapshot(&conn, "s").expect("delete snapshot");
+    SnapshotAdmin::delete_snapshot(&conn, "s").expect("delete snapshot");
     assert_eq!(rows_of(&conn, "c"), written);
     assert_store_matches_pointers(&fs, dir.path());
 

@@ -7,7 +7,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use basalt_common::procedure::{Resource, State};
-use basalt_embedded::{Client, ColumnFamilyDescriptor, Connection, TableDescriptor};
+use basalt_embedded::{ColumnFamilyDescriptor, Connection, TableDescriptor};
 
 #[test]
 fn a_waiting_procedure_is_listed_on_the_lock_it_waits_for() {

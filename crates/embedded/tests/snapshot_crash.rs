@@ -12,6 +12,7 @@
 
 mod support;
 
+use basalt_embedded::prelude::*;
 use std::path::Path;
 use std::time::Duration;
 
@@ -86,7 +87,7 @@ fn setup(conn: &Connection) {
             .put(&Put::new(row(i)).add_column("f", "q", "v1"))
             .unwrap();
     }
-    Client::snapshot(conn, "s0", &t()).unwrap();
+    SnapshotAdmin::snapshot(conn, "s0", &t()).unwrap();
     admin
         .add_column_family(&t(), ColumnFamilyDescriptor::new("g"))
         .unwrap();
@@ -185,8 +186,8 @@ fn change(conn: &Connection, what: Change, files: &[(Bytes, std::path::PathBuf)]
             "bulk load: {:?}",
             Client::bulk_load(conn, &t(), b"bulk000", files)
         ),
-        Change::Snapshot => format!("snapshot: {:?}", Client::snapshot(conn, "s1", &t())),
-        Change::Restore => format!("restore: {:?}", Client::restore_snapshot(conn, "s0")),
+        Change::Snapshot => format!("snapshot: {:?}", SnapshotAdmin::snapshot(conn, "s1", &t())),
+        Change::Restore => format!("restore: {:?}", SnapshotAdmin::restore_snapshot(conn, "s0")),
     }
 }
 
@@ -219,10 +220,10 @@ fn verify(
                     before.len()
                 ));
             }
-            let listed = Client::list_snapshots(conn).map_err(|e| e.to_string())?;
+            let listed = SnapshotAdmin::list_snapshots(conn).map_err(|e| e.to_string())?;
             if listed.iter().any(|s| s.name == "s1") {
                 let c = TableName::parse("c").unwrap();
-                Client::clone_snapshot(conn, "s1", &c).map_err(|e| e.to_string())?;
+                SnapshotAdmin::clone_snapshot(conn, "s1", &c).map_err(|e| e.to_string())?;
                 if contents(conn, "c")? != before {
                     return Err("a listed snapshot is not whole".into());
                 }

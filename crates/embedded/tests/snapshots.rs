@@ -2,13 +2,12 @@
 //! files by hard link, so compacting and dropping the table leaves them whole; listed and
 //! deleted by name; a half-taken one (a crash) is invisible and cleaned by the next.
 
+use basalt_client::prelude::*;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use basalt_embedded::{
-    Bytes, Client, ColumnFamilyDescriptor, Connection, Put, TableDescriptor, TableName,
-};
+use basalt_embedded::{Bytes, ColumnFamilyDescriptor, Connection, Put, TableDescriptor, TableName};
 use basalt_fs::FileSystem;
 use basalt_master::snapshots::{self, SNAPSHOT_DIR};
 
@@ -92,11 +91,11 @@ fn a_snapshot_keeps_its_files_through_compaction_and_drop() {
             n
         })
     };
-    Client::snapshot(&conn, "s1", &t()).expect("snapshot");
+    SnapshotAdmin::snapshot(&conn, "s1", &t()).expect("snapshot");
     stop.store(true, Ordering::Release);
     assert!(writer.join().expect("writer") > 0);
 
-    let listed = Client::list_snapshots(&conn).expect("list");
+    let listed = SnapshotAdmin::list_snapshots(&conn).expect("list");
     assert_eq!(listed.len(), 1);
     assert_eq!((listed[0].name.as_str(), &listed[0].table), ("s1", &t()));
     let files = manifest_files(&conn, "s1");
@@ -116,11 +115,15 @@ fn a_snapshot_keeps_its_files_through_compaction_and_drop() {
     }
 
     // Names are checked, and taken once.
-    assert!(Client::snapshot(&conn, ".bad", &t()).is_err());
-    assert!(Client::snapshot(&conn, "s1", &t()).is_err());
-    Client::delete_snapshot(&conn, "s1").expect("delete");
-    assert!(Client::list_snapshots(&conn).expect("list").is_empty());
-    assert!(Client::delete_snapshot(&conn, "s1").is_err());
+    assert!(SnapshotAdmin::snapshot(&conn, ".bad", &t()).is_err());
+    assert!(SnapshotAdmin::snapshot(&conn, "s1", &t()).is_err());
+    SnapshotAdmin::delete_snapshot(&conn, "s1").expect("delete");
+    assert!(
+        SnapshotAdmin::list_snapshots(&conn)
+            .expect("list")
+            .is_empty()
+    );
+    assert!(SnapshotAdmin::delete_snapshot(&conn, "s1").is_err());
     assert!(!files[0].0.exists());
 }
 
@@ -137,14 +140,18 @@ fn a_half_taken_snapshot_is_invisible_and_cleaned() {
     let tmp = dir.path().join(SNAPSHOT_DIR).join(".tmp").join("s2");
     std::fs::create_dir_all(tmp.join("files/junk")).expect("mkdir");
     std::fs::write(tmp.join("files/junk/x"), b"half").expect("write");
-    assert!(Client::list_snapshots(&conn).expect("list").is_empty());
-    Client::snapshot(&conn, "s2", &t()).expect("snapshot over the leftovers");
+    assert!(
+        SnapshotAdmin::list_snapshots(&conn)
+            .expect("list")
+            .is_empty()
+    );
+    SnapshotAdmin::snapshot(&conn, "s2", &t()).expect("snapshot over the leftovers");
     assert!(!tmp.exists());
-    let listed = Client::list_snapshots(&conn).expect("list");
+    let listed = SnapshotAdmin::list_snapshots(&conn).expect("list");
     assert_eq!(listed.len(), 1);
     assert!(!manifest_files(&conn, "s2").is_empty());
     // A snapshot of a missing table is refused, naming it.
-    let e = Client::snapshot(&conn, "s3", &TableName::parse("nope").expect("name"))
+    let e = SnapshotAdmin::snapshot(&conn, "s3", &TableName::parse("nope").expect("name"))
         .expect_err("no such table");
     assert!(e.to_string().contains("nope"), "{e}");
 }
@@ -204,12 +211,12 @@ fn a_clone_outlives_its_source_and_its_snapshot() {
     let admin = conn.admin();
     let table = filled_t(&conn);
     let before = rows_of(&conn, "t");
-    Client::snapshot(&conn, "s", &t()).expect("snapshot");
+    SnapshotAdmin::snapshot(&conn, "s", &t()).expect("snapshot");
     table
         .put(&Put::new("later").add_column("f", "q", "later"))
         .expect("put after");
     let c = TableName::parse("c").expect("name");
-    Client::clone_snapshot(&conn, "s", &c).expect("clone");
+    SnapshotAdmin::clone_snapshot(&conn, "s", &c).expect("clone");
     assert_eq!(rows_of(&conn, "c"), before, "the clone is the snapshot");
     assert_eq!(
         admin.regions(&c).expect("regions").len(),
@@ -220,7 +227,7 @@ fn a_clone_outlives_its_source_and_its_snapshot() {
     admin.major_compact(&t()).expect("compact");
     admin.disable_table(&t()).expect("disable");
     admin.delete_table(&t()).expect("drop");
-    Client::delete_snapshot(&conn, "s").expect("delete snapshot");
+    SnapshotAdmin::delete_snapshot(&conn, "s").expect("delete snapshot");
     assert_eq!(rows_of(&conn, "c"), before);
     // It is a table like any other: written, compacted, read.
     conn.table("c")
@@ -230,10 +237,10 @@ fn a_clone_outlives_its_source_and_its_snapshot() {
     admin.major_compact(&c).expect("compact the clone");
     assert_eq!(rows_of(&conn, "c").len(), before.len() + 1);
     // A clone needs a new name and an existing snapshot.
-    Client::snapshot(&conn, "s2", &c).expect("snapshot the clone");
-    let e = Client::clone_snapshot(&conn, "s2", &c).expect_err("c exists");
+    SnapshotAdmin::snapshot(&conn, "s2", &c).expect("snapshot the clone");
+    let e = SnapshotAdmin::clone_snapshot(&conn, "s2", &c).expect_err("c exists");
     assert!(e.to_string().contains('c'), "{e}");
-    let e = Client::clone_snapshot(&conn, "nope", &TableName::parse("d").expect("name"))
+    let e = SnapshotAdmin::clone_snapshot(&conn, "nope", &TableName::parse("d").expect("name"))
         .expect_err("no such snapshot");
     assert!(e.to_string().contains("nope"), "{e}");
     assert!(!admin.table_exists(&TableName::parse("d").expect("name")));
@@ -288,7 +295,7 @@ fn a_restored_table_equals_its_snapshot() {
         std::thread::yield_now();
     }
     let before_snapshot = written.load(Ordering::Acquire);
-    Client::snapshot(&conn, "s", &t()).expect("snapshot");
+    SnapshotAdmin::snapshot(&conn, "s", &t()).expect("snapshot");
     let after_snapshot = written.load(Ordering::Acquire);
     // Keep writing a while after it.
     while written.load(Ordering::Acquire) < after_snapshot + 200 {
@@ -298,7 +305,8 @@ fn a_restored_table_equals_its_snapshot() {
     writer.join().expect("writer");
 
     // What the snapshot holds, as a clone reads it.
-    Client::clone_snapshot(&conn, "s", &TableName::parse("c").expect("name")).expect("clone");
+    SnapshotAdmin::clone_snapshot(&conn, "s", &TableName::parse("c").expect("name"))
+        .expect("clone");
     let snapshot_cells = all_cells(&conn, "c");
     let rows: Vec<Vec<u8>> = rows_of(&conn, "c").into_iter().map(|(r, _)| r).collect();
     for n in 0..before_snapshot {
@@ -322,10 +330,10 @@ fn a_restored_table_equals_its_snapshot() {
         .expect("add family");
     assert_ne!(all_cells(&conn, "t"), snapshot_cells);
 
-    let e = Client::restore_snapshot(&conn, "s").expect_err("the table is enabled");
+    let e = SnapshotAdmin::restore_snapshot(&conn, "s").expect_err("the table is enabled");
     assert!(e.to_string().contains('t'), "{e}");
     admin.disable_table(&t()).expect("disable");
-    Client::restore_snapshot(&conn, "s").expect("restore");
+    SnapshotAdmin::restore_snapshot(&conn, "s").expect("restore");
     assert!(
         admin.is_table_disabled(&t()).expect("state"),
         "it stays disabled"
@@ -366,8 +374,8 @@ fn a_restored_table_equals_its_snapshot() {
     let admin = conn.admin();
     admin.disable_table(&t()).expect("disable");
     admin.delete_table(&t()).expect("drop");
-    Client::restore_snapshot(&conn, "s").expect("restore a dropped table");
+    SnapshotAdmin::restore_snapshot(&conn, "s").expect("restore a dropped table");
     assert_eq!(all_cells(&conn, "t"), snapshot_cells);
-    let e = Client::restore_snapshot(&conn, "nope").expect_err("no such snapshot");
+    let e = SnapshotAdmin::restore_snapshot(&conn, "nope").expect_err("no such snapshot");
     assert!(e.to_string().contains("nope"), "{e}");
 }

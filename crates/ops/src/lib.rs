@@ -53,30 +53,30 @@ pub trait Operation {
 /// Every typed administration call: `use basalt_ops::prelude::*` where a concrete connection
 /// (not a `dyn Client`) calls them.
 pub mod prelude {
-    //    pub use crate::chores::{AsyncChoreAdmin, ChoreAdmin};
+    pub use crate::chores::{AsyncChoreAdmin, ChoreAdmin};
+    pub use crate::cluster::{AsyncClusterAdmin, ClusterAdmin};
     pub use crate::namespaces::{AsyncNamespaceAdmin, NamespaceAdmin};
     pub use crate::quotas::{AsyncQuotaAdmin, QuotaAdmin};
-    //    pub use crate::regions::{AsyncRegionAdmin, RegionAdmin};
+    pub use crate::regions::{AsyncRegionAdmin, RegionAdmin};
     pub use crate::replication::{AsyncReplicationAdmin, ReplicationAdmin};
-    //    pub use crate::rsgroups::{AsyncRsGroupAdmin, RsGroupAdmin};
-    //    pub use crate::security::{AsyncSecurityAdmin, SecurityAdmin};
-    //    pub use crate::cluster::{AsyncClusterAdmin, ClusterAdmin};
-    //    pub use crate::snapshots::{AsyncSnapshotAdmin, SnapshotAdmin};
+    pub use crate::rsgroups::{AsyncRsGroupAdmin, RsGroupAdmin};
+    pub use crate::security::{AsyncSecurityAdmin, SecurityAdmin};
+    pub use crate::snapshots::{AsyncSnapshotAdmin, SnapshotAdmin};
     pub use crate::tables::{AsyncTableAdmin, TableAdmin};
 }
 
 /// Every blocking typed call, on any [`Caller`].
 pub trait Admin:
     Caller
-//    + chores::ChoreAdmin
+    + chores::ChoreAdmin
     + namespaces::NamespaceAdmin
     + quotas::QuotaAdmin
-//    + regions::RegionAdmin
+    + regions::RegionAdmin
     + replication::ReplicationAdmin
-//    + rsgroups::RsGroupAdmin
-//    + security::SecurityAdmin
-//    + cluster::ClusterAdmin
-//    + snapshots::SnapshotAdmin
+    + rsgroups::RsGroupAdmin
+    + security::SecurityAdmin
+    + cluster::ClusterAdmin
+    + snapshots::SnapshotAdmin
     + tables::TableAdmin
 {
 }
@@ -86,15 +86,15 @@ impl<T: Caller + ?Sized> Admin for T {}
 /// Every async typed call, on any [`AsyncCaller`].
 pub trait AsyncAdmin:
     AsyncCaller
-//    + chores::AsyncChoreAdmin
+    + chores::AsyncChoreAdmin
     + namespaces::AsyncNamespaceAdmin
     + quotas::AsyncQuotaAdmin
-//    + regions::AsyncRegionAdmin
+    + regions::AsyncRegionAdmin
     + replication::AsyncReplicationAdmin
-//    + rsgroups::AsyncRsGroupAdmin
-//    + security::AsyncSecurityAdmin
-//    + cluster::AsyncClusterAdmin
-//    + snapshots::AsyncSnapshotAdmin
+    + rsgroups::AsyncRsGroupAdmin
+    + security::AsyncSecurityAdmin
+    + cluster::AsyncClusterAdmin
+    + snapshots::AsyncSnapshotAdmin
     + tables::AsyncTableAdmin
 {
 }

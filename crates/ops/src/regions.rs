@@ -1,11 +1,12 @@
 //! Regions and the balancer: moving, assigning, splitting and merging regions, the balancer
 //! and the split and merge switches (global ADMIN to change, open to read).
 
-use basalt_common::{Error, ErrorKind};
+use basalt_common::{Error, ErrorKind, Result, TableName};
 use basalt_proto::pb;
+use basalt_proto::schema::pb_table_name;
 
-use crate::declare::operations;
-use crate::need;
+use crate::declare::{calls, operations};
+use crate::{Changed, need};
 
 /// A region the catalog does not know is one no server serves: NotServingRegionException, as
 /// HBase's master answers, so the client looks it up again.
@@ -54,4 +55,112 @@ operations! {
         = is_split_or_merge_enabled, need need::anyone;
     /// Runs the normalizer on some tables.
     Normalize(pb::NormalizeRequest) -> pb::NormalizeResponse = normalize, need need::admin;
+}
+
+/// A server named `host,port,startcode` or `host:port`, or none: another server.
+fn destination(to: Option<&str>) -> Result<Option<pb::ServerName>> {
+    to.map(basalt_proto::server_name).transpose()
+}
+
+fn switch_type(split: bool) -> pb::MasterSwitchType {
+    if split {
+        pb::MasterSwitchType::Split
+    } else {
+        pb::MasterSwitchType::Merge
+    }
+}
+
+calls! {
+    /// Regions and the balancer.
+    RegionAdmin, AsyncRegionAdmin;
+
+    /// Switches the balancer; returns whether it was on.
+    async fn balance_switch(c, on: bool) -> Result<bool> {
+        let request = pb::SetBalancerRunningRequest {
+            on,
+            synchronous: Some(true),
+        };
+        let r = c.call::<SetBalancerRunning>(None, request).await?;
+        Ok(r.prev_balance_value.unwrap_or(false))
+    }
+
+    /// Whether the balancer is on.
+    async fn balancer_enabled(c) -> Result<bool> {
+        let r = c
+            .call::<IsBalancerEnabled>(None, pb::IsBalancerEnabledRequest {})
+            .await?;
+        Ok(r.enabled)
+    }
+
+    /// Runs the balancer once; false if it is switched off.
+    async fn balancer(c) -> Result<bool> {
+        let r = c.call::<Balance>(None, pb::BalanceRequest::default()).await?;
+        c.changed(Changed::Regions);
+        Ok(r.balancer_ran)
+    }
+
+    /// Moves a region, named by its full name, to `to` (`host,port,startcode` or
+    /// `host:port`), or to another server.
+    async fn move_region(c, region: &[u8], to: Option<&str>) -> Result<()> {
+        let request = pb::MoveRegionRequest {
+            region: basalt_proto::region(region),
+            dest_server_name: destination(to)?,
+        };
+        c.call::<MoveRegion>(None, request).await?;
+        c.changed(Changed::Regions);
+        Ok(())
+    }
+
+    /// Opens a closed region.
+    async fn assign(c, region: &[u8]) -> Result<()> {
+        let request = pb::AssignRegionRequest {
+            region: basalt_proto::region(region),
+            r#override: None,
+        };
+        c.call::<AssignRegion>(None, request).await?;
+        c.changed(Changed::Regions);
+        Ok(())
+    }
+
+    /// Closes a region and leaves it closed.
+    async fn unassign(c, region: &[u8]) -> Result<()> {
+        let request = pb::UnassignRegionRequest {
+            region: basalt_proto::region(region),
+            force: None,
+        };
+        c.call::<UnassignRegion>(None, request).await?;
+        c.changed(Changed::Regions);
+        Ok(())
+    }
+
+    /// Switches splits (`split`) or merges; returns whether they were on.
+    async fn split_or_merge_switch(c, split: bool, on: bool) -> Result<bool> {
+        let request = pb::SetSplitOrMergeEnabledRequest {
+            enabled: on,
+            synchronous: None,
+            switch_types: vec![switch_type(split) as i32],
+        };
+        let r = c.call::<SetSplitOrMergeEnabled>(None, request).await?;
+        Ok(r.prev_value.first().copied().unwrap_or(true))
+    }
+
+    /// Whether splits (`split`) or merges are on.
+    async fn split_or_merge_enabled(c, split: bool) -> Result<bool> {
+        let request = pb::IsSplitOrMergeEnabledRequest {
+            switch_type: switch_type(split) as i32,
+        };
+        Ok(c.call::<IsSplitOrMergeEnabled>(None, request).await?.enabled)
+    }
+
+    /// Runs the normalizer now, over `tables` (none: every table); whether it ran.
+    async fn normalize(c, tables: &[TableName]) -> Result<bool> {
+        let request = pb::NormalizeRequest {
+            table_names: tables.iter().map(pb_table_name).collect(),
+            regex: None,
+            namespace: None,
+        };
+        let r = c.call::<Normalize>(None, request).await?;
+        c.changed(Changed::Regions);
+        Ok(r.normalizer_ran)
+    }
 }

@@ -326,6 +326,39 @@ pub fn slow_call(p: &pb::SlowLogPayload) -> basalt_common::slowlog::SlowCall {
     }
 }
 
+/// A server named `host,port,startcode` or `host:port` (no start code: any server there), as
+/// MasterService takes it.
+pub fn server_name(name: &str) -> basalt_common::Result<pb::ServerName> {
+    let bad = || {
+        basalt_common::Error::InvalidArgument(format!(
+            "{name:?} is not a server name (host,port,startcode)"
+        ))
+    };
+    let (server, start_code) = match basalt_common::ServerName::parse(name) {
+        Some(s) => {
+            let start_code = u64::try_from(s.start_code).ok();
+            (s, start_code)
+        }
+        None => (basalt_common::ServerName::new(name, 0), None),
+    };
+    let (host, port) = server.host_and_port().ok_or_else(bad)?;
+    Ok(pb::ServerName {
+        host_name: host.to_owned(),
+        port: Some(u32::from(port)),
+        start_code,
+    })
+}
+
+/// A ServerName as `host,port,startcode`.
+pub fn server_text(s: &pb::ServerName) -> String {
+    format!(
+        "{},{},{}",
+        s.host_name,
+        s.port.unwrap_or_default(),
+        s.start_code.unwrap_or_default()
+    )
+}
+
 /// The region specifier for a region name.
 pub fn region(name: &[u8]) -> RegionSpecifier {
     RegionSpecifier {

@@ -4,8 +4,8 @@
 use basalt_embedded::prelude::*;
 use std::sync::Arc;
 
+use basalt_embedded::TableName;
 use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
-use basalt_embedded::{Client, TableName};
 
 mod support;
 

@@ -291,6 +291,7 @@ impl Drop for AsyncScanner {
 mod tests {
     use super::*;
     use crate::TableDescriptor;
+    use basalt_ops::prelude::AsyncSnapshotAdmin;
 
     fn send<T: Send>(_: &T) {}
 

@@ -1,12 +1,7 @@
 //! [`Client`] for [`RemoteConnection`]: the remote side of the interface tools share with
 //! embedded connections.
 
-use basalt_common::acl::{Permission, Scope};
-use basalt_common::balancer_log::{Decision, Rejection};
-use basalt_common::chore::Chore;
-use basalt_common::procedure::{Lock, Procedure};
 use basalt_common::quota::{Quotas, Subject};
-use basalt_common::rsgroup::{RsGroupChange, RsGroupInfo};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use std::sync::Arc;
 
@@ -94,66 +89,6 @@ impl Client for RemoteConnection {
         self.admin().merge_regions(name, a, b)
     }
 
-    fn balance_switch(&self, on: bool) -> Result<bool> {
-        self.admin().balance_switch(on)
-    }
-
-    fn grant(&self, p: &Permission, merge: bool) -> Result<()> {
-        self.admin().grant(p, merge)
-    }
-
-    fn revoke(&self, principal: &str, scope: &Scope) -> Result<()> {
-        self.admin().revoke(principal, scope)
-    }
-
-    fn user_permissions(&self, scope: &Scope) -> Result<Vec<Permission>> {
-        self.admin().user_permissions(scope)
-    }
-
-    fn snapshot(&self, name: &str, table: &TableName) -> Result<()> {
-        self.admin().snapshot(name, table)
-    }
-
-    fn snapshot_with_ttl(&self, name: &str, table: &TableName, ttl_secs: i64) -> Result<()> {
-        self.admin().snapshot_with_ttl(name, table, ttl_secs)
-    }
-
-    fn list_snapshots(&self) -> Result<Vec<crate::SnapshotInfo>> {
-        self.admin().list_snapshots()
-    }
-
-    fn delete_snapshot(&self, name: &str) -> Result<()> {
-        self.admin().delete_snapshot(name)
-    }
-
-    fn clone_snapshot(&self, name: &str, table: &TableName) -> Result<()> {
-        self.admin().clone_snapshot(name, table)
-    }
-
-    fn restore_snapshot(&self, name: &str) -> Result<()> {
-        self.admin().restore_snapshot(name)
-    }
-
-    fn decommission_region_servers(&self, servers: &[String], offload: bool) -> Result<()> {
-        self.admin().decommission_region_servers(servers, offload)
-    }
-
-    fn recommission_region_server(&self, server: &str, regions: &[Vec<u8>]) -> Result<()> {
-        self.admin().recommission_region_server(server, regions)
-    }
-
-    fn decommissioned_region_servers(&self) -> Result<Vec<String>> {
-        self.admin().decommissioned_region_servers()
-    }
-
-    fn split_or_merge_switch(&self, split: bool, on: bool) -> Result<bool> {
-        self.admin().split_or_merge_switch(split, on)
-    }
-
-    fn split_or_merge_enabled(&self, split: bool) -> Result<bool> {
-        self.admin().split_or_merge_enabled(split)
-    }
-
     fn stop_region_server(&self, server: &str) -> Result<()> {
         self.admin().stop_region_server(server)
     }
@@ -166,14 +101,6 @@ impl Client for RemoteConnection {
         self.admin().clear_block_cache(table)
     }
 
-    fn security_capabilities(&self) -> Result<Vec<String>> {
-        self.admin().security_capabilities()
-    }
-
-    fn in_maintenance_mode(&self) -> Result<bool> {
-        self.admin().in_maintenance_mode()
-    }
-
     fn roll_wal_writer(&self, server: &str) -> Result<()> {
         self.admin().roll_wal_writer(server)
     }
@@ -184,26 +111,6 @@ impl Client for RemoteConnection {
 
     fn update_all_config(&self) -> Result<()> {
         self.admin().update_all_config()
-    }
-
-    fn chore_switch(&self, chore: Chore, on: bool) -> Result<bool> {
-        self.admin().chore_switch(chore, on)
-    }
-
-    fn chore_enabled(&self, chore: Chore) -> Result<bool> {
-        self.admin().chore_enabled(chore)
-    }
-
-    fn run_cleaner_chore(&self) -> Result<bool> {
-        self.admin().run_cleaner_chore()
-    }
-
-    fn run_catalog_janitor(&self) -> Result<usize> {
-        self.admin().run_catalog_janitor()
-    }
-
-    fn normalize(&self, tables: &[TableName]) -> Result<bool> {
-        self.admin().normalize(tables)
     }
 
     fn compaction_state(&self, table: &TableName) -> Result<String> {
@@ -220,22 +127,6 @@ impl Client for RemoteConnection {
 
     fn clear_slow_log(&self, servers: &[String]) -> Result<(usize, usize)> {
         self.admin().clear_slow_log(servers)
-    }
-
-    fn balancer_log(&self, limit: usize) -> Result<(Vec<Decision>, Vec<Rejection>)> {
-        self.admin().balancer_log(limit)
-    }
-
-    fn list_rsgroups(&self) -> Result<Vec<RsGroupInfo>> {
-        self.admin().list_rsgroups()
-    }
-
-    fn change_rsgroups(&self, change: &RsGroupChange) -> Result<()> {
-        self.admin().change_rsgroups(change)
-    }
-
-    fn balance_rsgroup(&self, name: &str) -> Result<bool> {
-        self.admin().balance_rsgroup(name)
     }
 
     fn list_quotas(&self) -> Result<Vec<(Subject, Quotas)>> {
@@ -282,18 +173,6 @@ impl Client for RemoteConnection {
             .map_err(|e| Error::storage(format!("ZooKeeper at {quorum}: {e}")))
     }
 
-    fn procedures(&self) -> Result<Vec<Procedure>> {
-        self.admin().procedures()
-    }
-
-    fn locks(&self) -> Result<Vec<Lock>> {
-        self.admin().locks()
-    }
-
-    fn flush_master_store(&self) -> Result<()> {
-        self.admin().flush_master_store()
-    }
-
     fn clear_compaction_queues(&self, server: &str, queues: &[String]) -> Result<()> {
         self.admin().clear_compaction_queues(server, queues)
     }
@@ -302,34 +181,6 @@ impl Client for RemoteConnection {
         let r: pb::RunHbckChoreResponse =
             self.hbck_call("RunHbckChore", &pb::RunHbckChoreRequest {})?;
         Ok(r.ran)
-    }
-
-    fn stop_master(&self) -> Result<()> {
-        self.admin().stop_master()
-    }
-
-    fn clear_dead_servers(&self, servers: &[String]) -> Result<Vec<String>> {
-        self.admin().clear_dead_servers(servers)
-    }
-
-    fn balancer(&self) -> Result<bool> {
-        self.admin().balancer()
-    }
-
-    fn balancer_enabled(&self) -> Result<bool> {
-        self.admin().balancer_enabled()
-    }
-
-    fn move_region(&self, region: &[u8], to: Option<&str>) -> Result<()> {
-        self.admin().move_region(region, to)
-    }
-
-    fn assign(&self, region: &[u8]) -> Result<()> {
-        self.admin().assign(region)
-    }
-
-    fn unassign(&self, region: &[u8]) -> Result<()> {
-        self.admin().unassign(region)
     }
 
     fn put(&self, table: &TableName, put: &Put) -> Result<()> {
