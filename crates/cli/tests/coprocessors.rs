@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 
 use basalt_coprocessor::testing::example;
 use basalt_embedded::{
-    Bytes, Client, ColumnFamilyDescriptor, Connection, Error, Get, Put, Scan, TableDescriptor,
-    TableName,
+    Bytes, Client, ColumnFamilyDescriptor, Connection, EndpointCall, Error, Get, Put, Scan,
+    TableDescriptor, TableName,
 };
 use support::cluster::Cluster;
 
@@ -50,7 +50,15 @@ fn put(row: &str, value: &str) -> Put {
 /// The rows each region's scan counter has counted, by region name.
 fn counted(client: &dyn Client, table: &TableName) -> BTreeMap<Bytes, i64> {
     client
-        .coprocessor_service(table, (b"", b""), "RowCounter", "scanned", &[])
+        .coprocessor_service(
+            table,
+            &EndpointCall {
+                range: (b"", b""),
+                service: "RowCounter",
+                method: "scanned",
+                request: &[],
+            },
+        )
         .unwrap()
         .into_iter()
         .map(|(region, answer)| {

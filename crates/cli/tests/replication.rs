@@ -279,6 +279,25 @@ fn a_standalone_source_killed_mid_shipping_ships_the_rest_after_restart() {
     let conn: Arc<dyn Client> = Arc::new(
         RemoteConnection::connect(source.rpc.parse().unwrap(), RemoteConfig::default()).unwrap(),
     );
+    // What the restarted server ships shows on /metrics: read while the claimed queue still
+    // ships at its bandwidth (a recovered queue's figures go once it has shipped it all).
+    let shipped = |metrics: &str| -> u64 {
+        metrics
+            .lines()
+            .filter(|l| l.starts_with("basalt_replication_source_shipped_ops_total{peer=\"p\""))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+            .sum()
+    };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let metrics = loop {
+        let (code, metrics) = support::http_get(&source.info, "/metrics");
+        assert_eq!(code, 200);
+        if shipped(&metrics) > 0 || Instant::now() > deadline {
+            break metrics;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert!(shipped(&metrics) > 0, "{metrics}");
     config.bandwidth = 0;
     conn.update_peer_config("p", &config).unwrap();
     let all = converge("the restarted source and its peer", &[&conn, &peer_conn]);
@@ -288,16 +307,7 @@ fn a_standalone_source_killed_mid_shipping_ships_the_rest_after_restart() {
         "{shipped_before} shipped before the kill"
     );
 
-    // What shipped shows, on /metrics, /jmx (HBase's bean), the server's page and
-    // `status 'replication'`.
-    let (code, metrics) = support::http_get(&source.info, "/metrics");
-    assert_eq!(code, 200);
-    let shipped: u64 = metrics
-        .lines()
-        .filter(|l| l.starts_with("basalt_replication_source_shipped_ops_total{peer=\"p\""))
-        .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
-        .sum();
-    assert!(shipped > 0, "{metrics}");
+    // What shipped shows, on /jmx (HBase's bean), the server's page and `status 'replication'`.
     let (_, jmx) = support::http_get(
         &source.info,
         "/jmx?qry=Hadoop:service=HBase,name=RegionServer,sub=Replication",

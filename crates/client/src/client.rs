@@ -169,6 +169,20 @@ pub fn counter_value(result: &RowResult) -> Result<i64> {
     Ok(i64::from_be_bytes(counter))
 }
 
+/// A call of a coprocessor endpoint: `service.method` with `request`, on the regions holding
+/// rows in `[range.0, range.1)` (empty: unbounded).
+#[derive(Debug, Clone, Copy)]
+pub struct EndpointCall<'a> {
+    /// The first row, and the row after the last (empty: unbounded).
+    pub range: (&'a [u8], &'a [u8]),
+    /// The endpoint's service.
+    pub service: &'a str,
+    /// Its method.
+    pub method: &'a str,
+    /// The request's bytes, as the method reads them.
+    pub request: &'a [u8],
+}
+
 /// What a tool needs of a connection, embedded or remote. Tables are named on each call.
 pub trait Client: Send + Sync + fmt::Debug + basalt_ops::Caller {
     /// `host,port,startcode` of the (only) server.
@@ -281,17 +295,13 @@ pub trait Client: Send + Sync + fmt::Debug + basalt_ops::Caller {
         interpreter: crate::aggregate::Interpreter,
         what: crate::aggregate::Aggregation,
     ) -> Result<Option<crate::aggregate::Number>>;
-    /// Calls `service.method` of a coprocessor endpoint with `request` on every region of
-    /// `table` holding rows in `[start_row, stop_row)` (empty: unbounded), all at once (HBase's
-    /// `Table.coprocessorService`): each region's name and response, in key order. The caller
-    /// merges them.
+    /// Makes `call` of a coprocessor endpoint on every region of `table` holding rows in its
+    /// range, all at once (HBase's `Table.coprocessorService`): each region's name and
+    /// response, in key order. The caller merges them.
     fn coprocessor_service(
         &self,
         table: &TableName,
-        range: (&[u8], &[u8]),
-        service: &str,
-        method: &str,
-        request: &[u8],
+        call: &EndpointCall<'_>,
     ) -> Result<Vec<(Bytes, Vec<u8>)>>;
     /// Adopts prepared store files `(family, path)` into the region of `table` holding `row`
     /// (HBase's BulkLoadHFile): all of them or none. The paths are the server's.

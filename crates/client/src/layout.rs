@@ -28,7 +28,7 @@ use basalt_ops::prelude::TableAdmin;
 use basalt_ops::{Caller, Changed, MasterRequest, MasterResponse};
 
 use crate::client::{ClusterSummary, RegionSummary, Scanner};
-use crate::{BatchOp, BatchOutcome, Client};
+use crate::{BatchOp, BatchOutcome, Client, EndpointCall};
 
 /// How long a table's layout is taken as known (a table dropped and made again elsewhere
 /// with another layout is seen after this).
@@ -550,14 +550,10 @@ impl Client for LayoutClient {
     fn coprocessor_service(
         &self,
         table: &TableName,
-        range: (&[u8], &[u8]),
-        service: &str,
-        method: &str,
-        request: &[u8],
+        call: &EndpointCall<'_>,
     ) -> Result<Vec<(Bytes, Vec<u8>)>> {
         // The range is in the table's stored keys: an endpoint sees the rows as stored.
-        self.inner
-            .coprocessor_service(table, range, service, method, request)
+        self.inner.coprocessor_service(table, call)
     }
 
     fn aggregate(

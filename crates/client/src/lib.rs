@@ -47,8 +47,8 @@ pub use basalt_proto::HBASE_VERSION;
 pub use batch::{BatchOp, BatchOutcome};
 pub use buffered::{BufferedMutator, BufferedMutatorParams, DEFAULT_WRITE_BUFFER_SIZE};
 pub use client::{
-    Client, ClusterSummary, RegionLoad, RegionSummary, Scanner, ServerSummary, SnapshotInfo,
-    TaskSummary, counter_value, one_counter,
+    Client, ClusterSummary, EndpointCall, RegionLoad, RegionSummary, Scanner, ServerSummary,
+    SnapshotInfo, TaskSummary, counter_value, one_counter,
 };
 pub use layout::LayoutClient;
 

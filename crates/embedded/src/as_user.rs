@@ -14,7 +14,9 @@ use basalt_common::{Bytes, Delete, Get, Put, Result, RowResult, Scan, TableName}
 
 use basalt_ops::{MasterRequest, MasterResponse};
 
-use crate::{BatchOp, BatchOutcome, Client, ClusterSummary, Connection, RegionSummary, Scanner};
+use crate::{
+    BatchOp, BatchOutcome, Client, ClusterSummary, Connection, EndpointCall, RegionSummary, Scanner,
+};
 
 /// An embedded connection acting as `user`.
 #[derive(Debug)]
@@ -253,14 +255,10 @@ impl Client for AsUser {
     fn coprocessor_service(
         &self,
         table: &TableName,
-        range: (&[u8], &[u8]),
-        service: &str,
-        method: &str,
-        request: &[u8],
+        call: &EndpointCall<'_>,
     ) -> Result<Vec<(Bytes, Vec<u8>)>> {
         // As HBase by default (no EXEC permission checks): reaching the table is enough.
-        self.inner
-            .coprocessor_service(table, range, service, method, request)
+        self.inner.coprocessor_service(table, call)
     }
 
     fn aggregate(

@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use basalt_client::{
-    BatchOp, BatchOutcome, Client, ClusterSummary, RegionLoad, RegionSummary, Scanner,
-    ServerSummary,
+    BatchOp, BatchOutcome, Client, ClusterSummary, EndpointCall, RegionLoad, RegionSummary,
+    Scanner, ServerSummary,
 };
 use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment};
 use basalt_common::quota::{Quotas, Subject};
@@ -232,11 +232,14 @@ impl Client for Connection {
     fn coprocessor_service(
         &self,
         table: &TableName,
-        range: (&[u8], &[u8]),
-        service: &str,
-        method: &str,
-        request: &[u8],
+        call: &EndpointCall<'_>,
     ) -> Result<Vec<(Bytes, Vec<u8>)>> {
+        let EndpointCall {
+            range,
+            service,
+            method,
+            request,
+        } = *call;
         self.table_named(table.clone())
             .coprocessor_service(range, service, method, request)
     }

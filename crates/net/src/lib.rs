@@ -145,6 +145,36 @@ impl<S: Read> BufRead for Patient<'_, S> {
     }
 }
 
+/// [`serve_connections`] on a thread of its own, `{name}-accept`, which owns the listener.
+pub fn spawn_acceptor<E: std::fmt::Display + 'static>(
+    listener: TcpListener,
+    stop: Arc<AtomicBool>,
+    max: usize,
+    name: &'static str,
+    serve: Arc<dyn Fn(TcpStream) -> Result<(), E> + Send + Sync>,
+) -> io::Result<JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name(format!("{name}-accept"))
+        .spawn(move || serve_connections(&listener, &stop, max, name, serve))
+}
+
+/// A thread, `{name}-leases`, running `expire` every [`POLL`] until `stop` (a server's
+/// scanner and lease reaper).
+pub fn spawn_reaper(
+    name: &str,
+    stop: Arc<AtomicBool>,
+    expire: impl Fn() + Send + 'static,
+) -> io::Result<JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name(format!("{name}-leases"))
+        .spawn(move || {
+            while !stop.load(Ordering::Acquire) {
+                std::thread::sleep(POLL);
+                expire();
+            }
+        })
+}
+
 /// Accepts connections on `listener` until `stop`, serving each on a thread named `name`
 /// with `serve`; at most `max` at once (more are closed at accept). Returns once stopped and
 /// every connection thread has finished.

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use basalt_common::acl::{GroupMapping, PrincipalRules, User};
 use basalt_net::tls::{Wire, WireReader, common_name, linger, rustls};
-use basalt_net::{POLL, Patient, serve_connections};
+use basalt_net::{POLL, Patient, spawn_acceptor, spawn_reaper};
 
 use crate::cellblock;
 use crate::frame::{self, Call, FrameError};
@@ -162,31 +162,17 @@ impl RpcServer {
         });
         let accept = {
             let shared = Arc::clone(&shared);
-            std::thread::Builder::new()
-                .name("rpc-accept".into())
-                .spawn(move || {
-                    let conn_shared = Arc::clone(&shared);
-                    serve_connections(
-                        &listener,
-                        &shared.stop,
-                        shared.config.max_connections,
-                        "rpc",
-                        Arc::new(move |stream| serve(stream, &conn_shared)),
-                    );
-                })?
+            let max = shared.config.max_connections;
+            let serve = Arc::new(move |stream| serve(stream, &shared));
+            spawn_acceptor(listener, Arc::clone(&stop), max, "rpc", serve)?
         };
         let reaper = {
             let shared = Arc::clone(&shared);
-            std::thread::Builder::new()
-                .name("rpc-leases".into())
-                .spawn(move || {
-                    while !shared.stop.load(Ordering::Acquire) {
-                        std::thread::sleep(POLL);
-                        for service in &shared.services {
-                            service.expire();
-                        }
-                    }
-                })?
+            spawn_reaper("rpc", Arc::clone(&stop), move || {
+                for service in &shared.services {
+                    service.expire();
+                }
+            })?
         };
         Ok(RpcServer {
             addr,

@@ -15,7 +15,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use basalt_client::Client;
-use basalt_net::{POLL, Patient, serve_connections};
+use basalt_net::{POLL, Patient, spawn_acceptor, spawn_reaper};
 
 use crate::handler::{Handler, declares_illegal_argument};
 use crate::protocol::Fields;
@@ -185,29 +185,15 @@ impl ThriftServer {
         });
         let accept = {
             let shared = Arc::clone(&shared);
-            std::thread::Builder::new()
-                .name("thrift-accept".into())
-                .spawn(move || {
-                    let conn_shared = Arc::clone(&shared);
-                    serve_connections(
-                        &listener,
-                        &shared.stop,
-                        shared.config.max_connections,
-                        "thrift",
-                        Arc::new(move |stream| serve(stream, &conn_shared)),
-                    );
-                })?
+            let max = shared.config.max_connections;
+            let serve = Arc::new(move |stream| serve(stream, &shared));
+            spawn_acceptor(listener, Arc::clone(&stop), max, "thrift", serve)?
         };
         let reaper = {
             let shared = Arc::clone(&shared);
-            std::thread::Builder::new()
-                .name("thrift-leases".into())
-                .spawn(move || {
-                    while !shared.stop.load(Ordering::Acquire) {
-                        std::thread::sleep(POLL);
-                        shared.service.expire_scanners();
-                    }
-                })?
+            spawn_reaper("thrift", Arc::clone(&stop), move || {
+                shared.service.expire_scanners();
+            })?
         };
         Ok(ThriftServer {
             addr,

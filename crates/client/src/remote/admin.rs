@@ -338,24 +338,9 @@ pub(super) fn server_addr(server: &str) -> Result<std::net::SocketAddr> {
         .ok_or_else(|| Error::InvalidArgument(format!("{server} is not a server address")))
 }
 
-/// The administration calls of both handles, blocking and async, one of each per call.
-macro_rules! admin_calls {
-    ($($(#[$doc:meta])* fn $name:ident(&self $(, $arg:ident: $ty:ty)*) -> $out:ty;)*) => {
-        impl RemoteAdmin<'_> {
-            $($(#[$doc])* pub fn $name(&self $(, $arg: $ty)*) -> $out {
-                block(self.calls().$name($($arg),*))
-            })*
-        }
+both_faces! {
+    RemoteAdmin<'_>, super::AsyncAdmin;
 
-        impl super::AsyncAdmin {
-            $($(#[$doc])* pub async fn $name(&self $(, $arg: $ty)*) -> $out {
-                self.calls().$name($($arg),*).await
-            })*
-        }
-    };
-}
-
-admin_calls! {
     /// Writes each of the table's memstores to store files (AdminService FlushRegion on every
     /// region).
     fn flush(&self, name: &TableName) -> Result<()>;

@@ -5,7 +5,7 @@ use basalt_common::quota::{Quotas, Subject};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use std::sync::Arc;
 
-use crate::{Client, ClusterSummary, RegionSummary, Scanner};
+use crate::{Client, ClusterSummary, EndpointCall, RegionSummary, Scanner};
 
 use super::*;
 
@@ -235,11 +235,14 @@ impl Client for RemoteConnection {
     fn coprocessor_service(
         &self,
         table: &TableName,
-        range: (&[u8], &[u8]),
-        service: &str,
-        method: &str,
-        request: &[u8],
+        call: &EndpointCall<'_>,
     ) -> Result<Vec<(Bytes, Vec<u8>)>> {
+        let EndpointCall {
+            range,
+            service,
+            method,
+            request,
+        } = *call;
         self.on(table)
             .coprocessor_service(range, service, method, request)
     }

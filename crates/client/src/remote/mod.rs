@@ -22,6 +22,27 @@ use crate::{
     RowResult, Scan, TableName, TimeRange,
 };
 
+/// The calls of a blocking handle and its async twin, one of each per call, both running the
+/// one body `calls()` gives (`RemoteTable` and `AsyncTable`, `RemoteAdmin` and `AsyncAdmin`).
+macro_rules! both_faces {
+    (
+        $Blocking:ty, $Async:ty;
+        $($(#[$doc:meta])* fn $name:ident(&self $(, $arg:ident: $ty:ty)*) -> $out:ty;)*
+    ) => {
+        impl $Blocking {
+            $($(#[$doc])* pub fn $name(&self $(, $arg: $ty)*) -> $out {
+                block(self.calls().$name($($arg),*))
+            })*
+        }
+
+        impl $Async {
+            $($(#[$doc])* pub async fn $name(&self $(, $arg: $ty)*) -> $out {
+                self.calls().$name($($arg),*).await
+            })*
+        }
+    };
+}
+
 mod admin;
 mod client_impl;
 mod convert;

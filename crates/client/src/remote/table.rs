@@ -37,24 +37,9 @@ impl RemoteTable<'_> {
     }
 }
 
-/// The calls of both tables, blocking and async, one of each per operation.
-macro_rules! table_calls {
-    ($($(#[$doc:meta])* fn $name:ident(&self $(, $arg:ident: $ty:ty)*) -> $out:ty;)*) => {
-        impl RemoteTable<'_> {
-            $($(#[$doc])* pub fn $name(&self $(, $arg: $ty)*) -> $out {
-                block(self.calls().$name($($arg),*))
-            })*
-        }
+both_faces! {
+    RemoteTable<'_>, super::AsyncTable;
 
-        impl super::AsyncTable {
-            $($(#[$doc])* pub async fn $name(&self $(, $arg: $ty)*) -> $out {
-                self.calls().$name($($arg),*).await
-            })*
-        }
-    };
-}
-
-table_calls! {
     /// Writes the put's cells (HBase's `Table.put`).
     fn put(&self, put: &Put) -> Result<()>;
     /// Deletes what the delete names (HBase's `Table.delete`).

@@ -41,6 +41,52 @@ mod scan;
 use decode::*;
 use scan::Open;
 
+/// A ClientService request, decoded once: its throttle, its count and its run all read it.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "a request is decoded once and moved whole"
+)]
+enum Request {
+    Get(GetRequest),
+    Mutate(MutateRequest),
+    Scan(ScanRequest),
+    Multi(MultiRequest),
+    ExecService(pb::CoprocessorServiceRequest),
+    BulkLoad(pb::BulkLoadHFileRequest),
+}
+
+impl Request {
+    /// `method`'s request; None if ClientService has no such method, an exception if it is one
+    /// Basalt refuses or its message does not decode.
+    fn decode(method: &str, param: Option<&[u8]>) -> Option<Result<Request, ExceptionResponse>> {
+        Some(match method {
+            "Get" => decode(param).map(Request::Get),
+            "Mutate" => decode(param).map(Request::Mutate),
+            "Scan" => decode(param).map(Request::Scan),
+            "Multi" => decode(param).map(Request::Multi),
+            "ExecService" => decode(param).map(Request::ExecService),
+            "BulkLoadHFile" => decode(param).map(Request::BulkLoad),
+            "PrepareBulkLoad" | "CleanupBulkLoad" | "ExecRegionServerService" => {
+                Err(unsupported(method))
+            }
+            _ => return None,
+        })
+    }
+
+    /// A read or a write of rows, which a user's request count counts.
+    fn is_data(&self) -> bool {
+        matches!(
+            self,
+            Request::Get(_) | Request::Mutate(_) | Request::Scan(_) | Request::Multi(_)
+        )
+    }
+
+    /// Whether what it answers counts against the read-byte throttles.
+    fn reads(&self) -> bool {
+        matches!(self, Request::Get(_) | Request::Scan(_) | Request::Multi(_))
+    }
+}
+
 fn unsupported(what: &str) -> ExceptionResponse {
     exception(
         "org.apache.hadoop.hbase.DoNotRetryIOException",
@@ -146,11 +192,12 @@ impl ClientService {
     }
 
     /// Refuses a call that would go past a throttle (HBase's RpcThrottlingException, with
-    /// how long to wait); returns the call's table (for what it reads after).
+    /// how long to wait); returns the call's tables (for what it reads after). `bytes` is the
+    /// request's size.
     fn throttle(
         &self,
-        method: &str,
-        param: Option<&[u8]>,
+        request: &Request,
+        bytes: u64,
         user: Option<&User>,
     ) -> Result<Vec<Option<basalt_common::TableName>>, ExceptionResponse> {
         use crate::quotas::Usage;
@@ -158,83 +205,53 @@ impl ClientService {
             return Ok(Vec::new());
         };
         let name = user.map_or("anonymous", |u| u.name.as_str());
-        let bytes = param.map_or(0, |p| p.len() as u64);
-        let mut calls: Vec<(Option<basalt_common::TableName>, Usage)> = Vec::new();
-        match method {
-            // Without a quota that depends on the table, a single call is counted without
-            // decoding it.
-            "Get" | "Scan" if !quotas.needs_table() => {
-                let usage = Usage {
-                    reads: 1,
-                    ..Usage::default()
-                };
-                calls.push((None, usage));
-            }
-            "Mutate" if !quotas.needs_table() => {
+        // Without a quota that depends on the table, a call is counted without its table.
+        let table_of = |spec: Option<&pb::RegionSpecifier>| {
+            quotas.needs_table().then(|| self.table_of(spec)).flatten()
+        };
+        let reads = Usage {
+            reads: 1,
+            ..Usage::default()
+        };
+        let calls: Vec<(Option<basalt_common::TableName>, Usage)> = match request {
+            Request::Get(r) => vec![(table_of(Some(&r.region)), reads)],
+            Request::Mutate(r) => {
                 let usage = Usage {
                     writes: 1,
                     write_bytes: bytes,
                     ..Usage::default()
                 };
-                calls.push((None, usage));
+                vec![(table_of(Some(&r.region)), usage)]
             }
-            "Get" => {
-                let r = decode::<GetRequest>(param)?;
-                let usage = Usage {
-                    reads: 1,
-                    ..Usage::default()
-                };
-                calls.push((self.table_of(Some(&r.region)), usage));
+            // A call naming only its scanner counts for the scanned table too.
+            Request::Scan(r) => {
+                let table = quotas
+                    .needs_table()
+                    .then(|| self.table_of(r.region.as_ref()).or_else(|| self.scanned(r)))
+                    .flatten();
+                vec![(table, reads)]
             }
-            "Mutate" => {
-                let r = decode::<MutateRequest>(param)?;
-                let usage = Usage {
-                    writes: 1,
-                    write_bytes: bytes,
-                    ..Usage::default()
-                };
-                calls.push((self.table_of(Some(&r.region)), usage));
-            }
-            "Scan" => {
-                let r = decode::<ScanRequest>(param)?;
-                let usage = Usage {
-                    reads: 1,
-                    ..Usage::default()
-                };
-                // A call naming only its scanner counts for the scanned table too.
-                let table = self.table_of(r.region.as_ref()).or_else(|| {
-                    let open = self.scanners.get(&r.scanner_id?)?;
-                    let open = open
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner);
-                    Some(open.table.clone())
-                });
-                calls.push((table, usage));
-            }
-            "Multi" => {
-                let r = decode::<MultiRequest>(param)?;
+            Request::Multi(r) => {
                 let actions: usize = r.region_action.iter().map(|ra| ra.action.len()).sum();
-                for ra in &r.region_action {
-                    let writes = ra.action.iter().filter(|a| a.mutation.is_some()).count() as u64;
-                    let reads = ra.action.len() as u64 - writes;
-                    // The request's bytes shared by its mutations.
-                    let share = bytes * ra.action.len() as u64 / actions.max(1) as u64;
-                    let usage = Usage {
-                        reads,
-                        writes,
-                        write_bytes: if writes > 0 { share } else { 0 },
-                        read_bytes: 0,
-                    };
-                    let table = if quotas.needs_table() {
-                        self.table_of(Some(&ra.region))
-                    } else {
-                        None
-                    };
-                    calls.push((table, usage));
-                }
+                r.region_action
+                    .iter()
+                    .map(|ra| {
+                        let writes =
+                            ra.action.iter().filter(|a| a.mutation.is_some()).count() as u64;
+                        // The request's bytes shared by its mutations.
+                        let share = bytes * ra.action.len() as u64 / actions.max(1) as u64;
+                        let usage = Usage {
+                            reads: ra.action.len() as u64 - writes,
+                            writes,
+                            write_bytes: if writes > 0 { share } else { 0 },
+                            read_bytes: 0,
+                        };
+                        (table_of(Some(&ra.region)), usage)
+                    })
+                    .collect()
             }
-            _ => return Ok(Vec::new()),
-        }
+            Request::ExecService(_) | Request::BulkLoad(_) => return Ok(Vec::new()),
+        };
         for (table, usage) in &calls {
             quotas.check(name, table.as_ref(), *usage).map_err(|t| {
                 exception(
@@ -245,6 +262,13 @@ impl ClientService {
             })?;
         }
         Ok(calls.into_iter().map(|(t, _)| t).collect())
+    }
+
+    /// The table an open scanner reads.
+    fn scanned(&self, r: &ScanRequest) -> Option<basalt_common::TableName> {
+        let open = self.scanners.get(&r.scanner_id?)?;
+        let open = open.lock().unwrap_or_else(PoisonError::into_inner);
+        Some(open.table.clone())
     }
 
     /// Runs `method`; `None` if ClientService has no such method. `cell_block` holds the
@@ -263,8 +287,12 @@ impl ClientService {
         if !self.rs.standing.holds() {
             return Some(Err(self.standing_lapsed()));
         }
-        let tables = self.throttle(method, param, user);
-        if let "Get" | "Mutate" | "Scan" | "Multi" = method {
+        let request = match Request::decode(method, param)? {
+            Ok(r) => r,
+            Err(e) => return Some(Err(e)),
+        };
+        let tables = self.throttle(&request, param.map_or(0, |p| p.len() as u64), user);
+        if request.is_data() {
             let name = user.map_or("anonymous", |u| u.name.as_str());
             let throttled = tables.as_ref().err().is_some_and(|e| {
                 e.exception_class_name
@@ -277,14 +305,15 @@ impl ClientService {
             Ok(t) => t,
             Err(e) => return Some(Err(e)),
         };
-        let outcome = self.dispatch(method, param, cell_block, user)?;
+        let reads = request.reads();
+        let outcome = self.dispatch(request, cell_block, user);
         // What a read returned counts against the byte throttles after the call.
-        if let (Some(quotas), Ok(answer), "Get" | "Scan" | "Multi") = (
+        if let (Some(quotas), Ok(answer), true) = (
             self.quotas
                 .as_ref()
                 .filter(|q| q.is_active() && q.counts_read_bytes()),
             &outcome,
-            method,
+            reads,
         ) {
             let name = user.map_or("anonymous", |u| u.name.as_str());
             quotas.consumed(
@@ -314,33 +343,23 @@ impl ClientService {
         )
     }
 
-    fn dispatch(
-        &self,
-        method: &str,
-        param: Option<&[u8]>,
-        cell_block: &Bytes,
-        user: Option<&User>,
-    ) -> Option<Outcome> {
-        fn no_cells<R>(r: R, cell_block: &[u8]) -> Result<R, ExceptionResponse> {
+    fn dispatch(&self, request: Request, cell_block: &Bytes, user: Option<&User>) -> Outcome {
+        fn no_cells(cell_block: &[u8]) -> Result<(), ExceptionResponse> {
             if cell_block.is_empty() {
-                Ok(r)
+                Ok(())
             } else {
                 Err(unsupported("a cell block on a call without mutations"))
             }
         }
-        Some(match method {
-            "Get" => decode::<GetRequest>(param)
-                .and_then(|r| no_cells(r, cell_block))
-                .and_then(|r| self.get(&r, user)),
-            "Mutate" => decode::<MutateRequest>(param).and_then(|r| {
+        match request {
+            Request::Get(r) => no_cells(cell_block).and_then(|()| self.get(&r, user)),
+            Request::Mutate(r) => {
                 let cells = cellblock::decode_untagged(cell_block)?;
                 let dealt = dealt(cell_block, [Some(&r.mutation)], &cells)?;
                 self.mutate(&r, share(&cells, &dealt, 0), user)
-            }),
-            "Scan" => decode::<ScanRequest>(param)
-                .and_then(|r| no_cells(r, cell_block))
-                .and_then(|r| self.scan(&r, user)),
-            "Multi" => decode::<MultiRequest>(param).and_then(|r| {
+            }
+            Request::Scan(r) => no_cells(cell_block).and_then(|()| self.scan(&r, user)),
+            Request::Multi(r) => {
                 let cells = cellblock::decode_untagged(cell_block)?;
                 let mutations = r
                     .region_action
@@ -348,17 +367,10 @@ impl ClientService {
                     .flat_map(|ra| ra.action.iter().map(|a| a.mutation.as_ref()));
                 let dealt = dealt(cell_block, mutations, &cells)?;
                 self.multi(&r, &cells, &dealt, user)
-            }),
-            "ExecService" => decode::<pb::CoprocessorServiceRequest>(param)
-                .and_then(|r| self.exec_service(&r, user)),
-            "BulkLoadHFile" => decode::<pb::BulkLoadHFileRequest>(param)
-                .and_then(|r| no_cells(r, cell_block))
-                .and_then(|r| self.bulk_load(&r, user)),
-            "PrepareBulkLoad" | "CleanupBulkLoad" | "ExecRegionServerService" => {
-                Err(unsupported(method))
             }
-            _ => return None,
-        })
+            Request::ExecService(r) => self.exec_service(&r, user),
+            Request::BulkLoad(r) => no_cells(cell_block).and_then(|()| self.bulk_load(&r, user)),
+        }
     }
 
     /// Cuts a read's families to what `user` may read (`AccessControl::restrict_read`).

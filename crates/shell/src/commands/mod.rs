@@ -9,6 +9,7 @@ use basalt_client::{
 };
 
 use basalt_common::chore::Chore;
+use basalt_common::quota::QuotaSwitch;
 
 use crate::args::{Args, R, bool_at, bytes_of, key_is, list, text};
 use crate::format::{Formatter, binary, cell_text, from_binary};
@@ -29,7 +30,7 @@ pub struct CommandInfo {
 }
 
 macro_rules! commands {
-    ($( $name:literal, $group:literal, $run:path, $timed:literal, $help:literal; )*) => {
+    ($( $name:literal, $group:literal, $run:expr, $timed:literal, $help:literal; )*) => {
         /// Every command, in help order.
         pub static COMMANDS: &[CommandInfo] = &[
             $( CommandInfo { name: $name, group: $group, help: $help, timed: $timed, run: $run }, )*
@@ -228,11 +229,11 @@ live take effect (docs/design/operations.md lists them), the others at restart.
   hbase> update_config 'host1:16020'";
     "update_all_config", "tools", tools::update_all_config, true, "update_config on every live region server and on the masters.\n  hbase> update_all_config";
     "catalogjanitor_run", "tools", tools::catalogjanitor_run, true, "Run the catalog janitor now: split and merge parents nothing reads any more are deleted.\n  hbase> catalogjanitor_run";
-    "catalogjanitor_switch", "tools", tools::catalogjanitor_switch, true, "Switch the catalog janitor on or off; prints its previous state.\n  hbase> catalogjanitor_switch false";
-    "catalogjanitor_enabled", "tools", tools::catalogjanitor_enabled, true, "Whether the catalog janitor runs by itself.\n  hbase> catalogjanitor_enabled";
+    "catalogjanitor_switch", "tools", |s, a, o| tools::chore_switch(s, a, o, Chore::CatalogJanitor), true, "Switch the catalog janitor on or off; prints its previous state.\n  hbase> catalogjanitor_switch false";
+    "catalogjanitor_enabled", "tools", |s, a, o| tools::chore_enabled(s, a, o, Chore::CatalogJanitor), true, "Whether the catalog janitor runs by itself.\n  hbase> catalogjanitor_enabled";
     "cleaner_chore_run", "tools", tools::cleaner_chore_run, true, "Have every live region server delete its archived WAL segments past their time to live\n(hbase.master.logcleaner.ttl, 10 minutes) that no replication queue needs, now.\n  hbase> cleaner_chore_run";
-    "cleaner_chore_switch", "tools", tools::cleaner_chore_switch, true, "Switch the cleaner chore on or off; prints its previous state. Off, archived WAL segments stay.\n  hbase> cleaner_chore_switch false";
-    "cleaner_chore_enabled", "tools", tools::cleaner_chore_enabled, true, "Whether the cleaner chore runs by itself.\n  hbase> cleaner_chore_enabled";
+    "cleaner_chore_switch", "tools", |s, a, o| tools::chore_switch(s, a, o, Chore::Cleaner), true, "Switch the cleaner chore on or off; prints its previous state. Off, archived WAL segments stay.\n  hbase> cleaner_chore_switch false";
+    "cleaner_chore_enabled", "tools", |s, a, o| tools::chore_enabled(s, a, o, Chore::Cleaner), true, "Whether the cleaner chore runs by itself.\n  hbase> cleaner_chore_enabled";
     "snapshot_cleanup_switch", "tools", tools::snapshot_cleanup_switch, true, "Switch the deletion of snapshots past their TTL on or off; prints its previous state.\n  hbase> snapshot_cleanup_switch false";
     "snapshot_cleanup_enabled", "tools", tools::snapshot_cleanup_enabled, true, "Whether snapshots past their TTL are deleted by themselves.\n  hbase> snapshot_cleanup_enabled";
     "normalize", "tools", tools::normalize, true,
@@ -291,14 +292,14 @@ server throttles.
   hbase> set_quota TYPE => SPACE, TABLE => 't1', LIMIT => NONE
   hbase> set_quota USER => 'u1', GLOBAL_BYPASS => true";
     "list_quotas", "quotas", quotas::list_quotas, true, "List the quotas hbase:quota keeps.\n  hbase> list_quotas";
-    "enable_rpc_throttle", "quotas", quotas::enable_rpc_throttle, true, "Enforce RPC throttles again; prints the previous state.\n  hbase> enable_rpc_throttle";
-    "disable_rpc_throttle", "quotas", quotas::disable_rpc_throttle, true, "Stop enforcing RPC throttles (they stay set); prints the previous state.\n  hbase> disable_rpc_throttle";
+    "enable_rpc_throttle", "quotas", |s, a, o| quotas::switch(s, a, o, QuotaSwitch::RpcThrottle, true), true, "Enforce RPC throttles again; prints the previous state.\n  hbase> enable_rpc_throttle";
+    "disable_rpc_throttle", "quotas", |s, a, o| quotas::switch(s, a, o, QuotaSwitch::RpcThrottle, false), true, "Stop enforcing RPC throttles (they stay set); prints the previous state.\n  hbase> disable_rpc_throttle";
     "rpc_throttle_enabled", "quotas", quotas::rpc_throttle_enabled, true, "Whether RPC throttles are enforced.\n  hbase> rpc_throttle_enabled";
-    "enable_exceed_throttle_quota", "quotas", quotas::enable_exceed_throttle_quota, true,
+    "enable_exceed_throttle_quota", "quotas", |s, a, o| quotas::switch(s, a, o, QuotaSwitch::ExceedThrottle, true), true,
 "Let calls past a user's, table's or namespace's throttle through while the region servers'
 throttle (REGIONSERVER => 'all', which must be set) has room; prints the previous state.
   hbase> enable_exceed_throttle_quota";
-    "disable_exceed_throttle_quota", "quotas", quotas::disable_exceed_throttle_quota, true, "Hold every call to every throttle again; prints the previous state.\n  hbase> disable_exceed_throttle_quota";
+    "disable_exceed_throttle_quota", "quotas", |s, a, o| quotas::switch(s, a, o, QuotaSwitch::ExceedThrottle, false), true, "Hold every call to every throttle again; prints the previous state.\n  hbase> disable_exceed_throttle_quota";
     "list_quota_table_sizes", "quotas", quotas::list_quota_table_sizes, true, "Every user table's store file bytes, as the region servers report them.\n  hbase> list_quota_table_sizes";
     "list_quota_snapshots", "quotas", quotas::list_quota_snapshots, true,
 "Each table's space use against its space quota (its own, or its namespace's), as the master
@@ -344,8 +345,8 @@ last worked it out (every hbase.master.quotas.observer.chore.period, 1 minute by
     "list_locks", "procedures", tools::list_locks, true, "List the locks the master's running procedures hold, and the procedures waiting for them.\n  hbase> list_locks";
     "zk_dump", "tools", tools::zk_dump, true, "Print what the cluster keeps in ZooKeeper: the masters, meta's server, the region servers,\nthe servers out of service, the switches and the quorum's statistics (a shell started with\n--zookeeper).\n  hbase> zk_dump";
     "hbck_chore_run", "tools", tools::hbck_chore_run, true, "Have the master check hbase:meta, the region directories, the servers and the WAL\ndirectories for inconsistencies now (basalt hbck prints what it finds and repairs it).\n  hbase> hbck_chore_run";
-    "normalizer_switch", "tools", tools::normalizer_switch, true, "Switch the region normalizer on or off; prints its previous state.\n  hbase> normalizer_switch false";
-    "normalizer_enabled", "tools", tools::normalizer_enabled, true, "Whether the region normalizer runs by itself.\n  hbase> normalizer_enabled";
+    "normalizer_switch", "tools", |s, a, o| tools::chore_switch(s, a, o, Chore::Normalizer), true, "Switch the region normalizer on or off; prints its previous state.\n  hbase> normalizer_switch false";
+    "normalizer_enabled", "tools", |s, a, o| tools::chore_enabled(s, a, o, Chore::Normalizer), true, "Whether the region normalizer runs by itself.\n  hbase> normalizer_enabled";
     "list_deadservers", "tools", tools::list_deadservers, true, "List the dead region servers the master knows of.\n  hbase> list_deadservers";
     "list_liveservers", "tools", tools::list_liveservers, true, "List the live region servers.\n  hbase> list_liveservers";
     "clear_deadservers", "tools", tools::clear_deadservers, true,
@@ -594,6 +595,19 @@ fn first_text(args: &[Value]) -> String {
 /// Runs `f`, wording a Basalt error as the shell does.
 fn client<T>(shell: &Shell, args: &[Value], r: basalt_client::Result<T>) -> R<T> {
     r.map_err(|e| hbase_error(shell, e, &first_text(args)))
+}
+
+/// A command whose one argument names what `call` acts on (`drop_namespace 'ns'`,
+/// `delete_snapshot 's'`, `assign 'region'`): `what` names the argument when it is missing.
+fn on_named(
+    shell: &Shell,
+    args: &[Value],
+    what: &str,
+    call: impl FnOnce(&dyn Client, &str) -> basalt_client::Result<()>,
+) -> CommandResult {
+    let name = Args::new(args).string(0, what)?;
+    client(shell, args, call(shell.client.as_ref(), &name))?;
+    Ok(None)
 }
 
 /// `cf:q` -> (cf, Some(q)); `cf` -> (cf, None); `cf:` -> (cf, Some("")). A third part

@@ -28,9 +28,9 @@ pub(super) fn drop_namespace(
     args: &[Value],
     _: &mut dyn Write,
 ) -> CommandResult {
-    let name = Args::new(args).string(0, "namespace name")?;
-    client(shell, args, shell.client.delete_namespace(&name))?;
-    Ok(None)
+    on_named(shell, args, "namespace name", |c, name| {
+        c.delete_namespace(name)
+    })
 }
 
 pub(super) fn alter_namespace(

@@ -140,7 +140,7 @@ pub(super) fn list_quotas(shell: &mut Shell, args: &[Value], out: &mut dyn Write
     Ok(None)
 }
 
-fn switch(
+pub(super) fn switch(
     shell: &mut Shell,
     args: &[Value],
     out: &mut dyn Write,
@@ -154,38 +154,6 @@ fn switch(
         QuotaSwitch::ExceedThrottle => w!(out, "Previous exceed throttle quota enabled : {was}"),
     }
     Ok(Some(Returned::Value(Value::Bool(was))))
-}
-
-pub(super) fn enable_rpc_throttle(
-    shell: &mut Shell,
-    args: &[Value],
-    out: &mut dyn Write,
-) -> CommandResult {
-    switch(shell, args, out, QuotaSwitch::RpcThrottle, true)
-}
-
-pub(super) fn disable_rpc_throttle(
-    shell: &mut Shell,
-    args: &[Value],
-    out: &mut dyn Write,
-) -> CommandResult {
-    switch(shell, args, out, QuotaSwitch::RpcThrottle, false)
-}
-
-pub(super) fn enable_exceed_throttle_quota(
-    shell: &mut Shell,
-    args: &[Value],
-    out: &mut dyn Write,
-) -> CommandResult {
-    switch(shell, args, out, QuotaSwitch::ExceedThrottle, true)
-}
-
-pub(super) fn disable_exceed_throttle_quota(
-    shell: &mut Shell,
-    args: &[Value],
-    out: &mut dyn Write,
-) -> CommandResult {
-    switch(shell, args, out, QuotaSwitch::ExceedThrottle, false)
 }
 
 pub(super) fn rpc_throttle_enabled(

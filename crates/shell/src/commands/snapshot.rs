@@ -48,9 +48,9 @@ pub(super) fn restore_snapshot(
     args: &[Value],
     _: &mut dyn Write,
 ) -> CommandResult {
-    let name = Args::new(args).string(0, "snapshot name")?;
-    client(shell, args, shell.client.restore_snapshot(&name))?;
-    Ok(None)
+    on_named(shell, args, "snapshot name", |c, name| {
+        c.restore_snapshot(name)
+    })
 }
 
 pub(super) fn delete_snapshot(
@@ -58,9 +58,9 @@ pub(super) fn delete_snapshot(
     args: &[Value],
     _: &mut dyn Write,
 ) -> CommandResult {
-    let name = Args::new(args).string(0, "snapshot name")?;
-    client(shell, args, shell.client.delete_snapshot(&name))?;
-    Ok(None)
+    on_named(shell, args, "snapshot name", |c, name| {
+        c.delete_snapshot(name)
+    })
 }
 
 /// `SNAPSHOT  TABLE + CREATION TIME`, one row per snapshot; returns their names.

@@ -152,15 +152,15 @@ pub(super) fn move_region(shell: &mut Shell, args: &[Value], _: &mut dyn Write) 
 }
 
 pub(super) fn assign(shell: &mut Shell, args: &[Value], _: &mut dyn Write) -> CommandResult {
-    let region = Args::new(args).string(0, "region name")?;
-    client(shell, args, shell.client.assign(region.as_bytes()))?;
-    Ok(None)
+    on_named(shell, args, "region name", |c, region| {
+        c.assign(region.as_bytes())
+    })
 }
 
 pub(super) fn unassign(shell: &mut Shell, args: &[Value], _: &mut dyn Write) -> CommandResult {
-    let region = Args::new(args).string(0, "region name")?;
-    client(shell, args, shell.client.unassign(region.as_bytes()))?;
-    Ok(None)
+    on_named(shell, args, "region name", |c, region| {
+        c.unassign(region.as_bytes())
+    })
 }
 
 pub(super) fn hotspots(shell: &mut Shell, args: &[Value], out: &mut dyn Write) -> CommandResult {
@@ -548,7 +548,7 @@ pub(super) fn update_all_config(
 }
 
 /// A chore's switch: prints its previous state, as HBase's `*_switch` commands do.
-fn chore_switch(
+pub(super) fn chore_switch(
     shell: &mut Shell,
     args: &[Value],
     out: &mut dyn Write,
@@ -560,7 +560,7 @@ fn chore_switch(
     Ok(Some(Returned::Value(Value::Bool(was))))
 }
 
-fn chore_enabled(
+pub(super) fn chore_enabled(
     shell: &mut Shell,
     args: &[Value],
     out: &mut dyn Write,
@@ -569,38 +569,6 @@ fn chore_enabled(
     let on = client(shell, args, shell.client.chore_enabled(chore))?;
     w!(out, "{on}");
     Ok(Some(Returned::Value(Value::Bool(on))))
-}
-
-pub(super) fn catalogjanitor_switch(
-    shell: &mut Shell,
-    args: &[Value],
-    out: &mut dyn Write,
-) -> CommandResult {
-    chore_switch(shell, args, out, Chore::CatalogJanitor)
-}
-
-pub(super) fn catalogjanitor_enabled(
-    shell: &mut Shell,
-    args: &[Value],
-    out: &mut dyn Write,
-) -> CommandResult {
-    chore_enabled(shell, args, out, Chore::CatalogJanitor)
-}
-
-pub(super) fn normalizer_switch(
-    shell: &mut Shell,
-    args: &[Value],
-    out: &mut dyn Write,
-) -> CommandResult {
-    chore_switch(shell, args, out, Chore::Normalizer)
-}
-
-pub(super) fn normalizer_enabled(
-    shell: &mut Shell,
-    args: &[Value],
-    out: &mut dyn Write,
-) -> CommandResult {
-    chore_enabled(shell, args, out, Chore::Normalizer)
 }
 
 /// `hbck_chore_run`: the master checks the catalog and the data directory now; prints
@@ -986,22 +954,6 @@ pub(super) fn zk_dump(shell: &mut Shell, args: &[Value], out: &mut dyn Write) ->
     let text = client(shell, args, shell.client.zk_dump())?;
     write!(out, "{text}").map_err(io)?;
     Ok(None)
-}
-
-pub(super) fn cleaner_chore_switch(
-    shell: &mut Shell,
-    args: &[Value],
-    out: &mut dyn Write,
-) -> CommandResult {
-    chore_switch(shell, args, out, Chore::Cleaner)
-}
-
-pub(super) fn cleaner_chore_enabled(
-    shell: &mut Shell,
-    args: &[Value],
-    out: &mut dyn Write,
-) -> CommandResult {
-    chore_enabled(shell, args, out, Chore::Cleaner)
 }
 
 /// `cleaner_chore_run`: every live region server deletes its archived WAL segments past
