@@ -234,14 +234,12 @@ impl Client for Connection {
         table: &TableName,
         call: &EndpointCall<'_>,
     ) -> Result<Vec<(Bytes, Vec<u8>)>> {
-        let EndpointCall {
-            range,
-            service,
-            method,
-            request,
-        } = *call;
-        self.table_named(table.clone())
-            .coprocessor_service(range, service, method, request)
+        self.table_named(table.clone()).coprocessor_service(
+            call.range,
+            call.service,
+            call.method,
+            call.request,
+        )
     }
 
     fn aggregate(

@@ -237,14 +237,8 @@ impl Client for RemoteConnection {
         table: &TableName,
         call: &EndpointCall<'_>,
     ) -> Result<Vec<(Bytes, Vec<u8>)>> {
-        let EndpointCall {
-            range,
-            service,
-            method,
-            request,
-        } = *call;
         self.on(table)
-            .coprocessor_service(range, service, method, request)
+            .coprocessor_service(call.range, call.service, call.method, call.request)
     }
 
     fn aggregate(
