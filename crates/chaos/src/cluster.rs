@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use basalt_client::Client;
+use basalt_client::ServerAdmin;
 use basalt_client::remote::{RemoteConfig, RemoteConnection};
 
 use crate::hosts::{Host, Network};

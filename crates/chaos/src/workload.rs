@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 
 use basalt_client::remote::RemoteConnection;
 use basalt_client::{
-    Append, BatchOp, BatchOutcome, Bytes, CheckAction, CheckAndMutate, Client, CompareOperator,
-    Condition, Durability, Get, Increment, Put, RowMutations, RowOp, RowResult, TableName,
+    Append, BatchOp, BatchOutcome, Bytes, CheckAction, CheckAndMutate, CompareOperator, Condition,
+    DataClient, Durability, Get, Increment, Put, RowMutations, RowOp, RowResult, TableName,
 };
 
 use crate::linearizability::Operation;

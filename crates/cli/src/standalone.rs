@@ -472,7 +472,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             let config = basalt_rest::RestConfig {
                 bind: SocketAddr::new(s.bind, port),
                 scanner_lease: Duration::from_secs(s.scanner_lease_secs),
-                server_name: basalt_embedded::Client::server_name(&conn),
+                server_name: basalt_embedded::ServerAdmin::server_name(&conn),
                 tls: tls.clone(),
                 max_connections: s.max_connections,
                 max_body: s
@@ -505,7 +505,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         Some(Arc::new(conn.clone())),
         Some(crate::info::MasterSource {
             master: engine.master(),
-            name: basalt_embedded::Client::server_name(&conn),
+            name: basalt_embedded::ServerAdmin::server_name(&conn),
         }),
         Some(conn.region_server()),
         tls.clone(),

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use basalt_embedded::Client;
+use basalt_embedded::ServerAdmin;
 use basalt_thrift::{ThriftConfig, ThriftServer};
 
 #[derive(Debug, clap::Args)]

@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 
 use basalt_embedded::aggregate::{Aggregation, Interpreter, Number};
 use basalt_embedded::{
-    Bytes, Client, ColumnFamilyDescriptor, FilterSpec, Put, Scan, TableDescriptor, TableName,
+    Bytes, ColumnFamilyDescriptor, DataClient, FilterSpec, Put, Scan, ServerAdmin, TableDescriptor,
+    TableName,
 };
 use support::cluster::Cluster;
 

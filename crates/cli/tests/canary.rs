@@ -10,7 +10,9 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use basalt_embedded::{Bytes, Client, ColumnFamilyDescriptor, Put, TableDescriptor, TableName};
+use basalt_embedded::{
+    Bytes, ColumnFamilyDescriptor, DataClient, Put, ServerAdmin, TableDescriptor, TableName,
+};
 use support::cluster::Cluster;
 use support::http_get;
 

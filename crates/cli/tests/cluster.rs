@@ -19,7 +19,8 @@ use std::time::{Duration, Instant};
 
 use basalt_embedded::remote::{AsyncConnection, RemoteConfig, RemoteConnection};
 use basalt_embedded::{
-    Bytes, Client, ColumnFamilyDescriptor, Get, Put, Scan, TableDescriptor, TableName,
+    Bytes, ColumnFamilyDescriptor, DataClient, Get, Put, Scan, ServerAdmin, TableDescriptor,
+    TableName,
 };
 use support::cluster::{Cluster, word_after};
 

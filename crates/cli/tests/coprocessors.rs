@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 
 use basalt_coprocessor::testing::example;
 use basalt_embedded::{
-    Bytes, Client, ColumnFamilyDescriptor, Connection, EndpointCall, Error, Get, Put, Scan,
-    TableDescriptor, TableName,
+    Bytes, Client, ColumnFamilyDescriptor, Connection, DataClient, EndpointCall, Error, Get, Put,
+    Scan, TableDescriptor, TableName,
 };
 use support::cluster::Cluster;
 

@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
 use basalt_embedded::{
-    Bytes, Client, ColumnFamilyDescriptor, Connection, Get, Put, RegionInfo, TableDescriptor,
-    TableName,
+    Bytes, Client, ColumnFamilyDescriptor, Connection, DataClient, Get, Put, RegionInfo,
+    ServerAdmin, TableDescriptor, TableName,
 };
 use support::{Server, basalt};
 

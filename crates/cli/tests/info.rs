@@ -10,7 +10,9 @@ use basalt_embedded::prelude::*;
 use std::time::Duration;
 
 use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
-use basalt_embedded::{Client, ColumnFamilyDescriptor, Get, Put, Scan, TableDescriptor, TableName};
+use basalt_embedded::{
+    ColumnFamilyDescriptor, DataClient, Get, Put, Scan, ServerAdmin, TableDescriptor, TableName,
+};
 use support::{Server, http_get as get};
 
 /// The value of the sample `name` (with its labels, exactly as printed) in Prometheus text.

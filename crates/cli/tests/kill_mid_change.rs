@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
 use basalt_embedded::{
-    Bytes, Client, ColumnFamilyDescriptor, Put, Scan, TableDescriptor, TableName,
+    Bytes, ColumnFamilyDescriptor, DataClient, Put, Scan, ServerAdmin, TableDescriptor, TableName,
 };
 use support::Server;
 

@@ -12,7 +12,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
-use basalt_embedded::{Client, ColumnFamilyDescriptor, Put, Scan, TableDescriptor, TableName};
+use basalt_embedded::{
+    ColumnFamilyDescriptor, DataClient, Put, Scan, ServerAdmin, TableDescriptor, TableName,
+};
 use basalt_fs::{ObjectFs, S3TestServer};
 use support::Server;
 

@@ -11,7 +11,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use basalt_embedded::{
-    Bytes, Client, ColumnFamilyDescriptor, Get, Put, TableDescriptor, TableName,
+    Bytes, Client, ColumnFamilyDescriptor, DataClient, Get, Put, ServerAdmin, TableDescriptor,
+    TableName,
 };
 use support::cluster::Cluster;
 

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
-use basalt_embedded::{Client, Delete, Error, Get, Put, TableName};
+use basalt_embedded::{Client, DataClient, Delete, Error, Get, Put, ServerAdmin, TableName};
 use support::cluster::Cluster;
 use support::{Server, basalt_with_input};
 

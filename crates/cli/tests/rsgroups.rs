@@ -9,7 +9,7 @@ mod support;
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-use basalt_embedded::{Client, Get, Put, TableName};
+use basalt_embedded::{Client, DataClient, Get, Put, TableName};
 use support::basalt_with_input;
 use support::cluster::Cluster;
 

@@ -12,8 +12,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use basalt_embedded::Client;
 use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
+use basalt_embedded::{DataClient, ServerAdmin};
 
 /// Processes killed when dropped.
 struct Procs(Vec<Child>, Option<u32>);

@@ -9,8 +9,8 @@ use basalt_embedded::prelude::*;
 use std::path::Path;
 
 use basalt_embedded::{
-    Bytes, Client, ColumnFamilyDescriptor, Connection, Delete, Put, Scan, TableDescriptor,
-    TableName,
+    Bytes, Client, ColumnFamilyDescriptor, Connection, DataClient, Delete, Put, Scan,
+    TableDescriptor, TableName,
 };
 use support::basalt;
 

@@ -7,7 +7,7 @@ use basalt_common::ops::{
 use basalt_common::{Bytes, Delete, Get, Put, RowResult};
 
 #[cfg(doc)]
-use crate::Client;
+use crate::{Client, DataClient, ServerAdmin};
 
 /// One operation of a batch ([`Client::batch`]; an embedded table's `batch`).
 #[derive(Debug, Clone)]

@@ -1,13 +1,10 @@
 //! [`Client`]: one interface over an embedded connection (`basalt-embedded`) and a connection
 //! to a server (`remote`), for tools (the shell, the gateways) that work the same either way.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
 use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment};
-use basalt_common::quota::{Quotas, Subject};
-use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 pub use basalt_common::snapshot::SnapshotInfo;
 use basalt_common::{Bytes, Delete, Error, Get, Put, Result, RowResult, Scan, TableName};
 
@@ -183,74 +180,102 @@ pub struct EndpointCall<'a> {
     pub request: &'a [u8],
 }
 
-/// What a tool needs of a connection, embedded or remote. Tables are named on each call.
-pub trait Client: Send + Sync + fmt::Debug + basalt_ops::Caller {
-    /// `host,port,startcode` of the (only) server.
-    fn server_name(&self) -> String;
-    /// Servers, masters and regions (HBase's `ClusterMetrics`).
-    fn cluster_summary(&self) -> Result<ClusterSummary>;
+/// The calls a connection makes to region servers' AdminService and the cluster's status,
+/// from one list: [`ServerAdmin`] is declared from it, and a wrapper that changes none of
+/// them forwards them all with `forward_server_admin!` (the list again, one line per call).
+macro_rules! server_admin_calls {
+    ($then:ident $($arg:tt)*) => {
+        $then! { [$($arg)*]
+            /// `host,port,startcode` of the (only) server.
+            fn server_name(&self) -> String;
+            /// Servers, masters and regions (HBase's `ClusterMetrics`).
+            fn cluster_summary(&self) -> $crate::Result<$crate::ClusterSummary>;
+            /// The table's regions in key order.
+            fn regions(&self, name: &$crate::TableName) -> $crate::Result<Vec<$crate::RegionSummary>>;
+            /// Store file and memstore bytes of each of the table's regions, by region name (over
+            /// RPC in whole MiB, as the cluster status reports them).
+            fn region_sizes(&self, name: &$crate::TableName) -> $crate::Result<std::collections::HashMap<$crate::Bytes, u64>>;
+            /// Writes the table's memstores to store files.
+            fn flush(&self, name: &$crate::TableName) -> $crate::Result<()>;
+            /// Compacts each of the table's regions, minor or major.
+            fn compact(&self, name: &$crate::TableName, major: bool) -> $crate::Result<()>;
+            /// Compacts one region, named by its full name.
+            fn compact_region(&self, region: &[u8], major: bool) -> $crate::Result<()>;
+            /// Splits the region holding `at` there, or every region at its own split point.
+            fn split(&self, name: &$crate::TableName, at: Option<&[u8]>) -> $crate::Result<()>;
+            /// Merges two adjacent regions of `name`, given by their full names.
+            fn merge_regions(&self, name: &$crate::TableName, a: &[u8], b: &[u8]) -> $crate::Result<()>;
+            /// Stops a region server (`host:port` or `host,port,startcode`) cleanly: its regions are
+            /// flushed and the master reassigns them (AdminService StopServer).
+            fn stop_region_server(&self, server: &str) -> $crate::Result<()>;
+            /// Switches compactions on or off on the servers named (`host:port` or
+            /// `host,port,startcode`; none named: every live server), HBase's `compaction_switch`;
+            /// returns each server's name and whether they were on (AdminService CompactionSwitch).
+            fn compaction_switch(&self, on: bool, servers: &[String]) -> $crate::Result<Vec<(String, bool)>>;
+            /// Drops the table's blocks from its servers' block caches (HBase's `clear_block_cache`;
+            /// AdminService ClearRegionBlockCache): the blocks and bytes evicted, and the largest
+            /// cache's capacity.
+            fn clear_block_cache(&self, table: &$crate::TableName) -> $crate::Result<(u64, u64, u64)>;
+            /// Rolls a region server's WAL (`host:port` or `host,port,startcode`; AdminService
+            /// RollWALWriter).
+            fn roll_wal_writer(&self, server: &str) -> $crate::Result<()>;
+            /// Has a server (`host:port` or `host,port,startcode`) read its settings file again
+            /// (HBase's `update_config`; AdminService UpdateConfiguration).
+            fn update_config(&self, server: &str) -> $crate::Result<()>;
+            /// `update_config` on every live region server and on the masters (HBase's
+            /// `update_all_config`).
+            fn update_all_config(&self) -> $crate::Result<()>;
+            /// Runs the master's consistency check (`basalt hbck`'s report) now (HbckService
+            /// RunHbckChore).
+            fn run_hbck_chore(&self) -> $crate::Result<bool>;
+            /// The compactions running in the table's regions now (HBase's `compaction_state`:
+            /// NONE, MINOR, MAJOR or MAJOR_AND_MINOR; AdminService GetRegionInfo on each region).
+            fn compaction_state(&self, table: &$crate::TableName) -> $crate::Result<String>;
+            /// Clears a region server's compaction queues, `long` and/or `short` (AdminService
+            /// ClearCompactionQueues).
+            fn clear_compaction_queues(&self, server: &str, queues: &[String]) -> $crate::Result<()>;
+            /// The slow (or, with `filter.large`, large) calls the servers named (`host:port` or
+            /// `host,port,startcode`; none: every live server) keep, each with its server's name
+            /// (AdminService GetLogEntries).
+            fn slow_log(&self, servers: &[String], filter: &$crate::slowlog::Filter) -> $crate::Result<Vec<(String, $crate::slowlog::SlowCall)>>;
+            /// Empties the servers' slow and large logs; returns how many were cleared, of how many
+            /// (AdminService ClearSlowLogsResponses).
+            fn clear_slow_log(&self, servers: &[String]) -> $crate::Result<(usize, usize)>;
+            /// What the cluster keeps in ZooKeeper, as HBase's `zk_dump` prints it (a connection
+            /// found through ZooKeeper; others have none to show).
+            fn zk_dump(&self) -> $crate::Result<String>;
+            /// Every subject's quotas, as `hbase:quota` keeps them (HBase's `list_quotas`).
+            fn list_quotas(&self) -> $crate::Result<Vec<($crate::quota::Subject, $crate::quota::Quotas)>>;
+        }
+    };
+}
 
-    /// The table's regions in key order.
-    fn regions(&self, name: &TableName) -> Result<Vec<RegionSummary>>;
-    /// Store file and memstore bytes of each of the table's regions, by region name (over
-    /// RPC in whole MiB, as the cluster status reports them).
-    fn region_sizes(&self, name: &TableName) -> Result<HashMap<Bytes, u64>>;
-    /// Writes the table's memstores to store files.
-    fn flush(&self, name: &TableName) -> Result<()>;
-    /// Compacts each of the table's regions, minor or major.
-    fn compact(&self, name: &TableName, major: bool) -> Result<()>;
-    /// Compacts one region, named by its full name.
-    fn compact_region(&self, region: &[u8], major: bool) -> Result<()>;
-    /// Splits the region holding `at` there, or every region at its own split point.
-    fn split(&self, name: &TableName, at: Option<&[u8]>) -> Result<()>;
-    /// Merges two adjacent regions of `name`, given by their full names.
-    fn merge_regions(&self, name: &TableName, a: &[u8], b: &[u8]) -> Result<()>;
-    /// Stops a region server (`host:port` or `host,port,startcode`) cleanly: its regions are
-    /// flushed and the master reassigns them (AdminService StopServer).
-    fn stop_region_server(&self, server: &str) -> Result<()>;
-    /// Switches compactions on or off on the servers named (`host:port` or
-    /// `host,port,startcode`; none named: every live server), HBase's `compaction_switch`;
-    /// returns each server's name and whether they were on (AdminService CompactionSwitch).
-    fn compaction_switch(&self, on: bool, servers: &[String]) -> Result<Vec<(String, bool)>>;
-    /// Drops the table's blocks from its servers' block caches (HBase's `clear_block_cache`;
-    /// AdminService ClearRegionBlockCache): the blocks and bytes evicted, and the largest
-    /// cache's capacity.
-    fn clear_block_cache(&self, table: &TableName) -> Result<(u64, u64, u64)>;
-    /// Rolls a region server's WAL (`host:port` or `host,port,startcode`; AdminService
-    /// RollWALWriter).
-    fn roll_wal_writer(&self, server: &str) -> Result<()>;
-    /// Has a server (`host:port` or `host,port,startcode`) read its settings file again
-    /// (HBase's `update_config`; AdminService UpdateConfiguration).
-    fn update_config(&self, server: &str) -> Result<()>;
-    /// `update_config` on every live region server and on the masters (HBase's
-    /// `update_all_config`).
-    fn update_all_config(&self) -> Result<()>;
-    /// Runs the master's consistency check (`basalt hbck`'s report) now (HbckService
-    /// RunHbckChore).
-    fn run_hbck_chore(&self) -> Result<bool>;
-    /// The compactions running in the table's regions now (HBase's `compaction_state`:
-    /// NONE, MINOR, MAJOR or MAJOR_AND_MINOR; AdminService GetRegionInfo on each region).
-    fn compaction_state(&self, table: &TableName) -> Result<String>;
-    /// Clears a region server's compaction queues, `long` and/or `short` (AdminService
-    /// ClearCompactionQueues).
-    fn clear_compaction_queues(&self, server: &str, queues: &[String]) -> Result<()>;
-    /// The slow (or, with `filter.large`, large) calls the servers named (`host:port` or
-    /// `host,port,startcode`; none: every live server) keep, each with its server's name
-    /// (AdminService GetLogEntries).
-    fn slow_log(
-        &self,
-        servers: &[String],
-        filter: &SlowLogFilter,
-    ) -> Result<Vec<(String, SlowCall)>>;
-    /// Empties the servers' slow and large logs; returns how many were cleared, of how many
-    /// (AdminService ClearSlowLogsResponses).
-    fn clear_slow_log(&self, servers: &[String]) -> Result<(usize, usize)>;
-    /// What the cluster keeps in ZooKeeper, as HBase's `zk_dump` prints it (a connection
-    /// found through ZooKeeper; others have none to show).
-    fn zk_dump(&self) -> Result<String>;
-    /// Every subject's quotas, as `hbase:quota` keeps them (HBase's `list_quotas`).
-    fn list_quotas(&self) -> Result<Vec<(Subject, Quotas)>>;
+macro_rules! declare_server_admin {
+    ([] $($(#[$doc:meta])* fn $name:ident(&self $(, $arg:ident: $ty:ty)* $(,)?) -> $ret:ty;)*) => {
+        /// What a tool asks of the servers and the cluster, embedded or remote: status,
+        /// regions, flushes and compactions, and the region servers' AdminService calls.
+        /// The master's operations are [`basalt_ops::Caller`]'s.
+        pub trait ServerAdmin: Send + Sync {
+            $($(#[$doc])* fn $name(&self $(, $arg: $ty)*) -> $ret;)*
+        }
+    };
+}
 
+/// Every [`ServerAdmin`] call of a wrapper passed to its field `$inner` unchanged.
+macro_rules! forward_server_admin {
+    ([$inner:ident] $($(#[$doc:meta])* fn $name:ident(&self $(, $arg:ident: $ty:ty)* $(,)?) -> $ret:ty;)*) => {
+        $(fn $name(&self $(, $arg: $ty)*) -> $ret {
+            self.$inner.$name($($arg),*)
+        })*
+    };
+}
+pub(crate) use {forward_server_admin, server_admin_calls};
+
+server_admin_calls!(declare_server_admin);
+
+/// The data calls of a connection, embedded or remote (HBase's `Table`). Tables are named on
+/// each call.
+pub trait DataClient: Send + Sync {
     /// Writes the put's cells.
     fn put(&self, table: &TableName, put: &Put) -> Result<()>;
     /// Deletes what the delete names.
@@ -312,3 +337,9 @@ pub trait Client: Send + Sync + fmt::Debug + basalt_ops::Caller {
         files: &[(Bytes, std::path::PathBuf)],
     ) -> Result<()>;
 }
+
+/// What a tool needs of a connection, embedded or remote: its data calls, its server calls and
+/// the master's operations. Every type with all three is one.
+pub trait Client: DataClient + ServerAdmin + basalt_ops::Caller + fmt::Debug {}
+
+impl<T: DataClient + ServerAdmin + basalt_ops::Caller + fmt::Debug + ?Sized> Client for T {}

@@ -20,14 +20,12 @@ use basalt_common::key_layout::KeyLayout;
 use basalt_common::ops::{
     Append, CheckAction, CheckAndMutate, CheckAndMutateResult, Increment, RowMutations, RowOp,
 };
-use basalt_common::quota::{Quotas, Subject};
-use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use basalt_common::{Bytes, Delete, Error, Get, Put, Result, RowResult, Scan, TableName};
 
 use basalt_ops::prelude::TableAdmin;
 use basalt_ops::{Caller, Changed, MasterRequest, MasterResponse};
 
-use crate::client::{ClusterSummary, RegionSummary, Scanner};
+use crate::client::{Scanner, forward_server_admin};
 use crate::{BatchOp, BatchOutcome, Client, EndpointCall};
 
 /// How long a table's layout is taken as known (a table dropped and made again elsewhere
@@ -484,40 +482,19 @@ impl LayoutClient {
     }
 }
 
-/// Methods that pass through untouched.
-macro_rules! pass {
-    ($($name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
-        $(fn $name(&self, $($arg: $ty),*) -> $ret {
-            self.inner.$name($($arg),*)
-        })*
-    };
+impl crate::ServerAdmin for LayoutClient {
+    // Servers and regions are not keyed by rows: all of it passes through.
+    crate::client::server_admin_calls!(forward_server_admin inner);
 }
 
-impl Client for LayoutClient {
-    pass! {
-        server_name() -> String;
-        cluster_summary() -> Result<ClusterSummary>;
-        regions(name: &TableName) -> Result<Vec<RegionSummary>>;
-        region_sizes(name: &TableName) -> Result<HashMap<Bytes, u64>>;
-        flush(name: &TableName) -> Result<()>;
-        compact(name: &TableName, major: bool) -> Result<()>;
-        compact_region(region: &[u8], major: bool) -> Result<()>;
-        split(name: &TableName, at: Option<&[u8]>) -> Result<()>;
-        merge_regions(name: &TableName, a: &[u8], b: &[u8]) -> Result<()>;
-        stop_region_server(server: &str) -> Result<()>;
-        roll_wal_writer(server: &str) -> Result<()>;
-        update_config(server: &str) -> Result<()>;
-        update_all_config() -> Result<()>;
-        run_hbck_chore() -> Result<bool>;
-        compaction_state(table: &TableName) -> Result<String>;
-        clear_compaction_queues(server: &str, queues: &[String]) -> Result<()>;
-        slow_log(servers: &[String], filter: &SlowLogFilter) -> Result<Vec<(String, SlowCall)>>;
-        clear_slow_log(servers: &[String]) -> Result<(usize, usize)>;
-        zk_dump() -> Result<String>;
-        list_quotas() -> Result<Vec<(Subject, Quotas)>>;
-        clear_block_cache(table: &TableName) -> Result<(u64, u64, u64)>;
-        compaction_switch(on: bool, servers: &[String]) -> Result<Vec<(String, bool)>>;
-        bulk_load(table: &TableName, row: &[u8], files: &[(Bytes, std::path::PathBuf)]) -> Result<()>;
+impl crate::DataClient for LayoutClient {
+    fn bulk_load(
+        &self,
+        table: &TableName,
+        row: &[u8],
+        files: &[(Bytes, std::path::PathBuf)],
+    ) -> Result<()> {
+        self.inner.bulk_load(table, row, files)
     }
 
     fn put(&self, table: &TableName, put: &Put) -> Result<()> {

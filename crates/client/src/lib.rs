@@ -47,15 +47,15 @@ pub use basalt_proto::HBASE_VERSION;
 pub use batch::{BatchOp, BatchOutcome};
 pub use buffered::{BufferedMutator, BufferedMutatorParams, DEFAULT_WRITE_BUFFER_SIZE};
 pub use client::{
-    Client, ClusterSummary, EndpointCall, RegionLoad, RegionSummary, Scanner, ServerSummary,
-    SnapshotInfo, TaskSummary, counter_value, one_counter,
+    Client, ClusterSummary, DataClient, EndpointCall, RegionLoad, RegionSummary, Scanner,
+    ServerAdmin, ServerSummary, SnapshotInfo, TaskSummary, counter_value, one_counter,
 };
 pub use layout::LayoutClient;
 
 /// The typed administration calls (`create_table`, `delete_namespace`, ...) on every connection, and
 /// [`Client`]: `use basalt_client::prelude::*`.
 pub mod prelude {
-    pub use crate::Client;
+    pub use crate::{Client, DataClient, ServerAdmin};
     pub use basalt_ops::prelude::*;
 }
 pub use basalt_ops::{AsyncCaller, Caller, Changed};

@@ -15,7 +15,7 @@ use basalt_common::{Bytes, Delete, Get, Put, Result, RowResult, Scan, TableName}
 use basalt_ops::{MasterRequest, MasterResponse};
 
 use crate::{
-    BatchOp, BatchOutcome, Client, ClusterSummary, Connection, EndpointCall, RegionSummary, Scanner,
+    BatchOp, BatchOutcome, ClusterSummary, Connection, EndpointCall, RegionSummary, Scanner,
 };
 
 /// An embedded connection acting as `user`.
@@ -113,7 +113,7 @@ impl basalt_client::Caller for AsUser {
     }
 }
 
-impl Client for AsUser {
+impl basalt_client::ServerAdmin for AsUser {
     fn server_name(&self) -> String {
         self.inner.server_name()
     }
@@ -224,7 +224,9 @@ impl Client for AsUser {
         self.admin()?;
         self.inner.run_hbck_chore()
     }
+}
 
+impl basalt_client::DataClient for AsUser {
     fn bulk_load(
         &self,
         table: &TableName,

@@ -1,12 +1,12 @@
-//! [`Client`] for the embedded [`Connection`]: the calls go straight to the engine in this
-//! process.
+//! [`DataClient`](basalt_client::DataClient) and [`ServerAdmin`](basalt_client::ServerAdmin)
+//! for the embedded [`Connection`]: the calls go straight to the engine in this process.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use basalt_client::{
-    BatchOp, BatchOutcome, Client, ClusterSummary, EndpointCall, RegionLoad, RegionSummary,
-    Scanner, ServerSummary,
+    BatchOp, BatchOutcome, ClusterSummary, EndpointCall, RegionLoad, RegionSummary, Scanner,
+    ServerSummary,
 };
 use basalt_common::ops::{Append, CheckAndMutate, CheckAndMutateResult, Increment};
 use basalt_common::quota::{Quotas, Subject};
@@ -29,7 +29,7 @@ impl basalt_client::Caller for Connection {
     }
 }
 
-impl Client for Connection {
+impl basalt_client::ServerAdmin for Connection {
     fn server_name(&self) -> String {
         self.engine.rs.name.to_string()
     }
@@ -216,7 +216,9 @@ impl Client for Connection {
         }
         admin.merge_regions(a, b).map(|_| ())
     }
+}
 
+impl basalt_client::DataClient for Connection {
     fn put(&self, table: &TableName, put: &Put) -> Result<()> {
         self.table_named(table.clone()).put(put)
     }

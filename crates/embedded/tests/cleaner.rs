@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 
 use basalt_common::chore::Chore;
 use basalt_embedded::{
-    Client, ColumnFamilyDescriptor, Connection, Put, TableDescriptor, TableName, WalConfig,
+    ColumnFamilyDescriptor, Connection, DataClient, Put, ServerAdmin, TableDescriptor, TableName,
+    WalConfig,
 };
 
 fn archived(dir: &std::path::Path) -> usize {

@@ -8,7 +8,9 @@ use basalt_client::prelude::*;
 use std::sync::Arc;
 
 use basalt_embedded::remote::{RpcClient, RpcError};
-use basalt_embedded::{Bytes, Client, ColumnFamilyDescriptor, Connection, Put, TableDescriptor};
+use basalt_embedded::{
+    Bytes, ColumnFamilyDescriptor, Connection, DataClient, Put, ServerAdmin, TableDescriptor,
+};
 use basalt_proto::pb;
 use basalt_rpc::{RpcConfig, RpcServer};
 

@@ -13,8 +13,8 @@ use basalt_common::filter::{Comparator, FilterSpec};
 use basalt_common::key_layout::{KeyLayout, METADATA_KEY};
 use basalt_common::ops::{CheckAction, CheckAndMutate, CompareOperator, Condition, Increment};
 use basalt_embedded::{
-    BatchOp, Bytes, Client, ColumnFamilyDescriptor, Connection, Delete, Get, LayoutClient, Put,
-    RowResult, Scan, TableDescriptor, TableName,
+    BatchOp, Bytes, Client, ColumnFamilyDescriptor, Connection, DataClient, Delete, Get,
+    LayoutClient, Put, RowResult, Scan, ServerAdmin, TableDescriptor, TableName,
 };
 use support::SeededRng as Rng;
 

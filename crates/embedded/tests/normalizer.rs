@@ -6,7 +6,8 @@
 use basalt_client::prelude::*;
 use basalt_common::chore::Chore;
 use basalt_embedded::{
-    Bytes, Client, ColumnFamilyDescriptor, Connection, Put, TableDescriptor, TableName,
+    Bytes, ColumnFamilyDescriptor, Connection, DataClient, Put, ServerAdmin, TableDescriptor,
+    TableName,
 };
 
 fn table(name: &str, normalized: bool) -> TableDescriptor {

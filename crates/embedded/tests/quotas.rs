@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use basalt_common::quota::{Change, SpacePolicy, SpaceQuota, SpaceSnapshot, Subject};
 use basalt_common::site::QUOTA_OBSERVER_PERIOD;
 use basalt_embedded::{
-    Client, ColumnFamilyDescriptor, Connection, Delete, Error, Increment, NamespaceDescriptor, Put,
-    TableDescriptor, TableName,
+    ColumnFamilyDescriptor, Connection, DataClient, Delete, Error, Increment, NamespaceDescriptor,
+    Put, ServerAdmin, TableDescriptor, TableName,
 };
 
 fn create(conn: &Connection, name: &str) -> TableName {

@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 
 use basalt_embedded::replication::PeerConfig;
 use basalt_embedded::{
-    Client, ColumnFamilyDescriptor, Connection, Delete, Put, Scan, TableDescriptor, TableName,
-    WalConfig,
+    ColumnFamilyDescriptor, Connection, DataClient, Delete, Put, Scan, ServerAdmin,
+    TableDescriptor, TableName, WalConfig,
 };
 use basalt_regionserver::replication::ReplicationConfig;
 use basalt_rpc::{RpcConfig, RpcServer};
@@ -159,7 +159,7 @@ fn converge(a: &Connection, b: &Connection) {
 fn write(c: &Connection, from: usize, to: usize, tag: &str) {
     for i in from..to {
         let row = format!("row{i:05}");
-        Client::put(
+        DataClient::put(
             c,
             &table(),
             &Put::new(row.clone())
@@ -168,7 +168,7 @@ fn write(c: &Connection, from: usize, to: usize, tag: &str) {
         )
         .unwrap();
         if i % 10 == 3 {
-            Client::delete(c, &table(), &Delete::new(row)).unwrap();
+            DataClient::delete(c, &table(), &Delete::new(row)).unwrap();
         }
     }
 }
@@ -190,7 +190,7 @@ fn a_peer_converges_on_the_replicated_families() {
         "a family of scope 0 shipped"
     );
     // A column deleted at the source goes at the peer too, and what comes after.
-    Client::delete(
+    DataClient::delete(
         &a.conn,
         &table(),
         &Delete::new("row00001").add_columns("f", "q"),
@@ -295,7 +295,7 @@ fn the_wal_stays_while_a_disabled_peer_needs_it_and_goes_after() {
     std::thread::sleep(Duration::from_millis(500));
     for round in 0..5 {
         write(&a.conn, round * 200, round * 200 + 200, "a");
-        Client::flush(&a.conn, &table()).unwrap();
+        ServerAdmin::flush(&a.conn, &table()).unwrap();
     }
     // The compactor's tick would have deleted them by now.
     std::thread::sleep(Duration::from_millis(2500));
@@ -359,7 +359,7 @@ fn bulk_loaded_files_go_to_peers_that_ask_for_them() {
     std::thread::sleep(Duration::from_millis(500));
     let files = tempfile::tempdir().unwrap();
     let file = store_file(files.path(), 0..300);
-    Client::bulk_load(
+    DataClient::bulk_load(
         &a.conn,
         &table(),
         b"bulk00000",

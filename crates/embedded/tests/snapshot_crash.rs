@@ -17,7 +17,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use basalt_embedded::{
-    Bytes, Client, ColumnFamilyDescriptor, Connection, Durability, Put, Scan, TableDescriptor,
+    Bytes, ColumnFamilyDescriptor, Connection, DataClient, Durability, Put, Scan, TableDescriptor,
     TableName,
 };
 use basalt_fs::{Fault, FaultyFs, FileSystem};
@@ -184,7 +184,7 @@ fn change(conn: &Connection, what: Change, files: &[(Bytes, std::path::PathBuf)]
     match what {
         Change::BulkLoad => format!(
             "bulk load: {:?}",
-            Client::bulk_load(conn, &t(), b"bulk000", files)
+            DataClient::bulk_load(conn, &t(), b"bulk000", files)
         ),
         Change::Snapshot => format!("snapshot: {:?}", SnapshotAdmin::snapshot(conn, "s1", &t())),
         Change::Restore => format!("restore: {:?}", SnapshotAdmin::restore_snapshot(conn, "s0")),

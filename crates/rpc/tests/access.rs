@@ -8,7 +8,7 @@ use std::sync::Arc;
 use basalt_common::acl::{Actions, Permission, Scope};
 use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
 use basalt_embedded::{
-    Client, ColumnFamilyDescriptor, Connection, Get, Put, Scan, TableDescriptor, TableName,
+    ColumnFamilyDescriptor, Connection, DataClient, Get, Put, Scan, TableDescriptor, TableName,
 };
 use basalt_rpc::RpcServer;
 

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
 use basalt_embedded::{
-    Bytes, Client, ColumnFamilyDescriptor, Connection, Put, Scan, TableDescriptor, TableName,
+    Bytes, ColumnFamilyDescriptor, Connection, DataClient, Put, Scan, TableDescriptor, TableName,
 };
 use basalt_rpc::RpcServer;
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use basalt_embedded::{
-    BatchOp, Bytes, Client, Durability, Get, LayoutClient, TableDescriptor, TableName,
+    BatchOp, Bytes, Client, DataClient, Durability, Get, LayoutClient, TableDescriptor, TableName,
 };
 
 use super::{Args, Backend, RowSpec, put_of};

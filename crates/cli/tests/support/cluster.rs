@@ -9,7 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
-use basalt_embedded::Client;
+use basalt_embedded::ServerAdmin;
 use basalt_embedded::remote::{RemoteConfig, RemoteConnection};
 
 /// A cluster started by `basalt cluster start` in a process group of its own.

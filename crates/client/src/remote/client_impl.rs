@@ -1,15 +1,15 @@
-//! [`Client`] for [`RemoteConnection`]: the remote side of the interface tools share with
-//! embedded connections.
+//! [`DataClient`] and [`ServerAdmin`] for [`RemoteConnection`]: the remote side of the
+//! interface tools share with embedded connections.
 
 use basalt_common::quota::{Quotas, Subject};
 use basalt_common::slowlog::{Filter as SlowLogFilter, SlowCall};
 use std::sync::Arc;
 
-use crate::{Client, ClusterSummary, EndpointCall, RegionSummary, Scanner};
+use crate::{ClusterSummary, DataClient, EndpointCall, RegionSummary, Scanner, ServerAdmin};
 
 use super::*;
 
-impl Client for RemoteConnection {
+impl ServerAdmin for RemoteConnection {
     fn server_name(&self) -> String {
         self.admin()
             .server_name()
@@ -182,7 +182,9 @@ impl Client for RemoteConnection {
             self.hbck_call("RunHbckChore", &pb::RunHbckChoreRequest {})?;
         Ok(r.ran)
     }
+}
 
+impl DataClient for RemoteConnection {
     fn put(&self, table: &TableName, put: &Put) -> Result<()> {
         self.on(table).put(put)
     }
