@@ -1,12 +1,18 @@
-//! The master's modules stand in layers, each using only those below it (issue 44): the
-//! catalog and the region servers at the bottom, the master's state over them, the balancer
-//! and the procedures over that, then what is built of procedures (grants, snapshots, replication peers), the
-//! services, and the cluster master's loop at the top. A `crate::` path in code (not in a
-//! comment) that names a module above its own fails this test, so no import circle comes back.
+//! Layers held by a test, so that no import circle or upward arrow comes back.
+//!
+//! - The master's modules (issue 44): the catalog and the region servers at the bottom, the
+//!   master's state over them, the balancer and the procedures over that, then what is built
+//!   of procedures (grants, snapshots, replication peers), the services, and the cluster
+//!   master's loop at the top.
+//! - The region's modules (issue 61): cells and cursors at the bottom, memstores and store
+//!   files over them, the store, the read view, the scanner, and the region at the top.
+//! - The workspace's crates (issue 61): which crate may depend on which.
+//!
+//! A `crate::` path in code (not in a comment) that names a module above its own fails.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// Bottom first.
+/// The master's modules, bottom first.
 const LAYERS: &[&str] = &[
     "meta",
     "janitor",
@@ -47,8 +53,32 @@ fn uses(source: &str) -> Vec<String> {
     found
 }
 
-fn layer(module: &str) -> usize {
-    LAYERS
+/// The region's modules, bottom first.
+const REGION_LAYERS: &[&str] = &[
+    "key",
+    "mslab",
+    "mvcc",
+    "row_lock",
+    "budget",
+    "nvb",
+    "meta_keys",
+    "observer",
+    "reference",
+    "cursor",
+    "memstore",
+    "flat",
+    "flush_writer",
+    "matcher",
+    "compaction",
+    "file_cursor",
+    "store",
+    "view",
+    "scanner",
+    "region",
+];
+
+fn layer(layers: &[&str], module: &str) -> usize {
+    layers
         .iter()
         .position(|m| *m == module)
         .unwrap_or_else(|| panic!("module {module} is in no layer of this test: place it"))
@@ -78,9 +108,9 @@ fn files(src: &Path, module: &str) -> Vec<std::path::PathBuf> {
     out
 }
 
-#[test]
-fn each_module_uses_only_the_layers_below_it() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+/// Each use of a higher layer by a module of the crate whose sources are `src`, and each
+/// module `lib.rs` declares that has no layer.
+fn module_problems(src: &Path, layers: &[&str]) -> Vec<String> {
     // Every module of the crate has its layer.
     let lib = std::fs::read_to_string(src.join("lib.rs")).unwrap_or_default();
     for line in lib.lines() {
@@ -88,28 +118,81 @@ fn each_module_uses_only_the_layers_below_it() {
         if let Some(rest) = line
             .strip_prefix("pub mod ")
             .or_else(|| line.strip_prefix("mod "))
+            // `mod x;` is a file of its own; an inline `mod x { ... }` is part of lib.rs.
+            && let Some(name) = rest.strip_suffix(';')
         {
-            layer(rest.trim_end_matches(';'));
+            layer(layers, name);
         }
     }
     let mut wrong = Vec::new();
-    for module in LAYERS {
-        for file in files(&src, module) {
+    for module in layers {
+        for file in files(src, module) {
             let source = std::fs::read_to_string(&file).unwrap_or_default();
             for used in uses(&source) {
                 if used != *module
-                    && LAYERS.contains(&used.as_str())
-                    && layer(&used) > layer(module)
+                    && layers.contains(&used.as_str())
+                    && layer(layers, &used) > layer(layers, module)
                 {
                     wrong.push(format!("{} uses crate::{used}", file.display()));
                 }
             }
         }
     }
+    wrong
+}
+
+fn crate_src(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(name)
+        .join("src")
+}
+
+#[test]
+fn each_module_uses_only_the_layers_below_it() {
+    let wrong = module_problems(&crate_src("master"), LAYERS);
     assert!(
         wrong.is_empty(),
         "uses of higher layers:\n{}",
         wrong.join("\n")
+    );
+}
+
+#[test]
+fn each_region_module_uses_only_the_layers_below_it() {
+    let wrong = module_problems(&crate_src("region"), REGION_LAYERS);
+    assert!(
+        wrong.is_empty(),
+        "uses of higher layers:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn an_upward_import_fails_the_module_layers() {
+    // The region's sources as they are, with the view made to name the scanner above it.
+    let dir = std::env::temp_dir().join(format!("basalt-layers-{}", std::process::id()));
+    let src = dir.join("src");
+    std::fs::create_dir_all(&src).expect("a scratch directory");
+    for entry in std::fs::read_dir(crate_src("region")).expect("the region's sources") {
+        let file = entry.expect("an entry").path();
+        if file.extension().is_none_or(|x| x != "rs") {
+            continue;
+        }
+        let mut text = std::fs::read_to_string(&file).expect("a region source");
+        if file.ends_with("view.rs") {
+            text.push_str("\nuse crate::scanner::RegionScanner;\n");
+        }
+        std::fs::write(src.join(file.file_name().expect("a file name")), text).expect("a copy");
+    }
+    let wrong = module_problems(&src, REGION_LAYERS);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(
+        wrong,
+        vec![format!(
+            "{} uses crate::scanner",
+            src.join("view.rs").display()
+        )]
     );
 }
 

@@ -1,14 +1,48 @@
-//! Cursors over store files, and the merge of several cursors into one.
+//! The files a store reads, cursors over them, and the merge of several cursors into one.
 
 use std::ops::Bound;
+use std::path::PathBuf;
+use std::sync::Arc;
 
 use basalt_common::cell::compare_in_store;
 use basalt_common::{Bytes, Cell, Result};
-use basalt_storefile::StoreFileScanner;
+use basalt_storefile::{StoreFileReader, StoreFileScanner};
 
 use crate::cursor::CellCursor;
 use crate::reference::RowRange;
-use crate::store::StoreFile;
+
+/// A file a store reads: one of its own store files, or a reference to the rows of a parent
+/// region's file that fall in this region (after a split or merge).
+#[derive(Debug)]
+pub struct StoreFile {
+    pub reader: Arc<StoreFileReader>,
+    /// The file in this store's directory: the store file itself, or the reference file.
+    pub path: PathBuf,
+    /// For a reference: the rows it reads, and the parent region's encoded name.
+    pub reference: Option<(RowRange, String)>,
+}
+
+impl StoreFile {
+    /// The name in the store's directory.
+    pub fn name(&self) -> String {
+        self.path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+
+    pub fn range(&self) -> Option<&RowRange> {
+        self.reference.as_ref().map(|(r, _)| r)
+    }
+
+    pub fn max_seq_id(&self) -> u64 {
+        self.reader.info().max_seq_id
+    }
+
+    pub fn file_size(&self) -> u64 {
+        self.reader.file_size()
+    }
+}
 
 /// Walks one store file, hiding cells above the reader's read point (a file flushed while a
 /// scan runs may hold writes the scan must not see), and, for a reference, the rows outside

@@ -25,6 +25,7 @@ mod region;
 mod row_lock;
 mod scanner;
 mod store;
+mod view;
 
 pub use budget::{BLOCK_MULTIPLIER, MemstoreBudget};
 pub use compaction::{CompactionConfig, select_minor};

@@ -52,8 +52,6 @@ pub struct StoreQuery {
     pub raw: bool,
     /// KEEP_DELETED_CELLS is on: markers only count inside the time range.
     pub see_past_deletes: bool,
-    /// Whether store file blocks read enter the block cache.
-    pub cache_blocks: bool,
     /// With NEW_VERSION_BEHAVIOR (not raw): the family's VERSIONS, which the order of writes
     /// enforces (`crate::nvb`).
     pub nvb_versions: Option<u32>,
@@ -91,7 +89,6 @@ impl StoreQuery {
             now,
             raw,
             see_past_deletes: family.keep_deleted_cells != KeepDeletedCells::False,
-            cache_blocks: true,
             nvb_versions: (family.new_version_behavior && !raw).then_some(family.max_versions),
         }
     }

@@ -44,6 +44,18 @@ pub(crate) fn decode_cell(cell: &Cell) -> Cell {
     }
 }
 
+/// A stored result as the world sees it: its row and its cells' rows decoded.
+pub(crate) fn shown(r: basalt_common::ops::RowResult) -> basalt_common::ops::RowResult {
+    basalt_common::ops::RowResult {
+        row: match decode(&r.row) {
+            Ok(row) => Bytes::from(row),
+            Err(_) => r.row,
+        },
+        cells: r.cells.iter().map(decode_cell).collect(),
+        partial: r.partial,
+    }
+}
+
 /// A meta cell as stored; `None` when its row is too long to store.
 fn encode_cell(cell: &Cell) -> Option<Cell> {
     let key = encode(cell.row());

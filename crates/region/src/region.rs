@@ -1,10 +1,11 @@
 //! A region: the rows of one key range of a table, with one store per family (a memstore and
 //! store files), an MVCC, row locks and the clock. It applies mutations atomically per row
-//! and answers Gets and Scans. The public calls are in `meta_rows.rs` (which encodes
-//! `hbase:meta`'s rows in meta order); the stored operations in `write.rs`, `read.rs` and
-//! `rmw.rs` (increments, appends, check-and-mutate); an observer's hooks around them in
-//! `observed.rs`; flushes in `flush.rs`, bulk loads in `bulk.rs`, the store-file set in
-//! `files.rs`, server timestamps in `stamps.rs`.
+//! and answers Gets and Scans. The public calls are in `ops.rs`, each through the region's
+//! layers: the engine's stored operations (`write.rs`, `read.rs` and `rmw.rs`: increments,
+//! appends, check-and-mutate), with `hbase:meta`'s key order around them for meta's region
+//! (`meta_order.rs`) or an observer's hooks for a region with one (`observed.rs`). Flushes are
+//! in `flush.rs`, bulk loads in `bulk.rs`, the store-file set in `files.rs`, server timestamps
+//! in `stamps.rs`.
 
 mod bulk;
 mod files;
@@ -20,18 +21,19 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use basalt_common::bytes_display::BinaryDisplay;
 use basalt_common::cell::{DEFAULT_MAX_CELL_SIZE, key_value_size, validate_timestamp};
 use basalt_common::error::{Error, Result};
-use basalt_common::filter::Filter;
 use basalt_common::metrics::{Op, ServerMetrics};
 use basalt_common::ops::{Delete, FamilyMap, Get, Put, RowResult, Scan, TimeRange};
 use basalt_common::{
     Bytes, Cell, CellType, Clock, Durability, LATEST_TIMESTAMP, RegionInfo, TableDescriptor,
 };
 
-use crate::matcher::{StoreQuery, read_row};
+use crate::matcher::StoreQuery;
 use crate::mvcc::Mvcc;
 use crate::row_lock::RowLocks;
-use crate::scanner::{RegionScanner, RowVerdict, finish_row, start_row};
-use crate::store::{FileFilter, Store};
+use crate::scanner::RegionScanner;
+use crate::store::Store;
+use crate::view::ReadView;
+pub use crate::view::RequestCounts;
 use basalt_fs::FileSystem;
 use basalt_storefile::BlockCache;
 use basalt_wal::{Wal, WalEdit};
@@ -39,8 +41,9 @@ use basalt_wal::{Wal, WalEdit};
 use crate::budget::{BLOCK_MULTIPLIER, MemstoreBudget};
 
 mod flush;
-mod meta_rows;
+mod meta_order;
 mod observed;
+mod ops;
 mod read;
 mod rmw;
 mod stamps;
@@ -49,7 +52,6 @@ mod write;
 use crate::compaction::{CompactionConfig, select_minor};
 use crate::memstore::MemStore;
 use crate::reference::RowRange;
-pub(crate) use meta_rows::shown_if;
 pub use stamps::RowStamps;
 
 /// One of the mutations of [`Region::mutate_rows`].
@@ -273,32 +275,6 @@ pub struct Region {
     observing: RwLock<()>,
 }
 
-/// A region's request counters (HBase's `readRequestsCount` and `writeRequestsCount`): a Get
-/// or a row a scanner returns is one read, a mutation of a row is one write.
-#[derive(Debug, Default)]
-pub struct RequestCounts {
-    reads: AtomicU64,
-    writes: AtomicU64,
-}
-
-impl RequestCounts {
-    pub(crate) fn read(&self) {
-        self.reads.fetch_add(1, Ordering::Relaxed);
-    }
-
-    fn write(&self) {
-        self.writes.fetch_add(1, Ordering::Relaxed);
-    }
-
-    pub fn reads(&self) -> u64 {
-        self.reads.load(Ordering::Relaxed)
-    }
-
-    pub fn writes(&self) -> u64 {
-        self.writes.load(Ordering::Relaxed)
-    }
-}
-
 impl Region {
     /// An empty region for `descriptor`, which is validated first.
     /// Opens the region kept under `dir` on `fs` (one directory per family, created if
@@ -433,10 +409,6 @@ impl Region {
         &self.requests
     }
 
-    pub(crate) fn request_counts(&self) -> Arc<RequestCounts> {
-        Arc::clone(&self.requests)
-    }
-
     /// Which rows the region holds, and its name.
     pub fn info(&self) -> &RegionInfo {
         &self.info
@@ -538,10 +510,6 @@ impl Region {
             )?;
         }
         Ok(())
-    }
-
-    pub(crate) fn stores(&self) -> &[Store] {
-        &self.stores
     }
 
     pub(crate) fn read_point(&self) -> u64 {

@@ -15,8 +15,8 @@ use basalt_common::{Bytes, Cell};
 
 use crate::cursor::{CellCursor, same_bytes};
 use crate::matcher::{StoreQuery, read_row};
-use crate::region::{Region, RequestCounts};
 use crate::store::{FileFilter, StoreView};
+use crate::view::{ReadView, RequestCounts, RowVerdict, finish_row, start_row};
 
 /// Rows read per refill unless the scan sets its caching.
 const DEFAULT_ROWS_PER_REFILL: usize = 128;
@@ -26,7 +26,7 @@ const MAX_CELLS_PER_REFILL: usize = 16 * 1024;
 /// Iterates over the rows of a scan.
 #[derive(Debug)]
 pub struct RegionScanner {
-    queries: Vec<(usize, StoreQuery)>,
+    queries: Vec<StoreQuery>,
     /// Each queried store's contents as the scanner opened: later flushes and compactions
     /// do not change what it reads (writes after the read point are invisible anyway).
     views: Vec<Arc<StoreView>>,
@@ -57,64 +57,22 @@ pub struct RegionScanner {
     observer: Option<Arc<dyn crate::RegionObserver>>,
 }
 
-/// What a read's filter says of a row before its cells are read.
-pub(crate) enum RowVerdict {
-    Read,
-    /// The row is filtered out; a forward scan may seek on to the hinted row.
-    Skip(Option<Bytes>),
-    /// No later row can pass: the scan is over.
-    Done,
-}
-
-/// Starts a row under `filter`: reset, `filter_all_remaining`, `filter_row_key`.
-pub(crate) fn start_row(filter: &mut dyn Filter, row: &[u8], reversed: bool) -> RowVerdict {
-    filter.reset();
-    if filter.filter_all_remaining() {
-        return RowVerdict::Done;
-    }
-    if !filter.filter_row_key(row) {
-        return RowVerdict::Read;
-    }
-    if filter.filter_all_remaining() {
-        return RowVerdict::Done;
-    }
-    let hint = if reversed {
-        None
-    } else {
-        filter.next_row_hint(row).filter(|h| h[..] > *row)
-    };
-    RowVerdict::Skip(hint)
-}
-
-/// Finishes a row under `filter` (`filter_row_cells`, then `filter_row` on a row that still
-/// has cells): whether the row is returned.
-pub(crate) fn finish_row(filter: &mut dyn Filter, cells: &mut Vec<Cell>) -> bool {
-    filter.filter_row_cells(cells);
-    !cells.is_empty() && !filter.filter_row()
-}
-
 impl RegionScanner {
-    pub(crate) fn new(region: &Region, scan: &Scan) -> Result<Self> {
-        scan.validate()?;
-        let now = region.now();
-        let queries = region.store_queries(
-            &scan.families,
-            scan.time_range,
-            &scan.family_time_ranges,
-            scan.max_versions,
-            scan.raw,
-            now,
-        )?;
-        let read_point = region.read_point();
-        let views = queries
-            .iter()
-            .map(|(store, _)| region.stores()[*store].view())
-            .collect();
-        let position = scan.start_bound();
-        let filter = match &scan.filter {
-            Some(spec) => Some(region.build_filter(spec, scan.reversed)?),
-            None => None,
-        };
+    /// A scanner over `view` for `scan`'s rows, counting its reads in `requests`. Its rows
+    /// are returned as stored until a layer says otherwise ([`RegionScanner::in_meta_order`],
+    /// [`RegionScanner::observed_by`]).
+    pub(crate) fn new(
+        view: ReadView,
+        scan: &Scan,
+        requests: Arc<RequestCounts>,
+        metrics: Arc<basalt_common::metrics::ServerMetrics>,
+    ) -> Result<Self> {
+        let ReadView {
+            queries,
+            stores,
+            read_point,
+            filter,
+        } = view;
         if scan.batch.is_some() && filter.as_ref().is_some_and(|f| f.has_filter_row()) {
             return Err(Error::InvalidArgument(
                 "Cannot set batch on a scan using a filter that decides on whole rows \
@@ -124,10 +82,10 @@ impl RegionScanner {
         }
         Ok(RegionScanner {
             queries,
-            views,
+            views: stores,
             read_point,
             reversed: scan.reversed,
-            position,
+            position: scan.start_bound(),
             stop_row: scan.stop_row.clone(),
             include_stop_row: scan.include_stop_row,
             rows_left: scan.limit,
@@ -139,16 +97,22 @@ impl RegionScanner {
             exhausted: scan.limit == Some(0),
             filter,
             filter_ended: false,
-            requests: region.request_counts(),
-            metrics: Arc::clone(region.metrics()),
-            meta: region.is_meta(),
-            observer: region.observer().filter(|o| o.observes_scans()).cloned(),
+            requests,
+            metrics,
+            meta: false,
+            observer: None,
         })
     }
 
-    /// This scanner without the region's observer (a coprocessor's own read).
-    pub(crate) fn without_observer(mut self) -> Self {
-        self.observer = None;
+    /// Rows stored in meta order, decoded on the way out (`crate::meta_keys`).
+    pub(crate) fn in_meta_order(mut self) -> Self {
+        self.meta = true;
+        self
+    }
+
+    /// Each row shown to `observer`'s `post_scan_next` before it is returned.
+    pub(crate) fn observed_by(mut self, observer: Arc<dyn crate::RegionObserver>) -> Self {
+        self.observer = Some(observer);
         self
     }
 
@@ -197,7 +161,7 @@ impl RegionScanner {
         let mut cursors: Vec<Box<dyn CellCursor + '_>> = views
             .iter()
             .zip(&self.queries)
-            .map(|(v, (_, q))| {
+            .map(|(v, q)| {
                 let filter = FileFilter {
                     row: None,
                     min_timestamp: q.time_range.min,
@@ -244,7 +208,7 @@ impl RegionScanner {
             // Rows of a table tend to be alike: size for the last one to avoid regrowing.
             let mut cells = Vec::with_capacity(last_row_cells);
             let mut done = false;
-            for (cursor, (_, query)) in cursors.iter_mut().zip(&self.queries) {
+            for (cursor, query) in cursors.iter_mut().zip(&self.queries) {
                 // A filter done mid-row ends every store's read (HBase's DONE_SCAN).
                 if !done && cursor.peek().is_some_and(|c| same_bytes(c.row(), &row)) {
                     done = read_row(
@@ -403,7 +367,11 @@ impl Iterator for RegionScanner {
             if !row.partial {
                 self.requests.read();
             }
-            let row = crate::region::shown_if(self.meta, row);
+            let row = if self.meta {
+                crate::meta_keys::shown(row)
+            } else {
+                row
+            };
             let Some(observer) = &self.observer else {
                 return Some(Ok(row));
             };

@@ -15,6 +15,7 @@ use crossbeam_epoch::Guard;
 
 use crate::compaction::{CompactionConfig, retain_for_major, select_minor};
 use crate::cursor::CellCursor;
+pub use crate::file_cursor::StoreFile;
 use crate::file_cursor::{MergeCursor, StoreFileCursor};
 use crate::flat::{self, FlatSegment, Segment};
 use crate::flush_writer;
@@ -23,39 +24,6 @@ use crate::mslab::Mslab;
 use crate::reference::{
     RowRange, read_reference, reference_name, referenced_path, write_reference,
 };
-
-/// A file a store reads: one of its own store files, or a reference to the rows of a parent
-/// region's file that fall in this region (after a split or merge).
-#[derive(Debug)]
-pub struct StoreFile {
-    pub reader: Arc<StoreFileReader>,
-    /// The file in this store's directory: the store file itself, or the reference file.
-    pub path: PathBuf,
-    /// For a reference: the rows it reads, and the parent region's encoded name.
-    pub reference: Option<(RowRange, String)>,
-}
-
-impl StoreFile {
-    /// The name in the store's directory.
-    pub fn name(&self) -> String {
-        self.path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    }
-
-    pub fn range(&self) -> Option<&RowRange> {
-        self.reference.as_ref().map(|(r, _)| r)
-    }
-
-    pub fn max_seq_id(&self) -> u64 {
-        self.reader.info().max_seq_id
-    }
-
-    pub fn file_size(&self) -> u64 {
-        self.reader.file_size()
-    }
-}
 
 /// What a store holds at one moment.
 #[derive(Debug)]

@@ -45,7 +45,7 @@ fn frozen_flattened_and_merged_segments_read_back() {
     // The last flatten runs on its own thread: wait (boundedly) until no list is left.
     let deadline = Instant::now() + Duration::from_secs(20);
     let view = loop {
-        let view = region.stores()[0].view();
+        let view = region.stores[0].view();
         let lists = view
             .frozen
             .iter()
@@ -77,7 +77,7 @@ fn frozen_flattened_and_merged_segments_read_back() {
     };
     check("in memory");
     region.flush().unwrap();
-    assert!(region.stores()[0].view().frozen.is_empty());
+    assert!(region.stores[0].view().frozen.is_empty());
     check("flushed");
 }
 
@@ -98,7 +98,7 @@ fn a_family_without_in_memory_compaction_is_not_frozen() {
             .add_column("basic", "q", v);
         region.put(&put).unwrap();
     }
-    let stores = region.stores();
+    let stores = &region.stores;
     let (basic, none) = (&stores[0], &stores[1]);
     assert_eq!(none.family().name, "none");
     assert!(none.view().frozen.is_empty(), "NONE was frozen");

@@ -1,19 +1,22 @@
-//! The region's operations with an observer attached (`crate::RegionObserver`): its hooks
-//! around the stored operations. Only a user table's region has one, so rows here are never
-//! in meta order.
+//! A coprocessor's hooks as a layer ([`Observed`]) around the region's operations
+//! (`crate::RegionObserver`). Only a user table's region has an observer, so rows here are
+//! never in meta order.
 
+use basalt_common::Durability;
 use basalt_common::bytes_display::BinaryDisplay;
 use basalt_common::error::{Error, Result};
+use basalt_common::ops::Scan;
 use basalt_common::ops::{
     Append, CheckAction, CheckAndMutate, CheckAndMutateResult, Delete, Get, Increment, Put,
     RowMutations, RowOp, RowResult,
 };
-use std::sync::PoisonError;
+use std::sync::{Arc, PoisonError};
 
 use bytes::Bytes;
 
-use super::Region;
-use crate::RegionObserver;
+use super::ops::RegionOps;
+use super::{Region, RowMutation};
+use crate::{RegionObserver, RegionScanner};
 
 /// Refuses a hook's change of the row an operation writes: the row chose the region.
 fn same_row(before: &Bytes, after: &Bytes) -> Result<()> {
@@ -147,90 +150,108 @@ impl Region {
         self.flush_if_full();
         outcome
     }
+}
 
-    pub(super) fn put_observed(&self, observer: &dyn RegionObserver, put: &Put) -> Result<()> {
-        let put = observe_put(observer, put)?;
-        self.observed(|| {
-            self.put_stored(&put)?;
-            observer.post_put(&put)
+/// The operations of `O` with `observer`'s hooks around them.
+pub(super) struct Observed<'a, O> {
+    region: &'a Region,
+    observer: &'a Arc<dyn RegionObserver>,
+    inner: O,
+}
+
+impl<'a, O: RegionOps> Observed<'a, O> {
+    pub(super) fn new(region: &'a Region, observer: &'a Arc<dyn RegionObserver>, inner: O) -> Self {
+        Observed {
+            region,
+            observer,
+            inner,
+        }
+    }
+}
+
+impl<O: RegionOps> RegionOps for Observed<'_, O> {
+    fn put(&self, put: &Put) -> Result<()> {
+        let put = observe_put(self.observer.as_ref(), put)?;
+        self.region.observed(|| {
+            self.inner.put(&put)?;
+            self.observer.post_put(&put)
         })
     }
 
-    pub(super) fn delete_observed(
-        &self,
-        observer: &dyn RegionObserver,
-        delete: &Delete,
-    ) -> Result<()> {
-        let delete = observe_delete(observer, delete)?;
-        self.observed(|| {
-            self.delete_stored(&delete)?;
-            observer.post_delete(&delete)
+    /// A multi-row mutation (meta's) runs no hooks.
+    fn mutate_rows(&self, mutations: &[RowMutation], durability: Durability) -> Result<()> {
+        self.inner.mutate_rows(mutations, durability)
+    }
+
+    fn delete(&self, delete: &Delete) -> Result<()> {
+        let delete = observe_delete(self.observer.as_ref(), delete)?;
+        self.region.observed(|| {
+            self.inner.delete(&delete)?;
+            self.observer.post_delete(&delete)
         })
     }
 
-    pub(super) fn increment_observed(
-        &self,
-        observer: &dyn RegionObserver,
-        inc: &Increment,
-    ) -> Result<RowResult> {
-        let inc = observe_increment(observer, inc)?;
-        self.observed(|| {
-            let mut result = self.increment_stored(&inc)?;
-            observer.post_increment(&inc, &mut result)?;
-            Ok(result)
-        })
-    }
-
-    pub(super) fn append_observed(
-        &self,
-        observer: &dyn RegionObserver,
-        append: &Append,
-    ) -> Result<RowResult> {
-        let append = observe_append(observer, append)?;
-        self.observed(|| {
-            let mut result = self.append_stored(&append)?;
-            observer.post_append(&append, &mut result)?;
-            Ok(result)
-        })
-    }
-
-    pub(super) fn get_observed(
-        &self,
-        observer: &dyn RegionObserver,
-        get: &Get,
-    ) -> Result<RowResult> {
-        if let Some(answer) = observer.pre_get(get)? {
+    fn get(&self, get: &Get) -> Result<RowResult> {
+        if let Some(answer) = self.observer.pre_get(get)? {
             return Ok(answer);
         }
-        let mut row = self.get_stored(get)?;
-        observer.post_get(get, &mut row)?;
+        let mut row = self.inner.get(get)?;
+        self.observer.post_get(get, &mut row)?;
         Ok(row)
     }
 
-    pub(super) fn mutate_row_observed(
-        &self,
-        observer: &dyn RegionObserver,
-        mutations: &RowMutations,
-    ) -> Result<Vec<RowResult>> {
-        let changed = observe_row_mutations(observer, mutations)?;
-        self.observed(|| {
-            let mut results = self.mutate_row_stored(&changed)?;
-            after_row_mutations(observer, &changed, &mut results)?;
+    fn scan(&self, scan: &Scan) -> Result<RegionScanner> {
+        self.observer.pre_scan_open(scan)?;
+        let scanner = self.inner.scan(scan)?;
+        Ok(if self.observer.observes_scans() {
+            scanner.observed_by(Arc::clone(self.observer))
+        } else {
+            scanner
+        })
+    }
+
+    fn increment(&self, inc: &Increment) -> Result<RowResult> {
+        let inc = observe_increment(self.observer.as_ref(), inc)?;
+        self.region.observed(|| {
+            let mut result = self.inner.increment(&inc)?;
+            self.observer.post_increment(&inc, &mut result)?;
+            Ok(result)
+        })
+    }
+
+    fn append(&self, append: &Append) -> Result<RowResult> {
+        let append = observe_append(self.observer.as_ref(), append)?;
+        self.region.observed(|| {
+            let mut result = self.inner.append(&append)?;
+            self.observer.post_append(&append, &mut result)?;
+            Ok(result)
+        })
+    }
+
+    fn mutate_row(&self, mutations: &RowMutations) -> Result<Vec<RowResult>> {
+        let changed = observe_row_mutations(self.observer.as_ref(), mutations)?;
+        self.region.observed(|| {
+            let mut results = self.inner.mutate_row(&changed)?;
+            after_row_mutations(self.observer.as_ref(), &changed, &mut results)?;
             Ok(results)
         })
     }
 
-    pub(super) fn check_and_mutate_observed(
+    /// The check-and-mutate's own hooks around it, and its action's write hooks (passed
+    /// down) once the check passed.
+    fn check_and_mutate(
         &self,
-        observer: &dyn RegionObserver,
         cam: &CheckAndMutate,
+        _hooks: Option<&dyn RegionObserver>,
     ) -> Result<CheckAndMutateResult> {
         let mut changed = cam.clone();
-        observer.pre_check_and_mutate(&mut changed)?;
+        self.observer.pre_check_and_mutate(&mut changed)?;
         same_row(&cam.row, &changed.row)?;
-        self.observed(|| {
-            let mut out = self.check_and_mutate_stored(&changed)?;
-            observer.post_check_and_mutate(&changed, &mut out)?;
+        self.region.observed(|| {
+            let mut out = self
+                .inner
+                .check_and_mutate(&changed, Some(self.observer.as_ref()))?;
+            self.observer.post_check_and_mutate(&changed, &mut out)?;
             Ok(out)
         })
     }

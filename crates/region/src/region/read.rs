@@ -1,28 +1,27 @@
 //! The read path of a region: a Get's row from every store through the matcher, and scans
 //! (HBase's `RegionScannerImpl` entry points).
 
+use basalt_common::filter::FilterSpec;
+
 use super::*;
 
 impl Region {
+    /// One row's cells in one store, as `query` asks, at the current read point (the reads
+    /// of a read-modify-write, under the row's lock).
     pub(super) fn read_store_row(
         &self,
         store: usize,
         row: &[u8],
-        query: &StoreQuery,
-        read_point: u64,
-        filter: Option<&mut (dyn Filter + 'static)>,
-        out: &mut Vec<Cell>,
-    ) -> Result<bool> {
-        let view = self.stores[store].view();
-        let guard = crossbeam_epoch::pin();
-        let files = FileFilter {
-            row: Some(row),
-            min_timestamp: query.time_range.min,
-            cache_blocks: query.cache_blocks,
+        query: StoreQuery,
+    ) -> Result<Vec<Cell>> {
+        let read_point = self.read_point();
+        let mut view = ReadView {
+            queries: vec![query],
+            stores: vec![self.stores[store].view()],
+            read_point,
+            filter: None,
         };
-        let mut cursor = view.cursor(read_point, &guard, files);
-        cursor.seek(&Cell::first_on_row(row))?;
-        read_row(cursor.as_mut(), row, query, filter, out)
+        view.read_one_row(row, true)
     }
 
     /// The queries a read makes of each store it touches, in family order.
@@ -65,53 +64,56 @@ impl Region {
             .collect()
     }
 
+    /// The view a read of `families` takes now: each store's query and contents, the read
+    /// point, and `filter` built for the region's key order.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn read_view(
+        &self,
+        families: &FamilyMap,
+        time_range: TimeRange,
+        family_time_ranges: &std::collections::BTreeMap<Bytes, TimeRange>,
+        max_versions: u32,
+        raw: bool,
+        filter: Option<(&FilterSpec, bool)>,
+    ) -> Result<ReadView> {
+        let now = self.now();
+        let queries = self.store_queries(
+            families,
+            time_range,
+            family_time_ranges,
+            max_versions,
+            raw,
+            now,
+        )?;
+        let filter = match filter {
+            Some((spec, reversed)) => Some(self.build_filter(spec, reversed)?),
+            None => None,
+        };
+        // The read point first: every view taken after it holds all it sees.
+        let read_point = self.read_point();
+        let (indexes, queries): (Vec<usize>, Vec<StoreQuery>) = queries.into_iter().unzip();
+        Ok(ReadView {
+            queries,
+            stores: indexes.iter().map(|i| self.stores[*i].view()).collect(),
+            read_point,
+            filter,
+        })
+    }
+
     /// Reads one row.
     pub(crate) fn get_stored(&self, get: &Get) -> Result<RowResult> {
         self.check_row(&get.row)?;
         self.check_serving(&get.row)?;
         self.requests.read();
-        let now = self.now();
-        let mut queries = self.store_queries(
+        let mut view = self.read_view(
             &get.families,
             get.time_range,
             &get.family_time_ranges,
             get.max_versions,
             false,
-            now,
+            get.filter.as_ref().map(|spec| (spec, false)),
         )?;
-        for (_, query) in &mut queries {
-            query.cache_blocks = get.cache_blocks;
-        }
-        let read_point = self.read_point();
-        let mut cells = Vec::new();
-        // A Get is a scan of one row: the filter runs the same protocol.
-        let mut filter = match &get.filter {
-            Some(spec) => Some(self.build_filter(spec, false)?),
-            None => None,
-        };
-        let skipped = filter
-            .as_deref_mut()
-            .is_some_and(|f| !matches!(start_row(f, &get.row, false), RowVerdict::Read));
-        if !skipped {
-            for (store, query) in &queries {
-                let done = self.read_store_row(
-                    *store,
-                    &get.row,
-                    query,
-                    read_point,
-                    filter.as_deref_mut(),
-                    &mut cells,
-                )?;
-                if done {
-                    break;
-                }
-            }
-            if let Some(f) = filter.as_deref_mut()
-                && !finish_row(f, &mut cells)
-            {
-                cells.clear();
-            }
-        }
+        let cells = view.read_one_row(&get.row, get.cache_blocks)?;
         Ok(RowResult {
             row: get.row.clone(),
             cells,
@@ -125,6 +127,19 @@ impl Region {
         if self.is_closed() {
             return Err(self.not_serving());
         }
-        RegionScanner::new(self, scan)
+        let view = self.read_view(
+            &scan.families,
+            scan.time_range,
+            &scan.family_time_ranges,
+            scan.max_versions,
+            scan.raw,
+            scan.filter.as_ref().map(|spec| (spec, scan.reversed)),
+        )?;
+        RegionScanner::new(
+            view,
+            scan,
+            Arc::clone(&self.requests),
+            Arc::clone(&self.config.metrics),
+        )
     }
 }

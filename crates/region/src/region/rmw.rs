@@ -100,10 +100,12 @@ impl Region {
 
     /// Applies `cam.action` if `cam.condition` holds on the row's current data, atomically
     /// (HBase's `checkAndMutate`). A Put's cells without a timestamp are written at
-    /// `max(now, the checked cell's timestamp)`, as HBase does.
+    /// `max(now, the checked cell's timestamp)`, as HBase does. With `hooks` (an observer's),
+    /// the action's write hooks run once the check passed.
     pub(crate) fn check_and_mutate_stored(
         &self,
         cam: &CheckAndMutate,
+        hooks: Option<&dyn crate::RegionObserver>,
     ) -> Result<CheckAndMutateResult> {
         if cam.action.row() != &cam.row {
             return Err(Error::InvalidArgument(format!(
@@ -144,8 +146,8 @@ impl Region {
         // With the check passed, the action is a write like any other: the observer's put
         // and delete hooks see it (as HBase's batch under checkAndMutate calls prePut), under
         // the row's lock.
-        let observed = match self.observer() {
-            Some(observer) => Some(observe_action(observer.as_ref(), &cam.action)?),
+        let observed = match hooks {
+            Some(observer) => Some(observe_action(observer, &cam.action)?),
             None => None,
         };
         let action = observed.as_ref().unwrap_or(&cam.action);
@@ -185,8 +187,8 @@ impl Region {
         self.note_floor(&cam.row, floor);
         self.apply(cells, durability)?;
         let mut result = result;
-        if let Some(observer) = self.observer() {
-            after_action(observer.as_ref(), action, result.as_mut())?;
+        if let Some(observer) = hooks {
+            after_action(observer, action, result.as_mut())?;
         }
         Ok(CheckAndMutateResult {
             success: true,
@@ -339,8 +341,7 @@ impl Region {
         let columns = BTreeSet::from([Bytes::copy_from_slice(qualifier)]);
         let family = self.stores[store].family();
         let query = StoreQuery::new(family, Some(&columns), time_range, 1, false, now);
-        let mut cells = Vec::new();
-        self.read_store_row(store, row, &query, self.read_point(), None, &mut cells)?;
+        let cells = self.read_store_row(store, row, query)?;
         Ok(cells.into_iter().next())
     }
 }

@@ -416,8 +416,7 @@ impl Region {
         let family = self.stores[store].family();
         let versions = u32::try_from(k).unwrap_or(u32::MAX);
         let query = StoreQuery::new(family, Some(&columns), TimeRange::ALL, versions, false, now);
-        let mut cells = Vec::new();
-        self.read_store_row(store, row, &query, self.read_point(), None, &mut cells)?;
+        let cells = self.read_store_row(store, row, query)?;
         Ok(cells.get(k - 1).map(|c| c.timestamp))
     }
 }
