@@ -5,6 +5,6 @@
 # and leaves the shell in $root.
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-cargo build --release -q -p basalt-cli
+cargo build --release -q -p basalt-cli ${BASALT_FEATURES:+--features "$BASALT_FEATURES"}
 basalt="${CARGO_TARGET_DIR:-$root/target}/release/basalt"
 work="$(mktemp -d)"

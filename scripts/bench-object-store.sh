@@ -19,6 +19,8 @@ rows=${1:-40000}
 reads=${2:-20000}
 scans=${3:-2000}
 threads=2
+# The store is reached through the cargo feature `object-store`.
+BASALT_FEATURES=object-store
 source "$(dirname "$0")/bench-common.sh"
 server=""
 trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT

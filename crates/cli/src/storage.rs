@@ -35,20 +35,7 @@ pub fn file_system(object_store: Option<&str>) -> anyhow::Result<Arc<dyn FileSys
     let Some(url) = object_store else {
         return Ok(Arc::new(basalt_fs::LocalFs));
     };
-    open_object_store(url)
-}
-
-#[cfg(feature = "object-store")]
-fn open_object_store(url: &str) -> anyhow::Result<Arc<dyn FileSystem>> {
-    let config = basalt_fs::ObjectStoreConfig::parse(url).map_err(anyhow::Error::msg)?;
-    // The error names the store (its URL and endpoint) and what the store answered.
-    Ok(Arc::new(basalt_fs::ObjectFs::connect(config)?))
-}
-
-#[cfg(not(feature = "object-store"))]
-fn open_object_store(url: &str) -> anyhow::Result<Arc<dyn FileSystem>> {
-    anyhow::bail!(
-        "--object-store {url}: this basalt was built without object-store support \
-         (the cargo feature `object-store`)"
-    )
+    // The error names the store (its URL and endpoint) and what the store answered, or that
+    // this basalt was built without the cargo feature `object-store`.
+    basalt_fs::open_object_store(url).map_err(anyhow::Error::msg)
 }

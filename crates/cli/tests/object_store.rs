@@ -3,8 +3,6 @@
 //! the data directory; a SIGKILLed server comes back with both. A store it cannot use stops
 //! it at start, saying why.
 
-#![cfg(feature = "object-store")]
-
 mod support;
 
 use basalt_embedded::prelude::*;

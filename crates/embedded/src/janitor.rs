@@ -1,15 +1,16 @@
-//! The master's background work in the embedded engine: every second it splits the regions its
-//! region server says grew past their split size (the region server's split check, HBase's
-//! `CompactSplit.requestSplit`, which a cluster's region server sends as MasterService
-//! SplitRegion) and deletes split and merge parents no region reads any more (HBase's
-//! `CatalogJanitor`), runs the region normalizer every `hbase.normalizer.period`, and works
-//! out tables' space use against their space quotas every
-//! `hbase.master.quotas.observer.chore.period`, putting the policies of those over in force.
+//! The master's background work in the embedded engine, on a thread of its own: every second
+//! it splits the regions its region server says grew past their split size (the region
+//! server's split check, HBase's `CompactSplit.requestSplit`, which a cluster's region server
+//! sends as MasterService SplitRegion), ticks the master's chores (`basalt_master::chores`:
+//! the catalog janitor, the normalizer, snapshot cleanup and the space quota observer, the
+//! same list a cluster's master runs), and puts the space policies in force on its region
+//! server.
 
 use std::sync::Weak;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::thread::JoinHandle;
 
+use basalt_master::chores::{CHORES, ChoreRunner};
 use basalt_master::procedures;
 use basalt_regionserver::compactor::TICK;
 
@@ -17,9 +18,7 @@ use crate::engine::Engine;
 
 /// Starts the thread; it ends when told to stop, or when the engine is closed or dropped.
 pub fn start(engine: Weak<Engine>, stop: Receiver<()>) -> Option<JoinHandle<()>> {
-    let mut last_normalize = std::time::Instant::now();
-    let mut last_snapshot_cleanup = std::time::Instant::now();
-    let mut last_space_check: Option<std::time::Instant> = None;
+    let chores = ChoreRunner::new(CHORES.iter().copied());
     let run = move || loop {
         match stop.recv_timeout(TICK) {
             Err(RecvTimeoutError::Timeout) => {}
@@ -40,41 +39,15 @@ pub fn start(engine: Weak<Engine>, stop: Receiver<()>) -> Option<JoinHandle<()>>
                 }
             }
         }
-        if engine
-            .catalog_janitor_on
-            .load(std::sync::atomic::Ordering::Acquire)
-        {
-            let _ = procedures::clean_parents(&engine);
-        }
-        let period = std::time::Duration::from_millis(engine.settings.normalizer_period_ms());
-        if last_normalize.elapsed() >= period {
-            last_normalize = std::time::Instant::now();
-            let _ = basalt_master::normalizer::normalize(&engine, &[]);
-        }
-        let period =
-            std::time::Duration::from_millis(engine.settings.snapshot_cleanup_interval_ms());
-        if last_snapshot_cleanup.elapsed() >= period {
-            last_snapshot_cleanup = std::time::Instant::now();
-            if engine
-                .snapshot_cleanup_on
-                .load(std::sync::atomic::Ordering::Acquire)
-            {
-                let _ = basalt_master::snapshots::delete_expired(&engine);
-            }
-        }
-        let period = std::time::Duration::from_millis(engine.settings.quota_observer_period_ms());
-        if last_space_check.is_none_or(|t| t.elapsed() >= period) {
-            last_space_check = Some(std::time::Instant::now());
-            if let Err(e) = basalt_master::quota_store::observe_space(&engine) {
-                eprintln!("WARNING: the space quota observer failed: {e}");
-            }
-            let violations = engine
-                .space_use
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .violations();
-            engine.rs.set_space_policies(&violations);
-        }
+        chores.tick(&engine);
+        // The one region server is this process's: what a cluster's master publishes for its
+        // servers' next look is put in force here directly.
+        let violations = engine
+            .space_use
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .violations();
+        engine.rs.set_space_policies(&violations);
     };
     std::thread::Builder::new()
         .name("basalt-splitter".into())

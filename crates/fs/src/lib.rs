@@ -64,6 +64,26 @@ pub use object::{ObjectFs, ObjectStats, ObjectStoreConfig};
 #[cfg(feature = "object-store")]
 pub use s3_test_server::S3TestServer;
 
+/// The object store at `url` (`s3://BUCKET[/PREFIX][?endpoint=...]`), connected; the error
+/// names the store and what went wrong (without the cargo feature `object-store` there is
+/// none to connect to, and it says so).
+pub fn open_object_store(url: &str) -> std::result::Result<Arc<dyn FileSystem>, String> {
+    #[cfg(feature = "object-store")]
+    {
+        let config = ObjectStoreConfig::parse(url)?;
+        Ok(Arc::new(
+            ObjectFs::connect(config).map_err(|e| e.to_string())?,
+        ))
+    }
+    #[cfg(not(feature = "object-store"))]
+    {
+        Err(format!(
+            "object store {url:?}: this basalt was built without object-store support (the \
+             cargo feature `object-store`)"
+        ))
+    }
+}
+
 /// Where files live. See the crate documentation for the contract.
 pub trait FileSystem: Send + Sync + Debug {
     fn create_dir_all(&self, dir: &Path) -> Result<()>;

@@ -76,8 +76,6 @@ pub struct ClusterMaster {
     known: Mutex<BTreeSet<String>>,
     /// Where meta is served.
     meta_server: Mutex<Option<ServerName>>,
-    /// When the balancer last ran.
-    last_balance: Mutex<Instant>,
     /// The balancer switch as `/hbase/balancer` last said.
     balancer_written: AtomicBool,
     /// `/hbase/acl`'s data as this master last wrote it.
@@ -86,11 +84,8 @@ pub struct ClusterMaster {
     quota_written: Mutex<Vec<u8>>,
     /// Regions (by name) a server recovery left unassigned: their group had no live server.
     waiting: Mutex<BTreeSet<Vec<u8>>>,
-    last_space_check: Mutex<Option<Instant>>,
-    /// When split and merge parents were last cleaned (HBase's CatalogJanitor).
-    last_janitor: Mutex<Instant>,
-    last_normalize: Mutex<Instant>,
-    last_snapshot_cleanup: Mutex<Instant>,
+    /// The master's chores, the balancer's first (`crate::chores`).
+    chores: crate::chores::ChoreRunner,
 }
 
 impl ClusterMaster {
@@ -166,15 +161,14 @@ impl ClusterMaster {
             settings,
             known: Mutex::new(BTreeSet::new()),
             meta_server: Mutex::new(None),
-            last_balance: Mutex::new(Instant::now()),
             balancer_written: AtomicBool::new(true),
             acl_written: Mutex::new(Vec::new()),
             quota_written: Mutex::new(Vec::new()),
             waiting: Mutex::default(),
-            last_space_check: Mutex::new(None),
-            last_janitor: Mutex::new(Instant::now()),
-            last_normalize: Mutex::new(Instant::now()),
-            last_snapshot_cleanup: Mutex::new(Instant::now()),
+            chores: crate::chores::ChoreRunner::new(
+                std::iter::once(crate::chores::BALANCER)
+                    .chain(crate::chores::CHORES.iter().copied()),
+            ),
         };
         // The switch as the last active master left it.
         if let Some(on) = cm
@@ -453,67 +447,11 @@ impl ClusterMaster {
                 )
                 .map_err(io)?;
         }
-        let due = {
-            let mut last = self
-                .last_balance
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            let period = Duration::from_millis(self.settings.live.balancer_period_ms());
-            let due = arrived || last.elapsed() >= period;
-            if due {
-                *last = Instant::now();
-            }
-            due
-        };
-        if due {
-            crate::balancer::balance(&self.master)?;
+        if arrived {
+            // A server that came gets its share of the regions at once.
+            self.chores.hurry(crate::chores::BALANCER.name);
         }
-        let janitor_due = {
-            let mut last = self
-                .last_janitor
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            let period = Duration::from_millis(self.settings.live.catalog_janitor_interval_ms());
-            let due =
-                last.elapsed() >= period && self.master.catalog_janitor_on.load(Ordering::Acquire);
-            if due {
-                *last = Instant::now();
-            }
-            due
-        };
-        if janitor_due {
-            crate::procedures::clean_parents(&self.master)?;
-        }
-        let normalize_due = {
-            let mut last = self
-                .last_normalize
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            let period = Duration::from_millis(self.settings.live.normalizer_period_ms());
-            let due = last.elapsed() >= period;
-            if due {
-                *last = Instant::now();
-            }
-            due
-        };
-        if normalize_due {
-            crate::normalizer::normalize(&self.master, &[])?;
-        }
-        let cleanup_due = {
-            let mut last = self
-                .last_snapshot_cleanup
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            let period = Duration::from_millis(self.settings.live.snapshot_cleanup_interval_ms());
-            let due = last.elapsed() >= period;
-            if due {
-                *last = Instant::now();
-            }
-            due
-        };
-        if cleanup_due && self.master.snapshot_cleanup_on.load(Ordering::Acquire) {
-            crate::snapshots::delete_expired(&self.master)?;
-        }
+        self.chores.tick(&self.master);
         if self.master.access.is_enabled() {
             self.publish_acl()?;
         }
@@ -587,25 +525,9 @@ impl ClusterMaster {
         Ok(())
     }
 
-    /// Works out space use every `hbase.master.quotas.observer.chore.period`, and writes the
-    /// quota state to `/hbase/quota` if it changed since last written: a quota, switch or
+    /// Writes the quota state to `/hbase/quota` if it changed since last written: a quota, switch or
     /// space policy reaches the region servers within a tick and their next look.
     fn publish_quota(&self) -> Result<()> {
-        let space_due = {
-            let mut last = self
-                .last_space_check
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            let period = Duration::from_millis(self.settings.live.quota_observer_period_ms());
-            let due = last.is_none_or(|t| t.elapsed() >= period);
-            if due {
-                *last = Some(Instant::now());
-            }
-            due
-        };
-        if space_due && let Err(e) = crate::quota_store::observe_space(&self.master) {
-            eprintln!("WARNING: the space quota observer failed: {e}");
-        }
         let state = crate::quota_store::state(&self.master)?;
         let host = self
             .settings

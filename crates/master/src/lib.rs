@@ -13,6 +13,7 @@
 pub mod acl_store;
 mod admin;
 pub mod balancer;
+pub mod chores;
 pub mod cluster;
 pub mod hbck;
 pub mod hbck_service;

@@ -31,6 +31,7 @@ const LAYERS: &[&str] = &[
     "snapshots",
     "peers",
     "admin",
+    "chores",
     "master_service",
     "master_admin",
     "hbck_service",
