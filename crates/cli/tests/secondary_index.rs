@@ -1,5 +1,5 @@
 //! The secondary index built on coprocessors (issue 50): an observer keeps an index table of
-//! one column on every write, and `basalt_client::secondary_index` reads through it. Embedded,
+//! one column on every write, and `basalt_coprocessor::secondary_index` reads through it. Embedded,
 //! it follows puts, overwrites and every kind of delete; on a cluster of three region server
 //! processes, under a write load with a kill -9 of a region server, the index table ends equal
 //! to what a scan of the base table says it must hold (the killed server's edits replayed
@@ -14,9 +14,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use basalt_coprocessor::secondary_index::SecondaryIndex;
 use basalt_coprocessor::testing::example;
 use basalt_coprocessor_sdk::index;
-use basalt_embedded::secondary_index::SecondaryIndex;
 use basalt_embedded::{
     Append, Bytes, Client, ColumnFamilyDescriptor, Connection, Delete, Error, Put, Scan,
     TableDescriptor, TableName,

@@ -37,7 +37,6 @@ mod client;
 pub mod hotspots;
 pub mod layout;
 pub mod remote;
-pub mod secondary_index;
 
 pub use basalt_common::{
     acl, balancer_log, chore, clock, log, metrics, procedure, quota, replication, rsgroup, site,

@@ -2,7 +2,7 @@
 //! an index row per (value, base row), sorted by value, then by row. A value's bytes are
 //! escaped (0x00 becomes 0x00 0xFF) and end with 0x00 0x01, so one value's rows are the rows
 //! under [`value_prefix`] and no value is a prefix of another's. The client's reader
-//! (`basalt_client::secondary_index`) uses the same functions.
+//! (`basalt_coprocessor::secondary_index`) uses the same functions.
 
 /// The family and qualifier of the index row's one cell, which holds the base row.
 pub const FAMILY: &[u8] = b"i";

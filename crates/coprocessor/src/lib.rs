@@ -10,6 +10,7 @@
 mod convert;
 mod module;
 mod observer;
+pub mod secondary_index;
 #[doc(hidden)]
 pub mod testing;
 

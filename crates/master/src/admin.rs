@@ -598,8 +598,8 @@ impl Admin {
     /// and the next master look.
     pub fn chore_switch(&self, chore: Chore, on: bool) -> Result<bool> {
         let marker = match chore {
-            Chore::Cleaner => Some(basalt_regionserver::layout::CLEANER_OFF),
-            Chore::SnapshotCleanup => Some(basalt_regionserver::layout::SNAPSHOT_CLEANUP_OFF),
+            Chore::Cleaner => Some(basalt_layout::CLEANER_OFF),
+            Chore::SnapshotCleanup => Some(basalt_layout::SNAPSHOT_CLEANUP_OFF),
             Chore::CatalogJanitor | Chore::Normalizer => None,
         };
         if let Some(marker) = marker {
@@ -608,11 +608,10 @@ impl Admin {
             if on {
                 match fs.delete(&marker) {
                     Ok(()) | Err(basalt_fs::FsError::NotFound(_)) => {}
-                    Err(e) => return Err(basalt_regionserver::layout::storage(e)),
+                    Err(e) => return Err(basalt_layout::storage(e)),
                 }
             } else {
-                basalt_fs::write_atomically(fs, &marker, b"")
-                    .map_err(basalt_regionserver::layout::storage)?;
+                basalt_fs::write_atomically(fs, &marker, b"").map_err(basalt_layout::storage)?;
             }
         }
         Ok(self

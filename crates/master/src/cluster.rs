@@ -19,8 +19,8 @@ use basalt_coord::{
     NodeKind, RS_DIR, SWITCH_DIR, ZkSession,
 };
 use basalt_fs::{FileSystem, FsError};
-use basalt_regionserver::layout;
-use basalt_regionserver::meta_schema;
+use basalt_layout as layout;
+use basalt_layout::meta_schema;
 
 use crate::janitor;
 use crate::master::{HostedTable, Master, Placed};

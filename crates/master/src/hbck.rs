@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use basalt_common::{Bytes, Error, RegionInfo, Result, ServerName, TableName};
 use basalt_fs::FsError;
-use basalt_regionserver::layout::{self, storage};
+use basalt_layout::{self as layout, storage};
 
 use crate::master::{HostedTable, Master};
 use crate::meta::{self, RegionRow, TableState};

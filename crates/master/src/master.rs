@@ -13,8 +13,8 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGua
 
 use basalt_common::{Bytes, Clock, Error, RegionInfo, Result, TableDescriptor, TableName};
 use basalt_fs::FileSystem;
+use basalt_layout as layout;
 use basalt_region::Region;
-use basalt_regionserver::layout;
 use basalt_regionserver::{META_REGION_NAME, RegionServer};
 
 use crate::janitor;

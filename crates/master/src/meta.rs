@@ -13,8 +13,8 @@ use basalt_region::{Region, RowMutation};
 
 pub use basalt_common::{NamespaceDescriptor, ServerName};
 
-pub use basalt_regionserver::layout::META_ENCODED;
-pub use basalt_regionserver::meta_schema::{meta_descriptor, meta_region_info};
+pub use basalt_layout::META_ENCODED;
+pub use basalt_layout::meta_schema::{meta_descriptor, meta_region_info};
 const INFO: &[u8] = b"info";
 const TABLE: &[u8] = b"table";
 const NS: &[u8] = b"ns";

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use basalt_common::table_name::SYSTEM_NAMESPACE;
 use basalt_common::{Bytes, Error, RegionInfo, Result, ServerName, TableDescriptor, TableName};
-use basalt_regionserver::layout;
+use basalt_layout as layout;
 
 use crate::master::{HostedTable, Master, Placed};
 use crate::meta::{self, NamespaceDescriptor, TableState};

@@ -15,9 +15,9 @@ use basalt_common::quota::{
 use basalt_common::{
     Bytes, ColumnFamilyDescriptor, Delete, Error, Put, Result, TableDescriptor, TableName,
 };
+use basalt_layout::{EXCEED_THROTTLE_ON, RPC_THROTTLE_OFF};
 use basalt_proto::quota::{quotas_data, quotas_from_data, snapshot_of, snapshot_pb};
 use basalt_region::RowMutation;
-use basalt_regionserver::layout::{EXCEED_THROTTLE_ON, RPC_THROTTLE_OFF};
 use prost::Message;
 use std::sync::atomic::Ordering;
 
@@ -164,12 +164,11 @@ pub fn set(master: &Master, subject: &Subject, change: &Change) -> Result<()> {
 fn set_marker(master: &Master, name: &str, present: bool) -> Result<()> {
     let path = master.root.join(name);
     if present {
-        basalt_fs::write_atomically(master.fs.as_ref(), &path, b"")
-            .map_err(basalt_regionserver::layout::storage)
+        basalt_fs::write_atomically(master.fs.as_ref(), &path, b"").map_err(basalt_layout::storage)
     } else {
         match master.fs.delete(&path) {
             Ok(()) | Err(basalt_fs::FsError::NotFound(_)) => Ok(()),
-            Err(e) => Err(basalt_regionserver::layout::storage(e)),
+            Err(e) => Err(basalt_layout::storage(e)),
         }
     }
 }

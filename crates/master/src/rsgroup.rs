@@ -43,7 +43,7 @@ pub fn groups(master: &Master) -> Result<Vec<RsGroup>> {
             out
         }
         Err(basalt_fs::FsError::NotFound(_)) => Vec::new(),
-        Err(e) => return Err(basalt_regionserver::layout::storage(e)),
+        Err(e) => return Err(basalt_layout::storage(e)),
     };
     *cached = Some(groups.clone());
     Ok(groups)
@@ -69,7 +69,7 @@ pub fn save(master: &Master, groups: Vec<RsGroup>) -> Result<()> {
         &master.root.join(FILE),
         &list.encode_to_vec(),
     )
-    .map_err(basalt_regionserver::layout::storage)?;
+    .map_err(basalt_layout::storage)?;
     *master
         .rsgroups
         .lock()

@@ -10,7 +10,7 @@ use basalt_common::rsgroup::{
     DEFAULT_GROUP, GROUP_KEY, RsGroup, RsGroupChange, RsGroupInfo, address, check_name,
 };
 use basalt_common::{Error, Result, TableName};
-use basalt_regionserver::layout;
+use basalt_layout as layout;
 
 use crate::master::{HostedTable, Master};
 use crate::rsgroup;

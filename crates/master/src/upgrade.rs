@@ -20,8 +20,8 @@ use std::sync::Arc;
 
 use basalt_common::{Cell, Clock, Result, Scan};
 use basalt_fs::FileSystem;
+use basalt_layout::{self as layout, storage};
 use basalt_region::{Region, RegionConfig, meta_keys};
-use basalt_regionserver::layout::{self, storage};
 use basalt_wal::WalEdit;
 
 use crate::meta;

@@ -13,8 +13,9 @@ pub mod client_service;
 pub mod cluster;
 pub mod compactor;
 pub mod flusher;
-pub mod layout;
-pub mod meta_schema;
+/// The data directory's layout (its own crate, which the master uses too).
+pub use basalt_layout as layout;
+pub use basalt_layout::meta_schema;
 pub mod nonces;
 pub mod process;
 pub mod quotas;

@@ -14,8 +14,8 @@ use basalt_common::{
     Bytes, Error, RegionInfo, Result, TableDescriptor, TableName, descriptor_file,
 };
 use basalt_fs::FileSystem;
+use basalt_layout as layout;
 use basalt_proto::{pb, schema};
-use basalt_regionserver::layout;
 
 use super::{FILES_DIR, manifest, snapshots_dir, storage};
 use crate::master::Master;

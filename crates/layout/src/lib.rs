@@ -2,7 +2,10 @@
 //! `FSTableDescriptors`, `HRegionFileSystem`): where tables, regions and logs live, and the
 //! files beside `hbase:meta`: `<root>/basalt.version`, `<root>/LOCK`, per table `.tabledesc`,
 //! per region `.regioninfo`. Each is written whole under a temporary name, synced and renamed.
-//! The region server and the master both use it.
+//! The region server and the master both use it; [`meta_schema`] is what every server knows
+//! of `hbase:meta` without reading anything.
+
+pub mod meta_schema;
 
 use std::path::{Path, PathBuf};
 

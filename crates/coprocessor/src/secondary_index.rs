@@ -11,7 +11,7 @@ use basalt_common::ops::{Get, RowResult, Scan};
 use basalt_common::{Bytes, TableName};
 use basalt_coprocessor_sdk::index;
 
-use crate::Client;
+use basalt_client::Client;
 
 /// An index of `family:qualifier` of `table`, kept in the table `index`.
 #[derive(Debug, Clone)]
