@@ -239,6 +239,15 @@ impl basalt_client::DataClient for AsUser {
         self.inner.bulk_load(table, row, files)
     }
 
+    fn coprocessor_service(
+        &self,
+        table: &TableName,
+        call: &EndpointCall<'_>,
+    ) -> Result<Vec<(Bytes, Vec<u8>)>> {
+        // As HBase by default (no EXEC permission checks): reaching the table is enough.
+        self.inner.coprocessor_service(table, call)
+    }
+
     fn put(&self, table: &TableName, put: &Put) -> Result<()> {
         self.may_write(table, &CheckAction::Put(put.clone()))?;
         self.inner.put(table, put)
@@ -252,15 +261,6 @@ impl basalt_client::DataClient for AsUser {
     fn get(&self, table: &TableName, get: &Get) -> Result<RowResult> {
         let get = self.readable_get(table, get)?;
         self.inner.get(table, &get)
-    }
-
-    fn coprocessor_service(
-        &self,
-        table: &TableName,
-        call: &EndpointCall<'_>,
-    ) -> Result<Vec<(Bytes, Vec<u8>)>> {
-        // As HBase by default (no EXEC permission checks): reaching the table is enough.
-        self.inner.coprocessor_service(table, call)
     }
 
     fn aggregate(

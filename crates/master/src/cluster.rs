@@ -434,15 +434,10 @@ impl ClusterMaster {
         }
         let on = self.master.balancer_on.load(Ordering::Acquire);
         if self.balancer_written.swap(on, Ordering::AcqRel) != on {
-            let host = self
-                .settings
-                .host_port
-                .rsplit_once(':')
-                .map_or("", |(h, _)| h);
             self.zk
                 .put(
                     BALANCER_NODE,
-                    &basalt_coord::balancer_data(host, on),
+                    &basalt_coord::balancer_data(self.host(), on),
                     NodeKind::Persistent,
                 )
                 .map_err(io)?;
@@ -505,44 +500,32 @@ impl ClusterMaster {
             .grants()
             .cloned()
             .collect::<Vec<_>>();
-        let host = self
-            .settings
-            .host_port
-            .rsplit_once(':')
-            .map_or("", |(h, _)| h);
-        let data = basalt_coord::acl_data(host, &grants);
-        let mut written = self
-            .acl_written
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        // The framing's id (pid@host) is the same every time, so equal bytes mean equal grants.
-        if *written != data {
-            self.zk
-                .put(basalt_coord::ACL_NODE, &data, NodeKind::Persistent)
-                .map_err(io)?;
-            *written = data;
-        }
-        Ok(())
+        let data = basalt_coord::acl_data(self.host(), &grants);
+        self.publish(basalt_coord::ACL_NODE, data, &self.acl_written)
     }
 
-    /// Writes the quota state to `/hbase/quota` if it changed since last written: a quota, switch or
-    /// space policy reaches the region servers within a tick and their next look.
+    /// Writes the quota state to `/hbase/quota` if it changed since last written: a quota,
+    /// switch or space policy reaches the region servers within a tick and their next look.
     fn publish_quota(&self) -> Result<()> {
         let state = crate::quota_store::state(&self.master)?;
-        let host = self
-            .settings
+        let data = basalt_coord::quota_data(self.host(), &state);
+        self.publish(basalt_coord::QUOTA_NODE, data, &self.quota_written)
+    }
+
+    /// This master's host, which the data it publishes names.
+    fn host(&self) -> &str {
+        self.settings
             .host_port
             .rsplit_once(':')
-            .map_or("", |(h, _)| h);
-        let data = basalt_coord::quota_data(host, &state);
-        let mut written = self
-            .quota_written
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+            .map_or("", |(h, _)| h)
+    }
+
+    /// Writes `data` to `node` unless it is what was `written` there last. The framing's id
+    /// (pid@host) is the same every time, so equal bytes mean equal contents.
+    fn publish(&self, node: &str, data: Vec<u8>, written: &Mutex<Vec<u8>>) -> Result<()> {
+        let mut written = written.lock().unwrap_or_else(PoisonError::into_inner);
         if *written != data {
-            self.zk
-                .put(basalt_coord::QUOTA_NODE, &data, NodeKind::Persistent)
-                .map_err(io)?;
+            self.zk.put(node, &data, NodeKind::Persistent).map_err(io)?;
             *written = data;
         }
         Ok(())

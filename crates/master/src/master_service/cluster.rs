@@ -414,6 +414,28 @@ fn decode_log<M: Message + Default>(bytes: &[u8]) -> Result<M> {
     M::decode(bytes).map_err(|e| Error::Refused(format!("cannot decode the request: {e}")))
 }
 
+/// A chore's switch and its query, as MasterService names them: `$set` turns `$chore` on or
+/// off by the request's `$on` and answers its previous state in `$prev` (through `$wrap`:
+/// `Some` where the field is optional); `$is` answers whether it is on in `$value`.
+macro_rules! chore_switch {
+    (
+        $set:ident($set_req:ident.$on:ident) -> $set_resp:ident { $prev:ident: $wrap:path },
+        $is:ident($is_req:ident) -> $is_resp:ident { $value:ident },
+        $chore:expr
+    ) => {
+        fn $set(&self, r: pb::$set_req) -> Result<pb::$set_resp> {
+            let was = self.admin().chore_switch($chore, r.$on)?;
+            Ok(pb::$set_resp { $prev: $wrap(was) })
+        }
+
+        fn $is(&self, _: pb::$is_req) -> Result<pb::$is_resp> {
+            Ok(pb::$is_resp {
+                $value: self.admin().chore_enabled($chore),
+            })
+        }
+    };
+}
+
 impl ChoreHandler for MasterService {
     fn run_catalog_scan(&self, _: pb::RunCatalogScanRequest) -> Result<pb::RunCatalogScanResponse> {
         let cleaned = self.admin().run_catalog_janitor()?;
@@ -422,22 +444,12 @@ impl ChoreHandler for MasterService {
         })
     }
 
-    fn enable_catalog_janitor(
-        &self,
-        r: pb::EnableCatalogJanitorRequest,
-    ) -> Result<pb::EnableCatalogJanitorResponse> {
-        Ok(pb::EnableCatalogJanitorResponse {
-            prev_value: Some(self.admin().chore_switch(Chore::CatalogJanitor, r.enable)?),
-        })
-    }
-
-    fn is_catalog_janitor_enabled(
-        &self,
-        _: pb::IsCatalogJanitorEnabledRequest,
-    ) -> Result<pb::IsCatalogJanitorEnabledResponse> {
-        Ok(pb::IsCatalogJanitorEnabledResponse {
-            value: self.admin().chore_enabled(Chore::CatalogJanitor),
-        })
+    chore_switch! {
+        enable_catalog_janitor(EnableCatalogJanitorRequest.enable)
+            -> EnableCatalogJanitorResponse { prev_value: Some },
+        is_catalog_janitor_enabled(IsCatalogJanitorEnabledRequest)
+            -> IsCatalogJanitorEnabledResponse { value },
+        Chore::CatalogJanitor
     }
 
     fn run_cleaner_chore(
@@ -450,59 +462,27 @@ impl ChoreHandler for MasterService {
         })
     }
 
-    fn set_cleaner_chore_running(
-        &self,
-        r: pb::SetCleanerChoreRunningRequest,
-    ) -> Result<pb::SetCleanerChoreRunningResponse> {
-        Ok(pb::SetCleanerChoreRunningResponse {
-            prev_value: Some(self.admin().chore_switch(Chore::Cleaner, r.on)?),
-        })
+    chore_switch! {
+        set_cleaner_chore_running(SetCleanerChoreRunningRequest.on)
+            -> SetCleanerChoreRunningResponse { prev_value: Some },
+        is_cleaner_chore_enabled(IsCleanerChoreEnabledRequest)
+            -> IsCleanerChoreEnabledResponse { value },
+        Chore::Cleaner
     }
 
-    fn is_cleaner_chore_enabled(
-        &self,
-        _: pb::IsCleanerChoreEnabledRequest,
-    ) -> Result<pb::IsCleanerChoreEnabledResponse> {
-        Ok(pb::IsCleanerChoreEnabledResponse {
-            value: self.admin().chore_enabled(Chore::Cleaner),
-        })
+    chore_switch! {
+        set_normalizer_running(SetNormalizerRunningRequest.on)
+            -> SetNormalizerRunningResponse { prev_normalizer_value: Some },
+        is_normalizer_enabled(IsNormalizerEnabledRequest)
+            -> IsNormalizerEnabledResponse { enabled },
+        Chore::Normalizer
     }
 
-    fn set_normalizer_running(
-        &self,
-        r: pb::SetNormalizerRunningRequest,
-    ) -> Result<pb::SetNormalizerRunningResponse> {
-        Ok(pb::SetNormalizerRunningResponse {
-            prev_normalizer_value: Some(self.admin().chore_switch(Chore::Normalizer, r.on)?),
-        })
-    }
-
-    fn is_normalizer_enabled(
-        &self,
-        _: pb::IsNormalizerEnabledRequest,
-    ) -> Result<pb::IsNormalizerEnabledResponse> {
-        Ok(pb::IsNormalizerEnabledResponse {
-            enabled: self.admin().chore_enabled(Chore::Normalizer),
-        })
-    }
-
-    fn switch_snapshot_cleanup(
-        &self,
-        r: pb::SetSnapshotCleanupRequest,
-    ) -> Result<pb::SetSnapshotCleanupResponse> {
-        Ok(pb::SetSnapshotCleanupResponse {
-            prev_snapshot_cleanup: self
-                .admin()
-                .chore_switch(Chore::SnapshotCleanup, r.enabled)?,
-        })
-    }
-
-    fn is_snapshot_cleanup_enabled(
-        &self,
-        _: pb::IsSnapshotCleanupEnabledRequest,
-    ) -> Result<pb::IsSnapshotCleanupEnabledResponse> {
-        Ok(pb::IsSnapshotCleanupEnabledResponse {
-            enabled: self.admin().chore_enabled(Chore::SnapshotCleanup),
-        })
+    chore_switch! {
+        switch_snapshot_cleanup(SetSnapshotCleanupRequest.enabled)
+            -> SetSnapshotCleanupResponse { prev_snapshot_cleanup: std::convert::identity },
+        is_snapshot_cleanup_enabled(IsSnapshotCleanupEnabledRequest)
+            -> IsSnapshotCleanupEnabledResponse { enabled },
+        Chore::SnapshotCleanup
     }
 }

@@ -227,11 +227,11 @@ go to a new one (which the log cleaner can then archive once flushed).
 live take effect (docs/design/operations.md lists them), the others at restart.
   hbase> update_config 'host1,16020,1700000000000'
   hbase> update_config 'host1:16020'";
-    "update_all_config", "tools", tools::update_all_config, true, "update_config on every live region server and on the masters.\n  hbase> update_all_config";
-    "catalogjanitor_run", "tools", tools::catalogjanitor_run, true, "Run the catalog janitor now: split and merge parents nothing reads any more are deleted.\n  hbase> catalogjanitor_run";
+    "update_all_config", "tools", |s, a, _| no_args(s, a, "update_all_config", |c| c.update_all_config()), true, "update_config on every live region server and on the masters.\n  hbase> update_all_config";
+    "catalogjanitor_run", "tools", |s, a, _| no_args(s, a, "catalogjanitor_run", |c| c.run_catalog_janitor().map(drop)), true, "Run the catalog janitor now: split and merge parents nothing reads any more are deleted.\n  hbase> catalogjanitor_run";
     "catalogjanitor_switch", "tools", |s, a, o| tools::chore_switch(s, a, o, Chore::CatalogJanitor), true, "Switch the catalog janitor on or off; prints its previous state.\n  hbase> catalogjanitor_switch false";
     "catalogjanitor_enabled", "tools", |s, a, o| tools::chore_enabled(s, a, o, Chore::CatalogJanitor), true, "Whether the catalog janitor runs by itself.\n  hbase> catalogjanitor_enabled";
-    "cleaner_chore_run", "tools", tools::cleaner_chore_run, true, "Have every live region server delete its archived WAL segments past their time to live\n(hbase.master.logcleaner.ttl, 10 minutes) that no replication queue needs, now.\n  hbase> cleaner_chore_run";
+    "cleaner_chore_run", "tools", |s, a, o| answers_bool(s, a, o, "cleaner_chore_run", |c| c.run_cleaner_chore()), true, "Have every live region server delete its archived WAL segments past their time to live\n(hbase.master.logcleaner.ttl, 10 minutes) that no replication queue needs, now.\n  hbase> cleaner_chore_run";
     "cleaner_chore_switch", "tools", |s, a, o| tools::chore_switch(s, a, o, Chore::Cleaner), true, "Switch the cleaner chore on or off; prints its previous state. Off, archived WAL segments stay.\n  hbase> cleaner_chore_switch false";
     "cleaner_chore_enabled", "tools", |s, a, o| tools::chore_enabled(s, a, o, Chore::Cleaner), true, "Whether the cleaner chore runs by itself.\n  hbase> cleaner_chore_enabled";
     "snapshot_cleanup_switch", "tools", tools::snapshot_cleanup_switch, true, "Switch the deletion of snapshots past their TTL on or off; prints its previous state.\n  hbase> snapshot_cleanup_switch false";
@@ -246,7 +246,7 @@ whether it ran (false when switched off).
   hbase> normalize {REGEX => 't.*'}
   hbase> normalize {NAMESPACE => 'ns1'}";
     "compaction_state", "tools", tools::compaction_state, true, "The compactions running in a table's regions now: NONE, MINOR, MAJOR or MAJOR_AND_MINOR.\n  hbase> compaction_state 't1'";
-    "flush_master_store", "tools", tools::flush_master_store, true, "Flush the master's store (hbase:meta, where Basalt's master keeps its state).\n  hbase> flush_master_store";
+    "flush_master_store", "tools", |s, a, _| no_args(s, a, "flush_master_store", |c| c.flush_master_store()), true, "Flush the master's store (hbase:meta, where Basalt's master keeps its state).\n  hbase> flush_master_store";
     "clear_compaction_queues", "tools", tools::clear_compaction_queues, true,
 "Clear a region server's compaction queues, long and short or the one named. Basalt queues no
 compactions (a requested one runs when asked, background ones start when chosen), so there is
@@ -294,7 +294,7 @@ server throttles.
     "list_quotas", "quotas", quotas::list_quotas, true, "List the quotas hbase:quota keeps.\n  hbase> list_quotas";
     "enable_rpc_throttle", "quotas", |s, a, o| quotas::switch(s, a, o, QuotaSwitch::RpcThrottle, true), true, "Enforce RPC throttles again; prints the previous state.\n  hbase> enable_rpc_throttle";
     "disable_rpc_throttle", "quotas", |s, a, o| quotas::switch(s, a, o, QuotaSwitch::RpcThrottle, false), true, "Stop enforcing RPC throttles (they stay set); prints the previous state.\n  hbase> disable_rpc_throttle";
-    "rpc_throttle_enabled", "quotas", quotas::rpc_throttle_enabled, true, "Whether RPC throttles are enforced.\n  hbase> rpc_throttle_enabled";
+    "rpc_throttle_enabled", "quotas", |s, a, o| answers_bool(s, a, o, "rpc_throttle_enabled", |c| c.rpc_throttle_enabled()), true, "Whether RPC throttles are enforced.\n  hbase> rpc_throttle_enabled";
     "enable_exceed_throttle_quota", "quotas", |s, a, o| quotas::switch(s, a, o, QuotaSwitch::ExceedThrottle, true), true,
 "Let calls past a user's, table's or namespace's throttle through while the region servers'
 throttle (REGIONSERVER => 'all', which must be set) has room; prints the previous state.
@@ -608,6 +608,34 @@ fn on_named(
     let name = Args::new(args).string(0, what)?;
     client(shell, args, call(shell.client.as_ref(), &name))?;
     Ok(None)
+}
+
+/// A command of no arguments that runs `call` and prints nothing (`update_all_config`,
+/// `flush_master_store`, `catalogjanitor_run`).
+fn no_args(
+    shell: &Shell,
+    args: &[Value],
+    name: &str,
+    call: impl FnOnce(&dyn Client) -> basalt_client::Result<()>,
+) -> CommandResult {
+    Args::all(args).at_most(0, name)?;
+    client(shell, args, call(shell.client.as_ref()))?;
+    Ok(None)
+}
+
+/// A command of no arguments that prints the yes or no `call` answers, and returns it
+/// (`rpc_throttle_enabled`, `cleaner_chore_run`).
+fn answers_bool(
+    shell: &Shell,
+    args: &[Value],
+    out: &mut dyn Write,
+    name: &str,
+    call: impl FnOnce(&dyn Client) -> basalt_client::Result<bool>,
+) -> CommandResult {
+    Args::all(args).at_most(0, name)?;
+    let answer = client(shell, args, call(shell.client.as_ref()))?;
+    w!(out, "{answer}");
+    Ok(Some(Returned::Value(Value::Bool(answer))))
 }
 
 /// `cf:q` -> (cf, Some(q)); `cf` -> (cf, None); `cf:` -> (cf, Some("")). A third part

@@ -156,17 +156,6 @@ pub(super) fn switch(
     Ok(Some(Returned::Value(Value::Bool(was))))
 }
 
-pub(super) fn rpc_throttle_enabled(
-    shell: &mut Shell,
-    args: &[Value],
-    out: &mut dyn Write,
-) -> CommandResult {
-    Args::all(args).at_most(0, "rpc_throttle_enabled")?;
-    let on = client(shell, args, shell.client.rpc_throttle_enabled())?;
-    w!(out, "{on}");
-    Ok(Some(Returned::Value(Value::Bool(on))))
-}
-
 /// `list_quota_table_sizes`: every user table's store file bytes as the region servers
 /// report them (HBase's `TABLE  SIZE`).
 pub(super) fn list_quota_table_sizes(

@@ -537,16 +537,6 @@ pub(super) fn update_config(shell: &mut Shell, args: &[Value], _: &mut dyn Write
     Ok(None)
 }
 
-pub(super) fn update_all_config(
-    shell: &mut Shell,
-    args: &[Value],
-    _: &mut dyn Write,
-) -> CommandResult {
-    Args::all(args).at_most(0, "update_all_config")?;
-    client(shell, args, shell.client.update_all_config())?;
-    Ok(None)
-}
-
 /// A chore's switch: prints its previous state, as HBase's `*_switch` commands do.
 pub(super) fn chore_switch(
     shell: &mut Shell,
@@ -581,17 +571,6 @@ pub(super) fn hbck_chore_run(
     Args::all(args).at_most(0, "hbck_chore_run")?;
     let ran = client(shell, args, shell.client.run_hbck_chore())?;
     w!(out, "{ran}");
-    Ok(None)
-}
-
-/// `catalogjanitor_run`: cleans split and merge parents now (prints nothing, as HBase's).
-pub(super) fn catalogjanitor_run(
-    shell: &mut Shell,
-    args: &[Value],
-    _: &mut dyn Write,
-) -> CommandResult {
-    Args::all(args).at_most(0, "catalogjanitor_run")?;
-    client(shell, args, shell.client.run_catalog_janitor())?;
     Ok(None)
 }
 
@@ -640,16 +619,6 @@ pub(super) fn compaction_state(
     let name = Args::all(args).table(0)?;
     let state = client(shell, args, shell.client.compaction_state(&name))?;
     w!(out, "{state}");
-    Ok(None)
-}
-
-pub(super) fn flush_master_store(
-    shell: &mut Shell,
-    args: &[Value],
-    _: &mut dyn Write,
-) -> CommandResult {
-    Args::all(args).at_most(0, "flush_master_store")?;
-    client(shell, args, shell.client.flush_master_store())?;
     Ok(None)
 }
 
@@ -954,19 +923,6 @@ pub(super) fn zk_dump(shell: &mut Shell, args: &[Value], out: &mut dyn Write) ->
     let text = client(shell, args, shell.client.zk_dump())?;
     write!(out, "{text}").map_err(io)?;
     Ok(None)
-}
-
-/// `cleaner_chore_run`: every live region server deletes its archived WAL segments past
-/// their time to live now; prints whether it ran.
-pub(super) fn cleaner_chore_run(
-    shell: &mut Shell,
-    args: &[Value],
-    out: &mut dyn Write,
-) -> CommandResult {
-    Args::all(args).at_most(0, "cleaner_chore_run")?;
-    let ran = client(shell, args, shell.client.run_cleaner_chore())?;
-    w!(out, "{ran}");
-    Ok(Some(Returned::Value(Value::Bool(ran))))
 }
 
 /// `snapshot_cleanup_switch true|false`: prints the previous state, as HBase's does.
