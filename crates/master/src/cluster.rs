@@ -36,7 +36,7 @@ pub struct ClusterSettings {
     /// How long one call to a region server may take.
     pub call_timeout: Duration,
     /// TLS to the region servers (their certificates verified; this master's shown).
-    pub tls: Option<basalt_client::remote::TlsClient>,
+    pub tls: Option<basalt_transport::TlsClient>,
     /// Access control (HBase's `hbase.security.authorization`): the superusers; None: off.
     /// Grants live in `hbase:acl` and go to the region servers through `/hbase/acl`.
     pub superusers: Option<Vec<String>>,

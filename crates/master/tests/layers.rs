@@ -209,7 +209,7 @@ fn the_check_sees_uses_in_code_only() {
 /// crates of lower layers (its tests, `[dev-dependencies]`, may use any).
 const CRATE_LAYERS: &[&[&str]] = &[
     &["common", "fs", "net", "coprocessor-sdk"],
-    &["storefile", "wal", "proto", "layout"],
+    &["storefile", "wal", "proto", "layout", "transport"],
     &["region", "coord", "ops", "rpc"],
     &["client"],
     &["coprocessor", "thrift", "rest", "web", "shell", "chaos"],

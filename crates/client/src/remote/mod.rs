@@ -55,15 +55,18 @@ mod transport;
 
 pub use admin::RemoteAdmin;
 mod admin_ops;
-pub mod aio;
-mod rpc_client;
+use basalt_transport as rpc_client;
+/// The async connections ([`basalt_transport::aio`]).
+pub use basalt_transport::aio;
 
 pub use asynchronous::{AsyncAdmin, AsyncConnection, AsyncScanner, AsyncTable};
 use basalt_ops::{Changed, MasterRequest, MasterResponse};
 pub use laid::{AsyncLaidScanner, AsyncLaidTable};
 use transport::{Blocking, Encoded, Transport, block, join_all};
 
-pub use rpc_client::{DEFAULT_USER, HANDSHAKE, Location, RpcClient, RpcError, TlsClient, locate};
+pub use basalt_transport::{
+    DEFAULT_USER, HANDSHAKE, Location, RpcClient, RpcError, TlsClient, locate,
+};
 pub use scanner::RemoteScanner;
 pub use table::RemoteTable;
 

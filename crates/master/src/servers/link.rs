@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use prost::Message;
 
-use basalt_client::remote::{DEFAULT_USER, RpcClient, RpcError, TlsClient};
 use basalt_common::{Error, Result, ServerName};
+use basalt_transport::{DEFAULT_USER, RpcClient, RpcError, TlsClient};
 
 /// How the master reaches a server: how long one call may take (opening a region replays
 /// its edits: minutes at worst), and TLS, when the cluster's servers speak it.

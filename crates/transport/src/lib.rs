@@ -1,6 +1,7 @@
-//! The native-RPC client (HBase's `RpcClient`): one connection to one service, shared by any number of threads
-//! as HBase's clients share theirs, and the region lookup a client needs (a scan of
-//! `hbase:meta`).
+//! HBase's native RPC from the client's side, the transport that `basalt-client` and the
+//! master (to its region servers) share: one connection to one service (HBase's `RpcClient`),
+//! shared by any number of threads as HBase's clients share theirs, blocking or async
+//! ([`aio`]), and the region lookup a client needs (a scan of `hbase:meta`).
 //!
 //! Calls are multiplexed by call id. A caller queues its request frame; whoever finds no
 //! write under way writes every queued frame with one system call, after letting the other
@@ -12,6 +13,8 @@
 //! its connections on an event loop): one system call then reads the answers of all the calls
 //! the server answered together (it answers calls that arrived together with one write, see
 //! `server`), and no caller waits for another to hand over the reading.
+
+pub mod aio;
 
 use std::collections::HashMap;
 use std::io::{self, BufRead, BufReader};
@@ -158,10 +161,8 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// Why calls on a connection fail, once it is refused (with the server's exception, which
 /// retrying would not change) or broken.
-pub(crate) fn failure(
-    refused: Option<&(String, String)>,
-    broken: Option<&str>,
-) -> Option<RpcError> {
+#[doc(hidden)]
+pub fn failure(refused: Option<&(String, String)>, broken: Option<&str>) -> Option<RpcError> {
     if let Some((class, message)) = refused {
         return Some(RpcError::Remote {
             class: class.clone(),
@@ -171,7 +172,8 @@ pub(crate) fn failure(
     broken.map(self::broken)
 }
 
-pub(crate) fn broken(reason: &str) -> RpcError {
+#[doc(hidden)]
+pub fn broken(reason: &str) -> RpcError {
     RpcError::Frame(FrameError::Io(io::Error::new(
         io::ErrorKind::ConnectionAborted,
         format!("the connection broke: {reason}"),
@@ -694,7 +696,8 @@ impl RpcClient {
 }
 
 /// The scan of `hbase:meta` that finds `table`'s regions (`ns:table` or `table`).
-pub(crate) fn meta_scan(table: &str) -> ScanRequest {
+#[doc(hidden)]
+pub fn meta_scan(table: &str) -> ScanRequest {
     let start = format!("{table},").into_bytes();
     let mut stop = start.clone();
     if let Some(last) = stop.last_mut() {
@@ -714,7 +717,8 @@ pub(crate) fn meta_scan(table: &str) -> ScanRequest {
 }
 
 /// The serving regions in an answer to [`meta_scan`], in key order.
-pub(crate) fn regions_in(resp: &ScanResponse) -> Result<Vec<Location>, RpcError> {
+#[doc(hidden)]
+pub fn regions_in(resp: &ScanResponse) -> Result<Vec<Location>, RpcError> {
     let mut out = Vec::new();
     for r in &resp.results {
         let info = r.cell.iter().find(|c| {

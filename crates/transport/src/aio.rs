@@ -5,7 +5,7 @@
 //! the frames of calls made together leave in one system call.
 //!
 //! Plain, TLS (tokio-rustls) and Kerberos (SASL GSSAPI, exchanged before the connection turns
-//! async) connections, as [`super::RpcClient`] makes them; Kerberos over TLS is the blocking
+//! async) connections, as [`crate::RpcClient`] makes them; Kerberos over TLS is the blocking
 //! client's only. The runtime needs its IO and time drivers (`enable_all`).
 //!
 //! ```no_run
@@ -39,8 +39,8 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::oneshot;
 
-use super::rpc_client::broken;
-use super::{RpcError, TlsClient};
+use crate::broken;
+use crate::{RpcError, TlsClient};
 
 /// The largest answer a connection accepts (HBase's `hbase.ipc.max.request.size`).
 const MAX_FRAME: usize = 256 * 1024 * 1024;
@@ -65,7 +65,7 @@ struct Pending {
 impl Pending {
     /// Why calls fail, once the connection broke.
     fn failure(&self) -> Option<RpcError> {
-        super::rpc_client::failure(self.refused.as_ref(), self.broken.as_deref())
+        crate::failure(self.refused.as_ref(), self.broken.as_deref())
     }
 }
 
@@ -109,7 +109,9 @@ impl std::fmt::Debug for AsyncRpcClient {
 }
 
 /// A call's id and frame, made before anything is awaited.
-pub(crate) struct Started {
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Started {
     id: u32,
     frame: Vec<u8>,
 }
@@ -156,7 +158,7 @@ impl AsyncRpcClient {
                 let stream = connect(addr).await?;
                 stream.set_nodelay(true)?;
                 let socket = handle(&stream);
-                let stream = tokio::time::timeout(super::HANDSHAKE, tls.connect_async(stream))
+                let stream = tokio::time::timeout(crate::HANDSHAKE, tls.connect_async(stream))
                     .await
                     .map_err(|_| {
                         io::Error::new(io::ErrorKind::TimedOut, "the TLS handshake took too long")
@@ -227,7 +229,8 @@ impl AsyncRpcClient {
 
     /// Encodes a call's frame under a new call id (nothing is awaited, so the request need
     /// not live across an await).
-    pub(crate) fn start<Q: Message>(&self, method: &str, request: &Q, cells: &[&[u8]]) -> Started {
+    #[doc(hidden)]
+    pub fn start<Q: Message>(&self, method: &str, request: &Q, cells: &[&[u8]]) -> Started {
         let id = self.new_id();
         Started {
             id,
@@ -236,7 +239,8 @@ impl AsyncRpcClient {
     }
 
     /// Sends a started call and waits for its answer (at most the connection's timeout).
-    pub(crate) async fn finish<R: Message + Default>(
+    #[doc(hidden)]
+    pub async fn finish<R: Message + Default>(
         &self,
         started: Started,
         method: &str,
@@ -419,15 +423,15 @@ fn handle(stream: &TcpStream) -> Option<std::net::TcpStream> {
         .map(std::net::TcpStream::from)
 }
 
-/// Connects within [`super::HANDSHAKE`] (a host cut off by the network would hold a plain
+/// Connects within [`crate::HANDSHAKE`] (a host cut off by the network would hold a plain
 /// connect for minutes).
 async fn connect(addr: SocketAddr) -> io::Result<TcpStream> {
-    tokio::time::timeout(super::HANDSHAKE, TcpStream::connect(addr))
+    tokio::time::timeout(crate::HANDSHAKE, TcpStream::connect(addr))
         .await
         .map_err(|_| {
             io::Error::new(
                 io::ErrorKind::TimedOut,
-                format!("connecting to {addr} took over {:?}", super::HANDSHAKE),
+                format!("connecting to {addr} took over {:?}", crate::HANDSHAKE),
             )
         })?
 }
@@ -436,9 +440,9 @@ async fn connect(addr: SocketAddr) -> io::Result<TcpStream> {
 #[cfg(feature = "kerberos")]
 fn kerberos_handshake(addr: SocketAddr, principal: &str) -> io::Result<std::net::TcpStream> {
     use std::io::Write;
-    let mut stream = std::net::TcpStream::connect_timeout(&addr, super::HANDSHAKE)?;
+    let mut stream = std::net::TcpStream::connect_timeout(&addr, crate::HANDSHAKE)?;
     stream.set_nodelay(true)?;
-    stream.set_read_timeout(Some(super::HANDSHAKE))?;
+    stream.set_read_timeout(Some(crate::HANDSHAKE))?;
     stream.write_all(&encode_preamble(basalt_proto::frame::AUTH_KERBEROS))?;
     let mut writer = stream.try_clone()?;
     basalt_net::kerberos::initiate(&mut stream, &mut |bytes| writer.write_all(bytes), principal)?;
@@ -484,10 +488,7 @@ async fn read_answers(read: Reader, pending: Arc<Mutex<Pending>>) {
             Err(FrameError::Io(e)) if basalt_net::tls::is_tls_failure(&e) => {
                 break (
                     format!("TLS: {e}"),
-                    Some((
-                        super::rpc_client::TLS_REFUSED.to_owned(),
-                        format!("TLS: {e}"),
-                    )),
+                    Some((crate::TLS_REFUSED.to_owned(), format!("TLS: {e}"))),
                 );
             }
             Err(e) => break (e.to_string(), None),
