@@ -4,6 +4,7 @@
 # randomRead and scanRange100 on what was written) and the RPC path (sequentialWrite and
 # randomRead over --rpc, each binary against its own `basalt standalone`). Each round runs
 # the two binaries one after the other, in alternating order; ROUNDS rounds (default 3).
+# The embedded engine's data is on the disk (a scratch directory), so its figures move more.
 # Prints each round's ops/s and the median of the rounds' ratios (this tree / the other).
 #   scripts/bench-commits.sh [commit] [rows]
 # BASE_BIN=path uses that binary as the other commit's instead of building it.
@@ -35,7 +36,9 @@ fi
 
 rates() { grep -o "= [0-9]* ops/s" | awk '{print $2}' | paste -sd' '; }
 embedded() { # embedded <binary>: sequentialWrite, randomRead, scanRange100 on one engine
-    "$1" pe --value-size 100 --rows "$rows" --threads 2 sequentialWrite randomRead scanRange100 | rates
+    rm -rf "$work/pe"
+    "$1" pe --dir "$work/pe" --value-size 100 --rows "$rows" --threads 2 \
+        sequentialWrite randomRead scanRange100 | rates
 }
 rpc() { # rpc <binary> <port>: sequentialWrite and randomRead against its own server
     local dir="$work/data-$2"
