@@ -41,6 +41,30 @@ pub const TTL_ATTRIBUTE: &str = "_ttl";
 /// (one byte, -1), not with a field of Scan.
 pub const RAW_ATTRIBUTE: &str = "_raw_";
 
+/// HBase's client names a read's isolation level with the attribute `_isolationlevel_`: one
+/// byte, the level's ordinal (READ_COMMITTED 0, which `Scan` sends by default;
+/// READ_UNCOMMITTED 1).
+pub const ISOLATION_ATTRIBUTE: &str = "_isolationlevel_";
+
+/// Checks the isolation level among `attributes` (of `owner`), if one is given: both of
+/// HBase's are served, READ_UNCOMMITTED as READ_COMMITTED (a read that may see uncommitted
+/// cells and sees only committed ones keeps its promise); anything else is refused.
+pub fn check_isolation(
+    owner: &str,
+    attributes: &[pb::NameBytesPair],
+) -> Result<(), ExceptionResponse> {
+    match attributes.iter().find(|a| a.name == ISOLATION_ATTRIBUTE) {
+        None => Ok(()),
+        Some(a) => match a.value.as_deref() {
+            Some([0]) | Some([1]) => Ok(()),
+            other => Err(refused(
+                &format!("{owner} {ISOLATION_ATTRIBUTE:?} = {other:?}"),
+                "HBase's isolation levels are one byte, 0 (READ_COMMITTED) or 1 (READ_UNCOMMITTED)",
+            )),
+        },
+    }
+}
+
 /// An exception for the response header.
 pub fn exception(class: &str, message: String, do_not_retry: bool) -> ExceptionResponse {
     ExceptionResponse {

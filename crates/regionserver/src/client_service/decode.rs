@@ -254,10 +254,11 @@ pub(super) fn share<'a>(cells: &'a [KeyValue], dealt: &[Range<usize>], k: usize)
     dealt.get(k).map_or(&[], |r| &cells[r.clone()])
 }
 
-/// The fields of a Get Basalt refuses (docs/design/fields.md): any attribute, and the
-/// per-family cell limits.
+/// The fields of a Get Basalt refuses (docs/design/fields.md): any attribute but the
+/// isolation level, and the per-family cell limits.
 pub(super) fn check_get(g: &pb::Get) -> Result<(), ExceptionResponse> {
-    check_attributes("Get.attribute", &g.attribute, &[])?;
+    check_attributes("Get.attribute", &g.attribute, &[ISOLATION_ATTRIBUTE])?;
+    check_isolation("Get.attribute", &g.attribute)?;
     per_family_limits("Get", g.store_limit, g.store_offset)
 }
 
@@ -278,10 +279,15 @@ pub(super) fn per_family_limits(
     Ok(())
 }
 
-/// The fields of a Scan Basalt refuses: attributes other than `_raw_`, the per-family
-/// limits, and a read point to resume at (Basalt never hands one out).
+/// The fields of a Scan Basalt refuses: attributes other than `_raw_` and the isolation
+/// level, the per-family limits, and a read point to resume at (Basalt never hands one out).
 pub(super) fn check_scan(s: &pb::Scan) -> Result<(), ExceptionResponse> {
-    check_attributes("Scan.attribute", &s.attribute, &[RAW_ATTRIBUTE])?;
+    check_attributes(
+        "Scan.attribute",
+        &s.attribute,
+        &[RAW_ATTRIBUTE, ISOLATION_ATTRIBUTE],
+    )?;
+    check_isolation("Scan.attribute", &s.attribute)?;
     per_family_limits("Scan", s.store_limit, s.store_offset)?;
     if s.mvcc_read_point.is_some_and(|p| p > 0) {
         return Err(refused(

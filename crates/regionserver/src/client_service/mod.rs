@@ -25,7 +25,8 @@ use basalt_proto::pb::{
     ResultOrException, ScanRequest, ScanResponse, mutation_proto,
 };
 use basalt_proto::{
-    RAW_ATTRIBUTE, TTL_ATTRIBUTE, check_attributes, decode, exception, from_error, refused,
+    ISOLATION_ATTRIBUTE, RAW_ATTRIBUTE, TTL_ATTRIBUTE, check_attributes, check_isolation, decode,
+    exception, from_error, refused,
 };
 use basalt_region::{Region, RegionScanner};
 use prost::Message;
