@@ -209,8 +209,8 @@ fn the_check_sees_uses_in_code_only() {
 /// crates of lower layers (its tests, `[dev-dependencies]`, may use any).
 const CRATE_LAYERS: &[&[&str]] = &[
     &["common", "fs", "net", "coprocessor-sdk"],
-    &["storefile", "wal", "proto", "layout", "transport"],
-    &["region", "coord", "ops", "rpc"],
+    &["storefile", "wal", "proto", "layout"],
+    &["region", "coord", "ops", "rpc", "transport"],
     &["client"],
     &["coprocessor", "thrift", "rest", "web", "shell", "chaos"],
     &["regionserver"],
