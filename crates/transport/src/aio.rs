@@ -10,7 +10,7 @@
 //!
 //! ```no_run
 //! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
-//! use basalt_client::remote::aio::AsyncRpcClient;
+//! use basalt_transport::aio::AsyncRpcClient;
 //! use basalt_proto::pb::{GetRequest, GetResponse};
 //!
 //! let client = AsyncRpcClient::connect("127.0.0.1:16020".parse()?, "ClientService", "app").await?;
