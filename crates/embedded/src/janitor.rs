@@ -3,14 +3,14 @@
 //! server's split check, HBase's `CompactSplit.requestSplit`, which a cluster's region server
 //! sends as MasterService SplitRegion), ticks the master's chores (`basalt_master::chores`:
 //! the catalog janitor, the normalizer, snapshot cleanup and the space quota observer, the
-//! same list a cluster's master runs), and puts the space policies in force on its region
-//! server.
+//! same list a cluster's master runs), and puts the space policies the observer found in
+//! force on its region server.
 
 use std::sync::Weak;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::thread::JoinHandle;
 
-use basalt_master::chores::{CHORES, ChoreRunner};
+use basalt_master::chores::{CHORES, ChoreRunner, SPACE_OBSERVER};
 use basalt_master::procedures;
 use basalt_regionserver::compactor::TICK;
 
@@ -39,9 +39,12 @@ pub fn start(engine: Weak<Engine>, stop: Receiver<()>) -> Option<JoinHandle<()>>
                 }
             }
         }
-        chores.tick(&engine);
-        // The one region server is this process's: what a cluster's master publishes for its
-        // servers' next look is put in force here directly.
+        let ran = chores.tick(&engine, &engine.settings);
+        // The one region server is this process's: the policies the space quota observer
+        // found are put in force here directly (a cluster's master publishes them).
+        if !ran.contains(&SPACE_OBSERVER) {
+            continue;
+        }
         let violations = engine
             .space_use
             .lock()

@@ -12,23 +12,30 @@ use basalt_common::site::LiveSettings;
 
 use crate::master::Master;
 
-/// One kind of background work.
-#[derive(Clone, Copy)]
-pub struct Chore {
+/// One kind of background work on a `C` (the master).
+pub struct Chore<C: ?Sized = Master> {
     /// What the log calls it.
     pub name: &'static str,
     /// The time between runs, read from the live settings on every tick (so `update_config`
     /// changes it).
     pub period: fn(&LiveSettings) -> u64,
     /// Whether it runs when due (its switch; a chore that is off waits for its next period).
-    pub on: fn(&Master) -> bool,
+    pub on: fn(&C) -> bool,
     /// Whether its first run is on the first tick rather than one period after the start.
     pub at_start: bool,
     /// The work.
-    pub run: fn(&Master) -> Result<()>,
+    pub run: fn(&C) -> Result<()>,
 }
 
-impl std::fmt::Debug for Chore {
+impl<C: ?Sized> Clone for Chore<C> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<C: ?Sized> Copy for Chore<C> {}
+
+impl<C: ?Sized> std::fmt::Debug for Chore<C> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name)
     }
@@ -46,6 +53,9 @@ pub const BALANCER: Chore = Chore {
     at_start: false,
     run: |master| crate::balancer::balance(master).map(drop),
 };
+
+/// The name of the chore that works out tables' space use against their space quotas.
+pub const SPACE_OBSERVER: &str = "space quota observer";
 
 /// Every master's chores, on a cluster's master and in the embedded engine alike.
 pub const CHORES: &[Chore] = &[
@@ -71,7 +81,7 @@ pub const CHORES: &[Chore] = &[
         run: |master| crate::snapshots::delete_expired(master).map(drop),
     },
     Chore {
-        name: "space quota observer",
+        name: SPACE_OBSERVER,
         period: LiveSettings::quota_observer_period_ms,
         on: always,
         at_start: true,
@@ -81,14 +91,14 @@ pub const CHORES: &[Chore] = &[
 
 /// Runs chores when they are due.
 #[derive(Debug)]
-pub struct ChoreRunner {
+pub struct ChoreRunner<C: ?Sized = Master> {
     /// Each chore and when it last came due (None: at the next tick).
-    chores: Vec<(Chore, Mutex<Option<Instant>>)>,
+    chores: Vec<(Chore<C>, Mutex<Option<Instant>>)>,
 }
 
-impl ChoreRunner {
+impl<C: ?Sized> ChoreRunner<C> {
     /// A runner of `chores`, each first due as its `at_start` says.
-    pub fn new(chores: impl IntoIterator<Item = Chore>) -> Self {
+    pub fn new(chores: impl IntoIterator<Item = Chore<C>>) -> Self {
         let now = Instant::now();
         ChoreRunner {
             chores: chores
@@ -110,28 +120,120 @@ impl ChoreRunner {
         }
     }
 
-    /// Runs each chore that is due and switched on, in the list's order; a failure is logged
-    /// and the rest still run. Returns the names of those that failed.
-    pub fn tick(&self, master: &Master) -> Vec<&'static str> {
-        let mut failed = Vec::new();
+    /// Runs each chore that is due and switched on, in the list's order, with the periods
+    /// `settings` gives now; a failure is logged and the rest still run. Returns the names of
+    /// those that ran (failed or not).
+    pub fn tick(&self, on: &C, settings: &LiveSettings) -> Vec<&'static str> {
+        let mut ran = Vec::new();
         for (chore, last) in &self.chores {
             let due = {
                 let mut last = last.lock().unwrap_or_else(PoisonError::into_inner);
-                let period = Duration::from_millis((chore.period)(&master.settings));
+                let period = Duration::from_millis((chore.period)(settings));
                 let due = last.is_none_or(|t| t.elapsed() >= period);
                 if due {
                     *last = Some(Instant::now());
                 }
                 due
             };
-            if due
-                && (chore.on)(master)
-                && let Err(e) = (chore.run)(master)
-            {
+            if !due || !(chore.on)(on) {
+                continue;
+            }
+            ran.push(chore.name);
+            if let Err(e) = (chore.run)(on) {
                 eprintln!("WARNING: the {} failed: {e}", chore.name);
-                failed.push(chore.name);
             }
         }
-        failed
+        ran
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicBool, AtomicUsize};
+
+    /// What the test chores count and switch.
+    #[derive(Default)]
+    struct Counts {
+        quick: AtomicUsize,
+        failing: AtomicUsize,
+        slow: AtomicUsize,
+        off: AtomicUsize,
+        switched_on: AtomicBool,
+    }
+
+    fn chore(
+        name: &'static str,
+        period: fn(&LiveSettings) -> u64,
+        at_start: bool,
+        run: fn(&Counts) -> Result<()>,
+    ) -> Chore<Counts> {
+        Chore {
+            name,
+            period,
+            on: |_| true,
+            at_start,
+            run,
+        }
+    }
+
+    #[test]
+    fn due_chores_run_in_order_and_a_failure_stops_none_of_the_others() {
+        let runner = ChoreRunner::new([
+            chore(
+                "failing",
+                |_| 0,
+                true,
+                |c| {
+                    c.failing.fetch_add(1, Ordering::Relaxed);
+                    Err(basalt_common::Error::storage("broken"))
+                },
+            ),
+            chore(
+                "quick",
+                |_| 0,
+                true,
+                |c| {
+                    c.quick.fetch_add(1, Ordering::Relaxed);
+                    Ok(())
+                },
+            ),
+            // A day between runs, not at the start: not due in this test.
+            chore(
+                "slow",
+                |_| 86_400_000,
+                false,
+                |c| {
+                    c.slow.fetch_add(1, Ordering::Relaxed);
+                    Ok(())
+                },
+            ),
+            Chore {
+                name: "off",
+                period: |_| 0,
+                on: |c| c.switched_on.load(Ordering::Relaxed),
+                at_start: true,
+                run: |c| {
+                    c.off.fetch_add(1, Ordering::Relaxed);
+                    Ok(())
+                },
+            },
+        ]);
+        let counts = Counts::default();
+        let settings = LiveSettings::default();
+        assert_eq!(runner.tick(&counts, &settings), ["failing", "quick"]);
+        assert_eq!(runner.tick(&counts, &settings), ["failing", "quick"]);
+        assert_eq!(counts.failing.load(Ordering::Relaxed), 2);
+        assert_eq!(counts.quick.load(Ordering::Relaxed), 2);
+        assert_eq!(counts.slow.load(Ordering::Relaxed), 0);
+        assert_eq!(counts.off.load(Ordering::Relaxed), 0, "its switch is off");
+        counts.switched_on.store(true, Ordering::Relaxed);
+        runner.hurry("slow");
+        assert_eq!(
+            runner.tick(&counts, &settings),
+            ["failing", "quick", "slow", "off"]
+        );
+        // Hurried once: the slow one waits its period again.
+        assert_eq!(runner.tick(&counts, &settings), ["failing", "quick", "off"]);
     }
 }

@@ -446,7 +446,7 @@ impl ClusterMaster {
             // A server that came gets its share of the regions at once.
             self.chores.hurry(crate::chores::BALANCER.name);
         }
-        self.chores.tick(&self.master);
+        self.chores.tick(&self.master, &self.settings.live);
         if self.master.access.is_enabled() {
             self.publish_acl()?;
         }

@@ -24,16 +24,17 @@ impl Region {
         view.read_one_row(row, true)
     }
 
-    /// The queries a read makes of each store it touches, in family order.
-    pub(crate) fn store_queries(
+    /// The view a read of `families` takes now: each store it touches (in family order), its
+    /// query and contents, the read point, and `filter` built for the region's key order.
+    pub(crate) fn read_view(
         &self,
         families: &FamilyMap,
         time_range: TimeRange,
         family_time_ranges: &std::collections::BTreeMap<Bytes, TimeRange>,
         max_versions: u32,
         raw: bool,
-        now: i64,
-    ) -> Result<Vec<(usize, StoreQuery)>> {
+        filter: Option<(&FilterSpec, bool)>,
+    ) -> Result<ReadView> {
         time_range.validate()?;
         for (family, range) in family_time_ranges {
             range.validate()?;
@@ -44,7 +45,8 @@ impl Region {
                 "max versions must be at least 1".into(),
             ));
         }
-        let make = |i: usize, columns| {
+        let now = self.now();
+        let query = |i: usize, columns| {
             let family = self.stores[i].family();
             let range = family_time_ranges
                 .get(&family.name)
@@ -52,39 +54,19 @@ impl Region {
                 .unwrap_or(time_range);
             StoreQuery::new(family, columns, range, max_versions, raw, now)
         };
-        if families.is_empty() {
-            return Ok((0..self.stores.len()).map(|i| (i, make(i, None))).collect());
-        }
-        families
-            .iter()
-            .map(|(family, columns)| {
-                let i = self.store_index(family)?;
-                Ok((i, make(i, columns.as_ref())))
-            })
-            .collect()
-    }
-
-    /// The view a read of `families` takes now: each store's query and contents, the read
-    /// point, and `filter` built for the region's key order.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn read_view(
-        &self,
-        families: &FamilyMap,
-        time_range: TimeRange,
-        family_time_ranges: &std::collections::BTreeMap<Bytes, TimeRange>,
-        max_versions: u32,
-        raw: bool,
-        filter: Option<(&FilterSpec, bool)>,
-    ) -> Result<ReadView> {
-        let now = self.now();
-        let queries = self.store_queries(
-            families,
-            time_range,
-            family_time_ranges,
-            max_versions,
-            raw,
-            now,
-        )?;
+        let queries: Vec<(usize, StoreQuery)> = if families.is_empty() {
+            (0..self.stores.len())
+                .map(|i| (i, query(i, None)))
+                .collect()
+        } else {
+            families
+                .iter()
+                .map(|(family, columns)| {
+                    let i = self.store_index(family)?;
+                    Ok((i, query(i, columns.as_ref())))
+                })
+                .collect::<Result<_>>()?
+        };
         let filter = match filter {
             Some((spec, reversed)) => Some(self.build_filter(spec, reversed)?),
             None => None,
