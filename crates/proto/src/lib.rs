@@ -37,6 +37,29 @@ pub const META_REGION: &[u8] = b"hbase:meta,,1";
 /// milliseconds as an 8-byte big-endian long.
 pub const TTL_ATTRIBUTE: &str = "_ttl";
 
+/// HBase's client asks an Increment or Append to answer with no cells with the attribute
+/// `_rr_` = `Bytes.toBytes(false)` (`Mutation.setReturnResults(false)`): one byte, 0 for false.
+pub const RETURN_RESULTS_ATTRIBUTE: &str = "_rr_";
+
+/// Whether a mutation with these attributes wants its new cells back (HBase's
+/// `Mutation.isReturnResults`: yes unless `_rr_` says false). A value that is not one byte
+/// is refused, as HBase's `Bytes.toBoolean` refuses it.
+pub fn returns_results(attributes: &[pb::NameBytesPair]) -> Result<bool, ExceptionResponse> {
+    match attributes
+        .iter()
+        .find(|a| a.name == RETURN_RESULTS_ATTRIBUTE)
+    {
+        None => Ok(true),
+        Some(a) => match a.value.as_deref() {
+            Some([b]) => Ok(*b != 0),
+            other => Err(refused(
+                &format!("MutationProto.attribute {RETURN_RESULTS_ATTRIBUTE:?} = {other:?}"),
+                "HBase's booleans are one byte",
+            )),
+        },
+    }
+}
+
 /// HBase's client asks for a raw scan with the attribute `_raw_` = `Bytes.toBytes(true)`
 /// (one byte, -1), not with a field of Scan.
 pub const RAW_ATTRIBUTE: &str = "_raw_";

@@ -298,15 +298,20 @@ pub(super) fn check_scan(s: &pb::Scan) -> Result<(), ExceptionResponse> {
     Ok(())
 }
 
-/// The fields of a mutation Basalt refuses: attributes other than `_ttl` and `_cs.id`, a
+/// The fields of a mutation Basalt refuses: attributes other than `_ttl`, `_cs.id` and `_rr_`, a
 /// time range on a Put or Delete (HBase reads it for Increment and Append only), and cell
 /// tags.
 pub(super) fn check_mutation(m: &pb::MutationProto) -> Result<(), ExceptionResponse> {
     check_attributes(
         "MutationProto.attribute",
         &m.attribute,
-        &[TTL_ATTRIBUTE, CLUSTER_IDS_ATTRIBUTE],
+        &[
+            TTL_ATTRIBUTE,
+            CLUSTER_IDS_ATTRIBUTE,
+            RETURN_RESULTS_ATTRIBUTE,
+        ],
     )?;
+    returns_results(&m.attribute)?;
     use mutation_proto::MutationType;
     let kind = m.mutate_type.and_then(|t| MutationType::try_from(t).ok());
     if m.time_range.is_some() && matches!(kind, Some(MutationType::Put | MutationType::Delete)) {

@@ -25,8 +25,8 @@ use basalt_proto::pb::{
     ResultOrException, ScanRequest, ScanResponse, mutation_proto,
 };
 use basalt_proto::{
-    ISOLATION_ATTRIBUTE, RAW_ATTRIBUTE, TTL_ATTRIBUTE, check_attributes, check_isolation, decode,
-    exception, from_error, refused,
+    ISOLATION_ATTRIBUTE, RAW_ATTRIBUTE, RETURN_RESULTS_ATTRIBUTE, TTL_ATTRIBUTE, check_attributes,
+    check_isolation, decode, exception, from_error, refused, returns_results,
 };
 use basalt_region::{Region, RegionScanner};
 use prost::Message;
@@ -557,9 +557,12 @@ impl ClientService {
         if let Some(c) = &req.condition {
             self.may_read_family(user, &region, c.family.as_deref().unwrap_or_default())?;
         }
+        // `_rr_` false: an empty result instead of the new cells, as HBase answers
+        // (check_mutation refused a bad value).
+        let returns = returns_results(&req.mutation.attribute).unwrap_or(true);
         let response = |result: Option<RowResult>, processed: Option<bool>| {
             MutateResponse {
-                result: result.map(|r| result_of(&r)),
+                result: result.map(|r| returns.then(|| result_of(&r)).unwrap_or_default()),
                 processed,
             }
             .encode_to_vec()
@@ -696,10 +699,13 @@ impl ClientService {
                             // clients read the response's flag.
                             result.processed = Some(processed);
                             out.processed = Some(processed);
-                            for (k, a) in ra.action.iter().enumerate() {
+                            // Each action's answer at its place in the region action: HBase's
+                            // client (Table.mutateRow) sends atomic actions without an index
+                            // and looks each up by its position.
+                            for k in 0..ra.action.len() {
                                 let r = results.get(k).map(result_of).unwrap_or_default();
                                 result.result_or_exception.push(ResultOrException {
-                                    index: a.index,
+                                    index: u32::try_from(k).ok(),
                                     result: Some(r),
                                     exception: None,
                                 });
@@ -731,7 +737,11 @@ impl ClientService {
                                     let nonce = Nonce::of(req.nonce_group, m);
                                     self.once(&region, op, nonce)
                                 })
-                                .map(|r| r.map(|r| result_of(&r)).unwrap_or_default()),
+                                .map(|r| {
+                                    r.filter(|_| returns_results(&m.attribute).unwrap_or(true))
+                                        .map(|r| result_of(&r))
+                                        .unwrap_or_default()
+                                }),
                             (None, None) if a.service_call.is_some() => Err(refused(
                                 "Action.service_call",
                                 "Basalt runs no coprocessor endpoint inside a Multi",
