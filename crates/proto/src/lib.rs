@@ -60,6 +60,10 @@ pub fn returns_results(attributes: &[pb::NameBytesPair]) -> Result<bool, Excepti
     }
 }
 
+/// HBase's client marks a Scan whose metrics it collects with this attribute (true); the
+/// counts themselves are asked for by `ScanRequest.track_scan_metrics`, which it sends too.
+pub const SCAN_METRICS_ATTRIBUTE: &str = "scan.attributes.metrics.enable";
+
 /// HBase's client asks for a raw scan with the attribute `_raw_` = `Bytes.toBytes(true)`
 /// (one byte, -1), not with a field of Scan.
 pub const RAW_ATTRIBUTE: &str = "_raw_";

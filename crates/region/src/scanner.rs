@@ -49,6 +49,9 @@ pub struct RegionScanner {
     filter_ended: bool,
     /// The region's read counter: each whole row returned is one read.
     requests: Arc<RequestCounts>,
+    /// Rows looked at and rows a filter dropped, since the last `take_row_counts`.
+    rows_scanned: u64,
+    rows_filtered: u64,
     /// Where each batch of rows read is timed (ScanNext).
     metrics: Arc<basalt_common::metrics::ServerMetrics>,
     /// Rows are stored in meta order and decoded on the way out (`crate::meta_keys`).
@@ -98,6 +101,8 @@ impl RegionScanner {
             filter,
             filter_ended: false,
             requests,
+            rows_scanned: 0,
+            rows_filtered: 0,
             metrics,
             meta: false,
             observer: None,
@@ -120,6 +125,15 @@ impl RegionScanner {
     /// this region, as a PageFilter is).
     pub fn filter_ends_scan(&self) -> bool {
         self.filter_ended
+    }
+
+    /// Rows looked at and rows a filter dropped since the last call (HBase's server-side scan
+    /// metrics ROWS_SCANNED and ROWS_FILTERED); rows read ahead count when read.
+    pub fn take_row_counts(&mut self) -> (u64, u64) {
+        let counts = (self.rows_scanned, self.rows_filtered);
+        self.rows_scanned = 0;
+        self.rows_filtered = 0;
+        counts
     }
 
     fn end_by_filter(&mut self, filter: &dyn Filter) {
@@ -192,10 +206,12 @@ impl RegionScanner {
                 self.exhausted = true;
                 return Ok(());
             }
+            self.rows_scanned += 1;
             if let Some(f) = filter.as_deref_mut() {
                 match start_row(f, &row, self.reversed) {
                     RowVerdict::Read => {}
                     RowVerdict::Skip(hint) => {
+                        self.rows_filtered += 1;
                         self.skip_row(&mut cursors, row, hint)?;
                         continue;
                     }
@@ -223,6 +239,7 @@ impl RegionScanner {
             self.position = Bound::Excluded(row.clone());
             if let Some(f) = filter.as_deref_mut() {
                 if !finish_row(f, &mut cells) {
+                    self.rows_filtered += 1;
                     cells.clear();
                 }
                 if done {

@@ -15,7 +15,7 @@ use common::{Client, counted, get_row, put, region, setup, values};
 use prost::Message;
 
 /// Request fields Basalt cannot honour are refused by name (docs/design/fields.md), never
-/// dropped: attributes no one reads, per-family limits, tags, scan metrics, a read point.
+/// dropped: attributes no one reads, per-family limits, tags, a read point.
 #[test]
 fn fields_basalt_cannot_honour_are_refused_by_name() {
     let (server, _conn, regions) = setup();
@@ -73,14 +73,29 @@ fn fields_basalt_cannot_honour_are_refused_by_name() {
         }),
     );
     assert!(e.contains("Scan.mvcc_read_point"), "{e}");
-    let e = c.err(
+    // Scan metrics are counted: this call's rows, under HBase's names.
+    let tracked: ScanResponse = c.ok(
         "Scan",
         &ScanRequest {
             track_scan_metrics: Some(true),
             ..scan(Scan::default())
         },
     );
-    assert!(e.contains("ScanRequest.track_scan_metrics"), "{e}");
+    let metric = |name: &str| {
+        let metrics = tracked
+            .scan_metrics
+            .as_ref()
+            .expect("scan metrics sent back");
+        metrics
+            .metrics
+            .iter()
+            .find(|m| m.name.as_deref() == Some(name))
+            .and_then(|m| m.value)
+    };
+    assert_eq!(metric("ROWS_SCANNED"), Some(tracked.results.len() as i64));
+    assert_eq!(metric("ROWS_FILTERED"), Some(0));
+    let untracked: ScanResponse = c.ok("Scan", &scan(Scan::default()));
+    assert!(untracked.scan_metrics.is_none());
     // `_raw_` is the one scan attribute Basalt acts on.
     let raw: ScanResponse = c.ok(
         "Scan",

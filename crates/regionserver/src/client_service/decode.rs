@@ -279,13 +279,13 @@ pub(super) fn per_family_limits(
     Ok(())
 }
 
-/// The fields of a Scan Basalt refuses: attributes other than `_raw_` and the isolation
-/// level, the per-family limits, and a read point to resume at (Basalt never hands one out).
+/// The fields of a Scan Basalt refuses: attributes other than `_raw_`, the isolation
+/// level and the scan-metrics mark, the per-family limits, and a read point to resume at (Basalt never hands one out).
 pub(super) fn check_scan(s: &pb::Scan) -> Result<(), ExceptionResponse> {
     check_attributes(
         "Scan.attribute",
         &s.attribute,
-        &[RAW_ATTRIBUTE, ISOLATION_ATTRIBUTE],
+        &[RAW_ATTRIBUTE, ISOLATION_ATTRIBUTE, SCAN_METRICS_ATTRIBUTE],
     )?;
     check_isolation("Scan.attribute", &s.attribute)?;
     per_family_limits("Scan", s.store_limit, s.store_offset)?;

@@ -25,8 +25,9 @@ use basalt_proto::pb::{
     ResultOrException, ScanRequest, ScanResponse, mutation_proto,
 };
 use basalt_proto::{
-    ISOLATION_ATTRIBUTE, RAW_ATTRIBUTE, RETURN_RESULTS_ATTRIBUTE, TTL_ATTRIBUTE, check_attributes,
-    check_isolation, decode, exception, from_error, refused, returns_results,
+    ISOLATION_ATTRIBUTE, RAW_ATTRIBUTE, RETURN_RESULTS_ATTRIBUTE, SCAN_METRICS_ATTRIBUTE,
+    TTL_ATTRIBUTE, check_attributes, check_isolation, decode, exception, from_error, refused,
+    returns_results,
 };
 use basalt_region::{Region, RegionScanner};
 use prost::Message;

@@ -22,12 +22,6 @@ pub(super) struct Open {
 
 impl ClientService {
     pub(super) fn scan(&self, req: &ScanRequest, user: Option<&User>) -> Outcome {
-        if req.track_scan_metrics() {
-            return Err(refused(
-                "ScanRequest.track_scan_metrics",
-                "Basalt does not count scan metrics",
-            ));
-        }
         let id = match (req.scanner_id, &req.scan) {
             (Some(id), _) => id,
             (None, Some(scan)) => self.open(req, scan, user)?,
@@ -73,6 +67,7 @@ impl ClientService {
             open.next_call_seq += 1;
         }
         let mut results = Vec::new();
+        let mut counts = (0, 0);
         let mut done = false;
         let mut filter_ended = false;
         let more_after = lock_leased(&entry).more_after;
@@ -107,6 +102,7 @@ impl ClientService {
                     }
                 }
             }
+            counts = open.scanner.take_row_counts();
         }
         if done || req.close_scanner() {
             self.scanners.remove(&id);
@@ -126,6 +122,7 @@ impl ClientService {
             more_results_in_region: Some(open),
             ttl: Some(u32::try_from(self.scanners.lease().as_millis()).unwrap_or(u32::MAX)),
             results,
+            scan_metrics: req.track_scan_metrics().then(|| scan_metrics(counts)),
             ..ScanResponse::default()
         }
         .encode_to_vec())
@@ -268,5 +265,20 @@ impl ClientService {
                 .with_stop_row_inclusive(Bytes::from(stop), inclusive);
         }
         Ok((scan, max_result_size))
+    }
+}
+
+/// This call's share of a scan's server-side metrics, under HBase's names
+/// (`ServerSideScanMetrics`): rows looked at, and rows a filter dropped.
+fn scan_metrics((scanned, filtered): (u64, u64)) -> pb::ScanMetrics {
+    let pair = |name: &str, value: u64| pb::NameInt64Pair {
+        name: Some(name.to_owned()),
+        value: Some(i64::try_from(value).unwrap_or(i64::MAX)),
+    };
+    pb::ScanMetrics {
+        metrics: vec![
+            pair("ROWS_SCANNED", scanned),
+            pair("ROWS_FILTERED", filtered),
+        ],
     }
 }
