@@ -35,6 +35,9 @@ pub enum Comparator {
     Long(i64),
     /// Compares `value` with the cell's bytes at `offset`.
     BinaryComponent { offset: u32, value: Bytes },
+    /// Compares numerically with a value in HBase's `Bytes.toBytes(BigDecimal)` form: a
+    /// 4-byte big-endian scale, then the unscaled value's two's-complement bytes.
+    BigDecimal(Bytes),
 }
 
 /// The operation of a [`Comparator::Bit`].

@@ -20,6 +20,7 @@ pub(super) enum Compiled {
     Null,
     Long(i64),
     BinaryComponent(usize, Vec<u8>),
+    BigDecimal(Decimal),
 }
 
 impl Compiled {
@@ -46,6 +47,15 @@ impl Compiled {
             Comparator::Long(v) => Compiled::Long(*v),
             Comparator::BinaryComponent { offset, value } => {
                 Compiled::BinaryComponent(*offset as usize, value.to_vec())
+            }
+            Comparator::BigDecimal(v) => {
+                Compiled::BigDecimal(Decimal::decode(v).ok_or_else(|| {
+                    Error::InvalidArgument(format!(
+                        "BigDecimalComparator: {} bytes are not a BigDecimal (a 4-byte scale of at \
+                     most {MAX_SCALE}, then the unscaled value)",
+                        v.len()
+                    ))
+                })?)
             }
         })
     }
@@ -85,7 +95,104 @@ impl Compiled {
                 let end = (start + v.len()).min(cell.len());
                 Some(v.as_slice().cmp(&cell[start..end]))
             }
+            Compiled::BigDecimal(v) => Some(v.cmp(&Decimal::decode(cell)?)),
         }
+    }
+}
+
+/// The largest scale a BigDecimal comparison accepts either way: enough for any decimal
+/// an application stores, small enough that aligning two scales stays cheap.
+const MAX_SCALE: i32 = 4096;
+
+/// A BigDecimal as HBase's `Bytes.toBytes(BigDecimal)` writes it, held as sign, decimal
+/// digits of the unscaled value (no leading zeros) and scale: value = digits x 10^-scale.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Decimal {
+    negative: bool,
+    digits: Vec<u8>,
+    scale: i32,
+}
+
+impl Decimal {
+    /// A 4-byte big-endian scale, then the unscaled value's two's-complement big-endian
+    /// bytes (Java's `BigInteger.toByteArray`, at least one byte).
+    pub(super) fn decode(bytes: &[u8]) -> Option<Decimal> {
+        let (scale, unscaled) = bytes.split_at_checked(4)?;
+        let scale = i32::from_be_bytes(scale.try_into().ok()?);
+        if unscaled.is_empty() || scale.unsigned_abs() > MAX_SCALE.unsigned_abs() {
+            return None;
+        }
+        let negative = unscaled[0] & 0x80 != 0;
+        // The magnitude: the two's complement negated when negative.
+        let mut magnitude = unscaled.to_vec();
+        if negative {
+            for b in &mut magnitude {
+                *b = !*b;
+            }
+            for b in magnitude.iter_mut().rev() {
+                let (sum, carry) = b.overflowing_add(1);
+                *b = sum;
+                if !carry {
+                    break;
+                }
+            }
+        }
+        // Decimal digits by repeated division by ten, least significant first.
+        let mut digits = Vec::new();
+        while magnitude.iter().any(|&b| b != 0) {
+            let mut rest = 0u32;
+            for b in &mut magnitude {
+                let acc = (rest << 8) | u32::from(*b);
+                *b = (acc / 10) as u8;
+                rest = acc % 10;
+            }
+            digits.push(rest as u8);
+        }
+        digits.reverse();
+        Some(Decimal {
+            negative: negative && !digits.is_empty(),
+            digits,
+            scale,
+        })
+    }
+
+    /// The unscaled digits at a larger scale (zeros appended).
+    fn at_scale(&self, scale: i32) -> Vec<u8> {
+        let mut digits = self.digits.clone();
+        let pad = usize::try_from(scale - self.scale).unwrap_or(0);
+        if !digits.is_empty() {
+            digits.resize(digits.len() + pad, 0);
+        }
+        digits
+    }
+}
+
+impl Ord for Decimal {
+    /// Numeric order, as Java's `BigDecimal.compareTo` (2.0 equals 2.00).
+    fn cmp(&self, other: &Self) -> Ordering {
+        let sign = |d: &Decimal| match (d.digits.is_empty(), d.negative) {
+            (true, _) => 0,
+            (false, true) => -1,
+            (false, false) => 1,
+        };
+        match sign(self).cmp(&sign(other)) {
+            Ordering::Equal => {}
+            unequal => return unequal,
+        }
+        let scale = self.scale.max(other.scale);
+        let (a, b) = (self.at_scale(scale), other.at_scale(scale));
+        let magnitude = a.len().cmp(&b.len()).then_with(|| a.cmp(&b));
+        if self.negative {
+            magnitude.reverse()
+        } else {
+            magnitude
+        }
+    }
+}
+
+impl PartialOrd for Decimal {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
     }
 }
 
@@ -154,6 +261,32 @@ mod tests {
         ));
         assert!(passes(CompareOperator::Less, &long, &(-5i64).to_be_bytes()));
         assert!(!passes(CompareOperator::NotEqual, &long, b"short"));
+        // BigDecimals as Java writes them: scale, then the unscaled two's complement.
+        let decimal = |scale: i32, unscaled: &[u8]| {
+            let mut v = scale.to_be_bytes().to_vec();
+            v.extend_from_slice(unscaled);
+            v
+        };
+        let two = c(Comparator::BigDecimal(Bytes::from(decimal(0, &[2]))));
+        assert!(passes(CompareOperator::Equal, &two, &decimal(2, &[0, 200])));
+        assert!(passes(CompareOperator::Less, &two, &decimal(1, &[19])));
+        assert!(passes(
+            CompareOperator::Greater,
+            &two,
+            &decimal(3, &[0x08, 0x34])
+        ));
+        assert!(passes(CompareOperator::Less, &two, &decimal(0, &[0xff])));
+        assert!(passes(CompareOperator::Less, &two, &decimal(0, &[0])));
+        assert!(passes(CompareOperator::Greater, &two, &decimal(-1, &[1])));
+        let minus = c(Comparator::BigDecimal(Bytes::from(decimal(1, &[0xf1]))));
+        assert!(passes(CompareOperator::Less, &minus, &decimal(0, &[0xfe])));
+        assert!(passes(
+            CompareOperator::Greater,
+            &minus,
+            &decimal(0, &[0xff])
+        ));
+        assert!(!passes(CompareOperator::Equal, &minus, b"abc"));
+        assert!(Compiled::new(&Comparator::BigDecimal(Bytes::from_static(b"ab"))).is_err());
         let component = c(Comparator::BinaryComponent {
             offset: 2,
             value: Bytes::from_static(b"cd"),

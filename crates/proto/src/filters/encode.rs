@@ -90,6 +90,15 @@ pub fn comparator_pb(c: &Comparator) -> pb::Comparator {
             }
             .encode_to_vec(),
         ),
+        Comparator::BigDecimal(v) => (
+            "BigDecimalComparator",
+            pb::BigDecimalComparator {
+                comparable: pb::ByteArrayComparable {
+                    value: Some(v.to_vec()),
+                },
+            }
+            .encode_to_vec(),
+        ),
         Comparator::BinaryComponent { offset, value } => (
             "BinaryComponentComparator",
             pb::BinaryComponentComparator {

@@ -93,6 +93,10 @@ pub fn comparator(c: &pb::Comparator) -> Result<Comparator, String> {
                 value: Bytes::from(m.value),
             }
         }
+        "BigDecimalComparator" => {
+            let m: pb::BigDecimalComparator = decode(&c.name, data)?;
+            Comparator::BigDecimal(bytes(m.comparable.value.as_ref()))
+        }
         other => return Err(format!("comparator {other} is not supported")),
     })
 }
