@@ -50,6 +50,47 @@ pub fn basalt_with_input(args: &[&str], stdin: &str) -> (bool, String, String) {
     )
 }
 
+/// A private ZooKeeper (`tests/zookeeper/start.sh`) on 127.0.0.1 and a free port, killed
+/// when dropped.
+pub struct ZooKeeper {
+    pub quorum: String,
+    pid: u32,
+    _dir: tempfile::TempDir,
+}
+
+impl ZooKeeper {
+    pub fn start() -> ZooKeeper {
+        let dir = tempfile::tempdir().unwrap();
+        let script =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/zookeeper/start.sh");
+        let out = Command::new("bash")
+            .arg(script)
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "ZooKeeper did not start: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).unwrap();
+        let mut words = text.split_whitespace();
+        let port: u16 = words.next().unwrap().parse().unwrap();
+        let pid = words.next().unwrap().parse().unwrap();
+        ZooKeeper {
+            quorum: format!("127.0.0.1:{port}"),
+            pid,
+            _dir: dir,
+        }
+    }
+}
+
+impl Drop for ZooKeeper {
+    fn drop(&mut self) {
+        let _ = Command::new("kill").arg(self.pid.to_string()).status();
+    }
+}
+
 /// A `basalt standalone` on free ports, killed when dropped.
 pub struct Server {
     child: std::process::Child,
