@@ -338,6 +338,21 @@ impl ColumnFamilyDescriptor {
         Ok(())
     }
 
+    /// [`Self::attributes`] as HBase's descriptors carry them on the wire: TTL and BLOCKSIZE
+    /// as plain numbers (HBase's client parses them with `Integer.parseInt`; no expiry is
+    /// 2147483647, HConstants.FOREVER), the rest as `describe` prints them.
+    pub fn wire_attributes(&self) -> Vec<(&'static str, String)> {
+        let mut out = self.attributes();
+        for (k, v) in &mut out {
+            match *k {
+                "TTL" => *v = self.ttl_seconds.to_string(),
+                "BLOCKSIZE" => *v = self.block_size.to_string(),
+                _ => {}
+            }
+        }
+        out
+    }
+
     /// Every attribute as `(HBASE_NAME, value)`, in the order `describe` prints them: the
     /// always-shown ones first, then any that differ from their default.
     pub fn attributes(&self) -> Vec<(&'static str, String)> {

@@ -319,6 +319,9 @@ pub struct RegionStatus {
     pub memstore_bytes: u64,
     pub read_requests: u64,
     pub write_requests: u64,
+    /// When its last major compaction finished (milliseconds), 0 when none has since it
+    /// opened.
+    pub last_major_compaction_ms: i64,
     /// The coprocessor modules attached to it, and whether each still runs (a fault unloads
     /// one from the region).
     pub coprocessors: Vec<CoprocessorStatus>,

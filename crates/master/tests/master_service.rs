@@ -519,3 +519,142 @@ fn master_fields_basalt_cannot_honour_are_refused_by_name() {
     assert!(e.contains("CloneSnapshotRequest.restoreACL"), "{e}");
     server.shutdown();
 }
+
+/// What HBase 2.x's Java client asks the master besides DDL: listings by namespace and by
+/// state, a table's flush (FlushTable in 2.6, the "flush-table-proc" procedure before), and
+/// the last major compaction's time.
+#[test]
+fn listings_flushes_and_compaction_times_for_the_java_client() {
+    let conn = Connection::in_memory();
+    let server = support::serve(&conn);
+    let mut m = Master::connect(&server);
+    let _: ProcedureResponse = m.call("CreateTable", &create("on")).unwrap();
+    let _: ProcedureResponse = m.call("CreateTable", &create("off")).unwrap();
+    let off = TableNameRequest {
+        table_name: name("off"),
+        ..TableNameRequest::default()
+    };
+    let _: ProcedureResponse = m.call("DisableTable", &off).unwrap();
+    let qualifiers = |names: &[pb::TableName]| -> Vec<String> {
+        names
+            .iter()
+            .map(|n| String::from_utf8_lossy(&n.qualifier).into_owned())
+            .filter(|q| q == "on" || q == "off")
+            .collect()
+    };
+    let enabled: pb::ListTableNamesByStateResponse = m
+        .call(
+            "ListTableNamesByState",
+            &pb::ListTableNamesByStateRequest { is_enabled: true },
+        )
+        .unwrap();
+    assert_eq!(qualifiers(&enabled.table_names), ["on"]);
+    let disabled: pb::ListTableDescriptorsByStateResponse = m
+        .call(
+            "ListTableDescriptorsByState",
+            &pb::ListTableDescriptorsByStateRequest { is_enabled: false },
+        )
+        .unwrap();
+    let names: Vec<pb::TableName> = disabled
+        .table_schema
+        .iter()
+        .filter_map(|s| s.table_name.clone())
+        .collect();
+    assert_eq!(qualifiers(&names), ["off"]);
+    let in_default: pb::ListTableDescriptorsByNamespaceResponse = m
+        .call(
+            "ListTableDescriptorsByNamespace",
+            &pb::ListTableDescriptorsByNamespaceRequest {
+                namespace_name: "default".into(),
+            },
+        )
+        .unwrap();
+    assert_eq!(in_default.table_schema.len(), 2);
+    let e = m
+        .call::<_, pb::ListTableDescriptorsByNamespaceResponse>(
+            "ListTableDescriptorsByNamespace",
+            &pb::ListTableDescriptorsByNamespaceRequest {
+                namespace_name: "nowhere".into(),
+            },
+        )
+        .unwrap_err();
+    assert!(e.contains("NamespaceNotFoundException"), "{e}");
+
+    // A flush writes the memstore out, by either route.
+    let table = conn.table("on").unwrap();
+    table
+        .put(&basalt_embedded::Put::new("r").add_column("f", "q", "v"))
+        .unwrap();
+    let unflushed = || -> usize {
+        let regions = conn.admin().open_regions(&"on".parse().unwrap()).unwrap();
+        regions.iter().map(|r| r.memstore_bytes()).sum()
+    };
+    assert!(unflushed() > 0);
+    let flushed: pb::FlushTableResponse = m
+        .call(
+            "FlushTable",
+            &pb::FlushTableRequest {
+                table_name: name("on"),
+                ..pb::FlushTableRequest::default()
+            },
+        )
+        .unwrap();
+    assert!(flushed.proc_id.is_some());
+    assert_eq!(unflushed(), 0);
+    table
+        .put(&basalt_embedded::Put::new("r2").add_column("f", "q", "v"))
+        .unwrap();
+    let procedure = |signature: &str| pb::ProcedureDescription {
+        signature: signature.into(),
+        instance: Some("on".into()),
+        ..pb::ProcedureDescription::default()
+    };
+    let _: pb::ExecProcedureResponse = m
+        .call(
+            "ExecProcedure",
+            &pb::ExecProcedureRequest {
+                procedure: procedure("flush-table-proc"),
+            },
+        )
+        .unwrap();
+    assert_eq!(unflushed(), 0);
+    let done: pb::IsProcedureDoneResponse = m
+        .call(
+            "IsProcedureDone",
+            &pb::IsProcedureDoneRequest {
+                procedure: Some(procedure("flush-table-proc")),
+            },
+        )
+        .unwrap();
+    assert_eq!(done.done, Some(true));
+    let e = m
+        .call::<_, pb::ExecProcedureResponse>(
+            "ExecProcedure",
+            &pb::ExecProcedureRequest {
+                procedure: procedure("online-snapshot"),
+            },
+        )
+        .unwrap_err();
+    assert!(e.contains("DoNotRetryIOException"), "{e}");
+
+    // No major compaction yet: 0; after one, its time.
+    let compacted = |m: &mut Master| -> i64 {
+        let r: pb::MajorCompactionTimestampResponse = m
+            .call(
+                "getLastMajorCompactionTimestamp",
+                &pb::MajorCompactionTimestampRequest {
+                    table_name: name("on"),
+                },
+            )
+            .unwrap();
+        r.compaction_timestamp
+    };
+    assert_eq!(compacted(&mut m), 0);
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    conn.admin().major_compact(&"on".parse().unwrap()).unwrap();
+    assert!(compacted(&mut m) >= before);
+    server.shutdown();
+}

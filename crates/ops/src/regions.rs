@@ -55,6 +55,43 @@ operations! {
         = is_split_or_merge_enabled, need need::anyone;
     /// Runs the normalizer on some tables.
     Normalize(pb::NormalizeRequest) -> pb::NormalizeResponse = normalize, need need::admin;
+    /// Flushes a table's regions (HBase 2.6's route for Admin.flush), as a procedure.
+    FlushTable(pb::FlushTableRequest) -> pb::FlushTableResponse = flush_table,
+        need |r: &pb::FlushTableRequest| crate::Need::admin_or_create(&r.table_name), nonce;
+    /// Runs a named procedure: "flush-table-proc" flushes the table its instance names (the
+    /// route to Admin.flush before HBase 2.6); another signature is refused.
+    ExecProcedure(pb::ExecProcedureRequest) -> pb::ExecProcedureResponse = exec_procedure,
+        need exec_need;
+    /// Whether a procedure ExecProcedure ran is done (Basalt's are, once it answers).
+    IsProcedureDone(pb::IsProcedureDoneRequest) -> pb::IsProcedureDoneResponse
+        = is_procedure_done, need need::anyone;
+    /// When a table's last major compaction finished: the oldest of its regions', 0 when one
+    /// has had none.
+    MajorCompactionTimestamp as "getLastMajorCompactionTimestamp"
+        (pb::MajorCompactionTimestampRequest) -> pb::MajorCompactionTimestampResponse
+        = last_major_compaction, need need::anyone;
+    /// When a region's last major compaction finished, 0 when it has had none.
+    MajorCompactionTimestampForRegion as "getLastMajorCompactionTimestampForRegion"
+        (pb::MajorCompactionTimestampForRegionRequest) -> pb::MajorCompactionTimestampResponse
+        = last_major_compaction_of_region, need need::anyone;
+}
+
+/// The one procedure ExecProcedure runs.
+pub const FLUSH_TABLE_PROCEDURE: &str = "flush-table-proc";
+
+/// ADMIN or CREATE on the table a flush procedure names, as HBase's flush procedure manager
+/// asks; global ADMIN for any other procedure (refused anyway).
+fn exec_need(r: &pb::ExecProcedureRequest) -> Result<Option<crate::Need>> {
+    use basalt_common::acl::{Action, Scope};
+    let p = &r.procedure;
+    if p.signature == FLUSH_TABLE_PROCEDURE {
+        let table = TableName::parse(p.instance.as_deref().unwrap_or_default())?;
+        return Ok(Some(crate::Need {
+            actions: vec![Action::Admin, Action::Create],
+            scope: Scope::table(&table),
+        }));
+    }
+    Ok(Some(crate::Need::global(Action::Admin)))
 }
 
 /// A server named `host,port,startcode` or `host:port`, or none: another server.

@@ -68,6 +68,17 @@ operations! {
     /// Table names matching a regex, in a namespace.
     GetTableNames(pb::GetTableNamesRequest) -> pb::GetTableNamesResponse = get_table_names,
         need need::anyone;
+    /// The schemas of a namespace's tables.
+    ListTableDescriptorsByNamespace(pb::ListTableDescriptorsByNamespaceRequest)
+        -> pb::ListTableDescriptorsByNamespaceResponse
+        = list_table_descriptors_by_namespace, need need::anyone;
+    /// The names of the enabled (or the disabled) tables.
+    ListTableNamesByState(pb::ListTableNamesByStateRequest) -> pb::ListTableNamesByStateResponse
+        = list_table_names_by_state, need need::anyone;
+    /// The schemas of the enabled (or the disabled) tables.
+    ListTableDescriptorsByState(pb::ListTableDescriptorsByStateRequest)
+        -> pb::ListTableDescriptorsByStateResponse
+        = list_table_descriptors_by_state, need need::anyone;
     /// Whether a table is enabled.
     GetTableState(pb::GetTableStateRequest) -> pb::GetTableStateResponse = get_table_state,
         need need::anyone;

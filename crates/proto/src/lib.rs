@@ -432,6 +432,7 @@ pub fn region_load(r: &basalt_common::metrics::RegionStatus) -> pb::RegionLoad {
         region_size_mb: Some(mb(r.store_file_bytes + r.memstore_bytes)),
         read_requests_count: Some(r.read_requests),
         write_requests_count: Some(r.write_requests),
+        last_major_compaction_ts: u64::try_from(r.last_major_compaction_ms).ok(),
         store_file_bytes: Some(r.store_file_bytes),
     }
 }

@@ -112,7 +112,9 @@ pub fn schema(d: &TableDescriptor) -> pb::TableSchema {
             .map(|f| pb::ColumnFamilySchema {
                 name: f.name.to_vec(),
                 attributes: pairs(
-                    f.attributes().into_iter().map(|(k, v)| (k.to_owned(), v)),
+                    f.wire_attributes()
+                        .into_iter()
+                        .map(|(k, v)| (k.to_owned(), v)),
                     &f.metadata,
                 ),
                 configuration: name_strings(&f.configuration),

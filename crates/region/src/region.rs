@@ -229,6 +229,9 @@ pub struct Region {
     compaction_listener: Mutex<Option<Sender<()>>>,
     /// When the last major compaction ran (clock milliseconds; the open time at first).
     last_major_compaction: AtomicI64,
+    /// When a major compaction last finished in this process (clock milliseconds), 0 when
+    /// none has since the region opened: HBase's "last major compaction timestamp".
+    major_compacted_at: AtomicI64,
     /// The space quota policy in force on the region's table (HBase's
     /// SpaceViolationPolicyEnforcement), as `SpacePolicy as u8`; 0 when none is.
     space_policy: std::sync::atomic::AtomicU8,
@@ -344,6 +347,7 @@ impl Region {
             snapshot_bytes: AtomicUsize::new(0),
             compaction_listener: Mutex::new(None),
             last_major_compaction: AtomicI64::new(clock.now_millis()),
+            major_compacted_at: AtomicI64::new(0),
             space_policy: std::sync::atomic::AtomicU8::new(0),
             fs,
             dir: dir.to_owned(),
@@ -402,6 +406,12 @@ impl Region {
     /// The newest clock time the region's server stamps were given at (`.clock`).
     pub fn stamp_floor(&self) -> i64 {
         self.stamp_floor.load(Ordering::Acquire)
+    }
+
+    /// When a major compaction last finished (milliseconds), 0 when none has since the
+    /// region opened (HBase reads it from its files' metadata, which Basalt's do not carry).
+    pub fn last_major_compaction_ms(&self) -> i64 {
+        self.major_compacted_at.load(Ordering::Relaxed)
     }
 
     /// The reads and writes this region has served since it opened.

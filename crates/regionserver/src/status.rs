@@ -26,6 +26,7 @@ pub fn region_status(region: &Region) -> RegionStatus {
         memstore_bytes: region.memstore_bytes() as u64,
         read_requests: region.requests().reads(),
         write_requests: region.requests().writes(),
+        last_major_compaction_ms: region.last_major_compaction_ms(),
         coprocessors: region
             .observer()
             .map(|o| o.modules())

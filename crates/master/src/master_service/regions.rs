@@ -2,7 +2,7 @@
 
 use basalt_common::chore::Chore;
 use basalt_common::{Bytes, Error, RegionInfo, Result, TableName};
-use basalt_ops::regions::RegionHandler;
+use basalt_ops::regions::{FLUSH_TABLE_PROCEDURE, RegionHandler};
 use basalt_proto::pb;
 use basalt_proto::refusal;
 use basalt_proto::schema::parse_table_name;
@@ -147,6 +147,91 @@ impl RegionHandler for MasterService {
         }
         Ok(pb::NormalizeResponse {
             normalizer_ran: admin.normalize(&tables)?,
+        })
+    }
+
+    fn flush_table(&self, r: pb::FlushTableRequest) -> Result<pb::FlushTableResponse> {
+        // Every family is flushed, also when the request names some: the same cells land in
+        // store files either way (fields.md).
+        self.admin().flush(&parse_table_name(&r.table_name)?)?;
+        Ok(pb::FlushTableResponse {
+            proc_id: Some(self.procedure()),
+        })
+    }
+
+    fn exec_procedure(&self, r: pb::ExecProcedureRequest) -> Result<pb::ExecProcedureResponse> {
+        let p = &r.procedure;
+        if p.signature != FLUSH_TABLE_PROCEDURE {
+            return Err(refusal(
+                &format!("ExecProcedure {:?}", p.signature),
+                &format!("Basalt runs one procedure by name, {FLUSH_TABLE_PROCEDURE:?}"),
+            ));
+        }
+        self.admin().flush(&TableName::parse(
+            p.instance.as_deref().unwrap_or_default(),
+        )?)?;
+        // Done when answered; the client's wait is bounded by the timeout given.
+        Ok(pb::ExecProcedureResponse {
+            expected_timeout: Some(60_000),
+            return_data: None,
+        })
+    }
+
+    fn is_procedure_done(
+        &self,
+        r: pb::IsProcedureDoneRequest,
+    ) -> Result<pb::IsProcedureDoneResponse> {
+        match r.procedure {
+            Some(p) if p.signature != FLUSH_TABLE_PROCEDURE => Err(refusal(
+                &format!("IsProcedureDone {:?}", p.signature),
+                &format!("Basalt runs one procedure by name, {FLUSH_TABLE_PROCEDURE:?}"),
+            )),
+            _ => Ok(pb::IsProcedureDoneResponse {
+                done: Some(true),
+                snapshot: None,
+            }),
+        }
+    }
+
+    fn last_major_compaction(
+        &self,
+        r: pb::MajorCompactionTimestampRequest,
+    ) -> Result<pb::MajorCompactionTimestampResponse> {
+        let table = self.master.table(&parse_table_name(&r.table_name)?)?;
+        let loads = self.master.servers.region_loads();
+        // The oldest of the regions' (HBase's ClusterMetrics.getLastMajorCompactionTimestamp):
+        // one never compacted, or not reporting, makes it 0.
+        let oldest = table
+            .placed()
+            .iter()
+            .map(|p| {
+                loads
+                    .get(&p.info.region_name()[..])
+                    .and_then(|l| l.last_major_compaction_ts)
+                    .unwrap_or(0)
+            })
+            .min()
+            .unwrap_or(0);
+        Ok(pb::MajorCompactionTimestampResponse {
+            compaction_timestamp: i64::try_from(oldest).unwrap_or(i64::MAX),
+        })
+    }
+
+    fn last_major_compaction_of_region(
+        &self,
+        r: pb::MajorCompactionTimestampForRegionRequest,
+    ) -> Result<pb::MajorCompactionTimestampResponse> {
+        let (_, placed) = self.master.find_placed(&r.region.value)?;
+        let name = placed.info.region_name();
+        let ts = self
+            .master
+            .servers
+            .region_loads()
+            .get(&name[..])
+            .and_then(|l| l.last_major_compaction_ts)
+            .unwrap_or(0);
+        Ok(pb::MajorCompactionTimestampResponse {
+            compaction_timestamp: i64::try_from(ts).unwrap_or(i64::MAX),
         })
     }
 }

@@ -36,6 +36,26 @@ impl MasterService {
         names.sort();
         Ok(names)
     }
+
+    /// The schemas of these tables; one that no longer exists is left out, as HBase's master
+    /// leaves it.
+    pub(super) fn schemas(&self, names: &[TableName]) -> Vec<pb::TableSchema> {
+        let admin = self.admin();
+        names
+            .iter()
+            .filter_map(|t| admin.describe_table(t).ok())
+            .map(|d| schema(&d))
+            .collect()
+    }
+
+    /// The tables (system ones too, but meta, whose state HBase keeps nowhere) enabled, or
+    /// disabled.
+    fn in_state(&self, enabled: bool) -> Result<Vec<TableName>> {
+        let admin = self.admin();
+        let mut names = self.names(None, true, None)?;
+        names.retain(|t| !t.is_meta() && admin.is_table_enabled(t).is_ok_and(|e| e == enabled));
+        Ok(names)
+    }
 }
 
 impl TableHandler for MasterService {
@@ -117,14 +137,9 @@ impl TableHandler for MasterService {
                 .map(parse_table_name)
                 .collect::<Result<_>>()?
         };
-        // Tables that do not exist are left out, as HBase's master does.
-        let admin = self.admin();
-        let table_schema = names
-            .iter()
-            .filter_map(|t| admin.describe_table(t).ok())
-            .map(|d| schema(&d))
-            .collect();
-        Ok(pb::GetTableDescriptorsResponse { table_schema })
+        Ok(pb::GetTableDescriptorsResponse {
+            table_schema: self.schemas(&names),
+        })
     }
 
     fn get_table_names(&self, r: pb::GetTableNamesRequest) -> Result<pb::GetTableNamesResponse> {
@@ -135,6 +150,40 @@ impl TableHandler for MasterService {
         )?;
         Ok(pb::GetTableNamesResponse {
             table_names: names.iter().map(pb_table_name).collect(),
+        })
+    }
+
+    fn list_table_descriptors_by_namespace(
+        &self,
+        r: pb::ListTableDescriptorsByNamespaceRequest,
+    ) -> Result<pb::ListTableDescriptorsByNamespaceResponse> {
+        // An unknown namespace is NamespaceNotFoundException, as HBase's master answers.
+        self.admin().get_namespace_descriptor(&r.namespace_name)?;
+        let names = self.names(None, true, Some(&r.namespace_name))?;
+        Ok(pb::ListTableDescriptorsByNamespaceResponse {
+            table_schema: self.schemas(&names),
+        })
+    }
+
+    fn list_table_names_by_state(
+        &self,
+        r: pb::ListTableNamesByStateRequest,
+    ) -> Result<pb::ListTableNamesByStateResponse> {
+        Ok(pb::ListTableNamesByStateResponse {
+            table_names: self
+                .in_state(r.is_enabled)?
+                .iter()
+                .map(pb_table_name)
+                .collect(),
+        })
+    }
+
+    fn list_table_descriptors_by_state(
+        &self,
+        r: pb::ListTableDescriptorsByStateRequest,
+    ) -> Result<pb::ListTableDescriptorsByStateResponse> {
+        Ok(pb::ListTableDescriptorsByStateResponse {
+            table_schema: self.schemas(&self.in_state(r.is_enabled)?),
         })
     }
 

@@ -314,6 +314,7 @@ impl Region {
         }
         if major {
             self.last_major_compaction.store(now, Ordering::Relaxed);
+            self.major_compacted_at.store(now, Ordering::Relaxed);
         }
         self.record_seqid()?;
         if let Some(observer) = self.observer() {

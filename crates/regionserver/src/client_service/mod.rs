@@ -563,7 +563,13 @@ impl ClientService {
         let returns = returns_results(&req.mutation.attribute).unwrap_or(true);
         let response = |result: Option<RowResult>, processed: Option<bool>| {
             MutateResponse {
-                result: result.map(|r| returns.then(|| result_of(&r)).unwrap_or_default()),
+                result: result.map(|r| {
+                    if returns {
+                        result_of(&r)
+                    } else {
+                        pb::Result::default()
+                    }
+                }),
                 processed,
             }
             .encode_to_vec()
