@@ -504,6 +504,29 @@ fn regions_move_to_a_new_server_while_reads_go_on() {
     // Switched off, the balancer does not run.
     assert!(conn.balance_switch(false).unwrap());
     assert!(!conn.balancer().unwrap());
+    // A dry run plans without moving: every region of the table piled on one server.
+    let pile = conn.regions(&table).unwrap()[0].server.clone().unwrap();
+    for r in conn.regions(&table).unwrap() {
+        if r.server.as_deref() != Some(pile.as_str()) {
+            conn.move_region(r.encoded_name().as_bytes(), Some(&pile))
+                .unwrap();
+        }
+    }
+    let placed = |conn: &RemoteConnection| -> Vec<Option<String>> {
+        conn.regions(&table)
+            .unwrap()
+            .into_iter()
+            .map(|r| r.server)
+            .collect()
+    };
+    let piled = placed(&conn);
+    assert!(piled.iter().all(|s| s.as_deref() == Some(pile.as_str())));
+    let planned = conn.balancer_dry_run().unwrap();
+    assert!(
+        planned >= 6,
+        "{planned} moves planned for 11 regions on one of 4 servers"
+    );
+    assert_eq!(placed(&conn), piled, "a dry run moves nothing");
     assert!(!conn.balancer_enabled().unwrap());
     assert!(!conn.balance_switch(true).unwrap());
     assert!(conn.balancer().unwrap());

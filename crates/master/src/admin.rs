@@ -546,6 +546,11 @@ impl Admin {
         Ok(crate::balancer::balance(&self.engine)?.is_some())
     }
 
+    /// How many moves a balancer run would make now, making none.
+    pub fn balance_dry_run(&self) -> Result<usize> {
+        crate::balancer::dry_run(&self.engine)
+    }
+
     /// Moves a region (full or encoded name) to the server named `to`, or to another one.
     pub fn move_region(&self, region: &[u8], to: Option<&str>) -> Result<()> {
         crate::balancer::move_region(&self.engine, region, to)

@@ -97,17 +97,30 @@ pub fn balance(master: &Master) -> Result<Option<usize>> {
     if !master.balancer_on.load(Ordering::Acquire) {
         return Ok(None);
     }
+    master.metrics.balancer_runs.inc();
+    run(master, true).map(|(_, done)| Some(done))
+}
+
+/// The moves a run would make now, made none of (HBase's `balance` with `dry_run`): it plans
+/// whether or not the balancer is switched on, as HBase's does.
+pub fn dry_run(master: &Master) -> Result<usize> {
+    run(master, false).map(|(planned, _)| planned)
+}
+
+/// Every group's run under the DDL lock, moving only when `execute`: moves planned, made.
+fn run(master: &Master, execute: bool) -> Result<(usize, usize)> {
     let _ddl = master.ddl();
     master.check_open()?;
-    master.metrics.balancer_runs.inc();
     let groups = rsgroup::groups(master)?;
     let mut names = vec![DEFAULT_GROUP.to_owned()];
     names.extend(groups.iter().map(|g| g.name.clone()));
-    let mut done = 0;
+    let (mut planned, mut done) = (0, 0);
     for name in &names {
-        done += balance_locked(master, &groups, name)?;
+        let (p, d) = balance_locked(master, &groups, name, execute)?;
+        planned += p;
+        done += d;
     }
-    Ok(Some(done))
+    Ok((planned, done))
 }
 
 /// Balances region server group `name` alone (HBase's `balance_rsgroup`): false if the
@@ -125,13 +138,19 @@ pub fn balance_group(master: &Master, name: &str) -> Result<Option<usize>> {
             "RSGroup {name} does not exist"
         )));
     }
-    balance_locked(master, &groups, name).map(Some)
+    balance_locked(master, &groups, name, true).map(|(_, done)| Some(done))
 }
 
 /// One group's run under the DDL lock: its tables' regions outside it come home, then its
-/// servers are evened out. Returns the moves made.
-fn balance_locked(master: &Master, groups: &[RsGroup], group: &str) -> Result<usize> {
-    let mut done = 0;
+/// servers are evened out (with `execute`; else only planned). Returns the moves planned and
+/// those made.
+fn balance_locked(
+    master: &Master,
+    groups: &[RsGroup],
+    group: &str,
+    execute: bool,
+) -> Result<(usize, usize)> {
+    let (mut planned, mut done) = (0, 0);
     let home = rsgroup::live_servers(master, groups, group);
     let tables: Vec<Arc<HostedTable>> = master.tables().values().cloned().collect();
     for table in tables.iter().filter(|t| {
@@ -148,15 +167,21 @@ fn balance_locked(master: &Master, groups: &[RsGroup], group: &str) -> Result<us
                 continue;
             }
             // Still outside after this run if it cannot move now.
-            if let Ok(to) = rsgroup::pick(master, &table.name)
-                && move_locked(master, &p.info, &to).is_ok()
-            {
+            let Ok(to) = rsgroup::pick(master, &table.name) else {
+                continue;
+            };
+            planned += 1;
+            if execute && move_locked(master, &p.info, &to).is_ok() {
                 done += 1;
             }
         }
     }
     let load = load(master, groups, group);
     let moves = plan(&load);
+    planned += moves.len();
+    if !execute {
+        return Ok((planned, 0));
+    }
     if !load.is_empty() {
         record(master, &load, &moves);
     }
@@ -170,7 +195,7 @@ fn balance_locked(master: &Master, groups: &[RsGroup], group: &str) -> Result<us
         }
     }
     master.metrics.regions_moved.add(done as u64);
-    Ok(done)
+    Ok((planned, done))
 }
 
 /// The spread of a load: the most and fewest regions a server holds.

@@ -136,6 +136,17 @@ calls! {
         Ok(r.balancer_ran)
     }
 
+    /// How many moves the balancer would make now, making none (HBase's dry run; planned
+    /// also when the balancer is switched off).
+    async fn balancer_dry_run(c) -> Result<u32> {
+        let request = pb::BalanceRequest {
+            dry_run: Some(true),
+            ..pb::BalanceRequest::default()
+        };
+        let r = c.call::<Balance>(None, request).await?;
+        Ok(r.moves_calculated.unwrap_or(0))
+    }
+
     /// Moves a region, named by its full name, to `to` (`host,port,startcode` or
     /// `host:port`), or to another server.
     async fn move_region(c, region: &[u8], to: Option<&str>) -> Result<()> {
