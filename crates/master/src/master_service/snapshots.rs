@@ -61,7 +61,34 @@ impl SnapshotHandler for MasterService {
             r.restore_acl(),
             r.custom_sft.as_deref(),
         )?;
-        self.admin().restore_snapshot(&r.snapshot.name)?;
+        // HBase's client sends its cloneSnapshot as a RestoreSnapshot naming the new table
+        // (`snapshot.table`): a table that does not exist is a clone, as HBase's master
+        // decides; an existing one other than the snapshot's own is refused.
+        let admin = self.admin();
+        let target = r
+            .snapshot
+            .table
+            .as_deref()
+            .filter(|t| !t.is_empty())
+            .map(TableName::parse)
+            .transpose()?;
+        let source = admin
+            .list_snapshots()?
+            .into_iter()
+            .find(|s| s.name == r.snapshot.name)
+            .map(|s| s.table);
+        match target {
+            Some(t) if !admin.table_exists(&t) => admin.clone_snapshot(&r.snapshot.name, &t)?,
+            Some(t) if source.as_ref().is_some_and(|s| *s != t) => {
+                return Err(basalt_common::Error::InvalidArgument(format!(
+                    "{t}: snapshot {} is of table {}; it restores only onto that table or \
+                     clones into a new one",
+                    r.snapshot.name,
+                    source.map(|s| s.to_string()).unwrap_or_default()
+                )));
+            }
+            _ => admin.restore_snapshot(&r.snapshot.name)?,
+        }
         Ok(pb::RestoreSnapshotResponse {
             proc_id: self.procedure(),
         })
