@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs one of the Java suites against a Basalt that is already running:
-#   BASALT_ZK=host:port tests/java/run.sh MODULE HBASE_VERSION [maven args...]
+#   BASALT_ZK=host:port BASALT_RPC=host:port tests/java/run.sh MODULE HBASE_VERSION [maven args...]
+# (BASALT_RPC, Basalt's RPC address, is for the suites that bootstrap without ZooKeeper.)
 # MODULE is hbase2 (hbase-shaded-client 2.x) or hbase1 (hbase-shaded-client 1.x). The
 # client jars come from Maven Central by their coordinates on the first run (cached in
 # ~/.m2); the build goes to target/java/hbase-VERSION. JDK 17 and Maven are installed from

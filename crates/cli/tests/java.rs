@@ -25,11 +25,13 @@ fn hbase_java_clients_pass_their_suites_against_basalt_standalone() {
     let mut failures = Vec::new();
     for (module, version) in VERSIONS {
         let zookeeper = ZooKeeper::start();
-        let _server = Server::start_with(&["--zookeeper", &zookeeper.quorum]);
+        let server = Server::start_with(&["--zookeeper", &zookeeper.quorum]);
         let output = Command::new("bash")
             .arg(root.join("tests/java/run.sh"))
             .args([module, version])
             .env("BASALT_ZK", &zookeeper.quorum)
+            // For the suites that bootstrap from a server instead (RpcConnectionRegistry).
+            .env("BASALT_RPC", &server.rpc)
             .output()
             .expect("tests/java/run.sh could not start (is bash installed?)");
         let stdout = String::from_utf8_lossy(&output.stdout);

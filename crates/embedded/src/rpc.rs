@@ -1,5 +1,6 @@
 //! Serving an embedded engine over HBase's native RPC (`basalt standalone --rpc-port`): its
-//! region server's ClientService and AdminService and its master's MasterService on one port.
+//! region server's ClientService and AdminService and its master's MasterService (with
+//! ClientMetaService, for HBase's RpcConnectionRegistry) on one port.
 //! The transport (`basalt-rpc`) knows none of them; this is where they are put together.
 
 use std::io;
@@ -7,7 +8,7 @@ use std::net::TcpListener;
 use std::sync::Arc;
 
 use basalt_master::hbck_service::HbckService;
-use basalt_master::master_service::MasterService;
+use basalt_master::master_service::{ClientMetaService, MasterService};
 use basalt_regionserver::admin_service::AdminService;
 use basalt_regionserver::client_service::ClientService;
 use basalt_regionserver::replication::sink::Sink;
@@ -30,6 +31,19 @@ impl Connection {
             Box::new(move || basalt_master::quota_store::state(&master)),
             addr.to_string(),
         );
+        let master_service = Arc::new(
+            MasterService::new(
+                self.engine().master(),
+                addr,
+                Some(config.region_server.unwrap_or(addr)),
+            )
+            .with_secure_authentication(config.kerberos.is_some()),
+        );
+        // RpcConnectionRegistry's clients ask this port for the cluster id, then for where
+        // meta and the master are.
+        config
+            .cluster_id
+            .get_or_insert_with(|| self.engine().master().cluster_id.clone());
         let services = Services::new()
             .with(Arc::new(
                 ClientService::new(self.region_server(), config.scanner_lease).with_quotas(quotas),
@@ -42,14 +56,8 @@ impl Connection {
                     ),
                 )),
             ))
-            .with(Arc::new(
-                MasterService::new(
-                    self.engine().master(),
-                    addr,
-                    Some(config.region_server.unwrap_or(addr)),
-                )
-                .with_secure_authentication(config.kerberos.is_some()),
-            ))
+            .with(Arc::clone(&master_service) as Arc<dyn basalt_rpc::service::Service>)
+            .with(Arc::new(ClientMetaService::new(master_service)))
             .with(Arc::new(HbckService::new(self.engine().master())));
         RpcServer::serve(listener, services, config)
     }

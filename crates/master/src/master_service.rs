@@ -14,6 +14,9 @@ mod cluster;
 mod namespaces;
 mod nonces;
 mod refusals;
+mod registry;
+
+pub use registry::ClientMetaService;
 mod regions;
 mod replication;
 mod security;

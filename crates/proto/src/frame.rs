@@ -69,9 +69,18 @@ fn malformed(what: impl Into<String>) -> FrameError {
     FrameError::Malformed(what.into())
 }
 
+/// The preamble of HBase 2.6's RpcConnectionRegistry asking for the cluster id alone: the
+/// server answers with a GetConnectionRegistryResponse (call id -1) and closes.
+pub const REGISTRY_PREAMBLE: &[u8; 6] = b"Regist";
+
 /// Reads and checks the 6-byte preamble: `HBas`, version 0, and SIMPLE or KERBEROS
 /// authentication, which it returns ([`AUTH_SIMPLE`], [`AUTH_KERBEROS`]).
 pub fn read_preamble(r: &mut impl Read) -> Result<u8, FrameError> {
+    check_preamble(&read_preamble_bytes(r)?)
+}
+
+/// The preamble's 6 bytes, unchecked; `Closed` if the stream ends before the first.
+pub fn read_preamble_bytes(r: &mut impl Read) -> Result<[u8; 6], FrameError> {
     let mut p = [0u8; 6];
     let mut got = 0;
     while got < p.len() {
@@ -81,6 +90,11 @@ pub fn read_preamble(r: &mut impl Read) -> Result<u8, FrameError> {
             n => got += n,
         }
     }
+    Ok(p)
+}
+
+/// Checks a preamble (see [`read_preamble`]).
+pub fn check_preamble(p: &[u8; 6]) -> Result<u8, FrameError> {
     if &p[..4] != MAGIC {
         return Err(malformed(format!(
             "not an HBase RPC connection (preamble {:?})",

@@ -10,5 +10,5 @@ mod handlers;
 pub mod server;
 
 // The wire's data, kept in `basalt-proto`, under the names this crate always gave them.
-pub use basalt_proto::{HBASE_VERSION, cellblock, filters, frame, pb};
+pub use basalt_proto::{HBASE_VERSION, cellblock, filters, frame, pb, service};
 pub use server::{RpcConfig, RpcKerberos, RpcServer, RpcTls, Services};

@@ -17,9 +17,10 @@ use basalt_net::{POLL, Patient, spawn_acceptor, spawn_reaper};
 use crate::cellblock;
 use crate::frame::{self, Call, FrameError};
 use crate::handlers::Handlers;
-use crate::pb::ExceptionResponse;
+use crate::pb::{self, ExceptionResponse};
 use basalt_proto::exception;
 use basalt_proto::service::Service;
+use prost::Message;
 
 /// How the RPC server is started.
 #[derive(Debug, Clone)]
@@ -55,6 +56,10 @@ pub struct RpcConfig {
     /// Where calls slower or larger than the server's thresholds are kept (HBase's slow log);
     /// None: nowhere.
     pub slow_log: Option<Arc<basalt_common::slowlog::SlowLog>>,
+    /// The cluster's id, answered to the `Regist` preamble of HBase 2.6's
+    /// RpcConnectionRegistry; None: that preamble is refused as a bad one, and the client
+    /// asks ClientMetaService instead.
+    pub cluster_id: Option<String>,
 }
 
 /// Kerberos (SASL GSSAPI) on the RPC port; needs the `kerberos` feature.
@@ -95,6 +100,7 @@ impl Default for RpcConfig {
             groups: GroupMapping::default(),
             kerberos: None,
             slow_log: None,
+            cluster_id: None,
         }
     }
 }
@@ -366,6 +372,28 @@ fn refuse(wire: &Wire, class: &str, message: String) {
     wire.shutdown();
 }
 
+/// Answers the `Regist` preamble with the cluster id (call id -1), then closes, as HBase's
+/// server does; without an id, with the bad-preamble error HBase's client falls back on.
+fn answer_registry(wire: &Wire, cluster_id: Option<&str>) {
+    let Some(id) = cluster_id else {
+        refuse(
+            wire,
+            "org.apache.hadoop.hbase.ipc.FatalConnectionException",
+            "Expected HEADER=HBas but received HEADER=Regi".into(),
+        );
+        return;
+    };
+    let mut reply = Vec::new();
+    let answer = pb::GetConnectionRegistryResponse {
+        cluster_id: id.to_owned(),
+    };
+    frame::append_response(&mut reply, CONNECTION_CALL_ID, Ok(answer.encode_to_vec()));
+    if wire.write_all(&reply).is_ok() {
+        linger(wire.socket());
+    }
+    wire.shutdown();
+}
+
 const ACCESS_DENIED: &str = "org.apache.hadoop.hbase.security.AccessDeniedException";
 
 /// Runs Kerberos' SASL exchange with a client whose preamble asked for it; its principal.
@@ -504,10 +532,15 @@ fn serve(stream: TcpStream, shared: &Arc<Shared>) -> Result<(), FrameError> {
     };
     let mut input = Patient::over(reader, &shared.stop, stall);
     let limit = shared.config.max_frame;
-    let auth = match frame::read_preamble(&mut input) {
+    let preamble = match frame::read_preamble_bytes(&mut input) {
         Err(FrameError::Closed) => return Ok(()),
         other => other?,
     };
+    if &preamble == frame::REGISTRY_PREAMBLE {
+        answer_registry(&wire, shared.config.cluster_id.as_deref());
+        return Ok(());
+    }
+    let auth = frame::check_preamble(&preamble)?;
     let kerberos = if auth == frame::AUTH_KERBEROS {
         match kerberos_accept(&mut input, &wire, shared.config.kerberos.as_ref()) {
             Ok(principal) => Some(principal),

@@ -8,7 +8,7 @@ use anyhow::{Context, bail};
 use basalt_master::cluster::{ClusterMaster, ClusterSettings};
 use basalt_master::hbck_service::HbckService;
 use basalt_master::master_admin::MasterAdminService;
-use basalt_master::master_service::MasterService;
+use basalt_master::master_service::{ClientMetaService, MasterService};
 use basalt_rpc::{RpcServer, Services};
 
 use super::{Common, bind, session_timeout, stop_flag};
@@ -70,14 +70,17 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         say!("stopped before becoming active");
         return Ok(());
     };
-    let rpc_config = args.common.rpc_config(addr, &security);
+    let mut rpc_config = args.common.rpc_config(addr, &security);
+    rpc_config.cluster_id = Some(cm.master.cluster_id.clone());
+    let master_service = Arc::new(
+        MasterService::new(Arc::clone(&cm.master), addr, None)
+            .with_start_code(start_code)
+            .with_stop(Arc::clone(&stop))
+            .with_secure_authentication(rpc_config.kerberos.is_some()),
+    );
     let services = Services::new()
-        .with(Arc::new(
-            MasterService::new(Arc::clone(&cm.master), addr, None)
-                .with_start_code(start_code)
-                .with_stop(Arc::clone(&stop))
-                .with_secure_authentication(rpc_config.kerberos.is_some()),
-        ))
+        .with(Arc::clone(&master_service) as Arc<dyn basalt_rpc::service::Service>)
+        .with(Arc::new(ClientMetaService::new(master_service)))
         .with(Arc::new(HbckService::new(Arc::clone(&cm.master))))
         .with(Arc::new(MasterAdminService::new(
             live,

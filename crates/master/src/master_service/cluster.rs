@@ -18,6 +18,22 @@ use prost::Message;
 use super::MasterService;
 
 impl MasterService {
+    /// This master's name: the address it serves at, with its start code (standalone: the
+    /// region server's, whose process it shares).
+    pub(super) fn master_name(&self) -> pb::ServerName {
+        let start_code = self
+            .master
+            .servers
+            .all()
+            .first()
+            .map_or(0, |s| s.name().start_code);
+        pb::ServerName {
+            host_name: self.master_addr.ip().to_string(),
+            port: Some(u32::from(self.master_addr.port())),
+            start_code: u64::try_from(self.start_code.unwrap_or(start_code)).ok(),
+        }
+    }
+
     /// A server's name (`host:port` and start code) as protobuf.
     fn named(&self, name: &ServerName) -> pb::ServerName {
         let (host, port) = name.host_and_port().unwrap_or((&name.host_port, 0));
@@ -30,7 +46,7 @@ impl MasterService {
 
     /// A region server's name as the status reports it: its own, or (standalone) the
     /// address its RPC serves at with its start code.
-    fn pb_server(&self, name: &ServerName) -> pb::ServerName {
+    pub(super) fn pb_server(&self, name: &ServerName) -> pb::ServerName {
         match self.region_server {
             Some(addr) => pb::ServerName {
                 host_name: addr.ip().to_string(),
@@ -100,7 +116,6 @@ impl MasterService {
                 },
             });
         }
-        let start_code = servers.first().map_or(0, |s| s.name().start_code);
         let rate = self.requests_per_second(total_requests);
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -133,11 +148,7 @@ impl MasterService {
                 },
             })
             .collect();
-        let master_name = pb::ServerName {
-            host_name: self.master_addr.ip().to_string(),
-            port: Some(u32::from(self.master_addr.port())),
-            start_code: u64::try_from(self.start_code.unwrap_or(start_code)).ok(),
-        };
+        let master_name = self.master_name();
         let status = pb::ClusterStatus {
             hbase_version: wants(O::HbaseVersion).then(|| HBaseVersionFileContent {
                 version: basalt_proto::HBASE_VERSION.to_owned(),
