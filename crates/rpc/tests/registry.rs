@@ -1,6 +1,5 @@
 //! What HBase's RpcConnectionRegistry asks instead of reading ZooKeeper: the `Regist`
 //! preamble answered with the cluster id (call id -1), and ClientMetaService's calls.
-#![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
 use std::io::Write;
 use std::net::TcpStream;
