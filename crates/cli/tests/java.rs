@@ -180,3 +180,104 @@ fn the_java_client_follows_regions_through_a_move_a_split_and_a_crash() {
         "the split took: four regions"
     );
 }
+
+/// Runs one of HBase's tools (`tests/java/tool.sh`) against the quorum: whether it exited 0,
+/// and what it printed.
+fn tool(quorum: &str, args: &[&str]) -> (bool, String) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let output = Command::new("bash")
+        .arg(root.join("tests/java/tool.sh"))
+        .args(args)
+        .env("BASALT_ZK", quorum)
+        .output()
+        .expect("tests/java/tool.sh could not start");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (output.status.success(), text)
+}
+
+/// HBase's own tools from Maven Central's jars, unchanged, against `basalt standalone`:
+/// PerformanceEvaluation (`--nomapred` sequentialWrite, randomRead, scan), LoadTestTool
+/// (write, update and read with its verification: no failures), and the MapReduce jobs
+/// RowCounter, CellCounter and CopyTable in Hadoop's local runner over TableInputFormat and
+/// TableOutputFormat, each checked by what it counted or copied.
+#[test]
+fn hbase_tools_and_mapreduce_jobs_run_against_basalt() {
+    let _maven = MAVEN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let zookeeper = ZooKeeper::start();
+    let _server = Server::start_with(&["--zookeeper", &zookeeper.quorum]);
+    let q = zookeeper.quorum.as_str();
+    let pe = "org.apache.hadoop.hbase.PerformanceEvaluation";
+    for command in ["sequentialWrite", "randomRead", "scan"] {
+        let (ok, out) = tool(q, &[pe, "--nomapred", "--rows=2000", command, "1"]);
+        assert!(
+            ok && out.contains("Finished TestClient-0"),
+            "PerformanceEvaluation {command} failed:\n{out}"
+        );
+    }
+    let load = "org.apache.hadoop.hbase.util.LoadTestTool";
+    let (ok, out) = tool(
+        q,
+        &[
+            load,
+            "-tn",
+            "loadtest",
+            "-num_keys",
+            "1000",
+            "-write",
+            "2:100:2",
+            "-update",
+            "20:2",
+            "-read",
+            "100:2",
+        ],
+    );
+    assert!(
+        ok && out.contains("Failed to write keys: 0") && out.contains("Failed to update keys: 0"),
+        "LoadTestTool failed its verification:\n{out}"
+    );
+    let mapreduce = |class: &str| format!("org.apache.hadoop.hbase.mapreduce.{class}");
+    let rows = |table: &str| -> String {
+        let (ok, out) = tool(q, &[&mapreduce("RowCounter"), table]);
+        assert!(ok, "RowCounter {table} failed:\n{out}");
+        out.lines()
+            .find_map(|l| l.trim().strip_prefix("ROWS="))
+            .unwrap_or("none")
+            .to_owned()
+    };
+    assert_eq!(rows("TestTable"), "2000", "RowCounter counts what PE wrote");
+    let cells = tempfile::tempdir().unwrap();
+    let counted = cells.path().join("out");
+    let (ok, out) = tool(
+        q,
+        &[
+            &mapreduce("CellCounter"),
+            "TestTable",
+            counted.to_str().unwrap(),
+        ],
+    );
+    assert!(ok, "CellCounter failed:\n{out}");
+    let report = std::fs::read_to_string(counted.join("part-r-00000")).unwrap();
+    assert!(report.contains("Total ROWS\t2000"), "{report}");
+    // CopyTable writes into an existing table (PE's family is info0).
+    let (ok, _, err) = support::basalt_with_input(
+        &["shell", "--zookeeper", q],
+        "create 'TestTableCopy', 'info0'\n",
+    );
+    assert!(ok, "{err}");
+    let (ok, out) = tool(
+        q,
+        &[
+            &mapreduce("CopyTable"),
+            "--new.name=TestTableCopy",
+            "TestTable",
+        ],
+    );
+    assert!(ok, "CopyTable failed:\n{out}");
+    assert_eq!(rows("TestTableCopy"), "2000", "CopyTable copied every row");
+}
