@@ -14,15 +14,15 @@ mod cluster;
 mod namespaces;
 mod nonces;
 mod refusals;
-mod registry;
-
-pub use registry::ClientMetaService;
 mod regions;
+mod registry;
 mod replication;
 mod security;
 mod snapshots;
 mod tables;
 mod tenancy;
+
+pub use registry::ClientMetaService;
 
 use basalt_ops::MasterRequest;
 

@@ -658,5 +658,20 @@ fn listings_flushes_and_compaction_times_for_the_java_client() {
         .as_millis() as i64;
     conn.admin().major_compact(&"on".parse().unwrap()).unwrap();
     assert!(compacted(&mut m) >= before);
+    let region = conn.admin().open_regions(&"on".parse().unwrap()).unwrap()[0]
+        .info()
+        .region_name();
+    let of_region: pb::MajorCompactionTimestampResponse = m
+        .call(
+            "getLastMajorCompactionTimestampForRegion",
+            &pb::MajorCompactionTimestampForRegionRequest {
+                region: basalt_rpc::pb::RegionSpecifier {
+                    r#type: 1,
+                    value: region.to_vec(),
+                },
+            },
+        )
+        .unwrap();
+    assert!(of_region.compaction_timestamp >= before);
     server.shutdown();
 }

@@ -24,6 +24,23 @@ fn region_name(info: &pb::RegionInfo) -> Result<Bytes> {
     Ok(RegionInfo::new(table, start, Bytes::new(), id).region_name())
 }
 
+/// Refuses a procedure other than the table flush, the one ExecProcedure runs.
+fn flush_procedure(call: &str, p: &pb::ProcedureDescription) -> Result<()> {
+    if p.signature == FLUSH_TABLE_PROCEDURE {
+        return Ok(());
+    }
+    Err(refusal(
+        &format!("{call} {:?}", p.signature),
+        &format!("Basalt runs one procedure by name, {FLUSH_TABLE_PROCEDURE:?}"),
+    ))
+}
+
+/// A region's last major compaction as its load reports it; 0 when none did, or no load.
+fn major_compacted_at(load: Option<&pb::RegionLoad>) -> i64 {
+    load.and_then(|l| l.last_major_compaction_ts)
+        .map_or(0, |ts| i64::try_from(ts).unwrap_or(i64::MAX))
+}
+
 impl RegionHandler for MasterService {
     fn move_region(&self, r: pb::MoveRegionRequest) -> Result<pb::MoveRegionResponse> {
         let to = r.dest_server_name.map(|s| match s.start_code {
@@ -165,12 +182,7 @@ impl RegionHandler for MasterService {
 
     fn exec_procedure(&self, r: pb::ExecProcedureRequest) -> Result<pb::ExecProcedureResponse> {
         let p = &r.procedure;
-        if p.signature != FLUSH_TABLE_PROCEDURE {
-            return Err(refusal(
-                &format!("ExecProcedure {:?}", p.signature),
-                &format!("Basalt runs one procedure by name, {FLUSH_TABLE_PROCEDURE:?}"),
-            ));
-        }
+        flush_procedure("ExecProcedure", p)?;
         self.admin().flush(&TableName::parse(
             p.instance.as_deref().unwrap_or_default(),
         )?)?;
@@ -185,16 +197,13 @@ impl RegionHandler for MasterService {
         &self,
         r: pb::IsProcedureDoneRequest,
     ) -> Result<pb::IsProcedureDoneResponse> {
-        match r.procedure {
-            Some(p) if p.signature != FLUSH_TABLE_PROCEDURE => Err(refusal(
-                &format!("IsProcedureDone {:?}", p.signature),
-                &format!("Basalt runs one procedure by name, {FLUSH_TABLE_PROCEDURE:?}"),
-            )),
-            _ => Ok(pb::IsProcedureDoneResponse {
-                done: Some(true),
-                snapshot: None,
-            }),
+        if let Some(p) = &r.procedure {
+            flush_procedure("IsProcedureDone", p)?;
         }
+        Ok(pb::IsProcedureDoneResponse {
+            done: Some(true),
+            snapshot: None,
+        })
     }
 
     fn last_major_compaction(
@@ -208,16 +217,11 @@ impl RegionHandler for MasterService {
         let oldest = table
             .placed()
             .iter()
-            .map(|p| {
-                loads
-                    .get(&p.info.region_name()[..])
-                    .and_then(|l| l.last_major_compaction_ts)
-                    .unwrap_or(0)
-            })
+            .map(|p| major_compacted_at(loads.get(&p.info.region_name()[..])))
             .min()
             .unwrap_or(0);
         Ok(pb::MajorCompactionTimestampResponse {
-            compaction_timestamp: i64::try_from(oldest).unwrap_or(i64::MAX),
+            compaction_timestamp: oldest,
         })
     }
 
@@ -227,15 +231,11 @@ impl RegionHandler for MasterService {
     ) -> Result<pb::MajorCompactionTimestampResponse> {
         let (_, placed) = self.master.find_placed(&r.region.value)?;
         let name = placed.info.region_name();
-        let ts = self
-            .master
-            .servers
-            .region_loads()
-            .get(&name[..])
-            .and_then(|l| l.last_major_compaction_ts)
-            .unwrap_or(0);
+        // Only the region's own server is asked.
+        let loads = placed.server.region_loads().unwrap_or_default();
+        let load = loads.iter().find(|l| l.region_specifier.value == name[..]);
         Ok(pb::MajorCompactionTimestampResponse {
-            compaction_timestamp: i64::try_from(ts).unwrap_or(i64::MAX),
+            compaction_timestamp: major_compacted_at(load),
         })
     }
 }

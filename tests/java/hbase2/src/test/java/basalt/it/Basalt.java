@@ -1,6 +1,8 @@
 package basalt.it;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.hadoop.conf.Configuration;
@@ -10,6 +12,10 @@ import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.util.Bytes;
 
@@ -70,6 +76,17 @@ final class Basalt {
 
     static TableName create(String purpose, String... families) throws IOException {
         return create(table(purpose), families);
+    }
+
+    /** Every result of {@code scan} over {@code name}, in order. */
+    static List<Result> scanAll(TableName name, Scan scan) throws IOException {
+        List<Result> out = new ArrayList<>();
+        try (Table t = connection().getTable(name); ResultScanner rs = t.getScanner(scan)) {
+            for (Result r : rs) {
+                out.add(r);
+            }
+        }
+        return out;
     }
 
     static byte[] b(String s) {

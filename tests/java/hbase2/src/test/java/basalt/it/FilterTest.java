@@ -95,13 +95,7 @@ class FilterTest {
     }
 
     private static List<Result> scan(Scan scan) throws Exception {
-        List<Result> out = new ArrayList<>();
-        try (Table t = Basalt.connection().getTable(name); ResultScanner rs = t.getScanner(scan)) {
-            for (Result r : rs) {
-                out.add(r);
-            }
-        }
-        return out;
+        return Basalt.scanAll(name, scan);
     }
 
     private static List<String> rows(Filter filter) throws Exception {

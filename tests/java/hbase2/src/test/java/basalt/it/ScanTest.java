@@ -52,13 +52,7 @@ class ScanTest {
     }
 
     private static List<Result> scan(Scan scan) throws Exception {
-        List<Result> out = new ArrayList<>();
-        try (Table t = Basalt.connection().getTable(name); ResultScanner rs = t.getScanner(scan)) {
-            for (Result r : rs) {
-                out.add(r);
-            }
-        }
-        return out;
+        return Basalt.scanAll(name, scan);
     }
 
     private static List<String> rows(List<Result> results) {
