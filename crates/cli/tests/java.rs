@@ -184,11 +184,17 @@ fn the_java_client_follows_regions_through_a_move_a_split_and_a_crash() {
 /// Runs one of HBase's tools (`tests/java/tool.sh`) against the quorum: whether it exited 0,
 /// and what it printed.
 fn tool(quorum: &str, args: &[&str]) -> (bool, String) {
+    tool_from("tools", quorum, args)
+}
+
+/// [`tool`] with the jars of one of `tests/java`'s sets (`tools`, `shell`).
+fn tool_from(set: &str, quorum: &str, args: &[&str]) -> (bool, String) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let output = Command::new("bash")
         .arg(root.join("tests/java/tool.sh"))
         .args(args)
         .env("BASALT_ZK", quorum)
+        .env("BASALT_TOOLS", set)
         .output()
         .expect("tests/java/tool.sh could not start");
     let text = format!(
@@ -280,4 +286,121 @@ fn hbase_tools_and_mapreduce_jobs_run_against_basalt() {
     );
     assert!(ok, "CopyTable failed:\n{out}");
     assert_eq!(rows("TestTableCopy"), "2000", "CopyTable copied every row");
+}
+
+/// HBase's JRuby shell (`hbase-shell` and the `jruby-complete` it names, from Maven Central)
+/// connected to Basalt through ZooKeeper runs the seed documents' sequence, the script Basalt's
+/// own shell is checked with, and answers each command as it would against HBase.
+#[test]
+fn hbase_jruby_shell_runs_the_seed_documents_sequence() {
+    let _maven = MAVEN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let zookeeper = ZooKeeper::start();
+    let _server = Server::start_with(&["--zookeeper", &zookeeper.quorum]);
+    let seeds = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shell/tests/scripts/seeds.hb");
+    let mut script: String = std::fs::read_to_string(seeds)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    script.push_str("exit\n");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("seeds.rb");
+    std::fs::write(&file, &script).unwrap();
+    let (ok, out) = tool_from(
+        "shell",
+        &zookeeper.quorum,
+        &["org.jruby.JarBootstrapMain", "-n", file.to_str().unwrap()],
+    );
+    assert!(ok, "HBase's shell failed:\n{out}");
+    assert!(!out.contains("ERROR"), "HBase's shell reported an error:\n{out}");
+    // Each command's answer, as the shell printed it: what must be there, what must not.
+    let expected: [(&str, &[&str], &[&str]); 12] = [
+        ("create 'mytable'", &["Created table mytable"], &[]),
+        (
+            "describe 'mytable'",
+            &["Table mytable is ENABLED", "{NAME => 'cf1'", "BLOCKSIZE => '65536'"],
+            &[],
+        ),
+        (
+            "desc 'cachetest'",
+            &["COMPRESSION => 'SNAPPY'", "BLOCKCACHE => 'false'"],
+            &[],
+        ),
+        ("get 'cachetest'", &["cf:q", "value=snappy-compressed"], &[]),
+        (
+            "get 'webtable', 'com.cnn.www', {COLUMN => 'contents:html', VERSIONS => 5}",
+            &["value=<html>v4", "value=<html>v3", "value=<html>v2"],
+            &["value=<html>v1"],
+        ),
+        (
+            "get 'webtable', 'com.cnn.www', {COLUMN => 'contents:html', TIMERANGE",
+            &["value=<html>v2", "value=<html>v1"],
+            &["value=<html>v3"],
+        ),
+        (
+            "get 'webtable', 'com.cnn.www', 'anchor'",
+            &[
+                "anchor:cnnsi.com timestamp=2024-05-01T10:11:12.005, value=CNN anchor:my.look.ca",
+                "value=CNN.com",
+            ],
+            &[],
+        ),
+        (
+            "scan 'webtable'",
+            &["column=anchor:cnnsi.com", "1 row(s)"],
+            &["my.look.ca"],
+        ),
+        (
+            "scan 'following'",
+            &["alice column=f:bob", "alice column=f:carol", "bob column=f:carol", "2 row(s)"],
+            &[],
+        ),
+        ("count 'followers'", &["2 row(s)", "=> 2"], &[]),
+        (
+            "scan 'followers', {FILTER",
+            &["bob column=f:alice", "carol column=f:alice", "2 row(s)"],
+            &["f:bob"],
+        ),
+        (
+            "list",
+            &[r#"=> ["cachetest", "followers", "following", "mytable", "webtable"]"#],
+            &[],
+        ),
+    ];
+    for (command, present, absent) in expected {
+        let answer = shell_answer(&out, command)
+            .unwrap_or_else(|| panic!("no answer to {command} in:\n{out}"));
+        for text in present {
+            assert!(
+                answer.contains(&squeeze(text)),
+                "{command} should print {text}:\n{out}"
+            );
+        }
+        for text in absent {
+            assert!(
+                !answer.contains(&squeeze(text)),
+                "{command} should not print {text}:\n{out}"
+            );
+        }
+    }
+}
+
+/// What HBase's shell printed after the prompt line of the first command that starts with
+/// `command`, up to the next prompt, with every space and line break taken out (the shell
+/// pads its tables and wraps them at 80 columns).
+fn shell_answer(out: &str, command: &str) -> Option<String> {
+    let mut lines = out.lines().skip_while(|l| {
+        !l.split_once("> ")
+            .is_some_and(|(prompt, c)| prompt.starts_with("hbase:") && c.starts_with(command))
+    });
+    lines.next()?;
+    let answer: String = lines.take_while(|l| !l.starts_with("hbase:")).collect();
+    Some(squeeze(&answer))
+}
+
+fn squeeze(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
 }
