@@ -288,6 +288,58 @@ fn hbase_tools_and_mapreduce_jobs_run_against_basalt() {
     assert_eq!(rows("TestTableCopy"), "2000", "CopyTable copied every row");
 }
 
+/// A Spark job (spark-sql 3.5 in local mode, `tests/java/spark`) reads a table of three
+/// regions through TableInputFormat, one partition per region, and writes every cell into a
+/// second table through TableOutputFormat.
+#[test]
+fn a_spark_job_reads_by_region_and_writes_through_table_output_format() {
+    let _maven = MAVEN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let zookeeper = ZooKeeper::start();
+    let _server = Server::start_with(&["--zookeeper", &zookeeper.quorum]);
+    let q = zookeeper.quorum.as_str();
+    let mut script =
+        String::from("create 'clicks', 'f', SPLITS => ['g', 'p']\ncreate 'clicks_copy', 'f'\n");
+    // Rows a.. to z.., so that each region holds some: 24 before g, 36 in g..p, 40 after.
+    for i in 0..100u8 {
+        let row = format!("{}row{i:02}", char::from(b'a' + i % 26));
+        script.push_str(&format!(
+            "put 'clicks', '{row}', 'f:n', 'v{i}', {}\n",
+            1_000 + u64::from(i)
+        ));
+    }
+    let (ok, _, err) = support::basalt_with_input(&["shell", "--zookeeper", q], &script);
+    assert!(ok, "{err}");
+    let (ok, out) = tool_from(
+        "spark",
+        q,
+        &["basalt.spark.CopyTableJob", "clicks", "clicks_copy"],
+    );
+    assert!(ok, "the Spark job failed:\n{out}");
+    for line in [
+        "partitions=3",
+        "rows per partition=[24, 36, 40]",
+        "rows=100",
+        "copied into clicks_copy",
+    ] {
+        assert!(
+            out.lines().any(|l| l == line),
+            "the job should print {line}:\n{out}"
+        );
+    }
+    let (ok, copied, err) = support::basalt_with_input(
+        &["shell", "--zookeeper", q],
+        "count 'clicks_copy'\nget 'clicks_copy', 'zrow25'\n",
+    );
+    assert!(ok, "{err}");
+    assert!(copied.contains("100 row(s)"), "every row copied:\n{copied}");
+    assert!(
+        copied.contains("f:n timestamp=1970-01-01T00:00:01.025, value=v25"),
+        "cells copied with their timestamps and values:\n{copied}"
+    );
+}
+
 /// HBase's JRuby shell (`hbase-shell` and the `jruby-complete` it names, from Maven Central)
 /// connected to Basalt through ZooKeeper runs the seed documents' sequence, the script Basalt's
 /// own shell is checked with, and answers each command as it would against HBase.
@@ -315,13 +367,20 @@ fn hbase_jruby_shell_runs_the_seed_documents_sequence() {
         &["org.jruby.JarBootstrapMain", "-n", file.to_str().unwrap()],
     );
     assert!(ok, "HBase's shell failed:\n{out}");
-    assert!(!out.contains("ERROR"), "HBase's shell reported an error:\n{out}");
+    assert!(
+        !out.contains("ERROR"),
+        "HBase's shell reported an error:\n{out}"
+    );
     // Each command's answer, as the shell printed it: what must be there, what must not.
     let expected: [(&str, &[&str], &[&str]); 12] = [
         ("create 'mytable'", &["Created table mytable"], &[]),
         (
             "describe 'mytable'",
-            &["Table mytable is ENABLED", "{NAME => 'cf1'", "BLOCKSIZE => '65536'"],
+            &[
+                "Table mytable is ENABLED",
+                "{NAME => 'cf1'",
+                "BLOCKSIZE => '65536'",
+            ],
             &[],
         ),
         (
@@ -355,7 +414,12 @@ fn hbase_jruby_shell_runs_the_seed_documents_sequence() {
         ),
         (
             "scan 'following'",
-            &["alice column=f:bob", "alice column=f:carol", "bob column=f:carol", "2 row(s)"],
+            &[
+                "alice column=f:bob",
+                "alice column=f:carol",
+                "bob column=f:carol",
+                "2 row(s)",
+            ],
             &[],
         ),
         ("count 'followers'", &["2 row(s)", "=> 2"], &[]),
