@@ -33,39 +33,12 @@ fn hbase_java_clients_pass_their_suites_against_basalt_standalone() {
     let _maven = MAVEN
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut failures = Vec::new();
     for (module, version) in VERSIONS {
         let zookeeper = ZooKeeper::start();
         let server = Server::start_with(&["--zookeeper", &zookeeper.quorum]);
-        let output = Command::new("bash")
-            .arg(root.join("tests/java/run.sh"))
-            .args([module, version])
-            .env("BASALT_ZK", &zookeeper.quorum)
-            // For the suites that bootstrap from a server instead (RpcConnectionRegistry).
-            .env("BASALT_RPC", &server.rpc)
-            .output()
-            .expect("tests/java/run.sh could not start (is bash installed?)");
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        // The counts line, then what Maven printed of failures (its quiet mode prints only
-        // those).
-        // (Maven's colour codes may lead the line.)
-        let summary = stdout
-            .lines()
-            .rev()
-            .find_map(|l| l.find("java hbase").map(|at| &l[at..]))
-            .unwrap_or("no summary line");
-        println!("{summary}");
-        // "java MODULE VERSION: N tests, F failed": a run of no tests is a failure too.
-        let ran: u32 = summary
-            .split(": ")
-            .nth(1)
-            .and_then(|counts| counts.split(' ').next())
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(0);
-        if !output.status.success() || ran == 0 {
-            failures.push(format!("{summary}\n{stdout}{stderr}"));
+        if let Err(failure) = run_suite(module, version, &zookeeper.quorum, &server.rpc, &[]) {
+            failures.push(failure);
         }
     }
     assert!(
@@ -73,6 +46,89 @@ fn hbase_java_clients_pass_their_suites_against_basalt_standalone() {
         "the Java suites failed:\n{}",
         failures.join("\n")
     );
+}
+
+/// asynchbase 1.8 (OpenTSDB's client, `tests/java/asynchbase`): puts, batches, gets, scans
+/// both ways, atomic and buffered increments, compare-and-set and deletes, against a server
+/// that serves HBase 1.x's closest-row-before Get and against one that refuses it as HBase 2
+/// does, which makes asynchbase look regions up by reversed scans of meta instead.
+#[test]
+fn asynchbase_passes_its_suite_finding_regions_either_way() {
+    let _maven = MAVEN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let site = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(
+        site.path(),
+        "<configuration><property><name>basalt.regionserver.closest.row.before</name>\
+         <value>false</value></property></configuration>\n",
+    )
+    .unwrap();
+    let mut failures = Vec::new();
+    for (lookup, extra) in [
+        ("get", vec![]),
+        ("scan", vec!["--site", site.path().to_str().unwrap()]),
+    ] {
+        let zookeeper = ZooKeeper::start();
+        let mut args = vec!["--zookeeper", zookeeper.quorum.as_str()];
+        args.extend(extra);
+        let server = Server::start_with(&args);
+        let env = [("BASALT_META_LOOKUP", lookup)];
+        if let Err(failure) = run_suite("asynchbase", "1.8.2", &zookeeper.quorum, &server.rpc, &env)
+        {
+            failures.push(failure);
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "asynchbase's suite failed:\n{}",
+        failures.join("\n")
+    );
+}
+
+/// Runs one of `tests/java`'s suites (`tests/java/run.sh MODULE VERSION`) against the Basalt
+/// publishing to `quorum` (and serving RPC at `rpc`), with `env` besides: its counts line, or
+/// that line and everything Maven printed when it failed or ran nothing.
+fn run_suite(
+    module: &str,
+    version: &str,
+    quorum: &str,
+    rpc: &str,
+    env: &[(&str, &str)],
+) -> Result<String, String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let output = Command::new("bash")
+        .arg(root.join("tests/java/run.sh"))
+        .args([module, version])
+        .env("BASALT_ZK", quorum)
+        // For the suites that bootstrap from a server instead (RpcConnectionRegistry).
+        .env("BASALT_RPC", rpc)
+        .envs(env.iter().copied())
+        .output()
+        .expect("tests/java/run.sh could not start (is bash installed?)");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // The counts line, then what Maven printed of failures (its quiet mode prints only
+    // those). (Maven's colour codes may lead the line.)
+    let summary = stdout
+        .lines()
+        .rev()
+        .find_map(|l| l.find(&format!("java {module}")).map(|at| &l[at..]))
+        .unwrap_or("no summary line")
+        .to_owned();
+    println!("{summary}");
+    // "java MODULE VERSION: N tests, F failed": a run of no tests is a failure too.
+    let ran: u32 = summary
+        .split(": ")
+        .nth(1)
+        .and_then(|counts| counts.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    if output.status.success() && ran > 0 {
+        Ok(summary)
+    } else {
+        Err(format!("{summary}\n{stdout}{stderr}"))
+    }
 }
 
 /// `host:port` of a server named `host,port,startcode`.
