@@ -131,13 +131,19 @@ pub fn change_of(r: &pb::SetQuotaRequest) -> Result<(Subject, Change)> {
     } else if let Some(on) = r.bypass_globals {
         Change::BypassGlobals(on)
     } else if let Some(t) = &r.throttle {
-        let kind = t
-            .r#type
-            .and_then(Kind::from_number)
-            .ok_or_else(|| Error::InvalidArgument("a throttle names no THROTTLE_TYPE".into()))?;
-        match &t.timed_quota {
-            Some(q) => Change::Throttle(quota::throttle_of(kind, q)?),
-            None => Change::Unthrottle(vec![kind]),
+        match (t.r#type, &t.timed_quota) {
+            // A throttle request of no kind clears every throttle (the Java client's
+            // `QuotaSettingsFactory.unthrottleUser` and its kin send this).
+            (None, None) => Change::Unthrottle(Vec::new()),
+            (kind, limit) => {
+                let kind = kind.and_then(Kind::from_number).ok_or_else(|| {
+                    Error::InvalidArgument("a throttle names no THROTTLE_TYPE".into())
+                })?;
+                match limit {
+                    Some(q) => Change::Throttle(quota::throttle_of(kind, q)?),
+                    None => Change::Unthrottle(vec![kind]),
+                }
+            }
         }
     } else {
         return Err(Error::InvalidArgument(
@@ -231,5 +237,35 @@ calls! {
                 .insert(s.namespace.clone().unwrap_or_default(), snapshot);
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn throttle(kind: Option<Kind>) -> pb::SetQuotaRequest {
+        pb::SetQuotaRequest {
+            user_name: Some("bob".into()),
+            throttle: Some(pb::ThrottleRequest {
+                r#type: kind.map(|k| k as i32),
+                timed_quota: None,
+            }),
+            ..pb::SetQuotaRequest::default()
+        }
+    }
+
+    #[test]
+    fn a_throttle_request_of_no_kind_clears_every_throttle() {
+        let (subject, change) = change_of(&throttle(None)).unwrap();
+        assert_eq!(subject, Subject::User("bob".into()));
+        assert_eq!(change, Change::Unthrottle(Vec::new()));
+        let (_, one) = change_of(&throttle(Some(Kind::ReadNumber))).unwrap();
+        assert_eq!(one, Change::Unthrottle(vec![Kind::ReadNumber]));
+        // A limit with no kind is still refused by name.
+        let mut limit_only = throttle(None);
+        limit_only.throttle.as_mut().unwrap().timed_quota = Some(pb::TimedQuota::default());
+        let err = change_of(&limit_only).unwrap_err().to_string();
+        assert!(err.contains("THROTTLE_TYPE"), "{err}");
     }
 }

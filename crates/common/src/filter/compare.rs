@@ -31,7 +31,7 @@ impl Compiled {
             // Java's `find()` with DOTALL, over the value's bytes one character each (HBase
             // decodes values as ISO-8859-1), so `.` matches any byte.
             Comparator::RegexString(pattern) => Compiled::Regex(
-                RegexBuilder::new(pattern)
+                RegexBuilder::new(&unquote_java(pattern))
                     .dot_matches_new_line(true)
                     .unicode(false)
                     .build()
@@ -209,6 +209,44 @@ pub(super) fn passes(op: CompareOperator, comparator: &Compiled, cell: &[u8]) ->
         .is_some_and(|ord| op.matches(ord.reverse()))
 }
 
+/// Java's literal quoting, `\Q...\E` (what `Pattern.quote` writes, and HBase's own
+/// QuotaRetriever sends), as the escapes the regex crate reads; the rest of the pattern is
+/// left as it is. A `\Q` with no `\E` quotes to the end, as in Java.
+fn unquote_java(pattern: &str) -> std::borrow::Cow<'_, str> {
+    if !pattern.contains("\\Q") {
+        return std::borrow::Cow::Borrowed(pattern);
+    }
+    let mut out = String::with_capacity(pattern.len() + 8);
+    let mut rest = pattern;
+    while let Some(at) = rest.find('\\') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        match after.chars().next() {
+            Some('Q') => {
+                let quoted = &after[1..];
+                let (literal, next) = match quoted.find("\\E") {
+                    Some(end) => (&quoted[..end], &quoted[end + 2..]),
+                    None => (quoted, ""),
+                };
+                out.push_str(&regex::escape(literal));
+                rest = next;
+            }
+            // Any other escape (`\\` included) passes through whole.
+            Some(c) => {
+                out.push('\\');
+                out.push(c);
+                rest = &after[c.len_utf8()..];
+            }
+            None => {
+                out.push('\\');
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use bytes::Bytes;
@@ -230,6 +268,20 @@ mod tests {
         assert!(passes(CompareOperator::Equal, &b, b"m"));
         assert!(passes(CompareOperator::NotEqual, &b, b"mm"));
         assert!(!passes(CompareOperator::NoOp, &b, b"m"));
+    }
+
+    #[test]
+    fn java_literal_quoting_is_read_as_java_reads_it() {
+        // What QuotaRetriever sends for a user filter: `^` + Pattern.quote("u.") + regex + `$`.
+        let user = c(Comparator::RegexString(r"^\Qu.\Ebob.*$".into()));
+        assert!(passes(CompareOperator::Equal, &user, b"u.bobby"));
+        assert!(!passes(CompareOperator::Equal, &user, b"uxbobby"), "the quoted . is a dot");
+        // Quoted to the end without \E; an escaped backslash before Q is no quote.
+        let open = c(Comparator::RegexString(r"a\Q(*".into()));
+        assert!(passes(CompareOperator::Equal, &open, b"xa(*"));
+        let escaped = c(Comparator::RegexString(r"\\Q+".into()));
+        assert!(passes(CompareOperator::Equal, &escaped, b"\\QQQ"));
+        assert_eq!(unquote_java("plain.*"), "plain.*");
     }
 
     #[test]
