@@ -37,7 +37,7 @@ fn hbase_java_clients_pass_their_suites_against_basalt_standalone() {
     for (module, version) in VERSIONS {
         let zookeeper = ZooKeeper::start();
         let server = Server::start_with(&["--zookeeper", &zookeeper.quorum]);
-        if let Err(failure) = run_suite(module, version, &zookeeper.quorum, &server.rpc, &[]) {
+        if let Err(failure) = run_suite(module, version, &zookeeper.quorum, &server.rpc, &[], &[]) {
             failures.push(failure);
         }
     }
@@ -74,8 +74,14 @@ fn asynchbase_passes_its_suite_finding_regions_either_way() {
         args.extend(extra);
         let server = Server::start_with(&args);
         let env = [("BASALT_META_LOOKUP", lookup)];
-        if let Err(failure) = run_suite("asynchbase", "1.8.2", &zookeeper.quorum, &server.rpc, &env)
-        {
+        if let Err(failure) = run_suite(
+            "asynchbase",
+            "1.8.2",
+            &zookeeper.quorum,
+            &server.rpc,
+            &env,
+            &[],
+        ) {
             failures.push(failure);
         }
     }
@@ -86,20 +92,60 @@ fn asynchbase_passes_its_suite_finding_regions_either_way() {
     );
 }
 
-/// Runs one of `tests/java`'s suites (`tests/java/run.sh MODULE VERSION`) against the Basalt
-/// publishing to `quorum` (and serving RPC at `rpc`), with `env` besides: its counts line, or
-/// that line and everything Maven printed when it failed or ran nothing.
+/// AccessControlClient (grant, revoke, getUserPermissions, hasPermission) from the 2.6 and
+/// 2.5 clients against a `basalt standalone --authorization`: the superuser grants, users
+/// connect as themselves and get what they were granted, and lose it when it is revoked.
+#[test]
+fn access_control_client_grants_reach_java_users() {
+    let _maven = MAVEN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut failures = Vec::new();
+    for version in ["2.6.4", "2.5.10"] {
+        let zookeeper = ZooKeeper::start();
+        let server = Server::start_with(&[
+            "--zookeeper",
+            &zookeeper.quorum,
+            "--authorization",
+            "--superuser",
+            "admin",
+        ]);
+        let env = [("BASALT_SUPERUSER", "admin")];
+        let only = ["-Dtest=AccessControlTest"];
+        if let Err(failure) = run_suite(
+            "hbase2",
+            version,
+            &zookeeper.quorum,
+            &server.rpc,
+            &env,
+            &only,
+        ) {
+            failures.push(failure);
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "AccessControlTest failed:\n{}",
+        failures.join("\n")
+    );
+}
+
+/// Runs one of `tests/java`'s suites (`tests/java/run.sh MODULE VERSION MAVEN_ARGS...`)
+/// against the Basalt publishing to `quorum` (and serving RPC at `rpc`), with `env` besides:
+/// its counts line, or that line and everything Maven printed when it failed or ran nothing.
 fn run_suite(
     module: &str,
     version: &str,
     quorum: &str,
     rpc: &str,
     env: &[(&str, &str)],
+    maven_args: &[&str],
 ) -> Result<String, String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let output = Command::new("bash")
         .arg(root.join("tests/java/run.sh"))
         .args([module, version])
+        .args(maven_args)
         .env("BASALT_ZK", quorum)
         // For the suites that bootstrap from a server instead (RpcConnectionRegistry).
         .env("BASALT_RPC", rpc)

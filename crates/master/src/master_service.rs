@@ -99,6 +99,9 @@ impl MasterService {
         if method == "ExecMasterService" {
             return Some(security::exec(self, param, user));
         }
+        if method == "HasUserPermissions" {
+            return Some(security::has_user_permissions(&self.master, param, user));
+        }
         let request = MasterRequest::decode(method, param.unwrap_or_default())?;
         Some(
             request

@@ -275,7 +275,10 @@ mod tests {
         // What QuotaRetriever sends for a user filter: `^` + Pattern.quote("u.") + regex + `$`.
         let user = c(Comparator::RegexString(r"^\Qu.\Ebob.*$".into()));
         assert!(passes(CompareOperator::Equal, &user, b"u.bobby"));
-        assert!(!passes(CompareOperator::Equal, &user, b"uxbobby"), "the quoted . is a dot");
+        assert!(
+            !passes(CompareOperator::Equal, &user, b"uxbobby"),
+            "the quoted . is a dot"
+        );
         // Quoted to the end without \E; an escaped backslash before Q is no quote.
         let open = c(Comparator::RegexString(r"a\Q(*".into()));
         assert!(passes(CompareOperator::Equal, &open, b"xa(*"));

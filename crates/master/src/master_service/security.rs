@@ -3,7 +3,7 @@
 //! `ExecMasterService` (the same three, checked as those methods are, and CheckPermissions).
 //! What every other call needs is its declaration's (`basalt_ops`).
 
-use basalt_common::acl::User;
+use basalt_common::acl::{Action, Scope, User};
 use basalt_common::{Error, Result};
 use basalt_ops::MasterRequest;
 use basalt_ops::security::SecurityHandler;
@@ -84,6 +84,62 @@ fn check_permissions(master: &Master, param: Option<&[u8]>, user: Option<&User>)
         }
     }
     Ok(pb::CheckPermissionsResponse {}.encode_to_vec())
+}
+
+/// HasUserPermissions (HBase 2.2's `Admin.hasUserPermissions`, what AccessControlClient's
+/// `hasPermission` calls): for each permission asked, whether the user holds it. The user is
+/// the caller unless the request names another, which needs global ADMIN (HBase asks for a
+/// superuser). A named user is judged by their own grants: the master does not know their
+/// groups.
+pub(super) fn has_user_permissions(
+    master: &Master,
+    param: Option<&[u8]>,
+    user: Option<&User>,
+) -> Outcome {
+    let r = decode::<pb::HasUserPermissionsRequest>(param)?;
+    let access = &master.access;
+    if !access.is_enabled() {
+        return Err(basalt_proto::exception(
+            "org.apache.hadoop.hbase.DoNotRetryIOException",
+            "HasUserPermissions needs authorization, which is off (start with --authorization)"
+                .into(),
+            true,
+        ));
+    }
+    let named = r
+        .user_name
+        .as_ref()
+        .map(|u| String::from_utf8_lossy(u).into_owned());
+    let subject = match (named, user) {
+        (Some(name), Some(caller)) if name != caller.name => {
+            access
+                .check(Some(caller), Action::Admin, &Scope::Global)
+                .map_err(|e| fail(&e))?;
+            User::new(name)
+        }
+        (Some(name), None) => User::new(name),
+        (_, Some(caller)) => caller.clone(),
+        (None, None) => return Err(bad("HasUserPermissions names no user")),
+    };
+    let acl = access.acl();
+    let mut answers = Vec::with_capacity(r.permission.len());
+    for permission in r.permission {
+        let asked = acl::permission_of(&pb::UserPermission {
+            user: subject.name.clone().into_bytes(),
+            permission,
+        })
+        .map_err(bad)?;
+        answers.push(
+            asked
+                .actions
+                .iter()
+                .all(|a| acl.allows(&subject, a, &asked.scope)),
+        );
+    }
+    Ok(pb::HasUserPermissionsResponse {
+        has_user_permission: answers,
+    }
+    .encode_to_vec())
 }
 
 impl SecurityHandler for MasterService {
