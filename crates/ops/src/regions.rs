@@ -62,6 +62,9 @@ operations! {
     /// route to Admin.flush before HBase 2.6); another signature is refused.
     ExecProcedure(pb::ExecProcedureRequest) -> pb::ExecProcedureResponse = exec_procedure,
         need exec_need;
+    /// ExecProcedure, answered with the procedure's return data (a flush has none).
+    ExecProcedureWithRet(pb::ExecProcedureRequest) -> pb::ExecProcedureResponse
+        = exec_procedure_with_ret, need exec_need;
     /// Whether a procedure ExecProcedure ran is done (Basalt's are, once it answers).
     IsProcedureDone(pb::IsProcedureDoneRequest) -> pb::IsProcedureDoneResponse
         = is_procedure_done, need need::anyone;

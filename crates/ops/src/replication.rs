@@ -34,6 +34,9 @@ operations! {
     /// The peers whose ids match a regex, with their states.
     ListReplicationPeers(pb::ListReplicationPeersRequest) -> pb::ListReplicationPeersResponse
         = list_replication_peers, need need::admin;
+    /// Whether a peer is shipped to.
+    IsReplicationPeerEnabled(pb::GetReplicationPeerStateRequest)
+        -> pb::GetReplicationPeerStateResponse = is_replication_peer_enabled, need need::admin;
     /// Switches peer changes on or off.
     ReplicationPeerModificationSwitch(pb::ReplicationPeerModificationSwitchRequest)
         -> pb::ReplicationPeerModificationSwitchResponse

@@ -88,6 +88,10 @@ operations! {
     /// A procedure's state (Basalt's are finished when their call returns).
     GetProcedureResult | "getProcedureResult" (pb::GetProcedureResultRequest)
         -> pb::GetProcedureResultResponse = get_procedure_result, need need::anyone;
+    /// Aborts a procedure: none is ever aborted, Basalt's having finished when their call
+    /// returned (HBase's answer for a finished procedure).
+    AbortProcedure(pb::AbortProcedureRequest) -> pb::AbortProcedureResponse = abort_procedure,
+        need need::admin;
     /// Whether the master runs.
     IsMasterRunning(pb::IsMasterRunningRequest) -> pb::IsMasterRunningResponse
         = is_master_running, need need::anyone;

@@ -207,6 +207,50 @@ fn walk(
     }
 }
 
+/// The methods the doc's `## Not routed` section lists (`Service.Method`).
+fn not_routed() -> Vec<String> {
+    let text = std::fs::read_to_string(doc_path()).expect("docs/design/fields.md");
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in text.lines() {
+        if let Some(title) = line.strip_prefix("## ") {
+            inside = title.starts_with("Not routed");
+            continue;
+        }
+        if let Some(key) = line
+            .strip_prefix("| `")
+            .and_then(|rest| rest.split_once('`'))
+            .map(|(key, _)| key)
+            .filter(|_| inside)
+        {
+            out.push(key.to_owned());
+        }
+    }
+    out
+}
+
+#[test]
+fn the_methods_listed_as_not_routed_are_not_routed() {
+    let (methods, _) = doc_tables();
+    let listed = not_routed();
+    assert!(!listed.is_empty(), "fields.md has no `## Not routed` rows");
+    let mut problems = Vec::new();
+    for key in &listed {
+        let (service, method) = key.split_once('.').expect("Service.Method");
+        if methods.contains_key(key) {
+            problems.push(format!("{key} is in both the methods table and Not routed"));
+        }
+        match DISPATCH.iter().find(|(s, _)| *s == service) {
+            Some(_) if dispatched(service).contains_key(method) => {
+                problems.push(format!("{key} is routed now: move its row to the methods table"))
+            }
+            Some(_) => {}
+            None => problems.push(format!("{key}: no service {service} is audited")),
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 #[test]
 fn every_request_field_of_every_served_method_is_in_the_table() {
     let all = messages();

@@ -193,6 +193,13 @@ impl RegionHandler for MasterService {
         })
     }
 
+    fn exec_procedure_with_ret(
+        &self,
+        r: pb::ExecProcedureRequest,
+    ) -> Result<pb::ExecProcedureResponse> {
+        self.exec_procedure(r)
+    }
+
     fn is_procedure_done(
         &self,
         r: pb::IsProcedureDoneRequest,

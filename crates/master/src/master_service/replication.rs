@@ -101,6 +101,15 @@ impl ReplicationHandler for MasterService {
         })
     }
 
+    fn is_replication_peer_enabled(
+        &self,
+        r: pb::GetReplicationPeerStateRequest,
+    ) -> Result<pb::GetReplicationPeerStateResponse> {
+        Ok(pb::GetReplicationPeerStateResponse {
+            is_enabled: crate::peers::get(&self.master, &r.peer_id)?.enabled,
+        })
+    }
+
     fn is_replication_peer_modification_enabled(
         &self,
         _: pb::IsReplicationPeerModificationEnabledRequest,

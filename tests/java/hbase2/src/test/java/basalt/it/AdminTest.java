@@ -206,6 +206,25 @@ class AdminTest {
         }
     }
 
+    @Test
+    void namedProceduresRunAndFinishedOnesAreNotAborted() throws Exception {
+        try (Admin admin = admin()) {
+            TableName name = Basalt.create("procs", "cf");
+            fill(name, 10);
+            java.util.Map<String, String> props = new java.util.HashMap<>();
+            // The flush procedure has no return data.
+            assertEquals(null, admin.execProcedureWithReturn("flush-table-proc", name.getNameAsString(), props));
+            assertTrue(admin.isProcedureFinished("flush-table-proc", name.getNameAsString(), props));
+            assertThrows(org.apache.hadoop.hbase.DoNotRetryIOException.class,
+                () -> admin.execProcedureWithReturn("no-such-proc", name.getNameAsString(), props));
+            // A procedure that already finished (the create's) cannot be aborted.
+            assertFalse(admin.abortProcedure(1, true));
+            try (Table t = Basalt.connection().getTable(name)) {
+                assertEquals("v9", s(t.get(new Get(b("row0009"))).getValue(b("cf"), b("q"))));
+            }
+        }
+    }
+
     private static List<RegionInfo> waitForRegions(Admin admin, TableName name, int count) throws Exception {
         long deadline = System.currentTimeMillis() + 30_000;
         List<RegionInfo> regions = admin.getRegions(name);

@@ -100,6 +100,17 @@ class QuotaReplicationTest {
         return null;
     }
 
+    /** Admin.isReplicationPeerEnabled (2.6; null on a client without it). */
+    private static Boolean peerEnabled(Admin admin, String id) throws Exception {
+        java.lang.reflect.Method m;
+        try {
+            m = Admin.class.getMethod("isReplicationPeerEnabled", String.class);
+        } catch (NoSuchMethodException e) {
+            return admin.getReplicationPeerConfig(id) == null ? null : peer(admin, id).isEnabled();
+        }
+        return (Boolean) m.invoke(admin, id);
+    }
+
     @Test
     void replicationPeersAreAddedChangedSwitchedAndRemoved() throws Exception {
         try (Admin admin = admin()) {
@@ -127,8 +138,10 @@ class QuotaReplicationTest {
 
             admin.enableReplicationPeer(id);
             assertTrue(peer(admin, id).isEnabled());
+            assertEquals(Boolean.TRUE, peerEnabled(admin, id));
             admin.disableReplicationPeer(id);
             assertFalse(peer(admin, id).isEnabled());
+            assertEquals(Boolean.FALSE, peerEnabled(admin, id));
 
             ReplicationPeerConfig wider = ReplicationPeerConfig.newBuilder(config)
                 .setTableCFsMap(Map.of(table, new ArrayList<>()))
