@@ -506,6 +506,58 @@ fn truncate_empties_a_table_with_or_without_its_splits() {
     assert_eq!(value(&t, "a"), None);
 }
 
+#[test]
+fn truncate_region_empties_one_region_and_keeps_its_neighbours() {
+    let fs = Arc::new(MemFs::new());
+    let conn = open(&fs);
+    let admin = conn.admin();
+    admin
+        .create_table_with_splits(quiet("t"), &keys(&["row00500", "row01000"]))
+        .unwrap();
+    let t = conn.table("t").unwrap();
+    fill(&t, 1500);
+    admin.flush(&name("t")).unwrap();
+    // Some in store files, some in the memstore.
+    t.put(&Put::new("row00700").add_column("cf", "q", "late"))
+        .unwrap();
+    let before = admin.regions(&name("t")).unwrap();
+    let fresh = admin.truncate_region(&before[1].name).unwrap();
+    let after = admin.regions(&name("t")).unwrap();
+    assert_eq!(boundaries(&conn, "t").len(), 3, "the same three ranges");
+    assert_eq!(after[1].name, fresh);
+    assert_ne!(fresh, before[1].name, "a new region id");
+    assert_eq!(
+        (after[0].name.clone(), after[2].name.clone()),
+        (before[0].name.clone(), before[2].name.clone())
+    );
+    let left: Vec<String> = rows(&t, &Scan::new());
+    let want: Vec<String> = (0..500)
+        .chain(1000..1500)
+        .map(|i| format!("row{i:05}"))
+        .collect();
+    assert_eq!(left, want, "only the truncated region's rows are gone");
+    assert_eq!(value(&t, "row00700"), None);
+    put(&t, "row00600", "new");
+    assert_eq!(value(&t, "row00600").as_deref(), Some("new"));
+    // The old region's directory went; its row in meta too.
+    assert_eq!(region_dirs(&fs, "t").len(), 3);
+    let meta = conn.table("hbase:meta").unwrap();
+    assert!(
+        meta.get(&Get::new(before[1].name.clone()))
+            .unwrap()
+            .is_empty()
+    );
+    // An unknown region, or one no longer serving, is refused.
+    assert!(admin.truncate_region(&before[1].name).is_err());
+    conn.close().unwrap();
+    let conn = open(&fs);
+    let t = conn.table("t").unwrap();
+    assert_eq!(value(&t, "row00600").as_deref(), Some("new"));
+    assert_eq!(value(&t, "row00700"), None);
+    assert_eq!(value(&t, "row01200").as_deref(), Some("v1200"));
+    assert_eq!(rows(&t, &Scan::new()).len(), 1001);
+}
+
 fn fill(t: &Table, n: usize) {
     for i in 0..n {
         t.put(&Put::new(format!("row{i:05}")).add_column("cf", "q", format!("v{i}")))

@@ -495,6 +495,13 @@ impl Admin {
         Ok((a.region_name(), b.region_name()))
     }
 
+    /// Empties a region (named by its full or encoded name): a fresh region over the same
+    /// rows, under a new region id, takes its place. Returns the new region's name.
+    pub fn truncate_region(&self, region: &[u8]) -> Result<Bytes> {
+        let (table, p) = self.engine.find_placed(region)?;
+        Ok(procedures::truncate_region(&self.engine, &table, &p.info)?.region_name())
+    }
+
     /// Merges two adjacent regions of one table (named by full or encoded names); returns the
     /// merged region's name.
     pub fn merge_regions(&self, a: &[u8], b: &[u8]) -> Result<Bytes> {

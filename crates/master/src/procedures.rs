@@ -552,6 +552,61 @@ fn merge_regions_run(
     merge_checked(engine, table, lo, hi)
 }
 
+/// Empties a region of an enabled table (HBase 2.6's TruncateRegionProcedure): a fresh
+/// region over the same rows, under a new id, is opened on the same server, one catalog
+/// change puts it in the old one's place, and the old one is dropped with its directory. Before
+/// the catalog change a crash leaves the old region serving (the fresh one's directory has no
+/// owner and goes at the next open); after it, the fresh one. Writes the old region took
+/// during the call may go with it.
+fn truncate_region_run(
+    engine: &Master,
+    table: &Arc<HostedTable>,
+    info: &RegionInfo,
+) -> Result<RegionInfo> {
+    let _ddl = engine.ddl();
+    engine.check_open()?;
+    refuse_system(&table.name)?;
+    if !table.is_enabled() {
+        return Err(Error::TableNotEnabled(table.name.clone()));
+    }
+    let old = serving(table, info)?;
+    let id = next_region_id(engine, &[info.region_id]);
+    let fresh = RegionInfo::new(
+        info.table.clone(),
+        info.start_key.clone(),
+        info.end_key.clone(),
+        id,
+    );
+    let fs = engine.fs.as_ref();
+    let server = &old.server;
+    let opened = layout::write_region_info(fs, &engine.region_dir(&fresh), &fresh)
+        .and_then(|()| server.open_region(&fresh));
+    let seq_id = match opened {
+        Ok(seq_id) => seq_id,
+        Err(e) => {
+            let _ = layout::delete_dir(fs, &engine.region_dir(&fresh));
+            return Err(e);
+        }
+    };
+    let mut batch = engine.meta_batch();
+    batch
+        .delete_row(info.region_name())
+        .region(&fresh, "OPEN", server.name())
+        .opened(&fresh, seq_id);
+    if let Err(e) = batch.commit(engine.catalog().as_ref()) {
+        let _ = server.drop_region(&fresh);
+        return Err(e);
+    }
+    table.replace_regions(
+        std::slice::from_ref(info),
+        vec![engine.placed(&fresh, server)],
+    );
+    server.drop_region(info)?;
+    // Snapshots keep their files by hard link: the old files can go with their directory.
+    layout::delete_dir(fs, &engine.region_dir(info))?;
+    Ok(fresh)
+}
+
 /// Merges two regions of a table whose rows overlap (an inconsistency `hbck` finds) into
 /// one over both ranges, which reads both parents' files through references (HBCK2's
 /// `fixMeta`). The caller holds no DDL lock.
@@ -831,6 +886,21 @@ pub fn split_region(
         Resource::Region(info.encoded_name()),
         params,
         || split_region_run(engine, table, info, at),
+    )
+}
+
+/// [`truncate_region_run`] as a recorded procedure (`procedure_log`).
+pub fn truncate_region(
+    engine: &Master,
+    table: &Arc<HostedTable>,
+    info: &RegionInfo,
+) -> Result<RegionInfo> {
+    let params = vec![("region".into(), info.encoded_name())];
+    engine.procedure_log.track(
+        "TruncateRegionProcedure",
+        Resource::Region(info.encoded_name()),
+        params,
+        || truncate_region_run(engine, table, info),
     )
 }
 

@@ -36,6 +36,10 @@ operations! {
     /// Splits a region at a row (or its middle).
     SplitRegion(pb::SplitTableRegionRequest) -> pb::ProcedureResponse = split_region,
         need need::admin, nonce;
+    /// Empties a region: a fresh region over the same rows takes its place (HBase 2.6's
+    /// Admin.truncateRegion).
+    TruncateRegion(pb::TruncateRegionRequest) -> pb::ProcedureResponse = truncate_region,
+        need need::admin, nonce, errors not_serving;
     /// Merges two adjacent regions.
     MergeTableRegions(pb::MergeTableRegionsRequest) -> pb::ProcedureResponse
         = merge_table_regions, need need::admin, nonce, errors not_serving;

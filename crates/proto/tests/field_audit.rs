@@ -241,9 +241,9 @@ fn the_methods_listed_as_not_routed_are_not_routed() {
             problems.push(format!("{key} is in both the methods table and Not routed"));
         }
         match DISPATCH.iter().find(|(s, _)| *s == service) {
-            Some(_) if dispatched(service).contains_key(method) => {
-                problems.push(format!("{key} is routed now: move its row to the methods table"))
-            }
+            Some(_) if dispatched(service).contains_key(method) => problems.push(format!(
+                "{key} is routed now: move its row to the methods table"
+            )),
             Some(_) => {}
             None => problems.push(format!("{key}: no service {service} is audited")),
         }

@@ -67,6 +67,12 @@ impl RegionHandler for MasterService {
         Ok(self.procedure_done())
     }
 
+    fn truncate_region(&self, r: pb::TruncateRegionRequest) -> Result<pb::ProcedureResponse> {
+        let name = region_name(&r.region_info)?;
+        self.admin().truncate_region(&name)?;
+        Ok(self.procedure_done())
+    }
+
     fn merge_table_regions(
         &self,
         r: pb::MergeTableRegionsRequest,

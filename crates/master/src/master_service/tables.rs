@@ -229,10 +229,7 @@ impl TableHandler for MasterService {
         })
     }
 
-    fn abort_procedure(
-        &self,
-        _: pb::AbortProcedureRequest,
-    ) -> Result<pb::AbortProcedureResponse> {
+    fn abort_procedure(&self, _: pb::AbortProcedureRequest) -> Result<pb::AbortProcedureResponse> {
         // Every procedure Basalt named had finished when its call returned; one it never
         // named is not found. HBase answers false for both.
         Ok(pb::AbortProcedureResponse {
