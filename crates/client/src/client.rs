@@ -205,6 +205,9 @@ macro_rules! server_admin_calls {
             fn split(&self, name: &$crate::TableName, at: Option<&[u8]>) -> $crate::Result<()>;
             /// Merges two adjacent regions of `name`, given by their full names.
             fn merge_regions(&self, name: &$crate::TableName, a: &[u8], b: &[u8]) -> $crate::Result<()>;
+            /// Empties one region of `name`, given by its full name: a fresh region over the same
+            /// rows takes its place (HBase 2.6's `truncate_region`).
+            fn truncate_region(&self, name: &$crate::TableName, region: &[u8]) -> $crate::Result<()>;
             /// Stops a region server (`host:port` or `host,port,startcode`) cleanly: its regions are
             /// flushed and the master reassigns them (AdminService StopServer).
             fn stop_region_server(&self, server: &str) -> $crate::Result<()>;

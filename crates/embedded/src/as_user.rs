@@ -155,6 +155,11 @@ impl basalt_client::ServerAdmin for AsUser {
         self.inner.merge_regions(name, a, b)
     }
 
+    fn truncate_region(&self, name: &TableName, region: &[u8]) -> Result<()> {
+        self.admin()?;
+        self.inner.truncate_region(name, region)
+    }
+
     // Every peer call needs global ADMIN, as HBase's AccessController asks.
 
     fn stop_region_server(&self, server: &str) -> Result<()> {

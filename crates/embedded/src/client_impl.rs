@@ -216,6 +216,17 @@ impl basalt_client::ServerAdmin for Connection {
         }
         admin.merge_regions(a, b).map(|_| ())
     }
+
+    fn truncate_region(&self, name: &TableName, region: &[u8]) -> Result<()> {
+        let admin = self.admin();
+        if admin.region_info(region)?.table != *name {
+            return Err(Error::InvalidArgument(format!(
+                "region {} is not a region of {name}",
+                String::from_utf8_lossy(region)
+            )));
+        }
+        admin.truncate_region(region).map(|_| ())
+    }
 }
 
 impl basalt_client::DataClient for Connection {

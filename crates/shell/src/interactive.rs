@@ -191,7 +191,14 @@ mod tests {
             vec!["webtable".into(), "ns:web2".into(), "other".into()];
         assert_eq!(
             complete(&helper, "trunc"),
-            (0, vec!["truncate".into(), "truncate_preserve".into()])
+            (
+                0,
+                vec![
+                    "truncate".into(),
+                    "truncate_preserve".into(),
+                    "truncate_region".into()
+                ]
+            )
         );
         assert_eq!(
             complete(&helper, "list; desc").1,

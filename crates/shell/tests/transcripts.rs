@@ -234,3 +234,67 @@ fn coprocessor() {
 fn aggregate() {
     check("aggregate");
 }
+
+/// `truncate_region` by encoded name (which changes from run to run, so no transcript):
+/// embedded and over the native RPC, the named region's rows go and its neighbours' stay.
+#[test]
+fn truncate_region_empties_the_region_named() {
+    let engine = Connection::in_memory();
+    let server = engine
+        .serve_rpc(RpcConfig {
+            bind: "127.0.0.1:0".parse().unwrap(),
+            ..RpcConfig::default()
+        })
+        .unwrap();
+    let remote = RemoteConnection::connect(server.local_addr(), RemoteConfig::default()).unwrap();
+    let clients: [(&str, Arc<dyn Client>); 2] =
+        [("embedded", embedded()), ("remote", Arc::new(remote))];
+    for (mode, client) in clients {
+        let mut shell = Shell::new(Arc::clone(&client), Options::default());
+        let mut out: Vec<u8> = Vec::new();
+        let run = |shell: &mut Shell, out: &mut Vec<u8>, line: &str| {
+            out.clear();
+            shell
+                .run(line, out)
+                .unwrap_or_else(|e| panic!("{mode}: {line}: {e:?}"));
+        };
+        run(&mut shell, &mut out, "create 'tr', 'f', SPLITS => ['m']");
+        for row in ["a", "b", "n", "z"] {
+            run(
+                &mut shell,
+                &mut out,
+                &format!("put 'tr', '{row}', 'f:q', 'v'"),
+            );
+        }
+        let table = basalt_embedded::TableName::parse("tr").unwrap();
+        let regions = client.regions(&table).unwrap();
+        assert_eq!(regions.len(), 2, "{mode}");
+        let encoded = regions[0].encoded_name();
+        run(
+            &mut shell,
+            &mut out,
+            &format!("truncate_region '{encoded}'"),
+        );
+        run(&mut shell, &mut out, "scan 'tr'");
+        let text = String::from_utf8_lossy(&out).into_owned();
+        assert!(
+            text.contains(" n ") && text.contains(" z ") && text.contains("2 row(s)"),
+            "{mode}: {text}"
+        );
+        assert!(
+            !text.contains(" a ") && !text.contains(" b "),
+            "{mode}: {text}"
+        );
+        let after = client.regions(&table).unwrap();
+        assert_eq!(after.len(), 2, "{mode}");
+        assert_ne!(after[0].name, regions[0].name, "{mode}: a fresh region");
+        assert_eq!(after[1].name, regions[1].name, "{mode}: the neighbour kept");
+        out.clear();
+        let err = shell.run("truncate_region 'nosuchregion'", &mut out);
+        assert!(
+            err.is_err() || String::from_utf8_lossy(&out).contains("Unknown"),
+            "{mode}"
+        );
+    }
+    server.shutdown();
+}

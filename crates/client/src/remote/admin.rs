@@ -215,6 +215,46 @@ impl<T: Transport> AdminCalls<'_, T> {
         Ok(())
     }
 
+    /// Empties one region, named by its full name (MasterService TruncateRegion).
+    async fn truncate_region(&self, name: &TableName, region: &[u8]) -> Result<()> {
+        let unknown = || {
+            Error::InvalidArgument(format!(
+                "{} is not a region of {name}",
+                String::from_utf8_lossy(region)
+            ))
+        };
+        let found = self.regions(name).await?;
+        let at = found
+            .iter()
+            .find(|l| l.name == region)
+            .ok_or_else(unknown)?;
+        // The name is `table,start,id.encoded.`: the id follows the start key.
+        let prefix = format!("{name},").into_bytes().len() + at.start.len() + 1;
+        let id = region
+            .get(prefix..)
+            .and_then(|rest| rest.split(|b| *b == b'.').next())
+            .and_then(|id| std::str::from_utf8(id).ok()?.parse().ok())
+            .ok_or_else(unknown)?;
+        let info = basalt_common::RegionInfo::new(
+            name.clone(),
+            Bytes::copy_from_slice(&at.start),
+            Bytes::copy_from_slice(&at.end),
+            id,
+        );
+        let _: pb::ProcedureResponse = self
+            .master(
+                name,
+                "TruncateRegion",
+                &pb::TruncateRegionRequest {
+                    region_info: basalt_proto::schema::region_info_pb(&info),
+                    ..pb::TruncateRegionRequest::default()
+                },
+            )
+            .await?;
+        self.done(name);
+        Ok(())
+    }
+
     /// The table's serving regions as the client routes to them, from `hbase:meta`.
     pub(super) async fn regions(&self, name: &TableName) -> Result<Vec<Location>> {
         self.conn.forget(name);
@@ -355,6 +395,8 @@ both_faces! {
     /// Merges two adjacent regions, named by their full names (MasterService
     /// MergeTableRegions).
     fn merge_regions(&self, name: &TableName, a: &[u8], b: &[u8]) -> Result<()>;
+    /// Empties one region, named by its full name (MasterService TruncateRegion).
+    fn truncate_region(&self, name: &TableName, region: &[u8]) -> Result<()>;
     /// The table's serving regions as the client routes to them, from `hbase:meta`.
     fn regions(&self, name: &TableName) -> Result<Vec<Location>>;
     /// Each serving region's size (store files and memstore) in bytes, rounded down to whole

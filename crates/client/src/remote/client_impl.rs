@@ -89,6 +89,10 @@ impl ServerAdmin for RemoteConnection {
         self.admin().merge_regions(name, a, b)
     }
 
+    fn truncate_region(&self, name: &TableName, region: &[u8]) -> Result<()> {
+        self.admin().truncate_region(name, region)
+    }
+
     fn stop_region_server(&self, server: &str) -> Result<()> {
         self.admin().stop_region_server(server)
     }

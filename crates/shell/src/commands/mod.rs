@@ -185,6 +185,11 @@ MEDIAN of its 8-byte values, each region computing its part where it is served.
     "merge_region", "tools", tools::merge_region, true,
 "Merge two adjacent regions, named by encoded or full names.
   hbase> merge_region 'ENCODED_REGIONNAME', 'ENCODED_REGIONNAME'";
+    "truncate_region", "tools", tools::truncate_region, true,
+"Empty one region, named by its encoded or full name: a fresh region over the same rows takes its
+place.
+  hbase> truncate_region 'ENCODED_REGIONNAME'
+  hbase> truncate_region 'REGIONNAME'";
     "decommission_regionservers", "tools", tools::decommission_regionservers, true,
 "Take region servers out of service: no new region goes to them, and their regions move to the
 others (unless false is given as the second argument). Servers as host,port,startcode or

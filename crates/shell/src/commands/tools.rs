@@ -102,6 +102,22 @@ pub(super) fn merge_region(shell: &mut Shell, args: &[Value], _: &mut dyn Write)
     Ok(None)
 }
 
+pub(super) fn truncate_region(
+    shell: &mut Shell,
+    args: &[Value],
+    _: &mut dyn Write,
+) -> CommandResult {
+    let name = Args::new(args).string(0, "region name")?;
+    let (table, region) = find_region(shell, name.as_bytes())?;
+    let region = region.ok_or("truncate_region takes a region name")?;
+    client(
+        shell,
+        args,
+        shell.client.truncate_region(&table, &region.name),
+    )?;
+    Ok(None)
+}
+
 /// `true` / `false`, as the shell writes them (or a string of them).
 fn switch(v: Option<&Value>) -> R<bool> {
     match v {
