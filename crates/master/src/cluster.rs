@@ -255,11 +255,19 @@ impl ClusterMaster {
             if known.contains(&name) {
                 continue;
             }
-            if !entry.ends_with(SPLITTING)
-                && let Err(FsError::Locked(_)) = fs.lock(&wal_root.join(&entry).join("LOCK"))
-            {
-                // A server starting up, not registered yet.
-                continue;
+            if !entry.ends_with(SPLITTING) {
+                let dir = wal_root.join(&entry);
+                // Nothing to split. It may be a server starting up: one that created its
+                // directory and has not locked it yet (it writes no log before it has), whose
+                // directory a split would rename from under it. A gone server's empty
+                // directory goes when a region recorded on it is recovered.
+                if basalt_wal::segments_in(fs, &dir)?.is_empty() {
+                    continue;
+                }
+                if let Err(FsError::Locked(_)) = fs.lock(&dir.join("LOCK")) {
+                    // A server starting up, not registered yet.
+                    continue;
+                }
             }
             dead.push(name);
         }
