@@ -675,3 +675,56 @@ fn listings_flushes_and_compaction_times_for_the_java_client() {
     assert!(of_region.compaction_timestamp >= before);
     server.shutdown();
 }
+
+#[test]
+fn procedures_peers_and_permission_checks_for_the_java_client() {
+    let conn = Connection::in_memory();
+    let server = support::serve(&conn);
+    let mut m = Master::connect(&server);
+    let created: ProcedureResponse = m.call("CreateTable", &create("p")).unwrap();
+    // A finished procedure is not aborted (nor is one never named).
+    for proc_id in [created.proc_id.unwrap(), 9_999] {
+        let aborted: pb::AbortProcedureResponse = m
+            .call(
+                "AbortProcedure",
+                &pb::AbortProcedureRequest {
+                    proc_id,
+                    may_interrupt_if_running: None,
+                },
+            )
+            .unwrap();
+        assert!(!aborted.is_procedure_aborted);
+    }
+    // ExecProcedureWithRet runs the flush procedure, which returns nothing.
+    let flush = pb::ExecProcedureRequest {
+        procedure: pb::ProcedureDescription {
+            signature: "flush-table-proc".into(),
+            instance: Some("p".into()),
+            ..pb::ProcedureDescription::default()
+        },
+    };
+    let ran: pb::ExecProcedureResponse = m.call("ExecProcedureWithRet", &flush).unwrap();
+    assert_eq!(ran.return_data, None);
+    // An unknown peer's state is HBase's error for it.
+    let err = m
+        .call::<_, pb::GetReplicationPeerStateResponse>(
+            "IsReplicationPeerEnabled",
+            &pb::GetReplicationPeerStateRequest {
+                peer_id: "nope".into(),
+            },
+        )
+        .unwrap_err();
+    assert!(err.contains("ReplicationPeerNotFoundException"), "{err}");
+    // Without authorization there is nothing to check permissions against (HBase refuses
+    // too: its AccessController is not loaded).
+    let err = m
+        .call::<_, pb::HasUserPermissionsResponse>(
+            "HasUserPermissions",
+            &pb::HasUserPermissionsRequest {
+                user_name: Some(b"alice".to_vec()),
+                permission: vec![],
+            },
+        )
+        .unwrap_err();
+    assert!(err.contains("DoNotRetryIOException"), "{err}");
+}
