@@ -11,7 +11,9 @@
 #       pre-split regions, the same on both), FIELDLENGTH=100 (10 fields: 1 KiB records)
 #
 # Each server gets a fresh data directory; its start-up time (process start to serving), the
-# load and each workload at each thread count are measured; after the run, the server's peak
+# load and each workload at each thread count, then HBase's own PerformanceEvaluation
+# (--nomapred randomWrite, randomRead, scan; the last thread count as its clients) are
+# measured; after each, the server's peak
 # RSS (VmHWM) and CPU seconds (utime + stime) over the operations. Writes
 # bench-results/hbase.jsonl (one line per server, workload and thread count) and prints a
 # table with Basalt / HBase ratios (throughput: higher is better for Basalt; p99 and RSS:
@@ -136,11 +138,45 @@ measure() {
     done
 }
 
+# `pe_measure SERVER QUORUM PID`: HBase's PerformanceEvaluation --nomapred (randomWrite,
+# randomRead, scan) with the last thread count as its clients, OPERATIONS rows in all, into a
+# table of its own pre-split as YCSB's; throughput from its timings, latencies from its
+# per-client summaries (the worst client's).
+pe_measure() {
+    local server=$1 quorum=$2 pid=$3 clients=${threads[-1]}
+    local rows=$((operations / clients))
+    for cmd in randomWrite randomRead scan; do
+        local report="$work/$server-pe-$cmd.txt" cpu0 cpu1
+        cpu0=$(cpu_seconds "$pid")
+        BASALT_ZK="$quorum" tests/java/tool.sh org.apache.hadoop.hbase.PerformanceEvaluation \
+            --nomapred --rows="$rows" --presplit="$regions" "$cmd" "$clients" >"$report" 2>&1
+        cpu1=$(cpu_seconds "$pid")
+        python3 - "$report" "$server" "$cmd" "$clients" "$rows" "$cpu0" "$cpu1" "$(peak_rss_kb "$pid")" <<'PY' | tee -a "$results"
+import json, re, sys
+report, server, cmd, clients, rows, cpu0, cpu1, rss = sys.argv[1:]
+text = open(report).read()
+timings = re.search(r"Summary of timings \(ms\): \[([0-9, ]+)\]", text)
+if not timings:
+    sys.exit(f"PerformanceEvaluation {cmd} against {server} printed no timings: see {report}")
+slowest = max(int(t) for t in timings.group(1).split(","))
+ops = int(clients) * int(rows)
+def worst(name):
+    found = [float(v) for v in re.findall(rf"Latency \(us\) : .*?\b{re.escape(name)}=([0-9.]+)", text)]
+    return max(found) if found else 0
+print(json.dumps({"server": server, "workload": f"pe-{cmd}", "threads": int(clients),
+    "ops_per_sec": ops / (slowest / 1000), "p50_us": worst("50th"), "p99_us": worst("99th"),
+    "p999_us": worst("99.9th"), "cpu_us_per_op": round((float(cpu1) - float(cpu0)) * 1e6 / ops, 1),
+    "peak_rss_kb": int(rss), "startup_ms": 0}))
+PY
+    done
+}
+
 echo "== HBase 2.6.4 standalone (heap $heap)" >&2
 start=$(now_ms)
 read -r hbase_zk hbase_pid < <(scripts/hbase/standalone.sh "$work/hbase" "$heap")
 pids+=("$hbase_pid")
 measure hbase "127.0.0.1:$hbase_zk" "$hbase_pid" $(($(now_ms) - start))
+pe_measure hbase "127.0.0.1:$hbase_zk" "$hbase_pid"
 stop_all
 
 echo "== Basalt standalone" >&2
@@ -156,6 +192,7 @@ for _ in $(seq 1 300); do
     sleep 0.1
 done
 measure basalt "127.0.0.1:$zk_port" "$basalt_pid" $(($(now_ms) - start))
+pe_measure basalt "127.0.0.1:$zk_port" "$basalt_pid"
 stop_all
 
 # The table: each workload's figures side by side.
@@ -172,8 +209,10 @@ for (s, w, t), b in sorted(by.items()):
     ratio = b["ops_per_sec"] / h["ops_per_sec"] if h["ops_per_sec"] else 0
     p99 = b["p99_us"] / h["p99_us"] if h["p99_us"] else 0
     print(f"| {w} | {t} | {h['ops_per_sec']:.0f} | {b['ops_per_sec']:.0f} | {ratio:.2f} | {h['p99_us']} | {b['p99_us']} | {p99:.2f} | {h['cpu_us_per_op']} | {b['cpu_us_per_op']} |")
-last = {s: max((r for r in rows if r["server"] == s), key=lambda r: r["peak_rss_kb"]) for s in ("hbase", "basalt")}
 print()
-for s, r in last.items():
-    print(f"{s}: start-up {r['startup_ms']} ms, peak RSS {r['peak_rss_kb'] / 1024:.0f} MiB")
+for s in ("hbase", "basalt"):
+    mine = [r for r in rows if r["server"] == s]
+    startup = max(r["startup_ms"] for r in mine)
+    rss = max(r["peak_rss_kb"] for r in mine)
+    print(f"{s}: start-up {startup} ms, peak RSS {rss / 1024:.0f} MiB")
 PY
