@@ -86,7 +86,8 @@ ycsb() { # ycsb QUORUM PHASE(-load|-t) WORKLOAD THREADS -> YCSB's report on stdo
     local quorum=$1 phase=$2 w=$3 t=$4
     local props="$work/workload$w"
     workload_props "$w" "$props"
-    java -cp "$ycsb_cp" -Dorg.slf4j.simpleLogger.defaultLogLevel=warn site.ycsb.Client "$phase" \
+    java --add-opens java.base/java.nio=ALL-UNNAMED -cp "$ycsb_cp" \
+        -Dorg.slf4j.simpleLogger.defaultLogLevel=warn site.ycsb.Client "$phase" \
         -db basalt.ycsb.HBaseClient -P "$props" -p table=usertable -p columnfamily=family \
         -p hbase.zookeeper.quorum="$quorum" -threads "$t" 2>"$work/ycsb.err"
 }
@@ -106,7 +107,8 @@ results="$out_dir/hbase.jsonl"
 # `measure SERVER QUORUM PID STARTUP_MS`: the load and every workload against one server.
 measure() {
     local server=$1 quorum=$2 pid=$3 startup=$4
-    java -cp "$ycsb_cp" -Dorg.slf4j.simpleLogger.defaultLogLevel=warn basalt.ycsb.CreateTable \
+    java --add-opens java.base/java.nio=ALL-UNNAMED -cp "$ycsb_cp" \
+        -Dorg.slf4j.simpleLogger.defaultLogLevel=warn basalt.ycsb.CreateTable \
         "$quorum" usertable family "$regions" >&2
     local phases=("load:1")
     for w in $workloads; do
