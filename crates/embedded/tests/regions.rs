@@ -506,16 +506,23 @@ fn truncate_empties_a_table_with_or_without_its_splits() {
     assert_eq!(value(&t, "a"), None);
 }
 
-#[test]
-fn truncate_region_empties_one_region_and_keeps_its_neighbours() {
-    let fs = Arc::new(MemFs::new());
-    let conn = open(&fs);
-    let admin = conn.admin();
-    admin
+/// Table `t` (left to itself: no compactions) in three regions split at row00500 and
+/// row01000, with rows row00000..row01499.
+fn three_regions_of_1500_rows(fs: &Arc<MemFs>) -> (Connection, Table) {
+    let conn = open(fs);
+    conn.admin()
         .create_table_with_splits(quiet("t"), &keys(&["row00500", "row01000"]))
         .unwrap();
     let t = conn.table("t").unwrap();
     fill(&t, 1500);
+    (conn, t)
+}
+
+#[test]
+fn truncate_region_empties_one_region_and_keeps_its_neighbours() {
+    let fs = Arc::new(MemFs::new());
+    let (conn, t) = three_regions_of_1500_rows(&fs);
+    let admin = conn.admin();
     admin.flush(&name("t")).unwrap();
     // Some in store files, some in the memstore.
     t.put(&Put::new("row00700").add_column("cf", "q", "late"))
@@ -638,13 +645,8 @@ fn split_uses_references_until_compaction_then_the_parent_goes() {
 #[test]
 fn merge_joins_adjacent_regions() {
     let fs = Arc::new(MemFs::new());
-    let conn = open(&fs);
+    let (conn, t) = three_regions_of_1500_rows(&fs);
     let admin = conn.admin();
-    admin
-        .create_table_with_splits(quiet("t"), &keys(&["row00500", "row01000"]))
-        .unwrap();
-    let t = conn.table("t").unwrap();
-    fill(&t, 1500);
     let regions = admin.regions(&name("t")).unwrap();
     assert!(matches!(
         admin.merge_regions(&regions[0].name, &regions[2].name),

@@ -426,6 +426,28 @@ pub(crate) fn next_region_id(engine: &Master, ids: &[i64]) -> i64 {
     engine.clock.now_millis().max(after)
 }
 
+/// The start of every change to an online table's regions (split, merge, truncate): the DDL
+/// lock, the master open, the table a user table. Its switch, if it has one, is the caller's
+/// to check; then [`enabled`].
+fn region_change<'a>(
+    engine: &'a Master,
+    table: &HostedTable,
+) -> Result<crate::procedure_log::DdlGuard<'a>> {
+    let ddl = engine.ddl();
+    engine.check_open()?;
+    refuse_system(&table.name)?;
+    Ok(ddl)
+}
+
+/// TableNotEnabled unless the table serves.
+fn enabled(table: &HostedTable) -> Result<()> {
+    if table.is_enabled() {
+        Ok(())
+    } else {
+        Err(Error::TableNotEnabled(table.name.clone()))
+    }
+}
+
 /// The table's serving region that `info` names (not a region that has since split, merged
 /// or been reopened away).
 fn serving(table: &HostedTable, info: &RegionInfo) -> Result<Placed> {
@@ -448,18 +470,14 @@ fn split_region_run(
     info: &RegionInfo,
     at: Option<Bytes>,
 ) -> Result<(RegionInfo, RegionInfo)> {
-    let _ddl = engine.ddl();
-    engine.check_open()?;
-    refuse_system(&table.name)?;
+    let _ddl = region_change(engine, table)?;
     if !engine.split_on.load(std::sync::atomic::Ordering::Acquire) {
         return Err(Error::Refused(format!(
             "Split region {} failed due to split switch off",
             String::from_utf8_lossy(&info.region_name())
         )));
     }
-    if !table.is_enabled() {
-        return Err(Error::TableNotEnabled(table.name.clone()));
-    }
+    enabled(table)?;
     let parent = serving(table, info)?;
     check_namespace_quota(engine, &table.name, false, 1)?;
     if let Some(key) = &at
@@ -518,17 +536,13 @@ fn merge_regions_run(
     first: &RegionInfo,
     second: &RegionInfo,
 ) -> Result<RegionInfo> {
-    let _ddl = engine.ddl();
-    engine.check_open()?;
-    refuse_system(&table.name)?;
+    let _ddl = region_change(engine, table)?;
     if !engine.merge_on.load(std::sync::atomic::Ordering::Acquire) {
         return Err(Error::Refused(
             "Merge of regions failed due to merge switch off".into(),
         ));
     }
-    if !table.is_enabled() {
-        return Err(Error::TableNotEnabled(table.name.clone()));
-    }
+    enabled(table)?;
     if !table.descriptor().merge_enabled {
         return Err(Error::Refused(format!(
             "Merge is disabled for table {} (MERGE_ENABLED false)",
@@ -563,12 +577,8 @@ fn truncate_region_run(
     table: &Arc<HostedTable>,
     info: &RegionInfo,
 ) -> Result<RegionInfo> {
-    let _ddl = engine.ddl();
-    engine.check_open()?;
-    refuse_system(&table.name)?;
-    if !table.is_enabled() {
-        return Err(Error::TableNotEnabled(table.name.clone()));
-    }
+    let _ddl = region_change(engine, table)?;
+    enabled(table)?;
     let old = serving(table, info)?;
     let id = next_region_id(engine, &[info.region_id]);
     let fresh = RegionInfo::new(
@@ -616,12 +626,8 @@ fn merge_overlapping_run(
     first: &RegionInfo,
     second: &RegionInfo,
 ) -> Result<RegionInfo> {
-    let _ddl = engine.ddl();
-    engine.check_open()?;
-    refuse_system(&table.name)?;
-    if !table.is_enabled() {
-        return Err(Error::TableNotEnabled(table.name.clone()));
-    }
+    let _ddl = region_change(engine, table)?;
+    enabled(table)?;
     let (lo, hi) = if first.start_key <= second.start_key {
         (first, second)
     } else {

@@ -113,6 +113,18 @@ fn embedded() -> Arc<dyn Client> {
     Arc::new(Connection::in_memory())
 }
 
+/// A fresh in-memory engine served over the native RPC on loopback, and a client of it.
+fn served() -> (basalt_rpc::RpcServer, RemoteConnection) {
+    let server = Connection::in_memory()
+        .serve_rpc(RpcConfig {
+            bind: "127.0.0.1:0".parse().unwrap(),
+            ..RpcConfig::default()
+        })
+        .unwrap();
+    let remote = RemoteConnection::connect(server.local_addr(), RemoteConfig::default()).unwrap();
+    (server, remote)
+}
+
 fn check(name: &str) {
     let script = std::fs::read_to_string(scripts().join(format!("{name}.hb"))).unwrap();
     let expected_path = scripts().join(format!("{name}.out"));
@@ -123,14 +135,7 @@ fn check(name: &str) {
     let expected = std::fs::read_to_string(&expected_path).unwrap();
     assert_eq!(local, expected, "embedded transcript of {name}");
 
-    let engine = Connection::in_memory();
-    let server = engine
-        .serve_rpc(RpcConfig {
-            bind: "127.0.0.1:0".parse().unwrap(),
-            ..RpcConfig::default()
-        })
-        .unwrap();
-    let remote = RemoteConnection::connect(server.local_addr(), RemoteConfig::default()).unwrap();
+    let (server, remote) = served();
     let over_rpc = transcript(Arc::new(remote), &script, &server.local_addr().to_string());
     server.shutdown();
     if over_rpc != expected {
@@ -239,14 +244,7 @@ fn aggregate() {
 /// embedded and over the native RPC, the named region's rows go and its neighbours' stay.
 #[test]
 fn truncate_region_empties_the_region_named() {
-    let engine = Connection::in_memory();
-    let server = engine
-        .serve_rpc(RpcConfig {
-            bind: "127.0.0.1:0".parse().unwrap(),
-            ..RpcConfig::default()
-        })
-        .unwrap();
-    let remote = RemoteConnection::connect(server.local_addr(), RemoteConfig::default()).unwrap();
+    let (server, remote) = served();
     let clients: [(&str, Arc<dyn Client>); 2] =
         [("embedded", embedded()), ("remote", Arc::new(remote))];
     for (mode, client) in clients {
@@ -290,11 +288,13 @@ fn truncate_region_empties_the_region_named() {
         assert_ne!(after[0].name, regions[0].name, "{mode}: a fresh region");
         assert_eq!(after[1].name, regions[1].name, "{mode}: the neighbour kept");
         out.clear();
-        let err = shell.run("truncate_region 'nosuchregion'", &mut out);
-        assert!(
-            err.is_err() || String::from_utf8_lossy(&out).contains("Unknown"),
-            "{mode}"
-        );
+        match shell.run("truncate_region 'nosuchregion'", &mut out) {
+            Err(Failure::Command { message, .. }) => assert!(
+                message.contains("Unknown table or region nosuchregion"),
+                "{mode}: {message}"
+            ),
+            other => panic!("{mode}: an unknown region should fail the command: {other:?}"),
+        }
     }
     server.shutdown();
 }
