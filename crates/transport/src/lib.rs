@@ -421,6 +421,8 @@ pub struct Location {
     pub start: Vec<u8>,
     /// The row after its last (empty: the end of the table).
     pub end: Vec<u8>,
+    /// Its region id (the time it was made, in its name after the start row).
+    pub id: u64,
     /// Where meta says it is served (`info:server`), if it says and the name resolves.
     pub server: Option<SocketAddr>,
 }
@@ -750,6 +752,7 @@ pub fn regions_in(resp: &ScanResponse) -> Result<Vec<Location>, RpcError> {
             name,
             start: ri.start_key.unwrap_or_default(),
             end: ri.end_key.unwrap_or_default(),
+            id: ri.region_id,
             server,
         });
     }

@@ -228,18 +228,11 @@ impl<T: Transport> AdminCalls<'_, T> {
             .iter()
             .find(|l| l.name == region)
             .ok_or_else(unknown)?;
-        // The name is `table,start,id.encoded.`: the id follows the start key.
-        let prefix = format!("{name},").into_bytes().len() + at.start.len() + 1;
-        let id = region
-            .get(prefix..)
-            .and_then(|rest| rest.split(|b| *b == b'.').next())
-            .and_then(|id| std::str::from_utf8(id).ok()?.parse().ok())
-            .ok_or_else(unknown)?;
         let info = basalt_common::RegionInfo::new(
             name.clone(),
             Bytes::copy_from_slice(&at.start),
             Bytes::copy_from_slice(&at.end),
-            id,
+            i64::try_from(at.id).map_err(|_| unknown())?,
         );
         let _: pb::ProcedureResponse = self
             .master(
