@@ -6,7 +6,8 @@
 # (OpenTSDB's client, org.hbase:asynchbase); VERSION is that client's. The client jars come
 # from Maven Central by their coordinates on the first run (cached in ~/.m2); the build goes
 # to target/java/MODULE-VERSION. JDK 17 and Maven are installed from
-# Debian if missing. Prints the suite's counts last: "java MODULE VERSION: N tests, F failed".
+# Debian if missing. Prints the suite's counts last:
+# "java MODULE VERSION: N tests, F failed, S skipped" (skipped ones are among the N).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 module="$1"
@@ -23,14 +24,17 @@ mvn -B -q --no-transfer-progress -f "$here/$module/pom.xml" -Dhbase.version="$ve
     -Dsurefire.failIfNoSpecifiedTests=false test "$@" || status=$?
 tests=0
 failed=0
+skipped=0
 for f in "$reports"/TEST-*.xml; do
     [ -e "$f" ] || continue
     line=$(grep -m1 '<testsuite' "$f")
     t=$(sed -n 's/.* tests="\([0-9]*\)".*/\1/p' <<<"$line")
     e=$(sed -n 's/.* errors="\([0-9]*\)".*/\1/p' <<<"$line")
     x=$(sed -n 's/.* failures="\([0-9]*\)".*/\1/p' <<<"$line")
+    k=$(sed -n 's/.* skipped="\([0-9]*\)".*/\1/p' <<<"$line")
     tests=$((tests + t))
     failed=$((failed + e + x))
+    skipped=$((skipped + ${k:-0}))
 done
-echo "java $module $version: $tests tests, $failed failed"
+echo "java $module $version: $tests tests, $failed failed, $skipped skipped"
 exit "$status"

@@ -30,22 +30,11 @@ const VERSIONS: [(&str, &str); 3] = [
 
 #[test]
 fn hbase_java_clients_pass_their_suites_against_basalt_standalone() {
-    let _maven = MAVEN
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let mut failures = Vec::new();
-    for (module, version) in VERSIONS {
-        let zookeeper = ZooKeeper::start();
-        let server = Server::start_with(&["--zookeeper", &zookeeper.quorum]);
-        if let Err(failure) = run_suite(module, version, &zookeeper.quorum, &server.rpc, &[], &[]) {
-            failures.push(failure);
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "the Java suites failed:\n{}",
-        failures.join("\n")
-    );
+    let runs: Vec<Run<'_>> = VERSIONS
+        .iter()
+        .map(|&(module, version)| Run::of(module, version))
+        .collect();
+    run_suites("the Java suites", &runs);
 }
 
 /// asynchbase 1.8 (OpenTSDB's client, `tests/java/asynchbase`): puts, batches, gets, scans
@@ -54,9 +43,6 @@ fn hbase_java_clients_pass_their_suites_against_basalt_standalone() {
 /// does, which makes asynchbase look regions up by reversed scans of meta instead.
 #[test]
 fn asynchbase_passes_its_suite_finding_regions_either_way() {
-    let _maven = MAVEN
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let site = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(
         site.path(),
@@ -64,32 +50,17 @@ fn asynchbase_passes_its_suite_finding_regions_either_way() {
          <value>false</value></property></configuration>\n",
     )
     .unwrap();
-    let mut failures = Vec::new();
-    for (lookup, extra) in [
-        ("get", vec![]),
-        ("scan", vec!["--site", site.path().to_str().unwrap()]),
-    ] {
-        let zookeeper = ZooKeeper::start();
-        let mut args = vec!["--zookeeper", zookeeper.quorum.as_str()];
-        args.extend(extra);
-        let server = Server::start_with(&args);
-        let env = [("BASALT_META_LOOKUP", lookup)];
-        if let Err(failure) = run_suite(
-            "asynchbase",
-            "1.8.2",
-            &zookeeper.quorum,
-            &server.rpc,
-            &env,
-            &[],
-        ) {
-            failures.push(failure);
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "asynchbase's suite failed:\n{}",
-        failures.join("\n")
-    );
+    let site_args = ["--site", site.path().to_str().unwrap()];
+    let get = Run {
+        env: &[("BASALT_META_LOOKUP", "get")],
+        ..Run::of("asynchbase", "1.8.2")
+    };
+    let scan = Run {
+        server: &site_args,
+        env: &[("BASALT_META_LOOKUP", "scan")],
+        ..Run::of("asynchbase", "1.8.2")
+    };
+    run_suites("asynchbase's suite", &[get, scan]);
 }
 
 /// AccessControlClient (grant, revoke, getUserPermissions, hasPermission) from the 2.6 and
@@ -97,35 +68,67 @@ fn asynchbase_passes_its_suite_finding_regions_either_way() {
 /// connect as themselves and get what they were granted, and lose it when it is revoked.
 #[test]
 fn access_control_client_grants_reach_java_users() {
+    let runs: Vec<Run<'_>> = ["2.6.4", "2.5.10"]
+        .into_iter()
+        .map(|version| Run {
+            server: &["--authorization", "--superuser", "admin"],
+            env: &[("BASALT_SUPERUSER", "admin")],
+            maven: &["-Dtest=AccessControlTest"],
+            ..Run::of("hbase2", version)
+        })
+        .collect();
+    run_suites("AccessControlTest", &runs);
+}
+
+/// One run of a `tests/java` suite: its module and client version, the flags its
+/// `basalt standalone` gets besides `--zookeeper`, the suite's environment and Maven's
+/// arguments.
+struct Run<'a> {
+    module: &'a str,
+    version: &'a str,
+    server: &'a [&'a str],
+    env: &'a [(&'a str, &'a str)],
+    maven: &'a [&'a str],
+}
+
+impl<'a> Run<'a> {
+    fn of(module: &'a str, version: &'a str) -> Run<'a> {
+        Run {
+            module,
+            version,
+            server: &[],
+            env: &[],
+            maven: &[],
+        }
+    }
+}
+
+/// Each run against a `basalt standalone` (and a ZooKeeper) of its own, one Maven at a time;
+/// fails naming `what` with every failed run's output.
+fn run_suites(what: &str, runs: &[Run<'_>]) {
     let _maven = MAVEN
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let mut failures = Vec::new();
-    for version in ["2.6.4", "2.5.10"] {
+    for run in runs {
         let zookeeper = ZooKeeper::start();
-        let server = Server::start_with(&[
-            "--zookeeper",
-            &zookeeper.quorum,
-            "--authorization",
-            "--superuser",
-            "admin",
-        ]);
-        let env = [("BASALT_SUPERUSER", "admin")];
-        let only = ["-Dtest=AccessControlTest"];
+        let mut args = vec!["--zookeeper", zookeeper.quorum.as_str()];
+        args.extend_from_slice(run.server);
+        let server = Server::start_with(&args);
         if let Err(failure) = run_suite(
-            "hbase2",
-            version,
+            run.module,
+            run.version,
             &zookeeper.quorum,
             &server.rpc,
-            &env,
-            &only,
+            run.env,
+            run.maven,
         ) {
             failures.push(failure);
         }
     }
     assert!(
         failures.is_empty(),
-        "AccessControlTest failed:\n{}",
+        "{what} failed:\n{}",
         failures.join("\n")
     );
 }
@@ -163,13 +166,19 @@ fn run_suite(
         .unwrap_or("no summary line")
         .to_owned();
     println!("{summary}");
-    // "java MODULE VERSION: N tests, F failed": a run of no tests is a failure too.
-    let ran: u32 = summary
+    // "java MODULE VERSION: N tests, F failed, S skipped": a run in which no test ran (none,
+    // or every one skipped, as a suite whose setting went missing skips) is a failure too.
+    let counts: Vec<u32> = summary
         .split(": ")
         .nth(1)
-        .and_then(|counts| counts.split(' ').next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(0);
+        .unwrap_or_default()
+        .split(", ")
+        .filter_map(|c| c.split(' ').next()?.parse().ok())
+        .collect();
+    let ran = match counts[..] {
+        [tests, _, skipped] => tests.saturating_sub(skipped),
+        _ => 0,
+    };
     if output.status.success() && ran > 0 {
         Ok(summary)
     } else {

@@ -75,7 +75,7 @@ public final class CopyTableJob {
                   })
               .collect();
       System.out.println("rows per partition=" + perPartition);
-      System.out.println("rows=" + rows.count());
+      System.out.println("rows=" + perPartition.stream().mapToInt(Integer::intValue).sum());
 
       Job job = Job.getInstance(new Configuration(conf));
       job.getConfiguration().set(TableOutputFormat.OUTPUT_TABLE, destination);
