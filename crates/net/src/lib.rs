@@ -15,6 +15,7 @@ mod leases;
 pub mod tls;
 
 pub use leases::{Leased, Leases, lock as lock_leased};
+pub use parked::{Connection, spawn_parked_acceptor};
 
 use std::io::{self, BufRead, BufReader, Read};
 use std::net::{TcpListener, TcpStream};
@@ -31,6 +32,9 @@ macro_rules! warn {
         let _ = writeln!(std::io::stderr(), $($arg)*);
     }};
 }
+
+// After `warn!`, which it uses.
+mod parked;
 
 /// How often blocked reads and the accept loop look at the stop flag.
 pub const POLL: Duration = Duration::from_millis(100);
@@ -74,6 +78,33 @@ impl<'a, S: Read> Patient<'a, S> {
     /// The bytes already read from the socket and not yet consumed (no system call).
     pub fn buffered(&self) -> &[u8] {
         self.inner.buffer()
+    }
+
+    /// Waits one read timeout ([`POLL`]) for the next message to begin; true if none did (the
+    /// connection is quiet, and nothing is buffered: [`Patient::into_inner`] loses nothing).
+    /// False once bytes are here, or the stream ended (the next read sees the end).
+    pub fn quiet(&mut self) -> io::Result<bool> {
+        if !self.inner.buffer().is_empty() {
+            return Ok(false);
+        }
+        match self.inner.fill_buf() {
+            Ok(_) => Ok(false),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted
+                ) =>
+            {
+                Ok(true)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The stream, without the buffer: what was buffered and not consumed is lost, so this
+    /// is for a connection [`Patient::quiet`] found quiet.
+    pub fn into_inner(self) -> S {
+        self.inner.into_inner()
     }
 
     /// The next bytes start a new message.
@@ -276,10 +307,10 @@ fn accept_until_stopped<E: std::fmt::Display + 'static>(
 }
 
 /// One of a listener's `max` connection places, given back when dropped.
-struct Slot(Arc<AtomicUsize>);
+pub(crate) struct Slot(Arc<AtomicUsize>);
 
 impl Slot {
-    fn take(live: &Arc<AtomicUsize>) -> Slot {
+    pub(crate) fn take(live: &Arc<AtomicUsize>) -> Slot {
         live.fetch_add(1, Ordering::AcqRel);
         Slot(Arc::clone(live))
     }

@@ -1,7 +1,10 @@
-//! The RPC server: an accept loop and a thread per connection (as the Thrift gateway: engine
-//! calls block), and handler threads for slow mutations from connections that threads share
-//! (see `handlers`, and `docs/design/rpc.md`). A connection that sends something unreadable
-//! is closed; the others go on.
+//! The RPC server: one thread waits on the listener and on every quiet connection (epoll);
+//! a connection with bytes is served by a worker thread with blocking reads (engine calls
+//! block) until it has been quiet for a read timeout, and then parked again
+//! (`basalt_net::spawn_parked_acceptor`), so that idle clients hold no thread. Handler
+//! threads take slow mutations from connections that threads share (see `handlers`, and
+//! `docs/design/rpc.md`). A connection that sends something unreadable is closed; the
+//! others go on.
 
 use std::io;
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -12,7 +15,7 @@ use std::time::Duration;
 
 use basalt_common::acl::{GroupMapping, PrincipalRules, User};
 use basalt_net::tls::{Wire, WireReader, common_name, linger, rustls};
-use basalt_net::{POLL, Patient, spawn_acceptor, spawn_reaper};
+use basalt_net::{POLL, Patient, spawn_parked_acceptor, spawn_reaper};
 
 use crate::cellblock;
 use crate::frame::{self, Call, FrameError};
@@ -169,8 +172,16 @@ impl RpcServer {
         let accept = {
             let shared = Arc::clone(&shared);
             let max = shared.config.max_connections;
-            let serve = Arc::new(move |stream| serve(stream, &shared));
-            spawn_acceptor(listener, Arc::clone(&stop), max, "rpc", serve)?
+            spawn_parked_acceptor(listener, Arc::clone(&stop), max, "rpc", move |stream| {
+                RpcConnection {
+                    peer: stream
+                        .peer_addr()
+                        .map(|a| a.to_string())
+                        .unwrap_or_default(),
+                    shared: Arc::clone(&shared),
+                    state: State::New(stream),
+                }
+            })?
         };
         let reaper = {
             let shared = Arc::clone(&shared);
@@ -503,18 +514,95 @@ fn authenticated_name(
         .unwrap_or_else(|| "anonymous".to_owned()))
 }
 
-fn serve(stream: TcpStream, shared: &Arc<Shared>) -> Result<(), FrameError> {
+/// One client's connection, served in turns (`basalt_net::Connection`): a new one is parked
+/// until its first bytes; an open one between its calls once it has been quiet a while.
+struct RpcConnection {
+    shared: Arc<Shared>,
+    peer: String,
+    state: State,
+}
+
+enum State {
+    /// Accepted: the preamble, a TLS or SASL handshake and the connection header come next.
+    New(TcpStream),
+    /// Past its header, quiet: nothing of its next call has been read.
+    Open(Open),
+}
+
+/// What an open connection keeps between its turns.
+struct Open {
+    reader: WireReader,
+    outbox: Arc<Mutex<Outbox>>,
+    conn: Arc<ConnInfo>,
+    /// Threads share the connection (see `serve_calls`).
+    shared_by_threads: bool,
+}
+
+/// How a turn of [`serve_calls`] ended.
+enum Turn {
+    /// The client closed the connection, or the server stops.
+    Ended,
+    /// Nothing came for a read timeout: the connection is parked.
+    Quiet,
+}
+
+impl basalt_net::Connection for RpcConnection {
+    fn socket(&self) -> &TcpStream {
+        match &self.state {
+            State::New(stream) => stream,
+            State::Open(open) => open.reader.socket(),
+        }
+    }
+
+    fn serve(self) -> Option<Self> {
+        let RpcConnection {
+            shared,
+            peer,
+            state,
+        } = self;
+        let served = match state {
+            State::New(stream) => serve_new(stream, &shared, &peer),
+            State::Open(open) => {
+                let Open {
+                    reader,
+                    outbox,
+                    conn,
+                    shared_by_threads,
+                } = open;
+                let input = Patient::over(reader, &shared.stop, shared.config.stall_timeout);
+                serve_open(input, &shared, conn, outbox, shared_by_threads)
+            }
+        };
+        match served {
+            Ok(Some(open)) => Some(RpcConnection {
+                shared,
+                peer,
+                state: State::Open(open),
+            }),
+            Ok(None) => None,
+            Err(e) => {
+                basalt_common::log::log("rpc", basalt_common::log::Level::Warn, || {
+                    format!("connection from {peer} dropped: {e}")
+                });
+                None
+            }
+        }
+    }
+}
+
+/// A new connection's handshake, then its calls.
+fn serve_new(
+    stream: TcpStream,
+    shared: &Arc<Shared>,
+    peer: &str,
+) -> Result<Option<Open>, FrameError> {
     stream.set_nodelay(true)?;
-    let peer = stream
-        .peer_addr()
-        .map(|a| a.to_string())
-        .unwrap_or_default();
     stream.set_read_timeout(Some(POLL))?;
     let stall = shared.config.stall_timeout;
     let (wire, reader) = match &shared.config.tls {
         None => Wire::plain(stream)?,
         Some(tls) => match first_byte(&stream, &shared.stop, stall)? {
-            None => return Ok(()),
+            None => return Ok(None),
             Some(TLS_HANDSHAKE) => Wire::accept(&tls.config, stream, stall)?,
             Some(_) if tls.plaintext => Wire::plain(stream)?,
             Some(_) => {
@@ -526,19 +614,19 @@ fn serve(stream: TcpStream, shared: &Arc<Shared>) -> Result<(), FrameError> {
                      connect with TLS"
                         .into(),
                 );
-                return Ok(());
+                return Ok(None);
             }
         },
     };
     let mut input = Patient::over(reader, &shared.stop, stall);
     let limit = shared.config.max_frame;
     let preamble = match frame::read_preamble_bytes(&mut input) {
-        Err(FrameError::Closed) => return Ok(()),
+        Err(FrameError::Closed) => return Ok(None),
         other => other?,
     };
     if &preamble == frame::REGISTRY_PREAMBLE {
         answer_registry(&wire, shared.config.cluster_id.as_deref());
-        return Ok(());
+        return Ok(None);
     }
     let auth = frame::check_preamble(&preamble)?;
     let kerberos = if auth == frame::AUTH_KERBEROS {
@@ -563,7 +651,7 @@ fn serve(stream: TcpStream, shared: &Arc<Shared>) -> Result<(), FrameError> {
         Ok(user) => user,
         Err(why) => {
             refuse(&wire, ACCESS_DENIED, why);
-            return Ok(());
+            return Ok(None);
         }
     };
     let outbox = Arc::new(Mutex::new(Outbox {
@@ -577,15 +665,38 @@ fn serve(stream: TcpStream, shared: &Arc<Shared>) -> Result<(), FrameError> {
         codec: header.cell_block_codec_class,
         compressor: header.cell_block_compressor_class,
         mutation_ns: std::sync::atomic::AtomicU64::new(0),
-        peer,
+        peer: peer.to_owned(),
     });
-    let served = serve_calls(&mut input, shared, &conn, &outbox);
+    serve_open(input, shared, conn, outbox, false)
+}
+
+/// Serves an open connection's calls: Some once it is quiet (to be parked), None once it
+/// has ended.
+fn serve_open(
+    mut input: Patient<'_, WireReader>,
+    shared: &Arc<Shared>,
+    conn: Arc<ConnInfo>,
+    outbox: Arc<Mutex<Outbox>>,
+    mut shared_by_threads: bool,
+) -> Result<Option<Open>, FrameError> {
+    let served = serve_calls(&mut input, shared, &conn, &outbox, &mut shared_by_threads);
+    if let Ok(Turn::Quiet) = served {
+        // `serve_calls` wrote every answer and left `busy` unset: handlers still running
+        // write theirs themselves.
+        return Ok(Some(Open {
+            reader: input.into_inner(),
+            outbox,
+            conn,
+            shared_by_threads,
+        }));
+    }
     // Answers of handlers still running are written as they finish.
     let mut out = Outbox::lock(&outbox);
     out.busy = false;
     let flushed = out.write(&mut Vec::new());
     served?;
-    Ok(flushed?)
+    flushed?;
+    Ok(None)
 }
 
 fn serve_calls(
@@ -593,7 +704,8 @@ fn serve_calls(
     shared: &Arc<Shared>,
     conn: &Arc<ConnInfo>,
     outbox: &Arc<Mutex<Outbox>>,
-) -> Result<(), FrameError> {
+    shared_by_threads: &mut bool,
+) -> Result<Turn, FrameError> {
     let limit = shared.config.max_frame;
     // Answers not yet written: while the next call is already here whole (a client that
     // shares the connection between threads sends several at once), its answer joins them,
@@ -601,8 +713,7 @@ fn serve_calls(
     let mut replies = Vec::new();
     // A copy of `Outbox::busy`, which only this thread changes: the lock is taken when it
     // flips, not on every call.
-    let mut busy = true;
-    let mut shared_by_threads = false;
+    let mut busy = Outbox::lock(outbox).busy;
     loop {
         if !frame::holds_whole_frame(input.buffered()) {
             let mut out = Outbox::lock(outbox);
@@ -610,10 +721,18 @@ fn serve_calls(
             out.busy = false;
             busy = false;
         }
+        // Between calls, a connection quiet for a read timeout gives its thread up.
+        if input.buffered().is_empty() && input.quiet()? {
+            return Ok(if shared.stop.load(Ordering::Acquire) {
+                Turn::Ended
+            } else {
+                Turn::Quiet
+            });
+        }
         input.next_message();
         let mut call = match frame::read_call(input, limit) {
             Ok(call) => call,
-            Err(FrameError::Closed) => return Ok(()),
+            Err(FrameError::Closed) => return Ok(Turn::Ended),
             Err(e) => return Err(e),
         };
         if !busy {
@@ -628,8 +747,8 @@ fn serve_calls(
         // A call with another whole one behind it: threads share this connection (or see
         // below). From then on its slow mutations go to handlers, so that they wait together
         // and never hold up the connection's other calls; a lone caller's run here.
-        shared_by_threads |= frame::holds_whole_frame(input.buffered());
-        if mutation && shared_by_threads && conn.slow_mutations() {
+        *shared_by_threads |= frame::holds_whole_frame(input.buffered());
+        if mutation && *shared_by_threads && conn.slow_mutations() {
             let (shared_c, conn_c, outbox_c) =
                 (Arc::clone(shared), Arc::clone(conn), Arc::clone(outbox));
             let job = Box::new(move || {
@@ -656,8 +775,8 @@ fn serve_calls(
             let outcome = conn.timed(|| execute(shared, conn, &method, &call));
             // Calls sent while a slow mutation ran here: another thread shares the connection
             // (the buffer above only shows what one read brought in).
-            if !shared_by_threads && conn.slow_mutations() {
-                shared_by_threads = Outbox::lock(outbox).input_waiting();
+            if !*shared_by_threads && conn.slow_mutations() {
+                *shared_by_threads = Outbox::lock(outbox).input_waiting();
             }
             outcome
         } else {

@@ -287,8 +287,8 @@ impl TlsClient {
 /// The writing side of a connection, plain or TLS; threads share it (`&self`).
 #[derive(Debug)]
 pub enum Wire {
-    /// A plain socket.
-    Plain(TcpStream),
+    /// A plain socket (one descriptor, shared with its reader).
+    Plain(Arc<TcpStream>),
     /// A TLS session over a socket.
     #[cfg(feature = "tls")]
     Tls(Arc<Session>),
@@ -298,7 +298,7 @@ pub enum Wire {
 #[derive(Debug)]
 pub enum WireReader {
     /// A plain socket.
-    Plain(TcpStream),
+    Plain(Arc<TcpStream>),
     /// A TLS session's plaintext.
     #[cfg(feature = "tls")]
     Tls(SessionReader),
@@ -317,7 +317,6 @@ pub struct Session {
 #[derive(Debug)]
 pub struct SessionReader {
     session: Arc<Session>,
-    socket: TcpStream,
     /// Ciphertext read from the socket and not yet given to the session.
     raw: Vec<u8>,
     at: usize,
@@ -326,8 +325,8 @@ pub struct SessionReader {
 impl Wire {
     /// A plain socket's two sides.
     pub fn plain(stream: TcpStream) -> io::Result<(Wire, WireReader)> {
-        let reader = stream.try_clone()?;
-        Ok((Wire::Plain(stream), WireReader::Plain(reader)))
+        let stream = Arc::new(stream);
+        Ok((Wire::Plain(Arc::clone(&stream)), WireReader::Plain(stream)))
     }
 
     #[cfg(feature = "tls")]
@@ -375,7 +374,6 @@ impl Wire {
         }
         stream.set_read_timeout(read_timeout)?;
         stream.set_write_timeout(write_timeout)?;
-        let reader = stream.try_clone()?;
         let session = Arc::new(Session {
             state: Mutex::new(session),
             socket: stream,
@@ -384,7 +382,6 @@ impl Wire {
             Wire::Tls(Arc::clone(&session)),
             WireReader::Tls(SessionReader {
                 session,
-                socket: reader,
                 raw: Vec::new(),
                 at: 0,
             }),
@@ -403,7 +400,7 @@ impl Wire {
     /// Writes all of `data` (encrypted, over TLS).
     pub fn write_all(&self, data: &[u8]) -> io::Result<()> {
         match self {
-            Wire::Plain(s) => (&*s).write_all(data),
+            Wire::Plain(s) => (&**s).write_all(data),
             #[cfg(feature = "tls")]
             Wire::Tls(session) => session.write_all(data),
         }
@@ -465,10 +462,21 @@ impl Session {
     }
 }
 
+impl WireReader {
+    /// The socket underneath, whose readability says bytes have come.
+    pub fn socket(&self) -> &TcpStream {
+        match self {
+            WireReader::Plain(s) => s,
+            #[cfg(feature = "tls")]
+            WireReader::Tls(r) => &r.session.socket,
+        }
+    }
+}
+
 impl Read for WireReader {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
-            WireReader::Plain(s) => s.read(buf),
+            WireReader::Plain(s) => (&**s).read(buf),
             #[cfg(feature = "tls")]
             WireReader::Tls(r) => r.read(buf),
         }
@@ -506,10 +514,11 @@ impl Read for SessionReader {
             // Nothing left to decrypt: wait for the socket, without the lock (writers go on).
             self.raw.resize(64 * 1024, 0);
             self.at = 0;
-            let n = match self.socket.read(&mut self.raw) {
+            let n = match (&self.session.socket).read(&mut self.raw) {
                 Ok(n) => n,
                 Err(e) => {
-                    self.raw.clear();
+                    // Given back: a quiet connection (a read timed out) holds no buffer.
+                    self.raw = Vec::new();
                     return Err(e);
                 }
             };
