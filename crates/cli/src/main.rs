@@ -121,8 +121,24 @@ enum Command {
     PePlot(pe::plot::Args),
 }
 
+/// Raises the soft limit on open files to the hard one, as the JVM does for HBase (and Go's
+/// runtime for its servers): a region server holds a descriptor per client connection, and
+/// distributions often start processes at 1024.
+fn raise_open_files_limit() {
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
+    if let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE)
+        && soft < hard
+        && let Err(e) = setrlimit(Resource::RLIMIT_NOFILE, hard, hard)
+    {
+        basalt_common::log::log("basalt", basalt_common::log::Level::Warn, || {
+            format!("cannot raise the open files limit from {soft} to {hard}: {e}")
+        });
+    }
+}
+
 fn main() -> std::process::ExitCode {
     basalt_common::log::install();
+    raise_open_files_limit();
     // `regionserver stop` is a command of its own: the server's flags (a required ZooKeeper)
     // do not apply to it.
     let mut argv: Vec<std::ffi::OsString> = std::env::args_os().collect();

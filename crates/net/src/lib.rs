@@ -15,7 +15,7 @@ mod leases;
 pub mod tls;
 
 pub use leases::{Leased, Leases, lock as lock_leased};
-pub use parked::{Connection, spawn_parked_acceptor};
+pub use parked::{Connection, MAX_WORKERS, Turn, spawn_parked_acceptor};
 
 use std::io::{self, BufRead, BufReader, Read};
 use std::net::{TcpListener, TcpStream};
@@ -80,7 +80,7 @@ impl<'a, S: Read> Patient<'a, S> {
         self.inner.buffer()
     }
 
-    /// Waits one read timeout ([`POLL`]) for the next message to begin; true if none did (the
+    /// Waits one read timeout (the socket's) for the next message to begin; true if none did (the
     /// connection is quiet, and nothing is buffered: [`Patient::into_inner`] loses nothing).
     /// False once bytes are here, or the stream ended (the next read sees the end).
     pub fn quiet(&mut self) -> io::Result<bool> {
@@ -92,7 +92,9 @@ impl<'a, S: Read> Patient<'a, S> {
             Err(e)
                 if matches!(
                     e.kind(),
-                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted
+                    io::ErrorKind::WouldBlock
+                        | io::ErrorKind::TimedOut
+                        | io::ErrorKind::Interrupted
                 ) =>
             {
                 Ok(true)

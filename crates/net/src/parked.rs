@@ -6,9 +6,11 @@
 //! connection at once (epoll, through mio). A parked connection whose socket has bytes goes
 //! to a worker thread, `{name}-conn`, which serves its calls with blocking reads, exactly as a
 //! thread per connection would, until the connection has been quiet for one read timeout; it
-//! then parks it again and takes the next. Workers are started when every one is busy, and
-//! end after [`WORKER_IDLE`] without work: the threads follow the connections that are
-//! talking, not the ones that are open. `docs/design/rpc.md` has the picture.
+//! then parks it again and takes the next. Workers are started when every one is busy, up to
+//! a limit ([`MAX_WORKERS`] for the RPC server), and end after [`WORKER_IDLE`] without work: the threads follow the
+//! connections that are talking, not the ones that are open. Beyond the limit, busy
+//! connections take turns: one served for a [`SLICE`] while others wait yields between two
+//! calls. `docs/design/rpc.md` has the picture.
 
 use std::collections::{HashMap, VecDeque};
 use std::io;
@@ -17,7 +19,7 @@ use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use mio::unix::SourceFd;
 use mio::{Events, Interest, Poll, Registry, Token};
@@ -29,14 +31,41 @@ pub trait Connection: Send + Sized + 'static {
     /// The socket whose bytes wake the connection.
     fn socket(&self) -> &TcpStream;
 
-    /// Serves what the client sends: Some once the connection has been quiet a while (it is
-    /// parked until bytes come again, with nothing read and not yet served), None once it has
-    /// ended. Called on a worker thread; blocking is expected.
-    fn serve(self) -> Option<Self>;
+    /// Serves what the client sends: Some once the connection has been quiet a while, or
+    /// `turn` says to yield (it is parked until bytes come, with nothing read and not yet
+    /// served), None once it has ended. Called on a worker thread; blocking is expected.
+    fn serve(self, turn: &Turn<'_>) -> Option<Self>;
+}
+
+/// A connection's turn on a worker.
+#[derive(Debug)]
+pub struct Turn<'a> {
+    /// Woken connections waiting for a worker.
+    waiting: &'a AtomicUsize,
+    started: Instant,
+}
+
+impl Turn<'_> {
+    /// Whether the connection should give its worker up at its next pause between calls:
+    /// others wait for one, and it has had a [`SLICE`].
+    pub fn should_yield(&self) -> bool {
+        self.waiting.load(Ordering::Relaxed) > 0 && self.started.elapsed() >= SLICE
+    }
 }
 
 /// The listener's token; connections' are their keys, counted up from 0.
 const LISTENER: Token = Token(usize::MAX);
+
+/// Worker threads at most, as servers give [`spawn_parked_acceptor`]: enough for every call blocked on a disk or a row lock at once
+/// that a server of a few cores can use; a burst of new connections (each served until it
+/// is quiet) does not become a crowd of threads.
+pub const MAX_WORKERS: usize = 128;
+
+/// How long a connection is served while others wait for a worker, before it yields.
+const SLICE: Duration = Duration::from_millis(10);
+
+/// Connections the kernel queues before they are accepted.
+const BACKLOG: i32 = 4096;
 
 /// How long a worker without a connection to serve waits for one before it ends: a burst
 /// of new connections (each is served until it has been quiet for a read timeout) leaves no
@@ -55,8 +84,11 @@ struct Parking<C> {
     name: String,
     registry: Registry,
     parked: Mutex<HashMap<usize, Held<C>>>,
+    max_workers: usize,
     next_key: AtomicUsize,
     work: Mutex<Work<C>>,
+    /// `work.queue`'s length, read without the lock.
+    waiting: AtomicUsize,
     ready: Condvar,
 }
 
@@ -74,17 +106,22 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// Accepts connections on `listener` and serves them in turns (see the module's text) until
-/// `stop`, at most `max` at once (more are closed at accept); `open` makes each accepted
-/// socket a [`Connection`], parked until its first bytes. The thread returns once stopped,
+/// `stop`, at most `max` at once (more are closed at accept), on at most `workers` threads;
+/// `open` makes each accepted socket a [`Connection`], parked until its first bytes. The thread returns once stopped,
 /// every worker has finished its connection, and the parked ones are closed.
 pub fn spawn_parked_acceptor<C: Connection>(
     listener: TcpListener,
     stop: Arc<AtomicBool>,
     max: usize,
+    workers: usize,
     name: &'static str,
     open: impl Fn(TcpStream) -> C + Send + 'static,
 ) -> io::Result<JoinHandle<()>> {
     listener.set_nonblocking(true)?;
+    // A longer queue of connections not yet accepted than the 128 a listener is given: a
+    // burst of clients connecting at once (a job's tasks starting) is not dropped, to retry
+    // a second later. The kernel caps it at net.core.somaxconn.
+    socket2::SockRef::from(&listener).listen(BACKLOG)?;
     let poll = Poll::new()?;
     let fd = listener.as_raw_fd();
     poll.registry()
@@ -93,7 +130,9 @@ pub fn spawn_parked_acceptor<C: Connection>(
         name: name.to_owned(),
         registry: poll.registry().try_clone()?,
         parked: Mutex::new(HashMap::new()),
+        max_workers: workers.max(1),
         next_key: AtomicUsize::new(0),
+        waiting: AtomicUsize::new(0),
         work: Mutex::new(Work {
             queue: VecDeque::new(),
             idle: 0,
@@ -171,9 +210,10 @@ fn accept<C: Connection>(
                 warn!("{name}: accept failed: {e}");
                 std::thread::sleep(POLL);
                 let fd = listener.as_raw_fd();
-                let _ = parking
-                    .registry
-                    .reregister(&mut SourceFd(&fd), LISTENER, Interest::READABLE);
+                let _ =
+                    parking
+                        .registry
+                        .reregister(&mut SourceFd(&fd), LISTENER, Interest::READABLE);
                 return;
             }
         }
@@ -208,8 +248,11 @@ impl<C: Connection> Parking<C> {
         let _ = self.registry.deregister(&mut SourceFd(&fd));
         let mut work = lock(&self.work);
         work.queue.push_back(held);
+        self.waiting.store(work.queue.len(), Ordering::Relaxed);
         if work.queue.len() > work.idle {
             work.threads.retain(|t| !t.is_finished());
+        }
+        if work.queue.len() > work.idle && work.threads.len() < self.max_workers {
             let parking = Arc::clone(self);
             match std::thread::Builder::new()
                 .name(format!("{}-conn", self.name))
@@ -229,6 +272,7 @@ impl<C: Connection> Parking<C> {
         let mut work = lock(&self.work);
         loop {
             if let Some(held) = work.queue.pop_front() {
+                self.waiting.store(work.queue.len(), Ordering::Relaxed);
                 drop(work);
                 self.serve(held);
                 work = lock(&self.work);
@@ -253,7 +297,11 @@ impl<C: Connection> Parking<C> {
     /// connection alone, with a line naming the peer.
     fn serve(&self, held: Held<C>) {
         let Held { conn, peer, _slot } = held;
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| conn.serve())) {
+        let turn = Turn {
+            waiting: &self.waiting,
+            started: Instant::now(),
+        };
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| conn.serve(&turn))) {
             Ok(Some(conn)) => self.park(Held { conn, peer, _slot }),
             Ok(None) => {}
             Err(panic) => {
@@ -303,7 +351,7 @@ mod tests {
             self.0.get_ref()
         }
 
-        fn serve(mut self) -> Option<Self> {
+        fn serve(mut self, turn: &Turn<'_>) -> Option<Self> {
             let socket = self.0.get_ref().try_clone().ok()?;
             socket
                 .set_read_timeout(Some(Duration::from_millis(20)))
@@ -315,6 +363,9 @@ mod tests {
                     Ok(_) => {
                         assert!(line.trim() != "panic", "asked to panic");
                         (&socket).write_all(line.as_bytes()).ok()?;
+                        if turn.should_yield() && self.0.buffer().is_empty() {
+                            return Some(self);
+                        }
                     }
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock && line.is_empty() => {
                         return Some(self);
@@ -343,10 +394,11 @@ mod tests {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
         let addr = listener.local_addr().expect("addr");
         let stop = Arc::new(AtomicBool::new(false));
-        let acceptor = spawn_parked_acceptor(listener, Arc::clone(&stop), 1000, "ptest", |s| {
-            Echo(BufReader::new(s))
-        })
-        .expect("acceptor");
+        let acceptor =
+            spawn_parked_acceptor(listener, Arc::clone(&stop), 1000, 1000, "ptest", |s| {
+                Echo(BufReader::new(s))
+            })
+            .expect("acceptor");
         let ask = |s: &mut BufReader<TcpStream>, what: &str| -> String {
             s.get_mut()
                 .write_all(format!("{what}\n").as_bytes())
@@ -400,7 +452,7 @@ mod tests {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
         let addr = listener.local_addr().expect("addr");
         let stop = Arc::new(AtomicBool::new(false));
-        let acceptor = spawn_parked_acceptor(listener, Arc::clone(&stop), 2, "pmax", |s| {
+        let acceptor = spawn_parked_acceptor(listener, Arc::clone(&stop), 2, 8, "pmax", |s| {
             Echo(BufReader::new(s))
         })
         .expect("acceptor");
@@ -428,6 +480,44 @@ mod tests {
         }
         assert!(served, "a closed connection kept its place");
         assert!(answered(&mut b));
+        stop.store(true, Ordering::Release);
+        acceptor.join().expect("acceptor");
+    }
+
+    /// With two workers, six clients that never pause all make progress: a connection that
+    /// has had its slice while others wait yields between two calls.
+    #[test]
+    fn busy_connections_beyond_the_workers_take_turns() {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let stop = Arc::new(AtomicBool::new(false));
+        let acceptor = spawn_parked_acceptor(listener, Arc::clone(&stop), 100, 2, "pturn", |s| {
+            Echo(BufReader::new(s))
+        })
+        .expect("acceptor");
+        let clients: Vec<_> = (0..6)
+            .map(|_| {
+                std::thread::spawn(move || {
+                    let s = TcpStream::connect(addr).expect("connect");
+                    s.set_read_timeout(Some(Duration::from_secs(10)))
+                        .expect("timeout");
+                    let mut s = BufReader::new(s);
+                    // Bounded: a fixed count of calls, each answered or failing the test.
+                    for i in 0..300 {
+                        s.get_mut()
+                            .write_all(format!("{i}\n").as_bytes())
+                            .expect("write");
+                        let mut back = String::new();
+                        s.read_line(&mut back).expect("an answer within 10 s");
+                        assert_eq!(back, format!("{i}\n"));
+                    }
+                })
+            })
+            .collect();
+        for c in clients {
+            c.join().expect("every client was served");
+        }
+        assert!(threads_named("pturn-conn") <= 2);
         stop.store(true, Ordering::Release);
         acceptor.join().expect("acceptor");
     }

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use basalt_common::acl::{GroupMapping, PrincipalRules, User};
 use basalt_net::tls::{Wire, WireReader, common_name, linger, rustls};
-use basalt_net::{POLL, Patient, spawn_parked_acceptor, spawn_reaper};
+use basalt_net::{Patient, Turn, spawn_parked_acceptor, spawn_reaper};
 
 use crate::cellblock;
 use crate::frame::{self, Call, FrameError};
@@ -172,16 +172,22 @@ impl RpcServer {
         let accept = {
             let shared = Arc::clone(&shared);
             let max = shared.config.max_connections;
-            spawn_parked_acceptor(listener, Arc::clone(&stop), max, "rpc", move |stream| {
-                RpcConnection {
+            let workers = basalt_net::MAX_WORKERS;
+            spawn_parked_acceptor(
+                listener,
+                Arc::clone(&stop),
+                max,
+                workers,
+                "rpc",
+                move |stream| RpcConnection {
                     peer: stream
                         .peer_addr()
                         .map(|a| a.to_string())
                         .unwrap_or_default(),
                     shared: Arc::clone(&shared),
                     state: State::New(stream),
-                }
-            })?
+                },
+            )?
         };
         let reaper = {
             let shared = Arc::clone(&shared);
@@ -332,6 +338,13 @@ fn deliver(outbox: &Mutex<Outbox>, call_id: u32, outcome: Result<Vec<u8>, Except
         out.stream.shutdown();
     }
 }
+
+/// How long a connection may be quiet between calls before it is parked (and its thread
+/// serves another): longer than a busy client's pause between one answer and its next call,
+/// so those are served without a hand-off; short, so that threads follow the calls being
+/// made, not the connections open (10,000 clients calling once a second keep about 50
+/// workers).
+const QUIET: Duration = Duration::from_millis(5);
 
 /// The first byte of a TLS handshake record (a ClientHello); a plaintext HBase connection
 /// starts with `HBas`.
@@ -539,11 +552,11 @@ struct Open {
 }
 
 /// How a turn of [`serve_calls`] ended.
-enum Turn {
+enum Pause {
     /// The client closed the connection, or the server stops.
     Ended,
-    /// Nothing came for a read timeout: the connection is parked.
-    Quiet,
+    /// Nothing came for a read timeout, or the connection yields: it is parked.
+    Parked,
 }
 
 impl basalt_net::Connection for RpcConnection {
@@ -554,14 +567,14 @@ impl basalt_net::Connection for RpcConnection {
         }
     }
 
-    fn serve(self) -> Option<Self> {
+    fn serve(self, turn: &Turn<'_>) -> Option<Self> {
         let RpcConnection {
             shared,
             peer,
             state,
         } = self;
         let served = match state {
-            State::New(stream) => serve_new(stream, &shared, &peer),
+            State::New(stream) => serve_new(stream, &shared, &peer, turn),
             State::Open(open) => {
                 let Open {
                     reader,
@@ -570,7 +583,7 @@ impl basalt_net::Connection for RpcConnection {
                     shared_by_threads,
                 } = open;
                 let input = Patient::over(reader, &shared.stop, shared.config.stall_timeout);
-                serve_open(input, &shared, conn, outbox, shared_by_threads)
+                serve_open(input, &shared, conn, outbox, shared_by_threads, turn)
             }
         };
         match served {
@@ -595,9 +608,12 @@ fn serve_new(
     stream: TcpStream,
     shared: &Arc<Shared>,
     peer: &str,
+    turn: &Turn<'_>,
 ) -> Result<Option<Open>, FrameError> {
     stream.set_nodelay(true)?;
-    stream.set_read_timeout(Some(POLL))?;
+    // Reads wait this long at most: between calls, a connection quiet this long gives its
+    // thread up; within a message, the reader waits on (see `Patient`).
+    stream.set_read_timeout(Some(QUIET))?;
     let stall = shared.config.stall_timeout;
     let (wire, reader) = match &shared.config.tls {
         None => Wire::plain(stream)?,
@@ -667,7 +683,7 @@ fn serve_new(
         mutation_ns: std::sync::atomic::AtomicU64::new(0),
         peer: peer.to_owned(),
     });
-    serve_open(input, shared, conn, outbox, false)
+    serve_open(input, shared, conn, outbox, false, turn)
 }
 
 /// Serves an open connection's calls: Some once it is quiet (to be parked), None once it
@@ -678,9 +694,17 @@ fn serve_open(
     conn: Arc<ConnInfo>,
     outbox: Arc<Mutex<Outbox>>,
     mut shared_by_threads: bool,
+    turn: &Turn<'_>,
 ) -> Result<Option<Open>, FrameError> {
-    let served = serve_calls(&mut input, shared, &conn, &outbox, &mut shared_by_threads);
-    if let Ok(Turn::Quiet) = served {
+    let served = serve_calls(
+        &mut input,
+        shared,
+        &conn,
+        &outbox,
+        &mut shared_by_threads,
+        turn,
+    );
+    if let Ok(Pause::Parked) = served {
         // `serve_calls` wrote every answer and left `busy` unset: handlers still running
         // write theirs themselves.
         return Ok(Some(Open {
@@ -705,7 +729,8 @@ fn serve_calls(
     conn: &Arc<ConnInfo>,
     outbox: &Arc<Mutex<Outbox>>,
     shared_by_threads: &mut bool,
-) -> Result<Turn, FrameError> {
+    turn: &Turn<'_>,
+) -> Result<Pause, FrameError> {
     let limit = shared.config.max_frame;
     // Answers not yet written: while the next call is already here whole (a client that
     // shares the connection between threads sends several at once), its answer joins them,
@@ -721,18 +746,19 @@ fn serve_calls(
             out.busy = false;
             busy = false;
         }
-        // Between calls, a connection quiet for a read timeout gives its thread up.
-        if input.buffered().is_empty() && input.quiet()? {
+        // Between calls, a connection quiet for a read timeout gives its thread up, as does
+        // one that has had its turn while others wait for a thread.
+        if input.buffered().is_empty() && (turn.should_yield() || input.quiet()?) {
             return Ok(if shared.stop.load(Ordering::Acquire) {
-                Turn::Ended
+                Pause::Ended
             } else {
-                Turn::Quiet
+                Pause::Parked
             });
         }
         input.next_message();
         let mut call = match frame::read_call(input, limit) {
             Ok(call) => call,
-            Err(FrameError::Closed) => return Ok(Turn::Ended),
+            Err(FrameError::Closed) => return Ok(Pause::Ended),
             Err(e) => return Err(e),
         };
         if !busy {

@@ -164,6 +164,14 @@ impl Server {
     }
 }
 
+impl Server {
+    /// The server's process id (for /proc).
+    #[allow(dead_code, reason = "not every test looks at the process")]
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
