@@ -192,6 +192,11 @@ pub struct Args {
     /// start` prints it): each region's own server, over the native RPC.
     #[arg(long)]
     pub zookeeper: Option<String>,
+    /// Native RPC: hold this many more connections to --rpc, idle (each past its preamble and
+    /// connection header, as HBase's client leaves one), while the benchmark runs: what the
+    /// server's throughput is while it holds them
+    #[arg(long, default_value_t = 0, requires = "rpc")]
+    pub idle_connections: usize,
     /// Native RPC: all client threads share one connection (HBase PE's `--oneCon`), their
     /// calls multiplexed on it; by default each thread has its own.
     #[arg(long)]
@@ -932,6 +937,10 @@ fn open(args: &Args) -> Result<(Option<Connection>, Arc<dyn Backend>)> {
 }
 
 pub fn run(args: &Args, out: &mut dyn std::io::Write) -> Result<()> {
+    let _idle = match args.rpc {
+        Some(addr) if args.idle_connections > 0 => native::hold_idle(addr, args.idle_connections)?,
+        _ => Vec::new(),
+    };
     if args.async_client {
         if args.thrift.is_some() || args.compare_rocksdb || args.rocksdb_only {
             bail!("--async-client runs over the native RPC (--rpc or --zookeeper) alone");

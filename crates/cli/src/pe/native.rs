@@ -157,3 +157,29 @@ impl Backend for Native {
         })
     }
 }
+
+/// Opens `count` connections to `addr` and leaves them idle past their connection header
+/// (`basalt pe --idle-connections`); they close when dropped.
+pub fn hold_idle(addr: std::net::SocketAddr, count: usize) -> Result<Vec<std::net::TcpStream>> {
+    use std::io::Write as _;
+    let start = basalt_rpc::frame::encode_connection_start(&basalt_rpc::pb::ConnectionHeader {
+        user_info: Some(basalt_rpc::pb::UserInformation {
+            effective_user: Some("idle".into()),
+            real_user: None,
+        }),
+        service_name: Some("ClientService".into()),
+        ..Default::default()
+    });
+    let held = (0..count)
+        .map(|i| {
+            let mut s = std::net::TcpStream::connect(addr)
+                .with_context(|| format!("opening idle connection {} of {count}", i + 1))?;
+            s.write_all(&start)?;
+            Ok(s)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    // The server reads each one's header and parks it; the benchmark measures what follows.
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    eprintln!("holding {count} idle connections to {addr}");
+    Ok(held)
+}
