@@ -118,24 +118,30 @@ measure() {
         local w=${phase%%:*} t=${phase##*:} report="$work/$server-$phase.txt"
         local cpu0 cpu1
         cpu0=$(cpu_seconds "$pid")
+        # The client's CPU too (bash's `time`: user and system seconds of the YCSB JVM): on a
+        # machine it shares with the server, it bounds the throughput of both.
+        local TIMEFORMAT='%U %S'
         if [ "$w" = load ]; then
-            ycsb "$quorum" -load a "${threads[-1]}" >"$report"
+            { time ycsb "$quorum" -load a "${threads[-1]}" >"$report"; } 2>"$work/client-cpu"
             t=${threads[-1]}
         else
-            ycsb "$quorum" -t "$w" "$t" >"$report"
+            { time ycsb "$quorum" -t "$w" "$t" >"$report"; } 2>"$work/client-cpu"
         fi
         cpu1=$(cpu_seconds "$pid")
+        local client_cpu
+        client_cpu=$(awk '{ print $1 + $2 }' "$work/client-cpu")
         local ops section
         ops=$(metric "$report" OVERALL "Throughput(ops/sec)")
         section=$(case $w in load) echo INSERT ;; e) echo SCAN ;; *) echo READ ;; esac)
         local count
         count=$(awk -F', ' '$2 == "Operations" { s += $3 } END { print s + 0 }' "$report")
-        printf '{"server":"%s","workload":"%s","threads":%s,"ops_per_sec":%s,"p50_us":%s,"p99_us":%s,"p999_us":%s,"cpu_us_per_op":%s,"peak_rss_kb":%s,"startup_ms":%s}\n' \
+        printf '{"server":"%s","workload":"%s","threads":%s,"ops_per_sec":%s,"p50_us":%s,"p99_us":%s,"p999_us":%s,"cpu_us_per_op":%s,"client_cpu_us_per_op":%s,"peak_rss_kb":%s,"startup_ms":%s}\n' \
             "$server" "$w" "$t" "${ops:-0}" \
             "$(metric "$report" "$section" "50thPercentileLatency(us)")" \
             "$(metric "$report" "$section" "99thPercentileLatency(us)")" \
             "$(metric "$report" "$section" "99.9PercentileLatency(us)")" \
             "$(awk -v a="$cpu0" -v b="$cpu1" -v n="$count" 'BEGIN { printf "%.1f", n ? (b - a) * 1e6 / n : 0 }')" \
+            "$(awk -v c="$client_cpu" -v n="$count" 'BEGIN { printf "%.1f", n ? c * 1e6 / n : 0 }')" \
             "$(peak_rss_kb "$pid")" "$startup" | tee -a "$results"
     done
 }
@@ -202,15 +208,15 @@ python3 - "$results" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 by = {(r["server"], r["workload"], r["threads"]): r for r in rows}
-print("| workload | threads | HBase ops/s | Basalt ops/s | ratio | HBase p99 us | Basalt p99 us | p99 ratio | CPU us/op HBase | Basalt |")
-print("|---|---|---|---|---|---|---|---|---|---|")
+print("| workload | threads | HBase ops/s | Basalt ops/s | ratio | HBase p99 us | Basalt p99 us | p99 ratio | CPU us/op HBase | Basalt | client CPU us/op, HBase | Basalt |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for (s, w, t), b in sorted(by.items()):
     if s != "basalt" or ("hbase", w, t) not in by:
         continue
     h = by[("hbase", w, t)]
     ratio = b["ops_per_sec"] / h["ops_per_sec"] if h["ops_per_sec"] else 0
     p99 = b["p99_us"] / h["p99_us"] if h["p99_us"] else 0
-    print(f"| {w} | {t} | {h['ops_per_sec']:.0f} | {b['ops_per_sec']:.0f} | {ratio:.2f} | {h['p99_us']} | {b['p99_us']} | {p99:.2f} | {h['cpu_us_per_op']} | {b['cpu_us_per_op']} |")
+    print(f"| {w} | {t} | {h['ops_per_sec']:.0f} | {b['ops_per_sec']:.0f} | {ratio:.2f} | {h['p99_us']} | {b['p99_us']} | {p99:.2f} | {h['cpu_us_per_op']} | {b['cpu_us_per_op']} | {h.get('client_cpu_us_per_op', '-')} | {b.get('client_cpu_us_per_op', '-')} |")
 print()
 for s in ("hbase", "basalt"):
     mine = [r for r in rows if r["server"] == s]

@@ -1,9 +1,11 @@
 //! The connection plumbing Basalt's gateways (Thrift, native RPC) share.
 //!
-//! Every engine call blocks (a WAL write, a store file read), so a gateway serves each
-//! connection on a thread of its own, without a pool that could run out ([`serve_connections`]).
-//! Sockets read with a short timeout so a stopping server notices idle connections
-//! ([`Patient`]); a message whose bytes stop arriving drops its connection.
+//! Every engine call blocks (a WAL write, a store file read), so a connection is served on a
+//! thread with blocking reads: one of its own for as long as it is open ([`serve_connections`],
+//! the Thrift gateway), or one only while it talks, quiet connections waiting on a single
+//! poller ([`spawn_parked_acceptor`], the native RPC). Sockets read with a short timeout so a
+//! stopping server notices idle connections ([`Patient`]); a message whose bytes stop arriving
+//! drops its connection.
 
 #[doc(hidden)]
 pub mod hostile;
