@@ -338,14 +338,19 @@ fn serve_one<E: std::fmt::Display>(
         Ok(Ok(())) => {}
         Ok(Err(e)) => warn!("{name}: connection from {peer} dropped: {e}"),
         Err(panic) => {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "a panic".to_owned());
+            let what = panic_message(&*panic);
             warn!("{name}: connection from {peer} ended by a bug: {what}");
         }
     }
+}
+
+/// What a caught panic said.
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".to_owned())
 }
 
 #[cfg(test)]

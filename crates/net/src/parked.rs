@@ -305,11 +305,7 @@ impl<C: Connection> Parking<C> {
             Ok(Some(conn)) => self.park(Held { conn, peer, _slot }),
             Ok(None) => {}
             Err(panic) => {
-                let what = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| (*s).to_owned())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "a panic".to_owned());
+                let what = crate::panic_message(&*panic);
                 warn!(
                     "{}: connection from {peer} ended by a bug: {what}",
                     self.name
