@@ -41,6 +41,15 @@ mod parked;
 /// How often blocked reads and the accept loop look at the stop flag.
 pub const POLL: Duration = Duration::from_millis(100);
 
+/// Whether a read ended without bytes only because its timeout passed, or a signal (a
+/// debugger or tracer attaching) interrupted it: no error, the connection goes on.
+pub fn waited_out(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted
+    )
+}
+
 /// A socket reader that waits out read timeouts: between messages it gives up (reads end)
 /// when `stop` is set; within a message, when bytes stop arriving for `stall`.
 #[derive(Debug)]
@@ -91,16 +100,7 @@ impl<'a, S: Read> Patient<'a, S> {
         }
         match self.inner.fill_buf() {
             Ok(_) => Ok(false),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock
-                        | io::ErrorKind::TimedOut
-                        | io::ErrorKind::Interrupted
-                ) =>
-            {
-                Ok(true)
-            }
+            Err(e) if waited_out(&e) => Ok(true),
             Err(e) => Err(e),
         }
     }
@@ -123,15 +123,7 @@ impl<'a, S: Read> Patient<'a, S> {
         loop {
             match self.inner.fill_buf() {
                 Ok(_) => return Ok(()),
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::WouldBlock
-                            | io::ErrorKind::TimedOut
-                            // A signal (a debugger or tracer attaching) is no error.
-                            | io::ErrorKind::Interrupted
-                    ) =>
-                {
+                Err(e) if waited_out(&e) => {
                     if !self.in_message && self.stop.load(Ordering::Acquire) {
                         return Ok(());
                     }

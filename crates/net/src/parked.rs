@@ -251,16 +251,16 @@ impl<C: Connection> Parking<C> {
         self.waiting.store(work.queue.len(), Ordering::Relaxed);
         if work.queue.len() > work.idle {
             work.threads.retain(|t| !t.is_finished());
-        }
-        if work.queue.len() > work.idle && work.threads.len() < self.max_workers {
-            let parking = Arc::clone(self);
-            match std::thread::Builder::new()
-                .name(format!("{}-conn", self.name))
-                .spawn(move || parking.work())
-            {
-                Ok(thread) => work.threads.push(thread),
-                // The connection waits for a worker that is running already.
-                Err(e) => warn!("{}: cannot start a connection thread: {e}", self.name),
+            if work.threads.len() < self.max_workers {
+                let parking = Arc::clone(self);
+                match std::thread::Builder::new()
+                    .name(format!("{}-conn", self.name))
+                    .spawn(move || parking.work())
+                {
+                    Ok(thread) => work.threads.push(thread),
+                    // The connection waits for a worker that is running already.
+                    Err(e) => warn!("{}: cannot start a connection thread: {e}", self.name),
+                }
             }
         }
         drop(work);
@@ -382,19 +382,38 @@ mod tests {
             .count()
     }
 
+    /// An echo server on a free port, with `max` connections on `workers` threads; its
+    /// address, its stop flag and its accept thread.
+    fn echo_server(
+        max: usize,
+        workers: usize,
+        name: &'static str,
+    ) -> (SocketAddr, Arc<AtomicBool>, JoinHandle<()>) {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let stop = Arc::new(AtomicBool::new(false));
+        let acceptor =
+            spawn_parked_acceptor(listener, Arc::clone(&stop), max, workers, name, |s| {
+                Echo(BufReader::new(s))
+            })
+            .expect("acceptor");
+        (addr, stop, acceptor)
+    }
+
+    /// A client of `addr` whose reads give up after 10 s.
+    fn connect(addr: SocketAddr) -> BufReader<TcpStream> {
+        let s = TcpStream::connect(addr).expect("connect");
+        s.set_read_timeout(Some(Duration::from_secs(10)))
+            .expect("timeout");
+        BufReader::new(s)
+    }
+
     /// Two hundred connections, each answered once and then quiet: they are all still
     /// answered afterwards, while far fewer worker threads than connections exist; a panic
     /// ends one connection alone; a stop ends the acceptor promptly.
     #[test]
     fn quiet_connections_hold_no_thread_and_still_answer() {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-        let addr = listener.local_addr().expect("addr");
-        let stop = Arc::new(AtomicBool::new(false));
-        let acceptor =
-            spawn_parked_acceptor(listener, Arc::clone(&stop), 1000, 1000, "ptest", |s| {
-                Echo(BufReader::new(s))
-            })
-            .expect("acceptor");
+        let (addr, stop, acceptor) = echo_server(1000, 1000, "ptest");
         let ask = |s: &mut BufReader<TcpStream>, what: &str| -> String {
             s.get_mut()
                 .write_all(format!("{what}\n").as_bytes())
@@ -403,14 +422,7 @@ mod tests {
             s.read_line(&mut back).expect("read");
             back
         };
-        let mut clients: Vec<BufReader<TcpStream>> = (0..200)
-            .map(|_| {
-                let s = TcpStream::connect(addr).expect("connect");
-                s.set_read_timeout(Some(Duration::from_secs(10)))
-                    .expect("timeout");
-                BufReader::new(s)
-            })
-            .collect();
+        let mut clients: Vec<BufReader<TcpStream>> = (0..200).map(|_| connect(addr)).collect();
         for (i, c) in clients.iter_mut().enumerate() {
             assert_eq!(ask(c, &format!("hello {i}")), format!("hello {i}\n"));
         }
@@ -445,33 +457,24 @@ mod tests {
     /// More connections than `max` are closed at accept; a closed one gives its place back.
     #[test]
     fn connections_beyond_max_are_closed() {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-        let addr = listener.local_addr().expect("addr");
-        let stop = Arc::new(AtomicBool::new(false));
-        let acceptor = spawn_parked_acceptor(listener, Arc::clone(&stop), 2, 8, "pmax", |s| {
-            Echo(BufReader::new(s))
-        })
-        .expect("acceptor");
-        let connect = || {
-            let s = TcpStream::connect(addr).expect("connect");
-            s.set_read_timeout(Some(Duration::from_secs(10)))
-                .expect("timeout");
-            BufReader::new(s)
-        };
+        let (addr, stop, acceptor) = echo_server(2, 8, "pmax");
         let answered = |c: &mut BufReader<TcpStream>| {
             let _ = c.get_mut().write_all(b"x\n");
             let mut back = String::new();
             matches!(c.read_line(&mut back), Ok(n) if n > 0)
         };
-        let (mut a, mut b) = (connect(), connect());
+        let (mut a, mut b) = (connect(addr), connect(addr));
         assert!(answered(&mut a) && answered(&mut b));
-        assert!(!answered(&mut connect()), "a third connection was served");
+        assert!(
+            !answered(&mut connect(addr)),
+            "a third connection was served"
+        );
         drop(a);
         // Bounded: the place comes back once the server has seen the close.
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
         let mut served = false;
         while !served && std::time::Instant::now() < deadline {
-            served = answered(&mut connect());
+            served = answered(&mut connect(addr));
             std::thread::sleep(Duration::from_millis(20));
         }
         assert!(served, "a closed connection kept its place");
@@ -484,20 +487,11 @@ mod tests {
     /// has had its slice while others wait yields between two calls.
     #[test]
     fn busy_connections_beyond_the_workers_take_turns() {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-        let addr = listener.local_addr().expect("addr");
-        let stop = Arc::new(AtomicBool::new(false));
-        let acceptor = spawn_parked_acceptor(listener, Arc::clone(&stop), 100, 2, "pturn", |s| {
-            Echo(BufReader::new(s))
-        })
-        .expect("acceptor");
+        let (addr, stop, acceptor) = echo_server(100, 2, "pturn");
         let clients: Vec<_> = (0..6)
             .map(|_| {
                 std::thread::spawn(move || {
-                    let s = TcpStream::connect(addr).expect("connect");
-                    s.set_read_timeout(Some(Duration::from_secs(10)))
-                        .expect("timeout");
-                    let mut s = BufReader::new(s);
+                    let mut s = connect(addr);
                     // Bounded: a fixed count of calls, each answered or failing the test.
                     for i in 0..300 {
                         s.get_mut()

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use basalt_common::acl::{GroupMapping, PrincipalRules, User};
 use basalt_net::tls::{Wire, WireReader, common_name, linger, rustls};
-use basalt_net::{Patient, Turn, spawn_parked_acceptor, spawn_reaper};
+use basalt_net::{Patient, Turn, spawn_parked_acceptor, spawn_reaper, waited_out};
 
 use crate::cellblock;
 use crate::frame::{self, Call, FrameError};
@@ -172,12 +172,11 @@ impl RpcServer {
         let accept = {
             let shared = Arc::clone(&shared);
             let max = shared.config.max_connections;
-            let workers = basalt_net::MAX_WORKERS;
             spawn_parked_acceptor(
                 listener,
                 Arc::clone(&stop),
                 max,
-                workers,
+                basalt_net::MAX_WORKERS,
                 "rpc",
                 move |stream| RpcConnection {
                     peer: stream
@@ -363,15 +362,7 @@ fn first_byte(stream: &TcpStream, stop: &AtomicBool, stall: Duration) -> io::Res
         match stream.peek(&mut byte) {
             Ok(0) => return Ok(None),
             Ok(_) => return Ok(Some(byte[0])),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock
-                        | io::ErrorKind::TimedOut
-                        // A signal (a debugger or tracer attaching) is no error.
-                        | io::ErrorKind::Interrupted
-                ) =>
-            {
+            Err(e) if waited_out(&e) => {
                 if stop.load(Ordering::Acquire) || started.elapsed() > stall {
                     return Ok(None);
                 }
